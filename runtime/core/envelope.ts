@@ -1,0 +1,54 @@
+/**
+ * The spec's envelope: lists as {"resource":[...]} (+ meta), single records bare, and the
+ * unwrapping of write bodies.
+ */
+import { BadRequestError, messages } from './errors.js';
+
+export interface ListMeta {
+  count?: number;
+  next?: number;
+  [key: string]: unknown;
+}
+
+export interface ListEnvelope<T = unknown> {
+  resource: T[];
+  meta?: ListMeta;
+}
+
+/** Wraps a list; `meta` is added only when given. */
+export function wrapList<T>(records: T[], meta?: ListMeta): ListEnvelope<T> {
+  return meta === undefined ? { resource: records } : { resource: records, meta };
+}
+
+/**
+ * Reads the records of a multi-record write body: `{"resource":[...]}`, `{"resource":{...}}`
+ * (one record) or a bare array. A bare object is not a record list.
+ */
+export function unwrapRecords(body: unknown): Record<string, unknown>[] {
+  let list: unknown = body;
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    if (!('resource' in body)) throw new BadRequestError(messages.noRecords());
+    list = (body as { resource: unknown }).resource;
+    if (list !== null && typeof list === 'object' && !Array.isArray(list)) list = [list];
+  }
+  if (!Array.isArray(list) || list.length === 0) throw new BadRequestError(messages.noRecords());
+  list.forEach((record, index) => {
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+      throw new BadRequestError(`Record ${index} is not a JSON object.`, { index });
+    }
+  });
+  return list as Record<string, unknown>[];
+}
+
+/** Reads the bare object body of a single-record write. */
+export function unwrapRecord(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new BadRequestError('The request body must be a JSON object of field values.');
+  }
+  const resource = (body as { resource?: unknown }).resource;
+  // Some clients send {resource:[{...}]} to a by-id PATCH; take its one record.
+  if (Array.isArray(resource) && resource.length === 1 && resource[0] !== null && typeof resource[0] === 'object') {
+    return resource[0] as Record<string, unknown>;
+  }
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,129 @@
+/**
+ * The common query parameters of list and write operations, with the spec's aliases and the
+ * lenient forms real clients send (spaces after commas, `+` in order, empty values, `1`/`yes`
+ * booleans). Values may also come from the body of a request (GET-over-POST).
+ */
+import { BadRequestError } from './errors.js';
+
+export type RawQuery = Record<string, string | string[] | undefined>;
+
+export interface OrderTerm {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+export interface CommonParams {
+  /** null means all fields (`*` or absent). */
+  fields: string[] | null;
+  filter: string | null;
+  /** null means "the service default"; 0 from the client also means no explicit limit. */
+  limit: number | null;
+  offset: number;
+  order: OrderTerm[];
+  includeCount: boolean;
+  countOnly: boolean;
+  ids: string[] | null;
+  idField: string[] | null;
+  /** null: none; ['*']: all. */
+  related: string[] | null;
+  group: string[] | null;
+  having: string | null;
+  continue: boolean;
+  rollback: boolean;
+  refresh: boolean;
+}
+
+const ALIASES: Record<string, string> = {
+  select: 'fields', where: 'filter', top: 'limit', skip: 'offset', sort: 'order', order_by: 'order', group_by: 'group',
+};
+
+/** The last value of a query parameter (clients may repeat one), with aliases applied. */
+export function pick(query: RawQuery, name: string): string | undefined {
+  let value = query[name];
+  if (value === undefined) {
+    for (const [alias, canonical] of Object.entries(ALIASES)) {
+      if (canonical === name && query[alias] !== undefined) { value = query[alias]; break; }
+    }
+  }
+  if (Array.isArray(value)) value = value[value.length - 1];
+  return value;
+}
+
+const TRUE = new Set(['true', '1', 'yes', 'on', 'y', 't']);
+
+/** Lenient boolean: true, 1, yes, on, y, t (any case); everything else false. */
+export function toBool(value: unknown): boolean {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  return typeof value === 'string' && TRUE.has(value.trim().toLowerCase());
+}
+
+/** A comma-separated list; blanks dropped; null when empty. */
+export function toList(value: string | undefined): string[] | null {
+  if (value === undefined) return null;
+  const items = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return items.length === 0 ? null : items;
+}
+
+function toInteger(name: string, value: string | undefined): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const text = value.trim();
+  if (!/^-?\d+$/.test(text)) throw new BadRequestError(`Parameter '${name}' must be an integer.`, { parameter: name });
+  return Number(text);
+}
+
+/** Parses `name ASC, other desc` (also `name+ASC`). Field names are checked by the caller. */
+export function parseOrder(value: string | undefined): OrderTerm[] {
+  const terms: OrderTerm[] = [];
+  for (const part of toList(value?.replace(/\+/g, ' ')) ?? []) {
+    const words = part.split(/\s+/);
+    if (words.length > 2 || !/^[A-Za-z_][\w.$]*$/.test(words[0])) {
+      throw new BadRequestError(`Invalid order by clause in request: '${part}'.`, { parameter: 'order' });
+    }
+    const direction = (words[1] ?? 'asc').toLowerCase();
+    if (direction !== 'asc' && direction !== 'desc') {
+      throw new BadRequestError(`Invalid order direction '${words[1]}' in '${part}': use ASC or DESC.`, { parameter: 'order' });
+    }
+    terms.push({ field: words[0], direction });
+  }
+  return terms;
+}
+
+/** Merges body options (GET-over-POST) under query parameters and parses them. */
+export function parseCommonParams(query: RawQuery, body?: unknown): CommonParams {
+  const merged: RawQuery = {};
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') merged[key] = String(value);
+      else if (Array.isArray(value) && value.every((v) => typeof v !== 'object')) merged[key] = value.join(',');
+    }
+  }
+  Object.assign(merged, query);
+  const fields = toList(pick(merged, 'fields'));
+  const limit = toInteger('limit', pick(merged, 'limit'));
+  const offset = toInteger('offset', pick(merged, 'offset')) ?? 0;
+  if (offset < 0) throw new BadRequestError(`Parameter 'offset' must not be negative.`, { parameter: 'offset' });
+  const filter = pick(merged, 'filter')?.trim();
+  const having = pick(merged, 'having')?.trim();
+  const params: CommonParams = {
+    fields: fields === null || fields.includes('*') ? null : fields,
+    filter: filter ? filter : null,
+    limit: limit === null || limit <= 0 ? null : limit,
+    offset,
+    order: parseOrder(pick(merged, 'order')),
+    includeCount: toBool(pick(merged, 'include_count')),
+    countOnly: toBool(pick(merged, 'count_only')),
+    ids: toList(pick(merged, 'ids')),
+    idField: toList(pick(merged, 'id_field')),
+    related: toList(pick(merged, 'related')),
+    group: toList(pick(merged, 'group')),
+    having: having ? having : null,
+    continue: toBool(pick(merged, 'continue')),
+    rollback: toBool(pick(merged, 'rollback')),
+    refresh: toBool(pick(merged, 'refresh')),
+  };
+  if (params.continue && params.rollback) {
+    throw new BadRequestError('Rollback and continue operations can not be requested at the same time.');
+  }
+  return params;
+}

@@ -1,0 +1,65 @@
+/**
+ * The contract every service family implements. One ServiceKind per spec type id
+ * (`sqlite`, `pgsql`, `soap`, `local_file`, ...); the registry (./registry.ts) is the only list.
+ *
+ * The HTTP layer resolves the service, checks credentials and access, parses the body, then calls
+ * `handle` with a framework-neutral ServiceCall. Handlers return data or throw PorticoError.
+ */
+import type { AuthContext } from '../auth/auth-context.js';
+import type { RawQuery } from '../core/query-params.js';
+import type { ServiceModel, Verb } from '../model/platform-model.js';
+import type { OpenApiFragment } from '../openapi/fragment.js';
+
+export type ServiceGroup =
+  | 'System' | 'API Doc' | 'Database' | 'File' | 'Email' | 'User' | 'Remote Service' | 'Cache' | 'IoT' | 'Notification' | 'OAuth' | 'MCP';
+
+/** What the runtime gives a service when it opens it. */
+export interface RuntimeContext {
+  /** Directory relative paths in service configs resolve against (the platform directory). */
+  baseDir: string;
+  /** Resolves `${env:NAME}` references in a config value. */
+  resolveEnv<T>(value: T): T;
+}
+
+/** One request to a service, after authentication and access control. */
+export interface ServiceCall {
+  verb: Verb;
+  /** Path segments after /api/v2/{service}/, URL-decoded, without empty segments. */
+  resource: string[];
+  /** Whether the request path ended with a slash (some clients send one). */
+  trailingSlash: boolean;
+  query: RawQuery;
+  /** Parsed JSON body, or undefined when there was none. */
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+  auth: AuthContext;
+}
+
+export interface ServiceResult {
+  /** HTTP status; 200 when absent. */
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A live service: opened from its model, serving calls until closed. */
+export interface ServiceHandler {
+  handle(call: ServiceCall): Promise<ServiceResult>;
+  /** OpenAPI paths (relative to the service) and components of this service. */
+  openapi(): OpenApiFragment;
+  close(): Promise<void>;
+}
+
+export interface ServiceKind {
+  /** Spec type id, e.g. `sqlite`. */
+  type: string;
+  label: string;
+  group: ServiceGroup;
+  description: string;
+  /** JSON Schema of the service's `config`. */
+  configSchema: Record<string, unknown>;
+  /** Runs at build time: adds what introspection finds (tables, operations) to the service model. */
+  introspect?(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceModel>;
+  /** Opens the service for serving. */
+  open(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceHandler>;
+}
