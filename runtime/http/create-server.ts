@@ -1,13 +1,57 @@
-import type { FastifyInstance } from 'fastify';
+/**
+ * Assembles the Fastify app of a platform: body parsing, errors in the spec's shape, CORS, and
+ * the /api/v2 routes, all served from one PlatformContext.
+ */
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
+import { createDocsService } from '../services/docs/docs-service.js';
+import { createSystemService } from '../system/system-service.js';
+import { createDispatch } from './api-dispatch.js';
+import { installBodyParsing } from './body-parsing.js';
+import { installErrorHandling } from './error-handling.js';
 import type { ServiceRoutes } from './generated-routes.js';
+import type { InternalService } from './internal-service.js';
+import { openPlatform, type PlatformContext, type PlatformOptions } from './platform-context.js';
+import { rootListing } from './root-listing.js';
 
-export interface ServerOptions {
-  baseDir: string;
+export interface ServerOptions extends PlatformOptions {
+  /** Precompiled route schemas of the generated database services. */
   routes?: ServiceRoutes[];
+  /** Fastify logging (off unless asked for: it costs time on every request). */
+  logger?: boolean;
+  /** Largest accepted request body in bytes (default 10 MiB). */
+  bodyLimit?: number;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    portico: PlatformContext;
+  }
+}
+
+/** The headers clients send cross-origin: the spec's, their aliases and the usual ones. */
+const ALLOWED_HEADERS = [
+  'Content-Type', 'Authorization', 'Accept', 'Origin', 'X-Requested-With',
+  'X-Service-API-Key', 'X-Service-Session-Token', 'X-DreamFactory-API-Key', 'X-DreamFactory-Session-Token',
+  'X-HTTP-Method', 'X-Method-Override',
+];
+
 export async function createServer(model: PlatformModel, options: ServerOptions): Promise<FastifyInstance> {
-  void model; void options;
-  throw new Error('not implemented yet');
+  const ctx = await openPlatform(model, options);
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024, routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true } });
+  app.decorate('portico', ctx);
+  app.addHook('onClose', async () => ctx.close());
+  installBodyParsing(app);
+  installErrorHandling(app);
+  await app.register(cors, { origin: true, credentials: true, allowedHeaders: ALLOWED_HEADERS, methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] });
+
+  const internal = new Map<string, InternalService>([['system', createSystemService(ctx)]]);
+  const docs = createDocsService(ctx);
+  const dispatch = createDispatch(ctx, internal, docs);
+  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'MERGE'];
+  app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
+  app.route({ method: methods, url: '/api/v2/:service', handler: dispatch });
+  app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch });
+  return app;
 }

@@ -1,10 +1,279 @@
-// STUB: replaced by the filter-grammar work. Signature is the contract.
-import { NotImplementedError } from '../../../core/errors.js';
+/**
+ * The filter grammar: text -> AST with positions, or a BadRequestError naming the position and
+ * what was expected there. Precedence NOT > AND > OR; parentheses are optional anywhere.
+ *
+ *   filter    := or END
+ *   or        := and (('or' | '||') and)*
+ *   and       := not (('and' | '&&') not)*
+ *   not       := 'not' not | '(' or ')' | predicate
+ *   predicate := field ( compare value | ['not'] 'like' value | ['not'] 'in' '(' value (',' value)* ')'
+ *              | ['not'] 'between' value 'and' value | 'is' ['not'] 'null'
+ *              | ['not'] ('contains' | 'starts' 'with' | 'ends' 'with') value )
+ *   compare   := '=' | '!=' | '<>' | '>' | '>=' | '<' | '<=' | eq | ne | gt | gte | lt | lte
+ *   field     := name ['.' name]
+ *   value     := quoted string | number | bare word | ':' name      (`= null` / `!= null` mean is [not] null)
+ *
+ * Keywords are case-insensitive. Nothing may follow a complete filter.
+ */
+import { describe, tokenize, type Token } from './filter-lexer.js';
+import { malformedFilter } from './filter-errors.js';
 
-/** A parsed filter expression (shape defined by the parser). */
-export type FilterNode = { kind: string; position: number };
+/** Every node carries the 1-based position where it starts in the filter text; 0 for nodes built in code. */
+interface Positioned {
+  position: number;
+}
+
+/** `a and b and c`: operands in source order. */
+export interface LogicalNode extends Positioned {
+  kind: 'and' | 'or';
+  operands: FilterNode[];
+}
+
+export interface NotNode extends Positioned {
+  kind: 'not';
+  operand: FilterNode;
+}
+
+/** A field name as written: `[field]`, or `[relation_or_table, field]` for dot notation. */
+export interface FieldRef extends Positioned {
+  path: string[];
+}
+
+/** A value as written: `text` is unquoted and unescaped; typing happens against the column at compile time. */
+export interface LiteralValue extends Positioned {
+  kind: 'literal';
+  text: string;
+  quoted: boolean;
+}
+
+/** `:name`, taken from the request's `params`. */
+export interface ParamValue extends Positioned {
+  kind: 'param';
+  name: string;
+}
+
+export type FilterValue = LiteralValue | ParamValue;
+
+export type CompareOperator = '=' | '!=' | '>' | '>=' | '<' | '<=';
+
+export interface CompareNode extends Positioned {
+  kind: 'compare';
+  field: FieldRef;
+  operator: CompareOperator;
+  value: FilterValue;
+}
+
+/** `like` takes the value as a pattern; the other modes match the value literally. */
+export interface LikeNode extends Positioned {
+  kind: 'like';
+  field: FieldRef;
+  mode: 'pattern' | 'contains' | 'starts_with' | 'ends_with';
+  negated: boolean;
+  value: FilterValue;
+}
+
+export interface InNode extends Positioned {
+  kind: 'in';
+  field: FieldRef;
+  negated: boolean;
+  values: FilterValue[];
+}
+
+export interface BetweenNode extends Positioned {
+  kind: 'between';
+  field: FieldRef;
+  negated: boolean;
+  low: FilterValue;
+  high: FilterValue;
+}
+
+export interface IsNullNode extends Positioned {
+  kind: 'is_null';
+  field: FieldRef;
+  negated: boolean;
+}
+
+export type PredicateNode = CompareNode | LikeNode | InNode | BetweenNode | IsNullNode;
+
+/** A parsed filter expression. */
+export type FilterNode = LogicalNode | NotNode | PredicateNode;
+
+const WORD_OPERATORS: Record<string, CompareOperator> = { eq: '=', ne: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
+const SYMBOL_OPERATORS: Record<string, CompareOperator> = { '=': '=', '!=': '!=', '<>': '!=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
+const FIELD_NAME = /^[\p{L}_][\p{L}\p{N}_$]*(\.[\p{L}_][\p{L}\p{N}_$]*)?$/u;
+const PARAM_NAME = /^:[\p{L}_][\p{L}\p{N}_]*$/u;
+/** Parentheses and `not` nest; beyond this the filter is rejected rather than risking the stack. */
+const MAX_DEPTH = 64;
 
 /** Parses a filter string to an AST; throws BadRequestError naming the position and what was expected. */
 export function parseFilter(text: string): FilterNode {
-  throw new NotImplementedError(`filter parsing is not implemented yet: ${text}`);
+  const parser = new Parser(text);
+  const node = parser.or(0);
+  parser.expectEnd();
+  return node;
+}
+
+class Parser {
+  private readonly tokens: Token[];
+  private index = 0;
+
+  constructor(private readonly text: string) {
+    this.tokens = tokenize(text);
+  }
+
+  or(depth: number): FilterNode {
+    const operands = [this.and(depth)];
+    while (this.isWord('or') || this.isSymbol('||')) {
+      this.index++;
+      operands.push(this.and(depth));
+    }
+    return logical('or', operands);
+  }
+
+  expectEnd(): void {
+    if (this.peek().type !== 'end') this.fail("'and', 'or' or end of input");
+  }
+
+  private and(depth: number): FilterNode {
+    const operands = [this.not(depth)];
+    while (this.isWord('and') || this.isSymbol('&&')) {
+      this.index++;
+      operands.push(this.not(depth));
+    }
+    return logical('and', operands);
+  }
+
+  private not(depth: number): FilterNode {
+    const token = this.peek();
+    if (depth >= MAX_DEPTH && (token.type === '(' || this.isWord('not'))) {
+      this.fail(`at most ${MAX_DEPTH} levels of parentheses and 'not'`);
+    }
+    if (this.isWord('not')) {
+      this.index++;
+      return { kind: 'not', operand: this.not(depth + 1), position: token.position };
+    }
+    if (token.type === '(') {
+      this.index++;
+      const inner = this.or(depth + 1);
+      if (this.peek().type !== ')') this.fail(`'and', 'or' or ')' to close the '(' at position ${token.position}`);
+      this.index++;
+      return inner;
+    }
+    return this.predicate();
+  }
+
+  private predicate(): PredicateNode {
+    const token = this.peek();
+    if (token.type !== 'word' || !FIELD_NAME.test(token.text)) this.fail("a field name, 'not' or '('");
+    this.index++;
+    const field: FieldRef = { path: token.text.split('.'), position: token.position };
+    const position = token.position;
+    const op = this.peek();
+    const word = op.type === 'word' ? op.text.toLowerCase() : '';
+
+    const compare = op.type === 'symbol' ? SYMBOL_OPERATORS[op.text] : WORD_OPERATORS[word];
+    if (compare !== undefined) {
+      this.index++;
+      if ((compare === '=' || compare === '!=') && this.isWord('null')) {
+        this.index++;
+        return { kind: 'is_null', field, negated: compare === '!=', position };
+      }
+      return { kind: 'compare', field, operator: compare, value: this.value(`a value after '${op.text}'`), position };
+    }
+    if (word === 'is') {
+      this.index++;
+      const negated = this.isWord('not');
+      if (negated) this.index++;
+      if (!this.isWord('null')) this.fail(negated ? "'null' after 'is not'" : "'null' or 'not null' after 'is'");
+      this.index++;
+      return { kind: 'is_null', field, negated, position };
+    }
+    const negated = word === 'not';
+    if (negated) this.index++;
+    const keyword = this.peek();
+    const name = keyword.type === 'word' ? keyword.text.toLowerCase() : '';
+    switch (name) {
+      case 'like':
+        this.index++;
+        return { kind: 'like', field, mode: 'pattern', negated, value: this.value(`a pattern after '${keyword.text}'`), position };
+      case 'contains':
+        this.index++;
+        return { kind: 'like', field, mode: 'contains', negated, value: this.value(`a value after '${keyword.text}'`), position };
+      case 'starts':
+      case 'ends': {
+        this.index++;
+        const with_ = this.peek();
+        if (!this.isWord('with')) this.fail(`'with' after '${keyword.text}'`);
+        this.index++;
+        const mode = name === 'starts' ? 'starts_with' : 'ends_with';
+        return { kind: 'like', field, mode, negated, value: this.value(`a value after '${keyword.text} ${with_.text}'`), position };
+      }
+      case 'in':
+        this.index++;
+        return { kind: 'in', field, negated, values: this.list(keyword), position };
+      case 'between': {
+        this.index++;
+        const low = this.value(`a value after '${keyword.text}'`);
+        if (!this.isWord('and')) this.fail(`'and' after the first value of '${keyword.text}'`);
+        const and = this.peek();
+        this.index++;
+        return { kind: 'between', field, negated, low, high: this.value(`a value after '${keyword.text} ... ${and.text}'`), position };
+      }
+    }
+    return this.fail(negated
+      ? "'like', 'in', 'between', 'contains', 'starts with' or 'ends with' after 'not'"
+      : 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)');
+  }
+
+  private list(keyword: Token): FilterValue[] {
+    if (this.peek().type !== '(') this.fail(`'(' after '${keyword.text}'`);
+    this.index++;
+    const values = [this.value('a value in the list')];
+    while (this.peek().type === ',') {
+      this.index++;
+      values.push(this.value('a value in the list'));
+    }
+    if (this.peek().type !== ')') this.fail("',' or ')' in the list");
+    this.index++;
+    return values;
+  }
+
+  private value(expected: string): FilterValue {
+    const token = this.peek();
+    if (token.type === 'string') {
+      this.index++;
+      return { kind: 'literal', text: token.value, quoted: true, position: token.position };
+    }
+    const word = token.type === 'word' ? token.text.toLowerCase() : '';
+    // `and`/`or` here would be a connective without its value; `null` only works with = and != (is null).
+    if (word === '' || word === 'and' || word === 'or') this.fail(expected);
+    if (word === 'null') this.fail(`${expected} other than null (use 'is null')`);
+    this.index++;
+    if (PARAM_NAME.test(token.text)) return { kind: 'param', name: token.text.slice(1), position: token.position };
+    return { kind: 'literal', text: token.text, quoted: false, position: token.position };
+  }
+
+  private peek(): Token {
+    return this.tokens[this.index];
+  }
+
+  private isWord(word: string): boolean {
+    const token = this.peek();
+    return token.type === 'word' && token.text.toLowerCase() === word;
+  }
+
+  private isSymbol(symbol: string): boolean {
+    const token = this.peek();
+    return token.type === 'symbol' && token.text === symbol;
+  }
+
+  private fail(expected: string): never {
+    const token = this.peek();
+    throw malformedFilter(this.text, token.position, expected, describe(token));
+  }
+}
+
+/** One operand stays itself; several become one n-ary node starting where the first does. */
+function logical(kind: 'and' | 'or', operands: FilterNode[]): FilterNode {
+  return operands.length === 1 ? operands[0] : { kind, operands, position: operands[0].position };
 }

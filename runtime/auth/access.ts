@@ -1,0 +1,96 @@
+/**
+ * The one access decision: credentials, administrator bypass, role grants. Pure, so that every
+ * 401/403 rule is shown by a table test.
+ */
+import { ForbiddenError, PorticoError, UnauthorizedError } from '../core/errors.js';
+import type { Verb } from '../model/platform-model.js';
+import { VERB_BITS, type AppPrincipal, type Grant, type RolePrincipal, type UserPrincipal } from './principals.js';
+
+export interface AccessRequest {
+  verb: Verb;
+  /** Lower-case service name. */
+  service: string;
+  /** Lower-case resource path after the service, without leading or trailing slashes. */
+  component: string;
+  apiKeyGiven: boolean;
+  /** The app of the API key; null when no key was given or the key is unknown. */
+  app: AppPrincipal | null;
+  /** Why the session token was refused, if it was. */
+  tokenError: PorticoError | null;
+  user: UserPrincipal | null;
+  /** The role resolved for user and app (see resolveRole). */
+  role: RolePrincipal | null;
+  /** Endpoints open without a role (logins, password reset, environment). */
+  exception: boolean;
+  /** Endpoints only administrators may call. */
+  adminOnly: boolean;
+}
+
+export type AccessDecision = { allowed: true; grant: Grant | null } | { allowed: false; error: PorticoError };
+
+export const NO_CREDENTIALS =
+  'No session token or API Key detected in request. Please send in X-Service-Session-Token and/or X-Service-API-Key request header. You can also use URL query parameters session_token and/or api_key.';
+export const NOT_AUTHENTICATED = 'Unauthorized. User is not authenticated.';
+
+/** The user's role for the app, else the app's default role. */
+export function resolveRole(user: UserPrincipal | null, app: AppPrincipal | null, roles: ReadonlyMap<number, RolePrincipal>): RolePrincipal | null {
+  if (!app) return null;
+  const roleId = (user && user.appRoles.get(app.id)) ?? app.roleId;
+  return roleId === null || roleId === undefined ? null : roles.get(roleId) ?? null;
+}
+
+const deny = (error: PorticoError): AccessDecision => ({ allowed: false, error });
+
+export function decideAccess(request: AccessRequest): AccessDecision {
+  const { app, user, role } = request;
+  if (request.apiKeyGiven && !app) return deny(new UnauthorizedError('Invalid API key. The API key is not associated with any app.'));
+  if (app && !app.isActive) return deny(new ForbiddenError('App is not active.'));
+  if (request.exception) return { allowed: true, grant: null };
+  if (request.tokenError) return deny(request.tokenError);
+  if (user?.isSysAdmin) return { allowed: true, grant: null };
+  if (!app && !user) return deny(new UnauthorizedError(NO_CREDENTIALS));
+  if (request.adminOnly) {
+    return deny(user ? new ForbiddenError('Access Forbidden. Only administrators may use this resource.') : new UnauthorizedError(NOT_AUTHENTICATED));
+  }
+  if (!role) {
+    return deny(user ? new ForbiddenError('Role not found. A role may not be assigned to you or your application.') : new UnauthorizedError(NOT_AUTHENTICATED));
+  }
+  if (!role.isActive) return deny(new ForbiddenError('Access Forbidden. The role assigned to you or your application is not active.'));
+  const grant = matchGrant(role.grants, request.service, request.component, request.verb);
+  if (grant) return { allowed: true, grant };
+  if (!user) return deny(new UnauthorizedError(NOT_AUTHENTICATED));
+  const target = request.component === '' ? `service '${request.service}'` : `component '${request.component}' of service '${request.service}'`;
+  return deny(new ForbiddenError(`Access Forbidden. ${request.verb} access to ${target} is not allowed by this user's role.`));
+}
+
+/** How specifically a grant matches: exact component > component wildcard > whole service > every service. */
+function specificity(grant: Grant, service: string, component: string): number {
+  if (grant.service === service) {
+    if (grant.component === component) return 4;
+    const star = grant.component.indexOf('*');
+    if (star > 0 && `${component}/`.slice(0, star) + '*' === grant.component) return 3;
+    if (grant.component === '*') return 2;
+    return 0;
+  }
+  if (grant.service === null && (grant.component === '*' || (grant.component === '' && component === ''))) return 1;
+  return 0;
+}
+
+/**
+ * The grant that allows `verb` on the component, taken from the most specific class of matching
+ * grants (a more specific class replaces, not adds to, a less specific one); null when denied.
+ */
+export function matchGrant(grants: readonly Grant[], service: string, component: string, verb: Verb): Grant | null {
+  let best = 0;
+  let matches: Grant[] = [];
+  for (const grant of grants) {
+    if ((grant.requestorMask & 1) === 0) continue;
+    const level = specificity(grant, service, component);
+    if (level === 0 || level < best) continue;
+    if (level > best) { best = level; matches = []; }
+    matches.push(grant);
+  }
+  const bit = VERB_BITS[verb];
+  const allowing = matches.filter((grant) => (grant.verbMask & bit) !== 0);
+  return allowing.find((grant) => grant.filters.length > 0) ?? allowing[0] ?? null;
+}

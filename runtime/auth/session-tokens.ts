@@ -1,0 +1,55 @@
+/**
+ * Session tokens: HS256 JWTs carrying the user id. Expiry is checked against the injected clock
+ * (so tests can move time), revocation and password changes by the caller.
+ */
+import { randomUUID } from 'node:crypto';
+import { createSigner, createVerifier, TokenError } from 'fast-jwt';
+import { UnauthorizedError } from '../core/errors.js';
+import type { Clock } from './clock.js';
+
+export interface SessionClaims {
+  user_id: number;
+  /** Token id, used to revoke one token. */
+  jti: string;
+  /** Issued at / expires at, epoch seconds. */
+  iat: number;
+  exp: number;
+}
+
+export interface SessionTokens {
+  issue(userId: number, ttlMinutes: number): { token: string; claims: SessionClaims };
+  /**
+   * Verifies signature and expiry; throws UnauthorizedError otherwise. `graceSeconds` accepts a
+   * token that expired at most that long ago (session refresh).
+   */
+  verify(token: string, graceSeconds?: number): SessionClaims;
+}
+
+export function createSessionTokens(secret: string, clock: Clock): SessionTokens {
+  const sign = createSigner({ key: secret, algorithm: 'HS256', noTimestamp: true });
+  // Expiry is ours to check (injected clock); the cache saves the HMAC on repeated tokens.
+  const decode = createVerifier({ key: secret, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true, cache: 10_000 });
+  return {
+    issue(userId, ttlMinutes) {
+      const iat = Math.floor(clock.now() / 1000);
+      const claims: SessionClaims = { user_id: userId, jti: randomUUID(), iat, exp: iat + ttlMinutes * 60 };
+      return { token: sign({ ...claims }), claims };
+    },
+    verify(token, graceSeconds = 0) {
+      let claims: SessionClaims;
+      try {
+        claims = decode(token) as SessionClaims;
+      } catch (error) {
+        const reason = error instanceof TokenError ? error.message : 'malformed token';
+        throw new UnauthorizedError(`Invalid token: ${reason}`);
+      }
+      if (typeof claims.user_id !== 'number' || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') {
+        throw new UnauthorizedError('Invalid token: required claims are missing.');
+      }
+      if ((claims.exp + graceSeconds) * 1000 <= clock.now()) {
+        throw new UnauthorizedError('Token has expired: Session expired. Please re-login.');
+      }
+      return claims;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Every /api/v2 request goes through here: verb tunnelling, path, caller, access decision, then
+ * the service (an internal one for system, user and api_docs; a ServiceHandler otherwise).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { decideAccess, resolveRole } from '../auth/access.js';
+import type { AuthContext } from '../auth/auth-context.js';
+import { readCredentials } from '../auth/credentials.js';
+import { ForbiddenError, MethodNotAllowedError, NotFoundError, messages } from '../core/errors.js';
+import type { RawQuery } from '../core/query-params.js';
+import type { Verb } from '../model/platform-model.js';
+import type { ServiceResult } from '../services/service-kind.js';
+import { identify } from './identify.js';
+import type { InternalService } from './internal-service.js';
+import type { PlatformContext } from './platform-context.js';
+
+const VERBS = new Set<Verb>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const OPEN_RULE = { exception: false, adminOnly: false };
+
+/** POST with X-HTTP-Method, X-Method-Override or ?method= runs as that verb (MERGE is PATCH). */
+export function effectiveVerb(method: string, headers: FastifyRequest['headers'], query: RawQuery): Verb {
+  let verb = method.toUpperCase();
+  if (verb === 'POST') {
+    const override = headers['x-http-method'] ?? headers['x-method-override'] ?? query.method;
+    const text = Array.isArray(override) ? override[0] : override;
+    if (text) verb = text.trim().toUpperCase();
+  }
+  if (verb === 'MERGE') verb = 'PATCH';
+  if (!VERBS.has(verb as Verb)) throw new MethodNotAllowedError(`Invalid or unsupported verb '${verb}' used in request.`);
+  return verb as Verb;
+}
+
+export interface ParsedPath {
+  service: string;
+  resource: string[];
+  trailingSlash: boolean;
+}
+
+/** Splits `/api/v2/{service}/{resource...}`; `..` segments are dropped. */
+export function parsePath(url: string): ParsedPath {
+  const pathname = url.split('?')[0];
+  const rest = pathname.replace(/^\/api\/v2\/?/, '');
+  const segments = rest.split('/').filter((s) => s !== '' && s !== '..' && s !== '.').map((s) => {
+    try { return decodeURIComponent(s); } catch { return s; }
+  });
+  return { service: segments[0] ?? '', resource: segments.slice(1), trailingSlash: pathname.endsWith('/') };
+}
+
+export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: InternalService & { spec(service: string): Promise<ServiceResult> }): Dispatch {
+  return async (request, reply) => {
+    const query = request.query as RawQuery;
+    const verb = effectiveVerb(request.method, request.headers, query);
+    const { service, resource, trailingSlash } = parsePath(request.url);
+    const caller = await identify(ctx, readCredentials(request.headers, query));
+
+    const model = ctx.services.get(service);
+    const internalService = model ? internal.get(model.type) ?? (model.type === 'swagger' ? docs : undefined) : undefined;
+    const isSpec = resource.length === 1 && resource[0] === '_spec';
+    const rule = internalService && !isSpec ? internalService.access(verb, resource) : OPEN_RULE;
+    const role = resolveRole(caller.user, caller.app, ctx.directory.roles);
+    const component = resource.join('/').toLowerCase();
+    const decision = decideAccess({
+      verb, service: service.toLowerCase(), component,
+      apiKeyGiven: caller.apiKeyGiven, app: caller.app, tokenError: caller.tokenError, user: caller.user, role,
+      exception: rule.exception, adminOnly: rule.adminOnly,
+    });
+    // Credentials are judged first; then an unknown service is a 404 for everyone with valid credentials.
+    if (!model && (decision.allowed || decision.error.status === 403)) throw new NotFoundError(messages.serviceNotFound(service));
+    if (!decision.allowed) throw decision.error;
+    if (!model) throw new NotFoundError(messages.serviceNotFound(service));
+    if (!model.is_active && !caller.user?.isSysAdmin) throw new ForbiddenError(`Service ${service} is deactivated.`);
+
+    const auth: AuthContext = {
+      app: caller.app && { id: caller.app.id, name: caller.app.name },
+      user: caller.user && { id: caller.user.id, email: caller.user.email, name: caller.user.name, isSysAdmin: caller.user.isSysAdmin },
+      isAdmin: caller.user?.isSysAdmin === true,
+      role: role && { id: role.id, name: role.name },
+      rowFilters: decision.grant && decision.grant.filters.length > 0 ? { filters: decision.grant.filters, op: decision.grant.filterOp } : null,
+    };
+    const call = { verb, resource, trailingSlash, query, body: request.body, headers: request.headers, auth };
+    let result: ServiceResult;
+    if (isSpec && verb === 'GET') result = await docs.spec(service);
+    else if (internalService) {
+      result = await internalService.handle({ ...call, session: caller.session, tokenError: caller.tokenError, host: request.hostname });
+    } else result = await (await ctx.services.handler(service)).handle(call);
+    if (result.headers) void reply.headers(result.headers);
+    return reply.status(result.status ?? 200).send(result.body);
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Everything a running platform holds: its model, the system database, the directory of callers,
+ * session tokens, and the live services. Opened once per server.
+ */
+import path from 'node:path';
+import { systemClock, type Clock } from '../auth/clock.js';
+import { createSessionTokens, type SessionTokens } from '../auth/session-tokens.js';
+import { resolveEnv } from '../core/env.js';
+import { InternalServerError } from '../core/errors.js';
+import type { PlatformModel, PlatformSettings } from '../model/platform-model.js';
+import { LiveServices } from '../services/live-services.js';
+import type { RuntimeContext } from '../services/service-kind.js';
+import { syncPlatform, type FirstAdmin } from '../system/platform-sync.js';
+import { SystemDirectory } from '../system/system-directory.js';
+import { openSystemDb, type SystemDb } from '../system/store/system-db.js';
+
+export interface PlatformOptions {
+  /** Platform directory: relative paths in service configs and settings resolve against it. */
+  baseDir: string;
+  /** Overrides the model's system database file (tests use `:memory:`). */
+  systemDatabase?: string;
+  /** Time source for sessions (tests inject one). */
+  clock?: Clock;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface PlatformContext {
+  model: PlatformModel;
+  settings: PlatformSettings;
+  db: SystemDb;
+  directory: SystemDirectory;
+  tokens: SessionTokens;
+  clock: Clock;
+  services: LiveServices;
+  runtime: RuntimeContext;
+  /** The administrator created on this start, if any (printed by runServer). */
+  createdAdmin: FirstAdmin | null;
+  close(): Promise<void>;
+}
+
+export async function openPlatform(model: PlatformModel, options: PlatformOptions): Promise<PlatformContext> {
+  const env = options.env ?? process.env;
+  const runtime: RuntimeContext = { baseDir: options.baseDir, resolveEnv: (value) => resolveEnv(value, env) };
+  const systemDb = model.settings.systemDatabase;
+  if (systemDb.type !== 'sqlite' && !options.systemDatabase) {
+    throw new InternalServerError(`A ${systemDb.type} system database is not supported yet; use sqlite.`);
+  }
+  const file = options.systemDatabase ?? path.resolve(options.baseDir, systemDb.type === 'sqlite' ? systemDb.database : '');
+  const db = await openSystemDb(file === ':memory:' ? file : path.resolve(options.baseDir, file));
+  const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);
+  const directory = new SystemDirectory(db);
+  await directory.reload();
+  const clock = options.clock ?? systemClock;
+  const services = new LiveServices(runtime, model.services);
+  return {
+    model, settings: model.settings, db, directory, clock, services, runtime, createdAdmin,
+    tokens: createSessionTokens(jwtSecret, clock),
+    async close() {
+      await services.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/** GET /api/v2: the services the caller may reach, and the service types. */
+import type { FastifyRequest } from 'fastify';
+import { resolveRole } from '../auth/access.js';
+import { readCredentials } from '../auth/credentials.js';
+import { UnauthorizedError } from '../core/errors.js';
+import { toList, type RawQuery } from '../core/query-params.js';
+import { listServiceKinds } from '../services/registry.js';
+import { identify } from './identify.js';
+import type { PlatformContext } from './platform-context.js';
+
+const SERVICE_FIELDS = ['id', 'name', 'label', 'description', 'type'] as const;
+
+export async function rootListing(ctx: PlatformContext, request: FastifyRequest): Promise<unknown> {
+  const query = request.query as RawQuery;
+  const caller = await identify(ctx, readCredentials(request.headers, query));
+  if (caller.tokenError) throw caller.tokenError;
+  if (caller.apiKeyGiven && !caller.app) throw new UnauthorizedError('Invalid API key. The API key is not associated with any app.');
+  const role = resolveRole(caller.user, caller.app, ctx.directory.roles);
+  const isAdmin = caller.user?.isSysAdmin === true;
+  const group = typeof query.group === 'string' ? query.group.toLowerCase() : null;
+  const type = typeof query.type === 'string' ? query.type : null;
+  const kinds = listServiceKinds().filter((k) => group === null || k.group.toLowerCase() === group);
+  const fields = (toList(typeof query.fields === 'string' ? query.fields : undefined) ?? [...SERVICE_FIELDS]).filter((f) => (SERVICE_FIELDS as readonly string[]).includes(f));
+  const services = ctx.services.list()
+    .filter((s) => kinds.some((k) => k.type === s.type) && (type === null || s.type === type))
+    // A service is reachable when the role grants anything on it (or on every service).
+    .filter((s) => isAdmin || (role !== null && role.isActive && role.grants.some((g) => g.verbMask !== 0 && (g.service === null || g.service === s.name.toLowerCase()))))
+    .map((s) => {
+      const all: Record<string, unknown> = { id: s.id, name: s.name, label: s.label, description: s.description, type: s.type };
+      const entry: Record<string, unknown> = {};
+      for (const field of fields) entry[field] = all[field];
+      entry.spec_url = `/api/v2/${s.name}/_spec`;
+      return entry;
+    });
+  return {
+    services,
+    service_types: kinds.map((k) => ({ name: k.type, label: k.label, group: k.group, description: k.description })),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Discovery: GET /api/v2/api_docs (every service in one document), /api/v2/api_docs/{service}
+ * and /api/v2/{service}/_spec (one service's document).
+ */
+import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
+import type { InternalService } from '../../http/internal-service.js';
+import type { PlatformContext } from '../../http/platform-context.js';
+import type { ServiceModel } from '../../model/platform-model.js';
+import { combinedDocument, serviceDocument } from '../../openapi/documents.js';
+import type { OpenApiFragment } from '../../openapi/fragment.js';
+import { systemServiceOpenApi } from '../../openapi/system-openapi.js';
+import { getServiceKind } from '../registry.js';
+import type { ServiceResult } from '../service-kind.js';
+
+export type DocsService = InternalService & { spec(service: string): Promise<ServiceResult> };
+
+export function createDocsService(ctx: PlatformContext): DocsService {
+  async function fragmentOf(service: ServiceModel): Promise<OpenApiFragment> {
+    if (service.type === 'system') return systemServiceOpenApi();
+    if (service.kind !== 'sql') return { paths: {}, components: {} };
+    return (await ctx.services.handler(service.name)).openapi();
+  }
+
+  async function documentOf(name: string): Promise<ServiceResult> {
+    const service = ctx.services.get(name);
+    if (!service) throw new NotFoundError(messages.serviceNotFound(name));
+    const group = getServiceKind(service.type)?.group;
+    return { body: serviceDocument(service, await fragmentOf(service), group) };
+  }
+
+  return {
+    access: () => ({ exception: false, adminOnly: false }),
+    spec: documentOf,
+    async handle(call) {
+      if (call.verb !== 'GET') throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), 'api_docs'));
+      if (call.resource.length === 1) return documentOf(call.resource[0]);
+      if (call.resource.length > 1) throw new NotFoundError(messages.resourceNotFound(call.resource.join('/'), 'api_docs'));
+      const entries = [];
+      for (const service of ctx.services.list()) {
+        if (!call.auth.isAdmin && !callerMayRead(ctx, call.auth.role?.id ?? null, service.name)) continue;
+        entries.push({ service, fragment: await fragmentOf(service) });
+      }
+      return { body: combinedDocument(entries, { title: ctx.model.platform.title, description: ctx.model.platform.description }) };
+    },
+  };
+}
+
+/** Non-administrators see the services their role grants anything on. */
+function callerMayRead(ctx: PlatformContext, roleId: number | null, service: string): boolean {
+  const role = roleId === null ? undefined : ctx.directory.roles.get(roleId);
+  return !!role?.isActive && role.grants.some((g) => g.verbMask !== 0 && (g.service === null || g.service === service.toLowerCase()));
+}

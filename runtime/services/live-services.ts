@@ -1,0 +1,61 @@
+/**
+ * The services being served, by name: their model and, once first called, their open handler.
+ * Services come from the frozen model at start; the system service adds, replaces and removes
+ * services created through the API while the server runs.
+ */
+import { NotFoundError, NotImplementedError, messages } from '../core/errors.js';
+import type { ServiceModel } from '../model/platform-model.js';
+import { getServiceKind } from './registry.js';
+import type { RuntimeContext, ServiceHandler } from './service-kind.js';
+
+interface Entry {
+  model: ServiceModel;
+  handler: Promise<ServiceHandler> | null;
+}
+
+export class LiveServices {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly ctx: RuntimeContext, services: readonly ServiceModel[]) {
+    for (const service of services) this.entries.set(service.name, { model: service, handler: null });
+  }
+
+  /** The service's model, or undefined. Names are case-sensitive (spec). */
+  get(name: string): ServiceModel | undefined {
+    return this.entries.get(name)?.model;
+  }
+
+  list(): ServiceModel[] {
+    return [...this.entries.values()].map((e) => e.model).sort((a, b) => a.id - b.id);
+  }
+
+  /** The open handler of a service, opening it on first use. */
+  handler(name: string): Promise<ServiceHandler> {
+    const entry = this.entries.get(name);
+    if (!entry) return Promise.reject(new NotFoundError(messages.serviceNotFound(name)));
+    if (!entry.handler) {
+      const kind = getServiceKind(entry.model.type);
+      if (!kind) return Promise.reject(new NotImplementedError(`Service type '${entry.model.type}' is not supported.`));
+      entry.handler = kind.open(entry.model, this.ctx);
+      // A failed open is retried on the next call rather than cached.
+      entry.handler.catch(() => { if (this.entries.get(name) === entry) entry.handler = null; });
+    }
+    return entry.handler;
+  }
+
+  /** Adds or replaces a service; a replaced handler is closed. */
+  async put(service: ServiceModel, previousName = service.name): Promise<void> {
+    await this.remove(previousName);
+    this.entries.set(service.name, { model: service, handler: null });
+  }
+
+  async remove(name: string): Promise<void> {
+    const entry = this.entries.get(name);
+    this.entries.delete(name);
+    if (entry?.handler) await entry.handler.then((h) => h.close(), () => undefined);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.entries.keys()].map((name) => this.remove(name)));
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Kinds whose requests the runtime routes itself (system, user, api_docs) or that are listed but
+ * not served yet (files, email). Their handlers answer 501 for what they do not implement.
+ */
+import { NotImplementedError } from '../../core/errors.js';
+import type { ServiceGroup, ServiceHandler, ServiceKind } from '../service-kind.js';
+
+function plainKind(type: string, label: string, group: ServiceGroup, description: string, configSchema: Record<string, unknown> = {}): ServiceKind {
+  return {
+    type,
+    label,
+    group,
+    description,
+    configSchema: { type: 'object', additionalProperties: true, ...configSchema },
+    async open(service): Promise<ServiceHandler> {
+      return {
+        async handle() {
+          throw new NotImplementedError(`The '${service.name}' service (type ${type}) does not serve requests in this version.`);
+        },
+        openapi: () => ({ paths: {}, components: {} }),
+        async close() {},
+      };
+    },
+  };
+}
+
+export const plainServiceKinds: ServiceKind[] = [
+  plainKind('system', 'System Management', 'System', 'Manages the platform: administrators, users, apps, services, roles and settings.'),
+  plainKind('swagger', 'API Docs', 'API Doc', 'OpenAPI documents of every service.'),
+  plainKind('user', 'User Management', 'User', 'Sessions, registration and passwords of regular users.'),
+  plainKind('local_file', 'Local File Storage', 'File', 'Files in a directory of the server.', {
+    properties: { container: { type: 'string', description: 'Directory, relative to the platform directory.' } },
+  }),
+  plainKind('local_email', 'Local Email Service', 'Email', 'Writes each message as a file in a directory.', {
+    properties: { directory: { type: 'string', description: 'Directory for message files, relative to the platform directory.' } },
+  }),
+];

@@ -1,0 +1,21 @@
+/**
+ * The service-kind registry: the only list of service types. GET /system/service_type and the
+ * config validation read it; nothing else hard-codes the kinds.
+ */
+import { plainServiceKinds } from './plain/plain-service-kinds.js';
+import type { ServiceKind } from './service-kind.js';
+import { sqlServiceKinds } from './sql/sql-service-kinds.js';
+
+const kinds = new Map<string, ServiceKind>(
+  [...plainServiceKinds, ...sqlServiceKinds].map((kind) => [kind.type, kind]),
+);
+
+/** The kind of a service type id, or undefined. */
+export function getServiceKind(type: string): ServiceKind | undefined {
+  return kinds.get(type);
+}
+
+/** Every kind, sorted by type id. */
+export function listServiceKinds(): ServiceKind[] {
+  return [...kinds.values()].sort((a, b) => a.type.localeCompare(b.type));
+}

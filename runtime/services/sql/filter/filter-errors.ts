@@ -1,0 +1,57 @@
+/**
+ * Every error the filter grammar raises, in one place so their texts stay consistent.
+ * Positions are 1-based character offsets in the filter text; 0 marks a node built in code
+ * (role row filters), for which no position is reported.
+ */
+import { BadRequestError, InternalServerError } from '../../../core/errors.js';
+
+function where(position: number): Record<string, unknown> {
+  return position > 0 ? { position } : {};
+}
+
+/** A syntax error: what the parser expected at `position` and what it found there. */
+export function malformedFilter(filter: string, position: number, expected: string, found: string): BadRequestError {
+  return new BadRequestError(
+    `Malformed filter at position ${position}: expected ${expected} but found ${found}`,
+    { filter, position, expected, found },
+  );
+}
+
+export function unknownField(field: string, position: number): BadRequestError {
+  return new BadRequestError(`Invalid or unparsable field in filter request: '${field}'`, { field, ...where(position) });
+}
+
+export function unknownRelation(relation: string, position: number): BadRequestError {
+  return new BadRequestError(`Invalid or unknown relationship in filter request: '${relation}'`, { relation, ...where(position) });
+}
+
+export function ambiguousRelation(table: string, relations: string[], position: number): BadRequestError {
+  return new BadRequestError(
+    `Ambiguous relationship in filter request: '${table}' matches ${relations.join(', ')}; use the relationship name.`,
+    { relation: table, candidates: relations, ...where(position) },
+  );
+}
+
+export function invalidValue(field: string, type: 'integer' | 'number' | 'boolean', position: number): BadRequestError {
+  return new BadRequestError(`Field '${field}' must be a valid ${type}.`, { field, ...where(position) });
+}
+
+export function missingParam(name: string, position: number): BadRequestError {
+  return new BadRequestError(`Missing value for filter parameter ':${name}' in 'params'.`, { parameter: name, ...where(position) });
+}
+
+export function unusableParam(name: string, why: string, position: number): BadRequestError {
+  return new BadRequestError(`Filter parameter ':${name}' ${why}.`, { parameter: name, ...where(position) });
+}
+
+/** A role's row filter the runtime cannot apply: a platform configuration problem, not the caller's. */
+export function invalidRowFilter(filter: { name: string; operator: string; value: string }): InternalServerError {
+  return new InternalServerError('Invalid server-side filter configuration detected.', {
+    name: filter.name, operator: filter.operator, value: filter.value,
+  });
+}
+
+/** The model names a table or field that does not exist: the model itself is inconsistent. */
+export function inconsistentModel(detail: string): InternalServerError {
+  return new InternalServerError(`Filter cannot be applied: ${detail}.`);
+}

@@ -1,0 +1,100 @@
+/**
+ * Logins, refresh and logout for administrators and users, and the spec's Session object.
+ */
+import { verifyPassword } from '../auth/passwords.js';
+import type { SessionClaims } from '../auth/session-tokens.js';
+import { BadRequestError, PorticoError, UnauthorizedError } from '../core/errors.js';
+import type { PlatformContext } from '../http/platform-context.js';
+import { formatTimestamp } from './store/system-db.js';
+
+export type SessionKind = 'admin' | 'user';
+
+/** How long a refreshed session may have been expired: 14 days, as the reference platform. */
+const REFRESH_WINDOW_SECONDS = 14 * 24 * 3600;
+
+export interface LoginBody {
+  email?: unknown;
+  password?: unknown;
+  duration?: unknown;
+}
+
+function requireString(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (typeof value !== 'string' || value === '') throw new BadRequestError(`Login request is missing required ${field}.`, { field });
+  return value;
+}
+
+/** Checks credentials and issues a session; administrators only at the admin endpoint, others only at the user endpoint. */
+export async function login(ctx: PlatformContext, kind: SessionKind, body: unknown, host: string): Promise<Record<string, unknown>> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('Login request is missing required email.', { field: 'email' });
+  const fields = body as Record<string, unknown>;
+  const email = requireString(fields, 'email');
+  const password = requireString(fields, 'password');
+  let ttl = ctx.settings.sessionTtlMinutes;
+  if (fields.duration !== undefined && fields.duration !== null && fields.duration !== '') {
+    const duration = Number(fields.duration);
+    if (!Number.isInteger(duration) || duration < 0) throw new BadRequestError(`Field 'duration' must be a whole number of minutes.`, { field: 'duration' });
+    // 0 means "until the browser closes": the token itself keeps the default lifetime.
+    if (duration > 0) ttl = duration;
+  }
+  const row = await ctx.db.selectFrom('user').selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where('is_sys_admin', '=', kind === 'admin' ? 1 : 0)
+    .where('is_active', '=', 1)
+    .executeTakeFirst();
+  if (!row || !(await verifyPassword(password, row.password))) throw new UnauthorizedError('Invalid credentials supplied.');
+  const lastLogin = formatTimestamp(new Date(ctx.clock.now()));
+  await ctx.db.updateTable('user').set({ last_login_date: lastLogin, confirm_code: null }).where('id', '=', row.id).execute();
+  ctx.directory.forgetUser(row.id);
+  const { token, claims } = ctx.tokens.issue(row.id, ttl);
+  return sessionObject(ctx, row.id, token, claims, host);
+}
+
+/** The Session record of the spec for a user and token. */
+export async function sessionObject(ctx: PlatformContext, userId: number, token: string, claims: SessionClaims, host: string): Promise<Record<string, unknown>> {
+  const row = await ctx.db.selectFrom('user').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+  const apps = await ctx.db.selectFrom('app').select(['id', 'name', 'label', 'description']).where('is_active', '=', 1).orderBy('id').execute();
+  return {
+    session_token: token,
+    session_id: token,
+    id: row.id,
+    name: row.name,
+    first_name: row.first_name ?? '',
+    last_name: row.last_name ?? '',
+    email: row.email,
+    is_sys_admin: row.is_sys_admin === 1,
+    is_root_admin: row.is_sys_admin === 1,
+    last_login_date: row.last_login_date ?? '',
+    host,
+    token_expiry_date: formatTimestamp(new Date(claims.exp * 1000)),
+    apps: apps.map((app) => ({ id: app.id, name: app.name, label: app.label, description: app.description })),
+    ticket: '',
+    ticket_expiry: '',
+  };
+}
+
+/** Issues a fresh token for a session; `replace` also revokes the old one (PUT refresh). */
+export async function refresh(ctx: PlatformContext, kind: SessionKind, token: string | null, replace: boolean, host: string): Promise<Record<string, unknown>> {
+  if (!token) throw new UnauthorizedError('There is no valid session for the current request.');
+  let claims: SessionClaims;
+  try {
+    claims = ctx.tokens.verify(token, replace ? REFRESH_WINDOW_SECONDS : 0);
+  } catch (error) {
+    throw error instanceof PorticoError && replace ? new UnauthorizedError(`Token refresh failed. ${error.message}`) : error;
+  }
+  const user = await ctx.directory.user(claims.user_id);
+  if (!user || !user.isActive || ctx.directory.isRevoked(claims.jti) || claims.iat < user.tokensValidAfter) {
+    throw new UnauthorizedError('Invalid token: Session terminated. Please re-login.');
+  }
+  if (user.isSysAdmin !== (kind === 'admin')) throw new UnauthorizedError('You are not authorized to perform this action.');
+  const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
+  const issued = ctx.tokens.issue(user.id, ttlMinutes);
+  if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);
+  return sessionObject(ctx, user.id, issued.token, issued.claims, host);
+}
+
+/** Revokes the token; logging out without a session is not an error. */
+export async function logout(ctx: PlatformContext, claims: SessionClaims | null): Promise<{ success: true }> {
+  if (claims) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);
+  return { success: true };
+}

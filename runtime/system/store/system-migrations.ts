@@ -1,0 +1,96 @@
+/**
+ * Migrations of the system database, in code so that they ship with the runtime. Each runs once,
+ * in name order; never edit one that has shipped, add the next.
+ */
+import type { Kysely, Migration } from 'kysely';
+
+const audit = <T extends { addColumn: (...args: any[]) => T }>(table: T): T =>
+  table
+    .addColumn('created_date', 'text', (c: any) => c.notNull())
+    .addColumn('last_modified_date', 'text', (c: any) => c.notNull())
+    .addColumn('created_by_id', 'integer')
+    .addColumn('last_modified_by_id', 'integer');
+
+const m0001_initial: Migration = {
+  async up(db: Kysely<any>) {
+    await audit(
+      db.schema.createTable('user')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('username', 'text', (c) => c.unique())
+        .addColumn('first_name', 'text')
+        .addColumn('last_name', 'text')
+        .addColumn('email', 'text', (c) => c.notNull().unique())
+        .addColumn('password', 'text')
+        .addColumn('is_sys_admin', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('phone', 'text')
+        .addColumn('default_app_id', 'integer')
+        .addColumn('last_login_date', 'text')
+        .addColumn('confirm_code', 'text')
+        .addColumn('tokens_valid_after', 'integer', (c) => c.notNull().defaultTo(0)),
+    ).execute();
+    await audit(
+      db.schema.createTable('role')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('origin', 'text', (c) => c.notNull().defaultTo('api')),
+    ).execute();
+    await audit(
+      db.schema.createTable('app')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('label', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('api_key', 'text', (c) => c.notNull().unique())
+        .addColumn('role_id', 'integer', (c) => c.references('role.id').onDelete('set null'))
+        .addColumn('type', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('path', 'text')
+        .addColumn('url', 'text')
+        .addColumn('origin', 'text', (c) => c.notNull().defaultTo('api')),
+    ).execute();
+    await audit(
+      db.schema.createTable('service')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('label', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('config', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('origin', 'text', (c) => c.notNull().defaultTo('api')),
+    ).execute();
+    await db.schema.createTable('role_service_access')
+      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('role_id', 'integer', (c) => c.notNull().references('role.id').onDelete('cascade'))
+      .addColumn('service_id', 'integer', (c) => c.references('service.id').onDelete('cascade'))
+      .addColumn('component', 'text', (c) => c.notNull().defaultTo('*'))
+      .addColumn('verb_mask', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('requestor_mask', 'integer', (c) => c.notNull().defaultTo(1))
+      .addColumn('filters', 'text', (c) => c.notNull().defaultTo('[]'))
+      .addColumn('filter_op', 'text', (c) => c.notNull().defaultTo('and'))
+      .execute();
+    await db.schema.createTable('user_to_app_to_role')
+      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('user_id', 'integer', (c) => c.notNull().references('user.id').onDelete('cascade'))
+      .addColumn('app_id', 'integer', (c) => c.notNull().references('app.id').onDelete('cascade'))
+      .addColumn('role_id', 'integer', (c) => c.notNull().references('role.id').onDelete('cascade'))
+      .addUniqueConstraint('user_to_app_to_role_user_app', ['user_id', 'app_id'])
+      .execute();
+    await db.schema.createTable('revoked_token')
+      .addColumn('jti', 'text', (c) => c.primaryKey())
+      .addColumn('expires_at', 'integer', (c) => c.notNull())
+      .execute();
+    await db.schema.createTable('system_setting')
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('value', 'text', (c) => c.notNull())
+      .execute();
+  },
+};
+
+export const systemMigrations: Record<string, Migration> = {
+  '0001_initial': m0001_initial,
+};

@@ -1,0 +1,88 @@
+/**
+ * The in-memory directory of apps, roles and users, read from the system database and reloaded
+ * after every change made through the system service. The request path reads only memory.
+ */
+import type { RowFilterModel } from '../model/platform-model.js';
+import type { AppPrincipal, Grant, RolePrincipal, UserPrincipal } from '../auth/principals.js';
+import type { SystemDb } from './store/system-db.js';
+
+export class SystemDirectory {
+  appsByKey = new Map<string, AppPrincipal>();
+  roles = new Map<number, RolePrincipal>();
+  private users = new Map<number, UserPrincipal | null>();
+  private revoked = new Set<string>();
+
+  constructor(private readonly db: SystemDb) {}
+
+  /** Reloads apps, roles with their grants, and revoked tokens; forgets cached users. */
+  async reload(): Promise<void> {
+    const [apps, roles, grants, services, revoked] = await Promise.all([
+      this.db.selectFrom('app').select(['id', 'name', 'is_active', 'role_id', 'api_key']).execute(),
+      this.db.selectFrom('role').select(['id', 'name', 'is_active']).execute(),
+      this.db.selectFrom('role_service_access').selectAll().orderBy('id').execute(),
+      this.db.selectFrom('service').select(['id', 'name']).execute(),
+      this.db.selectFrom('revoked_token').select('jti').execute(),
+    ]);
+    const serviceNames = new Map(services.map((s) => [s.id, s.name.toLowerCase()]));
+    this.appsByKey = new Map(
+      apps.map((a) => [a.api_key, { id: a.id, name: a.name, isActive: a.is_active === 1, roleId: a.role_id }]),
+    );
+    const grantsByRole = new Map<number, Grant[]>();
+    for (const row of grants) {
+      const list = grantsByRole.get(row.role_id) ?? [];
+      list.push({
+        service: row.service_id === null ? null : serviceNames.get(row.service_id) ?? `#${row.service_id}`,
+        component: normaliseComponent(row.component),
+        verbMask: row.verb_mask,
+        requestorMask: row.requestor_mask,
+        filters: JSON.parse(row.filters) as RowFilterModel[],
+        filterOp: row.filter_op.toLowerCase() === 'or' ? 'or' : 'and',
+      });
+      grantsByRole.set(row.role_id, list);
+    }
+    this.roles = new Map(
+      roles.map((r) => [r.id, { id: r.id, name: r.name, isActive: r.is_active === 1, grants: grantsByRole.get(r.id) ?? [] }]),
+    );
+    this.revoked = new Set(revoked.map((r) => r.jti));
+    this.users.clear();
+  }
+
+  /** The user with its app roles, cached until the next reload or forgetUser. */
+  async user(id: number): Promise<UserPrincipal | null> {
+    const cached = this.users.get(id);
+    if (cached !== undefined) return cached;
+    const row = await this.db.selectFrom('user')
+      .select(['id', 'email', 'name', 'is_sys_admin', 'is_active', 'tokens_valid_after'])
+      .where('id', '=', id).executeTakeFirst();
+    let user: UserPrincipal | null = null;
+    if (row) {
+      const assignments = await this.db.selectFrom('user_to_app_to_role').select(['app_id', 'role_id']).where('user_id', '=', id).execute();
+      user = {
+        id: row.id, email: row.email, name: row.name,
+        isSysAdmin: row.is_sys_admin === 1, isActive: row.is_active === 1,
+        tokensValidAfter: row.tokens_valid_after,
+        appRoles: new Map(assignments.map((a) => [a.app_id, a.role_id])),
+      };
+    }
+    this.users.set(id, user);
+    return user;
+  }
+
+  forgetUser(id: number): void {
+    this.users.delete(id);
+  }
+
+  isRevoked(jti: string): boolean {
+    return this.revoked.has(jti);
+  }
+
+  async revoke(jti: string, expiresAt: number): Promise<void> {
+    this.revoked.add(jti);
+    await this.db.insertInto('revoked_token').values({ jti, expires_at: expiresAt }).onConflict((c) => c.doNothing()).execute();
+  }
+}
+
+/** Lower-case, without leading or trailing slashes. */
+export function normaliseComponent(component: string | null): string {
+  return (component ?? '').trim().replace(/^\/+|\/+$/g, '').toLowerCase();
+}
