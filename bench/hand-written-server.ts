@@ -1,0 +1,64 @@
+/**
+ * The yardstick: a minimal hand-written Fastify + better-sqlite3 server doing the same work as
+ * Portico's generated server for the benchmarked requests — the same credential check (API key
+ * lookup, HS256 session token with user id and expiry) and the same queries, with nothing else.
+ *
+ * Env: PORT, DATABASE (SQLite file), API_KEY, JWT_SECRET.
+ */
+import Database from 'better-sqlite3';
+import { createVerifier } from 'fast-jwt';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+
+const db = new Database(process.env.DATABASE!);
+db.pragma('journal_mode = WAL');
+const apiKey = process.env.API_KEY!;
+const verify = createVerifier({ key: process.env.JWT_SECRET!, algorithms: ['HS256'], cache: 10_000 });
+
+function authorised(request: FastifyRequest, reply: FastifyReply): boolean {
+  const token = request.headers['x-service-session-token'];
+  if (request.headers['x-service-api-key'] !== apiKey || typeof token !== 'string') {
+    void reply.status(401).send({ error: { code: 401, message: 'Unauthorized.' } });
+    return false;
+  }
+  try {
+    const claims = verify(token) as { user_id: number };
+    if (typeof claims.user_id !== 'number') throw new Error('no user');
+    return true;
+  } catch {
+    void reply.status(401).send({ error: { code: 401, message: 'Unauthorized.' } });
+    return false;
+  }
+}
+
+const list = db.prepare('SELECT * FROM contact_info WHERE info_type = ? LIMIT ?');
+const byId = db.prepare('SELECT * FROM contact WHERE id = ?');
+const insert = db.prepare('INSERT INTO contact (first_name, last_name, notes) VALUES (?, ?, ?)');
+const patch = db.prepare('UPDATE contact SET notes = ? WHERE id = ?');
+
+const app = Fastify();
+app.get('/api/v2/db/_table/contact_info', async (request, reply) => {
+  if (!authorised(request, reply)) return reply;
+  const query = request.query as { filter?: string; limit?: string };
+  const match = /^info_type\s*=\s*'([^']*)'$/.exec(query.filter ?? '');
+  return { resource: list.all(match?.[1] ?? '', Number(query.limit ?? 1000)) };
+});
+app.get('/api/v2/db/_table/contact/:id', async (request, reply) => {
+  if (!authorised(request, reply)) return reply;
+  const row = byId.get(Number((request.params as { id: string }).id));
+  return row ?? reply.status(404).send({ error: { code: 404, message: 'Record not found.' } });
+});
+app.post('/api/v2/db/_table/contact', async (request, reply) => {
+  if (!authorised(request, reply)) return reply;
+  const { resource } = request.body as { resource: Array<{ first_name: string; last_name: string; notes: string }> };
+  return { resource: resource.map((r) => ({ id: Number(insert.run(r.first_name, r.last_name, r.notes).lastInsertRowid) })) };
+});
+app.patch('/api/v2/db/_table/contact/:id', async (request, reply) => {
+  if (!authorised(request, reply)) return reply;
+  const id = Number((request.params as { id: string }).id);
+  const { notes } = request.body as { notes: string };
+  if (patch.run(notes, id).changes === 0) return reply.status(404).send({ error: { code: 404, message: 'Record not found.' } });
+  return { id };
+});
+
+const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+console.log(`listening on ${address}`);
