@@ -49,7 +49,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   const internal = new Map<string, InternalService>([['system', createSystemService(ctx)]]);
   const docs = createDocsService(ctx);
   const dispatch = createDispatch(ctx, internal, docs);
-  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'MERGE'];
+  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
   app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
   app.route({ method: methods, url: '/api/v2/:service', handler: dispatch });
   app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch });

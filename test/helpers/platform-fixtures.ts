@@ -1,0 +1,70 @@
+/** Small PlatformModels and servers for tests that drive the runtime without the generator. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createServer, type ServerOptions } from '../../runtime/http/create-server.js';
+import type { PlatformModel, ServiceModel } from '../../runtime/model/platform-model.js';
+
+const plain = (id: number, name: string, type: string, label: string): ServiceModel => ({
+  id, name, type, label, description: '', is_active: true, config: {}, origin: 'builtin', kind: 'plain',
+});
+
+/** A platform with only the built-in services, no roles and no apps of its own. */
+export function minimalModel(change: Partial<PlatformModel> = {}): PlatformModel {
+  return {
+    modelVersion: 1,
+    platform: { name: 'test', title: 'Test platform', description: 'A platform for tests.' },
+    services: [
+      plain(1, 'system', 'system', 'System Management'),
+      plain(2, 'api_docs', 'swagger', 'Live API Docs'),
+      plain(3, 'files', 'local_file', 'Local File Storage'),
+      plain(4, 'logs', 'local_file', 'Local Log Storage'),
+      plain(6, 'email', 'local_email', 'Local Email Service'),
+      plain(7, 'user', 'user', 'User Management'),
+    ],
+    roles: [],
+    apps: [],
+    admins: [{ email: 'admin@test.local', password: 'admin-password-12345', name: 'Admin', first_name: 'Ada', last_name: 'Admin' }],
+    settings: {
+      systemDatabase: { type: 'sqlite', database: 'system.sqlite' },
+      sessionTtlMinutes: 1440,
+      jwtSecret: 'test-secret-test-secret-test-secret',
+      passwordMinLength: 16,
+      allowOpenRegistration: false,
+      openRegistrationRole: null,
+      maxRecords: 1000,
+    },
+    ...change,
+  };
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  dir: string;
+  apiKey: string;
+  /** Logs in the seeded administrator and returns the session token. */
+  adminToken(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Starts a server (not listening: use app.inject) on a temp directory with an in-memory system database. */
+export async function startTestServer(model: PlatformModel = minimalModel(), options: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-test-'));
+  const app = await createServer(model, { baseDir: dir, systemDatabase: ':memory:', env: {}, ...options });
+  const { api_key: apiKey } = await app.portico.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
+  return {
+    app, dir, apiKey,
+    async adminToken() {
+      const response = await app.inject({
+        method: 'POST', url: '/api/v2/system/admin/session', headers: { 'x-service-api-key': apiKey },
+        payload: { email: model.admins[0].email, password: model.admins[0].password },
+      });
+      return (response.json() as { session_token: string }).session_token;
+    },
+    async close() {
+      await app.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
