@@ -11,6 +11,7 @@ import type { RawQuery } from '../core/query-params.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
 import { identify } from './identify.js';
+import type { DocsService } from '../services/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
 import type { PlatformContext } from './platform-context.js';
 
@@ -48,7 +49,8 @@ export function parsePath(url: string): ParsedPath {
 
 export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
-export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: InternalService & { spec(service: string): Promise<ServiceResult> }): Dispatch {
+/** `internal` maps a service type (system, user, swagger) to the runtime's own implementation. */
+export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: DocsService): Dispatch {
   return async (request, reply) => {
     const query = request.query as RawQuery;
     const verb = effectiveVerb(request.method, request.headers, query);
@@ -56,7 +58,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     const caller = await identify(ctx, readCredentials(request.headers, query));
 
     const model = ctx.services.get(service);
-    const internalService = model ? internal.get(model.type) ?? (model.type === 'swagger' ? docs : undefined) : undefined;
+    const internalService = model ? internal.get(model.type) : undefined;
     const isSpec = resource.length === 1 && resource[0] === '_spec';
     const rule = internalService && !isSpec ? internalService.access(verb, resource) : OPEN_RULE;
     const role = resolveRole(caller.user, caller.app, ctx.directory.roles);

@@ -6,6 +6,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
 import { createDocsService } from '../services/docs/docs-service.js';
+import { createUserService } from '../services/user/user-service.js';
 import { createSystemService } from '../system/system-service.js';
 import { createDispatch } from './api-dispatch.js';
 import { installBodyParsing } from './body-parsing.js';
@@ -46,8 +47,8 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   installErrorHandling(app);
   await app.register(cors, { origin: true, credentials: true, allowedHeaders: ALLOWED_HEADERS, methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] });
 
-  const internal = new Map<string, InternalService>([['system', createSystemService(ctx)]]);
   const docs = createDocsService(ctx);
+  const internal = new Map<string, InternalService>([['system', createSystemService(ctx)], ['user', createUserService(ctx, 'user')], ['swagger', docs]]);
   const dispatch = createDispatch(ctx, internal, docs);
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
   app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
