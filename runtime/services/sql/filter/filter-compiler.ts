@@ -1,8 +1,14 @@
-// STUB: replaced by the filter-grammar work. Signature is the contract.
-import type { Expression, SqlBool } from 'kysely';
-import { NotImplementedError } from '../../../core/errors.js';
+/**
+ * Compiles a filter AST to a Kysely boolean expression. Identifiers come from the model (quoted
+ * by the dialect through sql.id); every value from the filter is a bound parameter. Nothing of the
+ * filter text ever becomes SQL text.
+ */
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DatabaseSchema, SqlDialect, TableModel } from '../../../model/platform-model.js';
-import type { FilterNode } from './filter-parser.js';
+import { unusableParam } from './filter-errors.js';
+import { resolveField, type FieldContext, type ResolvedField } from './filter-fields.js';
+import type { CompareOperator, FilterNode, FilterValue, PredicateNode } from './filter-parser.js';
+import { castValue, LIKE_ESCAPE, literalPattern, valueTexts, type BoundValue } from './filter-values.js';
 
 export interface FilterScope {
   table: TableModel;
@@ -14,8 +20,94 @@ export interface FilterScope {
   alias?: string;
 }
 
+const SQL_OPERATORS: Record<CompareOperator, string> = { '=': '=', '!=': '<>', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
+/** Types PostgreSQL can LIKE without a cast to text. */
+const TEXT_TYPES = new Set(['string', 'text']);
+
 /** Compiles a filter AST to a Kysely boolean expression with bound parameters. */
 export function compileFilter(node: FilterNode, scope: FilterScope): Expression<SqlBool> {
-  void scope;
-  throw new NotImplementedError(`filter compiling is not implemented yet: ${node.kind}`);
+  const context: FieldContext = { table: scope.table, schema: scope.schema, qualifier: scope.alias ?? scope.table.sourceName };
+  return compileNode(node, context, scope);
+}
+
+function compileNode(node: FilterNode, context: FieldContext, scope: FilterScope): RawBuilder<SqlBool> {
+  switch (node.kind) {
+    case 'and':
+    case 'or': {
+      const operands = node.operands.map((operand) => compileNode(operand, context, scope));
+      return sql<SqlBool>`(${sql.join(operands, node.kind === 'and' ? sql` and ` : sql` or `)})`;
+    }
+    case 'not':
+      return sql<SqlBool>`not (${compileNode(node.operand, context, scope)})`;
+    default: {
+      const target = resolveField(node.field, context);
+      return target.wrap(compilePredicate(node, target, scope));
+    }
+  }
+}
+
+function compilePredicate(node: PredicateNode, target: ResolvedField, scope: FilterScope): RawBuilder<SqlBool> {
+  const { column } = target;
+  switch (node.kind) {
+    case 'is_null':
+      return node.negated ? sql<SqlBool>`${column} is not null` : sql<SqlBool>`${column} is null`;
+    case 'compare': {
+      const value = single(node.value, target, scope);
+      if (value === null) {
+        // Only a null parameter gets here (the parser turns `= null` into is_null).
+        if (node.operator === '=') return sql<SqlBool>`${column} is null`;
+        if (node.operator === '!=') return sql<SqlBool>`${column} is not null`;
+        throw paramError(node.value, `can not be null with '${node.operator}'`);
+      }
+      return sql<SqlBool>`${column} ${sql.raw(SQL_OPERATORS[node.operator])} ${sql.val(value)}`;
+    }
+    case 'in': {
+      const values = node.values.flatMap((value) => list(value, target, scope));
+      // Only parameters holding empty arrays leave the list empty.
+      if (values.length === 0) throw paramError(node.values[0], 'must not be an empty list');
+      const items = sql.join(values.map((value) => sql.val(value)));
+      return node.negated ? sql<SqlBool>`${column} not in (${items})` : sql<SqlBool>`${column} in (${items})`;
+    }
+    case 'between': {
+      const low = sql.val(nonNull(node.low, target, scope, "in 'between'"));
+      const high = sql.val(nonNull(node.high, target, scope, "in 'between'"));
+      return node.negated
+        ? sql<SqlBool>`${column} not between ${low} and ${high}`
+        : sql<SqlBool>`${column} between ${low} and ${high}`;
+    }
+    case 'like': {
+      const [text] = valueTexts(node.value, scope.params, false);
+      if (text === null) throw paramError(node.value, 'can not be null in a pattern');
+      // PostgreSQL has no LIKE for numbers, dates or uuids; the others convert implicitly.
+      const subject = scope.dialect === 'postgres' && !TEXT_TYPES.has(target.field.type) ? sql`cast(${column} as text)` : column;
+      const not = node.negated ? sql`not ` : sql``;
+      if (node.mode === 'pattern') return sql<SqlBool>`${subject} ${not}like ${sql.val(text)}`;
+      return sql<SqlBool>`${subject} ${not}like ${sql.val(literalPattern(text, node.mode))} escape ${sql.lit(LIKE_ESCAPE)}`;
+    }
+  }
+}
+
+/** One value cast to the column's type; null only for a null parameter. */
+function single(value: FilterValue, target: ResolvedField, scope: FilterScope): BoundValue | null {
+  const text = valueTexts(value, scope.params, false)[0];
+  return text === null ? null : castValue(text, target.field, target.label, scope.dialect, value.position);
+}
+
+function nonNull(value: FilterValue, target: ResolvedField, scope: FilterScope, where: string): BoundValue {
+  const cast = single(value, target, scope);
+  if (cast === null) throw paramError(value, `can not be null ${where}`);
+  return cast;
+}
+
+/** A list item: a literal, a parameter, or a parameter holding an array of values. */
+function list(value: FilterValue, target: ResolvedField, scope: FilterScope): BoundValue[] {
+  return valueTexts(value, scope.params, true).map((text) => {
+    if (text === null) throw paramError(value, 'can not be null in a list');
+    return castValue(text, target.field, target.label, scope.dialect, value.position);
+  });
+}
+
+/** Only parameters can be null or empty lists, so these errors name the parameter. */
+function paramError(value: FilterValue, why: string): Error {
+  return unusableParam(value.kind === 'param' ? value.name : value.text, why, value.position);
 }

@@ -17,14 +17,17 @@ export function malformedFilter(filter: string, position: number, expected: stri
   );
 }
 
+/** A field that is not a column of the table (or of the related table). */
 export function unknownField(field: string, position: number): BadRequestError {
   return new BadRequestError(`Invalid or unparsable field in filter request: '${field}'`, { field, ...where(position) });
 }
 
+/** A dotted prefix that names neither the table nor one of its relationships. */
 export function unknownRelation(relation: string, position: number): BadRequestError {
   return new BadRequestError(`Invalid or unknown relationship in filter request: '${relation}'`, { relation, ...where(position) });
 }
 
+/** A related table reached by several relationships: the client must name one. */
 export function ambiguousRelation(table: string, relations: string[], position: number): BadRequestError {
   return new BadRequestError(
     `Ambiguous relationship in filter request: '${table}' matches ${relations.join(', ')}; use the relationship name.`,
@@ -32,14 +35,17 @@ export function ambiguousRelation(table: string, relations: string[], position: 
   );
 }
 
+/** A value that does not cast to the column's type. */
 export function invalidValue(field: string, type: 'integer' | 'number' | 'boolean', position: number): BadRequestError {
   return new BadRequestError(`Field '${field}' must be a valid ${type}.`, { field, ...where(position) });
 }
 
+/** A `:name` placeholder without a value in the request's `params`. */
 export function missingParam(name: string, position: number): BadRequestError {
   return new BadRequestError(`Missing value for filter parameter ':${name}' in 'params'.`, { parameter: name, ...where(position) });
 }
 
+/** A `:name` placeholder whose value cannot be used where it stands (`why` completes the sentence). */
 export function unusableParam(name: string, why: string, position: number): BadRequestError {
   return new BadRequestError(`Filter parameter ':${name}' ${why}.`, { parameter: name, ...where(position) });
 }

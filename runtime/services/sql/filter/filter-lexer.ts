@@ -23,6 +23,7 @@ const SYMBOLS = ['>=', '<=', '!=', '<>', '&&', '||', '=', '>', '<'];
 /** Characters that end a bare word: space, quotes, punctuation and the starts of symbols. */
 const WORD_CHAR = /[^\s()'",=<>!;&|]/u;
 
+/** The tokens of `text`, ending with an `end` token; an unclosed quote is a positioned 400. */
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;

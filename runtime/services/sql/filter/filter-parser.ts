@@ -98,8 +98,11 @@ export type PredicateNode = CompareNode | LikeNode | InNode | BetweenNode | IsNu
 /** A parsed filter expression. */
 export type FilterNode = LogicalNode | NotNode | PredicateNode;
 
-const WORD_OPERATORS: Record<string, CompareOperator> = { eq: '=', ne: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
-const SYMBOL_OPERATORS: Record<string, CompareOperator> = { '=': '=', '!=': '!=', '<>': '!=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
+// Maps, not object literals: a word such as `constructor` must not find an inherited property.
+const WORD_OPERATORS = new Map<string, CompareOperator>([['eq', '='], ['ne', '!='], ['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']]);
+const SYMBOL_OPERATORS = new Map<string, CompareOperator>([
+  ['=', '='], ['!=', '!='], ['<>', '!='], ['>', '>'], ['>=', '>='], ['<', '<'], ['<=', '<='],
+]);
 const FIELD_NAME = /^[\p{L}_][\p{L}\p{N}_$]*(\.[\p{L}_][\p{L}\p{N}_$]*)?$/u;
 const PARAM_NAME = /^:[\p{L}_][\p{L}\p{N}_]*$/u;
 /** Parentheses and `not` nest; beyond this the filter is rejected rather than risking the stack. */
@@ -171,7 +174,7 @@ class Parser {
     const op = this.peek();
     const word = op.type === 'word' ? op.text.toLowerCase() : '';
 
-    const compare = op.type === 'symbol' ? SYMBOL_OPERATORS[op.text] : WORD_OPERATORS[word];
+    const compare = op.type === 'symbol' ? SYMBOL_OPERATORS.get(op.text) : WORD_OPERATORS.get(word);
     if (compare !== undefined) {
       this.index++;
       if ((compare === '=' || compare === '!=') && this.isWord('null')) {
@@ -202,11 +205,11 @@ class Parser {
       case 'starts':
       case 'ends': {
         this.index++;
-        const with_ = this.peek();
+        const withToken = this.peek();
         if (!this.isWord('with')) this.fail(`'with' after '${keyword.text}'`);
         this.index++;
         const mode = name === 'starts' ? 'starts_with' : 'ends_with';
-        return { kind: 'like', field, mode, negated, value: this.value(`a value after '${keyword.text} ${with_.text}'`), position };
+        return { kind: 'like', field, mode, negated, value: this.value(`a value after '${keyword.text} ${withToken.text}'`), position };
       }
       case 'in':
         this.index++;

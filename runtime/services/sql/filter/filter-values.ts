@@ -1,0 +1,72 @@
+/**
+ * Filter values: resolving `:name` placeholders and casting text to the column's type, so that
+ * what gets bound matches what the database compares (and bad input is a 400, not a driver error).
+ */
+import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
+import { invalidValue, missingParam, unusableParam } from './filter-errors.js';
+import type { FilterValue } from './filter-parser.js';
+
+/** What gets bound as a parameter. */
+export type BoundValue = string | number | boolean;
+
+const INTEGER_TYPES = new Set<AbstractType>([
+  'id', 'bigid', 'reference', 'user_id', 'user_id_on_create', 'user_id_on_update', 'integer', 'bigint',
+]);
+const NUMBER_TYPES = new Set<AbstractType>(['float', 'double', 'decimal', 'money']);
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const BOOLEANS = new Map([['true', true], ['false', false], ['1', true], ['0', false], ['yes', true], ['no', false]]);
+
+/**
+ * The texts a value stands for: a literal's own text, or its parameter's value as text (null when
+ * the parameter is null). A parameter holding an array stands for several values where `list` is set.
+ */
+export function valueTexts(value: FilterValue, params: Record<string, unknown> | undefined, list: boolean): Array<string | null> {
+  if (value.kind === 'literal') return [value.text];
+  const given = params ?? {};
+  const key = [`:${value.name}`, value.name].find((name) => Object.hasOwn(given, name));
+  if (key === undefined) throw missingParam(value.name, value.position);
+  const raw = given[key];
+  const items = list && Array.isArray(raw) ? raw : [raw];
+  return items.map((item: unknown) => {
+    if (item === null) return null;
+    if (typeof item === 'string') return item;
+    if (typeof item === 'number' || typeof item === 'boolean' || typeof item === 'bigint') return String(item);
+    throw unusableParam(value.name, list ? 'must be a scalar or a list of scalars' : 'must be a string, number, boolean or null', value.position);
+  });
+}
+
+/**
+ * Casts a value's text to what the column compares with: integers and numbers must parse,
+ * booleans bind as 1/0 (sqlite, mysql) or true/false (postgres), everything else binds as written.
+ * `label` names the field in errors.
+ */
+export function castValue(text: string, field: FieldModel, label: string, dialect: SqlDialect, position: number): BoundValue {
+  const trimmed = text.trim();
+  if (INTEGER_TYPES.has(field.type)) {
+    if (!INTEGER.test(trimmed)) throw invalidValue(label, 'integer', position);
+    const number = Number(trimmed);
+    // Beyond 2^53 a JS number would round; the database converts the exact text itself.
+    return Number.isSafeInteger(number) ? number : trimmed.replace(/^\+/, '');
+  }
+  if (NUMBER_TYPES.has(field.type)) {
+    if (!NUMBER.test(trimmed)) throw invalidValue(label, 'number', position);
+    return Number(trimmed);
+  }
+  if (field.type === 'boolean') {
+    const flag = BOOLEANS.get(trimmed.toLowerCase());
+    if (flag === undefined) throw invalidValue(label, 'boolean', position);
+    return dialect === 'postgres' ? flag : flag ? 1 : 0;
+  }
+  return text;
+}
+
+/** The escape character of contains/starts with/ends with patterns: not special in any dialect's string literals. */
+export const LIKE_ESCAPE = '!';
+
+/** The value as a LIKE pattern matching it literally, with the wildcards the mode adds. */
+export function literalPattern(text: string, mode: 'contains' | 'starts_with' | 'ends_with'): string {
+  const escaped = text.replace(/[!%_]/g, (ch) => LIKE_ESCAPE + ch);
+  if (mode === 'contains') return `%${escaped}%`;
+  return mode === 'starts_with' ? `${escaped}%` : `%${escaped}`;
+}
