@@ -11,6 +11,7 @@ import { createSystemService } from '../system/system-service.js';
 import { createDispatch } from './api-dispatch.js';
 import { installBodyParsing } from './body-parsing.js';
 import { installErrorHandling } from './error-handling.js';
+import { registerGeneratedTableRoutes } from './generated-table-routes.js';
 import type { ServiceRoutes } from './generated-routes.js';
 import type { InternalService } from './internal-service.js';
 import { openPlatform, type PlatformContext, type PlatformOptions } from './platform-context.js';
@@ -54,5 +55,6 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
   app.route({ method: methods, url: '/api/v2/:service', handler: dispatch });
   app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch });
+  registerGeneratedTableRoutes(app, ctx, dispatch, options.routes ?? []);
   return app;
 }

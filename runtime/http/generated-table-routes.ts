@@ -1,0 +1,26 @@
+/**
+ * Static routes for the tables a generated server was built with: the same dispatch as every
+ * other request, but with the precompiled response schemas, so Fastify serialises records with
+ * a compiled serialiser instead of JSON.stringify. When the service has been replaced at run time
+ * the schemas may be stale, and the reply falls back to plain JSON.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Dispatch } from './api-dispatch.js';
+import type { ServiceRoutes } from './generated-routes.js';
+import type { PlatformContext } from './platform-context.js';
+
+export function registerGeneratedTableRoutes(app: FastifyInstance, ctx: PlatformContext, dispatch: Dispatch, routes: readonly ServiceRoutes[]): void {
+  for (const service of routes) {
+    const bootModel = ctx.services.get(service.service);
+    if (!bootModel || bootModel.kind !== 'sql') continue;
+    const guarded: Dispatch = (request, reply) => {
+      if (ctx.services.get(service.service) !== bootModel) reply.serializer(JSON.stringify);
+      return dispatch(request, reply);
+    };
+    for (const [table, schemas] of Object.entries(service.tables)) {
+      const url = `/api/v2/${service.service}/_table/${table}`;
+      app.get(url, { schema: { response: { 200: schemas.list } } }, guarded);
+      app.get(`${url}/:id`, { schema: { response: { 200: schemas.record } } }, guarded);
+    }
+  }
+}
