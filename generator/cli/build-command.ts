@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import { buildPlatform } from '../pipeline.js';
+import { planSummary, stageReporter, type CliIo } from './cli-io.js';
+
+/** `gen build <platform.yaml> [-o dir] [--dry-run]` */
+export function addBuildCommand(program: Command, io: CliIo): void {
+  program
+    .command('build')
+    .description('Generate the server of a platform: write changed files, prune stale generated ones.')
+    .argument('<platform.yaml>', 'platform config')
+    .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
+    .option('--dry-run', 'show what would change without writing')
+    .action(async (configPath: string, options: { out?: string; dryRun?: boolean }) => {
+      const { outDir, plan } = await buildPlatform({
+        configPath,
+        outDir: options.out,
+        dryRun: options.dryRun,
+        cwd: io.cwd,
+        env: io.env,
+        onStage: stageReporter(io),
+      });
+      if (options.dryRun) {
+        const lines = [...plan.added.map((file) => `add     ${file}`), ...plan.changed.map((file) => `change  ${file}`), ...plan.removed.map((file) => `remove  ${file}`)];
+        io.stdout(lines.map((line) => `${line}\n`).join(''));
+      }
+      if (io.isTTY) io.stdout(planSummary(io, outDir, plan, options.dryRun ? 'Would write' : 'Wrote'));
+    });
+}

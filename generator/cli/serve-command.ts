@@ -1,0 +1,35 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Command } from 'commander';
+import { DiagnosticError } from '../diagnostics.js';
+import { buildPlatform } from '../pipeline.js';
+import { displayDir, planSummary, stageReporter, type CliIo } from './cli-io.js';
+
+/** The generated server's entry module; importing it starts the server. */
+export const SERVER_ENTRY = 'main.ts';
+
+/** `gen serve <platform.yaml> [-o dir]`: build, then import the generated entry, which starts the server. */
+export function addServeCommand(program: Command, io: CliIo): void {
+  program
+    .command('serve')
+    .description('Build when stale, then run the generated server.')
+    .argument('<platform.yaml>', 'platform config')
+    .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
+    .addHelpText('after', [
+      '',
+      'Environment:',
+      '  PORT, HOST                 where to listen (default 127.0.0.1:8080)',
+      '  PORTICO_ADMIN_EMAIL        first administrator, when platform.yaml declares none',
+      '  PORTICO_ADMIN_PASSWORD     its password (generated and printed when unset)',
+    ].join('\n'))
+    .action(async (configPath: string, options: { out?: string }) => {
+      const { outDir, files, plan } = await buildPlatform({ configPath, outDir: options.out, cwd: io.cwd, env: io.env, onStage: stageReporter(io) });
+      if (!files.has(SERVER_ENTRY)) {
+        throw new DiagnosticError([{ code: 'PCO501', message: `The generated server in ${displayDir(io, outDir)} has no ${SERVER_ENTRY}.` }]);
+      }
+      if (io.isTTY) io.stdout(planSummary(io, outDir, plan));
+      // The CLI runs under tsx, so the generated TypeScript entry can be imported as it is;
+      // its runServer listens and prints the URL, the admin app's API key and the first admin.
+      await import(pathToFileURL(path.join(outDir, SERVER_ENTRY)).href);
+    });
+}

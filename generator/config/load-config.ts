@@ -1,0 +1,118 @@
+/**
+ * Stage 1, load: reads platform.yaml with positions, resolves `${env:NAME}` references to
+ * validate them, checks it against schemas/platform.schema.json, the service kinds and its own
+ * cross-references, and returns the normalised config with the references kept as written.
+ * Every problem is reported at once, in one DiagnosticError.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { findEnvRefs, hasEnvRef, resolveEnv, type Env } from '../../runtime/core/env.js';
+import { DiagnosticError, type Diagnostic } from '../diagnostics.js';
+import { serviceKindRegistry, type KindRegistry } from './kind-registry.js';
+import { isRecord } from './loose-data.js';
+import { normaliseConfig, type ValidatedConfig } from './normalise-config.js';
+import type { PlatformConfig } from './platform-config.js';
+import { checkReferences } from './reference-checks.js';
+import { pathText, validatePlatform } from './schema-validator.js';
+import { checkServices } from './service-checks.js';
+import { YamlSource, type ValuePath } from './yaml-source.js';
+
+export interface ConfigOptions {
+  /** Environment for `${env:NAME}` references; default process.env. */
+  env?: Env;
+  /** Service kinds; default the runtime's registry. */
+  kinds?: KindRegistry;
+}
+
+export interface ParsedConfig {
+  config: PlatformConfig;
+  /** The YAML with positions, for diagnostics of later stages. */
+  source: YamlSource;
+}
+
+export interface LoadedConfig extends ParsedConfig {
+  /** Absolute path of platform.yaml. */
+  path: string;
+  /** Absolute directory of platform.yaml: relative paths in the config resolve against it. */
+  platformDir: string;
+}
+
+/** Values that name things other entries refer to: they must be written literally. */
+const LITERAL_ONLY: ReadonlyArray<ReadonlyArray<string>> = [
+  ['platform', 'name'],
+  ['services', '*', 'name'],
+  ['services', '*', 'type'],
+  ['roles', '*', 'name'],
+  ['roles', '*', 'grants', '*', 'service'],
+  ['apps', '*', 'name'],
+  ['apps', '*', 'role'],
+  ['system', 'open_registration_role'],
+];
+
+/** Reads and checks a platform.yaml file; diagnostics name it as given (a relative path against `cwd`). */
+export async function loadConfig(configPath: string, options: ConfigOptions & { cwd?: string } = {}): Promise<LoadedConfig> {
+  const cwd = options.cwd ?? process.cwd();
+  const absolute = path.resolve(cwd, configPath);
+  const file = path.isAbsolute(configPath) ? configPath : path.relative(cwd, absolute);
+  let text: string;
+  try {
+    text = await readFile(absolute, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new DiagnosticError([{ code: 'PCO100', file, message: `Cannot read the platform config: ${reason}.` }]);
+  }
+  return { ...parseConfig(text, file, options), path: absolute, platformDir: path.dirname(absolute) };
+}
+
+/** Checks platform.yaml text; `file` is the name diagnostics show. */
+export function parseConfig(text: string, file: string, options: ConfigOptions = {}): ParsedConfig {
+  const env = options.env ?? process.env;
+  const kinds = options.kinds ?? serviceKindRegistry;
+  const source = new YamlSource(file, text);
+  const syntax = source.syntaxDiagnostics();
+  if (syntax.length > 0) throw new DiagnosticError(syntax);
+
+  const raw = source.toJS();
+  const refs = findEnvRefs(raw);
+  const missing = refs.filter((ref) => ref.fallback === null && env[ref.name] === undefined);
+  const envDiagnostics = [
+    ...missing.map((ref) =>
+      source.diagnosticAt(ref.path, 'PCO111', `Environment variable ${ref.name} is not set; set it, or write \${env:${ref.name}:-default} for an optional value.`)),
+    ...refs
+      .filter((ref) => isLiteralOnly(ref.path))
+      .map((ref) => source.diagnosticAt(ref.path, 'PCO106', `${pathText(ref.path)} must be written literally, without \${env:...}.`)),
+  ];
+  // Missing variables resolve to '' so that validation can go on; what that empty value breaks
+  // is hidden below, the missing variable is the problem to report.
+  const resolved = resolveEnv(raw, { ...env, ...Object.fromEntries(missing.map((ref) => [ref.name, ''])) });
+  const problems = validatePlatform(resolved, source);
+  if (isRecord(resolved)) problems.push(...checkServices(resolved, source, kinds), ...checkReferences(resolved, source));
+  const missingAt = new Set(envDiagnostics.filter((diagnostic) => diagnostic.code === 'PCO111').map(place));
+  const diagnostics: Diagnostic[] = [...envDiagnostics, ...problems.filter((diagnostic) => !missingAt.has(place(diagnostic)))];
+  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
+
+  const data = restoreEnvRefs(resolved, raw) as ValidatedConfig;
+  return { config: normaliseConfig(data, kinds), source };
+}
+
+function place(diagnostic: Diagnostic): string {
+  return `${diagnostic.line}:${diagnostic.col}`;
+}
+
+function isLiteralOnly(valuePath: ValuePath): boolean {
+  return LITERAL_ONLY.some((pattern) =>
+    pattern.length === valuePath.length && pattern.every((segment, index) => segment === '*' || segment === valuePath[index]));
+}
+
+/**
+ * The validated data (defaults filled in) with every string that held a reference put back as
+ * written, so that resolved secrets never reach the model.
+ */
+function restoreEnvRefs(resolved: unknown, raw: unknown): unknown {
+  if (typeof raw === 'string' && hasEnvRef(raw)) return raw;
+  if (Array.isArray(resolved) && Array.isArray(raw)) return resolved.map((item, index) => restoreEnvRefs(item, raw[index]));
+  if (isRecord(resolved) && isRecord(raw)) {
+    return Object.fromEntries(Object.entries(resolved).map(([key, value]) => [key, key in raw ? restoreEnvRefs(value, raw[key]) : value]));
+  }
+  return resolved;
+}

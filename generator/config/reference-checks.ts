@@ -1,0 +1,69 @@
+/**
+ * Checks across sections: unique role, app and admin names; grants naming existing services;
+ * apps and open registration naming existing roles; administrator passwords long enough.
+ */
+import { didYouMean, type Diagnostic } from '../diagnostics.js';
+import { builtinServices } from './builtins.js';
+import { isRecord, objectItems, stringField, type Loose } from './loose-data.js';
+import type { YamlSource } from './yaml-source.js';
+
+/** Checks `data` (already validated against the platform schema, defaults filled in). */
+export function checkReferences(data: Loose, source: YamlSource): Diagnostic[] {
+  const serviceNames = unique([...builtinServices.map((service) => service.name), ...names(data.services, 'name')]);
+  const roleNames = names(data.roles, 'name');
+  const system = isRecord(data.system) ? data.system : {};
+  const diagnostics = [
+    ...duplicates(source, data.roles, 'roles', 'name', 'Role name'),
+    ...duplicates(source, data.apps, 'apps', 'name', 'App name'),
+    ...duplicates(source, data.admins, 'admins', 'email', 'Administrator email'),
+  ];
+  for (const [roleIndex, role] of objectItems(data.roles)) {
+    for (const [grantIndex, grant] of objectItems(role.grants)) {
+      const service = stringField(grant, 'service');
+      if (service !== undefined && service !== '*' && !serviceNames.includes(service)) {
+        const path = ['roles', roleIndex, 'grants', grantIndex, 'service'];
+        diagnostics.push(source.diagnosticAt(path, 'PCO109', `Unknown service '${service}' in roles[${roleIndex}].grants[${grantIndex}].service.${didYouMean(service, [...serviceNames, '*'])}`));
+      }
+    }
+  }
+  for (const [index, app] of objectItems(data.apps)) {
+    const role = stringField(app, 'role');
+    if (role !== undefined && !roleNames.includes(role)) {
+      diagnostics.push(source.diagnosticAt(['apps', index, 'role'], 'PCO109', `Unknown role '${role}' in apps[${index}].role.${didYouMean(role, roleNames)}`));
+    }
+  }
+  const openRole = stringField(system, 'open_registration_role');
+  if (openRole !== undefined && !roleNames.includes(openRole)) {
+    diagnostics.push(source.diagnosticAt(['system', 'open_registration_role'], 'PCO109', `Unknown role '${openRole}' in system.open_registration_role.${didYouMean(openRole, roleNames)}`));
+  }
+  const minLength = typeof system.password_min_length === 'number' ? system.password_min_length : 0;
+  for (const [index, admin] of objectItems(data.admins)) {
+    const password = stringField(admin, 'password');
+    if (password !== undefined && password.length < minLength) {
+      diagnostics.push(source.diagnosticAt(['admins', index, 'password'], 'PCO106', `admins[${index}].password is shorter than system.password_min_length (${minLength} characters).`));
+    }
+  }
+  return diagnostics;
+}
+
+function names(list: unknown, key: string): string[] {
+  return objectItems(list).flatMap(([, item]) => stringField(item, key) ?? []);
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+function duplicates(source: YamlSource, list: unknown, section: string, key: string, what: string): Diagnostic[] {
+  const firstIndex = new Map<string, number>();
+  const diagnostics: Diagnostic[] = [];
+  for (const [index, item] of objectItems(list)) {
+    const value = stringField(item, key);
+    if (value === undefined) continue;
+    const normalised = value.toLowerCase();
+    const first = firstIndex.get(normalised);
+    if (first === undefined) firstIndex.set(normalised, index);
+    else diagnostics.push(source.diagnosticAt([section, index, key], 'PCO107', `${what} '${value}' is already used by ${section}[${first}].`));
+  }
+  return diagnostics;
+}

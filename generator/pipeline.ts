@@ -1,0 +1,120 @@
+/**
+ * The build pipeline: load -> introspect -> model -> emit -> write (or verify), each stage timed.
+ * Only `introspect` talks to databases and WSDL hosts, only `write` touches the output directory;
+ * `model` and `emit` are pure.
+ */
+import path from 'node:path';
+import { resolveEnv, type Env } from '../runtime/core/env.js';
+import type { PlatformModel, ServiceModel } from '../runtime/model/platform-model.js';
+import type { RuntimeContext } from '../runtime/services/service-kind.js';
+import { serviceKindRegistry, type KindRegistry } from './config/kind-registry.js';
+import { loadConfig, type LoadedConfig } from './config/load-config.js';
+import { objectItems, isRecord } from './config/loose-data.js';
+import { DiagnosticError, isUserError, type Diagnostic } from './diagnostics.js';
+import { emitPlatform, type FileMap } from './emit/emit-platform.js';
+import { buildModel, serviceModels, type IntrospectionSnapshot } from './model/build-model.js';
+import { verifyFiles, writeFiles, type DriftReport, type WritePlan } from './write/write-files.js';
+
+export type StageName = 'load' | 'introspect' | 'model' | 'emit' | 'write' | 'verify';
+
+export interface StageTiming {
+  stage: StageName;
+  /** Whole milliseconds. */
+  ms: number;
+}
+
+export interface PipelineOptions {
+  /** Path of platform.yaml, relative to `cwd`. */
+  configPath: string;
+  /** Output directory, relative to `cwd`; default `<platform dir>/server`. */
+  outDir?: string;
+  /** Default process.cwd(). */
+  cwd?: string;
+  /** Environment for `${env:NAME}` references; default process.env. */
+  env?: Env;
+  /** Service kinds; default the runtime's registry. */
+  kinds?: KindRegistry;
+  /** Called after each stage. */
+  onStage?(timing: StageTiming): void;
+}
+
+export interface ModelResult {
+  loaded: LoadedConfig;
+  model: PlatformModel;
+}
+
+export interface GenerateResult extends ModelResult {
+  /** Absolute output directory. */
+  outDir: string;
+  files: FileMap;
+}
+
+/** Load, introspect and build the model (what `gen inspect` prints). */
+export async function modelPlatform(options: PipelineOptions): Promise<ModelResult> {
+  const env = options.env ?? process.env;
+  const kinds = options.kinds ?? serviceKindRegistry;
+  const loaded = await timed(options, 'load', () => loadConfig(options.configPath, { env, kinds, cwd: options.cwd }));
+  const snapshot = await timed(options, 'introspect', () => introspectServices(loaded, { env, kinds }));
+  const model = await timed(options, 'model', async () => buildModel(loaded.config, snapshot));
+  return { loaded, model };
+}
+
+/** Everything up to the in-memory file map. */
+export async function generatePlatform(options: PipelineOptions): Promise<GenerateResult> {
+  const { loaded, model } = await modelPlatform(options);
+  const outDir = path.resolve(options.cwd ?? process.cwd(), options.outDir ?? path.join(loaded.platformDir, 'server'));
+  const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
+  const files = await timed(options, 'emit', async () => emitPlatform(model, { platformDirFromOutput }));
+  return { loaded, model, outDir, files };
+}
+
+/** Generates and writes changed files, pruning stale ones; `dryRun` only plans. */
+export async function buildPlatform(options: PipelineOptions & { dryRun?: boolean }): Promise<GenerateResult & { plan: WritePlan }> {
+  const generated = await generatePlatform(options);
+  const plan = await timed(options, 'write', () => writeFiles(generated.outDir, generated.files, { dryRun: options.dryRun }));
+  return { ...generated, plan };
+}
+
+/** Generates and compares with the output directory (`gen check`). */
+export async function checkPlatform(options: PipelineOptions): Promise<GenerateResult & { drift: DriftReport }> {
+  const generated = await generatePlatform(options);
+  const drift = await timed(options, 'verify', () => verifyFiles(generated.outDir, generated.files));
+  return { ...generated, drift };
+}
+
+/**
+ * Stage 2: each service's kind adds what introspection finds (tables, operations). Every failing
+ * service is reported, at its entry in platform.yaml when it has one.
+ */
+export async function introspectServices(loaded: LoadedConfig, options: { env: Env; kinds: KindRegistry }): Promise<IntrospectionSnapshot> {
+  const ctx: RuntimeContext = { baseDir: loaded.platformDir, resolveEnv: (value) => resolveEnv(value, options.env) };
+  const services: Record<string, ServiceModel> = {};
+  const diagnostics: Diagnostic[] = [];
+  for (const service of serviceModels(loaded.config)) {
+    const kind = options.kinds.getServiceKind(service.type);
+    if (!kind?.introspect) continue;
+    try {
+      services[service.name] = await kind.introspect(service, ctx);
+    } catch (error) {
+      if (!isUserError(error)) throw error;
+      const message = `Introspection of service '${service.name}' (${service.type}) failed: ${error.message}`;
+      diagnostics.push(loaded.source.diagnosticAt(declaredEntry(loaded, service.name), 'PCO201', message));
+    }
+  }
+  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
+  return { services };
+}
+
+/** `['services', index]` of a service declared in platform.yaml, or the top of the file. */
+function declaredEntry(loaded: LoadedConfig, name: string): Array<string | number> {
+  const raw = loaded.source.toJS();
+  const found = isRecord(raw) ? objectItems(raw.services).find(([, entry]) => entry.name === name) : undefined;
+  return found ? ['services', found[0]] : [];
+}
+
+async function timed<T>(options: PipelineOptions, stage: StageName, run: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  const result = await run();
+  options.onStage?.({ stage, ms: Math.round(performance.now() - start) });
+  return result;
+}
