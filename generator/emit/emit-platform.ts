@@ -1,5 +1,16 @@
-// STUB: replaced by the emit work. Signature is the contract.
+/**
+ * The emit stage: the one place that lists every output file of a platform. Each file is made by
+ * a small createXFile function; this list decides which files exist. Pure: no I/O (besides
+ * reading Portico's own templates), same model -> same bytes.
+ */
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
+import { createCombinedOpenApiFile, createServiceOpenApiFile } from './create-openapi-files.js';
+import { createMainFile } from './create-main-file.js';
+import { createModelFile } from './create-model-file.js';
+import { createPrismaFile } from './create-prisma-file.js';
+import { createReadmeFile, type FileEntry } from './create-readme-file.js';
+import { createRoutesFile } from './create-routes-file.js';
+import { createTypesFile } from './create-types-file.js';
 
 /** Output files by path relative to the output directory (posix separators). */
 export type FileMap = Map<string, string>;
@@ -9,8 +20,33 @@ export interface EmitOptions {
   platformDirFromOutput: string;
 }
 
-/** Lists every output file of a platform and renders it. Pure: no I/O. */
+interface OutputFile extends FileEntry {
+  create(): string;
+}
+
+/** Lists every output file of a platform and renders it, in path order. */
 export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMap {
-  void model; void options;
-  return new Map();
+  const sqlServices = model.services.flatMap((service) => (service.kind === 'sql' ? [service] : []));
+  const files: OutputFile[] = [
+    { path: 'main.ts', description: 'starts the server (`runServer` of `portico/runtime`).', create: () => createMainFile(model, options.platformDirFromOutput) },
+    { path: 'model.json', description: 'the platform model (services, tables, roles, apps) the server loads at start.', create: () => createModelFile(model) },
+    ...sqlServices.flatMap((service) => [
+      { path: `services/${service.name}/types.ts`, description: `record and insert types of the \`${service.name}\` tables.`, create: () => createTypesFile(service) },
+      { path: `services/${service.name}/routes.ts`, description: `JSON Schemas of the \`${service.name}\` table routes.`, create: () => createRoutesFile(service) },
+      { path: `prisma/${service.name}.prisma`, description: `Prisma schema of the \`${service.name}\` database.`, create: () => createPrismaFile(service) },
+    ]),
+    ...model.services.map((service) => ({
+      path: `openapi/${service.name}.json`,
+      description: `OpenAPI 3 document of the \`${service.name}\` service.`,
+      create: () => createServiceOpenApiFile(service),
+    })),
+    { path: 'openapi.json', description: 'OpenAPI 3 document of all services.', create: () => createCombinedOpenApiFile(model) },
+  ];
+  const readme: OutputFile = {
+    path: 'README.md',
+    description: 'this file.',
+    create: () => createReadmeFile(model, all.map(({ path, description }) => ({ path, description })), options.platformDirFromOutput),
+  };
+  const all = [...files, readme].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return new Map(all.map((file) => [file.path, file.create()]));
 }

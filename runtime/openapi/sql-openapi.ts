@@ -1,9 +1,70 @@
-// STUB: replaced by the emit/OpenAPI work. Signature is the contract.
+/** The OpenAPI fragment of a SQL database service (reference 8.1). */
+import type { PathsObject, SchemaObject, SchemasObject } from 'openapi3-ts/oas30';
 import type { SqlServiceModel } from '../model/platform-model.js';
 import type { OpenApiFragment } from './fragment.js';
+import { jsonOperation } from './operation-builder.js';
+import { pascalCase, uniqueNamer } from './names.js';
+import { recordJsonSchema } from './record-schemas.js';
+import { routinePaths, routineSchemas } from './routine-paths.js';
+import { schemaPaths, tableSchemaSchemas } from './schema-paths.js';
+import { componentRef, sharedComponents } from './shared-components.js';
+import { genericTablePaths, typedTablePaths } from './table-paths.js';
 
-/** OpenAPI paths (relative to the service) and components of a SQL database service. */
+/** Generic record envelopes of the `/_table/{table_name}` paths. */
+function recordSchemas(): SchemasObject {
+  const anyRecord: SchemaObject = { type: 'object', additionalProperties: true };
+  return {
+    RecordRequest: anyRecord,
+    RecordsRequest: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', 'RecordRequest') } } },
+    RecordResponse: anyRecord,
+    RecordsResponse: {
+      type: 'object',
+      properties: {
+        resource: { type: 'array', items: componentRef('schemas', 'RecordResponse') },
+        meta: componentRef('schemas', 'Metadata'),
+      },
+    },
+  };
+}
+
+/** A component name for a table: OpenAPI allows `[A-Za-z0-9._-]` only. */
+function componentName(table: string): string {
+  return table.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/**
+ * OpenAPI paths (relative to the service) and components of a SQL database service: `/`,
+ * `/_table`, `/_table/{table_name}[/{id}]`, `/_schema[/{table_name}]`, routines when the database
+ * has some, and a typed `/_table/<table>[/{id}]` pair per table whose schemas reference the
+ * table's record component (named after the table). Shared components are referenced, not
+ * included (see shared-components.ts).
+ */
 export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
-  void service;
-  return { paths: {}, components: {} };
+  const serviceLabel = pascalCase(service.name) || 'Service';
+  const { tables, routines } = service.schema;
+  const schemas: SchemasObject = {
+    ...recordSchemas(),
+    ...tableSchemaSchemas(),
+    ...(routines.length > 0 ? routineSchemas() : {}),
+  };
+  const paths: PathsObject = {
+    '/': {
+      get: jsonOperation({
+        operationId: `get${serviceLabel}Resources`,
+        summary: `List the resources of the '${service.name}' service.`,
+        response: { description: 'Resource names (`_table`, `_schema`, ...).', schema: componentRef('schemas', 'ResourceList') },
+      }),
+    },
+    ...genericTablePaths(serviceLabel),
+    ...schemaPaths(serviceLabel),
+    ...routinePaths(serviceLabel, routines),
+  };
+  const recordComponent = uniqueNamer([...Object.keys(schemas), ...Object.keys(sharedComponents().schemas ?? {})]);
+  const tableLabel = uniqueNamer(['Table']);
+  for (const table of tables) {
+    const name = recordComponent(componentName(table.name));
+    schemas[name] = recordJsonSchema(table) as SchemaObject;
+    Object.assign(paths, typedTablePaths(serviceLabel, tableLabel(pascalCase(table.name) || 'Table'), table, name));
+  }
+  return { paths, components: { schemas } };
 }

@@ -6,7 +6,7 @@ import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
 import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
-import { combinedDocument, serviceDocument } from '../../openapi/documents.js';
+import { API_VERSION, combinedDocument, serviceDocument } from '../../openapi/service-document.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { systemServiceOpenApi } from '../../openapi/system-openapi.js';
 import { getServiceKind } from '../registry.js';
@@ -40,7 +40,7 @@ export function createDocsService(ctx: PlatformContext): DocsService {
         if (!call.auth.isAdmin && !callerMayRead(ctx, call.auth.role?.id ?? null, service.name)) continue;
         entries.push({ service, fragment: await fragmentOf(service) });
       }
-      return { body: combinedDocument(entries, { title: ctx.model.platform.title, description: ctx.model.platform.description }) };
+      return { body: combinedDocument(entries, { title: ctx.model.platform.title, description: ctx.model.platform.description, version: API_VERSION }) };
     },
   };
 }

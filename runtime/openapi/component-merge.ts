@@ -1,0 +1,121 @@
+/**
+ * Puts the components of several fragments (and the shared ones) into one document: a name two
+ * fragments define differently, or a fragment defines unlike the shared component, is given the
+ * service prefix (`db.contact`) in that fragment, with its `$ref`s rewritten. Equal definitions
+ * collapse into one.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { ComponentsObject } from 'openapi3-ts/oas30';
+import type { OpenApiFragment } from './fragment.js';
+import { uniqueNamer } from './names.js';
+
+type Section = keyof ComponentsObject;
+type ComponentMap = Record<string, unknown>;
+
+/** A service's fragment; merging renames inside it, so pass a copy. */
+export interface NamedFragment {
+  service: string;
+  fragment: OpenApiFragment;
+}
+
+function sectionOf(components: ComponentsObject, section: Section): ComponentMap {
+  return (components[section] ?? {}) as ComponentMap;
+}
+
+/** Replaces every `$ref` equal to `from` by `to`, in place. */
+function rewriteRefs(value: unknown, from: string, to: string): void {
+  if (Array.isArray(value)) {
+    for (const item of value) rewriteRefs(item, from, to);
+  } else if (value !== null && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    for (const [key, member] of Object.entries(object)) {
+      if (key === '$ref' && member === from) object[key] = to;
+      else rewriteRefs(member, from, to);
+    }
+  }
+}
+
+function renameComponent(fragment: OpenApiFragment, section: Section, from: string, to: string): void {
+  const map = sectionOf(fragment.components, section);
+  map[to] = map[from];
+  delete map[from];
+  rewriteRefs(fragment, `#/components/${section}/${from}`, `#/components/${section}/${to}`);
+}
+
+/** Renames, in the fragments, every component whose name clashes; repeats until none does (renaming changes `$ref`s and so equality). */
+function resolveClashes(shared: ComponentsObject, fragments: NamedFragment[]): void {
+  const sections = new Set<Section>([shared, ...fragments.map((f) => f.fragment.components)].flatMap((c) => Object.keys(c) as Section[]));
+  const namer = uniqueNamer(
+    [shared, ...fragments.map((f) => f.fragment.components)].flatMap((c) => [...sections].flatMap((s) => Object.keys(sectionOf(c, s)))),
+  );
+  for (let renamed = true; renamed; ) {
+    renamed = false;
+    for (const section of sections) {
+      const names = [...new Set(fragments.flatMap((f) => Object.keys(sectionOf(f.fragment.components, section))))].sort();
+      for (const name of names) {
+        const holders = fragments.filter((f) => name in sectionOf(f.fragment.components, section));
+        const sharedValue = sectionOf(shared, section)[name];
+        const reference = sharedValue ?? sectionOf(holders[0].fragment.components, section)[name];
+        if (holders.every((f) => isDeepStrictEqual(sectionOf(f.fragment.components, section)[name], reference))) continue;
+        for (const holder of holders) {
+          if (sharedValue !== undefined && isDeepStrictEqual(sectionOf(holder.fragment.components, section)[name], sharedValue)) continue;
+          renameComponent(holder.fragment, section, name, namer(`${holder.service}.${name}`));
+          renamed = true;
+        }
+      }
+    }
+  }
+}
+
+/** Every `$ref` target (`section/name`) reachable from `roots` through the components. */
+function reachable(roots: unknown, components: ComponentsObject): Set<string> {
+  const found = new Set<string>();
+  const pending: unknown[] = [roots];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (Array.isArray(value)) pending.push(...value);
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, member] of Object.entries(value)) {
+        if (key === '$ref' && typeof member === 'string' && member.startsWith('#/components/')) {
+          const target = member.slice('#/components/'.length);
+          if (found.has(target)) continue;
+          found.add(target);
+          const [section, name] = target.split('/');
+          pending.push(sectionOf(components, section as Section)[name]);
+        } else pending.push(member);
+      }
+    }
+  }
+  return found;
+}
+
+/** Union of the shared components and the fragments' (renamed in place where they clash). */
+export function mergeComponents(shared: ComponentsObject, fragments: NamedFragment[]): ComponentsObject {
+  resolveClashes(shared, fragments);
+  const merged: ComponentsObject = {};
+  for (const components of [shared, ...fragments.map((f) => f.fragment.components)]) {
+    for (const [section, map] of Object.entries(components) as Array<[Section, ComponentMap]>) {
+      merged[section] = { ...sectionOf(merged, section), ...map } as never;
+    }
+  }
+  return merged;
+}
+
+/**
+ * Drops the shared components nothing references: a document lists what its fragments define
+ * plus the shared components reachable from its paths.
+ */
+export function dropUnusedShared(components: ComponentsObject, shared: ComponentsObject, fragments: NamedFragment[], paths: unknown): ComponentsObject {
+  const used = reachable([paths, fragments.map((f) => f.fragment.components)], components);
+  const kept: ComponentsObject = {};
+  for (const [section, map] of Object.entries(components) as Array<[Section, ComponentMap]>) {
+    const entries = Object.entries(map).filter(
+      ([name]) =>
+        !(name in sectionOf(shared, section)) ||
+        used.has(`${section}/${name}`) ||
+        fragments.some((f) => name in sectionOf(f.fragment.components, section)),
+    );
+    if (entries.length > 0) kept[section] = Object.fromEntries(entries) as never;
+  }
+  return kept;
+}

@@ -1,0 +1,58 @@
+/** `_proc` and `_func` paths of a database service that has stored procedures or functions. */
+import type { PathItemObject, SchemasObject } from 'openapi3-ts/oas30';
+import type { RoutineModel } from '../model/platform-model.js';
+import { jsonOperation, pathParameter } from './operation-builder.js';
+import { componentRef } from './shared-components.js';
+
+export function routineSchemas(): SchemasObject {
+  return {
+    RoutineRequest: {
+      type: 'object',
+      properties: {
+        params: {
+          type: 'array',
+          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, value: {} } },
+        },
+        wrapper: { type: 'string', description: 'Wrap result rows under this name.' },
+        returns: { type: 'string', description: 'Type to cast a single result to.' },
+      },
+    },
+    RoutineResponse: { description: 'Result rows, output parameters or the returned value.' },
+  };
+}
+
+const KINDS = [
+  { kind: 'procedure', segment: '_proc', param: 'procedure_name', label: 'StoredProcedure', text: 'stored procedure' },
+  { kind: 'function', segment: '_func', param: 'function_name', label: 'StoredFunction', text: 'stored function' },
+] as const;
+
+/** Paths of the routine kinds the service has; none for a database without routines. */
+export function routinePaths(service: string, routines: RoutineModel[]): Record<string, PathItemObject> {
+  const paths: Record<string, PathItemObject> = {};
+  for (const { kind, segment, param, label, text } of KINDS) {
+    if (!routines.some((routine) => routine.kind === kind)) continue;
+    const result = { description: 'The result.', schema: componentRef('schemas', 'RoutineResponse') };
+    paths[`/${segment}`] = {
+      get: jsonOperation({
+        operationId: `get${service}${label}s`,
+        summary: `List the ${text}s.`,
+        response: { description: 'Names of the routines.', schema: componentRef('schemas', 'ResourceList') },
+      }),
+    };
+    paths[`/${segment}/{${param}}`] = {
+      parameters: [pathParameter(param, `Name of the ${text}.`)],
+      get: jsonOperation({
+        operationId: `get${service}${label}`,
+        summary: `Run a ${text}, parameters in the query string.`,
+        response: result,
+      }),
+      post: jsonOperation({
+        operationId: `call${service}${label}`,
+        summary: `Run a ${text} with parameters.`,
+        body: { description: 'Parameters: `{"params": [{"name": ..., "value": ...}]}`.', schema: componentRef('schemas', 'RoutineRequest') },
+        response: result,
+      }),
+    };
+  }
+  return paths;
+}

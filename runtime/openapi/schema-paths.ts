@@ -1,0 +1,90 @@
+/** `_schema` paths of a database service and the schemas of table descriptions (reference 3.3). */
+import type { PathItemObject, SchemasObject } from 'openapi3-ts/oas30';
+import { jsonOperation, pathParameter } from './operation-builder.js';
+import { componentRef, parameterRefs } from './shared-components.js';
+
+/** TableSchema, FieldSchema, RelationshipSchema and TableSchemas. */
+export function tableSchemaSchemas(): SchemasObject {
+  const text = { type: 'string' } as const;
+  const flag = { type: 'boolean' } as const;
+  return {
+    FieldSchema: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: text,
+        label: text,
+        description: text,
+        type: { type: 'string', description: 'Abstract type: id, string, integer, boolean, datetime, ...' },
+        db_type: { type: 'string', description: 'Native type, returned on read.' },
+        length: { type: 'integer', nullable: true },
+        precision: { type: 'integer', nullable: true },
+        scale: { type: 'integer', nullable: true },
+        default: { description: 'A scalar, or `{"expression": "SQL"}`.' },
+        required: flag,
+        allow_null: flag,
+        auto_increment: flag,
+        is_primary_key: flag,
+        is_unique: flag,
+        is_foreign_key: flag,
+        ref_table: { type: 'string', nullable: true },
+        ref_field: { type: 'string', nullable: true },
+        ref_on_update: { type: 'string', nullable: true },
+        ref_on_delete: { type: 'string', nullable: true },
+      },
+    },
+    RelationshipSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: '`{ref_table}_by_{field}`, or `{ref_table}_by_{junction_table}` for many_many.' },
+        type: { type: 'string', enum: ['belongs_to', 'has_many', 'has_one', 'many_many'] },
+        field: text,
+        ref_table: text,
+        ref_field: text,
+        junction_table: { type: 'string', nullable: true },
+        junction_field: { type: 'string', nullable: true },
+        junction_ref_field: { type: 'string', nullable: true },
+      },
+    },
+    TableSchema: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: text,
+        label: text,
+        description: text,
+        is_view: flag,
+        primary_key: { type: 'array', items: text },
+        field: { type: 'array', items: componentRef('schemas', 'FieldSchema') },
+        related: { type: 'array', items: componentRef('schemas', 'RelationshipSchema') },
+      },
+    },
+    TableSchemas: {
+      type: 'object',
+      properties: { resource: { type: 'array', items: componentRef('schemas', 'TableSchema') } },
+    },
+  };
+}
+
+/** `/_schema` and `/_schema/{table_name}`. */
+export function schemaPaths(service: string): Record<string, PathItemObject> {
+  const tables = { description: 'Table definitions: `{"resource": [{name, label, field: [...]}]}`.', schema: componentRef('schemas', 'TableSchemas') };
+  const names = { description: 'Names of the tables.', schema: componentRef('schemas', 'ResourceList') };
+  const done = { description: 'Success.', schema: componentRef('schemas', 'Success') };
+  const table = { description: 'Definition of the table.', schema: componentRef('schemas', 'TableSchema') };
+  return {
+    '/_schema': {
+      get: jsonOperation({ operationId: `get${service}Schemas`, summary: 'List the tables.', parameters: parameterRefs('fields'), response: names }),
+      post: jsonOperation({ operationId: `create${service}Schemas`, summary: 'Create tables.', body: tables, response: names }),
+      put: jsonOperation({ operationId: `replace${service}Schemas`, summary: 'Update tables (add or modify fields).', body: tables, response: names }),
+      patch: jsonOperation({ operationId: `update${service}Schemas`, summary: 'Update tables (add or modify fields).', body: tables, response: names }),
+    },
+    '/_schema/{table_name}': {
+      parameters: [pathParameter('table_name', 'Name of the table.')],
+      get: jsonOperation({ operationId: `get${service}TableSchema`, summary: 'Describe a table.', response: table }),
+      put: jsonOperation({ operationId: `replace${service}TableSchema`, summary: 'Update a table (add or modify fields).', body: table, response: done }),
+      patch: jsonOperation({ operationId: `update${service}TableSchema`, summary: 'Update a table (add or modify fields).', body: table, response: done }),
+      delete: jsonOperation({ operationId: `delete${service}TableSchema`, summary: 'Drop a table.', response: done }),
+    },
+  };
+}

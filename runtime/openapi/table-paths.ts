@@ -1,0 +1,163 @@
+/**
+ * `_table` paths of a database service: the generic `/_table/{table_name}` pair and one typed
+ * pair per table (`/_table/contact`, `/_table/contact/{id}`) whose schemas reference the table's
+ * record component. Operation ids follow the reference: `{verb}{Service}{Label}Records`.
+ */
+import type { PathItemObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas30';
+import type { TableModel } from '../model/platform-model.js';
+import { jsonOperation, pathParameter } from './operation-builder.js';
+import { componentRef, parameterRefs } from './shared-components.js';
+
+/** The schemas one pair of table paths uses. */
+interface RecordSchemas {
+  record: SchemaObject | ReferenceObject;
+  recordRequest: SchemaObject | ReferenceObject;
+  records: SchemaObject | ReferenceObject;
+  recordsRequest: SchemaObject | ReferenceObject;
+}
+
+interface TablePathsInput {
+  /** PascalCase service name, e.g. `Db`. */
+  service: string;
+  /** PascalCase label in operation ids: `Table` for the generic paths, the table's name otherwise. */
+  label: string;
+  /** Text naming the table in summaries. */
+  tableText: string;
+  schemas: RecordSchemas;
+  /** Views are read-only. */
+  readOnly: boolean;
+}
+
+const ID_PARAMETER = pathParameter('id', 'Identifier of the record: its primary key, or the values of the `id_field` fields.');
+const WRITE_PARAMETERS = parameterRefs('fields', 'related', 'id_field', 'continue', 'rollback');
+const BATCH_PARAMETERS = parameterRefs('ids', 'filter', 'fields', 'related', 'id_field', 'continue', 'rollback');
+const RECORD_PARAMETERS = parameterRefs('fields', 'related', 'id_field');
+
+/** The list path and the by-id path of one table (or of any table). */
+function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePathsInput): [PathItemObject, PathItemObject] {
+  const id = (verb: string, plural: boolean) => `${verb}${service}${label}${plural ? 'Records' : 'Record'}`;
+  const written = 'Identifiers of the affected records, or the fields asked for with `fields`.';
+  const list: PathItemObject = {
+    get: jsonOperation({
+      operationId: id('get', true),
+      summary: `Retrieve records of ${tableText}.`,
+      description: 'By filter (default: all up to the limit) or by `ids`.',
+      parameters: parameterRefs('fields', 'filter', 'limit', 'offset', 'order', 'include_count', 'count_only', 'ids', 'id_field', 'related', 'group', 'having'),
+      response: { description: 'The records, with `meta` when counting.', schema: schemas.records },
+    }),
+  };
+  const one: PathItemObject = {
+    parameters: [ID_PARAMETER],
+    get: jsonOperation({
+      operationId: id('get', false),
+      summary: `Retrieve one record of ${tableText}.`,
+      parameters: RECORD_PARAMETERS,
+      response: { description: 'The record.', schema: schemas.record },
+    }),
+  };
+  if (readOnly) return [list, one];
+  const recordsBody = { description: 'Records: `{"resource": [...]}` or a bare array.', schema: schemas.recordsRequest };
+  list.post = jsonOperation({
+    operationId: id('create', true),
+    summary: `Create records in ${tableText}.`,
+    parameters: WRITE_PARAMETERS,
+    body: recordsBody,
+    response: { description: written, schema: schemas.records },
+  });
+  list.put = jsonOperation({
+    operationId: id('replace', true),
+    summary: `Replace records of ${tableText}.`,
+    description: 'Records carry their identifiers; with `ids` or `filter` the first record is applied to every match.',
+    parameters: BATCH_PARAMETERS,
+    body: recordsBody,
+    response: { description: written, schema: schemas.records },
+  });
+  list.patch = jsonOperation({
+    operationId: id('update', true),
+    summary: `Update fields of records of ${tableText}.`,
+    description: 'Only the given fields change. Records carry their identifiers; with `ids` or `filter` the first record is applied to every match.',
+    parameters: BATCH_PARAMETERS,
+    body: recordsBody,
+    response: { description: written, schema: schemas.records },
+  });
+  list.delete = jsonOperation({
+    operationId: id('delete', true),
+    summary: `Delete records of ${tableText}.`,
+    description: 'By `ids` or by `filter`.',
+    parameters: BATCH_PARAMETERS,
+    response: { description: written, schema: schemas.records },
+  });
+  const recordBody = { description: 'Fields of the record.', schema: schemas.recordRequest };
+  one.put = jsonOperation({
+    operationId: id('replace', false),
+    summary: `Replace one record of ${tableText}.`,
+    parameters: RECORD_PARAMETERS,
+    body: recordBody,
+    response: { description: written, schema: schemas.record },
+  });
+  one.patch = jsonOperation({
+    operationId: id('update', false),
+    summary: `Update fields of one record of ${tableText}.`,
+    parameters: RECORD_PARAMETERS,
+    body: recordBody,
+    response: { description: written, schema: schemas.record },
+  });
+  one.delete = jsonOperation({
+    operationId: id('delete', false),
+    summary: `Delete one record of ${tableText}.`,
+    parameters: RECORD_PARAMETERS,
+    response: { description: written, schema: schemas.record },
+  });
+  return [list, one];
+}
+
+/** `/_table`, `/_table/{table_name}` and `/_table/{table_name}/{id}`, for any table. */
+export function genericTablePaths(service: string): Record<string, PathItemObject> {
+  const [list, one] = tablePathPair({
+    service,
+    label: 'Table',
+    tableText: 'a table',
+    schemas: {
+      record: componentRef('schemas', 'RecordResponse'),
+      recordRequest: componentRef('schemas', 'RecordRequest'),
+      records: componentRef('schemas', 'RecordsResponse'),
+      recordsRequest: componentRef('schemas', 'RecordsRequest'),
+    },
+    readOnly: false,
+  });
+  const tableName = pathParameter('table_name', 'Name of the table.');
+  return {
+    '/_table': {
+      get: jsonOperation({
+        operationId: `get${service}Tables`,
+        summary: 'List the tables.',
+        parameters: parameterRefs('fields'),
+        response: { description: 'The tables, as `{"resource":[{"name": ...}]}`.', schema: componentRef('schemas', 'ResourceList') },
+      }),
+    },
+    '/_table/{table_name}': { ...list, parameters: [tableName] },
+    '/_table/{table_name}/{id}': { ...one, parameters: [tableName, ID_PARAMETER] },
+  };
+}
+
+/** `/_table/<name>` and `/_table/<name>/{id}` of one table, typed by its record component. */
+export function typedTablePaths(service: string, label: string, table: TableModel, recordComponent: string): Record<string, PathItemObject> {
+  const record = componentRef('schemas', recordComponent);
+  const [list, one] = tablePathPair({
+    service,
+    label,
+    tableText: `${table.isView ? 'view' : 'table'} '${table.name}'`,
+    schemas: {
+      record,
+      recordRequest: record,
+      records: {
+        type: 'object',
+        properties: { resource: { type: 'array', items: record }, meta: componentRef('schemas', 'Metadata') },
+      },
+      recordsRequest: { type: 'object', properties: { resource: { type: 'array', items: record } } },
+    },
+    readOnly: table.isView,
+  });
+  const path = `/_table/${encodeURIComponent(table.name)}`;
+  return { [path]: list, [`${path}/{id}`]: one };
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { createTypesFile } from '../../../../generator/emit/create-types-file.js';
+import type { SqlServiceModel } from '../../../../runtime/model/platform-model.js';
+import { awkwardModel } from './awkward-model.js';
+
+const myDb = awkwardModel.services.find((service): service is SqlServiceModel => service.name === 'my_db')!;
+const text = createTypesFile(myDb);
+
+describe('createTypesFile', () => {
+  it.each([
+    ['a name starting with a digit', 'export interface Table2faCodes {'],
+    ['a table named like a global type', 'export interface Error2 {'],
+    ['a table named like an insert type', 'export interface ContactInsert2 {'],
+    ['a table named like the map', 'export interface Tables2 {'],
+    ['non-identifier column names, quoted', '"user id": number | null;'],
+    ['a comment end inside a name, escaped in the doc', '"note */ end": string | null;'],
+    ['json as unknown', 'data: unknown;'],
+    ['arrays', 'tags: unknown[] | null;'],
+    ['optional insert columns', 'since?: string | null;'],
+    ['required insert columns', '  person_id: number;'],
+    ['the map by table name', '"2fa codes": Table2faCodes;'],
+  ])('writes %s', (_, line) => {
+    expect(text).toContain(line);
+  });
+
+  it('leaves views out of the insert types', () => {
+    expect(text).toContain('odd_view: OddView;');
+    expect(text).not.toContain('OddViewInsert');
+  });
+
+  it('keeps JSDoc comments closed', () => {
+    expect(text).toContain('/** `text /* odd *\\/`, default "it\'s \\"quoted\\"" */');
+  });
+});
