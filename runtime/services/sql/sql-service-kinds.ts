@@ -1,5 +1,6 @@
-// STUB: replaced by the SQL service work.
+/** The SQL database kinds: sqlite now; pgsql and mysql join as dialect modules beside dialects/sqlite. */
 import type { ServiceKind } from '../service-kind.js';
+import { sqliteKind } from './dialects/sqlite/sqlite-kind.js';
+import { createSqlServiceKind } from './sql-service-kind.js';
 
-/** The SQL database kinds (sqlite now; pgsql and mysql later). */
-export const sqlServiceKinds: ServiceKind[] = [];
+export const sqlServiceKinds: ServiceKind[] = [createSqlServiceKind(sqliteKind)];

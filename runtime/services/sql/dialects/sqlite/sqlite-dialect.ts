@@ -1,0 +1,66 @@
+/** The SQLite dialect: better-sqlite3 under Kysely, with a prepared-statement cache. */
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
+import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
+import { sqliteColumnType } from './sqlite-column-types.js';
+import { translateSqliteError } from './sqlite-errors.js';
+import { readSqliteCatalog } from './sqlite-introspector.js';
+
+const TEXT_TYPES = new Set<AbstractType>([
+  'string', 'text', 'uuid', 'json', 'date', 'time', 'datetime', 'timestamp', 'timestamp_on_create', 'timestamp_on_update',
+]);
+
+/** SQLite's type affinity of a declared column type (https://sqlite.org/datatype3.html 3.1). */
+function affinity(dbType: string): 'integer' | 'text' | 'blob' | 'real' | 'numeric' {
+  if (dbType.includes('int')) return 'integer';
+  if (/char|clob|text/.test(dbType)) return 'text';
+  if (dbType === '' || dbType.includes('blob')) return 'blob';
+  if (/real|floa|doub/.test(dbType)) return 'real';
+  return 'numeric';
+}
+
+const numberAsText = (value: unknown) => (typeof value === 'number' ? String(value) : value);
+
+export const sqliteDialect: SqlDialectModule = {
+  dialect: 'sqlite',
+  readCatalog: readSqliteCatalog,
+  columnType: sqliteColumnType,
+  autoIncrementKeyword: true,
+  supportsReturning: true,
+  bindBoolean: (value) => (value ? 1 : 0),
+  // A text-typed field whose declared type has numeric affinity (`uuid`, `datetime`) stores digit-only text as a number.
+  readConverter: (field: FieldModel) => {
+    if (!TEXT_TYPES.has(field.type)) return null;
+    const kind = affinity(field.dbType);
+    return kind === 'text' || kind === 'blob' ? null : numberAsText;
+  },
+  translateError: translateSqliteError,
+};
+
+// Kysely's SQLite driver prepares every query again; this cache keeps the statements of recurring SQL text.
+const STATEMENT_CACHE_SIZE = 500;
+
+function cachingDatabase(sqlite: Database.Database): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => { sqlite.close(); },
+    prepare(sql: string): SqliteStatement {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = sqlite.prepare(sql) as unknown as SqliteStatement;
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+/** Opens a SQLite file (created when missing) or `:memory:`, with foreign keys enforced. */
+export function openSqliteDatabase(file: string): SqlConnection {
+  const sqlite = new Database(file);
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: cachingDatabase(sqlite) }) });
+  return { db, close: () => db.destroy() };
+}

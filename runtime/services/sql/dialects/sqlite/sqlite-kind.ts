@@ -1,0 +1,57 @@
+/** The `sqlite` service kind: a database file relative to the platform directory, optionally seeded. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { InternalServerError } from '../../../../core/errors.js';
+import type { RuntimeContext } from '../../../service-kind.js';
+import { readSeedDirectory, seedTables } from '../../schema/seed-tables.js';
+import { sqlConfigProperties } from '../../sql-config.js';
+import type { SqlConnection, SqlKindDefinition } from '../sql-dialect.js';
+import { openSqliteDatabase, sqliteDialect } from './sqlite-dialect.js';
+import { seedDatabase } from './sqlite-seed.js';
+
+const configSchema = {
+  type: 'object',
+  required: ['database'],
+  additionalProperties: true,
+  properties: {
+    database: {
+      type: 'string', minLength: 1,
+      description: 'Database file, relative to the platform directory, or `:memory:`.',
+    },
+    seed: {
+      type: 'string', minLength: 1,
+      description: 'Directory (relative to the platform directory) holding schema.json and data.json, loaded when the database file does not exist yet.',
+    },
+    ...sqlConfigProperties,
+  },
+};
+
+async function connect(config: Record<string, unknown>, ctx: RuntimeContext): Promise<SqlConnection> {
+  if (typeof config.database !== 'string' || config.database === '') {
+    throw new InternalServerError('SQLite service config needs \'database\': a file path or \':memory:\'.');
+  }
+  const file = config.database === ':memory:' ? ':memory:' : path.resolve(ctx.baseDir, config.database);
+  const seedDir = typeof config.seed === 'string' && config.seed !== '' ? path.resolve(ctx.baseDir, config.seed) : null;
+  if (seedDir !== null && file !== ':memory:' && !fs.existsSync(file)) await seedDatabase(file, readSeedDirectory(seedDir));
+  else if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const connection = openSqliteDatabase(file);
+  // An in-memory database is new on every open.
+  if (seedDir !== null && file === ':memory:') {
+    try {
+      await seedTables(connection.db, sqliteDialect, readSeedDirectory(seedDir));
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+  }
+  return connection;
+}
+
+export const sqliteKind: SqlKindDefinition = {
+  type: 'sqlite',
+  label: 'SQLite',
+  description: 'A SQLite database file: tables, records and schema.',
+  configSchema,
+  dialect: sqliteDialect,
+  connect,
+};

@@ -1,0 +1,46 @@
+/**
+ * The one place a SQL service keeps its current DatabaseSchema, with the per-table plans derived
+ * from it. `_schema` writes and `refresh=true` replace the schema; plans are rebuilt lazily.
+ */
+import { NotFoundError, messages } from '../../core/errors.js';
+import type { DatabaseSchema, TableModel } from '../../model/platform-model.js';
+import type { SqlDialectModule } from './dialects/sql-dialect.js';
+import { buildTablePlan, type TablePlan } from './records/table-plan.js';
+
+export class LiveSchema {
+  #schema!: DatabaseSchema;
+  #tables = new Map<string, TableModel>();
+  #plans = new Map<string, TablePlan>();
+
+  constructor(schema: DatabaseSchema, private readonly dialect: SqlDialectModule) {
+    this.replace(schema);
+  }
+
+  get current(): DatabaseSchema {
+    return this.#schema;
+  }
+
+  replace(schema: DatabaseSchema): void {
+    this.#schema = schema;
+    this.#tables = new Map(schema.tables.map((table) => [table.name.toLowerCase(), table]));
+    this.#plans = new Map();
+  }
+
+  /** A table by name, case-insensitively; 404 when there is none. */
+  table(name: string): TableModel {
+    const table = this.#tables.get(name.toLowerCase());
+    if (table === undefined) throw new NotFoundError(messages.tableNotFound(name));
+    return table;
+  }
+
+  /** The plan of a table by name, case-insensitively; 404 when there is none. */
+  plan(name: string): TablePlan {
+    const key = name.toLowerCase();
+    let plan = this.#plans.get(key);
+    if (plan === undefined) {
+      plan = buildTablePlan(this.table(name), this.dialect);
+      this.#plans.set(key, plan);
+    }
+    return plan;
+  }
+}

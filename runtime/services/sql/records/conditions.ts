@@ -1,0 +1,68 @@
+/** WHERE conditions on identifying fields, as Kysely expressions with bound values. */
+import { expressionBuilder, type Expression, type SqlBool } from 'kysely';
+import { BadRequestError } from '../../../core/errors.js';
+import type { FieldPlan } from './table-plan.js';
+
+export type Condition = Expression<SqlBool>;
+
+const eb = expressionBuilder<any, any>();
+
+/** `a = ? and b = ?` for one key (values already encoded, in field order). */
+export function keyCondition(fields: readonly FieldPlan[], values: readonly unknown[]): Condition {
+  if (fields.length === 1) return eb(fields[0].ref, '=', values[0]);
+  return eb.and(fields.map((f, i) => eb(f.ref, '=', values[i])));
+}
+
+/** Any of several keys: `a in (...)` for single-field keys. */
+export function keysCondition(fields: readonly FieldPlan[], keys: readonly (readonly unknown[])[]): Condition {
+  if (fields.length === 1) return eb(fields[0].ref, 'in', keys.map((key) => key[0]));
+  return eb.or(keys.map((key) => keyCondition(fields, key)));
+}
+
+/** Every given condition (null entries skipped); null when there are none. */
+export function allOf(conditions: readonly (Condition | null)[]): Condition | null {
+  const present = conditions.filter((c): c is Condition => c !== null);
+  if (present.length === 0) return null;
+  return present.length === 1 ? present[0] : eb.and(present);
+}
+
+/**
+ * The encoded key of a `/{id}` segment or one `ids` item: a composite key is its values
+ * separated by commas, in key order.
+ */
+export function parseKey(fields: readonly FieldPlan[], text: string): unknown[] {
+  const parts = fields.length === 1 ? [text] : text.split(',').map((part) => part.trim());
+  if (parts.length !== fields.length) {
+    throw new BadRequestError(`Identifier '${text}' must give ${fields.length} values (${fields.map((f) => f.name).join(', ')}) separated by commas.`);
+  }
+  return fields.map((f, i) => f.encode(parts[i]));
+}
+
+/** The encoded key of a record, or null when it lacks an identifying field. */
+export function findRecordKey(fields: readonly FieldPlan[], record: Record<string, unknown>): unknown[] | null {
+  const key: unknown[] = [];
+  for (const f of fields) {
+    const value = record[f.name] ?? findCaseInsensitive(record, f.name);
+    if (value === undefined || value === null) return null;
+    key.push(f.encode(value));
+  }
+  return key;
+}
+
+/** The encoded key of a record, which must hold every identifying field. */
+export function recordKey(fields: readonly FieldPlan[], record: Record<string, unknown>, index: number): unknown[] {
+  const key = findRecordKey(fields, record);
+  if (key === null) throw new BadRequestError(`Required id field(s) not found in record ${index}: ${fields.map((f) => f.name).join(', ')}.`);
+  return key;
+}
+
+function findCaseInsensitive(record: Record<string, unknown>, name: string): unknown {
+  const lower = name.toLowerCase();
+  for (const key of Object.keys(record)) if (key.toLowerCase() === lower) return record[key];
+  return undefined;
+}
+
+/** A key as the text clients used (`5`, `a,b`), for messages. */
+export function keyText(key: readonly unknown[]): string {
+  return key.map((value) => String(value)).join(',');
+}

@@ -1,0 +1,57 @@
+/** Row reads: one select shape for lists, ids and single records, plus counts. */
+import { sql, type Kysely } from 'kysely';
+import type { Condition } from './conditions.js';
+import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
+
+export interface OrderBy {
+  field: FieldPlan;
+  direction: 'asc' | 'desc';
+}
+
+export interface RowQuery {
+  where: Condition | null;
+  selection: Selection;
+  order?: readonly OrderBy[];
+  limit?: number;
+  offset?: number;
+}
+
+/** Selects decoded records keyed by API names. */
+export async function selectRows(db: Kysely<any>, plan: TablePlan, query: RowQuery): Promise<Record<string, unknown>[]> {
+  const plain = query.where === null && query.selection === plan.all && (query.order ?? []).length === 0 && query.limit !== undefined;
+  if (plain) return selectPage(db, plan, query.limit as number, query.offset ?? 0);
+  let q = db.selectFrom(plan.source).select(query.selection.columns);
+  if (query.where !== null) q = q.where(query.where);
+  for (const term of query.order ?? []) q = q.orderBy(term.field.ref, term.direction);
+  if (query.limit !== undefined) q = q.limit(query.limit);
+  if (query.offset) q = q.offset(query.offset);
+  return decodeRows((await q.execute()) as Record<string, unknown>[], query.selection);
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * Every field of the record with this single-field primary key: the hottest read, so its query is
+ * compiled once per table and only the bound key changes.
+ */
+export async function selectByPrimaryKey(db: Kysely<any>, plan: TablePlan, key: unknown): Promise<Row | undefined> {
+  const compiled = plan.memo('byPrimaryKey', () =>
+    db.selectFrom(plan.source).select(plan.all.columns).where(plan.primaryKey[0].ref, '=', 0).compile());
+  const result = await db.executeQuery<Row>({ ...compiled, parameters: [key] });
+  return decodeRows(result.rows, plan.all)[0];
+}
+
+/** A page of every field in the database's order, compiled once per table like selectByPrimaryKey. */
+export async function selectPage(db: Kysely<any>, plan: TablePlan, limit: number, offset: number): Promise<Row[]> {
+  const compiled = plan.memo('page', () => db.selectFrom(plan.source).select(plan.all.columns).limit(0).offset(0).compile());
+  const result = await db.executeQuery<Row>({ ...compiled, parameters: [limit, offset] });
+  return decodeRows(result.rows, plan.all);
+}
+
+/** Number of rows matching `where`. */
+export async function countRows(db: Kysely<any>, plan: TablePlan, where: Condition | null): Promise<number> {
+  let q = db.selectFrom(plan.source).select(sql<number | bigint | string>`count(*)`.as('count'));
+  if (where !== null) q = q.where(where);
+  const row = await q.executeTakeFirstOrThrow();
+  return Number(row.count);
+}

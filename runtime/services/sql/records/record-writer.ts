@@ -1,0 +1,123 @@
+/**
+ * Row writes: values from records (validated, encoded, NULL and required checks), then
+ * INSERT/UPDATE/DELETE returning the requested columns. Databases without RETURNING read the
+ * rows back by key instead.
+ */
+import { sql, type Kysely } from 'kysely';
+import { BadRequestError, InternalServerError, PorticoError } from '../../../core/errors.js';
+import type { TableModel } from '../../../model/platform-model.js';
+import type { SqlDialectModule } from '../dialects/sql-dialect.js';
+import { sqlMessages, type RecordAction } from '../sql-messages.js';
+import { keyCondition, keysCondition, type Condition } from './conditions.js';
+import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
+
+export type Row = Record<string, unknown>;
+
+export interface WriteTarget {
+  readonly plan: TablePlan;
+  readonly dialect: SqlDialectModule;
+  /** What each written record returns (its identifier by default). */
+  readonly output: Selection;
+}
+
+const NOW = sql`CURRENT_TIMESTAMP`;
+
+/** Any error as a PorticoError: ours unchanged, driver errors translated, the rest a 500 naming the table. */
+export function toPorticoError(error: unknown, dialect: SqlDialectModule, table: TableModel, action: RecordAction): PorticoError {
+  if (error instanceof PorticoError) return error;
+  return dialect.translateError(error, table)
+    ?? new InternalServerError(sqlMessages.driverFailure(action, table.name, error instanceof Error ? error.message : String(error)));
+}
+
+/** Column values of a new record: unknown keys dropped, NULL and required fields checked. */
+export function insertValues(plan: TablePlan, record: Row): Row {
+  const values: Row = {};
+  for (const key in record) {
+    const f = plan.field(key);
+    if (f === undefined || f.clock !== null) continue;
+    const value = record[key];
+    if (value === null || value === undefined) {
+      if (f.generated) continue;
+      if (!f.field.allowNull) throw new BadRequestError(sqlMessages.notNull(f.name), { field: f.name });
+      values[f.field.sourceName] = null;
+    } else {
+      values[f.field.sourceName] = f.encode(value);
+    }
+  }
+  for (const f of plan.required) {
+    if (!(f.field.sourceName in values)) throw new BadRequestError(sqlMessages.required(f.name), { field: f.name });
+  }
+  for (const f of plan.fields) if (f.clock !== null) values[f.field.sourceName] = NOW;
+  return values;
+}
+
+/** Column values of an update (empty when the record changes nothing): identifiers and generated keys are never changed. */
+export function updateValues(plan: TablePlan, record: Row, identifiers: readonly FieldPlan[]): Row {
+  const values: Row = {};
+  for (const key in record) {
+    const f = plan.field(key);
+    if (f === undefined || f.generated || f.clock !== null || identifiers.includes(f)) continue;
+    const value = record[key];
+    if (value === null || value === undefined) {
+      if (!f.field.allowNull) throw new BadRequestError(sqlMessages.notNull(f.name), { field: f.name });
+      values[f.field.sourceName] = null;
+    } else {
+      values[f.field.sourceName] = f.encode(value);
+    }
+  }
+  if (Object.keys(values).length === 0) return values;
+  for (const f of plan.fields) if (f.clock === 'update') values[f.field.sourceName] = NOW;
+  return values;
+}
+
+async function selectWhere(db: Kysely<any>, target: WriteTarget, where: Condition | null): Promise<Row[]> {
+  const query = db.selectFrom(target.plan.source).select(target.output.columns);
+  const rows = await (where === null ? query : query.where(where)).execute();
+  return decodeRows(rows as Row[], target.output);
+}
+
+/** Inserts one row and returns its output columns. */
+export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Promise<Row> {
+  const { plan, dialect } = target;
+  const empty = Object.keys(values).length === 0;
+  const insert = empty ? db.insertInto(plan.source).defaultValues() : db.insertInto(plan.source).values(values);
+  if (dialect.supportsReturning) {
+    const rows = await insert.returning(target.output.columns).execute();
+    return decodeRows(rows as Row[], target.output)[0];
+  }
+  const result = await insert.executeTakeFirst();
+  const keyFields = plan.primaryKey;
+  if (keyFields.length === 0) return {};
+  const key = keyFields.map((f) => (f.field.sourceName in values ? values[f.field.sourceName] : Number(result.insertId)));
+  return (await selectWhere(db, target, keyCondition(keyFields, key)))[0] ?? {};
+}
+
+/** Updates the rows matching `where`; returns their output columns after the update. */
+export async function updateRows(db: Kysely<any>, target: WriteTarget, where: Condition, values: Row): Promise<Row[]> {
+  const { plan, dialect } = target;
+  if (dialect.supportsReturning) {
+    const rows = await db.updateTable(plan.source).set(values).where(where).returning(target.output.columns).execute();
+    return decodeRows(rows as Row[], target.output);
+  }
+  // Without RETURNING: note the matching keys first, since the update may change what `where` matches.
+  const keyFields = plan.primaryKey;
+  const keys = keyFields.length === 0
+    ? []
+    : (await db.selectFrom(plan.source).select(keyFields.map((f) => f.column)).where(where).execute()).map((row) => keyFields.map((f) => (row as Row)[f.name]));
+  if (keyFields.length > 0 && keys.length === 0) return [];
+  await db.updateTable(plan.source).set(values).where(where).execute();
+  return selectWhere(db, target, keyFields.length === 0 ? where : keysCondition(keyFields, keys));
+}
+
+/** Deletes the rows matching `where` (all rows when null); returns their output columns as they were. */
+export async function deleteRows(db: Kysely<any>, target: WriteTarget, where: Condition | null): Promise<Row[]> {
+  const { plan, dialect } = target;
+  const remove = where === null ? db.deleteFrom(plan.source) : db.deleteFrom(plan.source).where(where);
+  if (dialect.supportsReturning) {
+    const rows = await remove.returning(target.output.columns).execute();
+    return decodeRows(rows as Row[], target.output);
+  }
+  const rows = await selectWhere(db, target, where);
+  if (rows.length > 0) await remove.execute();
+  return rows;
+}

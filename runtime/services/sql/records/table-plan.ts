@@ -1,0 +1,131 @@
+/**
+ * Everything about a table that requests would otherwise recompute: field lookups (exact and
+ * case-insensitive), select lists aliased to API names, encoders and decoders, required fields.
+ * Built once per table and schema version (see live-schema.ts).
+ */
+import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
+import { BadRequestError } from '../../../core/errors.js';
+import type { FieldModel, TableModel } from '../../../model/platform-model.js';
+import type { SqlDialectModule } from '../dialects/sql-dialect.js';
+import { decoderFor, encoderFor, type Decoder, type Encoder } from './value-codec.js';
+
+export interface FieldPlan {
+  readonly field: FieldModel;
+  /** API name (the key in records). */
+  readonly name: string;
+  /** The column, for conditions, ordering and SET lists. */
+  readonly ref: RawBuilder<unknown>;
+  /** The column selected under its API name. */
+  readonly column: AliasedRawBuilder<unknown, string>;
+  readonly encode: Encoder;
+  readonly decode: Decoder | null;
+  /** NOT NULL, no default, not generated: must be given on create. */
+  readonly required: boolean;
+  /** Filled by the database clock: on create only, or on create and update. */
+  readonly clock: 'create' | 'update' | null;
+  /** Auto-increment keys are never written by updates. */
+  readonly generated: boolean;
+}
+
+/** Columns to read and how to decode them. */
+export interface Selection {
+  readonly fields: readonly FieldPlan[];
+  readonly columns: readonly AliasedRawBuilder<unknown, string>[];
+  readonly decoders: readonly FieldPlan[];
+}
+
+export interface TablePlan {
+  readonly table: TableModel;
+  /** Table reference for Kysely (`schema.table` when the database has schemas). */
+  readonly source: string;
+  readonly fields: readonly FieldPlan[];
+  readonly primaryKey: readonly FieldPlan[];
+  readonly required: readonly FieldPlan[];
+  readonly all: Selection;
+  /** What writes return by default: the primary key, or every field of a table without one. */
+  readonly keys: Selection;
+  /** A field by API name, exact first, then case-insensitively. */
+  field(name: string): FieldPlan | undefined;
+  /** A value made once per table plan (e.g. a compiled query), under `key`. */
+  memo<T>(key: string, make: () => T): T;
+}
+
+/** A select list over the given fields. */
+export function selectionOf(fields: readonly FieldPlan[]): Selection {
+  return { fields, columns: fields.map((f) => f.column), decoders: fields.filter((f) => f.decode !== null) };
+}
+
+/** Decodes rows in place (they are fresh objects from the driver) and returns them. */
+export function decodeRows(rows: Record<string, unknown>[], selection: Selection): Record<string, unknown>[] {
+  const decoders = selection.decoders;
+  if (decoders.length === 0) return rows;
+  for (const row of rows) {
+    for (const f of decoders) row[f.name] = (f.decode as Decoder)(row[f.name]);
+  }
+  return rows;
+}
+
+function fieldPlan(field: FieldModel, dialect: SqlDialectModule): FieldPlan {
+  const generated = field.autoIncrement || field.type === 'id' || field.type === 'bigid';
+  const clock = field.type === 'timestamp_on_create' ? 'create' : field.type === 'timestamp_on_update' ? 'update' : null;
+  return {
+    field,
+    name: field.name,
+    ref: sql.id(field.sourceName),
+    column: sql.id(field.sourceName).as(field.name),
+    encode: encoderFor(field, dialect),
+    decode: decoderFor(field, dialect),
+    required: !field.allowNull && field.default === null && !generated && clock === null,
+    clock,
+    generated,
+  };
+}
+
+export function buildTablePlan(table: TableModel, dialect: SqlDialectModule): TablePlan {
+  const fields = table.fields.map((field) => fieldPlan(field, dialect));
+  const exact = new Map(fields.map((f) => [f.name, f]));
+  const folded = new Map(fields.map((f) => [f.name.toLowerCase(), f]));
+  const primaryKey = table.primaryKey.map((name) => exact.get(name) as FieldPlan);
+  const all = selectionOf(fields);
+  const memos = new Map<string, unknown>();
+  return {
+    table,
+    source: table.sourceSchema ? `${table.sourceSchema}.${table.sourceName}` : table.sourceName,
+    fields,
+    primaryKey,
+    required: fields.filter((f) => f.required),
+    all,
+    keys: primaryKey.length > 0 ? selectionOf(primaryKey) : all,
+    field: (name) => exact.get(name) ?? folded.get(name.toLowerCase()),
+    memo<T>(key: string, make: () => T): T {
+      if (!memos.has(key)) memos.set(key, make());
+      return memos.get(key) as T;
+    },
+  };
+}
+
+/** The fields of a `fields` parameter; null means all. Unknown names are a 400 naming them. */
+export function selectFields(plan: TablePlan, names: readonly string[] | null): Selection {
+  if (names === null) return plan.all;
+  return selectionOf(names.map((name) => {
+    const f = plan.field(name);
+    if (f === undefined) throw new BadRequestError(`Invalid field requested: ${name}`, { field: name });
+    return f;
+  }));
+}
+
+/**
+ * The identifying fields: `id_field` when given, else the primary key. A table without either
+ * cannot address single records.
+ */
+export function identifierFields(plan: TablePlan, idField: readonly string[] | null): FieldPlan[] {
+  if (idField !== null) {
+    return idField.map((name) => {
+      const f = plan.field(name);
+      if (f === undefined) throw new BadRequestError(`Identifying field(s) could not be determined: '${name}' is not a field of table '${plan.table.name}'.`, { field: name });
+      return f;
+    });
+  }
+  if (plan.primaryKey.length === 0) throw new BadRequestError(`No valid identifier found for table '${plan.table.name}'.`);
+  return [...plan.primaryKey];
+}

@@ -1,0 +1,97 @@
+/**
+ * Record values between JSON and the database, per abstract type: write encoders validate and
+ * convert (400 naming the field), read decoders give JSON types (booleans, base64 binary).
+ * Encoders see non-null values only; nullability is checked by the writer.
+ */
+import { BadRequestError } from '../../../core/errors.js';
+import type { FieldModel } from '../../../model/platform-model.js';
+import type { SqlDialectModule } from '../dialects/sql-dialect.js';
+import { INTEGER_TYPES } from '../schema/native-types.js';
+
+export type Encoder = (value: unknown) => unknown;
+export type Decoder = (value: unknown) => unknown;
+
+const INTEGER_TEXT = /^[+-]?\d+$/;
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const BASE64_TEXT = /^[A-Za-z0-9+/]*={0,2}$/;
+const TRUE_TEXT = new Set(['true', '1', 'yes', 'on', 'y', 't']);
+const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);
+
+function integerEncoder(name: string): Encoder {
+  return (value) => {
+    if (typeof value === 'number' && Number.isInteger(value)) return value;
+    if (typeof value === 'bigint') return value;
+    if (typeof value === 'string' && INTEGER_TEXT.test(value.trim())) {
+      const n = Number(value.trim());
+      return Number.isSafeInteger(n) ? n : BigInt(value.trim());
+    }
+    throw new BadRequestError(`Field '${name}' must be a valid integer.`, { field: name });
+  };
+}
+
+function numberEncoder(name: string, exact: boolean): Encoder {
+  return (value) => {
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+    if (typeof value === 'string' && NUMBER_TEXT.test(value.trim())) return exact ? value.trim() : Number(value.trim());
+    throw new BadRequestError(`Field '${name}' must be a valid number.`, { field: name });
+  };
+}
+
+function booleanEncoder(name: string, dialect: SqlDialectModule): Encoder {
+  return (value) => {
+    if (typeof value === 'boolean') return dialect.bindBoolean(value);
+    if (value === 0 || value === 1) return dialect.bindBoolean(value === 1);
+    const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
+    if (text !== null && TRUE_TEXT.has(text)) return dialect.bindBoolean(true);
+    if (text !== null && FALSE_TEXT.has(text)) return dialect.bindBoolean(false);
+    throw new BadRequestError(`Field '${name}' must be a valid boolean.`, { field: name });
+  };
+}
+
+function stringEncoder(name: string): Encoder {
+  return (value) => {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+    throw new BadRequestError(`Field '${name}' must be a string.`, { field: name });
+  };
+}
+
+function binaryEncoder(name: string): Encoder {
+  return (value) => {
+    if (value instanceof Uint8Array) return value;
+    const text = typeof value === 'string' ? value.replace(/\s+/g, '') : null;
+    if (text !== null && text.length % 4 === 0 && BASE64_TEXT.test(text)) return Buffer.from(text, 'base64');
+    throw new BadRequestError(`Field '${name}' must be base64-encoded binary data.`, { field: name });
+  };
+}
+
+const jsonEncoder: Encoder = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** The write encoder of a field. */
+export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encoder {
+  if (INTEGER_TYPES.has(field.type)) return integerEncoder(field.name);
+  switch (field.type) {
+    case 'boolean': return booleanEncoder(field.name, dialect);
+    case 'float': case 'double': return numberEncoder(field.name, false);
+    case 'decimal': case 'money': return numberEncoder(field.name, true);
+    case 'binary': return binaryEncoder(field.name);
+    case 'json': return jsonEncoder;
+    case 'array': return (value) => value;
+    default: return stringEncoder(field.name);
+  }
+}
+
+const decodeBoolean: Decoder = (value) => {
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'string') return TRUE_TEXT.has(value.toLowerCase());
+  return Number(value) !== 0;
+};
+
+const decodeBinary: Decoder = (value) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value);
+
+/** The read decoder of a field, or null when the driver's value is already the JSON value. */
+export function decoderFor(field: FieldModel, dialect: SqlDialectModule): Decoder | null {
+  if (field.type === 'boolean') return decodeBoolean;
+  if (field.type === 'binary') return decodeBinary;
+  return dialect.readConverter(field);
+}

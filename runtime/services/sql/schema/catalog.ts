@@ -1,0 +1,46 @@
+/**
+ * What a dialect's introspector reads out of the database catalog, before names, abstract types,
+ * labels and relations are derived (schema-assembler.ts does that the same way for every dialect).
+ * All names are the database's own.
+ */
+import type { FieldModel, ReferentialAction } from '../../../model/platform-model.js';
+
+export interface CatalogColumn {
+  name: string;
+  /** Native type, lower-case, as declared (`varchar(40)`). */
+  dbType: string;
+  nullable: boolean;
+  /** Already parsed from the catalog's SQL text. */
+  default: FieldModel['default'];
+  autoIncrement: boolean;
+}
+
+export interface CatalogForeignKey {
+  /** Constraint name, or null when the database keeps none (SQLite). */
+  name: string | null;
+  columns: string[];
+  refTable: string;
+  /** Empty when the key references the other table's primary key implicitly. */
+  refColumns: string[];
+  onUpdate: ReferentialAction;
+  onDelete: ReferentialAction;
+}
+
+export interface CatalogTable {
+  name: string;
+  schema: string | null;
+  isView: boolean;
+  /** In the database's column order. */
+  columns: CatalogColumn[];
+  /** Primary key columns in key order. */
+  primaryKey: string[];
+  foreignKeys: CatalogForeignKey[];
+  /** Unique constraints and unique indexes other than the primary key. */
+  uniqueKeys: string[][];
+}
+
+/** Reads the catalog's referential action text (`NO ACTION`, `cascade`, ...). */
+export function referentialAction(text: string | null | undefined): ReferentialAction {
+  const action = (text ?? '').trim().toLowerCase();
+  return action === 'restrict' || action === 'cascade' || action === 'set null' || action === 'set default' ? action : 'no action';
+}

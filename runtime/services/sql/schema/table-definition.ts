@@ -1,0 +1,161 @@
+/**
+ * Reads the table definitions of a `_schema` body (reference 3.2): input keys in any case,
+ * aliases (`size`, `decimals`, `ref_fields`, `pk`, `fk`), `allow_null` absent = NOT NULL.
+ */
+import { BadRequestError } from '../../../core/errors.js';
+import type { FieldModel, ReferentialAction } from '../../../model/platform-model.js';
+
+export interface FieldDefinition {
+  name: string;
+  /** An abstract type (`id`, `string`, ...) or, when it is none, a native SQL type used verbatim. */
+  type: string;
+  /** True when `type` is a native SQL type (from `db_type`, or a type the vocabulary lacks). */
+  native: boolean;
+  length: number | null;
+  precision: number | null;
+  scale: number | null;
+  /** Absent: no DEFAULT clause. */
+  default: FieldModel['default'] | undefined;
+  allowNull: boolean;
+  autoIncrement: boolean;
+  isPrimaryKey: boolean;
+  isUnique: boolean;
+  isIndex: boolean;
+  refTable: string | null;
+  refField: string | null;
+  refOnUpdate: ReferentialAction | null;
+  refOnDelete: ReferentialAction | null;
+  fixedLength: boolean;
+  supportsMultibyte: boolean;
+}
+
+export interface TableDefinition {
+  name: string;
+  label: string | null;
+  description: string | null;
+  fields: FieldDefinition[];
+}
+
+/** The reference platform's type vocabulary (DbSimpleTypes). */
+export const ABSTRACT_TYPES: ReadonlySet<string> = new Set([
+  'id', 'bigid', 'mediumid', 'smallid', 'reference', 'user_id', 'user_id_on_create', 'user_id_on_update',
+  'timestamp_on_create', 'timestamp_on_update', 'string', 'text', 'mediumtext', 'longtext', 'integer', 'tinyint',
+  'smallint', 'mediumint', 'bigint', 'boolean', 'float', 'double', 'decimal', 'money', 'date', 'time', 'timetz',
+  'datetime', 'datetimetz', 'timestamp', 'timestamptz', 'binary', 'json', 'jsonb', 'uuid', 'array', 'object',
+]);
+
+const TYPE_ALIASES: Record<string, string> = { pk: 'id', fk: 'reference' };
+// A native type written by a client: words, optional (n) or (p,s), optional trailing words.
+const NATIVE_TYPE = /^[a-z][a-z0-9_]*( [a-z][a-z0-9_]*)*\s*(\(\s*\d+\s*(,\s*\d+\s*)?\))?( [a-z][a-z0-9_ ]*)?$/i;
+const ACTIONS = new Set(['no action', 'restrict', 'cascade', 'set null', 'set default']);
+
+/** The table records of a schema body: an array, `{resource:[...]}`, `{table:[...]}` or `{service:[{table:[...]}]}`. */
+export function schemaBodyTables(body: unknown): unknown[] {
+  if (Array.isArray(body)) return body;
+  if (body === null || typeof body !== 'object') throw new BadRequestError('No data in schema create request.');
+  const object = body as Record<string, unknown>;
+  if (Array.isArray(object.resource)) return object.resource;
+  if (Array.isArray(object.table)) return object.table;
+  if (Array.isArray(object.service)) {
+    return object.service.flatMap((service) => schemaBodyTables(typeof service === 'object' && service !== null ? { table: (service as Record<string, unknown>).table ?? [] } : []));
+  }
+  throw new BadRequestError('No data in schema create request.');
+}
+
+function lowerKeys(value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.toLowerCase(), v]));
+}
+
+function identifier(value: unknown, message: string): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.includes('.') || value !== value.trim()) throw new BadRequestError(message);
+  return value;
+}
+
+function integerOption(value: unknown, where: string, key: string): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  const n = typeof value === 'string' ? Number(value.trim()) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new BadRequestError(`Invalid '${key}' for ${where}: must be a non-negative integer.`);
+  return n;
+}
+
+function bool(value: unknown): boolean {
+  return value === true || value === 1 || (typeof value === 'string' && ['true', '1', 'yes', 'on'].includes(value.toLowerCase()));
+}
+
+function action(value: unknown, where: string, key: string): ReferentialAction | null {
+  if (value === undefined || value === null || value === '') return null;
+  const text = String(value).trim().toLowerCase();
+  if (!ACTIONS.has(text)) throw new BadRequestError(`Invalid '${key}' for ${where}: use one of NO ACTION, RESTRICT, CASCADE, SET NULL, SET DEFAULT.`);
+  return text as ReferentialAction;
+}
+
+function defaultValue(value: unknown, where: string): FieldModel['default'] | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  const expression = lowerKeys(value).expression;
+  // Defaults are written into DDL text, so an expression must be one plain SQL expression.
+  if (typeof expression === 'string' && expression.trim() !== '' && !/;|--|\/\*/.test(expression)) return { expression: expression.trim() };
+  throw new BadRequestError(`Invalid 'default' for ${where}: use a scalar or {"expression": "SQL"}.`);
+}
+
+function parseField(raw: unknown, table: string, index: number): FieldDefinition {
+  const input = lowerKeys(raw);
+  const name = identifier(input.name, `Invalid schema detected - no name element for field ${index} of table '${table}'.`);
+  const where = `field '${name}' of table '${table}'`;
+  const declared = typeof input.type === 'string' && input.type.trim() !== '' ? input.type.trim() : null;
+  const dbType = typeof input.db_type === 'string' && input.db_type.trim() !== '' ? input.db_type.trim() : null;
+  const abstract = declared === null ? null : (TYPE_ALIASES[declared.toLowerCase()] ?? declared.toLowerCase());
+  const native = abstract === null || !ABSTRACT_TYPES.has(abstract);
+  const type = native ? (dbType ?? declared) : abstract;
+  if (type === null) throw new BadRequestError(`Invalid schema detected - no type or db_type element for ${where}.`);
+  if (native && !NATIVE_TYPE.test(type)) throw new BadRequestError(`Invalid schema detected - invalid type '${type}' for ${where}.`);
+  const refTable = typeof input.ref_table === 'string' && input.ref_table !== '' ? input.ref_table : null;
+  const refFieldInput = input.ref_field ?? input.ref_fields;
+  const refField = typeof refFieldInput === 'string' && refFieldInput !== '' ? refFieldInput.split(',')[0].trim() : null;
+  if (type === 'reference' && refTable === null) {
+    throw new BadRequestError(`Invalid schema detected - no table element for reference type of ${where}.`);
+  }
+  const isId = type === 'id' || type === 'bigid' || type === 'mediumid' || type === 'smallid';
+  return {
+    name,
+    type,
+    native,
+    length: integerOption(input.length ?? input.size, where, 'length'),
+    precision: integerOption(input.precision, where, 'precision'),
+    scale: integerOption(input.scale ?? input.decimals, where, 'scale'),
+    default: defaultValue(input.default, where),
+    allowNull: !isId && bool(input.allow_null),
+    autoIncrement: isId || bool(input.auto_increment),
+    isPrimaryKey: isId || bool(input.is_primary_key),
+    isUnique: bool(input.is_unique),
+    isIndex: bool(input.is_index),
+    refTable,
+    refField,
+    refOnUpdate: action(input.ref_on_update, where, 'ref_on_update'),
+    refOnDelete: action(input.ref_on_delete, where, 'ref_on_delete'),
+    fixedLength: bool(input.fixed_length),
+    supportsMultibyte: bool(input.supports_multibyte),
+  };
+}
+
+/** Validates and normalises table definitions; errors are 400s naming the table and field. */
+export function parseTableDefinitions(records: readonly unknown[]): TableDefinition[] {
+  if (records.length === 0) throw new BadRequestError('No data in schema create request.');
+  return records.map((raw) => {
+    const input = lowerKeys(raw);
+    const name = identifier(input.name, 'Table schema received does not have a valid name.');
+    if (!Array.isArray(input.field) || input.field.length === 0) {
+      throw new BadRequestError(`There are no fields in the requested schema of table '${name}'.`);
+    }
+    const fields = input.field.map((field, index) => parseField(field, name, index));
+    const duplicate = fields.find((field, index) => fields.findIndex((other) => other.name.toLowerCase() === field.name.toLowerCase()) !== index);
+    if (duplicate) throw new BadRequestError(`Field '${duplicate.name}' already exists in table '${name}'.`);
+    return {
+      name,
+      label: typeof input.label === 'string' ? input.label : null,
+      description: typeof input.description === 'string' ? input.description : null,
+      fields,
+    };
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * A SQL service's request handler: routes a ServiceCall to the service root listing, `_table`
+ * or `_schema`, and answers anything else with the reference's 400/404 messages.
+ */
+import { BadRequestError, InternalServerError, NotFoundError, PorticoError, messages } from '../../core/errors.js';
+import { wrapList } from '../../core/envelope.js';
+import { pick, toBool } from '../../core/query-params.js';
+import type { SqlServiceModel } from '../../model/platform-model.js';
+import { sqlServiceOpenApi } from '../../openapi/sql-openapi.js';
+import type { OpenApiFragment } from '../../openapi/fragment.js';
+import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
+import type { SqlConnection } from './dialects/sql-dialect.js';
+import { asListOption, fieldsOption } from './request-options.js';
+import { cleanListing } from './schema/table-description.js';
+import { assembleSchema } from './schema/schema-assembler.js';
+import { listTables, readSchema } from './schema-resource.js';
+import type { SqlServiceContext } from './sql-service-context.js';
+import { handleTableRecords } from './table-records.js';
+
+const ROOT_RESOURCES = [{ name: '_schema' }, { name: '_table' }];
+
+export class SqlServiceHandler implements ServiceHandler {
+  constructor(
+    private readonly ctx: SqlServiceContext,
+    private readonly model: SqlServiceModel,
+    private readonly connection: SqlConnection,
+  ) {}
+
+  async handle(call: ServiceCall): Promise<ServiceResult> {
+    try {
+      if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) await this.refresh();
+      return await this.route(call);
+    } catch (error) {
+      if (error instanceof PorticoError) throw error;
+      throw new InternalServerError(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** Re-reads the database catalog (`refresh=true`). */
+  async refresh(): Promise<void> {
+    const catalog = await this.ctx.dialect.readCatalog(this.ctx.db);
+    this.ctx.schema.replace(assembleSchema(catalog, { keepCase: this.ctx.options.keepCase }));
+  }
+
+  private route(call: ServiceCall): Promise<ServiceResult> | ServiceResult {
+    const [resource, table, id, ...more] = call.resource;
+    const unsupported = (path: string) => new BadRequestError(messages.verbNotSupported(call.verb, path, this.ctx.serviceName));
+    if (resource === undefined) {
+      if (call.verb !== 'GET') throw unsupported('');
+      return { body: wrapList(cleanListing(ROOT_RESOURCES, fieldsOption(call.query, call.body), asListOption(call.query))) };
+    }
+    if (resource === '_table' && more.length === 0) {
+      if (table !== undefined) return handleTableRecords(this.ctx, call, table, id);
+      if (call.verb !== 'GET') throw unsupported('_table');
+      return listTables(this.ctx, call);
+    }
+    if (resource === '_schema') {
+      if (call.verb !== 'GET') throw unsupported(call.resource.join('/'));
+      return readSchema(this.ctx, call, call.resource.slice(1));
+    }
+    throw new NotFoundError(messages.resourceNotFound(call.resource.join('/'), this.ctx.serviceName));
+  }
+
+  openapi(): OpenApiFragment {
+    return sqlServiceOpenApi({ ...this.model, schema: this.ctx.schema.current });
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}

@@ -1,0 +1,57 @@
+/** Turns a SQL kind definition (dialect + connect) into a ServiceKind: build-time introspection and serving. */
+import type { DatabaseSchema, ServiceModel, SqlServiceModel } from '../../model/platform-model.js';
+import type { RuntimeContext, ServiceHandler, ServiceKind } from '../service-kind.js';
+import type { SqlDialectModule, SqlKindDefinition } from './dialects/sql-dialect.js';
+import { LiveSchema } from './live-schema.js';
+import { assembleSchema } from './schema/schema-assembler.js';
+import { sqlServiceOptions } from './sql-config.js';
+import { SqlServiceHandler } from './sql-handler.js';
+
+/** Reads the live schema of an open database. */
+export async function readDatabaseSchema(db: Parameters<SqlDialectModule['readCatalog']>[0], dialect: SqlDialectModule, keepCase: boolean): Promise<DatabaseSchema> {
+  return assembleSchema(await dialect.readCatalog(db), { keepCase });
+}
+
+function sqlModel(service: ServiceModel, dialect: SqlDialectModule, schema: DatabaseSchema): SqlServiceModel {
+  const { id, name, label, type, description, is_active, config, origin } = service;
+  return { id, name, label, type, description, is_active, config, origin, kind: 'sql', dialect: dialect.dialect, schema };
+}
+
+export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind {
+  const { dialect } = definition;
+  return {
+    type: definition.type,
+    label: definition.label,
+    group: 'Database',
+    description: definition.description,
+    configSchema: definition.configSchema,
+
+    async introspect(service: ServiceModel, ctx: RuntimeContext): Promise<SqlServiceModel> {
+      const config = ctx.resolveEnv(service.config);
+      const connection = await definition.connect(config, ctx);
+      try {
+        return sqlModel(service, dialect, await readDatabaseSchema(connection.db, dialect, sqlServiceOptions(config).keepCase));
+      } finally {
+        await connection.close();
+      }
+    },
+
+    async open(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceHandler> {
+      const config = ctx.resolveEnv(service.config);
+      const options = sqlServiceOptions(config);
+      const connection = await definition.connect(config, ctx);
+      try {
+        // A model from the generator carries the schema; services created at run time are read live.
+        const schema = service.kind === 'sql' && service.schema.tables.length > 0
+          ? service.schema
+          : await readDatabaseSchema(connection.db, dialect, options.keepCase);
+        const model = sqlModel(service, dialect, schema);
+        const live = new LiveSchema(schema, dialect);
+        return new SqlServiceHandler({ serviceName: service.name, db: connection.db, dialect, options, schema: live }, model, connection);
+      } catch (error) {
+        await connection.close();
+        throw error;
+      }
+    },
+  };
+}

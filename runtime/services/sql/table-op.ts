@@ -1,0 +1,134 @@
+/**
+ * One `_table/{table}` request: the table's plan, the parsed parameters, the caller's row filter,
+ * and the helpers reads and writes share (conditions, identifiers, what writes return).
+ */
+import type { Kysely } from 'kysely';
+import type { AuthContext } from '../../auth/auth-context.js';
+import { BadRequestError } from '../../core/errors.js';
+import { parseCommonParams, type CommonParams } from '../../core/query-params.js';
+import type { ServiceCall } from '../service-kind.js';
+import { compileFilter } from './filter/filter-compiler.js';
+import { parseFilter } from './filter/filter-parser.js';
+import { rowFiltersToNode } from './filter/row-filters.js';
+import { keyText, parseKey, recordKey, type Condition } from './records/conditions.js';
+import type { OrderBy } from './records/record-reader.js';
+import { toPorticoError, type Row, type WriteTarget } from './records/record-writer.js';
+import { identifierFields, selectFields, selectionOf, type FieldPlan, type Selection, type TablePlan } from './records/table-plan.js';
+import { fieldsOption, filterParams } from './request-options.js';
+import type { SqlServiceContext } from './sql-service-context.js';
+import { sqlMessages, type RecordAction } from './sql-messages.js';
+
+export interface TableOp {
+  ctx: SqlServiceContext;
+  call: ServiceCall;
+  plan: TablePlan;
+  params: CommonParams;
+  /** The caller's role row filter, added to every read, update and delete. */
+  rowFilter: Condition | null;
+  action: RecordAction;
+}
+
+/** A key with the text the client sent for it (for messages). */
+export interface Keyed {
+  text: string;
+  key: unknown[];
+}
+
+// Most reads carry no parameters at all: parse the defaults once.
+const DEFAULT_PARAMS: CommonParams = Object.freeze(parseCommonParams({}));
+
+const ACTIONS: Record<ServiceCall['verb'], RecordAction> = { GET: 'retrieve', POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
+
+function isEmpty(query: object): boolean {
+  for (const key in query) if (Object.hasOwn(query, key)) return false;
+  return true;
+}
+
+/** Session values a role filter may name as `{user.id}`, `{user.email}`, `{user.name}`. */
+function sessionLookup(auth: AuthContext): (name: string) => string | undefined {
+  return (name) => {
+    const user = auth.user;
+    if (user === null) return undefined;
+    return name === 'user.id' ? String(user.id) : name === 'user.email' ? user.email : name === 'user.name' ? user.name : undefined;
+  };
+}
+
+/** The row filters of the caller's grant, compiled like a client filter. */
+function rowFilterCondition(ctx: SqlServiceContext, plan: TablePlan, auth: AuthContext): Condition | null {
+  const rowFilters = auth.rowFilters;
+  if (rowFilters === null) return null;
+  const node = rowFiltersToNode(rowFilters.filters, rowFilters.op, sessionLookup(auth));
+  return node === null ? null : compileFilter(node, { table: plan.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect });
+}
+
+/** Resolves the table (404 when unknown) and parses what every operation needs. */
+export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: string): TableOp {
+  const plan = ctx.schema.plan(table);
+  const params = call.body === undefined && isEmpty(call.query) ? DEFAULT_PARAMS : parseCommonParams(call.query, call.body);
+  return { ctx, call, plan, params, rowFilter: rowFilterCondition(ctx, plan, call.auth), action: ACTIONS[call.verb] };
+}
+
+/** The connection every query of the request goes through. */
+export function db(op: TableOp): Kysely<any> {
+  return op.ctx.db;
+}
+
+/** Turns anything thrown by an operation into a PorticoError naming the table. */
+export function toError(op: TableOp) {
+  return (error: unknown) => toPorticoError(error, op.ctx.dialect, op.plan.table, op.action);
+}
+
+/** The client's `filter` (with body `params`) as a condition, or null. */
+export function filterCondition(op: TableOp): Condition | null {
+  if (op.params.filter === null) return null;
+  return compileFilter(parseFilter(op.params.filter), {
+    table: op.plan.table, schema: op.ctx.schema.current, dialect: op.ctx.dialect.dialect, params: filterParams(op.call.body),
+  });
+}
+
+/** The `order` terms with their fields checked against the table. */
+export function orderOf(op: TableOp): OrderBy[] {
+  return op.params.order.map((term) => {
+    const field = op.plan.field(term.field);
+    if (field === undefined) throw new BadRequestError(sqlMessages.invalidOrderField(term.field), { field: term.field });
+    return { field, direction: term.direction };
+  });
+}
+
+/** `id_field` when given, else the primary key. */
+export function identifiers(op: TableOp): FieldPlan[] {
+  return identifierFields(op.plan, op.params.idField);
+}
+
+/** Keys of the `ids` parameter, each with the text the client sent. */
+export function idsKeys(op: TableOp, idFields: FieldPlan[], ids: string[]): Keyed[] {
+  if (idFields.length > 1) throw new BadRequestError(sqlMessages.compositeIds(op.plan.table.name));
+  return ids.map((text) => ({ text, key: parseKey(idFields, text) }));
+}
+
+/** Keys of body records, each of which must carry every identifying field. */
+export function recordsKeys(idFields: FieldPlan[], records: Row[]): Keyed[] {
+  return records.map((record, index) => {
+    const key = recordKey(idFields, record, index);
+    return { text: keyText(key), key };
+  });
+}
+
+function sameFields(a: readonly FieldPlan[], b: readonly FieldPlan[]): boolean {
+  return a.length === b.length && a.every((f, i) => f === b[i]);
+}
+
+/** What writes return: identifiers by default, else the `fields` asked for. */
+export function writeTarget(op: TableOp, idFields: readonly FieldPlan[] | null): WriteTarget {
+  const fields = fieldsOption(op.call.query, op.call.body);
+  let output: Selection;
+  if (fields === '*') output = op.plan.all;
+  else if (fields !== null) output = selectFields(op.plan, fields);
+  else output = idFields === null || sameFields(idFields, op.plan.primaryKey) ? op.plan.keys : selectionOf(idFields);
+  return { plan: op.plan, dialect: op.ctx.dialect, output };
+}
+
+/** Views are read-only. */
+export function assertWritable(op: TableOp): void {
+  if (op.plan.table.isView) throw new BadRequestError(sqlMessages.readOnlyView(op.plan.table.name));
+}

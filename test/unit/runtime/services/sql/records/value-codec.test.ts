@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { PorticoError } from '../../../../../../runtime/core/errors.js';
+import type { AbstractType, FieldModel } from '../../../../../../runtime/model/platform-model.js';
+import { sqliteDialect } from '../../../../../../runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
+import { decoderFor, encoderFor } from '../../../../../../runtime/services/sql/records/value-codec.js';
+
+function field(type: AbstractType, dbType = type as string): FieldModel {
+  return {
+    name: 'f', sourceName: 'f', label: 'F', type, dbType, length: null, precision: null, scale: null, default: null,
+    allowNull: true, isPrimaryKey: false, autoIncrement: false, isUnique: false, isForeignKey: false, refTable: null, refField: null,
+  };
+}
+
+function encode(type: AbstractType, value: unknown): unknown {
+  try {
+    return encoderFor(field(type), sqliteDialect)(value);
+  } catch (error) {
+    return error instanceof PorticoError ? `${error.status}: ${error.message}` : error;
+  }
+}
+
+describe('write encoders', () => {
+  it.each([
+    ['integer', 5, 5],
+    ['integer', ' 42 ', 42],
+    ['integer', '-3', -3],
+    ['integer', 1.5, "400: Field 'f' must be a valid integer."],
+    ['integer', 'abc', "400: Field 'f' must be a valid integer."],
+    ['integer', true, "400: Field 'f' must be a valid integer."],
+    ['reference', '7', 7],
+    ['boolean', true, 1],
+    ['boolean', false, 0],
+    ['boolean', 'yes', 1],
+    ['boolean', 'OFF', 0],
+    ['boolean', 0, 0],
+    ['boolean', 'maybe', "400: Field 'f' must be a valid boolean."],
+    ['float', '1.25', 1.25],
+    ['double', 3, 3],
+    ['float', 'NaN', "400: Field 'f' must be a valid number."],
+    ['decimal', '12.50', '12.50'],
+    ['decimal', 12.5, 12.5],
+    ['string', 'x', 'x'],
+    ['string', 12, '12'],
+    ['text', false, 'false'],
+    ['string', [1], "400: Field 'f' must be a string."],
+    ['datetime', '2024-01-31 10:00:00', '2024-01-31 10:00:00'],
+    ['json', { a: [1] }, '{"a":[1]}'],
+    ['json', '{"raw":true}', '{"raw":true}'],
+    ['json', 3, '3'],
+    ['binary', 'aGk=', Buffer.from('hi')],
+    ['binary', 'a b c', "400: Field 'f' must be base64-encoded binary data."],
+  ] as Array<[AbstractType, unknown, unknown]>)('%s %j -> %j', (type, value, want) => {
+    expect(encode(type, value)).toEqual(want);
+  });
+
+  it('keeps integers beyond 2^53 exact as BigInt', () => {
+    expect(encode('bigint', '9007199254740993')).toBe(9007199254740993n);
+  });
+});
+
+describe('read decoders', () => {
+  it.each([
+    ['boolean', 'tinyint(1)', 1, true],
+    ['boolean', 'tinyint(1)', 0, false],
+    ['boolean', 'boolean', null, null],
+    ['boolean', 'boolean', 'true', true],
+    ['binary', 'blob', Buffer.from('hi'), 'aGk='],
+    ['uuid', 'uuid', 12345, '12345'],
+    ['datetime', 'datetime', 2024, '2024'],
+  ] as Array<[AbstractType, string, unknown, unknown]>)('%s (%s) %j -> %j', (type, dbType, value, want) => {
+    expect(decoderFor(field(type, dbType), sqliteDialect)?.(value)).toEqual(want);
+  });
+
+  it('leaves values the driver already gives as JSON alone', () => {
+    expect(decoderFor(field('integer'), sqliteDialect)).toBeNull();
+    expect(decoderFor(field('string', 'varchar(20)'), sqliteDialect)).toBeNull();
+    expect(decoderFor(field('text'), sqliteDialect)).toBeNull();
+  });
+});
