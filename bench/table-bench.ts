@@ -50,6 +50,9 @@ const login = await fetch(`${portico.url}/api/v2/system/admin/session`, {
 });
 const { session_token: token } = (await login.json()) as { session_token: string };
 
+// The db service opens (and seeds its database) on first use.
+await fetch(`${portico.url}/api/v2/db/_table/contact/1`, { headers: { 'x-service-api-key': apiKey, 'x-service-session-token': token } });
+
 const systemDb = new Database(path.join(work, 'data/system.sqlite'), { readonly: true });
 const jwtSecret = (systemDb.prepare(`SELECT value FROM system_setting WHERE name = 'jwt_secret'`).get() as { value: string }).value;
 systemDb.close();
