@@ -47,6 +47,7 @@ const LITERAL_ONLY: ReadonlyArray<ReadonlyArray<string>> = [
   ['apps', '*', 'name'],
   ['apps', '*', 'role'],
   ['system', 'open_registration_role'],
+  ['system', 'open_registration_app_roles', '*'],
 ];
 
 /** Reads and checks a platform.yaml file; diagnostics name it as given (a relative path against `cwd`). */

@@ -83,5 +83,6 @@ export interface SystemConfig {
   password_min_length: number;
   allow_open_registration: boolean;
   open_registration_role: string | null;
+  open_registration_app_roles: Record<string, string>;
   max_records: number;
 }

@@ -1,9 +1,9 @@
 /**
  * Checks across sections: unique role, app and admin names; grants naming existing services;
- * apps and open registration naming existing roles; administrator passwords long enough.
+ * apps and open registration naming existing roles (and apps); administrator passwords long enough.
  */
 import { didYouMean, type Diagnostic } from '../diagnostics.js';
-import { builtinServices } from './builtins.js';
+import { builtinApps, builtinServices } from './builtins.js';
 import { isRecord, objectItems, stringField, type Loose } from './loose-data.js';
 import type { YamlSource } from './yaml-source.js';
 
@@ -35,6 +35,16 @@ export function checkReferences(data: Loose, source: YamlSource): Diagnostic[] {
   const openRole = stringField(system, 'open_registration_role');
   if (openRole !== undefined && !roleNames.includes(openRole)) {
     diagnostics.push(source.diagnosticAt(['system', 'open_registration_role'], 'PCO109', `Unknown role '${openRole}' in system.open_registration_role.${didYouMean(openRole, roleNames)}`));
+  }
+  const appNames = unique([...builtinApps.map((app) => app.name), ...names(data.apps, 'name')]);
+  const appRoles = isRecord(system.open_registration_app_roles) ? system.open_registration_app_roles : {};
+  for (const [app, role] of Object.entries(appRoles)) {
+    const path = ['system', 'open_registration_app_roles', app];
+    if (!appNames.includes(app)) {
+      diagnostics.push(source.diagnosticAt(path, 'PCO109', `Unknown app '${app}' in system.open_registration_app_roles.${didYouMean(app, appNames)}`));
+    } else if (typeof role === 'string' && !roleNames.includes(role)) {
+      diagnostics.push(source.diagnosticAt(path, 'PCO109', `Unknown role '${role}' in system.open_registration_app_roles.${app}.${didYouMean(role, roleNames)}`));
+    }
   }
   const minLength = typeof system.password_min_length === 'number' ? system.password_min_length : 0;
   for (const [index, admin] of objectItems(data.admins)) {

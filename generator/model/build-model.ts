@@ -137,6 +137,7 @@ function settings(system: SystemConfig): PlatformSettings {
     passwordMinLength: system.password_min_length,
     allowOpenRegistration: system.allow_open_registration,
     openRegistrationRole: system.open_registration_role,
+    openRegistrationAppRoles: system.open_registration_app_roles,
     maxRecords: system.max_records,
   };
 }

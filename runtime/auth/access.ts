@@ -31,6 +31,7 @@ export type AccessDecision = { allowed: true; grant: Grant | null } | { allowed:
 export const NO_CREDENTIALS =
   'No session token or API Key detected in request. Please send in X-Service-Session-Token and/or X-Service-API-Key request header. You can also use URL query parameters session_token and/or api_key.';
 export const NOT_AUTHENTICATED = 'Unauthorized. User is not authenticated.';
+export const ROLE_INACTIVE = 'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.';
 
 /** The user's role for the app, else the app's default role. */
 export function resolveRole(user: UserPrincipal | null, app: AppPrincipal | null, roles: ReadonlyMap<number, RolePrincipal>): RolePrincipal | null {
@@ -55,7 +56,7 @@ export function decideAccess(request: AccessRequest): AccessDecision {
   if (!role) {
     return deny(user ? new ForbiddenError('Role not found. A role may not be assigned to you or your application.') : new UnauthorizedError(NOT_AUTHENTICATED));
   }
-  if (!role.isActive) return deny(new ForbiddenError('Access Forbidden. The role assigned to you or your application is not active.'));
+  if (!role.isActive) return deny(new ForbiddenError(ROLE_INACTIVE));
   const grant = matchGrant(role.grants, request.service, request.component, request.verb);
   if (grant) return { allowed: true, grant };
   if (!user) return deny(new UnauthorizedError(NOT_AUTHENTICATED));

@@ -1,6 +1,6 @@
 /**
- * Assembles the Fastify app of a platform: body parsing, errors in the spec's shape, CORS, and
- * the /api/v2 routes, all served from one PlatformContext.
+ * Assembles the Fastify app of a platform: body parsing, errors in the spec's shape, CORS from
+ * /system/cors, and the /api/v2 routes, all served from one PlatformContext.
  */
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -32,13 +32,6 @@ declare module 'fastify' {
   }
 }
 
-/** The headers clients send cross-origin: the spec's, their aliases and the usual ones. */
-const ALLOWED_HEADERS = [
-  'Content-Type', 'Authorization', 'Accept', 'Origin', 'X-Requested-With',
-  'X-Service-API-Key', 'X-Service-Session-Token', 'X-DreamFactory-API-Key', 'X-DreamFactory-Session-Token',
-  'X-HTTP-Method', 'X-Method-Override',
-];
-
 export async function createServer(model: PlatformModel, options: ServerOptions): Promise<FastifyInstance> {
   const ctx = await openPlatform(model, options);
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024, routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true } });
@@ -46,7 +39,8 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   app.addHook('onClose', async () => ctx.close());
   installBodyParsing(app);
   installErrorHandling(app);
-  await app.register(cors, { origin: true, credentials: true, allowedHeaders: ALLOWED_HEADERS, methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] });
+  // CORS follows the rules of /system/cors, read per request from memory.
+  await app.register(cors, { delegator: ctx.cors.delegator() });
 
   const docs = createDocsService(ctx);
   const internal = new Map<string, InternalService>([['system', createSystemService(ctx)], ['user', createUserService(ctx, 'user')], ['swagger', docs]]);

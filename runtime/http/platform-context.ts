@@ -7,12 +7,16 @@ import { systemClock, type Clock } from '../auth/clock.js';
 import { createSessionTokens, type SessionTokens } from '../auth/session-tokens.js';
 import { resolveEnv } from '../core/env.js';
 import { InternalServerError } from '../core/errors.js';
-import type { PlatformModel, PlatformSettings } from '../model/platform-model.js';
+import type { PlatformModel, PlatformSettings, ServiceModel } from '../model/platform-model.js';
 import { LiveServices } from '../services/live-services.js';
 import type { RuntimeContext } from '../services/service-kind.js';
+import type { LiveSchema } from '../services/sql/live-schema.js';
 import { syncPlatform, type FirstAdmin } from '../system/platform-sync.js';
+import { openSystemSchema } from '../system/records/system-schema.js';
+import { liveServiceModel, plainServiceModel } from '../system/resources/service-models.js';
 import { SystemDirectory } from '../system/system-directory.js';
 import { openSystemDb, type SystemDb } from '../system/store/system-db.js';
+import { CorsRules } from './cors-rules.js';
 
 export interface PlatformOptions {
   /** Platform directory: relative paths in service configs and settings resolve against it. */
@@ -29,6 +33,9 @@ export interface PlatformContext {
   settings: PlatformSettings;
   db: SystemDb;
   directory: SystemDirectory;
+  /** The system database as the records engine serves it (system resources). */
+  systemSchema: LiveSchema;
+  cors: CorsRules;
   tokens: SessionTokens;
   clock: Clock;
   services: LiveServices;
@@ -50,14 +57,26 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);
   const directory = new SystemDirectory(db);
   await directory.reload();
+  const cors = new CorsRules(db);
+  await cors.reload();
   const clock = options.clock ?? systemClock;
-  const services = new LiveServices(runtime, model.services);
+  const services = new LiveServices(runtime, [...model.services, ...await apiServices(db, runtime)]);
   return {
-    model, settings: model.settings, db, directory, clock, services, runtime, createdAdmin,
+    model, settings: model.settings, db, directory, clock, services, runtime, createdAdmin, cors,
+    systemSchema: await openSystemSchema(db),
     tokens: createSessionTokens(jwtSecret, clock),
     async close() {
       await services.close();
       await db.destroy();
     },
   };
+}
+
+/**
+ * Services created through the API in an earlier run. One whose database cannot be read now is
+ * still listed (and reports its error when called) rather than stopping the server.
+ */
+async function apiServices(db: SystemDb, runtime: RuntimeContext): Promise<ServiceModel[]> {
+  const rows = await db.selectFrom('service').selectAll().where('origin', '=', 'api').orderBy('id').execute();
+  return Promise.all(rows.map((row) => liveServiceModel(row, runtime).catch(() => plainServiceModel(row))));
 }

@@ -1,8 +1,7 @@
 /** GET /api/v2: the services the caller may reach, and the service types. */
 import type { FastifyRequest } from 'fastify';
-import { resolveRole } from '../auth/access.js';
+import { decideAccess, resolveRole } from '../auth/access.js';
 import { readCredentials } from '../auth/credentials.js';
-import { UnauthorizedError } from '../core/errors.js';
 import { toList, type RawQuery } from '../core/query-params.js';
 import { listServiceKinds } from '../services/registry.js';
 import { identify } from './identify.js';
@@ -13,9 +12,14 @@ const SERVICE_FIELDS = ['id', 'name', 'label', 'description', 'type'] as const;
 export async function rootListing(ctx: PlatformContext, request: FastifyRequest): Promise<unknown> {
   const query = request.query as RawQuery;
   const caller = await identify(ctx, readCredentials(request.headers, query));
-  if (caller.tokenError) throw caller.tokenError;
-  if (caller.apiKeyGiven && !caller.app) throw new UnauthorizedError('Invalid API key. The API key is not associated with any app.');
   const role = resolveRole(caller.user, caller.app, ctx.directory.roles);
+  // The listing itself is open (reference 1.1); credentials, when sent, must be valid.
+  const decision = decideAccess({
+    verb: 'GET', service: '', component: '', apiKeyGiven: caller.apiKeyGiven, app: caller.app, tokenError: caller.tokenError,
+    user: caller.user, role, exception: true, adminOnly: false,
+  });
+  if (!decision.allowed) throw decision.error;
+  if (caller.tokenError) throw caller.tokenError;
   const isAdmin = caller.user?.isSysAdmin === true;
   const group = typeof query.group === 'string' ? query.group.toLowerCase() : null;
   const type = typeof query.type === 'string' ? query.type : null;

@@ -45,8 +45,10 @@ export interface PlatformSettings {
   passwordMinLength: number;
   /** Open registration through POST /api/v2/user/register. */
   allowOpenRegistration: boolean;
-  /** Role given to users who register themselves (role name), if any. */
+  /** Role given to users who register themselves (role name), for every app, if any. */
   openRegistrationRole: string | null;
+  /** Role (name) a registering user gets for an app (by app name), instead of openRegistrationRole. */
+  openRegistrationAppRoles: Record<string, string>;
   /** Default and maximum record limit of table list queries, unless a service sets its own. */
   maxRecords: number;
 }
@@ -80,7 +82,61 @@ export interface PlainServiceModel extends ServiceBase {
   kind: 'plain';
 }
 
-export type ServiceModel = SqlServiceModel | PlainServiceModel;
+/**
+ * A SOAP service (`soap`): the operations of its WSDL as JSON endpoints. Built by introspection
+ * at build time; a service created through the API starts with no operations and reads its WSDL
+ * on its first call.
+ */
+export interface SoapServiceModel extends ServiceBase {
+  kind: 'soap';
+  /** The WSDL as declared in the config: a URL, a file name or a path relative to the platform directory. */
+  wsdl: string;
+  /** Endpoint address of the WSDL's first port of each SOAP version; `options.location` overrides them. */
+  endpoints: Partial<Record<SoapVersion, string>>;
+  /** Operations, sorted by lower-cased name. */
+  operations: SoapOperationModel[];
+  /** Named JSON Schemas the operations reference as `#/components/schemas/{name}`, sorted by name. */
+  definitions: Record<string, JsonSchema>;
+  /** What introspection left out and why (unusable ports, missing elements), sorted. */
+  warnings: string[];
+}
+
+export type ServiceModel = SqlServiceModel | SoapServiceModel | PlainServiceModel;
+
+/** A JSON Schema (the OpenAPI 3.0 dialect: `nullable`, `xml`), as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+export type SoapVersion = '1.1' | '1.2';
+
+export interface SoapOperationModel {
+  /** Name in the API (`/api/v2/{service}/{name}`, matched case-insensitively): the WSDL name, made unique ignoring case. */
+  name: string;
+  /** Name in the WSDL. */
+  sourceName: string;
+  /** The WSDL's documentation of the operation, or ''. */
+  description: string;
+  style: 'document' | 'rpc';
+  use: 'literal' | 'encoded';
+  soapAction: string;
+  /** SOAP versions of the bindings that offer the operation, sorted. */
+  soapVersions: SoapVersion[];
+  input: SoapMessageModel;
+  /** null for a one-way operation. */
+  output: SoapMessageModel | null;
+  /** Every input field is a single scalar, so GET with query parameters can call the operation. */
+  simpleInput: boolean;
+}
+
+/**
+ * How a JSON object stands for the SOAP body of a message. With a `wrapper`, the body holds that
+ * one element and the JSON object is its content (document/literal wrapped, rpc); without, the
+ * body holds the message's elements and each is a member of the JSON object.
+ */
+export interface SoapMessageModel {
+  wrapper: { name: string; namespace: string } | null;
+  /** JSON Schema of the JSON object; properties carry their XML namespace and attribute flag in `xml`. */
+  schema: JsonSchema;
+}
 
 export type SqlDialect = 'sqlite' | 'postgres' | 'mysql';
 

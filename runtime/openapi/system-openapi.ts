@@ -1,92 +1,286 @@
 /**
- * The OpenAPI fragment of the system service's endpoints that clients need first: the admin
- * session (login, refresh, logout), the environment and the app list (where the admin app's API
- * key is read).
+ * The OpenAPI fragment of the system service: every resource of /api/v2/system. The record
+ * resources (admin, user, app, role, service, cors, lookup, email_template, custom) are described
+ * from the same definitions that validate their input, so the document cannot drift from what
+ * the server accepts.
  */
-import type { SchemaObject } from 'openapi3-ts/oas30';
+import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject, SchemaObject, SchemasObject } from 'openapi3-ts/oas30';
+import type { RecordDefinition, ResourceDefinition } from '../system/records/resource-definition.js';
+import { SYSTEM_RECORD_RESOURCES, roleServiceAccessRecord, scopedLookupRecord, userAppRoleRecord } from '../system/records/system-records.js';
 import type { OpenApiFragment } from './fragment.js';
-import { jsonOperation } from './operation-builder.js';
+import { jsonOperation, pathParameter } from './operation-builder.js';
 import { componentRef, parameterRefs } from './shared-components.js';
 
-const app: SchemaObject = {
+/** A JSON Schema of the record definitions as an OpenAPI 3.0 schema (no type arrays: `nullable`, `anyOf`). */
+export function toOpenApiSchema(schema: Record<string, unknown>): SchemaObject {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'type' || key === 'enum') continue;
+    if (key === 'items') out.items = toOpenApiSchema(value as Record<string, unknown>);
+    else if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as Record<string, Record<string, unknown>>).map(([k, v]) => [k, toOpenApiSchema(v)]));
+    else if (key === 'anyOf') out.anyOf = (value as Array<Record<string, unknown>>).map(toOpenApiSchema);
+    else out[key] = value;
+  }
+  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type as string[] : [schema.type as string];
+  const nonNull = types.filter((type) => type !== 'null');
+  if (types.includes('null')) out.nullable = true;
+  const enumValues = schema.enum as unknown[] | undefined;
+  if (nonNull.length === 1) {
+    out.type = nonNull[0];
+    if (enumValues) out.enum = enumValues.filter((value) => value === null || typeof value === (nonNull[0] === 'integer' ? 'number' : nonNull[0]));
+  } else if (nonNull.length > 1) {
+    out.anyOf = nonNull.map((type) => {
+      const branch: SchemaObject = { type: type as SchemaObject['type'] };
+      const values = enumValues?.filter((value) => typeof value === (type === 'integer' ? 'number' : type));
+      if (values && values.length > 0) branch.enum = values;
+      return branch;
+    });
+  }
+  return out as SchemaObject;
+}
+
+/** Input and output schemas of a record definition, nested relations included. */
+function recordSchemas(def: RecordDefinition): SchemasObject {
+  const request: Record<string, SchemaObject | ReferenceObject> = {};
+  const response: Record<string, SchemaObject | ReferenceObject> = {};
+  for (const [name, rule] of Object.entries(def.fields)) {
+    request[name] = toOpenApiSchema(rule.schema);
+    if (!rule.writeOnly && !def.hidden.includes(name)) response[name] = toOpenApiSchema(rule.schema);
+  }
+  for (const name of def.readOnly) response[name] = name === 'id' || name.endsWith('_by_id') ? { type: 'integer' } : { type: 'string' };
+  for (const [name, relation] of Object.entries(def.relations)) {
+    const target = componentRef('schemas', `${relation.target.label}Response`);
+    response[name] = relation.kind === 'has_many' ? { type: 'array', items: target } : target;
+    if (relation.writable) request[name] = { type: 'array', items: componentRef('schemas', `${relation.target.label}Request`) };
+  }
+  const required = Object.entries(def.fields).filter(([, rule]) => rule.required).map(([name]) => name);
+  return {
+    [`${def.label}Request`]: { type: 'object', properties: request, ...(required.length > 0 ? { description: `Required on create: ${required.join(', ')}.` } : {}) },
+    [`${def.label}Response`]: { type: 'object', properties: response },
+  };
+}
+
+function envelopeSchemas(def: ResourceDefinition): SchemasObject {
+  return {
+    [`${def.plural}Request`]: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', `${def.label}Request`) } } },
+    [`${def.plural}Response`]: {
+      type: 'object',
+      properties: { resource: { type: 'array', items: componentRef('schemas', `${def.label}Response`) }, meta: componentRef('schemas', 'Metadata') },
+    },
+  };
+}
+
+const ID = pathParameter('id', 'Identifier of the record (its `name` for custom settings).');
+const FORCE: ParameterObject = { name: 'force', in: 'query', required: false, description: 'Delete every record when no ids or filter are given.', schema: { type: 'boolean' } };
+const REGENERATE: ParameterObject = { name: 'regenerate', in: 'query', required: false, description: 'Give the app a new API key.', schema: { type: 'boolean' } };
+
+/** `/{resource}` and `/{resource}/{id}` of a record resource. */
+function recordPaths(def: ResourceDefinition): Record<string, PathItemObject> {
+  const one = (verb: string) => `${verb}System${def.label}`;
+  const many = (verb: string) => `${verb}System${def.plural}`;
+  const records = { description: 'The records.', schema: componentRef('schemas', `${def.plural}Response`) };
+  const written = { description: 'Identifiers of the records, or the fields asked for with `fields`/`related`.', schema: componentRef('schemas', `${def.plural}Response`) };
+  const body = { description: 'Records: `{"resource": [...]}`.', schema: componentRef('schemas', `${def.plural}Request`) };
+  const record = { description: 'The record.', schema: componentRef('schemas', `${def.label}Response`) };
+  const change = { description: 'The fields to change (and nested related records).', schema: componentRef('schemas', `${def.label}Request`) };
+  const extra = def.name === 'app' ? [REGENERATE] : [];
+  const batchUpdate = (verb: 'replace' | 'update'): OperationObject => jsonOperation({
+    operationId: many(verb),
+    summary: `${verb === 'replace' ? 'Replace' : 'Update'} ${def.plural.toLowerCase()} (PUT and PATCH change only the given fields).`,
+    description: 'Records carry their identifiers; with `ids` or `filter` the first record applies to every match.',
+    parameters: [...parameterRefs('ids', 'filter', 'fields', 'related'), ...extra],
+    body,
+    response: written,
+  });
+  const singleUpdate = (verb: 'replace' | 'update'): OperationObject => jsonOperation({
+    operationId: one(verb),
+    summary: `${verb === 'replace' ? 'Replace' : 'Update'} one ${def.label.toLowerCase()} record (only the given fields change).`,
+    parameters: [...parameterRefs('fields', 'related'), ...extra],
+    body: change,
+    response: record,
+  });
+  return {
+    [`/${def.name}`]: {
+      get: jsonOperation({
+        operationId: many('get'),
+        summary: def.summary,
+        parameters: parameterRefs('fields', 'filter', 'limit', 'offset', 'order', 'include_count', 'count_only', 'ids', 'related'),
+        response: records,
+      }),
+      post: { ...jsonOperation({ operationId: many('create'), summary: `Create ${def.plural.toLowerCase()}.`, parameters: parameterRefs('fields', 'related'), body, response: written }), responses: { 201: { description: written.description, content: { 'application/json': { schema: written.schema } } } } },
+      put: batchUpdate('replace'),
+      patch: batchUpdate('update'),
+      delete: jsonOperation({
+        operationId: many('delete'),
+        summary: `Delete ${def.plural.toLowerCase()} by ids, filter or records.`,
+        parameters: [...parameterRefs('ids', 'filter', 'fields'), FORCE],
+        response: written,
+      }),
+    },
+    [`/${def.name}/{id}`]: {
+      parameters: [ID],
+      get: jsonOperation({ operationId: one('get'), summary: `Retrieve one ${def.label.toLowerCase()} record.`, parameters: parameterRefs('fields', 'related'), response: record }),
+      put: singleUpdate('replace'),
+      patch: singleUpdate('update'),
+      delete: jsonOperation({ operationId: one('delete'), summary: `Delete one ${def.label.toLowerCase()} record.`, parameters: parameterRefs('fields'), response: record }),
+    },
+  };
+}
+
+const anyObject: SchemaObject = { type: 'object', additionalProperties: true };
+const success = { description: 'Success.', schema: componentRef('schemas', 'Success') };
+const resourceList = { description: 'The resources.', schema: componentRef('schemas', 'ResourceList') };
+
+function sessionPaths(): Record<string, PathItemObject> {
+  const session = { description: 'The session.', schema: componentRef('schemas', 'SessionResponse') };
+  return {
+    '/admin/session': {
+      post: jsonOperation({
+        operationId: 'createSystemAdminSession',
+        summary: 'Log an administrator in.',
+        description: 'Needs no session; an API key, when sent, must be valid. Returns `session_token` for `X-Service-Session-Token`.',
+        body: { description: 'Credentials, and the session lifetime in minutes.', schema: componentRef('schemas', 'SessionRequest') },
+        response: session,
+      }),
+      get: jsonOperation({ operationId: 'getSystemAdminSession', summary: 'Current administrator session; refreshes the token.', response: session }),
+      put: jsonOperation({
+        operationId: 'refreshSystemAdminSession',
+        summary: 'Refresh the session token.',
+        parameters: [{ name: 'session_token', in: 'query', required: false, description: 'Token to refresh, if not sent in the session header.', schema: { type: 'string' } }],
+        response: session,
+      }),
+      delete: jsonOperation({ operationId: 'deleteSystemAdminSession', summary: 'Log out: end the session.', response: success }),
+    },
+    '/admin/password': {
+      post: jsonOperation({
+        operationId: 'changeSystemAdminPassword',
+        summary: 'Change the password (with a session), request a reset code (`reset=true`), or reset with a code.',
+        parameters: [
+          { name: 'reset', in: 'query', required: false, description: 'Send a reset code by email to `email`.', schema: { type: 'boolean' } },
+          { name: 'login', in: 'query', required: false, description: 'Also log in: the response carries `session_token`.', schema: { type: 'boolean' } },
+        ],
+        body: { description: '`{old_password, new_password}`, `{email}` or `{email, code, new_password}`.', schema: componentRef('schemas', 'PasswordRequest') },
+        response: success,
+      }),
+    },
+    '/admin/profile': {
+      get: jsonOperation({ operationId: 'getSystemAdminProfile', summary: 'The administrator\'s own profile.', response: { description: 'The profile.', schema: componentRef('schemas', 'Profile') } }),
+      post: jsonOperation({
+        operationId: 'updateSystemAdminProfile',
+        summary: 'Change the administrator\'s own profile; a new email needs `current_password`.',
+        body: { description: 'The fields to change.', schema: componentRef('schemas', 'ProfileRequest') },
+        response: success,
+      }),
+    },
+  };
+}
+
+function otherPaths(): Record<string, PathItemObject> {
+  const name = (what: string) => pathParameter('name', `Name of the ${what}.`);
+  return {
+    '/': { get: jsonOperation({ operationId: 'getSystemResources', summary: 'List the system resources.', parameters: parameterRefs('fields'), response: resourceList }) },
+    '/environment': {
+      get: jsonOperation({ operationId: 'getSystemEnvironment', summary: 'Platform information.', response: { description: 'The environment.', schema: componentRef('schemas', 'Environment') } }),
+    },
+    '/service_type': {
+      get: jsonOperation({
+        operationId: 'getSystemServiceTypes',
+        summary: 'The service types a service may have (the `type` of /system/service).',
+        parameters: [...parameterRefs('fields'), { name: 'group', in: 'query', required: false, description: 'Comma-separated groups to list (Database, File, Email, ...).', schema: { type: 'string' } }],
+        response: { description: 'The service types.', schema: componentRef('schemas', 'ServiceTypesResponse') },
+      }),
+    },
+    '/service_type/{name}': {
+      parameters: [name('service type')],
+      get: jsonOperation({ operationId: 'getSystemServiceType', summary: 'One service type.', parameters: parameterRefs('fields'), response: { description: 'The service type.', schema: componentRef('schemas', 'ServiceType') } }),
+    },
+    '/event': {
+      get: jsonOperation({
+        operationId: 'getSystemEvents',
+        summary: 'The events the platform emits: one per route and verb, `{service}.{path}.{verb}`.',
+        parameters: [
+          { name: 'as_list', in: 'query', required: false, description: 'A flat list of event names.', schema: { type: 'boolean' } },
+          { name: 'service', in: 'query', required: false, description: 'Only the events of this service.', schema: { type: 'string' } },
+          { name: 'services_only', in: 'query', required: false, description: 'Only the names of the services.', schema: { type: 'boolean' } },
+        ],
+        response: { description: 'Events by service and path.', schema: anyObject },
+      }),
+    },
+    '/constant': { get: jsonOperation({ operationId: 'getSystemConstants', summary: 'Read-only constants (verb masks, requestor masks, app types).', response: resourceList }) },
+    '/constant/{name}': {
+      parameters: [name('constant group')],
+      get: jsonOperation({ operationId: 'getSystemConstant', summary: 'One group of constants.', response: { description: 'Name to value.', schema: anyObject } }),
+    },
+    '/cache': { delete: jsonOperation({ operationId: 'deleteSystemCache', summary: 'Clear the caches of every service.', response: success }) },
+    '/cache/{service}': {
+      parameters: [pathParameter('service', 'Name of the service.')],
+      delete: jsonOperation({ operationId: 'deleteSystemServiceCache', summary: 'Clear the cache of one service.', response: success }),
+    },
+    '/package': {
+      get: jsonOperation({
+        operationId: 'getSystemPackage',
+        summary: 'The manifest of what can be exported; with `export=true` the whole package.',
+        parameters: [{ name: 'export', in: 'query', required: false, description: 'Return the package itself.', schema: { type: 'boolean' } }],
+        response: { description: 'The manifest or the package.', schema: anyObject },
+      }),
+      post: jsonOperation({
+        operationId: 'createSystemPackage',
+        summary: 'Export the records a manifest names, or import a package (`import=true`, `overwrite=true`).',
+        parameters: [
+          { name: 'import', in: 'query', required: false, description: 'Import the package in the body.', schema: { type: 'boolean' } },
+          { name: 'overwrite', in: 'query', required: false, description: 'On import, change records that already exist.', schema: { type: 'boolean' } },
+        ],
+        body: { description: 'A manifest (export) or a package (import).', schema: anyObject },
+        response: { description: 'The package, or the import log.', schema: anyObject },
+      }),
+    },
+  };
+}
+
+const passwordRequest: SchemaObject = {
   type: 'object',
   properties: {
-    id: { type: 'integer', readOnly: true },
-    name: { type: 'string' },
-    label: { type: 'string' },
-    description: { type: 'string' },
-    is_active: { type: 'boolean' },
-    api_key: { type: 'string', readOnly: true, description: 'The value to send in `X-Service-API-Key`.' },
+    old_password: { type: 'string', format: 'password' },
+    new_password: { type: 'string', format: 'password' },
+    email: { type: 'string' },
+    code: { type: 'string' },
   },
 };
 
-export function systemServiceOpenApi(): OpenApiFragment {
-  const session = { description: 'The session.', schema: componentRef('schemas', 'SessionResponse') };
+const profileFields: Record<string, SchemaObject> = {
+  name: { type: 'string' }, first_name: { type: 'string' }, last_name: { type: 'string' }, username: { type: 'string' },
+  email: { type: 'string' }, phone: { type: 'string' }, default_app_id: { type: 'integer', nullable: true },
+};
+
+/** Schemas the user service's self-service paths share with the system service's. */
+export function selfServiceSchemas(): SchemasObject {
   return {
-    paths: {
-      '/admin/session': {
-        post: jsonOperation({
-          operationId: 'createSystemAdminSession',
-          summary: 'Log an administrator in.',
-          description: 'Needs the API key only. Returns `session_token` for `X-Service-Session-Token`.',
-          body: { description: 'Credentials, and the session lifetime in minutes.', schema: componentRef('schemas', 'SessionRequest') },
-          response: session,
-        }),
-        get: jsonOperation({
-          operationId: 'getSystemAdminSession',
-          summary: 'Current administrator session; refreshes the token.',
-          response: session,
-        }),
-        put: jsonOperation({
-          operationId: 'refreshSystemAdminSession',
-          summary: 'Refresh the session token.',
-          parameters: [{ name: 'session_token', in: 'query', required: false, description: 'Token to refresh, if not sent in the session header.', schema: { type: 'string' } }],
-          response: session,
-        }),
-        delete: jsonOperation({
-          operationId: 'deleteSystemAdminSession',
-          summary: 'Log out: end the session.',
-          response: { description: 'Success.', schema: componentRef('schemas', 'Success') },
-        }),
-      },
-      '/environment': {
-        get: jsonOperation({
-          operationId: 'getSystemEnvironment',
-          summary: 'Platform information.',
-          response: { description: 'The environment.', schema: componentRef('schemas', 'Environment') },
-        }),
-      },
-      '/app': {
-        get: jsonOperation({
-          operationId: 'getSystemApps',
-          summary: 'List the apps and their API keys.',
-          parameters: parameterRefs('fields', 'filter', 'limit', 'offset', 'order', 'include_count', 'ids'),
-          response: { description: 'The apps.', schema: componentRef('schemas', 'AppsResponse') },
-        }),
-      },
-    },
-    components: {
-      schemas: {
-        Environment: {
-          type: 'object',
-          properties: {
-            platform: {
-              type: 'object',
-              properties: { version: { type: 'string' }, is_hosted: { type: 'boolean' } },
-              additionalProperties: true,
-            },
-          },
-          additionalProperties: true,
-        },
-        App: app,
-        AppsResponse: {
-          type: 'object',
-          properties: {
-            resource: { type: 'array', items: componentRef('schemas', 'App') },
-            meta: componentRef('schemas', 'Metadata'),
-          },
-        },
-      },
-    },
+    PasswordRequest: passwordRequest,
+    Profile: { type: 'object', properties: profileFields },
+    ProfileRequest: { type: 'object', properties: { ...profileFields, current_password: { type: 'string', format: 'password' } } },
   };
+}
+
+export function systemServiceOpenApi(): OpenApiFragment {
+  const schemas: SchemasObject = {
+    Environment: {
+      type: 'object',
+      properties: { platform: { type: 'object', properties: { version: { type: 'string' }, is_hosted: { type: 'boolean' } }, additionalProperties: true } },
+      additionalProperties: true,
+    },
+    ServiceType: {
+      type: 'object',
+      properties: { name: { type: 'string' }, label: { type: 'string' }, group: { type: 'string' }, description: { type: 'string' }, singleton: { type: 'boolean' }, config_schema: anyObject },
+    },
+    ServiceTypesResponse: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', 'ServiceType') } } },
+    ...selfServiceSchemas(),
+  };
+  for (const def of [roleServiceAccessRecord, userAppRoleRecord, scopedLookupRecord]) Object.assign(schemas, recordSchemas(def));
+  let paths: Record<string, PathItemObject> = { ...otherPaths(), ...sessionPaths() };
+  for (const def of SYSTEM_RECORD_RESOURCES) {
+    Object.assign(schemas, recordSchemas(def), envelopeSchemas(def));
+    paths = { ...paths, ...recordPaths(def) };
+  }
+  const sorted = Object.fromEntries(Object.keys(paths).sort().map((path) => [path, paths[path]]));
+  return { paths: sorted, components: { schemas } };
 }

@@ -1,13 +1,15 @@
 /**
  * Brings the system database in line with the frozen model at start: services, roles and apps
  * declared in platform.yaml (and the built-ins) are written with their declared values; what the
- * API created is left alone. Also creates the first administrator and the JWT secret.
+ * API created is left alone. Also creates the first administrator, the default email templates
+ * and the JWT secret.
  */
 import { randomBytes } from 'node:crypto';
 import { verbsToMask } from '../auth/principals.js';
 import { generateApiKey, hashPassword } from '../auth/passwords.js';
 import type { AppModel, PlatformModel } from '../model/platform-model.js';
 import { formatTimestamp, type SystemDb } from './store/system-db.js';
+import { DEFAULT_TEMPLATES } from './system-mail.js';
 
 /** Apps every platform has (spec: fresh install). */
 export const BUILTIN_APPS: AppModel[] = [
@@ -83,6 +85,7 @@ export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEn
     await trx.deleteFrom('app').where('origin', '!=', 'api').where('name', 'not in', declaredApps).execute();
 
     const createdAdmin = await ensureAdmin(trx, model, resolveEnv, env, now);
+    await seedEmailTemplates(trx, now);
 
     let jwtSecret = resolveEnv(model.settings.jwtSecret) ?? '';
     if (!jwtSecret) {
@@ -92,6 +95,19 @@ export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEn
     }
     return { createdAdmin, jwtSecret };
   });
+}
+
+/** The default email templates, once: templates deleted through the API later stay deleted. */
+async function seedEmailTemplates(trx: SystemDb, now: string): Promise<void> {
+  const seeded = await trx.selectFrom('system_setting').select('value').where('name', '=', 'email_templates_seeded').executeTakeFirst();
+  if (seeded) return;
+  for (const template of DEFAULT_TEMPLATES) {
+    await trx.insertInto('email_template').values({
+      ...template, to: '[]', cc: '[]', bcc: '[]', from_name: null, from_email: null, reply_to_name: null, reply_to_email: null,
+      created_date: now, last_modified_date: now, created_by_id: null, last_modified_by_id: null,
+    }).onConflict((c) => c.column('name').doNothing()).execute();
+  }
+  await trx.insertInto('system_setting').values({ name: 'email_templates_seeded', value: 'true' }).execute();
 }
 
 /** Creates the first administrator when there is none: from platform.yaml, else PORTICO_ADMIN_EMAIL/PASSWORD, else a generated password. */
@@ -105,7 +121,7 @@ async function ensureAdmin(trx: SystemDb, model: PlatformModel, resolveEnv: Reso
   await trx.insertInto('user').values({
     name: seed?.name || 'Administrator', first_name: seed?.first_name || 'Portico', last_name: seed?.last_name || 'Administrator',
     username: null, email, password: await hashPassword(password), is_sys_admin: 1, is_active: 1, phone: null,
-    default_app_id: null, last_login_date: null, confirm_code: null, tokens_valid_after: 0,
+    default_app_id: null, last_login_date: null, confirm_code: null, confirm_code_expiry: null, tokens_valid_after: 0,
     created_date: now, last_modified_date: now, created_by_id: null, last_modified_by_id: null,
   }).execute();
   return { email, generatedPassword: given ? null : password };

@@ -1,45 +1,105 @@
 /**
- * The `system` service: administration of the platform. Each resource is a small module; this
- * file routes to them and states which resources are open and which are for administrators.
+ * The `system` service: administration of the platform. This file routes each resource to its
+ * module and states who may call what: the admin session, password reset and environment are
+ * open (reference 6.4); service types, events, constants and the resource list follow role
+ * grants; everything else is for administrators only.
  */
 import { readCredentials } from '../auth/credentials.js';
 import { BadRequestError, NotFoundError, UnauthorizedError, messages } from '../core/errors.js';
 import { wrapList } from '../core/envelope.js';
-import type { InternalCall, InternalService } from '../http/internal-service.js';
+import type { AccessRule, InternalCall, InternalService } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
-import { listApps } from './resources/app-resource.js';
+import { read, serveResource } from './records/resource-handler.js';
+import { clearCache } from './resources/cache.js';
+import { constants } from './resources/constants.js';
 import { environment } from './resources/environment.js';
+import { events } from './resources/events.js';
+import { getPackage, postPackage } from './resources/packages.js';
+import { RECORD_BEHAVIOURS, customBehaviour } from './resources/record-behaviours.js';
+import { serviceTypes } from './resources/service-types.js';
+import { changePassword, getProfile, updateProfile } from './self-service.js';
 import { login, logout, refresh } from './sessions.js';
 
-const RESOURCES = ['admin', 'admin/session', 'app', 'environment'];
+/** Every resource of the service, as GET /system lists them. */
+export const SYSTEM_RESOURCES = [
+  'admin', 'admin/password', 'admin/profile', 'admin/session', 'app', 'cache', 'constant', 'cors', 'custom',
+  'email_template', 'environment', 'event', 'lookup', 'package', 'role', 'service', 'service_type', 'user',
+] as const;
+
+const OPEN: AccessRule = { exception: true, adminOnly: false };
+const ROLE: AccessRule = { exception: false, adminOnly: false };
+const ADMIN: AccessRule = { exception: false, adminOnly: true };
+
+/** Read-only resources a role may grant (component `service_type`, `event`, ...). */
+const ROLE_GOVERNED = new Set(['', 'service_type', 'event', 'constant']);
+const WRITE_VERBS = new Set<Verb>(['POST', 'PUT', 'PATCH']);
+
+/** Who may call a system endpoint. */
+export function systemAccess(verb: Verb, resource: readonly string[]): AccessRule {
+  const path = resource.join('/').toLowerCase();
+  if (path === 'admin/session') return OPEN;
+  if (path === 'admin/password' && WRITE_VERBS.has(verb)) return OPEN;
+  if (path === 'environment' && verb === 'GET') return OPEN;
+  return ROLE_GOVERNED.has((resource[0] ?? '').toLowerCase()) ? ROLE : ADMIN;
+}
 
 export function createSystemService(ctx: PlatformContext): InternalService {
   return {
-    access(verb: Verb, resource) {
-      const path = resource.join('/').toLowerCase();
-      if (path === 'admin/session') return { exception: true, adminOnly: false };
-      if (path === 'environment' && verb === 'GET') return { exception: true, adminOnly: false };
-      return { exception: false, adminOnly: true };
-    },
+    access: systemAccess,
     async handle(call: InternalCall): Promise<ServiceResult> {
       const [resource = '', ...rest] = call.resource;
-      const path = [resource, ...rest].join('/');
+      const path = call.resource.join('/');
       const unsupported = () => new BadRequestError(messages.verbNotSupported(call.verb, path, 'system'));
+      const only = (verb: Verb, maxDepth: number) => {
+        if (call.verb !== verb) throw unsupported();
+        if (rest.length > maxDepth) throw new NotFoundError(messages.resourceNotFound(path, 'system'));
+      };
       switch (resource) {
         case '':
-          if (call.verb !== 'GET') throw unsupported();
-          return { body: wrapList(RESOURCES.map((name) => ({ name }))) };
+          only('GET', 0);
+          return { body: wrapList(SYSTEM_RESOURCES.map((name) => ({ name }))) };
         case 'environment':
-          if (call.verb !== 'GET' || rest.length > 0) throw unsupported();
+          only('GET', 0);
           return { body: environment(ctx) };
-        case 'app':
-          if (call.verb !== 'GET' || rest.length > 1) throw unsupported();
-          return { body: await listApps(ctx, call.query, rest[0]) };
+        case 'service_type':
+          only('GET', 1);
+          return { body: serviceTypes(call.query, rest[0]) };
+        case 'constant':
+          only('GET', 1);
+          return { body: constants(rest[0]) };
+        case 'event':
+          only('GET', 0);
+          return { body: await events(ctx, call) };
+        case 'cache':
+          only('DELETE', 1);
+          return { body: await clearCache(ctx, rest[0]) };
+        case 'package':
+          if (rest.length > 0) break;
+          if (call.verb === 'GET') return { body: await getPackage(ctx, call) };
+          if (call.verb === 'POST') return postPackage(ctx, call);
+          throw unsupported();
         case 'admin':
           if (rest[0] === 'session' && rest.length === 1) return adminSession(ctx, call);
+          if (rest[0] === 'password' && rest.length === 1) {
+            if (!WRITE_VERBS.has(call.verb)) throw unsupported();
+            return { body: await changePassword(ctx, 'admin', call) };
+          }
+          if (rest[0] === 'profile' && rest.length === 1) {
+            if (call.verb === 'GET') return { body: await getProfile(ctx, call) };
+            if (WRITE_VERBS.has(call.verb)) return { body: await updateProfile(ctx, call) };
+            throw unsupported();
+          }
           break;
+      }
+      const behaviour = RECORD_BEHAVIOURS.get(resource);
+      if (behaviour && rest.length <= 1) {
+        // GET /system/custom/{name} is the value alone (reference 5.9).
+        if (behaviour === customBehaviour && call.verb === 'GET' && rest[0] !== undefined) {
+          return { body: ((await read(ctx, ctx.db, behaviour, {}, undefined, rest[0])) as { value: unknown }).value };
+        }
+        return serveResource(ctx, behaviour, call, rest[0]);
       }
       throw new NotFoundError(messages.resourceNotFound(path, 'system'));
     },

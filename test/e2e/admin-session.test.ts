@@ -67,6 +67,15 @@ describe('admin session', () => {
     expect(after.statusCode).toBe(401);
   });
 
+  it('refreshes with PUT and the token in the session header', async () => {
+    const token = await server.adminToken();
+    const put = await server.app.inject({ method: 'PUT', url: '/api/v2/system/admin/session', headers: { 'x-dreamfactory-session-token': token } });
+    expect(put.statusCode).toBe(200);
+    expect(put.json().session_token).not.toBe(token);
+    const old = await server.app.inject({ method: 'GET', url: '/api/v2/system/admin/session', headers: { 'x-service-session-token': token } });
+    expect(old.statusCode).toBe(401);
+  });
+
   it('honours duration and expires after 24 hours by default', async () => {
     const short = (await login({ email: 'admin@test.local', password: 'admin-password-12345', duration: 5 })).json();
     const long = (await login({ email: 'admin@test.local', password: 'admin-password-12345' })).json();

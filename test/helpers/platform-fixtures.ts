@@ -33,6 +33,7 @@ export function minimalModel(change: Partial<PlatformModel> = {}): PlatformModel
       passwordMinLength: 16,
       allowOpenRegistration: false,
       openRegistrationRole: null,
+      openRegistrationAppRoles: {},
       maxRecords: 1000,
     },
     ...change,

@@ -2,24 +2,20 @@
  * Discovery: GET /api/v2/api_docs (every service in one document), /api/v2/api_docs/{service}
  * and /api/v2/{service}/_spec (one service's document).
  */
-import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, messages } from '../../core/errors.js';
 import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
 import { API_VERSION, combinedDocument, serviceDocument } from '../../openapi/service-document.js';
-import type { OpenApiFragment } from '../../openapi/fragment.js';
-import { systemServiceOpenApi } from '../../openapi/system-openapi.js';
 import { getServiceKind } from '../registry.js';
 import type { ServiceResult } from '../service-kind.js';
+import { serviceFragment } from './service-fragments.js';
 
 export type DocsService = InternalService & { spec(service: string): Promise<ServiceResult> };
 
 export function createDocsService(ctx: PlatformContext): DocsService {
-  async function fragmentOf(service: ServiceModel): Promise<OpenApiFragment> {
-    if (service.type === 'system') return systemServiceOpenApi();
-    if (service.kind !== 'sql') return { paths: {}, components: {} };
-    return (await ctx.services.handler(service.name)).openapi();
-  }
+  // A service that cannot be opened right now (a database down) is documented without paths.
+  const fragmentOf = (service: ServiceModel) => serviceFragment(ctx, service).catch(() => ({ paths: {}, components: {} }));
 
   async function documentOf(name: string): Promise<ServiceResult> {
     const service = ctx.services.get(name);
@@ -33,7 +29,13 @@ export function createDocsService(ctx: PlatformContext): DocsService {
     spec: documentOf,
     async handle(call) {
       if (call.verb !== 'GET') throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), 'api_docs'));
-      if (call.resource.length === 1) return documentOf(call.resource[0]);
+      if (call.resource.length === 1) {
+        const name = call.resource[0];
+        if (!call.auth.isAdmin && ctx.services.get(name) && !callerMayRead(ctx, call.auth.role?.id ?? null, name)) {
+          throw new ForbiddenError(`You do not have access to API Docs for the requested service ${name}.`);
+        }
+        return documentOf(name);
+      }
       if (call.resource.length > 1) throw new NotFoundError(messages.resourceNotFound(call.resource.join('/'), 'api_docs'));
       const entries = [];
       for (const service of ctx.services.list()) {

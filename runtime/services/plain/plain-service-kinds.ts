@@ -1,8 +1,9 @@
 /**
  * Kinds whose requests the runtime routes itself (system, user, api_docs) or that are listed but
- * not served yet (files, email). Their handlers answer 501 for what they do not implement.
+ * not served yet (files), and the email kinds. The plain handlers answer 501 for every request.
  */
 import { NotImplementedError } from '../../core/errors.js';
+import { localEmailKind } from '../email/local-email-kind.js';
 import type { ServiceGroup, ServiceHandler, ServiceKind } from '../service-kind.js';
 
 function plainKind(type: string, label: string, group: ServiceGroup, description: string, configSchema: Record<string, unknown> = {}): ServiceKind {
@@ -31,7 +32,5 @@ export const plainServiceKinds: ServiceKind[] = [
   plainKind('local_file', 'Local File Storage', 'File', 'Files in a directory of the server.', {
     properties: { container: { type: 'string', description: 'Directory, relative to the platform directory.' } },
   }),
-  plainKind('local_email', 'Local Email Service', 'Email', 'Writes each message as a file in a directory.', {
-    properties: { directory: { type: 'string', description: 'Directory for message files, relative to the platform directory.' } },
-  }),
+  localEmailKind,
 ];

@@ -1,40 +1,62 @@
 /**
- * The `user` service: sessions of regular users (administrators log in at
- * /system/admin/session and are refused here, as the spec says).
+ * The `user` service: sessions, open registration, passwords and profiles of regular users
+ * (administrators log in at /system/admin/session and are refused here, as the spec says).
+ * Every endpoint is open without a role (reference 6.4); those about the caller need a session.
  */
 import { readCredentials } from '../../auth/credentials.js';
 import { BadRequestError, NotFoundError, UnauthorizedError, messages } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import type { InternalCall, InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
+import type { Verb } from '../../model/platform-model.js';
+import { changePassword, getProfile, updateProfile } from '../../system/self-service.js';
 import { login, logout, refresh } from '../../system/sessions.js';
 import type { ServiceResult } from '../service-kind.js';
+import { register } from './registration.js';
 
-const RESOURCES = ['session'];
+const RESOURCES = ['password', 'profile', 'register', 'session'];
+const WRITE_VERBS = new Set<Verb>(['POST', 'PUT', 'PATCH']);
 
 export function createUserService(ctx: PlatformContext, name: string): InternalService {
   return {
-    access(_verb, resource) {
-      const path = resource.join('/').toLowerCase();
-      return { exception: path === 'session' || path === '', adminOnly: false };
-    },
+    access: () => ({ exception: true, adminOnly: false }),
     async handle(call: InternalCall): Promise<ServiceResult> {
       const path = call.resource.join('/');
-      if (path === '' && call.verb === 'GET') return { body: wrapList(RESOURCES.map((r) => ({ name: r }))) };
-      if (path !== 'session') throw new NotFoundError(messages.resourceNotFound(path, name));
-      switch (call.verb) {
-        case 'POST':
-          return { body: await login(ctx, 'user', call.body, call.host) };
-        case 'GET':
-          if (!call.session) throw call.tokenError ?? new UnauthorizedError('There is no valid session for the current request.');
-          return { body: await refresh(ctx, 'user', call.session.token, false, call.host) };
-        case 'PUT':
-          return { body: await refresh(ctx, 'user', readCredentials(call.headers, call.query).token, true, call.host) };
-        case 'DELETE':
-          return { body: await logout(ctx, call.session?.claims ?? null) };
-        default:
-          throw new BadRequestError(messages.verbNotSupported(call.verb, path, name));
+      const unsupported = () => new BadRequestError(messages.verbNotSupported(call.verb, path, name));
+      switch (path) {
+        case '':
+          if (call.verb !== 'GET') throw unsupported();
+          return { body: wrapList(RESOURCES.map((r) => ({ name: r }))) };
+        case 'session':
+          return session(ctx, call, unsupported);
+        case 'register':
+          if (!WRITE_VERBS.has(call.verb)) throw unsupported();
+          return register(ctx, call);
+        case 'password':
+          if (!WRITE_VERBS.has(call.verb)) throw unsupported();
+          return { body: await changePassword(ctx, 'user', call) };
+        case 'profile':
+          if (call.verb === 'GET') return { body: await getProfile(ctx, call) };
+          if (WRITE_VERBS.has(call.verb)) return { body: await updateProfile(ctx, call) };
+          throw unsupported();
       }
+      throw new NotFoundError(messages.resourceNotFound(path, name));
     },
   };
+}
+
+async function session(ctx: PlatformContext, call: InternalCall, unsupported: () => Error): Promise<ServiceResult> {
+  switch (call.verb) {
+    case 'POST':
+      return { body: await login(ctx, 'user', call.body, call.host) };
+    case 'GET':
+      if (!call.session) throw call.tokenError ?? new UnauthorizedError('There is no valid session for the current request.');
+      return { body: await refresh(ctx, 'user', call.session.token, false, call.host) };
+    case 'PUT':
+      return { body: await refresh(ctx, 'user', readCredentials(call.headers, call.query).token, true, call.host) };
+    case 'DELETE':
+      return { body: await logout(ctx, call.session?.claims ?? null) };
+    default:
+      throw unsupported();
+  }
 }

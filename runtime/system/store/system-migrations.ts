@@ -1,13 +1,17 @@
 /**
  * Migrations of the system database, in code so that they ship with the runtime. Each runs once,
  * in name order; never edit one that has shipped, add the next.
+ *
+ * Flags are declared `boolean` and structured values `json`, so that the SQL records engine
+ * (which serves the system resources) reads them as JSON booleans and JSON text.
  */
-import type { Kysely, Migration } from 'kysely';
+import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
 
-const audit = <T extends { addColumn: (...args: any[]) => T }>(table: T): T =>
+/** Who and when: the reference platform's audit columns. */
+const audit = <T extends string>(table: CreateTableBuilder<T, never>): CreateTableBuilder<T, never> =>
   table
-    .addColumn('created_date', 'text', (c: any) => c.notNull())
-    .addColumn('last_modified_date', 'text', (c: any) => c.notNull())
+    .addColumn('created_date', 'text', (c) => c.notNull())
+    .addColumn('last_modified_date', 'text', (c) => c.notNull())
     .addColumn('created_by_id', 'integer')
     .addColumn('last_modified_by_id', 'integer');
 
@@ -20,14 +24,16 @@ const m0001_initial: Migration = {
         .addColumn('username', 'text', (c) => c.unique())
         .addColumn('first_name', 'text')
         .addColumn('last_name', 'text')
-        .addColumn('email', 'text', (c) => c.notNull().unique())
+        // Emails compare without case: logins and the unique check alike.
+        .addColumn('email', sql`text collate nocase`, (c) => c.notNull().unique())
         .addColumn('password', 'text')
-        .addColumn('is_sys_admin', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('is_sys_admin', 'boolean', (c) => c.notNull().defaultTo(0))
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(1))
         .addColumn('phone', 'text')
         .addColumn('default_app_id', 'integer')
         .addColumn('last_login_date', 'text')
         .addColumn('confirm_code', 'text')
+        .addColumn('confirm_code_expiry', 'integer')
         .addColumn('tokens_valid_after', 'integer', (c) => c.notNull().defaultTo(0)),
     ).execute();
     await audit(
@@ -35,7 +41,7 @@ const m0001_initial: Migration = {
         .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
         .addColumn('name', 'text', (c) => c.notNull().unique())
         .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(1))
         .addColumn('origin', 'text', (c) => c.notNull().defaultTo('api')),
     ).execute();
     await audit(
@@ -44,7 +50,7 @@ const m0001_initial: Migration = {
         .addColumn('name', 'text', (c) => c.notNull().unique())
         .addColumn('label', 'text', (c) => c.notNull().defaultTo(''))
         .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(1))
         .addColumn('api_key', 'text', (c) => c.notNull().unique())
         .addColumn('role_id', 'integer', (c) => c.references('role.id').onDelete('set null'))
         .addColumn('type', 'integer', (c) => c.notNull().defaultTo(0))
@@ -58,9 +64,9 @@ const m0001_initial: Migration = {
         .addColumn('name', 'text', (c) => c.notNull().unique())
         .addColumn('label', 'text', (c) => c.notNull())
         .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(1))
         .addColumn('type', 'text', (c) => c.notNull())
-        .addColumn('config', 'text', (c) => c.notNull().defaultTo('{}'))
+        .addColumn('config', 'json', (c) => c.notNull().defaultTo('{}'))
         .addColumn('origin', 'text', (c) => c.notNull().defaultTo('api')),
     ).execute();
     await db.schema.createTable('role_service_access')
@@ -70,7 +76,7 @@ const m0001_initial: Migration = {
       .addColumn('component', 'text', (c) => c.notNull().defaultTo('*'))
       .addColumn('verb_mask', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('requestor_mask', 'integer', (c) => c.notNull().defaultTo(1))
-      .addColumn('filters', 'text', (c) => c.notNull().defaultTo('[]'))
+      .addColumn('filters', 'json', (c) => c.notNull().defaultTo('[]'))
       .addColumn('filter_op', 'text', (c) => c.notNull().defaultTo('and'))
       .execute();
     await db.schema.createTable('user_to_app_to_role')
@@ -80,6 +86,51 @@ const m0001_initial: Migration = {
       .addColumn('role_id', 'integer', (c) => c.notNull().references('role.id').onDelete('cascade'))
       .addUniqueConstraint('user_to_app_to_role_user_app', ['user_id', 'app_id'])
       .execute();
+    await audit(
+      db.schema.createTable('cors_config')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('path', 'text', (c) => c.notNull().unique())
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('origin', 'text', (c) => c.notNull())
+        .addColumn('header', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('exposed_header', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('method', 'integer', (c) => c.notNull().defaultTo(31))
+        .addColumn('max_age', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('supports_credentials', 'boolean', (c) => c.notNull().defaultTo(0))
+        .addColumn('enabled', 'boolean', (c) => c.notNull().defaultTo(1)),
+    ).execute();
+    await audit(
+      db.schema.createTable('lookup')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('app_id', 'integer', (c) => c.references('app.id').onDelete('cascade'))
+        .addColumn('role_id', 'integer', (c) => c.references('role.id').onDelete('cascade'))
+        .addColumn('user_id', 'integer', (c) => c.references('user.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('value', 'text')
+        .addColumn('private', 'boolean', (c) => c.notNull().defaultTo(0))
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo('')),
+    ).execute();
+    await audit(
+      db.schema.createTable('email_template')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('name', 'text', (c) => c.notNull().unique())
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('to', 'json', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('cc', 'json', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('bcc', 'json', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('subject', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('body_text', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('body_html', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('from_name', 'text')
+        .addColumn('from_email', 'text')
+        .addColumn('reply_to_name', 'text')
+        .addColumn('reply_to_email', 'text'),
+    ).execute();
+    await audit(
+      db.schema.createTable('system_custom')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'json'),
+    ).execute();
     await db.schema.createTable('revoked_token')
       .addColumn('jti', 'text', (c) => c.primaryKey())
       .addColumn('expires_at', 'integer', (c) => c.notNull())

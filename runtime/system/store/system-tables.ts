@@ -1,4 +1,7 @@
-/** Kysely table types of the system database. Timestamps are `YYYY-MM-DD HH:MM:SS` strings (UTC). */
+/**
+ * Kysely table types of the system database. Timestamps are `YYYY-MM-DD HH:MM:SS` strings (UTC);
+ * flags (`boolean` columns) read as 0/1 through Kysely, JSON columns as text.
+ */
 import type { Generated } from 'kysely';
 
 export interface UserTable {
@@ -15,7 +18,9 @@ export interface UserTable {
   phone: string | null;
   default_app_id: number | null;
   last_login_date: string | null;
+  /** Password-reset code (bcrypt hash), and when it stops working (epoch seconds). */
   confirm_code: string | null;
+  confirm_code_expiry: number | null;
   /** Tokens issued before this instant (epoch seconds) are refused: set on password change. */
   tokens_valid_after: number;
   created_date: string;
@@ -90,6 +95,73 @@ export interface UserAppRoleTable {
   role_id: number;
 }
 
+export interface CorsConfigTable {
+  id: Generated<number>;
+  /** Request path the rule applies to: a glob (`api/v2/*`, `*`) or a regular expression starting with `^`. */
+  path: string;
+  description: string;
+  /** Comma-separated allowed origins, or `*`. */
+  origin: string;
+  header: string;
+  exposed_header: string;
+  /** Verb mask of the allowed methods. */
+  method: number;
+  max_age: number;
+  supports_credentials: number;
+  enabled: number;
+  created_date: string;
+  last_modified_date: string;
+  created_by_id: number | null;
+  last_modified_by_id: number | null;
+}
+
+export interface LookupTable {
+  id: Generated<number>;
+  /** The scope: all three null for a global (system) lookup. */
+  app_id: number | null;
+  role_id: number | null;
+  user_id: number | null;
+  name: string;
+  value: string | null;
+  private: number;
+  description: string;
+  created_date: string;
+  last_modified_date: string;
+  created_by_id: number | null;
+  last_modified_by_id: number | null;
+}
+
+export interface EmailTemplateTable {
+  id: Generated<number>;
+  name: string;
+  description: string;
+  /** JSON arrays of addresses. */
+  to: string;
+  cc: string;
+  bcc: string;
+  subject: string;
+  body_text: string;
+  body_html: string;
+  from_name: string | null;
+  from_email: string | null;
+  reply_to_name: string | null;
+  reply_to_email: string | null;
+  created_date: string;
+  last_modified_date: string;
+  created_by_id: number | null;
+  last_modified_by_id: number | null;
+}
+
+export interface SystemCustomTable {
+  name: string;
+  /** JSON value. */
+  value: string | null;
+  created_date: string;
+  last_modified_date: string;
+  created_by_id: number | null;
+  last_modified_by_id: number | null;
+}
+
 export interface RevokedTokenTable {
   jti: string;
   /** Epoch seconds after which the row can be dropped. */
@@ -108,6 +180,10 @@ export interface SystemTables {
   role_service_access: RoleServiceAccessTable;
   service: ServiceTable;
   user_to_app_to_role: UserAppRoleTable;
+  cors_config: CorsConfigTable;
+  lookup: LookupTable;
+  email_template: EmailTemplateTable;
+  system_custom: SystemCustomTable;
   revoked_token: RevokedTokenTable;
   system_setting: SettingTable;
 }

@@ -47,6 +47,7 @@ describe('parseConfig: valid configs', () => {
       password_min_length: 16,
       allow_open_registration: false,
       open_registration_role: null,
+      open_registration_app_roles: {},
       max_records: 1000,
     });
   });
@@ -91,6 +92,7 @@ system:
   session_ttl_minutes: 60
   allow_open_registration: true
   open_registration_role: reader
+  open_registration_app_roles: { web: reader }
 `);
     expect(config.platform).toEqual({ name: 'shop', title: 'Shop', description: 'The shop' });
     expect(config.services.slice(4, 5)).toEqual([
@@ -116,7 +118,7 @@ system:
       ['web', 'web', KEY, 'reader'],
     ]);
     expect(config.admins).toEqual([{ email: 'ada@example.com', password: 'a-long-enough-password', name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace' }]);
-    expect(config.system).toMatchObject({ session_ttl_minutes: 60, allow_open_registration: true, open_registration_role: 'reader' });
+    expect(config.system).toMatchObject({ session_ttl_minutes: 60, allow_open_registration: true, open_registration_role: 'reader', open_registration_app_roles: { web: 'reader' } });
   });
 
   it('lets the built-in db become another database type, keeping its id slot', () => {
@@ -169,6 +171,7 @@ describe('parseConfig: every problem at once', () => {
       /* 35 */ 'system:',
       /* 36 */ '  session_ttl_minutes: 0',
       /* 37 */ '  open_registration_role: writer',
+      /* 38 */ '  open_registration_app_roles: { nosuch: reader, web: writer }',
       '',
     ].join('\n');
     expect(problems(text)).toEqual([
@@ -194,6 +197,8 @@ describe('parseConfig: every problem at once', () => {
       'platform.yaml:34:15: admins[0].password is shorter than system.password_min_length (16 characters). [PCO106]',
       'platform.yaml:36:24: system.session_ttl_minutes must be >= 1. [PCO106]',
       "platform.yaml:37:27: Unknown role 'writer' in system.open_registration_role. [PCO109]",
+      "platform.yaml:38:42: Unknown app 'nosuch' in system.open_registration_app_roles. [PCO109]",
+      "platform.yaml:38:55: Unknown role 'writer' in system.open_registration_app_roles.web. [PCO109]",
     ]);
   });
 

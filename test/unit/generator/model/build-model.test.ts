@@ -108,6 +108,7 @@ describe('buildModel', () => {
       passwordMinLength: 16,
       allowOpenRegistration: false,
       openRegistrationRole: null,
+      openRegistrationAppRoles: {},
       maxRecords: 1000,
     });
     expect(buildModel({ ...config, system: { ...config.system, database: 'data/system.sqlite' } }, empty).settings.systemDatabase)

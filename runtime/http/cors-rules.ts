@@ -1,0 +1,102 @@
+/**
+ * CORS from the rules of /system/cors (reference 5.6): among the enabled rules whose path matches
+ * the request path (a glob such as `api/v2/*`, or a regular expression starting with `^`), the
+ * longest path wins; its origins, methods, headers and max age answer the browser. Without a
+ * matching rule, or for an origin the rule does not list, no CORS headers are sent.
+ * The rules live in memory and are reloaded after every write to /system/cors.
+ */
+import type { FastifyRequest } from 'fastify';
+import { maskToVerbs } from '../auth/principals.js';
+import type { SystemDb } from '../system/store/system-db.js';
+
+/** Headers every cross-origin client may send: the spec's, their aliases and the usual ones. */
+export const CORS_ALLOWED_HEADERS = [
+  'Content-Type', 'Authorization', 'Accept', 'Origin', 'X-Requested-With',
+  'X-Service-API-Key', 'X-Service-Session-Token', 'X-DreamFactory-API-Key', 'X-DreamFactory-Session-Token',
+  'X-HTTP-Method', 'X-Method-Override',
+];
+
+interface CorsRule {
+  path: string;
+  matches: (path: string) => boolean;
+  origins: string[];
+  headers: string[];
+  exposedHeaders: string[];
+  methods: string[];
+  maxAge: number;
+  credentials: boolean;
+}
+
+/** What @fastify/cors is told for one request. */
+export interface CorsDecision {
+  origin: boolean | string;
+  methods?: string[];
+  allowedHeaders?: string[];
+  exposedHeaders?: string[];
+  credentials?: boolean;
+  maxAge?: number;
+}
+
+const list = (text: string): string[] => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+function pathMatcher(pattern: string): (path: string) => boolean {
+  if (pattern.startsWith('^')) {
+    try {
+      const regex = new RegExp(pattern);
+      return (path) => regex.test(path);
+    } catch {
+      return () => false;
+    }
+  }
+  const glob = pattern.replace(/^\/+/, '');
+  const regex = new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return (path) => regex.test(path);
+}
+
+export class CorsRules {
+  private rules: CorsRule[] = [];
+
+  constructor(private readonly db: SystemDb) {}
+
+  async reload(): Promise<void> {
+    const rows = await this.db.selectFrom('cors_config').selectAll().where('enabled', '=', 1).execute();
+    this.rules = rows
+      .map((row) => ({
+        path: row.path,
+        matches: pathMatcher(row.path),
+        origins: list(row.origin),
+        headers: list(row.header),
+        exposedHeaders: list(row.exposed_header),
+        methods: maskToVerbs(row.method),
+        maxAge: row.max_age,
+        credentials: row.supports_credentials === 1,
+      }))
+      // Longest path first: the most specific rule wins.
+      .sort((a, b) => b.path.length - a.path.length || (a.path < b.path ? -1 : 1));
+  }
+
+  /** The CORS answer for a request path (without leading slash or query) and its Origin header. */
+  decide(path: string, origin: string | undefined): CorsDecision {
+    if (origin === undefined) return { origin: false };
+    const rule = this.rules.find((candidate) => candidate.matches(path));
+    if (!rule || !(rule.origins.includes('*') || rule.origins.includes(origin))) return { origin: false };
+    return {
+      // A credentialed response must name the origin; otherwise `*` is enough when allowed.
+      origin: rule.origins.includes('*') && !rule.credentials ? '*' : origin,
+      methods: [...rule.methods, 'OPTIONS'],
+      allowedHeaders: [...CORS_ALLOWED_HEADERS, ...rule.headers],
+      exposedHeaders: rule.exposedHeaders,
+      credentials: rule.credentials,
+      ...(rule.maxAge > 0 ? { maxAge: rule.maxAge } : {}),
+    };
+  }
+
+  /** The delegator @fastify/cors calls for every request. */
+  delegator() {
+    return (request: FastifyRequest, callback: (error: Error | null, options: CorsDecision) => void): void => {
+      const path = request.url.split('?')[0].replace(/^\/+/, '');
+      const origin = request.headers.origin;
+      callback(null, this.decide(path, Array.isArray(origin) ? origin[0] : origin));
+    };
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Email messages as the email services take them: addresses in any of the forms clients send
+ * (`a@b.io`, `Ada <a@b.io>`, `{email, name}`, arrays, comma-separated strings) and templates
+ * whose `{placeholders}` are filled from data.
+ */
+import { BadRequestError } from '../../core/errors.js';
+
+export interface Address {
+  email: string;
+  name?: string;
+}
+
+export interface MailMessage {
+  to: Address[];
+  cc: Address[];
+  bcc: Address[];
+  from: Address | null;
+  reply_to: Address | null;
+  subject: string;
+  body_text: string;
+  body_html: string;
+}
+
+/** A service handler that can send mail (the email kinds' handlers are). */
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+}
+
+export function isMailer(handler: object): handler is Mailer {
+  return typeof (handler as Partial<Mailer>).send === 'function';
+}
+
+const ADDRESS = /^\s*(?:"?([^"<]*?)"?\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s,]+@[^<>\s,]+))\s*$/;
+
+function oneAddress(value: unknown, field: string): Address {
+  if (typeof value === 'string') {
+    const match = ADDRESS.exec(value);
+    if (!match) throw new BadRequestError(`Field '${field}' holds an invalid email address: '${value}'.`, { field });
+    return match[2] ? { email: match[2], ...(match[1] ? { name: match[1].trim() } : {}) } : { email: match[3] };
+  }
+  if (value !== null && typeof value === 'object' && typeof (value as Address).email === 'string') {
+    const { email, name } = value as Address;
+    return { ...oneAddress(email, field), ...(typeof name === 'string' && name !== '' ? { name } : {}) };
+  }
+  throw new BadRequestError(`Field '${field}' must be an email address, an {email, name} object, or a list of them.`, { field });
+}
+
+/** The addresses of a field: absent is none. */
+export function addresses(value: unknown, field: string): Address[] {
+  if (value === undefined || value === null || value === '') return [];
+  if (Array.isArray(value)) return value.map((item, index) => oneAddress(item, `${field}[${index}]`));
+  if (typeof value === 'string') return value.split(',').filter((part) => part.trim() !== '').map((part) => oneAddress(part, field));
+  return [oneAddress(value, field)];
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** Fills `{name}` placeholders; unknown ones stay as written. HTML bodies get escaped values. */
+export function fillTemplate(text: string, data: Readonly<Record<string, string>>, html = false): string {
+  return text.replace(/\{([A-Za-z_][\w.]*)\}/g, (whole, name: string) => {
+    const value = data[name];
+    if (value === undefined) return whole;
+    return html ? escapeHtml(value) : value;
+  });
+}

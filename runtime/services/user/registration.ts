@@ -1,0 +1,71 @@
+/**
+ * POST /user/register (reference 5.14): open registration, when platform.yaml allows it. The new
+ * user gets, for every app, the role platform.yaml names for that app, else the open-registration
+ * role; `?login=true` also logs the user in.
+ */
+import { BadRequestError, ForbiddenError } from '../../core/errors.js';
+import { pick, toBool } from '../../core/query-params.js';
+import type { InternalCall } from '../../http/internal-service.js';
+import type { PlatformContext } from '../../http/platform-context.js';
+import { assertValid } from '../../system/records/json-validator.js';
+import { serveResource } from '../../system/records/resource-handler.js';
+import { userBehaviour } from '../../system/resources/record-behaviours.js';
+import type { ServiceResult } from '../service-kind.js';
+
+const registrationSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['email'],
+  properties: {
+    email: { type: 'string', format: 'email', maxLength: 255 },
+    first_name: { type: 'string', maxLength: 255 },
+    last_name: { type: 'string', maxLength: 255 },
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    username: { type: 'string', minLength: 1, maxLength: 255, pattern: '^\\S+$' },
+    phone: { type: 'string', maxLength: 32 },
+    password: { type: 'string' },
+    new_password: { type: 'string' },
+    password_confirmation: { type: 'string' },
+    security_question: {},
+    security_answer: {},
+  },
+};
+
+/** The role id per app id a newly registered user gets. */
+async function registrationRoles(ctx: PlatformContext): Promise<Array<{ app_id: number; role_id: number }>> {
+  const { openRegistrationRole, openRegistrationAppRoles } = ctx.settings;
+  const roleIds = new Map([...ctx.directory.roles.values()].map((role) => [role.name, role.id]));
+  const apps = await ctx.db.selectFrom('app').select(['id', 'name']).orderBy('id').execute();
+  return apps.flatMap((app) => {
+    const role = openRegistrationAppRoles[app.name] ?? openRegistrationRole;
+    const roleId = role === null ? undefined : roleIds.get(role);
+    return roleId === undefined ? [] : [{ app_id: app.id, role_id: roleId }];
+  });
+}
+
+export async function register(ctx: PlatformContext, call: InternalCall): Promise<ServiceResult> {
+  if (!ctx.settings.allowOpenRegistration) throw new ForbiddenError('Open Registration is not enabled.');
+  const body = call.body ?? {};
+  assertValid(registrationSchema, body, '', 'registration');
+  const fields = body as Record<string, string | undefined>;
+  const password = fields.password ?? fields.new_password;
+  if (password === undefined) throw new BadRequestError("Field 'password' is required.", { field: 'password' });
+  if (fields.password_confirmation !== undefined && fields.password_confirmation !== password) {
+    throw new BadRequestError('The password confirmation does not match.', { field: 'password_confirmation' });
+  }
+  const email = fields.email as string;
+  const name = fields.name ?? ([fields.first_name, fields.last_name].filter(Boolean).join(' ') || email.split('@')[0]);
+  const record = {
+    name, email, password,
+    ...(fields.first_name !== undefined ? { first_name: fields.first_name } : {}),
+    ...(fields.last_name !== undefined ? { last_name: fields.last_name } : {}),
+    ...(fields.username !== undefined ? { username: fields.username } : {}),
+    ...(fields.phone !== undefined ? { phone: fields.phone } : {}),
+    user_to_app_to_role_by_user_id: await registrationRoles(ctx),
+  };
+  // The same checks, hashing and uniqueness as an administrator creating the user.
+  const created = await serveResource(ctx, userBehaviour, { ...call, verb: 'POST', query: {}, body: { resource: [record] } }, undefined);
+  const id = (created.body as { resource: Array<{ id: number }> }).resource[0].id;
+  if (!toBool(pick(call.query, 'login'))) return { status: 201, body: { success: true } };
+  return { status: 201, body: { success: true, session_token: ctx.tokens.issue(id, ctx.settings.sessionTtlMinutes).token } };
+}

@@ -1,0 +1,130 @@
+/**
+ * Relationships of system records (reference 5.1): `related=` embeds them under their names
+ * (`role_service_access_by_role_id`, `role_by_role_id`, ...), and nested writes change has-many
+ * children inside the parent's POST/PATCH/PUT: a child without id is created, one with id is
+ * updated, one whose foreign key is sent as null is deleted.
+ */
+import type { Kysely } from 'kysely';
+import { BadRequestError, ConflictError, NotFoundError, messages } from '../../core/errors.js';
+import type { SystemDb } from '../store/system-db.js';
+import { presentRecord, storedColumns, type Row } from './record-presentation.js';
+import type { FieldRule, RecordDefinition, RelationDefinition } from './resource-definition.js';
+
+/** The system database with table names known only at run time (from record definitions). */
+export function untyped(db: SystemDb): Kysely<any> {
+  return db as Kysely<any>;
+}
+
+/** The system tables behind the `references` of fields. */
+const REFERENCED_TABLES: Record<NonNullable<FieldRule['references']>, string> = { app: 'app', role: 'role', service: 'service', user: 'user' };
+
+/** The relations `related=` names (`*`: all); unknown names are a 400. */
+export function requestedRelations(def: RecordDefinition, names: readonly string[] | null): Array<[string, RelationDefinition]> {
+  if (names === null) return [];
+  if (names.includes('*')) return Object.entries(def.relations);
+  return names.map((name) => {
+    const relation = def.relations[name];
+    if (!relation) throw new BadRequestError(`Invalid relationship '${name}' requested. Known: ${Object.keys(def.relations).join(', ') || 'none'}.`, { field: 'related' });
+    return [name, relation];
+  });
+}
+
+/** Embeds the requested relations in presented records (which carry their id). */
+export async function attachRelated(db: SystemDb, def: RecordDefinition, records: Row[], relations: Array<[string, RelationDefinition]>): Promise<void> {
+  const conn = untyped(db);
+  for (const [name, relation] of relations) {
+    const target = relation.target;
+    if (relation.kind === 'has_many') {
+      const keys = records.map((r) => r[def.idField]).filter((k) => k !== undefined && k !== null);
+      const rows: Row[] = keys.length === 0 ? [] : await conn.selectFrom(target.table).selectAll().where(relation.field, 'in', keys).orderBy(target.idField).execute();
+      for (const record of records) {
+        record[name] = rows.filter((row) => row[relation.field] === record[def.idField]).map((row) => presentRecord(target, row));
+      }
+    } else {
+      const keys = [...new Set(records.map((r) => r[relation.field]).filter((k) => k !== undefined && k !== null))];
+      const rows: Row[] = keys.length === 0 ? [] : await conn.selectFrom(target.table).selectAll().where(target.idField, 'in', keys).execute();
+      for (const record of records) {
+        const row = rows.find((r) => r[target.idField] === record[relation.field]);
+        record[name] = row ? presentRecord(target, row) : null;
+      }
+    }
+  }
+}
+
+/** Checks that every id-holding field names an existing record: a 400 naming the field otherwise. */
+export async function checkReferences(db: SystemDb, def: RecordDefinition, columns: Row, prefix = ''): Promise<void> {
+  const conn = untyped(db);
+  for (const [name, rule] of Object.entries(def.fields)) {
+    const value = columns[name];
+    if (rule.references === undefined || value === undefined || value === null) continue;
+    const found = await conn.selectFrom(REFERENCED_TABLES[rule.references]).select('id').where('id', '=', value).executeTakeFirst();
+    const field = prefix ? `${prefix}.${name}` : name;
+    if (!found) throw new BadRequestError(`Field '${field}' refers to no ${rule.references} with id ${String(value)}.`, { field });
+  }
+}
+
+function audited(def: RecordDefinition): boolean {
+  return def.readOnly.includes('created_date');
+}
+
+/** Lookup names are unique within their scope (global, or one app, role or user). */
+export async function assertLookupNameFree(db: SystemDb, row: Row, id: unknown, field: string): Promise<void> {
+  let query = db.selectFrom('lookup').select('id').where('name', '=', String(row.name));
+  for (const scope of ['app_id', 'role_id', 'user_id'] as const) {
+    const value = row[scope];
+    query = value === null || value === undefined ? query.where(scope, 'is', null) : query.where(scope, '=', Number(value));
+  }
+  if (id !== undefined) query = query.where('id', '!=', Number(id));
+  if (await query.executeTakeFirst()) throw new ConflictError(`Lookup name '${String(row.name)}' already exists in this scope.`, { field });
+}
+
+/** Runs the has-many children of one parent record (already validated) against the database. */
+export async function writeNested(
+  db: SystemDb, def: RecordDefinition, parentKey: unknown, nested: Record<string, Row[]>, audit: { now: string; userId: number | null },
+): Promise<void> {
+  const conn = untyped(db);
+  for (const [name, children] of Object.entries(nested)) {
+    const relation = def.relations[name];
+    const target = relation.target;
+    for (const [index, child] of children.entries()) {
+      const at = `${name}[${index}]`;
+      const id = child[target.idField];
+      const columns = storedColumns(target, child);
+      delete columns[target.idField];
+      if (id !== undefined) {
+        const existing: Row | undefined = await conn.selectFrom(target.table).selectAll().where(target.idField, '=', id).executeTakeFirst();
+        if (!existing) throw new NotFoundError(messages.recordNotFound(String(id)), { field: `${at}.${target.idField}` });
+        if (Object.hasOwn(child, relation.field) && child[relation.field] === null) {
+          await conn.deleteFrom(target.table).where(target.idField, '=', id).execute();
+          continue;
+        }
+        if (!Object.hasOwn(child, relation.field)) columns[relation.field] = parentKey;
+        await checkReferences(db, target, columns, at);
+        if (target.table === 'lookup') await assertLookupNameFree(db, { ...existing, ...columns }, id, `${at}.name`);
+        if (audited(target)) Object.assign(columns, { last_modified_date: audit.now, last_modified_by_id: audit.userId });
+        await guardUnique(() => conn.updateTable(target.table).set(columns).where(target.idField, '=', id).execute(), target, at);
+      } else {
+        columns[relation.field] = parentKey;
+        await checkReferences(db, target, columns, at);
+        if (target.table === 'lookup') await assertLookupNameFree(db, columns, undefined, `${at}.name`);
+        if (audited(target)) Object.assign(columns, { created_date: audit.now, last_modified_date: audit.now, created_by_id: audit.userId, last_modified_by_id: audit.userId });
+        await guardUnique(() => conn.insertInto(target.table).values(columns).execute(), target, at);
+      }
+    }
+  }
+}
+
+/** A unique violation of a nested record: 409 (one role per user and app). */
+async function guardUnique(write: () => Promise<unknown>, target: RecordDefinition, at: string): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      const message = target.table === 'user_to_app_to_role'
+        ? 'Multiple user-to-app-to-role assignment. You can only have a single user-to-app-to-role assignment per app.'
+        : `Duplicate ${target.label} record.`;
+      throw new ConflictError(message, { field: at });
+    }
+    throw error;
+  }
+}

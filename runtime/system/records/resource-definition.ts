@@ -1,0 +1,62 @@
+/**
+ * How a model-backed system resource (admin, user, app, role, service, cors, lookup,
+ * email_template, custom) and its nested records look: one JSON Schema per writable field (the
+ * single source of input validation and of the OpenAPI schemas), the read-only and ignored fields
+ * clients send back, and the relationships that `related=` embeds and nested writes change.
+ */
+
+/** A JSON Schema (draft 7, the subset ajv and OpenAPI 3.0 share). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface FieldRule {
+  schema: JsonSchema;
+  /** Must be given on create. */
+  required?: boolean;
+  /** Accepted on input, never shown (passwords). */
+  writeOnly?: boolean;
+  /** The resource whose id this field holds: checked on write (400 naming the field). */
+  references?: 'app' | 'role' | 'service' | 'user';
+  /** Stored as JSON text. */
+  json?: boolean;
+}
+
+export interface RelationDefinition {
+  /** has_many: child records pointing at this one; belongs_to: the record this one points at. */
+  kind: 'has_many' | 'belongs_to';
+  /** The related record definition. */
+  target: RecordDefinition;
+  /** has_many: the child's field holding this record's id; belongs_to: this record's field. */
+  field: string;
+  /** Whether nested writes may create, change and delete related records. */
+  writable: boolean;
+}
+
+export interface RecordDefinition {
+  /** System table. */
+  table: string;
+  /** Display names, for messages and OpenAPI component names. */
+  label: string;
+  plural: string;
+  /** Primary key field. */
+  idField: string;
+  fields: Readonly<Record<string, FieldRule>>;
+  /** Shown, accepted on input and ignored there (clients send whole records back). */
+  readOnly: readonly string[];
+  /** Fields of the reference platform's record that Portico does not keep: accepted and ignored. */
+  ignored: readonly string[];
+  /** Columns never shown. */
+  hidden: readonly string[];
+  relations: Readonly<Record<string, RelationDefinition>>;
+}
+
+/** A system resource served at /system/{name}. */
+export interface ResourceDefinition extends RecordDefinition {
+  name: string;
+  /** One line for the documentation. */
+  summary: string;
+}
+
+export const AUDIT_FIELDS = ['created_date', 'last_modified_date', 'created_by_id', 'last_modified_by_id'] as const;
+
+/** Read-only fields every audited record has. */
+export const READ_ONLY_AUDITED = ['id', ...AUDIT_FIELDS] as const;

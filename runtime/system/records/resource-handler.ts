@@ -1,0 +1,288 @@
+/**
+ * The CRUD of every model-backed system resource, served by the SQL records engine over the
+ * system database (fields, filter, limit, offset, order and aliases, ids, include_count,
+ * count_only) with what the system adds around it: input validation, per-resource preparation
+ * (password hashing, API keys, service checks), refusal of rows declared in platform.yaml,
+ * related reads and nested writes, 201 on create, and the reload of what the platform keeps in
+ * memory once a write commits. Every write runs in one transaction: nothing is half-written.
+ */
+import type { AuthContext } from '../../auth/auth-context.js';
+import { BadRequestError } from '../../core/errors.js';
+import { unwrapRecord, unwrapRecords, type ListEnvelope } from '../../core/envelope.js';
+import { parseCommonParams, pick, toBool, type RawQuery } from '../../core/query-params.js';
+import type { InternalCall } from '../../http/internal-service.js';
+import type { PlatformContext } from '../../http/platform-context.js';
+import type { RowFilterModel, Verb } from '../../model/platform-model.js';
+import type { ServiceCall, ServiceResult } from '../../services/service-kind.js';
+import { handleTableRecords } from '../../services/sql/table-records.js';
+import { formatTimestamp, type SystemDb } from '../store/system-db.js';
+import { presentRecord, storedColumns, type Row } from './record-presentation.js';
+import { validateRecord, type WriteMode } from './record-validation.js';
+import { attachRelated, checkReferences, requestedRelations, untyped, writeNested } from './related-records.js';
+import type { ResourceDefinition } from './resource-definition.js';
+import { systemRecordsContext } from './system-schema.js';
+
+/** One write request as the hooks of a resource see it. */
+export interface WriteContext {
+  ctx: PlatformContext;
+  call: InternalCall;
+  /** The transaction of the write. */
+  db: SystemDb;
+  now: string;
+  /** Whatever the hooks of this request keep between them. */
+  state: Map<string, unknown>;
+}
+
+/** Column values for the records engine, and secret values written directly. */
+export interface Prepared {
+  columns: Row;
+  secrets: Row;
+  nested: Record<string, Row[]>;
+}
+
+export type Key = string | number;
+
+/** What a resource adds to the generic CRUD. */
+export interface ResourceBehaviour {
+  def: ResourceDefinition;
+  /** Row filters every request on the resource gets (administrators vs users, global lookups). */
+  scope?: RowFilterModel[];
+  /** Rows built in or declared in platform.yaml refuse changes through the API. */
+  protectOrigin?: boolean;
+  /** Turns one validated record into stored values (defaults, hashing, generated keys), before the transaction. */
+  prepare?(prepared: Prepared, record: Row, mode: WriteMode, ctx: PlatformContext, call: InternalCall): Promise<void> | void;
+  /** Guards needing the database, inside the transaction, before the write (keys known except for creates). */
+  check?(w: WriteContext, verb: 'create' | 'update' | 'delete', keys: Key[], prepared: Prepared[]): Promise<void>;
+  /** Inside the transaction, after each record is written. */
+  written?(w: WriteContext, verb: 'create' | 'update', key: Key): Promise<void>;
+  /** After the transaction committed. */
+  committed?(w: WriteContext, verb: 'create' | 'update' | 'delete', keys: Key[]): Promise<void>;
+}
+
+const ORIGIN_NOTE: Record<string, string> = {
+  builtin: 'is built into every platform',
+  platform: 'is declared in platform.yaml',
+};
+
+function auth(scope: RowFilterModel[] | undefined): AuthContext {
+  return { app: null, user: null, isAdmin: true, role: null, rowFilters: scope && scope.length > 0 ? { filters: scope, op: 'and' } : null };
+}
+
+/** A call of the records engine on the resource's table. */
+function engine(db: SystemDb, ctx: PlatformContext, b: ResourceBehaviour, verb: Verb, query: RawQuery, body: unknown, id?: Key): Promise<ServiceResult> {
+  const call: ServiceCall = { verb, resource: [], trailingSlash: false, query, body, headers: {}, auth: auth(b.scope) };
+  return handleTableRecords(systemRecordsContext(db, ctx.systemSchema), call, b.def.table, id === undefined ? undefined : String(id));
+}
+
+/** Serves `/system/{resource}` (id undefined) and `/system/{resource}/{id}`. */
+export async function serveResource(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, id: string | undefined): Promise<ServiceResult> {
+  switch (call.verb) {
+    case 'GET': return { body: await read(ctx, ctx.db, b, call.query, call.body, id) };
+    case 'POST':
+      if (id !== undefined) throw new BadRequestError('Create record by identifier not currently supported.');
+      return create(ctx, b, call);
+    case 'PUT':
+    case 'PATCH': return update(ctx, b, call, id);
+    case 'DELETE': return remove(ctx, b, call, id);
+  }
+}
+
+/** Reads records (a bare one by id, else the list envelope) with related records embedded. */
+export async function read(ctx: PlatformContext, db: SystemDb, b: ResourceBehaviour, query: RawQuery, body: unknown, id?: Key): Promise<unknown> {
+  const params = parseCommonParams(query, body);
+  const relations = requestedRelations(b.def, params.related);
+  const engineQuery: RawQuery = { ...query };
+  delete engineQuery.related;
+  if (id === undefined && params.order.length === 0) engineQuery.order = `${b.def.idField} asc`;
+  // Related records are joined on the id (has-many) or on this record's key field (belongs-to):
+  // read those even when not asked for, drop them after.
+  const joinFields = relations.map(([, relation]) => (relation.kind === 'has_many' ? b.def.idField : relation.field));
+  const added = params.fields === null ? [] : [...new Set(joinFields)].filter((field) => !params.fields?.includes(field));
+  if (added.length > 0) {
+    engineQuery.fields = [...(params.fields ?? []), ...added].join(',');
+    delete engineQuery.select;
+  }
+  const result = await engine(db, ctx, b, 'GET', engineQuery, body, id);
+  const finish = async (rows: Row[]): Promise<Row[]> => {
+    const records = rows.map((row) => presentRecord(b.def, row));
+    await attachRelated(db, b.def, records, relations);
+    for (const record of records) for (const field of added) delete record[field];
+    return records;
+  };
+  if (id !== undefined) return (await finish([result.body as Row]))[0];
+  const envelope = result.body as ListEnvelope<Row> | { meta: unknown };
+  if (!('resource' in envelope)) return envelope;
+  return { ...envelope, resource: await finish(envelope.resource) };
+}
+
+async function prepare(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, record: Row, mode: WriteMode, at: string): Promise<Prepared> {
+  validateRecord(b.def, record, mode, at);
+  const nested: Record<string, Row[]> = {};
+  for (const [name, relation] of Object.entries(b.def.relations)) {
+    if (relation.writable && Array.isArray(record[name])) nested[name] = record[name] as Row[];
+  }
+  const prepared: Prepared = { columns: storedColumns(b.def, record), secrets: {}, nested };
+  await b.prepare?.(prepared, record, mode, ctx, call);
+  return prepared;
+}
+
+/** Runs a write in one transaction, then the resource's after-commit hook. */
+async function transact<T>(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, verb: 'create' | 'update' | 'delete', run: (w: WriteContext) => Promise<{ keys: Key[]; result: T }>): Promise<T> {
+  const state = new Map<string, unknown>();
+  const now = formatTimestamp(new Date(ctx.clock.now()));
+  const done = await ctx.db.transaction().execute((db) => run({ ctx, call, db, now, state }));
+  await b.committed?.({ ctx, call, db: ctx.db, now, state }, verb, done.keys);
+  return done.result;
+}
+
+function userId(call: InternalCall): number | null {
+  return call.auth.user?.id ?? null;
+}
+
+/** Writes secrets and nested records of one written record, then the resource's hook. */
+async function afterWrite(w: WriteContext, b: ResourceBehaviour, verb: 'create' | 'update', key: Key, prepared: Prepared): Promise<void> {
+  if (Object.keys(prepared.secrets).length > 0) {
+    await untyped(w.db).updateTable(b.def.table).set(prepared.secrets).where(b.def.idField, '=', key).execute();
+  }
+  await writeNested(w.db, b.def, key, prepared.nested, { now: w.now, userId: userId(w.call) });
+  await b.written?.(w, verb, key);
+}
+
+/** What a write returns: the identifiers, or the records re-read when `fields` or `related` is asked for. */
+async function writeResult(ctx: PlatformContext, b: ResourceBehaviour, query: RawQuery, keys: Key[], single: boolean): Promise<unknown> {
+  const wantsRecords = pick(query, 'fields') !== undefined || pick(query, 'related') !== undefined;
+  if (!wantsRecords) {
+    const records = keys.map((key) => ({ [b.def.idField]: key }));
+    return single ? records[0] : { resource: records };
+  }
+  const readQuery: RawQuery = { fields: pick(query, 'fields'), related: pick(query, 'related') };
+  if (single) return read(ctx, ctx.db, b, readQuery, undefined, keys[0]);
+  if (keys.length === 0) return { resource: [] };
+  return read(ctx, ctx.db, b, { ...readQuery, ids: keys.join(',') }, undefined);
+}
+
+function audit(call: InternalCall, now: string, create: boolean): Row {
+  const id = userId(call);
+  return create
+    ? { created_date: now, last_modified_date: now, created_by_id: id, last_modified_by_id: id }
+    : { last_modified_date: now, last_modified_by_id: id };
+}
+
+async function create(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall): Promise<ServiceResult> {
+  const records = unwrapRecords(call.body);
+  const prepared: Prepared[] = [];
+  for (const [index, record] of records.entries()) {
+    prepared.push(await prepare(ctx, b, call, record, 'create', records.length > 1 ? `resource[${index}]` : ''));
+  }
+  const keys = await transact(ctx, b, call, 'create', async (w) => {
+    await b.check?.(w, 'create', [], prepared);
+    for (const p of prepared) await checkReferences(w.db, b.def, p.columns);
+    const rows = prepared.map((p) => ({ ...p.columns, ...audit(call, w.now, true) }));
+    const result = await engine(w.db, ctx, b, 'POST', {}, { resource: rows });
+    const created = (result.body as ListEnvelope<Row>).resource.map((row) => row[b.def.idField] as Key);
+    for (const [index, key] of created.entries()) await afterWrite(w, b, 'create', key, prepared[index]);
+    return { keys: created, result: created };
+  });
+  return { status: 201, body: await writeResult(ctx, b, call.query, keys, false) };
+}
+
+/** The keys a filter (or, with `all`, the whole scope) selects, read inside the transaction. */
+async function keysOf(w: WriteContext, b: ResourceBehaviour, filter: string | null): Promise<Key[]> {
+  const query: RawQuery = { fields: b.def.idField };
+  if (filter !== null) query.filter = filter;
+  const result = await engine(w.db, w.ctx, b, 'GET', query, undefined);
+  return (result.body as ListEnvelope<Row>).resource.map((row) => row[b.def.idField] as Key);
+}
+
+/**
+ * The keys as the database holds them (numbers for ids), in order: 404 (one key) or a batch
+ * error (several) for keys outside the resource's scope.
+ */
+async function existingKeys(w: WriteContext, b: ResourceBehaviour, keys: Key[]): Promise<Key[]> {
+  const field = b.def.idField;
+  if (keys.length === 0) return [];
+  if (keys.length === 1) return [((await engine(w.db, w.ctx, b, 'GET', { fields: field }, undefined, keys[0])).body as Row)[field] as Key];
+  const rows = (await engine(w.db, w.ctx, b, 'GET', { fields: field, ids: keys.join(',') }, undefined)).body as ListEnvelope<Row>;
+  return rows.resource.map((row) => row[field] as Key);
+}
+
+/** Refuses changes to rows that platform.yaml (or the platform itself) owns. */
+async function assertChangeable(w: WriteContext, b: ResourceBehaviour, keys: Key[]): Promise<void> {
+  if (!b.protectOrigin || keys.length === 0) return;
+  const rows = await untyped(w.db).selectFrom(b.def.table)
+    .select(['name', 'origin']).where(b.def.idField, 'in', keys).where('origin', '!=', 'api').execute() as Array<{ name: string; origin: string }>;
+  if (rows.length > 0) {
+    const { name, origin } = rows[0];
+    throw new BadRequestError(
+      `The ${b.def.name} '${name}' ${ORIGIN_NOTE[origin] ?? 'is not managed through the API'} and cannot be changed through the API: change platform.yaml and rebuild.`,
+      { field: b.def.idField, origin },
+    );
+  }
+}
+
+function keyOf(b: ResourceBehaviour, record: Row, index: number): Key {
+  const key = record[b.def.idField];
+  if (typeof key !== 'string' && typeof key !== 'number') {
+    throw new BadRequestError(`Identifying field "${b.def.idField}" can not be empty for update request.`, { index, field: b.def.idField });
+  }
+  return key;
+}
+
+async function update(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, id: string | undefined): Promise<ServiceResult> {
+  const params = parseCommonParams(call.query);
+  // Each target: a key (or "from the filter") and the record to apply.
+  let targets: Array<{ key: Key; record: Row }> | null;
+  let shared: Row | null = null;
+  if (id !== undefined) targets = [{ key: id, record: unwrapRecord(call.body ?? {}) }];
+  else {
+    const records = unwrapRecords(call.body);
+    if (params.ids !== null) targets = params.ids.map((key) => ({ key, record: records[0] }));
+    else if (params.filter !== null) { targets = null; shared = records[0]; }
+    else targets = records.map((record, index) => ({ key: keyOf(b, record, index), record }));
+  }
+  const distinct = [...new Set([...(targets ?? []).map((t) => t.record), ...(shared ? [shared] : [])])];
+  const preparedOf = new Map<Row, Prepared>();
+  for (const [index, record] of distinct.entries()) {
+    preparedOf.set(record, await prepare(ctx, b, call, record, 'update', distinct.length > 1 ? `resource[${index}]` : ''));
+  }
+  const keys = await transact(ctx, b, call, 'update', async (w) => {
+    const given = targets ?? (await keysOf(w, b, params.filter)).map((key) => ({ key, record: shared as Row }));
+    const list = await existingKeys(w, b, given.map((t) => t.key));
+    const resolved = given.map((t, index) => ({ key: list[index], record: t.record }));
+    await assertChangeable(w, b, list);
+    await b.check?.(w, 'update', list, resolved.map((t) => preparedOf.get(t.record) as Prepared));
+    for (const t of resolved) await checkReferences(w.db, b.def, (preparedOf.get(t.record) as Prepared).columns);
+    if (resolved.length > 0) {
+      const rows = resolved.map((t) => ({ ...(preparedOf.get(t.record) as Prepared).columns, ...audit(call, w.now, false), [b.def.idField]: t.key }));
+      await engine(w.db, ctx, b, 'PATCH', {}, { resource: rows });
+    }
+    for (const t of resolved) await afterWrite(w, b, 'update', t.key, preparedOf.get(t.record) as Prepared);
+    return { keys: list, result: list };
+  });
+  return { body: await writeResult(ctx, b, call.query, keys, id !== undefined) };
+}
+
+async function remove(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, id: string | undefined): Promise<ServiceResult> {
+  const params = parseCommonParams(call.query);
+  let given: Key[] | null = null;
+  if (id !== undefined) given = [id];
+  else if (params.ids !== null) given = params.ids;
+  else if (Array.isArray(call.body) || (typeof call.body === 'object' && call.body !== null && 'resource' in call.body)) {
+    given = unwrapRecords(call.body).map((record, index) => keyOf(b, record, index));
+  } else if (params.filter === null && !toBool(pick(call.query, 'force'))) {
+    throw new BadRequestError('No filter or records given for delete request.');
+  }
+  const wantsRecords = pick(call.query, 'fields') !== undefined || pick(call.query, 'related') !== undefined;
+  const { keys, records } = await transact(ctx, b, call, 'delete', async (w) => {
+    const list = given === null ? await keysOf(w, b, params.filter) : await existingKeys(w, b, given);
+    await assertChangeable(w, b, list);
+    await b.check?.(w, 'delete', list, []);
+    const before = wantsRecords && list.length > 0
+      ? await read(ctx, w.db, b, { fields: pick(call.query, 'fields'), related: pick(call.query, 'related'), ids: list.join(',') }, undefined) as ListEnvelope<Row>
+      : null;
+    if (list.length > 0) await engine(w.db, ctx, b, 'DELETE', { ids: list.join(',') }, undefined);
+    return { keys: list, result: { keys: list, records: before?.resource ?? list.map((key) => ({ [b.def.idField]: key })) } };
+  });
+  if (id !== undefined) return { body: records[0] };
+  return { body: { resource: keys.length === 0 ? [] : records } };
+}

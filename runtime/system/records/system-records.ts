@@ -1,0 +1,299 @@
+/**
+ * The model-backed system resources and their nested records (reference 5.2-5.9, spec
+ * "Resources and their fields"). Pure data: the system service validates input against it, the
+ * OpenAPI builder documents it.
+ */
+import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type RecordDefinition, type ResourceDefinition } from './resource-definition.js';
+
+const text = (maxLength?: number): JsonSchema => (maxLength === undefined ? { type: 'string' } : { type: 'string', maxLength });
+const nullableText = (maxLength?: number): JsonSchema => ({ ...text(maxLength), type: ['string', 'null'] });
+/** A flag: JSON booleans, and the 0/1 some clients send. */
+const flag: JsonSchema = { type: ['boolean', 'integer'], enum: [true, false, 0, 1] };
+const nullableId: JsonSchema = { type: ['integer', 'null'], minimum: 1 };
+
+const field = (schema: JsonSchema, extra: Omit<FieldRule, 'schema'> = {}): FieldRule => ({ schema, ...extra });
+
+export const VERB_NAMES = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+const rowFilterSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'operator', 'value'],
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    operator: { type: 'string', minLength: 1 },
+    value: { type: ['string', 'number', 'boolean', 'null'] },
+  },
+};
+
+/** A grant of a role: service (null: every service), component, verbs, requestors, row filters. */
+export const roleServiceAccessRecord: RecordDefinition = {
+  table: 'role_service_access',
+  label: 'RoleServiceAccess',
+  plural: 'RoleServiceAccesses',
+  idField: 'id',
+  fields: {
+    role_id: field(nullableId, { references: 'role' }),
+    service_id: field(nullableId, { references: 'service' }),
+    component: field({ type: ['string', 'null'], maxLength: 255 }),
+    verb_mask: field({ type: 'integer', minimum: 0, maximum: 31, description: 'GET 1, POST 2, PUT 4, PATCH 8, DELETE 16.' }),
+    requestor_mask: field({ type: 'integer', minimum: 1, maximum: 3, description: 'API 1, script 2, both 3.' }),
+    filters: field({ type: 'array', items: rowFilterSchema }, { json: true }),
+    filter_op: field({ type: 'string', enum: ['and', 'or', 'AND', 'OR'] }),
+  },
+  readOnly: ['id'],
+  ignored: ['created_date', 'last_modified_date', 'created_by_id', 'last_modified_by_id'],
+  hidden: [],
+  relations: {},
+};
+
+/** A user's role for one app. */
+export const userAppRoleRecord: RecordDefinition = {
+  table: 'user_to_app_to_role',
+  label: 'UserAppRole',
+  plural: 'UserAppRoles',
+  idField: 'id',
+  fields: {
+    user_id: field(nullableId, { references: 'user' }),
+    app_id: field({ type: 'integer', minimum: 1 }, { required: true, references: 'app' }),
+    role_id: field({ type: 'integer', minimum: 1 }, { required: true, references: 'role' }),
+  },
+  readOnly: ['id'],
+  ignored: [],
+  hidden: [],
+  relations: {},
+};
+
+const lookupFields: Record<string, FieldRule> = {
+  name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
+  value: field({ type: ['string', 'number', 'boolean', 'null'] }),
+  private: field(flag),
+  description: field(nullableText(255)),
+};
+
+/** A lookup (global variable), scoped to an app, a role or a user. */
+export const scopedLookupRecord: RecordDefinition = {
+  table: 'lookup',
+  label: 'ScopedLookup',
+  plural: 'ScopedLookups',
+  idField: 'id',
+  fields: {
+    ...lookupFields,
+    app_id: field(nullableId, { references: 'app' }),
+    role_id: field(nullableId, { references: 'role' }),
+    user_id: field(nullableId, { references: 'user' }),
+  },
+  readOnly: [...READ_ONLY_AUDITED],
+  ignored: [],
+  hidden: [],
+  relations: {},
+};
+
+export const roleResource: ResourceDefinition = {
+  name: 'role',
+  summary: 'Roles: what the calls of an app or user may reach, per service, component and verb.',
+  table: 'role',
+  label: 'Role',
+  plural: 'Roles',
+  idField: 'id',
+  fields: {
+    name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
+    description: field(nullableText()),
+    is_active: field(flag),
+  },
+  readOnly: [...READ_ONLY_AUDITED, 'origin'],
+  ignored: ['accessible_tabs'],
+  hidden: [],
+  relations: {
+    role_service_access_by_role_id: { kind: 'has_many', target: roleServiceAccessRecord, field: 'role_id', writable: true },
+    lookup_by_role_id: { kind: 'has_many', target: scopedLookupRecord, field: 'role_id', writable: true },
+    user_to_app_to_role_by_role_id: { kind: 'has_many', target: userAppRoleRecord, field: 'role_id', writable: false },
+  },
+};
+
+const personFields: Record<string, FieldRule> = {
+  name: field({ type: 'string', minLength: 1, maxLength: 255 }, { required: true }),
+  email: field({ type: 'string', format: 'email', maxLength: 255 }, { required: true }),
+  first_name: field(nullableText(255)),
+  last_name: field(nullableText(255)),
+  username: field({ type: ['string', 'null'], minLength: 1, maxLength: 255, pattern: '^\\S+$' }),
+  phone: field(nullableText(32)),
+  is_active: field(flag),
+  default_app_id: field(nullableId, { references: 'app' }),
+  password: field({ type: 'string' }, { writeOnly: true }),
+};
+
+const personRecord = {
+  table: 'user',
+  idField: 'id',
+  fields: personFields,
+  readOnly: [...READ_ONLY_AUDITED, 'last_login_date'],
+  ignored: ['is_sys_admin', 'confirmed', 'expired', 'security_question', 'security_answer', 'oauth_provider', 'adldap', 'ldap_username', 'saml', 'send_invite', 'user_custom_by_user_id'],
+  hidden: ['is_sys_admin'],
+  relations: {
+    user_to_app_to_role_by_user_id: { kind: 'has_many', target: userAppRoleRecord, field: 'user_id', writable: true },
+    lookup_by_user_id: { kind: 'has_many', target: scopedLookupRecord, field: 'user_id', writable: true },
+  },
+} as const;
+
+export const adminResource: ResourceDefinition = {
+  ...personRecord,
+  name: 'admin',
+  summary: 'Administrators: users who bypass role checks and manage the platform.',
+  label: 'Admin',
+  plural: 'Admins',
+};
+
+export const userResource: ResourceDefinition = {
+  ...personRecord,
+  name: 'user',
+  summary: 'Regular users: their roles per app come from user_to_app_to_role_by_user_id.',
+  label: 'User',
+  plural: 'Users',
+};
+
+export const appResource: ResourceDefinition = {
+  name: 'app',
+  summary: 'Apps: each holds an API key; its role_id is the default role of calls made with that key.',
+  table: 'app',
+  label: 'App',
+  plural: 'Apps',
+  idField: 'id',
+  fields: {
+    name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
+    label: field(nullableText(255)),
+    description: field(nullableText()),
+    is_active: field(flag),
+    api_key: field({ type: 'string', pattern: '^[0-9a-f]{64}$', description: '64 lowercase hex characters; generated when absent.' }),
+    role_id: field(nullableId, { references: 'role' }),
+    type: field({ type: 'integer', minimum: 0, maximum: 4, description: '0 none (API key only), 1 storage, 2 URL, 3 path, 4 git.' }),
+    path: field(nullableText()),
+    url: field(nullableText()),
+  },
+  readOnly: [...READ_ONLY_AUDITED, 'origin', 'launch_url'],
+  ignored: ['storage_service_id', 'storage_container', 'requires_fullscreen', 'allow_fullscreen_toggle', 'toggle_location'],
+  hidden: [],
+  relations: {
+    role_by_role_id: { kind: 'belongs_to', target: roleResource, field: 'role_id', writable: false },
+    lookup_by_app_id: { kind: 'has_many', target: scopedLookupRecord, field: 'app_id', writable: true },
+    user_to_app_to_role_by_app_id: { kind: 'has_many', target: userAppRoleRecord, field: 'app_id', writable: false },
+  },
+};
+
+export const serviceResource: ResourceDefinition = {
+  name: 'service',
+  summary: 'Services: each is served under /api/v2/{name} as soon as it is created.',
+  table: 'service',
+  label: 'Service',
+  plural: 'Services',
+  idField: 'id',
+  fields: {
+    name: field({ type: 'string', pattern: '^[a-z0-9_][a-z0-9_-]*$', maxLength: 40, description: 'Lowercase letters, digits, underscores and dashes.' }, { required: true }),
+    label: field({ type: 'string', minLength: 1, maxLength: 80 }, { required: true }),
+    type: field({ type: 'string', minLength: 1, description: 'A name from GET /system/service_type.' }, { required: true }),
+    description: field(nullableText(255)),
+    is_active: field(flag),
+    config: field({ type: 'object', additionalProperties: true }, { json: true }),
+  },
+  readOnly: [...READ_ONLY_AUDITED, 'origin', 'mutable', 'deletable'],
+  ignored: ['service_doc_by_service_id'],
+  hidden: [],
+  relations: {
+    role_service_access_by_service_id: { kind: 'has_many', target: roleServiceAccessRecord, field: 'service_id', writable: false },
+  },
+};
+
+export const corsResource: ResourceDefinition = {
+  name: 'cors',
+  summary: 'CORS rules: which origins may call which paths, with which methods and headers.',
+  table: 'cors_config',
+  label: 'Cors',
+  plural: 'CorsConfigs',
+  idField: 'id',
+  fields: {
+    path: field({ type: 'string', minLength: 1, maxLength: 255, description: 'Request path glob (`api/v2/*`, `*`), or a regular expression starting with `^`.' }, { required: true }),
+    description: field(nullableText(255)),
+    origin: field({ type: 'string', minLength: 1, description: 'Comma-separated origins, or `*`.' }, { required: true }),
+    header: field(nullableText()),
+    exposed_header: field(nullableText()),
+    method: field({
+      anyOf: [{ type: 'array', items: { type: 'string', enum: [...VERB_NAMES] }, uniqueItems: true }, { type: 'integer', minimum: 0, maximum: 31 }],
+      description: 'Allowed methods: verb names, or a verb mask.',
+    }),
+    max_age: field({ type: 'integer', minimum: 0 }),
+    supports_credentials: field(flag),
+    enabled: field(flag),
+  },
+  readOnly: [...READ_ONLY_AUDITED],
+  ignored: [],
+  hidden: [],
+  relations: {},
+};
+
+export const lookupResource: ResourceDefinition = {
+  name: 'lookup',
+  summary: 'Global lookups: named values usable as {name} in role filters and configs; private values are masked.',
+  table: 'lookup',
+  label: 'Lookup',
+  plural: 'Lookups',
+  idField: 'id',
+  fields: lookupFields,
+  readOnly: [...READ_ONLY_AUDITED],
+  ignored: [],
+  hidden: ['app_id', 'role_id', 'user_id'],
+  relations: {},
+};
+
+const addresses: JsonSchema = {
+  anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
+  description: 'Email addresses: an array, or a comma-separated string.',
+};
+
+export const emailTemplateResource: ResourceDefinition = {
+  name: 'email_template',
+  summary: 'Email templates: subject and bodies with {placeholders}, used for password resets and invitations.',
+  table: 'email_template',
+  label: 'EmailTemplate',
+  plural: 'EmailTemplates',
+  idField: 'id',
+  fields: {
+    name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
+    description: field(nullableText(255)),
+    to: field(addresses, { json: true }),
+    cc: field(addresses, { json: true }),
+    bcc: field(addresses, { json: true }),
+    subject: field(nullableText(80)),
+    body_text: field(nullableText()),
+    body_html: field(nullableText()),
+    from_name: field(nullableText(255)),
+    from_email: field(nullableText(255)),
+    reply_to_name: field(nullableText(255)),
+    reply_to_email: field(nullableText(255)),
+  },
+  readOnly: [...READ_ONLY_AUDITED],
+  ignored: ['attachment', 'defaults'],
+  hidden: [],
+  relations: {},
+};
+
+export const customResource: ResourceDefinition = {
+  name: 'custom',
+  summary: 'Custom settings: named JSON values; GET /system/custom/{name} returns the value alone.',
+  table: 'system_custom',
+  label: 'Custom',
+  plural: 'Customs',
+  idField: 'name',
+  fields: {
+    name: field({ type: 'string', minLength: 1, maxLength: 255 }, { required: true }),
+    value: field({}, { json: true }),
+  },
+  readOnly: ['created_date', 'last_modified_date', 'created_by_id', 'last_modified_by_id'],
+  ignored: [],
+  hidden: [],
+  relations: {},
+};
+
+/** Every model-backed system resource, in the order the system listing shows them. */
+export const SYSTEM_RECORD_RESOURCES: readonly ResourceDefinition[] = [
+  adminResource, appResource, corsResource, customResource, emailTemplateResource, lookupResource, roleResource, serviceResource, userResource,
+];

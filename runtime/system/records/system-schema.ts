@@ -1,0 +1,45 @@
+/**
+ * The system database as the SQL records engine sees it: its introspected schema without the
+ * columns no request may read, filter on or write directly (password hashes, reset codes, token
+ * cut-offs) and without the bookkeeping tables. Read once when the platform opens.
+ */
+import type { DatabaseSchema } from '../../model/platform-model.js';
+import { sqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-dialect.js';
+import { LiveSchema } from '../../services/sql/live-schema.js';
+import type { SqlServiceContext } from '../../services/sql/sql-service-context.js';
+import { readDatabaseSchema } from '../../services/sql/sql-service-kind.js';
+import type { SystemDb } from '../store/system-db.js';
+
+/** Columns the system layer alone reads and writes. */
+const SECRET_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  user: ['password', 'confirm_code', 'confirm_code_expiry', 'tokens_valid_after'],
+};
+
+const RECORD_TABLES = new Set([
+  'user', 'role', 'app', 'service', 'role_service_access', 'user_to_app_to_role', 'cors_config', 'lookup', 'email_template', 'system_custom',
+]);
+
+/** Enough for any system list; the reference platform has no lower limit on system resources. */
+const SYSTEM_MAX_RECORDS = 100_000;
+
+export async function publicSystemSchema(db: SystemDb): Promise<DatabaseSchema> {
+  const schema = await readDatabaseSchema(db, sqliteDialect, false);
+  return {
+    routines: [],
+    tables: schema.tables
+      .filter((table) => RECORD_TABLES.has(table.name))
+      .map((table) => {
+        const secret = SECRET_COLUMNS[table.name] ?? [];
+        return { ...table, fields: table.fields.filter((field) => !secret.includes(field.name)) };
+      }),
+  };
+}
+
+/** A records-engine context over the system database (or one of its transactions). */
+export function systemRecordsContext(db: SystemDb, schema: LiveSchema): SqlServiceContext {
+  return { serviceName: 'system', db, dialect: sqliteDialect, options: { maxRecords: SYSTEM_MAX_RECORDS, allowUpsert: false, keepCase: false }, schema };
+}
+
+export async function openSystemSchema(db: SystemDb): Promise<LiveSchema> {
+  return new LiveSchema(await publicSystemSchema(db), sqliteDialect);
+}

@@ -1,0 +1,38 @@
+/**
+ * DELETE /system/cache[/{service}] (reference 5.13): asks services that cache (a SOAP service its
+ * WSDL and responses) to clear it; the platform's own in-memory directory and CORS rules are
+ * re-read too.
+ */
+import { NotFoundError, NotImplementedError, messages } from '../../core/errors.js';
+import type { PlatformContext } from '../../http/platform-context.js';
+import type { ServiceHandler } from '../../services/service-kind.js';
+
+type Cacheable = ServiceHandler & { clearCache(): Promise<void> | void };
+
+const cacheable = (handler: ServiceHandler): handler is Cacheable => typeof (handler as Partial<Cacheable>).clearCache === 'function';
+
+/** The runtime's own services keep no cache of their own beyond the directory. */
+const INTERNAL_TYPES = new Set(['system', 'user', 'swagger']);
+
+export async function clearCache(ctx: PlatformContext, service?: string): Promise<{ success: true }> {
+  if (service !== undefined) {
+    const model = ctx.services.get(service);
+    if (!model) throw new NotFoundError(messages.serviceNotFound(service));
+    if (INTERNAL_TYPES.has(model.type)) {
+      await Promise.all([ctx.directory.reload(), ctx.cors.reload()]);
+      return { success: true };
+    }
+    const handler = await ctx.services.handler(service);
+    if (!cacheable(handler)) throw new NotImplementedError('Service does not implement API controlled cache.');
+    await handler.clearCache();
+    return { success: true };
+  }
+  await Promise.all([ctx.directory.reload(), ctx.cors.reload()]);
+  for (const model of ctx.services.list()) {
+    if (INTERNAL_TYPES.has(model.type)) continue;
+    // A service that cannot be opened now has nothing cached.
+    const handler = await ctx.services.handler(model.name).catch(() => null);
+    if (handler && cacheable(handler)) await handler.clearCache();
+  }
+  return { success: true };
+}

@@ -1,0 +1,167 @@
+/**
+ * What each model-backed system resource adds to the generic CRUD (records/resource-handler.ts):
+ * administrators and users (scope, password hashing, no self-deletion), apps (API keys), roles,
+ * services (type and config checks, live serving), CORS rules, global lookups, email templates
+ * and custom settings.
+ */
+import { generateApiKey } from '../../auth/passwords.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../../core/errors.js';
+import { pick, toBool } from '../../core/query-params.js';
+import type { ServiceModel } from '../../model/platform-model.js';
+import { getServiceKind } from '../../services/registry.js';
+import { assertValid } from '../records/json-validator.js';
+import { assertLookupNameFree } from '../records/related-records.js';
+import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../records/resource-handler.js';
+import {
+  adminResource, appResource, corsResource, customResource, emailTemplateResource, lookupResource, roleResource, serviceResource, userResource,
+} from '../records/system-records.js';
+import { assertPasswordAllowed, passwordSecrets } from './password-rules.js';
+import { liveServiceModel } from './service-models.js';
+
+const reloadDirectory = async (w: WriteContext) => w.ctx.directory.reload();
+
+/** Created through the API, flags default to true (DESIGN 5.6). */
+function activeByDefault(prepared: Prepared, mode: 'create' | 'update'): void {
+  if (mode === 'create' && prepared.columns.is_active === undefined) prepared.columns.is_active = 1;
+}
+
+function personBehaviour(admin: boolean): ResourceBehaviour {
+  return {
+    def: admin ? adminResource : userResource,
+    scope: [{ name: 'is_sys_admin', operator: '=', value: admin ? '1' : '0' }],
+    async prepare(prepared, record, mode, ctx) {
+      activeByDefault(prepared, mode);
+      if (mode === 'create') prepared.columns.is_sys_admin = admin ? 1 : 0;
+      if (typeof record.password === 'string') {
+        assertPasswordAllowed(ctx, record.password, 'password');
+        Object.assign(prepared.secrets, await passwordSecrets(ctx, record.password));
+      }
+    },
+    async check(w, verb, keys) {
+      const self = w.call.auth.user?.id;
+      if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self)) throw new ForbiddenError('Cannot delete your account.');
+    },
+    committed: reloadDirectory,
+  };
+}
+
+export const adminBehaviour = personBehaviour(true);
+export const userBehaviour = personBehaviour(false);
+
+export const appBehaviour: ResourceBehaviour = {
+  def: appResource,
+  protectOrigin: true,
+  prepare(prepared, _record, mode, _ctx, call) {
+    activeByDefault(prepared, mode);
+    if (mode === 'create') prepared.columns.api_key ??= generateApiKey();
+    // PATCH /system/app/{id}?regenerate=true gives the app a new key.
+    if (mode === 'update' && toBool(pick(call.query, 'regenerate'))) prepared.columns.api_key = generateApiKey();
+  },
+  committed: reloadDirectory,
+};
+
+export const roleBehaviour: ResourceBehaviour = {
+  def: roleResource,
+  protectOrigin: true,
+  prepare(prepared, _record, mode) {
+    activeByDefault(prepared, mode);
+  },
+  committed: reloadDirectory,
+};
+
+/** Ids of services created through the API start here, clear of those platform.yaml assigns (8, 9, ...). */
+const FIRST_API_SERVICE_ID = 1000;
+
+interface ServiceChange {
+  model?: ServiceModel;
+  previousName?: string;
+}
+
+type ServiceRowValues = { id: number; name: string; type: string; config: string };
+
+/** Checks the type against the registry and the config against the type's schema (filling its defaults). */
+function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undefined): void {
+  const type = (prepared.columns.type ?? existing?.type) as string;
+  const kind = getServiceKind(type);
+  if (!kind) throw new BadRequestError(`Service type '${type}' not found.`, { field: 'type' });
+  if (kind.group === 'System' || kind.type === 'user' || kind.type === 'swagger') {
+    if (prepared.columns.type !== undefined) throw new BadRequestError(`Service type '${type}' is built in: a platform has one service of it.`, { field: 'type' });
+  }
+  if (prepared.columns.config === undefined && prepared.columns.type === undefined) return;
+  const config = prepared.columns.config !== undefined && prepared.columns.config !== null
+    ? JSON.parse(prepared.columns.config as string) as Record<string, unknown>
+    : existing ? JSON.parse(existing.config) as Record<string, unknown> : {};
+  assertValid(kind.configSchema, config, 'config', `configuration of a ${type} service`);
+  prepared.columns.config = JSON.stringify(config);
+}
+
+export const serviceBehaviour: ResourceBehaviour = {
+  def: serviceResource,
+  protectOrigin: true,
+  prepare(prepared, _record, mode) {
+    activeByDefault(prepared, mode);
+  },
+  async check(w, verb, keys, prepared) {
+    const changes = new Map<Key, ServiceChange>();
+    w.state.set('services', changes);
+    if (verb === 'create') {
+      const { max } = await w.db.selectFrom('service').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
+      let next = Math.max(Number(max ?? 0) + 1, FIRST_API_SERVICE_ID);
+      for (const p of prepared) {
+        checkServiceType(p, undefined);
+        p.columns.id = next++;
+      }
+      return;
+    }
+    const rows = keys.length === 0 ? [] : await w.db.selectFrom('service').select(['id', 'name', 'type', 'config']).where('id', 'in', keys.map(Number)).execute();
+    for (const [index, key] of keys.entries()) {
+      const existing = rows.find((row) => row.id === Number(key));
+      changes.set(key, { previousName: existing?.name });
+      if (verb === 'update') checkServiceType(prepared[index], existing);
+    }
+  },
+  async written(w, _verb, key) {
+    const row = await w.db.selectFrom('service').selectAll().where('id', '=', Number(key)).executeTakeFirstOrThrow();
+    const changes = w.state.get('services') as Map<Key, ServiceChange>;
+    changes.set(key, { ...changes.get(key), model: await liveServiceModel(row, w.ctx.runtime) });
+  },
+  async committed(w, verb) {
+    const changes = w.state.get('services') as Map<Key, ServiceChange>;
+    for (const change of changes.values()) {
+      if (verb === 'delete') { if (change.previousName) await w.ctx.services.remove(change.previousName); }
+      else if (change.model) await w.ctx.services.put(change.model, change.previousName ?? change.model.name);
+    }
+    await w.ctx.directory.reload();
+  },
+};
+
+export const corsBehaviour: ResourceBehaviour = {
+  def: corsResource,
+  async committed(w) {
+    await w.ctx.cors.reload();
+  },
+};
+
+export const lookupBehaviour: ResourceBehaviour = {
+  def: lookupResource,
+  scope: ['app_id', 'role_id', 'user_id'].map((name) => ({ name, operator: 'is null', value: '' })),
+  async check(w, verb, keys, prepared) {
+    const names = new Set<unknown>();
+    for (const [index, p] of prepared.entries()) {
+      if (p.columns.name === undefined) continue;
+      if (names.has(p.columns.name)) throw new ConflictError(`Lookup name '${String(p.columns.name)}' is given twice.`, { field: 'name' });
+      names.add(p.columns.name);
+      await assertLookupNameFree(w.db, { name: p.columns.name }, verb === 'update' ? keys[index] : undefined, 'name');
+    }
+  },
+};
+
+export const emailTemplateBehaviour: ResourceBehaviour = { def: emailTemplateResource };
+
+export const customBehaviour: ResourceBehaviour = { def: customResource };
+
+/** The behaviours by resource name. */
+export const RECORD_BEHAVIOURS: ReadonlyMap<string, ResourceBehaviour> = new Map(
+  [adminBehaviour, appBehaviour, corsBehaviour, customBehaviour, emailTemplateBehaviour, lookupBehaviour, roleBehaviour, serviceBehaviour, userBehaviour]
+    .map((b) => [b.def.name, b]),
+);

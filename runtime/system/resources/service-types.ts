@@ -1,0 +1,36 @@
+/**
+ * GET /system/service_type[/{name}]: the service-kind registry as the reference lists it
+ * (reference 5.13): `fields` picks keys, `group=` keeps some groups.
+ */
+import { NotFoundError } from '../../core/errors.js';
+import { wrapList } from '../../core/envelope.js';
+import { pick, toList, type RawQuery } from '../../core/query-params.js';
+import { getServiceKind, listServiceKinds } from '../../services/registry.js';
+import type { ServiceKind } from '../../services/service-kind.js';
+
+/** Types a platform has exactly one service of. */
+const SINGLETONS = new Set(['system', 'user', 'swagger']);
+
+function describe(kind: ServiceKind): Record<string, unknown> {
+  return {
+    name: kind.type, label: kind.label, description: kind.description, group: kind.group,
+    singleton: SINGLETONS.has(kind.type), config_schema: kind.configSchema,
+  };
+}
+
+function select(record: Record<string, unknown>, fields: string[] | null): Record<string, unknown> {
+  if (fields === null || fields.includes('*')) return record;
+  return Object.fromEntries(fields.filter((f) => f in record).map((f) => [f, record[f]]));
+}
+
+export function serviceTypes(query: RawQuery, name?: string): unknown {
+  const fields = toList(pick(query, 'fields'));
+  if (name !== undefined) {
+    const kind = getServiceKind(name);
+    if (!kind) throw new NotFoundError(`Service type '${name}' not found.`);
+    return select(describe(kind), fields);
+  }
+  const groups = toList(pick(query, 'group'))?.map((g) => g.toLowerCase()) ?? null;
+  const kinds = listServiceKinds().filter((kind) => groups === null || groups.includes(kind.group.toLowerCase()));
+  return wrapList(kinds.map((kind) => select(describe(kind), fields)));
+}

@@ -1,0 +1,163 @@
+/**
+ * What administrators and users do for themselves (reference 5.14): read and change their
+ * profile, change their password while logged in, and reset a forgotten password with a code
+ * sent by email. `/system/admin/*` serves administrators, `/user/*` regular users.
+ */
+import { randomInt } from 'node:crypto';
+import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../core/errors.js';
+import { pick, toBool } from '../core/query-params.js';
+import type { InternalCall } from '../http/internal-service.js';
+import type { PlatformContext } from '../http/platform-context.js';
+import { translateSqliteError } from '../services/sql/dialects/sqlite/sqlite-errors.js';
+import { assertValid } from './records/json-validator.js';
+import { assertPasswordAllowed, passwordSecrets } from './resources/password-rules.js';
+import { sendTemplateMail } from './system-mail.js';
+import { formatTimestamp } from './store/system-db.js';
+import type { SessionKind } from './sessions.js';
+
+const NO_SESSION = 'There is no valid session for the current request.';
+/** Reset codes: 32 characters of [0-9A-Z], valid for a day (reference 5.14). */
+const CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const CODE_LENGTH = 32;
+const CODE_TTL_HOURS = 24;
+
+/** The logged-in account of the call; 401 without a valid session. */
+function sessionUserId(call: InternalCall): number {
+  if (!call.session) throw call.tokenError ?? new UnauthorizedError(NO_SESSION);
+  return call.session.claims.user_id;
+}
+
+const PROFILE_FIELDS = ['username', 'first_name', 'last_name', 'name', 'email', 'phone', 'default_app_id'] as const;
+
+export async function getProfile(ctx: PlatformContext, call: InternalCall): Promise<Record<string, unknown>> {
+  const row = await ctx.db.selectFrom('user').select(PROFILE_FIELDS).where('id', '=', sessionUserId(call)).executeTakeFirst();
+  if (!row) throw new UnauthorizedError(NO_SESSION);
+  return { ...row, security_question: '', oauth_provider: '', adldap: '' };
+}
+
+const profileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    first_name: { type: ['string', 'null'], maxLength: 255 },
+    last_name: { type: ['string', 'null'], maxLength: 255 },
+    username: { type: ['string', 'null'], minLength: 1, maxLength: 255, pattern: '^\\S+$' },
+    email: { type: 'string', format: 'email', maxLength: 255 },
+    phone: { type: ['string', 'null'], maxLength: 32 },
+    default_app_id: { type: ['integer', 'null'], minimum: 1 },
+    current_password: { type: 'string' },
+    security_question: {},
+    security_answer: {},
+    oauth_provider: {},
+    adldap: {},
+  },
+};
+
+/** Changes the caller's own profile; a new email needs the current password. */
+export async function updateProfile(ctx: PlatformContext, call: InternalCall): Promise<{ success: true }> {
+  const id = sessionUserId(call);
+  const body = call.body ?? {};
+  assertValid(profileSchema, body, '', 'profile');
+  const fields = body as Record<string, unknown>;
+  const row = await ctx.db.selectFrom('user').select(['email', 'password']).where('id', '=', id).executeTakeFirstOrThrow();
+  if (typeof fields.email === 'string' && fields.email.toLowerCase() !== row.email.toLowerCase()) {
+    if (typeof fields.current_password !== 'string') throw new BadRequestError('Current Password required to change email', { field: 'current_password' });
+    if (!(await verifyPassword(fields.current_password, row.password))) throw new BadRequestError('The password supplied does not match.', { field: 'current_password' });
+  }
+  if (fields.default_app_id !== undefined && fields.default_app_id !== null) {
+    const app = await ctx.db.selectFrom('app').select('id').where('id', '=', fields.default_app_id as number).executeTakeFirst();
+    if (!app) throw new BadRequestError(`Field 'default_app_id' refers to no app with id ${String(fields.default_app_id)}.`, { field: 'default_app_id' });
+  }
+  const changes: Record<string, unknown> = {};
+  for (const name of PROFILE_FIELDS) if (fields[name] !== undefined) changes[name] = fields[name];
+  if (Object.keys(changes).length > 0) {
+    try {
+      await ctx.db.updateTable('user').set({ ...changes, last_modified_date: formatTimestamp(new Date(ctx.clock.now())), last_modified_by_id: id }).where('id', '=', id).execute();
+    } catch (error) {
+      throw translateSqliteError(error, null) ?? error;
+    }
+    ctx.directory.forgetUser(id);
+  }
+  return { success: true };
+}
+
+function requiredText(body: Record<string, unknown>, field: string, message: string): string {
+  const value = body[field];
+  if (typeof value !== 'string' || value === '') throw new BadRequestError(message, { field });
+  return value;
+}
+
+function newResetCode(): string {
+  let code = '';
+  for (let i = 0; i < CODE_LENGTH; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return code;
+}
+
+/** The account of an email at this endpoint: administrators only at the admin one, users only at the user one. */
+async function accountByEmail(ctx: PlatformContext, kind: SessionKind, email: string) {
+  const row = await ctx.db.selectFrom('user').selectAll().where('email', '=', email).executeTakeFirst();
+  if (!row) throw new NotFoundError('The supplied email was not found in the system.');
+  if ((row.is_sys_admin === 1) !== (kind === 'admin')) throw new UnauthorizedError(`You are not authorized to reset/change password for the account ${email}`);
+  return row;
+}
+
+/** Sets a new password: hash, token cut-off (older sessions are refused), reset code cleared. */
+async function setPassword(ctx: PlatformContext, id: number, password: string, field: string): Promise<void> {
+  assertPasswordAllowed(ctx, password, field);
+  const secrets = await passwordSecrets(ctx, password);
+  await ctx.db.updateTable('user').set({ ...secrets, confirm_code: null, confirm_code_expiry: null }).where('id', '=', id).execute();
+  ctx.directory.forgetUser(id);
+}
+
+/**
+ * POST {admin|user}/password: change (`{old_password, new_password}` with a session), request a
+ * reset code (`?reset=true` with `{email}`), or reset with the code (`{email, code, new_password}`).
+ * `?login=true` also returns a new session token.
+ */
+export async function changePassword(ctx: PlatformContext, kind: SessionKind, call: InternalCall): Promise<Record<string, unknown>> {
+  const body = (call.body ?? {}) as Record<string, unknown>;
+  if (typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The request body must be a JSON object.');
+  const login = toBool(pick(call.query, 'login'));
+  const done = (id: number) => (login ? { success: true, session_token: ctx.tokens.issue(id, ctx.settings.sessionTtlMinutes).token } : { success: true });
+
+  if (toBool(pick(call.query, 'reset'))) {
+    const email = requiredText(body, 'email', 'Field \'email\' is required to request a password reset.');
+    const row = await accountByEmail(ctx, kind, email);
+    const code = newResetCode();
+    const expiry = Math.floor(ctx.clock.now() / 1000) + CODE_TTL_HOURS * 3600;
+    await ctx.db.updateTable('user').set({ confirm_code: await hashPassword(code), confirm_code_expiry: expiry }).where('id', '=', row.id).execute();
+    await sendTemplateMail(ctx, 'Password Reset Default', { email: row.email, ...(row.name ? { name: row.name } : {}) }, {
+      first_name: row.first_name || row.name, name: row.name, email: row.email, code, code_ttl_hours: String(CODE_TTL_HOURS),
+      reset_path: kind === 'admin' ? '/api/v2/system/admin/password' : '/api/v2/user/password',
+    });
+    return { success: true };
+  }
+
+  if (body.code !== undefined) {
+    const email = requiredText(body, 'email', 'Field \'email\' is required to reset a password with a code.');
+    const code = requiredText(body, 'code', 'Invalid confirmation code.');
+    const password = requiredText(body, 'new_password', 'Missing new password for reset.');
+    const row = await accountByEmail(ctx, kind, email).catch(() => null);
+    if (!row || !row.confirm_code || !(await verifyPassword(code, row.confirm_code))) {
+      throw new NotFoundError('The supplied email and/or confirmation code were not found in the system.');
+    }
+    if ((row.confirm_code_expiry ?? 0) * 1000 <= ctx.clock.now()) throw new BadRequestError('Confirmation code expired.', { field: 'code' });
+    await setPassword(ctx, row.id, password, 'new_password');
+    return done(row.id);
+  }
+
+  if (body.old_password !== undefined || body.new_password !== undefined) {
+    const id = sessionUserId(call);
+    if (typeof body.old_password !== 'string' || typeof body.new_password !== 'string') {
+      throw new BadRequestError('Both old and new password are required to change the password.', { field: typeof body.old_password !== 'string' ? 'old_password' : 'new_password' });
+    }
+    const row = await ctx.db.selectFrom('user').select(['email', 'password', 'is_sys_admin']).where('id', '=', id).executeTakeFirstOrThrow();
+    if ((row.is_sys_admin === 1) !== (kind === 'admin')) throw new UnauthorizedError(`You are not authorized to reset/change password for the account ${row.email}`);
+    if (!(await verifyPassword(body.old_password, row.password))) throw new BadRequestError('The password supplied does not match.', { field: 'old_password' });
+    await setPassword(ctx, id, body.new_password, 'new_password');
+    return done(id);
+  }
+  throw new BadRequestError('Not enough information provided to change password.');
+}

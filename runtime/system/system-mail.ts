@@ -1,0 +1,62 @@
+/**
+ * Mail the platform sends itself (password-reset codes, registration) through the built-in
+ * `email` service, from the email templates of /system/email_template.
+ */
+import { InternalServerError } from '../core/errors.js';
+import type { PlatformContext } from '../http/platform-context.js';
+import { fillTemplate, isMailer, type Address } from '../services/email/mail-message.js';
+
+/** The service platform mail goes through. */
+export const SYSTEM_MAIL_SERVICE = 'email';
+
+export interface TemplateDefaults {
+  name: string;
+  description: string;
+  subject: string;
+  body_text: string;
+  body_html: string;
+}
+
+/** Templates every platform starts with (reference 10); their text may be changed through the API. */
+export const DEFAULT_TEMPLATES: readonly TemplateDefaults[] = [
+  {
+    name: 'Password Reset Default',
+    description: 'Sent when a password reset is requested.',
+    subject: 'Password reset',
+    body_text: 'Hello {first_name},\n\nYour password reset code is {code}. It expires in {code_ttl_hours} hours.\nSend it with your email and a new password to POST {reset_path}.\n',
+    body_html: '<p>Hello {first_name},</p><p>Your password reset code is <b>{code}</b>. It expires in {code_ttl_hours} hours.</p><p>Send it with your email and a new password to POST {reset_path}.</p>',
+  },
+  {
+    name: 'User Registration Default',
+    description: 'Sent to users who registered themselves.',
+    subject: 'Welcome to {platform}',
+    body_text: 'Hello {first_name},\n\nyour account {email} on {platform} is ready.\n',
+    body_html: '<p>Hello {first_name},</p><p>your account {email} on {platform} is ready.</p>',
+  },
+  {
+    name: 'User Invite Default',
+    description: 'Sent to invite a user.',
+    subject: 'You are invited to {platform}',
+    body_text: 'Hello {first_name},\n\nyou have been invited to {platform}.\n',
+    body_html: '<p>Hello {first_name},</p><p>you have been invited to {platform}.</p>',
+  },
+];
+
+/** Sends the template named `template` to one recipient, its placeholders filled from `data`. */
+export async function sendTemplateMail(ctx: PlatformContext, template: string, to: Address, data: Record<string, string>): Promise<void> {
+  const service = ctx.services.get(SYSTEM_MAIL_SERVICE);
+  const handler = service?.is_active ? await ctx.services.handler(SYSTEM_MAIL_SERVICE) : null;
+  if (!handler || !isMailer(handler)) throw new InternalServerError(`No email service is configured to send '${template}' (the '${SYSTEM_MAIL_SERVICE}' service must be an active email service).`);
+  const row = await ctx.db.selectFrom('email_template').selectAll().where('name', '=', template).executeTakeFirst();
+  const text = row ?? DEFAULT_TEMPLATES.find((t) => t.name === template);
+  if (!text) throw new InternalServerError(`Email template '${template}' does not exist.`);
+  const values = { platform: ctx.model.platform.title, ...data };
+  const from = row?.from_email ? { email: row.from_email, ...(row.from_name ? { name: row.from_name } : {}) } : null;
+  const replyTo = row?.reply_to_email ? { email: row.reply_to_email, ...(row.reply_to_name ? { name: row.reply_to_name } : {}) } : null;
+  await handler.send({
+    to: [to], cc: [], bcc: [], from, reply_to: replyTo,
+    subject: fillTemplate(text.subject, values),
+    body_text: fillTemplate(text.body_text, values),
+    body_html: fillTemplate(text.body_html, values, true),
+  });
+}

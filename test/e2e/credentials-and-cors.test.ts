@@ -1,0 +1,106 @@
+/**
+ * Where credentials may come from (the spec's headers, the X-DreamFactory-* aliases, query
+ * parameters, Authorization: Bearer), verb tunnelling, and CORS from /system/cors rules.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Api } from '../helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+
+let server: TestServer;
+let api: Api;
+let token: string;
+
+beforeAll(async () => {
+  server = await startTestServer(minimalModel());
+  token = await server.adminToken();
+  api = apiClient(server.app, () => ({ key: server.apiKey, token }));
+});
+afterAll(async () => server.close());
+
+describe('credentials', () => {
+  it.each([
+    ['the spec headers', '', () => ({ 'x-service-api-key': server.apiKey, 'x-service-session-token': token })],
+    ['the X-DreamFactory-* aliases', '', () => ({ 'X-DreamFactory-API-Key': server.apiKey, 'X-DreamFactory-Session-Token': token })],
+    ['query parameters', 'QUERY', () => ({})],
+    ['Authorization: Bearer', '', () => ({ authorization: `Bearer ${token}` })],
+    ['a session token alone', '', () => ({ 'x-dreamfactory-session-token': token })],
+  ])('are read from %s', async (_name, mode, headers) => {
+    const url = mode === 'QUERY' ? `/system/admin?api_key=${server.apiKey}&session_token=${token}` : '/system/admin';
+    const response = await api('GET', url, undefined, null, headers());
+    expect(response.status).toBe(200);
+  });
+
+  it('refuses an unknown key even where no key is needed', async () => {
+    const response = await api('POST', '/system/admin/session', { email: 'admin@test.local', password: 'admin-password-12345' }, null, { 'x-dreamfactory-api-key': 'nope' });
+    expect(response.body.error).toEqual({ code: 401, message: 'Invalid API key. The API key is not associated with any app.' });
+  });
+});
+
+describe('verb tunnelling', () => {
+  it('runs a POST as the verb of X-HTTP-Method, X-Method-Override or ?method=', async () => {
+    const ids = (await api('POST', '/system/role', { resource: [{ name: 'tunnel-1' }, { name: 'tunnel-2' }] })).body.resource.map((r: { id: number }) => r.id);
+    const patched = await api('POST', `/system/role/${ids[0]}`, { description: 'via override' }, undefined, { 'x-method-override': 'PATCH' });
+    expect(patched.body).toEqual({ id: ids[0] });
+    expect((await api('GET', `/system/role/${ids[0]}`)).body.description).toBe('via override');
+    const merged = await api('POST', `/system/role/${ids[0]}`, { description: 'merged' }, undefined, { 'x-http-method': 'MERGE' });
+    expect(merged.status).toBe(200);
+    // GET over POST: the query options come in the body.
+    const listed = await api('POST', '/system/role?method=GET', { filter: "name like 'tunnel%'", fields: 'name' });
+    expect(listed.body).toEqual({ resource: [{ name: 'tunnel-1' }, { name: 'tunnel-2' }] });
+    const deleted = await api('POST', `/system/role?ids=${ids.join(',')}`, undefined, undefined, { 'X-HTTP-Method': 'DELETE' });
+    expect(deleted.body.resource).toHaveLength(2);
+    expect((await api('POST', '/system/role', undefined, undefined, { 'x-http-method': 'TRACE' })).status).toBe(405);
+  });
+});
+
+describe('CORS from /system/cors', () => {
+  const preflight = (url: string, origin: string, method = 'POST') => server.app.inject({
+    method: 'OPTIONS', url,
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'x-dreamfactory-api-key,content-type' },
+  });
+
+  it('sends no CORS headers without a matching rule', async () => {
+    const response = await preflight('/api/v2/system/environment', 'https://app.example');
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers preflights and requests as the longest matching enabled rule says', async () => {
+    await api('POST', '/system/cors', {
+      resource: [
+        { path: 'api/v2/*', origin: 'https://app.example, https://other.example', method: ['GET', 'POST'], header: 'X-Custom', exposed_header: 'X-Total', max_age: 600, supports_credentials: true },
+        { path: 'api/v2/system/*', origin: '*', method: ['GET'] },
+        { path: '^api/v2/user/.*', origin: '*', method: ['GET', 'POST', 'DELETE'], enabled: false },
+      ],
+    });
+    const response = await preflight('/api/v2/db/_table/contact', 'https://app.example');
+    expect(response.statusCode).toBe(204);
+    expect(response.headers).toMatchObject({
+      'access-control-allow-origin': 'https://app.example',
+      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-allow-credentials': 'true',
+      'access-control-max-age': '600',
+    });
+    const allowed = String(response.headers['access-control-allow-headers']).split(/,\s*/);
+    expect(allowed).toEqual(expect.arrayContaining(['X-Service-API-Key', 'X-Service-Session-Token', 'X-DreamFactory-API-Key', 'X-DreamFactory-Session-Token', 'X-Custom']));
+
+    expect((await preflight('/api/v2/db/_table/contact', 'https://evil.example')).headers['access-control-allow-origin']).toBeUndefined();
+    const system = await preflight('/api/v2/system/environment', 'https://evil.example', 'GET');
+    expect(system.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS' });
+    // The disabled rule does not apply: the api/v2/* rule does.
+    expect((await preflight('/api/v2/user/session', 'https://evil.example')).headers['access-control-allow-origin']).toBeUndefined();
+
+    const actual = await server.app.inject({ method: 'GET', url: '/api/v2/system/environment', headers: { origin: 'https://app.example' } });
+    expect(actual.headers['access-control-allow-origin']).toBe('*');
+    const data = await server.app.inject({ method: 'GET', url: '/api/v2/api_docs', headers: { origin: 'https://app.example', 'x-service-session-token': token } });
+    expect(data.headers).toMatchObject({ 'access-control-allow-origin': 'https://app.example', 'access-control-expose-headers': 'X-Total' });
+  });
+
+  it('follows changes to the rules at once', async () => {
+    const id = (await api('GET', `/system/cors?filter=${encodeURIComponent("path='api/v2/*'")}&fields=id`)).body.resource[0].id;
+    await api('PATCH', `/system/cors/${id}`, { origin: 'https://third.example' });
+    expect((await preflight('/api/v2/db/_table/contact', 'https://app.example')).headers['access-control-allow-origin']).toBeUndefined();
+    expect((await preflight('/api/v2/db/_table/contact', 'https://third.example')).headers['access-control-allow-origin']).toBe('https://third.example');
+    await api('DELETE', `/system/cors/${id}`);
+    expect((await preflight('/api/v2/db/_table/contact', 'https://third.example')).headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

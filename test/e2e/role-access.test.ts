@@ -1,0 +1,130 @@
+/**
+ * Role-based access over HTTP: the user's role for the calling app, else the app's default role;
+ * the most specific component wins; verb sets; row filters as bound parameters; inactive roles,
+ * apps, users and services refused.
+ */
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Api } from '../helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+
+let server: TestServer;
+let api: Api;
+const ids: Record<string, number> = {};
+const keys: Record<string, string> = {};
+const tokens: Record<string, string> = {};
+const PASSWORD = 'role-password-123456';
+
+beforeAll(async () => {
+  server = await startTestServer(minimalModel());
+  const admin = await server.adminToken();
+  api = apiClient(server.app, () => ({ key: server.apiKey, token: admin }));
+  const db = new Database(path.join(server.dir, 'docs.sqlite'));
+  db.exec('create table doc (id integer primary key autoincrement, owner_id integer not null, title text not null)');
+  db.exec("insert into doc (owner_id, title) values (1, 'admin doc'), (2, 'x'), (3, 'y')");
+  db.close();
+  ids.docs = (await api('POST', '/system/service', { resource: [{ name: 'docs', label: 'Docs', type: 'sqlite', config: { database: 'docs.sqlite' } }] })).body.resource[0].id;
+  const role = async (name: string, grants: unknown[], extra: Record<string, unknown> = {}) =>
+    (await api('POST', '/system/role', { resource: [{ name, ...extra, role_service_access_by_role_id: grants }] })).body.resource[0].id as number;
+  ids.reader = await role('reader', [{ service_id: ids.docs, component: '_table/*', verb_mask: 1 }]);
+  ids.owner = await role('owner', [
+    { service_id: ids.docs, component: '_table/*', verb_mask: 1 | 2, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }] },
+    { service_id: ids.docs, component: '_table/doc/*', verb_mask: 1 | 2 | 8, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }] },
+  ]);
+  ids.specific = await role('specific', [{ service_id: ids.docs, component: '*', verb_mask: 31 }, { service_id: ids.docs, component: '_table/doc', verb_mask: 1 }]);
+  ids.inactive = await role('inactive', [{ service_id: null, component: '*', verb_mask: 31 }], { is_active: false });
+  const app = async (name: string, roleId: number | null, extra: Record<string, unknown> = {}) => {
+    const created = (await api('POST', '/system/app?fields=id,api_key', { resource: [{ name, role_id: roleId, ...extra }] })).body.resource[0];
+    ids[name] = created.id;
+    keys[name] = created.api_key;
+  };
+  await app('reading', ids.reader);
+  await app('owning', null);
+  await app('inactive-app', ids.reader, { is_active: false });
+  await app('inactive-role-app', ids.inactive);
+  const user = async (email: string, roles: Array<[string, number]>) => {
+    const created = await api('POST', '/system/user', {
+      resource: [{ name: email, email, password: PASSWORD, user_to_app_to_role_by_user_id: roles.map(([appName, roleId]) => ({ app_id: ids[appName], role_id: roleId })) }],
+    });
+    ids[email] = created.body.resource[0].id;
+    tokens[email] = (await api('POST', '/user/session', { email, password: PASSWORD }, null)).body.session_token;
+  };
+  await user('two@x.io', [['owning', ids.owner]]);
+  await user('spec@x.io', [['owning', ids.specific]]);
+  await user('plain@x.io', []);
+  // The seeded documents belong to users 2 and 3: make them ours.
+  const conn = new Database(path.join(server.dir, 'docs.sqlite'));
+  conn.prepare('update doc set owner_id = ? where id = 2').run(ids['two@x.io']);
+  conn.close();
+});
+afterAll(async () => server.close());
+
+describe('role resolution', () => {
+  it('uses the app\'s default role without a user, and 401 when it does not allow', async () => {
+    expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading })).body.resource).toHaveLength(3);
+    const write = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: 1, title: 't' }] }, { key: keys.reading });
+    expect(write.body.error).toEqual({ code: 401, message: 'Unauthorized. User is not authenticated.' });
+  });
+
+  it('uses the user\'s role for the app, else the app\'s default role', async () => {
+    // plain@x.io has no role for `reading`: the app's default role (reader) applies.
+    expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading, token: tokens['plain@x.io'] })).status).toBe(200);
+    // ... and none for `owning`, which has no default role.
+    const none = await api('GET', '/docs/_table/doc', undefined, { key: keys.owning, token: tokens['plain@x.io'] });
+    expect(none.body.error).toEqual({ code: 403, message: 'Role not found. A role may not be assigned to you or your application.' });
+  });
+
+  it('lets the most specific component win and checks the verb', async () => {
+    const auth = { key: keys.owning, token: tokens['spec@x.io'] };
+    expect((await api('GET', '/docs/_table/doc', undefined, auth)).status).toBe(200);
+    const post = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: 1, title: 't' }] }, auth);
+    expect(post.body.error).toEqual({ code: 403, message: "Access Forbidden. POST access to component '_table/doc' of service 'docs' is not allowed by this user's role." });
+    // The exact component does not cover records; the service-wide grant does.
+    expect((await api('DELETE', '/docs/_table/doc/999', undefined, auth)).status).toBe(404);
+  });
+});
+
+describe('row filters', () => {
+  const auth = () => ({ key: keys.owning, token: tokens['two@x.io'] });
+
+  it('limits reads, by-id reads and updates to the user\'s rows', async () => {
+    const list = await api('GET', '/docs/_table/doc', undefined, auth());
+    expect(list.body.resource.map((r: { id: number }) => r.id)).toEqual([2]);
+    expect((await api('GET', '/docs/_table/doc/1', undefined, auth())).status).toBe(404);
+    expect((await api('PATCH', '/docs/_table/doc/1', { title: 'stolen' }, auth())).status).toBe(404);
+    expect((await api('PATCH', '/docs/_table/doc/2', { title: 'mine' }, auth())).status).toBe(200);
+  });
+
+  it('binds lookup values as data, never as SQL', async () => {
+    const sneaky = (await api('POST', '/system/role', { resource: [{ name: 'sneaky', role_service_access_by_role_id: [
+      { service_id: ids.docs, component: '*', verb_mask: 1, filters: [{ name: 'title', operator: '=', value: "x' or '1'='1" }] },
+    ] }] })).body.resource[0].id;
+    await api('PATCH', `/system/user/${ids['plain@x.io']}`, { user_to_app_to_role_by_user_id: [{ app_id: ids.owning, role_id: sneaky }] });
+    const response = await api('GET', '/docs/_table/doc', undefined, { key: keys.owning, token: tokens['plain@x.io'] });
+    expect(response.status).toBe(200);
+    expect(response.body.resource).toEqual([]);
+  });
+});
+
+describe('inactive principals', () => {
+  it.each([
+    ['an inactive app', () => ({ key: keys['inactive-app'] }), 403, 'App is not active.'],
+    ['an inactive role', () => ({ key: keys['inactive-role-app'], token: tokens['plain@x.io'] }), 403, 'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.'],
+  ])('refuses %s', async (_name, auth, status, message) => {
+    expect((await api('GET', '/docs/_table/doc', undefined, auth())).body.error).toEqual({ code: status, message });
+  });
+
+  it('refuses the session of a user made inactive, and an inactive service', async () => {
+    const email = 'gone@x.io';
+    await api('POST', '/system/user', { resource: [{ name: email, email, password: PASSWORD, user_to_app_to_role_by_user_id: [{ app_id: ids.reading, role_id: ids.reader }] }] });
+    const token = (await api('POST', '/user/session', { email, password: PASSWORD }, null)).body.session_token;
+    expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading, token })).status).toBe(200);
+    const id = (await api('GET', `/system/user?filter=${encodeURIComponent(`email='${email}'`)}&fields=id`)).body.resource[0].id;
+    await api('PATCH', `/system/user/${id}`, { is_active: false });
+    expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading, token })).status).toBe(401);
+    await api('PATCH', `/system/service/${ids.docs}`, { is_active: false });
+    expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading })).body.error).toEqual({ code: 403, message: 'Service docs is deactivated.' });
+    await api('PATCH', `/system/service/${ids.docs}`, { is_active: true });
+  });
+});

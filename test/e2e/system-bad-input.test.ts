@@ -1,0 +1,140 @@
+/**
+ * Bad input to the system endpoints: unknown fields, wrong types, missing required fields,
+ * duplicates, oversized and malformed bodies. Each ends in the spec's error shape naming the
+ * field (400, 409 or 413), and nothing is half-written.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Api } from '../helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+
+let server: TestServer;
+let api: Api;
+
+beforeAll(async () => {
+  server = await startTestServer(minimalModel(), { bodyLimit: 4096 });
+  const token = await server.adminToken();
+  api = apiClient(server.app, () => ({ key: server.apiKey, token }));
+});
+afterAll(async () => server.close());
+
+/** A valid record of each resource, and the field whose value must be unique. */
+const VALID: Record<string, { record: Record<string, unknown>; unique: string; wrongType: [string, unknown]; required: string }> = {
+  admin: { record: { name: 'A', email: 'a@bad.io', password: 'a-long-enough-password' }, unique: 'email', wrongType: ['is_active', 'yes'], required: 'email' },
+  user: { record: { name: 'U', email: 'u@bad.io' }, unique: 'email', wrongType: ['phone', 5], required: 'name' },
+  app: { record: { name: 'bad-app' }, unique: 'name', wrongType: ['role_id', 'one'], required: 'name' },
+  role: { record: { name: 'bad-role' }, unique: 'name', wrongType: ['description', ['x']], required: 'name' },
+  service: { record: { name: 'badsvc', label: 'Bad', type: 'local_email' }, unique: 'name', wrongType: ['config', 'text'], required: 'type' },
+  cors: { record: { path: 'bad/*', origin: '*' }, unique: 'path', wrongType: ['max_age', -1], required: 'origin' },
+  lookup: { record: { name: 'bad_lookup', value: 'v' }, unique: 'name', wrongType: ['private', 'no'], required: 'name' },
+  email_template: { record: { name: 'Bad template' }, unique: 'name', wrongType: ['subject', 7], required: 'name' },
+  custom: { record: { name: 'bad_custom', value: 1 }, unique: 'name', wrongType: ['name', 3], required: 'name' },
+};
+
+async function count(resource: string): Promise<number> {
+  return (await api('GET', `/system/${resource}?count_only=true`)).body.meta.count;
+}
+
+describe.each(Object.entries(VALID))('/system/%s', (resource, { record, unique, wrongType, required }) => {
+  const refuse = async (body: unknown, status: number | number[], field: string | null, url = `/system/${resource}`, method = 'POST') => {
+    const before = await count(resource);
+    const response = await api(method, url, body);
+    expect([status].flat(), JSON.stringify(response.body)).toContain(response.status);
+    status = response.status;
+    expect(response.body).toEqual({ error: { code: status, message: expect.any(String), ...(field === null ? {} : { context: expect.anything() }) } });
+    if (field !== null) expect(JSON.stringify(response.body.error.context) + response.body.error.message).toContain(field);
+    expect(await count(resource), 'nothing written').toBe(before);
+    return response;
+  };
+
+  it('refuses an unknown field', async () => {
+    const response = await refuse({ resource: [{ ...record, nosuch_field: 1 }] }, 400, 'nosuch_field');
+    expect(response.body.error.context).toEqual({ field: 'nosuch_field' });
+  });
+
+  it('refuses a wrong type', async () => {
+    await refuse({ resource: [{ ...record, [wrongType[0]]: wrongType[1] }] }, 400, wrongType[0]);
+  });
+
+  it('refuses a missing required field', async () => {
+    const { [required]: _missing, ...rest } = record;
+    const response = await refuse({ resource: [rest] }, 400, required);
+    expect(response.body.error.message).toBe(`Field '${required}' is required.`);
+  });
+
+  it('refuses a duplicate with 409 naming the field, in a batch writing nothing', async () => {
+    // In one batch: a batch error (or the resource's own duplicate check), and nothing written.
+    await refuse({ resource: [record, record] }, [400, 409], unique);
+    expect((await api('POST', `/system/${resource}`, { resource: [record] })).status).toBe(201);
+    const duplicate = await refuse({ resource: [record] }, 409, unique);
+    expect(duplicate.body.error.message).toContain(unique);
+  });
+
+  it('refuses a bare object, a non-object record, an empty list and a create by id', async () => {
+    await refuse(record, 400, null);
+    await refuse({ resource: [record, 'x'] }, 400, 'Record 1');
+    await refuse({ resource: [] }, 400, null);
+    await refuse({ resource: [record] }, 400, null, `/system/${resource}/1`);
+  });
+
+  it('refuses a bad change by id', async () => {
+    await refuse({ resource: [{ [wrongType[0]]: wrongType[1] }] }, 400, wrongType[0], `/system/${resource}?ids=1`, 'PATCH');
+    await refuse({ nosuch_field: 1 }, 400, 'nosuch_field', `/system/${resource}/1`, 'PATCH');
+  });
+
+  it('refuses an oversized body with 413', async () => {
+    const response = await api('POST', `/system/${resource}`, { resource: [{ ...record, description: 'x'.repeat(5000) }] });
+    expect(response.body).toEqual({ error: { code: 413, message: 'Request body is too large.' } });
+  });
+
+  it('refuses malformed JSON', async () => {
+    const response = await api('POST', `/system/${resource}`, '{"resource": [');
+    expect(response.body).toEqual({ error: { code: 400, message: 'Invalid or malformed JSON.' } });
+  });
+});
+
+describe('nested records and queries', () => {
+  it('writes nothing when a nested record is bad', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ verb_mask: 99 }, 'role_service_access_by_role_id[0].verb_mask'],
+      [{ service_id: 12345, verb_mask: 1 }, 'role_service_access_by_role_id[0].service_id'],
+      [{ verb_mask: 1, nosuch: true }, 'role_service_access_by_role_id[0].nosuch'],
+      [{ id: 98765, verb_mask: 1 }, 'role_service_access_by_role_id[0].id'],
+    ];
+    for (const [grant, field] of cases) {
+      const response = await api('POST', '/system/role', { resource: [{ name: 'nested-bad', role_service_access_by_role_id: [{ component: '*', ...grant as object }] }] });
+      expect([400, 404]).toContain(response.status);
+      expect(JSON.stringify(response.body.error.context)).toContain(field);
+      expect((await api('GET', '/system/role?filter=name=\'nested-bad\'')).body.resource).toEqual([]);
+    }
+  });
+
+  it('refuses filters and fields on unknown or secret columns', async () => {
+    for (const url of ['/system/admin?filter=password%20like%20%27%242%25%27', '/system/admin?fields=password', '/system/admin?filter=nosuch=1', '/system/admin?order=password', '/system/role/abc']) {
+      const response = await api('GET', url);
+      expect(response.status, url).toBe(400);
+    }
+  });
+
+  it('refuses bad bodies to the other system endpoints', async () => {
+    const cases: Array<[string, string, unknown, number, string | null]> = [
+      ['POST', '/system/package?import=true', { version: 2, records: {} }, 400, 'version'],
+      ['POST', '/system/package?import=true', { records: [] }, 400, 'records'],
+      ['POST', '/system/package', { service: { system: { nosuch: [] } } }, 400, 'nosuch'],
+      ['POST', '/system/admin/profile', { phone: 5 }, 400, 'phone'],
+      ['POST', '/system/admin/password', { old_password: 'x' }, 400, 'new_password'],
+      ['DELETE', '/system/cache/nosuch', undefined, 404, null],
+      ['GET', '/system/constant/nosuch', undefined, 404, null],
+      ['GET', '/system/service_type/nosuch', undefined, 404, null],
+      ['POST', '/system/environment', {}, 400, null],
+      ['GET', '/system/nosuch', undefined, 404, null],
+      ['POST', '/email', { to: 'not an address' }, 400, 'to'],
+      ['POST', '/email', { subject: 'no recipient' }, 400, 'to'],
+    ];
+    for (const [method, url, body, status, field] of cases) {
+      const response = await api(method, url, body);
+      expect(response.status, `${method} ${url}`).toBe(status);
+      expect(response.body.error.code).toBe(status);
+      if (field !== null) expect(JSON.stringify(response.body.error.context), `${method} ${url}`).toContain(field);
+    }
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * Sessions of regular users, open registration, password reset by email (a code delivered as a
+ * file by the local_email service) and the password rules.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../runtime/auth/clock.js';
+import { apiClient, type Api } from '../helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+
+const clock = { time: Date.UTC(2026, 0, 1), now() { return this.time; } };
+const model = minimalModel({
+  roles: [
+    { name: 'member', description: '', is_active: true, origin: 'platform', grants: [{ service: 'email', component: '*', verbs: ['POST'], requestor: ['api'], filters: [], filterOp: 'and' }] },
+    { name: 'docs-reader', description: '', is_active: true, origin: 'platform', grants: [] },
+  ],
+  apps: [{ name: 'portal', label: 'Portal', description: '', is_active: true, apiKey: 'd'.repeat(64), role: null, origin: 'platform' }],
+  settings: { ...minimalModel().settings, allowOpenRegistration: true, openRegistrationRole: 'member', openRegistrationAppRoles: { api_docs: 'docs-reader' } },
+});
+const PASSWORD = 'user-password-123456';
+
+let server: TestServer;
+let api: Api;
+let adminToken: string;
+
+beforeAll(async () => {
+  server = await startTestServer(model, { clock: clock as Clock });
+  adminToken = await server.adminToken();
+  api = apiClient(server.app, () => ({ key: server.apiKey, token: adminToken }));
+  await api('POST', '/system/user', { resource: [{ name: 'Una User', first_name: 'Una', email: 'una@x.io', password: PASSWORD }] });
+});
+afterAll(async () => server.close());
+// Tests move the clock by hours: each starts with a fresh administrator session.
+beforeEach(async () => { adminToken = await server.adminToken(); });
+
+const userLogin = (email: string, password: string, credentials: { key?: string } | null = null) =>
+  api('POST', '/user/session', { email, password }, credentials);
+
+describe('user sessions', () => {
+  it('logs a user in (without an API key), refreshes with GET and PUT, logs out', async () => {
+    const login = await userLogin('una@x.io', PASSWORD);
+    expect(login.status).toBe(200);
+    expect(login.body).toMatchObject({ email: 'una@x.io', is_sys_admin: false, session_token: expect.any(String), token_expiry_date: '2026-01-02 00:00:00' });
+    const token = login.body.session_token;
+    expect((await api('GET', '/user/session', undefined, { token })).body.email).toBe('una@x.io');
+    const put = await api('PUT', '/user/session', undefined, null, { 'x-service-session-token': token });
+    expect(put.status).toBe(200);
+    const fresh = put.body.session_token;
+    expect((await api('GET', '/user/session', undefined, { token })).status).toBe(401);
+    expect((await api('DELETE', '/user/session', undefined, { token: fresh })).body).toEqual({ success: true });
+    expect((await api('GET', '/user/session', undefined, { token: fresh })).status).toBe(401);
+  });
+
+  it('refuses administrators at /user/session and users at /system/admin/session', async () => {
+    const admin = await userLogin('admin@test.local', 'admin-password-12345');
+    expect(admin.body.error).toEqual({ code: 401, message: 'Invalid credentials supplied.' });
+    const user = await api('POST', '/system/admin/session', { email: 'una@x.io', password: PASSWORD }, null);
+    expect(user.body.error).toEqual({ code: 401, message: 'Invalid credentials supplied.' });
+  });
+
+  it('expires after 24 hours by default, and refuses a deactivated user', async () => {
+    const token = (await userLogin('una@x.io', PASSWORD)).body.session_token;
+    clock.time += 23 * 3600_000;
+    expect((await api('GET', '/user/profile', undefined, { token })).status).toBe(200);
+    clock.time += 2 * 3600_000;
+    const expired = await api('GET', '/user/profile', undefined, { token });
+    expect(expired.body.error.code).toBe(401);
+    expect(expired.body.error.message).toMatch(/expired/);
+    const again = (await userLogin('una@x.io', PASSWORD)).body.session_token;
+    adminToken = await server.adminToken();
+    const id = (await api('GET', '/system/user?filter=email=\'una@x.io\'&fields=id')).body.resource[0].id;
+    await api('PATCH', `/system/user/${id}`, { is_active: false });
+    expect((await api('GET', '/user/profile', undefined, { token: again })).status).toBe(401);
+    expect((await userLogin('una@x.io', PASSWORD)).status).toBe(401);
+    await api('PATCH', `/system/user/${id}`, { is_active: true });
+  });
+
+  it('stores passwords as bcrypt hashes', async () => {
+    const row = await server.app.portico.db.selectFrom('user').select('password').where('email', '=', 'una@x.io').executeTakeFirstOrThrow();
+    expect(row.password).toMatch(/^\$2[aby]\$10\$/);
+  });
+});
+
+describe('open registration', () => {
+  it('registers users, with login=false and login=true, each with its default role per app', async () => {
+    const quiet = await api('POST', '/user/register', { email: 'reg1@x.io', first_name: 'Reg', last_name: 'One', new_password: PASSWORD }, null);
+    expect(quiet).toMatchObject({ status: 201, body: { success: true } });
+    const loud = await api('POST', '/user/register?login=true', { email: 'reg2@x.io', password: PASSWORD }, { key: 'd'.repeat(64) });
+    expect(loud.body).toEqual({ success: true, session_token: expect.any(String) });
+    const session = await api('GET', '/user/session', undefined, { token: loud.body.session_token });
+    expect(session.body).toMatchObject({ email: 'reg2@x.io', name: 'reg2' });
+    const users = await api('GET', `/system/user?filter=${encodeURIComponent("email like 'reg%'")}&related=user_to_app_to_role_by_user_id&fields=email,name`);
+    const roles = (await api('GET', '/system/role?fields=id,name')).body.resource as Array<{ id: number; name: string }>;
+    const apps = (await api('GET', '/system/app?fields=id,name')).body.resource as Array<{ id: number; name: string }>;
+    const expected = apps.map((app) => ({ app_id: app.id, role_id: roles.find((r) => r.name === (app.name === 'api_docs' ? 'docs-reader' : 'member'))!.id }));
+    expect(users.body.resource[0]).toMatchObject({ email: 'reg1@x.io', name: 'Reg One' });
+    for (const user of users.body.resource) {
+      expect(user.user_to_app_to_role_by_user_id.map(({ app_id, role_id }: { app_id: number; role_id: number }) => ({ app_id, role_id }))).toEqual(expected);
+    }
+    // The role per app decides: the portal app's key with the new user's token may POST to email.
+    const mail = await api('POST', '/email', { to: 'a@b.io', subject: 'hi' }, { key: 'd'.repeat(64), token: loud.body.session_token });
+    expect(mail.body).toEqual({ count: 1 });
+  });
+
+  it.each([
+    [{ email: 'reg1@x.io', password: PASSWORD }, 409, 'email'],
+    [{ email: 'short@x.io', password: 'short' }, 400, 'password'],
+    [{ email: 'nopass@x.io' }, 400, 'password'],
+    [{ email: 'not-an-email', password: PASSWORD }, 400, 'email'],
+    [{ email: 'x@x.io', password: PASSWORD, password_confirmation: 'other' }, 400, 'password_confirmation'],
+    [{ email: 'x@x.io', password: PASSWORD, role: 'admin' }, 400, 'role'],
+  ])('refuses %o', async (body, status, field) => {
+    const response = await api('POST', '/user/register', body, null);
+    expect(response.status).toBe(status);
+    expect(JSON.stringify(response.body.error.context)).toContain(field);
+  });
+
+  it('is refused when platform.yaml does not enable it', async () => {
+    const closed = await startTestServer(minimalModel());
+    try {
+      const response = await apiClient(closed.app, () => ({}))('POST', '/user/register', { email: 'a@x.io', password: PASSWORD });
+      expect(response.body.error).toEqual({ code: 403, message: 'Open Registration is not enabled.' });
+    } finally {
+      await closed.close();
+    }
+  });
+});
+
+describe('password reset by email and change while logged in', () => {
+  const mailDir = () => path.join(server.dir, 'data/mail');
+  const lastMail = () => {
+    const files = fs.readdirSync(mailDir()).sort();
+    return JSON.parse(fs.readFileSync(path.join(mailDir(), files[files.length - 1]), 'utf8'));
+  };
+
+  it('sends a code through the email service and resets the password with it', async () => {
+    const requested = await api('POST', '/user/password?reset=true', { email: 'una@x.io' }, null);
+    expect(requested.body).toEqual({ success: true });
+    const mail = lastMail();
+    expect(mail).toMatchObject({ to: [{ email: 'una@x.io', name: 'Una User' }], subject: 'Password reset' });
+    const code = /code is (\w+)/.exec(mail.body_text)![1];
+    expect(code).toMatch(/^[0-9A-Z]{32}$/);
+    expect((await api('POST', '/user/password', { email: 'una@x.io', code: 'WRONG', new_password: 'new-password-123456' }, null)).status).toBe(404);
+    const reset = await api('POST', '/user/password?login=true', { email: 'una@x.io', code, new_password: 'new-password-123456' }, null);
+    expect(reset.body).toEqual({ success: true, session_token: expect.any(String) });
+    expect((await userLogin('una@x.io', 'new-password-123456')).status).toBe(200);
+    expect((await api('POST', '/user/password', { email: 'una@x.io', code, new_password: 'again-password-123456' }, null)).status).toBe(404);
+  });
+
+  it('refuses an expired code, an unknown email and an administrator at the user endpoint', async () => {
+    await api('POST', '/user/password?reset=true', { email: 'una@x.io' }, null);
+    const code = /code is (\w+)/.exec(lastMail().body_text)![1];
+    clock.time += 25 * 3600_000;
+    const expired = await api('POST', '/user/password', { email: 'una@x.io', code, new_password: 'new-password-654321' }, null);
+    expect(expired.body.error).toEqual({ code: 400, message: 'Confirmation code expired.', context: { field: 'code' } });
+    expect((await api('POST', '/user/password?reset=true', { email: 'nobody@x.io' }, null)).status).toBe(404);
+    expect((await api('POST', '/user/password?reset=true', { email: 'admin@test.local' }, null)).status).toBe(401);
+    expect((await api('POST', '/user/password', {}, null)).body.error.message).toBe('Not enough information provided to change password.');
+  });
+
+  it('changes the password while logged in; tokens issued before are refused', async () => {
+    const token = (await userLogin('una@x.io', 'new-password-123456')).body.session_token;
+    clock.time += 1000;
+    expect((await api('POST', '/user/password', { old_password: 'new-password-123456', new_password: 'third-password-123456' }, { token })).body).toEqual({ success: true });
+    expect((await api('GET', '/user/profile', undefined, { token })).status).toBe(401);
+    expect((await userLogin('una@x.io', 'third-password-123456')).status).toBe(200);
+  });
+
+  it('applies the minimum length setting', async () => {
+    const strict = await startTestServer(minimalModel({ settings: { ...minimalModel().settings, passwordMinLength: 24 } }));
+    try {
+      const strictApi = apiClient(strict.app, () => ({ token: '' }));
+      const token = await strict.adminToken();
+      const response = await strictApi('POST', '/system/user', { resource: [{ name: 'S', email: 's@x.io', password: 'only-twenty-three-chars' }] }, { token });
+      expect(response.body.error).toEqual({ code: 400, message: 'Invalid data supplied. The password must be at least 24 characters.', context: { field: 'password' } });
+      expect((await strictApi('GET', '/system/user', undefined, { token })).body.resource).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+  });
+});
