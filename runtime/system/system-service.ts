@@ -32,8 +32,12 @@ const OPEN: AccessRule = { exception: true, adminOnly: false };
 const ROLE: AccessRule = { exception: false, adminOnly: false };
 const ADMIN: AccessRule = { exception: false, adminOnly: true };
 
-/** Read-only resources a role may grant (component `service_type`, `event`, ...). */
-const ROLE_GOVERNED = new Set(['', 'service_type', 'event', 'constant']);
+/**
+ * Resources only administrators may use: accounts (the spec: user listing and creation are
+ * administrator-only) and whole-platform export/import. Every other resource follows role grants
+ * (component `role`, `app/*`, ...), as on the reference platform; without a grant it is refused.
+ */
+const ADMIN_ONLY = new Set(['admin', 'user', 'package']);
 const WRITE_VERBS = new Set<Verb>(['POST', 'PUT', 'PATCH']);
 
 /** Who may call a system endpoint. */
@@ -42,7 +46,7 @@ export function systemAccess(verb: Verb, resource: readonly string[]): AccessRul
   if (path === 'admin/session') return OPEN;
   if (path === 'admin/password' && WRITE_VERBS.has(verb)) return OPEN;
   if (path === 'environment' && verb === 'GET') return OPEN;
-  return ROLE_GOVERNED.has((resource[0] ?? '').toLowerCase()) ? ROLE : ADMIN;
+  return ADMIN_ONLY.has((resource[0] ?? '').toLowerCase()) ? ADMIN : ROLE;
 }
 
 export function createSystemService(ctx: PlatformContext): InternalService {

@@ -33,7 +33,9 @@ const OWN_PROFILE = row(  401,   401,     401,     401,    401,     'ok',  'ok',
 /** The root listing is open, but a token sent must be valid. */
 const ROOT = row(        'ok',   401,     'ok',    401,    401,     'ok',  'ok',    'ok');
 
-const RECORD_RESOURCES = ['admin', 'app', 'cors', 'custom', 'email_template', 'lookup', 'role', 'service', 'user'];
+/** Accounts are for administrators only (spec); the other record resources follow role grants. */
+const ADMIN_RECORD_RESOURCES = ['admin', 'user'];
+const ROLE_RECORD_RESOURCES = ['app', 'cors', 'custom', 'email_template', 'lookup', 'role', 'service'];
 
 /** The decided routes of the runtime's own services, as `METHOD /service/path`. */
 const DECIDED: Record<string, Row> = {
@@ -53,13 +55,13 @@ const DECIDED: Record<string, Row> = {
   'POST /system/admin/password': OPEN,
   'GET /system/admin/profile': ADMIN,
   'POST /system/admin/profile': ADMIN,
-  'DELETE /system/cache': ADMIN,
-  'DELETE /system/cache/{service}': ADMIN,
+  'DELETE /system/cache': ROLE,
+  'DELETE /system/cache/{service}': ROLE,
   'GET /system/package': ADMIN,
   'POST /system/package': ADMIN,
-  ...Object.fromEntries(RECORD_RESOURCES.flatMap((r) => [
-    ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} /system/${r}`, ADMIN]),
-    ...['GET', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} /system/${r}/{id}`, ADMIN]),
+  ...Object.fromEntries([...ADMIN_RECORD_RESOURCES.map((r) => [r, ADMIN] as const), ...ROLE_RECORD_RESOURCES.map((r) => [r, ROLE] as const)].flatMap(([r, rule]) => [
+    ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} /system/${r}`, rule]),
+    ...['GET', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} /system/${r}/{id}`, rule]),
   ])),
   'GET /user': OPEN,
   'POST /user/session': OPEN,
