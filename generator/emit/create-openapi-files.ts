@@ -2,18 +2,9 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas30';
 import type { PlatformModel, ServiceModel } from '../../runtime/model/platform-model.js';
 import { canonicalJson } from '../../runtime/openapi/canonical-json.js';
-import type { OpenApiFragment } from '../../runtime/openapi/fragment.js';
+import { modelFragment as serviceFragment } from '../../runtime/openapi/model-fragment.js';
 import { API_VERSION, combinedDocument, serviceDocument } from '../../runtime/openapi/service-document.js';
-import { sqlServiceOpenApi } from '../../runtime/openapi/sql-openapi.js';
-import { systemServiceOpenApi } from '../../runtime/openapi/system-openapi.js';
 import { GENERATED_NOTICE } from './generated-notice.js';
-
-/** The fragment of a service known at build time; plain services other than `system` document nothing yet. */
-function serviceFragment(service: ServiceModel): OpenApiFragment {
-  if (service.kind === 'sql') return sqlServiceOpenApi(service);
-  if (service.type === 'system') return systemServiceOpenApi();
-  return { paths: {}, components: {} };
-}
 
 /** OpenAPI allows extension members only: the notice goes in `x-generated`. */
 function documentFile(document: OpenAPIObject): string {

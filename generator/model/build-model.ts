@@ -68,7 +68,10 @@ export function buildModel(config: PlatformConfig, introspected: IntrospectionSn
 function withIntrospection(base: ServiceModel, found: ServiceModel | undefined): ServiceModel {
   if (!found || found.kind === 'plain') return base;
   const { id, name, label, type, description, is_active, config, origin } = base;
-  return { id, name, label, type, description, is_active, config, origin, kind: 'sql', dialect: found.dialect, schema: sortSchema(found.schema) };
+  const declared = { id, name, label, type, description, is_active, config, origin };
+  // SOAP models are sorted by their introspection already.
+  if (found.kind === 'soap') return { ...found, ...declared };
+  return { ...declared, kind: 'sql', dialect: found.dialect, schema: sortSchema(found.schema) };
 }
 
 function sortSchema(schema: DatabaseSchema): DatabaseSchema {

@@ -5,19 +5,9 @@
  */
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
-import { docsServiceOpenApi } from '../../openapi/docs-openapi.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
-import { systemServiceOpenApi } from '../../openapi/system-openapi.js';
-import { userServiceOpenApi } from '../../openapi/user-openapi.js';
-
-const INTERNAL: Record<string, () => OpenApiFragment> = {
-  system: systemServiceOpenApi,
-  user: userServiceOpenApi,
-  swagger: docsServiceOpenApi,
-};
+import { internalServiceFragment } from '../../openapi/model-fragment.js';
 
 export async function serviceFragment(ctx: PlatformContext, service: ServiceModel): Promise<OpenApiFragment> {
-  const internal = INTERNAL[service.type];
-  if (internal) return internal();
-  return (await ctx.services.handler(service.name)).openapi();
+  return internalServiceFragment(service.type) ?? (await ctx.services.handler(service.name)).openapi();
 }
