@@ -37,12 +37,16 @@ const ALIASES: Record<string, string> = {
   select: 'fields', where: 'filter', top: 'limit', skip: 'offset', sort: 'order', order_by: 'order', group_by: 'group',
 };
 
+/** Aliases by canonical name, built once. */
+const ALIASES_OF = new Map<string, string[]>();
+for (const [alias, canonical] of Object.entries(ALIASES)) ALIASES_OF.set(canonical, [...(ALIASES_OF.get(canonical) ?? []), alias]);
+
 /** The last value of a query parameter (clients may repeat one), with aliases applied. */
 export function pick(query: RawQuery, name: string): string | undefined {
   let value = query[name];
   if (value === undefined) {
-    for (const [alias, canonical] of Object.entries(ALIASES)) {
-      if (canonical === name && query[alias] !== undefined) { value = query[alias]; break; }
+    for (const alias of ALIASES_OF.get(name) ?? []) {
+      if (query[alias] !== undefined) { value = query[alias]; break; }
     }
   }
   if (Array.isArray(value)) value = value[value.length - 1];
