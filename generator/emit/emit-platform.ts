@@ -11,6 +11,7 @@ import { createPrismaFile } from './create-prisma-file.js';
 import { createReadmeFile, type FileEntry } from './create-readme-file.js';
 import { createRoutesFile } from './create-routes-file.js';
 import { createTypesFile } from './create-types-file.js';
+import { createSoapTypesFile } from './soap/create-soap-types-file.js';
 
 /** Output files by path relative to the output directory (posix separators). */
 export type FileMap = Map<string, string>;
@@ -27,6 +28,7 @@ interface OutputFile extends FileEntry {
 /** Lists every output file of a platform and renders it, in path order. */
 export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMap {
   const sqlServices = model.services.flatMap((service) => (service.kind === 'sql' ? [service] : []));
+  const soapServices = model.services.flatMap((service) => (service.kind === 'soap' ? [service] : []));
   const files: OutputFile[] = [
     { path: 'main.ts', description: 'starts the server (`runServer` of `portico/runtime`).', create: () => createMainFile(model, options.platformDirFromOutput) },
     { path: 'model.json', description: 'the platform model (services, tables, roles, apps) the server loads at start.', create: () => createModelFile(model) },
@@ -35,6 +37,11 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
       { path: `services/${service.name}/routes.ts`, description: `JSON Schemas of the \`${service.name}\` table routes.`, create: () => createRoutesFile(service) },
       { path: `prisma/${service.name}.prisma`, description: `Prisma schema of the \`${service.name}\` database.`, create: () => createPrismaFile(service) },
     ]),
+    ...soapServices.map((service) => ({
+      path: `services/${service.name}/types.ts`,
+      description: `request and response types of the \`${service.name}\` SOAP operations.`,
+      create: () => createSoapTypesFile(service),
+    })),
     ...model.services.map((service) => ({
       path: `openapi/${service.name}.json`,
       description: `OpenAPI 3 document of the \`${service.name}\` service.`,

@@ -1,11 +1,12 @@
 /**
  * The OpenAPI fragment of a service as its model describes it: the runtime's own services (system,
- * user, api_docs) from their builders, databases from their tables. Build time writes these; run
+ * user, api_docs) from their builders, databases from their tables, SOAP services from their operations. Build time writes these; run
  * time serves live fragments of databases (tables may change) and uses these for the rest.
  */
 import type { ServiceModel } from '../model/platform-model.js';
 import { docsServiceOpenApi } from './docs-openapi.js';
 import type { OpenApiFragment } from './fragment.js';
+import { soapServiceOpenApi } from './soap-openapi.js';
 import { sqlServiceOpenApi } from './sql-openapi.js';
 import { systemServiceOpenApi } from './system-openapi.js';
 import { userServiceOpenApi } from './user-openapi.js';
@@ -26,5 +27,6 @@ export function modelFragment(service: ServiceModel): OpenApiFragment {
   const internal = internalServiceFragment(service.type);
   if (internal) return internal;
   if (service.kind === 'sql') return sqlServiceOpenApi(service);
+  if (service.kind === 'soap') return soapServiceOpenApi(service);
   return { paths: {}, components: {} };
 }

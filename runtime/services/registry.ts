@@ -4,10 +4,11 @@
  */
 import { plainServiceKinds } from './plain/plain-service-kinds.js';
 import type { ServiceKind } from './service-kind.js';
+import { soapKind } from './soap/soap-kind.js';
 import { sqlServiceKinds } from './sql/sql-service-kinds.js';
 
 const kinds = new Map<string, ServiceKind>(
-  [...plainServiceKinds, ...sqlServiceKinds].map((kind) => [kind.type, kind]),
+  [...plainServiceKinds, ...sqlServiceKinds, soapKind].map((kind) => [kind.type, kind]),
 );
 
 /** The kind of a service type id, or undefined. */

@@ -1,0 +1,139 @@
+/**
+ * `services/<name>/types.ts` of a SOAP service: a type per shared schema definition (named after
+ * the XSD type), the request and response type of every operation (`AddRequest`, `AddResponse`),
+ * and the map `Operations` keyed by operation name, for hooks and clients. The types follow the
+ * JSON the API takes and returns (runtime/services/soap): optional members are those the schema
+ * does not require, `nullable` adds `| null`, repeated elements are arrays.
+ */
+import { StructureKind, type InterfaceDeclarationStructure, type PropertySignatureStructure, type StatementStructures } from 'ts-morph';
+import type { JsonSchema, SoapServiceModel } from '../../../runtime/model/platform-model.js';
+import { pascalCase, uniqueNamer } from '../../../runtime/openapi/names.js';
+import { DEFINITION_REF } from '../../../runtime/services/soap/json-schema-parts.js';
+import { docText, printTypeScript, propertyKey } from '../typescript-printer.js';
+
+/** Global names a generated type should not shadow, for the readers of the file. */
+const RESERVED = ['Array', 'BigInt', 'Boolean', 'Date', 'Error', 'Function', 'Map', 'Number', 'Object', 'Omit', 'Operations', 'Partial', 'Pick', 'Promise', 'Readonly', 'Record', 'RegExp', 'Set', 'String', 'Symbol'];
+
+function isRecord(value: unknown): value is JsonSchema {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A TypeScript identifier from a schema name: PascalCase, starting with a letter. */
+function typeName(name: string): string {
+  const base = pascalCase(name);
+  return /^[A-Za-z]/.test(base) ? base : `T${base}`;
+}
+
+class TypeWriter {
+  constructor(private readonly names: ReadonlyMap<string, string>) {}
+
+  /** The TypeScript type of a schema. */
+  type(schema: JsonSchema): string {
+    const base = this.baseType(schema);
+    return schema.nullable === true && base !== 'unknown' ? `${base} | null` : base;
+  }
+
+  /** Members of an object schema as property signatures. */
+  properties(schema: JsonSchema): PropertySignatureStructure[] {
+    const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+    return Object.entries(isRecord(schema.properties) ? schema.properties : {}).filter(([, member]) => isRecord(member)).map(([key, member]) => {
+      const docs = this.docs(member as JsonSchema);
+      return {
+        kind: StructureKind.PropertySignature,
+        name: propertyKey(key),
+        type: this.type(member as JsonSchema),
+        hasQuestionToken: !required.has(key),
+        docs: docs === undefined ? [] : [docs],
+      };
+    });
+  }
+
+  /** Whether a schema is a plain object (an interface can declare it). */
+  isInterface(schema: JsonSchema): boolean {
+    return (schema.type === 'object' || isRecord(schema.properties)) && !Array.isArray(schema.allOf) && schema.nullable !== true && schema.additionalProperties !== true;
+  }
+
+  docs(schema: JsonSchema): string | undefined {
+    const notes: string[] = [];
+    if (typeof schema.description === 'string') notes.push(schema.description);
+    if (isRecord(schema.xml) && schema.xml.attribute === true) notes.push('(XML attribute)');
+    return notes.length === 0 ? undefined : docText(notes.join(' '));
+  }
+
+  private baseType(schema: JsonSchema): string {
+    if (typeof schema.$ref === 'string') return this.names.get(schema.$ref.slice(DEFINITION_REF.length)) ?? 'unknown';
+    if (Array.isArray(schema.allOf)) {
+      const parts = schema.allOf.filter(isRecord).map((part) => this.type(part));
+      const own = isRecord(schema.properties) ? [this.objectLiteral(schema)] : [];
+      const all = [...parts, ...own].map((part) => (part.includes('|') ? `(${part})` : part));
+      return all.length === 0 ? 'unknown' : all.join(' & ');
+    }
+    if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ') || 'never';
+    switch (schema.type) {
+      case 'array': {
+        const item = isRecord(schema.items) ? this.type(schema.items) : 'unknown';
+        return /^[\w.]+$/.test(item) ? `${item}[]` : `Array<${item}>`;
+      }
+      case 'object':
+        return this.objectLiteral(schema);
+      case 'string':
+        return 'string';
+      case 'integer':
+      case 'number':
+        return 'number';
+      case 'boolean':
+        return 'boolean';
+      default:
+        return isRecord(schema.properties) ? this.objectLiteral(schema) : 'unknown';
+    }
+  }
+
+  private objectLiteral(schema: JsonSchema): string {
+    const members = this.properties(schema).map((property) => {
+      const docs = property.docs?.length ? `/** ${String(property.docs[0])} */ ` : '';
+      return `${docs}${property.name}${property.hasQuestionToken ? '?' : ''}: ${String(property.type)};`;
+    });
+    if (schema.additionalProperties === true) members.push('[member: string]: unknown;');
+    return members.length === 0 ? 'Record<string, never>' : `{ ${members.join(' ')} }`;
+  }
+}
+
+function declaration(writer: TypeWriter, name: string, schema: JsonSchema, docs: string): StatementStructures {
+  if (writer.isInterface(schema)) {
+    const structure: InterfaceDeclarationStructure = { kind: StructureKind.Interface, name, isExported: true, docs: [docText(docs)], properties: writer.properties(schema) };
+    return structure;
+  }
+  return { kind: StructureKind.TypeAlias, name, isExported: true, docs: [docText(docs)], type: writer.type(schema) };
+}
+
+export function createSoapTypesFile(service: SoapServiceModel): string {
+  const namer = uniqueNamer(RESERVED);
+  const definitionNames = new Map(Object.keys(service.definitions).sort().map((name) => [name, namer(typeName(name))]));
+  const writer = new TypeWriter(definitionNames);
+  const operations = service.operations.map((operation) => ({
+    operation,
+    request: namer(`${typeName(operation.name)}Request`),
+    response: namer(`${typeName(operation.name)}Response`),
+  }));
+  const statements: StatementStructures[] = [];
+  for (const [name, typeNameOf] of definitionNames) {
+    const schema = service.definitions[name];
+    statements.push(declaration(writer, typeNameOf, schema, writer.docs(schema) ?? `The XML Schema type \`${name}\` as JSON.`));
+  }
+  for (const { operation, request, response } of operations) {
+    statements.push(declaration(writer, request, operation.input.schema, `Request of the operation \`${operation.name}\`: the JSON body of POST, or the query of GET.`));
+    statements.push(declaration(writer, response, operation.output?.schema ?? { type: 'object', properties: {} }, `Response of the operation \`${operation.name}\`.`));
+  }
+  statements.push({
+    kind: StructureKind.Interface,
+    name: 'Operations',
+    isExported: true,
+    docs: [docText(`Request and response types of the \`${service.name}\` SOAP service, by operation name.`)],
+    properties: operations.map(({ operation, request, response }) => ({
+      kind: StructureKind.PropertySignature,
+      name: propertyKey(operation.name),
+      type: `{ request: ${request}; response: ${response} }`,
+    })),
+  });
+  return printTypeScript(statements);
+}

@@ -1,0 +1,91 @@
+/**
+ * The OpenAPI fragment of a SOAP service: `/` (the operation list) and, per operation,
+ * `/{operation}` with POST (body: the request message's fields) and, when every input field is a
+ * scalar, GET with those fields as query parameters. Request and response schemas are the
+ * XSD-derived JSON Schemas of the model; its definitions are the fragment's schema components.
+ * Operation ids follow the reference: `call{Service}{Operation}` (POST), `get{Service}{Operation}` (GET).
+ */
+import type { OperationObject, ParameterObject, PathsObject, SchemaObject } from 'openapi3-ts/oas30';
+import type { JsonSchema, SoapOperationModel, SoapServiceModel } from '../model/platform-model.js';
+import { SchemaView } from '../services/soap/json-schema-view.js';
+import type { OpenApiFragment } from './fragment.js';
+import { pascalCase, uniqueNamer } from './names.js';
+import { jsonOperation } from './operation-builder.js';
+import { componentRef, jsonContent } from './shared-components.js';
+
+const FAULT_RESPONSE = {
+  description: 'A SOAP Fault (message `<faultstring> [Fault code:<faultcode>]`; `context` holds faultcode, faultstring and detail), or another internal error.',
+  content: jsonContent(componentRef('schemas', 'Error')),
+};
+const UNREACHABLE_RESPONSE = {
+  description: 'The SOAP service cannot be reached or did not answer in time.',
+  content: jsonContent(componentRef('schemas', 'Error')),
+};
+
+function withErrors(operation: OperationObject): OperationObject {
+  operation.responses['500'] = FAULT_RESPONSE;
+  operation.responses['503'] = UNREACHABLE_RESPONSE;
+  return operation;
+}
+
+/** Query parameters of a simple input: one per field, typed as the field. */
+function queryParameters(view: SchemaView, operation: SoapOperationModel): ParameterObject[] {
+  const shape = view.shape(operation.input.schema);
+  if (shape.kind !== 'object') return [];
+  return shape.members.map((member) => {
+    const { xml: _xml, description, ...schema } = view.resolve(member.schema) as JsonSchema;
+    const parameter: ParameterObject = { name: member.key, in: 'query', required: member.required, schema: schema as SchemaObject };
+    if (typeof description === 'string') parameter.description = description;
+    return parameter;
+  });
+}
+
+export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
+  const serviceLabel = pascalCase(service.name) || 'Service';
+  const view = new SchemaView(service.definitions);
+  const operationId = uniqueNamer([`get${serviceLabel}Resources`]);
+  const paths: PathsObject = {
+    '/': {
+      get: jsonOperation({
+        operationId: `get${serviceLabel}Resources`,
+        summary: `List the operations of the '${service.name}' SOAP service.`,
+        description: 'As `{"resource":[{"name": ...}]}`; `as_list=true` gives the names only.',
+        parameters: [
+          { name: 'refresh', in: 'query', required: false, description: 'Read the WSDL again.', schema: { type: 'boolean' } },
+          { name: 'as_list', in: 'query', required: false, description: 'Return the names only.', schema: { type: 'boolean' } },
+        ],
+        response: { description: 'The operations.', schema: componentRef('schemas', 'ResourceList') },
+      }),
+    },
+  };
+  for (const operation of service.operations) {
+    const label = pascalCase(operation.name) || 'Operation';
+    const description = operation.description === '' ? undefined : operation.description;
+    const response = {
+      description: 'The response message as JSON.',
+      schema: (operation.output?.schema ?? { type: 'object', properties: {} }) as SchemaObject,
+    };
+    const item: PathsObject[string] = {
+      post: withErrors(jsonOperation({
+        operationId: operationId(`call${serviceLabel}${label}`),
+        summary: `Call the operation '${operation.name}'.`,
+        description,
+        body: { description: 'The fields of the request message.', schema: operation.input.schema as SchemaObject },
+        response,
+      })),
+    };
+    if (operation.simpleInput) {
+      item.get = withErrors(jsonOperation({
+        operationId: operationId(`get${serviceLabel}${label}`),
+        summary: `Call the operation '${operation.name}' with query parameters.`,
+        description,
+        parameters: queryParameters(view, operation),
+        response,
+      }));
+    }
+    paths[`/${encodeURIComponent(operation.name)}`] = item;
+  }
+  const components = Object.keys(service.definitions).length === 0 ? {} : { schemas: service.definitions as Record<string, SchemaObject> };
+  // A copy: document builders rename components in place, and the model's schemas are shared.
+  return structuredClone({ paths, components });
+}

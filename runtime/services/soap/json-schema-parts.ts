@@ -1,0 +1,87 @@
+/**
+ * The pieces SOAP message schemas are built from: the JSON Schema of each XML Schema built-in
+ * type, the `xml` member that records a member's namespace and attribute flag, members added
+ * beside a `$ref`, and the object model a complex type's members are collected in.
+ */
+import type { JsonSchema } from '../../model/platform-model.js';
+import { uniqueNamer } from '../../openapi/names.js';
+
+/** Prefix of the `$ref`s the builder writes. */
+export const DEFINITION_REF = '#/components/schemas/';
+
+const INTEGER_FORMATS: Record<string, string | undefined> = {
+  int: 'int32', short: 'int32', byte: 'int32', unsignedShort: 'int32', unsignedByte: 'int32',
+  long: 'int64', unsignedInt: 'int64',
+  integer: undefined, unsignedLong: undefined, nonNegativeInteger: undefined, positiveInteger: undefined, nonPositiveInteger: undefined, negativeInteger: undefined,
+};
+
+const STRING_FORMATS: Record<string, string> = { date: 'date', dateTime: 'date-time', base64Binary: 'byte', anyURI: 'uri' };
+
+/** JSON Schema of an XML Schema built-in type. */
+export function builtinSchema(local: string): JsonSchema {
+  if (local in INTEGER_FORMATS) {
+    const format = INTEGER_FORMATS[local];
+    return format === undefined ? { type: 'integer' } : { type: 'integer', format };
+  }
+  if (local === 'float' || local === 'double') return { type: 'number', format: local };
+  if (local === 'decimal') return { type: 'number' };
+  if (local === 'boolean') return { type: 'boolean' };
+  if (local === 'anyType') return {};
+  const format = STRING_FORMATS[local];
+  return format === undefined ? { type: 'string' } : { type: 'string', format };
+}
+
+/** `xml` of a member: its namespace when qualified, its attribute flag. The XML object requires an absolute URI, so other namespaces go in `x-namespace`. */
+export function xmlMember(namespace: string, isAttribute: boolean): JsonSchema | undefined {
+  const xml: JsonSchema = {};
+  if (namespace !== '') xml[/^[A-Za-z][A-Za-z0-9+.-]*:[^\s{}<>"\\^`|]*$/.test(namespace) ? 'namespace' : 'x-namespace'] = namespace;
+  if (isAttribute) xml.attribute = true;
+  return Object.keys(xml).length > 0 ? xml : undefined;
+}
+
+/** `extra` members on a schema; a `$ref` cannot carry siblings in OpenAPI 3.0, so it is wrapped in allOf. */
+export function withMembers(schema: JsonSchema, extra: JsonSchema): JsonSchema {
+  const members = Object.fromEntries(Object.entries(extra).filter(([, value]) => value !== undefined));
+  if (Object.keys(members).length === 0) return schema;
+  return '$ref' in schema ? { allOf: [schema], ...members } : { ...schema, ...members };
+}
+
+/** The members of an object type as they are collected. */
+export class ObjectModel {
+  readonly properties = new Map<string, JsonSchema>();
+  readonly required = new Set<string>();
+  open = false;
+  /** The required members of each branch of a required choice. */
+  readonly choices: string[][] = [];
+
+  add(key: string, schema: JsonSchema, required: boolean, isAttribute: boolean): void {
+    const existing = this.properties.get(key);
+    if (existing === undefined) {
+      this.properties.set(key, schema);
+      if (required) this.required.add(key);
+      return;
+    }
+    const existingXml = existing.xml as JsonSchema | undefined;
+    if (!isAttribute && existingXml?.attribute !== true) {
+      // The same element twice in a content model: one array of both.
+      if (existing.type !== 'array') {
+        const { xml, ...item } = existing;
+        this.properties.set(key, withMembers({ type: 'array', items: item }, { xml }));
+      }
+      return;
+    }
+    // An element and an attribute of one name: the later one gets another key, its XML name in `xml.name`.
+    const name = uniqueNamer(this.properties.keys())(`${key}${isAttribute ? 'Attribute' : 'Element'}`);
+    this.properties.set(name, withMembers(schema, { xml: { ...(schema.xml as JsonSchema | undefined), name: key } }));
+    if (required) this.required.add(name);
+  }
+
+  toSchema(description?: string): JsonSchema {
+    const schema: JsonSchema = { type: 'object', properties: Object.fromEntries(this.properties) };
+    if (this.required.size > 0) schema.required = [...this.required];
+    if (this.open) schema.additionalProperties = true;
+    if (this.choices.length === 1) schema.oneOf = this.choices[0].map((name) => ({ required: [name] }));
+    if (description !== undefined) schema.description = description;
+    return schema;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Reads the message JSON Schemas the way the request writer and the response reader need them:
+ * `$ref`s followed, an `allOf` extension flattened into one ordered member list (base first),
+ * each member with its XML name, namespace, attribute flag and whether it repeats.
+ * Shapes are memoised per schema object: the model's schemas do not change while served.
+ */
+import type { JsonSchema } from '../../model/platform-model.js';
+import { DEFINITION_REF } from './json-schema-parts.js';
+
+export interface Member {
+  /** Key in the JSON object. */
+  key: string;
+  /** Local name of the XML element or attribute. */
+  xmlName: string;
+  /** Namespace of a qualified element or attribute, or ''. */
+  namespace: string;
+  attribute: boolean;
+  /** A repeated element: a JSON array of `schema` values. */
+  array: boolean;
+  required: boolean;
+  /** Schema of one value. */
+  schema: JsonSchema;
+}
+
+export interface ObjectShape {
+  kind: 'object';
+  /** Members in XML order: attributes, the text member `_`, and elements. */
+  members: Member[];
+  elements: Map<string, Member>;
+  attributes: Map<string, Member>;
+  /** The simple content beside attributes, under `_`. */
+  text: Member | null;
+  /** Other members are allowed (xsd:any, anyAttribute). */
+  open: boolean;
+}
+
+export interface ArrayShape {
+  kind: 'array';
+  items: JsonSchema;
+}
+
+export interface ScalarShape {
+  kind: 'scalar';
+  /** null: any JSON value. */
+  type: 'string' | 'integer' | 'number' | 'boolean' | null;
+  enum: unknown[] | null;
+}
+
+export type Shape = ObjectShape | ArrayShape | ScalarShape;
+
+const ANY: ScalarShape = { kind: 'scalar', type: null, enum: null };
+
+function isRecord(value: unknown): value is JsonSchema {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export class SchemaView {
+  private readonly shapes = new WeakMap<JsonSchema, Shape>();
+
+  constructor(private readonly definitions: Readonly<Record<string, JsonSchema>>) {}
+
+  /** The schema a `$ref` points at (the schema itself otherwise). */
+  resolve(schema: JsonSchema, depth = 0): JsonSchema {
+    const ref = schema.$ref;
+    if (typeof ref !== 'string' || depth > 32) return schema;
+    const target = ref.startsWith(DEFINITION_REF) ? this.definitions[ref.slice(DEFINITION_REF.length)] : undefined;
+    return target === undefined ? {} : this.resolve(target, depth + 1);
+  }
+
+  shape(schema: JsonSchema): Shape {
+    let shape = this.shapes.get(schema);
+    if (shape === undefined) {
+      // Placeholder first: a recursive type meets itself while its shape is built.
+      this.shapes.set(schema, ANY);
+      shape = this.build(schema);
+      this.shapes.set(schema, shape);
+    }
+    return shape;
+  }
+
+  private build(original: JsonSchema): Shape {
+    const schema = this.resolve(original);
+    if (schema !== original) return this.shape(schema);
+    if (schema.type === 'array') return { kind: 'array', items: isRecord(schema.items) ? schema.items : {} };
+    const parts = (Array.isArray(schema.allOf) ? schema.allOf : []).filter(isRecord).map((part) => this.shape(part));
+    const objectParts = parts.filter((part): part is ObjectShape => part.kind === 'object');
+    const own = isRecord(schema.properties) || schema.type === 'object';
+    if (!own && objectParts.length === 0) {
+      if (parts.length > 0) return parts[0];
+      const type = schema.type;
+      return {
+        kind: 'scalar',
+        type: type === 'string' || type === 'integer' || type === 'number' || type === 'boolean' ? type : null,
+        enum: Array.isArray(schema.enum) ? schema.enum : null,
+      };
+    }
+    const members = objectParts.flatMap((part) => part.members);
+    const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+    for (const [key, member] of Object.entries(isRecord(schema.properties) ? schema.properties : {})) {
+      if (isRecord(member)) members.push(memberOf(key, member, required.has(key)));
+    }
+    const shape: ObjectShape = {
+      kind: 'object',
+      members,
+      elements: new Map(),
+      attributes: new Map(),
+      text: null,
+      open: schema.additionalProperties === true || objectParts.some((part) => part.open),
+    };
+    for (const member of members) {
+      if (member.key === '_' && !member.attribute) shape.text = member;
+      else (member.attribute ? shape.attributes : shape.elements).set(member.xmlName, member);
+    }
+    return shape;
+  }
+}
+
+function memberOf(key: string, schema: JsonSchema, required: boolean): Member {
+  const xml = isRecord(schema.xml) ? schema.xml : {};
+  const namespace = typeof xml.namespace === 'string' ? xml.namespace : typeof xml['x-namespace'] === 'string' ? xml['x-namespace'] : '';
+  const array = schema.type === 'array';
+  return {
+    key,
+    xmlName: typeof xml.name === 'string' ? xml.name : key,
+    namespace,
+    attribute: xml.attribute === true,
+    array,
+    required,
+    schema: array ? (isRecord(schema.items) ? schema.items : {}) : schema,
+  };
+}

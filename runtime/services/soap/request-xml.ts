@@ -1,0 +1,149 @@
+/**
+ * JSON -> the XML of a request's SOAP body, driven by the message's JSON Schema: members in schema
+ * order whatever the JSON order, attributes from members flagged `xml.attribute`, `_` as the text
+ * beside them, arrays as repeated elements, null as xsi:nil. Values are checked and converted on
+ * the way (`"42"` is fine for an integer, as query strings need), so that a bad request is a 400
+ * naming the field rather than a fault from the remote service. Unknown members are ignored, as
+ * the reference platform does. Namespaces are written as default-namespace declarations where
+ * they change, so no prefixes need managing.
+ */
+import { BadRequestError } from '../../core/errors.js';
+import type { JsonSchema, SoapMessageModel } from '../../model/platform-model.js';
+import type { Member, ObjectShape, SchemaView, ScalarShape } from './json-schema-view.js';
+import { escapeXml } from './xml-dom.js';
+
+type Json = unknown;
+
+function isObject(value: Json): value is Record<string, Json> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const field = (path: string) => (path === '' ? 'The request' : `Field '${path}'`);
+const join = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
+
+/** The text of a scalar, checked against its shape. */
+function scalarText(value: Json, shape: ScalarShape, path: string): string {
+  let text: string;
+  switch (shape.type) {
+    case 'integer':
+      if (!(typeof value === 'number' ? Number.isInteger(value) : typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value))) {
+        throw new BadRequestError(`${field(path)} must be an integer.`, { field: path });
+      }
+      text = String(value).trim();
+      break;
+    case 'number':
+      if (!(typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))) {
+        throw new BadRequestError(`${field(path)} must be a number.`, { field: path });
+      }
+      text = String(value).trim();
+      break;
+    case 'boolean': {
+      const normalised = typeof value === 'string' ? value.trim().toLowerCase() : value;
+      if (normalised === true || normalised === 'true' || normalised === '1' || normalised === 1) text = 'true';
+      else if (normalised === false || normalised === 'false' || normalised === '0' || normalised === 0) text = 'false';
+      else throw new BadRequestError(`${field(path)} must be true or false.`, { field: path });
+      break;
+    }
+    default:
+      if (isObject(value) || Array.isArray(value)) {
+        if (shape.type === 'string') throw new BadRequestError(`${field(path)} must be a text, not ${Array.isArray(value) ? 'a list' : 'an object'}.`, { field: path });
+        return '';
+      }
+      text = String(value);
+  }
+  if (shape.enum !== null && !shape.enum.some((allowed) => String(allowed) === text)) {
+    throw new BadRequestError(`${field(path)} must be one of ${shape.enum.map((allowed) => `'${String(allowed)}'`).join(', ')}.`, { field: path });
+  }
+  return escapeXml(text);
+}
+
+export class RequestWriter {
+  constructor(private readonly view: SchemaView) {}
+
+  /** The body content of a message from its JSON object. */
+  message(message: SoapMessageModel, value: Json): string {
+    const body = value === undefined || value === null ? {} : value;
+    if (!isObject(body)) throw new BadRequestError('The request must be a JSON object of the operation\'s fields.');
+    const shape = this.view.shape(message.schema);
+    if (shape.kind !== 'object') return '';
+    if (message.wrapper === null) return this.children(shape, body, '', '');
+    const { name, namespace } = message.wrapper;
+    return `<${name}${namespace === '' ? '' : ` xmlns="${escapeXml(namespace)}"`}${this.attributes(shape, body, '')}>${this.children(shape, body, namespace, '')}</${name}>`;
+  }
+
+  private attributes(shape: ObjectShape, value: Record<string, Json>, path: string): string {
+    let text = '';
+    let prefix = 0;
+    for (const member of shape.attributes.values()) {
+      const item = value[member.key];
+      if (item === undefined || item === null) {
+        if (member.required) throw new BadRequestError(`${field(join(path, member.key))} is required.`, { field: join(path, member.key) });
+        continue;
+      }
+      const itemShape = this.view.shape(member.schema);
+      const content = scalarText(item, itemShape.kind === 'scalar' ? itemShape : { kind: 'scalar', type: 'string', enum: null }, join(path, member.key));
+      if (member.namespace === '') text += ` ${member.xmlName}="${content}"`;
+      else text += ` xmlns:a${prefix}="${escapeXml(member.namespace)}" a${prefix++}:${member.xmlName}="${content}"`;
+    }
+    return text;
+  }
+
+  /** The text and child elements of an object value; `inScope` is the default namespace in scope. */
+  private children(shape: ObjectShape, value: Record<string, Json>, inScope: string, path: string): string {
+    let xml = '';
+    for (const member of shape.members) {
+      if (member.attribute) continue;
+      const item = value[member.key];
+      const where = join(path, member.key);
+      if (member === shape.text) {
+        if (item !== undefined && item !== null) xml += this.scalar(member.schema, item, where);
+        continue;
+      }
+      if (item === undefined) {
+        if (member.required) throw new BadRequestError(`${field(where)} is required.`, { field: where });
+        continue;
+      }
+      if (member.array) {
+        const items = Array.isArray(item) ? item : [item];
+        items.forEach((entry, index) => { xml += this.element(member, entry, inScope, `${where}[${index}]`); });
+      } else {
+        xml += this.element(member, item, inScope, where);
+      }
+    }
+    return xml;
+  }
+
+  private element(member: Member, value: Json, inScope: string, path: string): string {
+    const open = `${member.xmlName}${member.namespace === inScope ? '' : ` xmlns="${escapeXml(member.namespace)}"`}`;
+    if (value === null) return `<${open} xsi:nil="true"/>`;
+    const shape = this.view.shape(member.schema);
+    if (shape.kind === 'object') {
+      // A text-with-attributes value may be given as the bare text.
+      const object = !isObject(value) && shape.text !== null ? { _: value } : value;
+      if (!isObject(object)) throw new BadRequestError(`${field(path)} must be an object.`, { field: path });
+      return `<${open}${this.attributes(shape, object, path)}>${this.children(shape, object, member.namespace, path)}</${member.xmlName}>`;
+    }
+    if (shape.kind === 'array') {
+      const items = Array.isArray(value) ? value : [value];
+      const item: Member = { ...member, xmlName: 'item', namespace: '', schema: shape.items };
+      return `<${open}>${items.map((entry, index) => this.element(item, entry, member.namespace, `${path}[${index}]`)).join('')}</${member.xmlName}>`;
+    }
+    if (shape.type === null && (isObject(value) || Array.isArray(value))) return `<${open}>${anyContent(value)}</${member.xmlName}>`;
+    return `<${open}>${this.scalar(member.schema, value, path)}</${member.xmlName}>`;
+  }
+
+  private scalar(schema: JsonSchema, value: Json, path: string): string {
+    const shape = this.view.shape(schema);
+    return scalarText(value, shape.kind === 'scalar' ? shape : { kind: 'scalar', type: null, enum: null }, path);
+  }
+}
+
+/** A value of no declared type: object members as child elements, arrays as repeated ones. */
+function anyContent(value: Json): string {
+  if (Array.isArray(value)) return value.map((item) => anyContent(item)).join('');
+  if (!isObject(value)) return value === null || value === undefined ? '' : escapeXml(String(value));
+  return Object.entries(value)
+    .filter(([key]) => /^[A-Za-z_][\w.-]*$/.test(key))
+    .flatMap(([key, member]) => (Array.isArray(member) ? member : [member]).map((item) => `<${key}>${anyContent(item)}</${key}>`))
+    .join('');
+}

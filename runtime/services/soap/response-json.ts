@@ -1,0 +1,245 @@
+/**
+ * A SOAP response -> JSON, driven by the message's JSON Schema: local names only (namespaces
+ * dropped), attributes as plain members, text beside attributes under `_`, xsi:nil as null,
+ * arrays wherever the schema says an element repeats (one occurrence is still an array), and
+ * values typed as the schema says (integers beyond 2^53 stay text, so no digit is lost). What the
+ * schema does not describe is still returned, read generically. SOAP-encoded multi-references
+ * (`href="#id"`) are followed. A Fault becomes a SoapFault.
+ */
+import { InternalServerError } from '../../core/errors.js';
+import type { JsonSchema, SoapMessageModel } from '../../model/platform-model.js';
+import type { ObjectShape, SchemaView, Shape } from './json-schema-view.js';
+import { childElements, ownText, parseXml, XmlSyntaxError, XMLNS_NS, XSI_NS } from './xml-dom.js';
+
+export const SOAP11_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
+export const SOAP12_ENVELOPE_NS = 'http://www.w3.org/2003/05/soap-envelope';
+const ENVELOPES = new Set([SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS]);
+const ENCODING_NAMESPACES = new Set(['http://schemas.xmlsoap.org/soap/encoding/', 'http://www.w3.org/2003/05/soap-encoding']);
+
+/** A SOAP Fault, in both versions' terms. */
+export interface SoapFault {
+  /** faultcode (1.1) or Code/Value with its Subcode values joined by ' / ' (1.2), prefix kept. */
+  code: string;
+  /** faultstring (1.1) or the first Reason/Text (1.2). */
+  text: string;
+  /** faultactor (1.1) or Role (1.2), when present. */
+  actor?: string;
+  /** The detail content, read generically, when present. */
+  detail?: unknown;
+}
+
+export type SoapReply = { fault: SoapFault } | { value: Record<string, unknown> };
+
+type Json = unknown;
+
+/** Parses a response envelope; what is not a SOAP envelope is an InternalServerError. */
+export function parseEnvelope(xml: string): Element {
+  let root: Element;
+  try {
+    root = parseXml(xml).documentElement!;
+  } catch (error) {
+    if (!(error instanceof XmlSyntaxError)) throw error;
+    throw new InternalServerError(`The SOAP service answered with malformed XML: ${error.message}`);
+  }
+  if (root.localName !== 'Envelope' || !ENVELOPES.has(root.namespaceURI ?? '')) {
+    throw new InternalServerError(`The SOAP service answered with <${root.nodeName}>, not a SOAP envelope.`);
+  }
+  return root;
+}
+
+/** An xsi: attribute; some servers (node-soap's own) write the prefix without declaring it. */
+function isXsi(attribute: Attr): boolean {
+  return attribute.namespaceURI === XSI_NS || (!attribute.namespaceURI && attribute.prefix === 'xsi');
+}
+
+function isNil(element: Element): boolean {
+  for (let index = 0; index < element.attributes.length; index++) {
+    const attribute = element.attributes.item(index)!;
+    if (attribute.localName === 'nil' && isXsi(attribute)) return attribute.value === 'true' || attribute.value === '1';
+  }
+  return false;
+}
+
+function typed(text: string, shape: Shape): Json {
+  if (shape.kind !== 'scalar') return text;
+  switch (shape.type) {
+    case 'integer': {
+      const trimmed = text.trim();
+      if (!/^[+-]?\d+$/.test(trimmed)) return text;
+      const number = Number(trimmed);
+      return Number.isSafeInteger(number) ? number : trimmed;
+    }
+    case 'number': {
+      const number = Number(text);
+      return text.trim() !== '' && Number.isFinite(number) ? number : text;
+    }
+    case 'boolean': {
+      const trimmed = text.trim();
+      return trimmed === 'true' || trimmed === '1' ? true : trimmed === 'false' || trimmed === '0' ? false : text;
+    }
+    default:
+      return text;
+  }
+}
+
+/** Attributes that are data: not namespace declarations, xsi: or encoding markup, nor multi-reference links. */
+function dataAttributes(element: Element, references: References): Attr[] {
+  const attributes: Attr[] = [];
+  for (let index = 0; index < element.attributes.length; index++) {
+    const attribute = element.attributes.item(index)!;
+    const ns = attribute.namespaceURI ?? '';
+    if (ns === XMLNS_NS || attribute.name === 'xmlns' || attribute.name.startsWith('xmlns:') || isXsi(attribute) || ENCODING_NAMESPACES.has(ns) || ENVELOPES.has(ns)) continue;
+    if (ns === '' && ((attribute.localName === 'href' && attribute.value.startsWith('#')) || (attribute.localName === 'id' && references.isTarget(element)))) continue;
+    attributes.push(attribute);
+  }
+  return attributes;
+}
+
+/** Sets `key` on an object: always an array for a repeated member; a second value of another member makes one. */
+function put(target: Record<string, Json>, key: string, value: Json, array: boolean, repeated: Set<string>): void {
+  const existing = target[key];
+  if (array || repeated.has(key)) {
+    if (Array.isArray(existing)) existing.push(value);
+    else target[key] = existing === undefined ? [value] : [existing, value];
+    repeated.add(key);
+  } else if (existing === undefined) {
+    target[key] = value;
+  } else {
+    target[key] = [existing, value];
+    repeated.add(key);
+  }
+}
+
+export class ResponseReader {
+  constructor(private readonly view: SchemaView) {}
+
+  /** The JSON of a response envelope: the message's value, or the fault. */
+  read(envelope: Element, message: SoapMessageModel | null): SoapReply {
+    const body = childElements(envelope).find((child) => child.localName === 'Body');
+    if (body === undefined) throw new InternalServerError('The SOAP service answered with an envelope without a Body.');
+    const first = childElements(body)[0];
+    if (first !== undefined && first.localName === 'Fault' && ENVELOPES.has(first.namespaceURI ?? '')) return { fault: readFault(first) };
+    if (message === null) return { value: {} };
+    const references = new References(body);
+    const container = message.wrapper === null ? body : first;
+    if (container === undefined) return { value: {} };
+    const shape = this.view.shape(message.schema);
+    const value = shape.kind === 'object' ? this.object(references.target(container), shape, references) : {};
+    return { value };
+  }
+
+  private value(element: Element, schema: JsonSchema, references: References): Json {
+    const target = references.target(element);
+    if (isNil(target)) return null;
+    const shape = this.view.shape(schema);
+    if (shape.kind === 'object') return this.object(target, shape, references);
+    if (shape.kind === 'array') return childElements(target).map((child) => this.value(child, shape.items, references));
+    if (shape.type === null && (childElements(target).length > 0 || dataAttributes(target, references).length > 0)) return generic(target, references);
+    return typed(ownText(target), shape);
+  }
+
+  private object(element: Element, shape: ObjectShape, references: References): Record<string, Json> {
+    const result: Record<string, Json> = {};
+    const repeated = new Set<string>();
+    for (const attribute of dataAttributes(element, references)) {
+      const member = shape.attributes.get(attribute.localName ?? attribute.name);
+      result[member?.key ?? attribute.localName ?? attribute.name] = member ? typed(attribute.value, this.view.shape(member.schema)) : attribute.value;
+    }
+    if (shape.text !== null) {
+      const text = ownText(element);
+      const value = typed(text, this.view.shape(shape.text.schema));
+      if (text !== '' || typeof value === 'string') result._ = value;
+    }
+    for (const child of childElements(element)) {
+      const name = child.localName ?? child.nodeName;
+      const member = shape.elements.get(name);
+      if (member === undefined) put(result, name, generic(references.target(child), references), false, repeated);
+      else put(result, member.key, this.value(child, member.schema, references), member.array, repeated);
+    }
+    return result;
+  }
+}
+
+/** An element no schema describes: attributes and children as members (repeats as arrays), text alone as a string. */
+function generic(element: Element, references: References): Json {
+  if (isNil(element)) return null;
+  const attributes = dataAttributes(element, references);
+  const children = childElements(element);
+  const text = ownText(element);
+  if (attributes.length === 0 && children.length === 0) return text;
+  const result: Record<string, Json> = {};
+  const repeated = new Set<string>();
+  for (const attribute of attributes) result[attribute.localName ?? attribute.name] = attribute.value;
+  if (text.trim() !== '') result._ = text;
+  for (const child of children) put(result, child.localName ?? child.nodeName, generic(references.target(child), references), false, repeated);
+  return result;
+}
+
+/** SOAP-encoded multi-references: an element with `href="#id"` stands for the Body element with that `id`. */
+class References {
+  /** Elements by id, collected when the first reference is met. */
+  private ids: Map<string, Element> | null = null;
+  private readonly targets = new Set<Element>();
+
+  constructor(private readonly body: Element) {}
+
+  target(element: Element): Element {
+    const href = element.getAttribute('href');
+    if (href === null || !href.startsWith('#')) return element;
+    if (this.ids === null) {
+      const ids = new Map<string, Element>();
+      const walk = (node: Element) => {
+        const id = node.getAttribute('id');
+        if (id !== null && id !== '') ids.set(id, node);
+        childElements(node).forEach(walk);
+      };
+      walk(this.body);
+      this.ids = ids;
+    }
+    const target = this.ids.get(href.slice(1));
+    if (target === undefined) return element;
+    this.targets.add(target);
+    return target;
+  }
+
+  /** Whether an element is the target of a reference (its `id` is markup then, not data). */
+  isTarget(element: Element): boolean {
+    return this.targets.has(element);
+  }
+}
+
+function text(element: Element | undefined): string {
+  return element === undefined ? '' : (element.textContent ?? '').trim();
+}
+
+function readFault(fault: Element): SoapFault {
+  const child = (parent: Element | undefined, local: string) => (parent === undefined ? undefined : childElements(parent).find((c) => c.localName === local));
+  const references = new References(fault);
+  const code = child(fault, 'Code');
+  let result: SoapFault;
+  if (code !== undefined) {
+    const values: string[] = [];
+    for (let level: Element | undefined = code; level !== undefined; level = child(level, 'Subcode')) values.push(text(child(level, 'Value')));
+    result = { code: values.filter(Boolean).join(' / '), text: text(child(child(fault, 'Reason'), 'Text')) };
+    const role = child(fault, 'Role');
+    if (role !== undefined) result.actor = text(role);
+  } else {
+    result = { code: text(child(fault, 'faultcode')), text: text(child(fault, 'faultstring')) };
+    const actor = child(fault, 'faultactor');
+    if (actor !== undefined) result.actor = text(actor);
+  }
+  const detail = child(fault, 'Detail') ?? child(fault, 'detail');
+  if (detail !== undefined) {
+    const content = generic(detail, references);
+    if (content !== '') result.detail = content;
+  }
+  return result;
+}
+
+/** The spec's error for a fault: 500, `"<text> [Fault code:<code>]"`, the parts in `context`. */
+export function faultError(fault: SoapFault): InternalServerError {
+  const context: Record<string, unknown> = { faultcode: fault.code, faultstring: fault.text };
+  if (fault.actor !== undefined) context.faultactor = fault.actor;
+  if (fault.detail !== undefined) context.detail = fault.detail;
+  return new InternalServerError(`${fault.text} [Fault code:${fault.code}]`, context);
+}

@@ -1,0 +1,54 @@
+/**
+ * Reading a SOAP service's WSDL into its model (build-time introspection, and at run time for
+ * services created through the API, refresh=true and cache_wsdl none), and the live form of a
+ * model the handler serves from: operations by lower-cased name, and the JSON <-> XML mappers.
+ */
+import type { ServiceModel, SoapOperationModel, SoapServiceModel } from '../../model/platform-model.js';
+import { sharedComponents } from '../../openapi/shared-components.js';
+import { SchemaView } from './json-schema-view.js';
+import { RequestWriter } from './request-xml.js';
+import { ResponseReader } from './response-json.js';
+import { describeOperations } from './soap-introspection.js';
+import type { SoapTransport } from './soap-transport.js';
+import { loadWsdlDocuments } from './wsdl-loader.js';
+import { readWsdl } from './wsdl-reader.js';
+import { resolveWsdlLocation } from './wsdl-source.js';
+
+/** Definition names the shared OpenAPI components already use. */
+const RESERVED_NAMES = Object.keys(sharedComponents().schemas ?? {});
+
+/** The declared `config.wsdl` (environment references unresolved), as the model keeps it. */
+export function declaredWsdl(service: ServiceModel): string {
+  return typeof service.config.wsdl === 'string' ? service.config.wsdl : '';
+}
+
+/**
+ * Reads the WSDL named by `wsdl` (the resolved config value) and returns the service's model.
+ * Problems are PorticoErrors: a missing file or an unusable document 500, an unreachable host 503.
+ */
+export async function readSoapModel(service: ServiceModel, wsdl: unknown, baseDir: string, transport: SoapTransport): Promise<SoapServiceModel> {
+  const location = resolveWsdlLocation(wsdl, baseDir, service.origin);
+  const contract = describeOperations(readWsdl(await loadWsdlDocuments(location, transport)), RESERVED_NAMES);
+  const { id, name, label, type, description, is_active, config, origin } = service;
+  return { id, name, label, type, description, is_active, config, origin, kind: 'soap', wsdl: declaredWsdl(service), ...contract };
+}
+
+/** A model as the handler serves it. */
+export class LiveContract {
+  readonly operations: ReadonlyMap<string, SoapOperationModel>;
+  readonly view: SchemaView;
+  readonly writer: RequestWriter;
+  readonly reader: ResponseReader;
+
+  constructor(readonly model: SoapServiceModel) {
+    this.operations = new Map(model.operations.map((operation) => [operation.name.toLowerCase(), operation]));
+    this.view = new SchemaView(model.definitions);
+    this.writer = new RequestWriter(this.view);
+    this.reader = new ResponseReader(this.view);
+  }
+
+  /** The operation of an API name, ignoring case. */
+  operation(name: string): SoapOperationModel | undefined {
+    return this.operations.get(name.toLowerCase());
+  }
+}

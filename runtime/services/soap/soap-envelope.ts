@@ -1,0 +1,85 @@
+/**
+ * The request envelope of either SOAP version, its HTTP headers, and the configured SOAP headers:
+ * generic ones (a JSON object as child elements, a text, or `svc:<param>` values taken from the
+ * request's query) and the WS-Security UsernameToken (PasswordDigest = base64(SHA-1(nonce +
+ * created + password)) with a fresh 16-byte nonce per request, or PasswordText).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { RawQuery } from '../../core/query-params.js';
+import type { SoapVersion } from '../../model/platform-model.js';
+import { QUERY_VALUE_PREFIX, type GenericHeader, type WsseHeader } from './soap-config.js';
+import { SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS } from './response-json.js';
+import { escapeXml, XSI_NS, XSD_NS } from './xml-dom.js';
+
+const WSSE_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd';
+const WSU_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';
+const TOKEN_PROFILE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0';
+const BASE64_ENCODING = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary';
+const ENCODING: Record<SoapVersion, string> = { '1.1': 'http://schemas.xmlsoap.org/soap/encoding/', '1.2': 'http://www.w3.org/2003/05/soap-encoding' };
+
+/** The envelope; the `soap` prefix is bound to the version's namespace. */
+export function envelope(version: SoapVersion, header: string, body: string, encoded: boolean): string {
+  const ns = version === '1.2' ? SOAP12_ENVELOPE_NS : SOAP11_ENVELOPE_NS;
+  const encoding = encoded ? ` soap:encodingStyle="${ENCODING[version]}"` : '';
+  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}" xmlns:xsi="${XSI_NS}" xmlns:xsd="${XSD_NS}"${encoding}>`
+    + (header === '' ? '' : `<soap:Header>${header}</soap:Header>`)
+    + `<soap:Body>${body}</soap:Body></soap:Envelope>`;
+}
+
+/** HTTP headers of a call: 1.1 sends SOAPAction, 1.2 puts the action in the content type. */
+export function envelopeHeaders(version: SoapVersion, soapAction: string): Record<string, string> {
+  if (version === '1.2') return { 'Content-Type': `application/soap+xml; charset=utf-8; action="${soapAction}"` };
+  return { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${soapAction}"` };
+}
+
+function queryValue(query: RawQuery, name: string): string {
+  const value = query[name];
+  return Array.isArray(value) ? value[value.length - 1] ?? '' : value ?? '';
+}
+
+/** Header content: objects as child elements in the header's namespace, `svc:<param>` texts from the query. */
+function content(data: unknown, query: RawQuery): string {
+  if (data === null || data === undefined) return '';
+  if (typeof data === 'string') return escapeXml(data.startsWith(QUERY_VALUE_PREFIX) ? queryValue(query, data.slice(QUERY_VALUE_PREFIX.length)) : data);
+  if (typeof data !== 'object') return escapeXml(String(data));
+  return Object.entries(data as Record<string, unknown>)
+    .filter(([key]) => /^[A-Za-z_][\w.-]*$/.test(key))
+    .flatMap(([key, value]) => (Array.isArray(value) ? value : [value]).map((item) => `<${key}>${content(item, query)}</${key}>`))
+    .join('');
+}
+
+function genericHeader(header: GenericHeader, version: SoapVersion, query: RawQuery): string {
+  let attributes = ` xmlns="${escapeXml(header.namespace)}"`;
+  if (header.mustUnderstand) attributes += ` soap:mustUnderstand="${version === '1.2' ? 'true' : '1'}"`;
+  if (header.actor !== null) attributes += ` soap:${version === '1.2' ? 'role' : 'actor'}="${escapeXml(header.actor)}"`;
+  return `<${header.name}${attributes}>${content(header.data, query)}</${header.name}>`;
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ`, as the UsernameToken profile's examples and most servers expect. */
+function created(now: Date): string {
+  return `${now.toISOString().slice(0, 19)}Z`;
+}
+
+/** base64(SHA-1(nonce bytes + created + password)): the UsernameToken profile's PasswordDigest. */
+export function passwordDigest(nonce: Buffer, createdAt: string, password: string): string {
+  return createHash('sha1').update(Buffer.concat([nonce, Buffer.from(createdAt, 'utf8'), Buffer.from(password, 'utf8')])).digest('base64');
+}
+
+function wsseHeader(wsse: WsseHeader, version: SoapVersion, now: Date): string {
+  const nonce = randomBytes(16);
+  const createdAt = created(now);
+  const password = wsse.passwordType === 'PasswordDigest' ? passwordDigest(nonce, createdAt, wsse.password) : wsse.password;
+  const id = wsse.tokenId === null ? '' : ` wsu:Id="${escapeXml(wsse.tokenId)}"`;
+  return `<wsse:Security xmlns:wsse="${WSSE_NS}" xmlns:wsu="${WSU_NS}" soap:mustUnderstand="${version === '1.2' ? 'true' : '1'}">`
+    + `<wsse:UsernameToken${id}>`
+    + `<wsse:Username>${escapeXml(wsse.username)}</wsse:Username>`
+    + `<wsse:Password Type="${TOKEN_PROFILE}#${wsse.passwordType}">${escapeXml(password)}</wsse:Password>`
+    + `<wsse:Nonce EncodingType="${BASE64_ENCODING}">${nonce.toString('base64')}</wsse:Nonce>`
+    + `<wsu:Created>${createdAt}</wsu:Created>`
+    + '</wsse:UsernameToken></wsse:Security>';
+}
+
+/** The content of soap:Header for one request. */
+export function soapHeaders(headers: readonly GenericHeader[], wsse: WsseHeader | null, version: SoapVersion, query: RawQuery, now = new Date()): string {
+  return headers.map((header) => genericHeader(header, version, query)).join('') + (wsse === null ? '' : wsseHeader(wsse, version, now));
+}

@@ -1,0 +1,178 @@
+/**
+ * From a read WSDL to what the service model holds: the operations of every SOAP 1.1/1.2 port
+ * (deduplicated across ports, the SOAP 1.1 binding's details preferred), the JSON Schemas of
+ * their request and response messages with the shared definitions, the endpoint of each SOAP
+ * version, and warnings for what had to be left out. Nothing here throws for a broken WSDL part:
+ * the operation or port is skipped and the warning says why.
+ */
+import type { JsonSchema, SoapMessageModel, SoapOperationModel, SoapServiceModel, SoapVersion } from '../../model/platform-model.js';
+import { SchemaView } from './json-schema-view.js';
+import type { BindingDef, BindingOperation, BodyDef, MessageDef, PortTypeOperation, WsdlDescription } from './wsdl-reader.js';
+import { withMembers, xmlMember } from './json-schema-parts.js';
+import { JsonSchemaBuilder } from './xsd-json-schema.js';
+import { attribute, qnameKey, type QName } from './xml-dom.js';
+
+/** What introspection adds to a SOAP service model. */
+export type SoapContract = Pick<SoapServiceModel, 'endpoints' | 'operations' | 'definitions' | 'warnings'>;
+
+/** An operation that cannot be offered; the message says why. */
+class Unusable extends Error {}
+
+/** A WSDL name by its QName; WSDLs often leave off the prefix, so a unique local name also matches. */
+function lookup<T>(map: Map<string, T>, name: QName | null): T | undefined {
+  if (name === null) return undefined;
+  const exact = map.get(qnameKey(name));
+  if (exact !== undefined) return exact;
+  const byLocal = [...map.entries()].filter(([key]) => key.endsWith(`}${name.local}`));
+  return byLocal.length === 1 ? byLocal[0][1] : undefined;
+}
+
+interface Occurrence {
+  binding: BindingDef;
+  operation: BindingOperation;
+  portType: PortTypeOperation;
+}
+
+class OperationBuilder {
+  constructor(private readonly wsdl: WsdlDescription, private readonly schemas: JsonSchemaBuilder) {}
+
+  operation(occurrences: Occurrence[]): Omit<SoapOperationModel, 'name' | 'simpleInput'> {
+    const primary = occurrences.find((o) => o.binding.version === '1.1') ?? occurrences[0];
+    const { binding, operation, portType } = primary;
+    const style = operation.style ?? binding.style;
+    if (portType.input === null) throw new Unusable('it has no input message (a notification operation)');
+    const input = this.message(operation.name, portType.input, operation.input, style, false);
+    const output = portType.output === null ? null : this.message(operation.name, portType.output, operation.output, style, true);
+    return {
+      sourceName: operation.name,
+      description: portType.documentation,
+      style,
+      use: operation.input?.use ?? 'literal',
+      soapAction: operation.soapAction,
+      soapVersions: [...new Set(occurrences.map((o) => o.binding.version as SoapVersion))].sort(),
+      input,
+      output,
+    };
+  }
+
+  private message(operation: string, name: QName, body: BodyDef | null, style: 'document' | 'rpc', isOutput: boolean): SoapMessageModel {
+    const message = lookup(this.wsdl.messages, name);
+    if (message === undefined) throw new Unusable(`its message '${name.local}' is not defined`);
+    const parts = this.bodyParts(message, body);
+    if (style === 'rpc') {
+      const members = parts.map((part) => ({ ...this.partMember(part), required: true }));
+      return { wrapper: { name: isOutput ? `${operation}Response` : operation, namespace: body?.namespace ?? '' }, schema: objectSchema(members) };
+    }
+    if (parts.length === 1 && parts[0].element !== null) {
+      const element = this.element(parts[0].element, parts[0].name);
+      const content = this.schemas.elementContentSchema(element);
+      if (this.schemas.isObject(content)) return { wrapper: { name: element.name.local, namespace: element.name.ns }, schema: content };
+    }
+    return { wrapper: null, schema: objectSchema(parts.map((part) => this.partMember(part))) };
+  }
+
+  /** The parts the SOAP body carries: soap:body `parts` (all by default) minus those bound to headers. */
+  private bodyParts(message: MessageDef, body: BodyDef | null): MessageDef['parts'] {
+    const headers = new Set((body?.headerParts ?? []).filter((h) => h.message.local === message.name.local).map((h) => h.part));
+    return message.parts.filter((part) => (body?.parts == null || body.parts.includes(part.name)) && !headers.has(part.name));
+  }
+
+  private element(name: QName, part: string) {
+    const element = this.wsdl.schemas.find('element', name);
+    if (element === undefined) throw new Unusable(`its part '${part}' names the element '${name.local}', which is not defined`);
+    return element;
+  }
+
+  /** A part as a member of the message object: an element part under the element's name, a typed part under its own. */
+  private partMember(part: MessageDef['parts'][number]): { key: string; schema: JsonSchema; required: boolean } {
+    if (part.element !== null) {
+      const element = this.element(part.element, part.name);
+      const nillable = attribute(element.node, 'nillable') === 'true';
+      const schema = withMembers(this.schemas.elementContentSchema(element), { nullable: nillable || undefined, xml: xmlMember(element.name.ns, false) });
+      return { key: element.name.local, schema, required: !nillable };
+    }
+    return { key: part.name, schema: part.type === null ? {} : this.schemas.typeSchema(part.type), required: true };
+  }
+}
+
+function objectSchema(members: Array<{ key: string; schema: JsonSchema; required: boolean }>): JsonSchema {
+  const schema: JsonSchema = { type: 'object', properties: Object.fromEntries(members.map((m) => [m.key, m.schema])) };
+  const required = members.filter((m) => m.required).map((m) => m.key);
+  if (required.length > 0) schema.required = required;
+  return schema;
+}
+
+/** Whether every member of the input is a single scalar (so that query parameters can carry it). */
+export function isSimpleInput(view: SchemaView, schema: JsonSchema): boolean {
+  const shape = view.shape(schema);
+  return shape.kind === 'object' && !shape.open && shape.members.every((member) => !member.array && view.shape(member.schema).kind === 'scalar' && member.key !== '_');
+}
+
+/**
+ * The operations of the WSDL's SOAP ports. `reserved` are definition names to avoid (the shared
+ * OpenAPI components).
+ */
+export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<string> = []): SoapContract {
+  const warnings = new Set<string>();
+  const schemas = new JsonSchemaBuilder(wsdl.schemas, (message) => warnings.add(message));
+  const endpoints: Partial<Record<SoapVersion, string>> = {};
+  const byName = new Map<string, Occurrence[]>();
+  for (const service of wsdl.services) {
+    for (const port of service.ports) {
+      const binding = lookup(wsdl.bindings, port.binding);
+      const where = `Port '${port.name}' of service '${service.name}'`;
+      if (binding === undefined) {
+        warnings.add(`${where} names the binding '${port.binding?.local ?? ''}', which is not defined; the port is left out.`);
+        continue;
+      }
+      if (binding.version === null) {
+        if (!binding.isHttp) warnings.add(`${where} uses the binding '${binding.name.local}', which is neither SOAP 1.1 nor SOAP 1.2; the port is left out.`);
+        continue;
+      }
+      const portType = lookup(wsdl.portTypes, binding.portType);
+      if (portType === undefined) {
+        warnings.add(`${where}: the port type '${binding.portType?.local ?? ''}' of binding '${binding.name.local}' is not defined; the port is left out.`);
+        continue;
+      }
+      if (port.address !== null && port.address !== '') endpoints[binding.version] ??= port.address;
+      for (const operation of binding.operations) {
+        const portTypeOperation = portType.get(operation.name);
+        if (portTypeOperation === undefined) {
+          warnings.add(`Operation '${operation.name}' of binding '${binding.name.local}' is not in its port type; it is left out.`);
+          continue;
+        }
+        const list = byName.get(operation.name) ?? [];
+        if (!list.some((o) => o.binding === binding)) list.push({ binding, operation, portType: portTypeOperation });
+        byName.set(operation.name, list);
+      }
+    }
+  }
+  const builder = new OperationBuilder(wsdl, schemas);
+  const built: Array<Omit<SoapOperationModel, 'name' | 'simpleInput'>> = [];
+  for (const [name, occurrences] of [...byName].sort(([a], [b]) => compareNames(a, b))) {
+    try {
+      built.push(builder.operation(occurrences));
+    } catch (error) {
+      if (!(error instanceof Unusable)) throw error;
+      warnings.add(`Operation '${name}' is left out: ${error.message}.`);
+    }
+  }
+  if (built.length === 0) warnings.add('The WSDL offers no usable SOAP 1.1 or SOAP 1.2 operation, so the service has none.');
+  const definitions = schemas.finish(reserved);
+  const view = new SchemaView(definitions);
+  // Names that differ only in case would be one API name: later ones get a suffix.
+  const taken = new Set<string>();
+  const operations = built.map((operation): SoapOperationModel => {
+    let name = operation.sourceName;
+    for (let suffix = 2; taken.has(name.toLowerCase()); suffix++) name = `${operation.sourceName}_${suffix}`;
+    taken.add(name.toLowerCase());
+    return { name, ...operation, simpleInput: isSimpleInput(view, operation.input.schema) };
+  });
+  return { endpoints, operations, definitions, warnings: [...warnings].sort() };
+}
+
+/** Lower-cased name, then the name itself: the order of the operation list. */
+export function compareNames(a: string, b: string): number {
+  const [la, lb] = [a.toLowerCase(), b.toLowerCase()];
+  return la < lb ? -1 : la > lb ? 1 : a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,57 @@
+/**
+ * Calls one operation: JSON -> envelope -> HTTP -> JSON. The SOAP version is the configured one,
+ * else the binding's (1.1 when both exist); the endpoint is `options.location`, else the WSDL's
+ * address for that version. A Fault is a 500 with its text and code; an HTTP error without an
+ * envelope is a 503 for a gateway status (502-504) and a 500 otherwise; no answer is a 503.
+ */
+import { InternalServerError, ServiceUnavailableError } from '../../core/errors.js';
+import type { RawQuery } from '../../core/query-params.js';
+import type { SoapOperationModel, SoapServiceModel, SoapVersion } from '../../model/platform-model.js';
+import type { RequestWriter } from './request-xml.js';
+import { faultError, parseEnvelope, type ResponseReader } from './response-json.js';
+import type { SoapOptions } from './soap-config.js';
+import { envelope, envelopeHeaders, soapHeaders } from './soap-envelope.js';
+import type { SoapTransport } from './soap-transport.js';
+
+export interface InvokerParts {
+  service: Pick<SoapServiceModel, 'endpoints'>;
+  options: SoapOptions;
+  transport: SoapTransport;
+  writer: RequestWriter;
+  reader: ResponseReader;
+}
+
+function versionOf(operation: SoapOperationModel, options: SoapOptions): SoapVersion {
+  return options.soapVersion ?? (operation.soapVersions.includes('1.1') || operation.soapVersions.length === 0 ? '1.1' : operation.soapVersions[0]);
+}
+
+function httpError(status: number): InternalServerError | ServiceUnavailableError {
+  const message = `The SOAP service answered HTTP ${status} without a SOAP envelope.`;
+  return status >= 502 && status <= 504 ? new ServiceUnavailableError(message) : new InternalServerError(message);
+}
+
+/** Calls `operation` with the JSON `args`; `query` feeds `svc:` header values. */
+export async function invokeOperation(parts: InvokerParts, operation: SoapOperationModel, args: unknown, query: RawQuery): Promise<Record<string, unknown>> {
+  const { service, options, transport, writer, reader } = parts;
+  const version = versionOf(operation, options);
+  const endpoint = options.location ?? service.endpoints[version] ?? service.endpoints['1.1'] ?? service.endpoints['1.2'];
+  if (endpoint === undefined) throw new InternalServerError(`The WSDL gives no endpoint address for SOAP ${version}; set the service option 'location'.`);
+  const body = writer.message(operation.input, args);
+  const request = envelope(version, soapHeaders(options.headers, options.wsse, version, query), body, operation.use === 'encoded');
+  const reply = await transport.exchange(endpoint, request, envelopeHeaders(version, operation.soapAction));
+  if (reply.body.trim() === '') {
+    if (reply.status >= 400) throw httpError(reply.status);
+    return {};
+  }
+  let root: Element;
+  try {
+    root = parseEnvelope(reply.body);
+  } catch (error) {
+    if (reply.status >= 400) throw httpError(reply.status);
+    throw error;
+  }
+  const result = reader.read(root, operation.output);
+  if ('fault' in result) throw faultError(result.fault);
+  if (reply.status >= 400) throw httpError(reply.status);
+  return result.value;
+}

@@ -1,0 +1,41 @@
+/**
+ * The `soap` service kind: at build time it reads the WSDL into the service model (operations,
+ * message schemas, endpoints); at run time it serves the model, reading the WSDL itself when the
+ * model has no operations (a service created through the API).
+ */
+import { InternalServerError, PorticoError } from '../../core/errors.js';
+import type { ServiceModel, SoapServiceModel } from '../../model/platform-model.js';
+import type { RuntimeContext, ServiceKind } from '../service-kind.js';
+import { readSoapModel } from './soap-contract.js';
+import { soapConfigSchema } from './soap-config-schema.js';
+import { soapOptions } from './soap-config.js';
+import { SoapServiceHandler } from './soap-handler.js';
+import { SoapTransport } from './soap-transport.js';
+
+export const soapKind: ServiceKind = {
+  type: 'soap',
+  label: 'SOAP Service',
+  group: 'Remote Service',
+  description: 'A SOAP service described by a WSDL: each operation becomes a JSON endpoint.',
+  configSchema: soapConfigSchema,
+
+  async introspect(service: ServiceModel, ctx: RuntimeContext): Promise<SoapServiceModel> {
+    const config = ctx.resolveEnv(service.config);
+    const transport = new SoapTransport(soapOptions(config, ctx.baseDir));
+    try {
+      return await readSoapModel(service, config.wsdl, ctx.baseDir, transport);
+    } finally {
+      transport.close();
+    }
+  },
+
+  async open(service: ServiceModel, ctx: RuntimeContext): Promise<SoapServiceHandler> {
+    try {
+      return new SoapServiceHandler(service, ctx);
+    } catch (error) {
+      // A config the API or the build let through is the platform's problem, not the caller's.
+      if (error instanceof PorticoError) throw new InternalServerError(`The configuration of SOAP service '${service.name}' is not usable: ${error.message}`);
+      throw error;
+    }
+  },
+};

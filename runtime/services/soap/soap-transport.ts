@@ -1,0 +1,152 @@
+/**
+ * HTTP for a SOAP service, WSDL reads and calls alike: Basic credentials, the connection timeout
+ * (the whole exchange must finish within it), TLS material and extra headers from the service
+ * options, keep-alive connections per service. Plain HTTP goes through node:http (a SOAP call is
+ * mostly transport, and axios costs a third of it); NTLM, a handshake over several requests, goes
+ * through node-soap's HttpClient and its axios-ntlm. A host that cannot be reached (refused,
+ * unknown, timed out) is a 503; every HTTP answer, errors included, is returned to the caller.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { HttpClient } from 'soap';
+import { ServiceUnavailableError } from '../../core/errors.js';
+import type { SoapOptions } from './soap-config.js';
+
+export interface HttpReply {
+  status: number;
+  /** Response headers, lower-case names. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type TransportOptions = Pick<SoapOptions, 'basicAuth' | 'ntlm' | 'timeoutMs' | 'tls' | 'httpHeaders'>;
+
+/** Redirects a WSDL read follows (calls follow none: a SOAP POST is not replayed elsewhere). */
+const MAX_REDIRECTS = 5;
+
+class TimeoutError extends Error {}
+
+interface AxiosLikeResponse {
+  status: number;
+  headers?: Record<string, unknown>;
+  data?: unknown;
+}
+
+interface AxiosLikeError {
+  code?: string;
+  message?: string;
+  response?: AxiosLikeResponse;
+}
+
+export class SoapTransport {
+  private readonly httpAgent = new http.Agent({ keepAlive: true });
+  private readonly httpsAgent: https.Agent;
+  private readonly ntlmClient: HttpClient | null;
+
+  constructor(private readonly options: TransportOptions) {
+    this.httpsAgent = new https.Agent({ keepAlive: true, ...options.tls });
+    this.ntlmClient = options.ntlm ? new HttpClient() : null;
+  }
+
+  /** Closes the service's idle connections. */
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  /** GET (body null) or POST to `url`; resolves with any HTTP answer, rejects with a 503 when there is none. */
+  exchange(url: string, body: string | null, headers: Record<string, string> = {}): Promise<HttpReply> {
+    const requestHeaders: Record<string, string> = { ...this.options.httpHeaders, ...headers };
+    const { basicAuth } = this.options;
+    if (basicAuth) requestHeaders.Authorization = `Basic ${Buffer.from(`${basicAuth.username}:${basicAuth.password}`).toString('base64')}`;
+    const exchange = this.ntlmClient ? this.ntlmExchange(this.ntlmClient, url, body, requestHeaders) : this.send(url, body, requestHeaders, body === null ? MAX_REDIRECTS : 0);
+    return exchange.catch((error: unknown) => {
+      throw error instanceof TimeoutError
+        ? new ServiceUnavailableError(`The SOAP host ${shown(url)} did not answer within ${this.options.timeoutMs / 1000} s.`)
+        : new ServiceUnavailableError(`The SOAP host ${shown(url)} cannot be reached: ${(error as Error).message}.`);
+    });
+  }
+
+  private send(url: string, body: string | null, headers: Record<string, string>, redirects: number): Promise<HttpReply> {
+    return new Promise((resolve, reject) => {
+      let timedOut = false;
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        reject(timedOut ? new TimeoutError() : error);
+      };
+      const target = new URL(url);
+      const secure = target.protocol === 'https:';
+      const payload = body === null ? undefined : Buffer.from(body, 'utf8');
+      const request = (secure ? https : http).request(target, {
+        method: body === null ? 'GET' : 'POST',
+        agent: secure ? this.httpsAgent : this.httpAgent,
+        headers: payload === undefined ? headers : { ...headers, 'Content-Length': String(payload.length) },
+      }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', fail);
+        response.on('end', () => {
+          clearTimeout(timer);
+          const status = response.statusCode ?? 0;
+          const location = response.headers.location;
+          if (redirects > 0 && status >= 301 && status <= 308 && status !== 304 && location !== undefined) {
+            resolve(this.send(new URL(location, target).href, body, headers, redirects - 1));
+            return;
+          }
+          resolve({ status, headers: headerMap(response.headers), body: decode(Buffer.concat(chunks), response.headers['content-type']) });
+        });
+      });
+      const timer = setTimeout(() => {
+        timedOut = true;
+        request.destroy(new TimeoutError());
+      }, this.options.timeoutMs);
+      request.on('error', fail);
+      request.end(payload);
+    });
+  }
+
+  private ntlmExchange(client: HttpClient, url: string, body: string | null, headers: Record<string, string>): Promise<HttpReply> {
+    const exOptions = { ntlm: true, ...this.options.ntlm, timeout: this.options.timeoutMs, httpsAgent: this.httpsAgent };
+    return new Promise((resolve, reject) => {
+      client.request(url, body, (error: AxiosLikeError | null, response?: AxiosLikeResponse, data?: unknown) => {
+        // axios-ntlm rejects on error statuses: those are answers too.
+        const answer = error ? error.response : response;
+        if (!answer) {
+          reject(error?.code === 'ECONNABORTED' ? new TimeoutError() : new Error(error?.message ?? 'no answer'));
+          return;
+        }
+        const text = error ? answer.data : data;
+        resolve({ status: answer.status, headers: headerMap(answer.headers ?? {}), body: typeof text === 'string' ? text : '' });
+      }, headers, exOptions);
+    });
+  }
+}
+
+function headerMap(headers: Record<string, unknown>): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) map[name.toLowerCase()] = String(value);
+  return map;
+}
+
+/** The body as text in the charset the content type names (UTF-8 by default). */
+function decode(body: Buffer, contentType: string | undefined): string {
+  const charset = /charset="?([^";\s]+)/i.exec(contentType ?? '')?.[1];
+  if (charset === undefined || /^utf-?8$/i.test(charset)) return body.toString('utf8');
+  try {
+    return new TextDecoder(charset).decode(body);
+  } catch {
+    return body.toString('utf8');
+  }
+}
+
+/** The URL without credentials, for messages. */
+function shown(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}

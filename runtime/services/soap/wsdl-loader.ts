@@ -1,0 +1,155 @@
+/**
+ * Reads a WSDL and every document it pulls in (wsdl:import, xsd:import, xsd:include,
+ * xsd:redefine), relative locations resolved against the importing document, plus the built-in
+ * standard schemas. Imports of a standard schema are never fetched, so WSDLs load offline.
+ * A WSDL fetched from a URL may only import over http(s).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InternalServerError } from '../../core/errors.js';
+import { isStandardSchema, STANDARD_SCHEMA_FILES } from './standard-schemas.js';
+import type { SoapTransport } from './soap-transport.js';
+import type { WsdlLocation } from './wsdl-source.js';
+import { attribute, childElements, isXsdNamespace, parseXml, XmlSyntaxError } from './xml-dom.js';
+
+const WSDL2_NS = 'http://www.w3.org/ns/wsdl';
+/** Guards against import loops through ever-new URLs. */
+const MAX_DOCUMENTS = 2000;
+
+/**
+ * A loaded document. WSDL elements are those in the namespace of its root `definitions` (the WSDL
+ * 1.1 namespace, but node-soap, and so the corpus of WSDLs it loads, tolerates others).
+ */
+export interface WsdlDocument {
+  /** Absolute file path or URL. */
+  uri: string;
+  /** The location as the WSDL wrote it (or the WSDL's own file name), for messages. */
+  label: string;
+  root: Element;
+  /** Namespace of the schema that included this one, when this schema declares none (chameleon include). */
+  chameleonNamespace: string | null;
+}
+
+interface Pending {
+  uri: string;
+  label: string;
+  chameleonNamespace: string | null;
+  importedBy: string | null;
+}
+
+const isUrl = (uri: string) => /^https?:\/\//i.test(uri);
+
+function resolveImport(base: string, location: string, importedBy: string): string {
+  const written = location.trim().replace(/\\/g, '/');
+  if (isUrl(written)) return new URL(written).href;
+  if (isUrl(base)) {
+    const resolved = new URL(written, base).href;
+    if (!isUrl(resolved)) throw new InternalServerError(`'${importedBy}' imports '${location}': a WSDL read from a URL may only import over http(s).`);
+    return resolved;
+  }
+  if (/^file:/i.test(written)) return fileURLToPath(written);
+  return path.resolve(path.dirname(base), written);
+}
+
+async function readText(pending: Pending, transport: SoapTransport): Promise<string> {
+  const from = pending.importedBy === null ? '' : ` (imported by '${pending.importedBy}')`;
+  if (isUrl(pending.uri)) {
+    const reply = await transport.exchange(pending.uri, null);
+    if (reply.status !== 200) throw new InternalServerError(`Could not read the WSDL document ${pending.uri}${from}: HTTP ${reply.status}.`);
+    return reply.body;
+  }
+  try {
+    return await fs.readFile(pending.uri, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InternalServerError(`Could not read the WSDL document '${pending.label}'${from}: ${code === 'ENOENT' ? 'no such file' : code ?? String(error)}.`);
+  }
+}
+
+function checkRoot(root: Element, pending: Pending): void {
+  const ns = root.namespaceURI ?? '';
+  // node-soap reads WSDLs by local names; some in the wild put wsdl:definitions in another namespace.
+  if (root.localName === 'definitions' && ns !== WSDL2_NS) return;
+  if (isXsdNamespace(ns) && root.localName === 'schema' && pending.importedBy !== null) return;
+  if (ns === WSDL2_NS) {
+    throw new InternalServerError(`'${pending.label}' is a WSDL 2.0 document; Portico reads WSDL 1.1 (wsdl:definitions), as most SOAP stacks do.`);
+  }
+  throw new InternalServerError(`'${pending.label}' is not a WSDL 1.1 document: its root element is <${root.nodeName}>, not wsdl:definitions.`);
+}
+
+/** The schema elements of a document: the root schema, or those under wsdl:types. */
+export function schemaElements(root: Element): Element[] {
+  if (root.localName === 'schema') return [root];
+  return childElements(root)
+    .filter((child) => child.localName === 'types' && child.namespaceURI === root.namespaceURI)
+    .flatMap((types) => childElements(types).filter((child) => child.localName === 'schema' && isXsdNamespace(child.namespaceURI)));
+}
+
+/** The documents a document imports. */
+function importsOf(document: WsdlDocument): Array<{ location: string; chameleonNamespace: string | null }> {
+  const found: Array<{ location: string; chameleonNamespace: string | null }> = [];
+  for (const child of childElements(document.root)) {
+    if (child.localName !== 'import' || child.namespaceURI !== document.root.namespaceURI) continue;
+    const location = attribute(child, 'location');
+    if (location !== undefined && !isStandardSchema(attribute(child, 'namespace'), location)) found.push({ location, chameleonNamespace: null });
+  }
+  for (const schema of schemaElements(document.root)) {
+    const ownNamespace = attribute(schema, 'targetNamespace') ?? document.chameleonNamespace ?? '';
+    for (const child of childElements(schema)) {
+      if (!isXsdNamespace(child.namespaceURI)) continue;
+      const location = attribute(child, 'schemaLocation');
+      if (location === undefined || location.trim() === '') continue;
+      if (child.localName === 'import' && !isStandardSchema(attribute(child, 'namespace'), location)) found.push({ location, chameleonNamespace: null });
+      if ((child.localName === 'include' || child.localName === 'redefine') && !isStandardSchema(undefined, location)) found.push({ location, chameleonNamespace: ownNamespace });
+    }
+  }
+  return found;
+}
+
+/**
+ * Reads the WSDL at `location` and everything it imports, in breadth-first order, then the
+ * standard schemas. Problems are PorticoErrors naming the document: a missing file or an HTTP
+ * error is a 500 (configuration), an unreachable host a 503.
+ */
+export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapTransport): Promise<WsdlDocument[]> {
+  const main = location.kind === 'url' ? location.url : location.path;
+  const queue: Pending[] = [{ uri: main, label: location.kind === 'url' ? main : path.basename(main), chameleonNamespace: null, importedBy: null }];
+  const seen = new Set([main]);
+  const documents: WsdlDocument[] = [];
+  while (queue.length > 0) {
+    const pending = queue.shift()!;
+    const text = await readText(pending, transport);
+    let root: Element;
+    try {
+      root = parseXml(text.replace(/^\uFEFF/, '')).documentElement!;
+    } catch (error) {
+      if (!(error instanceof XmlSyntaxError)) throw error;
+      throw new InternalServerError(`'${pending.label}' is not well-formed XML: ${error.message}`);
+    }
+    checkRoot(root, pending);
+    const document: WsdlDocument = { uri: pending.uri, label: pending.label, root, chameleonNamespace: pending.chameleonNamespace };
+    documents.push(document);
+    for (const { location: written, chameleonNamespace } of importsOf(document)) {
+      const uri = resolveImport(pending.uri, written, pending.label);
+      if (seen.has(uri)) continue;
+      if (seen.size >= MAX_DOCUMENTS) throw new InternalServerError(`The WSDL imports more than ${MAX_DOCUMENTS} documents.`);
+      seen.add(uri);
+      queue.push({ uri, label: written, chameleonNamespace, importedBy: pending.label });
+    }
+  }
+  return [...documents, ...(await standardDocuments())];
+}
+
+let standard: Promise<WsdlDocument[]> | null = null;
+
+/** The built-in schemas, parsed once per process (nothing changes them). */
+function standardDocuments(): Promise<WsdlDocument[]> {
+  standard ??= Promise.all(STANDARD_SCHEMA_FILES.map(async (file) => ({
+    uri: file,
+    label: path.basename(file),
+    root: parseXml(await fs.readFile(file, 'utf8')).documentElement!,
+    chameleonNamespace: null,
+  })));
+  return standard;
+}

@@ -1,0 +1,209 @@
+/**
+ * Reads the WSDL 1.1 structure of loaded documents: messages, port types, bindings (with their
+ * SOAP version, style, soapAction and soap:body details), services and ports, and the schemas.
+ * Pure reading: what is missing or unusable is judged by the introspection.
+ */
+import type { SoapVersion } from '../../model/platform-model.js';
+import { schemaElements, type WsdlDocument } from './wsdl-loader.js';
+import { XsdIndex } from './xsd-index.js';
+import { attribute, childElements, ownText, qnameKey, resolveQName, type QName } from './xml-dom.js';
+
+const SOAP_BINDING_NS: Record<string, SoapVersion> = {
+  'http://schemas.xmlsoap.org/wsdl/soap/': '1.1',
+  'http://schemas.xmlsoap.org/wsdl/soap12/': '1.2',
+};
+
+const HTTP_BINDING_NS = 'http://schemas.xmlsoap.org/wsdl/http/';
+
+export type Style = 'document' | 'rpc';
+
+export interface PartDef {
+  name: string;
+  element: QName | null;
+  type: QName | null;
+  /** The part element, for resolving names in the scope of its document. */
+  node: Element;
+}
+
+export interface MessageDef {
+  name: QName;
+  parts: PartDef[];
+}
+
+export interface PortTypeOperation {
+  name: string;
+  documentation: string;
+  input: QName | null;
+  output: QName | null;
+}
+
+export interface BodyDef {
+  use: 'literal' | 'encoded';
+  /** soap:body namespace (the rpc wrapper's namespace), or ''. */
+  namespace: string;
+  /** soap:body parts, or null for all of the message's parts. */
+  parts: string[] | null;
+  /** Parts of the same message sent as SOAP headers, which the body leaves out. */
+  headerParts: Array<{ message: QName; part: string }>;
+}
+
+export interface BindingOperation {
+  name: string;
+  soapAction: string;
+  style: Style | null;
+  input: BodyDef | null;
+  output: BodyDef | null;
+}
+
+export interface BindingDef {
+  name: QName;
+  portType: QName | null;
+  /** null for a binding that is not SOAP. */
+  version: SoapVersion | null;
+  /** An HTTP GET/POST binding (.asmx WSDLs have them beside the SOAP ones). */
+  isHttp: boolean;
+  style: Style;
+  operations: BindingOperation[];
+}
+
+export interface PortDef {
+  name: string;
+  binding: QName | null;
+  address: string | null;
+}
+
+export interface ServiceDef {
+  name: string;
+  ports: PortDef[];
+}
+
+export interface WsdlDescription {
+  /** targetNamespace of the main WSDL document. */
+  targetNamespace: string;
+  schemas: XsdIndex;
+  messages: Map<string, MessageDef>;
+  portTypes: Map<string, Map<string, PortTypeOperation>>;
+  bindings: Map<string, BindingDef>;
+  services: ServiceDef[];
+}
+
+/** WSDL children of a node: in the namespace of the document's root (see WsdlDocument). */
+const wsdlChildren = (node: Element, local: string) => childElements(node).filter((child) => child.localName === local && child.namespaceURI === node.ownerDocument?.documentElement?.namespaceURI);
+
+function qnameAttribute(node: Element, name: string): QName | null {
+  const value = attribute(node, name);
+  return value === undefined || value.trim() === '' ? null : resolveQName(node, value);
+}
+
+function documentation(node: Element): string {
+  return wsdlChildren(node, 'documentation').map((doc) => ownText(doc).replace(/\s+/g, ' ').trim()).filter(Boolean).join(' ');
+}
+
+/** The SOAP extension child of a binding element (`soap:operation`, `soap12:body`, ...), with its version. */
+function soapChild(node: Element, local: string): { element: Element; version: SoapVersion } | undefined {
+  for (const child of childElements(node)) {
+    const version = SOAP_BINDING_NS[child.namespaceURI ?? ''];
+    if (version !== undefined && child.localName === local) return { element: child, version };
+  }
+  return undefined;
+}
+
+function styleOf(value: string | undefined): Style | null {
+  return value === 'rpc' ? 'rpc' : value === 'document' ? 'document' : null;
+}
+
+function bodyDef(node: Element | undefined): BodyDef | null {
+  if (node === undefined) return null;
+  const body = soapChild(node, 'body')?.element;
+  const parts = body === undefined ? undefined : attribute(body, 'parts');
+  return {
+    use: body !== undefined && attribute(body, 'use') === 'encoded' ? 'encoded' : 'literal',
+    namespace: (body === undefined ? undefined : attribute(body, 'namespace')) ?? '',
+    parts: parts === undefined ? null : parts.split(/\s+/).filter(Boolean),
+    headerParts: childElements(node)
+      .filter((child) => child.localName === 'header' && SOAP_BINDING_NS[child.namespaceURI ?? ''] !== undefined)
+      .flatMap((header) => {
+        const message = qnameAttribute(header, 'message');
+        const part = attribute(header, 'part');
+        return message !== null && part !== undefined ? [{ message, part }] : [];
+      }),
+  };
+}
+
+function bindingDef(node: Element, name: QName): BindingDef {
+  const soap = soapChild(node, 'binding');
+  return {
+    name,
+    portType: qnameAttribute(node, 'type'),
+    version: soap?.version ?? null,
+    isHttp: childElements(node).some((child) => child.localName === 'binding' && child.namespaceURI === HTTP_BINDING_NS),
+    style: styleOf(soap === undefined ? undefined : attribute(soap.element, 'style')) ?? 'document',
+    operations: wsdlChildren(node, 'operation').map((operation) => {
+      const soapOperation = soapChild(operation, 'operation')?.element;
+      return {
+        name: attribute(operation, 'name') ?? '',
+        soapAction: (soapOperation === undefined ? undefined : attribute(soapOperation, 'soapAction')) ?? '',
+        style: styleOf(soapOperation === undefined ? undefined : attribute(soapOperation, 'style')),
+        input: bodyDef(wsdlChildren(operation, 'input')[0]),
+        output: bodyDef(wsdlChildren(operation, 'output')[0]),
+      };
+    }),
+  };
+}
+
+/** Reads the WSDL structure of the documents (the first is the main WSDL). */
+export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
+  const description: WsdlDescription = {
+    targetNamespace: attribute(documents[0].root, 'targetNamespace') ?? '',
+    schemas: new XsdIndex(),
+    messages: new Map(),
+    portTypes: new Map(),
+    bindings: new Map(),
+    services: [],
+  };
+  for (const document of documents) {
+    for (const schema of schemaElements(document.root)) description.schemas.addSchema(schema, document.chameleonNamespace);
+    if (document.root.localName !== 'definitions') continue;
+    const ns = attribute(document.root, 'targetNamespace') ?? '';
+    const named = (node: Element): QName => ({ ns, local: attribute(node, 'name') ?? '' });
+    const addOnce = <T>(map: Map<string, T>, name: QName, make: () => T) => {
+      if (!map.has(qnameKey(name))) map.set(qnameKey(name), make());
+    };
+    for (const message of wsdlChildren(document.root, 'message')) {
+      addOnce(description.messages, named(message), () => ({
+        name: named(message),
+        parts: wsdlChildren(message, 'part').map((part) => ({
+          name: attribute(part, 'name') ?? '',
+          element: qnameAttribute(part, 'element'),
+          type: qnameAttribute(part, 'type'),
+          node: part,
+        })),
+      }));
+    }
+    for (const portType of wsdlChildren(document.root, 'portType')) {
+      addOnce(description.portTypes, named(portType), () => {
+        const operations = new Map<string, PortTypeOperation>();
+        for (const operation of wsdlChildren(portType, 'operation')) {
+          const name = attribute(operation, 'name') ?? '';
+          const message = (local: string) => {
+            const io = wsdlChildren(operation, local)[0];
+            return io === undefined ? null : qnameAttribute(io, 'message');
+          };
+          if (!operations.has(name)) operations.set(name, { name, documentation: documentation(operation), input: message('input'), output: message('output') });
+        }
+        return operations;
+      });
+    }
+    for (const binding of wsdlChildren(document.root, 'binding')) addOnce(description.bindings, named(binding), () => bindingDef(binding, named(binding)));
+    for (const service of wsdlChildren(document.root, 'service')) {
+      description.services.push({
+        name: attribute(service, 'name') ?? '',
+        ports: wsdlChildren(service, 'port').map((port) => {
+          const address = childElements(port).find((child) => child.localName === 'address');
+          return { name: attribute(port, 'name') ?? '', binding: qnameAttribute(port, 'binding'), address: (address === undefined ? undefined : attribute(address, 'location')) ?? null };
+        }),
+      });
+    }
+  }
+  return description;
+}

@@ -1,0 +1,48 @@
+/**
+ * Where a SOAP service's WSDL lives: an http(s) URL, or a file of the platform. A bare file name
+ * is looked up in the platform's `wsdl/` directory first, then beside platform.yaml; a relative
+ * path resolves against the platform directory. Services created through the API may only name
+ * a URL or a bare file name of the `wsdl/` directory, never a path of the server.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { BadRequestError, InternalServerError } from '../../core/errors.js';
+import type { Origin } from '../../model/platform-model.js';
+
+/** The platform's directory of WSDL files, relative to the platform directory. */
+export const WSDL_DIRECTORY = 'wsdl';
+
+/** A WSDL location: an http(s) URL or an absolute file path. */
+export type WsdlLocation = { kind: 'url'; url: string } | { kind: 'file'; path: string };
+
+function isBareName(declared: string): boolean {
+  return !/[\\/]/.test(declared) && declared !== '.' && declared !== '..';
+}
+
+/** Resolves `config.wsdl`; an unusable value or a missing file is a PorticoError naming what was tried. */
+export function resolveWsdlLocation(declared: unknown, baseDir: string, origin: Origin): WsdlLocation {
+  if (typeof declared !== 'string' || declared.trim() === '') {
+    throw new BadRequestError("A SOAP service needs 'config.wsdl': an http(s) URL or a WSDL file name.");
+  }
+  const text = declared.trim();
+  if (/^https?:\/\//i.test(text)) {
+    try {
+      return { kind: 'url', url: new URL(text).href };
+    } catch {
+      throw new BadRequestError(`'config.wsdl' is not a valid URL: '${text}'.`);
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(text) && !/^[a-z]:[\\/]/i.test(text)) {
+    throw new BadRequestError(`'config.wsdl' must be an http(s) URL or a file name, not '${text}'.`);
+  }
+  if (origin === 'api' && !isBareName(text)) {
+    throw new BadRequestError(`'config.wsdl' of a service created through the API must be an http(s) URL or a bare file name of the platform's ${WSDL_DIRECTORY}/ directory, not '${text}'.`);
+  }
+  const candidates = isBareName(text) ? [path.join(WSDL_DIRECTORY, text), ...(origin === 'api' ? [] : [text])] : [text];
+  for (const candidate of candidates) {
+    const file = path.resolve(baseDir, candidate);
+    if (fs.existsSync(file) && fs.statSync(file).isFile()) return { kind: 'file', path: file };
+  }
+  const tried = candidates.map((candidate) => candidate.split(path.sep).join('/')).join(' and ');
+  throw new InternalServerError(`WSDL file '${text}' not found: looked for ${tried} in the platform directory.`);
+}

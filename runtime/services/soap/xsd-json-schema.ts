@@ -1,0 +1,392 @@
+/**
+ * XML Schema -> JSON Schema (OpenAPI 3.0 dialect), for the JSON shape Portico gives SOAP
+ * messages: an element's children and attributes are members of one object (attributes flagged
+ * `xml.attribute`), simple content beside attributes is the member `_`, `maxOccurs > 1` is an
+ * array, `nillable` is `nullable`, minOccurs >= 1 (not nillable) and use="required" are
+ * `required`, enumerations are `enum`, a choice of required branches is a `oneOf` of `required`,
+ * and an extension is an `allOf` of its base and its own members. Qualified names carry their
+ * namespace in `xml`, which the request writer uses.
+ *
+ * Named complex types (and global elements referenced by `ref`) become shared definitions
+ * referenced by `$ref`, which is how recursive types end; everything else is inlined. Definition
+ * names are the types' local names, made unique in a fixed order once all are known.
+ */
+import type { JsonSchema } from '../../model/platform-model.js';
+import { uniqueNamer } from '../../openapi/names.js';
+import { builtinSchema, DEFINITION_REF, ObjectModel, withMembers, xmlMember } from './json-schema-parts.js';
+import type { SchemaContext, XsdComponent, XsdIndex } from './xsd-index.js';
+import { attribute, childElements, isXsdNamespace, qnameKey, type QName } from './xml-dom.js';
+
+const SOAP_ENCODING = new Set(['http://schemas.xmlsoap.org/soap/encoding/', 'http://www.w3.org/2003/05/soap-encoding']);
+const WSDL_NS = 'http://schemas.xmlsoap.org/wsdl/';
+
+function occurs(node: Element, name: 'minOccurs' | 'maxOccurs'): number {
+  const value = attribute(node, name);
+  if (value === undefined) return 1;
+  return value === 'unbounded' ? Infinity : Number(value) || 0;
+}
+
+function annotation(node: Element): string | undefined {
+  const text = childElements(node)
+    .filter((child) => child.localName === 'annotation')
+    .flatMap((child) => childElements(child).filter((doc) => doc.localName === 'documentation'))
+    .map((doc) => (doc.textContent ?? '').replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join(' ');
+  return text === '' ? undefined : text;
+}
+
+const xsdChildren = (node: Element) => childElements(node).filter((child) => isXsdNamespace(child.namespaceURI));
+const xsdChild = (node: Element, local: string) => xsdChildren(node).find((child) => child.localName === local);
+
+/** How the particles above an element repeat or may be left out. */
+interface Occurrence {
+  repeated: boolean;
+  optional: boolean;
+}
+
+interface Definition {
+  preferred: string;
+  sortKey: string;
+  schema: JsonSchema | null;
+  refs: JsonSchema[];
+}
+
+/**
+ * Converts schema components to JSON Schemas. Call `finish` once every schema is built: it names
+ * the definitions and fills in the `$ref`s.
+ */
+export class JsonSchemaBuilder {
+  private readonly definitions = new Map<string, Definition>();
+  /** Simple types and groups being expanded, against cycles. */
+  private readonly expanding = new Set<string>();
+
+  constructor(private readonly index: XsdIndex, private readonly warn: (message: string) => void) {}
+
+  /** JSON Schema of a type by name: built-ins and simple types inline, complex types by reference. */
+  typeSchema(name: QName, context?: SchemaContext): JsonSchema {
+    if (isXsdNamespace(name.ns)) return builtinSchema(name.local);
+    if (SOAP_ENCODING.has(name.ns) && name.local === 'Array') return { type: 'array', items: {} };
+    const complex = this.index.find('complexType', name, context);
+    if (complex) return this.reference(complex, () => this.complexTypeSchema(complex.node, complex.context));
+    const simple = this.index.find('simpleType', name, context);
+    if (simple) return this.guarded(`simpleType${qnameKey(name)}`, () => this.simpleTypeSchema(simple.node, simple.context));
+    if (name.ns === '') return builtinSchema(name.local);
+    this.warn(`Type '${name.local}' of namespace '${name.ns}' is not defined; any value is accepted.`);
+    return {};
+  }
+
+  /** JSON Schema of a global element's content (its type), inlined. */
+  elementContentSchema(element: XsdComponent): JsonSchema {
+    return this.declaredType(element.node, element.context);
+  }
+
+  /** Whether a schema stands for a JSON object (a complex type with members), following references. */
+  isObject(schema: JsonSchema): boolean {
+    const ref = schema.$ref;
+    if (typeof ref === 'string') {
+      const target = [...this.definitions.values()].find((definition) => definition.refs.includes(schema));
+      return target?.schema === null || (target?.schema !== undefined && target.schema !== null && this.isObject(target.schema));
+    }
+    if (Array.isArray(schema.allOf)) return (schema.allOf as JsonSchema[]).some((member) => this.isObject(member));
+    return schema.type === 'object';
+  }
+
+  /**
+   * Names the definitions (local names, made unique avoiding `reserved`, in the order of their
+   * local name then namespace), fills in every `$ref`, and returns the definitions by name.
+   */
+  finish(reserved: Iterable<string>): Record<string, JsonSchema> {
+    const namer = uniqueNamer(reserved);
+    const entries = [...this.definitions.values()].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+    const named: Array<[string, JsonSchema]> = [];
+    for (const definition of entries) {
+      const name = namer(definition.preferred.replace(/[^A-Za-z0-9._-]/g, '_') || 'Type');
+      for (const ref of definition.refs) ref.$ref = `${DEFINITION_REF}${name}`;
+      named.push([name, definition.schema ?? {}]);
+    }
+    return Object.fromEntries(named.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  private reference(component: XsdComponent, build: () => JsonSchema): JsonSchema {
+    const key = `${component.kind}${qnameKey(component.name)}`;
+    let definition = this.definitions.get(key);
+    if (definition === undefined) {
+      definition = { preferred: component.name.local, sortKey: `${component.name.local}\u0000${component.kind}\u0000${component.name.ns}`, schema: null, refs: [] };
+      this.definitions.set(key, definition);
+      definition.schema = build();
+    }
+    const ref: JsonSchema = { $ref: '' };
+    definition.refs.push(ref);
+    return ref;
+  }
+
+  private guarded(key: string, build: () => JsonSchema): JsonSchema {
+    if (this.expanding.has(key)) return {};
+    this.expanding.add(key);
+    try {
+      return build();
+    } finally {
+      this.expanding.delete(key);
+    }
+  }
+
+  /** The type an element declaration gives its content: `type`, an inline type, or any. */
+  private declaredType(node: Element, context: SchemaContext): JsonSchema {
+    const type = attribute(node, 'type');
+    if (type !== undefined) return this.typeSchema(this.index.qname(node, type, context), context);
+    const complex = xsdChild(node, 'complexType');
+    if (complex) return this.complexTypeSchema(complex, context);
+    const simple = xsdChild(node, 'simpleType');
+    if (simple) return this.simpleTypeSchema(simple, context);
+    return {};
+  }
+
+  private simpleTypeSchema(node: Element, context: SchemaContext): JsonSchema {
+    const description = annotation(node);
+    const restriction = xsdChild(node, 'restriction');
+    let schema: JsonSchema = { type: 'string' };
+    if (restriction) {
+      const base = attribute(restriction, 'base');
+      const inline = xsdChild(restriction, 'simpleType');
+      const baseSchema = base !== undefined ? this.typeSchema(this.index.qname(restriction, base, context), context) : inline ? this.simpleTypeSchema(inline, context) : {};
+      schema = '$ref' in baseSchema ? {} : { ...baseSchema };
+      this.applyFacets(schema, restriction);
+    }
+    return description === undefined ? schema : { ...schema, description };
+  }
+
+  private applyFacets(schema: JsonSchema, restriction: Element): void {
+    const facets = xsdChildren(restriction);
+    const enumeration = facets.filter((facet) => facet.localName === 'enumeration').map((facet) => attribute(facet, 'value') ?? '');
+    if (enumeration.length > 0) {
+      const numeric = schema.type === 'integer' || schema.type === 'number';
+      schema.enum = [...new Set(enumeration)].map((value) => (numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value));
+    }
+    for (const facet of facets) {
+      const value = Number(attribute(facet, 'value'));
+      if (!Number.isFinite(value)) continue;
+      if (schema.type === 'string' && ['length', 'minLength', 'maxLength'].includes(facet.localName)) {
+        if (facet.localName !== 'maxLength') schema.minLength = value;
+        if (facet.localName !== 'minLength') schema.maxLength = value;
+      }
+      if ((schema.type === 'integer' || schema.type === 'number') && facet.localName === 'minInclusive') schema.minimum = value;
+      if ((schema.type === 'integer' || schema.type === 'number') && facet.localName === 'maxInclusive') schema.maximum = value;
+    }
+  }
+
+  private complexTypeSchema(node: Element, context: SchemaContext): JsonSchema {
+    const description = annotation(node);
+    const simpleContent = xsdChild(node, 'simpleContent');
+    if (simpleContent) return this.simpleContentSchema(simpleContent, context, description);
+    const complexContent = xsdChild(node, 'complexContent');
+    if (complexContent) return this.complexContentSchema(complexContent, context, description);
+    const model = new ObjectModel();
+    this.collect(node, context, model);
+    return model.toSchema(description);
+  }
+
+  /** Adds the particles and attributes declared directly in `node` to `model`. */
+  private collect(node: Element, context: SchemaContext, model: ObjectModel, occurrence: Occurrence = { repeated: false, optional: false }): void {
+    for (const child of xsdChildren(node)) {
+      if (['sequence', 'all', 'choice', 'group', 'element', 'any'].includes(child.localName)) this.particle(child, context, model, occurrence);
+      else this.attributeMember(child, context, model);
+    }
+  }
+
+  private particle(node: Element, context: SchemaContext, model: ObjectModel, outer: Occurrence): void {
+    const occurrence: Occurrence = { repeated: outer.repeated || occurs(node, 'maxOccurs') > 1, optional: outer.optional || occurs(node, 'minOccurs') === 0 };
+    switch (node.localName) {
+      case 'element':
+        this.elementMember(node, context, model, occurrence);
+        return;
+      case 'any':
+        model.open = true;
+        return;
+      case 'sequence':
+      case 'all':
+        for (const child of xsdChildren(node)) this.particle(child, context, model, occurrence);
+        return;
+      case 'choice':
+        this.choice(node, context, model, occurrence);
+        return;
+      case 'group': {
+        const ref = attribute(node, 'ref');
+        const group = ref === undefined ? undefined : this.index.lookup('group', node, ref, context);
+        if (group === undefined) {
+          if (ref !== undefined) this.warn(`Group '${ref}' is not defined; its elements are left out.`);
+          return;
+        }
+        this.guarded(`group${qnameKey(group.name)}`, () => {
+          for (const child of xsdChildren(group.node)) this.particle(child, group.context, model, occurrence);
+          return {};
+        });
+      }
+    }
+  }
+
+  /** A choice: every branch's members optional; a required choice whose branches each require something becomes a oneOf. */
+  private choice(node: Element, context: SchemaContext, model: ObjectModel, occurrence: Occurrence): void {
+    const branches: string[][] = [];
+    for (const child of xsdChildren(node)) {
+      if (child.localName === 'annotation') continue;
+      const branch = new ObjectModel();
+      this.particle(child, context, branch, { repeated: occurrence.repeated, optional: occurrence.optional });
+      branches.push([...branch.required]);
+      for (const [key, schema] of branch.properties) if (!model.properties.has(key)) model.add(key, schema, false, false);
+      model.open ||= branch.open;
+    }
+    if (!occurrence.optional && !occurrence.repeated && branches.length > 1 && branches.every((names) => names.length === 1)) model.choices.push(branches.map((names) => names[0]));
+  }
+
+  private elementMember(node: Element, context: SchemaContext, model: ObjectModel, occurrence: Occurrence): void {
+    const ref = attribute(node, 'ref');
+    let name: string;
+    let namespace: string;
+    let schema: JsonSchema;
+    let declaration = node;
+    if (ref !== undefined) {
+      const global = this.index.lookup('element', node, ref, context);
+      const qname = this.index.qname(node, ref, context);
+      if (global === undefined) {
+        this.warn(`Element '${ref}' is not defined; any value is accepted.`);
+        [name, namespace, schema] = [qname.local, qname.ns, {}];
+      } else {
+        declaration = global.node;
+        [name, namespace] = [global.name.local, global.name.ns];
+        // An anonymous type of a referenced element is shared: it may be recursive.
+        const anonymous = attribute(global.node, 'type') === undefined && xsdChild(global.node, 'complexType') !== undefined;
+        schema = anonymous ? this.reference(global, () => this.declaredType(global.node, global.context)) : this.declaredType(global.node, global.context);
+      }
+    } else {
+      name = attribute(node, 'name') ?? '';
+      const form = attribute(node, 'form');
+      namespace = form === 'qualified' || (form === undefined && context.elementQualified) ? context.targetNamespace : '';
+      schema = this.declaredType(node, context);
+    }
+    const nillable = attribute(declaration, 'nillable') === 'true' || attribute(node, 'nillable') === 'true';
+    if (nillable) schema = withMembers(schema, { nullable: true });
+    const description = annotation(declaration);
+    if (description !== undefined) schema = withMembers(schema, { description });
+    const xml = xmlMember(namespace, false);
+    const member = occurrence.repeated ? withMembers({ type: 'array', items: schema }, { xml }) : withMembers(schema, { xml });
+    model.add(name, member, !occurrence.optional && !nillable, false);
+  }
+
+  private attributeMember(node: Element, context: SchemaContext, model: ObjectModel): void {
+    if (node.localName === 'anyAttribute') {
+      model.open = true;
+      return;
+    }
+    if (node.localName === 'attributeGroup') {
+      const ref = attribute(node, 'ref');
+      const group = ref === undefined ? undefined : this.index.lookup('attributeGroup', node, ref, context);
+      if (group === undefined) {
+        if (ref !== undefined) this.warn(`Attribute group '${ref}' is not defined; its attributes are left out.`);
+        return;
+      }
+      this.guarded(`attributeGroup${qnameKey(group.name)}`, () => {
+        this.collect(group.node, group.context, model);
+        return {};
+      });
+      return;
+    }
+    if (node.localName !== 'attribute' || attribute(node, 'use') === 'prohibited') return;
+    const ref = attribute(node, 'ref');
+    let declaration = node;
+    let declarationContext = context;
+    let name: QName;
+    if (ref !== undefined) {
+      name = this.index.qname(node, ref, context);
+      // soapenc:arrayType and friends describe the encoding, not data.
+      if (SOAP_ENCODING.has(name.ns)) return;
+      const global = this.index.find('attribute', name, context);
+      if (global === undefined) {
+        this.warn(`Attribute '${ref}' is not defined; it is taken as text.`);
+      } else {
+        declaration = global.node;
+        declarationContext = global.context;
+      }
+    } else {
+      const form = attribute(node, 'form');
+      const qualified = form === 'qualified' || (form === undefined && context.attributeQualified);
+      name = { ns: qualified ? context.targetNamespace : '', local: attribute(node, 'name') ?? '' };
+    }
+    const type = attribute(declaration, 'type');
+    const inline = xsdChild(declaration, 'simpleType');
+    let schema = type !== undefined
+      ? this.typeSchema(this.index.qname(declaration, type, declarationContext), declarationContext)
+      : inline ? this.simpleTypeSchema(inline, declarationContext) : { type: 'string' };
+    if ('$ref' in schema) schema = { type: 'string' };
+    const description = annotation(declaration);
+    model.add(name.local, withMembers(schema, { description, xml: xmlMember(name.ns, true) }), attribute(node, 'use') === 'required', true);
+  }
+
+  private simpleContentSchema(node: Element, context: SchemaContext, description?: string): JsonSchema {
+    const derivation = xsdChild(node, 'extension') ?? xsdChild(node, 'restriction');
+    if (derivation === undefined) return { type: 'string' };
+    const base = attribute(derivation, 'base');
+    const baseName = base === undefined ? undefined : this.index.qname(derivation, base, context);
+    const complexBase = baseName === undefined || isXsdNamespace(baseName.ns) ? undefined : this.index.find('complexType', baseName, context);
+    const own = new ObjectModel();
+    this.collect(derivation, context, own);
+    if (complexBase !== undefined) {
+      const baseSchema = this.typeSchema(baseName!, context);
+      // A restriction only narrows the base's text and attributes.
+      if (own.properties.size === 0 || derivation.localName === 'restriction') return description === undefined ? baseSchema : withMembers(baseSchema, { description });
+      return withMembers({ allOf: [baseSchema, own.toSchema()] }, { description });
+    }
+    let text = baseName === undefined ? { type: 'string' } : this.typeSchema(baseName, context);
+    if (derivation.localName === 'restriction') {
+      text = { ...text };
+      this.applyFacets(text, derivation);
+    }
+    // Text alone is a plain value; beside attributes it is the member `_`.
+    if (own.properties.size === 0 && !own.open) return description === undefined ? text : { ...text, description };
+    const model = new ObjectModel();
+    model.add('_', text, false, false);
+    for (const [key, schema] of own.properties) model.add(key, schema, own.required.has(key), true);
+    model.open = own.open;
+    return model.toSchema(description);
+  }
+
+  private complexContentSchema(node: Element, context: SchemaContext, description?: string): JsonSchema {
+    const derivation = xsdChild(node, 'extension') ?? xsdChild(node, 'restriction');
+    if (derivation === undefined) return withMembers({ type: 'object' }, { description });
+    const base = attribute(derivation, 'base');
+    const baseName = base === undefined ? undefined : this.index.qname(derivation, base, context);
+    if (baseName !== undefined && SOAP_ENCODING.has(baseName.ns) && baseName.local === 'Array') {
+      return withMembers(this.encodedArray(derivation, context), { description });
+    }
+    const own = new ObjectModel();
+    this.collect(derivation, context, own);
+    const ownSchema = own.toSchema();
+    // A restriction restates its content; an extension of anyType adds to nothing.
+    if (derivation.localName === 'restriction' || baseName === undefined || (isXsdNamespace(baseName.ns) && baseName.local === 'anyType')) {
+      return withMembers(ownSchema, { description });
+    }
+    const baseSchema = this.typeSchema(baseName, context);
+    if (own.properties.size === 0 && !own.open) return description === undefined ? baseSchema : withMembers(baseSchema, { description });
+    return withMembers({ allOf: [baseSchema, ownSchema] }, { description });
+  }
+
+  /** A SOAP-encoded array: items from `wsdl:arrayType="tns:Item[]"`, else from its one element. */
+  private encodedArray(restriction: Element, context: SchemaContext): JsonSchema {
+    for (const attributeNode of xsdChildren(restriction).filter((child) => child.localName === 'attribute')) {
+      const arrayType = attributeNode.getAttributeNS(WSDL_NS, 'arrayType') || attribute(attributeNode, 'arrayType');
+      if (!arrayType) continue;
+      const match = /^(.*?)((?:\[[\d,\s]*\])+)$/.exec(arrayType.trim());
+      if (match === null) continue;
+      let items = this.typeSchema(this.index.qname(attributeNode, match[1], context), context);
+      // `Item[][]`: an array of arrays of Item.
+      const depth = (match[2].match(/\[/g) ?? []).length;
+      for (let level = 1; level < depth; level++) items = { type: 'array', items };
+      return { type: 'array', items };
+    }
+    const model = new ObjectModel();
+    this.collect(restriction, context, model);
+    const [only] = [...model.properties.values()];
+    if (model.properties.size === 1 && only !== undefined) return only.type === 'array' ? { type: 'array', items: only.items } : { type: 'array', items: only };
+    return { type: 'array', items: {} };
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Real SOAP peers for the tests: node-soap servers on 127.0.0.1 (port 0) built from WSDLs of the
+ * corpus, with small fake implementations. Each records the raw requests it receives (HTTP
+ * headers and the envelope text) so that tests can check what was actually sent.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { listen, passwordDigest, type IServices } from 'soap';
+
+export const CORPUS = '/work/shared/wsdl-corpus';
+
+export interface RecordedRequest {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Peer {
+  /** The endpoint address. */
+  url: string;
+  /** The WSDL as the peer serves it (`?wsdl`). */
+  wsdlUrl: string;
+  /** Absolute path of the corpus WSDL. */
+  wsdlFile: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export interface PeerOptions {
+  /** Called with the WS-Security header; return false to refuse the request. */
+  authenticate?: (security: WsseSecurity) => boolean;
+}
+
+export interface WsseSecurity {
+  UsernameToken?: { Username?: string; Password?: { $value?: string }; Nonce?: { $value?: string }; Created?: string };
+}
+
+/** Starts a node-soap server for a corpus WSDL. */
+export async function startPeer(wsdl: string, services: IServices, options: PeerOptions = {}): Promise<Peer> {
+  const wsdlFile = path.join(CORPUS, wsdl);
+  const xml = fs.readFileSync(wsdlFile, 'utf8');
+  const server = http.createServer();
+  const requests: RecordedRequest[] = [];
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const soapServer = listen(server, { path: '/soap', services, xml });
+  if (options.authenticate) soapServer.authenticate = (security: unknown) => options.authenticate!(security as WsseSecurity);
+  // node-soap takes over the server's request listeners; this hook sees every request first.
+  soapServer.authorizeConnection = (request: http.IncomingMessage) => {
+    if (request.method === 'POST') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => requests.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    }
+    return true;
+  };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/soap`;
+  return {
+    url,
+    wsdlUrl: `${url}?wsdl`,
+    wsdlFile,
+    requests,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/**
+ * The Calculator of the corpus (SOAP 1.1 and 1.2 ports); Divide by zero faults like the real one.
+ * `soapHeaders` receives the SOAP headers of each Add call, as node-soap parses them.
+ */
+export function calculatorServices(soapHeaders: unknown[] = []): IServices {
+  const calculator = {
+    Add: (args: { intA: number; intB: number }, _callback: unknown, headers: unknown) => {
+      soapHeaders.push(headers);
+      return { AddResult: Number(args.intA) + Number(args.intB) };
+    },
+    Subtract: (args: { intA: number; intB: number }) => ({ SubtractResult: Number(args.intA) - Number(args.intB) }),
+    Multiply: (args: { intA: number; intB: number }) => ({ MultiplyResult: Number(args.intA) * Number(args.intB) }),
+    Divide: (args: { intA: number; intB: number }) => {
+      if (Number(args.intB) === 0) throw { Fault: { faultcode: 'soap:Server', faultstring: 'Attempted to divide by zero.', statusCode: 500 } };
+      return { DivideResult: Math.trunc(Number(args.intA) / Number(args.intB)) };
+    },
+  };
+  return { Calculator: { CalculatorSoap: calculator, CalculatorSoap12: calculator } };
+}
+
+/** Whether a UsernameToken carries the PasswordDigest of `password`. */
+export function digestMatches(security: WsseSecurity, username: string, password: string): boolean {
+  const token = security.UsernameToken;
+  if (token?.Username !== username || !token.Nonce?.$value || !token.Created) return false;
+  return token.Password?.$value === passwordDigest(token.Nonce.$value, token.Created, password);
+}

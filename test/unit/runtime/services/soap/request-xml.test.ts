@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonSchema, SoapMessageModel } from '../../../../../runtime/model/platform-model.js';
+import { SchemaView } from '../../../../../runtime/services/soap/json-schema-view.js';
+import { RequestWriter } from '../../../../../runtime/services/soap/request-xml.js';
+
+const NS = 'urn:shop';
+const definitions: Record<string, JsonSchema> = {
+  Money: { type: 'object', properties: { _: { type: 'number' }, currency: { type: 'string', xml: { attribute: true } } }, required: ['currency'] },
+  Line: {
+    type: 'object',
+    properties: { sku: { type: 'string', xml: { namespace: NS } }, qty: { type: 'integer', xml: { namespace: NS } }, price: { $ref: '#/components/schemas/Money' } },
+    required: ['sku', 'qty'],
+  },
+  Base: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+  Order: {
+    allOf: [
+      { $ref: '#/components/schemas/Base' },
+      {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: ['new', 'paid'] },
+          express: { type: 'boolean' },
+          line: { type: 'array', items: { $ref: '#/components/schemas/Line' }, xml: { namespace: NS } },
+          note: { type: 'string', nullable: true },
+          rush: { type: 'string', xml: { attribute: true, namespace: 'urn:flags' } },
+        },
+      },
+    ],
+  },
+};
+const message: SoapMessageModel = { wrapper: { name: 'PlaceOrder', namespace: NS }, schema: { type: 'object', properties: { order: { $ref: '#/components/schemas/Order' } }, required: ['order'] } };
+const writer = new RequestWriter(new SchemaView(definitions));
+
+describe('request XML', () => {
+  it('writes members in schema order with attributes, `_` text, repeated elements, nil and namespace changes', () => {
+    const xml = writer.message(message, {
+      order: { note: null, line: [{ qty: '2', sku: 'A&1', price: { currency: 'EUR', _: 9.5 } }, { sku: 'B', qty: 1, price: { currency: 'USD', _: '3' } }], id: 7, express: 'false', status: 'paid', rush: 'y', unknown: 'ignored' },
+    });
+    expect(xml).toBe(
+      '<PlaceOrder xmlns="urn:shop"><order xmlns="" xmlns:a0="urn:flags" a0:rush="y"><id>7</id><status>paid</status><express>false</express>'
+      + '<line xmlns="urn:shop"><sku>A&amp;1</sku><qty>2</qty><price xmlns="" currency="EUR">9.5</price></line>'
+      + '<line xmlns="urn:shop"><sku>B</sku><qty>1</qty><price xmlns="" currency="USD">3</price></line>'
+      + '<note xsi:nil="true"/></order></PlaceOrder>',
+    );
+  });
+
+  it('takes one object where an array is expected', () => {
+    expect(writer.message(message, { order: { id: 1, line: { sku: 'A', qty: 1 } } })).toContain('<line xmlns="urn:shop"><sku>A</sku><qty>1</qty></line></order>');
+  });
+
+  it.each([
+    [{}, "Field 'order' is required."],
+    [{ order: { id: 'seven' } }, "Field 'order.id' must be an integer."],
+    [{ order: { id: 1, status: 'lost' } }, "Field 'order.status' must be one of 'new', 'paid'."],
+    [{ order: { id: 1, express: 'maybe' } }, "Field 'order.express' must be true or false."],
+    [{ order: { id: 1, line: [{ sku: 'A' }] } }, "Field 'order.line[0].qty' is required."],
+    [{ order: { id: 1, line: [{ sku: 'A', qty: 1, price: { _: 1 } }] } }, "Field 'order.line[0].price.currency' is required."],
+    [{ order: 'x' }, "Field 'order' must be an object."],
+    [[1, 2], "The request must be a JSON object of the operation's fields."],
+  ])('refuses %j: %s', (body, message400) => {
+    expect(() => writer.message(message, body)).toThrow(message400);
+  });
+
+  it('writes the parts of a bare message as body elements', () => {
+    const bare: SoapMessageModel = { wrapper: null, schema: { type: 'object', properties: { Code: { type: 'string', xml: { namespace: NS } } }, required: ['Code'] } };
+    expect(writer.message(bare, { Code: 'x' })).toBe('<Code xmlns="urn:shop">x</Code>');
+  });
+});
