@@ -76,14 +76,16 @@ function buildModel(table: TableModel, name: string, dialect: SqlDialect): Model
   const fieldName = uniqueNamer();
   const scalars = new Map<string, ScalarField>();
   for (const field of table.fields) {
+    const scalar = prismaScalar(field, dialect);
     scalars.set(field.name, {
       name: fieldName(identifier(field.sourceName, 'field_')),
-      scalar: prismaScalar(field, dialect),
-      optional: field.allowNull && !table.primaryKey.includes(field.name),
+      scalar,
+      // Prisma lists cannot be optional (an empty list stands for none).
+      optional: field.allowNull && !table.primaryKey.includes(field.name) && !scalar.list,
       key: null,
     });
   }
-  const usable = (fields: string[]) => fields.length > 0 && fields.every((f) => scalars.has(f) && !scalars.get(f)!.scalar.unsupported);
+  const usable = (fields: string[]) => fields.length > 0 && fields.every((f) => scalars.has(f) && !scalars.get(f)!.scalar.unsupported && !scalars.get(f)!.scalar.list);
   const prismaNames = (fields: string[]) => fields.map((f) => scalars.get(f)!.name);
   const blockAttributes: string[] = [];
   const keys: string[][] = [];

@@ -1,6 +1,6 @@
 /**
- * A SQL service's request handler: routes a ServiceCall to the service root listing, `_table`
- * or `_schema`, and answers anything else with the reference's 400/404 messages.
+ * A SQL service's request handler: routes a ServiceCall to the service root listing, `_table`,
+ * `_schema`, `_proc` or `_func`, and answers anything else with the reference's 400/404 messages.
  */
 import { BadRequestError, InternalServerError, NotFoundError, PorticoError, messages } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
@@ -12,12 +12,16 @@ import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind
 import type { SqlConnection } from './dialects/sql-dialect.js';
 import { asListOption, fieldsOption } from './request-options.js';
 import { cleanListing } from './schema/table-description.js';
-import { assembleSchema } from './schema/schema-assembler.js';
+import { handleRoutines } from './routines/routine-resource.js';
 import { listTables, readSchema } from './schema-resource.js';
+import { writeSchema } from './schema-writes.js';
 import type { SqlServiceContext } from './sql-service-context.js';
+import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { handleTableRecords } from './table-records.js';
 
 const ROOT_RESOURCES = [{ name: '_schema' }, { name: '_table' }];
+/** Databases with stored routines also list these (reference 1.4). */
+const ROUTINE_RESOURCES = [{ name: '_proc' }, { name: '_func' }];
 
 export class SqlServiceHandler implements ServiceHandler {
   constructor(
@@ -38,8 +42,7 @@ export class SqlServiceHandler implements ServiceHandler {
 
   /** Re-reads the database catalog (`refresh=true`). */
   async refresh(): Promise<void> {
-    const catalog = await this.ctx.dialect.readCatalog(this.ctx.db);
-    this.ctx.schema.replace(assembleSchema(catalog, { keepCase: this.ctx.options.keepCase }));
+    this.ctx.schema.replace(await readDatabaseSchema(this.ctx.db, this.ctx.dialect, this.ctx.options.keepCase));
   }
 
   private route(call: ServiceCall): Promise<ServiceResult> | ServiceResult {
@@ -47,7 +50,8 @@ export class SqlServiceHandler implements ServiceHandler {
     const unsupported = (path: string) => new BadRequestError(messages.verbNotSupported(call.verb, path, this.ctx.serviceName));
     if (resource === undefined) {
       if (call.verb !== 'GET') throw unsupported('');
-      return { body: wrapList(cleanListing(ROOT_RESOURCES, fieldsOption(call.query, call.body), asListOption(call.query))) };
+      const resources = this.ctx.dialect.routines === null ? ROOT_RESOURCES : [...ROOT_RESOURCES, ...ROUTINE_RESOURCES];
+      return { body: wrapList(cleanListing(resources, fieldsOption(call.query, call.body), asListOption(call.query))) };
     }
     if (resource === '_table' && more.length === 0) {
       if (table !== undefined) return handleTableRecords(this.ctx, call, table, id);
@@ -55,8 +59,10 @@ export class SqlServiceHandler implements ServiceHandler {
       return listTables(this.ctx, call);
     }
     if (resource === '_schema') {
-      if (call.verb !== 'GET') throw unsupported(call.resource.join('/'));
-      return readSchema(this.ctx, call, call.resource.slice(1));
+      return call.verb === 'GET' ? readSchema(this.ctx, call, call.resource.slice(1)) : writeSchema(this.ctx, call, call.resource.slice(1));
+    }
+    if (resource === '_proc' || resource === '_func') {
+      return handleRoutines(this.ctx, call, resource === '_proc' ? 'procedure' : 'function', call.resource.slice(1));
     }
     throw new NotFoundError(messages.resourceNotFound(call.resource.join('/'), this.ctx.serviceName));
   }

@@ -19,5 +19,6 @@ export const sqlMessages = {
   createById: () => 'Create record by identifier not currently supported.',
   invalidOrderField: (field: string) => `Invalid field '${field}' in order by clause.`,
   readOnlyView: (table: string) => `Table '${table}' is a view; its records can not be written.`,
+  unknownRelation: (name: string, table: string) => `Invalid relationship '${name}' requested for table '${table}'.`,
   compositeIds: (table: string) => `Table '${table}' has a composite identifier: address its records by record bodies, not 'ids'.`,
 } as const;

@@ -3,14 +3,11 @@ import type { DatabaseSchema, ServiceModel, SqlServiceModel } from '../../model/
 import type { RuntimeContext, ServiceHandler, ServiceKind } from '../service-kind.js';
 import type { SqlDialectModule, SqlKindDefinition } from './dialects/sql-dialect.js';
 import { LiveSchema } from './live-schema.js';
-import { assembleSchema } from './schema/schema-assembler.js';
+import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { sqlServiceOptions } from './sql-config.js';
 import { SqlServiceHandler } from './sql-handler.js';
 
-/** Reads the live schema of an open database. */
-export async function readDatabaseSchema(db: Parameters<SqlDialectModule['readCatalog']>[0], dialect: SqlDialectModule, keepCase: boolean): Promise<DatabaseSchema> {
-  return assembleSchema(await dialect.readCatalog(db), { keepCase });
-}
+export { readDatabaseSchema };
 
 function sqlModel(service: ServiceModel, dialect: SqlDialectModule, schema: DatabaseSchema): SqlServiceModel {
   const { id, name, label, type, description, is_active, config, origin } = service;

@@ -17,6 +17,8 @@ import { identifierFields, selectFields, selectionOf, type FieldPlan, type Selec
 import { fieldsOption, filterParams } from './request-options.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { sqlMessages, type RecordAction } from './sql-messages.js';
+import { nestedJoinFields } from './table-nested.js';
+import { attachRelated, relatedRequests, withJoinFields, type RelatedRequest } from './table-related.js';
 
 export interface TableOp {
   ctx: SqlServiceContext;
@@ -26,6 +28,8 @@ export interface TableOp {
   /** The caller's role row filter, added to every read, update and delete. */
   rowFilter: Condition | null;
   action: RecordAction;
+  /** The relationships `related` asks for (empty when none). */
+  related: RelatedRequest[];
 }
 
 /** A key with the text the client sent for it (for messages). */
@@ -65,7 +69,8 @@ function rowFilterCondition(ctx: SqlServiceContext, plan: TablePlan, auth: AuthC
 export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: string): TableOp {
   const plan = ctx.schema.plan(table);
   const params = call.body === undefined && isEmpty(call.query) ? DEFAULT_PARAMS : parseCommonParams(call.query, call.body);
-  return { ctx, call, plan, params, rowFilter: rowFilterCondition(ctx, plan, call.auth), action: ACTIONS[call.verb] };
+  const related = relatedRequests(ctx, plan, params.related, call.query, call.body);
+  return { ctx, call, plan, params, rowFilter: rowFilterCondition(ctx, plan, call.auth), action: ACTIONS[call.verb], related };
 }
 
 /** The connection every query of the request goes through. */
@@ -118,14 +123,35 @@ function sameFields(a: readonly FieldPlan[], b: readonly FieldPlan[]): boolean {
   return a.length === b.length && a.every((f, i) => f === b[i]);
 }
 
-/** What writes return: identifiers by default, else the `fields` asked for. */
-export function writeTarget(op: TableOp, idFields: readonly FieldPlan[] | null): WriteTarget {
+/** A write's target, with the join fields `related` needed that the output drops again. */
+export interface TableWriteTarget extends WriteTarget {
+  readonly dropAfter: readonly FieldPlan[];
+}
+
+/**
+ * What writes return: identifiers by default, else the `fields` asked for; with `related`, also
+ * the fields the relationships join on (dropped again by `finishWritten`).
+ */
+export function writeTarget(op: TableOp, idFields: readonly FieldPlan[] | null, records: readonly Row[] = []): TableWriteTarget {
   const fields = fieldsOption(op.call.query, op.call.body);
   let output: Selection;
   if (fields === '*') output = op.plan.all;
   else if (fields !== null) output = selectFields(op.plan, fields);
   else output = idFields === null || sameFields(idFields, op.plan.primaryKey) ? op.plan.keys : selectionOf(idFields);
-  return { plan: op.plan, dialect: op.ctx.dialect, output };
+  // Nested writes need the fields their relationships join on, as `related` reads do.
+  const needed = withJoinFields(output, op.related).fields;
+  const nested = nestedJoinFields(op.plan, records).filter((f) => !needed.includes(f));
+  const full = nested.length === 0 && needed.length === output.fields.length ? output : selectionOf([...needed, ...nested]);
+  return { plan: op.plan, dialect: op.ctx.dialect, output: full, dropAfter: full.fields.filter((f) => !output.fields.includes(f)) };
+}
+
+/** Adds the related records `related` asks for to written rows, as reads do. */
+export async function finishWritten<T>(op: TableOp, target: TableWriteTarget, result: T): Promise<T> {
+  if (target.dropAfter.length === 0 && op.related.length === 0) return result;
+  const rows = (Array.isArray(result) ? result : [result]).filter((row): row is Row => row !== null && typeof row === 'object');
+  await attachRelated(op.ctx, rows, op.related, target.dropAfter);
+  for (const row of rows) for (const f of target.dropAfter) delete row[f.name];
+  return result;
 }
 
 /** Views are read-only. */

@@ -3,38 +3,40 @@ import { NotFoundError, messages } from '../../core/errors.js';
 import { unwrapRecords, wrapList, type ListMeta } from '../../core/envelope.js';
 import type { ServiceResult } from '../service-kind.js';
 import { runBatch } from './records/batch-runner.js';
-import { allOf, keyCondition, keysCondition, keyText, parseKey } from './records/conditions.js';
-import { countRows, selectByPrimaryKey, selectRows } from './records/record-reader.js';
+import { allOf, keyCondition, keysCondition, keyText, parseKey, type Condition } from './records/conditions.js';
+import { countRows, selectByPrimaryKey, selectRows, selectShapedPage } from './records/record-reader.js';
 import { selectFields, selectionOf, type FieldPlan } from './records/table-plan.js';
 import { hasRecordBody } from './request-options.js';
+import { attachRelated, missingJoinFields, withJoinFields } from './table-related.js';
 import { db, filterCondition, identifiers, idsKeys, orderOf, recordsKeys, toError, type Keyed, type TableOp } from './table-op.js';
 
 /** `GET _table/{table}/{id}`: the bare record. */
 export async function getRecord(op: TableOp, id: string): Promise<ServiceResult> {
   const idFields = identifiers(op);
-  if (op.params.fields === null && op.params.idField === null && op.rowFilter === null && idFields.length === 1) {
+  if (op.params.fields === null && op.params.idField === null && op.rowFilter === null && idFields.length === 1 && op.related.length === 0) {
     const record = await selectByPrimaryKey(db(op), op.plan, parseKey(idFields, id)[0]);
     if (record === undefined) throw new NotFoundError(messages.recordNotFound(id));
     return { body: record };
   }
+  const selection = selectFields(op.plan, op.params.fields);
   const rows = await selectRows(db(op), op.plan, {
     where: allOf([keyCondition(idFields, parseKey(idFields, id)), op.rowFilter]),
-    selection: selectFields(op.plan, op.params.fields),
+    selection: withJoinFields(selection, op.related),
     limit: 1,
   });
   if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(id));
+  await attachRelated(op.ctx, rows, op.related, missingJoinFields(selection, op.related));
   return { body: rows[0] };
 }
 
 async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Promise<ServiceResult> {
   const selection = selectFields(op.plan, op.params.fields);
-  // Identifiers are needed to put the rows in the requested order; those not asked for are dropped after.
-  const extra = idFields.filter((f) => !selection.fields.includes(f));
-  const rows = await selectRows(db(op), op.plan, {
-    where: allOf([keysCondition(idFields, keyed.map((k) => k.key)), op.rowFilter]),
-    selection: extra.length === 0 ? selection : selectionOf([...selection.fields, ...extra]),
-  });
+  // Identifiers put the rows in the requested order and join fields find related records; those not asked for are dropped after.
+  const read = withJoinFields(selectionOf([...selection.fields, ...idFields.filter((f) => !selection.fields.includes(f))]), op.related);
+  const extra = read.fields.filter((f) => !selection.fields.includes(f));
+  const rows = await selectRows(db(op), op.plan, { where: allOf([keysCondition(idFields, keyed.map((k) => k.key)), op.rowFilter]), selection: read });
   const byKey = new Map(rows.map((row) => [keyText(idFields.map((f) => row[f.name])), row]));
+  await attachRelated(op.ctx, rows, op.related, extra);
   for (const row of rows) for (const f of extra) delete row[f.name];
   const resource = await runBatch({
     db: db(op), items: keyed, mode: op.params.continue ? 'continue' : 'default', action: 'retrieve', toError: toError(op),
@@ -45,6 +47,12 @@ async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Pr
     },
   });
   return { body: wrapList(resource) };
+}
+
+/** What a list's statement depends on besides limit and offset: filter text, fields, order. */
+function shapeOf(op: TableOp): string {
+  const { params } = op;
+  return `${params.filter}\u0000${params.fields?.join(',') ?? '*'}\u0000${params.order.map((t) => `${t.field} ${t.direction}`).join(',')}`;
 }
 
 /** `GET _table/{table}`: by ids, by body records, or a filtered page with meta (reference 2.4). */
@@ -58,23 +66,30 @@ export async function listRecords(op: TableOp): Promise<ServiceResult> {
     const idFields = identifiers(op);
     return getByKeys(op, idFields, recordsKeys(idFields, unwrapRecords(op.call.body)));
   }
-  const where = allOf([filterCondition(op), op.rowFilter]);
-  if (params.countOnly) return { body: { meta: { count: await countRows(db(op), plan, where) } } };
+  // The filter compiles only when a query needs it: statements of a shared shape are compiled already.
+  let compiledWhere: Condition | null | undefined;
+  const where = () => (compiledWhere === undefined ? (compiledWhere = allOf([filterCondition(op), op.rowFilter])) : compiledWhere);
+  if (params.countOnly) return { body: { meta: { count: await countRows(db(op), plan, where()) } } };
 
   const max = op.ctx.options.maxRecords;
   const limitGiven = params.limit !== null && params.limit <= max;
   const limit = limitGiven ? (params.limit as number) : max;
   // Counting is needed for include_count, and (reference 2.4) whenever the client gave no valid limit.
   const counting = params.includeCount || !limitGiven;
-  const rows = await selectRows(db(op), plan, {
-    where, selection: selectFields(plan, params.fields), order: orderOf(op), limit: counting ? limit + 1 : limit, offset: params.offset,
-  });
+  const selection = selectFields(plan, params.fields);
+  const pageLimit = counting ? limit + 1 : limit;
+  // A filter from the query string alone (no body parameters, no role filter) always compiles alike: share its statement.
+  const shared = op.rowFilter === null && op.call.body === undefined && op.related.length === 0 && params.filter !== null;
+  const rows = shared
+    ? await selectShapedPage(db(op), plan, shapeOf(op), () => ({ where: where(), selection, order: orderOf(op) }), pageLimit, params.offset)
+    : await selectRows(db(op), plan, { where: where(), selection: withJoinFields(selection, op.related), order: orderOf(op), limit: pageLimit, offset: params.offset });
+  // One row past the limit tells whether more remain; the count query runs only when that cannot give the total.
+  const more = counting && rows.length > limit;
+  if (more) rows.length = limit;
+  await attachRelated(op.ctx, rows, op.related, missingJoinFields(selection, op.related));
   if (!counting) return { body: wrapList(rows) };
 
-  // One row past the limit tells whether more remain; the count query runs only when that cannot give the total.
-  const more = rows.length > limit;
-  if (more) rows.length = limit;
-  const count = !more && (rows.length > 0 || params.offset === 0) ? params.offset + rows.length : await countRows(db(op), plan, where);
+  const count = !more && (rows.length > 0 || params.offset === 0) ? params.offset + rows.length : await countRows(db(op), plan, where());
   const meta: ListMeta = {};
   if (params.includeCount || count > max) meta.count = count;
   if (count - params.offset > limit) meta.next = params.offset + limit;

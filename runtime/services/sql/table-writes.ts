@@ -1,6 +1,7 @@
 /**
  * `POST`, `PUT`, `PATCH` and `DELETE` on `_table/{table}[/{id}]`: batches with the reference's
- * modes (records/batch-runner.ts), upsert when the service allows it, identifiers or `fields` returned.
+ * modes (records/batch-runner.ts), upsert when the service allows it, nested related records
+ * (table-nested.ts), identifiers or `fields` (and `related`) returned.
  */
 import type { Kysely } from 'kysely';
 import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
@@ -9,11 +10,14 @@ import type { ServiceResult } from '../service-kind.js';
 import { runBatch } from './records/batch-runner.js';
 import { allOf, findRecordKey, keyCondition, keyText, parseKey, recordKey, type Condition } from './records/conditions.js';
 import { selectRows } from './records/record-reader.js';
-import { deleteRows, insertRow, insertValues, updateRows, updateValues, type Row, type WriteTarget } from './records/record-writer.js';
+import { deleteRows, insertRow, insertValues, updateRowByKey, updateRows, updateValues, type Row, type WriteTarget } from './records/record-writer.js';
 import type { FieldPlan } from './records/table-plan.js';
 import { batchMode, forceOption, hasRecordBody } from './request-options.js';
 import { sqlMessages } from './sql-messages.js';
-import { assertWritable, db, filterCondition, identifiers, idsKeys, recordsKeys, toError, writeTarget, type TableOp } from './table-op.js';
+import { allowRelatedDelete, nestedValues, writeWithNested } from './table-nested.js';
+import {
+  assertWritable, db, filterCondition, finishWritten, identifiers, idsKeys, recordsKeys, toError, writeTarget, type Keyed, type TableOp,
+} from './table-op.js';
 
 /** Updates the keyed record, or creates it when none matches (allow_upsert). */
 async function upsert(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], key: unknown[], record: Row): Promise<Row> {
@@ -27,31 +31,47 @@ async function upsert(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFie
   return insertRow(conn, target, insert);
 }
 
+/** Writes one record with the related records it carries (table-nested.ts). */
+function withNested(op: TableOp, conn: Kysely<any>, record: Row, write: (conn: Kysely<any>, record: Row) => Promise<Row>): Promise<Row> {
+  return writeWithNested(op.ctx, conn, op.plan.table, record, allowRelatedDelete(op.call.query), write);
+}
+
 /** `POST _table/{table}`: creates each record; with allow_upsert a record whose key exists updates it. */
 export async function createRecords(op: TableOp): Promise<ServiceResult> {
   assertWritable(op);
   const records = unwrapRecords(op.call.body);
   const idFields = op.params.idField !== null ? identifiers(op) : [...op.plan.primaryKey];
-  const target = writeTarget(op, idFields);
+  const target = writeTarget(op, idFields, records);
   const upsertable = op.ctx.options.allowUpsert && idFields.length > 0;
   const resource = await runBatch({
     db: db(op), items: records, mode: batchMode(op.params), action: 'create', toError: toError(op),
-    run: (conn, record) => {
+    run: (conn, item) => withNested(op, conn, item, (c, record) => {
       const key = upsertable ? findRecordKey(idFields, record) : null;
-      if (key !== null) return upsert(conn, op, target, idFields, key, record);
-      return insertRow(conn, target, insertValues(op.plan, record));
-    },
+      if (key !== null) return upsert(c, op, target, idFields, key, record);
+      return insertRow(c, target, insertValues(op.plan, record));
+    }),
   });
-  return { body: wrapList(resource) };
+  return { body: wrapList(await finishWritten(op, target, resource)) };
 }
 
-/** Updates one keyed record; 404 when none matches, unless upsert creates it. */
-async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], key: unknown[], text: string, record: Row, values: Row): Promise<Row> {
-  if (op.ctx.options.allowUpsert && op.rowFilter === null) return upsert(conn, op, target, idFields, key, record);
-  if (Object.keys(values).length === 0) throw new BadRequestError(sqlMessages.noFields());
-  const rows = await updateRows(conn, target, allOf([keyCondition(idFields, key), op.rowFilter]) as Condition, values);
-  if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(text));
-  return rows[0];
+/**
+ * Updates one keyed record; 404 when none matches, unless upsert creates it. A record with
+ * nothing to change is an error, unless it only carries related records.
+ */
+async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], keyed: Keyed, record: Row): Promise<Row> {
+  return withNested(op, conn, record, async (c, own) => {
+    if (op.ctx.options.allowUpsert && op.rowFilter === null) return upsert(c, op, target, idFields, keyed.key, own);
+    const where = allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
+    const values = updateValues(op.plan, own, idFields);
+    let rows: Row[];
+    if (Object.keys(values).length > 0) {
+      rows = op.rowFilter === null ? await updateRowByKey(c, target, idFields, keyed.key, values) : await updateRows(c, target, where, values);
+    }
+    else if (nestedValues(op.plan.table, own).length > 0) rows = await selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
+    else throw new BadRequestError(sqlMessages.noFields());
+    if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(keyed.text));
+    return rows[0];
+  });
 }
 
 /** `PUT`/`PATCH _table/{table}/{id}`: only the given fields change (PUT and PATCH alike, reference 2.1). */
@@ -59,9 +79,9 @@ export async function updateRecord(op: TableOp, id: string): Promise<ServiceResu
   assertWritable(op);
   const idFields = identifiers(op);
   const record = unwrapRecord(op.call.body);
-  const key = parseKey(idFields, id);
-  const target = writeTarget(op, idFields);
-  return { body: await updateByKey(db(op), op, target, idFields, key, id, record, updateValues(op.plan, record, idFields)) };
+  const target = writeTarget(op, idFields, [record]);
+  const row = await updateByKey(db(op), op, target, idFields, { text: id, key: parseKey(idFields, id) }, record);
+  return { body: await finishWritten(op, target, row) };
 }
 
 /** `PUT`/`PATCH _table/{table}`: by `ids` (first record's values), by `filter`, or records carrying their keys. */
@@ -69,30 +89,31 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
   assertWritable(op);
   const records = unwrapRecords(op.call.body);
   const idFields = identifiers(op);
-  const target = writeTarget(op, idFields);
   const mode = batchMode(op.params);
   if (op.params.ids !== null) {
     // The first record's values go to every id (reference 2.1).
-    const values = updateValues(op.plan, records[0], idFields);
+    const target = writeTarget(op, idFields, records.slice(0, 1));
     const resource = await runBatch({
       db: db(op), items: idsKeys(op, idFields, op.params.ids), mode, action: 'update', toError: toError(op),
-      run: (conn, item) => updateByKey(conn, op, target, idFields, item.key, item.text, records[0], values),
+      run: (conn, item) => updateByKey(conn, op, target, idFields, item, records[0]),
     });
-    return { body: wrapList(resource) };
+    return { body: wrapList(await finishWritten(op, target, resource)) };
   }
   if (op.params.filter !== null) {
+    const target = writeTarget(op, idFields);
     const values = updateValues(op.plan, records[0], idFields);
     if (Object.keys(values).length === 0) throw new BadRequestError(sqlMessages.noFields());
-    return { body: wrapList(await updateRows(db(op), target, allOf([filterCondition(op), op.rowFilter]) as Condition, values)) };
+    return { body: wrapList(await finishWritten(op, target, await updateRows(db(op), target, allOf([filterCondition(op), op.rowFilter]) as Condition, values))) };
   }
+  const target = writeTarget(op, idFields, records);
   const resource = await runBatch({
     db: db(op), items: records, mode, action: 'update', toError: toError(op),
     run: (conn, record, index) => {
       const key = recordKey(idFields, record, index);
-      return updateByKey(conn, op, target, idFields, key, keyText(key), record, updateValues(op.plan, record, idFields));
+      return updateByKey(conn, op, target, idFields, { text: keyText(key), key }, record);
     },
   });
-  return { body: wrapList(resource) };
+  return { body: wrapList(await finishWritten(op, target, resource)) };
 }
 
 async function deleteByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], key: unknown[], text: string): Promise<Row> {
@@ -105,7 +126,8 @@ async function deleteByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, 
 export async function deleteRecord(op: TableOp, id: string): Promise<ServiceResult> {
   assertWritable(op);
   const idFields = identifiers(op);
-  return { body: await deleteByKey(db(op), op, writeTarget(op, idFields), idFields, parseKey(idFields, id), id) };
+  const target = writeTarget(op, idFields);
+  return { body: await finishWritten(op, target, await deleteByKey(db(op), op, target, idFields, parseKey(idFields, id), id)) };
 }
 
 /** `DELETE _table/{table}`: by `ids`, body records or `filter`; everything only with `force=true`. */
@@ -121,10 +143,10 @@ export async function deleteRecords(op: TableOp): Promise<ServiceResult> {
       db: db(op), items: keyed, mode: batchMode(params), action: 'delete', toError: toError(op),
       run: (conn, item) => deleteByKey(conn, op, target, idFields, item.key, item.text),
     });
-    return { body: wrapList(resource) };
+    return { body: wrapList(await finishWritten(op, target, resource)) };
   }
   const target = writeTarget(op, op.plan.primaryKey);
-  if (params.filter !== null) return { body: wrapList(await deleteRows(db(op), target, allOf([filterCondition(op), op.rowFilter]))) };
+  if (params.filter !== null) return { body: wrapList(await finishWritten(op, target, await deleteRows(db(op), target, allOf([filterCondition(op), op.rowFilter])))) };
   if (forceOption(call.query)) {
     await deleteRows(db(op), target, op.rowFilter);
     return { body: { success: true } };

@@ -5,9 +5,10 @@
  */
 import type { Kysely } from 'kysely';
 import type { PorticoError } from '../../../core/errors.js';
-import type { FieldModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
+import type { DatabaseSchema, FieldModel, RoutineModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
 import type { RuntimeContext } from '../../service-kind.js';
 import type { CatalogTable } from '../schema/catalog.js';
+import type { TableChanges } from '../schema/table-alter.js';
 import type { FieldDefinition } from '../schema/table-definition.js';
 
 /** An open database: the Kysely instance every query goes through. */
@@ -17,20 +18,53 @@ export interface SqlConnection {
   close(): Promise<void>;
 }
 
+/** A routine's results: result sets in order, OUT/INOUT values, and a function's single value. */
+export interface RoutineOutcome {
+  resultSets: Record<string, unknown>[][];
+  /** OUT and INOUT parameter values by parameter name. */
+  out: Record<string, unknown>;
+  /** What a function returning one value returned; undefined for procedures and set-returning functions. */
+  value?: unknown;
+}
+
+/** Stored procedures and functions of a database that has them. */
+export interface RoutineSupport {
+  /** Procedures and functions of the service's schema, in a fixed order. */
+  read(db: SqlConnection['db']): Promise<RoutineModel[]>;
+  /**
+   * Runs a routine. `args` holds a value for each IN/INOUT parameter the client gave, by parameter
+   * name; parameters left out take the routine's default where the database has defaults, else NULL.
+   */
+  call(db: SqlConnection['db'], routine: RoutineModel, args: ReadonlyMap<string, unknown>): Promise<RoutineOutcome>;
+}
+
 export interface SqlDialectModule {
   dialect: SqlDialect;
   /** Reads tables, views, columns and keys from the catalog, each list in a fixed order. */
   readCatalog(db: SqlConnection['db']): Promise<CatalogTable[]>;
+  /** Stored procedures and functions; null when the database has none (SQLite). */
+  routines: RoutineSupport | null;
   /** The native column type for a `_schema` field definition (`varchar(40)`, `integer`, ...). */
   columnType(field: FieldDefinition): string;
+  /** SQL a column definition needs after its other clauses (MySQL's `on update CURRENT_TIMESTAMP`), or null. */
+  columnSuffix(field: FieldDefinition): string | null;
   /** Whether an auto-increment key takes a keyword (SQLite, MySQL) rather than a type (PostgreSQL `serial`). */
   autoIncrementKeyword: boolean;
+  /** Whether DDL is transactional, so that a failed multi-table create rolls back by itself. */
+  transactionalDdl: boolean;
+  /**
+   * Called after an insert that gave an auto-increment field its value, for databases whose
+   * generator does not follow such values by itself (PostgreSQL sequences); absent elsewhere.
+   */
+  afterExplicitKey?(db: SqlConnection['db'], table: TableModel, field: FieldModel): Promise<void>;
   /** Whether INSERT/UPDATE/DELETE ... RETURNING is available. */
   supportsReturning: boolean;
   /** How a boolean value is bound. */
   bindBoolean(value: boolean): unknown;
   /** A read conversion this database needs for a field beyond its abstract type's, or null. */
   readConverter(field: FieldModel): ((value: unknown) => unknown) | null;
+  /** Adds, changes and drops fields of an existing table (all or nothing where the database allows). */
+  alterTable(db: SqlConnection['db'], schema: DatabaseSchema, table: TableModel, changes: TableChanges): Promise<void>;
   /** A driver error as a PorticoError naming API fields, or null when it is of no known kind. */
   translateError(error: unknown, table: TableModel | null): PorticoError | null;
 }

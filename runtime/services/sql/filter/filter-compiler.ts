@@ -18,6 +18,8 @@ export interface FilterScope {
   params?: Record<string, unknown>;
   /** Alias the outer query gives the table; defaults to the table's source name. */
   alias?: string;
+  /** For `having`: the grouped fields (API names); aggregates are allowed only then. */
+  groupFields?: readonly string[];
 }
 
 const SQL_OPERATORS: Record<CompareOperator, string> = { '=': '=', '!=': '<>', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
@@ -26,7 +28,7 @@ const TEXT_TYPES = new Set(['string', 'text']);
 
 /** Compiles a filter AST to a Kysely boolean expression with bound parameters. */
 export function compileFilter(node: FilterNode, scope: FilterScope): Expression<SqlBool> {
-  const context: FieldContext = { table: scope.table, schema: scope.schema, qualifier: scope.alias ?? scope.table.sourceName };
+  const context: FieldContext = { table: scope.table, schema: scope.schema, qualifier: scope.alias ?? scope.table.sourceName, groupFields: scope.groupFields };
   return compileNode(node, context, scope);
 }
 

@@ -22,6 +22,16 @@ export function unknownField(field: string, position: number): BadRequestError {
   return new BadRequestError(`Invalid or unparsable field in filter request: '${field}'`, { field, ...where(position) });
 }
 
+/** An aggregate function outside `having`. */
+export function aggregateNotAllowed(expression: string, position: number): BadRequestError {
+  return new BadRequestError(`Aggregate function '${expression}' is only allowed in 'having'.`, { field: expression, ...where(position) });
+}
+
+/** A plain field in `having` that is not grouped. */
+export function notGrouped(field: string, position: number): BadRequestError {
+  return new BadRequestError(`Field '${field}' in 'having' must be one of the 'group' fields or inside an aggregate function.`, { field, ...where(position) });
+}
+
 /** A dotted prefix that names neither the table nor one of its relationships. */
 export function unknownRelation(relation: string, position: number): BadRequestError {
   return new BadRequestError(`Invalid or unknown relationship in filter request: '${relation}'`, { relation, ...where(position) });

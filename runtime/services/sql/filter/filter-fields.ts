@@ -5,7 +5,8 @@
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DatabaseSchema, FieldModel, RelationModel, TableModel } from '../../../model/platform-model.js';
-import { ambiguousRelation, inconsistentModel, unknownField, unknownRelation } from './filter-errors.js';
+import { aggregateField, aggregateSql, type AggregateFunction } from '../records/aggregates.js';
+import { aggregateNotAllowed, ambiguousRelation, inconsistentModel, notGrouped, unknownField, unknownRelation } from './filter-errors.js';
 import type { FieldRef } from './filter-parser.js';
 
 /** A filter field resolved to a column. */
@@ -24,10 +25,28 @@ export interface FieldContext {
   table: TableModel;
   schema: DatabaseSchema;
   qualifier: string;
+  /** Set for `having`: aggregates are allowed, and plain fields must be among the grouped ones. */
+  groupFields?: readonly string[];
 }
 
-/** Resolves `field`, `table.field` or `relation.field`; unknown names are a 400 naming them. */
+/** Resolves `field`, `table.field`, `relation.field` or (in `having`) an aggregate; unknown names are a 400 naming them. */
 export function resolveField(ref: FieldRef, context: FieldContext): ResolvedField {
+  if (ref.aggregate !== undefined) return resolveAggregate(ref, context);
+  const resolved = resolvePlain(ref, context);
+  if (context.groupFields !== undefined && !context.groupFields.includes(resolved.field.name)) throw notGrouped(resolved.label, ref.position);
+  return resolved;
+}
+
+function resolveAggregate(ref: FieldRef, context: FieldContext): ResolvedField {
+  const fn = ref.aggregate as AggregateFunction;
+  if (context.groupFields === undefined) throw aggregateNotAllowed(`${fn}(${ref.path[0]})`, ref.position);
+  const field = ref.path[0] === '*' ? null : findField(context.table, ref.path[0]);
+  if (field === undefined) throw unknownField(ref.path[0], ref.position);
+  const model = aggregateField(fn, field);
+  return { field: model, label: model.name, column: aggregateSql(fn, field === null ? null : column(context.qualifier, field)), wrap: (predicate) => predicate };
+}
+
+function resolvePlain(ref: FieldRef, context: FieldContext): ResolvedField {
   const { table, qualifier } = context;
   const [first, second] = ref.path;
   if (ref.path.length === 1 || (ref.path.length === 2 && isSelf(first, context))) {

@@ -10,11 +10,13 @@
  *              | ['not'] 'between' value 'and' value | 'is' ['not'] 'null'
  *              | ['not'] ('contains' | 'starts' 'with' | 'ends' 'with') value )
  *   compare   := '=' | '!=' | '<>' | '>' | '>=' | '<' | '<=' | eq | ne | gt | gte | lt | lte
- *   field     := name ['.' name]
+ *   field     := name ['.' name] | aggregate '(' (name | '*') ')'      (aggregates only count in `having`)
+ *   aggregate := 'count' | 'sum' | 'avg' | 'min' | 'max'
  *   value     := quoted string | number | bare word | ':' name      (`= null` / `!= null` mean is [not] null)
  *
  * Keywords are case-insensitive. Nothing may follow a complete filter.
  */
+import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../records/aggregates.js';
 import { describe, tokenize, type Token } from './filter-lexer.js';
 import { malformedFilter } from './filter-errors.js';
 
@@ -34,9 +36,13 @@ export interface NotNode extends Positioned {
   operand: FilterNode;
 }
 
-/** A field name as written: `[field]`, or `[relation_or_table, field]` for dot notation. */
+/**
+ * A field name as written: `[field]`, or `[relation_or_table, field]` for dot notation; in
+ * `having`, also an aggregate of a field (`sum(price)`, path `['price']`) or `count(*)` (path `['*']`).
+ */
 export interface FieldRef extends Positioned {
   path: string[];
+  aggregate?: AggregateFunction;
 }
 
 /** A value as written: `text` is unquoted and unescaped; typing happens against the column at compile time. */
@@ -169,7 +175,7 @@ class Parser {
     const token = this.peek();
     if (token.type !== 'word' || !FIELD_NAME.test(token.text)) this.fail("a field name, 'not' or '('");
     this.index++;
-    const field: FieldRef = { path: token.text.split('.'), position: token.position };
+    const field = this.aggregate(token) ?? { path: token.text.split('.'), position: token.position };
     const position = token.position;
     const op = this.peek();
     const word = op.type === 'word' ? op.text.toLowerCase() : '';
@@ -226,6 +232,22 @@ class Parser {
     return this.fail(negated
       ? "'like', 'in', 'between', 'contains', 'starts with' or 'ends with' after 'not'"
       : 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)');
+  }
+
+  /** `count(*)`, `sum(price)`: an aggregate function name followed by '('; null for a plain field. */
+  private aggregate(name: Token): FieldRef | null {
+    const fn = name.text.toLowerCase();
+    if (!AGGREGATE_FUNCTIONS.has(fn) || this.peek().type !== '(') return null;
+    this.index++;
+    const argument = this.peek();
+    const star = argument.type === 'word' && argument.text === '*';
+    if (star ? fn !== 'count' : argument.type !== 'word' || !FIELD_NAME.test(argument.text) || argument.text.includes('.')) {
+      this.fail(fn === 'count' ? "a field name or '*'" : 'a field name');
+    }
+    this.index++;
+    if (this.peek().type !== ')') this.fail(`')' to close '${name.text}('`);
+    this.index++;
+    return { path: [argument.text], aggregate: fn as AggregateFunction, position: name.position };
   }
 
   private list(keyword: Token): FilterValue[] {

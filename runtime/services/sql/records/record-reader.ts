@@ -11,21 +11,49 @@ export interface OrderBy {
 export interface RowQuery {
   where: Condition | null;
   selection: Selection;
+  /** Grouped reads: the selection then holds group fields and aggregates only. */
+  groupBy?: readonly FieldPlan[];
+  having?: Condition | null;
   order?: readonly OrderBy[];
   limit?: number;
   offset?: number;
 }
 
-/** Selects decoded records keyed by API names. */
-export async function selectRows(db: Kysely<any>, plan: TablePlan, query: RowQuery): Promise<Record<string, unknown>[]> {
-  const plain = query.where === null && query.selection === plan.all && (query.order ?? []).length === 0 && query.limit !== undefined;
-  if (plain) return selectPage(db, plan, query.limit as number, query.offset ?? 0);
+function buildSelect(db: Kysely<any>, plan: TablePlan, query: RowQuery) {
   let q = db.selectFrom(plan.source).select(query.selection.columns);
   if (query.where !== null) q = q.where(query.where);
+  if (query.groupBy !== undefined && query.groupBy.length > 0) q = q.groupBy(query.groupBy.map((f) => f.ref));
+  if (query.having) q = q.having(query.having);
   for (const term of query.order ?? []) q = q.orderBy(term.field.ref, term.direction);
+  return q;
+}
+
+/** Selects decoded records keyed by API names. */
+export async function selectRows(db: Kysely<any>, plan: TablePlan, query: RowQuery): Promise<Record<string, unknown>[]> {
+  const plain = query.where === null && query.selection === plan.all && (query.order ?? []).length === 0 && query.limit !== undefined
+    && query.groupBy === undefined;
+  if (plain) return selectPage(db, plan, query.limit as number, query.offset ?? 0);
+  let q = buildSelect(db, plan, query);
   if (query.limit !== undefined) q = q.limit(query.limit);
   if (query.offset) q = q.offset(query.offset);
   return decodeRows((await q.execute()) as Record<string, unknown>[], query.selection);
+}
+
+/**
+ * A page of a query that requests of one `shape` (a text naming everything but limit and offset:
+ * filter text, fields, order) share: described and compiled once per table plan and shape, then
+ * run with the page's limit and offset (the last two bound values).
+ */
+export async function selectShapedPage(
+  db: Kysely<any>, plan: TablePlan, shape: string, describe: () => Omit<RowQuery, 'limit' | 'offset'>, limit: number, offset: number,
+): Promise<Record<string, unknown>[]> {
+  const { compiled, selection } = plan.memo(`shape:${shape}`, () => {
+    const query = describe();
+    return { compiled: buildSelect(db, plan, query).limit(0).offset(0).compile(), selection: query.selection };
+  });
+  const parameters = [...compiled.parameters.slice(0, -2), limit, offset];
+  const result = await db.executeQuery<Record<string, unknown>>({ ...compiled, parameters });
+  return decodeRows(result.rows, selection);
 }
 
 type Row = Record<string, unknown>;
@@ -46,6 +74,16 @@ export async function selectPage(db: Kysely<any>, plan: TablePlan, limit: number
   const compiled = plan.memo('page', () => db.selectFrom(plan.source).select(plan.all.columns).limit(0).offset(0).compile());
   const result = await db.executeQuery<Row>({ ...compiled, parameters: [limit, offset] });
   return decodeRows(result.rows, plan.all);
+}
+
+/** Number of groups a grouped read finds. */
+export async function countGroups(db: Kysely<any>, plan: TablePlan, where: Condition | null, groupBy: readonly FieldPlan[], having: Condition | null): Promise<number> {
+  let inner = db.selectFrom(plan.source).select(sql`1`.as('one'));
+  if (where !== null) inner = inner.where(where);
+  if (groupBy.length > 0) inner = inner.groupBy(groupBy.map((f) => f.ref));
+  if (having !== null) inner = inner.having(having);
+  const row = await db.selectFrom(inner.as('grouped')).select(sql<number | bigint | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** Number of rows matching `where`. */

@@ -76,20 +76,53 @@ async function selectWhere(db: Kysely<any>, target: WriteTarget, where: Conditio
   return decodeRows(rows as Row[], target.output);
 }
 
+/**
+ * The bound values of a statement over `values`, in the order Kysely binds them (column order);
+ * database-clock values are SQL, not parameters.
+ */
+function boundValues(values: Row, columns: readonly string[]): unknown[] {
+  const bound: unknown[] = [];
+  for (const column of columns) if (values[column] !== NOW) bound.push(values[column]);
+  return bound;
+}
+
+function shapeKey(prefix: string, columns: readonly string[], values: Row, output: Selection): string {
+  // Which columns take the clock is part of the statement's text.
+  const clock = columns.map((c) => (values[c] === NOW ? '!' : '')).join('');
+  return `${prefix}:${columns.join(',')}:${clock}:${output.fields.map((f) => f.name).join(',')}`;
+}
+
 /** Inserts one row and returns its output columns. */
 export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Promise<Row> {
   const { plan, dialect } = target;
-  const empty = Object.keys(values).length === 0;
-  const insert = empty ? db.insertInto(plan.source).defaultValues() : db.insertInto(plan.source).values(values);
+  const columns = Object.keys(values);
+  const insert = () => (columns.length === 0 ? db.insertInto(plan.source).defaultValues() : db.insertInto(plan.source).values(values));
   if (dialect.supportsReturning) {
-    const rows = await insert.returning(target.output.columns).execute();
-    return decodeRows(rows as Row[], target.output)[0];
+    // The statement of one set of columns is compiled once per table; only the values change.
+    const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () => insert().returning(target.output.columns).compile());
+    const { rows } = await db.executeQuery<Row>({ ...compiled, parameters: boundValues(values, columns) });
+    if (dialect.afterExplicitKey !== undefined) {
+      for (const f of plan.fields) if (f.field.autoIncrement && f.field.sourceName in values) await dialect.afterExplicitKey(db, plan.table, f.field);
+    }
+    return decodeRows(rows, target.output)[0];
   }
-  const result = await insert.executeTakeFirst();
+  const result = await insert().executeTakeFirst();
   const keyFields = plan.primaryKey;
   if (keyFields.length === 0) return {};
   const key = keyFields.map((f) => (f.field.sourceName in values ? values[f.field.sourceName] : Number(result.insertId)));
   return (await selectWhere(db, target, keyCondition(keyFields, key)))[0] ?? {};
+}
+
+/** Updates the row with this key (one field's or several); returns its output columns after the update (none when no row matched). */
+export async function updateRowByKey(db: Kysely<any>, target: WriteTarget, keyFields: readonly FieldPlan[], key: readonly unknown[], values: Row): Promise<Row[]> {
+  const { plan, dialect } = target;
+  if (!dialect.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
+  const columns = Object.keys(values);
+  const shape = shapeKey(`update:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
+  const compiled = plan.memo(shape, () =>
+    db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile());
+  const { rows } = await db.executeQuery<Row>({ ...compiled, parameters: [...boundValues(values, columns), ...key] });
+  return decodeRows(rows, target.output);
 }
 
 /** Updates the rows matching `where`; returns their output columns after the update. */

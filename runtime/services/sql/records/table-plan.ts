@@ -7,6 +7,7 @@ import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
 import { BadRequestError } from '../../../core/errors.js';
 import type { FieldModel, TableModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
+import type { AggregateFunction } from './aggregates.js';
 import { decoderFor, encoderFor, type Decoder, type Encoder } from './value-codec.js';
 
 export interface FieldPlan {
@@ -25,6 +26,8 @@ export interface FieldPlan {
   readonly clock: 'create' | 'update' | null;
   /** Auto-increment keys are never written by updates. */
   readonly generated: boolean;
+  /** Set when the plan is an aggregate of grouped reads (records/aggregates.ts), not a column. */
+  readonly aggregate: AggregateFunction | null;
 }
 
 /** Columns to read and how to decode them. */
@@ -78,8 +81,12 @@ function fieldPlan(field: FieldModel, dialect: SqlDialectModule): FieldPlan {
     required: !field.allowNull && field.default === null && !generated && clock === null,
     clock,
     generated,
+    aggregate: null,
   };
 }
+
+/** Most values one table plan keeps (compiled statements of distinct shapes). */
+const MAX_MEMOS = 256;
 
 export function buildTablePlan(table: TableModel, dialect: SqlDialectModule): TablePlan {
   const fields = table.fields.map((field) => fieldPlan(field, dialect));
@@ -98,8 +105,12 @@ export function buildTablePlan(table: TableModel, dialect: SqlDialectModule): Ta
     keys: primaryKey.length > 0 ? selectionOf(primaryKey) : all,
     field: (name) => exact.get(name) ?? folded.get(name.toLowerCase()),
     memo<T>(key: string, make: () => T): T {
-      if (!memos.has(key)) memos.set(key, make());
-      return memos.get(key) as T;
+      const found = memos.get(key);
+      if (found !== undefined) return found as T;
+      const made = make();
+      // Keys come from what clients send (which columns a write sets): keep the cache bounded.
+      if (memos.size < MAX_MEMOS) memos.set(key, made);
+      return made;
     },
   };
 }

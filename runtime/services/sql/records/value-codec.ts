@@ -48,11 +48,24 @@ function booleanEncoder(name: string, dialect: SqlDialectModule): Encoder {
   };
 }
 
-function stringEncoder(name: string): Encoder {
+/** Characters (code points), as the databases count a column's length. */
+function characters(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+function stringEncoder(name: string, maxLength: number | null): Encoder {
   return (value) => {
-    if (typeof value === 'string') return value;
-    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-    throw new BadRequestError(`Field '${name}' must be a string.`, { field: name });
+    let text: string;
+    if (typeof value === 'string') text = value;
+    else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
+    else throw new BadRequestError(`Field '${name}' must be a string.`, { field: name });
+    // Checked here, so that every database refuses alike (SQLite would store it, a lax MySQL cut it).
+    if (maxLength !== null && text.length > maxLength && characters(text) > maxLength) {
+      throw new BadRequestError(`Field '${name}' value is too long: at most ${maxLength} characters.`, { field: name });
+    }
+    return text;
   };
 }
 
@@ -77,7 +90,8 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
     case 'binary': return binaryEncoder(field.name);
     case 'json': return jsonEncoder;
     case 'array': return (value) => value;
-    default: return stringEncoder(field.name);
+    case 'string': return stringEncoder(field.name, field.length !== null && field.length > 0 ? field.length : null);
+    default: return stringEncoder(field.name, null);
   }
 }
 
@@ -89,9 +103,23 @@ const decodeBoolean: Decoder = (value) => {
 
 const decodeBinary: Decoder = (value) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value);
 
+// PostgreSQL and MySQL drivers return exact decimals as text.
+const decodeDecimal: Decoder = (value) => (typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : value);
+
+/** JSON kept as text (SQLite, MariaDB) as its value; text that is not JSON stays as it is. */
+export const decodeJsonText: Decoder = (value) => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+};
+
 /** The read decoder of a field, or null when the driver's value is already the JSON value. */
 export function decoderFor(field: FieldModel, dialect: SqlDialectModule): Decoder | null {
   if (field.type === 'boolean') return decodeBoolean;
   if (field.type === 'binary') return decodeBinary;
+  if (field.type === 'decimal') return decodeDecimal;
   return dialect.readConverter(field);
 }

@@ -3,7 +3,7 @@
  * labels and relations are derived (schema-assembler.ts does that the same way for every dialect).
  * All names are the database's own.
  */
-import type { FieldModel, ReferentialAction } from '../../../model/platform-model.js';
+import type { AbstractType, FieldModel, ReferentialAction } from '../../../model/platform-model.js';
 
 export interface CatalogColumn {
   name: string;
@@ -13,6 +13,8 @@ export interface CatalogColumn {
   /** Already parsed from the catalog's SQL text. */
   default: FieldModel['default'];
   autoIncrement: boolean;
+  /** The abstract type when the dialect knows better than the native type's name (enums, JSON checks). */
+  type?: AbstractType;
 }
 
 export interface CatalogForeignKey {

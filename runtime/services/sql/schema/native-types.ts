@@ -46,8 +46,6 @@ function simpleType(base: string, size: number | null): AbstractType {
   if (base === 'varchar') return size === -1 ? 'text' : 'string';
   if (base === 'uuid') return 'uuid';
   if (base === 'json' || base === 'jsonb') return 'json';
-  // SQLite's own affinity rule: any other type naming INT holds integers.
-  if (/int/.test(base)) return 'integer';
   return 'string';
 }
 

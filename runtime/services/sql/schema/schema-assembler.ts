@@ -25,7 +25,7 @@ function booleanDefault(value: FieldModel['default']): FieldModel['default'] {
   return value;
 }
 
-/** Builds the schema; `routines` come from dialects that have them. */
+/** Builds the schema; `routines` come from dialects that have them (their API names are set here). */
 export function assembleSchema(catalog: readonly CatalogTable[], options: AssembleOptions, routines: RoutineModel[] = []): DatabaseSchema {
   const name = (source: string) => apiName(source, options.keepCase);
   const bySource = new Map(catalog.map((table) => [table.name.toLowerCase(), table]));
@@ -57,7 +57,7 @@ export function assembleSchema(catalog: readonly CatalogTable[], options: Assemb
       const isPrimaryKey = primaryKey.includes(fieldName);
       const fk = foreignKeys.find((key) => key.fields.includes(fieldName));
       const single = fk !== undefined && fk.fields.length === 1;
-      let type = info.type;
+      let type = column.type ?? info.type;
       const integral = type === 'integer' || type === 'bigint';
       if (column.autoIncrement && isPrimaryKey && primaryKey.length === 1 && integral) type = type === 'bigint' ? 'bigid' : 'id';
       else if (single && integral) type = 'reference';
@@ -97,5 +97,6 @@ export function assembleSchema(catalog: readonly CatalogTable[], options: Assemb
   });
 
   tables.sort((a, b) => compareNames(a.name, b.name));
-  return { tables: buildRelations(tables), routines: [...routines].sort((a, b) => compareNames(a.name, b.name)) };
+  const namedRoutines = routines.map((routine) => ({ ...routine, name: name(routine.sourceName) }));
+  return { tables: buildRelations(tables), routines: namedRoutines.sort((a, b) => compareNames(a.name, b.name)) };
 }

@@ -3,8 +3,9 @@
  * decides the column types; keys, NULL/NOT NULL, defaults, unique keys, foreign keys
  * (`fk_{table}_{field}`) and indexes (`ndx_{table}_{field}`) are the same everywhere.
  */
-import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import { BadRequestError, PorticoError } from '../../../core/errors.js';
+import type { DatabaseSchema } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { parseTableDefinitions, type FieldDefinition, type TableDefinition } from './table-definition.js';
 
@@ -28,7 +29,8 @@ function inDependencyOrder(tables: TableDefinition[]): TableDefinition[] {
   return ordered;
 }
 
-function defaultOf(field: FieldDefinition, dialect: SqlDialectModule): unknown {
+/** The DEFAULT of a column as Kysely takes it (timestamps default to the clock), or undefined for none. */
+export function columnDefault(field: FieldDefinition, dialect: SqlDialectModule): unknown {
   const value = field.default;
   if (value === undefined) {
     return field.type === 'timestamp_on_create' || field.type === 'timestamp_on_update' ? sql`CURRENT_TIMESTAMP` : undefined;
@@ -38,15 +40,11 @@ function defaultOf(field: FieldDefinition, dialect: SqlDialectModule): unknown {
   return value;
 }
 
-function addColumn(
-  builder: CreateTableBuilder<string, never>,
-  field: FieldDefinition,
-  singlePrimaryKey: boolean,
-  dialect: SqlDialectModule,
-): CreateTableBuilder<string, never> {
-  return builder.addColumn(field.name, sql.raw(dialect.columnType(field)), (column: ColumnDefinitionBuilder) => {
+/** The clauses of a column after its type: NOT NULL, DEFAULT, PRIMARY KEY / UNIQUE, the dialect's suffix. */
+export function columnClauses(field: FieldDefinition, singlePrimaryKey: boolean, dialect: SqlDialectModule): (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder {
+  return (column) => {
     let c = field.allowNull ? column : column.notNull();
-    const value = defaultOf(field, dialect);
+    const value = columnDefault(field, dialect);
     if (value !== undefined) c = c.defaultTo(value);
     if (singlePrimaryKey && field.isPrimaryKey) {
       c = c.primaryKey();
@@ -54,56 +52,97 @@ function addColumn(
     } else if (field.isUnique) {
       c = c.unique();
     }
-    return c;
-  });
+    const suffix = dialect.columnSuffix(field);
+    return suffix === null ? c : c.modifyEnd(sql.raw(suffix));
+  };
 }
 
-function refFieldOf(field: FieldDefinition, tables: TableDefinition[]): string {
+/** Tables a new table may reference: those created with it, and those the database has. */
+export interface KnownTables {
+  created: readonly TableDefinition[];
+  existing: DatabaseSchema | null;
+}
+
+/** The referenced field of a single-field foreign key: as given, else the referenced table's key. */
+function refFieldOf(field: FieldDefinition, known: KnownTables): string {
   if (field.refField !== null) return field.refField;
-  const target = tables.find((table) => table.name.toLowerCase() === field.refTable?.toLowerCase());
-  return target?.fields.find((f) => f.isPrimaryKey)?.name ?? 'id';
+  const wanted = field.refTable?.toLowerCase();
+  const created = known.created.find((table) => table.name.toLowerCase() === wanted);
+  if (created !== undefined) return created.fields.find((f) => f.isPrimaryKey)?.name ?? 'id';
+  const existing = known.existing?.tables.find((table) => table.sourceName.toLowerCase() === wanted || table.name.toLowerCase() === wanted);
+  const key = existing?.fields.find((f) => f.isPrimaryKey);
+  return key?.sourceName ?? 'id';
 }
 
-async function createTable(db: Kysely<any>, table: TableDefinition, all: TableDefinition[], dialect: SqlDialectModule): Promise<void> {
+/**
+ * CREATE TABLE `sqlName` (default: the definition's name) with its keys, then its indexes.
+ * Constraint and index names always use the definition's name.
+ */
+export async function createTable(db: Kysely<any>, table: TableDefinition, known: KnownTables, dialect: SqlDialectModule, sqlName = table.name): Promise<void> {
   const keys = table.fields.filter((field) => field.isPrimaryKey);
-  let builder = db.schema.createTable(table.name);
-  for (const field of table.fields) builder = addColumn(builder, field, keys.length === 1, dialect);
+  let builder = db.schema.createTable(sqlName);
+  for (const field of table.fields) builder = builder.addColumn(field.name, sql.raw(dialect.columnType(field)), columnClauses(field, keys.length === 1, dialect));
   if (keys.length > 1) builder = builder.addPrimaryKeyConstraint(`pk_${table.name}`, keys.map((field) => field.name) as never[]);
-  for (const field of table.fields) {
-    if (field.refTable === null) continue;
+  for (const unique of table.uniqueKeys ?? []) builder = builder.addUniqueConstraint(`undx_${table.name}_${unique.join('_')}`, unique as never[]);
+  const references = [
+    ...table.fields.filter((field) => field.refTable !== null).map((field) => ({
+      fields: [field.name], refTable: field.refTable as string, refFields: [refFieldOf(field, known)], onUpdate: field.refOnUpdate, onDelete: field.refOnDelete,
+    })),
+    ...(table.foreignKeys ?? []),
+  ];
+  for (const fk of references) {
     builder = builder.addForeignKeyConstraint(
-      `fk_${table.name}_${field.name}`, [field.name] as never[], field.refTable, [refFieldOf(field, all)],
-      (fk) => {
-        let constraint = fk;
-        if (field.refOnDelete) constraint = constraint.onDelete(field.refOnDelete);
-        if (field.refOnUpdate) constraint = constraint.onUpdate(field.refOnUpdate);
-        return constraint;
+      `fk_${table.name}_${fk.fields.join('_')}`, fk.fields as never[], fk.refTable, fk.refFields,
+      (constraint) => {
+        let c = constraint;
+        if (fk.onDelete) c = c.onDelete(fk.onDelete);
+        if (fk.onUpdate) c = c.onUpdate(fk.onUpdate);
+        return c;
       },
     );
   }
   await builder.execute();
-  for (const field of table.fields) {
+  await createIndexes(db, table, table.fields, sqlName);
+}
+
+/** `ndx_{table}_{field}` for fields marked is_index that no key indexes already. */
+export async function createIndexes(db: Kysely<any>, table: TableDefinition, fields: readonly FieldDefinition[], sqlName = table.name): Promise<void> {
+  for (const field of fields) {
     if (!field.isIndex || field.isPrimaryKey || field.isUnique || ID_TYPES.has(field.type)) continue;
-    await db.schema.createIndex(`ndx_${table.name}_${field.name}`).on(table.name).column(field.name).execute();
+    await db.schema.createIndex(`ndx_${table.name}_${field.name}`).on(sqlName).column(field.name).execute();
   }
 }
 
 /**
- * Creates the tables of `_schema` body records (reference 3.2) in one transaction where the
- * database allows it; returns their names in input order. Bad definitions and failed DDL are 400s
+ * Creates the tables of `_schema` body records (reference 3.2), referenced tables first; returns
+ * their names in input order. All or none: in one transaction where DDL is transactional, else
+ * the tables created before a failure are dropped again. Bad definitions and failed DDL are 400s
  * (409 when a table exists).
  */
-export async function createTables(db: Kysely<any>, dialect: SqlDialectModule, tableDefs: readonly unknown[]): Promise<string[]> {
+export async function createTables(db: Kysely<any>, dialect: SqlDialectModule, tableDefs: readonly unknown[], existing: DatabaseSchema | null = null): Promise<string[]> {
   const tables = parseTableDefinitions(tableDefs);
-  await db.transaction().execute(async (trx) => {
+  const known: KnownTables = { created: tables, existing };
+  const createAll = async (conn: Kysely<any>, done: TableDefinition[]) => {
     for (const table of inDependencyOrder(tables)) {
       try {
-        await createTable(trx, table, tables, dialect);
+        await createTable(conn, table, known, dialect);
+        done.push(table);
       } catch (error) {
         if (error instanceof PorticoError) throw error;
         throw dialect.translateError(error, null) ?? new BadRequestError(`Failed to create table '${table.name}': ${(error as Error).message}`);
       }
     }
-  });
+  };
+  if (dialect.transactionalDdl) {
+    await db.transaction().execute((trx) => createAll(trx, []));
+  } else {
+    const done: TableDefinition[] = [];
+    try {
+      await createAll(db, done);
+    } catch (error) {
+      for (const table of done.reverse()) await db.schema.dropTable(table.name).ifExists().execute().catch(() => undefined);
+      throw error;
+    }
+  }
   return tables.map((table) => table.name);
 }

@@ -29,11 +29,24 @@ export interface FieldDefinition {
   supportsMultibyte: boolean;
 }
 
+/** A key over several fields, kept when a table is rebuilt (single-field keys live on the fields). */
+export interface CompositeForeignKey {
+  fields: string[];
+  refTable: string;
+  refFields: string[];
+  onUpdate: ReferentialAction;
+  onDelete: ReferentialAction;
+}
+
 export interface TableDefinition {
   name: string;
   label: string | null;
   description: string | null;
   fields: FieldDefinition[];
+  /** Unique keys over several fields (column names). */
+  uniqueKeys?: string[][];
+  /** Foreign keys over several fields (column names). */
+  foreignKeys?: CompositeForeignKey[];
 }
 
 /** The reference platform's type vocabulary (DbSimpleTypes). */
@@ -45,8 +58,8 @@ export const ABSTRACT_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 const TYPE_ALIASES: Record<string, string> = { pk: 'id', fk: 'reference' };
-// A native type written by a client: words, optional (n) or (p,s), optional trailing words.
-const NATIVE_TYPE = /^[a-z][a-z0-9_]*( [a-z][a-z0-9_]*)*\s*(\(\s*\d+\s*(,\s*\d+\s*)?\))?( [a-z][a-z0-9_ ]*)?$/i;
+// A native type written by a client: words, optional (n) or (p,s), optional trailing words, optional [] (arrays).
+const NATIVE_TYPE = /^[a-z][a-z0-9_]*( [a-z][a-z0-9_]*)*\s*(\(\s*\d+\s*(,\s*\d+\s*)?\))?( [a-z][a-z0-9_ ]*)?(\[\])?$/i;
 const ACTIONS = new Set(['no action', 'restrict', 'cascade', 'set null', 'set default']);
 
 /** The table records of a schema body: an array, `{resource:[...]}`, `{table:[...]}` or `{service:[{table:[...]}]}`. */
@@ -62,7 +75,8 @@ export function schemaBodyTables(body: unknown): unknown[] {
   throw new BadRequestError('No data in schema create request.');
 }
 
-function lowerKeys(value: unknown): Record<string, unknown> {
+/** An input object with its keys lower-cased (definitions take keys in any case). */
+export function lowerKeys(value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.toLowerCase(), v]));
 }
@@ -99,7 +113,11 @@ function defaultValue(value: unknown, where: string): FieldModel['default'] | un
   throw new BadRequestError(`Invalid 'default' for ${where}: use a scalar or {"expression": "SQL"}.`);
 }
 
-function parseField(raw: unknown, table: string, index: number): FieldDefinition {
+/**
+ * One field definition. `trustedType` is set when the type was read from the database catalog
+ * (a field being changed keeps its type), which needs no check against the native-type pattern.
+ */
+export function parseField(raw: unknown, table: string, index: number, trustedType = false): FieldDefinition {
   const input = lowerKeys(raw);
   const name = identifier(input.name, `Invalid schema detected - no name element for field ${index} of table '${table}'.`);
   const where = `field '${name}' of table '${table}'`;
@@ -109,7 +127,7 @@ function parseField(raw: unknown, table: string, index: number): FieldDefinition
   const native = abstract === null || !ABSTRACT_TYPES.has(abstract);
   const type = native ? (dbType ?? declared) : abstract;
   if (type === null) throw new BadRequestError(`Invalid schema detected - no type or db_type element for ${where}.`);
-  if (native && !NATIVE_TYPE.test(type)) throw new BadRequestError(`Invalid schema detected - invalid type '${type}' for ${where}.`);
+  if (native && !trustedType && !NATIVE_TYPE.test(type)) throw new BadRequestError(`Invalid schema detected - invalid type '${type}' for ${where}.`);
   const refTable = typeof input.ref_table === 'string' && input.ref_table !== '' ? input.ref_table : null;
   const refFieldInput = input.ref_field ?? input.ref_fields;
   const refField = typeof refFieldInput === 'string' && refFieldInput !== '' ? refFieldInput.split(',')[0].trim() : null;

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { docsServiceOpenApi } from '../../../../runtime/openapi/docs-openapi.js';
 import { serviceDocument } from '../../../../runtime/openapi/service-document.js';
-import { systemServiceOpenApi } from '../../../../runtime/openapi/system-openapi.js';
+import { systemServiceOpenApi, toOpenApiSchema } from '../../../../runtime/openapi/system-openapi.js';
+import { userServiceOpenApi } from '../../../../runtime/openapi/user-openapi.js';
+import { SYSTEM_RECORD_RESOURCES } from '../../../../runtime/system/records/system-records.js';
+import { SYSTEM_RESOURCES } from '../../../../runtime/system/system-service.js';
 import { openApiErrors, unresolvedRefs } from '../../../golden/validators.js';
 
 describe('systemServiceOpenApi', () => {
@@ -15,10 +19,35 @@ describe('systemServiceOpenApi', () => {
     expect(fragment.paths['/app'].get?.operationId).toBe('getSystemApps');
   });
 
-  it('makes a valid document with the shared session schemas', async () => {
-    const document = serviceDocument({ name: 'system', label: 'System Management', description: '', type: 'system' }, fragment);
+  it('documents every resource the system service lists, and each record resource in full', () => {
+    for (const resource of SYSTEM_RESOURCES) expect(fragment.paths, resource).toHaveProperty(`/${resource}`);
+    for (const def of SYSTEM_RECORD_RESOURCES) {
+      expect(Object.keys(fragment.paths[`/${def.name}`]).sort()).toEqual(['delete', 'get', 'patch', 'post', 'put']);
+      expect(Object.keys(fragment.paths[`/${def.name}/{id}`]).sort()).toEqual(['delete', 'get', 'parameters', 'patch', 'put']);
+      expect(fragment.paths[`/${def.name}`].post?.responses).toHaveProperty('201');
+    }
+    expect(fragment.components.schemas?.RoleRequest).toMatchObject({ properties: { role_service_access_by_role_id: { type: 'array' } } });
+    expect(fragment.components.schemas?.UserResponse).not.toHaveProperty('properties.password');
+  });
+
+  it.each([
+    ['system', systemServiceOpenApi()],
+    ['user', userServiceOpenApi()],
+    ['api_docs', docsServiceOpenApi()],
+  ])('makes a valid %s document', async (name, serviceFragment) => {
+    const document = serviceDocument({ name, label: name, description: '', type: name }, serviceFragment);
     expect(await openApiErrors(document)).toBeNull();
     expect(unresolvedRefs(document)).toEqual([]);
-    expect(document.components?.schemas?.SessionResponse).toMatchObject({ properties: { session_token: { type: 'string' } } });
+  });
+});
+
+describe('toOpenApiSchema', () => {
+  it.each([
+    [{ type: ['string', 'null'], maxLength: 3 }, { type: 'string', maxLength: 3, nullable: true }],
+    [{ type: ['boolean', 'integer'], enum: [true, false, 0, 1] }, { anyOf: [{ type: 'boolean', enum: [true, false] }, { type: 'integer', enum: [0, 1] }] }],
+    [{ type: 'array', items: { type: ['integer', 'null'] } }, { type: 'array', items: { type: 'integer', nullable: true } }],
+    [{ type: 'string', enum: ['a'] }, { type: 'string', enum: ['a'] }],
+  ])('%o', (schema, want) => {
+    expect(toOpenApiSchema(schema)).toEqual(want);
   });
 });

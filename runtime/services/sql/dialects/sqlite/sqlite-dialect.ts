@@ -2,13 +2,15 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
+import { decodeJsonText } from '../../records/value-codec.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import { sqliteColumnType } from './sqlite-column-types.js';
 import { translateSqliteError } from './sqlite-errors.js';
+import { alterSqliteTable } from './sqlite-table-rebuild.js';
 import { readSqliteCatalog } from './sqlite-introspector.js';
 
 const TEXT_TYPES = new Set<AbstractType>([
-  'string', 'text', 'uuid', 'json', 'date', 'time', 'datetime', 'timestamp', 'timestamp_on_create', 'timestamp_on_update',
+  'string', 'text', 'uuid', 'date', 'time', 'datetime', 'timestamp', 'timestamp_on_create', 'timestamp_on_update',
 ]);
 
 /** SQLite's type affinity of a declared column type (https://sqlite.org/datatype3.html 3.1). */
@@ -25,16 +27,22 @@ const numberAsText = (value: unknown) => (typeof value === 'number' ? String(val
 export const sqliteDialect: SqlDialectModule = {
   dialect: 'sqlite',
   readCatalog: readSqliteCatalog,
+  routines: null,
   columnType: sqliteColumnType,
+  columnSuffix: () => null,
   autoIncrementKeyword: true,
+  transactionalDdl: true,
   supportsReturning: true,
   bindBoolean: (value) => (value ? 1 : 0),
-  // A text-typed field whose declared type has numeric affinity (`uuid`, `datetime`) stores digit-only text as a number.
+  // JSON is kept as text. A text-typed field whose declared type has numeric affinity (`uuid`,
+  // `datetime`) stores digit-only text as a number.
   readConverter: (field: FieldModel) => {
+    if (field.type === 'json') return decodeJsonText;
     if (!TEXT_TYPES.has(field.type)) return null;
     const kind = affinity(field.dbType);
     return kind === 'text' || kind === 'blob' ? null : numberAsText;
   },
+  alterTable: (db, schema, table, changes) => alterSqliteTable(db, schema, table, changes, sqliteDialect),
   translateError: translateSqliteError,
 };
 
@@ -57,10 +65,14 @@ function cachingDatabase(sqlite: Database.Database): SqliteDatabase {
   };
 }
 
-/** Opens a SQLite file (created when missing) or `:memory:`, with foreign keys enforced. */
-export function openSqliteDatabase(file: string): SqlConnection {
+/**
+ * Opens a SQLite file (created when missing) or `:memory:`, with foreign keys enforced; `wal`
+ * switches a file to write-ahead logging (readers then never wait for a writer).
+ */
+export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}): SqlConnection {
   const sqlite = new Database(file);
   sqlite.pragma('foreign_keys = ON');
+  if (options.wal === true && file !== ':memory:') sqlite.pragma('journal_mode = WAL');
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: cachingDatabase(sqlite) }) });
   return { db, close: () => db.destroy() };
 }

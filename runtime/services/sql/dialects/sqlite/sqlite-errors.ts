@@ -1,13 +1,11 @@
 /** better-sqlite3 errors -> PorticoErrors that name API fields instead of `table.column`. */
 import { BadRequestError, ConflictError, ServiceUnavailableError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
+import { conflict, fieldName } from '../driver-errors.js';
 
 /** `t.a, t.b` (SQLite's list of failing columns) -> API field names. */
 function fieldNames(list: string, table: TableModel | null): string[] {
-  return list.split(',').map((part) => {
-    const column = part.trim().split('.').pop() ?? part.trim();
-    return table?.fields.find((field) => field.sourceName === column)?.name ?? column;
-  });
+  return list.split(',').map((part) => fieldName(part.trim().split('.').pop() ?? part.trim(), table));
 }
 
 /** Maps constraint, type and lock errors; returns null for anything else. */
@@ -17,13 +15,13 @@ export function translateSqliteError(error: unknown, table: TableModel | null): 
   const message = error.message;
   const after = (prefix: string) => message.slice(message.indexOf(prefix) + prefix.length);
   switch (code) {
-    case 'SQLITE_CONSTRAINT_NOTNULL':
-      return new BadRequestError(`Field '${fieldNames(after('failed: '), table)[0]}' can not be NULL.`);
-    case 'SQLITE_CONSTRAINT_PRIMARYKEY':
-    case 'SQLITE_CONSTRAINT_UNIQUE': {
-      const fields = fieldNames(after('failed: '), table);
-      return new ConflictError(`Duplicate entry: a record with the same ${fields.map((f) => `'${f}'`).join(', ')} already exists.`, { fields });
+    case 'SQLITE_CONSTRAINT_NOTNULL': {
+      const field = fieldNames(after('failed: '), table)[0];
+      return new BadRequestError(`Field '${field}' can not be NULL.`, { field });
     }
+    case 'SQLITE_CONSTRAINT_PRIMARYKEY':
+    case 'SQLITE_CONSTRAINT_UNIQUE':
+      return conflict(fieldNames(after('failed: '), table));
     case 'SQLITE_CONSTRAINT_FOREIGNKEY':
       return new ConflictError('Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.');
     case 'SQLITE_CONSTRAINT_CHECK':

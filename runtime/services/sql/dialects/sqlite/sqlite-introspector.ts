@@ -5,6 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { FieldModel } from '../../../../model/platform-model.js';
 import { referentialAction, type CatalogForeignKey, type CatalogTable } from '../../schema/catalog.js';
+import { nativeTypeInfo } from '../../schema/native-types.js';
 
 interface ColumnRow { cid: number; name: string; type: string; notnull: number; dflt_value: string | null; pk: number }
 interface ForeignKeyRow { id: number; seq: number; table: string; from: string; to: string | null; on_update: string; on_delete: string }
@@ -48,6 +49,8 @@ async function readTable(db: Kysely<any>, name: string, isView: boolean): Promis
     if (row.to !== null) fk.refColumns.push(row.to);
   }
 
+  // SQLite's affinity rule: any other declared type naming INT (`point`, `mediumint unsigned`) holds integers.
+  const typeOf = (dbType: string) => (nativeTypeInfo(dbType).type === 'string' && /int/.test(dbType) ? 'integer' as const : undefined);
   // INTEGER PRIMARY KEY aliases the rowid (auto-assigned) unless the table is WITHOUT ROWID, which has a pk index.
   const rowidAlias = primaryKey.length === 1 && !indexes.some((index) => index.origin === 'pk');
   return {
@@ -60,6 +63,7 @@ async function readTable(db: Kysely<any>, name: string, isView: boolean): Promis
       nullable: column.notnull === 0,
       default: parseSqliteDefault(column.dflt_value),
       autoIncrement: rowidAlias && column.pk === 1 && column.type.trim().toLowerCase() === 'integer',
+      type: typeOf(column.type.trim().toLowerCase()),
     })),
     primaryKey,
     foreignKeys,

@@ -18,6 +18,10 @@ const configSchema = {
       type: 'string', minLength: 1,
       description: 'Database file, relative to the platform directory, or `:memory:`.',
     },
+    wal: {
+      type: 'boolean', default: true,
+      description: 'Switch the database file to write-ahead logging (WAL) when the service opens it: the server owns the file, and readers no longer wait for writers. false keeps the file\'s own journal mode.',
+    },
     seed: {
       type: 'string', minLength: 1,
       description: 'Directory (relative to the platform directory) holding schema.json and data.json, loaded when the database file does not exist yet.',
@@ -34,7 +38,7 @@ async function connect(config: Record<string, unknown>, ctx: RuntimeContext): Pr
   const seedDir = typeof config.seed === 'string' && config.seed !== '' ? path.resolve(ctx.baseDir, config.seed) : null;
   if (seedDir !== null && file !== ':memory:' && !fs.existsSync(file)) await seedDatabase(file, readSeedDirectory(seedDir));
   else if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const connection = openSqliteDatabase(file);
+  const connection = openSqliteDatabase(file, { wal: config.wal !== false });
   // An in-memory database is new on every open.
   if (seedDir !== null && file === ':memory:') {
     try {

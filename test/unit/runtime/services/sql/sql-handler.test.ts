@@ -26,8 +26,10 @@ describe('SQL service routing', () => {
   it.each([
     ['POST', '', 400, "POST requests without a resource are not currently supported by the 'db' service."],
     ['DELETE', '_table', 400, "DELETE requests for resource '_table' are not currently supported by the 'db' service."],
-    ['PATCH', '_schema/contact', 400, "PATCH requests for resource '_schema/contact' are not currently supported by the 'db' service."],
-    ['GET', '_proc/x', 404, "Resource '_proc/x' not found for service 'db'."],
+    ['PATCH', '_schema/contact', 400, 'No data in schema update request.'],
+    ['PATCH', '_schema/contact/bogus', 400, 'Invalid schema path in update request.'],
+    ['GET', '_proc/x', 501, 'Stored procedures are not supported by this database type (sqlite).'],
+    ['GET', '_func', 501, 'Stored functions are not supported by this database type (sqlite).'],
     ['GET', 'whatever', 404, "Resource 'whatever' not found for service 'db'."],
   ] as Array<[Verb, string, number, string]>)('%s %s -> %i', async (verb, resource, status, message) => {
     expect(await call(verb, resource)).toEqual({ status, body: { error: { code: status, message } } });

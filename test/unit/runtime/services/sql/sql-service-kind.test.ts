@@ -20,7 +20,7 @@ describe('the sqlite service kind', () => {
     const validate = new Ajv({ useDefaults: true }).compile(kind.configSchema);
     const config: Record<string, unknown> = { database: 'db.sqlite' };
     expect(validate(config)).toBe(true);
-    expect(config).toEqual({ database: 'db.sqlite', max_records: 1000, allow_upsert: false, keep_case: false });
+    expect(config).toEqual({ database: 'db.sqlite', wal: true, max_records: 1000, allow_upsert: false, keep_case: false });
     expect(validate({})).toBe(false);
     expect(validate({ database: 'x', max_records: 0 })).toBe(false);
   });
@@ -77,6 +77,21 @@ describe('the sqlite service kind', () => {
     const lower = await kind.open(sqliteService({ database: 'case.sqlite' }), runtimeContext(env.dir));
     expect((await caller(lower)('GET', '_table/people/1')).body).toEqual({ personid: 1, fullname: 'Ada' });
     await lower.close();
+  });
+
+  it('switches the file to WAL unless wal is false', async () => {
+    const journal = (file: string) => {
+      const raw = new Database(path.join(env.dir, file), { readonly: true });
+      const mode = raw.pragma('journal_mode', { simple: true });
+      raw.close();
+      return mode;
+    };
+    const wal = await kind.open(sqliteService({ database: 'wal.sqlite' }), runtimeContext(env.dir));
+    await wal.close();
+    expect(journal('wal.sqlite')).toBe('wal');
+    const kept = await kind.open(sqliteService({ database: 'kept.sqlite', wal: false }), runtimeContext(env.dir));
+    await kept.close();
+    expect(journal('kept.sqlite')).toBe('delete');
   });
 
   it('reports configuration problems as 500s', async () => {

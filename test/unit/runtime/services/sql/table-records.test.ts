@@ -165,10 +165,17 @@ describe('GET _table/{table}: lists', () => {
     ]);
   });
 
-  it('refuses parameters it does not serve yet with 501', async () => {
-    expect(errorOf(await call('GET', '_table/contact', { related: '*' }))).toEqual({ status: 501, message: "The 'related' parameter is not supported by this service yet." });
-    expect((await call('GET', '_table/contact', { group: 'last_name' })).status).toBe(501);
+  it('embeds related records, and answers an unknown relationship with 400', async () => {
+    const record = (await call('GET', '_table/contact_info/1', { related: 'contact_by_contact_id', fields: 'id', 'contact_by_contact_id.fields': 'last_name' })).body;
+    expect(record).toEqual({ id: 1, contact_by_contact_id: { last_name: 'Yang' } });
+    expect(errorOf(await call('GET', '_table/contact', { related: 'nope' }))).toEqual({
+      status: 400, message: "Invalid relationship 'nope' requested for table 'contact'.", context: { related: 'nope' },
+    });
     expect((await call('GET', '_table/contact', { related: '' })).status).toBe(200);
+  });
+
+  it('groups records', async () => {
+    expect(resource(await call('GET', '_table/contact', { group: 'last_name', fields: 'last_name,count(*)', filter: "last_name = 'Yang'" }))).toEqual([{ last_name: 'Yang', COUNT_ALL: 1 }]);
   });
 });
 

@@ -84,24 +84,39 @@ export const schema: DatabaseSchema = {
   routines: [],
 };
 
-export const ddl = [
-  `create table contact (id integer primary key, first_name text, Last_Name text, email text, age integer,
-    score real, is_active integer, birthday text)`,
-  `create table contact_info (id integer primary key, contact_id integer references contact(id), info_type text, city text)`,
-  `create table contact_group (id integer primary key, name text)`,
-  `create table contact_group_relationship (id integer primary key, contact_id integer references contact(id),
-    contact_group_id integer references contact_group(id))`,
-  `insert into contact values
-    (1, 'Jon', 'Doe', 'jon@example.com', 30, 4.5, 1, '1994-01-31'),
-    (2, 'Jane', 'Doe', 'jane@example.com', 41, 3.0, 0, '1983-07-02'),
-    (3, 'Ann', 'O''Neil', null, 25, null, 1, null),
-    (4, 'Bob', 'Smith_100%', 'bob@example.org', null, 2.25, 0, '2000-12-12'),
-    (5, 'Eve', 'x'' OR 1=1 --', 'eve@example.com', 52, 5.0, 1, '1972-03-03')`,
-  `insert into contact_info values
-    (1, 1, 'home', 'Boston'), (2, 1, 'work', 'Chicago'), (3, 2, 'home', 'Boston'), (4, 4, 'home', 'Denver')`,
-  `insert into contact_group values (1, 'Friends'), (2, 'Work'), (3, 'Empty')`,
-  `insert into contact_group_relationship values (1, 1, 1), (2, 2, 1), (3, 2, 2), (4, 5, 2)`,
-];
+/** Column types that differ per dialect: booleans and dates are native where the database has them. */
+const COLUMN_TYPES: Record<SqlDialect, { boolean: string; date: string; float: string; yes: string; no: string; lastName: string }> = {
+  sqlite: { boolean: 'integer', date: 'text', float: 'real', yes: '1', no: '0', lastName: 'Last_Name' },
+  // PostgreSQL folds unquoted names to lower case: the mixed-case column needs quotes.
+  postgres: { boolean: 'boolean', date: 'date', float: 'real', yes: 'true', no: 'false', lastName: '"Last_Name"' },
+  mysql: { boolean: 'tinyint(1)', date: 'date', float: 'double', yes: '1', no: '0', lastName: 'Last_Name' },
+};
+
+/** The model's tables and rows in a dialect's DDL. */
+export function ddlFor(dialect: SqlDialect): string[] {
+  const t = COLUMN_TYPES[dialect];
+  return [
+    `create table contact (id integer primary key, first_name varchar(40), ${t.lastName} varchar(40), email varchar(80), age integer,
+      score ${t.float}, is_active ${t.boolean}, birthday ${t.date})`,
+    `create table contact_group (id integer primary key, name varchar(40))`,
+    `create table contact_info (id integer primary key, contact_id integer references contact(id), info_type varchar(20), city varchar(40))`,
+    `create table contact_group_relationship (id integer primary key, contact_id integer references contact(id),
+      contact_group_id integer references contact_group(id))`,
+    `insert into contact values
+      (1, 'Jon', 'Doe', 'jon@example.com', 30, 4.5, ${t.yes}, '1994-01-31'),
+      (2, 'Jane', 'Doe', 'jane@example.com', 41, 3.0, ${t.no}, '1983-07-02'),
+      (3, 'Ann', 'O''Neil', null, 25, null, ${t.yes}, null),
+      (4, 'Bob', 'Smith_100%', 'bob@example.org', null, 2.25, ${t.no}, '2000-12-12'),
+      (5, 'Eve', 'x'' OR 1=1 --', 'eve@example.com', 52, 5.0, ${t.yes}, '1972-03-03')`,
+    `insert into contact_info values
+      (1, 1, 'home', 'Boston'), (2, 1, 'work', 'Chicago'), (3, 2, 'home', 'Boston'), (4, 4, 'home', 'Denver')`,
+    `insert into contact_group values (1, 'Friends'), (2, 'Work'), (3, 'Empty')`,
+    `insert into contact_group_relationship values (1, 1, 1), (2, 2, 1), (3, 2, 2), (4, 5, 2)`,
+  ];
+}
+
+/** SQLite's DDL of the model (the dialect the compile-only tests name). */
+export const ddl = ddlFor('sqlite');
 
 function queryOnly(dialect: SqlDialect): Kysely<unknown> {
   const parts = {

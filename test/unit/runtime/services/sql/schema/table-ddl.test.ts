@@ -53,7 +53,7 @@ describe('createTables: abstract types to SQLite columns and back', () => {
     [{ type: 'text', allow_null: true }, 'text', 'text', true, null],
     [{ type: 'integer', default: 7 }, 'integer', 'integer', false, 7],
     [{ type: 'bigint' }, 'bigint', 'bigint', false, null],
-    [{ type: 'boolean', default: true }, 'tinyint(1)', 'boolean', false, true],
+    [{ type: 'boolean', default: true }, 'boolean', 'boolean', false, true],
     [{ type: 'float' }, 'float', 'float', false, null],
     [{ type: 'double' }, 'double', 'double', false, null],
     [{ type: 'decimal', precision: 10, scale: 2 }, 'decimal(10,2)', 'decimal', false, null],

@@ -1,0 +1,50 @@
+/**
+ * The MySQL/MariaDB dialect: mysql2 under Kysely. Dates and times come back as the database's
+ * text, big integers as numbers while they fit, JSON (MariaDB keeps it as text) as values.
+ * Connections run in strict mode, so that bad values fail instead of being truncated.
+ */
+import { Kysely, MysqlDialect } from 'kysely';
+import { createPool } from 'mysql2';
+import type { FieldModel } from '../../../../model/platform-model.js';
+import { decodeJsonText } from '../../records/value-codec.js';
+import { alterMysqlTable } from './mysql-alter.js';
+import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
+import type { ServerConnection } from '../server-config.js';
+import { mysqlColumnSuffix, mysqlColumnType } from './mysql-column-types.js';
+import { translateMysqlError } from './mysql-errors.js';
+import { readMysqlCatalog } from './mysql-introspector.js';
+import { mysqlRoutines } from './mysql-routines.js';
+
+export const mysqlDialect: SqlDialectModule = {
+  dialect: 'mysql',
+  readCatalog: readMysqlCatalog,
+  routines: mysqlRoutines,
+  columnType: mysqlColumnType,
+  columnSuffix: mysqlColumnSuffix,
+  autoIncrementKeyword: true,
+  transactionalDdl: false,
+  supportsReturning: false,
+  bindBoolean: (value) => (value ? 1 : 0),
+  readConverter: (field: FieldModel) => (field.type === 'json' ? decodeJsonText : null),
+  alterTable: (db, schema, table, changes) => alterMysqlTable(db, schema, table, changes, mysqlDialect),
+  translateError: translateMysqlError,
+};
+
+/** Opens a connection pool on the server's database. */
+export async function openMysqlDatabase(server: ServerConnection): Promise<SqlConnection> {
+  const pool = createPool({
+    host: server.host, port: server.port, database: server.database, user: server.username, password: server.password,
+    connectionLimit: server.maxConnections, dateStrings: true, supportBigNumbers: true, bigNumberStrings: false, charset: 'utf8mb4',
+  });
+  pool.on('connection', (connection) => {
+    connection.query("set session sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')");
+  });
+  const db = new Kysely<any>({ dialect: new MysqlDialect({ pool }) });
+  try {
+    await db.connection().execute(async () => undefined);
+  } catch (error) {
+    await db.destroy();
+    throw translateMysqlError(error, null) ?? error;
+  }
+  return { db, close: () => db.destroy() };
+}

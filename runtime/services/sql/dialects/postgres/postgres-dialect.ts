@@ -1,0 +1,111 @@
+/**
+ * The PostgreSQL dialect: node-postgres under Kysely. Connections use the service's schema as
+ * their search path; dates and times come back as the database's text, 64-bit integers as
+ * numbers while they fit, JSON as values.
+ */
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { InternalServerError } from '../../../../core/errors.js';
+import { alterPostgresTable } from './postgres-alter.js';
+import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
+import type { ServerConnection } from '../server-config.js';
+import { postgresColumnType } from './postgres-column-types.js';
+import { translatePostgresError } from './postgres-errors.js';
+import { readPostgresCatalog } from './postgres-introspector.js';
+import { postgresRoutines } from './postgres-routines.js';
+
+const asText = (value: string) => value;
+const int8 = (value: string) => {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : value;
+};
+/** date, time, timestamp, timestamptz, timetz, interval: as PostgreSQL writes them; int8 as a number. */
+const PARSERS = new Map<number, (value: string) => unknown>([
+  [1082, asText], [1083, asText], [1114, asText], [1184, asText], [1266, asText], [1186, asText], [20, int8],
+]);
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    (format ?? 'text') === 'text' && PARSERS.has(oid) ? PARSERS.get(oid) : pg.types.getTypeParser(oid, format),
+} as pg.CustomTypesConfig;
+
+export const postgresDialect: SqlDialectModule = {
+  dialect: 'postgres',
+  readCatalog: readPostgresCatalog,
+  routines: postgresRoutines,
+  columnType: postgresColumnType,
+  columnSuffix: () => null,
+  autoIncrementKeyword: false,
+  transactionalDdl: true,
+  supportsReturning: true,
+  // A serial or identity column given a value leaves its sequence behind: move it past the largest value.
+  afterExplicitKey: async (db, table, field) => {
+    const column = sql.id(field.sourceName);
+    await sql`select setval(pg_get_serial_sequence(${table.sourceName}, ${field.sourceName}),
+      (select coalesce(max(${column}), 0) + 1 from ${sql.id(table.sourceName)}), false)`.execute(db);
+  },
+  bindBoolean: (value) => value,
+  readConverter: () => null,
+  alterTable: (db, schema, table, changes) => alterPostgresTable(db, schema, table, changes, postgresDialect),
+  translateError: translatePostgresError,
+};
+
+const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Distinct statements a pool prepares; beyond them statements are parsed each time. */
+const MAX_PREPARED = 1000;
+/** `cached plan must not change result type`: a prepared statement outlived a change of its table. */
+const STALE_PLAN = '0A000';
+
+type QueryResult = pg.QueryResult<Record<string, unknown>>;
+
+/**
+ * A client class that runs parameterised statements as named prepared statements, as the SQLite
+ * dialect caches its statements: PostgreSQL then parses and plans each statement text once per
+ * connection. Statement names are shared by the pool's clients; when a table change makes a
+ * prepared statement stale, the names start afresh and the statement runs again unprepared.
+ */
+function preparingClient(): typeof pg.Client {
+  let names = new Map<string, string>();
+  let epoch = 0;
+  return class PreparingClient extends pg.Client {
+    // node-postgres' query() has many overloads; Kysely only calls query(text, values).
+    query(...args: any[]): any {
+      const [text, values] = args;
+      if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return (super.query as any)(...args);
+      let name = names.get(text);
+      if (name === undefined && names.size < MAX_PREPARED) {
+        name = `portico_${epoch}_${names.size}`;
+        names.set(text, name);
+      }
+      if (name === undefined) return super.query(text, values);
+      return (super.query({ name, text, values }) as Promise<QueryResult>).catch((error: { code?: string }) => {
+        if (error.code !== STALE_PLAN) throw error;
+        names = new Map();
+        epoch++;
+        return super.query(text, values);
+      });
+    }
+  } as typeof pg.Client;
+}
+
+/** Opens a pool on the server; every connection works in `schema` (which must exist). */
+export async function openPostgresDatabase(server: ServerConnection, schema: string): Promise<SqlConnection> {
+  const pool = new pg.Pool({
+    host: server.host, port: server.port, database: server.database, user: server.username, password: server.password,
+    max: server.maxConnections, types, Client: preparingClient(),
+  });
+  pool.on('connect', (client) => {
+    client.query(`set search_path to ${quoteIdentifier(schema)}`).catch(() => undefined);
+  });
+  // An idle connection the server drops must not crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    const found = await sql<{ n: number }>`select count(*)::int as n from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db);
+    if (found.rows[0].n === 0) throw new InternalServerError(`Schema '${schema}' does not exist in PostgreSQL database '${server.database}'.`);
+  } catch (error) {
+    await db.destroy();
+    throw translatePostgresError(error, null) ?? error;
+  }
+  return { db, close: () => db.destroy() };
+}

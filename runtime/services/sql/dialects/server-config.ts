@@ -1,0 +1,94 @@
+/**
+ * The connection fields of a database server service (pgsql, mysql), as the reference platform
+ * names them, or one `url`; their JSON Schema and their normalised values.
+ */
+import { InternalServerError } from '../../../core/errors.js';
+import { sqlConfigProperties } from '../sql-config.js';
+
+export interface ServerConnection {
+  host: string;
+  port: number;
+  database: string;
+  username: string;
+  password: string;
+  /** Most connections a service opens at once. */
+  maxConnections: number;
+}
+
+export interface ServerDefaults {
+  /** `postgres`, `mysql`: the URL schemes this server takes (the first is shown in messages). */
+  schemes: readonly string[];
+  port: number;
+  username: string;
+}
+
+const DEFAULT_MAX_CONNECTIONS = 10;
+
+/** JSON Schema of a server service's config; `extra` adds dialect keys (`schema`). */
+export function serverConfigSchema(label: string, defaults: ServerDefaults, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const scheme = defaults.schemes[0];
+  // `${env:...}` references are strings until resolved, so numbers also accept strings.
+  const integerOrReference = (description: string) => ({ type: ['integer', 'string'], description });
+  return {
+    type: 'object',
+    additionalProperties: true,
+    anyOf: [{ required: ['url'] }, { required: ['database'] }],
+    properties: {
+      url: {
+        type: 'string', minLength: 1,
+        description: `Connection URL (${scheme}://user:password@host:port/database), instead of the separate fields.`,
+      },
+      host: { type: 'string', minLength: 1, description: `${label} server host name (default localhost).` },
+      port: integerOrReference(`${label} server port (default ${defaults.port}).`),
+      database: { type: 'string', minLength: 1, description: 'Database name.' },
+      username: { type: 'string', description: `User name (default ${defaults.username}).` },
+      password: { type: 'string', description: 'Password; write `${env:NAME}` to keep it out of platform.yaml.' },
+      max_connections: integerOrReference(`Most connections the service opens at once (default ${DEFAULT_MAX_CONNECTIONS}).`),
+      ...extra,
+      ...sqlConfigProperties,
+    },
+  };
+}
+
+function positiveInteger(value: unknown, key: string, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InternalServerError(`Database service config '${key}' must be a positive integer.`);
+  return n;
+}
+
+/** The connection of a (resolved) config: `url` first, the separate fields fill what it leaves out. */
+export function serverConnection(config: Record<string, unknown>, defaults: ServerDefaults): ServerConnection {
+  const text = (key: string) => (typeof config[key] === 'string' ? (config[key] as string) : undefined);
+  let fromUrl: Partial<ServerConnection> = {};
+  const url = text('url');
+  if (url !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new InternalServerError(`Database service config 'url' is not a valid URL.`);
+    }
+    const scheme = parsed.protocol.replace(/:$/, '');
+    if (!defaults.schemes.includes(scheme)) {
+      throw new InternalServerError(`Database service config 'url' must start with ${defaults.schemes.map((s) => `${s}://`).join(' or ')}.`);
+    }
+    fromUrl = {
+      host: parsed.hostname || undefined,
+      port: parsed.port ? Number(parsed.port) : undefined,
+      database: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || undefined,
+      username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
+      password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+    };
+  }
+  const database = fromUrl.database ?? text('database');
+  if (database === undefined || database === '') throw new InternalServerError(`Database service config needs 'database' (or a 'url' naming one).`);
+  return {
+    host: fromUrl.host ?? text('host') ?? 'localhost',
+    port: fromUrl.port ?? positiveInteger(config.port, 'port', defaults.port),
+    database,
+    username: fromUrl.username ?? text('username') ?? defaults.username,
+    password: fromUrl.password ?? text('password') ?? '',
+    maxConnections: positiveInteger(config.max_connections, 'max_connections', DEFAULT_MAX_CONNECTIONS),
+  };
+}

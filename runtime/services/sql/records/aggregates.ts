@@ -1,0 +1,72 @@
+/**
+ * Aggregate expressions of grouped reads: `COUNT(*)`, `COUNT(f)`, `SUM(f)`, `AVG(f)`, `MIN(f)`,
+ * `MAX(f)` in `fields` (returned under the reference's aliases `COUNT_ALL`, `SUM_f`, ...), in
+ * `having` and in `order` (by alias). Each becomes a FieldPlan whose column is the aggregate.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { AbstractType, FieldModel } from '../../../model/platform-model.js';
+import type { FieldPlan } from './table-plan.js';
+import type { Decoder } from './value-codec.js';
+
+export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max';
+
+export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set<AggregateFunction>(['count', 'sum', 'avg', 'min', 'max']);
+
+const EXPRESSION = /^(count|sum|avg|min|max)\s*\(\s*(\*|[\p{L}_][\p{L}\p{N}_$]*)\s*\)$/iu;
+
+/** `SUM(price)` -> {fn: 'sum', field: 'price'}; `count(*)` -> field null; null for anything else. */
+export function parseAggregate(text: string): { fn: AggregateFunction; field: string | null } | null {
+  const match = EXPRESSION.exec(text.trim());
+  if (match === null) return null;
+  const fn = match[1].toLowerCase() as AggregateFunction;
+  if (match[2] === '*' && fn !== 'count') return null;
+  return { fn, field: match[2] === '*' ? null : match[2] };
+}
+
+/** The reference's alias: `COUNT_ALL`, `SUM_price`. */
+export function aggregateAlias(fn: AggregateFunction, field: FieldModel | null): string {
+  return `${fn.toUpperCase()}_${field === null ? 'ALL' : field.name}`;
+}
+
+/** How values compared with the aggregate are cast: counts are integers, sums and averages numbers. */
+function aggregateType(fn: AggregateFunction, field: FieldModel | null): AbstractType {
+  if (fn === 'count') return 'integer';
+  if (fn === 'sum' || fn === 'avg') return 'double';
+  return field?.type ?? 'string';
+}
+
+/** A model field standing for the aggregate (for value casting and messages). */
+export function aggregateField(fn: AggregateFunction, field: FieldModel | null): FieldModel {
+  const name = `${fn.toUpperCase()}(${field === null ? '*' : field.name})`;
+  return {
+    name, sourceName: name, label: name, type: aggregateType(fn, field), dbType: '', length: null, precision: null, scale: null,
+    default: null, allowNull: true, isPrimaryKey: false, autoIncrement: false, isUnique: false, isForeignKey: false, refTable: null, refField: null,
+  };
+}
+
+/** `count(*)`, `sum(column)`. */
+export function aggregateSql(fn: AggregateFunction, column: RawBuilder<unknown> | null): RawBuilder<unknown> {
+  return column === null ? sql`count(*)` : sql`${sql.raw(fn)}(${column})`;
+}
+
+// Drivers return exact sums and averages (and 64-bit counts) as text.
+const toNumber: Decoder = (value) => (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value);
+
+/** The aggregate as a selectable, orderable field plan named by its alias. */
+export function aggregatePlan(fn: AggregateFunction, field: FieldPlan | null): FieldPlan {
+  const alias = aggregateAlias(fn, field?.field ?? null);
+  const expression = aggregateSql(fn, field === null ? null : field.ref);
+  const decode = fn === 'min' || fn === 'max' ? (field?.decode ?? null) : toNumber;
+  return {
+    field: aggregateField(fn, field?.field ?? null),
+    name: alias,
+    ref: sql.id(alias),
+    column: expression.as(alias),
+    encode: (value) => value,
+    decode,
+    required: false,
+    clock: null,
+    generated: true,
+    aggregate: fn,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The values a client gives a routine's IN and INOUT parameters (reference 4), first source that
+ * has any: the body's `params` (`[{name, value}]`, a list of values in declared order, or an
+ * object `{name: value}` / `{name: {value}}`), the inline form `name(v1,v2)`, the query string.
+ * Names match case-insensitively; direction and types come from the database, never the client.
+ */
+import { BadRequestError } from '../../../core/errors.js';
+import type { RawQuery } from '../../../core/query-params.js';
+import type { RoutineModel, RoutineParamModel } from '../../../model/platform-model.js';
+
+type Input = Record<string, unknown>;
+
+/** Query parameters that are request options, never routine arguments. */
+const OPTIONS = new Set(['wrapper', 'returns', 'api_key', 'session_token', 'method', 'refresh']);
+
+function isObject(value: unknown): value is Input {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function inputs(routine: RoutineModel): RoutineParamModel[] {
+  return routine.params.filter((p) => p.mode !== 'OUT');
+}
+
+function byName(routine: RoutineModel, name: string, label: string): RoutineParamModel {
+  const param = inputs(routine).find((p) => p.name.toLowerCase() === name.toLowerCase());
+  if (param === undefined) {
+    const known = inputs(routine).map((p) => p.name).join(', ') || 'none';
+    throw new BadRequestError(`Unknown parameter '${name}' for ${label} '${routine.name}' (its input parameters: ${known}).`, { parameter: name });
+  }
+  return param;
+}
+
+function positional(routine: RoutineModel, values: unknown[], label: string): Map<string, unknown> {
+  const params = inputs(routine);
+  if (values.length > params.length) throw new BadRequestError(`The ${label} '${routine.name}' takes ${params.length} input parameter(s); ${values.length} given.`);
+  return new Map(values.map((value, index) => [params[index].name, value]));
+}
+
+/** A JSON value as a bound parameter: objects and arrays as JSON text. */
+function bindable(value: unknown): unknown {
+  if (isObject(value) && 'value' in value && Object.keys(value).length <= 3) return bindable(value.value);
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+}
+
+/** `proc(1, 'a')` -> ['proc', ['1', 'a']]; a plain name -> [name, null]. */
+export function splitInlineCall(segment: string): { name: string; values: string[] | null } {
+  const match = /^([^()]+)\((.*)\)$/s.exec(segment);
+  if (match === null) return { name: segment, values: null };
+  const inner = match[2].trim();
+  return { name: match[1].trim(), values: inner === '' ? [] : inner.split(',').map((v) => v.trim().replace(/^'(.*)'$/s, '$1')) };
+}
+
+/** The arguments by parameter name. */
+export function routineArguments(routine: RoutineModel, label: string, body: unknown, inline: string[] | null, query: RawQuery): Map<string, unknown> {
+  const params = isObject(body) ? body.params : undefined;
+  if (Array.isArray(params) && params.length > 0) {
+    if (params.every((item) => isObject(item) && typeof item.name === 'string')) {
+      return new Map((params as Input[]).map((item) => [byName(routine, item.name as string, label).name, bindable(item.value)]));
+    }
+    return positional(routine, params.map(bindable), label);
+  }
+  if (isObject(params) && Object.keys(params).length > 0) {
+    return new Map(Object.entries(params).map(([name, value]) => [byName(routine, name, label).name, bindable(value)]));
+  }
+  if (inline !== null) return positional(routine, inline, label);
+  const args = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || OPTIONS.has(key.toLowerCase())) continue;
+    const param = inputs(routine).find((p) => p.name.toLowerCase() === key.toLowerCase());
+    if (param !== undefined) args.set(param.name, Array.isArray(value) ? value[value.length - 1] : value);
+  }
+  return args;
+}

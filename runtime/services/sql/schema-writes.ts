@@ -1,0 +1,254 @@
+/**
+ * `_schema` writes (reference 3.1): create, change and drop tables, their fields (`_field`) and
+ * their foreign-key relationships (`_related`). POST, PUT and PATCH merge what they are given
+ * into the table (new fields added, listed fields changed, others kept: spec "update table
+ * structure (add/modify columns)"); fields go with DELETE. After each write the service's
+ * schema is read again, so that new tables and fields are served at once.
+ *
+ * Responses: `{resource:[{name}]}` (a bare `{name}` for one addressed table or field), the full
+ * descriptions when `fields` is given, `{success:true}` for deletes of one table or field.
+ */
+import { BadRequestError, ConflictError, NotFoundError, PorticoError, messages } from '../../core/errors.js';
+import { wrapList } from '../../core/envelope.js';
+import { parseCommonParams, pick, toBool } from '../../core/query-params.js';
+import type { FieldModel, RelationModel, TableModel } from '../../model/platform-model.js';
+import type { ServiceCall, ServiceResult } from '../service-kind.js';
+import { readDatabaseSchema } from './schema/database-schema-reader.js';
+import { mergedDefinition } from './schema/model-definitions.js';
+import type { TableChanges } from './schema/table-alter.js';
+import { createTables } from './schema/table-ddl.js';
+import { lowerKeys, parseField, schemaBodyTables } from './schema/table-definition.js';
+import { describeField, describeRelation, describeTable } from './schema/table-description.js';
+import type { SqlServiceContext } from './sql-service-context.js';
+
+type Input = Record<string, unknown>;
+
+function findField(table: TableModel, name: string): FieldModel | undefined {
+  const lower = name.toLowerCase();
+  return table.fields.find((f) => f.name.toLowerCase() === lower || f.sourceName.toLowerCase() === lower);
+}
+
+function fieldNotFound(name: string, table: TableModel): NotFoundError {
+  return new NotFoundError(`Field '${name}' not found in table '${table.name}'.`);
+}
+
+/** The items of a body: a list, `{resource: [...]}` (or one object there), or one object. */
+function bodyItems(body: unknown, what: string): unknown[] {
+  const resource = body !== null && typeof body === 'object' && !Array.isArray(body) && 'resource' in body ? (body as Input).resource : body;
+  const items = Array.isArray(resource) ? resource : resource !== null && typeof resource === 'object' ? [resource] : [];
+  if (items.length === 0) throw new BadRequestError(`No data in schema ${what} request.`);
+  return items;
+}
+
+/** The `field` list of a table definition. */
+function fieldList(input: Input): unknown[] {
+  const fields = input.field ?? input.fields;
+  if (fields === undefined) return [];
+  if (!Array.isArray(fields)) throw new BadRequestError("A table definition's 'field' must be a list of field definitions.");
+  return fields;
+}
+
+/** Splits field definitions into changes of an existing table; `addOnly` refuses fields that exist. */
+function changesFor(ctx: SqlServiceContext, table: TableModel, fields: readonly unknown[], addOnly: boolean): TableChanges {
+  const changes: TableChanges = { add: [], modify: [], drop: [] };
+  fields.forEach((raw, index) => {
+    const name = lowerKeys(raw).name;
+    if (typeof name !== 'string' || name === '') throw new BadRequestError(`Invalid schema detected - no name element for field ${index} of table '${table.name}'.`);
+    const current = findField(table, name);
+    if (current === undefined) changes.add.push(parseField(raw, table.sourceName, index));
+    else if (addOnly) throw new BadRequestError(`Field '${current.name}' already exists in table '${table.name}'.`);
+    else changes.modify.push({ definition: mergedDefinition(ctx.schema.current, table, current, raw, index), current });
+  });
+  return changes;
+}
+
+function isEmpty(changes: TableChanges): boolean {
+  return changes.add.length === 0 && changes.modify.length === 0 && changes.drop.length === 0 && (changes.dropForeignKeys ?? []).length === 0;
+}
+
+/** Runs DDL, turning driver errors into PorticoErrors naming the table, then re-reads the schema. */
+async function applying(ctx: SqlServiceContext, table: TableModel | null, what: string, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (error instanceof PorticoError) throw error;
+    throw ctx.dialect.translateError(error, table) ?? new BadRequestError(`Failed to ${what}: ${(error as Error).message}`);
+  } finally {
+    ctx.schema.replace(await readDatabaseSchema(ctx.db, ctx.dialect, ctx.options.keepCase));
+  }
+}
+
+async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
+  if (isEmpty(changes)) return;
+  await applying(ctx, table, `update table '${table.name}'`, () => ctx.dialect.alterTable(ctx.db, ctx.schema.current, table, changes));
+}
+
+function tableNamed(ctx: SqlServiceContext, name: string): TableModel | undefined {
+  const lower = name.toLowerCase();
+  return ctx.schema.current.tables.find((t) => t.name.toLowerCase() === lower || t.sourceName.toLowerCase() === lower);
+}
+
+/** What a write returns for tables: names, or descriptions with `fields`. */
+function tablesResult(ctx: SqlServiceContext, call: ServiceCall, names: string[], bare: boolean): ServiceResult {
+  const describe = pick(call.query, 'fields') !== undefined;
+  const entries = names.map((name) => {
+    const table = ctx.schema.table(name);
+    return describe ? describeTable(ctx.schema.current, table) : { name: table.name };
+  });
+  return { body: bare ? entries[0] : wrapList(entries) };
+}
+
+/** POST/PUT/PATCH `_schema`: creates the tables that do not exist, merges the others (POST with check_exist=true refuses them). */
+async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<ServiceResult> {
+  const inputs = schemaBodyTables(call.body).map((raw) => lowerKeys(raw));
+  const checkExist = call.verb === 'POST' && toBool(pick(call.query, 'check_exist'));
+  const creates: Input[] = [];
+  const names: string[] = [];
+  for (const input of inputs) {
+    if (typeof input.name !== 'string' || input.name === '') throw new BadRequestError('Table schema received does not have a valid name.');
+    const existing = tableNamed(ctx, input.name);
+    if (existing === undefined) {
+      creates.push(input);
+    } else {
+      if (checkExist) throw new ConflictError(`A table with name '${existing.name}' already exist in the database.`);
+      await alter(ctx, existing, changesFor(ctx, existing, fieldList(input), false));
+    }
+    names.push(input.name);
+  }
+  if (creates.length > 0) {
+    await applying(ctx, null, 'create tables', async () => {
+      await createTables(ctx.db, ctx.dialect, creates, ctx.schema.current);
+    });
+  }
+  return tablesResult(ctx, call, names, false);
+}
+
+/** POST/PUT/PATCH `_schema/{table}`: merges a definition (`{field:[...]}`) into an existing table. */
+async function writeTable(ctx: SqlServiceContext, call: ServiceCall, table: TableModel): Promise<ServiceResult> {
+  const input = lowerKeys(call.body);
+  if (Object.keys(input).length === 0) throw new BadRequestError('No data in schema update request.');
+  await alter(ctx, table, changesFor(ctx, table, fieldList(input), false));
+  return tablesResult(ctx, call, [table.sourceName], true);
+}
+
+async function dropTable(ctx: SqlServiceContext, table: TableModel): Promise<void> {
+  await applying(ctx, table, `drop table '${table.name}'`, async () => {
+    const target = table.isView ? ctx.db.schema.dropView(table.sourceName) : ctx.db.schema.dropTable(table.sourceName);
+    await target.execute();
+  });
+}
+
+/** DELETE `_schema?ids=a,b` or with a body list of `{name}`. */
+async function dropTables(ctx: SqlServiceContext, call: ServiceCall): Promise<ServiceResult> {
+  const ids = parseCommonParams(call.query).ids;
+  const names = ids ?? bodyItems(call.body, 'delete').map((item) => (typeof item === 'string' ? item : lowerKeys(item).name));
+  const tables = names.map((name) => {
+    const table = typeof name === 'string' ? tableNamed(ctx, name) : undefined;
+    if (table === undefined) throw new NotFoundError(`Table '${String(name)}' not found.`);
+    return table;
+  });
+  for (const table of tables) await dropTable(ctx, table);
+  return { body: wrapList(tables.map((table) => ({ name: table.name }))) };
+}
+
+/** `_schema/{table}/_field[/{name}]` writes. */
+async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: TableModel, name: string | undefined): Promise<ServiceResult> {
+  const describe = pick(call.query, 'fields') !== undefined;
+  const result = (names: string[], bare: boolean): ServiceResult => {
+    const current = ctx.schema.table(table.sourceName);
+    const entries = names.map((n) => {
+      const field = findField(current, n);
+      if (field === undefined) throw fieldNotFound(n, current);
+      return describe ? describeField(current, field) : { name: field.name };
+    });
+    return { body: bare ? entries[0] : wrapList(entries) };
+  };
+  if (call.verb === 'DELETE') {
+    const names = name !== undefined ? [name] : (parseCommonParams(call.query).ids ?? bodyItems(call.body, 'delete').map((item) => lowerKeys(item).name));
+    const drop = names.map((n) => {
+      const field = typeof n === 'string' ? findField(table, n) : undefined;
+      if (field === undefined) throw fieldNotFound(String(n), table);
+      return field;
+    });
+    await alter(ctx, table, { add: [], modify: [], drop });
+    return { body: name !== undefined ? { success: true } : wrapList(drop.map((f) => ({ name: f.name }))) };
+  }
+  if (name !== undefined) {
+    if (call.verb === 'POST') throw new BadRequestError(`Field '${name}' is addressed by name: use PUT or PATCH to change it, or POST to '_field' to add fields.`);
+    const current = findField(table, name);
+    if (current === undefined) throw fieldNotFound(name, table);
+    const input = { ...lowerKeys(call.body), name: current.sourceName };
+    await alter(ctx, table, changesFor(ctx, table, [input], false));
+    return result([current.name], true);
+  }
+  const items = bodyItems(call.body, call.verb === 'POST' ? 'create' : 'update');
+  await alter(ctx, table, changesFor(ctx, table, items, call.verb === 'POST'));
+  return result(items.map((item) => String(lowerKeys(item).name)), false);
+}
+
+/** The foreign key a (non-virtual) relationship definition asks for, as a field change of the table holding it. */
+function relationChange(ctx: SqlServiceContext, table: TableModel, raw: unknown): { holder: TableModel; changes: TableChanges } {
+  const input = lowerKeys(raw);
+  if (toBool(input.is_virtual)) throw new BadRequestError('Virtual relationships are not supported: relationships come from foreign keys.');
+  const type = String(input.type ?? '').toLowerCase();
+  const refTable = typeof input.ref_table === 'string' ? tableNamed(ctx, input.ref_table) : undefined;
+  if (refTable === undefined) throw new BadRequestError(`Relationship needs an existing 'ref_table'.`);
+  const field = String(input.field ?? '');
+  const refField = String(input.ref_field ?? '');
+  const actions = { ref_on_update: input.ref_on_update, ref_on_delete: input.ref_on_delete };
+  if (type === 'belongs_to') {
+    return { holder: table, changes: changesFor(ctx, table, [{ name: field, ref_table: refTable.sourceName, ref_field: refField || null, ...actions }], false) };
+  }
+  if (type === 'has_many' || type === 'has_one') {
+    return { holder: refTable, changes: changesFor(ctx, refTable, [{ name: refField, ref_table: table.sourceName, ref_field: field || null, ...actions }], false) };
+  }
+  throw new BadRequestError("Relationship 'type' must be belongs_to, has_many or has_one; many_many comes from a junction table with two foreign keys.");
+}
+
+function relationNamed(table: TableModel, name: string): RelationModel {
+  const relation = table.relations.find((r) => r.name.toLowerCase() === name.toLowerCase());
+  if (relation === undefined) throw new NotFoundError(`Relationship '${name}' not found in table '${table.name}'.`);
+  return relation;
+}
+
+/** `_schema/{table}/_related[/{name}]` writes: foreign keys added or dropped. */
+async function writeRelations(ctx: SqlServiceContext, call: ServiceCall, table: TableModel, name: string | undefined): Promise<ServiceResult> {
+  if (call.verb === 'DELETE') {
+    const relation = relationNamed(table, name ?? '');
+    if (relation.type === 'many_many') throw new BadRequestError(`Relationship '${relation.name}' comes from junction table '${relation.junctionTable}': drop that table or its foreign keys.`);
+    const holder = relation.type === 'belongs_to' ? table : ctx.schema.table(relation.refTable);
+    const fields = relation.type === 'belongs_to' ? relation.field : relation.refField;
+    const fk = holder.foreignKeys.find((key) => key.fields.join() === fields.join());
+    if (fk === undefined) throw new NotFoundError(`Relationship '${relation.name}' has no foreign key to drop.`);
+    await alter(ctx, holder, { add: [], modify: [], drop: [], dropForeignKeys: [fk.name] });
+    return { body: { success: true } };
+  }
+  const items = name !== undefined ? [{ ...lowerKeys(call.body), name }] : bodyItems(call.body, 'create');
+  for (const item of items) {
+    const { holder, changes } = relationChange(ctx, ctx.schema.table(table.sourceName), item);
+    await alter(ctx, holder, changes);
+  }
+  const current = ctx.schema.table(table.sourceName);
+  return { body: wrapList(current.relations.map((relation) => describeRelation(ctx.schema.current, current, relation))) };
+}
+
+/** Serves POST, PUT, PATCH and DELETE on `_schema` and below; `rest` are the segments after `_schema`. */
+export async function writeSchema(ctx: SqlServiceContext, call: ServiceCall, rest: string[]): Promise<ServiceResult> {
+  if (rest.length === 0) return call.verb === 'DELETE' ? dropTables(ctx, call) : writeTables(ctx, call);
+  const [tableName, part, name, ...more] = rest;
+  if (more.length > 0 || (part !== undefined && part !== '_field' && part !== '_related')) {
+    throw new BadRequestError(`Invalid schema path in ${call.verb === 'DELETE' ? 'delete' : 'update'} request.`);
+  }
+  const table = tableNamed(ctx, tableName);
+  if (table === undefined) {
+    if (call.verb === 'DELETE' && part === undefined) throw new NotFoundError(`Table '${tableName}' not found.`);
+    throw new NotFoundError(messages.tableNotFound(tableName));
+  }
+  if (part === '_field') return writeFields(ctx, call, table, name);
+  if (part === '_related') return writeRelations(ctx, call, table, name);
+  if (call.verb === 'DELETE') {
+    await dropTable(ctx, table);
+    return { body: { success: true } };
+  }
+  return writeTable(ctx, call, table);
+}

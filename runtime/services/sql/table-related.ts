@@ -1,0 +1,198 @@
+/**
+ * `related=` on `_table` reads and writes (reference 2.7): each record gets one key per requested
+ * relationship, named as the relationship (`contact_by_contact_id`, `contact_info_by_contact_id`,
+ * `contact_group_by_contact_group_relationship`). belongs_to gives an object or null, has_one an
+ * object or null, has_many and many_many arrays. Related rows are read with one `IN` query per
+ * relationship (two through a junction), whatever the number of records.
+ *
+ * Per-relationship options come from the query as `{relationship}.{option}` or
+ * `{relationship}_{option}`: `fields`, `filter`, `order` and `limit` (records per parent).
+ */
+import { BadRequestError, NotImplementedError } from '../../core/errors.js';
+import { parseOrder, pick, toList, type RawQuery } from '../../core/query-params.js';
+import type { RelationModel, TableModel } from '../../model/platform-model.js';
+import { compileFilter } from './filter/filter-compiler.js';
+import { parseFilter } from './filter/filter-parser.js';
+import { allOf, keysCondition, type Condition } from './records/conditions.js';
+import { selectRows, type OrderBy } from './records/record-reader.js';
+import { selectFields, selectionOf, type FieldPlan, type Selection, type TablePlan } from './records/table-plan.js';
+import { filterParams } from './request-options.js';
+import type { SqlServiceContext } from './sql-service-context.js';
+import { sqlMessages } from './sql-messages.js';
+
+type Row = Record<string, unknown>;
+
+/** One requested relationship with its options. */
+export interface RelatedRequest {
+  relation: RelationModel;
+  /** The parent's field the relationship joins on. */
+  parentField: FieldPlan;
+  related: TablePlan;
+  /** The related table's field matched against the parent's (through the junction for many_many). */
+  relatedField: FieldPlan;
+  selection: Selection;
+  where: Condition | null;
+  order: OrderBy[];
+  /** Most related records per parent (has_many, many_many). */
+  limit: number;
+}
+
+/** Largest `IN` list per query; longer lists are read in chunks. */
+const CHUNK = 500;
+
+function option(query: RawQuery, relation: string, name: string): string | undefined {
+  const wanted = [`${relation}.${name}`, `${relation}_${name}`].map((key) => key.toLowerCase());
+  const key = Object.keys(query).find((candidate) => wanted.includes(candidate.toLowerCase()));
+  return key === undefined ? undefined : pick(query, key);
+}
+
+function singleField(relation: RelationModel): void {
+  if (relation.field.length !== 1 || relation.refField.length !== 1) {
+    throw new NotImplementedError('Relating records with multi-column foreign keys is not currently supported.');
+  }
+}
+
+function planField(plan: TablePlan, name: string | null): FieldPlan {
+  const field = name === null ? undefined : plan.field(name);
+  if (field === undefined) throw new BadRequestError(`The model has no field '${name}' in table '${plan.table.name}'.`);
+  return field;
+}
+
+/**
+ * The relationships `related` names (`*` for all), with their options; 400 for an unknown name.
+ * Empty when the parameter is absent.
+ */
+export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: readonly string[] | null, query: RawQuery, body: unknown): RelatedRequest[] {
+  if (names === null) return [];
+  const table = plan.table;
+  const relations = names.includes('*')
+    ? table.relations
+    : names.map((name) => {
+      const relation = table.relations.find((r) => r.name.toLowerCase() === name.toLowerCase());
+      if (relation === undefined) throw new BadRequestError(sqlMessages.unknownRelation(name, table.name), { related: name });
+      return relation;
+    });
+  return relations.map((relation) => {
+    singleField(relation);
+    const related = ctx.schema.plan(relation.refTable);
+    const relatedField = planField(related, relation.refField[0]);
+    const filterText = option(query, relation.name, 'filter')?.trim();
+    const where = filterText
+      ? compileFilter(parseFilter(filterText), { table: related.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect, params: filterParams(body) })
+      : null;
+    const order = parseOrder(option(query, relation.name, 'order')).map((term) => ({ field: orderField(related, term.field), direction: term.direction }));
+    const limitText = option(query, relation.name, 'limit')?.trim();
+    const limit = limitText ? Number(limitText) : ctx.options.maxRecords;
+    if (!Number.isInteger(limit) || limit < 0) throw new BadRequestError(`Parameter '${relation.name}.limit' must be an integer.`, { parameter: `${relation.name}.limit` });
+    return {
+      relation,
+      parentField: planField(plan, relation.field[0]),
+      related,
+      relatedField,
+      selection: selectFields(related, toList(option(query, relation.name, 'fields'))?.filter((f) => f !== '*') ?? null),
+      where,
+      order,
+      limit: limit === 0 ? ctx.options.maxRecords : Math.min(limit, ctx.options.maxRecords),
+    };
+  });
+}
+
+function orderField(plan: TablePlan, name: string): FieldPlan {
+  const field = plan.field(name);
+  if (field === undefined) throw new BadRequestError(sqlMessages.invalidOrderField(name), { field: name });
+  return field;
+}
+
+/** The parent fields the requests join on that `selection` lacks (selected, then dropped after). */
+export function missingJoinFields(selection: Selection, requests: readonly RelatedRequest[]): FieldPlan[] {
+  const missing: FieldPlan[] = [];
+  for (const { parentField } of requests) {
+    if (!selection.fields.includes(parentField) && !missing.includes(parentField)) missing.push(parentField);
+  }
+  return missing;
+}
+
+/** `selection` plus the join fields it lacks. */
+export function withJoinFields(selection: Selection, requests: readonly RelatedRequest[]): Selection {
+  const missing = missingJoinFields(selection, requests);
+  return missing.length === 0 ? selection : selectionOf([...selection.fields, ...missing]);
+}
+
+const keyOf = (value: unknown) => String(value);
+
+function distinct(values: unknown[]): unknown[] {
+  const seen = new Map<string, unknown>();
+  for (const value of values) if (value !== null && value !== undefined && !seen.has(keyOf(value))) seen.set(keyOf(value), value);
+  return [...seen.values()];
+}
+
+/** Rows of `plan` whose `field` is one of `values`, read in chunks, in the requested order within each chunk. */
+async function rowsWhereIn(ctx: SqlServiceContext, plan: TablePlan, field: FieldPlan, values: unknown[], selection: Selection, where: Condition | null, order: OrderBy[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (let start = 0; start < values.length; start += CHUNK) {
+    const chunk = values.slice(start, start + CHUNK);
+    rows.push(...await selectRows(ctx.db, plan, { where: allOf([keysCondition([field], chunk.map((v) => [v])), where]), selection, order }));
+  }
+  return rows;
+}
+
+async function attachOne(ctx: SqlServiceContext, rows: Row[], request: RelatedRequest): Promise<void> {
+  const { relation, parentField, related, relatedField, where, order, limit } = request;
+  const values = distinct(rows.map((row) => row[parentField.name]));
+  const extra = request.selection.fields.includes(relatedField) ? null : relatedField;
+  const selection = extra === null ? request.selection : selectionOf([...request.selection.fields, extra]);
+  const groups = new Map<string, Row[]>();
+  const add = (key: string, row: Row) => {
+    const list = groups.get(key);
+    if (list === undefined) groups.set(key, [row]);
+    else list.push(row);
+  };
+
+  if (relation.type === 'many_many') {
+    const junction = ctx.schema.plan(relation.junctionTable ?? '');
+    const near = planField(junction, relation.junctionField);
+    const far = planField(junction, relation.junctionRefField);
+    const links = values.length === 0 ? [] : await rowsWhereIn(ctx, junction, near, values, selectionOf([near, far]), null, []);
+    const parentsOf = new Map<string, string[]>();
+    for (const link of links) {
+      const list = parentsOf.get(keyOf(link[far.name])) ?? [];
+      if (!list.includes(keyOf(link[near.name]))) list.push(keyOf(link[near.name]));
+      parentsOf.set(keyOf(link[far.name]), list);
+    }
+    const targets = distinct(links.map((link) => link[far.name]));
+    const found = targets.length === 0 ? [] : await rowsWhereIn(ctx, related, relatedField, targets, selection, where, order);
+    for (const row of found) for (const parent of parentsOf.get(keyOf(row[relatedField.name])) ?? []) add(parent, row);
+  } else {
+    const found = values.length === 0 ? [] : await rowsWhereIn(ctx, related, relatedField, values, selection, where, order);
+    for (const row of found) add(keyOf(row[relatedField.name]), row);
+  }
+
+  const strip = (row: Row): Row => {
+    if (extra === null) return row;
+    const { [extra.name]: _dropped, ...rest } = row;
+    return rest;
+  };
+  for (const row of rows) {
+    const value = row[parentField.name];
+    const group = value === null || value === undefined ? [] : (groups.get(keyOf(value)) ?? []);
+    row[relation.name] = relation.type === 'has_many' || relation.type === 'many_many'
+      ? group.slice(0, limit).map(strip)
+      : (group.length > 0 ? strip(group[0]) : null);
+  }
+}
+
+/**
+ * Adds the requested related records to `rows` (in place); `dropAfter` are join fields that were
+ * selected only for this and are removed afterwards.
+ */
+export async function attachRelated(ctx: SqlServiceContext, rows: Row[], requests: readonly RelatedRequest[], dropAfter: readonly FieldPlan[] = []): Promise<void> {
+  if (requests.length === 0 || rows.length === 0) return;
+  for (const request of requests) await attachOne(ctx, rows, request);
+  for (const row of rows) for (const f of dropAfter) delete row[f.name];
+}
+
+/** Whether a record key names one of the table's relationships (nested writes). */
+export function relationOf(table: TableModel, key: string): RelationModel | undefined {
+  const lower = key.toLowerCase();
+  return table.relations.find((relation) => relation.name.toLowerCase() === lower);
+}

@@ -1,0 +1,242 @@
+/**
+ * `_table` records on every database: the query parameters with their aliases and the lenient
+ * forms real clients send, the record limit, writes with the batch modes and the spec's
+ * BatchException, upsert, `fields`/`related` on writes, and bad input answered with 400/409
+ * naming the field and leaving nothing half-written.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type ApiClient } from './api-client.js';
+import type { DatabaseTarget } from './database-targets.js';
+
+export const NOTE_TABLE = {
+  name: 'note',
+  field: [
+    { name: 'id', type: 'id' },
+    { name: 'title', type: 'string', length: 20, is_unique: true },
+    { name: 'body', type: 'text', allow_null: true },
+    { name: 'score', type: 'integer', allow_null: true },
+    { name: 'done', type: 'boolean', default: false },
+    { name: 'price', type: 'decimal', precision: 8, scale: 2, allow_null: true },
+    { name: 'due', type: 'date', allow_null: true },
+    { name: 'created', type: 'timestamp_on_create' },
+    { name: 'data', type: 'json', allow_null: true },
+    { name: 'contact_id', type: 'reference', ref_table: 'contact', allow_null: true },
+  ],
+};
+
+const BATCH_NOT_CREATED = 'Batch Error: Not all requested records could be created.';
+
+export function recordTests(api: () => ApiClient, target: () => DatabaseTarget): void {
+  const count = async (table: string, where = '1 = 1') => Number((await target().query(`select count(*) as n from ${table} where ${where}`))[0].n);
+  const notes = async (where: string) => (await api().get('_table/note', { filter: where, fields: 'title', order: 'title' })).body.resource.map((r: { title: string }) => r.title);
+
+  beforeAll(async () => {
+    expect((await api().call('POST', '_schema', { resource: [NOTE_TABLE] })).status).toBe(200);
+  });
+
+  describe('query parameters, aliases and lenient forms', () => {
+    it.each([
+      ['fields with spaces', { fields: 'id, last_name', ids: '2' }, [{ id: 2, last_name: 'Huang' }]],
+      ['select alias', { select: 'last_name', ids: '2' }, [{ last_name: 'Huang' }]],
+      ['where alias', { where: 'id = 3', fields: 'id' }, [{ id: 3 }]],
+      ['top and skip', { top: '2', skip: '1', order: 'id', fields: 'id' }, [{ id: 2 }, { id: 3 }]],
+      ['sort alias, DESC upper case', { sort: 'id DESC', limit: '2', fields: 'id' }, [{ id: 100 }, { id: 99 }]],
+      ['order_by alias, several fields, lower-case directions', { order_by: 'twitter desc, id asc', filter: 'id < 4', fields: 'id' }, [{ id: 3 }, { id: 1 }, { id: 2 }]],
+      ['a literal + between field and direction', { order: 'id+Desc', limit: '1', fields: 'id' }, [{ id: 100 }]],
+      ['ids in the order given', { ids: '5, 3', fields: 'id' }, [{ id: 5 }, { id: 3 }]],
+      ['id_field', { ids: '@jon24', id_field: 'twitter', fields: 'id' }, [{ id: 1 }]],
+      ['empty values are absent', { fields: '', filter: '', related: '', limit: '', offset: '', ids: '3' }, [expect.objectContaining({ id: 3, last_name: 'Torres' })]],
+    ])('%s', async (_name, query, want) => {
+      const result = await api().get('_table/contact', query as Record<string, string>);
+      expect(result.status, JSON.stringify(result.body)).toBe(200);
+      expect(result.body.resource).toEqual(want);
+    });
+
+    it('takes + as a space in the raw query string, a leading &, and trailing slashes', async () => {
+      expect((await api().call('GET', '_table/contact/?&fields=id&order=id+desc&limit=1')).body).toEqual({ resource: [{ id: 100 }] });
+      expect((await api().call('GET', '_table/contact/4/?fields=first_name')).body).toEqual({ first_name: 'Christy' });
+      expect((await api().call('GET', '_table/?fields=name')).body.resource).toContainEqual({ name: 'contact' });
+    });
+
+    it('counts with include_count and count_only, and limit=0 means no explicit limit', async () => {
+      expect((await api().get('_table/contact_info', { limit: '0', include_count: 'true', fields: 'id' })).body.resource).toHaveLength(300);
+      expect((await api().get('_table/contact_info', { limit: '0', include_count: '1' })).body.meta).toEqual({ count: 300 });
+      expect((await api().get('_table/contact', { count_only: 'true', filter: "last_name like 'Z%'" })).body).toEqual({ meta: { count: 5 } });
+    });
+
+    it('limits to 1000 records by default and clamps larger limits, saying how to go on', async () => {
+      await api().call('POST', '_schema', { resource: [{ name: 'bulk', field: [{ name: 'n', type: 'integer' }] }] });
+      // Two short recursions crossed: MariaDB stops recursive queries at 1000 iterations.
+      await target().exec('insert into bulk (n) with recursive s(n) as (select 0 union all select n + 1 from s where n < 99) '
+        + 'select a.n * 100 + b.n + 1 from s a cross join s b where a.n * 100 + b.n < 1100');
+      const first = await api().get('_table/bulk');
+      expect(first.body.resource).toHaveLength(1000);
+      expect(first.body.meta).toEqual({ count: 1100, next: 1000 });
+      const clamped = await api().get('_table/bulk', { limit: '5000', offset: '1050', order: 'n' });
+      expect(clamped.body.resource).toHaveLength(50);
+      expect(clamped.body.resource[0]).toEqual({ n: 1051 });
+    });
+
+    it('takes the service maximum from max_records', async () => {
+      const small = await startApi(target(), { max_records: 5 });
+      try {
+        const page = await small.get('_table/contact', { fields: 'id', order: 'id' });
+        expect(page.body).toEqual({ resource: [1, 2, 3, 4, 5].map((id) => ({ id })), meta: { count: 100, next: 5 } });
+        expect((await small.get('_table/contact', { limit: '50', fields: 'id' })).body.resource).toHaveLength(5);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it.each([
+      ['fields', { fields: 'id,bogus' }, "Invalid field requested: bogus", 'bogus'],
+      ['order', { order: 'bogus desc' }, "Invalid field 'bogus' in order by clause.", 'bogus'],
+      ['filter', { filter: 'bogus = 1' }, "Invalid or unparsable field in filter request: 'bogus'", 'bogus'],
+      ['group', { group: 'bogus' }, "Invalid or unknown field 'bogus' in group by clause.", 'bogus'],
+      ['a filter value of the wrong type', { filter: "id = 'seven'" }, "Field 'id' must be a valid integer.", 'id'],
+    ])('unknown or mistyped fields in %s are a 400 naming them', async (_name, query, message, field) => {
+      const result = await api().get('_table/contact', query);
+      expect(result).toMatchObject({ status: 400, body: { error: { code: 400, message, context: { field } } } });
+    });
+
+    it('answers a malformed filter with 400 naming the position and what was expected', async () => {
+      const result = await api().get('_table/contact', { filter: "last_name = 'Yang' and (id > 2" });
+      expect(result.status).toBe(400);
+      expect(result.body.error.message).toBe("Malformed filter at position 31: expected 'and', 'or' or ')' to close the '(' at position 24 but found end of input");
+      expect(result.body.error.context).toMatchObject({ position: 31 });
+    });
+
+    it('binds injection attempts as values', async () => {
+      const attempts = ["x' or '1'='1", "1; drop table contact; --", "' union select * from contact --"];
+      for (const text of attempts) {
+        const result = await api().get('_table/contact', { filter: `last_name = '${text.replace(/'/g, "''")}'` });
+        expect(result.body).toEqual({ resource: [] });
+      }
+      expect(await count('contact')).toBe(100);
+      expect((await api().get('_table/contact', { order: 'id; drop table contact' })).status).toBe(400);
+    });
+  });
+
+  describe('writes', () => {
+    it('creates records, returning their keys, or the fields asked for, or related records', async () => {
+      const created = await api().call('POST', '_table/note', { resource: [{ title: 'a1', score: 1, price: '9.99', due: '2024-01-31', data: { k: [1, 2] } }, { title: 'a2', done: true }] });
+      expect(created.status).toBe(200);
+      expect(created.body.resource).toHaveLength(2);
+      expect(Object.keys(created.body.resource[0])).toEqual(['id']);
+      const [a1] = (await api().get('_table/note', { filter: "title = 'a1'" })).body.resource;
+      expect(a1).toMatchObject({ title: 'a1', body: null, score: 1, done: false, price: 9.99, due: '2024-01-31', data: { k: [1, 2] }, contact_id: null });
+      expect(a1.created).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
+      const fields = await api().call('POST', '_table/note?fields=title,done', { resource: [{ title: 'a3', done: 'yes' }] });
+      expect(fields.body).toEqual({ resource: [{ title: 'a3', done: true }] });
+      const related = await api().call('POST', '_table/note?fields=title&related=contact_by_contact_id&contact_by_contact_id.fields=last_name', { resource: [{ title: 'a4', contact_id: 2 }] });
+      expect(related.body).toEqual({ resource: [{ title: 'a4', contact_by_contact_id: { last_name: 'Huang' } }] });
+    });
+
+    it('stops a default batch at the first failure, keeping what was written, with the BatchException shape', async () => {
+      const result = await api().call('POST', '_table/note?fields=title', { resource: [{ title: 'b1' }, { title: null }, { title: 'b3' }] });
+      expect(result).toEqual({
+        status: 400,
+        body: { error: { code: 400, message: BATCH_NOT_CREATED, context: {
+          errors: [{ index: 1, message: "Field 'title' can not be NULL.", code: 400 }],
+          resource: [{ title: 'b1' }, { code: 400, message: "Field 'title' can not be NULL.", context: { field: 'title' } }],
+        } } },
+      });
+      expect(await notes("title like 'b%'")).toEqual(['b1']);
+    });
+
+    it('tries every record with continue=true', async () => {
+      const result = await api().call('POST', '_table/note?continue=true&fields=title', { resource: [{ title: 'c1' }, { title: 'b1' }, { title: 'c3' }] });
+      expect(result.status).toBe(400);
+      expect(result.body.error.context.errors).toEqual([{ index: 1, message: "Duplicate entry: a record with the same 'title' already exists.", code: 409 }]);
+      expect(result.body.error.context.resource[2]).toEqual({ title: 'c3' });
+      expect(await notes("title like 'c%'")).toEqual(['c1', 'c3']);
+    });
+
+    it('undoes the whole batch with rollback=true', async () => {
+      const result = await api().call('POST', '_table/note?rollback=true', { resource: [{ title: 'd1' }, { title: 'd2' }, { title: 'd1' }] });
+      expect(result.status).toBe(400);
+      expect(result.body.error.message).toBe(`${BATCH_NOT_CREATED} All changes rolled back.`);
+      expect(result.body.error.context.errors).toEqual([{ index: 2, message: "Duplicate entry: a record with the same 'title' already exists.", code: 409 }]);
+      expect(await notes("title like 'd%'")).toEqual([]);
+      expect((await api().call('POST', '_table/note?rollback=1&continue=1', { resource: [{ title: 'd1' }] })).body.error.message)
+        .toBe('Rollback and continue operations can not be requested at the same time.');
+    });
+
+    it('answers a duplicate key with 409, and upserts when the service allows it', async () => {
+      const [a1] = (await api().get('_table/note', { filter: "title = 'a1'", fields: 'id' })).body.resource;
+      const duplicate = await api().call('POST', '_table/note', { resource: [{ id: a1.id, title: 'other' }] });
+      expect(duplicate).toMatchObject({ status: 409, body: { error: { code: 409, message: "Duplicate entry: a record with the same 'id' already exists." } } });
+      const upserting = await startApi(target(), { allow_upsert: true });
+      try {
+        const upserted = await upserting.call('POST', '_table/note?fields=id,title', { resource: [{ id: a1.id, title: 'a1-upserted' }] });
+        expect(upserted.body).toEqual({ resource: [{ id: a1.id, title: 'a1-upserted' }] });
+        const put = await upserting.call('PUT', '_table/note/9000?fields=id,title', { title: 'put-created' });
+        expect(put.body).toEqual({ id: 9000, title: 'put-created' });
+        // The generator moves past keys given explicitly.
+        expect((await upserting.call('POST', '_table/note', { resource: [{ title: 'after-9000' }] })).status).toBe(200);
+      } finally {
+        await upserting.close();
+      }
+    });
+
+    it('patches one record with a bare object, and PUT changes only the given fields too', async () => {
+      const [a2] = (await api().get('_table/note', { filter: "title = 'a2'", fields: 'id' })).body.resource;
+      expect((await api().call('PATCH', `_table/note/${a2.id}`, { body: 'patched', id: 12345, unknown: 1 })).body).toEqual({ id: a2.id });
+      expect((await api().call('PUT', `_table/note/${a2.id}?fields=body,score`, { score: 7 })).body).toEqual({ body: 'patched', score: 7 });
+      expect((await api().call('PATCH', '_table/note/999999', { body: 'x' })).status).toBe(404);
+      expect((await api().call('PATCH', `_table/note/${a2.id}`, { unknown: 1 })).body.error.message).toBe('No valid fields were found in record.');
+    });
+
+    it('updates batches of records carrying their keys, by ids, and by filter', async () => {
+      const ids = (await api().get('_table/note', { filter: "title in ('c1', 'c3')", fields: 'id', order: 'id' })).body.resource.map((r: { id: number }) => r.id);
+      const batch = await api().call('PATCH', '_table/note?fields=title,score', { resource: ids.map((id: number, i: number) => ({ id, score: 10 + i })) });
+      expect(batch.body).toEqual({ resource: [{ title: 'c1', score: 10 }, { title: 'c3', score: 11 }] });
+      const missing = await api().call('PUT', '_table/note', { resource: [{ id: ids[0], score: 1 }, { id: 999999, score: 2 }] });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error).toMatchObject({ message: 'Batch Error: Not all requested records could be updated.', context: { errors: [{ index: 1, message: "Record with identifier '999999' not found.", code: 404 }] } });
+      expect((await api().call('PATCH', `_table/note?ids=${ids.join(',')}`, { resource: [{ body: 'same' }] })).body).toEqual({ resource: ids.map((id: number) => ({ id })) });
+      const filtered = await api().call('PATCH', `_table/note?filter=${encodeURIComponent("body = 'same'")}&fields=title`, { resource: [{ score: 99 }] });
+      expect(filtered.body.resource.map((r: { title: string }) => r.title).sort()).toEqual(['c1', 'c3']);
+      expect(await count('note', 'score = 99')).toBe(2);
+    });
+
+    it('deletes by id, by ids and by filter, returning keys or the deleted fields', async () => {
+      await api().call('POST', '_table/note', { resource: [{ title: 'e1' }, { title: 'e2' }, { title: 'e3' }, { title: 'e4' }] });
+      const ids = (await api().get('_table/note', { filter: "title like 'e%'", fields: 'id', order: 'title' })).body.resource.map((r: { id: number }) => r.id);
+      expect((await api().call('DELETE', `_table/note/${ids[0]}?fields=title`)).body).toEqual({ title: 'e1' });
+      expect((await api().call('DELETE', `_table/note?ids=${ids[1]}`)).body).toEqual({ resource: [{ id: ids[1] }] });
+      expect((await api().call('DELETE', `_table/note?filter=${encodeURIComponent("title like 'e%'")}&fields=title`)).body.resource.map((r: { title: string }) => r.title).sort()).toEqual(['e3', 'e4']);
+      expect((await api().call('DELETE', '_table/note')).body.error.message).toBe('No filter or records given for delete request.');
+      expect(await count('note', "title like 'e%'")).toBe(0);
+    });
+  });
+
+  describe('bad input', () => {
+    it.each([
+      ['a type mismatch', { title: 'x1', score: 'many' }, 400, "Field 'score' must be a valid integer.", 'score'],
+      ['a value too long', { title: 'x'.repeat(21) }, 400, "Field 'title' value is too long: at most 20 characters.", 'title'],
+      ['a missing required field', { body: 'no title' }, 400, "Required field 'title' can not be NULL.", 'title'],
+      ['a null in a NOT NULL field', { title: 'x2', done: null }, 400, "Field 'done' can not be NULL.", 'done'],
+      ['a bad boolean', { title: 'x3', done: 'perhaps' }, 400, "Field 'done' must be a valid boolean.", 'done'],
+      ['a bad number', { title: 'x4', price: 'cheap' }, 400, "Field 'price' must be a valid number.", 'price'],
+      ['a duplicate unique value', { title: 'a2' }, 409, "Duplicate entry: a record with the same 'title' already exists.", 'title'],
+    ])('%s: %i naming the field', async (_name, record, status, message, field) => {
+      const result = await api().call('POST', '_table/note', { resource: [record] });
+      expect(result.status).toBe(status);
+      expect(result.body.error.message).toBe(message);
+      expect(JSON.stringify(result.body.error.context)).toContain(field);
+      expect(await count('note', "title like 'x%'")).toBe(0);
+    });
+
+    it('answers a broken foreign key with 409 and writes nothing', async () => {
+      const result = await api().call('POST', '_table/note', { resource: [{ title: 'fk', contact_id: 99999 }] });
+      expect(result).toMatchObject({ status: 409, body: { error: { code: 409 } } });
+      expect(await count('note', "title = 'fk'")).toBe(0);
+    });
+
+    it('refuses a body that is not a record list', async () => {
+      expect((await api().call('POST', '_table/note', { title: 'bare' })).body.error.message).toMatch(/^No record\(s\) detected in request/);
+      expect((await api().call('POST', '_table/note', { resource: [1] })).body.error).toEqual({ code: 400, message: 'Record 0 is not a JSON object.', context: { index: 0 } });
+    });
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * `_proc` and `_func`: on PostgreSQL and MySQL/MariaDB, routines listed, described and called
+ * with IN parameters from the query string or `{params:[{name, value}]}`, OUT/INOUT values and
+ * result sets returned as JSON, 404 for an unknown routine; on SQLite a clear 501.
+ */
+import { beforeAll, expect, it } from 'vitest';
+import type { ApiClient } from './api-client.js';
+import type { DatabaseTarget, TargetKind } from './database-targets.js';
+
+const ROUTINES: Record<Exclude<TargetKind, 'sqlite'>, string> = {
+  postgres: `
+create function add_numbers(a integer, b integer default 10) returns integer language sql as 'select a + b'
+;;
+create function contacts_named(pattern text) returns table(id integer, last_name text) language sql
+  as $$ select id, last_name::text from contact where last_name like pattern order by id $$
+;;
+create procedure bump(inout counter integer, in step integer, out label text) language plpgsql
+  as $$ begin counter := counter + step; label := 'bumped'; end $$
+`,
+  mysql: `
+create function add_numbers(a int, b int) returns int deterministic return a + b
+;;
+create procedure contacts_named(in pattern varchar(40)) begin select id, last_name from contact where last_name like pattern order by id; end
+;;
+create procedure bump(inout counter int, in step int, out label varchar(20)) begin set counter = counter + step; set label = 'bumped'; end
+;;
+create procedure two_sets() begin select 1 as one; select 2 as two; end
+`,
+};
+
+const ZED = [{ id: 4, last_name: 'Zhu' }];
+
+export function routineTests(api: () => ApiClient, target: () => DatabaseTarget): void {
+  const kind = () => target().kind;
+
+  beforeAll(async () => {
+    if (kind() === 'sqlite') return;
+    await target().exec(ROUTINES[kind() as 'postgres' | 'mysql']);
+    // Created after the service opened: refresh re-reads the catalog.
+    expect((await api().call('GET', '_func?refresh=true')).status).toBe(200);
+  });
+
+  it('answers 501 on SQLite, which has no routines, and lists _proc/_func elsewhere', async () => {
+    const root = (await api().get('')).body.resource.map((r: { name: string }) => r.name);
+    if (kind() === 'sqlite') {
+      expect(root).toEqual(['_schema', '_table']);
+      for (const path of ['_proc', '_func/add_numbers']) {
+        const result = await api().get(path);
+        expect(result.status).toBe(501);
+        expect(result.body.error.message).toMatch(/^Stored (procedures|functions) are not supported by this database type \(sqlite\)\.$/);
+      }
+      return;
+    }
+    expect(root).toEqual(['_schema', '_table', '_proc', '_func']);
+    expect((await api().get('_func')).body).toEqual({ resource: [{ name: 'add_numbers' }, ...(kind() === 'postgres' ? [{ name: 'contacts_named' }] : [])] });
+    expect((await api().get('_proc')).body.resource).toContainEqual({ name: 'bump' });
+  });
+
+  it('describes routines with their parameters', async () => {
+    if (kind() === 'sqlite') return;
+    const described = (await api().get('_proc', { ids: 'bump' })).body.resource[0];
+    expect(described).toMatchObject({ name: 'bump', return_type: null });
+    expect(described.params.map((p: { name: string; param_type: string; type: string }) => [p.name, p.param_type, p.type])).toEqual([
+      ['counter', 'INOUT', 'integer'], ['step', 'IN', 'integer'], ['label', 'OUT', kind() === 'postgres' ? 'text' : 'string'],
+    ]);
+  });
+
+  it('calls a function with query-string or body parameters, returning its value', async () => {
+    if (kind() === 'sqlite') return;
+    expect(await api().get('_func/add_numbers', { a: '2', b: '3' })).toEqual({ status: 200, body: 5 });
+    expect(await api().call('POST', '_func/add_numbers', { params: [{ name: 'A', value: 20 }, { name: 'b', value: 22 }] })).toEqual({ status: 200, body: 42 });
+    expect((await api().call('POST', '_func/add_numbers', { params: [1, 2] })).body).toBe(3);
+    // PostgreSQL fills a parameter left out with its default; MySQL has no defaults.
+    expect((await api().get('_func/add_numbers', { a: '2' })).body).toBe(kind() === 'postgres' ? 12 : null);
+  });
+
+  it('calls a procedure, returning OUT and INOUT values', async () => {
+    if (kind() === 'sqlite') return;
+    expect((await api().call('POST', '_proc/bump', { params: [{ name: 'counter', value: 5 }, { name: 'step', value: 2 }] })).body).toEqual({ counter: 7, label: 'bumped' });
+    expect((await api().get('_proc/bump', { counter: '1', step: '1' })).body).toEqual({ counter: 2, label: 'bumped' });
+  });
+
+  it('returns result sets as JSON', async () => {
+    if (kind() === 'sqlite') return;
+    if (kind() === 'postgres') {
+      expect((await api().get('_func/contacts_named', { pattern: 'Zhu%' })).body).toEqual({ resource: ZED });
+      return;
+    }
+    expect((await api().get('_proc/contacts_named', { pattern: 'Zhu%' })).body).toEqual({ resource: ZED });
+    expect((await api().get('_proc/two_sets', { wrapper: 'sets' })).body).toEqual({ sets: [[{ one: 1 }], [{ two: 2 }]] });
+  });
+
+  it('answers unknown routines with 404 and bad parameters with 400', async () => {
+    if (kind() === 'sqlite') return;
+    expect((await api().get('_proc/nope')).body.error).toEqual({ code: 404, message: "Procedure 'nope' does not exist in the database." });
+    expect((await api().get('_func/nope')).body.error).toEqual({ code: 404, message: "Function 'nope' does not exist in the database." });
+    const unknown = await api().call('POST', '_func/add_numbers', { params: [{ name: 'zzz', value: 1 }] });
+    expect(unknown).toMatchObject({ status: 400, body: { error: { message: "Unknown parameter 'zzz' for function 'add_numbers' (its input parameters: a, b).", context: { parameter: 'zzz' } } } });
+    expect((await api().get('_func/add_numbers', { a: 'abc', b: '1' })).status).toBe(400);
+    expect((await api().call('DELETE', '_proc/bump')).status).toBe(400);
+  });
+}

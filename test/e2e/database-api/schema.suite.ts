@@ -1,0 +1,147 @@
+/**
+ * `_schema` on every database: tables created from the abstract type vocabulary (mapped per
+ * dialect, read back, records round-tripping), served at once; fields added, changed and dropped
+ * through `_schema/{table}` and `_field`; foreign keys through `_related`; tables dropped.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from './api-client.js';
+import type { DatabaseTarget, TargetKind } from './database-targets.js';
+
+/** [abstract type given, extra definition keys, type read back per dialect (when it differs from the one given)]. */
+const VOCABULARY: Array<[string, Record<string, unknown>, Partial<Record<TargetKind, string>>]> = [
+  ['string', { length: 40 }, {}],
+  ['text', {}, {}],
+  ['integer', {}, {}],
+  ['bigint', {}, {}],
+  ['boolean', {}, {}],
+  ['float', {}, {}],
+  ['double', {}, {}],
+  ['decimal', { precision: 10, scale: 2 }, {}],
+  ['money', {}, { sqlite: 'decimal', mysql: 'decimal' }],
+  ['date', {}, {}],
+  ['time', {}, {}],
+  ['datetime', {}, { postgres: 'timestamp' }],
+  ['timestamp', {}, {}],
+  ['timestamp_on_create', {}, {}],
+  ['timestamp_on_update', {}, { sqlite: 'timestamp_on_create', postgres: 'timestamp_on_create' }],
+  ['binary', {}, {}],
+  ['json', {}, {}],
+  ['uuid', {}, { mysql: 'string' }],
+  ['user_id', {}, { sqlite: 'integer', postgres: 'integer', mysql: 'integer' }],
+];
+
+const TYPED_TABLE = {
+  name: 'typed',
+  label: 'Typed Things',
+  field: [
+    { name: 'id', type: 'id' },
+    ...VOCABULARY.map(([type, extra]) => ({ name: `f_${type}`, type, allow_null: !type.startsWith('timestamp_on'), ...extra })),
+    { name: 'parent_id', type: 'reference', ref_table: 'typed', ref_field: 'id', allow_null: true, ref_on_delete: 'SET NULL' },
+  ],
+};
+
+const SAMPLE = {
+  f_string: 'hello', f_text: 'long text', f_integer: 42, f_bigint: 9007199254740991, f_boolean: true, f_float: 1.5, f_double: 2.25,
+  f_decimal: 1234.56, f_date: '2024-02-29', f_time: '13:45:00', f_datetime: '2024-02-29 13:45:00', f_timestamp: '2024-02-29 13:45:00',
+  f_binary: 'aGVsbG8=', f_json: { a: [1, 'two'] }, f_uuid: '123e4567-e89b-12d3-a456-426614174000', f_user_id: 3,
+};
+
+export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget): void {
+  const describeField = async (table: string, field: string) => (await api().get(`_schema/${table}/_field/${field}`)).body;
+
+  describe('creating tables from the abstract types', () => {
+    it('creates the table and describes every field with the type read back', async () => {
+      const created = await api().call('POST', '_schema?fields=*', { resource: [TYPED_TABLE] });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      expect(created.body.resource[0]).toMatchObject({ name: 'typed', primary_key: ['id'] });
+      const fields = Object.fromEntries(created.body.resource[0].field.map((f: { name: string }) => [f.name, f]));
+      expect(fields.id).toMatchObject({ type: 'id', auto_increment: true, is_primary_key: true, allow_null: false, required: false });
+      for (const [type, , readBack] of VOCABULARY) {
+        expect(fields[`f_${type}`].type, `f_${type} (${fields[`f_${type}`].db_type})`).toBe(readBack[target().kind] ?? type);
+      }
+      expect(fields.f_string).toMatchObject({ length: 40 });
+      expect(fields.f_decimal).toMatchObject({ precision: 10, scale: 2 });
+      expect(fields.f_timestamp_on_create).toMatchObject({ default: { expression: 'CURRENT_TIMESTAMP' }, required: false });
+      expect(fields.parent_id).toMatchObject({ type: 'reference', ref_table: 'typed', ref_field: 'id', ref_on_delete: 'SET NULL' });
+    });
+
+    it('serves the new table at once, and its values round-trip as JSON types', async () => {
+      const created = await api().call('POST', '_table/typed?fields=*', { resource: [SAMPLE] });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const row = created.body.resource[0];
+      const { f_time: time, f_datetime: datetime, f_timestamp: timestamp, ...rest } = SAMPLE;
+      expect(row).toMatchObject(rest);
+      expect(row.f_time).toMatch(/^13:45:00/);
+      expect(row.f_datetime).toMatch(/^2024-02-29[ T]13:45:00/);
+      expect(row.f_timestamp).toMatch(/^2024-02-29[ T]13:45:00/);
+      expect(row.f_timestamp_on_create).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
+      void [time, datetime, timestamp];
+      const child = await api().call('POST', '_table/typed?fields=parent_id&related=typed_by_parent_id', { resource: [{ parent_id: row.id }] });
+      expect(child.body.resource[0]).toMatchObject({ parent_id: row.id, typed_by_parent_id: { id: row.id, f_string: 'hello' } });
+    });
+
+    it('lists tables (names, chosen keys, ids) and refuses bad definitions', async () => {
+      const listed = await api().get('_schema', { fields: 'name,label' });
+      expect(listed.body.resource).toContainEqual({ name: 'typed', label: 'Typed' });
+      expect((await api().get('_schema', { ids: 'typed' })).body.resource[0].field).toHaveLength(TYPED_TABLE.field.length);
+      expect((await api().call('POST', '_schema?check_exist=true', { resource: [{ name: 'typed', field: [{ name: 'x', type: 'integer' }] }] })).status).toBe(409);
+      const bad = await api().call('POST', '_schema', { resource: [{ name: 'bad', field: [{ name: 'x', type: 'integer; drop table typed' }] }] });
+      expect(bad).toMatchObject({ status: 400, body: { error: { message: "Invalid schema detected - invalid type 'integer; drop table typed' for field 'x' of table 'bad'." } } });
+      expect((await api().call('POST', '_schema', { resource: [{ name: 'bad' }] })).body.error.message).toBe("There are no fields in the requested schema of table 'bad'.");
+      expect((await api().call('POST', '_schema', {})).status).toBe(400);
+    });
+  });
+
+  describe('changing tables', () => {
+    it('adds and changes fields through PATCH and PUT _schema/{table}, keeping the records', async () => {
+      await api().call('POST', '_schema', { resource: [{ name: 'shelf', field: [{ name: 'id', type: 'id' }, { name: 'label', type: 'string', length: 10 }] }] });
+      await api().call('POST', '_table/shelf', { resource: [{ label: 'top' }, { label: 'bottom' }] });
+      const patched = await api().call('PATCH', '_schema/shelf', { field: [{ name: 'depth', type: 'integer', allow_null: true }, { name: 'label', length: 30 }] });
+      expect(patched).toEqual({ status: 200, body: { name: 'shelf' } });
+      expect(await describeField('shelf', 'label')).toMatchObject({ type: 'string', length: 30, allow_null: false });
+      expect(await describeField('shelf', 'depth')).toMatchObject({ type: 'integer', allow_null: true });
+      expect((await api().call('POST', '_table/shelf?fields=label', { resource: [{ label: 'a label longer than ten', depth: 3 }] })).body).toEqual({ resource: [{ label: 'a label longer than ten' }] });
+      const put = await api().call('PUT', '_schema/shelf?fields=*', { field: [{ name: 'label', allow_null: true }] });
+      expect(put.body.field.find((f: { name: string }) => f.name === 'label')).toMatchObject({ allow_null: true, length: 30 });
+      expect(put.body.field.map((f: { name: string }) => f.name)).toEqual(['id', 'label', 'depth']);
+      expect((await api().get('_table/shelf', { fields: 'label', order: 'id' })).body.resource.map((r: { label: string }) => r.label)).toEqual(['top', 'bottom', 'a label longer than ten']);
+    });
+
+    it('serves _field: add, get, change, drop', async () => {
+      const added = await api().call('POST', '_schema/shelf/_field', { resource: [{ name: 'color', type: 'string', length: 12, default: 'oak' }] });
+      expect(added.body).toEqual({ resource: [{ name: 'color' }] });
+      expect(await describeField('shelf', 'color')).toMatchObject({ type: 'string', length: 12, default: 'oak' });
+      expect((await api().call('POST', '_schema/shelf/_field', { resource: [{ name: 'color', type: 'text' }] })).body.error.message).toBe("Field 'color' already exists in table 'shelf'.");
+      const changed = await api().call('PATCH', '_schema/shelf/_field/color?fields=*', { length: 20, allow_null: true });
+      expect(changed.body).toMatchObject({ name: 'color', length: 20, allow_null: true, default: 'oak' });
+      expect((await api().get('_table/shelf', { fields: 'color', order: 'id', limit: '1' })).body.resource).toEqual([{ color: 'oak' }]);
+      expect((await api().call('DELETE', '_schema/shelf/_field/depth')).body).toEqual({ success: true });
+      expect((await api().get('_schema/shelf/_field')).body.resource.map((f: { name: string }) => f.name)).toEqual(['id', 'label', 'color']);
+      expect((await api().call('DELETE', '_schema/shelf/_field/nope')).status).toBe(404);
+      expect((await api().get('_table/shelf', { fields: 'depth' })).status).toBe(400);
+    });
+
+    it('adds and drops foreign keys through _related', async () => {
+      await api().call('POST', '_schema', { resource: [{ name: 'book', field: [{ name: 'id', type: 'id' }, { name: 'shelf_id', type: 'integer', allow_null: true }] }] });
+      const added = await api().call('POST', '_schema/book/_related', { resource: [{ type: 'belongs_to', field: 'shelf_id', ref_table: 'shelf', ref_field: 'id' }] });
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+      expect(added.body.resource.map((r: { name: string }) => r.name)).toEqual(['shelf_by_shelf_id']);
+      expect((await api().get('_schema/shelf/_related')).body.resource.map((r: { name: string; type: string }) => [r.name, r.type])).toEqual([['book_by_shelf_id', 'has_many']]);
+      await api().call('POST', '_table/book', { resource: [{ shelf_id: 1 }] });
+      expect((await api().call('POST', '_table/book', { resource: [{ shelf_id: 999 }] })).status).toBe(409);
+      expect((await api().call('DELETE', '_schema/book/_related/shelf_by_shelf_id')).body).toEqual({ success: true });
+      expect((await api().get('_schema/book/_related')).body.resource).toEqual([]);
+      expect((await api().call('POST', '_table/book', { resource: [{ shelf_id: 999 }] })).status).toBe(200);
+      expect((await api().call('POST', '_schema/book/_related', { resource: [{ type: 'belongs_to', field: 'shelf_id', ref_table: 'shelf', is_virtual: true }] })).status).toBe(400);
+    });
+
+    it('drops tables, one by name or several by ids', async () => {
+      await api().call('POST', '_schema', { resource: [{ name: 'tmp_a', field: [{ name: 'id', type: 'id' }] }, { name: 'tmp_b', field: [{ name: 'id', type: 'id' }] }] });
+      expect((await api().call('DELETE', '_schema/book')).body).toEqual({ success: true });
+      expect((await api().get('_table/book')).status).toBe(404);
+      expect((await api().call('DELETE', '_schema?ids=tmp_a,tmp_b')).body).toEqual({ resource: [{ name: 'tmp_a' }, { name: 'tmp_b' }] });
+      expect((await api().call('DELETE', '_schema/nope')).body.error).toEqual({ code: 404, message: "Table 'nope' not found." });
+      expect((await api().call('PATCH', '_schema/nope', { field: [] })).status).toBe(404);
+    });
+  });
+}

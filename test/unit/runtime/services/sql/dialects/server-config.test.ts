@@ -1,0 +1,46 @@
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { serverConnection, type ServerDefaults } from '../../../../../../runtime/services/sql/dialects/server-config.js';
+import { getServiceKind } from '../../../../../../runtime/services/registry.js';
+
+const PG: ServerDefaults = { schemes: ['postgres', 'postgresql'], port: 5432, username: 'postgres' };
+
+describe('serverConnection', () => {
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['the reference platform fields', { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret' },
+      { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret', maxConnections: 10 }],
+    ['defaults', { database: 'shop' }, { host: 'localhost', port: 5432, database: 'shop', username: 'postgres', password: '' }],
+    ['a port from an env reference is a string', { database: 'shop', port: '7000', max_connections: '3' }, { port: 7000, maxConnections: 3 }],
+    ['a url', { url: 'postgresql://bob:p%40ss@pg.local:5433/sales' }, { host: 'pg.local', port: 5433, database: 'sales', username: 'bob', password: 'p@ss' }],
+    ['a url leaving parts to the fields', { url: 'postgres://pg.local/sales', username: 'carl' }, { host: 'pg.local', port: 5432, username: 'carl' }],
+  ])('%s', (_name, config, want) => {
+    expect(serverConnection(config, PG)).toMatchObject(want);
+  });
+
+  it.each<[Record<string, unknown>, string]>([
+    [{}, "Database service config needs 'database' (or a 'url' naming one)."],
+    [{ url: 'mysql://x/y' }, "Database service config 'url' must start with postgres:// or postgresql://."],
+    [{ url: 'not a url' }, "Database service config 'url' is not a valid URL."],
+    [{ database: 'x', port: 'abc' }, "Database service config 'port' must be a positive integer."],
+  ])('refuses %j with a 500 naming the key', (config, message) => {
+    expect(() => serverConnection(config, PG)).toThrow(message);
+  });
+});
+
+describe('the pgsql and mysql kinds', () => {
+  it.each(['pgsql', 'mysql'])('%s: registered in the Database group, its config schema needs a url or a database', (type) => {
+    const kind = getServiceKind(type);
+    expect(kind).toMatchObject({ type, group: 'Database' });
+    const validate = new Ajv({ useDefaults: true, allowUnionTypes: true }).compile(kind!.configSchema);
+    const config: Record<string, unknown> = { host: 'h', database: 'd', username: 'u', password: '${env:PW}', port: '${env:PORT}' };
+    expect(validate(config)).toBe(true);
+    expect(config).toMatchObject({ max_records: 1000, allow_upsert: false, keep_case: false });
+    expect(validate({ url: 'x://y' })).toBe(true);
+    expect(validate({ host: 'h' })).toBe(false);
+  });
+
+  it('pgsql takes a schema', () => {
+    expect(getServiceKind('pgsql')!.configSchema).toHaveProperty('properties.schema');
+    expect(getServiceKind('mysql')!.configSchema).not.toHaveProperty('properties.schema');
+  });
+});
