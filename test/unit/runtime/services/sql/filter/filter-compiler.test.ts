@@ -116,6 +116,40 @@ describe('compileFilter per dialect', () => {
   });
 });
 
+describe('compileFilter in having', () => {
+  const having = { groupFields: ['last_name', 'is_active'] };
+
+  it.each<[string, { given: string; want: Record<SqlDialect, Want> }]>([
+    ['count(*) and a grouped field', {
+      given: "count(*) > 2 and last_name != 'Doe'",
+      want: {
+        sqlite: { sql: `(count(*) > ? and ${c('Last_Name')} <> ?)`, parameters: [2, 'Doe'] },
+        postgres: { sql: '(count(*) > $1 and "contact"."Last_Name" <> $2)', parameters: [2, 'Doe'] },
+        mysql: { sql: '(count(*) > ? and `contact`.`Last_Name` <> ?)', parameters: [2, 'Doe'] },
+      },
+    }],
+    ['aggregates of fields cast their values', {
+      given: 'sum(age) >= 10.5 or max(is_active) = true',
+      want: {
+        sqlite: { sql: `(sum(${c('age')}) >= ? or max(${c('is_active')}) = ?)`, parameters: [10.5, 1] },
+        postgres: { sql: '(sum("contact"."age") >= $1 or max("contact"."is_active") = $2)', parameters: [10.5, true] },
+        mysql: { sql: '(sum(`contact`.`age`) >= ? or max(`contact`.`is_active`) = ?)', parameters: [10.5, 1] },
+      },
+    }],
+  ])('%s', (_name, { given, want }) => {
+    for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) expect(compile(given, dialect, having)).toEqual(want[dialect]);
+  });
+
+  it.each<[string, Partial<FilterScope>, string]>([
+    ['count(*) = 1', {}, "Aggregate function 'count(*)' is only allowed in 'having'."],
+    ['email is null', having, "Field 'email' in 'having' must be one of the 'group' fields or inside an aggregate function."],
+    ['avg(bogus) > 1', having, "Invalid or unparsable field in filter request: 'bogus'"],
+    ["count(id) = 'x'", having, "Field 'COUNT(id)' must be a valid integer."],
+  ])('rejects %s', (given, scope, message) => {
+    expect(() => compile(given, 'sqlite', scope)).toThrow(message);
+  });
+});
+
 describe('compileFilter scope', () => {
   it('qualifies columns with the alias when given', () => {
     expect(compile('id = 1', 'postgres', { alias: 't' })).toEqual({ sql: '"t"."id" = $1', parameters: [1] });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../../../../../runtime/core/errors.js';
-import { parseFilter, type FilterNode, type FilterValue } from '../../../../../../runtime/services/sql/filter/filter-parser.js';
+import { parseFilter, type FieldRef, type FilterNode, type FilterValue } from '../../../../../../runtime/services/sql/filter/filter-parser.js';
 
 /** A compact S-expression of an AST, so the tables below stay readable. */
 function show(node: FilterNode): string {
+  const f = (ref: FieldRef): string => (ref.aggregate === undefined ? ref.path.join('.') : `${ref.aggregate}(${ref.path[0]})`);
   const value = (v: FilterValue): string => (v.kind === 'param' ? `:${v.name}` : v.quoted ? JSON.stringify(v.text) : v.text);
   const not = (negated: boolean, name: string): string => (negated ? `not-${name}` : name);
   switch (node.kind) {
@@ -13,15 +14,15 @@ function show(node: FilterNode): string {
     case 'not':
       return `(not ${show(node.operand)})`;
     case 'compare':
-      return `(${node.operator} ${node.field.path.join('.')} ${value(node.value)})`;
+      return `(${node.operator} ${f(node.field)} ${value(node.value)})`;
     case 'like':
-      return `(${not(node.negated, node.mode === 'pattern' ? 'like' : node.mode)} ${node.field.path.join('.')} ${value(node.value)})`;
+      return `(${not(node.negated, node.mode === 'pattern' ? 'like' : node.mode)} ${f(node.field)} ${value(node.value)})`;
     case 'in':
-      return `(${not(node.negated, 'in')} ${node.field.path.join('.')} [${node.values.map(value).join(' ')}])`;
+      return `(${not(node.negated, 'in')} ${f(node.field)} [${node.values.map(value).join(' ')}])`;
     case 'between':
-      return `(${not(node.negated, 'between')} ${node.field.path.join('.')} ${value(node.low)} ${value(node.high)})`;
+      return `(${not(node.negated, 'between')} ${f(node.field)} ${value(node.low)} ${value(node.high)})`;
     case 'is_null':
-      return `(${node.negated ? 'is-not-null' : 'is-null'} ${node.field.path.join('.')})`;
+      return `(${node.negated ? 'is-not-null' : 'is-null'} ${f(node.field)})`;
   }
 }
 
@@ -99,6 +100,10 @@ const accepted: Array<[string, { given: string; want: string }]> = [
   ['&& and ||', { given: 'a=1 && b=2 || c=3', want: '(or (and (= a 1) (= b 2)) (= c 3))' }],
   ['mixed case keywords', { given: 'a=1 AnD b=2 oR c Is NoT nUlL', want: '(or (and (= a 1) (= b 2)) (is-not-null c))' }],
   ['surrounding whitespace', { given: '  \t a = 1 \n', want: '(= a 1)' }],
+  // aggregates (the compiler allows them in `having` only)
+  ['count(*)', { given: 'count(*) > 1', want: '(> count(*) 1)' }],
+  ['aggregate of a field, any case', { given: 'SUM(price) >= 10 and Max( id ) < 9', want: '(and (>= sum(price) 10) (< max(id) 9))' }],
+  ['a field named like a function', { given: 'count = 1 and avg is null', want: '(and (= count 1) (is-null avg))' }],
 ];
 
 describe('parseFilter accepts', () => {
@@ -138,6 +143,9 @@ const rejected: Array<[string, { given: string; want: { position: number; expect
   ['quoted field name', { given: `"name" = 1`, want: { position: 1, expected: "a field name, 'not' or '('", found: `'"name"'` } }],
   ['quote inside a field name', { given: `na"me = 1`, want: { position: 10, expected: 'a closing " for the string opened at position 3', found: 'end of input' } }],
   ['three-part field', { given: 'a.b.c = 1', want: { position: 1, expected: "a field name, 'not' or '('", found: "'a.b.c'" } }],
+  ['sum of everything', { given: 'sum(*) > 1', want: { position: 5, expected: 'a field name', found: "'*'" } }],
+  ['unclosed aggregate', { given: 'count(id > 1', want: { position: 10, expected: "')' to close 'count('", found: "'>'" } }],
+  ['related field in an aggregate', { given: 'min(a.b) = 1', want: { position: 5, expected: 'a field name', found: "'a.b'" } }],
   ['unbalanced open', { given: '(a = 1', want: { position: 7, expected: "'and', 'or' or ')' to close the '(' at position 1", found: 'end of input' } }],
   ['unbalanced close', { given: 'a = 1)', want: { position: 6, expected: "'and', 'or' or end of input", found: "')'" } }],
   ['empty parentheses', { given: '()', want: { position: 2, expected: "a field name, 'not' or '('", found: "')'" } }],

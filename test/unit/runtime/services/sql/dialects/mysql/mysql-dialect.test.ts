@@ -1,0 +1,100 @@
+/** The MySQL/MariaDB dialect: defaults, column types and driver errors offline; the catalog on the live server. */
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseSchema, TableModel } from '../../../../../../../runtime/model/platform-model.js';
+import { mysqlColumnSuffix, mysqlColumnType } from '../../../../../../../runtime/services/sql/dialects/mysql/mysql-column-types.js';
+import { mysqlDialect, openMysqlDatabase } from '../../../../../../../runtime/services/sql/dialects/mysql/mysql-dialect.js';
+import { translateMysqlError } from '../../../../../../../runtime/services/sql/dialects/mysql/mysql-errors.js';
+import { parseMysqlDefault } from '../../../../../../../runtime/services/sql/dialects/mysql/mysql-introspector.js';
+import type { SqlConnection } from '../../../../../../../runtime/services/sql/dialects/sql-dialect.js';
+import { readDatabaseSchema } from '../../../../../../../runtime/services/sql/schema/database-schema-reader.js';
+import { parseField } from '../../../../../../../runtime/services/sql/schema/table-definition.js';
+import { createTestDatabase, requireService, type TestDatabase } from '../../../../../../helpers/require-service.js';
+
+describe('parseMysqlDefault', () => {
+  it.each<[string | null, string, unknown]>([
+    [null, '', null], ['NULL', '', null], ["'abc'", '', 'abc'], ["'it''s'", '', "it's"], ['abc', '', 'abc'],
+    ['42', '', 42], ['1.50', '', 1.5], ['current_timestamp()', 'on update current_timestamp()', { expression: 'CURRENT_TIMESTAMP' }],
+    ['CURRENT_TIMESTAMP', 'DEFAULT_GENERATED', { expression: 'CURRENT_TIMESTAMP' }], ['uuid()', 'DEFAULT_GENERATED', { expression: 'uuid()' }],
+  ])('%s (%s)', (text, extra, want) => {
+    expect(parseMysqlDefault(text, extra)).toEqual(want);
+  });
+});
+
+describe('mysqlColumnType', () => {
+  it.each<[Record<string, unknown>, string, string | null]>([
+    [{ type: 'id' }, 'int(11)', null], [{ type: 'string', length: 40 }, 'varchar(40)', null], [{ type: 'string', supports_multibyte: true }, 'national varchar(255)', null],
+    [{ type: 'boolean' }, 'tinyint(1)', null], [{ type: 'money' }, 'decimal(19,4)', null], [{ type: 'binary' }, 'varbinary(255)', null],
+    [{ type: 'binary', length: 16, fixed_length: true }, 'binary(16)', null], [{ type: 'uuid' }, 'char(36)', null], [{ type: 'json' }, 'json', null],
+    [{ type: 'timestamp_on_update' }, 'timestamp', 'on update CURRENT_TIMESTAMP'], [{ type: 'decimal', precision: 8, scale: 3 }, 'decimal(8,3)', null],
+  ])('%j -> %s', (definition, type, suffix) => {
+    const field = parseField({ name: 'f', ...definition }, 't', 0);
+    expect([mysqlColumnType(field), mysqlColumnSuffix(field)]).toEqual([type, suffix]);
+  });
+});
+
+describe('translateMysqlError', () => {
+  const table = { name: 'item', primaryKey: ['id'], fields: [{ name: 'code', sourceName: 'Code' }, { name: 'id', sourceName: 'id' }] } as unknown as TableModel;
+  const error = (errno: number, sqlMessage: string) => Object.assign(new Error(sqlMessage), { code: 'ER', errno, sqlMessage });
+  it.each<[Error, number, string]>([
+    [error(1062, "Duplicate entry 'x' for key 'Code'"), 409, "Duplicate entry: a record with the same 'code' already exists."],
+    [error(1062, "Duplicate entry '1' for key 'PRIMARY'"), 409, "Duplicate entry: a record with the same 'id' already exists."],
+    [error(1048, "Column 'Code' cannot be null"), 400, "Field 'code' can not be NULL."],
+    [error(1364, "Field 'Code' doesn't have a default value"), 400, "Required field 'code' can not be NULL."],
+    [error(1406, "Data too long for column 'Code' at row 1"), 400, "Invalid value for field 'code': Data too long for column 'Code' at row 1."],
+    [error(1366, "Incorrect integer value: 'x' for column `db`.`item`.`Code` at row 1"), 400, "Invalid value for field 'code': Incorrect integer value: 'x' for column `db`.`item`.`Code` at row 1."],
+    [error(1452, 'Cannot add or update a child row'), 409, 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.'],
+    [error(1050, "Table 'item' already exists"), 409, "A table with name 'item' already exist in the database."],
+  ])('%s', (thrown, status, message) => {
+    expect(translateMysqlError(thrown, table)).toMatchObject({ status, message });
+  });
+  it('maps connection failures to 503 and leaves others alone', () => {
+    expect(translateMysqlError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), null)).toMatchObject({ status: 503 });
+    expect(translateMysqlError(error(1234, 'other'), table)).toBeNull();
+  });
+});
+
+describe.skipIf(!(await requireService('mysql')))('the MySQL/MariaDB catalog', () => {
+  let database: TestDatabase;
+  let connection: SqlConnection;
+  let schema: DatabaseSchema;
+  beforeAll(async () => {
+    database = await createTestDatabase('mysql');
+    const raw = await mysql.createConnection({ uri: database.url, multipleStatements: true });
+    await raw.query(`
+      create table customer (id int auto_increment primary key, Email varchar(80) not null unique, tier char(1) default 'a',
+        created timestamp not null default current_timestamp, changed datetime default current_timestamp on update current_timestamp,
+        doc json, kind enum('x','y'), flag tinyint(1) not null default 1, big bigint unsigned);
+      create table orders (id int auto_increment primary key, customer_id int not null, total decimal(10,2) not null default 0,
+        unique key pair (customer_id, total), constraint fk_orders_customer foreign key (customer_id) references customer(id) on delete cascade);
+      create view big_orders as select * from orders where total > 100;`);
+    await raw.end();
+    connection = await openMysqlDatabase({ ...database.config, maxConnections: 2 });
+    schema = await readDatabaseSchema(connection.db, mysqlDialect, false);
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await database?.drop();
+  });
+
+  it('reads tables and views, columns with types, defaults and keys', () => {
+    expect(schema.tables.map((t) => [t.name, t.isView])).toEqual([['big_orders', true], ['customer', false], ['orders', false]]);
+    const customer = schema.tables.find((t) => t.name === 'customer')!;
+    expect(customer.fields.map((f) => [f.name, f.sourceName, f.type, f.default, f.allowNull])).toEqual([
+      ['id', 'id', 'id', null, false],
+      ['email', 'Email', 'string', null, false],
+      ['tier', 'tier', 'string', 'a', true],
+      ['created', 'created', 'timestamp_on_create', { expression: 'CURRENT_TIMESTAMP' }, false],
+      ['changed', 'changed', 'timestamp_on_update', { expression: 'CURRENT_TIMESTAMP' }, true],
+      ['doc', 'doc', 'json', null, true],
+      ['kind', 'kind', 'string', null, true],
+      ['flag', 'flag', 'boolean', true, false],
+      ['big', 'big', 'bigint', null, true],
+    ]);
+    expect(customer.uniqueKeys).toEqual([['email']]);
+    const orders = schema.tables.find((t) => t.name === 'orders')!;
+    expect(orders.uniqueKeys).toEqual([['customer_id', 'total']]);
+    expect(orders.foreignKeys).toEqual([{ name: 'fk_orders_customer', fields: ['customer_id'], refTable: 'customer', refFields: ['id'], onUpdate: 'restrict', onDelete: 'cascade' }]);
+    expect(customer.relations.map((r) => r.name)).toEqual(['orders_by_customer_id']);
+  });
+});

@@ -1,0 +1,136 @@
+/** The PostgreSQL dialect: defaults, column types and driver errors offline; the catalog and routines on the live server. */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseSchema, TableModel } from '../../../../../../../runtime/model/platform-model.js';
+import { postgresColumnType } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-column-types.js';
+import { openPostgresDatabase, postgresDialect } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-dialect.js';
+import { translatePostgresError } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-errors.js';
+import { parsePostgresDefault } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-introspector.js';
+import type { SqlConnection } from '../../../../../../../runtime/services/sql/dialects/sql-dialect.js';
+import { readDatabaseSchema } from '../../../../../../../runtime/services/sql/schema/database-schema-reader.js';
+import { parseField } from '../../../../../../../runtime/services/sql/schema/table-definition.js';
+import { createTestDatabase, requireService, type TestDatabase } from '../../../../../../helpers/require-service.js';
+
+describe('parsePostgresDefault', () => {
+  it.each<[string | null, unknown]>([
+    [null, null],
+    ["'abc'::character varying", 'abc'],
+    ["'it''s'::text", "it's"],
+    ["NULL::character varying", null],
+    ['42', 42],
+    ["'-1'::integer", '-1'],
+    ['(-1)', -1],
+    ['1.5', 1.5],
+    ['true', true],
+    ['CURRENT_TIMESTAMP', { expression: 'CURRENT_TIMESTAMP' }],
+    ['now()', { expression: 'now()' }],
+    ["'2024-01-01'::date", '2024-01-01'],
+    ['gen_random_uuid()', { expression: 'gen_random_uuid()' }],
+  ])('%s', (text, want) => {
+    expect(parsePostgresDefault(text)).toEqual(want);
+  });
+});
+
+describe('postgresColumnType', () => {
+  it.each<[Record<string, unknown>, string]>([
+    [{ type: 'id' }, 'serial'], [{ type: 'bigid' }, 'bigserial'], [{ type: 'reference', ref_table: 't' }, 'integer'],
+    [{ type: 'string' }, 'varchar(255)'], [{ type: 'string', length: 3, fixed_length: true }, 'char(3)'], [{ type: 'boolean' }, 'boolean'],
+    [{ type: 'money' }, 'money'], [{ type: 'binary' }, 'bytea'], [{ type: 'float' }, 'real'], [{ type: 'double' }, 'double precision'],
+    [{ type: 'datetime' }, 'timestamp'], [{ type: 'timestamptz' }, 'timestamp with time zone'], [{ type: 'decimal', precision: 10, scale: 2 }, 'numeric(10,2)'],
+    [{ type: 'json' }, 'json'], [{ type: 'uuid' }, 'uuid'], [{ type: 'array' }, 'text[]'], [{ type: 'timestamp_on_update' }, 'timestamp'],
+    [{ db_type: 'character varying', length: 30 }, 'character varying(30)'], [{ db_type: 'int4[]' }, 'int4[]'],
+  ])('%j -> %s', (definition, want) => {
+    expect(postgresColumnType(parseField({ name: 'f', ...definition }, 't', 0))).toBe(want);
+  });
+});
+
+describe('translatePostgresError', () => {
+  const table = { name: 'item', fields: [{ name: 'code', sourceName: 'Code' }] } as unknown as TableModel;
+  const pgError = (code: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(`pg ${code}`), { code, ...extra });
+  it.each<[Error, number, string]>([
+    [pgError('23505', { detail: 'Key ("Code")=(x) already exists.' }), 409, "Duplicate entry: a record with the same 'code' already exists."],
+    [pgError('23502', { column: 'Code' }), 400, "Field 'code' can not be NULL."],
+    [pgError('23503'), 409, 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.'],
+    [pgError('22P02'), 400, 'Invalid value: pg 22P02.'],
+    [pgError('42P07', { message: 'relation "item" already exists' }), 409, "A table with name 'item' already exist in the database."],
+    [pgError('40P01'), 409, 'The records were changed concurrently; try again. (pg 40P01)'],
+    [pgError('ECONNREFUSED'), 503, 'The database is unavailable: pg ECONNREFUSED'],
+  ])('%s', (error, status, message) => {
+    expect(translatePostgresError(error, table)).toMatchObject({ status, message });
+  });
+  it('leaves other errors alone', () => {
+    expect(translatePostgresError(pgError('XX000'), table)).toBeNull();
+    expect(translatePostgresError(new Error('plain'), table)).toBeNull();
+  });
+});
+
+describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', () => {
+  let database: TestDatabase;
+  let connection: SqlConnection;
+  let schema: DatabaseSchema;
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query(`
+      create schema sales;
+      create table sales.customer (id serial primary key, "Email" varchar(80) not null, tier char(1) default 'a', created timestamptz default now(),
+        big bigint, flags bit(3), unique ("Email"));
+      create table sales."Order" (id bigint generated always as identity primary key, customer_id integer not null references sales.customer(id) on delete cascade,
+        total numeric(10,2) not null default 0, tags text[]);
+      create unique index order_pair on sales."Order" (customer_id, total);
+      create view sales.big_orders as select * from sales."Order" where total > 100;
+      create table public.elsewhere (id integer primary key);
+      create function sales.add(a integer, b integer default 2) returns integer language sql as 'select a + b';
+      create function sales.add(a text) returns text language sql as 'select a';
+      create procedure sales.noop() language sql as 'select 1';`);
+    await client.end();
+    connection = await openPostgresDatabase({ ...database.config, maxConnections: 2 }, 'sales');
+    schema = await readDatabaseSchema(connection.db, postgresDialect, false);
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await database?.drop();
+  });
+
+  it('reads the tables and views of the service schema only', () => {
+    expect(schema.tables.map((t) => [t.name, t.sourceName, t.isView])).toEqual([['big_orders', 'big_orders', true], ['customer', 'customer', false], ['order', 'Order', false]]);
+  });
+
+  it('reads columns with types, defaults, identity and keys', () => {
+    const customer = schema.tables.find((t) => t.name === 'customer')!;
+    expect(customer.fields.map((f) => [f.name, f.sourceName, f.type, f.dbType, f.default, f.allowNull])).toEqual([
+      ['id', 'id', 'id', 'integer', null, false],
+      ['email', 'Email', 'string', 'character varying(80)', null, false],
+      ['tier', 'tier', 'string', 'character(1)', 'a', true],
+      ['created', 'created', 'timestamp_on_create', 'timestamp with time zone', { expression: 'now()' }, true],
+      ['big', 'big', 'bigint', 'bigint', null, true],
+      ['flags', 'flags', 'string', 'bit(3)', null, true],
+    ]);
+    expect(customer.uniqueKeys).toEqual([['email']]);
+    const order = schema.tables.find((t) => t.name === 'order')!;
+    expect(order.fields.find((f) => f.name === 'id')).toMatchObject({ type: 'bigid', autoIncrement: true });
+    expect(order.fields.find((f) => f.name === 'tags')).toMatchObject({ type: 'array', dbType: 'text[]' });
+    expect(order.uniqueKeys).toEqual([['customer_id', 'total']]);
+    expect(order.foreignKeys).toEqual([{ name: 'Order_customer_id_fkey', fields: ['customer_id'], refTable: 'customer', refFields: ['id'], onUpdate: 'no action', onDelete: 'cascade' }]);
+    expect(customer.relations.map((r) => [r.name, r.type])).toEqual([['order_by_customer_id', 'has_many']]);
+  });
+
+  it('reads routines (of overloads the oldest) with their parameters', () => {
+    expect(schema.routines).toEqual([
+      { name: 'add', sourceName: 'add', kind: 'function', returnType: 'integer', params: [
+        { name: 'a', position: 1, mode: 'IN', dbType: 'integer' }, { name: 'b', position: 2, mode: 'IN', dbType: 'integer' },
+      ] },
+      { name: 'noop', sourceName: 'noop', kind: 'procedure', returnType: null, params: [] },
+    ]);
+  });
+
+  it('works in the service schema: unqualified statements find its tables', async () => {
+    const result = await postgresDialect.routines!.call(connection.db, schema.routines[0], new Map([['a', 40]]));
+    expect(result.value).toBe(42);
+  });
+
+  it('refuses a schema that does not exist', async () => {
+    await expect(openPostgresDatabase({ ...database.config, maxConnections: 1 }, 'nope')).rejects.toThrow(`Schema 'nope' does not exist in PostgreSQL database '${database.name}'.`);
+  });
+});
