@@ -45,6 +45,7 @@ interface Server { child: ChildProcess; url: string; output: string }
 /** Starts a server script with tsx and resolves with its base URL once it prints its address. */
 function start(script: string, env: Record<string, string>): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  started.push(child);
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -56,9 +57,12 @@ function start(script: string, env: Record<string, string>): Promise<Server> {
   });
 }
 
-/** A fresh copy of a platform inside the repo (so `portico/runtime` resolves by self-reference). */
+/**
+ * A fresh directory for a platform inside the repo (so `portico/runtime` resolves by
+ * self-reference), named after this process so that runs at the same time do not collide.
+ */
 function workDir(name: string): string {
-  const dir = path.join(root, name);
+  const dir = path.join(root, `${name}-${process.pid}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir);
   return dir;
@@ -85,13 +89,12 @@ async function sqliteContestants(): Promise<Contestants> {
   const work = workDir('.bench-tmp');
   for (const entry of ['platform.yaml', 'seed', 'server']) fs.cpSync(path.join(root, 'examples/quickstart', entry), path.join(work, entry), { recursive: true });
   const portico = await startPortico(work);
+  // The service opens (and seeds its database file) on its first request; the hand-written server gets a copy.
+  const headers = { 'content-type': 'application/json', 'x-service-api-key': portico.apiKey, 'x-service-session-token': portico.token };
+  await (await fetch(`${portico.server.url}/api/v2/db/_table/contact/1`, { headers })).text();
   fs.copyFileSync(path.join(work, 'data/addressbook.sqlite'), path.join(work, 'hand.sqlite'));
   const hand = await start(path.join(root, 'bench/hand-written-server.ts'), { PORT: '0', DATABASE: path.join(work, 'hand.sqlite'), API_KEY: portico.apiKey, JWT_SECRET: portico.jwtSecret });
-  return {
-    portico: portico.server, hand,
-    headers: { 'content-type': 'application/json', 'x-service-api-key': portico.apiKey, 'x-service-session-token': portico.token },
-    async cleanup() { fs.rmSync(work, { recursive: true, force: true }); },
-  };
+  return { portico: portico.server, hand, headers, async cleanup() { fs.rmSync(work, { recursive: true, force: true }); } };
 }
 
 async function postgresContestants(): Promise<Contestants> {
@@ -173,6 +176,10 @@ async function run(label: string, contestants: Contestants): Promise<void> {
   console.log(`${label}, ${connections} connections, ${duration}s x ${rounds} rounds alternating (medians)`);
   for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
 }
+
+// Servers still running when the benchmark fails are stopped with it.
+const started: ChildProcess[] = [];
+process.once('exit', () => { for (const child of started) child.kill(); });
 
 const databases = args.database === 'both' ? ['sqlite', 'postgres'] : [args.database];
 for (const database of databases) {

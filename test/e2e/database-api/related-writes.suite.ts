@@ -2,7 +2,7 @@
  * Grouped reads (`group`, `having`, aggregates) and nested writes of related records (created,
  * linked, unlinked, and rolled back with their parent) on the address book.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ApiClient } from './api-client.js';
 import type { DatabaseTarget } from './database-targets.js';
 

@@ -1,7 +1,8 @@
 /**
- * What differs between SQL databases, kept small: catalog reading, DDL column types, value
- * binding, RETURNING support and driver-error translation. Everything else (query building,
- * records, batches, descriptions) is shared and goes through Kysely.
+ * What differs between SQL databases, kept small: catalog and routine reading, routine calls,
+ * DDL column types and table changes, value binding, RETURNING support and driver-error
+ * translation. Everything else (query building, records, batches, relations, descriptions) is
+ * shared and goes through Kysely.
  */
 import type { Kysely } from 'kysely';
 import type { PorticoError } from '../../../core/errors.js';

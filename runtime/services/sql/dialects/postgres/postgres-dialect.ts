@@ -28,6 +28,8 @@ const types = {
     (format ?? 'text') === 'text' && PARSERS.has(oid) ? PARSERS.get(oid) : pg.types.getTypeParser(oid, format),
 } as pg.CustomTypesConfig;
 
+const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
 export const postgresDialect: SqlDialectModule = {
   dialect: 'postgres',
   readCatalog: readPostgresCatalog,
@@ -40,7 +42,8 @@ export const postgresDialect: SqlDialectModule = {
   // A serial or identity column given a value leaves its sequence behind: move it past the largest value.
   afterExplicitKey: async (db, table, field) => {
     const column = sql.id(field.sourceName);
-    await sql`select setval(pg_get_serial_sequence(${table.sourceName}, ${field.sourceName}),
+    // The table argument is read as SQL (case-folded unless quoted); the column argument is not.
+    await sql`select setval(pg_get_serial_sequence(${quoteIdentifier(table.sourceName)}, ${field.sourceName}),
       (select coalesce(max(${column}), 0) + 1 from ${sql.id(table.sourceName)}), false)`.execute(db);
   },
   bindBoolean: (value) => value,
@@ -49,7 +52,6 @@ export const postgresDialect: SqlDialectModule = {
   translateError: translatePostgresError,
 };
 
-const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Distinct statements a pool prepares; beyond them statements are parsed each time. */
 const MAX_PREPARED = 1000;

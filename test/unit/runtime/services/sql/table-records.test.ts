@@ -1,4 +1,3 @@
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adminContext, type AuthContext } from '../../../../../runtime/auth/auth-context.js';

@@ -53,6 +53,15 @@ describe('write encoders', () => {
     expect(encode(type, value)).toEqual(want);
   });
 
+  it('refuses strings longer than the column, counting characters as the databases do', () => {
+    const name = { ...field('string', 'varchar(3)'), length: 3 };
+    const encode3 = encoderFor(name, sqliteDialect);
+    expect(encode3('abc')).toBe('abc');
+    expect(encode3('😀é€')).toBe('😀é€');
+    expect(() => encode3('abcd')).toThrow("Field 'f' value is too long: at most 3 characters.");
+    expect(encoderFor({ ...field('text'), length: 3 }, sqliteDialect)('abcd')).toBe('abcd');
+  });
+
   it('keeps integers beyond 2^53 exact as BigInt', () => {
     expect(encode('bigint', '9007199254740993')).toBe(9007199254740993n);
   });
@@ -67,6 +76,10 @@ describe('read decoders', () => {
     ['binary', 'blob', Buffer.from('hi'), 'aGk='],
     ['uuid', 'uuid', 12345, '12345'],
     ['datetime', 'datetime', 2024, '2024'],
+    ['decimal', 'numeric(10,2)', '12.50', 12.5],
+    ['decimal', 'decimal(10,2)', 3.5, 3.5],
+    ['json', 'json', '{"a":[1]}', { a: [1] }],
+    ['json', 'json', 'not json', 'not json'],
   ] as Array<[AbstractType, string, unknown, unknown]>)('%s (%s) %j -> %j', (type, dbType, value, want) => {
     expect(decoderFor(field(type, dbType), sqliteDialect)?.(value)).toEqual(want);
   });

@@ -1,4 +1,5 @@
 /** The PostgreSQL dialect: defaults, column types and driver errors offline; the catalog and routines on the live server. */
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseSchema, TableModel } from '../../../../../../../runtime/model/platform-model.js';
@@ -83,7 +84,8 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
       create table public.elsewhere (id integer primary key);
       create function sales.add(a integer, b integer default 2) returns integer language sql as 'select a + b';
       create function sales.add(a text) returns text language sql as 'select a';
-      create procedure sales.noop() language sql as 'select 1';`);
+      create procedure sales.noop() language sql as 'select 1';
+      create table sales."Thing" (id serial primary key, n integer);`);
     await client.end();
     connection = await openPostgresDatabase({ ...database.config, maxConnections: 2 }, 'sales');
     schema = await readDatabaseSchema(connection.db, postgresDialect, false);
@@ -94,7 +96,9 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
   });
 
   it('reads the tables and views of the service schema only', () => {
-    expect(schema.tables.map((t) => [t.name, t.sourceName, t.isView])).toEqual([['big_orders', 'big_orders', true], ['customer', 'customer', false], ['order', 'Order', false]]);
+    expect(schema.tables.map((t) => [t.name, t.sourceName, t.isView])).toEqual([
+      ['big_orders', 'big_orders', true], ['customer', 'customer', false], ['order', 'Order', false], ['thing', 'Thing', false],
+    ]);
   });
 
   it('reads columns with types, defaults, identity and keys', () => {
@@ -128,6 +132,14 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
   it('works in the service schema: unqualified statements find its tables', async () => {
     const result = await postgresDialect.routines!.call(connection.db, schema.routines[0], new Map([['a', 40]]));
     expect(result.value).toBe(42);
+  });
+
+  it('moves a sequence past a key given explicitly (mixed-case table names included)', async () => {
+    const thing = schema.tables.find((t) => t.name === 'thing')!;
+    await sql`insert into "Thing" (id, n) values (10, 1)`.execute(connection.db);
+    await postgresDialect.afterExplicitKey!(connection.db, thing, thing.fields[0]);
+    const { rows } = await sql<{ id: number }>`insert into "Thing" (n) values (2) returning id`.execute(connection.db);
+    expect(rows).toEqual([{ id: 11 }]);
   });
 
   it('refuses a schema that does not exist', async () => {
