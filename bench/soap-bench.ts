@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import http from 'node:http';
 import { createClientAsync } from 'soap';
+import { CALCULATOR_WSDL } from './shared-corpus.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -86,7 +87,7 @@ const peer = await start('bench/soap-peer-server.ts', { PORT: '0' });
 const server = await start('bench/soap-portico-server.ts', { PEER_URL: peer.line, PORT: '0' });
 const [url, apiKey, token] = server.line.split(' ');
 const headers = { 'content-type': 'application/json', 'x-service-api-key': apiKey, 'x-service-session-token': token };
-const client = (await createClientAsync('/work/shared/wsdl-corpus/pm-calculator.wsdl', { endpoint: peer.line })) as unknown as Parameters<typeof direct>[0];
+const client = (await createClientAsync(CALCULATOR_WSDL, { endpoint: peer.line })) as unknown as Parameters<typeof direct>[0];
 
 // Warm both paths (JIT, connections) before measuring.
 await portico(url, headers);

@@ -8,8 +8,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listen } from 'soap';
+import { CALCULATOR_WSDL } from './shared-corpus.js';
 
-const xml = fs.readFileSync('/work/shared/wsdl-corpus/pm-calculator.wsdl', 'utf8');
+const xml = fs.readFileSync(CALCULATOR_WSDL, 'utf8');
 const calculator = { Add: (args: { intA: string; intB: string }) => ({ AddResult: Number(args.intA) + Number(args.intB) }) };
 const server = http.createServer();
 server.keepAliveTimeout = 60_000;

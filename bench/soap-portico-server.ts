@@ -12,12 +12,13 @@ import { createServer } from '../runtime/http/create-server.js';
 import type { ServiceModel } from '../runtime/model/platform-model.js';
 import { soapKind } from '../runtime/services/soap/soap-kind.js';
 import { minimalModel } from '../test/helpers/platform-fixtures.js';
+import { CALCULATOR_WSDL } from './shared-corpus.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-soap-bench-'));
 const ctx = { baseDir: dir, resolveEnv: <T>(value: T) => value };
 const calc = await soapKind.introspect!({
   id: 8, name: 'calc', label: 'Calculator', type: 'soap', description: '', is_active: true, origin: 'platform', kind: 'plain',
-  config: { wsdl: '/work/shared/wsdl-corpus/pm-calculator.wsdl', options: { location: process.env.PEER_URL } },
+  config: { wsdl: CALCULATOR_WSDL, options: { location: process.env.PEER_URL } },
 } satisfies ServiceModel, ctx);
 const model = minimalModel();
 const app = await createServer({ ...model, services: [...model.services, calc] }, { baseDir: dir, systemDatabase: ':memory:', env: {} });

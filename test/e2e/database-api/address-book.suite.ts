@@ -8,7 +8,8 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import type { ApiClient } from './api-client.js';
 
-export const ADDRESS_BOOK_DIR = '/work/shared/fixtures/addressbook';
+import { ADDRESS_BOOK_DIR } from '../../helpers/shared-dir.js';
+export { ADDRESS_BOOK_DIR };
 
 interface FixtureTable { name: string; field?: unknown[]; record?: Record<string, unknown>[] }
 

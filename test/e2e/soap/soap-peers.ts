@@ -8,8 +8,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { listen, passwordDigest, type IServices } from 'soap';
+import { WSDL_CORPUS_DIR } from '../../helpers/shared-dir.js';
 
-export const CORPUS = '/work/shared/wsdl-corpus';
+export const CORPUS = WSDL_CORPUS_DIR;
 
 export interface RecordedRequest {
   headers: http.IncomingHttpHeaders;

@@ -17,8 +17,9 @@ import { serviceDocument } from '../../../runtime/openapi/service-document.js';
 import { soapServiceOpenApi } from '../../../runtime/openapi/soap-openapi.js';
 import { soapKind } from '../../../runtime/services/soap/soap-kind.js';
 import { openApiErrors, unresolvedRefs } from '../../golden/validators.js';
+import { WSDL_CORPUS_DIR } from '../../helpers/shared-dir.js';
 
-const corpus = '/work/shared/wsdl-corpus';
+const corpus = WSDL_CORPUS_DIR;
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const folder = path.join(repo, `.tmp-soap-${randomBytes(6).toString('hex')}`);
 

@@ -7,8 +7,9 @@ import { soapServiceOpenApi } from '../../../../../runtime/openapi/soap-openapi.
 import { soapKind } from '../../../../../runtime/services/soap/soap-kind.js';
 import { openApiErrors } from '../../../../golden/validators.js';
 import { soapService } from './soap-test-helpers.js';
+import { WSDL_CORPUS_DIR } from '../../../../helpers/shared-dir.js';
 
-const calculator = (await soapKind.introspect!(soapService({ wsdl: 'pm-calculator.wsdl' }, { name: 'my_calc' }), { baseDir: '/work/shared/wsdl-corpus', resolveEnv: (value) => value })) as SoapServiceModel;
+const calculator = (await soapKind.introspect!(soapService({ wsdl: 'pm-calculator.wsdl' }, { name: 'my_calc' }), { baseDir: WSDL_CORPUS_DIR, resolveEnv: (value) => value })) as SoapServiceModel;
 
 describe('SOAP OpenAPI fragment', () => {
   it('documents the operation list, then POST and (for simple inputs) GET per operation', async () => {

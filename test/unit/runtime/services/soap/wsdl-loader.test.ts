@@ -6,8 +6,9 @@ import { SoapTransport } from '../../../../../runtime/services/soap/soap-transpo
 import { loadWsdlDocuments } from '../../../../../runtime/services/soap/wsdl-loader.js';
 import { resolveWsdlLocation } from '../../../../../runtime/services/soap/wsdl-source.js';
 import { documentWsdl, tempFiles } from './soap-test-helpers.js';
+import { WSDL_CORPUS_DIR } from '../../../../helpers/shared-dir.js';
 
-const corpus = '/work/shared/wsdl-corpus';
+const corpus = WSDL_CORPUS_DIR;
 const transport = new SoapTransport({ basicAuth: null, ntlm: null, timeoutMs: 2000, tls: null, httpHeaders: {} });
 const files = tempFiles({ 'wsdl/calc.wsdl': '<x/>', 'beside.wsdl': '<x/>', 'sub/deep.wsdl': '<x/>', 'broken.wsdl': '<wsdl:definitions' });
 let server: http.Server;

@@ -11,7 +11,8 @@ import { seedDatabase } from '../../../../../runtime/services/sql/dialects/sqlit
 import { readSeedDirectory } from '../../../../../runtime/services/sql/schema/seed-tables.js';
 import { sqlServiceKinds } from '../../../../../runtime/services/sql/sql-service-kinds.js';
 
-export const ADDRESS_BOOK_DIR = '/work/shared/fixtures/addressbook';
+import { ADDRESS_BOOK_DIR } from '../../../../helpers/shared-dir.js';
+export { ADDRESS_BOOK_DIR };
 
 /** A fresh temp directory, removed by the returned cleanup. */
 export function tempDir(): { dir: string; cleanup: () => void } {
