@@ -5,29 +5,12 @@
  *
  * Env: PORT, DATABASE_URL, API_KEY, JWT_SECRET.
  */
-import { createVerifier } from 'fast-jwt';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify from 'fastify';
 import pg from 'pg';
+import { createAuthCheck } from './hand-written-auth.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 10 });
-const apiKey = process.env.API_KEY!;
-const verify = createVerifier({ key: process.env.JWT_SECRET!, algorithms: ['HS256'], cache: 10_000 });
-
-function authorised(request: FastifyRequest, reply: FastifyReply): boolean {
-  const token = request.headers['x-service-session-token'];
-  if (request.headers['x-service-api-key'] !== apiKey || typeof token !== 'string') {
-    void reply.status(401).send({ error: { code: 401, message: 'Unauthorized.' } });
-    return false;
-  }
-  try {
-    const claims = verify(token) as { user_id: number };
-    if (typeof claims.user_id !== 'number') throw new Error('no user');
-    return true;
-  } catch {
-    void reply.status(401).send({ error: { code: 401, message: 'Unauthorized.' } });
-    return false;
-  }
-}
+const authorised = createAuthCheck(process.env.API_KEY!, process.env.JWT_SECRET!);
 
 const app = Fastify();
 app.get('/api/v2/db/_table/contact_info', async (request, reply) => {

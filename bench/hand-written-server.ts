@@ -6,29 +6,12 @@
  * Env: PORT, DATABASE (SQLite file), API_KEY, JWT_SECRET.
  */
 import Database from 'better-sqlite3';
-import { createVerifier } from 'fast-jwt';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify from 'fastify';
+import { createAuthCheck } from './hand-written-auth.js';
 
 const db = new Database(process.env.DATABASE!);
 db.pragma('journal_mode = WAL');
-const apiKey = process.env.API_KEY!;
-const verify = createVerifier({ key: process.env.JWT_SECRET!, algorithms: ['HS256'], cache: 10_000 });
-
-function authorised(request: FastifyRequest, reply: FastifyReply): boolean {
-  const token = request.headers['x-service-session-token'];
-  if (request.headers['x-service-api-key'] !== apiKey || typeof token !== 'string') {
-    void reply.status(401).send({ error: { code: 401, message: 'Unauthorized.' } });
-    return false;
-  }
-  try {
-    const claims = verify(token) as { user_id: number };
-    if (typeof claims.user_id !== 'number') throw new Error('no user');
-    return true;
-  } catch {
-    void reply.status(401).send({ error: { code: 401, message: 'Unauthorized.' } });
-    return false;
-  }
-}
+const authorised = createAuthCheck(process.env.API_KEY!, process.env.JWT_SECRET!);
 
 const list = db.prepare('SELECT * FROM contact_info WHERE info_type = ? LIMIT ?');
 const byId = db.prepare('SELECT * FROM contact WHERE id = ?');

@@ -95,3 +95,9 @@ export function matchGrant(grants: readonly Grant[], service: string, component:
   const allowing = matches.filter((grant) => (grant.verbMask & bit) !== 0);
   return allowing.find((grant) => grant.filters.length > 0) ?? allowing[0] ?? null;
 }
+
+/** Whether an active role grants anything on a service (or on every service): listings show only such services. */
+export function roleReaches(role: RolePrincipal | null | undefined, service: string): boolean {
+  const name = service.toLowerCase();
+  return !!role?.isActive && role.grants.some((g) => g.verbMask !== 0 && (g.service === null || g.service === name));
+}

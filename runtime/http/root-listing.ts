@@ -1,6 +1,6 @@
 /** GET /api/v2: the services the caller may reach, and the service types. */
 import type { FastifyRequest } from 'fastify';
-import { decideAccess, resolveRole } from '../auth/access.js';
+import { decideAccess, resolveRole, roleReaches } from '../auth/access.js';
 import { readCredentials } from '../auth/credentials.js';
 import { toList, type RawQuery } from '../core/query-params.js';
 import { listServiceKinds } from '../services/registry.js';
@@ -27,8 +27,7 @@ export async function rootListing(ctx: PlatformContext, request: FastifyRequest)
   const fields = (toList(typeof query.fields === 'string' ? query.fields : undefined) ?? [...SERVICE_FIELDS]).filter((f) => (SERVICE_FIELDS as readonly string[]).includes(f));
   const services = ctx.services.list()
     .filter((s) => kinds.some((k) => k.type === s.type) && (type === null || s.type === type))
-    // A service is reachable when the role grants anything on it (or on every service).
-    .filter((s) => isAdmin || (role !== null && role.isActive && role.grants.some((g) => g.verbMask !== 0 && (g.service === null || g.service === s.name.toLowerCase()))))
+    .filter((s) => isAdmin || roleReaches(role, s.name))
     .map((s) => {
       const all: Record<string, unknown> = { id: s.id, name: s.name, label: s.label, description: s.description, type: s.type };
       const entry: Record<string, unknown> = {};

@@ -2,6 +2,7 @@
  * Discovery: GET /api/v2/api_docs (every service in one document), /api/v2/api_docs/{service}
  * and /api/v2/{service}/_spec (one service's document).
  */
+import { roleReaches } from '../../auth/access.js';
 import { BadRequestError, ForbiddenError, NotFoundError, messages } from '../../core/errors.js';
 import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
@@ -49,6 +50,5 @@ export function createDocsService(ctx: PlatformContext): DocsService {
 
 /** Non-administrators see the services their role grants anything on. */
 function callerMayRead(ctx: PlatformContext, roleId: number | null, service: string): boolean {
-  const role = roleId === null ? undefined : ctx.directory.roles.get(roleId);
-  return !!role?.isActive && role.grants.some((g) => g.verbMask !== 0 && (g.service === null || g.service === service.toLowerCase()));
+  return roleReaches(roleId === null ? undefined : ctx.directory.roles.get(roleId), service);
 }

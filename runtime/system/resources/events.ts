@@ -7,6 +7,7 @@
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
+import { roleReaches } from '../../auth/access.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import { serviceFragment } from '../../services/docs/service-fragments.js';
 
@@ -14,8 +15,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 function mayReach(ctx: PlatformContext, call: InternalCall, service: string): boolean {
   if (call.auth.isAdmin) return true;
-  const role = call.auth.role === null ? undefined : ctx.directory.roles.get(call.auth.role.id);
-  return !!role?.isActive && role.grants.some((g) => g.verbMask !== 0 && (g.service === null || g.service === service.toLowerCase()));
+  return roleReaches(call.auth.role === null ? undefined : ctx.directory.roles.get(call.auth.role.id), service);
 }
 
 export async function events(ctx: PlatformContext, call: InternalCall): Promise<unknown> {
