@@ -7,7 +7,7 @@
  * - PostgreSQL: a server generated for a `pgsql` platform (built into a temp dir inside the repo)
  *   vs hand-written-pg-server.ts (node-postgres), each on its own copy of the address book.
  *
- *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 3] [--connections 10]
+ *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 3] [--connections 10] [--only list|get|insert|patch]
  *
  * PostgreSQL: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test) names a
  * database on the server where the benchmark may create and drop its own databases.
@@ -32,6 +32,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '10' },
+    only: { type: 'string' },
   },
 });
 const duration = Number(args.duration);
@@ -152,7 +153,7 @@ async function run(label: string, contestants: Contestants): Promise<void> {
   const { portico, hand, headers } = contestants;
   const rows: string[][] = [];
   try {
-    for (const scenario of scenarios) {
+    for (const scenario of scenarios.filter((s) => args.only === undefined || s.name.startsWith(args.only))) {
       const figures = { portico: { rps: [] as number[], p99: [] as number[] }, hand: { rps: [] as number[], p99: [] as number[] } };
       for (let round = 0; round < rounds; round++) {
         for (const [name, server] of [['portico', portico], ['hand', hand]] as const) {

@@ -37,13 +37,21 @@ export interface ParsedPath {
   trailingSlash: boolean;
 }
 
-/** Splits `/api/v2/{service}/{resource...}`; `..` segments are dropped. */
+const PREFIX = /^\/api\/v2\/?/;
+
+function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try { return decodeURIComponent(segment); } catch { return segment; }
+}
+
+/** Splits `/api/v2/{service}/{resource...}`; empty, `.` and `..` segments are dropped. */
 export function parsePath(url: string): ParsedPath {
-  const pathname = url.split('?')[0];
-  const rest = pathname.replace(/^\/api\/v2\/?/, '');
-  const segments = rest.split('/').filter((s) => s !== '' && s !== '..' && s !== '.').map((s) => {
-    try { return decodeURIComponent(s); } catch { return s; }
-  });
+  const query = url.indexOf('?');
+  const pathname = query === -1 ? url : url.slice(0, query);
+  const segments: string[] = [];
+  for (const segment of pathname.replace(PREFIX, '').split('/')) {
+    if (segment !== '' && segment !== '.' && segment !== '..') segments.push(decodeSegment(segment));
+  }
   return { service: segments[0] ?? '', resource: segments.slice(1), trailingSlash: pathname.endsWith('/') };
 }
 
@@ -55,7 +63,8 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     const query = request.query as RawQuery;
     const verb = effectiveVerb(request.method, request.headers, query);
     const { service, resource, trailingSlash } = parsePath(request.url);
-    const caller = await identify(ctx, readCredentials(request.headers, query));
+    const identified = identify(ctx, readCredentials(request.headers, query));
+    const caller = identified instanceof Promise ? await identified : identified;
 
     const model = ctx.services.get(service);
     const internalService = model ? internal.get(model.type) : undefined;
@@ -74,11 +83,12 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     if (!model) throw new NotFoundError(messages.serviceNotFound(service));
     if (!model.is_active && !caller.user?.isSysAdmin) throw new ForbiddenError(`Service ${service} is deactivated.`);
 
+    // The directory's principals are shared, read-only, by every request of the caller.
     const auth: AuthContext = {
-      app: caller.app && { id: caller.app.id, name: caller.app.name },
-      user: caller.user && { id: caller.user.id, email: caller.user.email, name: caller.user.name, isSysAdmin: caller.user.isSysAdmin },
+      app: caller.app,
+      user: caller.user,
       isAdmin: caller.user?.isSysAdmin === true,
-      role: role && { id: role.id, name: role.name },
+      role,
       rowFilters: decision.grant && decision.grant.filters.length > 0 ? { filters: decision.grant.filters, op: decision.grant.filterOp } : null,
     };
     const call = { verb, resource, trailingSlash, query, body: request.body, headers: request.headers, auth };
@@ -86,7 +96,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     if (isSpec && verb === 'GET') result = await docs.spec(service);
     else if (internalService) {
       result = await internalService.handle({ ...call, session: caller.session, tokenError: caller.tokenError, host: request.hostname });
-    } else result = await (await ctx.services.handler(service)).handle(call);
+    } else result = await (ctx.services.openHandler(service) ?? await ctx.services.handler(service)).handle(call);
     if (result.headers) void reply.headers(result.headers);
     return reply.status(result.status ?? 200).send(result.body);
   };

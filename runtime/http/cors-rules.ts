@@ -5,7 +5,6 @@
  * matching rule, or for an origin the rule does not list, no CORS headers are sent.
  * The rules live in memory and are reloaded after every write to /system/cors.
  */
-import type { FastifyRequest } from 'fastify';
 import { maskToVerbs } from '../auth/principals.js';
 import type { SystemDb } from '../system/store/system-db.js';
 
@@ -27,7 +26,7 @@ interface CorsRule {
   credentials: boolean;
 }
 
-/** What @fastify/cors is told for one request. */
+/** The CORS answer for one request (origin false: send no CORS headers). */
 export interface CorsDecision {
   origin: boolean | string;
   methods?: string[];
@@ -91,12 +90,8 @@ export class CorsRules {
     };
   }
 
-  /** The delegator @fastify/cors calls for every request. */
-  delegator() {
-    return (request: FastifyRequest, callback: (error: Error | null, options: CorsDecision) => void): void => {
-      const path = request.url.split('?')[0].replace(/^\/+/, '');
-      const origin = request.headers.origin;
-      callback(null, this.decide(path, Array.isArray(origin) ? origin[0] : origin));
-    };
+  /** Whether any enabled rule exists (without one, no response varies by Origin). */
+  get any(): boolean {
+    return this.rules.length > 0;
   }
 }

@@ -2,13 +2,13 @@
  * Assembles the Fastify app of a platform: body parsing, errors in the spec's shape, CORS from
  * /system/cors, and the /api/v2 routes, all served from one PlatformContext.
  */
-import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
 import { createDocsService } from '../services/docs/docs-service.js';
 import { createUserService } from '../services/user/user-service.js';
 import { createSystemService } from '../system/system-service.js';
 import { createDispatch } from './api-dispatch.js';
+import { installCors } from './cors-hook.js';
 import { installBodyParsing } from './body-parsing.js';
 import { installErrorHandling } from './error-handling.js';
 import { registerGeneratedTableRoutes } from './generated-table-routes.js';
@@ -40,7 +40,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   installBodyParsing(app);
   installErrorHandling(app);
   // CORS follows the rules of /system/cors, read per request from memory.
-  await app.register(cors, { delegator: ctx.cors.delegator() });
+  installCors(app, ctx.cors);
 
   const docs = createDocsService(ctx);
   const internal = new Map<string, InternalService>([['system', createSystemService(ctx)], ['user', createUserService(ctx, 'user')], ['swagger', docs]]);

@@ -11,13 +11,15 @@ import type { RuntimeContext, ServiceHandler } from './service-kind.js';
 interface Entry {
   model: ServiceModel;
   handler: Promise<ServiceHandler> | null;
+  /** The handler once open (requests then skip the promise). */
+  open: ServiceHandler | null;
 }
 
 export class LiveServices {
   private readonly entries = new Map<string, Entry>();
 
   constructor(private readonly ctx: RuntimeContext, services: readonly ServiceModel[]) {
-    for (const service of services) this.entries.set(service.name, { model: service, handler: null });
+    for (const service of services) this.entries.set(service.name, { model: service, handler: null, open: null });
   }
 
   /** The service's model, or undefined. Names are case-sensitive (spec). */
@@ -29,6 +31,11 @@ export class LiveServices {
     return [...this.entries.values()].map((e) => e.model).sort((a, b) => a.id - b.id);
   }
 
+  /** The handler of a service that is open already, else undefined (then use handler()). */
+  openHandler(name: string): ServiceHandler | undefined {
+    return this.entries.get(name)?.open ?? undefined;
+  }
+
   /** The open handler of a service, opening it on first use. */
   handler(name: string): Promise<ServiceHandler> {
     const entry = this.entries.get(name);
@@ -38,7 +45,7 @@ export class LiveServices {
       if (!kind) return Promise.reject(new NotImplementedError(`Service type '${entry.model.type}' is not supported.`));
       entry.handler = kind.open(entry.model, this.ctx);
       // A failed open is retried on the next call rather than cached.
-      entry.handler.catch(() => { if (this.entries.get(name) === entry) entry.handler = null; });
+      entry.handler.then((handler) => { entry.open = handler; }, () => { if (this.entries.get(name) === entry) entry.handler = null; });
     }
     return entry.handler;
   }
@@ -46,7 +53,7 @@ export class LiveServices {
   /** Adds or replaces a service; a replaced handler is closed. */
   async put(service: ServiceModel, previousName = service.name): Promise<void> {
     await this.remove(previousName);
-    this.entries.set(service.name, { model: service, handler: null });
+    this.entries.set(service.name, { model: service, handler: null, open: null });
   }
 
   async remove(name: string): Promise<void> {

@@ -47,6 +47,11 @@ export class SystemDirectory {
     this.users.clear();
   }
 
+  /** The cached user (null: known not to exist); undefined when not read yet. */
+  cachedUser(id: number): UserPrincipal | null | undefined {
+    return this.users.get(id);
+  }
+
   /** The user with its app roles, cached until the next reload or forgetUser. */
   async user(id: number): Promise<UserPrincipal | null> {
     const cached = this.users.get(id);

@@ -47,15 +47,14 @@ export class SqlServiceHandler implements ServiceHandler {
 
   private route(call: ServiceCall): Promise<ServiceResult> | ServiceResult {
     const [resource, table, id, ...more] = call.resource;
-    const unsupported = (path: string) => new BadRequestError(messages.verbNotSupported(call.verb, path, this.ctx.serviceName));
     if (resource === undefined) {
-      if (call.verb !== 'GET') throw unsupported('');
+      if (call.verb !== 'GET') throw this.unsupported(call, '');
       const resources = this.ctx.dialect.routines === null ? ROOT_RESOURCES : [...ROOT_RESOURCES, ...ROUTINE_RESOURCES];
       return { body: wrapList(cleanListing(resources, fieldsOption(call.query, call.body), asListOption(call.query))) };
     }
     if (resource === '_table' && more.length === 0) {
       if (table !== undefined) return handleTableRecords(this.ctx, call, table, id);
-      if (call.verb !== 'GET') throw unsupported('_table');
+      if (call.verb !== 'GET') throw this.unsupported(call, '_table');
       return listTables(this.ctx, call);
     }
     if (resource === '_schema') {
@@ -65,6 +64,10 @@ export class SqlServiceHandler implements ServiceHandler {
       return handleRoutines(this.ctx, call, resource === '_proc' ? 'procedure' : 'function', call.resource.slice(1));
     }
     throw new NotFoundError(messages.resourceNotFound(call.resource.join('/'), this.ctx.serviceName));
+  }
+
+  private unsupported(call: ServiceCall, path: string): BadRequestError {
+    return new BadRequestError(messages.verbNotSupported(call.verb, path, this.ctx.serviceName));
   }
 
   openapi(): OpenApiFragment {

@@ -61,13 +61,13 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
 async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], keyed: Keyed, record: Row): Promise<Row> {
   return withNested(op, conn, record, async (c, own) => {
     if (op.ctx.options.allowUpsert && op.rowFilter === null) return upsert(c, op, target, idFields, keyed.key, own);
-    const where = allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
+    const where = () => allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
     const values = updateValues(op.plan, own, idFields);
     let rows: Row[];
     if (Object.keys(values).length > 0) {
-      rows = op.rowFilter === null ? await updateRowByKey(c, target, idFields, keyed.key, values) : await updateRows(c, target, where, values);
+      rows = op.rowFilter === null ? await updateRowByKey(c, target, idFields, keyed.key, values) : await updateRows(c, target, where(), values);
     }
-    else if (nestedValues(op.plan.table, own).length > 0) rows = await selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
+    else if (nestedValues(op.plan.table, own).length > 0) rows = await selectRows(c, op.plan, { where: where(), selection: target.output, limit: 1 });
     else throw new BadRequestError(sqlMessages.noFields());
     if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(keyed.text));
     return rows[0];

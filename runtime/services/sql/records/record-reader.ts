@@ -1,6 +1,7 @@
 /** Row reads: one select shape for lists, ids and single records, plus counts. */
 import { sql, type Kysely } from 'kysely';
 import type { Condition } from './conditions.js';
+import { runCompiled } from './run-compiled.js';
 import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
 
 export interface OrderBy {
@@ -51,8 +52,7 @@ export async function selectShapedPage(
     const query = describe();
     return { compiled: buildSelect(db, plan, query).limit(0).offset(0).compile(), selection: query.selection };
   });
-  const parameters = [...compiled.parameters.slice(0, -2), limit, offset];
-  const result = await db.executeQuery<Record<string, unknown>>({ ...compiled, parameters });
+  const result = await runCompiled<Record<string, unknown>>(db, compiled, [...compiled.parameters.slice(0, -2), limit, offset]);
   return decodeRows(result.rows, selection);
 }
 
@@ -65,14 +65,14 @@ type Row = Record<string, unknown>;
 export async function selectByPrimaryKey(db: Kysely<any>, plan: TablePlan, key: unknown): Promise<Row | undefined> {
   const compiled = plan.memo('byPrimaryKey', () =>
     db.selectFrom(plan.source).select(plan.all.columns).where(plan.primaryKey[0].ref, '=', 0).compile());
-  const result = await db.executeQuery<Row>({ ...compiled, parameters: [key] });
+  const result = await runCompiled<Row>(db, compiled, [key]);
   return decodeRows(result.rows, plan.all)[0];
 }
 
 /** A page of every field in the database's order, compiled once per table like selectByPrimaryKey. */
 export async function selectPage(db: Kysely<any>, plan: TablePlan, limit: number, offset: number): Promise<Row[]> {
   const compiled = plan.memo('page', () => db.selectFrom(plan.source).select(plan.all.columns).limit(0).offset(0).compile());
-  const result = await db.executeQuery<Row>({ ...compiled, parameters: [limit, offset] });
+  const result = await runCompiled<Row>(db, compiled, [limit, offset]);
   return decodeRows(result.rows, plan.all);
 }
 

@@ -9,6 +9,7 @@ import type { TableModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';
 import { keyCondition, keysCondition, type Condition } from './conditions.js';
+import { runCompiled } from './run-compiled.js';
 import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
 
 export type Row = Record<string, unknown>;
@@ -100,7 +101,7 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
   if (dialect.supportsReturning) {
     // The statement of one set of columns is compiled once per table; only the values change.
     const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () => insert().returning(target.output.columns).compile());
-    const { rows } = await db.executeQuery<Row>({ ...compiled, parameters: boundValues(values, columns) });
+    const { rows } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
     if (dialect.afterExplicitKey !== undefined) {
       for (const f of plan.fields) if (f.field.autoIncrement && f.field.sourceName in values) await dialect.afterExplicitKey(db, plan.table, f.field);
     }
@@ -121,7 +122,7 @@ export async function updateRowByKey(db: Kysely<any>, target: WriteTarget, keyFi
   const shape = shapeKey(`update:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
   const compiled = plan.memo(shape, () =>
     db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile());
-  const { rows } = await db.executeQuery<Row>({ ...compiled, parameters: [...boundValues(values, columns), ...key] });
+  const { rows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...key]);
   return decodeRows(rows, target.output);
 }
 

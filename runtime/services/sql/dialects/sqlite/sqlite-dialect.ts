@@ -1,7 +1,8 @@
 /** The SQLite dialect: better-sqlite3 under Kysely, with a prepared-statement cache. */
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteDialect, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteStatement, type TransactionSettings } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
+import { registerDirectRunner } from '../../records/run-compiled.js';
 import { decodeJsonText } from '../../records/value-codec.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import { sqliteColumnType } from './sqlite-column-types.js';
@@ -49,20 +50,58 @@ export const sqliteDialect: SqlDialectModule = {
 // Kysely's SQLite driver prepares every query again; this cache keeps the statements of recurring SQL text.
 const STATEMENT_CACHE_SIZE = 500;
 
-function cachingDatabase(sqlite: Database.Database): SqliteDatabase {
-  const statements = new Map<string, SqliteStatement>();
+interface CachingDatabase extends SqliteDatabase {
+  prepare(sql: string): SqliteStatement & { reader: boolean; all(parameters: readonly unknown[]): unknown[] };
+}
+
+function cachingDatabase(sqlite: Database.Database): CachingDatabase {
+  const statements = new Map<string, Database.Statement>();
   return {
     close: () => { sqlite.close(); },
-    prepare(sql: string): SqliteStatement {
+    prepare(sql: string) {
       let statement = statements.get(sql);
       if (statement === undefined) {
-        statement = sqlite.prepare(sql) as unknown as SqliteStatement;
+        statement = sqlite.prepare(sql);
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
         statements.set(sql, statement);
       }
-      return statement;
+      return statement as unknown as ReturnType<CachingDatabase['prepare']>;
     },
   };
+}
+
+/**
+ * Kysely's SQLite driver, noting whether its one connection is held (by a transaction, or by a
+ * query waiting its turn): while it is not, a statement may run at once (see run-compiled.ts).
+ */
+class HeldTrackingDriver implements Driver {
+  held = false;
+
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> { return this.inner.init(); }
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    this.held = true;
+    return connection;
+  }
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> { return this.inner.beginTransaction(connection, settings); }
+  commitTransaction(connection: DatabaseConnection): Promise<void> { return this.inner.commitTransaction(connection); }
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> { return this.inner.rollbackTransaction(connection); }
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.held = false;
+    return this.inner.releaseConnection(connection);
+  }
+  destroy(): Promise<void> { return this.inner.destroy(); }
+}
+
+class TrackingSqliteDialect extends SqliteDialect {
+  driver: HeldTrackingDriver | null = null;
+
+  override createDriver(): Driver {
+    this.driver = new HeldTrackingDriver(super.createDriver());
+    return this.driver;
+  }
 }
 
 /**
@@ -73,6 +112,16 @@ export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}
   const sqlite = new Database(file);
   sqlite.pragma('foreign_keys = ON');
   if (options.wal === true && file !== ':memory:') sqlite.pragma('journal_mode = WAL');
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: cachingDatabase(sqlite) }) });
+  const database = cachingDatabase(sqlite);
+  const dialect = new TrackingSqliteDialect({ database });
+  const db = new Kysely<any>({ dialect });
+  const driver = dialect.driver!;
+  registerDirectRunner(db, (sql, parameters) => {
+    if (driver.held) return null;
+    const statement = database.prepare(sql);
+    if (statement.reader) return { rows: statement.all(parameters) };
+    statement.run(parameters);
+    return { rows: [] };
+  });
   return { db, close: () => db.destroy() };
 }
