@@ -93,11 +93,24 @@ function shapeKey(prefix: string, columns: readonly string[], values: Row, outpu
   return `${prefix}:${columns.join(',')}:${clock}:${output.fields.map((f) => f.name).join(',')}`;
 }
 
+/** Whether every output field is a primary-key field whose integer value is known once the row is inserted. */
+function insertKeyKnown(target: WriteTarget, values: Row): boolean {
+  return target.output.fields.every((f) => target.plan.primaryKey.includes(f)
+    && (typeof values[f.field.sourceName] === 'number' || (f.field.autoIncrement && !(f.field.sourceName in values))));
+}
+
 /** Inserts one row and returns its output columns. */
 export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Promise<Row> {
   const { plan, dialect } = target;
   const columns = Object.keys(values);
   const insert = () => (columns.length === 0 ? db.insertInto(plan.source).defaultValues() : db.insertInto(plan.source).values(values));
+  if (dialect.keyWritesWithoutReturning && insertKeyKnown(target, values)) {
+    const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insert().compile());
+    const { insertId } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
+    const row: Row = {};
+    for (const f of target.output.fields) row[f.name] = f.field.sourceName in values ? values[f.field.sourceName] : Number(insertId);
+    return decodeRows([row], target.output)[0];
+  }
   if (dialect.supportsReturning) {
     // The statement of one set of columns is compiled once per table; only the values change.
     const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () => insert().returning(target.output.columns).compile());
@@ -119,6 +132,16 @@ export async function updateRowByKey(db: Kysely<any>, target: WriteTarget, keyFi
   const { plan, dialect } = target;
   if (!dialect.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
   const columns = Object.keys(values);
+  // The key (never changed by an update) is the whole output when it is what the client asked for.
+  if (dialect.keyWritesWithoutReturning && target.output.fields.every((f) => typeof key[keyFields.indexOf(f)] === 'number')) {
+    const shape = shapeKey(`update-key:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
+    const compiled = plan.memo(shape, () => db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile());
+    const { numAffectedRows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...key]);
+    if (!numAffectedRows) return [];
+    const row: Row = {};
+    for (const f of target.output.fields) row[f.name] = key[keyFields.indexOf(f)];
+    return decodeRows([row], target.output);
+  }
   const shape = shapeKey(`update:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
   const compiled = plan.memo(shape, () =>
     db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile());

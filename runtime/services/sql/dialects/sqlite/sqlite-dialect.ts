@@ -34,6 +34,7 @@ export const sqliteDialect: SqlDialectModule = {
   autoIncrementKeyword: true,
   transactionalDdl: true,
   supportsReturning: true,
+  keyWritesWithoutReturning: true,
   bindBoolean: (value) => (value ? 1 : 0),
   // JSON is kept as text. A text-typed field whose declared type has numeric affinity (`uuid`,
   // `datetime`) stores digit-only text as a number.
@@ -120,8 +121,8 @@ export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}
     if (driver.held) return null;
     const statement = database.prepare(sql);
     if (statement.reader) return { rows: statement.all(parameters) };
-    statement.run(parameters);
-    return { rows: [] };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
   });
   return { db, close: () => db.destroy() };
 }
