@@ -93,8 +93,25 @@ export function parseOrder(value: string | undefined): OrderTerm[] {
   return terms;
 }
 
+const NAMES = new Set([
+  'fields', 'filter', 'limit', 'offset', 'order', 'include_count', 'count_only', 'ids', 'id_field', 'related',
+  'group', 'having', 'continue', 'rollback', 'refresh', ...Object.keys(ALIASES),
+]);
+
+function namesNone(object: object): boolean {
+  for (const key in object) if (NAMES.has(key)) return false;
+  return true;
+}
+
+let defaults: CommonParams | undefined;
+
 /** Merges body options (GET-over-POST) under query parameters and parses them. */
 export function parseCommonParams(query: RawQuery, body?: unknown): CommonParams {
+  // Most requests name none of these: their (frozen) defaults are parsed once.
+  if (namesNone(query) && (body === null || typeof body !== 'object' || Array.isArray(body) || namesNone(body))) {
+    defaults ??= Object.freeze(parseMerged({}));
+    return defaults;
+  }
   const merged: RawQuery = {};
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
     for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
@@ -103,6 +120,10 @@ export function parseCommonParams(query: RawQuery, body?: unknown): CommonParams
     }
   }
   Object.assign(merged, query);
+  return parseMerged(merged);
+}
+
+function parseMerged(merged: RawQuery): CommonParams {
   const fields = toList(pick(merged, 'fields'));
   const limit = toInteger('limit', pick(merged, 'limit'));
   const offset = toInteger('offset', pick(merged, 'offset')) ?? 0;

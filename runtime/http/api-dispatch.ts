@@ -37,7 +37,7 @@ export interface ParsedPath {
   trailingSlash: boolean;
 }
 
-const PREFIX = /^\/api\/v2\/?/;
+const PREFIX = '/api/v2';
 
 function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment;
@@ -47,12 +47,17 @@ function decodeSegment(segment: string): string {
 /** Splits `/api/v2/{service}/{resource...}`; empty, `.` and `..` segments are dropped. */
 export function parsePath(url: string): ParsedPath {
   const query = url.indexOf('?');
-  const pathname = query === -1 ? url : url.slice(0, query);
+  const end = query === -1 ? url.length : query;
   const segments: string[] = [];
-  for (const segment of pathname.replace(PREFIX, '').split('/')) {
+  let start = url.startsWith(PREFIX) && (end === PREFIX.length || url[PREFIX.length] === '/') ? PREFIX.length : 0;
+  while (start < end) {
+    let slash = url.indexOf('/', start);
+    if (slash === -1 || slash > end) slash = end;
+    const segment = url.slice(start, slash);
     if (segment !== '' && segment !== '.' && segment !== '..') segments.push(decodeSegment(segment));
+    start = slash + 1;
   }
-  return { service: segments[0] ?? '', resource: segments.slice(1), trailingSlash: pathname.endsWith('/') };
+  return { service: segments[0] ?? '', resource: segments.slice(1), trailingSlash: url[end - 1] === '/' };
 }
 
 export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;

@@ -38,15 +38,7 @@ export interface Keyed {
   key: unknown[];
 }
 
-// Most reads carry no parameters at all: parse the defaults once.
-const DEFAULT_PARAMS: CommonParams = Object.freeze(parseCommonParams({}));
-
 const ACTIONS: Record<ServiceCall['verb'], RecordAction> = { GET: 'retrieve', POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
-
-function isEmpty(query: object): boolean {
-  for (const key in query) if (Object.hasOwn(query, key)) return false;
-  return true;
-}
 
 /** Session values a role filter may name as `{user.id}`, `{user.email}`, `{user.name}`. */
 function sessionLookup(auth: AuthContext): (name: string) => string | undefined {
@@ -68,7 +60,7 @@ function rowFilterCondition(ctx: SqlServiceContext, plan: TablePlan, auth: AuthC
 /** Resolves the table (404 when unknown) and parses what every operation needs. */
 export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: string): TableOp {
   const plan = ctx.schema.plan(table);
-  const params = call.body === undefined && isEmpty(call.query) ? DEFAULT_PARAMS : parseCommonParams(call.query, call.body);
+  const params = parseCommonParams(call.query, call.body);
   const related = relatedRequests(ctx, plan, params.related, call.query, call.body);
   return { ctx, call, plan, params, rowFilter: rowFilterCondition(ctx, plan, call.auth), action: ACTIONS[call.verb], related };
 }

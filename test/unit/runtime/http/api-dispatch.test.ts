@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { effectiveVerb, parsePath } from '../../../../runtime/http/api-dispatch.js';
+
+describe('parsePath', () => {
+  it.each([
+    ['/api/v2', '', [], false],
+    ['/api/v2/', '', [], true],
+    ['/api/v2/db', 'db', [], false],
+    ['/api/v2/db/_table/contact/42?fields=id', 'db', ['_table', 'contact', '42'], false],
+    ['/api/v2/db/_table/contact/?limit=1', 'db', ['_table', 'contact'], true],
+    ['/api/v2//db///_table/contact', 'db', ['_table', 'contact'], false],
+    ['/api/v2/db/_table/a%20b', 'db', ['_table', 'a b'], false],
+    ['/api/v2/db/_table/%E0%A4%A', 'db', ['_table', '%E0%A4%A'], false],
+    ['/api/v2/db/../_table/./x', 'db', ['_table', 'x'], false],
+    ['/api/v2/files/a/b/?x=/y/', 'files', ['a', 'b'], true],
+  ])('%s', (url, service, resource, trailingSlash) => {
+    expect(parsePath(url)).toEqual({ service, resource, trailingSlash });
+  });
+});
+
+describe('effectiveVerb', () => {
+  it('tunnels POST through X-HTTP-Method, X-Method-Override or ?method=, MERGE as PATCH', () => {
+    expect(effectiveVerb('POST', { 'x-http-method': 'delete' }, {})).toBe('DELETE');
+    expect(effectiveVerb('POST', { 'x-method-override': 'MERGE' }, {})).toBe('PATCH');
+    expect(effectiveVerb('POST', {}, { method: 'put' })).toBe('PUT');
+    expect(effectiveVerb('GET', { 'x-http-method': 'DELETE' }, {})).toBe('GET');
+  });
+
+  it('refuses other verbs with 405', () => {
+    expect(() => effectiveVerb('POST', { 'x-http-method': 'TRACE' }, {})).toThrow(expect.objectContaining({ status: 405 }));
+  });
+});
