@@ -66,12 +66,15 @@ const sessionResponse: SchemaObject = {
     last_name: { type: 'string' },
     name: { type: 'string' },
     is_sys_admin: { type: 'boolean' },
-    role: { type: 'string' },
+    is_root_admin: { type: 'boolean', description: 'Same as is_sys_admin.' },
+    role: { type: 'string', description: 'Name of the role requests with this session and the API key get (empty when none or for administrators).' },
+    role_id: { type: 'integer', nullable: true },
     last_login_date: { type: 'string', description: 'Format `YYYY-MM-DD HH:MM:SS`.' },
     token_expiry_date: { type: 'string', description: 'Format `YYYY-MM-DD HH:MM:SS`.' },
     apps: { type: 'array', items: { type: 'object', additionalProperties: true } },
     ticket: { type: 'string' },
     ticket_expiry: { type: 'string' },
+    host: { type: 'string' },
   },
 };
 

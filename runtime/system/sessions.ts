@@ -1,13 +1,25 @@
 /**
  * Logins, refresh and logout for administrators and users, and the spec's Session object.
  */
+import { resolveRole } from '../auth/access.js';
 import { verifyPassword } from '../auth/passwords.js';
 import type { SessionClaims } from '../auth/session-tokens.js';
 import { BadRequestError, PorticoError, UnauthorizedError } from '../core/errors.js';
+import type { InternalCall } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import { formatTimestamp } from './store/system-db.js';
 
 export type SessionKind = 'admin' | 'user';
+
+/** Where a session is asked for: the request's host, and the app of its API key (its role goes in the session). */
+export interface SessionRequest {
+  host: string;
+  appId: number | null;
+}
+
+export function sessionRequest(call: InternalCall): SessionRequest {
+  return { host: call.host, appId: call.auth.app?.id ?? null };
+}
 
 /** How long a refreshed session may have been expired: 14 days, as the reference platform. */
 const REFRESH_WINDOW_SECONDS = 14 * 24 * 3600;
@@ -25,7 +37,7 @@ function requireString(body: Record<string, unknown>, field: string): string {
 }
 
 /** Checks credentials and issues a session; administrators only at the admin endpoint, others only at the user endpoint. */
-export async function login(ctx: PlatformContext, kind: SessionKind, body: unknown, host: string): Promise<Record<string, unknown>> {
+export async function login(ctx: PlatformContext, kind: SessionKind, body: unknown, where: SessionRequest): Promise<Record<string, unknown>> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('Login request is missing required email.', { field: 'email' });
   const fields = body as Record<string, unknown>;
   const email = requireString(fields, 'email');
@@ -47,12 +59,15 @@ export async function login(ctx: PlatformContext, kind: SessionKind, body: unkno
   await ctx.db.updateTable('user').set({ last_login_date: lastLogin, confirm_code: null }).where('id', '=', row.id).execute();
   ctx.directory.forgetUser(row.id);
   const { token, claims } = ctx.tokens.issue(row.id, ttl);
-  return sessionObject(ctx, row.id, token, claims, host);
+  return sessionObject(ctx, row.id, token, claims, where);
 }
 
 /** The Session record of the spec for a user and token. */
-export async function sessionObject(ctx: PlatformContext, userId: number, token: string, claims: SessionClaims, host: string): Promise<Record<string, unknown>> {
+export async function sessionObject(ctx: PlatformContext, userId: number, token: string, claims: SessionClaims, where: SessionRequest): Promise<Record<string, unknown>> {
   const row = await ctx.db.selectFrom('user').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+  // The role requests with this session and the app's key get: the user's role for the app, else the app's default.
+  const app = where.appId === null ? null : [...ctx.directory.appsByKey.values()].find((a) => a.id === where.appId) ?? null;
+  const role = row.is_sys_admin === 1 ? null : resolveRole(await ctx.directory.user(userId), app, ctx.directory.roles);
   const apps = await ctx.db.selectFrom('app').select(['id', 'name', 'label', 'description']).where('is_active', '=', 1).orderBy('id').execute();
   return {
     session_token: token,
@@ -64,8 +79,10 @@ export async function sessionObject(ctx: PlatformContext, userId: number, token:
     email: row.email,
     is_sys_admin: row.is_sys_admin === 1,
     is_root_admin: row.is_sys_admin === 1,
+    role: role?.name ?? '',
+    role_id: role?.id ?? null,
     last_login_date: row.last_login_date ?? '',
-    host,
+    host: where.host,
     token_expiry_date: formatTimestamp(new Date(claims.exp * 1000)),
     apps: apps.map((app) => ({ id: app.id, name: app.name, label: app.label, description: app.description })),
     ticket: '',
@@ -74,7 +91,7 @@ export async function sessionObject(ctx: PlatformContext, userId: number, token:
 }
 
 /** Issues a fresh token for a session; `replace` also revokes the old one (PUT refresh). */
-export async function refresh(ctx: PlatformContext, kind: SessionKind, token: string | null, replace: boolean, host: string): Promise<Record<string, unknown>> {
+export async function refresh(ctx: PlatformContext, kind: SessionKind, token: string | null, replace: boolean, where: SessionRequest): Promise<Record<string, unknown>> {
   if (!token) throw new UnauthorizedError('There is no valid session for the current request.');
   let claims: SessionClaims;
   try {
@@ -90,7 +107,7 @@ export async function refresh(ctx: PlatformContext, kind: SessionKind, token: st
   const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
   const issued = ctx.tokens.issue(user.id, ttlMinutes);
   if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);
-  return sessionObject(ctx, user.id, issued.token, issued.claims, host);
+  return sessionObject(ctx, user.id, issued.token, issued.claims, where);
 }
 
 /** Revokes the token; logging out without a session is not an error. */

@@ -20,7 +20,7 @@ import { getPackage, postPackage } from './resources/packages.js';
 import { RECORD_BEHAVIOURS, customBehaviour } from './resources/record-behaviours.js';
 import { serviceTypes } from './resources/service-types.js';
 import { changePassword, getProfile, updateProfile } from './self-service.js';
-import { login, logout, refresh } from './sessions.js';
+import { login, logout, refresh, sessionRequest } from './sessions.js';
 
 /** Every resource of the service, as GET /system lists them. */
 export const SYSTEM_RESOURCES = [
@@ -113,12 +113,12 @@ export function createSystemService(ctx: PlatformContext): InternalService {
 async function adminSession(ctx: PlatformContext, call: InternalCall): Promise<ServiceResult> {
   switch (call.verb) {
     case 'POST':
-      return { body: await login(ctx, 'admin', call.body, call.host) };
+      return { body: await login(ctx, 'admin', call.body, sessionRequest(call)) };
     case 'GET':
       if (!call.session) throw call.tokenError ?? new UnauthorizedError('There is no valid session for the current request.');
-      return { body: await refresh(ctx, 'admin', call.session.token, false, call.host) };
+      return { body: await refresh(ctx, 'admin', call.session.token, false, sessionRequest(call)) };
     case 'PUT':
-      return { body: await refresh(ctx, 'admin', readCredentials(call.headers, call.query).token, true, call.host) };
+      return { body: await refresh(ctx, 'admin', readCredentials(call.headers, call.query).token, true, sessionRequest(call)) };
     case 'DELETE':
       return { body: await logout(ctx, call.session?.claims ?? null) };
     default:

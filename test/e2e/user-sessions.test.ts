@@ -89,7 +89,11 @@ describe('open registration', () => {
     const loud = await api('POST', '/user/register?login=true', { email: 'reg2@x.io', password: PASSWORD }, { key: 'd'.repeat(64) });
     expect(loud.body).toEqual({ success: true, session_token: expect.any(String) });
     const session = await api('GET', '/user/session', undefined, { token: loud.body.session_token });
-    expect(session.body).toMatchObject({ email: 'reg2@x.io', name: 'reg2' });
+    expect(session.body).toMatchObject({ email: 'reg2@x.io', name: 'reg2', role: '', role_id: null });
+    // With an app's key the session names the role requests with that key get.
+    const withKey = await api('GET', '/user/session', undefined, { key: 'd'.repeat(64), token: loud.body.session_token });
+    const member = (await api('GET', `/system/role?filter=${encodeURIComponent("name='member'")}&fields=id`)).body.resource[0].id;
+    expect(withKey.body).toMatchObject({ role: 'member', role_id: member, is_sys_admin: false, host: expect.any(String) });
     const users = await api('GET', `/system/user?filter=${encodeURIComponent("email like 'reg%'")}&related=user_to_app_to_role_by_user_id&fields=email,name`);
     const roles = (await api('GET', '/system/role?fields=id,name')).body.resource as Array<{ id: number; name: string }>;
     const apps = (await api('GET', '/system/app?fields=id,name')).body.resource as Array<{ id: number; name: string }>;

@@ -10,7 +10,7 @@ import type { InternalCall, InternalService } from '../../http/internal-service.
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { Verb } from '../../model/platform-model.js';
 import { changePassword, getProfile, updateProfile } from '../../system/self-service.js';
-import { login, logout, refresh } from '../../system/sessions.js';
+import { login, logout, refresh, sessionRequest } from '../../system/sessions.js';
 import type { ServiceResult } from '../service-kind.js';
 import { register } from './registration.js';
 
@@ -48,12 +48,12 @@ export function createUserService(ctx: PlatformContext, name: string): InternalS
 async function session(ctx: PlatformContext, call: InternalCall, unsupported: () => Error): Promise<ServiceResult> {
   switch (call.verb) {
     case 'POST':
-      return { body: await login(ctx, 'user', call.body, call.host) };
+      return { body: await login(ctx, 'user', call.body, sessionRequest(call)) };
     case 'GET':
       if (!call.session) throw call.tokenError ?? new UnauthorizedError('There is no valid session for the current request.');
-      return { body: await refresh(ctx, 'user', call.session.token, false, call.host) };
+      return { body: await refresh(ctx, 'user', call.session.token, false, sessionRequest(call)) };
     case 'PUT':
-      return { body: await refresh(ctx, 'user', readCredentials(call.headers, call.query).token, true, call.host) };
+      return { body: await refresh(ctx, 'user', readCredentials(call.headers, call.query).token, true, sessionRequest(call)) };
     case 'DELETE':
       return { body: await logout(ctx, call.session?.claims ?? null) };
     default:
