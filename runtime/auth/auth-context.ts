@@ -1,5 +1,6 @@
 /** Who is calling, as established by the credentials and access checks of one request. */
 import type { RowFilterModel } from '../model/platform-model.js';
+import type { Grant } from './principals.js';
 
 export interface AuthContext {
   /** The app identified by the API key, if any. */
@@ -12,9 +13,14 @@ export interface AuthContext {
   role: { id: number; name: string } | null;
   /** Row filters of the grant that allowed this request, applied as bound parameters. */
   rowFilters: { filters: RowFilterModel[]; op: 'and' | 'or' } | null;
+  /**
+   * The grants of the caller's role, for the other tables one request reaches (`related` reads,
+   * nested writes); null when nothing further is checked (administrators, internal calls).
+   */
+  grants: readonly Grant[] | null;
 }
 
 /** An administrator's context, for internal calls and tests. */
 export function adminContext(): AuthContext {
-  return { app: null, user: null, isAdmin: true, role: null, rowFilters: null };
+  return { app: null, user: null, isAdmin: true, role: null, rowFilters: null, grants: null };
 }

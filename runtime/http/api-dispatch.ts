@@ -95,6 +95,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
       isAdmin: caller.user?.isSysAdmin === true,
       role,
       rowFilters: decision.grant && decision.grant.filters.length > 0 ? { filters: decision.grant.filters, op: decision.grant.filterOp } : null,
+      grants: caller.user?.isSysAdmin ? null : role?.grants ?? [],
     };
     const call = { verb, resource, trailingSlash, query, body: request.body, headers: request.headers, auth };
     let result: ServiceResult;

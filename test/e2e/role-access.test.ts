@@ -23,6 +23,7 @@ beforeAll(async () => {
   const db = new Database(path.join(server.dir, 'docs.sqlite'));
   db.exec('create table doc (id integer primary key autoincrement, owner_id integer not null, title text not null)');
   db.exec("insert into doc (owner_id, title) values (1, 'admin doc'), (2, 'x'), (3, 'y')");
+  db.exec('create table note (id integer primary key autoincrement, doc_id integer not null references doc(id), owner_id integer not null, body text)');
   db.close();
   ids.docs = (await api('POST', '/system/service', { resource: [{ name: 'docs', label: 'Docs', type: 'sqlite', config: { database: 'docs.sqlite' } }] })).body.resource[0].id;
   const role = async (name: string, grants: unknown[], extra: Record<string, unknown> = {}) =>
@@ -32,6 +33,7 @@ beforeAll(async () => {
     { service_id: ids.docs, component: '_table/*', verb_mask: 1 | 2, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }] },
     { service_id: ids.docs, component: '_table/doc/*', verb_mask: 1 | 2 | 8, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }] },
   ]);
+  ids.docOnly = await role('doc-only', [{ service_id: ids.docs, component: '_table/doc', verb_mask: 1 | 2 }]);
   ids.specific = await role('specific', [{ service_id: ids.docs, component: '*', verb_mask: 31 }, { service_id: ids.docs, component: '_table/doc', verb_mask: 1 }]);
   ids.inactive = await role('inactive', [{ service_id: null, component: '*', verb_mask: 31 }], { is_active: false });
   const app = async (name: string, roleId: number | null, extra: Record<string, unknown> = {}) => {
@@ -41,6 +43,7 @@ beforeAll(async () => {
   };
   await app('reading', ids.reader);
   await app('owning', null);
+  await app('doc-only-app', ids.docOnly);
   await app('inactive-app', ids.reader, { is_active: false });
   await app('inactive-role-app', ids.inactive);
   const user = async (email: string, roles: Array<[string, number]>) => {
@@ -56,6 +59,7 @@ beforeAll(async () => {
   // The seeded documents belong to users 2 and 3: make them ours.
   const conn = new Database(path.join(server.dir, 'docs.sqlite'));
   conn.prepare('update doc set owner_id = ? where id = 2').run(ids['two@x.io']);
+  conn.prepare("insert into note (doc_id, owner_id, body) values (2, ?, 'mine'), (2, 1, 'not mine')").run(ids['two@x.io']);
   conn.close();
 });
 afterAll(async () => server.close());
@@ -94,6 +98,31 @@ describe('row filters', () => {
     expect((await api('GET', '/docs/_table/doc/1', undefined, auth())).status).toBe(404);
     expect((await api('PATCH', '/docs/_table/doc/1', { title: 'stolen' }, auth())).status).toBe(404);
     expect((await api('PATCH', '/docs/_table/doc/2', { title: 'mine' }, auth())).status).toBe(200);
+  });
+
+  it('applies the related table\'s row filters to `related` reads', async () => {
+    const doc = await api('GET', '/docs/_table/doc/2?related=note_by_doc_id', undefined, auth());
+    expect(doc.status).toBe(200);
+    expect(doc.body.note_by_doc_id.map((n: { body: string }) => n.body)).toEqual(['mine']);
+    // The administrator sees every note.
+    expect((await api('GET', '/docs/_table/doc/2?related=note_by_doc_id')).body.note_by_doc_id).toHaveLength(2);
+  });
+
+  it('refuses `related` reads and nested writes into tables the role does not grant', async () => {
+    const keyOnly = { key: keys['doc-only-app'] };
+    expect((await api('GET', '/docs/_table/doc', undefined, keyOnly)).status).toBe(200);
+    const related = await api('GET', '/docs/_table/doc?related=note_by_doc_id', undefined, keyOnly);
+    expect(related.status).toBe(403);
+    expect(related.body.error.message).toContain("'_table/note'");
+    const nested = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: 1, title: 'n', note_by_doc_id: [{ owner_id: 1, body: 'b' }] }] }, keyOnly);
+    expect(nested.status).toBe(403);
+    // A nested write into a table whose grant filters rows is refused too: the filter is not checked on nested rows.
+    const filtered = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: ids['two@x.io'], title: 'n', note_by_doc_id: [{ owner_id: 1, body: 'b' }] }] }, auth());
+    expect(filtered.status).toBe(403);
+    const notes = new Database(path.join(server.dir, 'docs.sqlite'), { readonly: true });
+    expect(notes.prepare("select count(*) as n from doc where title = 'n'").get()).toEqual({ n: 0 });
+    expect(notes.prepare('select count(*) as n from note').get()).toEqual({ n: 2 });
+    notes.close();
   });
 
   it('binds lookup values as data, never as SQL', async () => {

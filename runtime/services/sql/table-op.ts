@@ -3,13 +3,12 @@
  * and the helpers reads and writes share (conditions, identifiers, what writes return).
  */
 import type { Kysely } from 'kysely';
-import type { AuthContext } from '../../auth/auth-context.js';
 import { BadRequestError } from '../../core/errors.js';
 import { parseCommonParams, type CommonParams } from '../../core/query-params.js';
 import type { ServiceCall } from '../service-kind.js';
 import { compileFilter } from './filter/filter-compiler.js';
+import { rowFilterCondition } from './table-access.js';
 import { parseFilter } from './filter/filter-parser.js';
-import { rowFiltersToNode } from './filter/row-filters.js';
 import { keyText, parseKey, recordKey, type Condition } from './records/conditions.js';
 import type { OrderBy } from './records/record-reader.js';
 import { toPorticoError, type Row, type WriteTarget } from './records/record-writer.js';
@@ -40,29 +39,12 @@ export interface Keyed {
 
 const ACTIONS: Record<ServiceCall['verb'], RecordAction> = { GET: 'retrieve', POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
 
-/** Session values a role filter may name as `{user.id}`, `{user.email}`, `{user.name}`. */
-function sessionLookup(auth: AuthContext): (name: string) => string | undefined {
-  return (name) => {
-    const user = auth.user;
-    if (user === null) return undefined;
-    return name === 'user.id' ? String(user.id) : name === 'user.email' ? user.email : name === 'user.name' ? user.name : undefined;
-  };
-}
-
-/** The row filters of the caller's grant, compiled like a client filter. */
-function rowFilterCondition(ctx: SqlServiceContext, plan: TablePlan, auth: AuthContext): Condition | null {
-  const rowFilters = auth.rowFilters;
-  if (rowFilters === null) return null;
-  const node = rowFiltersToNode(rowFilters.filters, rowFilters.op, sessionLookup(auth));
-  return node === null ? null : compileFilter(node, { table: plan.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect });
-}
-
 /** Resolves the table (404 when unknown) and parses what every operation needs. */
 export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: string): TableOp {
   const plan = ctx.schema.plan(table);
   const params = parseCommonParams(call.query, call.body);
-  const related = relatedRequests(ctx, plan, params.related, call.query, call.body);
-  return { ctx, call, plan, params, rowFilter: rowFilterCondition(ctx, plan, call.auth), action: ACTIONS[call.verb], related };
+  const related = relatedRequests(ctx, plan, params.related, call.query, call.body, call.auth);
+  return { ctx, call, plan, params, rowFilter: rowFilterCondition(ctx, plan, call.auth, call.auth.rowFilters), action: ACTIONS[call.verb], related };
 }
 
 /** The connection every query of the request goes through. */

@@ -8,6 +8,7 @@
  * Per-relationship options come from the query as `{relationship}.{option}` or
  * `{relationship}_{option}`: `fields`, `filter`, `order` and `limit` (records per parent).
  */
+import type { AuthContext } from '../../auth/auth-context.js';
 import { BadRequestError, NotImplementedError } from '../../core/errors.js';
 import { parseOrder, pick, toList, type RawQuery } from '../../core/query-params.js';
 import type { RelationModel, TableModel } from '../../model/platform-model.js';
@@ -19,6 +20,7 @@ import { selectFields, selectionOf, type FieldPlan, type Selection, type TablePl
 import { filterParams } from './request-options.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { sqlMessages } from './sql-messages.js';
+import { relatedReadCondition } from './table-access.js';
 
 type Row = Record<string, unknown>;
 
@@ -62,7 +64,7 @@ function planField(plan: TablePlan, name: string | null): FieldPlan {
  * The relationships `related` names (`*` for all), with their options; 400 for an unknown name.
  * Empty when the parameter is absent.
  */
-export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: readonly string[] | null, query: RawQuery, body: unknown): RelatedRequest[] {
+export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: readonly string[] | null, query: RawQuery, body: unknown, auth: AuthContext): RelatedRequest[] {
   if (names === null) return [];
   const table = plan.table;
   const relations = names.includes('*')
@@ -77,9 +79,10 @@ export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: 
     const related = ctx.schema.plan(relation.refTable);
     const relatedField = planField(related, relation.refField[0]);
     const filterText = option(query, relation.name, 'filter')?.trim();
-    const where = filterText
+    const clientWhere = filterText
       ? compileFilter(parseFilter(filterText), { table: related.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect, params: filterParams(body) })
       : null;
+    const where = allOf([clientWhere, relatedReadCondition(ctx, auth, related, relation.name)]);
     const order = parseOrder(option(query, relation.name, 'order')).map((term) => ({ field: orderField(related, term.field), direction: term.direction }));
     const limitText = option(query, relation.name, 'limit')?.trim();
     const limit = limitText ? Number(limitText) : ctx.options.maxRecords;

@@ -14,6 +14,7 @@ import { deleteRows, insertRow, insertValues, updateRowByKey, updateRows, update
 import type { FieldPlan } from './records/table-plan.js';
 import { batchMode, forceOption, hasRecordBody } from './request-options.js';
 import { sqlMessages } from './sql-messages.js';
+import { assertNestedWrite } from './table-access.js';
 import { allowRelatedDelete, nestedValues, writeWithNested } from './table-nested.js';
 import {
   assertWritable, db, filterCondition, finishWritten, identifiers, idsKeys, recordsKeys, toError, writeTarget, type Keyed, type TableOp,
@@ -33,6 +34,13 @@ async function upsert(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFie
 
 /** Writes one record with the related records it carries (table-nested.ts). */
 function withNested(op: TableOp, conn: Kysely<any>, record: Row, write: (conn: Kysely<any>, record: Row) => Promise<Row>): Promise<Row> {
+  if (op.call.auth.grants !== null) {
+    // The role must allow the same verb on every table the nested records reach.
+    for (const { relation } of nestedValues(op.plan.table, record)) {
+      assertNestedWrite(op.ctx, op.call.auth, op.call.verb, relation.refTable, relation.name);
+      if (relation.junctionTable !== null) assertNestedWrite(op.ctx, op.call.auth, op.call.verb, relation.junctionTable, relation.name);
+    }
+  }
   return writeWithNested(op.ctx, conn, op.plan.table, record, allowRelatedDelete(op.call.query), write);
 }
 

@@ -65,7 +65,7 @@ const ORIGIN_NOTE: Record<string, string> = {
 };
 
 function auth(scope: RowFilterModel[] | undefined): AuthContext {
-  return { app: null, user: null, isAdmin: true, role: null, rowFilters: scope && scope.length > 0 ? { filters: scope, op: 'and' } : null };
+  return { app: null, user: null, isAdmin: true, role: null, rowFilters: scope && scope.length > 0 ? { filters: scope, op: 'and' } : null, grants: null };
 }
 
 /** A call of the records engine on the resource's table. */

@@ -382,6 +382,7 @@ describe('role row filters', () => {
     ...adminContext(), isAdmin: false,
     user: { id: 3, email: 'u@example.com', name: 'U', isSysAdmin: false },
     rowFilters: { filters: [{ name: 'contact_id', operator: '=', value: '{user.id}' }], op: 'and' },
+    grants: null,
   };
 
   it('restrict reads, updates and deletes to the granted rows', async () => {

@@ -1,0 +1,57 @@
+/**
+ * The caller's role on the tables of one request: the row filters of the grant that allowed the
+ * request (applied to its table), and the grants on the other tables it reaches — `related`
+ * reads and nested writes — which the reference platform does not check. A table the role does
+ * not grant the verb on is refused with 403; a related read gets that table's row filters; a
+ * nested write into a table whose grant has row filters is refused, since those rows are not
+ * checked against the filters.
+ */
+import type { AuthContext } from '../../auth/auth-context.js';
+import { matchGrant } from '../../auth/access.js';
+import { ForbiddenError } from '../../core/errors.js';
+import type { RowFilterModel, Verb } from '../../model/platform-model.js';
+import { compileFilter } from './filter/filter-compiler.js';
+import { rowFiltersToNode } from './filter/row-filters.js';
+import type { Condition } from './records/conditions.js';
+import type { TablePlan } from './records/table-plan.js';
+import type { SqlServiceContext } from './sql-service-context.js';
+
+/** Session values a role filter may name as `{user.id}`, `{user.email}`, `{user.name}`. */
+function sessionLookup(auth: AuthContext): (name: string) => string | undefined {
+  return (name) => {
+    const user = auth.user;
+    if (user === null) return undefined;
+    return name === 'user.id' ? String(user.id) : name === 'user.email' ? user.email : name === 'user.name' ? user.name : undefined;
+  };
+}
+
+/** Row filters compiled like a client filter on `plan`'s table (values bound, never spliced). */
+export function rowFilterCondition(
+  ctx: SqlServiceContext, plan: TablePlan, auth: AuthContext, rowFilters: { filters: RowFilterModel[]; op: 'and' | 'or' } | null,
+): Condition | null {
+  if (rowFilters === null || rowFilters.filters.length === 0) return null;
+  const node = rowFiltersToNode(rowFilters.filters, rowFilters.op, sessionLookup(auth));
+  return node === null ? null : compileFilter(node, { table: plan.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect });
+}
+
+function refused(ctx: SqlServiceContext, verb: Verb, table: string, relation: string): ForbiddenError {
+  return new ForbiddenError(
+    `Access Forbidden. ${verb} access to component '_table/${table}' of service '${ctx.serviceName}' (through '${relation}') is not allowed by this user's role.`,
+    { related: relation },
+  );
+}
+
+/** The row filter of a table read through `related`; 403 when the role may not read it. */
+export function relatedReadCondition(ctx: SqlServiceContext, auth: AuthContext, plan: TablePlan, relation: string): Condition | null {
+  if (auth.grants === null) return null;
+  const grant = matchGrant(auth.grants, ctx.serviceName.toLowerCase(), `_table/${plan.table.name}`.toLowerCase(), 'GET');
+  if (grant === null) throw refused(ctx, 'GET', plan.table.name, relation);
+  return rowFilterCondition(ctx, plan, auth, { filters: grant.filters, op: grant.filterOp });
+}
+
+/** Checks a nested write into `table` (403 without a grant of `verb`, or when the grant filters rows). */
+export function assertNestedWrite(ctx: SqlServiceContext, auth: AuthContext, verb: Verb, table: string, relation: string): void {
+  if (auth.grants === null) return;
+  const grant = matchGrant(auth.grants, ctx.serviceName.toLowerCase(), `_table/${table}`.toLowerCase(), verb);
+  if (grant === null || grant.filters.length > 0) throw refused(ctx, verb, table, relation);
+}
