@@ -25,10 +25,32 @@ export interface SessionTokens {
   verify(token: string, graceSeconds?: number): SessionClaims;
 }
 
+/** Tokens whose signature was verified, kept so that a client's next requests skip the HMAC. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export function createSessionTokens(secret: string, clock: Clock): SessionTokens {
   const sign = createSigner({ key: secret, algorithm: 'HS256' });
-  // Expiry is ours to check (injected clock); the cache saves the HMAC on repeated tokens.
-  const decode = createVerifier({ key: secret, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true, cache: 10_000 });
+  // Expiry is ours to check (injected clock). Verified tokens are remembered by their exact text
+  // (fast-jwt's own cache would hash every token to look it up).
+  const decode = createVerifier({ key: secret, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true });
+  const verified = new Map<string, SessionClaims>();
+  const signed = (token: string): SessionClaims => {
+    const known = verified.get(token);
+    if (known !== undefined) return known;
+    let claims: SessionClaims;
+    try {
+      claims = decode(token) as SessionClaims;
+    } catch (error) {
+      const reason = error instanceof TokenError ? error.message : 'malformed token';
+      throw new UnauthorizedError(`Invalid token: ${reason}`);
+    }
+    if (typeof claims.user_id !== 'number' || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') {
+      throw new UnauthorizedError('Invalid token: required claims are missing.');
+    }
+    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+    verified.set(token, claims);
+    return claims;
+  };
   return {
     issue(userId, ttlMinutes) {
       const iat = Math.floor(clock.now() / 1000);
@@ -36,16 +58,7 @@ export function createSessionTokens(secret: string, clock: Clock): SessionTokens
       return { token: sign({ ...claims }), claims };
     },
     verify(token, graceSeconds = 0) {
-      let claims: SessionClaims;
-      try {
-        claims = decode(token) as SessionClaims;
-      } catch (error) {
-        const reason = error instanceof TokenError ? error.message : 'malformed token';
-        throw new UnauthorizedError(`Invalid token: ${reason}`);
-      }
-      if (typeof claims.user_id !== 'number' || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') {
-        throw new UnauthorizedError('Invalid token: required claims are missing.');
-      }
+      const claims = signed(token);
       if ((claims.exp + graceSeconds) * 1000 <= clock.now()) {
         throw new UnauthorizedError('Token has expired: Session expired. Please re-login.');
       }
