@@ -40,11 +40,10 @@ async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Pr
   for (const row of rows) for (const f of extra) delete row[f.name];
   const resource = await runBatch({
     db: db(op), items: keyed, mode: op.params.continue ? 'continue' : 'default', action: 'retrieve', toError: toError(op),
-    run: async (_db, item) => {
-      const row = byKey.get(keyText(item.key));
-      if (row === undefined) throw new NotFoundError(messages.recordNotFound(item.text));
-      return row;
-    },
+  }, async (_db, item) => {
+    const row = byKey.get(keyText(item.key));
+    if (row === undefined) throw new NotFoundError(messages.recordNotFound(item.text));
+    return row;
   });
   return { body: wrapList(resource) };
 }

@@ -53,12 +53,11 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
   const upsertable = op.ctx.options.allowUpsert && idFields.length > 0;
   const resource = await runBatch({
     db: db(op), items: records, mode: batchMode(op.params), action: 'create', toError: toError(op),
-    run: (conn, item) => withNested(op, conn, item, (c, record) => {
-      const key = upsertable ? findRecordKey(idFields, record) : null;
-      if (key !== null) return upsert(c, op, target, idFields, key, record);
-      return insertRow(c, target, insertValues(op.plan, record));
-    }),
-  });
+  }, (conn, item) => withNested(op, conn, item, (c, record) => {
+    const key = upsertable ? findRecordKey(idFields, record) : null;
+    if (key !== null) return upsert(c, op, target, idFields, key, record);
+    return insertRow(c, target, insertValues(op.plan, record));
+  }));
   return { body: wrapList(await finishWritten(op, target, resource)) };
 }
 
@@ -69,14 +68,15 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
 async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], keyed: Keyed, record: Row): Promise<Row> {
   return withNested(op, conn, record, async (c, own) => {
     if (op.ctx.options.allowUpsert && op.rowFilter === null) return upsert(c, op, target, idFields, keyed.key, own);
-    const where = () => allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
     const values = updateValues(op.plan, own, idFields);
     let rows: Row[];
-    if (Object.keys(values).length > 0) {
-      rows = op.rowFilter === null ? await updateRowByKey(c, target, idFields, keyed.key, values) : await updateRows(c, target, where(), values);
+    if (Object.keys(values).length > 0 && op.rowFilter === null) rows = await updateRowByKey(c, target, idFields, keyed.key, values);
+    else {
+      const where = allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
+      if (Object.keys(values).length > 0) rows = await updateRows(c, target, where, values);
+      else if (nestedValues(op.plan.table, own).length > 0) rows = await selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
+      else throw new BadRequestError(sqlMessages.noFields());
     }
-    else if (nestedValues(op.plan.table, own).length > 0) rows = await selectRows(c, op.plan, { where: where(), selection: target.output, limit: 1 });
-    else throw new BadRequestError(sqlMessages.noFields());
     if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(keyed.text));
     return rows[0];
   });
@@ -103,8 +103,7 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
     const target = writeTarget(op, idFields, records.slice(0, 1));
     const resource = await runBatch({
       db: db(op), items: idsKeys(op, idFields, op.params.ids), mode, action: 'update', toError: toError(op),
-      run: (conn, item) => updateByKey(conn, op, target, idFields, item, records[0]),
-    });
+    }, (conn, item) => updateByKey(conn, op, target, idFields, item, records[0]));
     return { body: wrapList(await finishWritten(op, target, resource)) };
   }
   if (op.params.filter !== null) {
@@ -116,10 +115,9 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
   const target = writeTarget(op, idFields, records);
   const resource = await runBatch({
     db: db(op), items: records, mode, action: 'update', toError: toError(op),
-    run: (conn, record, index) => {
-      const key = recordKey(idFields, record, index);
-      return updateByKey(conn, op, target, idFields, { text: keyText(key), key }, record);
-    },
+  }, (conn, record, index) => {
+    const key = recordKey(idFields, record, index);
+    return updateByKey(conn, op, target, idFields, { text: keyText(key), key }, record);
   });
   return { body: wrapList(await finishWritten(op, target, resource)) };
 }
@@ -149,8 +147,7 @@ export async function deleteRecords(op: TableOp): Promise<ServiceResult> {
     const keyed = params.ids !== null ? idsKeys(op, idFields, params.ids) : recordsKeys(idFields, unwrapRecords(call.body));
     const resource = await runBatch({
       db: db(op), items: keyed, mode: batchMode(params), action: 'delete', toError: toError(op),
-      run: (conn, item) => deleteByKey(conn, op, target, idFields, item.key, item.text),
-    });
+    }, (conn, item) => deleteByKey(conn, op, target, idFields, item.key, item.text));
     return { body: wrapList(await finishWritten(op, target, resource)) };
   }
   const target = writeTarget(op, op.plan.primaryKey);

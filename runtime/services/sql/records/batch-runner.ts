@@ -15,8 +15,6 @@ export interface BatchOptions<T> {
   items: readonly T[];
   mode: BatchMode;
   action: RecordAction;
-  /** Runs one item on the given connection (a transaction in rollback mode). */
-  run: (db: Kysely<any>, item: T, index: number) => Promise<unknown>;
   /** Turns any thrown value into a PorticoError. */
   toError: (error: unknown) => PorticoError;
 }
@@ -26,11 +24,14 @@ interface Outcome {
   errors: Array<{ index: number; error: PorticoError }>;
 }
 
-async function runAll<T>(db: Kysely<any>, options: BatchOptions<T>, stopAtFirst: boolean): Promise<Outcome> {
+/** Runs one item on the given connection (a transaction in rollback mode). */
+export type BatchItemRunner<T> = (db: Kysely<any>, item: T, index: number) => Promise<unknown>;
+
+async function runAll<T>(db: Kysely<any>, options: BatchOptions<T>, run: BatchItemRunner<T>, stopAtFirst: boolean): Promise<Outcome> {
   const outcome: Outcome = { results: [], errors: [] };
   for (let index = 0; index < options.items.length; index++) {
     try {
-      outcome.results.push(await options.run(db, options.items[index], index));
+      outcome.results.push(await run(db, options.items[index], index));
     } catch (thrown) {
       const error = options.toError(thrown);
       outcome.errors.push({ index, error });
@@ -46,12 +47,12 @@ class RollbackSignal extends Error {
 }
 
 /** Runs every item; returns the results in input order or throws (the item's own error, or a BatchError). */
-export async function runBatch<T>(options: BatchOptions<T>): Promise<unknown[]> {
+export async function runBatch<T>(options: BatchOptions<T>, run: BatchItemRunner<T>): Promise<unknown[]> {
   let outcome: Outcome;
   if (options.mode === 'rollback') {
     try {
       outcome = await options.db.transaction().execute(async (trx) => {
-        const result = await runAll(trx, options, true);
+        const result = await runAll(trx, options, run, true);
         if (result.errors.length > 0) throw new RollbackSignal(result);
         return result;
       });
@@ -60,7 +61,7 @@ export async function runBatch<T>(options: BatchOptions<T>): Promise<unknown[]> 
       outcome = thrown.outcome;
     }
   } else {
-    outcome = await runAll(options.db, options, options.mode === 'default');
+    outcome = await runAll(options.db, options, run, options.mode === 'default');
   }
   if (outcome.errors.length === 0) return outcome.results;
   if (options.items.length === 1) throw outcome.errors[0].error;

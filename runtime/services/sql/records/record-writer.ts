@@ -93,6 +93,10 @@ function shapeKey(prefix: string, columns: readonly string[], values: Row, outpu
   return `${prefix}:${columns.join(',')}:${clock}:${output.fields.map((f) => f.name).join(',')}`;
 }
 
+function insertQuery(db: Kysely<any>, plan: TablePlan, values: Row) {
+  return Object.keys(values).length === 0 ? db.insertInto(plan.source).defaultValues() : db.insertInto(plan.source).values(values);
+}
+
 /** Whether every output field is a primary-key field whose integer value is known once the row is inserted. */
 function insertKeyKnown(target: WriteTarget, values: Row): boolean {
   return target.output.fields.every((f) => target.plan.primaryKey.includes(f)
@@ -103,9 +107,8 @@ function insertKeyKnown(target: WriteTarget, values: Row): boolean {
 export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Promise<Row> {
   const { plan, dialect } = target;
   const columns = Object.keys(values);
-  const insert = () => (columns.length === 0 ? db.insertInto(plan.source).defaultValues() : db.insertInto(plan.source).values(values));
   if (dialect.keyWritesWithoutReturning && insertKeyKnown(target, values)) {
-    const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insert().compile());
+    const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insertQuery(db, plan, values).compile());
     const { insertId } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
     const row: Row = {};
     for (const f of target.output.fields) row[f.name] = f.field.sourceName in values ? values[f.field.sourceName] : Number(insertId);
@@ -113,14 +116,14 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
   }
   if (dialect.supportsReturning) {
     // The statement of one set of columns is compiled once per table; only the values change.
-    const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () => insert().returning(target.output.columns).compile());
+    const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () => insertQuery(db, plan, values).returning(target.output.columns).compile());
     const { rows } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
     if (dialect.afterExplicitKey !== undefined) {
       for (const f of plan.fields) if (f.field.autoIncrement && f.field.sourceName in values) await dialect.afterExplicitKey(db, plan.table, f.field);
     }
     return decodeRows(rows, target.output)[0];
   }
-  const result = await insert().executeTakeFirst();
+  const result = await insertQuery(db, plan, values).executeTakeFirst();
   const keyFields = plan.primaryKey;
   if (keyFields.length === 0) return {};
   const key = keyFields.map((f) => (f.field.sourceName in values ? values[f.field.sourceName] : Number(result.insertId)));
