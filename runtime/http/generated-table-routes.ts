@@ -1,8 +1,9 @@
 /**
- * Static routes for the tables a generated server was built with: the same dispatch as every
- * other request, but with the precompiled response schemas, so Fastify serialises records with
- * a compiled serialiser instead of JSON.stringify. When the service has been replaced at run time
- * the schemas may be stale, and the reply falls back to plain JSON.
+ * Static routes for reading one record of the tables a generated server was built with: the same
+ * dispatch as every other request, but with the precompiled record schema, so Fastify serialises
+ * the record with a compiled serialiser instead of JSON.stringify (lists keep JSON.stringify: see
+ * record-schemas.ts). When the service has been replaced at run time the schema may be stale,
+ * and the reply falls back to plain JSON.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Dispatch } from './api-dispatch.js';
@@ -18,9 +19,7 @@ export function registerGeneratedTableRoutes(app: FastifyInstance, ctx: Platform
       return dispatch(request, reply);
     };
     for (const [table, schemas] of Object.entries(service.tables)) {
-      const url = `/api/v2/${service.service}/_table/${table}`;
-      app.get(url, { schema: { response: { 200: schemas.list } } }, guarded);
-      app.get(`${url}/:id`, { schema: { response: { 200: schemas.record } } }, guarded);
+      app.get(`/api/v2/${service.service}/_table/${table}/:id`, { schema: { response: { 200: schemas.record } } }, guarded);
     }
   }
 }

@@ -48,23 +48,4 @@ describe('route schemas', () => {
     expect(schema).not.toHaveProperty('required');
   });
 
-  it.each<[string, unknown, boolean]>([
-    ['wrapped list', { resource: [{ first_name: 'a' }] }, true],
-    ['wrapped single record', { resource: { first_name: 'a' } }, true],
-    ['bare list', [{ first_name: 'a' }], true],
-    ['expression values and nested records (the writer checks fields)', { resource: [{ created_date: { expression: 'NOW()' }, contact_info_by_contact_id: [{}] }] }, true],
-    ['GET-over-POST options', { ids: [1, 2], filter: 'id > 1' }, true],
-    ['a scalar', 'x', false],
-    ['a list of scalars', { resource: [1] }, false],
-  ])('recordsBody: %s', (_, body, valid) => {
-    const validate = fastifyAjv().compile(tableRouteSchemas(table('t', { fields: [field('id', {})] })).recordsBody);
-    expect(validate(structuredClone(body))).toBe(valid);
-  });
-
-  it('list validates a typed response and its meta', () => {
-    const contact = tables.find((t) => t.name === 'contact')!;
-    const validate = fastifyAjv().compile(tableRouteSchemas(contact).list);
-    expect(validate({ resource: [{ id: 1, first_name: 'Ada', twitter: null, contact_info_by_contact_id: [] }], meta: { count: 1 } })).toBe(true);
-    expect(validate({ resource: [{ id: 'x' }] })).toBe(false);
-  });
 });

@@ -7,80 +7,6 @@ export const routes: ServiceRoutes = {
   "service": "db",
   "tables": {
     "contact": {
-      "list": {
-        "properties": {
-          "resource": {
-            "items": {
-              "additionalProperties": true,
-              "properties": {
-                "id": {
-                  "description": "integer",
-                  "readOnly": true,
-                  "type": "integer"
-                },
-                "first_name": {
-                  "description": "varchar(40)",
-                  "maxLength": 40,
-                  "type": "string"
-                },
-                "last_name": {
-                  "description": "varchar(40)",
-                  "maxLength": 40,
-                  "type": "string"
-                },
-                "image_url": {
-                  "description": "text",
-                  "nullable": true,
-                  "type": "string"
-                },
-                "twitter": {
-                  "description": "varchar(18)",
-                  "maxLength": 18,
-                  "nullable": true,
-                  "type": "string"
-                },
-                "skype": {
-                  "description": "varchar(255)",
-                  "maxLength": 255,
-                  "nullable": true,
-                  "type": "string"
-                },
-                "notes": {
-                  "description": "text",
-                  "nullable": true,
-                  "type": "string"
-                },
-                "is_favorite": {
-                  "description": "tinyint(1)",
-                  "type": "boolean"
-                },
-                "created_date": {
-                  "description": "timestamp",
-                  "nullable": true,
-                  "readOnly": true,
-                  "type": "string"
-                }
-              },
-              "title": "contact",
-              "type": "object"
-            },
-            "type": "array"
-          },
-          "meta": {
-            "additionalProperties": true,
-            "properties": {
-              "count": {
-                "type": "integer"
-              },
-              "next": {
-                "type": "integer"
-              }
-            },
-            "type": "object"
-          }
-        },
-        "type": "object"
-      },
       "record": {
         "additionalProperties": true,
         "properties": {
@@ -134,77 +60,9 @@ export const routes: ServiceRoutes = {
         },
         "title": "contact",
         "type": "object"
-      },
-      "recordBody": {
-        "type": "object"
-      },
-      "recordsBody": {
-        "anyOf": [
-          {
-            "properties": {
-              "resource": {
-                "anyOf": [
-                  {
-                    "items": {
-                      "type": "object"
-                    },
-                    "type": "array"
-                  },
-                  {
-                    "type": "object"
-                  }
-                ]
-              }
-            },
-            "type": "object"
-          },
-          {
-            "items": {
-              "type": "object"
-            },
-            "type": "array"
-          }
-        ]
       }
     },
     "contact_group": {
-      "list": {
-        "properties": {
-          "resource": {
-            "items": {
-              "additionalProperties": true,
-              "properties": {
-                "id": {
-                  "description": "integer",
-                  "readOnly": true,
-                  "type": "integer"
-                },
-                "name": {
-                  "description": "varchar(128)",
-                  "maxLength": 128,
-                  "type": "string"
-                }
-              },
-              "title": "contact_group",
-              "type": "object"
-            },
-            "type": "array"
-          },
-          "meta": {
-            "additionalProperties": true,
-            "properties": {
-              "count": {
-                "type": "integer"
-              },
-              "next": {
-                "type": "integer"
-              }
-            },
-            "type": "object"
-          }
-        },
-        "type": "object"
-      },
       "record": {
         "additionalProperties": true,
         "properties": {
@@ -221,80 +79,9 @@ export const routes: ServiceRoutes = {
         },
         "title": "contact_group",
         "type": "object"
-      },
-      "recordBody": {
-        "type": "object"
-      },
-      "recordsBody": {
-        "anyOf": [
-          {
-            "properties": {
-              "resource": {
-                "anyOf": [
-                  {
-                    "items": {
-                      "type": "object"
-                    },
-                    "type": "array"
-                  },
-                  {
-                    "type": "object"
-                  }
-                ]
-              }
-            },
-            "type": "object"
-          },
-          {
-            "items": {
-              "type": "object"
-            },
-            "type": "array"
-          }
-        ]
       }
     },
     "contact_group_relationship": {
-      "list": {
-        "properties": {
-          "resource": {
-            "items": {
-              "additionalProperties": true,
-              "properties": {
-                "id": {
-                  "description": "integer",
-                  "readOnly": true,
-                  "type": "integer"
-                },
-                "contact_id": {
-                  "description": "integer",
-                  "type": "integer"
-                },
-                "contact_group_id": {
-                  "description": "integer",
-                  "type": "integer"
-                }
-              },
-              "title": "contact_group_relationship",
-              "type": "object"
-            },
-            "type": "array"
-          },
-          "meta": {
-            "additionalProperties": true,
-            "properties": {
-              "count": {
-                "type": "integer"
-              },
-              "next": {
-                "type": "integer"
-              }
-            },
-            "type": "object"
-          }
-        },
-        "type": "object"
-      },
       "record": {
         "additionalProperties": true,
         "properties": {
@@ -314,128 +101,9 @@ export const routes: ServiceRoutes = {
         },
         "title": "contact_group_relationship",
         "type": "object"
-      },
-      "recordBody": {
-        "type": "object"
-      },
-      "recordsBody": {
-        "anyOf": [
-          {
-            "properties": {
-              "resource": {
-                "anyOf": [
-                  {
-                    "items": {
-                      "type": "object"
-                    },
-                    "type": "array"
-                  },
-                  {
-                    "type": "object"
-                  }
-                ]
-              }
-            },
-            "type": "object"
-          },
-          {
-            "items": {
-              "type": "object"
-            },
-            "type": "array"
-          }
-        ]
       }
     },
     "contact_info": {
-      "list": {
-        "properties": {
-          "resource": {
-            "items": {
-              "additionalProperties": true,
-              "properties": {
-                "id": {
-                  "description": "integer",
-                  "readOnly": true,
-                  "type": "integer"
-                },
-                "ordinal": {
-                  "description": "integer",
-                  "nullable": true,
-                  "type": "integer"
-                },
-                "contact_id": {
-                  "description": "integer",
-                  "type": "integer"
-                },
-                "info_type": {
-                  "description": "varchar(32)",
-                  "maxLength": 32,
-                  "type": "string"
-                },
-                "phone": {
-                  "description": "varchar(32)",
-                  "maxLength": 32,
-                  "nullable": true,
-                  "type": "string"
-                },
-                "email": {
-                  "description": "varchar(255)",
-                  "maxLength": 255,
-                  "nullable": true,
-                  "type": "string"
-                },
-                "address": {
-                  "description": "varchar(255)",
-                  "maxLength": 255,
-                  "nullable": true,
-                  "type": "string"
-                },
-                "city": {
-                  "description": "varchar(64)",
-                  "maxLength": 64,
-                  "nullable": true,
-                  "type": "string"
-                },
-                "state": {
-                  "description": "varchar(64)",
-                  "maxLength": 64,
-                  "nullable": true,
-                  "type": "string"
-                },
-                "zip": {
-                  "description": "varchar(16)",
-                  "maxLength": 16,
-                  "nullable": true,
-                  "type": "string"
-                },
-                "country": {
-                  "description": "varchar(64)",
-                  "maxLength": 64,
-                  "nullable": true,
-                  "type": "string"
-                }
-              },
-              "title": "contact_info",
-              "type": "object"
-            },
-            "type": "array"
-          },
-          "meta": {
-            "additionalProperties": true,
-            "properties": {
-              "count": {
-                "type": "integer"
-              },
-              "next": {
-                "type": "integer"
-              }
-            },
-            "type": "object"
-          }
-        },
-        "type": "object"
-      },
       "record": {
         "additionalProperties": true,
         "properties": {
@@ -503,82 +171,9 @@ export const routes: ServiceRoutes = {
         },
         "title": "contact_info",
         "type": "object"
-      },
-      "recordBody": {
-        "type": "object"
-      },
-      "recordsBody": {
-        "anyOf": [
-          {
-            "properties": {
-              "resource": {
-                "anyOf": [
-                  {
-                    "items": {
-                      "type": "object"
-                    },
-                    "type": "array"
-                  },
-                  {
-                    "type": "object"
-                  }
-                ]
-              }
-            },
-            "type": "object"
-          },
-          {
-            "items": {
-              "type": "object"
-            },
-            "type": "array"
-          }
-        ]
       }
     },
     "contact_summary": {
-      "list": {
-        "properties": {
-          "resource": {
-            "items": {
-              "additionalProperties": true,
-              "properties": {
-                "id": {
-                  "description": "integer",
-                  "nullable": true,
-                  "type": "integer"
-                },
-                "full_name": {
-                  "description": "text",
-                  "nullable": true,
-                  "type": "string"
-                },
-                "info_count": {
-                  "description": "integer",
-                  "nullable": true,
-                  "type": "integer"
-                }
-              },
-              "title": "contact_summary",
-              "type": "object"
-            },
-            "type": "array"
-          },
-          "meta": {
-            "additionalProperties": true,
-            "properties": {
-              "count": {
-                "type": "integer"
-              },
-              "next": {
-                "type": "integer"
-              }
-            },
-            "type": "object"
-          }
-        },
-        "type": "object"
-      },
       "record": {
         "additionalProperties": true,
         "properties": {
@@ -600,37 +195,6 @@ export const routes: ServiceRoutes = {
         },
         "title": "contact_summary",
         "type": "object"
-      },
-      "recordBody": {
-        "type": "object"
-      },
-      "recordsBody": {
-        "anyOf": [
-          {
-            "properties": {
-              "resource": {
-                "anyOf": [
-                  {
-                    "items": {
-                      "type": "object"
-                    },
-                    "type": "array"
-                  },
-                  {
-                    "type": "object"
-                  }
-                ]
-              }
-            },
-            "type": "object"
-          },
-          {
-            "items": {
-              "type": "object"
-            },
-            "type": "array"
-          }
-        ]
       }
     }
   }
