@@ -1,13 +1,13 @@
 /**
  * Runs a statement compiled once (per table plan and shape) with this request's bound values.
- * A dialect whose driver can run a statement at once (SQLite: in-process and synchronous)
- * registers a direct runner for its Kysely instance, which skips Kysely's connection hand-off;
- * the runner declines (null) while a transaction or a held connection owns the database. Every
- * other instance (transactions, PostgreSQL, MySQL) goes through Kysely.
+ * A dialect may register a direct runner for its Kysely instance, which skips Kysely's
+ * connection hand-off: SQLite runs the statement at once (in-process, synchronous) and declines
+ * (null) while a transaction or a held connection owns the database; PostgreSQL hands it to its
+ * pool. Every other instance (transactions, MySQL) goes through Kysely.
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 
-export type DirectRunner = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | null;
+export type DirectRunner = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | Promise<QueryResult<unknown>> | null;
 
 const runners = new WeakMap<Kysely<any>, DirectRunner>();
 
@@ -17,5 +17,5 @@ export function registerDirectRunner(db: Kysely<any>, runner: DirectRunner): voi
 
 export function runCompiled<R>(db: Kysely<any>, compiled: CompiledQuery, parameters: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> {
   const direct = runners.get(db)?.(compiled.sql, parameters);
-  return direct ? (direct as QueryResult<R>) : db.executeQuery<R>({ ...compiled, parameters });
+  return direct ? (direct as QueryResult<R> | Promise<QueryResult<R>>) : db.executeQuery<R>({ ...compiled, parameters });
 }

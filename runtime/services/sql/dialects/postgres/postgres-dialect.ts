@@ -13,6 +13,7 @@ import { postgresColumnType } from './postgres-column-types.js';
 import { translatePostgresError } from './postgres-errors.js';
 import { readPostgresCatalog } from './postgres-introspector.js';
 import { postgresRoutines } from './postgres-routines.js';
+import { registerDirectRunner } from '../../records/run-compiled.js';
 
 const asText = (value: string) => value;
 const int8 = (value: string) => {
@@ -103,6 +104,10 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
   // An idle connection the server drops must not crash the process.
   pool.on('error', () => undefined);
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  // Precompiled statements go straight to the pool (a transaction has its own Kysely instance and client).
+  registerDirectRunner(db, (text, parameters) => pool.query(text, parameters as unknown[]).then((result) => ({
+    rows: result.rows, numAffectedRows: result.rowCount === null ? undefined : BigInt(result.rowCount),
+  })));
   try {
     const found = await sql<{ n: number }>`select count(*)::int as n from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db);
     if (found.rows[0].n === 0) throw new InternalServerError(`Schema '${schema}' does not exist in PostgreSQL database '${server.database}'.`);
