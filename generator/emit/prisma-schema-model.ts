@@ -3,7 +3,7 @@
  * columns (with @@map/@map to the source names), types, keys, and relations derived from the
  * foreign keys with a back-relation field on the referenced model.
  */
-import type { ForeignKeyModel, ReferentialAction, SqlDialect, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
+import type { FieldModel, ForeignKeyModel, ReferentialAction, SqlDialect, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../runtime/openapi/names.js';
 import { prismaDefault, prismaScalar, type PrismaScalar } from './prisma-field-types.js';
 
@@ -24,6 +24,14 @@ export interface PrismaModelView {
   blockAttributes: string[];
 }
 
+export interface PrismaEnumView {
+  name: string;
+  /** Each value with its `@map` when the database's label is not a Prisma identifier. */
+  values: Array<{ name: string; attributes: string }>;
+  /** `@@map(...)` when the database's type name differs. */
+  blockAttributes: string[];
+}
+
 export interface PrismaSchemaView {
   provider: string;
   /** `"public", "sales"` when models live in several PostgreSQL schemas, else null. */
@@ -31,6 +39,7 @@ export interface PrismaSchemaView {
   /** Views are left out: Prisma's `view` blocks are a preview feature. */
   skippedViews: string[];
   models: PrismaModelView[];
+  enums: PrismaEnumView[];
 }
 
 const PROVIDER: Record<SqlDialect, string> = { sqlite: 'sqlite', postgres: 'postgresql', mysql: 'mysql' };
@@ -51,6 +60,8 @@ function identifier(text: string, prefix: string): string {
 interface ScalarField {
   name: string;
   scalar: PrismaScalar;
+  /** Prisma value names by database label, for a column of an enum type. */
+  enumValues: Map<string, string> | null;
   optional: boolean;
   /** `@id` or `@unique`, or null. */
   key: string | null;
@@ -72,14 +83,55 @@ interface ModelBuild {
 const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((name) => b.includes(name));
 const list = (names: string[]) => `[${names.join(', ')}]`;
 
-function buildModel(table: TableModel, name: string, dialect: SqlDialect): ModelBuild {
+/**
+ * The enum types of a schema: PostgreSQL's by type name (shared by their columns), MySQL's one per
+ * column, named `{model}_{field}` as `prisma db pull` names them. SQLite has none.
+ */
+class PrismaEnums {
+  private readonly byKey = new Map<string, PrismaEnumView & { labels: Map<string, string> }>();
+
+  /** `typeName` is shared with the models: enums and models live in one namespace. */
+  constructor(private readonly dialect: SqlDialect, private readonly typeName: (wanted: string) => string) {}
+
+  /** The enum type of a column with a picklist, created on first use. */
+  typeOf(field: FieldModel, modelName: string, fieldName: string): { type: string; labels: Map<string, string> } | null {
+    if (field.picklist === undefined || this.dialect === 'sqlite') return null;
+    const dbName = this.dialect === 'postgres' ? field.dbType.replace(/^"(.*)"$/, '$1') : null;
+    // A type of another schema (`other.mood`) is left as it was: Unsupported.
+    if (dbName !== null && /[."]/.test(dbName)) return null;
+    const key = dbName ?? `${modelName}.${fieldName}`;
+    let found = this.byKey.get(key);
+    if (found === undefined) {
+      const name = this.typeName(identifier(dbName ?? `${modelName}_${fieldName}`, 'Enum'));
+      const valueName = uniqueNamer();
+      const labels = new Map(field.picklist.map((label) => [label, valueName(label === '' ? 'EMPTY_ENUM_VALUE' : identifier(label, 'value_'))]));
+      found = {
+        name,
+        labels,
+        values: [...labels].map(([label, value]) => ({ name: value, attributes: value === label ? '' : `@map(${JSON.stringify(label)})` })),
+        blockAttributes: dbName !== null && name !== dbName ? [`@@map(${JSON.stringify(dbName)})`] : [],
+      };
+      this.byKey.set(key, found);
+    }
+    return { type: found.name, labels: found.labels };
+  }
+
+  list(): PrismaEnumView[] {
+    return [...this.byKey.values()].map(({ name, values, blockAttributes }) => ({ name, values, blockAttributes }));
+  }
+}
+
+function buildModel(table: TableModel, name: string, dialect: SqlDialect, enums: PrismaEnums): ModelBuild {
   const fieldName = uniqueNamer();
   const scalars = new Map<string, ScalarField>();
   for (const field of table.fields) {
-    const scalar = prismaScalar(field, dialect);
+    const prismaName = fieldName(identifier(field.sourceName, 'field_'));
+    const enumType = enums.typeOf(field, name, prismaName);
+    const scalar: PrismaScalar = enumType === null ? prismaScalar(field, dialect) : { type: enumType.type, native: null, unsupported: false, list: false };
     scalars.set(field.name, {
-      name: fieldName(identifier(field.sourceName, 'field_')),
+      name: prismaName,
       scalar,
+      enumValues: enumType?.labels ?? null,
       // Prisma lists cannot be optional (an empty list stands for none).
       optional: field.allowNull && !table.primaryKey.includes(field.name) && !scalar.list,
       key: null,
@@ -110,7 +162,10 @@ function buildModel(table: TableModel, name: string, dialect: SqlDialect): Model
 function scalarAttributes(model: ModelBuild, apiName: string): string {
   const field = model.table.fields.find((f) => f.name === apiName)!;
   const scalar = model.scalars.get(apiName)!;
-  const fallback = prismaDefault(field, scalar.scalar, scalar.key === '@id');
+  // An enum column's default names one of the enum's values.
+  const fallback = scalar.enumValues !== null
+    ? (typeof field.default === 'string' ? scalar.enumValues.get(field.default) ?? null : null)
+    : prismaDefault(field, scalar.scalar, scalar.key === '@id');
   return [
     scalar.key,
     fallback === null ? null : `@default(${fallback})`,
@@ -159,7 +214,8 @@ export function prismaSchemaView(service: SqlServiceModel): PrismaSchemaView {
   const { dialect } = service;
   const tables = service.schema.tables.filter((table) => !table.isView);
   const modelName = uniqueNamer(RESERVED_MODEL_NAMES);
-  const models = new Map(tables.map((table) => [table.name, buildModel(table, modelName(identifier(pascalCase(table.name), 'Model')), dialect)]));
+  const enums = new PrismaEnums(dialect, modelName);
+  const models = new Map(tables.map((table) => [table.name, buildModel(table, modelName(identifier(pascalCase(table.name), 'Model')), dialect, enums)]));
   const expressible = tables.flatMap((table) =>
     table.foreignKeys.flatMap((fk) => {
       const from = models.get(table.name)!;
@@ -204,5 +260,6 @@ export function prismaSchemaView(service: SqlServiceModel): PrismaSchemaView {
         ...(model.ignored ? ['@@ignore'] : []),
       ],
     })),
+    enums: enums.list(),
   };
 }

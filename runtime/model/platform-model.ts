@@ -193,6 +193,8 @@ export interface FieldModel {
   isForeignKey: boolean;
   refTable: string | null;
   refField: string | null;
+  /** The values an enumerated column allows (PostgreSQL enum types, MySQL `enum(...)`), in the database's order. */
+  picklist?: string[];
 }
 
 export interface ForeignKeyModel {

@@ -53,11 +53,13 @@ ${RELATIONS.replace(/\{bigid\}/g, 'integer primary key').replace(/\{bigref\}/g, 
 const POSTGRES = `
 create domain positive as integer check (value > 0)
 ;;
+create type mood as enum ('happy', 'sad', 'so-so')
+;;
 create table owner (id serial primary key, code varchar(8) not null unique, name text not null default 'x', nick char(3),
   small smallint, score integer, big bigint, pos positive, ratio real, precise double precision, price numeric(10,2), amount money,
   flag boolean not null default true, born date, wake time, wake_tz timetz, seen timestamp default current_timestamp, seen_tz timestamptz,
   doc json, docb jsonb, uid uuid, blob bytea, tags text[], counts integer[], addr inet, page xml, bits bit(3), varbits bit varying(5),
-  spot point, span interval, words tsvector, free varchar)
+  spot point, span interval, words tsvector, free varchar, feel mood default 'happy', feels mood not null default 'so-so')
 ;;
 ${RELATIONS.replace(/\{bigid\}/g, 'bigserial primary key').replace(/\{bigref\}/g, 'bigint')}`;
 
@@ -101,6 +103,15 @@ describe('Prisma cross-check on SQLite', () => {
   });
 });
 
+/** Each enum block of a formatted Prisma schema: its value lines, attributes included. */
+function enumBlocks(schema: string): Record<string, string[]> {
+  const blocks: Record<string, string[]> = {};
+  for (const match of schema.matchAll(/^enum (\S+) \{\n([\s\S]*?)^\}/gm)) {
+    blocks[match[1]] = match[2].split('\n').map((line) => line.trim().replace(/\s+/g, ' ')).filter((line) => line !== '' && !line.startsWith('@@'));
+  }
+  return blocks;
+}
+
 describe.skipIf(!(await requireService('postgres')))('Prisma cross-check on PostgreSQL', () => {
   let database: TestDatabase;
   beforeAll(async () => {
@@ -118,7 +129,11 @@ describe.skipIf(!(await requireService('postgres')))('Prisma cross-check on Post
     const theirs = await prismaIntrospect('postgresql', database.url);
     const shape = prismaSchemaShape(ours);
     expect(shape).toEqual(prismaSchemaShape(theirs));
-    expect(shape.owner.fields).toMatchObject({ tags: 'String[]', counts: 'Int[]', addr: 'String?', spot: 'Unsupported("point")?', span: 'Unsupported("interval")?' });
+    expect(shape.owner.fields).toMatchObject({ tags: 'String[]', counts: 'Int[]', addr: 'String?', spot: 'Unsupported("point")?', span: 'Unsupported("interval")?', feel: 'mood?', feels: 'mood' });
+    // Enum types become Prisma enums with the same values (mapped where a label is no identifier) and defaults.
+    expect(enumBlocks(ours)).toEqual(enumBlocks(theirs));
+    expect(enumBlocks(ours).mood).toEqual(['happy', 'sad', 'so_so @map("so-so")']);
+    expect(ours).toMatch(/feels\s+mood\s+@default\(so_so\)/);
     expect(shape.pet.relations).toEqual([
       '<- pet[]', '<- pet_tag[]', 'buddy_id -> pet(id) onDelete SetNull onUpdate Cascade', 'owner_id -> owner(id) onDelete Cascade onUpdate NoAction',
     ]);
@@ -139,7 +154,8 @@ describe.skipIf(!(await requireService('mysql')))('Prisma schema of MySQL/MariaD
     const ours = await portico('mysql', { ...database.config });
     expect(prismaSchemaError(ours)).toBeNull();
     const shape = prismaSchemaShape(ours);
-    expect(shape.owner.fields).toMatchObject({ id: 'Int', flag: 'Boolean', doc: 'Json?', big: 'BigInt?', price: 'Decimal?' });
+    expect(shape.owner.fields).toMatchObject({ id: 'Int', flag: 'Boolean', doc: 'Json?', big: 'BigInt?', price: 'Decimal?', kind: 'Owner_kind?' });
+    expect(enumBlocks(ours)).toEqual({ Owner_kind: ['a', 'b'] });
     expect(shape.pet.relations).toEqual([
       '<- pet[]', '<- pet_tag[]', 'buddy_id -> pet(id) onDelete SetNull onUpdate Cascade', 'owner_id -> owner(id) onDelete Cascade onUpdate Restrict',
     ]);

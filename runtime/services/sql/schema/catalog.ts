@@ -15,6 +15,8 @@ export interface CatalogColumn {
   autoIncrement: boolean;
   /** The abstract type when the dialect knows better than the native type's name (enums, JSON checks). */
   type?: AbstractType;
+  /** The values of an enumerated column, in the database's order. */
+  picklist?: string[];
 }
 
 export interface CatalogForeignKey {

@@ -79,6 +79,7 @@ export function assembleSchema(catalog: readonly CatalogTable[], options: Assemb
         isForeignKey: fk !== undefined,
         refTable: fk?.refTable ?? null,
         refField: fk ? (fk.refFields[fk.fields.indexOf(fieldName)] ?? null) : null,
+        ...(column.picklist ? { picklist: column.picklist } : {}),
       };
     });
 

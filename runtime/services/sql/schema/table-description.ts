@@ -43,7 +43,7 @@ export function describeField(table: TableModel, field: FieldModel): Record<stri
     ref_field: field.refField,
     ref_on_update: action(fk, 'onUpdate'),
     ref_on_delete: action(fk, 'onDelete'),
-    picklist: null,
+    picklist: field.picklist ?? null,
     validation: null,
     db_function: null,
     is_virtual: false,

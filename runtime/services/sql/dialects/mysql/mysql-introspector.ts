@@ -71,6 +71,11 @@ async function jsonColumns(db: Kysely<any>): Promise<Set<string>> {
 }
 
 /** Tables and views of the current database, sorted by name. */
+/** The values of `enum('a','it''s')`, as declared (case kept, '' unescaped). */
+function enumValues(columnType: string): string[] {
+  return [...columnType.slice(columnType.indexOf('(') + 1, columnType.lastIndexOf(')')).matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1].replace(/''/g, "'"));
+}
+
 export async function readMysqlCatalog(db: Kysely<any>): Promise<CatalogTable[]> {
   const tables = (await sql<TableRow>`
     select table_name as name, table_type as type from information_schema.tables
@@ -124,6 +129,7 @@ export async function readMysqlCatalog(db: Kysely<any>): Promise<CatalogTable[]>
         default: parseMysqlDefault(row.default_sql, row.extra),
         autoIncrement: /auto_increment/i.test(row.extra),
         type: typeOverride(row, json),
+        ...(/^enum\(/i.test(row.column_type) ? { picklist: enumValues(row.column_type) } : {}),
       })),
       primaryKey: constraints.find((rows) => rows[0].type === 'PRIMARY KEY')?.map((row) => row.column_name) ?? [],
       foreignKeys,

@@ -97,9 +97,9 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
   const pool = new pg.Pool({
     host: server.host, port: server.port, database: server.database, user: server.username, password: server.password,
     max: server.maxConnections, types, Client: preparingClient(),
-  });
-  pool.on('connect', (client) => {
-    client.query(`set search_path to ${quoteIdentifier(schema)}`).catch(() => undefined);
+    // The schema is a startup parameter: no extra query races the first one on a new connection.
+    // In `options`, spaces and backslashes are escaped with a backslash (libpq).
+    options: `-c search_path=${quoteIdentifier(schema).replace(/[\\ ]/g, '\\$&')}`,
   });
   // An idle connection the server drops must not crash the process.
   pool.on('error', () => undefined);

@@ -10,7 +10,7 @@ import { referentialAction, type CatalogForeignKey, type CatalogTable } from '..
 interface RelationRow { name: string; kind: string }
 interface ColumnRow {
   table_name: string; name: string; db_type: string; not_null: boolean;
-  default_sql: string | null; identity: string; type_kind: string;
+  default_sql: string | null; identity: string; type_kind: string; enum_labels: string[] | null;
 }
 interface ConstraintRow {
   table_name: string; name: string; type: string; columns: string[];
@@ -71,7 +71,9 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
     select c.relname as table_name, a.attname as name,
       pg_catalog.format_type(coalesce(nullif(t.typbasetype, 0), a.atttypid), case when t.typbasetype <> 0 then t.typtypmod else a.atttypmod end) as db_type,
       a.attnotnull as not_null, pg_catalog.pg_get_expr(d.adbin, d.adrelid) as default_sql,
-      a.attidentity::text as identity, coalesce(bt.typtype, t.typtype)::text as type_kind
+      a.attidentity::text as identity, coalesce(bt.typtype, t.typtype)::text as type_kind,
+      (select array_agg(e.enumlabel::text order by e.enumsortorder) from pg_catalog.pg_enum e
+        where e.enumtypid = coalesce(nullif(t.typbasetype, 0), a.atttypid)) as enum_labels
     from pg_catalog.pg_attribute a
       join pg_catalog.pg_class c on c.oid = a.attrelid
       join pg_catalog.pg_namespace n on n.oid = c.relnamespace
@@ -140,6 +142,7 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
           default: sequence ? null : parsePostgresDefault(row.default_sql),
           autoIncrement: sequence || row.identity === 'a' || row.identity === 'd',
           type: typeOverride(row),
+          ...(row.enum_labels ? { picklist: row.enum_labels } : {}),
         };
       }),
       primaryKey: own.find((row) => row.type === 'p')?.columns ?? [],

@@ -142,6 +142,24 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
     expect(rows).toEqual([{ id: 11 }]);
   });
 
+  it('works in a schema whose name needs quoting (set at connection start)', async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query(`create schema "Sales Team"; create type "Sales Team".stage as enum ('new', 'won', 'it''s lost');
+      create table "Sales Team".lead (id integer primary key, stage "Sales Team".stage)`);
+    await client.end();
+    const team = await openPostgresDatabase({ ...database.config, maxConnections: 1 }, 'Sales Team');
+    try {
+      expect((await sql<{ schema: string }>`select current_schema() as schema`.execute(team.db)).rows).toEqual([{ schema: 'Sales Team' }]);
+      const [lead] = (await readDatabaseSchema(team.db, postgresDialect, false)).tables;
+      expect(lead.name).toBe('lead');
+      // An enum column is a string with its values as the picklist.
+      expect(lead.fields[1]).toMatchObject({ type: 'string', picklist: ['new', 'won', "it's lost"] });
+    } finally {
+      await team.close();
+    }
+  });
+
   it('refuses a schema that does not exist', async () => {
     await expect(openPostgresDatabase({ ...database.config, maxConnections: 1 }, 'nope')).rejects.toThrow(`Schema 'nope' does not exist in PostgreSQL database '${database.name}'.`);
   });
