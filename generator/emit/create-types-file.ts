@@ -37,7 +37,8 @@ function fieldDoc(field: FieldModel, table: TableModel): string {
 }
 
 function property(field: FieldModel, table: TableModel, optional: boolean): PropertySignatureStructure {
-  const type = TS_TYPE[field.type];
+  // An enumerated column takes one of its values.
+  const type = field.picklist !== undefined && field.picklist.length > 0 ? field.picklist.map((value) => JSON.stringify(value)).join(' | ') : TS_TYPE[field.type];
   return {
     kind: StructureKind.PropertySignature,
     name: propertyKey(field.name),

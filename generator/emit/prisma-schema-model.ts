@@ -88,13 +88,13 @@ const list = (names: string[]) => `[${names.join(', ')}]`;
  * column, named `{model}_{field}` as `prisma db pull` names them. SQLite has none.
  */
 class PrismaEnums {
-  private readonly byKey = new Map<string, PrismaEnumView & { labels: Map<string, string> }>();
+  private readonly byKey = new Map<string, PrismaEnumView & { labels: Map<string, string>; schema: string }>();
 
   /** `typeName` is shared with the models: enums and models live in one namespace. */
   constructor(private readonly dialect: SqlDialect, private readonly typeName: (wanted: string) => string) {}
 
   /** The enum type of a column with a picklist, created on first use. */
-  typeOf(field: FieldModel, modelName: string, fieldName: string): { type: string; labels: Map<string, string> } | null {
+  typeOf(field: FieldModel, table: TableModel, modelName: string, fieldName: string): { type: string; labels: Map<string, string> } | null {
     if (field.picklist === undefined || this.dialect === 'sqlite') return null;
     const dbName = this.dialect === 'postgres' ? field.dbType.replace(/^"(.*)"$/, '$1') : null;
     // A type of another schema (`other.mood`) is left as it was: Unsupported.
@@ -110,14 +110,19 @@ class PrismaEnums {
         labels,
         values: [...labels].map(([label, value]) => ({ name: value, attributes: value === label ? '' : `@map(${JSON.stringify(label)})` })),
         blockAttributes: dbName !== null && name !== dbName ? [`@@map(${JSON.stringify(dbName)})`] : [],
+        // An unqualified type name is found in the schema of the table that uses it.
+        schema: table.sourceSchema ?? 'public',
       };
       this.byKey.set(key, found);
     }
     return { type: found.name, labels: found.labels };
   }
 
-  list(): PrismaEnumView[] {
-    return [...this.byKey.values()].map(({ name, values, blockAttributes }) => ({ name, values, blockAttributes }));
+  /** The enums; with several PostgreSQL schemas, each placed in its own. */
+  list(multiSchema: boolean): PrismaEnumView[] {
+    return [...this.byKey.values()].map(({ name, values, blockAttributes, schema }) => ({
+      name, values, blockAttributes: multiSchema ? [...blockAttributes, `@@schema(${JSON.stringify(schema)})`] : blockAttributes,
+    }));
   }
 }
 
@@ -126,7 +131,7 @@ function buildModel(table: TableModel, name: string, dialect: SqlDialect, enums:
   const scalars = new Map<string, ScalarField>();
   for (const field of table.fields) {
     const prismaName = fieldName(identifier(field.sourceName, 'field_'));
-    const enumType = enums.typeOf(field, name, prismaName);
+    const enumType = enums.typeOf(field, table, name, prismaName);
     const scalar: PrismaScalar = enumType === null ? prismaScalar(field, dialect) : { type: enumType.type, native: null, unsupported: false, list: false };
     scalars.set(field.name, {
       name: prismaName,
@@ -260,6 +265,6 @@ export function prismaSchemaView(service: SqlServiceModel): PrismaSchemaView {
         ...(model.ignored ? ['@@ignore'] : []),
       ],
     })),
-    enums: enums.list(),
+    enums: enums.list(schemaNames !== null),
   };
 }

@@ -78,6 +78,7 @@ export const awkwardModel: PlatformModel = platform('awkward', [
         field('big', { type: 'bigint', dbType: 'bigint', default: '9007199254740993' }),
         field('ratio', { type: 'decimal', dbType: 'numeric(10,2)', default: 1.5 }),
         field('active', { type: 'boolean', dbType: 'boolean', default: 'true' }),
+        field('mood', { dbType: 'mood', picklist: ['happy', 'so-so', ''], default: 'so-so' }),
       ],
     }),
     table('audit', { sourceSchema: 'public', fields: [field('id', { type: 'bigid', dbType: 'bigint', allowNull: false, isPrimaryKey: true, autoIncrement: true })] }),

@@ -55,4 +55,12 @@ describe('createPrismaFile', () => {
     expect(block(text, 'Contact')).toContain('name String @db.VarChar(80)');
     expect(block(text, 'Audit')).toContain('id BigInt @id @default(autoincrement())');
   });
+
+  it('turns an enumerated column into an enum, its values mapped where they are no identifiers', () => {
+    const text = schema('pg');
+    expect(block(text, 'Contact')).toMatch(/mood\s+mood\?\s+@default\(so_so\)/);
+    const enumBlock = /^enum mood \{\n([\s\S]*?)^\}/m.exec(text)![1];
+    expect(enumBlock.split('\n').map((line) => line.trim().replace(/\s+/g, ' ')).filter(Boolean))
+      .toEqual(['happy', 'so_so @map("so-so")', 'EMPTY_ENUM_VALUE @map("")', '@@schema("sales")']);
+  });
 });

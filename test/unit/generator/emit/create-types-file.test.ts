@@ -23,6 +23,11 @@ describe('createTypesFile', () => {
     expect(text).toContain(line);
   });
 
+  it('types an enumerated column as the union of its values', () => {
+    const pg = awkwardModel.services.find((service): service is SqlServiceModel => service.name === 'pg')!;
+    expect(createTypesFile(pg)).toContain('mood: "happy" | "so-so" | "" | null;');
+  });
+
   it('leaves views out of the insert types', () => {
     expect(text).toContain('odd_view: OddView;');
     expect(text).not.toContain('OddViewInsert');

@@ -25,6 +25,8 @@ describe('fieldJsonSchema', () => {
     ['array', { type: 'array', dbType: 'text[]', allowNull: false }, { type: 'array', items: {}, description: 'text[]' }],
     ['filled on create', { type: 'timestamp_on_create', dbType: 'timestamp', default: { expression: 'CURRENT_TIMESTAMP' } }, { type: 'string', description: 'timestamp', nullable: true, readOnly: true }],
     ['no description without db type', { type: 'integer', dbType: '', allowNull: false }, { type: 'integer' }],
+    ['enumerated, nullable', { type: 'string', dbType: 'mood', picklist: ['happy', 'sad'] }, { type: 'string', description: 'mood', nullable: true, enum: ['happy', 'sad', null] }],
+    ['enumerated', { type: 'string', dbType: "enum('a','b')", allowNull: false, picklist: ['a', 'b'] }, { type: 'string', description: "enum('a','b')", enum: ['a', 'b'] }],
   ])('%s', (_, given, want) => {
     expect(fieldJsonSchema(field('x', given))).toEqual(want);
   });
