@@ -125,6 +125,23 @@ describe('row filters', () => {
     notes.close();
   });
 
+  it('refuses creating or moving records outside the filter (403, nothing written)', async () => {
+    const me = ids['two@x.io'];
+    const other = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: 1, title: 'not mine' }] }, auth());
+    expect(other.body.error).toMatchObject({ code: 403, message: 'Denied access to some of the requested fields.' });
+    // On create a filter field the record leaves out counts as a mismatch.
+    expect((await api('POST', '/docs/_table/doc', { resource: [{ title: 'whose?' }] }, auth())).status).toBe(403);
+    const mine = await api('POST', '/docs/_table/doc?fields=id,owner_id', { resource: [{ owner_id: me, title: 'mine too' }] }, auth());
+    expect(mine.body.resource).toEqual([{ id: expect.any(Number), owner_id: me }]);
+    // On update it is skipped; a value moving the record out is refused.
+    expect((await api('PATCH', '/docs/_table/doc/2', { owner_id: 1 }, auth())).status).toBe(403);
+    expect((await api('PATCH', '/docs/_table/doc/2', { title: 'renamed' }, auth())).status).toBe(200);
+    const docs = new Database(path.join(server.dir, 'docs.sqlite'), { readonly: true });
+    expect(docs.prepare("select owner_id, title from doc where title in ('not mine', 'whose?', 'mine too') or id = 2 order by id").all())
+      .toEqual([{ owner_id: me, title: 'renamed' }, { owner_id: me, title: 'mine too' }]);
+    docs.close();
+  });
+
   it('binds lookup values as data, never as SQL', async () => {
     const sneaky = (await api('POST', '/system/role', { resource: [{ name: 'sneaky', role_service_access_by_role_id: [
       { service_id: ids.docs, component: '*', verb_mask: 1, filters: [{ name: 'title', operator: '=', value: "x' or '1'='1" }] },

@@ -12,6 +12,7 @@ import { ForbiddenError } from '../../core/errors.js';
 import type { RowFilterModel, Verb } from '../../model/platform-model.js';
 import { compileFilter } from './filter/filter-compiler.js';
 import { rowFiltersToNode } from './filter/row-filters.js';
+import { recordSatisfies } from './filter/row-filter-values.js';
 import type { Condition } from './records/conditions.js';
 import type { TablePlan } from './records/table-plan.js';
 import type { SqlServiceContext } from './sql-service-context.js';
@@ -23,6 +24,25 @@ function sessionLookup(auth: AuthContext): (name: string) => string | undefined 
     if (user === null) return undefined;
     return name === 'user.id' ? String(user.id) : name === 'user.email' ? user.email : name === 'user.name' ? user.name : undefined;
   };
+}
+
+/**
+ * Checks a record a caller with row filters creates or updates: it must satisfy them (403
+ * otherwise, as the reference), so that no one writes rows outside their own scope.
+ */
+export function assertRecordInScope(plan: TablePlan, auth: AuthContext, record: Record<string, unknown>, creating: boolean): void {
+  const rowFilters = auth.rowFilters;
+  if (rowFilters === null || rowFilters.filters.length === 0) return;
+  const node = rowFiltersToNode(rowFilters.filters, rowFilters.op, sessionLookup(auth));
+  if (node === null) return;
+  // The record's own key for a field: as written, else matched case-insensitively like the table's fields.
+  const fieldKey = (name: string) => {
+    if (name in record) return name;
+    const field = plan.field(name);
+    if (field === undefined) return undefined;
+    return Object.keys(record).find((key) => plan.field(key) === field);
+  };
+  if (!recordSatisfies(node, record, creating, fieldKey)) throw new ForbiddenError('Denied access to some of the requested fields.');
 }
 
 /** Row filters compiled like a client filter on `plan`'s table (values bound, never spliced). */

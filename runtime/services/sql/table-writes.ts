@@ -14,7 +14,7 @@ import { deleteRows, insertRow, insertValues, updateRowByKey, updateRows, update
 import type { FieldPlan } from './records/table-plan.js';
 import { batchMode, forceOption, hasRecordBody } from './request-options.js';
 import { sqlMessages } from './sql-messages.js';
-import { assertNestedWrite } from './table-access.js';
+import { assertNestedWrite, assertRecordInScope } from './table-access.js';
 import { allowRelatedDelete, nestedValues, writeWithNested } from './table-nested.js';
 import {
   assertWritable, db, filterCondition, finishWritten, identifiers, idsKeys, recordsKeys, toError, writeTarget, type Keyed, type TableOp,
@@ -54,6 +54,7 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
   const resource = await runBatch({
     db: db(op), items: records, mode: batchMode(op.params), action: 'create', toError: toError(op),
   }, (conn, item) => withNested(op, conn, item, (c, record) => {
+    assertRecordInScope(op.plan, op.call.auth, record, true);
     const key = upsertable ? findRecordKey(idFields, record) : null;
     if (key !== null) return upsert(c, op, target, idFields, key, record);
     return insertRow(c, target, insertValues(op.plan, record));
@@ -68,6 +69,7 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
 async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], keyed: Keyed, record: Row): Promise<Row> {
   return withNested(op, conn, record, async (c, own) => {
     if (op.ctx.options.allowUpsert && op.rowFilter === null) return upsert(c, op, target, idFields, keyed.key, own);
+    assertRecordInScope(op.plan, op.call.auth, own, false);
     const values = updateValues(op.plan, own, idFields);
     let rows: Row[];
     if (Object.keys(values).length > 0 && op.rowFilter === null) rows = await updateRowByKey(c, target, idFields, keyed.key, values);
@@ -108,6 +110,7 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
   }
   if (op.params.filter !== null) {
     const target = writeTarget(op, idFields);
+    assertRecordInScope(op.plan, op.call.auth, records[0], false);
     const values = updateValues(op.plan, records[0], idFields);
     if (Object.keys(values).length === 0) throw new BadRequestError(sqlMessages.noFields());
     return { body: wrapList(await finishWritten(op, target, await updateRows(db(op), target, allOf([filterCondition(op), op.rowFilter]) as Condition, values))) };
