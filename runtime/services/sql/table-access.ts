@@ -32,7 +32,8 @@ function sessionLookup(auth: AuthContext): (name: string) => string | undefined 
  */
 export function assertRecordInScope(plan: TablePlan, auth: AuthContext, record: Record<string, unknown>, creating: boolean): void {
   const rowFilters = auth.rowFilters;
-  if (rowFilters === null || rowFilters.filters.length === 0) return;
+  // Internal callers (grants null: the system service's scopes) fill scoped fields themselves.
+  if (auth.grants === null || rowFilters === null || rowFilters.filters.length === 0) return;
   const node = rowFiltersToNode(rowFilters.filters, rowFilters.op, sessionLookup(auth));
   if (node === null) return;
   // The record's own key for a field: as written, else matched case-insensitively like the table's fields.
