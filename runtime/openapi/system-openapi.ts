@@ -9,6 +9,7 @@ import type { RecordDefinition, ResourceDefinition } from '../system/records/res
 import { SYSTEM_RECORD_RESOURCES, roleServiceAccessRecord, scopedLookupRecord, userAppRoleRecord } from '../system/records/system-records.js';
 import type { OpenApiFragment } from './fragment.js';
 import { jsonOperation, pathParameter } from './operation-builder.js';
+import { selfServicePaths } from './self-service-openapi.js';
 import { componentRef, parameterRefs } from './shared-components.js';
 
 /** A JSON Schema of the record definitions as an OpenAPI 3.0 schema (no type arrays: `nullable`, `anyOf`). */
@@ -132,47 +133,17 @@ const success = { description: 'Success.', schema: componentRef('schemas', 'Succ
 const resourceList = { description: 'The resources.', schema: componentRef('schemas', 'ResourceList') };
 
 function sessionPaths(): Record<string, PathItemObject> {
-  const session = { description: 'The session.', schema: componentRef('schemas', 'SessionResponse') };
-  return {
-    '/admin/session': {
-      post: jsonOperation({
-        operationId: 'createSystemAdminSession',
-        summary: 'Log an administrator in.',
-        description: 'Needs no session; an API key, when sent, must be valid. Returns `session_token` for `X-Service-Session-Token`.',
-        body: { description: 'Credentials, and the session lifetime in minutes.', schema: componentRef('schemas', 'SessionRequest') },
-        response: session,
-      }),
-      get: jsonOperation({ operationId: 'getSystemAdminSession', summary: 'Current administrator session; refreshes the token.', response: session }),
-      put: jsonOperation({
-        operationId: 'refreshSystemAdminSession',
-        summary: 'Refresh the session token.',
-        parameters: [{ name: 'session_token', in: 'query', required: false, description: 'Token to refresh, if not sent in the session header.', schema: { type: 'string' } }],
-        response: session,
-      }),
-      delete: jsonOperation({ operationId: 'deleteSystemAdminSession', summary: 'Log out: end the session.', response: success }),
+  const { session, password, profile } = selfServicePaths({
+    idPart: 'SystemAdmin',
+    owner: 'administrator\'s',
+    login: {
+      summary: 'Log an administrator in.',
+      description: 'Needs no session; an API key, when sent, must be valid. Returns `session_token` for `X-Service-Session-Token`.',
+      body: 'Credentials, and the session lifetime in minutes.',
     },
-    '/admin/password': {
-      post: jsonOperation({
-        operationId: 'changeSystemAdminPassword',
-        summary: 'Change the password (with a session), request a reset code (`reset=true`), or reset with a code.',
-        parameters: [
-          { name: 'reset', in: 'query', required: false, description: 'Send a reset code by email to `email`.', schema: { type: 'boolean' } },
-          { name: 'login', in: 'query', required: false, description: 'Also log in: the response carries `session_token`.', schema: { type: 'boolean' } },
-        ],
-        body: { description: '`{old_password, new_password}`, `{email}` or `{email, code, new_password}`.', schema: componentRef('schemas', 'PasswordRequest') },
-        response: success,
-      }),
-    },
-    '/admin/profile': {
-      get: jsonOperation({ operationId: 'getSystemAdminProfile', summary: 'The administrator\'s own profile.', response: { description: 'The profile.', schema: componentRef('schemas', 'Profile') } }),
-      post: jsonOperation({
-        operationId: 'updateSystemAdminProfile',
-        summary: 'Change the administrator\'s own profile; a new email needs `current_password`.',
-        body: { description: 'The fields to change.', schema: componentRef('schemas', 'ProfileRequest') },
-        response: success,
-      }),
-    },
-  };
+    currentSession: 'Current administrator session; refreshes the token.',
+  });
+  return { '/admin/session': session, '/admin/password': password, '/admin/profile': profile };
 }
 
 function otherPaths(): Record<string, PathItemObject> {
