@@ -61,9 +61,10 @@ export interface SqlDialectModule {
   /** Whether INSERT/UPDATE/DELETE ... RETURNING is available. */
   supportsReturning: boolean;
   /**
-   * Whether a write that returns only an integer key is better run without RETURNING: the driver
-   * reports the insert id and the rows an update matched, and RETURNING is costly (SQLite's
-   * nearly doubles the time of a one-row write).
+   * Whether a write that returns only an integer key runs without RETURNING or reading the row
+   * back: the driver reports the insert id and the rows an update matched (MySQL: mysql2's
+   * default FOUND_ROWS flag), and RETURNING is costly (SQLite's nearly doubles the time of a
+   * one-row write) or missing (MySQL: a second query).
    */
   keyWritesWithoutReturning: boolean;
   /** How a boolean value is bound. */

@@ -133,7 +133,6 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
 /** Updates the row with this key (one field's or several); returns its output columns after the update (none when no row matched). */
 export async function updateRowByKey(db: Kysely<any>, target: WriteTarget, keyFields: readonly FieldPlan[], key: readonly unknown[], values: Row): Promise<Row[]> {
   const { plan, dialect } = target;
-  if (!dialect.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
   const columns = Object.keys(values);
   // The key (never changed by an update) is the whole output when it is what the client asked for.
   if (dialect.keyWritesWithoutReturning && target.output.fields.every((f) => typeof key[keyFields.indexOf(f)] === 'number')) {
@@ -145,6 +144,7 @@ export async function updateRowByKey(db: Kysely<any>, target: WriteTarget, keyFi
     for (const f of target.output.fields) row[f.name] = key[keyFields.indexOf(f)];
     return decodeRows([row], target.output);
   }
+  if (!dialect.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
   const shape = shapeKey(`update:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
   const compiled = plan.memo(shape, () =>
     db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile());
