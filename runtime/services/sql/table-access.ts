@@ -1,10 +1,10 @@
 /**
  * The caller's role on the tables of one request: the row filters of the grant that allowed the
- * request (applied to its table), and the grants on the other tables it reaches — `related`
- * reads and nested writes — which the reference platform does not check. A table the role does
- * not grant the verb on is refused with 403; a related read gets that table's row filters; a
- * nested write into a table whose grant has row filters is refused, since those rows are not
- * checked against the filters.
+ * request (applied to its table, and checked against the records it writes), and the grants on
+ * the other tables it reaches — `related` reads (the reference reads them through its normal
+ * table GET, so the same checks apply) and nested writes. A table the role does not grant the
+ * verb on is refused with 403; a related read gets that table's row filters; a nested write into
+ * a table whose grant has row filters is refused, since those rows are not checked against them.
  */
 import type { AuthContext } from '../../auth/auth-context.js';
 import { matchGrant } from '../../auth/access.js';
