@@ -2,11 +2,13 @@
  * Logins, refresh and logout for administrators and users, and the spec's Session object.
  */
 import { resolveRole } from '../auth/access.js';
+import { readCredentials } from '../auth/credentials.js';
 import { verifyPassword } from '../auth/passwords.js';
 import type { SessionClaims } from '../auth/session-tokens.js';
 import { BadRequestError, PorticoError, UnauthorizedError } from '../core/errors.js';
 import type { InternalCall } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
+import type { ServiceResult } from '../services/service-kind.js';
 import { formatTimestamp } from './store/system-db.js';
 
 export type SessionKind = 'admin' | 'user';
@@ -108,6 +110,23 @@ export async function refresh(ctx: PlatformContext, kind: SessionKind, token: st
   const issued = ctx.tokens.issue(user.id, ttlMinutes);
   if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);
   return sessionObject(ctx, user.id, issued.token, issued.claims, where);
+}
+
+/** `{admin/}session`: POST logs in, GET refreshes the sent session, PUT replaces its token, DELETE logs out. */
+export async function handleSession(ctx: PlatformContext, kind: SessionKind, call: InternalCall, unsupported: () => Error): Promise<ServiceResult> {
+  switch (call.verb) {
+    case 'POST':
+      return { body: await login(ctx, kind, call.body, sessionRequest(call)) };
+    case 'GET':
+      if (!call.session) throw call.tokenError ?? new UnauthorizedError('There is no valid session for the current request.');
+      return { body: await refresh(ctx, kind, call.session.token, false, sessionRequest(call)) };
+    case 'PUT':
+      return { body: await refresh(ctx, kind, readCredentials(call.headers, call.query).token, true, sessionRequest(call)) };
+    case 'DELETE':
+      return { body: await logout(ctx, call.session?.claims ?? null) };
+    default:
+      throw unsupported();
+  }
 }
 
 /** Revokes the token; logging out without a session is not an error. */

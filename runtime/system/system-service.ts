@@ -4,8 +4,7 @@
  * open (reference 6.4); service types, events, constants and the resource list follow role
  * grants; everything else is for administrators only.
  */
-import { readCredentials } from '../auth/credentials.js';
-import { BadRequestError, NotFoundError, UnauthorizedError, messages } from '../core/errors.js';
+import { BadRequestError, NotFoundError, messages } from '../core/errors.js';
 import { wrapList } from '../core/envelope.js';
 import type { AccessRule, InternalCall, InternalService } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
@@ -20,7 +19,7 @@ import { getPackage, postPackage } from './resources/packages.js';
 import { RECORD_BEHAVIOURS, customBehaviour } from './resources/record-behaviours.js';
 import { serviceTypes } from './resources/service-types.js';
 import { changePassword, getProfile, updateProfile } from './self-service.js';
-import { login, logout, refresh, sessionRequest } from './sessions.js';
+import { handleSession } from './sessions.js';
 
 /** Every resource of the service, as GET /system lists them. */
 export const SYSTEM_RESOURCES = [
@@ -85,7 +84,7 @@ export function createSystemService(ctx: PlatformContext): InternalService {
           if (call.verb === 'POST') return postPackage(ctx, call);
           throw unsupported();
         case 'admin':
-          if (rest[0] === 'session' && rest.length === 1) return adminSession(ctx, call);
+          if (rest[0] === 'session' && rest.length === 1) return handleSession(ctx, 'admin', call, () => new BadRequestError(messages.verbNotSupported(call.verb, 'admin/session', 'system')));
           if (rest[0] === 'password' && rest.length === 1) {
             if (!WRITE_VERBS.has(call.verb)) throw unsupported();
             return { body: await changePassword(ctx, 'admin', call) };
@@ -110,18 +109,3 @@ export function createSystemService(ctx: PlatformContext): InternalService {
   };
 }
 
-async function adminSession(ctx: PlatformContext, call: InternalCall): Promise<ServiceResult> {
-  switch (call.verb) {
-    case 'POST':
-      return { body: await login(ctx, 'admin', call.body, sessionRequest(call)) };
-    case 'GET':
-      if (!call.session) throw call.tokenError ?? new UnauthorizedError('There is no valid session for the current request.');
-      return { body: await refresh(ctx, 'admin', call.session.token, false, sessionRequest(call)) };
-    case 'PUT':
-      return { body: await refresh(ctx, 'admin', readCredentials(call.headers, call.query).token, true, sessionRequest(call)) };
-    case 'DELETE':
-      return { body: await logout(ctx, call.session?.claims ?? null) };
-    default:
-      throw new BadRequestError(messages.verbNotSupported(call.verb, 'admin/session', 'system'));
-  }
-}

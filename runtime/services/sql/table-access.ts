@@ -13,6 +13,7 @@ import type { RowFilterModel, Verb } from '../../model/platform-model.js';
 import { compileFilter } from './filter/filter-compiler.js';
 import { rowFiltersToNode } from './filter/row-filters.js';
 import { recordSatisfies } from './filter/row-filter-values.js';
+import type { FilterNode } from './filter/filter-parser.js';
 import type { Condition } from './records/conditions.js';
 import type { TablePlan } from './records/table-plan.js';
 import type { SqlServiceContext } from './sql-service-context.js';
@@ -26,16 +27,23 @@ function sessionLookup(auth: AuthContext): (name: string) => string | undefined 
   };
 }
 
+/** Row filters as one filter AST, the session's values substituted; null when there are none. */
+export function scopeOf(auth: AuthContext, rowFilters: { filters: RowFilterModel[]; op: 'and' | 'or' } | null): FilterNode | null {
+  return rowFilters === null ? null : rowFiltersToNode(rowFilters.filters, rowFilters.op, sessionLookup(auth));
+}
+
+/** A scope compiled like a client filter on `plan`'s table (values bound, never spliced). */
+export function scopeCondition(ctx: SqlServiceContext, plan: TablePlan, scope: FilterNode | null): Condition | null {
+  return scope === null ? null : compileFilter(scope, { table: plan.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect });
+}
+
 /**
- * Checks a record a caller with row filters creates or updates: it must satisfy them (403
- * otherwise, as the reference), so that no one writes rows outside their own scope.
+ * Checks a record a caller creates or updates against the scope of its grant (403 otherwise, as
+ * the reference), so that no one writes rows outside their own scope. `scope` is null when
+ * nothing is checked (no row filters; internal callers, which fill scoped fields themselves).
  */
-export function assertRecordInScope(plan: TablePlan, auth: AuthContext, record: Record<string, unknown>, creating: boolean): void {
-  const rowFilters = auth.rowFilters;
-  // Internal callers (grants null: the system service's scopes) fill scoped fields themselves.
-  if (auth.grants === null || rowFilters === null || rowFilters.filters.length === 0) return;
-  const node = rowFiltersToNode(rowFilters.filters, rowFilters.op, sessionLookup(auth));
-  if (node === null) return;
+export function assertRecordInScope(plan: TablePlan, scope: FilterNode | null, record: Record<string, unknown>, creating: boolean): void {
+  if (scope === null) return;
   // The record's own key for a field: as written, else matched case-insensitively like the table's fields.
   const fieldKey = (name: string) => {
     if (name in record) return name;
@@ -43,16 +51,7 @@ export function assertRecordInScope(plan: TablePlan, auth: AuthContext, record: 
     if (field === undefined) return undefined;
     return Object.keys(record).find((key) => plan.field(key) === field);
   };
-  if (!recordSatisfies(node, record, creating, fieldKey)) throw new ForbiddenError('Denied access to some of the requested fields.');
-}
-
-/** Row filters compiled like a client filter on `plan`'s table (values bound, never spliced). */
-export function rowFilterCondition(
-  ctx: SqlServiceContext, plan: TablePlan, auth: AuthContext, rowFilters: { filters: RowFilterModel[]; op: 'and' | 'or' } | null,
-): Condition | null {
-  if (rowFilters === null || rowFilters.filters.length === 0) return null;
-  const node = rowFiltersToNode(rowFilters.filters, rowFilters.op, sessionLookup(auth));
-  return node === null ? null : compileFilter(node, { table: plan.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect });
+  if (!recordSatisfies(scope, record, creating, fieldKey)) throw new ForbiddenError('Denied access to some of the requested fields.');
 }
 
 function refused(ctx: SqlServiceContext, verb: Verb, table: string, relation: string): ForbiddenError {
@@ -67,7 +66,7 @@ export function relatedReadCondition(ctx: SqlServiceContext, auth: AuthContext, 
   if (auth.grants === null) return null;
   const grant = matchGrant(auth.grants, ctx.serviceName.toLowerCase(), `_table/${plan.table.name}`.toLowerCase(), 'GET');
   if (grant === null) throw refused(ctx, 'GET', plan.table.name, relation);
-  return rowFilterCondition(ctx, plan, auth, { filters: grant.filters, op: grant.filterOp });
+  return scopeCondition(ctx, plan, scopeOf(auth, { filters: grant.filters, op: grant.filterOp }));
 }
 
 /** Checks a nested write into `table` (403 without a grant of `verb`, or when the grant filters rows). */

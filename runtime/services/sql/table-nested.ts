@@ -25,7 +25,7 @@ import { selectionOf, type FieldPlan, type TablePlan } from './records/table-pla
 import type { SqlServiceContext } from './sql-service-context.js';
 import { relationOf } from './table-related.js';
 
-interface Nested {
+export interface Nested {
   relation: RelationModel;
   value: unknown;
 }
@@ -59,12 +59,11 @@ const PREFIX: Record<RelationModel['type'], string> = {
   many_many: 'Failed to update many to one map assignment.',
 };
 
-/** Runs `write` with the nested records of `record` in one transaction (the current one, if any). */
+/** Runs `write` with the `nested` records of `record` (see nestedValues) in one transaction (the current one, if any). */
 export async function writeWithNested(
-  ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, record: Row, allowRelatedDelete: boolean,
+  ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, record: Row, nested: readonly Nested[], allowRelatedDelete: boolean,
   write: (conn: Kysely<any>, record: Row) => Promise<Row>,
 ): Promise<Row> {
-  const nested = nestedValues(table, record);
   if (nested.length === 0) return write(conn, record);
   const run = async (trx: Kysely<any>) => {
     const own = { ...record };

@@ -7,8 +7,7 @@ import { BadRequestError } from '../../core/errors.js';
 import { parseCommonParams, type CommonParams } from '../../core/query-params.js';
 import type { ServiceCall } from '../service-kind.js';
 import { compileFilter } from './filter/filter-compiler.js';
-import { rowFilterCondition } from './table-access.js';
-import { parseFilter } from './filter/filter-parser.js';
+import { parseFilter, type FilterNode } from './filter/filter-parser.js';
 import { keyText, parseKey, recordKey, type Condition } from './records/conditions.js';
 import type { OrderBy } from './records/record-reader.js';
 import { toPorticoError, type Row, type WriteTarget } from './records/record-writer.js';
@@ -16,6 +15,7 @@ import { identifierFields, selectFields, selectionOf, type FieldPlan, type Selec
 import { fieldsOption, filterParams } from './request-options.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { sqlMessages, type RecordAction } from './sql-messages.js';
+import { scopeCondition, scopeOf } from './table-access.js';
 import { nestedJoinFields } from './table-nested.js';
 import { attachRelated, relatedRequests, withJoinFields, type RelatedRequest } from './table-related.js';
 
@@ -26,6 +26,8 @@ export interface TableOp {
   params: CommonParams;
   /** The caller's role row filter, added to every read, update and delete. */
   rowFilter: Condition | null;
+  /** The same filter as an AST, which created and updated records must satisfy; null when nothing is checked. */
+  writeScope: FilterNode | null;
   action: RecordAction;
   /** The relationships `related` asks for (empty when none). */
   related: RelatedRequest[];
@@ -44,7 +46,13 @@ export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: st
   const plan = ctx.schema.plan(table);
   const params = parseCommonParams(call.query, call.body);
   const related = relatedRequests(ctx, plan, params.related, call.query, call.body, call.auth);
-  return { ctx, call, plan, params, rowFilter: rowFilterCondition(ctx, plan, call.auth, call.auth.rowFilters), action: ACTIONS[call.verb], related };
+  const scope = scopeOf(call.auth, call.auth.rowFilters);
+  return {
+    ctx, call, plan, params, related, action: ACTIONS[call.verb],
+    rowFilter: scopeCondition(ctx, plan, scope),
+    // Internal callers (no grants: the system service's scopes) fill scoped fields themselves.
+    writeScope: call.auth.grants === null ? null : scope,
+  };
 }
 
 /** The connection every query of the request goes through. */

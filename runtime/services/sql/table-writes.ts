@@ -34,14 +34,15 @@ async function upsert(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFie
 
 /** Writes one record with the related records it carries (table-nested.ts). */
 function withNested(op: TableOp, conn: Kysely<any>, record: Row, write: (conn: Kysely<any>, record: Row) => Promise<Row>): Promise<Row> {
+  const nested = nestedValues(op.plan.table, record);
   if (op.call.auth.grants !== null) {
     // The role must allow the same verb on every table the nested records reach.
-    for (const { relation } of nestedValues(op.plan.table, record)) {
+    for (const { relation } of nested) {
       assertNestedWrite(op.ctx, op.call.auth, op.call.verb, relation.refTable, relation.name);
       if (relation.junctionTable !== null) assertNestedWrite(op.ctx, op.call.auth, op.call.verb, relation.junctionTable, relation.name);
     }
   }
-  return writeWithNested(op.ctx, conn, op.plan.table, record, allowRelatedDelete(op.call.query), write);
+  return writeWithNested(op.ctx, conn, op.plan.table, record, nested, allowRelatedDelete(op.call.query), write);
 }
 
 /** `POST _table/{table}`: creates each record; with allow_upsert a record whose key exists updates it. */
@@ -54,7 +55,7 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
   const resource = await runBatch({
     db: db(op), items: records, mode: batchMode(op.params), action: 'create', toError: toError(op),
   }, (conn, item) => withNested(op, conn, item, (c, record) => {
-    assertRecordInScope(op.plan, op.call.auth, record, true);
+    assertRecordInScope(op.plan, op.writeScope, record, true);
     const key = upsertable ? findRecordKey(idFields, record) : null;
     if (key !== null) return upsert(c, op, target, idFields, key, record);
     return insertRow(c, target, insertValues(op.plan, record));
@@ -69,7 +70,7 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
 async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], keyed: Keyed, record: Row): Promise<Row> {
   return withNested(op, conn, record, async (c, own) => {
     if (op.ctx.options.allowUpsert && op.rowFilter === null) return upsert(c, op, target, idFields, keyed.key, own);
-    assertRecordInScope(op.plan, op.call.auth, own, false);
+    assertRecordInScope(op.plan, op.writeScope, own, false);
     const values = updateValues(op.plan, own, idFields);
     let rows: Row[];
     if (Object.keys(values).length > 0 && op.rowFilter === null) rows = await updateRowByKey(c, target, idFields, keyed.key, values);
@@ -110,7 +111,7 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
   }
   if (op.params.filter !== null) {
     const target = writeTarget(op, idFields);
-    assertRecordInScope(op.plan, op.call.auth, records[0], false);
+    assertRecordInScope(op.plan, op.writeScope, records[0], false);
     const values = updateValues(op.plan, records[0], idFields);
     if (Object.keys(values).length === 0) throw new BadRequestError(sqlMessages.noFields());
     return { body: wrapList(await finishWritten(op, target, await updateRows(db(op), target, allOf([filterCondition(op), op.rowFilter]) as Condition, values))) };

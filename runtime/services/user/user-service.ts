@@ -3,14 +3,13 @@
  * (administrators log in at /system/admin/session and are refused here, as the spec says).
  * Every endpoint is open without a role (reference 6.4); those about the caller need a session.
  */
-import { readCredentials } from '../../auth/credentials.js';
-import { BadRequestError, NotFoundError, UnauthorizedError, messages } from '../../core/errors.js';
+import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import type { InternalCall, InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { Verb } from '../../model/platform-model.js';
 import { changePassword, getProfile, updateProfile } from '../../system/self-service.js';
-import { login, logout, refresh, sessionRequest } from '../../system/sessions.js';
+import { handleSession } from '../../system/sessions.js';
 import type { ServiceResult } from '../service-kind.js';
 import { register } from './registration.js';
 
@@ -28,7 +27,7 @@ export function createUserService(ctx: PlatformContext, name: string): InternalS
           if (call.verb !== 'GET') throw unsupported();
           return { body: wrapList(RESOURCES.map((r) => ({ name: r }))) };
         case 'session':
-          return session(ctx, call, unsupported);
+          return handleSession(ctx, 'user', call, unsupported);
         case 'register':
           if (!WRITE_VERBS.has(call.verb)) throw unsupported();
           return register(ctx, call);
@@ -45,18 +44,3 @@ export function createUserService(ctx: PlatformContext, name: string): InternalS
   };
 }
 
-async function session(ctx: PlatformContext, call: InternalCall, unsupported: () => Error): Promise<ServiceResult> {
-  switch (call.verb) {
-    case 'POST':
-      return { body: await login(ctx, 'user', call.body, sessionRequest(call)) };
-    case 'GET':
-      if (!call.session) throw call.tokenError ?? new UnauthorizedError('There is no valid session for the current request.');
-      return { body: await refresh(ctx, 'user', call.session.token, false, sessionRequest(call)) };
-    case 'PUT':
-      return { body: await refresh(ctx, 'user', readCredentials(call.headers, call.query).token, true, sessionRequest(call)) };
-    case 'DELETE':
-      return { body: await logout(ctx, call.session?.claims ?? null) };
-    default:
-      throw unsupported();
-  }
-}

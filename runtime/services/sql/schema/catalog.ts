@@ -5,6 +5,17 @@
  */
 import type { AbstractType, FieldModel, ReferentialAction } from '../../../model/platform-model.js';
 
+/** Catalog rows by the table they belong to, in the rows' order. */
+export function groupByTable<T extends { table_name: string }>(rows: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = groups.get(row.table_name);
+    if (list === undefined) groups.set(row.table_name, [row]);
+    else list.push(row);
+  }
+  return groups;
+}
+
 export interface CatalogColumn {
   name: string;
   /** Native type, lower-case, as declared (`varchar(40)`). */

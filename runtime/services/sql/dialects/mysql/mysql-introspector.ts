@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
-import { referentialAction, type CatalogForeignKey, type CatalogTable } from '../../schema/catalog.js';
+import { groupByTable, referentialAction, type CatalogForeignKey, type CatalogTable } from '../../schema/catalog.js';
 
 interface TableRow { name: string; type: string }
 interface ColumnRow {
@@ -43,16 +43,6 @@ function typeOverride(row: ColumnRow, jsonColumns: ReadonlySet<string>): Abstrac
   // enum and set values are strings.
   if (type === 'enum' || type === 'set') return 'string';
   return undefined;
-}
-
-function groupBy<T extends { table_name: string }>(rows: T[]): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const list = groups.get(row.table_name);
-    if (list === undefined) groups.set(row.table_name, [row]);
-    else list.push(row);
-  }
-  return groups;
 }
 
 /** MariaDB column checks of the form json_valid(`column`). */
@@ -98,8 +88,8 @@ export async function readMysqlCatalog(db: Kysely<any>): Promise<CatalogTable[]>
     order by tc.table_name, tc.constraint_name, k.ordinal_position`.execute(db)).rows;
   const json = await jsonColumns(db);
 
-  const columnsOf = groupBy(columns);
-  const keysOf = groupBy(keys);
+  const columnsOf = groupByTable(columns);
+  const keysOf = groupByTable(keys);
   return tables.map((table): CatalogTable => {
     const byConstraint = new Map<string, KeyRow[]>();
     for (const row of keysOf.get(table.name) ?? []) {

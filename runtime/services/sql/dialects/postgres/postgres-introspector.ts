@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
-import { referentialAction, type CatalogForeignKey, type CatalogTable } from '../../schema/catalog.js';
+import { groupByTable, referentialAction, type CatalogForeignKey, type CatalogTable } from '../../schema/catalog.js';
 
 interface RelationRow { name: string; kind: string }
 interface ColumnRow {
@@ -46,16 +46,6 @@ export function parsePostgresDefault(text: string | null): FieldModel['default']
 /** Abstract types the formatted type alone does not tell: enums and bit strings hold strings. */
 function typeOverride(row: ColumnRow): AbstractType | undefined {
   return row.type_kind === 'e' || /^bit( varying)?\b/.test(row.db_type) ? 'string' : undefined;
-}
-
-function groupBy<T extends { table_name: string }>(rows: T[]): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const list = groups.get(row.table_name);
-    if (list === undefined) groups.set(row.table_name, [row]);
-    else list.push(row);
-  }
-  return groups;
 }
 
 /** Tables and views of the connection's current schema (the service's `schema`), sorted by name. */
@@ -113,9 +103,9 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
       and not exists (select 1 from pg_catalog.pg_constraint con where con.conindid = ix.indexrelid)
     order by c.relname, i.relname`.execute(db)).rows;
 
-  const columnsOf = groupBy(columns);
-  const constraintsOf = groupBy(constraints);
-  const indexesOf = groupBy(indexes);
+  const columnsOf = groupByTable(columns);
+  const constraintsOf = groupByTable(constraints);
+  const indexesOf = groupByTable(indexes);
   return relations.map((relation): CatalogTable => {
     const own = constraintsOf.get(relation.name) ?? [];
     const foreignKeys: CatalogForeignKey[] = own
