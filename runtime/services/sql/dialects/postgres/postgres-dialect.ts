@@ -14,6 +14,7 @@ import { translatePostgresError } from './postgres-errors.js';
 import { readPostgresCatalog } from './postgres-introspector.js';
 import { postgresRoutines } from './postgres-routines.js';
 import { registerDirectRunner } from '../../records/run-compiled.js';
+import { preparingClient } from './postgres-prepared.js';
 
 const asText = (value: string) => value;
 const int8 = (value: string) => {
@@ -54,42 +55,28 @@ export const postgresDialect: SqlDialectModule = {
   translateError: translatePostgresError,
 };
 
-
-/** Distinct statements a pool prepares; beyond them statements are parsed each time. */
-const MAX_PREPARED = 1000;
-/** `cached plan must not change result type`: a prepared statement outlived a change of its table. */
-const STALE_PLAN = '0A000';
-
-type QueryResult = pg.QueryResult<Record<string, unknown>>;
-
 /**
- * A client class that runs parameterised statements as named prepared statements, as the SQLite
- * dialect caches its statements: PostgreSQL then parses and plans each statement text once per
- * connection. Statement names are shared by the pool's clients; when a table change makes a
- * prepared statement stale, the names start afresh and the statement runs again unprepared.
+ * Runs one statement on a connection of the pool. A statement the server refused (a duplicate key,
+ * say) leaves the connection and its prepared statements in the pool, where pool.query() would
+ * close it; a broken connection is closed.
  */
-function preparingClient(): typeof pg.Client {
-  let names = new Map<string, string>();
-  let epoch = 0;
-  return class PreparingClient extends pg.Client {
-    // node-postgres' query() has many overloads; Kysely only calls query(text, values).
-    query(...args: any[]): any {
-      const [text, values] = args;
-      if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return (super.query as any)(...args);
-      let name = names.get(text);
-      if (name === undefined && names.size < MAX_PREPARED) {
-        name = `portico_${epoch}_${names.size}`;
-        names.set(text, name);
-      }
-      if (name === undefined) return super.query(text, values);
-      return (super.query({ name, text, values }) as Promise<QueryResult>).catch((error: { code?: string }) => {
-        if (error.code !== STALE_PLAN) throw error;
-        names = new Map();
-        epoch++;
-        return super.query(text, values);
-      });
-    }
-  } as typeof pg.Client;
+function runOnPool(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>> {
+  return new Promise((resolve, reject) => pool.connect((error, client, release) => {
+    if (error || !client) return reject(error);
+    let released = false;
+    const done = (error: Error | undefined) => {
+      if (released) return false;
+      released = true;
+      client.removeListener('error', done);
+      release(error instanceof pg.DatabaseError ? undefined : error);
+      if (error) reject(error);
+      return true;
+    };
+    client.once('error', done);
+    client.query(text, values, (error, result) => {
+      if (done(error ?? undefined) && !error) resolve(result);
+    });
+  }));
 }
 
 /** Opens a pool on the server; every connection works in `schema` (which must exist). */
@@ -105,7 +92,7 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
   pool.on('error', () => undefined);
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   // Precompiled statements go straight to the pool (a transaction has its own Kysely instance and client).
-  registerDirectRunner(db, (text, parameters) => pool.query(text, parameters as unknown[]).then((result) => ({
+  registerDirectRunner(db, (text, parameters) => runOnPool(pool, text, parameters as unknown[]).then((result) => ({
     rows: result.rows, numAffectedRows: result.rowCount === null ? undefined : BigInt(result.rowCount),
   })));
   try {
