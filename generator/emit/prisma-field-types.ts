@@ -1,6 +1,7 @@
 /** Prisma scalar types, native type attributes and defaults of columns. */
 import type { FieldModel, SqlDialect } from '../../runtime/model/platform-model.js';
 import { nativeTypeInfo } from '../../runtime/services/sql/schema/native-types.js';
+import { prismaNativeType } from './prisma-native-types.js';
 
 export interface PrismaScalar {
   /** `Int`, `String`, `String[]` ... or `Unsupported("geometry")`. */
@@ -73,8 +74,20 @@ function sqliteScalar(dbType: string): PrismaScalar {
   return unsupported(type);
 }
 
+/** The Prisma scalar of a column, with the native type attribute `prisma db pull` would give it. */
 export function prismaScalar(field: FieldModel, dialect: SqlDialect): PrismaScalar {
+  const scalar = baseScalar(field, dialect);
+  if (scalar.unsupported || scalar.list || dialect === 'sqlite') return scalar;
+  // The base scalar's attribute only picks the scalar; which attribute Prisma writes is prisma-native-types.ts's rule.
+  return { ...scalar, native: prismaNativeType(field.dbType, dialect, scalar.type) };
+}
+
+/** Whole-number types the API serves as strings (their abstract type is `string`) that Prisma reads as Int. */
+const PRISMA_INTEGERS: Record<SqlDialect, RegExp | null> = { postgres: /^oid$/, mysql: /^year(\(\d+\))?$/, sqlite: null };
+
+function baseScalar(field: FieldModel, dialect: SqlDialect): PrismaScalar {
   if (dialect === 'sqlite') return sqliteScalar(field.dbType);
+  if (PRISMA_INTEGERS[dialect]?.test(field.dbType)) return scalar('Int');
   switch (field.type) {
     case 'id': case 'reference': case 'user_id': case 'user_id_on_create': case 'user_id_on_update': case 'integer':
       return scalar(BIG_INTEGER.test(field.dbType) ? 'BigInt' : 'Int');

@@ -6,6 +6,7 @@
 import type { FieldModel, ForeignKeyModel, ReferentialAction, SqlDialect, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../runtime/openapi/names.js';
 import { prismaDefault, prismaScalar, type PrismaScalar } from './prisma-field-types.js';
+import { isUnindexableMySqlNative } from './prisma-native-types.js';
 
 export interface PrismaFieldView {
   name: string;
@@ -156,6 +157,13 @@ function buildModel(table: TableModel, name: string, dialect: SqlDialect, enums:
     keys.push(unique);
     if (unique.length === 1) scalars.get(unique[0])!.key = '@unique';
     else blockAttributes.push(`@@unique(${list(prismaNames(unique))})`);
+  }
+  if (dialect === 'mysql') {
+    // MySQL indexes text and blob columns only by a prefix, which Prisma's key attributes cannot state: such key columns stay unannotated.
+    for (const field of keys.flat()) {
+      const scalar = scalars.get(field)!;
+      if (isUnindexableMySqlNative(scalar.scalar.native)) scalar.scalar = { ...scalar.scalar, native: null };
+    }
   }
   if (name !== table.sourceName) blockAttributes.push(`@@map(${JSON.stringify(table.sourceName)})`);
   // Prisma Client needs a unique criterion of required fields; without one the model is ignored, as `prisma db pull` does.

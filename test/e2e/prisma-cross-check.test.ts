@@ -59,7 +59,8 @@ create table owner (id serial primary key, code varchar(8) not null unique, name
   small smallint, score integer, big bigint, pos positive, ratio real, precise double precision, price numeric(10,2), amount money,
   flag boolean not null default true, born date, wake time, wake_tz timetz, seen timestamp default current_timestamp, seen_tz timestamptz,
   doc json, docb jsonb, uid uuid, blob bytea, tags text[], counts integer[], addr inet, page xml, bits bit(3), varbits bit varying(5),
-  spot point, span interval, words tsvector, free varchar, feel mood default 'happy', feels mood not null default 'so-so')
+  spot point, span interval, words tsvector, free varchar, feel mood default 'happy', feels mood not null default 'so-so',
+  num numeric, stamp3 timestamp(3), stamp0_tz timestamptz(0), wake3 time(3), letter char, ident oid, short_code varchar(20))
 ;;
 ${RELATIONS.replace(/\{bigid\}/g, 'bigserial primary key').replace(/\{bigref\}/g, 'bigint')}`;
 
@@ -129,7 +130,7 @@ describe.skipIf(!(await requireService('postgres')))('Prisma cross-check on Post
     const theirs = await prismaIntrospect('postgresql', database.url);
     const shape = prismaSchemaShape(ours);
     expect(shape).toEqual(prismaSchemaShape(theirs));
-    expect(shape.owner.fields).toMatchObject({ tags: 'String[]', counts: 'Int[]', addr: 'String?', spot: 'Unsupported("point")?', span: 'Unsupported("interval")?', feel: 'mood?', feels: 'mood' });
+    expect(shape.owner.fields).toMatchObject({ tags: 'String[]', counts: 'Int[]', addr: 'String? @db.Inet', spot: 'Unsupported("point")?', span: 'Unsupported("interval")?', feel: 'mood?', feels: 'mood' });
     // Enum types become Prisma enums with the same values (mapped where a label is no identifier) and defaults.
     expect(enumBlocks(ours)).toEqual(enumBlocks(theirs));
     expect(enumBlocks(ours).mood).toEqual(['happy', 'sad', 'so_so @map("so-so")']);
@@ -154,7 +155,15 @@ describe.skipIf(!(await requireService('mysql')))('Prisma schema of MySQL/MariaD
     const ours = await portico('mysql', { ...database.config });
     expect(prismaSchemaError(ours)).toBeNull();
     const shape = prismaSchemaShape(ours);
-    expect(shape.owner.fields).toMatchObject({ id: 'Int', flag: 'Boolean', doc: 'Json?', big: 'BigInt?', price: 'Decimal?', kind: 'Owner_kind?' });
+    expect(shape.owner.fields).toMatchObject({ id: 'Int', flag: 'Boolean', doc: 'Json?', big: 'BigInt?', kind: 'Owner_kind?' });
+    // Native types as Prisma documents them for MySQL (its wasm engine cannot introspect MySQL to compare).
+    expect(shape.owner.fields).toMatchObject({
+      code: 'String @db.VarChar(8)', name: 'String @db.Text', nick: 'String? @db.Char(3)', small: 'Int? @db.SmallInt', score: 'Int?',
+      ratio: 'Float? @db.Float', precise: 'Float?', price: 'Decimal? @db.Decimal(10, 2)', born: 'DateTime? @db.Date', wake: 'DateTime? @db.Time(0)',
+      seen: 'DateTime? @db.DateTime(0)', stamp: 'DateTime? @db.Timestamp(0)', bin: 'Bytes? @db.Blob', year_made: 'Int? @db.Year',
+    });
+    // A text column in a key stays unannotated: MySQL indexes it only by a prefix, which Prisma's @unique cannot state.
+    expect(shape.tag.fields.label).toBe('String');
     expect(enumBlocks(ours)).toEqual({ Owner_kind: ['a', 'b'] });
     expect(shape.pet.relations).toEqual([
       '<- pet[]', '<- pet_tag[]', 'buddy_id -> pet(id) onDelete SetNull onUpdate Cascade', 'owner_id -> owner(id) onDelete Cascade onUpdate Restrict',

@@ -8,7 +8,7 @@
 
 export interface ModelShape {
   ignored: boolean;
-  /** db field name -> `Type`, `Type?`, `Type[]`. */
+  /** db field name -> `Type`, `Type?`, `Type[]`, followed by the native type attribute if any (`String? @db.VarChar(8)`). */
   fields: Record<string, string>;
   id: string[];
   /** Each unique key's db field names, sorted; the list sorted. */
@@ -68,7 +68,8 @@ export function prismaSchemaShape(schema: string): Record<string, ModelShape> {
     for (const field of model.fields) {
       const target = byName.get(field.type);
       if (target === undefined) {
-        shape.fields[columns.get(field.name) as string] = `${field.type}${field.list ? '[]' : ''}${field.optional ? '?' : ''}`;
+        const native = /@db\.\w+(\([^)]*\))?/.exec(field.attributes)?.[0];
+        shape.fields[columns.get(field.name) as string] = `${field.type}${field.list ? '[]' : ''}${field.optional ? '?' : ''}${native ? ` ${native}` : ''}`;
         if (/(^|\s)@id\b/.test(field.attributes)) shape.id = db([field.name]);
         if (/(^|\s)@unique\b/.test(field.attributes)) shape.uniques.push(db([field.name]));
         continue;

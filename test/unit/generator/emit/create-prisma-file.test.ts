@@ -18,10 +18,10 @@ describe('createPrismaFile', () => {
     expect(prismaSchemaError(schema('my_db').replace('model Error {', 'model 1Error {'))).toMatch(/must not start with a number/);
   });
 
-  it('has a datasource without url and the prisma-client generator', () => {
+  it('has a datasource without url and the prisma-client generator with the output Prisma 7 requires', () => {
     const text = schema('my_db');
     expect(text).toContain('datasource db {\n  provider = "sqlite"\n}');
-    expect(text).toContain('generator client {\n  provider = "prisma-client"\n}');
+    expect(text).toContain('generator client {\n  provider = "prisma-client"\n  output   = "./client/my_db"\n}');
     expect(text).not.toMatch(/url\s*=/);
   });
 

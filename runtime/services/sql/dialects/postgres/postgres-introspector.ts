@@ -127,7 +127,8 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
         const sequence = row.default_sql !== null && /^nextval\(/i.test(row.default_sql);
         return {
           name: row.name,
-          dbType: row.db_type.toLowerCase(),
+          // format_type quotes a type name that needs it ("Priority"): its case is part of the name.
+          dbType: row.db_type.includes('"') ? row.db_type : row.db_type.toLowerCase(),
           nullable: !row.not_null,
           default: sequence ? null : parsePostgresDefault(row.default_sql),
           autoIncrement: sequence || row.identity === 'a' || row.identity === 'd',

@@ -89,7 +89,7 @@ export const routes: ServiceRoutes = {
             "type": "string"
           },
           "priority": {
-            "description": "\"priority\"",
+            "description": "\"Priority\"",
             "enum": [
               "low",
               "normal",

@@ -42,7 +42,7 @@ export interface Order {
   customer_id: number;
   /** `order_status`, default "new" */
   status: "new" | "paid" | "shipped" | "cancelled";
-  /** `"priority"` */
+  /** `"Priority"` */
   priority: "low" | "normal" | "high" | null;
   /** `date`, default CURRENT_DATE */
   placed_on: string;
@@ -58,7 +58,7 @@ export interface OrderInsert {
   customer_id: number;
   /** `order_status`, default "new" */
   status?: "new" | "paid" | "shipped" | "cancelled";
-  /** `"priority"` */
+  /** `"Priority"` */
   priority?: "low" | "normal" | "high" | null;
   /** `date`, default CURRENT_DATE */
   placed_on?: string;
