@@ -1,61 +1,120 @@
 /**
- * Benchmark: Portico's generated server against a hand-written Fastify server doing the same
- * work, in one run, alternating, for list (filter + limit 100), get by id, insert and patch.
- * Prints req/s and p99 of both and their ratio (Portico / hand-written), per database:
+ * Benchmark: Portico's generated server against a hand-written Fastify server doing the same work
+ * (hand-written-server.ts on SQLite, hand-written-pg-server.ts on PostgreSQL), on 100,000 orders
+ * of 10,000 customers, for list (filter + limit 100), get by id, insert and patch; then memory
+ * and cold start. See README.md beside this file.
  *
- * - SQLite: the generated quickstart server vs hand-written-server.ts (better-sqlite3, WAL on both);
- * - PostgreSQL: a server generated for a `pgsql` platform (built into a temp dir inside the repo)
- *   vs hand-written-pg-server.ts (node-postgres), each on its own copy of the address book.
- *
- *   npm run bench -- [--database sqlite|postgres|both] [--duration 3] [--rounds 5] [--connections 10] [--only list|get|insert|patch]
+ *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 5] [--connections 32]
+ *                    [--only list,get,insert,patch,start]
  *
  * PostgreSQL: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test) names a
  * database on the server where the benchmark may create and drop its own databases.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { buildPlatform } from '../generator/pipeline.js';
-import { openPostgresDatabase, postgresDialect } from '../runtime/services/sql/dialects/postgres/postgres-dialect.js';
-import { readSeedDirectory, seedTables } from '../runtime/services/sql/schema/seed-tables.js';
+import { createPostgresData, createSqliteData } from './bench-data.js';
+import { SCENARIOS, startLoad, type Scenario } from './load.js';
+import { cpuSeconds, listeningProcess, machineCpu, ownCpuSeconds, rssMb } from './proc-stats.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
   options: {
     database: { type: 'string', default: 'both' },
-    duration: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '10' },
-    only: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    only: { type: 'string', default: 'list,get,insert,patch,start' },
   },
 });
-const duration = Number(args.duration);
+const seconds = Number(args.duration);
 const rounds = Number(args.rounds);
 const connections = Number(args.connections);
+const only = new Set(args.only.split(','));
+const scenarios = SCENARIOS.filter((s) => only.has(s.name));
 const PASSWORD = 'bench-password-0123456789';
 const ADMIN = 'bench@portico.local';
+const START_RUNS = 5;
 
-interface Server { child: ChildProcess; url: string; output: string }
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** Starts a server script with tsx and resolves with its base URL once it prints its address. */
-function start(script: string, env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  started.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /(http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match && output.includes('\n')) resolve({ child, url: match[1], output });
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
     });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
   });
+}
+
+interface Server { child: ChildProcess; pid: number; url: string; output: string; stop(): Promise<void> }
+interface Launch { command: string; args: string[]; cwd: string; env: Record<string, string> }
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => { for (const child of running) child.kill(); });
+
+/** Starts a server and resolves once it listens; `pid` is the listening process (under a launcher such as npx). */
+async function start(launch: Launch, ready?: (url: string) => Promise<boolean>): Promise<Server & { startSeconds: number }> {
+  const port = await freePort();
+  const began = process.hrtime.bigint();
+  const child = spawn(launch.command, launch.args, {
+    cwd: launch.cwd, env: { ...process.env, ...launch.env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'], detached: true,
+  });
+  running.add(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  let exited = false;
+  child.once('exit', () => { exited = true; running.delete(child); });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (exited) throw new Error(`${launch.command} ${launch.args.join(' ')} exited:\n${output}`);
+    const pid = listeningProcess(child.pid!, port);
+    if (pid !== undefined && (ready === undefined || await ready(url))) {
+      const startSeconds = Number(process.hrtime.bigint() - began) / 1e9;
+      return {
+        child, pid, url, startSeconds, get output() { return output; },
+        async stop() {
+          if (exited) return;
+          const gone = new Promise((resolve) => child.once('exit', resolve));
+          process.kill(-child.pid!, 'SIGTERM'); // the launcher's whole process group
+          await gone;
+        },
+      };
+    }
+    await sleep(5);
+  }
+}
+
+/** The command the generated server's README gives under "## Run" (run from the server directory). */
+function readmeLaunch(serverDir: string, env: Record<string, string>): Launch {
+  const readme = fs.readFileSync(path.join(serverDir, 'README.md'), 'utf8');
+  const command = /## Run[\s\S]*?```sh\n([^\n]+)\n```/.exec(readme)?.[1];
+  if (!command) throw new Error(`No run command in ${serverDir}/README.md`);
+  const [first, ...rest] = command.trim().split(/\s+/);
+  return { command: first, args: rest, cwd: serverDir, env };
+}
+
+const handLaunch = (script: string, env: Record<string, string>): Launch =>
+  ({ command: process.execPath, args: ['--import', 'tsx', path.join(root, 'bench', script)], cwd: root, env });
+
+interface Contestant { name: 'portico' | 'hand'; launch: Launch; server?: Server; database: string | null }
+interface Setup {
+  label: string;
+  contestants: [Contestant, Contestant];
+  headers: Record<string, string>;
+  /** The probe a cold start waits for: an authenticated GET of one order. */
+  probe(url: string): Promise<boolean>;
+  /** CPU seconds the database's own processes have used for `database` so far (PostgreSQL backends), per pid. */
+  databaseCpu(database: string | null): Promise<Map<number, number>>;
+  cleanup(): Promise<void>;
 }
 
 /**
@@ -65,128 +124,205 @@ function start(script: string, env: Record<string, string>): Promise<Server> {
 function workDir(name: string): string {
   const dir = path.join(root, `${name}-${process.pid}`);
   fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir);
+  fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
   return dir;
 }
 
-/** Starts the Portico server of `work` and logs the administrator in. */
-async function startPortico(work: string): Promise<{ server: Server; apiKey: string; token: string; jwtSecret: string }> {
-  const server = await start(path.join(work, 'server/main.ts'), { PORT: '0', PORTICO_ADMIN_EMAIL: ADMIN, PORTICO_ADMIN_PASSWORD: PASSWORD });
-  const apiKey = /admin app API key: ([0-9a-f]{64})/.exec(server.output)![1];
-  const login = await fetch(`${server.url}/api/v2/system/admin/session`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
-    body: JSON.stringify({ email: ADMIN, password: PASSWORD, duration: 600 }),
-  });
-  const { session_token: token } = (await login.json()) as { session_token: string };
-  const systemDb = new Database(path.join(work, 'data/system.sqlite'), { readonly: true });
-  const jwtSecret = (systemDb.prepare(`SELECT value FROM system_setting WHERE name = 'jwt_secret'`).get() as { value: string }).value;
-  systemDb.close();
-  return { server, apiKey, token, jwtSecret };
-}
-
-interface Contestants { portico: Server; hand: Server; headers: Record<string, string>; cleanup(): Promise<void> }
-
-async function sqliteContestants(): Promise<Contestants> {
-  const work = workDir('.bench-tmp');
-  for (const entry of ['platform.yaml', 'seed', 'server']) fs.cpSync(path.join(root, 'examples/quickstart', entry), path.join(work, entry), { recursive: true });
-  const portico = await startPortico(work);
-  // The service opens (and seeds its database file) on its first request; the hand-written server gets a copy.
-  const headers = { 'content-type': 'application/json', 'x-service-api-key': portico.apiKey, 'x-service-session-token': portico.token };
-  await (await fetch(`${portico.server.url}/api/v2/db/_table/contact/1`, { headers })).text();
-  fs.copyFileSync(path.join(work, 'data/addressbook.sqlite'), path.join(work, 'hand.sqlite'));
-  const hand = await start(path.join(root, 'bench/hand-written-server.ts'), { PORT: '0', DATABASE: path.join(work, 'hand.sqlite'), API_KEY: portico.apiKey, JWT_SECRET: portico.jwtSecret });
-  return { portico: portico.server, hand, headers, async cleanup() { fs.rmSync(work, { recursive: true, force: true }); } };
-}
-
-async function postgresContestants(): Promise<Contestants> {
-  const admin = new URL(process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
-  const suffix = crypto.randomBytes(4).toString('hex');
-  const names = [`portico_bench_${suffix}`, `hand_bench_${suffix}`];
-  const urlOf = (name: string) => Object.assign(new URL(admin), { pathname: `/${name}` }).href;
-  const client = new pg.Client({ connectionString: admin.href });
-  await client.connect();
-  for (const name of names) await client.query(`create database "${name}"`);
-  await client.end();
-  // Both databases hold the address book, loaded through Portico's own seeding.
-  const seed = readSeedDirectory(path.join(root, 'examples/quickstart/seed'));
-  for (const name of names) {
-    const url = new URL(urlOf(name));
-    const connection = await openPostgresDatabase({
-      host: url.hostname, port: Number(url.port || 5432), database: name, username: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password), maxConnections: 2,
-    }, 'public');
-    await seedTables(connection.db, postgresDialect, seed);
-    await connection.close();
-  }
-  const work = workDir('.bench-tmp-pg');
+/** Builds the platform in `work`, starts it once to create the administrator and logs in. */
+async function preparePortico(work: string, service: string[]): Promise<{ launch: Launch; headers: Record<string, string>; jwtSecret: string }> {
   fs.writeFileSync(path.join(work, 'platform.yaml'), [
-    'platform:', '  name: bench-pg', '  title: Benchmark on PostgreSQL',
-    'services:', '  - name: db', '    type: pgsql', '    config:', `      url: ${urlOf(names[0])}`,
+    'platform:', '  name: bench', '  title: Benchmark platform',
+    'services:', '  - name: db', ...service.map((line) => `    ${line}`),
     'system:', '  database: data/system.sqlite', '',
   ].join('\n'));
   await buildPlatform({ configPath: 'platform.yaml', cwd: work });
-  const portico = await startPortico(work);
-  const hand = await start(path.join(root, 'bench/hand-written-pg-server.ts'), { PORT: '0', DATABASE_URL: urlOf(names[1]), API_KEY: portico.apiKey, JWT_SECRET: portico.jwtSecret });
+  const launch = readmeLaunch(path.join(work, 'server'), {});
+  const first = await start({ ...launch, env: { PORTICO_ADMIN_EMAIL: ADMIN, PORTICO_ADMIN_PASSWORD: PASSWORD } });
+  try {
+    const apiKey = /admin app API key: ([0-9a-f]{64})/.exec(first.output)![1];
+    const login = await fetch(`${first.url}/api/v2/system/admin/session`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
+      body: JSON.stringify({ email: ADMIN, password: PASSWORD, duration: 24 * 60 }),
+    });
+    const { session_token: token } = (await login.json()) as { session_token: string };
+    const headers = { 'content-type': 'application/json', 'x-service-api-key': apiKey, 'x-service-session-token': token };
+    const systemDb = new Database(path.join(work, 'data/system.sqlite'), { readonly: true });
+    const jwtSecret = (systemDb.prepare(`SELECT value FROM system_setting WHERE name = 'jwt_secret'`).get() as { value: string }).value;
+    systemDb.close();
+    return { launch, headers, jwtSecret };
+  } finally {
+    await first.stop();
+  }
+}
+
+const probeWith = (headers: Record<string, string>) => async (url: string) => {
+  try {
+    const response = await fetch(`${url}/api/v2/db/_table/orders/1`, { headers });
+    await response.arrayBuffer();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+};
+
+async function sqliteSetup(): Promise<Setup> {
+  const work = workDir('.bench-tmp');
+  createSqliteData(path.join(work, 'data/bench.sqlite'));
+  fs.copyFileSync(path.join(work, 'data/bench.sqlite'), path.join(work, 'hand.sqlite'));
+  const portico = await preparePortico(work, ['type: sqlite', 'config:', '  database: data/bench.sqlite']);
   return {
-    portico: portico.server, hand,
-    headers: { 'content-type': 'application/json', 'x-service-api-key': portico.apiKey, 'x-service-session-token': portico.token },
+    label: 'SQLite',
+    contestants: [
+      { name: 'portico', launch: portico.launch, database: null },
+      { name: 'hand', launch: handLaunch('hand-written-server.ts', { DATABASE: path.join(work, 'hand.sqlite'), API_KEY: portico.headers['x-service-api-key'], JWT_SECRET: portico.jwtSecret }), database: null },
+    ],
+    headers: portico.headers,
+    probe: probeWith(portico.headers),
+    databaseCpu: async () => new Map(),
+    async cleanup() { fs.rmSync(work, { recursive: true, force: true }); },
+  };
+}
+
+async function postgresSetup(): Promise<Setup> {
+  const admin = new URL(process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+  const suffix = crypto.randomBytes(4).toString('hex');
+  const names = { portico: `portico_bench_${suffix}`, hand: `hand_bench_${suffix}` };
+  const urlOf = (name: string) => Object.assign(new URL(admin), { pathname: `/${name}` }).href;
+  const client = new pg.Client({ connectionString: admin.href });
+  await client.connect();
+  await client.query(`create database "${names.portico}"`);
+  await createPostgresData(urlOf(names.portico), names.portico);
+  await client.query(`create database "${names.hand}" template "${names.portico}"`);
+  await client.query(`alter database "${names.hand}" set synchronous_commit = off`);
+  const work = workDir('.bench-tmp-pg');
+  const portico = await preparePortico(work, ['type: pgsql', 'config:', `  url: ${urlOf(names.portico)}`]);
+  return {
+    label: 'PostgreSQL',
+    contestants: [
+      { name: 'portico', launch: portico.launch, database: names.portico },
+      { name: 'hand', launch: handLaunch('hand-written-pg-server.ts', { DATABASE_URL: urlOf(names.hand), API_KEY: portico.headers['x-service-api-key'], JWT_SECRET: portico.jwtSecret }), database: names.hand },
+    ],
+    headers: portico.headers,
+    probe: probeWith(portico.headers),
+    async databaseCpu(database) {
+      const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]);
+      return new Map(rows.map(({ pid }) => [pid, cpuSeconds(pid)]));
+    },
     async cleanup() {
       fs.rmSync(work, { recursive: true, force: true });
-      const c = new pg.Client({ connectionString: admin.href });
-      await c.connect();
-      for (const name of names) await c.query(`drop database if exists "${name}" with (force)`);
-      await c.end();
+      for (const name of Object.values(names)) await client.query(`drop database if exists "${name}" with (force)`);
+      await client.end();
     },
   };
 }
 
-const scenarios = [
-  { name: 'list (filter + limit 100)', method: 'GET', path: `/api/v2/db/_table/contact_info?filter=${encodeURIComponent("info_type = 'work'")}&limit=100` },
-  { name: 'get by id', method: 'GET', path: '/api/v2/db/_table/contact/42' },
-  { name: 'insert', method: 'POST', path: '/api/v2/db/_table/contact', body: JSON.stringify({ resource: [{ first_name: 'Ada', last_name: 'Lovelace', notes: 'bench' }] }) },
-  { name: 'patch', method: 'PATCH', path: '/api/v2/db/_table/contact/42', body: JSON.stringify({ notes: 'patched by the benchmark' }) },
-];
+interface Run { rps: number; p50: number; p99: number; serverUs: number; databaseUs: number; otherCores: number; rssLoad: number }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-async function run(label: string, contestants: Contestants): Promise<void> {
-  const { portico, hand, headers } = contestants;
-  const rows: string[][] = [];
-  try {
-    for (const scenario of scenarios.filter((s) => args.only === undefined || s.name.startsWith(args.only))) {
-      const figures = { portico: { rps: [] as number[], p99: [] as number[] }, hand: { rps: [] as number[], p99: [] as number[] } };
-      for (let round = 0; round < rounds; round++) {
-        for (const [name, server] of [['portico', portico], ['hand', hand]] as const) {
-          const result = await autocannon({ url: server.url + scenario.path, method: scenario.method, headers, body: scenario.body, connections, duration });
-          if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.name} on ${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-          figures[name].rps.push(result.requests.average);
-          figures[name].p99.push(result.latency.p99);
-        }
-      }
-      const p = { rps: median(figures.portico.rps), p99: median(figures.portico.p99) };
-      const h = { rps: median(figures.hand.rps), p99: median(figures.hand.p99) };
-      // The machine's speed drifts between rounds: each round's two runs are compared with each other.
-      const ratio = median(figures.portico.rps.map((rps, i) => rps / figures.hand.rps[i]));
-      rows.push([scenario.name, p.rps.toFixed(0), String(p.p99), h.rps.toFixed(0), String(h.p99), ratio.toFixed(2)]);
-    }
-  } finally {
-    portico.child.kill();
-    hand.child.kill();
-    await contestants.cleanup();
-  }
-  const table = [['request', 'portico req/s', 'portico p99 ms', 'hand req/s', 'hand p99 ms', 'ratio (median of rounds)'], ...rows];
-  const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
-  console.log(`${label}, ${connections} connections, ${duration}s x ${rounds} rounds alternating (medians)`);
-  for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
+/**
+ * One load run: wrk's figures, with the CPU the server and the database used meanwhile, and the
+ * other load on the machine: its busy time less the server's, the database's and the harness's
+ * own (this process and wrk), in cores.
+ */
+async function measure(setup: Setup, contestant: Contestant, scenario: Scenario, duration: number, dir: string): Promise<Run> {
+  const server = contestant.server!;
+  const began = process.hrtime.bigint();
+  const machine0 = machineCpu().busy;
+  const own0 = ownCpuSeconds();
+  const server0 = cpuSeconds(server.pid);
+  const database0 = await setup.databaseCpu(contestant.database);
+  let rssLoad = 0;
+  const sampler = setInterval(() => { rssLoad = Math.max(rssLoad, rssMb(server.pid)); }, 250);
+  const result = await startLoad(server.url, scenario, setup.headers, { connections, seconds: duration, dir }).done.finally(() => clearInterval(sampler));
+  const serverCpu = cpuSeconds(server.pid) - server0;
+  let databaseCpu = 0;
+  for (const [pid, cpu] of await setup.databaseCpu(contestant.database)) databaseCpu += cpu - (database0.get(pid) ?? 0);
+  const otherCpu = machineCpu().busy - machine0 - serverCpu - databaseCpu - (ownCpuSeconds() - own0);
+  const wall = Number(process.hrtime.bigint() - began) / 1e9;
+  return {
+    rps: result.rps, p50: result.p50Ms, p99: result.p99Ms,
+    serverUs: (serverCpu / result.requests) * 1e6, databaseUs: (databaseCpu / result.requests) * 1e6,
+    otherCores: Math.max(0, otherCpu / wall), rssLoad,
+  };
 }
 
-// Servers still running when the benchmark fails are stopped with it.
-const started: ChildProcess[] = [];
-process.once('exit', () => { for (const child of started) child.kill(); });
+async function run(setup: Setup): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-bench-'));
+  const lines: string[] = [];
+  try {
+    const memory = new Map<string, { idle: number; afterLoad: number; load: number }>();
+    if (scenarios.length > 0) {
+      for (const contestant of setup.contestants) {
+        contestant.server = await start(contestant.launch, setup.probe);
+        await sleep(1000);
+        memory.set(contestant.name, { idle: rssMb(contestant.server.pid), afterLoad: 0, load: 0 });
+        // Warm-up (JIT, caches, pool): one short run of each request, not counted.
+        for (const scenario of scenarios) await startLoad(contestant.server.url, scenario, setup.headers, { connections, seconds: Math.min(2, seconds), dir }).done;
+      }
+      const runs = new Map<string, { portico: Run[]; hand: Run[] }>(scenarios.map((s) => [s.name, { portico: [], hand: [] }]));
+      for (let round = 0; round < rounds; round++) {
+        // Rotated order: each round starts with another request and alternates which server goes first.
+        const order = scenarios.map((_, i) => scenarios[(i + round) % scenarios.length]);
+        for (const scenario of order) {
+          const pair = round % 2 === 0 ? setup.contestants : [setup.contestants[1], setup.contestants[0]];
+          for (const contestant of pair) runs.get(scenario.name)![contestant.name].push(await measure(setup, contestant, scenario, seconds, dir));
+        }
+        process.stderr.write(`${setup.label}: round ${round + 1}/${rounds} done\n`);
+      }
+      await sleep(2000);
+      for (const contestant of setup.contestants) {
+        const m = memory.get(contestant.name)!;
+        m.afterLoad = rssMb(contestant.server!.pid);
+        m.load = Math.max(...[...runs.values()].flatMap((r) => r[contestant.name].map((x) => x.rssLoad)));
+        await contestant.server!.stop();
+      }
+      const table = [['request', 'ratio', 'portico req/s', 'p50 ms', 'p99 ms', 'hand req/s', 'p50 ms', 'p99 ms', 'p99 x', 'server CPU us/req P/H', 'DB CPU us/req P/H', 'other load (cores)']];
+      for (const scenario of scenarios) {
+        const { portico: p, hand: h } = runs.get(scenario.name)!;
+        const m = (runsOf: Run[], key: keyof Run) => median(runsOf.map((r) => r[key]));
+        const ratio = median(p.map((r, i) => r.rps / h[i].rps));
+        const others = [...p, ...h].map((r) => r.otherCores);
+        table.push([
+          scenario.name, ratio.toFixed(2),
+          m(p, 'rps').toFixed(0), m(p, 'p50').toFixed(2), m(p, 'p99').toFixed(2),
+          m(h, 'rps').toFixed(0), m(h, 'p50').toFixed(2), m(h, 'p99').toFixed(2),
+          (m(p, 'p99') / m(h, 'p99')).toFixed(2),
+          `${m(p, 'serverUs').toFixed(0)} / ${m(h, 'serverUs').toFixed(0)}`,
+          setup.contestants[0].database === null ? '-' : `${m(p, 'databaseUs').toFixed(0)} / ${m(h, 'databaseUs').toFixed(0)}`,
+          `${median(others).toFixed(2)} (max ${Math.max(...others).toFixed(2)})`,
+        ]);
+      }
+      const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
+      lines.push(`${setup.label}: ${connections} connections, ${seconds}s x ${rounds} rounds, order rotated; ratio = median of per-round Portico/hand req/s; other figures medians`);
+      for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
+      for (const [name, m] of memory) lines.push(`RSS ${name}: idle ${m.idle.toFixed(0)} MB, under load ${m.load.toFixed(0)} MB, idle after load ${m.afterLoad.toFixed(0)} MB`);
+    }
+    if (only.has('start')) {
+      for (const contestant of setup.contestants) {
+        const times: number[] = [];
+        const rss: number[] = [];
+        for (let i = 0; i < START_RUNS; i++) {
+          const server = await start(contestant.launch, setup.probe);
+          times.push(server.startSeconds);
+          await sleep(1000);
+          rss.push(rssMb(server.pid));
+          await server.stop();
+        }
+        const how = contestant.name === 'portico' ? `\`${[contestant.launch.command, ...contestant.launch.args].join(' ')}\` in server/` : 'node --import tsx';
+        lines.push(`start ${contestant.name} (${how}): spawn to first authenticated 200 median ${median(times).toFixed(2)} s (${times.map((t) => t.toFixed(2)).join(', ')}), idle RSS 1 s later median ${median(rss).toFixed(0)} MB`);
+      }
+    }
+  } finally {
+    for (const contestant of setup.contestants) await contestant.server?.stop();
+    await setup.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(lines.join('\n') + '\n');
+}
 
+execFileSync('bash', [path.join(root, 'bench/setup.sh')], { stdio: 'inherit' });
 const databases = args.database === 'both' ? ['sqlite', 'postgres'] : [args.database];
 for (const database of databases) {
-  if (database === 'sqlite') await run('SQLite', await sqliteContestants());
-  else if (database === 'postgres') await run('PostgreSQL', await postgresContestants());
+  if (database === 'sqlite') await run(await sqliteSetup());
+  else if (database === 'postgres') await run(await postgresSetup());
   else throw new Error(`Unknown --database '${database}': use sqlite, postgres or both.`);
 }
