@@ -30,6 +30,8 @@ export type AccessDecision = { allowed: true; grant: Grant | null } | { allowed:
 
 export const NO_CREDENTIALS =
   'No session token or API Key detected in request. Please send in X-Service-Session-Token and/or X-Service-API-Key request header. You can also use URL query parameters session_token and/or api_key.';
+export const NO_API_KEY =
+  "No API Key provided. Please provide a valid API Key using X-Service-API-Key request header or 'api_key' url query parameter.";
 export const NOT_AUTHENTICATED = 'Unauthorized. User is not authenticated.';
 export const ROLE_INACTIVE = 'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.';
 
@@ -54,6 +56,8 @@ export function decideAccess(request: AccessRequest): AccessDecision {
     return deny(user ? new ForbiddenError('Access Forbidden. Only administrators may use this resource.') : new UnauthorizedError(NOT_AUTHENTICATED));
   }
   if (!role) {
+    // A user's role is the one for the calling app: without an API key there is none to find.
+    if (user && !app) return deny(new UnauthorizedError(NO_API_KEY));
     return deny(user ? new ForbiddenError('Role not found. A role may not be assigned to you or your application.') : new UnauthorizedError(NOT_AUTHENTICATED));
   }
   if (!role.isActive) return deny(new ForbiddenError(ROLE_INACTIVE));
@@ -64,22 +68,32 @@ export function decideAccess(request: AccessRequest): AccessDecision {
   return deny(new ForbiddenError(`Access Forbidden. ${request.verb} access to ${target} is not allowed by this user's role.`));
 }
 
-/** How specifically a grant matches: exact component > component wildcard > whole service > every service. */
+/**
+ * How specifically a grant matches a component; 0 when it does not. Every service < the whole
+ * service (`*`) < a component covering the requested one, the longer the covered path the more
+ * specific, an exact component above a wildcard of the same path. A component covers its record
+ * sub-paths (`_table/orders` covers `_table/orders/5`, as `_table/orders/*` does); a wildcard
+ * `x*` covers what starts with `x` (`_table/*`, `_table/ord*`).
+ */
 function specificity(grant: Grant, service: string, component: string): number {
-  if (grant.service === service) {
-    if (grant.component === component) return 4;
-    const star = grant.component.indexOf('*');
-    if (star > 0 && `${component}/`.slice(0, star) + '*' === grant.component) return 3;
-    if (grant.component === '*') return 2;
-    return 0;
+  if (grant.service === null) return grant.component === '*' || (grant.component === '' && component === '') ? 1 : 0;
+  if (grant.service !== service) return 0;
+  const granted = grant.component;
+  if (granted === '*') return 2;
+  if (granted === component) return 4 + 2 * component.length;
+  const star = granted.indexOf('*');
+  if (star > 0) {
+    // `x/*` covers `x` itself too; its path is `x`.
+    const prefix = granted.slice(0, star);
+    return `${component}/`.startsWith(prefix) && star === granted.length - 1 ? 3 + 2 * prefix.replace(/\/$/, '').length : 0;
   }
-  if (grant.service === null && (grant.component === '*' || (grant.component === '' && component === ''))) return 1;
-  return 0;
+  return granted !== '' && component.startsWith(`${granted}/`) ? 3 + 2 * granted.length : 0;
 }
 
 /**
  * The grant that allows `verb` on the component, taken from the most specific class of matching
- * grants (a more specific class replaces, not adds to, a less specific one); null when denied.
+ * grants (a more specific class replaces, not adds to, a less specific one, so that
+ * `_table/orders: GET` keeps `_table/orders/5` read-only under `*: all`); null when denied.
  */
 export function matchGrant(grants: readonly Grant[], service: string, component: string, verb: Verb): Grant | null {
   let best = 0;

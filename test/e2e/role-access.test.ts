@@ -84,8 +84,11 @@ describe('role resolution', () => {
     expect((await api('GET', '/docs/_table/doc', undefined, auth)).status).toBe(200);
     const post = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: 1, title: 't' }] }, auth);
     expect(post.body.error).toEqual({ code: 403, message: "Access Forbidden. POST access to component '_table/doc' of service 'docs' is not allowed by this user's role." });
-    // The exact component does not cover records; the service-wide grant does.
-    expect((await api('DELETE', '/docs/_table/doc/999', undefined, auth)).status).toBe(404);
+    // The component covers its records (DESIGN 4), so its verbs win there over the service-wide grant's.
+    expect((await api('GET', '/docs/_table/doc/1', undefined, auth)).status).toBe(200);
+    const remove = await api('DELETE', '/docs/_table/doc/999', undefined, auth);
+    expect(remove.body.error).toEqual({ code: 403, message: "Access Forbidden. DELETE access to component '_table/doc/999' of service 'docs' is not allowed by this user's role." });
+    expect((await api('DELETE', '/docs/_table/note/999', undefined, auth)).status).toBe(404);
   });
 });
 

@@ -8,9 +8,10 @@
  */
 import type { AuthContext } from '../../auth/auth-context.js';
 import { matchGrant } from '../../auth/access.js';
+import type { Grant } from '../../auth/principals.js';
 import { ForbiddenError } from '../../core/errors.js';
 import type { RowFilterModel, Verb } from '../../model/platform-model.js';
-import { compileFilter } from './filter/filter-compiler.js';
+import { compileFilter, type FilterScope } from './filter/filter-compiler.js';
 import { rowFiltersToNode } from './filter/row-filters.js';
 import { recordSatisfies } from './filter/row-filter-values.js';
 import type { FilterNode } from './filter/filter-parser.js';
@@ -61,12 +62,28 @@ function refused(ctx: SqlServiceContext, verb: Verb, table: string, relation: st
   );
 }
 
+/** The row filter of another table the caller reads through `relation` (null: all rows); 403 when the role may not read it. */
+function relatedReadScope(ctx: SqlServiceContext, auth: AuthContext, grants: readonly Grant[], table: string, relation: string): FilterNode | null {
+  const grant = matchGrant(grants, ctx.serviceName.toLowerCase(), `_table/${table}`.toLowerCase(), 'GET');
+  if (grant === null) throw refused(ctx, 'GET', table, relation);
+  return scopeOf(auth, { filters: grant.filters, op: grant.filterOp });
+}
+
 /** The row filter of a table read through `related`; 403 when the role may not read it. */
 export function relatedReadCondition(ctx: SqlServiceContext, auth: AuthContext, plan: TablePlan, relation: string): Condition | null {
   if (auth.grants === null) return null;
-  const grant = matchGrant(auth.grants, ctx.serviceName.toLowerCase(), `_table/${plan.table.name}`.toLowerCase(), 'GET');
-  if (grant === null) throw refused(ctx, 'GET', plan.table.name, relation);
-  return scopeCondition(ctx, plan, scopeOf(auth, { filters: grant.filters, op: grant.filterOp }));
+  return scopeCondition(ctx, plan, relatedReadScope(ctx, auth, auth.grants, plan.table.name, relation));
+}
+
+/**
+ * What a client filter's related fields (`relation.field`) may see of the tables they reach: the
+ * same rows a `related` read of that table would, so that a filter cannot test hidden rows.
+ * Undefined when nothing is checked (administrators, internal calls).
+ */
+export function filterReach(ctx: SqlServiceContext, auth: AuthContext): FilterScope['reach'] {
+  const grants = auth.grants;
+  if (grants === null) return undefined;
+  return (table, relation) => relatedReadScope(ctx, auth, grants, table.name, relation.name);
 }
 
 /** Checks a nested write into `table` (403 without a grant of `verb`, or when the grant filters rows). */

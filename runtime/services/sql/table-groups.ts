@@ -16,6 +16,7 @@ import { countGroups, selectRows, type OrderBy } from './records/record-reader.j
 import { selectionOf, type FieldPlan, type TablePlan } from './records/table-plan.js';
 import { filterParams } from './request-options.js';
 import { sqlMessages } from './sql-messages.js';
+import { filterReach } from './table-access.js';
 import { db, filterCondition, type TableOp } from './table-op.js';
 
 /** Whether the request is a grouped read: `group`, `having`, or an aggregate in `fields`. */
@@ -73,7 +74,7 @@ export async function listGroups(op: TableOp): Promise<ServiceResult> {
   const where = allOf([filterCondition(op), op.rowFilter]);
   const having = params.having === null ? null : compileFilter(parseFilter(params.having), {
     table: plan.table, schema: op.ctx.schema.current, dialect: op.ctx.dialect.dialect, params: filterParams(op.call.body),
-    groupFields: group.map((f) => f.name),
+    groupFields: group.map((f) => f.name), reach: filterReach(op.ctx, op.call.auth),
   });
   if (params.countOnly) return { body: { meta: { count: await countGroups(db(op), plan, where, group, having) } } };
 

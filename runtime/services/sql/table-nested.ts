@@ -17,7 +17,7 @@
 import type { Kysely } from 'kysely';
 import { BadRequestError, NotFoundError, PorticoError, messages } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
-import type { RelationModel, TableModel } from '../../model/platform-model.js';
+import type { RelationModel, TableModel, Verb } from '../../model/platform-model.js';
 import { allOf, findRecordKey, keyCondition, keyText } from './records/conditions.js';
 import { selectRows } from './records/record-reader.js';
 import { deleteRows, insertRow, insertValues, toPorticoError, updateRows, updateValues, type Row, type WriteTarget } from './records/record-writer.js';
@@ -29,6 +29,13 @@ export interface Nested {
   relation: RelationModel;
   value: unknown;
 }
+
+/**
+ * Checks each write a nested record makes into another table, with the verb it amounts to (a
+ * record created is a POST, one updated or relinked a PATCH, one removed a DELETE); throws when
+ * the caller may not. Null when nothing is checked.
+ */
+export type NestedGuard = ((verb: Verb, table: string, relation: RelationModel) => void) | null;
 
 /** The relationship values a record carries, or an empty list. */
 export function nestedValues(table: TableModel, record: Row): Nested[] {
@@ -62,17 +69,17 @@ const PREFIX: Record<RelationModel['type'], string> = {
 /** Runs `write` with the `nested` records of `record` (see nestedValues) in one transaction (the current one, if any). */
 export async function writeWithNested(
   ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, record: Row, nested: readonly Nested[], allowRelatedDelete: boolean,
-  write: (conn: Kysely<any>, record: Row) => Promise<Row>,
+  write: (conn: Kysely<any>, record: Row) => Promise<Row>, guard: NestedGuard = null,
 ): Promise<Row> {
   if (nested.length === 0) return write(conn, record);
   const run = async (trx: Kysely<any>) => {
     const own = { ...record };
     for (const item of nested.filter((n) => n.relation.type === 'belongs_to')) {
-      await guarded(ctx, item.relation, () => writeBelongsTo(ctx, trx, item, own));
+      await guarded(ctx, item.relation, () => writeBelongsTo(ctx, trx, item, own, guard));
     }
     const row = await write(trx, own);
     for (const item of nested.filter((n) => n.relation.type !== 'belongs_to')) {
-      await guarded(ctx, item.relation, () => writeChildren(ctx, trx, table, item, row, allowRelatedDelete));
+      await guarded(ctx, item.relation, () => writeChildren(ctx, trx, table, item, row, allowRelatedDelete, guard));
     }
     return row;
   };
@@ -122,34 +129,47 @@ function field(plan: TablePlan, name: string | null): FieldPlan {
  * Creates the record, or updates it when it carries its key and exists (creating it with that key
  * when it does not); `extra` values (a foreign key) are written too. Returns the written row.
  */
-async function saveRecord(ctx: SqlServiceContext, conn: Kysely<any>, plan: TablePlan, record: Row, extra: Row, output: readonly FieldPlan[]): Promise<Row> {
+async function saveRecord(
+  ctx: SqlServiceContext, conn: Kysely<any>, plan: TablePlan, record: Row, extra: Row, output: readonly FieldPlan[], relation: RelationModel, guard: NestedGuard,
+): Promise<Row> {
   const to = target(plan, ctx, output);
   const key = plan.primaryKey.length === 0 ? null : findRecordKey(plan.primaryKey, record);
   const merged = { ...record, ...extra };
-  if (key === null) return insertRow(conn, to, insertValues(plan, merged));
+  const insert = () => {
+    guard?.('POST', plan.table.name, relation);
+    return insertRow(conn, to, insertValues(plan, merged));
+  };
+  if (key === null) return insert();
   const where = keyCondition(plan.primaryKey, key);
   const values = updateValues(plan, merged, plan.primaryKey);
+  if (guard !== null && Object.keys(values).length > 0) {
+    // An update when the record exists, else a create with its key.
+    const existing = await selectRows(conn, plan, { where, selection: selectionOf(plan.primaryKey), limit: 1 });
+    guard(existing.length > 0 ? 'PATCH' : 'POST', plan.table.name, relation);
+  }
   const rows = Object.keys(values).length > 0
     ? await updateRows(conn, to, where, values)
     : await selectRows(conn, plan, { where, selection: to.output, limit: 1 });
-  return rows[0] ?? insertRow(conn, to, insertValues(plan, merged));
+  return rows[0] ?? insert();
 }
 
-async function writeBelongsTo(ctx: SqlServiceContext, conn: Kysely<any>, { relation, value }: Nested, own: Row): Promise<void> {
+async function writeBelongsTo(ctx: SqlServiceContext, conn: Kysely<any>, { relation, value }: Nested, own: Row, guard: NestedGuard): Promise<void> {
   if (value === null) return;
   const parent = ctx.schema.plan(relation.refTable);
   const refField = field(parent, relation.refField[0]);
-  const row = await saveRecord(ctx, conn, parent, asObject(value, relation), {}, [refField]);
+  const row = await saveRecord(ctx, conn, parent, asObject(value, relation), {}, [refField], relation, guard);
   own[relation.field[0]] = row[refField.name];
 }
 
-async function writeChildren(ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, { relation, value }: Nested, parentRow: Row, allowDelete: boolean): Promise<void> {
+async function writeChildren(
+  ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, { relation, value }: Nested, parentRow: Row, allowDelete: boolean, guard: NestedGuard,
+): Promise<void> {
   const parentValue = parentRow[relation.field[0]];
   if (parentValue === undefined || parentValue === null) {
     throw new BadRequestError(`The record has no value in '${relation.field[0]}' to relate '${relation.name}' to.`);
   }
   if (relation.type === 'many_many') {
-    for (const child of asList(value, relation)) await linkThroughJunction(ctx, conn, table, relation, parentValue, child);
+    for (const child of asList(value, relation)) await linkThroughJunction(ctx, conn, table, relation, parentValue, child, guard);
     return;
   }
   const plan = ctx.schema.plan(relation.refTable);
@@ -157,20 +177,23 @@ async function writeChildren(ctx: SqlServiceContext, conn: Kysely<any>, table: T
   for (const child of asList(value, relation)) {
     const fkGiven = Object.keys(child).find((key) => plan.field(key) === foreignKey);
     if (fkGiven !== undefined && child[fkGiven] === null) {
-      await unlinkChild(ctx, conn, plan, foreignKey, child, allowDelete);
+      await unlinkChild(ctx, conn, plan, foreignKey, child, allowDelete, relation, guard);
       continue;
     }
     const rest = { ...child };
     if (fkGiven !== undefined) delete rest[fkGiven];
-    await saveRecord(ctx, conn, plan, rest, { [foreignKey.name]: parentValue }, []);
+    await saveRecord(ctx, conn, plan, rest, { [foreignKey.name]: parentValue }, [], relation, guard);
   }
 }
 
-async function unlinkChild(ctx: SqlServiceContext, conn: Kysely<any>, plan: TablePlan, foreignKey: FieldPlan, child: Row, allowDelete: boolean): Promise<void> {
+async function unlinkChild(
+  ctx: SqlServiceContext, conn: Kysely<any>, plan: TablePlan, foreignKey: FieldPlan, child: Row, allowDelete: boolean, relation: RelationModel, guard: NestedGuard,
+): Promise<void> {
   const key = plan.primaryKey.length === 0 ? null : findRecordKey(plan.primaryKey, child);
   if (key === null) throw new BadRequestError(`Required id field(s) not found in related record: ${plan.primaryKey.map((f) => f.name).join(', ')}.`);
   const to = target(plan, ctx, []);
   const where = keyCondition(plan.primaryKey, key);
+  if (foreignKey.field.allowNull || allowDelete) guard?.(foreignKey.field.allowNull ? 'PATCH' : 'DELETE', plan.table.name, relation);
   const done = foreignKey.field.allowNull
     ? await updateRows(conn, to, where, updateValues(plan, { [foreignKey.name]: null }, plan.primaryKey))
     : allowDelete ? await deleteRows(conn, to, where) : null;
@@ -180,7 +203,9 @@ async function unlinkChild(ctx: SqlServiceContext, conn: Kysely<any>, plan: Tabl
   if (done.length === 0) throw new NotFoundError(messages.recordNotFound(keyText(key)));
 }
 
-async function linkThroughJunction(ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, relation: RelationModel, parentValue: unknown, child: Row): Promise<void> {
+async function linkThroughJunction(
+  ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, relation: RelationModel, parentValue: unknown, child: Row, guard: NestedGuard,
+): Promise<void> {
   const junction = ctx.schema.plan(relation.junctionTable ?? '');
   const near = field(junction, relation.junctionField);
   const far = field(junction, relation.junctionRefField);
@@ -194,13 +219,17 @@ async function linkThroughJunction(ctx: SqlServiceContext, conn: Kysely<any>, ta
   if (unlinkKey !== undefined && child[unlinkKey] === null) {
     const refValue = child[refField.name] ?? (findRecordKey([refField], child) ?? [])[0];
     if (refValue === undefined || refValue === null) throw new BadRequestError(`Required field '${refField.name}' not found in related record to unlink.`);
+    guard?.('DELETE', junction.table.name, relation);
     await deleteRows(conn, to, link(refField.encode(refValue)));
     return;
   }
   const rest = { ...child };
   if (unlinkKey !== undefined) delete rest[unlinkKey];
-  const row = await saveRecord(ctx, conn, related, rest, {}, [refField]);
+  const row = await saveRecord(ctx, conn, related, rest, {}, [refField], relation, guard);
   const refValue = row[refField.name];
   const linked = await selectRows(conn, junction, { where: link(refValue), selection: selectionOf([near]), limit: 1 });
-  if (linked.length === 0) await insertRow(conn, to, insertValues(junction, { [near.name]: parentValue, [far.name]: refValue }));
+  if (linked.length === 0) {
+    guard?.('POST', junction.table.name, relation);
+    await insertRow(conn, to, insertValues(junction, { [near.name]: parentValue, [far.name]: refValue }));
+  }
 }

@@ -15,7 +15,7 @@ import { identifierFields, selectFields, selectionOf, type FieldPlan, type Selec
 import { fieldsOption, filterParams } from './request-options.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { sqlMessages, type RecordAction } from './sql-messages.js';
-import { scopeCondition, scopeOf } from './table-access.js';
+import { filterReach, scopeCondition, scopeOf } from './table-access.js';
 import { nestedJoinFields } from './table-nested.js';
 import { attachRelated, relatedRequests, withJoinFields, type RelatedRequest } from './table-related.js';
 
@@ -70,6 +70,7 @@ export function filterCondition(op: TableOp): Condition | null {
   if (op.params.filter === null) return null;
   return compileFilter(parseFilter(op.params.filter), {
     table: op.plan.table, schema: op.ctx.schema.current, dialect: op.ctx.dialect.dialect, params: filterParams(op.call.body),
+    reach: filterReach(op.ctx, op.call.auth),
   });
 }
 

@@ -78,7 +78,9 @@ export async function listRecords(op: TableOp): Promise<ServiceResult> {
   const selection = selectFields(plan, params.fields);
   const pageLimit = counting ? limit + 1 : limit;
   // A filter from the query string alone (no body parameters, no role filter) always compiles alike: share its statement.
-  const shared = op.rowFilter === null && op.call.body === undefined && op.related.length === 0 && params.filter !== null;
+  // Not one that may name a related field (`relation.field`) for a caller with grants: it compiles with that table's row filter.
+  const shared = op.rowFilter === null && op.call.body === undefined && op.related.length === 0 && params.filter !== null
+    && (op.call.auth.grants === null || !params.filter.includes('.'));
   const rows = shared
     ? await selectShapedPage(db(op), plan, shapeOf(op), () => ({ where: where(), selection, order: orderOf(op) }), pageLimit, params.offset)
     : await selectRows(db(op), plan, { where: where(), selection: withJoinFields(selection, op.related), order: orderOf(op), limit: pageLimit, offset: params.offset });

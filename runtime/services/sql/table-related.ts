@@ -20,7 +20,7 @@ import { selectFields, selectionOf, type FieldPlan, type Selection, type TablePl
 import { filterParams } from './request-options.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { sqlMessages } from './sql-messages.js';
-import { relatedReadCondition } from './table-access.js';
+import { filterReach, relatedReadCondition } from './table-access.js';
 
 type Row = Record<string, unknown>;
 
@@ -80,7 +80,9 @@ export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: 
     const relatedField = planField(related, relation.refField[0]);
     const filterText = option(query, relation.name, 'filter')?.trim();
     const clientWhere = filterText
-      ? compileFilter(parseFilter(filterText), { table: related.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect, params: filterParams(body) })
+      ? compileFilter(parseFilter(filterText), {
+        table: related.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect, params: filterParams(body), reach: filterReach(ctx, auth),
+      })
       : null;
     const where = allOf([clientWhere, relatedReadCondition(ctx, auth, related, relation.name)]);
     const order = parseOrder(option(query, relation.name, 'order')).map((term) => ({ field: orderField(related, term.field), direction: term.direction }));

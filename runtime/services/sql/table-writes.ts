@@ -15,7 +15,7 @@ import type { FieldPlan } from './records/table-plan.js';
 import { batchMode, forceOption, hasRecordBody } from './request-options.js';
 import { sqlMessages } from './sql-messages.js';
 import { assertNestedWrite, assertRecordInScope } from './table-access.js';
-import { allowRelatedDelete, nestedValues, writeWithNested } from './table-nested.js';
+import { allowRelatedDelete, nestedValues, writeWithNested, type NestedGuard } from './table-nested.js';
 import {
   assertWritable, db, filterCondition, finishWritten, identifiers, idsKeys, recordsKeys, toError, writeTarget, type Keyed, type TableOp,
 } from './table-op.js';
@@ -35,14 +35,17 @@ async function upsert(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFie
 /** Writes one record with the related records it carries (table-nested.ts). */
 function withNested(op: TableOp, conn: Kysely<any>, record: Row, write: (conn: Kysely<any>, record: Row) => Promise<Row>): Promise<Row> {
   const nested = nestedValues(op.plan.table, record);
+  let guard: NestedGuard = null;
   if (op.call.auth.grants !== null) {
-    // The role must allow the same verb on every table the nested records reach.
+    // The role must allow the same verb on every table the nested records reach, and each write
+    // there as what it amounts to (a nested record updated by its key is a PATCH, even in a POST).
     for (const { relation } of nested) {
       assertNestedWrite(op.ctx, op.call.auth, op.call.verb, relation.refTable, relation.name);
       if (relation.junctionTable !== null) assertNestedWrite(op.ctx, op.call.auth, op.call.verb, relation.junctionTable, relation.name);
     }
+    guard = (verb, table, relation) => assertNestedWrite(op.ctx, op.call.auth, verb, table, relation.name);
   }
-  return writeWithNested(op.ctx, conn, op.plan.table, record, nested, allowRelatedDelete(op.call.query), write);
+  return writeWithNested(op.ctx, conn, op.plan.table, record, nested, allowRelatedDelete(op.call.query), write, guard);
 }
 
 /** `POST _table/{table}`: creates each record; with allow_upsert a record whose key exists updates it. */

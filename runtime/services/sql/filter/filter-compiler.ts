@@ -4,7 +4,7 @@
  * filter text ever becomes SQL text.
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { DatabaseSchema, SqlDialect, TableModel } from '../../../model/platform-model.js';
+import type { DatabaseSchema, RelationModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
 import { unusableParam } from './filter-errors.js';
 import { resolveField, type FieldContext, type ResolvedField } from './filter-fields.js';
 import type { CompareOperator, FilterNode, FilterValue, PredicateNode } from './filter-parser.js';
@@ -20,6 +20,12 @@ export interface FilterScope {
   alias?: string;
   /** For `having`: the grouped fields (API names); aggregates are allowed only then. */
   groupFields?: readonly string[];
+  /**
+   * The caller's view of another table a related field (`relation.field`) reaches: the row filter
+   * its rows must also satisfy (null: all rows), or a thrown 403 when the caller may not read it.
+   * Absent when nothing is checked (administrators, internal calls).
+   */
+  reach?: (table: TableModel, relation: RelationModel) => FilterNode | null;
 }
 
 const SQL_OPERATORS: Record<CompareOperator, string> = { '=': '=', '!=': '<>', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
@@ -43,7 +49,14 @@ function compileNode(node: FilterNode, context: FieldContext, scope: FilterScope
       return sql<SqlBool>`not (${compileNode(node.operand, context, scope)})`;
     default: {
       const target = resolveField(node.field, context);
-      return target.wrap(compilePredicate(node, target, scope));
+      const predicate = compilePredicate(node, target, scope);
+      const reached = target.reached === undefined || scope.reach === undefined ? null : scope.reach(target.reached.table, target.reached.relation);
+      if (reached === null || target.reached === undefined) return target.wrap(predicate);
+      // The related rows the predicate may test are those the caller could read; the row filter is
+      // the platform's own configuration, compiled as such (it reaches no further tables).
+      const { table, alias } = target.reached;
+      const rowFilter = compileNode(reached, { table, schema: scope.schema, qualifier: alias }, { table, schema: scope.schema, dialect: scope.dialect, alias });
+      return target.wrap(sql<SqlBool>`(${predicate} and ${rowFilter})`);
     }
   }
 }

@@ -18,6 +18,8 @@ export interface ResolvedField {
   column: RawBuilder<unknown>;
   /** Puts a predicate on `column` in its place: itself for the table's own fields, an EXISTS for related ones. */
   wrap: (predicate: RawBuilder<SqlBool>) => RawBuilder<SqlBool>;
+  /** For a related field: the table the EXISTS reads, through which relationship, and the alias it gets there. */
+  reached?: { table: TableModel; relation: RelationModel; alias: string };
 }
 
 /** The table a filter applies to and the name its columns are qualified with. */
@@ -33,7 +35,10 @@ export interface FieldContext {
 export function resolveField(ref: FieldRef, context: FieldContext): ResolvedField {
   if (ref.aggregate !== undefined) return resolveAggregate(ref, context);
   const resolved = resolvePlain(ref, context);
-  if (context.groupFields !== undefined && !context.groupFields.includes(resolved.field.name)) throw notGrouped(resolved.label, ref.position);
+  // A related field is never grouped, even when it shares a grouped field's name.
+  if (context.groupFields !== undefined && (resolved.reached !== undefined || !context.groupFields.includes(resolved.field.name))) {
+    throw notGrouped(resolved.label, ref.position);
+  }
   return resolved;
 }
 
@@ -67,6 +72,7 @@ function resolvePlain(ref: FieldRef, context: FieldContext): ResolvedField {
     label: `${relation.name}.${field.name}`,
     column: column(alias, field),
     wrap: (predicate) => exists(relation, context, related, alias, predicate),
+    reached: { table: related, relation, alias },
   };
 }
 

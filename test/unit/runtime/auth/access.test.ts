@@ -37,7 +37,8 @@ describe('decideAccess', () => {
     ['bad token with an admin-only resource', { adminOnly: true, tokenError: new UnauthorizedError('Invalid token: x') }, 401, /Invalid token/],
     ['admin-only resource, no credentials', { adminOnly: true, apiKeyGiven: false, app: null, role: null }, 401, /No session token or API Key detected/],
     ['admin-only resource, administrator', { adminOnly: true, user: user(true) }, 'allowed'],
-    ['user with a token only, no app', { apiKeyGiven: false, app: null, role: null, user: user() }, 403, /Role not found/],
+    ['user with a token only, no app', { apiKeyGiven: false, app: null, role: null, user: user() }, 401, /^No API Key provided\./],
+    ['user with a token only, admin-only resource', { apiKeyGiven: false, app: null, role: null, user: user(), adminOnly: true }, 403, /Only administrators/],
     ['granted verb, user', { user: user() }, 'allowed'],
     ['every-service grant', { role: role([grant(null, '*', 1)]), user: user() }, 'allowed'],
     ['granted verb, anonymous app', {}, 'allowed'],
@@ -60,14 +61,24 @@ describe('decideAccess', () => {
 });
 
 describe('matchGrant', () => {
-  const cases: Array<[string, Grant[], string, string, 'GET' | 'POST', boolean]> = [
+  const cases: Array<[string, Grant[], string, string, 'GET' | 'POST' | 'PATCH' | 'DELETE', boolean]> = [
     ['service-level star', [grant('db', '*', 1)], 'db', '_table/contact/5', 'GET', true],
     ['other service', [grant('files', '*', 31)], 'db', '_table/contact', 'GET', false],
     ['every service', [grant(null, '*', 1)], 'db', '_table/contact', 'GET', true],
     ['wildcard covers the collection itself', [grant('db', '_table/contact/*', 1)], 'db', '_table/contact', 'GET', true],
     ['wildcard covers records', [grant('db', '_table/contact/*', 1)], 'db', '_table/contact/5', 'GET', true],
     ['wildcard does not cover a longer name', [grant('db', '_table/contact/*', 1)], 'db', '_table/contact2', 'GET', false],
-    ['exact does not cover records', [grant('db', '_table/contact', 1)], 'db', '_table/contact/5', 'GET', false],
+    ['a component covers its records', [grant('db', '_table/contact', 1)], 'db', '_table/contact/5', 'GET', true],
+    ['a component covers deeper sub-paths', [grant('db', '_table/contact', 1)], 'db', '_table/contact/5/x', 'GET', true],
+    ['a component does not cover a longer name', [grant('db', '_table/contact', 1)], 'db', '_table/contact2', 'GET', false],
+    ['a component does not cover its parent', [grant('db', '_table/contact', 1)], 'db', '_table', 'GET', false],
+    ['the service root does not cover components', [grant('db', '', 1)], 'db', '_table/contact', 'GET', false],
+    ['a component keeps its records read-only under a service-wide grant', [grant('db', '*', 31), grant('db', '_table/contact', 1)], 'db', '_table/contact/5', 'DELETE', false],
+    ['a component keeps its records read-only under a table wildcard', [grant('db', '_table/*', 31), grant('db', '_table/contact', 1)], 'db', '_table/contact/5', 'PATCH', false],
+    ['a component and its wildcard add up on records', [grant('db', '_table/contact', 1), grant('db', '_table/contact/*', 2)], 'db', '_table/contact/5', 'POST', true],
+    ['the longer covered path wins', [grant('db', '_table/con*', 31), grant('db', '_table/contact', 1)], 'db', '_table/contact/5', 'POST', false],
+    ['a record grant wins over its table', [grant('db', '_table/contact', 1), grant('db', '_table/contact/5', 16)], 'db', '_table/contact/5', 'DELETE', true],
+    ['an exact component wins over its wildcard', [grant('db', '_table/contact/*', 31), grant('db', '_table/contact', 1)], 'db', '_table/contact', 'POST', false],
     ['more specific class replaces', [grant('db', '*', 3), grant('db', '_table/contact', 1)], 'db', '_table/contact', 'POST', false],
     ['less specific applies elsewhere', [grant('db', '*', 3), grant('db', '_table/contact', 1)], 'db', '_table/other', 'POST', true],
     ['masks of one class add up', [grant('db', '_table/*', 1), grant('db', '_table/*', 2)], 'db', '_table/x', 'POST', true],
@@ -75,6 +86,14 @@ describe('matchGrant', () => {
   ];
   it.each(cases)('%s', (_name, grants, service, component, verb, want) => {
     expect(matchGrant(grants, service, component, verb) !== null).toBe(want);
+  });
+
+  it("makes the README's reader example true", () => {
+    const reader = [grant('db', '_table/*', 1), grant('db', '_table/orders', 1 | 2)];
+    expect(matchGrant(reader, 'db', '_table/orders/5', 'GET')).not.toBeNull();
+    expect(matchGrant(reader, 'db', '_table/orders', 'POST')).not.toBeNull();
+    expect(matchGrant(reader, 'db', '_table/customers', 'GET')).not.toBeNull();
+    expect(matchGrant(reader, 'db', '_table/customers', 'POST')).toBeNull();
   });
 
   it('prefers the grant that carries row filters', () => {
