@@ -101,7 +101,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     let result: ServiceResult;
     if (isSpec && verb === 'GET') result = await docs.spec(service);
     else if (internalService) {
-      result = await internalService.handle({ ...call, session: caller.session, tokenError: caller.tokenError, host: request.hostname });
+      result = await internalService.handle({ ...call, session: caller.session, tokenError: caller.tokenError, host: request.hostname, clientIp: request.ip });
     } else result = await (ctx.services.openHandler(service) ?? await ctx.services.handler(service)).handle(call);
     if (result.headers) void reply.headers(result.headers);
     return reply.status(result.status ?? 200).send(result.body);

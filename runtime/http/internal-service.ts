@@ -20,6 +20,8 @@ export interface InternalCall extends ServiceCall {
   tokenError: PorticoError | null;
   /** Host name the client used (for session responses). */
   host: string;
+  /** The client's address (for the environment resource). */
+  clientIp: string;
 }
 
 export interface InternalService {

@@ -60,7 +60,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const cors = new CorsRules(db);
   await cors.reload();
   const clock = options.clock ?? systemClock;
-  const services = new LiveServices(runtime, [...model.services, ...await apiServices(db, runtime)]);
+  const services = new LiveServices(runtime, [...await withStoredConfigs(db, model.services), ...await apiServices(db, runtime)]);
   return {
     model, settings: model.settings, db, directory, clock, services, runtime, createdAdmin, cors,
     systemSchema: await openSystemSchema(db),
@@ -70,6 +70,13 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
       await db.destroy();
     },
   };
+}
+
+/** Declared services whose config the API may change (the `user` service) take the stored config. */
+async function withStoredConfigs(db: SystemDb, declared: readonly ServiceModel[]): Promise<ServiceModel[]> {
+  const rows = await db.selectFrom('service').select(['id', 'config']).where('type', '=', 'user').where('origin', '!=', 'api').execute();
+  const stored = new Map(rows.map((row) => [row.id, JSON.parse(row.config) as Record<string, unknown>]));
+  return declared.map((service) => (stored.has(service.id) ? { ...service, config: stored.get(service.id) as Record<string, unknown> } : service));
 }
 
 /**

@@ -182,7 +182,10 @@ function otherPaths(): Record<string, PathItemObject> {
       parameters: [name('constant group')],
       get: jsonOperation({ operationId: 'getSystemConstant', summary: 'One group of constants.', response: { description: 'Name to value.', schema: anyObject } }),
     },
-    '/cache': { delete: jsonOperation({ operationId: 'deleteSystemCache', summary: 'Clear the caches of every service.', response: success }) },
+    '/cache': {
+      get: jsonOperation({ operationId: 'getSystemCaches', summary: 'The services with a cache of their own (name, label, description, type).', response: resourceList }),
+      delete: jsonOperation({ operationId: 'deleteSystemCache', summary: 'Clear the caches of every service.', response: success }),
+    },
     '/cache/{service}': {
       parameters: [pathParameter('service', 'Name of the service.')],
       delete: jsonOperation({ operationId: 'deleteSystemServiceCache', summary: 'Clear the cache of one service.', response: success }),
@@ -241,7 +244,11 @@ export function systemServiceOpenApi(): OpenApiFragment {
     },
     ServiceType: {
       type: 'object',
-      properties: { name: { type: 'string' }, label: { type: 'string' }, group: { type: 'string' }, description: { type: 'string' }, singleton: { type: 'boolean' }, config_schema: anyObject },
+      properties: {
+        name: { type: 'string' }, label: { type: 'string' }, group: { type: 'string' }, description: { type: 'string' }, singleton: { type: 'boolean' },
+        dependencies_required: { type: 'boolean' }, subscription_required: { type: 'boolean' }, service_definition_editable: { type: 'boolean' },
+        config_schema: { type: 'array', description: 'The config fields: name, label, type, description, default, required, allow_null, values (picklists), items/object (nested).', items: anyObject },
+      },
     },
     ServiceTypesResponse: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', 'ServiceType') } } },
     ...selfServiceSchemas(),

@@ -1,8 +1,11 @@
 /**
- * Brings the system database in line with the frozen model at start: services, roles and apps
- * declared in platform.yaml (and the built-ins) are written with their declared values; what the
- * API created is left alone. Also creates the first administrator, the default email templates
- * and the JWT secret.
+ * Brings the system database in line with the frozen model at start: services and roles declared
+ * in platform.yaml (and the built-ins) are written with their declared values; what the API
+ * created is left alone. Apps and the `user` service's config (registration) may also be changed
+ * through the API: platform.yaml seeds them, and its values are written again only when they
+ * differ from those of the previous start (a changed platform.yaml is a new seed), so changes
+ * made through the API persist. Also creates the first administrator, the default email
+ * templates and the JWT secret.
  */
 import { randomBytes } from 'node:crypto';
 import { verbsToMask } from '../auth/principals.js';
@@ -39,9 +42,11 @@ export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEn
     const declaredIds = model.services.map((s) => s.id);
     await trx.deleteFrom('service').where('origin', '!=', 'api').where('id', 'not in', declaredIds.length ? declaredIds : [-1]).execute();
     for (const s of model.services) {
-      const values = { name: s.name, label: s.label, description: s.description, is_active: s.is_active ? 1 : 0, type: s.type, config: JSON.stringify(s.config), origin: s.origin, last_modified_date: now };
-      await trx.insertInto('service').values({ id: s.id, ...values, created_date: now, created_by_id: null, last_modified_by_id: null })
-        .onConflict((c) => c.column('id').doUpdateSet(values)).execute();
+      const values = { name: s.name, label: s.label, description: s.description, is_active: s.is_active ? 1 : 0, type: s.type, origin: s.origin, last_modified_date: now };
+      // The user service's config is seeded below, once the roles it names have ids.
+      const update = s.type === 'user' ? values : { ...values, config: JSON.stringify(s.config) };
+      await trx.insertInto('service').values({ id: s.id, ...values, config: JSON.stringify(s.config), created_date: now, created_by_id: null, last_modified_by_id: null })
+        .onConflict((c) => c.column('id').doUpdateSet(update)).execute();
     }
     const serviceIds = new Map(model.services.map((s) => [s.name, s.id]));
 
@@ -75,14 +80,20 @@ export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEn
         role_id: app.role === null ? null : roleIds.get(app.role) ?? null, origin: app.origin, last_modified_date: now,
         ...(fixedKey ? { api_key: fixedKey } : {}),
       };
-      await trx.insertInto('app').values({
-        name: app.name, ...values, api_key: fixedKey || generateApiKey(), type: 0, path: null, url: null,
-        created_date: now, created_by_id: null, last_modified_by_id: null,
-      }).onConflict((c) => c.column('name').doUpdateSet(values)).execute();
+      const exists = await trx.selectFrom('app').select('id').where('name', '=', app.name).executeTakeFirst();
+      const reseed = await seedChanged(trx, `app:${app.name}`, { ...values, last_modified_date: undefined, role: app.role });
+      if (!exists) {
+        await trx.insertInto('app').values({
+          name: app.name, ...values, api_key: fixedKey || generateApiKey(), type: 0, path: null, url: null,
+          created_date: now, created_by_id: null, last_modified_by_id: null,
+        }).execute();
+      } else if (reseed) await trx.updateTable('app').set(values).where('id', '=', exists.id).execute();
+      else await trx.updateTable('app').set({ origin: app.origin }).where('id', '=', exists.id).execute();
     }
 
     const declaredApps = apps.map((a) => a.name);
     await trx.deleteFrom('app').where('origin', '!=', 'api').where('name', 'not in', declaredApps).execute();
+    await seedUserService(trx, model, roleIds, now);
 
     const createdAdmin = await ensureAdmin(trx, model, resolveEnv, env, now);
     await seedEmailTemplates(trx, now);
@@ -95,6 +106,43 @@ export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEn
     }
     return { createdAdmin, jwtSecret };
   });
+}
+
+/**
+ * Records the values platform.yaml declares for a row the API may change; true when they differ
+ * from those recorded at the previous start (or there were none), i.e. when they must be written.
+ */
+async function seedChanged(trx: SystemDb, key: string, declared: unknown): Promise<boolean> {
+  const name = `seed:${key}`;
+  const value = JSON.stringify(declared);
+  const stored = await trx.selectFrom('system_setting').select('value').where('name', '=', name).executeTakeFirst();
+  if (stored?.value === value) return false;
+  await trx.insertInto('system_setting').values({ name, value }).onConflict((c) => c.column('name').doUpdateSet({ value })).execute();
+  return true;
+}
+
+/**
+ * The `user` service's config from platform.yaml's registration settings (role names become
+ * ids), written when platform.yaml's values changed since the previous start.
+ */
+async function seedUserService(trx: SystemDb, model: PlatformModel, roleIds: Map<string, number>, now: string): Promise<void> {
+  const service = model.services.find((s) => s.type === 'user');
+  if (!service) return;
+  const { allowOpenRegistration, openRegistrationRole, openRegistrationAppRoles } = model.settings;
+  const declared = { ...service.config, allow_open_registration: allowOpenRegistration, open_registration_role: openRegistrationRole, open_registration_app_roles: openRegistrationAppRoles };
+  if (!(await seedChanged(trx, `service:${service.name}`, declared))) return;
+  const appIds = new Map((await trx.selectFrom('app').select(['id', 'name']).execute()).map((a) => [a.name, a.id]));
+  const config = {
+    ...service.config,
+    allow_open_registration: allowOpenRegistration,
+    open_reg_role_id: openRegistrationRole === null ? null : roleIds.get(openRegistrationRole) ?? null,
+    app_role_map: Object.entries(openRegistrationAppRoles).flatMap(([app, role]) => {
+      const appId = appIds.get(app);
+      const roleId = roleIds.get(role);
+      return appId === undefined || roleId === undefined ? [] : [{ app_id: appId, role_id: roleId }];
+    }),
+  };
+  await trx.updateTable('service').set({ config: JSON.stringify(config), last_modified_date: now }).where('id', '=', service.id).execute();
 }
 
 /** The default email templates, once: templates deleted through the API later stay deleted. */

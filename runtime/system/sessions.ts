@@ -105,7 +105,9 @@ export async function refresh(ctx: PlatformContext, kind: SessionKind, token: st
   if (!user || !user.isActive || ctx.directory.isRevoked(claims.jti) || claims.iat < user.tokensValidAfter) {
     throw new UnauthorizedError('Invalid token: Session terminated. Please re-login.');
   }
-  if (user.isSysAdmin !== (kind === 'admin')) throw new UnauthorizedError('You are not authorized to perform this action.');
+  // The user endpoint serves administrators' sessions too (only its login refuses them), as the
+  // reference does: its admin console restores a session with GET /user/session.
+  if (kind === 'admin' && !user.isSysAdmin) throw new UnauthorizedError('You are not authorized to perform this action.');
   const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
   const issued = ctx.tokens.issue(user.id, ttlMinutes);
   if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);

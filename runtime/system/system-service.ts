@@ -11,7 +11,7 @@ import type { PlatformContext } from '../http/platform-context.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
 import { read, serveResource } from './records/resource-handler.js';
-import { clearCache } from './resources/cache.js';
+import { clearCache, listCaches } from './resources/cache.js';
 import { constants } from './resources/constants.js';
 import { environment } from './resources/environment.js';
 import { events } from './resources/events.js';
@@ -65,7 +65,7 @@ export function createSystemService(ctx: PlatformContext): InternalService {
           return { body: wrapList(SYSTEM_RESOURCES.map((name) => ({ name }))) };
         case 'environment':
           only('GET', 0);
-          return { body: environment(ctx) };
+          return { body: await environment(ctx, call) };
         case 'service_type':
           only('GET', 1);
           return { body: serviceTypes(call.query, rest[0]) };
@@ -76,6 +76,10 @@ export function createSystemService(ctx: PlatformContext): InternalService {
           only('GET', 0);
           return { body: await events(ctx, call) };
         case 'cache':
+          if (call.verb === 'GET') {
+            only('GET', 0);
+            return { body: wrapList(await listCaches(ctx)) };
+          }
           only('DELETE', 1);
           return { body: await clearCache(ctx, rest[0]) };
         case 'package':

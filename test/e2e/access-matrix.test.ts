@@ -27,8 +27,8 @@ const ROLE = row(        401,    401,     401,     401,    401,     'ok',  403, 
 const ADMIN = row(       401,    401,     401,     401,    401,     403,   403,     'ok');
 /** Open, but about the caller's own session or profile: the handler needs a valid session. */
 const ADMIN_SESSION = row(401,   401,     401,     401,    401,     401,   401,     'ok');
-const USER_SESSION = row( 401,   401,     401,     401,    401,     'ok',  'ok',    401);
-const USER_REFRESH = row( 401,   401,     401,     'ok',   401,     'ok',  'ok',    401);
+const USER_SESSION = row( 401,   401,     401,     401,    401,     'ok',  'ok',    'ok');
+const USER_REFRESH = row( 401,   401,     401,     'ok',   401,     'ok',  'ok',    'ok');
 const OWN_PROFILE = row(  401,   401,     401,     401,    401,     'ok',  'ok',    'ok');
 /** The root listing is open, but a token sent must be valid. */
 const ROOT = row(        'ok',   401,     'ok',    401,    401,     'ok',  'ok',    'ok');
@@ -55,6 +55,7 @@ const DECIDED: Record<string, Row> = {
   'POST /system/admin/password': OPEN,
   'GET /system/admin/profile': ADMIN,
   'POST /system/admin/profile': ADMIN,
+  'GET /system/cache': ROLE,
   'DELETE /system/cache': ROLE,
   'DELETE /system/cache/{service}': ROLE,
   'GET /system/package': ADMIN,

@@ -119,17 +119,36 @@ describe('services, roles and apps declared in platform.yaml', () => {
   it.each([
     ['service', 'declared_db', 'name=declared_db'],
     ['role', 'declared-role', 'name=\'declared-role\''],
-    ['app', 'declared-app', 'name=\'declared-app\''],
-    ['app', 'admin', 'name=admin'],
   ])('refuse changes to the %s %s with a 400 saying to change platform.yaml', async (resource, name, filter) => {
     const id = (await api('GET', `/system/${resource}?fields=id&filter=${encodeURIComponent(filter)}`)).body.resource[0].id;
-    for (const [method, body] of [['PATCH', { description: 'x' }], ['PUT', { description: 'x' }], ['DELETE', undefined]] as const) {
-      const response = await api(method, `/system/${resource}/${id}`, body);
+    for (const method of ['PATCH', 'PUT'] as const) {
+      const response = await api(method, `/system/${resource}/${id}`, { description: 'x' });
       expect(response.status).toBe(400);
-      expect(response.body.error.message).toMatch(new RegExp(`The ${resource} '${name}' is (declared in platform.yaml|built into every platform) and cannot be changed through the API: change platform.yaml and rebuild.`));
+      expect(response.body.error.message).toBe(`The ${resource} '${name}' is declared in platform.yaml and cannot be changed through the API: change platform.yaml and rebuild.`);
     }
+    // Sending the record back unchanged (as a form does) is not a change.
+    const unchanged = await api('GET', `/system/${resource}/${id}`);
+    expect((await api('PUT', `/system/${resource}/${id}`, unchanged.body)).status).toBe(200);
+    const deleted = await api('DELETE', `/system/${resource}/${id}`);
+    expect(deleted.status).toBe(400);
+    expect(deleted.body.error.message).toBe(`The ${resource} '${name}' is declared in platform.yaml and cannot be deleted through the API: remove it from platform.yaml and rebuild.`);
     const byFilter = await api('DELETE', `/system/${resource}?filter=${encodeURIComponent(filter)}`);
     expect(byFilter.status).toBe(400);
+  });
+
+  it.each([
+    ['declared-app', 'name=\'declared-app\'', 'is declared in platform.yaml and cannot be deleted through the API: remove it from platform.yaml and rebuild.'],
+    ['admin', 'name=admin', 'is built into every platform and cannot be deleted through the API.'],
+  ])('let the app %s change everything but its name, and refuse its deletion', async (name, filter, deleteMessage) => {
+    const id = (await api('GET', `/system/app?fields=id&filter=${encodeURIComponent(filter)}`)).body.resource[0].id;
+    expect((await api('PATCH', `/system/app/${id}`, { description: 'changed through the API' })).status).toBe(200);
+    expect((await api('GET', `/system/app/${id}`)).body.description).toBe('changed through the API');
+    const renamed = await api('PATCH', `/system/app/${id}`, { name: 'renamed' });
+    expect(renamed.status).toBe(400);
+    expect(renamed.body.error.message).toMatch(new RegExp(`^The app '${name}' is (declared in platform.yaml|built into every platform): only label, description, is_active, api_key, role_id, type, path, url can be changed through the API`));
+    const deleted = await api('DELETE', `/system/app/${id}`);
+    expect(deleted.status).toBe(400);
+    expect(deleted.body.error.message).toBe(`The app '${name}' ${deleteMessage}`);
   });
 
   it('lets a declared app fix its API key from the environment', async () => {

@@ -124,7 +124,7 @@ describe('related records', () => {
     const read = await api('GET', `/system/role/${id}?related=role_service_access_by_role_id,lookup_by_role_id`);
     const grants = read.body.role_service_access_by_role_id;
     expect(grants).toEqual([
-      { id: expect.any(Number), role_id: id, service_id: db, component: '_table/*', verb_mask: 1, requestor_mask: 1, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }], filter_op: 'and' },
+      { id: expect.any(Number), role_id: id, service_id: db, component: '_table/*', verb_mask: 1, requestor_mask: 1, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }], filter_op: 'AND' },
       { id: expect.any(Number), role_id: id, service_id: null, component: '*', verb_mask: 31, requestor_mask: 1, filters: [], filter_op: 'and' },
     ]);
     expect(read.body.lookup_by_role_id).toEqual([expect.objectContaining({ name: 'role_lookup', value: 'x', role_id: id })]);

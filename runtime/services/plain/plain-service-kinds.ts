@@ -5,6 +5,7 @@
 import { NotImplementedError } from '../../core/errors.js';
 import { localEmailKind } from '../email/local-email-kind.js';
 import type { ServiceGroup, ServiceHandler, ServiceKind } from '../service-kind.js';
+import { userConfigSchema } from '../user/user-config.js';
 
 function plainKind(type: string, label: string, group: ServiceGroup, description: string, configSchema: Record<string, unknown> = {}): ServiceKind {
   return {
@@ -28,7 +29,7 @@ function plainKind(type: string, label: string, group: ServiceGroup, description
 export const plainServiceKinds: ServiceKind[] = [
   plainKind('system', 'System Management', 'System', 'Manages the platform: administrators, users, apps, services, roles and settings.'),
   plainKind('swagger', 'API Docs', 'API Doc', 'OpenAPI documents of every service.'),
-  plainKind('user', 'User Management', 'User', 'Sessions, registration and passwords of regular users.'),
+  plainKind('user', 'User Management', 'User', 'Sessions, registration and passwords of regular users.', userConfigSchema),
   plainKind('local_file', 'Local File Storage', 'File', 'Files in a directory of the server.', {
     properties: { container: { type: 'string', description: 'Directory, relative to the platform directory.' } },
   }),

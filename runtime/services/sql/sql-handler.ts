@@ -45,6 +45,11 @@ export class SqlServiceHandler implements ServiceHandler {
     this.ctx.schema.replace(await readDatabaseSchema(this.ctx.db, this.ctx.dialect, this.ctx.options.keepCase));
   }
 
+  /** The catalog is this service's cache (DELETE /system/cache/{service}): read it again. */
+  clearCache(): Promise<void> {
+    return this.refresh();
+  }
+
   private route(call: ServiceCall): Promise<ServiceResult> | ServiceResult {
     const [resource, table, id, ...more] = call.resource;
     if (resource === undefined) {

@@ -1,7 +1,7 @@
 /**
- * POST /user/register (reference 5.14): open registration, when platform.yaml allows it. The new
- * user gets, for every app, the role platform.yaml names for that app, else the open-registration
- * role; `?login=true` also logs the user in.
+ * POST /user/register (reference 5.14): open registration, when the `user` service's config
+ * allows it (seeded from platform.yaml). The new user gets, for every app, the role app_role_map
+ * names for that app, else the open-registration role; `?login=true` also logs the user in.
  */
 import { BadRequestError, ForbiddenError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
@@ -11,6 +11,7 @@ import { assertValid } from '../../system/records/json-validator.js';
 import { serveResource } from '../../system/records/resource-handler.js';
 import { userBehaviour } from '../../system/resources/record-behaviours.js';
 import type { ServiceResult } from '../service-kind.js';
+import { userServiceConfig, type UserServiceConfig } from './user-config.js';
 
 const registrationSchema = {
   type: 'object',
@@ -31,20 +32,18 @@ const registrationSchema = {
   },
 };
 
-/** The role id per app id a newly registered user gets. */
-async function registrationRoles(ctx: PlatformContext): Promise<Array<{ app_id: number; role_id: number }>> {
-  const { openRegistrationRole, openRegistrationAppRoles } = ctx.settings;
-  const roleIds = new Map([...ctx.directory.roles.values()].map((role) => [role.name, role.id]));
-  const apps = await ctx.db.selectFrom('app').select(['id', 'name']).orderBy('id').execute();
+/** The role id per app id a newly registered user gets (roles deleted since are skipped). */
+async function registrationRoles(ctx: PlatformContext, config: UserServiceConfig): Promise<Array<{ app_id: number; role_id: number }>> {
+  const apps = await ctx.db.selectFrom('app').select(['id']).orderBy('id').execute();
   return apps.flatMap((app) => {
-    const role = openRegistrationAppRoles[app.name] ?? openRegistrationRole;
-    const roleId = role === null ? undefined : roleIds.get(role);
-    return roleId === undefined ? [] : [{ app_id: app.id, role_id: roleId }];
+    const roleId = config.appRoleMap.find((entry) => entry.app_id === app.id)?.role_id ?? config.openRegRoleId;
+    return roleId === null || !ctx.directory.roles.has(roleId) ? [] : [{ app_id: app.id, role_id: roleId }];
   });
 }
 
 export async function register(ctx: PlatformContext, call: InternalCall): Promise<ServiceResult> {
-  if (!ctx.settings.allowOpenRegistration) throw new ForbiddenError('Open Registration is not enabled.');
+  const config = userServiceConfig(ctx);
+  if (!config.allowOpenRegistration) throw new ForbiddenError('Open Registration is not enabled.');
   const body = call.body ?? {};
   assertValid(registrationSchema, body, '', 'registration');
   const fields = body as Record<string, string | undefined>;
@@ -61,7 +60,7 @@ export async function register(ctx: PlatformContext, call: InternalCall): Promis
     ...(fields.last_name !== undefined ? { last_name: fields.last_name } : {}),
     ...(fields.username !== undefined ? { username: fields.username } : {}),
     ...(fields.phone !== undefined ? { phone: fields.phone } : {}),
-    user_to_app_to_role_by_user_id: await registrationRoles(ctx),
+    user_to_app_to_role_by_user_id: await registrationRoles(ctx, config),
   };
   // The same checks, hashing and uniqueness as an administrator creating the user.
   const created = await serveResource(ctx, userBehaviour, { ...call, verb: 'POST', query: {}, body: { resource: [record] } }, undefined);

@@ -64,10 +64,7 @@ export function storedColumns(def: RecordDefinition, record: Row): Row {
   if (def.table === 'cors_config' && Array.isArray(columns.method)) columns.method = verbsToMask(columns.method as Verb[]);
   if (def.table === 'lookup' && columns.value === MASK) delete columns.value;
   if (def.table === 'lookup' && columns.value !== undefined && columns.value !== null) columns.value = String(columns.value);
-  if (def.table === 'role_service_access') {
-    if (typeof columns.filter_op === 'string') columns.filter_op = columns.filter_op.toLowerCase();
-    if (columns.component === null) columns.component = '';
-  }
+  if (def.table === 'role_service_access' && columns.component === null) columns.component = '';
   if (def.table === 'email_template') {
     for (const name of ['to', 'cc', 'bcc']) {
       const raw = record[name];

@@ -35,12 +35,35 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** Whether a field's schema takes integers (directly or as one branch of anyOf). */
+function takesIntegers(schema: JsonSchema): boolean {
+  const type = schema.type;
+  if (type === 'integer' || (Array.isArray(type) && type.includes('integer'))) return true;
+  return Array.isArray(schema.anyOf) && (schema.anyOf as JsonSchema[]).some(takesIntegers);
+}
+
+/**
+ * The reference platform's leniency, applied before validation (in place): integers given as
+ * numeric strings (`"type":"0"`), "" for fields where it means null (`username`), and a nested
+ * record's `"id": null` meaning a new record.
+ */
+function normaliseInput(def: RecordDefinition, record: Record<string, unknown>): void {
+  for (const [name, rule] of Object.entries(def.fields)) {
+    const value = record[name];
+    if (typeof value !== 'string') continue;
+    if (rule.emptyIsNull && value.trim() === '') record[name] = null;
+    else if (/^\s*-?\d+\s*$/.test(value) && takesIntegers(rule.schema)) record[name] = Number(value);
+  }
+  if (def.idField in record && record[def.idField] === null) delete record[def.idField];
+}
+
 /**
  * Checks one input record and the records nested in its writable relations; throws a 400 naming
  * the first bad field. `prefix` places the record in the request (`resource[2]`), for messages.
  */
 export function validateRecord(def: RecordDefinition, record: unknown, mode: WriteMode, prefix = ''): asserts record is Record<string, unknown> {
   if (!isObject(record)) throw new BadRequestError(`${prefix || 'The record'} must be a JSON object.`, prefix ? { field: prefix } : null);
+  normaliseInput(def, record);
   assertValid(recordSchema(def, mode), record, prefix, `${def.label} record`);
   for (const [name, relation] of Object.entries(def.relations)) {
     const children = record[name];

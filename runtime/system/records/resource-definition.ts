@@ -18,6 +18,8 @@ export interface FieldRule {
   references?: 'app' | 'role' | 'service' | 'user';
   /** Stored as JSON text. */
   json?: boolean;
+  /** An empty string means null (unique fields clients send as "" when left blank). */
+  emptyIsNull?: boolean;
 }
 
 export interface RelationDefinition {

@@ -6,6 +6,7 @@
  * related reads and nested writes, 201 on create, and the reload of what the platform keeps in
  * memory once a write commits. Every write runs in one transaction: nothing is half-written.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { AuthContext } from '../../auth/auth-context.js';
 import { BadRequestError } from '../../core/errors.js';
 import { unwrapRecord, unwrapRecords, type ListEnvelope } from '../../core/envelope.js';
@@ -47,8 +48,14 @@ export interface ResourceBehaviour {
   def: ResourceDefinition;
   /** Row filters every request on the resource gets (administrators vs users, global lookups). */
   scope?: RowFilterModel[];
-  /** Rows built in or declared in platform.yaml refuse changes through the API. */
-  protectOrigin?: boolean;
+  /**
+   * Rows built in or declared in platform.yaml (column `origin`) are never deleted through the
+   * API; this says which of their fields the API may change (none when absent: read-only).
+   * Sending a field back unchanged is not a change (clients PUT whole records).
+   */
+  originEditable?(origin: string, row: Row): readonly string[];
+  /** Adjusts one input record before it is validated (defaults the reference fills in). */
+  normalise?(record: Row, mode: WriteMode): void;
   /** Turns one validated record into stored values (defaults, hashing, generated keys), before the transaction. */
   prepare?(prepared: Prepared, record: Row, mode: WriteMode, ctx: PlatformContext, call: InternalCall): Promise<void> | void;
   /** Guards needing the database, inside the transaction, before the write (keys known except for creates). */
@@ -116,6 +123,7 @@ export async function read(ctx: PlatformContext, db: SystemDb, b: ResourceBehavi
 }
 
 async function prepare(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, record: Row, mode: WriteMode, at: string): Promise<Prepared> {
+  if (b.normalise && record !== null && typeof record === 'object' && !Array.isArray(record)) b.normalise(record, mode);
   validateRecord(b.def, record, mode, at);
   const nested: Record<string, Row[]> = {};
   for (const [name, relation] of Object.entries(b.def.relations)) {
@@ -206,17 +214,38 @@ async function existingKeys(w: WriteContext, b: ResourceBehaviour, keys: Key[]):
   return rows.resource.map((row) => row[field] as Key);
 }
 
-/** Refuses changes to rows that platform.yaml (or the platform itself) owns. */
-async function assertChangeable(w: WriteContext, b: ResourceBehaviour, keys: Key[]): Promise<void> {
-  if (!b.protectOrigin || keys.length === 0) return;
+/** The column differs from the stored value (JSON columns compared as values). */
+function changes(def: ResourceDefinition, row: Row, name: string, value: unknown): boolean {
+  const stored = row[name];
+  if (def.fields[name]?.json && typeof stored === 'string' && typeof value === 'string') {
+    return !isDeepStrictEqual(JSON.parse(stored), JSON.parse(value));
+  }
+  return (stored ?? null) !== (value ?? null);
+}
+
+/**
+ * Refuses deletes of rows that platform.yaml (or the platform itself) owns, and changes to their
+ * fields the resource does not let the API change.
+ */
+async function assertChangeable(w: WriteContext, b: ResourceBehaviour, keys: Key[], prepared: Prepared[] | null): Promise<void> {
+  if (!b.originEditable || keys.length === 0) return;
   const rows = await untyped(w.db).selectFrom(b.def.table)
-    .select(['name', 'origin']).where(b.def.idField, 'in', keys).where('origin', '!=', 'api').execute() as Array<{ name: string; origin: string }>;
-  if (rows.length > 0) {
-    const { name, origin } = rows[0];
-    throw new BadRequestError(
-      `The ${b.def.name} '${name}' ${ORIGIN_NOTE[origin] ?? 'is not managed through the API'} and cannot be changed through the API: change platform.yaml and rebuild.`,
-      { field: b.def.idField, origin },
-    );
+    .selectAll().where(b.def.idField, 'in', keys).where('origin', '!=', 'api').execute() as Row[];
+  for (const row of rows) {
+    const origin = String(row.origin);
+    const editable = b.originEditable(origin, row);
+    const p = prepared?.[keys.findIndex((key) => String(key) === String(row[b.def.idField]))];
+    const refused = p === undefined
+      || Object.entries(p.columns).some(([name, value]) => !editable.includes(name) && changes(b.def, row, name, value))
+      || Object.keys(p.secrets).some((name) => !editable.includes(name))
+      || Object.values(p.nested).some((children) => children.length > 0);
+    if (!refused) continue;
+    const what = `The ${b.def.name} '${String(row.name)}' ${ORIGIN_NOTE[origin] ?? 'is not managed through the API'}`;
+    let message: string;
+    if (p === undefined) message = `${what} and cannot be deleted through the API${origin === 'platform' ? ': remove it from platform.yaml and rebuild' : ''}.`;
+    else if (editable.length === 0) message = `${what} and cannot be changed through the API: change platform.yaml and rebuild.`;
+    else message = `${what}: only ${editable.join(', ')} can be changed through the API; change platform.yaml and rebuild for the rest.`;
+    throw new BadRequestError(message, { field: b.def.idField, origin });
   }
 }
 
@@ -249,7 +278,7 @@ async function update(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
     const given = targets ?? (await keysOf(w, b, params.filter)).map((key) => ({ key, record: shared as Row }));
     const list = await existingKeys(w, b, given.map((t) => t.key));
     const resolved = given.map((t, index) => ({ key: list[index], record: t.record }));
-    await assertChangeable(w, b, list);
+    await assertChangeable(w, b, list, resolved.map((t) => preparedOf.get(t.record) as Prepared));
     await b.check?.(w, 'update', list, resolved.map((t) => preparedOf.get(t.record) as Prepared));
     for (const t of resolved) await checkReferences(w.db, b.def, (preparedOf.get(t.record) as Prepared).columns);
     if (resolved.length > 0) {
@@ -275,7 +304,7 @@ async function remove(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   const wantsRecords = pick(call.query, 'fields') !== undefined || pick(call.query, 'related') !== undefined;
   const { keys, records } = await transact(ctx, b, call, 'delete', async (w) => {
     const list = given === null ? await keysOf(w, b, params.filter) : await existingKeys(w, b, given);
-    await assertChangeable(w, b, list);
+    await assertChangeable(w, b, list, null);
     await b.check?.(w, 'delete', list, []);
     const before = wantsRecords && list.length > 0
       ? await read(ctx, w.db, b, { fields: pick(call.query, 'fields'), related: pick(call.query, 'related'), ids: list.join(',') }, undefined) as ListEnvelope<Row>

@@ -39,7 +39,8 @@ export const roleServiceAccessRecord: RecordDefinition = {
     verb_mask: field({ type: 'integer', minimum: 0, maximum: 31, description: 'GET 1, POST 2, PUT 4, PATCH 8, DELETE 16.' }),
     requestor_mask: field({ type: 'integer', minimum: 1, maximum: 3, description: 'API 1, script 2, both 3.' }),
     filters: field({ type: 'array', items: rowFilterSchema }, { json: true }),
-    filter_op: field({ type: 'string', enum: ['and', 'or', 'AND', 'OR'] }),
+    // Kept as sent (the reference's admin console sends "AND"/"OR"); matched without case.
+    filter_op: field({ type: 'string', pattern: '^([aA][nN][dD]|[oO][rR])$', description: 'and (default) or or, in any case.' }),
   },
   readOnly: ['id'],
   ignored: ['created_date', 'last_modified_date', 'created_by_id', 'last_modified_by_id'],
@@ -116,11 +117,12 @@ const personFields: Record<string, FieldRule> = {
   email: field({ type: 'string', format: 'email', maxLength: 255 }, { required: true }),
   first_name: field(nullableText(255)),
   last_name: field(nullableText(255)),
-  username: field({ type: ['string', 'null'], minLength: 1, maxLength: 255, pattern: '^\\S+$' }),
+  username: field({ type: ['string', 'null'], minLength: 1, maxLength: 255, pattern: '^\\S+$' }, { emptyIsNull: true }),
   phone: field(nullableText(32)),
   is_active: field(flag),
   default_app_id: field(nullableId, { references: 'app' }),
-  password: field({ type: 'string' }, { writeOnly: true }),
+  /** null or "" (a form's blank password field) leaves the password as it is. */
+  password: field({ type: ['string', 'null'] }, { writeOnly: true, emptyIsNull: true }),
 };
 
 const personRecord = {
@@ -128,7 +130,12 @@ const personRecord = {
   idField: 'id',
   fields: personFields,
   readOnly: [...READ_ONLY_AUDITED, 'last_login_date'],
-  ignored: ['is_sys_admin', 'confirmed', 'expired', 'security_question', 'security_answer', 'oauth_provider', 'adldap', 'ldap_username', 'saml', 'send_invite', 'user_custom_by_user_id'],
+  // The admin console also sends is_root_admin and its restricted-admin tab choices, which
+  // Portico does not keep (an administrator always has every tab).
+  ignored: [
+    'is_sys_admin', 'is_root_admin', 'confirmed', 'expired', 'security_question', 'security_answer', 'oauth_provider', 'adldap', 'ldap_username', 'saml',
+    'send_invite', 'user_custom_by_user_id', 'access_by_tabs', 'is_restricted_admin',
+  ],
   hidden: ['is_sys_admin'],
   relations: {
     user_to_app_to_role_by_user_id: { kind: 'has_many', target: userAppRoleRecord, field: 'user_id', writable: true },
@@ -196,7 +203,8 @@ export const serviceResource: ResourceDefinition = {
     config: field({ type: 'object', additionalProperties: true }, { json: true }),
   },
   readOnly: [...READ_ONLY_AUDITED, 'origin', 'mutable', 'deletable'],
-  ignored: ['service_doc_by_service_id'],
+  // The admin console's service form sends storage_service_id for every type (Excel services use it).
+  ignored: ['storage_service_id'],
   hidden: [],
   relations: {
     role_service_access_by_service_id: { kind: 'has_many', target: roleServiceAccessRecord, field: 'service_id', writable: false },

@@ -1,5 +1,6 @@
 /**
- * DELETE /system/cache[/{service}] (reference 5.13): asks services that cache (a SOAP service its
+ * GET /system/cache lists the services with a cache of their own; DELETE
+ * /system/cache[/{service}] (reference 5.13) asks services that cache (a SOAP service its
  * WSDL and responses) to clear it; the platform's own in-memory directory and CORS rules are
  * re-read too.
  */
@@ -35,4 +36,15 @@ export async function clearCache(ctx: PlatformContext, service?: string): Promis
     if (handler && cacheable(handler)) await handler.clearCache();
   }
   return { success: true };
+}
+
+/** The services that keep a cache the API can clear (those that cannot be opened now have none). */
+export async function listCaches(ctx: PlatformContext): Promise<Array<Record<string, unknown>>> {
+  const caches: Array<Record<string, unknown>> = [];
+  for (const model of ctx.services.list()) {
+    if (INTERNAL_TYPES.has(model.type) || !model.is_active) continue;
+    const handler = await ctx.services.handler(model.name).catch(() => null);
+    if (handler && cacheable(handler)) caches.push({ name: model.name, label: model.label, description: model.description, type: model.type });
+  }
+  return caches;
 }

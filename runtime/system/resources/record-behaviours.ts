@@ -48,9 +48,12 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
 export const adminBehaviour = personBehaviour(true);
 export const userBehaviour = personBehaviour(false);
 
+/** Apps built in or declared in platform.yaml: everything but the name (their key above all). */
+const APP_EDITABLE = Object.keys(appResource.fields).filter((name) => name !== 'name');
+
 export const appBehaviour: ResourceBehaviour = {
   def: appResource,
-  protectOrigin: true,
+  originEditable: () => APP_EDITABLE,
   prepare(prepared, _record, mode, _ctx, call) {
     activeByDefault(prepared, mode);
     if (mode === 'create') prepared.columns.api_key ??= generateApiKey();
@@ -62,7 +65,8 @@ export const appBehaviour: ResourceBehaviour = {
 
 export const roleBehaviour: ResourceBehaviour = {
   def: roleResource,
-  protectOrigin: true,
+  // Declared roles are the reviewed access policy of platform.yaml: read-only.
+  originEditable: () => [],
   prepare(prepared, _record, mode) {
     activeByDefault(prepared, mode);
   },
@@ -79,25 +83,47 @@ interface ServiceChange {
 
 type ServiceRowValues = { id: number; name: string; type: string; config: string };
 
+/**
+ * Config keys sent as null that the type does not take null for mean "not set" (a form sends
+ * every field of the type, blank ones as null): dropped, so defaults apply.
+ */
+function dropUnsetKeys(schema: Record<string, unknown>, config: Record<string, unknown>): void {
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [key, value] of Object.entries(config)) {
+    if (value !== null) continue;
+    const type = properties[key]?.type;
+    if (!(type === 'null' || (Array.isArray(type) && type.includes('null')))) delete config[key];
+  }
+}
+
 /** Checks the type against the registry and the config against the type's schema (filling its defaults). */
 function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undefined): void {
   const type = (prepared.columns.type ?? existing?.type) as string;
   const kind = getServiceKind(type);
   if (!kind) throw new BadRequestError(`Service type '${type}' not found.`, { field: 'type' });
   if (kind.group === 'System' || kind.type === 'user' || kind.type === 'swagger') {
-    if (prepared.columns.type !== undefined) throw new BadRequestError(`Service type '${type}' is built in: a platform has one service of it.`, { field: 'type' });
+    if (prepared.columns.type !== undefined && prepared.columns.type !== existing?.type) {
+      throw new BadRequestError(`Service type '${type}' is built in: a platform has one service of it.`, { field: 'type' });
+    }
   }
   if (prepared.columns.config === undefined && prepared.columns.type === undefined) return;
   const config = prepared.columns.config !== undefined && prepared.columns.config !== null
     ? JSON.parse(prepared.columns.config as string) as Record<string, unknown>
     : existing ? JSON.parse(existing.config) as Record<string, unknown> : {};
+  dropUnsetKeys(kind.configSchema, config);
   assertValid(kind.configSchema, config, 'config', `configuration of a ${type} service`);
   prepared.columns.config = JSON.stringify(config);
 }
 
 export const serviceBehaviour: ResourceBehaviour = {
   def: serviceResource,
-  protectOrigin: true,
+  // Built-in and declared services are compiled into the generated server (schema, routes,
+  // documents): read-only, except the `user` service's config (registration settings).
+  originEditable: (origin, row) => (origin === 'builtin' && row.type === 'user' ? ['config'] : []),
+  normalise(record, mode) {
+    // The label defaults to the name (reference 5.4); forms send "" for it.
+    if (mode === 'create' && (record.label === undefined || record.label === '' || record.label === null) && typeof record.name === 'string') record.label = record.name;
+  },
   prepare(prepared, _record, mode) {
     activeByDefault(prepared, mode);
   },
