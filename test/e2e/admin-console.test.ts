@@ -63,8 +63,10 @@ describe('GET /system/environment (1)', () => {
 
 describe('GET /user/session with an administrator\'s token (2)', () => {
   it('returns the administrator\'s session, as the console restores it on every reload', async () => {
-    for (const headers of [{ 'x-dreamfactory-session-token': token }, { authorization: `Bearer ${token}` }]) {
-      const response = await api('GET', '/user/session', undefined, null, { ...headers, authorization: headers.authorization ?? '' });
+    // The console sends its token in X-DreamFactory-Session-Token with an empty Authorization, or as a Bearer token.
+    const variants: Array<Record<string, string>> = [{ 'x-dreamfactory-session-token': token, authorization: '' }, { authorization: `Bearer ${token}` }];
+    for (const headers of variants) {
+      const response = await api('GET', '/user/session', undefined, null, headers);
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ email: 'admin@test.local', is_sys_admin: true, is_root_admin: true, session_token: expect.any(String), id: expect.any(Number) });
     }
