@@ -1,6 +1,7 @@
 /**
  * Session tokens: HS256 JWTs carrying the user id. Expiry is checked against the injected clock
- * (so tests can move time), revocation and password changes by the caller.
+ * (so tests can move time), revocation and password changes by the caller (runtime/http/identify.ts),
+ * on every request: the cache here only spares the signature check.
  */
 import { randomUUID } from 'node:crypto';
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
@@ -17,7 +18,11 @@ export interface SessionClaims {
 }
 
 export interface SessionTokens {
-  issue(userId: number, ttlMinutes: number): { token: string; claims: SessionClaims };
+  /**
+   * `notBefore` (epoch seconds) is the user's cut-off: a token is never issued before it, so that
+   * one issued in the second of a password change outlives the cut-off that change set.
+   */
+  issue(userId: number, ttlMinutes: number, notBefore?: number): { token: string; claims: SessionClaims };
   /**
    * Verifies signature and expiry; throws UnauthorizedError otherwise. `graceSeconds` accepts a
    * token that expired at most that long ago (session refresh).
@@ -52,8 +57,8 @@ export function createSessionTokens(secret: string, clock: Clock): SessionTokens
     return claims;
   };
   return {
-    issue(userId, ttlMinutes) {
-      const iat = Math.floor(clock.now() / 1000);
+    issue(userId, ttlMinutes, notBefore = 0) {
+      const iat = Math.max(Math.floor(clock.now() / 1000), notBefore);
       const claims: SessionClaims = { user_id: userId, jti: randomUUID(), iat, exp: iat + ttlMinutes * 60 };
       return { token: sign({ ...claims }), claims };
     },

@@ -14,7 +14,7 @@ import { assertValid } from './records/json-validator.js';
 import { assertPasswordAllowed, passwordSecrets } from './resources/password-rules.js';
 import { sendTemplateMail } from './system-mail.js';
 import { formatTimestamp } from './store/system-db.js';
-import type { SessionKind } from './sessions.js';
+import { issueSessionToken, type SessionKind } from './sessions.js';
 
 const NO_SESSION = 'There is no valid session for the current request.';
 /** Reset codes: 32 characters of [0-9A-Z], valid for a day (reference 5.14). */
@@ -120,7 +120,7 @@ export async function changePassword(ctx: PlatformContext, kind: SessionKind, ca
   const body = (call.body ?? {}) as Record<string, unknown>;
   if (typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The request body must be a JSON object.');
   const login = toBool(pick(call.query, 'login'));
-  const done = (id: number) => (login ? { success: true, session_token: ctx.tokens.issue(id, ctx.settings.sessionTtlMinutes).token } : { success: true });
+  const done = async (id: number) => (login ? { success: true, session_token: await issueSessionToken(ctx, id) } : { success: true });
 
   if (toBool(pick(call.query, 'reset'))) {
     const email = requiredText(body, 'email', 'Field \'email\' is required to request a password reset.');

@@ -60,8 +60,14 @@ export async function login(ctx: PlatformContext, kind: SessionKind, body: unkno
   const lastLogin = formatTimestamp(new Date(ctx.clock.now()));
   await ctx.db.updateTable('user').set({ last_login_date: lastLogin, confirm_code: null }).where('id', '=', row.id).execute();
   ctx.directory.forgetUser(row.id);
-  const { token, claims } = ctx.tokens.issue(row.id, ttl);
+  const { token, claims } = ctx.tokens.issue(row.id, ttl, row.tokens_valid_after);
   return sessionObject(ctx, row.id, token, claims, where);
+}
+
+/** A session token for a user who just set a password or registered: no older than their cut-off. */
+export async function issueSessionToken(ctx: PlatformContext, userId: number): Promise<string> {
+  const user = await ctx.directory.user(userId);
+  return ctx.tokens.issue(userId, ctx.settings.sessionTtlMinutes, user?.tokensValidAfter ?? 0).token;
 }
 
 /** The Session record of the spec for a user and token. */
@@ -109,7 +115,7 @@ export async function refresh(ctx: PlatformContext, kind: SessionKind, token: st
   // reference does: its admin console restores a session with GET /user/session.
   if (kind === 'admin' && !user.isSysAdmin) throw new UnauthorizedError('You are not authorized to perform this action.');
   const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
-  const issued = ctx.tokens.issue(user.id, ttlMinutes);
+  const issued = ctx.tokens.issue(user.id, ttlMinutes, user.tokensValidAfter);
   if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);
   return sessionObject(ctx, user.id, issued.token, issued.claims, where);
 }

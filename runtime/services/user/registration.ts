@@ -10,6 +10,7 @@ import type { PlatformContext } from '../../http/platform-context.js';
 import { assertValid } from '../../system/records/json-validator.js';
 import { serveResource } from '../../system/records/resource-handler.js';
 import { userBehaviour } from '../../system/resources/record-behaviours.js';
+import { issueSessionToken } from '../../system/sessions.js';
 import type { ServiceResult } from '../service-kind.js';
 import { userServiceConfig, type UserServiceConfig } from './user-config.js';
 
@@ -66,5 +67,5 @@ export async function register(ctx: PlatformContext, call: InternalCall): Promis
   const created = await serveResource(ctx, userBehaviour, { ...call, verb: 'POST', query: {}, body: { resource: [record] } }, undefined);
   const id = (created.body as { resource: Array<{ id: number }> }).resource[0].id;
   if (!toBool(pick(call.query, 'login'))) return { status: 201, body: { success: true } };
-  return { status: 201, body: { success: true, session_token: ctx.tokens.issue(id, ctx.settings.sessionTtlMinutes).token } };
+  return { status: 201, body: { success: true, session_token: await issueSessionToken(ctx, id) } };
 }

@@ -4,7 +4,7 @@
  * services (type and config checks, live serving), CORS rules, global lookups, email templates
  * and custom settings.
  */
-import { generateApiKey } from '../../auth/passwords.js';
+import { generateApiKey, hashPassword } from '../../auth/passwords.js';
 import { BadRequestError, ConflictError, ForbiddenError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { ServiceModel } from '../../model/platform-model.js';
@@ -15,7 +15,7 @@ import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../records/
 import {
   adminResource, appResource, corsResource, customResource, emailTemplateResource, lookupResource, roleResource, serviceResource, userResource,
 } from '../records/system-records.js';
-import { assertPasswordAllowed, passwordSecrets } from './password-rules.js';
+import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
 import { liveServiceModel } from './service-models.js';
 
 const reloadDirectory = async (w: WriteContext) => w.ctx.directory.reload();
@@ -34,8 +34,12 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
       if (mode === 'create') prepared.columns.is_sys_admin = admin ? 1 : 0;
       if (typeof record.password === 'string') {
         assertPasswordAllowed(ctx, record.password, 'password');
-        Object.assign(prepared.secrets, await passwordSecrets(ctx, record.password));
+        // A new account has no sessions to end.
+        if (mode === 'create') prepared.secrets.password = await hashPassword(record.password);
+        else Object.assign(prepared.secrets, await passwordSecrets(ctx, record.password));
       }
+      // Deactivating ends the account's sessions for good: reactivating does not bring them back.
+      if (mode === 'update' && (record.is_active === false || record.is_active === 0)) prepared.secrets.tokens_valid_after = sessionCutoff(ctx);
     },
     async check(w, verb, keys) {
       const self = w.call.auth.user?.id;

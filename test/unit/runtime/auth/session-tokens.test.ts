@@ -24,4 +24,10 @@ describe('session tokens', () => {
     expect(() => createSessionTokens('t'.repeat(64), clock).verify(token)).toThrow(/Invalid token/);
     expect(() => tokens.verify('not-a-token')).toThrow(/Invalid token/);
   });
+
+  it("issues no token before the user's cut-off, keeping the lifetime", () => {
+    const now = clock.time / 1000;
+    expect(tokens.issue(7, 60, now + 2).claims).toMatchObject({ iat: now + 2, exp: now + 2 + 3600 });
+    expect(tokens.issue(7, 60, now - 5).claims).toMatchObject({ iat: now, exp: now + 3600 });
+  });
 });
