@@ -5,7 +5,10 @@
  * and cold start. See README.md beside this file.
  *
  *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 5] [--connections 32]
- *                    [--only list,get,insert,patch,start]
+ *                    [--only list,get,insert,patch,start] [--profile]
+ *
+ * --profile: instead of the comparison, runs Portico alone under `node --cpu-prof` for each
+ * request and prints where a request's CPU time goes (profile-summary.ts).
  *
  * PostgreSQL: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test) names a
  * database on the server where the benchmark may create and drop its own databases.
@@ -22,6 +25,7 @@ import pg from 'pg';
 import { buildPlatform } from '../generator/pipeline.js';
 import { createPostgresData, createSqliteData } from './bench-data.js';
 import { SCENARIOS, startLoad, type Scenario } from './load.js';
+import { summariseProfile } from './profile-summary.js';
 import { cpuSeconds, listeningProcess, machineCpu, ownCpuSeconds, rssMb } from './proc-stats.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,6 +36,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
     only: { type: 'string', default: 'list,get,insert,patch,start' },
+    profile: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(args.duration);
@@ -139,6 +144,8 @@ async function preparePortico(work: string, service: string[]): Promise<{ launch
   const launch = readmeLaunch(path.join(work, 'server'), {});
   const first = await start({ ...launch, env: { PORTICO_ADMIN_EMAIL: ADMIN, PORTICO_ADMIN_PASSWORD: PASSWORD } });
   try {
+    // The server prints its key just after it starts listening.
+    while (!/admin app API key: [0-9a-f]{64}/.test(first.output)) await sleep(10);
     const apiKey = /admin app API key: ([0-9a-f]{64})/.exec(first.output)![1];
     const login = await fetch(`${first.url}/api/v2/system/admin/session`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
@@ -245,6 +252,38 @@ async function measure(setup: Setup, contestant: Contestant, scenario: Scenario,
   };
 }
 
+/** Portico alone under the CPU profiler, one fresh server per request: CPU per request by stage. */
+async function profile(setup: Setup): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-profile-'));
+  const portico = setup.contestants[0];
+  const lines = [`${setup.label}: Portico's CPU per request by stage (us), ${seconds}s under load after a warm-up`];
+  try {
+    for (const scenario of scenarios) {
+      const profiles = path.join(dir, scenario.name);
+      // --cpu-prof is refused in NODE_OPTIONS: node runs the README's entry file itself.
+      const entry = portico.launch.args[portico.launch.args.length - 1];
+      const launch = { ...portico.launch, command: process.execPath, args: [`--cpu-prof`, `--cpu-prof-dir=${profiles}`, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry] };
+      portico.server = await start(launch, setup.probe);
+      await startLoad(portico.server.url, scenario, setup.headers, { connections, seconds: Math.min(2, seconds), dir }).done;
+      const run = await startLoad(portico.server.url, scenario, setup.headers, { connections, seconds, dir }).done;
+      const pid = portico.server.pid;
+      await portico.server.stop();
+      portico.server = undefined;
+      const file = fs.readdirSync(profiles).find((name) => name.includes(`.${pid}.`));
+      if (!file) throw new Error(`No profile of process ${pid} in ${profiles}`);
+      const stages = summariseProfile(path.join(profiles, file), seconds * 1000);
+      const total = stages.reduce((sum, s) => sum + s.ms, 0);
+      lines.push(`${scenario.name} (${run.rps.toFixed(0)} req/s): total ${((total / run.requests) * 1000).toFixed(0)} us; ` +
+        stages.map((s) => `${s.stage} ${((s.ms / run.requests) * 1000).toFixed(1)}`).join(', '));
+    }
+  } finally {
+    await portico.server?.stop();
+    await setup.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(lines.join('\n') + '\n');
+}
+
 async function run(setup: Setup): Promise<void> {
   const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-bench-'));
   const lines: string[] = [];
@@ -322,7 +361,8 @@ async function run(setup: Setup): Promise<void> {
 execFileSync('bash', [path.join(root, 'bench/setup.sh')], { stdio: 'inherit' });
 const databases = args.database === 'both' ? ['sqlite', 'postgres'] : [args.database];
 for (const database of databases) {
-  if (database === 'sqlite') await run(await sqliteSetup());
-  else if (database === 'postgres') await run(await postgresSetup());
+  const go = args.profile ? profile : run;
+  if (database === 'sqlite') await go(await sqliteSetup());
+  else if (database === 'postgres') await go(await postgresSetup());
   else throw new Error(`Unknown --database '${database}': use sqlite, postgres or both.`);
 }
