@@ -1,16 +1,15 @@
 /**
  * The `soap` service kind: at build time it reads the WSDL into the service model (operations,
  * message schemas, endpoints); at run time it serves the model, reading the WSDL itself when the
- * model has no operations (a service created through the API).
+ * model has no operations (a service created through the API). The SOAP client, the WSDL reader
+ * and the XML code load when a SOAP service is first introspected or opened.
  */
 import { InternalServerError, PorticoError } from '../../core/errors.js';
 import type { ServiceModel, SoapServiceModel } from '../../model/platform-model.js';
 import type { RuntimeContext, ServiceKind } from '../service-kind.js';
-import { readSoapModel } from './soap-contract.js';
 import { soapConfigSchema } from './soap-config-schema.js';
 import { soapOptions } from './soap-config.js';
-import { SoapServiceHandler } from './soap-handler.js';
-import { SoapTransport } from './soap-transport.js';
+import type { SoapServiceHandler } from './soap-handler.js';
 
 export const soapKind: ServiceKind = {
   type: 'soap',
@@ -21,6 +20,7 @@ export const soapKind: ServiceKind = {
 
   async introspect(service: ServiceModel, ctx: RuntimeContext): Promise<SoapServiceModel> {
     const config = ctx.resolveEnv(service.config);
+    const [{ SoapTransport }, { readSoapModel }] = await Promise.all([import('./soap-transport.js'), import('./soap-contract.js')]);
     const transport = new SoapTransport(soapOptions(config, ctx.baseDir));
     try {
       return await readSoapModel(service, config.wsdl, ctx.baseDir, transport);
@@ -30,6 +30,7 @@ export const soapKind: ServiceKind = {
   },
 
   async open(service: ServiceModel, ctx: RuntimeContext): Promise<SoapServiceHandler> {
+    const { SoapServiceHandler } = await import('./soap-handler.js');
     try {
       return new SoapServiceHandler(service, ctx);
     } catch (error) {

@@ -1,4 +1,4 @@
-/** Turns a SQL kind definition (dialect + connect) into a ServiceKind: build-time introspection and serving. */
+/** Turns a SQL kind definition into a ServiceKind: build-time introspection and serving, loading the dialect on first use. */
 import type { DatabaseSchema, ServiceModel, SqlServiceModel } from '../../model/platform-model.js';
 import type { RuntimeContext, ServiceHandler, ServiceKind } from '../service-kind.js';
 import type { SqlDialectModule, SqlKindDefinition } from './dialects/sql-dialect.js';
@@ -15,7 +15,8 @@ function sqlModel(service: ServiceModel, dialect: SqlDialectModule, schema: Data
 }
 
 export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind {
-  const { dialect } = definition;
+  let loading: ReturnType<SqlKindDefinition['load']> | undefined;
+  const load = () => (loading ??= definition.load());
   return {
     type: definition.type,
     label: definition.label,
@@ -25,7 +26,8 @@ export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind
 
     async introspect(service: ServiceModel, ctx: RuntimeContext): Promise<SqlServiceModel> {
       const config = ctx.resolveEnv(service.config);
-      const connection = await definition.connect(config, ctx);
+      const { dialect, connect } = await load();
+      const connection = await connect(config, ctx);
       try {
         return sqlModel(service, dialect, await readDatabaseSchema(connection.db, dialect, sqlServiceOptions(config).keepCase));
       } finally {
@@ -36,7 +38,8 @@ export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind
     async open(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceHandler> {
       const config = ctx.resolveEnv(service.config);
       const options = sqlServiceOptions(config);
-      const connection = await definition.connect(config, ctx);
+      const { dialect, connect } = await load();
+      const connection = await connect(config, ctx);
       try {
         // A model from the generator carries the schema; services created at run time are read live.
         const schema = service.kind === 'sql' && service.schema.tables.length > 0

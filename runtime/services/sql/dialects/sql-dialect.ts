@@ -77,13 +77,21 @@ export interface SqlDialectModule {
   translateError(error: unknown, table: TableModel | null): PorticoError | null;
 }
 
-/** A SQL service kind: a dialect plus how a service config becomes a connection. */
+/** What a SQL kind loads when a service of it first opens: its dialect and driver. */
+export interface SqlKindImplementation {
+  dialect: SqlDialectModule;
+  /** Opens (and, where configured, creates and seeds) the service's database. */
+  connect(config: Record<string, unknown>, ctx: RuntimeContext): Promise<SqlConnection>;
+}
+
+/**
+ * A SQL service kind: what describes it (listed and validated without loading a driver) and how
+ * its implementation loads, so that a server loads only the drivers its services use.
+ */
 export interface SqlKindDefinition {
   type: string;
   label: string;
   description: string;
   configSchema: Record<string, unknown>;
-  dialect: SqlDialectModule;
-  /** Opens (and, where configured, creates and seeds) the service's database. */
-  connect(config: Record<string, unknown>, ctx: RuntimeContext): Promise<SqlConnection>;
+  load(): Promise<SqlKindImplementation>;
 }

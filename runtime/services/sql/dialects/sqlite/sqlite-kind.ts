@@ -6,8 +6,6 @@ import type { RuntimeContext } from '../../../service-kind.js';
 import { readSeedDirectory, seedTables } from '../../schema/seed-tables.js';
 import { sqlConfigProperties } from '../../sql-config.js';
 import type { SqlConnection, SqlKindDefinition } from '../sql-dialect.js';
-import { openSqliteDatabase, sqliteDialect } from './sqlite-dialect.js';
-import { seedDatabase } from './sqlite-seed.js';
 
 const configSchema = {
   type: 'object',
@@ -31,6 +29,7 @@ const configSchema = {
 };
 
 async function connect(config: Record<string, unknown>, ctx: RuntimeContext): Promise<SqlConnection> {
+  const [{ openSqliteDatabase, sqliteDialect }, { seedDatabase }] = await Promise.all([import('./sqlite-dialect.js'), import('./sqlite-seed.js')]);
   if (typeof config.database !== 'string' || config.database === '') {
     throw new InternalServerError('SQLite service config needs \'database\': a file path or \':memory:\'.');
   }
@@ -56,6 +55,8 @@ export const sqliteKind: SqlKindDefinition = {
   label: 'SQLite',
   description: 'A SQLite database file: tables, records and schema.',
   configSchema,
-  dialect: sqliteDialect,
-  connect,
+  async load() {
+    const { sqliteDialect } = await import('./sqlite-dialect.js');
+    return { dialect: sqliteDialect, connect };
+  },
 };
