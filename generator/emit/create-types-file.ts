@@ -1,11 +1,16 @@
 /**
- * `services/<name>/types.ts`: a record interface per table (`Contact`), an insert interface per
- * table (`ContactInsert`: columns the database fills in are optional), and the maps `Tables` and
- * `TableInserts` keyed by table name, for hooks and clients.
+ * `services/<name>/types.ts`: per table a record interface (`Contact`, as reads return it), an
+ * insert interface (`ContactInsert`: what a create may send, optional where the database fills
+ * in a value) and an update interface (`ContactUpdate`: any writable column), and the maps
+ * `Tables`, `TableInserts` and `TableUpdates` keyed by table name, for hooks and clients. The
+ * types agree with the OpenAPI record schemas (runtime/openapi/record-schemas.ts): both follow
+ * runtime/model/field-rules.ts.
  */
 import { StructureKind, type InterfaceDeclarationStructure, type PropertySignatureStructure } from 'ts-morph';
+import { isBigInteger, isRequiredOnCreate, isServerFilled } from '../../runtime/model/field-rules.js';
 import type { AbstractType, FieldModel, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../runtime/openapi/names.js';
+import { nativeTypeInfo } from '../../runtime/services/sql/schema/native-types.js';
 import { docText, printTypeScript, propertyKey } from './typescript-printer.js';
 
 /** TypeScript type of a value as the API returns it (matches runtime/openapi/record-schemas.ts). */
@@ -19,9 +24,20 @@ const TS_TYPE: Record<AbstractType, string> = {
   array: 'unknown[]',
 };
 
-/** Columns the server or the database fills in when a create leaves them out. */
-function isFilledOnCreate(field: FieldModel): boolean {
-  return field.allowNull || field.default !== null || field.autoIncrement || /_on_(create|update)$/.test(field.type);
+/** TypeScript type of a column's non-null value. */
+function valueType(field: FieldModel): string {
+  // An enumerated column takes one of its values.
+  if (field.picklist !== undefined && field.picklist.length > 0) return field.picklist.map((value) => JSON.stringify(value)).join(' | ');
+  // 64-bit integers beyond 2^53 travel as strings of digits.
+  if (isBigInteger(field)) return 'number | string';
+  if (field.type === 'array') {
+    const element = field.dbType.trim().replace(/\[\]$/, '');
+    const info = nativeTypeInfo(element);
+    if (element === field.dbType.trim() || info.type === 'array') return 'unknown[]';
+    const inner = valueType({ ...field, type: info.type, dbType: element, picklist: undefined });
+    return inner.includes(' ') ? `Array<${inner}>` : `${inner}[]`;
+  }
+  return TS_TYPE[field.type];
 }
 
 function fieldDoc(field: FieldModel, table: TableModel): string {
@@ -37,8 +53,7 @@ function fieldDoc(field: FieldModel, table: TableModel): string {
 }
 
 function property(field: FieldModel, table: TableModel, optional: boolean): PropertySignatureStructure {
-  // An enumerated column takes one of its values.
-  const type = field.picklist !== undefined && field.picklist.length > 0 ? field.picklist.map((value) => JSON.stringify(value)).join(' | ') : TS_TYPE[field.type];
+  const type = valueType(field);
   return {
     kind: StructureKind.PropertySignature,
     name: propertyKey(field.name),
@@ -60,22 +75,27 @@ function mapInterface(name: string, docs: string, entries: Array<[string, string
 const GLOBAL_TYPE_NAMES = ['Array', 'BigInt', 'Boolean', 'Date', 'Error', 'Function', 'Map', 'Number', 'Object', 'Omit', 'Partial', 'Pick', 'Promise', 'Readonly', 'Record', 'RegExp', 'Set', 'String', 'Symbol'];
 
 export function createTypesFile(service: SqlServiceModel): string {
-  const name = uniqueNamer(['Tables', 'TableInserts', ...GLOBAL_TYPE_NAMES]);
+  const name = uniqueNamer(['Tables', 'TableInserts', 'TableUpdates', ...GLOBAL_TYPE_NAMES]);
   const tables = service.schema.tables.map((table) => {
     const base = pascalCase(table.name);
     const record = name(/^[A-Za-z]/.test(base) ? base : `Table${base}`);
-    return { table, record, insert: table.isView ? null : name(`${record}Insert`) };
+    return { table, record, insert: table.isView ? null : name(`${record}Insert`), update: table.isView ? null : name(`${record}Update`) };
   });
-  const statements = tables.flatMap(({ table, record, insert }) => {
+  const statements = tables.flatMap(({ table, record, insert, update }) => {
     const kind = table.isView ? 'view' : 'table';
     const description = table.description ? ` ${table.description}` : '';
     const declarations = [
       tableInterface(record, `A record of the ${kind} \`${table.name}\` as the API returns it.${description}`, table.fields.map((field) => property(field, table, false))),
     ];
+    // Columns the server fills in itself are left out of writes: it ignores values sent for them.
+    const writable = table.fields.filter((field) => !isServerFilled(field));
     if (insert !== null) {
       declarations.push(
-        tableInterface(insert, `A new record of the table \`${table.name}\`: columns the database can fill in are optional.`, table.fields.map((field) => property(field, table, isFilledOnCreate(field)))),
+        tableInterface(insert, `A new record of the table \`${table.name}\`: columns the database can fill in are optional.`, writable.map((field) => property(field, table, !isRequiredOnCreate(field)))),
       );
+    }
+    if (update !== null) {
+      declarations.push(tableInterface(update, `Changed fields of a record of the table \`${table.name}\`.`, writable.map((field) => property(field, table, true))));
     }
     return declarations;
   });
@@ -83,5 +103,6 @@ export function createTypesFile(service: SqlServiceModel): string {
     ...statements,
     mapInterface('Tables', `Record types of the \`${service.name}\` service, by table name.`, tables.map(({ table, record }) => [table.name, record])),
     mapInterface('TableInserts', `Insert types of the \`${service.name}\` service, by table name.`, tables.flatMap(({ table, insert }) => (insert === null ? [] : [[table.name, insert] as [string, string]]))),
+    mapInterface('TableUpdates', `Update types of the \`${service.name}\` service, by table name.`, tables.flatMap(({ table, update }) => (update === null ? [] : [[table.name, update] as [string, string]]))),
   ]);
 }

@@ -1,8 +1,9 @@
 /**
- * Puts the components of several fragments (and the shared ones) into one document: a name two
- * fragments define differently, or a fragment defines unlike the shared component, is given the
- * service prefix (`db.contact`) in that fragment, with its `$ref`s rewritten. Equal definitions
- * collapse into one.
+ * Puts the components of several fragments (and the shared ones) into one document. In a
+ * service's own document a component the fragment defines unlike the shared one gets the service
+ * prefix (`db.Metadata`); in the combined document every component of a fragment that is not a
+ * shared one gets it (`db.contact`), so that its name never depends on what other services hold.
+ * `$ref`s are rewritten with each rename; equal definitions collapse into one.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ComponentsObject } from 'openapi3-ts/oas30';
@@ -89,8 +90,24 @@ function reachable(roots: unknown, components: ComponentsObject): Set<string> {
   return found;
 }
 
-/** Union of the shared components and the fragments' (renamed in place where they clash). */
-export function mergeComponents(shared: ComponentsObject, fragments: NamedFragment[]): ComponentsObject {
+/** Gives every component of each fragment that is not a shared one (same name, same definition) the fragment's service prefix. */
+function namespaceComponents(shared: ComponentsObject, fragments: NamedFragment[]): void {
+  for (const { service, fragment } of fragments) {
+    const renames = (Object.keys(fragment.components) as Section[]).flatMap((section) =>
+      Object.entries(sectionOf(fragment.components, section))
+        .filter(([name, value]) => !isDeepStrictEqual(value, sectionOf(shared, section)[name]))
+        .map(([name]) => [section, name] as const),
+    );
+    for (const [section, name] of renames) renameComponent(fragment, section, name, `${service}.${name}`);
+  }
+}
+
+/**
+ * Union of the shared components and the fragments' (renamed in place: where they clash, or
+ * with `namespace` every component that is not shared).
+ */
+export function mergeComponents(shared: ComponentsObject, fragments: NamedFragment[], options: { namespace?: boolean } = {}): ComponentsObject {
+  if (options.namespace) namespaceComponents(shared, fragments);
   resolveClashes(shared, fragments);
   const merged: ComponentsObject = {};
   for (const components of [shared, ...fragments.map((f) => f.fragment.components)]) {

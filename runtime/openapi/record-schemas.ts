@@ -1,11 +1,14 @@
 /**
  * JSON Schemas of table records, built from the model. One schema serves both Fastify (ajv
  * validation, fast-json-stringify serialisation) and OpenAPI 3.0, so it uses only keywords both
- * understand: `nullable` with a single `type`, `readOnly`, `maxLength`, `description`; no
+ * understand: `nullable` with a single `type` (or on each `anyOf` branch), `readOnly`, `maxLength`,
+ * `description`, `required` on documented records only; no
  * `format` (SQL date strings such as `2024-01-31 10:00:00` are not RFC 3339) and no `default`
  * (ajv's useDefaults would fill defaults into partial updates).
  */
+import { isBigInteger, isGenerated, isRequiredOnCreate, isServerFilled } from '../model/field-rules.js';
 import type { AbstractType, FieldModel, TableModel } from '../model/platform-model.js';
+import { nativeTypeInfo } from '../services/sql/schema/native-types.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -45,32 +48,82 @@ const JSON_TYPE: Record<AbstractType, JsonSchema> = {
   array: { type: 'array', items: {} },
 };
 
-/** Types the server fills in itself (reference: timestamps and user ids on create/update). */
-const SERVER_FILLED = new Set<AbstractType>(['timestamp_on_create', 'timestamp_on_update', 'user_id_on_create', 'user_id_on_update']);
+/** JSON Schema of an array column's element: a PostgreSQL `text[]` holds strings. */
+function elementSchema(field: FieldModel): JsonSchema {
+  const element = field.dbType.trim().replace(/\[\]$/, '');
+  if (element === field.dbType.trim()) return {};
+  const info = nativeTypeInfo(element);
+  return info.type === 'array' ? {} : valueSchema({ ...field, type: info.type, dbType: element, length: info.length, picklist: undefined });
+}
+
+/** The type keywords of a column's non-null value. */
+function valueSchema(field: FieldModel): JsonSchema {
+  if (isBigInteger(field)) return { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] };
+  if (field.type === 'array') return { type: 'array', items: elementSchema(field) };
+  return { ...JSON_TYPE[field.type] };
+}
 
 /** JSON Schema of one column's value. */
 export function fieldJsonSchema(field: FieldModel): JsonSchema {
-  const schema: JsonSchema = { ...JSON_TYPE[field.type] };
-  if (field.dbType !== '') schema.description = field.dbType;
+  const schema = valueSchema(field);
+  if (field.dbType !== '') schema.description = isBigInteger(field) ? `${field.dbType}: a number, or a string beyond 2^53` : field.dbType;
   if (field.type === 'string' && field.length !== null && field.length > 0) schema.maxLength = field.length;
-  // `nullable` needs a `type` (ajv refuses it alone); untyped json already admits null.
+  // `nullable` needs a `type` (ajv refuses it alone): with anyOf each branch carries it; untyped json already admits null.
   if (field.allowNull && schema.type !== undefined) schema.nullable = true;
+  if (field.allowNull && Array.isArray(schema.anyOf)) schema.anyOf = (schema.anyOf as JsonSchema[]).map((branch) => ({ ...branch, nullable: true }));
   // An enumerated column's values (null among them when it may be null, as OpenAPI 3.0 wants).
   if (field.picklist !== undefined && field.picklist.length > 0) schema.enum = field.allowNull ? [...field.picklist, null] : [...field.picklist];
-  if (field.autoIncrement || SERVER_FILLED.has(field.type)) schema.readOnly = true;
+  if (isGenerated(field) || isServerFilled(field)) schema.readOnly = true;
   return schema;
 }
 
 /**
- * JSON Schema of a table's record as reads return it: every column typed, none required
- * (`fields` selects some), other members allowed (`related` embeds related records under
- * `{table}_by_{field}`, `group` adds aggregate aliases).
+ * JSON Schema of a table's record as reads return it: every column typed, other members allowed
+ * (`related` embeds related records under `{table}_by_{field}`, `group` adds aggregate aliases).
+ * With `required`, as documented (every column is present in a full record); without, as the
+ * route serialiser takes it (`fields` may select some, and fast-json-stringify refuses a
+ * record that lacks a required member).
  */
-export function recordJsonSchema(table: TableModel): JsonSchema {
+export function recordJsonSchema(table: TableModel, options: { required?: boolean } = {}): JsonSchema {
   return {
     type: 'object',
     title: table.name,
     properties: Object.fromEntries(table.fields.map((field) => [field.name, fieldJsonSchema(field)])),
+    ...(options.required && table.fields.length > 0 ? { required: table.fields.map((field) => field.name) } : {}),
+    additionalProperties: true,
+  };
+}
+
+/** Columns a client may write: not those the server fills in (it ignores values sent for them). */
+function writableFields(table: TableModel): FieldModel[] {
+  return table.fields.filter((field) => !isServerFilled(field));
+}
+
+/** A writable column's schema in a request: what the server fills is no longer read-only here. */
+function writableSchema(field: FieldModel): JsonSchema {
+  const { readOnly: _readOnly, ...schema } = fieldJsonSchema(field);
+  return schema;
+}
+
+/** JSON Schema of a new record: the columns a create must give are required; related records may be nested. */
+export function insertJsonSchema(table: TableModel): JsonSchema {
+  const fields = writableFields(table);
+  const required = fields.filter(isRequiredOnCreate).map((field) => field.name);
+  return {
+    type: 'object',
+    title: `${table.name} (create)`,
+    properties: Object.fromEntries(fields.map((field) => [field.name, writableSchema(field)])),
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: true,
+  };
+}
+
+/** JSON Schema of a partial update: any writable column, none required. */
+export function updateJsonSchema(table: TableModel): JsonSchema {
+  return {
+    type: 'object',
+    title: `${table.name} (update)`,
+    properties: Object.fromEntries(writableFields(table).map((field) => [field.name, writableSchema(field)])),
     additionalProperties: true,
   };
 }

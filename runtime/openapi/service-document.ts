@@ -61,7 +61,8 @@ function namedCopies(entries: Array<{ service: ServiceDocInfo; fragment: OpenApi
 /** Assembles a document; `paths` maps each fragment's path to its path in the document. */
 function document(info: InfoObject, serverUrl: string, fragments: NamedFragment[], services: Map<string, ServiceDocInfo>, pathOf: (service: string, path: string) => string): OpenAPIObject {
   const shared = sharedComponents();
-  const components = mergeComponents(shared, fragments);
+  // The combined document namespaces each service's components, so their names are stable.
+  const components = mergeComponents(shared, fragments, { namespace: services.size > 1 });
   const paths: PathsObject = {};
   for (const { service, fragment } of fragments) {
     for (const [path, item] of Object.entries(fragment.paths)) paths[pathOf(service, path)] = decorate(item, service);
@@ -86,7 +87,7 @@ export function serviceDocument(service: ServiceDocInfo, fragment: OpenApiFragme
 
 /**
  * The combined document of several services: paths prefixed with `/{service}` (the root becomes
- * `/{service}`), one tag per service, components merged (clashing names get the service prefix),
+ * `/{service}`), one tag per service, components merged (each service's under its prefix),
  * duplicate operationIds made unique with a numeric suffix.
  */
 export function combinedDocument(entries: Array<{ service: ServiceDocInfo; fragment: OpenApiFragment }>, info: InfoObject): OpenAPIObject {

@@ -4,7 +4,7 @@ import type { SqlServiceModel } from '../model/platform-model.js';
 import type { OpenApiFragment } from './fragment.js';
 import { jsonOperation } from './operation-builder.js';
 import { pascalCase, uniqueNamer } from './names.js';
-import { recordJsonSchema } from './record-schemas.js';
+import { insertJsonSchema, recordJsonSchema, updateJsonSchema } from './record-schemas.js';
 import { routinePaths, routineSchemas } from './routine-paths.js';
 import { schemaPaths, tableSchemaSchemas } from './schema-paths.js';
 import { componentRef, sharedComponents } from './shared-components.js';
@@ -36,8 +36,9 @@ function componentName(table: string): string {
  * OpenAPI paths (relative to the service) and components of a SQL database service: `/`,
  * `/_table`, `/_table/{table_name}[/{id}]`, `/_schema[/{table_name}]`, routines when the database
  * has some, and a typed `/_table/<table>[/{id}]` pair per table whose schemas reference the
- * table's record component (named after the table). Shared components are referenced, not
- * included (see shared-components.ts).
+ * table's components: `<table>` (a record as read, every column required), `<table>.insert` (a
+ * new record: required where the database needs a value) and `<table>.update` (changed fields).
+ * Shared components are referenced, not included (see shared-components.ts).
  */
 export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
   const serviceLabel = pascalCase(service.name) || 'Service';
@@ -62,9 +63,16 @@ export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
   const recordComponent = uniqueNamer([...Object.keys(schemas), ...Object.keys(sharedComponents().schemas ?? {})]);
   const tableLabel = uniqueNamer(['Table']);
   for (const table of tables) {
-    const name = recordComponent(componentName(table.name));
-    schemas[name] = recordJsonSchema(table) as SchemaObject;
-    Object.assign(paths, typedTablePaths(serviceLabel, tableLabel(pascalCase(table.name) || 'Table'), table, name));
+    const record = recordComponent(componentName(table.name));
+    schemas[record] = recordJsonSchema(table, { required: true }) as SchemaObject;
+    // Views are read-only: only their record is documented.
+    const insert = table.isView ? record : recordComponent(`${record}.insert`);
+    const update = table.isView ? record : recordComponent(`${record}.update`);
+    if (!table.isView) {
+      schemas[insert] = insertJsonSchema(table) as SchemaObject;
+      schemas[update] = updateJsonSchema(table) as SchemaObject;
+    }
+    Object.assign(paths, typedTablePaths(serviceLabel, tableLabel(pascalCase(table.name) || 'Table'), table, { record, insert, update }));
   }
   return { paths, components: { schemas } };
 }

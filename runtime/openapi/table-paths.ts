@@ -11,9 +11,13 @@ import { componentRef, parameterRefs } from './shared-components.js';
 /** The schemas one pair of table paths uses. */
 interface RecordSchemas {
   record: SchemaObject | ReferenceObject;
-  recordRequest: SchemaObject | ReferenceObject;
   records: SchemaObject | ReferenceObject;
-  recordsRequest: SchemaObject | ReferenceObject;
+  /** A new (or wholly replaced) record, and the `{"resource": [...]}` of several. */
+  insert: SchemaObject | ReferenceObject;
+  inserts: SchemaObject | ReferenceObject;
+  /** Changed fields of a record, and the `{"resource": [...]}` of several. */
+  update: SchemaObject | ReferenceObject;
+  updates: SchemaObject | ReferenceObject;
 }
 
 interface TablePathsInput {
@@ -56,12 +60,13 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
     }),
   };
   if (readOnly) return [list, one];
-  const recordsBody = { description: 'Records: `{"resource": [...]}` or a bare array.', schema: schemas.recordsRequest };
+  const insertsBody = { description: 'Records: `{"resource": [...]}` or a bare array.', schema: schemas.inserts };
+  const updatesBody = { description: 'Records with their identifiers: `{"resource": [...]}` or a bare array.', schema: schemas.updates };
   list.post = jsonOperation({
     operationId: id('create', true),
     summary: `Create records in ${tableText}.`,
     parameters: WRITE_PARAMETERS,
-    body: recordsBody,
+    body: insertsBody,
     response: { description: written, schema: schemas.records },
   });
   list.put = jsonOperation({
@@ -69,7 +74,7 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
     summary: `Replace records of ${tableText}.`,
     description: 'Records carry their identifiers; with `ids` or `filter` the first record is applied to every match.',
     parameters: BATCH_PARAMETERS,
-    body: recordsBody,
+    body: insertsBody,
     response: { description: written, schema: schemas.records },
   });
   list.patch = jsonOperation({
@@ -77,7 +82,7 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
     summary: `Update fields of records of ${tableText}.`,
     description: 'Only the given fields change. Records carry their identifiers; with `ids` or `filter` the first record is applied to every match.',
     parameters: BATCH_PARAMETERS,
-    body: recordsBody,
+    body: updatesBody,
     response: { description: written, schema: schemas.records },
   });
   list.delete = jsonOperation({
@@ -87,19 +92,20 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
     parameters: BATCH_PARAMETERS,
     response: { description: written, schema: schemas.records },
   });
-  const recordBody = { description: 'Fields of the record.', schema: schemas.recordRequest };
+  const replaceBody = { description: 'Fields of the record.', schema: schemas.insert };
+  const updateBody = { description: 'The fields to change.', schema: schemas.update };
   one.put = jsonOperation({
     operationId: id('replace', false),
     summary: `Replace one record of ${tableText}.`,
     parameters: RECORD_PARAMETERS,
-    body: recordBody,
+    body: replaceBody,
     response: { description: written, schema: schemas.record },
   });
   one.patch = jsonOperation({
     operationId: id('update', false),
     summary: `Update fields of one record of ${tableText}.`,
     parameters: RECORD_PARAMETERS,
-    body: recordBody,
+    body: updateBody,
     response: { description: written, schema: schemas.record },
   });
   one.delete = jsonOperation({
@@ -119,9 +125,11 @@ export function genericTablePaths(service: string): Record<string, PathItemObjec
     tableText: 'a table',
     schemas: {
       record: componentRef('schemas', 'RecordResponse'),
-      recordRequest: componentRef('schemas', 'RecordRequest'),
       records: componentRef('schemas', 'RecordsResponse'),
-      recordsRequest: componentRef('schemas', 'RecordsRequest'),
+      insert: componentRef('schemas', 'RecordRequest'),
+      inserts: componentRef('schemas', 'RecordsRequest'),
+      update: componentRef('schemas', 'RecordRequest'),
+      updates: componentRef('schemas', 'RecordsRequest'),
     },
     readOnly: false,
   });
@@ -140,21 +148,32 @@ export function genericTablePaths(service: string): Record<string, PathItemObjec
   };
 }
 
-/** `/_table/<name>` and `/_table/<name>/{id}` of one table, typed by its record component. */
-export function typedTablePaths(service: string, label: string, table: TableModel, recordComponent: string): Record<string, PathItemObject> {
-  const record = componentRef('schemas', recordComponent);
+/** Component names of one table's record, new record and partial update. */
+export interface TableComponents {
+  record: string;
+  insert: string;
+  update: string;
+}
+
+/** `/_table/<name>` and `/_table/<name>/{id}` of one table, typed by its components. */
+export function typedTablePaths(service: string, label: string, table: TableModel, components: TableComponents): Record<string, PathItemObject> {
+  const [record, insert, update] = [components.record, components.insert, components.update].map((name) => componentRef('schemas', name));
+  const resource = (items: ReferenceObject): SchemaObject => ({ type: 'object', required: ['resource'], properties: { resource: { type: 'array', items } } });
   const [list, one] = tablePathPair({
     service,
     label,
     tableText: `${table.isView ? 'view' : 'table'} '${table.name}'`,
     schemas: {
       record,
-      recordRequest: record,
       records: {
         type: 'object',
+        required: ['resource'],
         properties: { resource: { type: 'array', items: record }, meta: componentRef('schemas', 'Metadata') },
       },
-      recordsRequest: { type: 'object', properties: { resource: { type: 'array', items: record } } },
+      insert,
+      inserts: resource(insert),
+      update,
+      updates: resource(update),
     },
     readOnly: table.isView,
   });

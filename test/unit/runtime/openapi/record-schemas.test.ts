@@ -1,8 +1,9 @@
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import fastJson from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
 import type { FieldModel } from '../../../../runtime/model/platform-model.js';
-import { fieldJsonSchema, recordJsonSchema, tableRouteSchemas } from '../../../../runtime/openapi/record-schemas.js';
+import { fieldJsonSchema, insertJsonSchema, recordJsonSchema, tableRouteSchemas, updateJsonSchema } from '../../../../runtime/openapi/record-schemas.js';
 import { field, table } from '../../../golden/fixtures/model-builders.js';
 import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
 
@@ -22,7 +23,10 @@ describe('fieldJsonSchema', () => {
     ['decimal', { type: 'decimal', dbType: 'numeric(10,2)', allowNull: false }, { type: 'number', description: 'numeric(10,2)' }],
     ['money is text', { type: 'money', dbType: 'money', allowNull: false }, { type: 'string', description: 'money' }],
     ['json admits anything', { type: 'json', dbType: 'json' }, { description: 'json' }],
-    ['array', { type: 'array', dbType: 'text[]', allowNull: false }, { type: 'array', items: {}, description: 'text[]' }],
+    ['array typed by element', { type: 'array', dbType: 'text[]', allowNull: false }, { type: 'array', items: { type: 'string' }, description: 'text[]' }],
+    ['array of an unknown element', { type: 'array', dbType: 'anyarray', allowNull: false }, { type: 'array', items: {}, description: 'anyarray' }],
+    ['bigint: number or digits', { type: 'bigint', dbType: 'bigint', allowNull: false }, { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }], description: 'bigint: a number, or a string beyond 2^53' }],
+    ['bigserial key, nullable branches', { type: 'id', dbType: 'bigint', allowNull: true, autoIncrement: true }, { anyOf: [{ type: 'integer', nullable: true }, { type: 'string', pattern: '^-?[0-9]+$', nullable: true }], description: 'bigint: a number, or a string beyond 2^53', readOnly: true }],
     ['filled on create', { type: 'timestamp_on_create', dbType: 'timestamp', default: { expression: 'CURRENT_TIMESTAMP' } }, { type: 'string', description: 'timestamp', nullable: true, readOnly: true }],
     ['no description without db type', { type: 'integer', dbType: '', allowNull: false }, { type: 'integer' }],
     ['enumerated, nullable', { type: 'string', dbType: 'mood', picklist: ['happy', 'sad'] }, { type: 'string', description: 'mood', nullable: true, enum: ['happy', 'sad', null] }],
@@ -50,4 +54,41 @@ describe('route schemas', () => {
     expect(schema).not.toHaveProperty('required');
   });
 
+  it('serialise a 64-bit key beyond 2^53 without losing a digit, and a safe one as a number', () => {
+    const orders = table('orders', { fields: [field('id', { type: 'id', dbType: 'bigint', allowNull: false, autoIncrement: true }), field('total', { type: 'bigint', dbType: 'bigint' })] });
+    const schema = tableRouteSchemas(orders).record;
+    expect(() => fastifyAjv().compile(schema)).not.toThrow();
+    const serialise = fastJson(schema as unknown as Parameters<typeof fastJson>[0]);
+    expect(serialise({ id: '9007199254740993', total: null })).toBe('{"id":"9007199254740993","total":null}');
+    expect(serialise({ id: 42, total: 7 })).toBe('{"id":42,"total":7}');
+  });
+});
+
+describe('documented record, insert and update schemas', () => {
+  const contact = table('contact', {
+    fields: [
+      field('id', { type: 'id', dbType: 'integer', allowNull: false, autoIncrement: true }),
+      field('first_name', { allowNull: false }),
+      field('nick', {}),
+      field('rank', { type: 'integer', dbType: 'integer', allowNull: false, default: 0 }),
+      field('created', { type: 'timestamp_on_create', dbType: 'timestamp', allowNull: false }),
+    ],
+  });
+
+  it('require every column of a record as read', () => {
+    expect(recordJsonSchema(contact, { required: true }).required).toEqual(['id', 'first_name', 'nick', 'rank', 'created']);
+  });
+
+  it('require on create exactly the columns the database needs a value for, and leave out what the server fills', () => {
+    const insert = insertJsonSchema(contact);
+    expect(insert.required).toEqual(['first_name']);
+    expect(Object.keys(insert.properties as object)).toEqual(['id', 'first_name', 'nick', 'rank']);
+    expect((insert.properties as Record<string, object>).id).not.toHaveProperty('readOnly');
+  });
+
+  it('require nothing on update', () => {
+    const update = updateJsonSchema(contact);
+    expect(update).not.toHaveProperty('required');
+    expect(Object.keys(update.properties as object)).toEqual(['id', 'first_name', 'nick', 'rank']);
+  });
 });

@@ -106,14 +106,18 @@ describe('combinedDocument', () => {
     expect(combinedDocument([...entries].reverse(), { title: 'Quickstart', version: '2.0' })).toEqual(document);
   });
 
-  it('shares equal components and prefixes clashing ones with the service name', () => {
+  it('namespaces every service component with the service name, whatever other services hold', () => {
     const a = sqlService(1, 'a', 'sqlite', [table('contact', { fields: [field('id', {})] })]);
     const b = sqlService(2, 'b', 'sqlite', [table('contact', { fields: [field('name', {})] })]);
     const c = sqlService(3, 'c', 'sqlite', [table('contact', { fields: [field('id', {})] })]);
     const merged = combinedDocument([a, b, c].map((service) => ({ service, fragment: sqlServiceOpenApi(service) })), { title: 'x', version: '2.0' });
     const schemas = merged.components?.schemas ?? {};
     expect(Object.keys(schemas).filter((name) => name.endsWith('contact')).sort()).toEqual(['a.contact', 'b.contact', 'c.contact']);
-    expect(schemas).toHaveProperty('TableSchema');
+    expect(schemas).toHaveProperty(['a.contact.insert']);
+    expect(schemas).toHaveProperty(['a.TableSchema']);
+    // A service alone gets the same names: adding or removing another service renames nothing.
+    const alone = combinedDocument([a, b].map((service) => ({ service, fragment: sqlServiceOpenApi(service) })), { title: 'x', version: '2.0' });
+    expect(Object.keys(alone.components?.schemas ?? {}).filter((name) => name.startsWith('a.'))).toEqual(Object.keys(schemas).filter((name) => name.startsWith('a.')));
     expect(merged.paths['/b/_table/contact/{id}'].get!.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/b.contact' });
     expect(unresolvedRefs(merged)).toEqual([]);
   });
@@ -136,6 +140,6 @@ describe('combinedDocument', () => {
       { title: 'x', version: '2.0' },
     );
     expect([merged.paths['/a/thing'].get!.operationId, merged.paths['/b/thing'].get!.operationId]).toEqual(['getThing', 'getThing2']);
-    expect(Object.keys(merged.components?.schemas ?? {}).sort()).toEqual(['Error', 'Part', 'Thing']);
+    expect(Object.keys(merged.components?.schemas ?? {}).sort()).toEqual(['Error', 'a.Part', 'a.Thing', 'b.Part', 'b.Thing']);
   });
 });

@@ -1,7 +1,7 @@
 import type { OperationObject, PathItemObject } from 'openapi3-ts/oas30';
 import { describe, expect, it } from 'vitest';
 import type { SqlServiceModel } from '../../../../runtime/model/platform-model.js';
-import { recordJsonSchema } from '../../../../runtime/openapi/record-schemas.js';
+import { insertJsonSchema, recordJsonSchema, updateJsonSchema } from '../../../../runtime/openapi/record-schemas.js';
 import { serviceDocument } from '../../../../runtime/openapi/service-document.js';
 import { sqlServiceOpenApi } from '../../../../runtime/openapi/sql-openapi.js';
 import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
@@ -53,10 +53,19 @@ describe('sqlServiceOpenApi', () => {
     expect(refs).toEqual(['fields', 'filter', 'limit', 'offset', 'order', 'include_count', 'count_only', 'ids', 'id_field', 'related', 'group', 'having']);
   });
 
-  it('types table paths with the table\'s record component', () => {
-    expect(fragment.components.schemas?.contact).toEqual(recordJsonSchema(db.schema.tables[0]));
-    const response = fragment.paths['/_table/contact/{id}'].get!.responses['200'];
-    expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/contact' });
+  it('types table paths with the table\'s record, insert and update components', () => {
+    const contact = db.schema.tables[0];
+    expect(fragment.components.schemas?.contact).toEqual(recordJsonSchema(contact, { required: true }));
+    expect(fragment.components.schemas?.['contact.insert']).toEqual(insertJsonSchema(contact));
+    expect(fragment.components.schemas?.['contact.update']).toEqual(updateJsonSchema(contact));
+    const one = fragment.paths['/_table/contact/{id}'];
+    const list = fragment.paths['/_table/contact'];
+    const body = (operation: { requestBody?: unknown } | undefined) => (operation?.requestBody as { content: Record<string, { schema: unknown }> }).content['application/json'].schema;
+    expect(one.get!.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/contact' });
+    expect(body(one.patch)).toEqual({ $ref: '#/components/schemas/contact.update' });
+    expect(body(one.put)).toEqual({ $ref: '#/components/schemas/contact.insert' });
+    expect(body(list.post)).toMatchObject({ properties: { resource: { items: { $ref: '#/components/schemas/contact.insert' } } } });
+    expect(body(list.patch)).toMatchObject({ properties: { resource: { items: { $ref: '#/components/schemas/contact.update' } } } });
   });
 
   it('documents views read-only', () => {

@@ -40,8 +40,26 @@ export interface ContactInsert {
   notes?: string | null;
   /** `tinyint(1)`, default 0 */
   is_favorite?: boolean;
-  /** `timestamp`, default CURRENT_TIMESTAMP */
-  created_date?: string | null;
+}
+
+/** Changed fields of a record of the table `contact`. */
+export interface ContactUpdate {
+  /** `integer`, primary key, auto-increment */
+  id?: number;
+  /** `varchar(40)` */
+  first_name?: string;
+  /** `varchar(40)` */
+  last_name?: string;
+  /** `text` */
+  image_url?: string | null;
+  /** `varchar(18)` */
+  twitter?: string | null;
+  /** `varchar(255)` */
+  skype?: string | null;
+  /** `text` */
+  notes?: string | null;
+  /** `tinyint(1)`, default 0 */
+  is_favorite?: boolean;
 }
 
 /** A record of the table `contact_group` as the API returns it. */
@@ -58,6 +76,14 @@ export interface ContactGroupInsert {
   id?: number;
   /** `varchar(128)`, unique */
   name: string;
+}
+
+/** Changed fields of a record of the table `contact_group`. */
+export interface ContactGroupUpdate {
+  /** `integer`, primary key, auto-increment */
+  id?: number;
+  /** `varchar(128)`, unique */
+  name?: string;
 }
 
 /** A record of the table `contact_group_relationship` as the API returns it. */
@@ -78,6 +104,16 @@ export interface ContactGroupRelationshipInsert {
   contact_id: number;
   /** `integer`, references contact_group.id */
   contact_group_id: number;
+}
+
+/** Changed fields of a record of the table `contact_group_relationship`. */
+export interface ContactGroupRelationshipUpdate {
+  /** `integer`, primary key, auto-increment */
+  id?: number;
+  /** `integer`, references contact.id */
+  contact_id?: number;
+  /** `integer`, references contact_group.id */
+  contact_group_id?: number;
 }
 
 /** A record of the table `contact_info` as the API returns it. */
@@ -132,6 +168,32 @@ export interface ContactInfoInsert {
   country?: string | null;
 }
 
+/** Changed fields of a record of the table `contact_info`. */
+export interface ContactInfoUpdate {
+  /** `integer`, primary key, auto-increment */
+  id?: number;
+  /** `integer` */
+  ordinal?: number | null;
+  /** `integer`, references contact.id */
+  contact_id?: number;
+  /** `varchar(32)` */
+  info_type?: string;
+  /** `varchar(32)` */
+  phone?: string | null;
+  /** `varchar(255)` */
+  email?: string | null;
+  /** `varchar(255)` */
+  address?: string | null;
+  /** `varchar(64)` */
+  city?: string | null;
+  /** `varchar(64)` */
+  state?: string | null;
+  /** `varchar(16)` */
+  zip?: string | null;
+  /** `varchar(64)` */
+  country?: string | null;
+}
+
 /** A record of the view `contact_summary` as the API returns it. */
 export interface ContactSummary {
   /** `integer` */
@@ -157,4 +219,12 @@ export interface TableInserts {
   contact_group: ContactGroupInsert;
   contact_group_relationship: ContactGroupRelationshipInsert;
   contact_info: ContactInfoInsert;
+}
+
+/** Update types of the `db` service, by table name. */
+export interface TableUpdates {
+  contact: ContactUpdate;
+  contact_group: ContactGroupUpdate;
+  contact_group_relationship: ContactGroupRelationshipUpdate;
+  contact_info: ContactInfoUpdate;
 }

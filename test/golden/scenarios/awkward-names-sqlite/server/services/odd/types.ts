@@ -20,6 +20,16 @@ export interface Table2faCodesInsert {
   expires?: string | null;
 }
 
+/** Changed fields of a record of the table `2fa codes`. */
+export interface Table2faCodesUpdate {
+  /** `varchar(12)`, primary key */
+  code?: string;
+  /** `integer`, primary key */
+  user?: number;
+  /** `datetime` */
+  expires?: string | null;
+}
+
 /** A record of the table `café` as the API returns it. */
 export interface Caf {
   /** `integer`, primary key, auto-increment */
@@ -34,6 +44,18 @@ export interface Caf {
 
 /** A new record of the table `café`: columns the database can fill in are optional. */
 export interface CafInsert {
+  /** `integer`, primary key, auto-increment */
+  id?: number;
+  /** `text` */
+  "crème brûlée"?: string | null;
+  /** `integer` */
+  "größe"?: number | null;
+  /** `varchar(20)` */
+  "名前"?: string | null;
+}
+
+/** Changed fields of a record of the table `café`. */
+export interface CafUpdate {
   /** `integer`, primary key, auto-increment */
   id?: number;
   /** `text` */
@@ -76,6 +98,22 @@ export interface MixedcaseInsert {
   __proto__?: string | null;
 }
 
+/** Changed fields of a record of the table `mixedcase`. */
+export interface MixedcaseUpdate {
+  /** `integer`, primary key, auto-increment */
+  id?: number;
+  /** `text` */
+  camelcase?: string | null;
+  /** `text` */
+  pascalcase?: string | null;
+  /** `text` */
+  snake_case?: string | null;
+  /** `text` */
+  constructor?: string | null;
+  /** `text` */
+  __proto__?: string | null;
+}
+
 /** A record of the table `order lines` as the API returns it. */
 export interface OrderLines {
   /** `integer`, primary key, auto-increment */
@@ -94,6 +132,18 @@ export interface OrderLinesInsert {
   "line id"?: number;
   /** `integer`, references select.id */
   "select id": number;
+  /** `decimal(10, 2)`, default 0 */
+  "unit price"?: number;
+  /** `integer`, default 1 */
+  qty?: number;
+}
+
+/** Changed fields of a record of the table `order lines`. */
+export interface OrderLinesUpdate {
+  /** `integer`, primary key, auto-increment */
+  "line id"?: number;
+  /** `integer`, references select.id */
+  "select id"?: number;
   /** `decimal(10, 2)`, default 0 */
   "unit price"?: number;
   /** `integer`, default 1 */
@@ -124,6 +174,18 @@ export interface SelectInsert {
   order?: number | null;
 }
 
+/** Changed fields of a record of the table `select`. */
+export interface SelectUpdate {
+  /** `integer`, primary key, auto-increment */
+  id?: number;
+  /** `text` */
+  from?: string;
+  /** `integer` */
+  where?: number | null;
+  /** `real`, default 1.5 */
+  order?: number | null;
+}
+
 /** Record types of the `odd` service, by table name. */
 export interface Tables {
   "2fa codes": Table2faCodes;
@@ -140,4 +202,13 @@ export interface TableInserts {
   mixedcase: MixedcaseInsert;
   "order lines": OrderLinesInsert;
   select: SelectInsert;
+}
+
+/** Update types of the `odd` service, by table name. */
+export interface TableUpdates {
+  "2fa codes": Table2faCodesUpdate;
+  "café": CafUpdate;
+  mixedcase: MixedcaseUpdate;
+  "order lines": OrderLinesUpdate;
+  select: SelectUpdate;
 }

@@ -7,3 +7,7 @@ export interface Tables {
 /** Insert types of the `db` service, by table name. */
 export interface TableInserts {
 }
+
+/** Update types of the `db` service, by table name. */
+export interface TableUpdates {
+}

@@ -11,9 +11,17 @@ export const routes: ServiceRoutes = {
         "additionalProperties": true,
         "properties": {
           "id": {
-            "description": "bigint(20)",
-            "readOnly": true,
-            "type": "integer"
+            "anyOf": [
+              {
+                "type": "integer"
+              },
+              {
+                "pattern": "^-?[0-9]+$",
+                "type": "string"
+              }
+            ],
+            "description": "bigint(20): a number, or a string beyond 2^53",
+            "readOnly": true
           },
           "warehouse_id": {
             "description": "int(10) unsigned",

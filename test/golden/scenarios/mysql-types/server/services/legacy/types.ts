@@ -3,7 +3,7 @@
 /** A record of the table `item` as the API returns it. */
 export interface Item {
   /** `bigint(20)`, primary key, auto-increment */
-  id: number;
+  id: number | string;
   /** `int(10) unsigned`, references warehouse.id */
   warehouse_id: number;
   /** `enum('s','m','l','xl')`, default "M" */
@@ -41,7 +41,7 @@ export interface Item {
 /** A new record of the table `item`: columns the database can fill in are optional. */
 export interface ItemInsert {
   /** `bigint(20)`, primary key, auto-increment */
-  id?: number;
+  id?: number | string;
   /** `int(10) unsigned`, references warehouse.id */
   warehouse_id: number;
   /** `enum('s','m','l','xl')`, default "M" */
@@ -66,8 +66,42 @@ export interface ItemInsert {
   checksum?: string | null;
   /** `datetime`, default CURRENT_TIMESTAMP */
   created?: string;
-  /** `timestamp` */
-  updated?: string | null;
+  /** `date` */
+  bought?: string | null;
+  /** `time` */
+  at_time?: string | null;
+  /** `longtext` */
+  doc?: unknown;
+}
+
+/** Changed fields of a record of the table `item`. */
+export interface ItemUpdate {
+  /** `bigint(20)`, primary key, auto-increment */
+  id?: number | string;
+  /** `int(10) unsigned`, references warehouse.id */
+  warehouse_id?: number;
+  /** `enum('s','m','l','xl')`, default "M" */
+  size?: "S" | "M" | "L" | "XL";
+  /** `set('fragile','cold','heavy')` */
+  flags?: string | null;
+  /** `decimal(12,4)` */
+  price?: number;
+  /** `double` */
+  ratio?: number | null;
+  /** `float` */
+  score?: number | null;
+  /** `mediumint(9)` */
+  counter?: number | null;
+  /** `tinyint(4)` */
+  tiny?: number | null;
+  /** `mediumtext` */
+  notes?: string | null;
+  /** `blob` */
+  picture?: string | null;
+  /** `binary(16)` */
+  checksum?: string | null;
+  /** `datetime`, default CURRENT_TIMESTAMP */
+  created?: string;
   /** `date` */
   bought?: string | null;
   /** `time` */
@@ -104,6 +138,20 @@ export interface WarehouseInsert {
   is_open?: boolean;
 }
 
+/** Changed fields of a record of the table `warehouse`. */
+export interface WarehouseUpdate {
+  /** `int(10) unsigned`, primary key, auto-increment */
+  id?: number;
+  /** `char(4)`, unique */
+  code?: string;
+  /** `varchar(100)` */
+  name?: string;
+  /** `year(4)` */
+  opened?: string | null;
+  /** `tinyint(1)`, default true */
+  is_open?: boolean;
+}
+
 /** Record types of the `legacy` service, by table name. */
 export interface Tables {
   item: Item;
@@ -114,4 +162,10 @@ export interface Tables {
 export interface TableInserts {
   item: ItemInsert;
   warehouse: WarehouseInsert;
+}
+
+/** Update types of the `legacy` service, by table name. */
+export interface TableUpdates {
+  item: ItemUpdate;
+  warehouse: WarehouseUpdate;
 }

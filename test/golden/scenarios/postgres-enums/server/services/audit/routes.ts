@@ -11,9 +11,17 @@ export const routes: ServiceRoutes = {
         "additionalProperties": true,
         "properties": {
           "id": {
-            "description": "bigint",
-            "readOnly": true,
-            "type": "integer"
+            "anyOf": [
+              {
+                "type": "integer"
+              },
+              {
+                "pattern": "^-?[0-9]+$",
+                "type": "string"
+              }
+            ],
+            "description": "bigint: a number, or a string beyond 2^53",
+            "readOnly": true
           },
           "happened_at": {
             "description": "timestamp with time zone",

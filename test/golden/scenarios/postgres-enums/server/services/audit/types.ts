@@ -3,7 +3,7 @@
 /** A record of the table `event` as the API returns it. */
 export interface Event {
   /** `bigint`, primary key, auto-increment */
-  id: number;
+  id: number | string;
   /** `timestamp with time zone`, default now() */
   happened_at: string;
   /** `text` */
@@ -17,9 +17,19 @@ export interface Event {
 /** A new record of the table `event`: columns the database can fill in are optional. */
 export interface EventInsert {
   /** `bigint`, primary key, auto-increment */
-  id?: number;
-  /** `timestamp with time zone`, default now() */
-  happened_at?: string;
+  id?: number | string;
+  /** `text` */
+  actor?: string | null;
+  /** `public.order_status` */
+  status?: "new" | "paid" | "shipped" | "cancelled" | null;
+  /** `json` */
+  payload?: unknown;
+}
+
+/** Changed fields of a record of the table `event`. */
+export interface EventUpdate {
+  /** `bigint`, primary key, auto-increment */
+  id?: number | string;
   /** `text` */
   actor?: string | null;
   /** `public.order_status` */
@@ -36,4 +46,9 @@ export interface Tables {
 /** Insert types of the `audit` service, by table name. */
 export interface TableInserts {
   event: EventInsert;
+}
+
+/** Update types of the `audit` service, by table name. */
+export interface TableUpdates {
+  event: EventUpdate;
 }

@@ -121,8 +121,16 @@ export const routes: ServiceRoutes = {
             "type": "integer"
           },
           "product_id": {
-            "description": "bigint",
-            "type": "integer"
+            "anyOf": [
+              {
+                "type": "integer"
+              },
+              {
+                "pattern": "^-?[0-9]+$",
+                "type": "string"
+              }
+            ],
+            "description": "bigint: a number, or a string beyond 2^53"
           },
           "quantity": {
             "description": "integer",
@@ -138,9 +146,17 @@ export const routes: ServiceRoutes = {
         "additionalProperties": true,
         "properties": {
           "id": {
-            "description": "bigint",
-            "readOnly": true,
-            "type": "integer"
+            "anyOf": [
+              {
+                "type": "integer"
+              },
+              {
+                "pattern": "^-?[0-9]+$",
+                "type": "string"
+              }
+            ],
+            "description": "bigint: a number, or a string beyond 2^53",
+            "readOnly": true
           },
           "sku": {
             "description": "character varying(32)",
@@ -162,7 +178,9 @@ export const routes: ServiceRoutes = {
           },
           "tags": {
             "description": "text[]",
-            "items": {},
+            "items": {
+              "type": "string"
+            },
             "nullable": true,
             "type": "array"
           },

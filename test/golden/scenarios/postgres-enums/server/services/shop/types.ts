@@ -20,8 +20,16 @@ export interface CustomerInsert {
   email: string;
   /** `text` */
   name: string;
-  /** `timestamp with time zone`, default now() */
-  created_at?: string;
+}
+
+/** Changed fields of a record of the table `customer`. */
+export interface CustomerUpdate {
+  /** `integer`, primary key, auto-increment */
+  id?: number;
+  /** `character varying(255)`, unique */
+  email?: string;
+  /** `text` */
+  name?: string;
 }
 
 /** A record of the view `open_orders` as the API returns it. */
@@ -66,12 +74,28 @@ export interface OrderInsert {
   reference: string;
 }
 
+/** Changed fields of a record of the table `order`. */
+export interface OrderUpdate {
+  /** `integer`, primary key, auto-increment */
+  id?: number;
+  /** `integer`, references customer.id */
+  customer_id?: number;
+  /** `order_status`, default "new" */
+  status?: "new" | "paid" | "shipped" | "cancelled";
+  /** `"Priority"` */
+  priority?: "low" | "normal" | "high" | null;
+  /** `date`, default CURRENT_DATE */
+  placed_on?: string;
+  /** `uuid` */
+  reference?: string;
+}
+
 /** A record of the table `order_line` as the API returns it. */
 export interface OrderLine {
   /** `integer`, primary key, references order.id */
   order_id: number;
   /** `bigint`, primary key, references product.id */
-  product_id: number;
+  product_id: number | string;
   /** `integer` */
   quantity: number;
 }
@@ -81,15 +105,25 @@ export interface OrderLineInsert {
   /** `integer`, primary key, references order.id */
   order_id: number;
   /** `bigint`, primary key, references product.id */
-  product_id: number;
+  product_id: number | string;
   /** `integer` */
   quantity: number;
+}
+
+/** Changed fields of a record of the table `order_line`. */
+export interface OrderLineUpdate {
+  /** `integer`, primary key, references order.id */
+  order_id?: number;
+  /** `bigint`, primary key, references product.id */
+  product_id?: number | string;
+  /** `integer` */
+  quantity?: number;
 }
 
 /** A record of the table `product` as the API returns it. */
 export interface Product {
   /** `bigint`, primary key, auto-increment */
-  id: number;
+  id: number | string;
   /** `character varying(32)`, unique */
   sku: string;
   /** `text` */
@@ -99,7 +133,7 @@ export interface Product {
   /** `real` */
   weight_kg: number | null;
   /** `text[]` */
-  tags: unknown[] | null;
+  tags: string[] | null;
   /** `jsonb` */
   attributes: unknown;
   /** `smallint`, default 0 */
@@ -109,7 +143,7 @@ export interface Product {
 /** A new record of the table `product`: columns the database can fill in are optional. */
 export interface ProductInsert {
   /** `bigint`, primary key, auto-increment */
-  id?: number;
+  id?: number | string;
   /** `character varying(32)`, unique */
   sku: string;
   /** `text` */
@@ -119,7 +153,27 @@ export interface ProductInsert {
   /** `real` */
   weight_kg?: number | null;
   /** `text[]` */
-  tags?: unknown[] | null;
+  tags?: string[] | null;
+  /** `jsonb` */
+  attributes?: unknown;
+  /** `smallint`, default 0 */
+  stock?: number;
+}
+
+/** Changed fields of a record of the table `product`. */
+export interface ProductUpdate {
+  /** `bigint`, primary key, auto-increment */
+  id?: number | string;
+  /** `character varying(32)`, unique */
+  sku?: string;
+  /** `text` */
+  title?: string;
+  /** `numeric(10,2)` */
+  price?: number;
+  /** `real` */
+  weight_kg?: number | null;
+  /** `text[]` */
+  tags?: string[] | null;
   /** `jsonb` */
   attributes?: unknown;
   /** `smallint`, default 0 */
@@ -141,4 +195,12 @@ export interface TableInserts {
   order: OrderInsert;
   order_line: OrderLineInsert;
   product: ProductInsert;
+}
+
+/** Update types of the `shop` service, by table name. */
+export interface TableUpdates {
+  customer: CustomerUpdate;
+  order: OrderUpdate;
+  order_line: OrderLineUpdate;
+  product: ProductUpdate;
 }
