@@ -55,7 +55,7 @@ export async function calls(baseUrl: string): Promise<void> {
 `;
 
 describe('OpenAPI documents with openapi-typescript and openapi-fetch', () => {
-  it('type a client that lists, gets, creates and updates, in agreement with types.ts', async () => {
+  it('type a client that lists, gets, creates and updates, in agreement with types.ts', { timeout: 180_000 }, async () => {
     const files = await buildScenario('postgres-enums');
     for (const [file, text] of files) {
       if (!file.endsWith('.ts')) continue;
