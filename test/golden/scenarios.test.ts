@@ -71,7 +71,7 @@ describe.each(scenarios)('golden scenario: %s', (_title, folder, build) => {
   });
 });
 
-it('the TypeScript of every scenario type-checks with tsc', async () => {
+it('the TypeScript of every scenario type-checks with tsc', { timeout: 180_000 }, async () => {
   // Inside the repository, so that `portico/runtime` resolves through the package's self-reference.
   const dir = path.join(repoRoot, `.tmp-golden-${randomBytes(4).toString('hex')}`);
   typecheckFolders.push(dir);
