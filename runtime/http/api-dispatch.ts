@@ -7,7 +7,8 @@ import { decideAccess, resolveRole } from '../auth/access.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { readCredentials } from '../auth/credentials.js';
 import { ForbiddenError, MethodNotAllowedError, NotFoundError, messages } from '../core/errors.js';
-import type { RawQuery } from '../core/query-params.js';
+import { wrapList } from '../core/envelope.js';
+import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
 import { identify } from './identify.js';
@@ -100,6 +101,10 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     const call = { verb, resource, trailingSlash, query, body: request.body, headers: request.headers, auth };
     let result: ServiceResult;
     if (isSpec && verb === 'GET') result = await docs.spec(service);
+    else if (verb === 'GET' && resource.length === 0 && query.as_access_list !== undefined && toBool(pick(query, 'as_access_list'))) {
+      const source = internalService ?? ctx.services.openHandler(service) ?? await ctx.services.handler(service);
+      result = { body: wrapList(['', '*', ...(await source.accessComponents?.() ?? [])]) };
+    }
     else if (internalService) {
       result = await internalService.handle({ ...call, session: caller.session, tokenError: caller.tokenError, host: request.hostname, clientIp: request.ip });
     } else result = await (ctx.services.openHandler(service) ?? await ctx.services.handler(service)).handle(call);

@@ -27,4 +27,6 @@ export interface InternalCall extends ServiceCall {
 export interface InternalService {
   access(verb: Verb, resource: readonly string[]): AccessRule;
   handle(call: InternalCall): Promise<ServiceResult>;
+  /** As ServiceHandler.accessComponents. */
+  accessComponents?(): Promise<string[]> | string[];
 }

@@ -6,7 +6,7 @@
  */
 import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject, SchemaObject, SchemasObject } from 'openapi3-ts/oas30';
 import type { RecordDefinition, ResourceDefinition } from '../system/records/resource-definition.js';
-import { SYSTEM_RECORD_RESOURCES, roleServiceAccessRecord, scopedLookupRecord, userAppRoleRecord } from '../system/records/system-records.js';
+import { SYSTEM_RECORD_RESOURCES, roleServiceAccessRecord, serviceDocRecord, scopedLookupRecord, userAppRoleRecord } from '../system/records/system-records.js';
 import type { OpenApiFragment } from './fragment.js';
 import { jsonOperation, pathParameter } from './operation-builder.js';
 import { selfServicePaths } from './self-service-openapi.js';
@@ -51,8 +51,14 @@ function recordSchemas(def: RecordDefinition): SchemasObject {
   for (const name of def.readOnly) response[name] = name === 'id' || name.endsWith('_by_id') ? { type: 'integer' } : { type: 'string' };
   for (const [name, relation] of Object.entries(def.relations)) {
     const target = componentRef('schemas', `${relation.target.label}Response`);
+    const input = componentRef('schemas', `${relation.target.label}Request`);
+    if (relation.kind === 'has_one') {
+      response[name] = { allOf: [target], nullable: true };
+      if (relation.writable) request[name] = { allOf: [input], nullable: true, description: 'Replaces the one there is; null removes it.' };
+      continue;
+    }
     response[name] = relation.kind === 'has_many' ? { type: 'array', items: target } : target;
-    if (relation.writable) request[name] = { type: 'array', items: componentRef('schemas', `${relation.target.label}Request`) };
+    if (relation.writable) request[name] = { type: 'array', items: input };
   }
   const required = Object.entries(def.fields).filter(([, rule]) => rule.required).map(([name]) => name);
   return {
@@ -253,7 +259,7 @@ export function systemServiceOpenApi(): OpenApiFragment {
     ServiceTypesResponse: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', 'ServiceType') } } },
     ...selfServiceSchemas(),
   };
-  for (const def of [roleServiceAccessRecord, userAppRoleRecord, scopedLookupRecord]) Object.assign(schemas, recordSchemas(def));
+  for (const def of [roleServiceAccessRecord, userAppRoleRecord, scopedLookupRecord, serviceDocRecord]) Object.assign(schemas, recordSchemas(def));
   let paths: Record<string, PathItemObject> = { ...otherPaths(), ...sessionPaths() };
   for (const def of SYSTEM_RECORD_RESOURCES) {
     Object.assign(schemas, recordSchemas(def), envelopeSchemas(def));

@@ -47,6 +47,11 @@ export interface ServiceHandler {
   handle(call: ServiceCall): Promise<ServiceResult>;
   /** OpenAPI paths (relative to the service) and components of this service. */
   openapi(): OpenApiFragment;
+  /**
+   * Components of this service a role grant can name, besides "" and "*" (GET
+   * /{service}?as_access_list=true, which the reference's role editor lists).
+   */
+  accessComponents?(): Promise<string[]> | string[];
   close(): Promise<void>;
 }
 

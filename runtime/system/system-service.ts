@@ -51,6 +51,8 @@ export function systemAccess(verb: Verb, resource: readonly string[]): AccessRul
 export function createSystemService(ctx: PlatformContext): InternalService {
   return {
     access: systemAccess,
+    // Each resource and what is under it (`app/`, `app/*`); sub-resources (`admin/session`) by name.
+    accessComponents: () => SYSTEM_RESOURCES.flatMap((r) => (r.includes('/') ? [r] : [`${r}/`, `${r}/*`])),
     async handle(call: InternalCall): Promise<ServiceResult> {
       const [resource = '', ...rest] = call.resource;
       const path = call.resource.join('/');

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../runtime/http/create-server.js';
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
@@ -125,6 +126,92 @@ describe('lenient input on system resources (3)', () => {
     });
     expect(created.status).toBe(201);
     expect(created.body.resource[0]).toEqual({ name: 'blank_label', label: 'blank_label', config: { directory: 'data/mail' } });
+  });
+});
+
+describe('service documents: related=service_doc_by_service_id (4)', () => {
+  const doc = JSON.stringify({ openapi: '3.0.0', info: { title: 'Mail', version: '1' }, paths: {} });
+
+  it('creates a service with its document, reads it back, replaces it, and removes it with null', async () => {
+    const created = await api('POST', '/system/service?fields=*&related=service_doc_by_service_id', {
+      resource: [{ id: null, name: 'documented', label: 'Documented', description: '', is_active: true, type: 'local_email', config: {}, service_doc_by_service_id: { content: doc, format: 0 } }],
+    });
+    expect(created.status).toBe(201);
+    const service = created.body.resource[0];
+    expect(service.service_doc_by_service_id).toMatchObject({ id: expect.any(Number), service_id: service.id, format: 0, content: doc });
+
+    const read = await api('GET', `/system/service/${service.id}?related=service_doc_by_service_id`);
+    expect(read.body.service_doc_by_service_id).toEqual(service.service_doc_by_service_id);
+
+    // The console PUTs the record it read, with the document changed (keeping its id).
+    const yaml = 'openapi: 3.0.0\ninfo: {title: Mail, version: "2"}\npaths: {}\n';
+    const put = await api('PUT', `/system/service/${service.id}?related=service_doc_by_service_id`, { ...read.body, service_doc_by_service_id: { ...read.body.service_doc_by_service_id, content: yaml, format: '1' } });
+    expect(put.status).toBe(200);
+    expect(put.body.service_doc_by_service_id).toMatchObject({ id: service.service_doc_by_service_id.id, format: 1, content: yaml });
+
+    const removed = await api('PATCH', `/system/service/${service.id}?related=service_doc_by_service_id`, { service_doc_by_service_id: null });
+    expect(removed.body.service_doc_by_service_id).toBeNull();
+    const list = await api('GET', '/system/service?filter=name=documented&related=service_doc_by_service_id');
+    expect(list.body.resource[0].service_doc_by_service_id).toBeNull();
+  });
+
+  it.each([
+    ['a bad document', { service_doc_by_service_id: { content: doc, format: 7 } }, '', 'service_doc_by_service_id.format'],
+    ['a document that is not an object', { service_doc_by_service_id: 'text' }, '', 'service_doc_by_service_id'],
+    ['an unknown relation in related', {}, '&related=service_doc_by_service_id,nosuch', 'related'],
+  ])('writes nothing when the POST has %s, so a retry does not meet a 409', async (_case, extra, query, field) => {
+    const record = { name: 'half_written', label: 'Half', type: 'local_email', config: {}, ...extra };
+    const response = await api('POST', `/system/service?fields=*${query}`, { resource: [record] });
+    expect(response.status).toBe(400);
+    expect(response.body.error.context.field).toBe(field);
+    expect((await api('GET', '/system/service?filter=name=half_written')).body.resource).toEqual([]);
+    expect((await api('POST', '/system/service', { resource: [{ ...record, service_doc_by_service_id: null }] })).status).toBe(201);
+    await api('DELETE', '/system/service?filter=name=half_written');
+  });
+});
+
+describe('GET /{service}?as_access_list=true (5)', () => {
+  const list = async (service: string) => {
+    const response = await api('GET', `/${service}?as_access_list=true`);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body.resource as string[];
+  };
+
+  it('lists a database\'s components: the service, _schema and _table, and each table under them', async () => {
+    const file = path.join(server.dir, 'book.sqlite');
+    const db = new Database(file);
+    db.exec('create table contact (id integer primary key, name text); create table contact_group (id integer primary key, name text)');
+    db.close();
+    expect((await api('POST', '/system/service', { resource: [{ name: 'book', label: 'Book', type: 'sqlite', config: { database: 'book.sqlite' } }] })).status).toBe(201);
+    expect(await list('book')).toEqual([
+      '', '*',
+      '_schema/', '_schema/*', '_schema/contact/', '_schema/contact/*', '_schema/contact_group/', '_schema/contact_group/*',
+      '_table/', '_table/*', '_table/contact/', '_table/contact/*', '_table/contact_group/', '_table/contact_group/*',
+    ]);
+  });
+
+  it('lists a SOAP service\'s operations', async () => {
+    fs.mkdirSync(path.join(server.dir, 'wsdl'), { recursive: true });
+    fs.copyFileSync(path.resolve('test/golden/scenarios/soap-calculator/calculator.wsdl'), path.join(server.dir, 'wsdl', 'calculator.wsdl'));
+    expect((await api('POST', '/system/service', { resource: [{ name: 'calc', label: 'Calc', type: 'soap', config: { wsdl: 'calculator.wsdl' } }] })).status).toBe(201);
+    expect(await list('calc')).toEqual(['', '*', 'Add', 'Divide', 'Multiply', 'Subtract']);
+  });
+
+  it('lists the system, user and api_docs components, and "" and "*" for services without parts', async () => {
+    const system = await list('system');
+    expect(system.slice(0, 2)).toEqual(['', '*']);
+    expect(system).toEqual(expect.arrayContaining(['app/', 'app/*', 'role/', 'role/*', 'admin/session', 'environment/']));
+    expect(await list('user')).toEqual(['', '*', 'password', 'profile', 'register', 'session']);
+    expect(await list('api_docs')).toEqual(expect.arrayContaining(['', '*', 'system', 'user', 'email']));
+    expect(await list('files')).toEqual(['', '*']);
+  });
+
+  it('names components a grant then honours', async () => {
+    const role = await api('POST', '/system/role', { resource: [{ name: 'picked', is_active: true, role_service_access_by_role_id: [{ service_id: (await api('GET', '/system/service?filter=name=book&fields=id')).body.resource[0].id, component: '_table/contact/*', verb_mask: 1, requestor_mask: 1 }] }] });
+    const app = await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'picked-app', role_id: role.body.resource[0].id }] });
+    const key = app.body.resource[0].api_key;
+    expect((await api('GET', '/book/_table/contact', undefined, { key })).status).toBe(200);
+    expect((await api('GET', '/book/_table/contact_group', undefined, { key })).status).toBe(401);
   });
 });
 

@@ -27,6 +27,7 @@ export function createDocsService(ctx: PlatformContext): DocsService {
 
   return {
     access: () => ({ exception: false, adminOnly: false }),
+    accessComponents: () => ctx.services.list().map((service) => service.name),
     spec: documentOf,
     async handle(call) {
       if (call.verb !== 'GET') throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), 'api_docs'));

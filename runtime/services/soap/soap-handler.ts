@@ -79,6 +79,12 @@ export class SoapServiceHandler implements ServiceHandler {
     return soapServiceOpenApi(this.latest.model);
   }
 
+  /** The operations (read from the WSDL first when not read yet; none when it cannot be read). */
+  async accessComponents(): Promise<string[]> {
+    const contract = await this.current(false).catch(() => this.latest);
+    return contract.model.operations.map((operation) => operation.name);
+  }
+
   /**
    * Forgets what was read at run time: cached GET results and a WSDL read since start (the next
    * call reads it again, or serves the built model). DELETE /system/cache[/{service}] calls this.

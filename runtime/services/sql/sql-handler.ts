@@ -75,6 +75,19 @@ export class SqlServiceHandler implements ServiceHandler {
     return new BadRequestError(messages.verbNotSupported(call.verb, path, this.ctx.serviceName));
   }
 
+  /** `_schema`, `_table` (and `_proc`, `_func`), each with its tables or routines: `{r}/`, `{r}/*`, `{r}/{name}/`, `{r}/{name}/*`. */
+  accessComponents(): string[] {
+    const { tables, routines } = this.ctx.schema.current;
+    const members: Array<[string, string[]]> = [
+      ['_schema', tables.map((t) => t.name)],
+      ['_table', tables.map((t) => t.name)],
+    ];
+    if (this.ctx.dialect.routines !== null) {
+      members.push(['_proc', routines.filter((r) => r.kind === 'procedure').map((r) => r.name)], ['_func', routines.filter((r) => r.kind === 'function').map((r) => r.name)]);
+    }
+    return members.flatMap(([resource, names]) => [`${resource}/`, `${resource}/*`, ...names.flatMap((name) => [`${resource}/${name}/`, `${resource}/${name}/*`])]);
+  }
+
   openapi(): OpenApiFragment {
     return sqlServiceOpenApi({ ...this.model, schema: this.ctx.schema.current });
   }

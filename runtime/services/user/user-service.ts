@@ -19,6 +19,7 @@ const WRITE_VERBS = new Set<Verb>(['POST', 'PUT', 'PATCH']);
 export function createUserService(ctx: PlatformContext, name: string): InternalService {
   return {
     access: () => ({ exception: true, adminOnly: false }),
+    accessComponents: () => RESOURCES,
     async handle(call: InternalCall): Promise<ServiceResult> {
       const path = call.resource.join('/');
       const unsupported = () => new BadRequestError(messages.verbNotSupported(call.verb, path, name));

@@ -20,7 +20,8 @@ export function recordSchema(def: RecordDefinition, mode: WriteMode): JsonSchema
       for (const name of [...def.readOnly, ...def.ignored]) properties[name] = {};
       for (const [name, rule] of Object.entries(def.fields)) properties[name] = rule.schema;
       for (const [name, relation] of Object.entries(def.relations)) {
-        properties[name] = relation.writable ? { type: 'array', items: { type: 'object' } } : {};
+        if (!relation.writable) properties[name] = {};
+        else properties[name] = relation.kind === 'has_one' ? { type: ['object', 'null'] } : { type: 'array', items: { type: 'object' } };
       }
       return { type: 'object', properties, additionalProperties: false, ...(required.length > 0 ? { required } : {}) };
     };
@@ -66,10 +67,11 @@ export function validateRecord(def: RecordDefinition, record: unknown, mode: Wri
   normaliseInput(def, record);
   assertValid(recordSchema(def, mode), record, prefix, `${def.label} record`);
   for (const [name, relation] of Object.entries(def.relations)) {
-    const children = record[name];
+    const value = record[name];
+    const children = relation.kind === 'has_one' && isObject(value) ? [value] : value;
     if (!relation.writable || !Array.isArray(children)) continue;
     children.forEach((child, index) => {
-      const at = `${prefix ? `${prefix}.` : ''}${name}[${index}]`;
+      const at = `${prefix ? `${prefix}.` : ''}${name}${relation.kind === 'has_one' ? '' : `[${index}]`}`;
       const childMode = isObject(child) && child[relation.target.idField] !== undefined ? 'update' : 'create';
       validateRecord(relation.target, child, childMode, at);
     });

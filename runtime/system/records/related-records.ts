@@ -2,7 +2,8 @@
  * Relationships of system records (reference 5.1): `related=` embeds them under their names
  * (`role_service_access_by_role_id`, `role_by_role_id`, ...), and nested writes change has-many
  * children inside the parent's POST/PATCH/PUT: a child without id is created, one with id is
- * updated, one whose foreign key is sent as null is deleted.
+ * updated, one whose foreign key is sent as null is deleted. A has-one child (a service's
+ * document) is an object, replacing the one there is, or null, removing it.
  */
 import type { Kysely } from 'kysely';
 import { BadRequestError, ConflictError, NotFoundError, messages } from '../../core/errors.js';
@@ -34,11 +35,12 @@ export async function attachRelated(db: SystemDb, def: RecordDefinition, records
   const conn = untyped(db);
   for (const [name, relation] of relations) {
     const target = relation.target;
-    if (relation.kind === 'has_many') {
+    if (relation.kind !== 'belongs_to') {
       const keys = records.map((r) => r[def.idField]).filter((k) => k !== undefined && k !== null);
       const rows: Row[] = keys.length === 0 ? [] : await conn.selectFrom(target.table).selectAll().where(relation.field, 'in', keys).orderBy(target.idField).execute();
       for (const record of records) {
-        record[name] = rows.filter((row) => row[relation.field] === record[def.idField]).map((row) => presentRecord(target, row));
+        const children = rows.filter((row) => row[relation.field] === record[def.idField]).map((row) => presentRecord(target, row));
+        record[name] = relation.kind === 'has_many' ? children : children[0] ?? null;
       }
     } else {
       const keys = [...new Set(records.map((r) => r[relation.field]).filter((k) => k !== undefined && k !== null))];
@@ -63,8 +65,32 @@ export async function checkReferences(db: SystemDb, def: RecordDefinition, colum
   }
 }
 
-function audited(def: RecordDefinition): boolean {
-  return def.readOnly.includes('created_date');
+/** The audit columns a record has, for a create or an update. */
+function auditColumns(def: RecordDefinition, audit: { now: string; userId: number | null }, create: boolean): Row {
+  const columns: Row = {};
+  if (def.readOnly.includes('created_date')) Object.assign(columns, create ? { created_date: audit.now, last_modified_date: audit.now } : { last_modified_date: audit.now });
+  if (def.readOnly.includes('created_by_id')) Object.assign(columns, create ? { created_by_id: audit.userId, last_modified_by_id: audit.userId } : { last_modified_by_id: audit.userId });
+  return columns;
+}
+
+/** A has-one child: the given record replaces the one there is (null or none removes it). */
+async function writeOne(db: SystemDb, relation: RelationDefinition, parentKey: unknown, child: Row | undefined, at: string, audit: { now: string; userId: number | null }): Promise<void> {
+  const conn = untyped(db);
+  const target = relation.target;
+  const existing: Row | undefined = await conn.selectFrom(target.table).selectAll().where(relation.field, '=', parentKey).executeTakeFirst();
+  if (child === undefined) {
+    if (existing) await conn.deleteFrom(target.table).where(target.idField, '=', existing[target.idField]).execute();
+    return;
+  }
+  const columns = storedColumns(target, child);
+  delete columns[target.idField];
+  columns[relation.field] = parentKey;
+  await checkReferences(db, target, columns, at);
+  if (existing) {
+    await conn.updateTable(target.table).set({ ...columns, ...auditColumns(target, audit, false) }).where(target.idField, '=', existing[target.idField]).execute();
+  } else {
+    await conn.insertInto(target.table).values({ ...columns, ...auditColumns(target, audit, true) }).execute();
+  }
 }
 
 /** Lookup names are unique within their scope (global, or one app, role or user). */
@@ -86,6 +112,10 @@ export async function writeNested(
   for (const [name, children] of Object.entries(nested)) {
     const relation = def.relations[name];
     const target = relation.target;
+    if (relation.kind === 'has_one') {
+      await writeOne(db, relation, parentKey, children[0], name, audit);
+      continue;
+    }
     for (const [index, child] of children.entries()) {
       const at = `${name}[${index}]`;
       const id = child[target.idField];
@@ -101,13 +131,13 @@ export async function writeNested(
         if (!Object.hasOwn(child, relation.field)) columns[relation.field] = parentKey;
         await checkReferences(db, target, columns, at);
         if (target.table === 'lookup') await assertLookupNameFree(db, { ...existing, ...columns }, id, `${at}.name`);
-        if (audited(target)) Object.assign(columns, { last_modified_date: audit.now, last_modified_by_id: audit.userId });
+        Object.assign(columns, auditColumns(target, audit, false));
         await guardUnique(() => conn.updateTable(target.table).set(columns).where(target.idField, '=', id).execute(), target, at);
       } else {
         columns[relation.field] = parentKey;
         await checkReferences(db, target, columns, at);
         if (target.table === 'lookup') await assertLookupNameFree(db, columns, undefined, `${at}.name`);
-        if (audited(target)) Object.assign(columns, { created_date: audit.now, last_modified_date: audit.now, created_by_id: audit.userId, last_modified_by_id: audit.userId });
+        Object.assign(columns, auditColumns(target, audit, true));
         await guardUnique(() => conn.insertInto(target.table).values(columns).execute(), target, at);
       }
     }

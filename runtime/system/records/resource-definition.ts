@@ -23,11 +23,14 @@ export interface FieldRule {
 }
 
 export interface RelationDefinition {
-  /** has_many: child records pointing at this one; belongs_to: the record this one points at. */
-  kind: 'has_many' | 'belongs_to';
+  /**
+   * has_many: child records pointing at this one (an array); has_one: at most one such child (an
+   * object or null); belongs_to: the record this one points at.
+   */
+  kind: 'has_many' | 'has_one' | 'belongs_to';
   /** The related record definition. */
   target: RecordDefinition;
-  /** has_many: the child's field holding this record's id; belongs_to: this record's field. */
+  /** has_many, has_one: the child's field holding this record's id; belongs_to: this record's field. */
   field: string;
   /** Whether nested writes may create, change and delete related records. */
   writable: boolean;

@@ -83,6 +83,8 @@ function engine(db: SystemDb, ctx: PlatformContext, b: ResourceBehaviour, verb: 
 
 /** Serves `/system/{resource}` (id undefined) and `/system/{resource}/{id}`. */
 export async function serveResource(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, id: string | undefined): Promise<ServiceResult> {
+  // A write returning related records names them before anything is written: an unknown one is a 400, not a half-done write.
+  if (call.verb !== 'GET') requestedRelations(b.def, parseCommonParams(call.query).related);
   switch (call.verb) {
     case 'GET': return { body: await read(ctx, ctx.db, b, call.query, call.body, id) };
     case 'POST':
@@ -103,7 +105,7 @@ export async function read(ctx: PlatformContext, db: SystemDb, b: ResourceBehavi
   if (id === undefined && params.order.length === 0) engineQuery.order = `${b.def.idField} asc`;
   // Related records are joined on the id (has-many) or on this record's key field (belongs-to):
   // read those even when not asked for, drop them after.
-  const joinFields = relations.map(([, relation]) => (relation.kind === 'has_many' ? b.def.idField : relation.field));
+  const joinFields = relations.map(([, relation]) => (relation.kind === 'belongs_to' ? relation.field : b.def.idField));
   const added = params.fields === null ? [] : [...new Set(joinFields)].filter((field) => !params.fields?.includes(field));
   if (added.length > 0) {
     engineQuery.fields = [...(params.fields ?? []), ...added].join(',');
@@ -127,7 +129,10 @@ async function prepare(ctx: PlatformContext, b: ResourceBehaviour, call: Interna
   validateRecord(b.def, record, mode, at);
   const nested: Record<string, Row[]> = {};
   for (const [name, relation] of Object.entries(b.def.relations)) {
-    if (relation.writable && Array.isArray(record[name])) nested[name] = record[name] as Row[];
+    if (!relation.writable || !(name in record)) continue;
+    // A has-one child is the list of at most one: [] removes it.
+    if (relation.kind === 'has_one') nested[name] = record[name] === null ? [] : [record[name] as Row];
+    else if (Array.isArray(record[name])) nested[name] = record[name] as Row[];
   }
   const prepared: Prepared = { columns: storedColumns(b.def, record), secrets: {}, nested };
   await b.prepare?.(prepared, record, mode, ctx, call);

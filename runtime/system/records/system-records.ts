@@ -187,6 +187,23 @@ export const appResource: ResourceDefinition = {
   },
 };
 
+/** A service's own OpenAPI document (reference 5.4). */
+export const serviceDocRecord: RecordDefinition = {
+  table: 'service_doc',
+  label: 'ServiceDoc',
+  plural: 'ServiceDocs',
+  idField: 'id',
+  fields: {
+    service_id: field(nullableId, { references: 'service' }),
+    format: field({ type: 'integer', enum: [0, 1], description: '0 JSON, 1 YAML.' }),
+    content: field({ type: ['string', 'null'] }),
+  },
+  readOnly: ['id', 'created_date', 'last_modified_date'],
+  ignored: [],
+  hidden: [],
+  relations: {},
+};
+
 export const serviceResource: ResourceDefinition = {
   name: 'service',
   summary: 'Services: each is served under /api/v2/{name} as soon as it is created.',
@@ -208,6 +225,7 @@ export const serviceResource: ResourceDefinition = {
   hidden: [],
   relations: {
     role_service_access_by_service_id: { kind: 'has_many', target: roleServiceAccessRecord, field: 'service_id', writable: false },
+    service_doc_by_service_id: { kind: 'has_one', target: serviceDocRecord, field: 'service_id', writable: true },
   },
 };
 

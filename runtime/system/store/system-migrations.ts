@@ -142,6 +142,21 @@ const m0001_initial: Migration = {
   },
 };
 
+/** A service's own OpenAPI document (reference `service_doc`): one per service. */
+const m0003_service_doc: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.createTable('service_doc')
+      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('service_id', 'integer', (c) => c.notNull().unique().references('service.id').onDelete('cascade'))
+      .addColumn('format', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('content', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('created_date', 'text', (c) => c.notNull())
+      .addColumn('last_modified_date', 'text', (c) => c.notNull())
+      .execute();
+  },
+};
+
 export const systemMigrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
+  '0003_service_doc': m0003_service_doc,
 };

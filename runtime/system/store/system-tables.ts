@@ -88,6 +88,16 @@ export interface ServiceTable {
   last_modified_by_id: number | null;
 }
 
+export interface ServiceDocTable {
+  id: Generated<number>;
+  service_id: number;
+  /** 0 JSON, 1 YAML. */
+  format: number;
+  content: string;
+  created_date: string;
+  last_modified_date: string;
+}
+
 export interface UserAppRoleTable {
   id: Generated<number>;
   user_id: number;
@@ -179,6 +189,7 @@ export interface SystemTables {
   role: RoleTable;
   role_service_access: RoleServiceAccessTable;
   service: ServiceTable;
+  service_doc: ServiceDocTable;
   user_to_app_to_role: UserAppRoleTable;
   cors_config: CorsConfigTable;
   lookup: LookupTable;
