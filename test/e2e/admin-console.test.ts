@@ -215,6 +215,58 @@ describe('GET /{service}?as_access_list=true (5)', () => {
   });
 });
 
+describe('GET /system/service_type: config_schema as field descriptors (6)', () => {
+  interface Descriptor { name: string; label: string; type: string; description: string; default: unknown; required: boolean; allow_null: boolean; values?: unknown[]; items?: unknown; object?: unknown }
+
+  it('describes every type\'s config as the reference\'s array of fields', async () => {
+    const response = await api('GET', '/system/service_type');
+    expect(response.status).toBe(200);
+    const types = response.body.resource as Array<{ name: string; group: string; config_schema: Descriptor[] }>;
+    expect(types.length).toBeGreaterThan(5);
+    for (const type of types) {
+      expect(type, type.name).toMatchObject({ label: expect.any(String), description: expect.any(String), group: expect.any(String), singleton: expect.any(Boolean), subscription_required: false });
+      expect(Array.isArray(type.config_schema), type.name).toBe(true);
+      for (const field of type.config_schema) {
+        expect(field, `${type.name}.${field.name}`).toMatchObject({ name: expect.any(String), label: expect.any(String), description: expect.any(String), required: expect.any(Boolean), allow_null: expect.any(Boolean) });
+        expect(['string', 'text', 'password', 'integer', 'boolean', 'picklist', 'multi_picklist', 'array', 'object']).toContain(field.type);
+        if (field.type === 'picklist') expect(field.values, `${type.name}.${field.name}`).toEqual(expect.arrayContaining([{ label: expect.any(String), name: expect.anything() }]));
+        if (field.type === 'object') expect(field.object).toEqual({ key: { label: expect.any(String), type: 'string' }, value: { label: expect.any(String), type: 'string' } });
+      }
+    }
+  });
+
+  it('gives required fields, defaults, passwords, picklists and nested records', async () => {
+    const field = async (type: string, name: string) => {
+      const response = await api('GET', `/system/service_type/${type}`);
+      expect(response.status).toBe(200);
+      return (response.body.config_schema as Descriptor[]).find((f) => f.name === name);
+    };
+    expect(await field('sqlite', 'database')).toMatchObject({ type: 'string', required: true, allow_null: false, label: 'Database' });
+    expect(await field('sqlite', 'max_records')).toMatchObject({ type: 'integer', default: 1000, required: false });
+    expect(await field('pgsql', 'password')).toMatchObject({ type: 'password' });
+    expect(await field('soap', 'wsse_password_type')).toMatchObject({ type: 'picklist', default: 'PasswordDigest', values: [{ label: 'PasswordDigest', name: 'PasswordDigest' }, { label: 'PasswordText', name: 'PasswordText' }] });
+    expect(await field('soap', 'options')).toMatchObject({ type: 'object' });
+    expect((await field('soap', 'headers'))?.items).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'namespace', type: 'string' })]));
+    expect(await field('user', 'allow_open_registration')).toMatchObject({ type: 'boolean', label: 'Allow Open Registration', default: false });
+    expect((await field('user', 'app_role_map'))?.items).toEqual([
+      expect.objectContaining({ name: 'app_id', type: 'integer', required: true }),
+      expect.objectContaining({ name: 'role_id', type: 'integer', required: true }),
+    ]);
+    expect((await api('GET', '/system/service_type/nosuch')).status).toBe(404);
+    expect((await api('GET', '/system/service_type?group=Database&fields=name')).body.resource).toEqual([{ name: 'mysql' }, { name: 'pgsql' }, { name: 'sqlite' }]);
+  });
+
+  it('takes back the config a form builds from the descriptors (every field, defaults, blanks as null or "")', async () => {
+    const schema = (await api('GET', '/system/service_type/sqlite')).body.config_schema as Descriptor[];
+    const config = Object.fromEntries(schema.map((f) => [f.name, f.default]));
+    Object.assign(config, { database: 'formed.sqlite', seed: '' });
+    const created = await api('POST', '/system/service?fields=config', { resource: [{ id: null, name: 'formed', label: '', description: '', is_active: true, type: 'sqlite', config, service_doc_by_service_id: null }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.resource[0].config).toMatchObject({ database: 'formed.sqlite', max_records: 1000, allow_upsert: false });
+    expect(created.body.resource[0].config).not.toHaveProperty('seed');
+  });
+});
+
 describe('GET /system/cache (7)', () => {
   it('lists the services with a cache of their own, which DELETE then clears', async () => {
     fs.writeFileSync(path.join(server.dir, 'cached.sqlite'), '');

@@ -88,15 +88,17 @@ interface ServiceChange {
 type ServiceRowValues = { id: number; name: string; type: string; config: string };
 
 /**
- * Config keys sent as null that the type does not take null for mean "not set" (a form sends
- * every field of the type, blank ones as null): dropped, so defaults apply.
+ * Config keys sent as null that the type does not take null for, or as "" when optional, mean
+ * "not set" (a form sends every field of the type, blank ones as null or ""): dropped, so
+ * defaults apply.
  */
 function dropUnsetKeys(schema: Record<string, unknown>, config: Record<string, unknown>): void {
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = Array.isArray(schema.required) ? schema.required as string[] : [];
   for (const [key, value] of Object.entries(config)) {
-    if (value !== null) continue;
     const type = properties[key]?.type;
-    if (!(type === 'null' || (Array.isArray(type) && type.includes('null')))) delete config[key];
+    const takesNull = type === 'null' || (Array.isArray(type) && type.includes('null'));
+    if ((value === null && !takesNull) || (value === '' && !required.includes(key))) delete config[key];
   }
 }
 

@@ -1,20 +1,26 @@
 /**
  * GET /system/service_type[/{name}]: the service-kind registry as the reference lists it
- * (reference 5.13): `fields` picks keys, `group=` keeps some groups.
+ * (reference 5.13), each kind's config JSON Schema as the reference's field descriptors:
+ * `fields` picks keys, `group=` keeps some groups.
  */
 import { NotFoundError } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toList, type RawQuery } from '../../core/query-params.js';
 import { getServiceKind, listServiceKinds } from '../../services/registry.js';
+import { configDescriptors } from '../../services/config-descriptors.js';
 import type { ServiceKind } from '../../services/service-kind.js';
 
 /** Types a platform has exactly one service of. */
 const SINGLETONS = new Set(['system', 'user', 'swagger']);
 
+/** Groups whose services carry an OpenAPI document of their own (service_doc_by_service_id). */
+const DOCUMENTED_GROUPS = new Set(['Remote Service', 'Script']);
+
 function describe(kind: ServiceKind): Record<string, unknown> {
   return {
     name: kind.type, label: kind.label, description: kind.description, group: kind.group,
-    singleton: SINGLETONS.has(kind.type), config_schema: kind.configSchema,
+    singleton: SINGLETONS.has(kind.type), dependencies_required: null, subscription_required: false,
+    service_definition_editable: DOCUMENTED_GROUPS.has(kind.group), config_schema: configDescriptors(kind.configSchema),
   };
 }
 
