@@ -57,6 +57,15 @@ export class ConflictError extends PorticoError {
 export class PayloadTooLargeError extends PorticoError {
   constructor(message = 'Request body is too large.') { super(413, message); }
 }
+export class UriTooLongError extends PorticoError {
+  constructor(message = 'Request URL is too long.') { super(414, message); }
+}
+export class UnsupportedMediaTypeError extends PorticoError {
+  constructor(message = 'Unsupported content type. Send JSON with Content-Type: application/json.') { super(415, message); }
+}
+export class HeadersTooLargeError extends PorticoError {
+  constructor(message = 'Request headers (URL included) are too large.') { super(431, message); }
+}
 export class TooManyRequestsError extends PorticoError {
   constructor(message = 'API limit(s) exceeded.', context: ErrorContext = null) { super(429, message, context); }
 }

@@ -4,6 +4,7 @@
  * booleans). Values may also come from the body of a request (GET-over-POST).
  */
 import { BadRequestError } from './errors.js';
+import { checkListLength, limits } from './request-limits.js';
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -73,13 +74,19 @@ function toInteger(name: string, value: string | undefined): number | null {
   if (value === undefined || value.trim() === '') return null;
   const text = value.trim();
   if (!/^-?\d+$/.test(text)) throw new BadRequestError(`Parameter '${name}' must be an integer.`, { parameter: name });
-  return Number(text);
+  const number = Number(text);
+  if (Math.abs(number) > limits.maxPaging) {
+    throw new BadRequestError(`Parameter '${name}' must be at most ${limits.maxPaging}.`, { parameter: name, limit: limits.maxPaging });
+  }
+  return number;
 }
 
 /** Parses `name ASC, other desc` (also `name+ASC`). Field names are checked by the caller. */
 export function parseOrder(value: string | undefined): OrderTerm[] {
   const terms: OrderTerm[] = [];
-  for (const part of toList(value?.replace(/\+/g, ' ')) ?? []) {
+  const parts = toList(value?.replace(/\+/g, ' '));
+  checkListLength('order', parts);
+  for (const part of parts ?? []) {
     const words = part.split(/\s+/);
     if (words.length > 2 || !/^[A-Za-z_][\w.$]*$/.test(words[0])) {
       throw new BadRequestError(`Invalid order by clause in request: '${part}'.`, { parameter: 'order' });
@@ -123,8 +130,15 @@ export function parseCommonParams(query: RawQuery, body?: unknown): CommonParams
   return parseMerged(merged);
 }
 
+/** A list parameter within its length limit. */
+function listParam(merged: RawQuery, name: string, max: number = limits.listItems): string[] | null {
+  const items = toList(pick(merged, name));
+  checkListLength(name, items, max);
+  return items;
+}
+
 function parseMerged(merged: RawQuery): CommonParams {
-  const fields = toList(pick(merged, 'fields'));
+  const fields = listParam(merged, 'fields');
   const limit = toInteger('limit', pick(merged, 'limit'));
   const offset = toInteger('offset', pick(merged, 'offset')) ?? 0;
   if (offset < 0) throw new BadRequestError(`Parameter 'offset' must not be negative.`, { parameter: 'offset' });
@@ -138,10 +152,10 @@ function parseMerged(merged: RawQuery): CommonParams {
     order: parseOrder(pick(merged, 'order')),
     includeCount: toBool(pick(merged, 'include_count')),
     countOnly: toBool(pick(merged, 'count_only')),
-    ids: toList(pick(merged, 'ids')),
-    idField: toList(pick(merged, 'id_field')),
-    related: toList(pick(merged, 'related')),
-    group: toList(pick(merged, 'group')),
+    ids: listParam(merged, 'ids', limits.ids),
+    idField: listParam(merged, 'id_field'),
+    related: listParam(merged, 'related'),
+    group: listParam(merged, 'group'),
     having: having ? having : null,
     continue: toBool(pick(merged, 'continue')),
     rollback: toBool(pick(merged, 'rollback')),

@@ -10,12 +10,13 @@ import { createSystemService } from '../system/system-service.js';
 import { createDispatch } from './api-dispatch.js';
 import { installCors } from './cors-hook.js';
 import { installBodyParsing } from './body-parsing.js';
-import { installErrorHandling } from './error-handling.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './error-handling.js';
 import { registerGeneratedTableRoutes } from './generated-table-routes.js';
 import type { ServiceRoutes } from './generated-routes.js';
 import type { InternalService } from './internal-service.js';
 import { openPlatform, type PlatformContext, type PlatformOptions } from './platform-context.js';
 import { rootListing } from './root-listing.js';
+import { installUrlGuard } from './url-guard.js';
 
 export interface ServerOptions extends PlatformOptions {
   /** Precompiled route schemas of the generated database services. */
@@ -34,11 +35,17 @@ declare module 'fastify' {
 
 export async function createServer(model: PlatformModel, options: ServerOptions): Promise<FastifyInstance> {
   const ctx = await openPlatform(model, options);
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024, routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true } });
+  const app = Fastify({
+    logger: options.logger ?? false, bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // Errors raised before routing, and requests Node's parser refuses, also answer in the spec's shape.
+    frameworkErrors, clientErrorHandler,
+  });
   app.decorate('portico', ctx);
   app.addHook('onClose', async () => ctx.close());
   installBodyParsing(app);
   installErrorHandling(app);
+  installUrlGuard(app);
   // CORS follows the rules of /system/cors, read per request from memory.
   installCors(app, ctx.cors);
 

@@ -1,10 +1,17 @@
 /**
- * Turns every failure into the spec's error body: PorticoErrors as they are, Fastify's own errors
- * (bad JSON, body too large, schema validation) mapped to 400/413, anything else a 500 whose
- * details stay in the log.
+ * Turns every failure into the spec's error body `{"error":{"code","message"}}`: PorticoErrors as
+ * they are; Fastify's own errors (bad JSON, body too large, bad percent-encoding, over-long path
+ * parameters, schema validation) mapped to their 4xx; requests Node's HTTP parser refuses before
+ * Fastify sees them (over-large headers, malformed request lines) answered in the same shape on
+ * the socket; anything else a 500 whose details stay in the log.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { BadRequestError, InternalServerError, InvalidJsonError, NotFoundError, PayloadTooLargeError, PorticoError } from '../core/errors.js';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  BadRequestError, HeadersTooLargeError, InternalServerError, InvalidJsonError, NotFoundError, PayloadTooLargeError, PorticoError,
+  UnsupportedMediaTypeError, UriTooLongError,
+} from '../core/errors.js';
 
 export function toPorticoError(error: FastifyError | Error): PorticoError {
   if (error instanceof PorticoError) return error;
@@ -16,27 +23,61 @@ export function toPorticoError(error: FastifyError | Error): PorticoError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new PayloadTooLargeError();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new BadRequestError(`Unsupported content type. Send JSON with Content-Type: application/json.`);
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new UnsupportedMediaTypeError();
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new BadRequestError('The Content-Length header does not match the request body.');
+    case 'FST_ERR_BAD_URL':
+      return new BadRequestError('The request path is not valid: it holds malformed percent-encoding.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new UriTooLongError('A segment of the request path is too long.');
   }
   if (fastifyError.validation) {
     const first = fastifyError.validation[0];
     const field = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : (first?.params as { missingProperty?: string })?.missingProperty ?? '';
     return new BadRequestError(`Invalid request: ${field ? `'${field}' ` : ''}${first?.message ?? 'does not match the schema'}.`, field ? { field } : null);
   }
-  if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new PorticoError(fastifyError.statusCode, fastifyError.message);
-  }
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) return new PorticoError(status, `${http.STATUS_CODES[status] ?? 'Bad request'}.`);
   return new InternalServerError();
+}
+
+function send(reply: FastifyReply, error: PorticoError): FastifyReply {
+  return reply.status(error.status).send(error.toBody());
+}
+
+/** Fastify's `frameworkErrors` option: errors raised while routing, before any hook or handler. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void send(reply, toPorticoError(error));
+}
+
+/** What Node's HTTP parser refused, as a PorticoError (431 for over-large headers, else 400). */
+function clientError(error: Error & { code?: string }): PorticoError {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new HeadersTooLargeError();
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new PorticoError(408, 'The request took too long to arrive.');
+  return new BadRequestError('Malformed HTTP request.');
+}
+
+/** Fastify's `clientErrorHandler` option: answers a request Node could not parse, in the spec's shape, and closes the socket. */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const portico = clientError(error);
+    const body = JSON.stringify(portico.toBody());
+    socket.write(`HTTP/1.1 ${portico.status} ${http.STATUS_CODES[portico.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const portico = toPorticoError(error);
-    if (portico.status >= 500 && !(error instanceof PorticoError)) request.log.error({ err: error }, 'unhandled error');
-    void reply.status(portico.status).send(portico.toBody());
+    // Driver errors reach the log as the cause of the PorticoError that hides them from the client.
+    if (portico.status >= 500) request.log.error({ err: portico.cause ?? error }, portico.message);
+    void send(reply, portico);
   });
   app.setNotFoundHandler((request, reply) => {
-    const error = new NotFoundError(`No route for ${request.method} ${request.url.split('?')[0]}.`);
-    void reply.status(404).send(error.toBody());
+    const path = request.url.split('?')[0];
+    void send(reply, new NotFoundError(`No route for ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}.`));
   });
 }

@@ -6,6 +6,7 @@ import { readCredentials } from '../auth/credentials.js';
 import { verifyPassword } from '../auth/passwords.js';
 import type { SessionClaims } from '../auth/session-tokens.js';
 import { BadRequestError, PorticoError, UnauthorizedError } from '../core/errors.js';
+import { limits } from '../core/request-limits.js';
 import type { InternalCall } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import type { ServiceResult } from '../services/service-kind.js';
@@ -38,19 +39,28 @@ function requireString(body: Record<string, unknown>, field: string): string {
   return value;
 }
 
+/**
+ * The login `duration` in minutes, null when absent: a whole number from 0 to the limit, as a JSON
+ * number or as digits (form posts); anything else is a 400 before the credentials are checked.
+ */
+function sessionDuration(value: unknown): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  const minutes = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(minutes) || minutes < 0 || minutes > limits.sessionMinutes) {
+    throw new BadRequestError(`Field 'duration' must be a whole number of minutes from 0 to ${limits.sessionMinutes}.`, { field: 'duration' });
+  }
+  return minutes;
+}
+
 /** Checks credentials and issues a session; administrators only at the admin endpoint, others only at the user endpoint. */
 export async function login(ctx: PlatformContext, kind: SessionKind, body: unknown, where: SessionRequest): Promise<Record<string, unknown>> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('Login request is missing required email.', { field: 'email' });
   const fields = body as Record<string, unknown>;
   const email = requireString(fields, 'email');
   const password = requireString(fields, 'password');
-  let ttl = ctx.settings.sessionTtlMinutes;
-  if (fields.duration !== undefined && fields.duration !== null && fields.duration !== '') {
-    const duration = Number(fields.duration);
-    if (!Number.isInteger(duration) || duration < 0) throw new BadRequestError(`Field 'duration' must be a whole number of minutes.`, { field: 'duration' });
-    // 0 means "until the browser closes": the token itself keeps the default lifetime.
-    if (duration > 0) ttl = duration;
-  }
+  const duration = sessionDuration(fields.duration);
+  // 0 means "until the browser closes": the token itself keeps the default lifetime.
+  const ttl = duration === null || duration === 0 ? ctx.settings.sessionTtlMinutes : duration;
   const row = await ctx.db.selectFrom('user').selectAll()
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .where('is_sys_admin', '=', kind === 'admin' ? 1 : 0)

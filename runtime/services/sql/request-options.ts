@@ -1,5 +1,6 @@
 /** What SQL requests read beyond parseCommonParams: the raw `fields` choice, filter `params`, body records. */
 import { pick, toBool, toList, type CommonParams, type RawQuery } from '../../core/query-params.js';
+import { checkListLength } from '../../core/request-limits.js';
 import type { BatchMode } from './records/batch-runner.js';
 
 function bodyObject(body: unknown): Record<string, unknown> | null {
@@ -19,6 +20,7 @@ export function fieldsOption(query: RawQuery, body: unknown): string[] | '*' | n
   }
   const list = toList(raw);
   if (list === null) return null;
+  checkListLength('fields', list);
   return list.includes('*') ? '*' : list;
 }
 

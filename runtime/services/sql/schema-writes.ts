@@ -8,7 +8,7 @@
  * Responses: `{resource:[{name}]}` (a bare `{name}` for one addressed table or field), the full
  * descriptions when `fields` is given, `{success:true}` for deletes of one table or field.
  */
-import { BadRequestError, ConflictError, NotFoundError, PorticoError, messages } from '../../core/errors.js';
+import { BadRequestError, ConflictError, NotFoundError, messages } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../core/query-params.js';
 import type { FieldModel, RelationModel, TableModel } from '../../model/platform-model.js';
@@ -20,6 +20,7 @@ import { createTables } from './schema/table-ddl.js';
 import { lowerKeys, parseField, schemaBodyTables } from './schema/table-definition.js';
 import { describeField, describeRelation, describeTable } from './schema/table-description.js';
 import type { SqlServiceContext } from './sql-service-context.js';
+import { databaseError } from './dialects/driver-errors.js';
 
 type Input = Record<string, unknown>;
 
@@ -71,8 +72,7 @@ async function applying(ctx: SqlServiceContext, table: TableModel | null, what: 
   try {
     await run();
   } catch (error) {
-    if (error instanceof PorticoError) throw error;
-    throw ctx.dialect.translateError(error, table) ?? new BadRequestError(`Failed to ${what}: ${(error as Error).message}`);
+    throw databaseError(error, ctx.dialect, table, new BadRequestError(`Failed to ${what}.`));
   } finally {
     ctx.schema.replace(await readDatabaseSchema(ctx.db, ctx.dialect, ctx.options.keepCase));
   }

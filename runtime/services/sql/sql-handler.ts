@@ -2,7 +2,7 @@
  * A SQL service's request handler: routes a ServiceCall to the service root listing, `_table`,
  * `_schema`, `_proc` or `_func`, and answers anything else with the reference's 400/404 messages.
  */
-import { BadRequestError, InternalServerError, NotFoundError, PorticoError, messages } from '../../core/errors.js';
+import { BadRequestError, InternalServerError, NotFoundError, messages } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { SqlServiceModel } from '../../model/platform-model.js';
@@ -18,6 +18,7 @@ import { writeSchema } from './schema-writes.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { handleTableRecords } from './table-records.js';
+import { databaseError } from './dialects/driver-errors.js';
 
 const ROOT_RESOURCES = [{ name: '_schema' }, { name: '_table' }];
 /** Databases with stored routines also list these (reference 1.4). */
@@ -35,8 +36,7 @@ export class SqlServiceHandler implements ServiceHandler {
       if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) await this.refresh();
       return await this.route(call);
     } catch (error) {
-      if (error instanceof PorticoError) throw error;
-      throw new InternalServerError(error instanceof Error ? error.message : String(error));
+      throw databaseError(error, this.ctx.dialect, null, new InternalServerError());
     }
   }
 

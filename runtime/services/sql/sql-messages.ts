@@ -11,7 +11,7 @@ const DRIVER: Record<RecordAction, string> = {
 export const sqlMessages = {
   batch: (action: RecordAction, rolledBack: boolean) =>
     `Batch Error: Not all requested records could be ${PAST[action]}.${rolledBack ? ' All changes rolled back.' : ''}`,
-  driverFailure: (action: RecordAction, table: string, detail: string) => `${DRIVER[action]} '${table}'.\n${detail}`,
+  driverFailure: (action: RecordAction, table: string) => `${DRIVER[action]} '${table}'.`,
   notNull: (field: string) => `Field '${field}' can not be NULL.`,
   required: (field: string) => `Required field '${field}' can not be NULL.`,
   noFields: () => 'No valid fields were found in record.',

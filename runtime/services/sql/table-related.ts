@@ -11,6 +11,7 @@
 import type { AuthContext } from '../../auth/auth-context.js';
 import { BadRequestError, NotImplementedError } from '../../core/errors.js';
 import { parseOrder, pick, toList, type RawQuery } from '../../core/query-params.js';
+import { checkListLength } from '../../core/request-limits.js';
 import type { RelationModel, TableModel } from '../../model/platform-model.js';
 import { compileFilter } from './filter/filter-compiler.js';
 import { parseFilter } from './filter/filter-parser.js';
@@ -94,7 +95,7 @@ export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: 
       parentField: planField(plan, relation.field[0]),
       related,
       relatedField,
-      selection: selectFields(related, toList(option(query, relation.name, 'fields'))?.filter((f) => f !== '*') ?? null),
+      selection: selectFields(related, relatedFields(toList(option(query, relation.name, 'fields')), relation.name)),
       where,
       order,
       limit: limit === 0 ? ctx.options.maxRecords : Math.min(limit, ctx.options.maxRecords),
@@ -200,4 +201,10 @@ export async function attachRelated(ctx: SqlServiceContext, rows: Row[], request
 export function relationOf(table: TableModel, key: string): RelationModel | undefined {
   const lower = key.toLowerCase();
   return table.relations.find((relation) => relation.name.toLowerCase() === lower);
+}
+
+/** `{relation}.fields` within the list limit, `*` meaning all (null). */
+function relatedFields(fields: string[] | null, relation: string): string[] | null {
+  checkListLength(`${relation}.fields`, fields);
+  return fields?.filter((f) => f !== '*') ?? null;
 }

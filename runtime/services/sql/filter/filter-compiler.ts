@@ -5,7 +5,8 @@
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DatabaseSchema, RelationModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
-import { unusableParam } from './filter-errors.js';
+import { limits } from '../../../core/request-limits.js';
+import { filterTooLarge, patternTooLong, unusableParam } from './filter-errors.js';
 import { resolveField, type FieldContext, type ResolvedField } from './filter-fields.js';
 import type { CompareOperator, FilterNode, FilterValue, PredicateNode } from './filter-parser.js';
 import { castValue, LIKE_ESCAPE, literalPattern, valueTexts, type BoundValue } from './filter-values.js';
@@ -35,10 +36,20 @@ const TEXT_TYPES = new Set(['string', 'text']);
 /** Compiles a filter AST to a Kysely boolean expression with bound parameters. */
 export function compileFilter(node: FilterNode, scope: FilterScope): Expression<SqlBool> {
   const context: FieldContext = { table: scope.table, schema: scope.schema, qualifier: scope.alias ?? scope.table.sourceName, groupFields: scope.groupFields };
-  return compileNode(node, context, scope);
+  return compileNode(node, context, { ...scope, bound: { count: 0 } });
 }
 
-function compileNode(node: FilterNode, context: FieldContext, scope: FilterScope): RawBuilder<SqlBool> {
+/** The scope while compiling: also the number of values bound so far (databases cap parameters per statement). */
+interface CompileScope extends FilterScope {
+  bound: { count: number };
+}
+
+function bind(scope: CompileScope, count: number, position: number): void {
+  scope.bound.count += count;
+  if (scope.bound.count > limits.filterValues) throw filterTooLarge(`more than ${limits.filterValues} values`, limits.filterValues, position);
+}
+
+function compileNode(node: FilterNode, context: FieldContext, scope: CompileScope): RawBuilder<SqlBool> {
   switch (node.kind) {
     case 'and':
     case 'or': {
@@ -55,14 +66,15 @@ function compileNode(node: FilterNode, context: FieldContext, scope: FilterScope
       // The related rows the predicate may test are those the caller could read; the row filter is
       // the platform's own configuration, compiled as such (it reaches no further tables).
       const { table, alias } = target.reached;
-      const rowFilter = compileNode(reached, { table, schema: scope.schema, qualifier: alias }, { table, schema: scope.schema, dialect: scope.dialect, alias });
+      const rowFilter = compileNode(reached, { table, schema: scope.schema, qualifier: alias }, { table, schema: scope.schema, dialect: scope.dialect, alias, bound: scope.bound });
       return target.wrap(sql<SqlBool>`(${predicate} and ${rowFilter})`);
     }
   }
 }
 
-function compilePredicate(node: PredicateNode, target: ResolvedField, scope: FilterScope): RawBuilder<SqlBool> {
+function compilePredicate(node: PredicateNode, target: ResolvedField, scope: CompileScope): RawBuilder<SqlBool> {
   const { column } = target;
+  bind(scope, node.kind === 'between' ? 2 : 1, node.position);
   switch (node.kind) {
     case 'is_null':
       return node.negated ? sql<SqlBool>`${column} is not null` : sql<SqlBool>`${column} is null`;
@@ -80,6 +92,7 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Fil
       const values = node.values.flatMap((value) => list(value, target, scope));
       // Only parameters holding empty arrays leave the list empty.
       if (values.length === 0) throw paramError(node.values[0], 'must not be an empty list');
+      bind(scope, values.length - 1, node.position);
       const items = sql.join(values.map((value) => sql.val(value)));
       return node.negated ? sql<SqlBool>`${column} not in (${items})` : sql<SqlBool>`${column} in (${items})`;
     }
@@ -93,6 +106,7 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Fil
     case 'like': {
       const [text] = valueTexts(node.value, scope.params, false);
       if (text === null) throw paramError(node.value, 'can not be null in a pattern');
+      if (text.length > limits.patternLength) throw patternTooLong(target.label, limits.patternLength, node.value.position);
       // PostgreSQL has no LIKE for numbers, dates or uuids; the others convert implicitly.
       const subject = scope.dialect === 'postgres' && !TEXT_TYPES.has(target.field.type) ? sql`cast(${column} as text)` : column;
       const not = node.negated ? sql`not ` : sql``;

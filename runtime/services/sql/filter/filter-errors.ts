@@ -60,6 +60,16 @@ export function unusableParam(name: string, why: string, position: number): BadR
   return new BadRequestError(`Filter parameter ':${name}' ${why}.`, { parameter: name, ...where(position) });
 }
 
+/** A filter beyond one of the request limits (runtime/core/request-limits.ts). */
+export function filterTooLarge(what: string, limit: number, position: number): BadRequestError {
+  return new BadRequestError(`Filter too large: ${what}; at most ${limit} are allowed.`, { limit, ...where(position) });
+}
+
+/** A `like` pattern (or contains/starts with/ends with value) beyond the pattern limit. */
+export function patternTooLong(field: string, limit: number, position: number): BadRequestError {
+  return new BadRequestError(`Filter pattern for field '${field}' is too long: at most ${limit} characters are allowed.`, { field, limit, ...where(position) });
+}
+
 /** A role's row filter the runtime cannot apply: a platform configuration problem, not the caller's. */
 export function invalidRowFilter(filter: { name: string; operator: string; value: string }): InternalServerError {
   return new InternalServerError('Invalid server-side filter configuration detected.', {

@@ -18,7 +18,8 @@
  */
 import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../records/aggregates.js';
 import { describe, tokenize, type Token } from './filter-lexer.js';
-import { malformedFilter } from './filter-errors.js';
+import { filterTooLarge, malformedFilter } from './filter-errors.js';
+import { limits } from '../../../core/request-limits.js';
 
 /** Every node carries the 1-based position where it starts in the filter text; 0 for nodes built in code. */
 interface Positioned {
@@ -125,6 +126,8 @@ export function parseFilter(text: string): FilterNode {
 class Parser {
   private readonly tokens: Token[];
   private index = 0;
+  /** Comparisons so far: databases nest each in their expression tree, so their number is bounded. */
+  private terms = 0;
 
   constructor(private readonly text: string) {
     this.tokens = tokenize(text);
@@ -173,6 +176,7 @@ class Parser {
 
   private predicate(): PredicateNode {
     const token = this.peek();
+    if (++this.terms > limits.filterTerms) throw filterTooLarge(`more than ${limits.filterTerms} comparisons`, limits.filterTerms, token.position);
     if (token.type !== 'word' || !FIELD_NAME.test(token.text)) this.fail("a field name, 'not' or '('");
     this.index++;
     const field = this.aggregate(token) ?? { path: token.text.split('.'), position: token.position };

@@ -3,6 +3,7 @@
  * what gets bound matches what the database compares (and bad input is a 400, not a driver error).
  */
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
+import { fitsInt64 } from '../../../core/request-limits.js';
 import { invalidValue, missingParam, unusableParam } from './filter-errors.js';
 import type { FilterValue } from './filter-parser.js';
 
@@ -44,14 +45,17 @@ export function valueTexts(value: FilterValue, params: Record<string, unknown> |
 export function castValue(text: string, field: FieldModel, label: string, dialect: SqlDialect, position: number): BoundValue {
   const trimmed = text.trim();
   if (INTEGER_TYPES.has(field.type)) {
-    if (!INTEGER.test(trimmed)) throw invalidValue(label, 'integer', position);
+    // Beyond 64 bits no column holds the value; drivers would fail to bind it.
+    if (!INTEGER.test(trimmed) || !fitsInt64(trimmed)) throw invalidValue(label, 'integer', position);
     const number = Number(trimmed);
     // Beyond 2^53 a JS number would round; the database converts the exact text itself.
     return Number.isSafeInteger(number) ? number : trimmed.replace(/^\+/, '');
   }
   if (NUMBER_TYPES.has(field.type)) {
-    if (!NUMBER.test(trimmed)) throw invalidValue(label, 'number', position);
-    return Number(trimmed);
+    const number = Number(trimmed);
+    // Beyond a double's range the text would bind as Infinity, which no column holds.
+    if (!NUMBER.test(trimmed) || !Number.isFinite(number)) throw invalidValue(label, 'number', position);
+    return number;
   }
   if (field.type === 'boolean') {
     const flag = BOOLEANS.get(trimmed.toLowerCase());

@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { BadRequestError, InternalServerError, PorticoError } from '../../../core/errors.js';
 import type { TableModel } from '../../../model/platform-model.js';
+import { databaseError } from '../dialects/driver-errors.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';
 import { keyCondition, keysCondition, type Condition } from './conditions.js';
@@ -26,8 +27,7 @@ const NOW = sql`CURRENT_TIMESTAMP`;
 /** Any error as a PorticoError: ours unchanged, driver errors translated, the rest a 500 naming the table. */
 export function toPorticoError(error: unknown, dialect: SqlDialectModule, table: TableModel, action: RecordAction): PorticoError {
   if (error instanceof PorticoError) return error;
-  return dialect.translateError(error, table)
-    ?? new InternalServerError(sqlMessages.driverFailure(action, table.name, error instanceof Error ? error.message : String(error)));
+  return databaseError(error, dialect, table, new InternalServerError(sqlMessages.driverFailure(action, table.name)));
 }
 
 /** Column values of a new record: unknown keys dropped, NULL and required fields checked. */
@@ -93,8 +93,11 @@ function shapeKey(prefix: string, columns: readonly string[], values: Row, outpu
   return `${prefix}:${columns.join(',')}:${clock}:${output.fields.map((f) => f.name).join(',')}`;
 }
 
-function insertQuery(db: Kysely<any>, plan: TablePlan, values: Row) {
-  return Object.keys(values).length === 0 ? db.insertInto(plan.source).defaultValues() : db.insertInto(plan.source).values(values);
+/** A record with no values inserts the columns' defaults: `default values`, which MySQL spells `() values ()`. */
+function insertQuery(db: Kysely<any>, target: WriteTarget, values: Row) {
+  const into = db.insertInto(target.plan.source);
+  if (Object.keys(values).length > 0) return into.values(values);
+  return target.dialect.dialect === 'mysql' ? into.values({}) : into.defaultValues();
 }
 
 /** Whether every output field is a primary-key field whose integer value is known once the row is inserted. */
@@ -108,7 +111,7 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
   const { plan, dialect } = target;
   const columns = Object.keys(values);
   if (dialect.keyWritesWithoutReturning && insertKeyKnown(target, values)) {
-    const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insertQuery(db, plan, values).compile());
+    const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insertQuery(db, target, values).compile());
     const { insertId } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
     const row: Row = {};
     for (const f of target.output.fields) row[f.name] = f.field.sourceName in values ? values[f.field.sourceName] : Number(insertId);
@@ -116,14 +119,14 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
   }
   if (dialect.supportsReturning) {
     // The statement of one set of columns is compiled once per table; only the values change.
-    const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () => insertQuery(db, plan, values).returning(target.output.columns).compile());
+    const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () => insertQuery(db, target, values).returning(target.output.columns).compile());
     const { rows } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
     if (dialect.afterExplicitKey !== undefined) {
       for (const f of plan.fields) if (f.field.autoIncrement && f.field.sourceName in values) await dialect.afterExplicitKey(db, plan.table, f.field);
     }
     return decodeRows(rows, target.output)[0];
   }
-  const result = await insertQuery(db, plan, values).executeTakeFirst();
+  const result = await insertQuery(db, target, values).executeTakeFirst();
   const keyFields = plan.primaryKey;
   if (keyFields.length === 0) return {};
   const key = keyFields.map((f) => (f.field.sourceName in values ? values[f.field.sourceName] : Number(result.insertId)));

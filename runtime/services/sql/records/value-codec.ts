@@ -4,6 +4,7 @@
  * Encoders see non-null values only; nullability is checked by the writer.
  */
 import { BadRequestError } from '../../../core/errors.js';
+import { fitsInt64 } from '../../../core/request-limits.js';
 import type { FieldModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
@@ -17,13 +18,24 @@ const BASE64_TEXT = /^[A-Za-z0-9+/]*={0,2}$/;
 const TRUE_TEXT = new Set(['true', '1', 'yes', 'on', 'y', 't']);
 const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);
 
+/** Integers beyond 64 bits fit no column of any database (and drivers fail to bind them). */
 function integerEncoder(name: string): Encoder {
+  const outOfRange = () => new BadRequestError(`Field '${name}' is out of range: integers have at most 64 bits.`, { field: name });
   return (value) => {
-    if (typeof value === 'number' && Number.isInteger(value)) return value;
-    if (typeof value === 'bigint') return value;
+    if (typeof value === 'number' && Number.isInteger(value)) {
+      if (!Number.isSafeInteger(value) && !fitsInt64(BigInt(value).toString())) throw outOfRange();
+      return value;
+    }
+    if (typeof value === 'bigint') {
+      if (!fitsInt64(value.toString())) throw outOfRange();
+      return value;
+    }
     if (typeof value === 'string' && INTEGER_TEXT.test(value.trim())) {
-      const n = Number(value.trim());
-      return Number.isSafeInteger(n) ? n : BigInt(value.trim());
+      const text = value.trim();
+      const n = Number(text);
+      if (Number.isSafeInteger(n)) return n;
+      if (!fitsInt64(text)) throw outOfRange();
+      return BigInt(text);
     }
     throw new BadRequestError(`Field '${name}' must be a valid integer.`, { field: name });
   };
@@ -32,7 +44,12 @@ function integerEncoder(name: string): Encoder {
 function numberEncoder(name: string, exact: boolean): Encoder {
   return (value) => {
     if (typeof value === 'number' && Number.isFinite(value)) return value;
-    if (typeof value === 'string' && NUMBER_TEXT.test(value.trim())) return exact ? value.trim() : Number(value.trim());
+    if (typeof value === 'string' && NUMBER_TEXT.test(value.trim())) {
+      // Exact types keep their text (the database rounds or refuses it); a double must be finite.
+      if (exact) return value.trim();
+      const number = Number(value.trim());
+      if (Number.isFinite(number)) return number;
+    }
     throw new BadRequestError(`Field '${name}' must be a valid number.`, { field: name });
   };
 }

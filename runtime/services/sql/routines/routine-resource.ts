@@ -7,7 +7,7 @@
  * under `resource` (or the `wrapper` asked for), its OUT and INOUT values as top-level keys.
  * SQLite has no routines: 501.
  */
-import { BadRequestError, InternalServerError, NotFoundError, NotImplementedError, PorticoError, messages } from '../../../core/errors.js';
+import { BadRequestError, InternalServerError, NotFoundError, NotImplementedError, messages } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
 import type { RoutineModel } from '../../../model/platform-model.js';
@@ -19,6 +19,7 @@ import { humanize } from '../schema/names.js';
 import { cleanListing } from '../schema/table-description.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { routineArguments, splitInlineCall } from './routine-arguments.js';
+import { databaseError } from '../dialects/driver-errors.js';
 
 export type RoutineKind = RoutineModel['kind'];
 
@@ -84,9 +85,7 @@ async function callRoutine(ctx: SqlServiceContext, call: ServiceCall, kind: Rout
   try {
     outcome = await routines.call(ctx.db, routine, args);
   } catch (error) {
-    if (error instanceof PorticoError) throw error;
-    throw ctx.dialect.translateError(error, null)
-      ?? new InternalServerError(`Failed to call database stored ${LABEL[kind].text}.\n${error instanceof Error ? error.message : String(error)}`);
+    throw databaseError(error, ctx.dialect, null, new InternalServerError(`Failed to call database stored ${LABEL[kind].text}.`));
   }
   return { body: resultBody(routine, outcome, option('wrapper'), option('returns')) };
 }

@@ -4,10 +4,11 @@
  * (`fk_{table}_{field}`) and indexes (`ndx_{table}_{field}`) are the same everywhere.
  */
 import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
-import { BadRequestError, PorticoError } from '../../../core/errors.js';
+import { BadRequestError } from '../../../core/errors.js';
 import type { DatabaseSchema } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { parseTableDefinitions, type FieldDefinition, type TableDefinition } from './table-definition.js';
+import { databaseError } from '../dialects/driver-errors.js';
 
 const ID_TYPES = new Set(['id', 'bigid', 'mediumid', 'smallid']);
 
@@ -128,8 +129,7 @@ export async function createTables(db: Kysely<any>, dialect: SqlDialectModule, t
         await createTable(conn, table, known, dialect);
         done.push(table);
       } catch (error) {
-        if (error instanceof PorticoError) throw error;
-        throw dialect.translateError(error, null) ?? new BadRequestError(`Failed to create table '${table.name}': ${(error as Error).message}`);
+        throw databaseError(error, dialect, null, new BadRequestError(`Failed to create table '${table.name}'.`));
       }
     }
   };

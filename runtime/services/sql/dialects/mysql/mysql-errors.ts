@@ -1,7 +1,7 @@
 /** mysql2 errors (MySQL/MariaDB error numbers) -> PorticoErrors naming API fields. */
 import { BadRequestError, ConflictError, ServiceUnavailableError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { conflict, fieldName, valueError } from '../driver-errors.js';
+import { checkFailed, concurrentChange, conflict, databaseLimit, fieldName, foreignKeyFailed, valueError, type ValueProblem } from '../driver-errors.js';
 
 interface MysqlError extends Error {
   code: string;
@@ -10,6 +10,19 @@ interface MysqlError extends Error {
 }
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR']);
+
+/** Value errors by error number: what they say about the value. */
+const VALUE_ERRNOS = new Map<number, ValueProblem>([
+  [1406, 'too long'], [1264, 'out of range'], [1690, 'out of range'], [1292, 'not a valid date or time'], [1367, 'not valid for the field type'],
+  [1265, 'not valid for the field type'], [1366, 'not valid for the field type'], [1411, 'not a valid date or time'], [1300, 'unstorable text'],
+  [3140, 'not valid JSON'], [4038, 'not valid JSON'],
+]);
+
+/**
+ * The server's limits: placeholders per statement (1390), columns (1117), packet size (1153),
+ * thread stack (1436), range optimizer memory (3170), join size (1104), regexp (1139).
+ */
+const LIMIT_ERRNOS = new Set([1390, 1117, 1153, 1436, 3170, 1104, 1139]);
 
 function isMysqlError(error: unknown): error is MysqlError {
   return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
@@ -32,28 +45,31 @@ function duplicateFields(message: string, table: TableModel | null): string[] {
   return field === undefined ? [] : [field.name];
 }
 
-/** Maps constraint, value, DDL, concurrency and connection errors; null for anything else. */
+/** Maps constraint, value, limit, DDL, concurrency and connection errors; null for anything else. */
 export function translateMysqlError(error: unknown, table: TableModel | null): PorticoError | null {
   if (!isMysqlError(error)) return null;
-  if (CONNECTION_CODES.has(error.code)) return new ServiceUnavailableError(`The database is unavailable: ${error.message}`);
+  if (CONNECTION_CODES.has(error.code)) return new ServiceUnavailableError('The database is unavailable; try again later.');
+  const errno = error.errno ?? -1;
   const message = error.sqlMessage ?? error.message;
   const column = columnIn(message);
   const field = column === null ? null : fieldName(column, table);
-  switch (error.errno) {
+  if (LIMIT_ERRNOS.has(errno)) return databaseLimit();
+  const problem = VALUE_ERRNOS.get(errno);
+  if (problem !== undefined) return valueError(problem, field);
+  switch (errno) {
     case 1048: return new BadRequestError(`Field '${field}' can not be NULL.`, { field });
     case 1364: return new BadRequestError(`Required field '${field}' can not be NULL.`, { field });
     case 1062: case 1586: return conflict(duplicateFields(message, table));
-    case 1451: case 1452: case 1216: case 1217:
-      return new ConflictError('Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.');
-    case 4025: case 3819: return new BadRequestError(`Check constraint failed: ${message}.`);
-    case 1406: case 1366: case 1292: case 1264: case 1265: case 1367: case 3140: case 4038:
-      return valueError(message, field);
+    case 1451: case 1452: case 1216: case 1217: return foreignKeyFailed();
+    case 4025: case 3819: return checkFailed(/constraint [`']?([^`'\s]+)[`']?/i.exec(message)?.[1] ?? null);
+    // A routine's own SIGNAL: its text is the routine author's message to the caller.
+    case 1644: return new BadRequestError(message);
     case 1050: {
       const name = /Table '([^']+)' already exists/.exec(message)?.[1] ?? table?.name ?? '';
       return new ConflictError(`A table with name '${name}' already exist in the database.`);
     }
     case 1060: return new BadRequestError(`Field '${/'([^']+)'/.exec(message)?.[1] ?? ''}' already exists in table '${table?.name ?? ''}'.`);
-    case 1213: case 1205: return new ConflictError(`The records were changed concurrently; try again. (${message})`);
+    case 1213: case 1205: return concurrentChange();
     default: return null;
   }
 }

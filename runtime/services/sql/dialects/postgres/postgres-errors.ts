@@ -1,16 +1,33 @@
 /** node-postgres errors (SQLSTATE codes) -> PorticoErrors naming API fields. */
 import { BadRequestError, ConflictError, ServiceUnavailableError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { conflict, fieldName, valueError } from '../driver-errors.js';
+import { checkFailed, concurrentChange, conflict, databaseLimit, fieldName, foreignKeyFailed, valueError, type ValueProblem } from '../driver-errors.js';
 
 interface PgError extends Error {
   code: string;
   column?: string;
+  constraint?: string;
   detail?: string;
   table?: string;
 }
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
+
+/** Data exceptions (class 22) by what they say about the value. */
+const VALUE_CODES = new Map<string, ValueProblem>([
+  ['22001', 'too long'], ['22003', 'out of range'], ['22008', 'not a valid date or time'], ['22007', 'not a valid date or time'],
+  ['22P02', 'not valid for the field type'], ['22023', 'not valid for the field type'], ['2202E', 'not valid for the field type'],
+  ['22021', 'unstorable text'], ['22P05', 'unstorable text'], ['22030', 'not valid JSON'], ['22032', 'not valid JSON'],
+]);
+
+/**
+ * Program limits (class 54: statement too complex, too many columns or arguments) and the
+ * protocol error of a statement with more than 65,535 parameters, whose count wraps in the Bind
+ * message ("bind message has N parameter formats but M parameters"): the connection survives it.
+ */
+function isLimit(code: string): boolean {
+  return code.startsWith('54') || code === '08P01';
+}
 
 function isPgError(error: unknown): error is PgError {
   return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
@@ -22,11 +39,14 @@ function keyColumns(detail: string | undefined): string[] {
   return match === null ? [] : match[1].split(',').map((column) => column.trim().replace(/^"|"$/g, ''));
 }
 
-/** Maps constraint, value, DDL, concurrency and connection errors; null for anything else. */
+/** Maps constraint, value, limit, DDL, concurrency and connection errors; null for anything else. */
 export function translatePostgresError(error: unknown, table: TableModel | null): PorticoError | null {
   if (!isPgError(error)) return null;
   const { code, message } = error;
-  if (CONNECTION_CODES.has(code) || code.startsWith('08')) return new ServiceUnavailableError(`The database is unavailable: ${message}`);
+  if (isLimit(code)) return databaseLimit();
+  if (CONNECTION_CODES.has(code) || code.startsWith('08')) return new ServiceUnavailableError('The database is unavailable; try again later.');
+  const problem = VALUE_CODES.get(code);
+  if (problem !== undefined) return valueError(problem, error.column === undefined ? null : fieldName(error.column, table));
   switch (code) {
     case '23502': {
       const field = fieldName(error.column ?? '', table);
@@ -35,19 +55,24 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     case '23505':
       return conflict(keyColumns(error.detail).map((column) => fieldName(column, table)));
     case '23503':
-      return new ConflictError('Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.');
+      return foreignKeyFailed();
     case '23514':
-      return new BadRequestError(`Check constraint failed: ${message}.`);
-    case '22001': case '22003': case '22007': case '22008': case '22P02': case '22P05': case '22023': case '2202E': case '22030': case '22032':
-      return valueError(message, error.column === undefined ? null : fieldName(error.column, table));
+      return checkFailed(error.constraint ?? null);
+    case '22025':
+      return new BadRequestError("Invalid 'like' pattern: it may not end with an escape character.");
+    // A routine's own RAISE EXCEPTION: its text is the routine author's message to the caller.
+    case 'P0001':
+      return new BadRequestError(message);
     case '42P07': {
       const name = /relation "([^"]+)" already exists/.exec(message)?.[1] ?? table?.name ?? '';
       return new ConflictError(`A table with name '${name}' already exist in the database.`);
     }
-    case '42701':
-      return new BadRequestError(message.replace(/^column "([^"]+)" of relation "([^"]+)" already exists$/, "Field '$1' already exists in table '$2'."));
+    case '42701': {
+      const names = /^column "([^"]+)" of relation "([^"]+)" already exists$/.exec(message);
+      return new BadRequestError(names ? `Field '${names[1]}' already exists in table '${names[2]}'.` : 'A field of that name already exists.');
+    }
     case '40001': case '40P01': case '55P03':
-      return new ConflictError(`The records were changed concurrently; try again. (${message})`);
+      return concurrentChange();
     default:
       return null;
   }

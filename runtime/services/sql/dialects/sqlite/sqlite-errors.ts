@@ -1,15 +1,23 @@
 /** better-sqlite3 errors -> PorticoErrors that name API fields instead of `table.column`. */
 import { BadRequestError, ConflictError, ServiceUnavailableError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { conflict, fieldName } from '../driver-errors.js';
+import { checkFailed, conflict, databaseLimit, fieldName, foreignKeyFailed, valueError } from '../driver-errors.js';
 
 /** `t.a, t.b` (SQLite's list of failing columns) -> API field names. */
 function fieldNames(list: string, table: TableModel | null): string[] {
   return list.split(',').map((part) => fieldName(part.trim().split('.').pop() ?? part.trim(), table));
 }
 
-/** Maps constraint, type and lock errors; returns null for anything else. */
+/**
+ * SQLite's own limits, reported as SQLITE_ERROR with these texts (depth of an expression tree,
+ * bound variables, LIKE pattern complexity, result columns, ORDER BY terms, parser stack).
+ */
+const LIMIT_MESSAGES = /Expression tree is too large|too many SQL variables|pattern too complex|too many columns|too many terms|parser stack overflow|too many arguments/i;
+
+/** Maps constraint, type, limit and lock errors; returns null for anything else. */
 export function translateSqliteError(error: unknown, table: TableModel | null): PorticoError | null {
+  // better-sqlite3 refuses to bind a bigint beyond 64 bits or an over-long string before SQLite sees it.
+  if (error instanceof RangeError && /too big|too large/i.test(error.message)) return valueError('out of range', null);
   if (!(error instanceof Error) || typeof (error as { code?: unknown }).code !== 'string') return null;
   const code = (error as Error & { code: string }).code;
   const message = error.message;
@@ -23,19 +31,22 @@ export function translateSqliteError(error: unknown, table: TableModel | null): 
     case 'SQLITE_CONSTRAINT_UNIQUE':
       return conflict(fieldNames(after('failed: '), table));
     case 'SQLITE_CONSTRAINT_FOREIGNKEY':
-      return new ConflictError('Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.');
+      return foreignKeyFailed();
     case 'SQLITE_CONSTRAINT_CHECK':
-      return new BadRequestError(`Check constraint failed: ${after('failed: ')}.`);
+      return checkFailed(message.includes('failed: ') ? after('failed: ') : null);
     case 'SQLITE_CONSTRAINT_DATATYPE':
     case 'SQLITE_MISMATCH':
-      return new BadRequestError(`Invalid value type: ${message}.`);
+      return valueError('not valid for the field type', null);
+    case 'SQLITE_TOOBIG':
+      return valueError('too long', null);
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
       return new ServiceUnavailableError('The database is busy; try again.');
-    default: {
-      const exists = /^(table|index) "?([^"]+?)"? already exists/.exec(message);
-      if (exists) return new ConflictError(`A ${exists[1]} with name '${exists[2]}' already exist in the database.`);
-      return null;
-    }
+    case 'SQLITE_ERROR':
+      if (LIMIT_MESSAGES.test(message)) return databaseLimit();
+      break;
   }
+  const exists = /^(table|index) "?([^"]+?)"? already exists/.exec(message);
+  if (exists) return new ConflictError(`A ${exists[1]} with name '${exists[2]}' already exist in the database.`);
+  return null;
 }
