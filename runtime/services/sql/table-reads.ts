@@ -1,5 +1,6 @@
 /** `GET _table/{table}[/{id}]`: single records, lists with pagination meta, and reads by ids. */
-import { NotFoundError, messages } from '../../core/errors.js';
+import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
+import { limits } from '../../core/request-limits.js';
 import { unwrapRecords, wrapList, type ListMeta } from '../../core/envelope.js';
 import type { ServiceResult } from '../service-kind.js';
 import { runBatch } from './records/batch-runner.js';
@@ -30,6 +31,8 @@ export async function getRecord(op: TableOp, id: string): Promise<ServiceResult>
 }
 
 async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Promise<ServiceResult> {
+  // One `in` list holds every key: its length is bounded as `ids` is.
+  if (keyed.length > limits.ids) throw new BadRequestError(`Request names ${keyed.length} records by identifier; at most ${limits.ids} are allowed.`, { limit: limits.ids });
   const selection = selectFields(op.plan, op.params.fields);
   // Identifiers put the rows in the requested order and join fields find related records; those not asked for are dropped after.
   const read = withJoinFields(selectionOf([...selection.fields, ...idFields.filter((f) => !selection.fields.includes(f))]), op.related);

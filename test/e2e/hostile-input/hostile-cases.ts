@@ -112,6 +112,8 @@ function driverLimitCases(): HostileCase[] {
     cases.push(tunnelledRead(limit, `ids list of ${n}`, { ids: terms(n, (i) => String(i + 1), ',') }, n > 1000 ? BAD : [200, 400, 404]));
   }
   cases.push(tunnelledRead(limit, 'in list of 70000 values from params', { filter: 'id in (:list)', params: { list: Array.from({ length: 70000 }, (_, i) => i) } }, BAD));
+  cases.push(tunnelledRead(limit, 'read 70000 records by key', { resource: Array.from({ length: 70000 }, (_, i) => ({ id: i + 1 })) }, BAD));
+  cases.push({ category: limit, name: 'delete 20000 records by key', method: 'DELETE', url: `${DB}/_table/scratch?continue=true`, body: { resource: Array.from({ length: 20000 }, (_, i) => ({ id: i + 200000 })) } });
   cases.push({ category: limit, name: 'delete by 70000 ids', method: 'DELETE', url: `${DB}/_table/scratch`, body: { ids: terms(70000, (i) => String(i + 100000), ',') }, expect: BAD });
   cases.push({ category: limit, name: 'patch 70000 records by id', method: 'PATCH', url: `${DB}/_table/scratch`, body: { resource: Array.from({ length: 70000 }, (_, i) => ({ id: i + 100000, note: 'x' })) }, expect: BAD });
   for (const length of [50001, 100000, 500000]) {

@@ -188,6 +188,26 @@ export function defineHostileInputSuite(kind: TargetKind): void {
     });
   });
 
+  it('creates a record from {} with every column at its default (MySQL included)', async () => {
+    const created = await api.call('POST', '_table/scratch?fields=*', { resource: [{}] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.resource[0]).toMatchObject({ id: expect.any(Number), name: null, amount: null, note: null });
+  });
+
+  it('validates the login duration: whole minutes up to a year', async () => {
+    const login = (duration: unknown) => api.server.app.inject({
+      method: 'POST', url: '/api/v2/system/admin/session', headers: { 'x-service-api-key': api.server.apiKey },
+      payload: { email: 'admin@test.local', password: 'admin-password-12345', duration },
+    });
+    const absurd = await login(1e20);
+    expect(absurd.statusCode).toBe(400);
+    expect(absurd.json()).toEqual({ error: { code: 400, message: "Field 'duration' must be a whole number of minutes from 0 to 525600.", context: { field: 'duration' } } });
+    const year = await login(525600);
+    expect(year.statusCode).toBe(200);
+    const days = (Date.parse(`${year.json().token_expiry_date.replace(' ', 'T')}Z`) - Date.now()) / 86_400_000;
+    expect(Math.round(days)).toBe(365);
+  });
+
   it('leaves the sentinel rows, the tables and the system database as they were', async () => {
     expect(JSON.parse(await snapshot(target, api))).toEqual(JSON.parse(before));
   });

@@ -41,15 +41,20 @@ describe('translateMysqlError', () => {
     [error(1062, "Duplicate entry '1' for key 'PRIMARY'"), 409, "Duplicate entry: a record with the same 'id' already exists."],
     [error(1048, "Column 'Code' cannot be null"), 400, "Field 'code' can not be NULL."],
     [error(1364, "Field 'Code' doesn't have a default value"), 400, "Required field 'code' can not be NULL."],
-    [error(1406, "Data too long for column 'Code' at row 1"), 400, "Invalid value for field 'code': Data too long for column 'Code' at row 1."],
-    [error(1366, "Incorrect integer value: 'x' for column `db`.`item`.`Code` at row 1"), 400, "Invalid value for field 'code': Incorrect integer value: 'x' for column `db`.`item`.`Code` at row 1."],
+    [error(1406, "Data too long for column 'Code' at row 1"), 400, "Invalid value for field 'code': the value is too long for the field."],
+    [error(1366, "Incorrect integer value: 'x' for column `db`.`item`.`Code` at row 1"), 400, "Invalid value for field 'code': not a valid value for the field's type."],
+    [error(1264, "Out of range value for column 'Code' at row 1"), 400, "Invalid value for field 'code': the number is out of range for the field."],
+    [error(1390, 'Prepared statement contains too many placeholders'), 400, 'The request is too large for the database: use fewer filter terms, values, fields or records at once.'],
+    [error(3819, "Check constraint 'positive' is violated."), 400, "Check constraint 'positive' failed."],
+    [error(1644, 'Stock may not go negative'), 400, 'Stock may not go negative'],
     [error(1452, 'Cannot add or update a child row'), 409, 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.'],
     [error(1050, "Table 'item' already exists"), 409, "A table with name 'item' already exist in the database."],
   ])('%s', (thrown, status, message) => {
     expect(translateMysqlError(thrown, table)).toMatchObject({ status, message });
   });
   it('maps connection failures to 503 and leaves others alone', () => {
-    expect(translateMysqlError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), null)).toMatchObject({ status: 503 });
+    expect(translateMysqlError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:3306'), { code: 'ECONNREFUSED' }), null))
+      .toMatchObject({ status: 503, message: 'The database is unavailable; try again later.' });
     expect(translateMysqlError(error(1234, 'other'), table)).toBeNull();
   });
 });

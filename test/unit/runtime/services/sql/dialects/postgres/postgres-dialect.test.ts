@@ -52,10 +52,17 @@ describe('translatePostgresError', () => {
     [pgError('23505', { detail: 'Key ("Code")=(x) already exists.' }), 409, "Duplicate entry: a record with the same 'code' already exists."],
     [pgError('23502', { column: 'Code' }), 400, "Field 'code' can not be NULL."],
     [pgError('23503'), 409, 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.'],
-    [pgError('22P02'), 400, 'Invalid value: pg 22P02.'],
+    [pgError('22P02'), 400, "Invalid value: not a valid value for the field's type."],
+    [pgError('22021', { column: 'Code' }), 400, "Invalid value for field 'code': the text holds characters the database can not store."],
+    [pgError('22003'), 400, 'Invalid value: the number is out of range for the field.'],
+    [pgError('54001'), 400, 'The request is too large for the database: use fewer filter terms, values, fields or records at once.'],
+    [pgError('08P01', { message: 'bind message has 4464 parameter formats but 0 parameters' }), 400, 'The request is too large for the database: use fewer filter terms, values, fields or records at once.'],
+    [pgError('23514', { constraint: 'positive' }), 400, "Check constraint 'positive' failed."],
+    [pgError('P0001', { message: 'Stock may not go negative' }), 400, 'Stock may not go negative'],
     [pgError('42P07', { message: 'relation "item" already exists' }), 409, "A table with name 'item' already exist in the database."],
-    [pgError('40P01'), 409, 'The records were changed concurrently; try again. (pg 40P01)'],
-    [pgError('ECONNREFUSED'), 503, 'The database is unavailable: pg ECONNREFUSED'],
+    [pgError('40P01'), 409, 'The records were changed concurrently; try again.'],
+    [pgError('ECONNREFUSED'), 503, 'The database is unavailable; try again later.'],
+    [pgError('08006'), 503, 'The database is unavailable; try again later.'],
   ])('%s', (error, status, message) => {
     expect(translatePostgresError(error, table)).toMatchObject({ status, message });
   });
