@@ -34,7 +34,8 @@ describe('admin session', () => {
     [{ password: 'x' }, 400, 'Login request is missing required email.'],
     [{ email: 'admin@test.local' }, 400, 'Login request is missing required password.'],
     [{ email: 'admin@test.local', password: 'wrong' }, 401, 'Invalid credentials supplied.'],
-    [{ email: 'admin@test.local', password: 'admin-password-12345', duration: 'long' }, 400, "Field 'duration' must be a whole number of minutes."],
+    [{ email: 'admin@test.local', password: 'admin-password-12345', duration: 'long' }, 400, "Field 'duration' must be a whole number of minutes from 0 to 525600."],
+    [{ email: 'admin@test.local', password: 'admin-password-12345', duration: 1e20 }, 400, "Field 'duration' must be a whole number of minutes from 0 to 525600."],
   ])('refuses %o', async (payload, status, message) => {
     const response = await login(payload);
     expect(response.statusCode).toBe(status);
