@@ -14,6 +14,7 @@ import { DiagnosticError, isUserError, type Diagnostic } from './diagnostics.js'
 import { emitPlatform, type FileMap } from './emit/emit-platform.js';
 import { buildModel, serviceModels, type IntrospectionSnapshot } from './model/build-model.js';
 import { verifyFiles, writeFiles, type DriftReport, type WritePlan } from './write/write-files.js';
+import { loadTemplates } from './load-templates.js';
 
 export type StageName = 'load' | 'introspect' | 'model' | 'emit' | 'write' | 'verify';
 
@@ -64,7 +65,7 @@ export async function generatePlatform(options: PipelineOptions): Promise<Genera
   const { loaded, model } = await modelPlatform(options);
   const outDir = path.resolve(options.cwd ?? process.cwd(), options.outDir ?? path.join(loaded.platformDir, 'server'));
   const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
-  const files = await timed(options, 'emit', async () => emitPlatform(model, { platformDirFromOutput }));
+  const files = await timed(options, 'emit', async () => emitPlatform(model, { platformDirFromOutput, templates: loadTemplates() }));
   return { loaded, model, outDir, files };
 }
 

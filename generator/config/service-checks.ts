@@ -2,7 +2,7 @@
  * Checks of the services section beyond the schema: unique names, known types, what a built-in
  * override may change, and each service's config against its kind's JSON Schema.
  */
-import type { ServiceKind } from '../../runtime/services/service-kind.js';
+import type { ServiceType } from '../../runtime/services/service-kind.js';
 import { didYouMean, type Diagnostic } from '../diagnostics.js';
 import { builtinServices, RETYPABLE_BUILTIN } from './builtins.js';
 import type { KindRegistry } from './kind-registry.js';
@@ -56,7 +56,7 @@ export function checkServices(data: Loose, source: YamlSource, kinds: KindRegist
   return diagnostics;
 }
 
-function overrideProblem(name: string, builtinType: string, kind: ServiceKind): string | null {
+function overrideProblem(name: string, builtinType: string, kind: ServiceType): string | null {
   if (name !== RETYPABLE_BUILTIN) {
     return `The built-in service '${name}' has type '${builtinType}'; an override may change its label, description, is_active and config, not its type.`;
   }

@@ -16,7 +16,8 @@ function formatPrisma(text: string): string {
   return formatted;
 }
 
-export function createPrismaFile(service: SqlServiceModel): string {
-  const text = renderTemplate('schema.prisma.hbs', { notice: LINE_COMMENT_NOTICE, service: service.name, ...prismaSchemaView(service) });
+/** Renders `template` (templates/schema.prisma.hbs) for the service. */
+export function createPrismaFile(service: SqlServiceModel, template: string): string {
+  const text = renderTemplate(template, { notice: LINE_COMMENT_NOTICE, service: service.name, ...prismaSchemaView(service) });
   return formatPrisma(text);
 }

@@ -20,8 +20,9 @@ function environmentNames(model: PlatformModel): string[] {
   return [...new Set(names)].sort();
 }
 
-export function createReadmeFile(model: PlatformModel, files: FileEntry[], platformDirFromOutput: string): string {
-  return renderTemplate('README.md.hbs', {
+/** Renders `template` (templates/README.md.hbs) for the platform. */
+export function createReadmeFile(model: PlatformModel, files: FileEntry[], platformDirFromOutput: string, template: string): string {
+  return renderTemplate(template, {
     notice: GENERATED_NOTICE,
     title: model.platform.title || model.platform.name,
     description: model.platform.description,

@@ -1,7 +1,7 @@
 /**
  * The emit stage: the one place that lists every output file of a platform. Each file is made by
- * a small createXFile function; this list decides which files exist. Pure: no I/O (besides
- * reading Portico's own templates), same model -> same bytes.
+ * a small createXFile function; this list decides which files exist. Pure: no I/O (the
+ * templates come in the options), same model -> same bytes.
  */
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
 import { createCombinedOpenApiFile, createServiceOpenApiFile } from './create-openapi-files.js';
@@ -16,9 +16,19 @@ import { createSoapTypesFile } from './soap/create-soap-types-file.js';
 /** Output files by path relative to the output directory (posix separators). */
 export type FileMap = Map<string, string>;
 
+/** The template texts the emitters render (read by generator/load-templates.ts). */
+export interface Templates {
+  /** templates/README.md.hbs: the generated server's README. */
+  readme: string;
+  /** templates/schema.prisma.hbs: a Prisma schema per database. */
+  prismaSchema: string;
+}
+
 export interface EmitOptions {
   /** Path from the output directory to the platform directory (posix, e.g. `..`), for resolving relative paths at run time. */
   platformDirFromOutput: string;
+  /** Portico's templates, as generator/load-templates.ts reads them. */
+  templates: Templates;
 }
 
 interface OutputFile extends FileEntry {
@@ -35,7 +45,7 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
     ...sqlServices.flatMap((service) => [
       { path: `services/${service.name}/types.ts`, description: `record and insert types of the \`${service.name}\` tables.`, create: () => createTypesFile(service) },
       { path: `services/${service.name}/routes.ts`, description: `JSON Schemas of the \`${service.name}\` table routes.`, create: () => createRoutesFile(service) },
-      { path: `prisma/${service.name}.prisma`, description: `Prisma schema of the \`${service.name}\` database.`, create: () => createPrismaFile(service) },
+      { path: `prisma/${service.name}.prisma`, description: `Prisma schema of the \`${service.name}\` database.`, create: () => createPrismaFile(service, options.templates.prismaSchema) },
     ]),
     ...soapServices.map((service) => ({
       path: `services/${service.name}/types.ts`,
@@ -52,7 +62,7 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
   const readme: OutputFile = {
     path: 'README.md',
     description: 'this file.',
-    create: () => createReadmeFile(model, all.map(({ path, description }) => ({ path, description })), options.platformDirFromOutput),
+    create: () => createReadmeFile(model, all.map(({ path, description }) => ({ path, description })), options.platformDirFromOutput, options.templates.readme),
   };
   const all = [...files, readme].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return new Map(all.map((file) => [file.path, file.create()]));

@@ -12,7 +12,7 @@ import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
 import { identify } from './identify.js';
-import type { DocsService } from '../services/docs/docs-service.js';
+import type { DocsService } from '../system/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
 import type { PlatformContext } from './platform-context.js';
 

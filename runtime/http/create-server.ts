@@ -4,8 +4,8 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
-import { createDocsService } from '../services/docs/docs-service.js';
-import { createUserService } from '../services/user/user-service.js';
+import { createDocsService } from '../system/docs/docs-service.js';
+import { createUserService } from '../system/user/user-service.js';
 import { createSystemService } from '../system/system-service.js';
 import { createDispatch } from './api-dispatch.js';
 import { installCors } from './cors-hook.js';

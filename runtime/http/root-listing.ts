@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { decideAccess, resolveRole, roleReaches } from '../auth/access.js';
 import { readCredentials } from '../auth/credentials.js';
 import { toList, type RawQuery } from '../core/query-params.js';
-import { listServiceKinds } from '../services/registry.js';
+import { listServiceTypes } from '../system/internal-service-types.js';
 import { identify } from './identify.js';
 import type { PlatformContext } from './platform-context.js';
 
@@ -23,7 +23,7 @@ export async function rootListing(ctx: PlatformContext, request: FastifyRequest)
   const isAdmin = caller.user?.isSysAdmin === true;
   const group = typeof query.group === 'string' ? query.group.toLowerCase() : null;
   const type = typeof query.type === 'string' ? query.type : null;
-  const kinds = listServiceKinds().filter((k) => group === null || k.group.toLowerCase() === group);
+  const kinds = listServiceTypes().filter((k) => group === null || k.group.toLowerCase() === group);
   const fields = (toList(typeof query.fields === 'string' ? query.fields : undefined) ?? [...SERVICE_FIELDS]).filter((f) => (SERVICE_FIELDS as readonly string[]).includes(f));
   const services = ctx.services.list()
     .filter((s) => kinds.some((k) => k.type === s.type) && (type === null || s.type === type))

@@ -55,7 +55,8 @@ export interface ServiceHandler {
   close(): Promise<void>;
 }
 
-export interface ServiceKind {
+/** A service type as `GET /system/service_type` lists it and platform.yaml configures it. */
+export interface ServiceType {
   /** Spec type id, e.g. `sqlite`. */
   type: string;
   label: string;
@@ -63,6 +64,10 @@ export interface ServiceKind {
   description: string;
   /** JSON Schema of the service's `config`. */
   configSchema: Record<string, unknown>;
+}
+
+/** A service family: a service type the registry opens and serves. */
+export interface ServiceKind extends ServiceType {
   /** Runs at build time: adds what introspection finds (tables, operations) to the service model. */
   introspect?(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceModel>;
   /** Opens the service for serving. */

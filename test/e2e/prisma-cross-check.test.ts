@@ -19,6 +19,7 @@ import { prismaSchemaError } from '../golden/validators.js';
 import { prismaIntrospect } from '../helpers/prisma-schema-engine.js';
 import { prismaSchemaShape } from '../helpers/prisma-schema-shape.js';
 import { createTestDatabase, requireService, type TestDatabase } from '../helpers/require-service.js';
+import { loadTemplates } from '../../generator/load-templates.js';
 
 /**
  * Every relation kind: one-to-many with cascade, a self relation with SET NULL, one-to-one (the
@@ -82,7 +83,7 @@ function service(type: string, config: Record<string, unknown>): ServiceModel {
 async function portico(type: string, config: Record<string, unknown>): Promise<string> {
   const kind = sqlServiceKinds.find((k) => k.type === type);
   const model = await kind!.introspect!(service(type, config), { baseDir: os.tmpdir(), resolveEnv: (value) => value });
-  return createPrismaFile(model as SqlServiceModel);
+  return createPrismaFile(model as SqlServiceModel, loadTemplates().prismaSchema);
 }
 
 describe('Prisma cross-check on SQLite', () => {

@@ -16,6 +16,7 @@ import { emitPlatform, type FileMap } from '../../generator/emit/emit-platform.j
 import { buildModel, type IntrospectionSnapshot } from '../../generator/model/build-model.js';
 import { introspectServices } from '../../generator/pipeline.js';
 import type { Env } from '../../runtime/core/env.js';
+import { loadTemplates } from '../../generator/load-templates.js';
 
 export const SCENARIOS_DIR = path.join(import.meta.dirname, 'scenarios');
 
@@ -75,7 +76,7 @@ export async function buildScenario(name: string): Promise<FileMap> {
     const snapshot: IntrospectionSnapshot = isRecorded(name)
       ? (JSON.parse(fs.readFileSync(path.join(SCENARIOS_DIR, name, 'introspection.json'), 'utf8')) as IntrospectionSnapshot)
       : await introspectServices(scenario.loaded, { env: RECORDED_ENV, kinds: serviceKindRegistry });
-    return emitPlatform(buildModel(scenario.loaded.config, snapshot), { platformDirFromOutput: '..' });
+    return emitPlatform(buildModel(scenario.loaded.config, snapshot), { platformDirFromOutput: '..', templates: loadTemplates() });
   } finally {
     scenario.cleanup();
   }

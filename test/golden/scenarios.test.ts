@@ -14,9 +14,10 @@ import { repoRoot } from '../helpers/quickstart-copy.js';
 import { addressBookModel } from './fixtures/address-book-model.js';
 import { buildScenario, SCENARIOS_DIR } from './scenario-build.js';
 import { openApiErrors, prismaSchemaError, unresolvedRefs } from './validators.js';
+import { loadTemplates } from '../../generator/load-templates.js';
 
 const scenarios: Array<[title: string, folder: string, build: () => Promise<FileMap>]> = [
-  ['the emitters\' address-book model (hand-built)', 'address-book-model', async () => emitPlatform(addressBookModel, { platformDirFromOutput: '..' })],
+  ['the emitters\' address-book model (hand-built)', 'address-book-model', async () => emitPlatform(addressBookModel, { platformDirFromOutput: '..', templates: loadTemplates() })],
   ['the address book on SQLite', 'address-book-sqlite', () => buildScenario('address-book-sqlite')],
   ['a SOAP service from the corpus', 'soap-calculator', () => buildScenario('soap-calculator')],
   ['PostgreSQL with enums and two schemas', 'postgres-enums', () => buildScenario('postgres-enums')],

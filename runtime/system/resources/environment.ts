@@ -7,7 +7,7 @@
 import os from 'node:os';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
-import { userServiceConfig } from '../../services/user/user-config.js';
+import { userServiceConfig } from '../user/user-config.js';
 
 export const PLATFORM_VERSION = '7.5.0';
 

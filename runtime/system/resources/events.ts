@@ -9,7 +9,7 @@ import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
 import { roleReaches } from '../../auth/access.js';
 import type { PlatformContext } from '../../http/platform-context.js';
-import { serviceFragment } from '../../services/docs/service-fragments.js';
+import { serviceFragment } from '../docs/service-fragments.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 

@@ -8,7 +8,7 @@ import { generateApiKey, hashPassword } from '../../auth/passwords.js';
 import { BadRequestError, ConflictError, ForbiddenError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { ServiceModel } from '../../model/platform-model.js';
-import { getServiceKind } from '../../services/registry.js';
+import { findServiceType } from '../internal-service-types.js';
 import { assertValid } from '../records/json-validator.js';
 import { assertLookupNameFree } from '../records/related-records.js';
 import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../records/resource-handler.js';
@@ -105,7 +105,7 @@ function dropUnsetKeys(schema: Record<string, unknown>, config: Record<string, u
 /** Checks the type against the registry and the config against the type's schema (filling its defaults). */
 function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undefined): void {
   const type = (prepared.columns.type ?? existing?.type) as string;
-  const kind = getServiceKind(type);
+  const kind = findServiceType(type);
   if (!kind) throw new BadRequestError(`Service type '${type}' not found.`, { field: 'type' });
   if (kind.group === 'System' || kind.type === 'user' || kind.type === 'swagger') {
     if (prepared.columns.type !== undefined && prepared.columns.type !== existing?.type) {

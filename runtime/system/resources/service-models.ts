@@ -5,7 +5,7 @@
  */
 import { BadRequestError } from '../../core/errors.js';
 import type { ServiceModel } from '../../model/platform-model.js';
-import { getServiceKind } from '../../services/registry.js';
+import { findServiceType } from '../internal-service-types.js';
 import type { RuntimeContext } from '../../services/service-kind.js';
 import type { ServiceTable } from '../store/system-tables.js';
 
@@ -23,7 +23,7 @@ export function plainServiceModel(row: ServiceRow): ServiceModel {
 /** The model a live service is served from; a database that cannot be read is a 400 naming the service. */
 export async function liveServiceModel(row: ServiceRow, runtime: RuntimeContext): Promise<ServiceModel> {
   const model = plainServiceModel(row);
-  const kind = getServiceKind(row.type);
+  const kind = findServiceType(row.type);
   if (!kind?.introspect || kind.group !== 'Database') return model;
   try {
     return await kind.introspect(model, runtime);

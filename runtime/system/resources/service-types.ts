@@ -6,9 +6,9 @@
 import { NotFoundError } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toList, type RawQuery } from '../../core/query-params.js';
-import { getServiceKind, listServiceKinds } from '../../services/registry.js';
 import { configDescriptors } from '../../services/config-descriptors.js';
-import type { ServiceKind } from '../../services/service-kind.js';
+import type { ServiceType } from '../../services/service-kind.js';
+import { findServiceType, listServiceTypes } from '../internal-service-types.js';
 
 /** Types a platform has exactly one service of. */
 const SINGLETONS = new Set(['system', 'user', 'swagger']);
@@ -16,7 +16,7 @@ const SINGLETONS = new Set(['system', 'user', 'swagger']);
 /** Groups whose services carry an OpenAPI document of their own (service_doc_by_service_id). */
 const DOCUMENTED_GROUPS = new Set(['Remote Service', 'Script']);
 
-function describe(kind: ServiceKind): Record<string, unknown> {
+function describe(kind: ServiceType): Record<string, unknown> {
   return {
     name: kind.type, label: kind.label, description: kind.description, group: kind.group,
     singleton: SINGLETONS.has(kind.type), dependencies_required: null, subscription_required: false,
@@ -32,11 +32,11 @@ function select(record: Record<string, unknown>, fields: string[] | null): Recor
 export function serviceTypes(query: RawQuery, name?: string): unknown {
   const fields = toList(pick(query, 'fields'));
   if (name !== undefined) {
-    const kind = getServiceKind(name);
+    const kind = findServiceType(name);
     if (!kind) throw new NotFoundError(`Service type '${name}' not found.`);
     return select(describe(kind), fields);
   }
   const groups = toList(pick(query, 'group'))?.map((g) => g.toLowerCase()) ?? null;
-  const kinds = listServiceKinds().filter((kind) => groups === null || groups.includes(kind.group.toLowerCase()));
+  const kinds = listServiceTypes().filter((kind) => groups === null || groups.includes(kind.group.toLowerCase()));
   return wrapList(kinds.map((kind) => select(describe(kind), fields)));
 }

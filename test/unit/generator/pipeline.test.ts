@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { KindRegistry } from '../../../generator/config/kind-registry.js';
+import type { KindRegistry, KnownServiceType } from '../../../generator/config/kind-registry.js';
 import { DiagnosticError, formatDiagnostic } from '../../../generator/diagnostics.js';
 import { buildPlatform, checkPlatform, modelPlatform, type StageTiming } from '../../../generator/pipeline.js';
 import { ServiceUnavailableError } from '../../../runtime/core/errors.js';
 import type { ServiceModel, SqlServiceModel } from '../../../runtime/model/platform-model.js';
-import type { RuntimeContext, ServiceKind } from '../../../runtime/services/service-kind.js';
+import type { RuntimeContext } from '../../../runtime/services/service-kind.js';
 import { fixtureKinds } from './config/fixture-kinds.js';
 
 // The emitter is another stage's work: here it returns one file naming what it was given.
@@ -27,7 +27,7 @@ function registry(): KindRegistry {
     const model: SqlServiceModel = { ...service, kind: 'sql', dialect: 'sqlite', schema: { tables: [], routines: [] } };
     return model;
   };
-  const kinds: ServiceKind[] = fixtureKinds.map((kind) => (kind.type === 'sqlite' ? { ...kind, introspect } : kind));
+  const kinds: KnownServiceType[] = fixtureKinds.map((kind) => (kind.type === 'sqlite' ? { ...kind, introspect } : kind));
   return { getServiceKind: (type) => kinds.find((kind) => kind.type === type), listServiceKinds: () => kinds };
 }
 

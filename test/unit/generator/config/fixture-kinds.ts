@@ -5,7 +5,8 @@
  */
 import type { KindRegistry } from '../../../../generator/config/kind-registry.js';
 import { plainServiceKinds } from '../../../../runtime/services/plain/plain-service-kinds.js';
-import type { ServiceGroup, ServiceKind } from '../../../../runtime/services/service-kind.js';
+import { internalServiceTypes } from '../../../../runtime/system/internal-service-types.js';
+import type { ServiceGroup, ServiceKind, ServiceType } from '../../../../runtime/services/service-kind.js';
 
 function descriptor(type: string, group: ServiceGroup, configSchema: Record<string, unknown>): ServiceKind {
   return {
@@ -24,7 +25,8 @@ const databaseSchema = {
   },
 };
 
-export const fixtureKinds: ServiceKind[] = [
+export const fixtureKinds: ServiceType[] = [
+  ...internalServiceTypes,
   ...plainServiceKinds,
   descriptor('sqlite', 'Database', databaseSchema),
   descriptor('pgsql', 'Database', databaseSchema),

@@ -3,9 +3,10 @@ import { createPrismaFile } from '../../../../generator/emit/create-prisma-file.
 import type { SqlServiceModel } from '../../../../runtime/model/platform-model.js';
 import { prismaSchemaError } from '../../../golden/validators.js';
 import { awkwardModel } from './awkward-model.js';
+import { loadTemplates } from '../../../../generator/load-templates.js';
 
 const services = awkwardModel.services.filter((service): service is SqlServiceModel => service.kind === 'sql');
-const schema = (name: string) => createPrismaFile(services.find((service) => service.name === name)!);
+const schema = (name: string) => createPrismaFile(services.find((service) => service.name === name)!, loadTemplates().prismaSchema);
 /** A model block, whitespace collapsed. */
 const block = (text: string, model: string) => (new RegExp(`model ${model} \\{[^}]*\\}`).exec(text)?.[0] ?? '').replace(/\s+/g, ' ');
 

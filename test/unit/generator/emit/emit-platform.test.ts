@@ -5,8 +5,9 @@ import { isGeneratedContent } from '../../../../generator/write/generated-files.
 import type { PlatformModel } from '../../../../runtime/model/platform-model.js';
 import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
 import { awkwardModel } from './awkward-model.js';
+import { loadTemplates } from '../../../../generator/load-templates.js';
 
-const options = { platformDirFromOutput: '..' };
+const options = { platformDirFromOutput: '..', templates: loadTemplates() };
 
 /** The same data with every object's keys in reverse order. */
 function reverseKeys<T>(value: T): T {

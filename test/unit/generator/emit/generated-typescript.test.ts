@@ -13,6 +13,7 @@ import { emitPlatform } from '../../../../generator/emit/emit-platform.js';
 import type { PlatformModel } from '../../../../runtime/model/platform-model.js';
 import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
 import { awkwardModel } from './awkward-model.js';
+import { loadTemplates } from '../../../../generator/load-templates.js';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const folders: string[] = [];
@@ -25,7 +26,7 @@ afterAll(() => {
 async function typecheck(model: PlatformModel) {
   const folder = join(repo, `.tmp-typecheck-${randomBytes(6).toString('hex')}`);
   folders.push(folder);
-  for (const [path, text] of emitPlatform(model, { platformDirFromOutput: '..' })) {
+  for (const [path, text] of emitPlatform(model, { platformDirFromOutput: '..', templates: loadTemplates() })) {
     if (!path.endsWith('.ts')) continue;
     mkdirSync(dirname(join(folder, path)), { recursive: true });
     writeFileSync(join(folder, path), text);

@@ -8,9 +8,9 @@ import { wrapList } from '../../core/envelope.js';
 import type { InternalCall, InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { Verb } from '../../model/platform-model.js';
-import { changePassword, getProfile, updateProfile } from '../../system/self-service.js';
-import { handleSession } from '../../system/sessions.js';
-import type { ServiceResult } from '../service-kind.js';
+import { changePassword, getProfile, updateProfile } from '../self-service.js';
+import { handleSession } from '../sessions.js';
+import type { ServiceResult } from '../../services/service-kind.js';
 import { register } from './registration.js';
 
 const RESOURCES = ['password', 'profile', 'register', 'session'];

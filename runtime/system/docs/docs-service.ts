@@ -8,8 +8,8 @@ import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
 import { API_VERSION, combinedDocument, serviceDocument } from '../../openapi/service-document.js';
-import { getServiceKind } from '../registry.js';
-import type { ServiceResult } from '../service-kind.js';
+import { findServiceType } from '../internal-service-types.js';
+import type { ServiceResult } from '../../services/service-kind.js';
 import { serviceFragment } from './service-fragments.js';
 
 export type DocsService = InternalService & { spec(service: string): Promise<ServiceResult> };
@@ -21,7 +21,7 @@ export function createDocsService(ctx: PlatformContext): DocsService {
   async function documentOf(name: string): Promise<ServiceResult> {
     const service = ctx.services.get(name);
     if (!service) throw new NotFoundError(messages.serviceNotFound(name));
-    const group = getServiceKind(service.type)?.group;
+    const group = findServiceType(service.type)?.group;
     return { body: serviceDocument(service, await fragmentOf(service), group) };
   }
 

@@ -7,11 +7,11 @@ import { BadRequestError, ForbiddenError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
-import { assertValid } from '../../system/records/json-validator.js';
-import { serveResource } from '../../system/records/resource-handler.js';
-import { userBehaviour } from '../../system/resources/record-behaviours.js';
-import { issueSessionToken } from '../../system/sessions.js';
-import type { ServiceResult } from '../service-kind.js';
+import { assertValid } from '../records/json-validator.js';
+import { serveResource } from '../records/resource-handler.js';
+import { userBehaviour } from '../resources/record-behaviours.js';
+import { issueSessionToken } from '../sessions.js';
+import type { ServiceResult } from '../../services/service-kind.js';
 import { userServiceConfig, type UserServiceConfig } from './user-config.js';
 
 const registrationSchema = {
