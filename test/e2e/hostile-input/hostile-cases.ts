@@ -113,7 +113,7 @@ function driverLimitCases(): HostileCase[] {
   }
   cases.push(tunnelledRead(limit, 'in list of 70000 values from params', { filter: 'id in (:list)', params: { list: Array.from({ length: 70000 }, (_, i) => i) } }, BAD));
   cases.push(tunnelledRead(limit, 'read 70000 records by key', { resource: Array.from({ length: 70000 }, (_, i) => ({ id: i + 1 })) }, BAD));
-  cases.push({ category: limit, name: 'delete 20000 records by key', method: 'DELETE', url: `${DB}/_table/scratch?continue=true`, body: { resource: Array.from({ length: 20000 }, (_, i) => ({ id: i + 200000 })) } });
+  cases.push({ category: limit, name: 'delete 20000 records by key', method: 'DELETE', url: `${DB}/_table/scratch`, body: { resource: Array.from({ length: 20000 }, (_, i) => ({ id: i + 200000 })) } });
   cases.push({ category: limit, name: 'delete by 70000 ids', method: 'DELETE', url: `${DB}/_table/scratch`, body: { ids: terms(70000, (i) => String(i + 100000), ',') }, expect: BAD });
   cases.push({ category: limit, name: 'patch 70000 records by id', method: 'PATCH', url: `${DB}/_table/scratch`, body: { resource: Array.from({ length: 70000 }, (_, i) => ({ id: i + 100000, note: 'x' })) }, expect: BAD });
   for (const length of [50001, 100000, 500000]) {
@@ -208,6 +208,9 @@ const BAD_BODIES: Array<[string, string | Buffer]> = [
   ['__proto__', '{"__proto__":{"is_sys_admin":true},"resource":[{"name":"p"}]}'],
   ['constructor.prototype', '{"constructor":{"prototype":{"x":1}},"resource":[{"name":"c"}]}'],
   ['deep arrays', '['.repeat(100000)], ['deep objects', '{"a":'.repeat(50000)],
+  ['valid deep arrays', `${'['.repeat(100000)}${']'.repeat(100000)}`],
+  ['a deep value in a record', `{"resource":[{"name":"deep","note":${'['.repeat(50000)}${']'.repeat(50000)}}]}`],
+  ['a deep object in params', `{"filter":"name = :p","params":{"p":${'{"a":'.repeat(20000)}1${'}'.repeat(20000)}}}`],
   ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])], ['a BOM', '\ufeff{"resource":[]}'],
   ['UTF-16', Buffer.from('{"resource":[]}', 'utf16le')],
   ['an escaped NUL key', '{"resource":[{"\\u0000":1}]}'],
