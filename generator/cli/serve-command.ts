@@ -21,6 +21,8 @@ export function addServeCommand(program: Command, io: CliIo): void {
       '  PORT, HOST                 where to listen (default 127.0.0.1:8080)',
       '  PORTICO_ADMIN_EMAIL        first administrator, when platform.yaml declares none',
       '  PORTICO_ADMIN_PASSWORD     its password (generated and printed when unset)',
+      '  PORTICO_SYSTEM_DATABASE_URL  system database (postgres://... or mysql://...), over platform.yaml',
+      '  PORTICO_JWT_SECRET         session token signing secret (else one kept in the system database)',
     ].join('\n'))
     .action(async (configPath: string, options: { out?: string }) => {
       const { outDir, files, plan } = await buildPlatform({ configPath, outDir: options.out, cwd: io.cwd, env: io.env, onStage: stageReporter(io) });

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { systemClock, type Clock } from '../auth/clock.js';
 import { createSessionTokens, type SessionTokens } from '../auth/session-tokens.js';
 import { resolveEnv } from '../core/env.js';
-import { InternalServerError } from '../core/errors.js';
 import type { PlatformModel, PlatformSettings, ServiceModel } from '../model/platform-model.js';
 import { LiveServices } from '../services/live-services.js';
 import type { RuntimeContext } from '../services/service-kind.js';
@@ -15,13 +14,13 @@ import { syncPlatform, type FirstAdmin } from '../system/platform-sync.js';
 import { openSystemSchema } from '../system/records/system-schema.js';
 import { liveServiceModel, plainServiceModel } from '../system/resources/service-models.js';
 import { SystemDirectory } from '../system/system-directory.js';
-import { openSystemDb, type SystemDb } from '../system/store/system-db.js';
+import { openSystemDb, systemDbKind, type SystemDb } from '../system/store/system-db.js';
 import { CorsRules } from './cors-rules.js';
 
 export interface PlatformOptions {
   /** Platform directory: relative paths in service configs and settings resolve against it. */
   baseDir: string;
-  /** Overrides the model's system database file (tests use `:memory:`). */
+  /** Overrides the model's system database: a SQLite file, `:memory:` (tests) or a server URL. */
   systemDatabase?: string;
   /** Time source for sessions (tests inject one). */
   clock?: Clock;
@@ -48,12 +47,7 @@ export interface PlatformContext {
 export async function openPlatform(model: PlatformModel, options: PlatformOptions): Promise<PlatformContext> {
   const env = options.env ?? process.env;
   const runtime: RuntimeContext = { baseDir: options.baseDir, resolveEnv: (value) => resolveEnv(value, env) };
-  const systemDb = model.settings.systemDatabase;
-  if (systemDb.type !== 'sqlite' && !options.systemDatabase) {
-    throw new InternalServerError(`A ${systemDb.type} system database is not supported yet; use sqlite.`);
-  }
-  const file = options.systemDatabase ?? path.resolve(options.baseDir, systemDb.type === 'sqlite' ? systemDb.database : '');
-  const db = await openSystemDb(file === ':memory:' ? file : path.resolve(options.baseDir, file));
+  const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime));
   const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);
   const directory = new SystemDirectory(db);
   await directory.reload();
@@ -86,4 +80,15 @@ async function withStoredConfigs(db: SystemDb, declared: readonly ServiceModel[]
 async function apiServices(db: SystemDb, runtime: RuntimeContext): Promise<ServiceModel[]> {
   const rows = await db.selectFrom('service').selectAll().where('origin', '=', 'api').orderBy('id').execute();
   return Promise.all(rows.map((row) => liveServiceModel(row, runtime).catch(() => plainServiceModel(row))));
+}
+
+/**
+ * Where the system database is: the caller's override, else PORTICO_SYSTEM_DATABASE_URL, else
+ * platform.yaml's `system.database` (a SQLite path relative to the platform directory, or a URL).
+ */
+function systemDatabaseTarget(model: PlatformModel, options: PlatformOptions, env: NodeJS.ProcessEnv, runtime: RuntimeContext): string {
+  const declared = model.settings.systemDatabase;
+  const target = options.systemDatabase || env.PORTICO_SYSTEM_DATABASE_URL
+    || (declared.type === 'sqlite' ? declared.database : runtime.resolveEnv(declared.url));
+  return target === ':memory:' || systemDbKind(target) !== 'sqlite' ? target : path.resolve(options.baseDir, target);
 }

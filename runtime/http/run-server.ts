@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { PlatformModel } from '../model/platform-model.js';
+import { StartupError } from '../system/store/system-db.js';
 import { createServer } from './create-server.js';
 import type { ServiceRoutes } from './generated-routes.js';
 
@@ -26,6 +27,11 @@ export async function runServer(options: RunServerOptions): Promise<void> {
     baseDir: fileURLToPath(options.baseUrl),
     routes: options.routes,
     logger: process.env.PORTICO_LOG === 'true',
+  }).catch((error: unknown) => {
+    // A store the server cannot reach at start is the operator's to fix: one line, exit 1.
+    if (!(error instanceof StartupError)) throw error;
+    console.error(error.message);
+    process.exit(1);
   });
   const port = Number(process.env.PORT ?? 8080);
   const host = process.env.HOST ?? '127.0.0.1';

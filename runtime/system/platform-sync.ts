@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { verbsToMask } from '../auth/principals.js';
 import { generateApiKey, hashPassword } from '../auth/passwords.js';
 import type { AppModel, PlatformModel } from '../model/platform-model.js';
-import { formatTimestamp, type SystemDb } from './store/system-db.js';
+import { formatTimestamp, lockForStartup, upsert, type SystemDb } from './store/system-db.js';
 import { DEFAULT_TEMPLATES } from './system-mail.js';
 
 /** Apps every platform has (spec: fresh install). */
@@ -38,6 +38,7 @@ type Resolve = <T>(value: T) => T;
 export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEnv: Resolve, env: NodeJS.ProcessEnv): Promise<SyncResult> {
   const now = formatTimestamp(new Date());
   return db.transaction().execute(async (trx) => {
+    await lockForStartup(trx);
     // Services: declared ones take their declared values; stale declared ones go.
     const declaredIds = model.services.map((s) => s.id);
     await trx.deleteFrom('service').where('origin', '!=', 'api').where('id', 'not in', declaredIds.length ? declaredIds : [-1]).execute();
@@ -45,15 +46,13 @@ export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEn
       const values = { name: s.name, label: s.label, description: s.description, is_active: s.is_active ? 1 : 0, type: s.type, origin: s.origin, last_modified_date: now };
       // The user service's config is seeded below, once the roles it names have ids.
       const update = s.type === 'user' ? values : { ...values, config: JSON.stringify(s.config) };
-      await trx.insertInto('service').values({ id: s.id, ...values, config: JSON.stringify(s.config), created_date: now, created_by_id: null, last_modified_by_id: null })
-        .onConflict((c) => c.column('id').doUpdateSet(update)).execute();
+      await upsert(trx, 'service', 'id', { id: s.id, ...values, config: JSON.stringify(s.config), created_date: now, created_by_id: null, last_modified_by_id: null }, update);
     }
     const serviceIds = new Map(model.services.map((s) => [s.name, s.id]));
 
     for (const role of model.roles) {
       const values = { description: role.description, is_active: role.is_active ? 1 : 0, origin: role.origin, last_modified_date: now };
-      await trx.insertInto('role').values({ name: role.name, ...values, created_date: now, created_by_id: null, last_modified_by_id: null })
-        .onConflict((c) => c.column('name').doUpdateSet(values)).execute();
+      await upsert(trx, 'role', 'name', { name: role.name, ...values, created_date: now, created_by_id: null, last_modified_by_id: null }, values);
       const { id } = await trx.selectFrom('role').select('id').where('name', '=', role.name).executeTakeFirstOrThrow();
       await trx.deleteFrom('role_service_access').where('role_id', '=', id).execute();
       for (const grant of role.grants) {
@@ -117,7 +116,7 @@ async function seedChanged(trx: SystemDb, key: string, declared: unknown): Promi
   const value = JSON.stringify(declared);
   const stored = await trx.selectFrom('system_setting').select('value').where('name', '=', name).executeTakeFirst();
   if (stored?.value === value) return false;
-  await trx.insertInto('system_setting').values({ name, value }).onConflict((c) => c.column('name').doUpdateSet({ value })).execute();
+  await upsert(trx, 'system_setting', 'name', { name, value }, { value });
   return true;
 }
 
@@ -150,10 +149,10 @@ async function seedEmailTemplates(trx: SystemDb, now: string): Promise<void> {
   const seeded = await trx.selectFrom('system_setting').select('value').where('name', '=', 'email_templates_seeded').executeTakeFirst();
   if (seeded) return;
   for (const template of DEFAULT_TEMPLATES) {
-    await trx.insertInto('email_template').values({
+    await upsert(trx, 'email_template', 'name', {
       ...template, to: '[]', cc: '[]', bcc: '[]', from_name: null, from_email: null, reply_to_name: null, reply_to_email: null,
       created_date: now, last_modified_date: now, created_by_id: null, last_modified_by_id: null,
-    }).onConflict((c) => c.column('name').doNothing()).execute();
+    });
   }
   await trx.insertInto('system_setting').values({ name: 'email_templates_seeded', value: 'true' }).execute();
 }

@@ -97,7 +97,8 @@ function newResetCode(): string {
 
 /** The account of an email at this endpoint: administrators only at the admin one, users only at the user one. */
 async function accountByEmail(ctx: PlatformContext, kind: SessionKind, email: string) {
-  const row = await ctx.db.selectFrom('user').selectAll().where('email', '=', email).executeTakeFirst();
+  // Emails compare without case on every system database (PostgreSQL's text does not).
+  const row = await ctx.db.selectFrom('user').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
   if (!row) throw new NotFoundError('The supplied email was not found in the system.');
   if ((row.is_sys_admin === 1) !== (kind === 'admin')) throw new UnauthorizedError(`You are not authorized to reset/change password for the account ${email}`);
   return row;

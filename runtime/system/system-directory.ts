@@ -4,7 +4,7 @@
  */
 import type { RowFilterModel } from '../model/platform-model.js';
 import type { AppPrincipal, Grant, RolePrincipal, UserPrincipal } from '../auth/principals.js';
-import type { SystemDb } from './store/system-db.js';
+import { upsert, type SystemDb } from './store/system-db.js';
 
 export class SystemDirectory {
   appsByKey = new Map<string, AppPrincipal>();
@@ -83,7 +83,7 @@ export class SystemDirectory {
 
   async revoke(jti: string, expiresAt: number): Promise<void> {
     this.revoked.add(jti);
-    await this.db.insertInto('revoked_token').values({ jti, expires_at: expiresAt }).onConflict((c) => c.doNothing()).execute();
+    await upsert(this.db, 'revoked_token', 'jti', { jti, expires_at: expiresAt });
   }
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type ServerOptions } from '../../runtime/http/create-server.js';
 import type { PlatformModel, ServiceModel } from '../../runtime/model/platform-model.js';
+import { createTestDatabase, type ExternalDatabase, type TestDatabase } from './require-service.js';
 
 const plain = (id: number, name: string, type: string, label: string): ServiceModel => ({
   id, name, type, label, description: '', is_active: true, config: {}, origin: 'builtin', kind: 'plain',
@@ -49,10 +50,29 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts a server (not listening: use app.inject) on a temp directory with an in-memory system database. */
+let systemDatabaseKind: 'sqlite' | ExternalDatabase = 'sqlite';
+
+/**
+ * Puts the system database of the servers this test file starts from now on on the machine's
+ * PostgreSQL or MariaDB (a random-named database per server, dropped on close) instead of
+ * SQLite in memory: the system suites run once per kind (test/e2e/system-suite.*.test.ts).
+ */
+export function useSystemDatabase(kind: 'sqlite' | ExternalDatabase): void {
+  systemDatabaseKind = kind;
+}
+
+/** A new system database of the kind in use: its target for ServerOptions, and its cleanup. */
+export async function testSystemDatabase(): Promise<{ target: string; drop(): Promise<void> }> {
+  if (systemDatabaseKind === 'sqlite') return { target: ':memory:', drop: async () => undefined };
+  const database: TestDatabase = await createTestDatabase(systemDatabaseKind);
+  return { target: database.url, drop: () => database.drop() };
+}
+
+/** Starts a server (not listening: use app.inject) on a temp directory with a fresh system database (SQLite in memory unless useSystemDatabase chose another). */
 export async function startTestServer(model: PlatformModel = minimalModel(), options: Partial<ServerOptions> = {}): Promise<TestServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-test-'));
-  const app = await createServer(model, { baseDir: dir, systemDatabase: ':memory:', env: {}, ...options });
+  const systemDb = await testSystemDatabase();
+  const app = await createServer(model, { baseDir: dir, systemDatabase: systemDb.target, env: {}, ...options });
   const { api_key: apiKey } = await app.portico.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
   return {
     app, dir, apiKey,
@@ -65,6 +85,7 @@ export async function startTestServer(model: PlatformModel = minimalModel(), opt
     },
     async close() {
       await app.close();
+      await systemDb.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

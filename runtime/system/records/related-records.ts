@@ -7,7 +7,7 @@
  */
 import type { Kysely } from 'kysely';
 import { BadRequestError, ConflictError, NotFoundError, messages } from '../../core/errors.js';
-import type { SystemDb } from '../store/system-db.js';
+import { isUniqueViolation, type SystemDb } from '../store/system-db.js';
 import { presentRecord, storedColumns, type Row } from './record-presentation.js';
 import type { FieldRule, RecordDefinition, RelationDefinition } from './resource-definition.js';
 
@@ -149,7 +149,7 @@ async function guardUnique(write: () => Promise<unknown>, target: RecordDefiniti
   try {
     await write();
   } catch (error) {
-    if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    if (isUniqueViolation(error)) {
       const message = target.table === 'user_to_app_to_role'
         ? 'Multiple user-to-app-to-role assignment. You can only have a single user-to-app-to-role assignment per app.'
         : `Duplicate ${target.label} record.`;

@@ -4,11 +4,10 @@
  * cut-offs) and without the bookkeeping tables. Read once when the platform opens.
  */
 import type { DatabaseSchema } from '../../model/platform-model.js';
-import { sqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-dialect.js';
 import { LiveSchema } from '../../services/sql/live-schema.js';
 import type { SqlServiceContext } from '../../services/sql/sql-service-context.js';
 import { readDatabaseSchema } from '../../services/sql/sql-service-kind.js';
-import type { SystemDb } from '../store/system-db.js';
+import { systemDialect, type SystemDb } from '../store/system-db.js';
 
 /** Columns the system layer alone reads and writes. */
 const SECRET_COLUMNS: Readonly<Record<string, readonly string[]>> = {
@@ -23,7 +22,7 @@ const RECORD_TABLES = new Set([
 const SYSTEM_MAX_RECORDS = 100_000;
 
 export async function publicSystemSchema(db: SystemDb): Promise<DatabaseSchema> {
-  const schema = await readDatabaseSchema(db, sqliteDialect, false);
+  const schema = await readDatabaseSchema(db, systemDialect(db), false);
   return {
     routines: [],
     tables: schema.tables
@@ -37,9 +36,9 @@ export async function publicSystemSchema(db: SystemDb): Promise<DatabaseSchema> 
 
 /** A records-engine context over the system database (or one of its transactions). */
 export function systemRecordsContext(db: SystemDb, schema: LiveSchema): SqlServiceContext {
-  return { serviceName: 'system', db, dialect: sqliteDialect, options: { maxRecords: SYSTEM_MAX_RECORDS, allowUpsert: false, keepCase: false }, schema };
+  return { serviceName: 'system', db, dialect: systemDialect(db), options: { maxRecords: SYSTEM_MAX_RECORDS, allowUpsert: false, keepCase: false }, schema };
 }
 
 export async function openSystemSchema(db: SystemDb): Promise<LiveSchema> {
-  return new LiveSchema(await publicSystemSchema(db), sqliteDialect);
+  return new LiveSchema(await publicSystemSchema(db), systemDialect(db));
 }

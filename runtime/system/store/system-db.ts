@@ -1,23 +1,75 @@
-/** Opens the system database and brings its schema up to date. */
+/**
+ * Opens the system database (a SQLite file, or a PostgreSQL or MySQL/MariaDB database by URL) and
+ * brings its schema up to date. On the server databases the connections read flags as 0/1 and
+ * JSON columns as text, as SQLite does, so the system layer sees one shape of row everywhere.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type MigrationProvider } from 'kysely';
+import { DEFAULT_MIGRATION_LOCK_TABLE, Kysely, MIGRATION_LOCK_ID, Migrator, MysqlAdapter, MysqlDialect, PostgresAdapter, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import { createPool } from 'mysql2';
+import pg from 'pg';
 import { InternalServerError } from '../../core/errors.js';
+import { mysqlDialect } from '../../services/sql/dialects/mysql/mysql-dialect.js';
+import { postgresDialect } from '../../services/sql/dialects/postgres/postgres-dialect.js';
+import type { SqlDialectModule } from '../../services/sql/dialects/sql-dialect.js';
+import { sqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-dialect.js';
 import { systemMigrations } from './system-migrations.js';
 import type { SystemTables } from './system-tables.js';
 
 export type SystemDb = Kysely<SystemTables>;
 
+/** The database kinds a system database can be. */
+export type SystemDbKind = 'sqlite' | 'postgres' | 'mysql';
+
+/** A store (system database, Redis) unreachable at start: the server prints this one line and exits 1. */
+export class StartupError extends Error {}
+
 const provider: MigrationProvider = { getMigrations: async () => systemMigrations };
 
-/** Opens (creating when missing) a SQLite system database; `:memory:` keeps it in memory. */
-export async function openSystemDb(file: string): Promise<SystemDb> {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const sqlite = new Database(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<SystemTables>({ dialect: new SqliteDialect({ database: sqlite }) });
+const URL_KINDS: ReadonlyArray<[string, SystemDbKind]> = [
+  ['postgres://', 'postgres'], ['postgresql://', 'postgres'], ['mysql://', 'mysql'], ['mariadb://', 'mysql'],
+];
+
+/** The kind of database a system database target (file path, `:memory:` or URL) names. */
+export function systemDbKind(target: string): SystemDbKind {
+  return URL_KINDS.find(([prefix]) => target.startsWith(prefix))?.[1] ?? 'sqlite';
+}
+
+/** The target as it may be shown: a URL without its password. */
+export function describeTarget(target: string): string {
+  if (systemDbKind(target) === 'sqlite') return target;
+  try {
+    const url = new URL(target);
+    if (url.password) url.password = '***';
+    return url.href;
+  } catch {
+    return target.replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+/** The records-engine dialect of a system database (or one of its transactions). */
+export function systemDialect(db: Kysely<any>): SqlDialectModule {
+  const { adapter } = db.getExecutor();
+  if (adapter instanceof PostgresAdapter) return postgresDialect;
+  if (adapter instanceof MysqlAdapter) return mysqlDialect;
+  return sqliteDialect;
+}
+
+/**
+ * Opens (creating the SQLite file when missing; `:memory:` keeps it in memory) and migrates a
+ * system database. Instances starting together on one server database migrate once: Kysely's
+ * migrator holds a database lock while it runs.
+ */
+export async function openSystemDb(target: string): Promise<SystemDb> {
+  const kind = systemDbKind(target);
+  const db = kind === 'postgres' ? openPostgres(target) : kind === 'mysql' ? openMysql(target) : openSqlite(target);
+  try {
+    await db.connection().execute(async () => undefined);
+  } catch (error) {
+    await db.destroy();
+    throw new StartupError(`Portico: cannot reach the system database ${describeTarget(target)}: ${(error as Error).message || String(error)}`);
+  }
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
@@ -27,7 +79,78 @@ export async function openSystemDb(file: string): Promise<SystemDb> {
   return db;
 }
 
+function openSqlite(file: string): SystemDb {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  return new Kysely<SystemTables>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+const BOOL_OID = 16;
+const JSON_OIDS = [114, 3802];
+const INT8_OID = 20;
+
+function openPostgres(url: string): SystemDb {
+  const types = {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if ((format ?? 'text') === 'text') {
+        if (oid === BOOL_OID) return (value: string) => (value === 't' ? 1 : 0);
+        if (JSON_OIDS.includes(oid)) return (value: string) => value;
+        if (oid === INT8_OID) return (value: string) => Number(value);
+      }
+      return pg.types.getTypeParser(oid, format);
+    },
+  } as pg.CustomTypesConfig;
+  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 5000 });
+  // An idle connection the server drops must not crash the process.
+  pool.on('error', () => undefined);
+  return new Kysely<SystemTables>({ dialect: new PostgresDialect({ pool }) });
+}
+
+function openMysql(url: string): SystemDb {
+  const pool = createPool({
+    uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: 10, connectTimeout: 5000,
+    dateStrings: true, supportBigNumbers: true, bigNumberStrings: false, charset: 'utf8mb4',
+    // JSON columns as text, as on SQLite (mysql2 would parse them, MariaDB's too).
+    jsonStrings: true,
+  });
+  pool.on('connection', (connection) => {
+    connection.query("set session sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')");
+  });
+  return new Kysely<SystemTables>({ dialect: new MysqlDialect({ pool }) });
+}
+
 /** `YYYY-MM-DD HH:MM:SS` in UTC, the spec's date format. */
 export function formatTimestamp(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * Inserts a row, or (when `update` is given) updates the existing one with the same key, else
+ * leaves it: `on conflict` on SQLite and PostgreSQL, `on duplicate key` / `insert ignore` on MySQL.
+ */
+export async function upsert(db: Kysely<any>, table: string, key: string, values: Record<string, unknown>, update?: Record<string, unknown>): Promise<void> {
+  const insert = db.insertInto(table).values(values);
+  if (db.getExecutor().adapter instanceof MysqlAdapter) {
+    await (update ? insert.onDuplicateKeyUpdate(update) : insert.ignore()).execute();
+  } else {
+    await insert.onConflict((c) => (update ? c.column(key).doUpdateSet(update) : c.column(key).doNothing())).execute();
+  }
+}
+
+/**
+ * Within a transaction, waits until no other instance holds the start-up lock (the row Kysely's
+ * migrator locks on server databases), so that instances starting together seed once. SQLite
+ * transactions are exclusive already.
+ */
+export async function lockForStartup(trx: Kysely<any>): Promise<void> {
+  if (systemDialect(trx) === sqliteDialect) return;
+  await trx.selectFrom(DEFAULT_MIGRATION_LOCK_TABLE).select('id').where('id', '=', MIGRATION_LOCK_ID).forUpdate().execute();
+}
+
+/** Whether a driver error is a unique-key violation, on any of the system database kinds. */
+export function isUniqueViolation(error: unknown): boolean {
+  const { code } = error as { code?: unknown };
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505' || code === 'ER_DUP_ENTRY';
 }

@@ -2,10 +2,62 @@
  * Migrations of the system database, in code so that they ship with the runtime. Each runs once,
  * in name order; never edit one that has shipped, add the next.
  *
- * Flags are declared `boolean` and structured values `json`, so that the SQL records engine
- * (which serves the system resources) reads them as JSON booleans and JSON text.
+ * They are written once for SQLite, PostgreSQL and MySQL/MariaDB through the column kit below,
+ * which picks each dialect's type for the same intent (on SQLite exactly the types the first
+ * release used). Flags are declared `boolean` and structured values `json`, so that the SQL
+ * records engine (which serves the system resources) reads them as JSON booleans and JSON text.
  */
-import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
+import { MysqlAdapter, PostgresAdapter, sql, type ColumnDataType, type CreateTableBuilder, type Expression, type Kysely, type Migration } from 'kysely';
+
+type Builder = CreateTableBuilder<string, never>;
+
+/** Column types and defaults of one dialect. */
+export interface ColumnKit {
+  /** Short text that may be a key or unique (MySQL cannot index unbounded text). */
+  name: ColumnDataType | Expression<unknown>;
+  /** Text of any length. */
+  text: ColumnDataType | Expression<unknown>;
+  json: ColumnDataType | Expression<unknown>;
+  /** Email addresses: unique and compared without case. */
+  email: ColumnDataType | Expression<unknown>;
+  /** A flag's default value. */
+  flag(on: boolean): unknown;
+  /** A default for a text or json column (MySQL takes those only as expressions). */
+  textDefault(value: string): unknown;
+  /** Adds an auto-increment integer primary key `id`. */
+  id(table: Builder): Builder;
+  /** Whether email uniqueness is a separate index on lower(email) (PostgreSQL). */
+  emailIndex: boolean;
+}
+
+export function columnKit(db: Kysely<any>): ColumnKit {
+  const { adapter } = db.getExecutor();
+  if (adapter instanceof PostgresAdapter) {
+    return {
+      name: 'text', text: 'text', json: 'json', email: 'text',
+      flag: (on) => sql.raw(on ? 'true' : 'false'),
+      textDefault: (value) => value,
+      id: (table) => table.addColumn('id', 'serial', (c) => c.primaryKey()),
+      emailIndex: true,
+    };
+  }
+  if (adapter instanceof MysqlAdapter) {
+    return {
+      name: 'varchar(255)', text: 'text', json: 'json', email: sql`varchar(255) collate utf8mb4_unicode_ci`,
+      flag: (on) => (on ? 1 : 0),
+      textDefault: (value) => sql`(${sql.lit(value)})`,
+      id: (table) => table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()),
+      emailIndex: false,
+    };
+  }
+  return {
+    name: 'text', text: 'text', json: 'json', email: sql`text collate nocase`,
+    flag: (on) => (on ? 1 : 0),
+    textDefault: (value) => value,
+    id: (table) => table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()),
+    emailIndex: false,
+  };
+}
 
 /** Who and when: the reference platform's audit columns. */
 const audit = <T extends string>(table: CreateTableBuilder<T, never>): CreateTableBuilder<T, never> =>
@@ -17,127 +69,121 @@ const audit = <T extends string>(table: CreateTableBuilder<T, never>): CreateTab
 
 const m0001_initial: Migration = {
   async up(db: Kysely<any>) {
+    const k = columnKit(db);
     await audit(
-      db.schema.createTable('user')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('username', 'text', (c) => c.unique())
-        .addColumn('first_name', 'text')
-        .addColumn('last_name', 'text')
+      k.id(db.schema.createTable('user'))
+        .addColumn('name', k.name, (c) => c.notNull())
+        .addColumn('username', k.name, (c) => c.unique())
+        .addColumn('first_name', k.name)
+        .addColumn('last_name', k.name)
         // Emails compare without case: logins and the unique check alike.
-        .addColumn('email', sql`text collate nocase`, (c) => c.notNull().unique())
-        .addColumn('password', 'text')
-        .addColumn('is_sys_admin', 'boolean', (c) => c.notNull().defaultTo(0))
-        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(1))
-        .addColumn('phone', 'text')
+        .addColumn('email', k.email, (c) => (k.emailIndex ? c.notNull() : c.notNull().unique()))
+        .addColumn('password', k.name)
+        .addColumn('is_sys_admin', 'boolean', (c) => c.notNull().defaultTo(k.flag(false)))
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(k.flag(true)))
+        .addColumn('phone', k.name)
         .addColumn('default_app_id', 'integer')
         .addColumn('last_login_date', 'text')
-        .addColumn('confirm_code', 'text')
+        .addColumn('confirm_code', k.name)
         .addColumn('confirm_code_expiry', 'integer')
         .addColumn('tokens_valid_after', 'integer', (c) => c.notNull().defaultTo(0)),
     ).execute();
+    if (k.emailIndex) await db.schema.createIndex('user_email_unique').unique().on('user').expression(sql`lower(email)`).execute();
     await audit(
-      db.schema.createTable('role')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-        .addColumn('name', 'text', (c) => c.notNull().unique())
-        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(1))
-        .addColumn('origin', 'text', (c) => c.notNull().defaultTo('api')),
+      k.id(db.schema.createTable('role'))
+        .addColumn('name', k.name, (c) => c.notNull().unique())
+        .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(k.flag(true)))
+        .addColumn('origin', k.name, (c) => c.notNull().defaultTo('api')),
     ).execute();
     await audit(
-      db.schema.createTable('app')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-        .addColumn('name', 'text', (c) => c.notNull().unique())
-        .addColumn('label', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(1))
-        .addColumn('api_key', 'text', (c) => c.notNull().unique())
+      k.id(db.schema.createTable('app'))
+        .addColumn('name', k.name, (c) => c.notNull().unique())
+        .addColumn('label', k.name, (c) => c.notNull().defaultTo(''))
+        .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(k.flag(true)))
+        .addColumn('api_key', k.name, (c) => c.notNull().unique())
         .addColumn('role_id', 'integer', (c) => c.references('role.id').onDelete('set null'))
         .addColumn('type', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('path', 'text')
-        .addColumn('url', 'text')
-        .addColumn('origin', 'text', (c) => c.notNull().defaultTo('api')),
+        .addColumn('path', k.text)
+        .addColumn('url', k.text)
+        .addColumn('origin', k.name, (c) => c.notNull().defaultTo('api')),
     ).execute();
     await audit(
       db.schema.createTable('service')
         .addColumn('id', 'integer', (c) => c.primaryKey())
-        .addColumn('name', 'text', (c) => c.notNull().unique())
-        .addColumn('label', 'text', (c) => c.notNull())
-        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(1))
-        .addColumn('type', 'text', (c) => c.notNull())
-        .addColumn('config', 'json', (c) => c.notNull().defaultTo('{}'))
-        .addColumn('origin', 'text', (c) => c.notNull().defaultTo('api')),
+        .addColumn('name', k.name, (c) => c.notNull().unique())
+        .addColumn('label', k.name, (c) => c.notNull())
+        .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(k.flag(true)))
+        .addColumn('type', k.name, (c) => c.notNull())
+        .addColumn('config', k.json, (c) => c.notNull().defaultTo(k.textDefault('{}')))
+        .addColumn('origin', k.name, (c) => c.notNull().defaultTo('api')),
     ).execute();
-    await db.schema.createTable('role_service_access')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    await k.id(db.schema.createTable('role_service_access'))
       .addColumn('role_id', 'integer', (c) => c.notNull().references('role.id').onDelete('cascade'))
       .addColumn('service_id', 'integer', (c) => c.references('service.id').onDelete('cascade'))
-      .addColumn('component', 'text', (c) => c.notNull().defaultTo('*'))
+      .addColumn('component', k.name, (c) => c.notNull().defaultTo('*'))
       .addColumn('verb_mask', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('requestor_mask', 'integer', (c) => c.notNull().defaultTo(1))
-      .addColumn('filters', 'json', (c) => c.notNull().defaultTo('[]'))
-      .addColumn('filter_op', 'text', (c) => c.notNull().defaultTo('and'))
+      .addColumn('filters', k.json, (c) => c.notNull().defaultTo(k.textDefault('[]')))
+      .addColumn('filter_op', k.name, (c) => c.notNull().defaultTo('and'))
       .execute();
-    await db.schema.createTable('user_to_app_to_role')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    await k.id(db.schema.createTable('user_to_app_to_role'))
       .addColumn('user_id', 'integer', (c) => c.notNull().references('user.id').onDelete('cascade'))
       .addColumn('app_id', 'integer', (c) => c.notNull().references('app.id').onDelete('cascade'))
       .addColumn('role_id', 'integer', (c) => c.notNull().references('role.id').onDelete('cascade'))
       .addUniqueConstraint('user_to_app_to_role_user_app', ['user_id', 'app_id'])
       .execute();
     await audit(
-      db.schema.createTable('cors_config')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-        .addColumn('path', 'text', (c) => c.notNull().unique())
-        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('origin', 'text', (c) => c.notNull())
-        .addColumn('header', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('exposed_header', 'text', (c) => c.notNull().defaultTo(''))
+      k.id(db.schema.createTable('cors_config'))
+        .addColumn('path', k.name, (c) => c.notNull().unique())
+        .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('origin', k.text, (c) => c.notNull())
+        .addColumn('header', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('exposed_header', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
         .addColumn('method', 'integer', (c) => c.notNull().defaultTo(31))
         .addColumn('max_age', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('supports_credentials', 'boolean', (c) => c.notNull().defaultTo(0))
-        .addColumn('enabled', 'boolean', (c) => c.notNull().defaultTo(1)),
+        .addColumn('supports_credentials', 'boolean', (c) => c.notNull().defaultTo(k.flag(false)))
+        .addColumn('enabled', 'boolean', (c) => c.notNull().defaultTo(k.flag(true))),
     ).execute();
     await audit(
-      db.schema.createTable('lookup')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+      k.id(db.schema.createTable('lookup'))
         .addColumn('app_id', 'integer', (c) => c.references('app.id').onDelete('cascade'))
         .addColumn('role_id', 'integer', (c) => c.references('role.id').onDelete('cascade'))
         .addColumn('user_id', 'integer', (c) => c.references('user.id').onDelete('cascade'))
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('value', 'text')
-        .addColumn('private', 'boolean', (c) => c.notNull().defaultTo(0))
-        .addColumn('description', 'text', (c) => c.notNull().defaultTo('')),
+        .addColumn('name', k.name, (c) => c.notNull())
+        .addColumn('value', k.text)
+        .addColumn('private', 'boolean', (c) => c.notNull().defaultTo(k.flag(false)))
+        .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault(''))),
     ).execute();
     await audit(
-      db.schema.createTable('email_template')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-        .addColumn('name', 'text', (c) => c.notNull().unique())
-        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('to', 'json', (c) => c.notNull().defaultTo('[]'))
-        .addColumn('cc', 'json', (c) => c.notNull().defaultTo('[]'))
-        .addColumn('bcc', 'json', (c) => c.notNull().defaultTo('[]'))
-        .addColumn('subject', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('body_text', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('body_html', 'text', (c) => c.notNull().defaultTo(''))
-        .addColumn('from_name', 'text')
-        .addColumn('from_email', 'text')
-        .addColumn('reply_to_name', 'text')
-        .addColumn('reply_to_email', 'text'),
+      k.id(db.schema.createTable('email_template'))
+        .addColumn('name', k.name, (c) => c.notNull().unique())
+        .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('to', k.json, (c) => c.notNull().defaultTo(k.textDefault('[]')))
+        .addColumn('cc', k.json, (c) => c.notNull().defaultTo(k.textDefault('[]')))
+        .addColumn('bcc', k.json, (c) => c.notNull().defaultTo(k.textDefault('[]')))
+        .addColumn('subject', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('body_text', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('body_html', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('from_name', k.name)
+        .addColumn('from_email', k.name)
+        .addColumn('reply_to_name', k.name)
+        .addColumn('reply_to_email', k.name),
     ).execute();
     await audit(
       db.schema.createTable('system_custom')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('value', 'json'),
+        .addColumn('name', k.name, (c) => c.primaryKey())
+        .addColumn('value', k.json),
     ).execute();
     await db.schema.createTable('revoked_token')
-      .addColumn('jti', 'text', (c) => c.primaryKey())
+      .addColumn('jti', k.name, (c) => c.primaryKey())
       .addColumn('expires_at', 'integer', (c) => c.notNull())
       .execute();
     await db.schema.createTable('system_setting')
-      .addColumn('name', 'text', (c) => c.primaryKey())
-      .addColumn('value', 'text', (c) => c.notNull())
+      .addColumn('name', k.name, (c) => c.primaryKey())
+      .addColumn('value', k.text, (c) => c.notNull())
       .execute();
   },
 };

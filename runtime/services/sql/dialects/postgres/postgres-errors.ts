@@ -33,10 +33,11 @@ function isPgError(error: unknown): error is PgError {
   return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
 }
 
-/** `Key (a, b)=(1, x) already exists.` -> ['a', 'b'] */
+/** `Key (a, b)=(1, x) already exists.` -> ['a', 'b']; an expression index's `lower(email)` -> ['email']. */
 function keyColumns(detail: string | undefined): string[] {
-  const match = /^Key \(([^)]*)\)=/.exec(detail ?? '');
-  return match === null ? [] : match[1].split(',').map((column) => column.trim().replace(/^"|"$/g, ''));
+  const match = /^Key \((.*?)\)=\(/.exec(detail ?? '');
+  return match === null ? [] : match[1].split(',').map((column) => column.trim()
+    .replace(/^\w+\((.*)\)$/, '$1').replace(/::\w+$/, '').replace(/^"|"$/g, ''));
 }
 
 /** Maps constraint, value, limit, DDL, concurrency and connection errors; null for anything else. */

@@ -1,0 +1,98 @@
+/**
+ * The system database on a server database: chosen by PORTICO_SYSTEM_DATABASE_URL (over
+ * platform.yaml), migrated once when instances start together, keeping one JWT secret that every
+ * instance signs with; an unreachable one stops the start with one line naming it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { execa } from 'execa';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServer } from '../../runtime/http/create-server.js';
+import { openPlatform } from '../../runtime/http/platform-context.js';
+import { StartupError } from '../../runtime/system/store/system-db.js';
+import { minimalModel } from '../helpers/platform-fixtures.js';
+import { createTestDatabase, requireService, type ExternalDatabase, type TestDatabase } from '../helpers/require-service.js';
+
+const ADMIN = { email: 'admin@test.local', password: 'admin-password-12345' };
+// The JWT secret as platform.yaml declares it by default: from the environment, else kept in the system database.
+const model = minimalModel();
+model.settings = { ...model.settings, jwtSecret: '${env:PORTICO_JWT_SECRET:-}' };
+
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => { for (const cleanup of cleanups.reverse()) await cleanup(); });
+
+async function login(app: FastifyInstance): Promise<{ status: number; token: string }> {
+  const response = await app.inject({ method: 'POST', url: '/api/v2/system/admin/session', payload: ADMIN });
+  return { status: response.statusCode, token: response.json().session_token };
+}
+
+async function startOn(database: TestDatabase, env: NodeJS.ProcessEnv = {}): Promise<FastifyInstance> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-sysdb-'));
+  const app = await createServer(model, { baseDir: dir, env: { PORTICO_SYSTEM_DATABASE_URL: database.url, ...env } });
+  cleanups.push(async () => { await app.close(); fs.rmSync(dir, { recursive: true, force: true }); });
+  return app;
+}
+
+for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
+  describe.skipIf(!(await requireService(kind)))(`a ${kind} system database`, () => {
+    it('is created by two instances starting together, migrated and seeded once, and they accept each other\'s tokens', async () => {
+      const database = await createTestDatabase(kind);
+      cleanups.push(() => database.drop());
+      const [a, b] = await Promise.all([startOn(database), startOn(database)]);
+      const db = a.portico.db;
+      const migrations = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+      expect(migrations.rows.map((m) => m.name)).toEqual(['0001_initial']);
+      expect(await db.selectFrom('user').select('email').where('is_sys_admin', '=', 1).execute()).toEqual([{ email: ADMIN.email }]);
+      expect((await db.selectFrom('app').select('name').execute()).map((r) => r.name).sort()).toEqual(['admin', 'api_docs', 'file_manager']);
+      const secrets = await db.selectFrom('system_setting').select('value').where('name', '=', 'jwt_secret').execute();
+      expect(secrets).toHaveLength(1);
+
+      const { status, token } = await login(a);
+      expect(status).toBe(200);
+      const session = await b.inject({ method: 'GET', url: '/api/v2/system/admin/session', headers: { 'x-service-session-token': token } });
+      expect(session.statusCode).toBe(200);
+      expect(session.json().email).toBe(ADMIN.email);
+      // A record created through one is read through the other.
+      const created = await a.inject({ method: 'POST', url: '/api/v2/system/role', headers: { 'x-service-session-token': token }, payload: { resource: [{ name: 'shared-role' }] } });
+      expect(created.statusCode).toBe(201);
+      const read = await b.inject({ method: 'GET', url: '/api/v2/system/role?filter=name=shared-role', headers: { 'x-service-session-token': token } });
+      expect(read.json().resource).toHaveLength(1);
+    });
+
+    it('signs with PORTICO_JWT_SECRET when it is set, so a restarted instance keeps accepting tokens', async () => {
+      const database = await createTestDatabase(kind);
+      cleanups.push(() => database.drop());
+      const env = { PORTICO_JWT_SECRET: 'a-secret-from-the-environment-0123456789' };
+      const first = await startOn(database, env);
+      const { token } = await login(first);
+      const second = await startOn(database, env);
+      expect((await second.inject({ method: 'GET', url: '/api/v2/system/admin/session', headers: { 'x-service-session-token': token } })).statusCode).toBe(200);
+      expect(await first.portico.db.selectFrom('system_setting').select('value').where('name', '=', 'jwt_secret').execute()).toEqual([]);
+    });
+  });
+}
+
+describe('an unreachable system database', () => {
+  it('fails the start with one line naming it (password hidden)', async () => {
+    const target = 'postgres://portico:s3cret@127.0.0.1:1/nowhere';
+    const error = await openPlatform(model, { baseDir: os.tmpdir(), env: { PORTICO_SYSTEM_DATABASE_URL: target } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toMatch(/^Portico: cannot reach the system database postgres:\/\/portico:\*\*\*@127\.0\.0\.1:1\/nowhere: /);
+    expect((error as Error).message).not.toContain('s3cret');
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('makes the generated server print that line and exit 1', async () => {
+    const entry = path.resolve(import.meta.dirname, '../../examples/quickstart/server/main.ts');
+    const tsx = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+    const result = await execa(tsx, [entry], {
+      reject: false, timeout: 60_000,
+      env: { PORTICO_SYSTEM_DATABASE_URL: 'mysql://root@127.0.0.1:1/nowhere', PORT: '0' },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Portico: cannot reach the system database mysql:\/\/root@127\.0\.0\.1:1\/nowhere: /)]);
+  });
+});
