@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from '../../runtime/http/create-server.js';
 import { openPlatform } from '../../runtime/http/platform-context.js';
 import { StartupError } from '../../runtime/system/store/system-db.js';
+import { systemMigrations } from '../../runtime/system/store/system-migrations.js';
 import { minimalModel } from '../helpers/platform-fixtures.js';
 import { createTestDatabase, requireService, type ExternalDatabase, type TestDatabase } from '../helpers/require-service.js';
 
@@ -44,7 +45,7 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       const [a, b] = await Promise.all([startOn(database), startOn(database)]);
       const db = a.portico.db;
       const migrations = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
-      expect(migrations.rows.map((m) => m.name)).toEqual(['0001_initial']);
+      expect(migrations.rows.map((m) => m.name).sort()).toEqual(Object.keys(systemMigrations).sort());
       expect(await db.selectFrom('user').select('email').where('is_sys_admin', '=', 1).execute()).toEqual([{ email: ADMIN.email }]);
       expect((await db.selectFrom('app').select('name').execute()).map((r) => r.name).sort()).toEqual(['admin', 'api_docs', 'file_manager']);
       const secrets = await db.selectFrom('system_setting').select('value').where('name', '=', 'jwt_secret').execute();

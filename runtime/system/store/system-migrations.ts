@@ -2,7 +2,8 @@
  * Migrations of the system database, in code so that they ship with the runtime. Each runs once,
  * in name order; never edit one that has shipped, add the next.
  *
- * They are written once for SQLite, PostgreSQL and MySQL/MariaDB through the column kit below,
+ * They are written once for SQLite, PostgreSQL and MySQL/MariaDB through the column kit below
+ * (use it in every new migration: plain `text` keys or `autoIncrement()` fail on the servers),
  * which picks each dialect's type for the same intent (on SQLite exactly the types the first
  * release used). Flags are declared `boolean` and structured values `json`, so that the SQL
  * records engine (which serves the system resources) reads them as JSON booleans and JSON text.
@@ -191,11 +192,11 @@ const m0001_initial: Migration = {
 /** A service's own OpenAPI document (reference `service_doc`): one per service. */
 const m0003_service_doc: Migration = {
   async up(db: Kysely<any>) {
-    await db.schema.createTable('service_doc')
-      .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    const k = columnKit(db);
+    await k.id(db.schema.createTable('service_doc'))
       .addColumn('service_id', 'integer', (c) => c.notNull().unique().references('service.id').onDelete('cascade'))
       .addColumn('format', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('content', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('content', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
       .addColumn('created_date', 'text', (c) => c.notNull())
       .addColumn('last_modified_date', 'text', (c) => c.notNull())
       .execute();
