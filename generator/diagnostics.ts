@@ -1,6 +1,6 @@
 /**
  * The generator's one error catalogue: stable codes grouped by stage (PCO1xx config, PCO2xx
- * introspection, PCO3xx emit, PCO4xx write, PCO5xx serve), shown as `platform.yaml:LINE:COL: message [CODE]`.
+ * introspection, PCO3xx emit, PCO4xx write, PCO5xx serve, PCO6xx init), shown as `platform.yaml:LINE:COL: message [CODE]`.
  * generator/README.md lists the same codes (a test keeps the two in step).
  *
  * A DiagnosticError is a user error: the CLI prints its diagnostics without a stack. Anything
@@ -27,6 +27,8 @@ export const diagnosticCatalogue = {
   PCO301: 'Emitter output invalid',
   PCO401: 'Output cannot be written',
   PCO501: 'Generated server cannot start',
+  PCO601: 'Starter source cannot be read',
+  PCO602: 'Starter file exists',
 } as const;
 
 export type DiagnosticCode = keyof typeof diagnosticCatalogue;

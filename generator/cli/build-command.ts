@@ -1,17 +1,18 @@
 import type { Command } from 'commander';
 import { buildPlatform } from '../pipeline.js';
-import { planSummary, stageReporter, type CliIo } from './cli-io.js';
+import { buildSummary, stageReporter, type CliIo } from './cli-io.js';
 
-/** `gen build <platform.yaml> [-o dir] [--dry-run]` */
+/** `gen build [platform.yaml] [-o dir] [--dry-run]`: writes the server and prints a one-line summary. */
 export function addBuildCommand(program: Command, io: CliIo): void {
   program
     .command('build')
     .description('Generate the server of a platform: write changed files, prune stale generated ones.')
-    .argument('<platform.yaml>', 'platform config')
+    .argument('[platform.yaml]', 'platform config', 'platform.yaml')
     .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
     .option('--dry-run', 'show what would change without writing')
     .action(async (configPath: string, options: { out?: string; dryRun?: boolean }) => {
-      const { outDir, plan } = await buildPlatform({
+      const start = performance.now();
+      const { outDir, plan, model } = await buildPlatform({
         configPath,
         outDir: options.out,
         dryRun: options.dryRun,
@@ -23,6 +24,6 @@ export function addBuildCommand(program: Command, io: CliIo): void {
         const lines = [...plan.added.map((file) => `add     ${file}`), ...plan.changed.map((file) => `change  ${file}`), ...plan.removed.map((file) => `remove  ${file}`)];
         io.stdout(lines.map((line) => `${line}\n`).join(''));
       }
-      if (io.isTTY) io.stdout(planSummary(io, outDir, plan, options.dryRun ? 'Would write' : 'Wrote'));
+      io.stdout(buildSummary(io, outDir, model, plan, performance.now() - start, options.dryRun ? 'Would build' : 'Built'));
     });
 }

@@ -7,7 +7,7 @@ export function addCheckCommand(program: Command, io: CliIo): void {
   program
     .command('check')
     .description('Exit 1 with a diff when the generated server differs from what the config and the live schemas produce now.')
-    .argument('<platform.yaml>', 'platform config')
+    .argument('[platform.yaml]', 'platform config', 'platform.yaml')
     .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
     .action(async (configPath: string, options: { out?: string }) => {
       const { outDir, drift } = await checkPlatform({ configPath, outDir: options.out, cwd: io.cwd, env: io.env, onStage: stageReporter(io) });

@@ -3,6 +3,7 @@
  */
 import path from 'node:path';
 import type { Env } from '../../runtime/core/env.js';
+import type { PlatformModel } from '../../runtime/model/platform-model.js';
 import type { StageTiming } from '../pipeline.js';
 import type { WritePlan } from '../write/write-files.js';
 
@@ -40,4 +41,13 @@ export function displayDir(io: CliIo, dir: string): string {
 /** `Wrote server/: 1 added, 2 changed, 40 unchanged, 0 removed.` */
 export function planSummary(io: CliIo, outDir: string, plan: WritePlan, verb = 'Wrote'): string {
   return `${verb} ${displayDir(io, outDir)}: ${plan.added.length} added, ${plan.changed.length} changed, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed.\n`;
+}
+
+/** `Built server/ in 812 ms: 9 services, 4 tables, 4 operations; 1 added, 2 changed, 40 unchanged, 0 removed.` */
+export function buildSummary(io: CliIo, outDir: string, model: PlatformModel, plan: WritePlan, ms: number, verb = 'Built'): string {
+  const tables = model.services.reduce((sum, service) => sum + (service.kind === 'sql' ? service.schema.tables.length : 0), 0);
+  const operations = model.services.reduce((sum, service) => sum + (service.kind === 'soap' ? service.operations.length : 0), 0);
+  const counts = `${model.services.length} services, ${tables} tables, ${operations} operations`;
+  const files = `${plan.added.length} added, ${plan.changed.length} changed, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`;
+  return `${verb} ${displayDir(io, outDir)} in ${Math.round(ms)} ms: ${counts}; ${files}.\n`;
 }

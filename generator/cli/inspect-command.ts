@@ -7,7 +7,7 @@ export function addInspectCommand(program: Command, io: CliIo): void {
   program
     .command('inspect')
     .description('Print the platform model (config plus introspection) as JSON.')
-    .argument('<platform.yaml>', 'platform config')
+    .argument('[platform.yaml]', 'platform config', 'platform.yaml')
     .action(async (configPath: string) => {
       const { model } = await modelPlatform({ configPath, cwd: io.cwd, env: io.env, onStage: stageReporter(io) });
       io.stdout(`${JSON.stringify(model, null, 2)}\n`);

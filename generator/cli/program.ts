@@ -8,6 +8,7 @@ import { DiagnosticError, formatDiagnosticReport, isUserError } from '../diagnos
 import { addBuildCommand } from './build-command.js';
 import { addCheckCommand } from './check-command.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { addInitCommand } from './init-command.js';
 import { addInspectCommand } from './inspect-command.js';
 import { addServeCommand } from './serve-command.js';
 
@@ -23,6 +24,7 @@ export function createProgram(io: CliIo = processIo()): Command {
   addServeCommand(program, io);
   addCheckCommand(program, io);
   addInspectCommand(program, io);
+  addInitCommand(program, io);
   return program;
 }
 

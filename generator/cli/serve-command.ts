@@ -13,7 +13,7 @@ export function addServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
     .description('Build when stale, then run the generated server.')
-    .argument('<platform.yaml>', 'platform config')
+    .argument('[platform.yaml]', 'platform config', 'platform.yaml')
     .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
     .addHelpText('after', [
       '',

@@ -13,7 +13,7 @@ describe('gen: usage', () => {
   it.each(['build', 'serve', 'check', 'inspect'])('prints help for %s', async (command) => {
     const { io, out } = captureIo(process.cwd());
     expect(await runCli([command, '--help'], io)).toBe(0);
-    expect(out.stdout).toContain(`Usage: gen ${command} [options] <platform.yaml>`);
+    expect(out.stdout).toContain(`Usage: gen ${command} [options] [platform.yaml]`);
   });
 
   it('lists the commands in the top-level help', async () => {
@@ -26,9 +26,11 @@ describe('gen: usage', () => {
     const first = captureIo(process.cwd());
     expect(await runCli(['bild'], first.io)).toBe(1);
     expect(first.out.stderr).toContain("error: unknown command 'bild'");
-    const second = captureIo(process.cwd());
+    // Without an argument the commands read ./platform.yaml.
+    const { dir } = makeSqlitePlatform();
+    const second = captureIo(dir);
     expect(await runCli(['build'], second.io)).toBe(1);
-    expect(second.out.stderr).toContain("error: missing required argument 'platform.yaml'");
+    expect(second.out.stderr).toContain('platform.yaml: Cannot read the platform config: no such file. [PCO100]');
   });
 });
 
@@ -54,17 +56,18 @@ describe('gen: config problems', () => {
 });
 
 describe('gen: build, check, inspect (needs the sqlite kind)', () => {
-  it('builds quietly when piped, and prints stage times and a summary on a terminal', async () => {
+  it('prints a one-line summary, and stage times on a terminal', async () => {
     const { dir, configPath, platformDir } = makeSqlitePlatform();
     const piped = captureIo(dir);
     expect(await runCli(['build', configPath], piped.io)).toBe(0);
-    expect(piped.out).toEqual({ stdout: '', stderr: '' });
+    expect(piped.out.stderr).toBe('');
+    expect(piped.out.stdout).toMatch(/^Built site\/server\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/);
 
     const tty = captureIo(dir, true);
     expect(await runCli(['build', configPath, '-o', 'out'], tty.io)).toBe(0);
     expect(tty.out.stderr.split('\n').filter(Boolean).map((line) => line.trim().split(/\s+/)[0])).toEqual(['load', 'introspect', 'model', 'emit', 'write']);
     expect(tty.out.stderr).toMatch(/^ {2}load +\d+ ms$/m);
-    expect(tty.out.stdout).toMatch(/^Wrote out\/: \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/);
+    expect(tty.out.stdout).toMatch(/^Built out\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/);
     const added = Number(/(\d+) added/.exec(tty.out.stdout)![1]);
     expect(await listFiles(path.join(dir, 'out'))).toHaveLength(added);
     expect(await listFiles(path.join(platformDir, 'server'))).toHaveLength(added);
