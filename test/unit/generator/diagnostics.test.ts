@@ -12,8 +12,8 @@ import {
 import { NotFoundError, PorticoError } from '../../../runtime/core/errors.js';
 
 describe('diagnostic catalogue', () => {
-  it('groups codes by stage: 1xx config, 2xx introspect, 3xx emit, 4xx write, 5xx serve', () => {
-    for (const code of Object.keys(diagnosticCatalogue)) expect(code).toMatch(/^PCO[1-5]\d\d$/);
+  it('groups codes by stage: 1xx config, 2xx introspect, 3xx emit, 4xx write, 5xx serve, 6xx init', () => {
+    for (const code of Object.keys(diagnosticCatalogue)) expect(code).toMatch(/^PCO[1-6]\d\d$/);
   });
 
   it('is the table of generator/README.md, code for code', () => {
