@@ -12,6 +12,7 @@ import type { PlatformContext } from '../http/platform-context.js';
 import { translateSqliteError } from '../services/sql/dialects/sqlite/sqlite-errors.js';
 import { assertValid } from './records/json-validator.js';
 import { assertPasswordAllowed, passwordSecrets } from './resources/password-rules.js';
+import { userServiceConfig } from './user/user-config.js';
 import { sendTemplateMail } from './system-mail.js';
 import { formatTimestamp } from './store/system-db.js';
 import { issueSessionToken, type SessionKind } from './sessions.js';
@@ -129,10 +130,11 @@ export async function changePassword(ctx: PlatformContext, kind: SessionKind, ca
     const code = newResetCode();
     const expiry = Math.floor(ctx.clock.now() / 1000) + CODE_TTL_HOURS * 3600;
     await ctx.db.updateTable('user').set({ confirm_code: await hashPassword(code), confirm_code_expiry: expiry }).where('id', '=', row.id).execute();
+    const config = userServiceConfig(ctx);
     await sendTemplateMail(ctx, 'Password Reset Default', { email: row.email, ...(row.name ? { name: row.name } : {}) }, {
       first_name: row.first_name || row.name, name: row.name, email: row.email, code, code_ttl_hours: String(CODE_TTL_HOURS),
       reset_path: kind === 'admin' ? '/api/v2/system/admin/password' : '/api/v2/user/password',
-    });
+    }, { serviceId: config.passwordEmailServiceId, templateId: config.passwordEmailTemplateId });
     return { success: true };
   }
 

@@ -42,12 +42,23 @@ export const DEFAULT_TEMPLATES: readonly TemplateDefaults[] = [
   },
 ];
 
-/** Sends the template named `template` to one recipient, its placeholders filled from `data`. */
-export async function sendTemplateMail(ctx: PlatformContext, template: string, to: Address, data: Record<string, string>): Promise<void> {
-  const service = ctx.services.get(SYSTEM_MAIL_SERVICE);
-  const handler = service?.is_active ? await ctx.services.handler(SYSTEM_MAIL_SERVICE) : null;
-  if (!handler || !isMailer(handler)) throw new InternalServerError(`No email service is configured to send '${template}' (the '${SYSTEM_MAIL_SERVICE}' service must be an active email service).`);
-  const row = await ctx.db.selectFrom('email_template').selectAll().where('name', '=', template).executeTakeFirst();
+/** The email service and template a message goes through, when configured (the `user` service's config); else the defaults. */
+export interface MailChoice {
+  serviceId: number | null;
+  templateId: number | null;
+}
+
+/**
+ * Sends the template named `template` (or the configured one) to one recipient, its
+ * placeholders filled from `data`, through the `email` service (or the configured one).
+ */
+export async function sendTemplateMail(ctx: PlatformContext, template: string, to: Address, data: Record<string, string>, choice: MailChoice = { serviceId: null, templateId: null }): Promise<void> {
+  const serviceName = choice.serviceId === null ? SYSTEM_MAIL_SERVICE : ctx.services.list().find((s) => s.id === choice.serviceId)?.name ?? `#${choice.serviceId}`;
+  const service = ctx.services.get(serviceName);
+  const handler = service?.is_active ? await ctx.services.handler(serviceName) : null;
+  if (!handler || !isMailer(handler)) throw new InternalServerError(`No email service is configured to send '${template}' (the '${serviceName}' service must be an active email service).`);
+  const chosen = choice.templateId === null ? undefined : await ctx.db.selectFrom('email_template').selectAll().where('id', '=', choice.templateId).executeTakeFirst();
+  const row = chosen ?? await ctx.db.selectFrom('email_template').selectAll().where('name', '=', template).executeTakeFirst();
   const text = row ?? DEFAULT_TEMPLATES.find((t) => t.name === template);
   if (!text) throw new InternalServerError(`Email template '${template}' does not exist.`);
   const values = { platform: ctx.model.platform.title, ...data };

@@ -331,6 +331,20 @@ describe('built-ins editable through the API (8)', () => {
     }
   });
 
+  it('sends password-reset mail with the template and email service the user service\'s config names', async () => {
+    const template = await api('POST', '/system/email_template', { resource: [{ name: 'Console reset', subject: 'Reset for {email}', body_text: 'Your code: {code}' }] });
+    const email = (await api('GET', '/system/service?filter=name=email&fields=id')).body.resource[0].id;
+    const userService = (await api('GET', '/system/service?filter=name=user&fields=*')).body.resource[0];
+    const config = { ...userService.config, password_email_service_id: email, password_email_template_id: template.body.resource[0].id };
+    expect((await api('PATCH', `/system/service/${userService.id}`, { config })).status).toBe(200);
+    await api('POST', '/system/user', { resource: [{ name: 'Reset Me', email: 'reset-me@x.io', password: 'a-long-enough-password' }] });
+    expect((await api('POST', '/user/password?reset=true', { email: 'reset-me@x.io' }, null)).body).toEqual({ success: true });
+    const dir = path.join(server.dir, 'data/mail');
+    const last = fs.readdirSync(dir).sort().at(-1) as string;
+    const mail = JSON.parse(fs.readFileSync(path.join(dir, last), 'utf8'));
+    expect(mail).toMatchObject({ subject: 'Reset for reset-me@x.io', body_text: expect.stringMatching(/^Your code: [0-9A-Z]{32}$/) });
+  });
+
   it('refuses changes to the other built-in services', async () => {
     const email = (await api('GET', '/system/service?filter=name=email&fields=*')).body.resource[0];
     const response = await api('PUT', `/system/service/${email.id}`, { ...email, config: { directory: 'elsewhere' } });
