@@ -176,15 +176,15 @@ export function defineHostileInputSuite(kind: TargetKind): void {
 
     it.each([
       ['headers beyond the limit', `GET /api/v2/db/_table/sentinel HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`, [431]],
-      ['a URL beyond the header limit', `GET /api/v2/db/_table/sentinel?filter=${'a'.repeat(20000)} HTTP/1.1\r\nHost: x\r\n\r\n`, [414, 431]],
+      ['a URL beyond the header limit', `GET /api/v2/db/_table/sentinel?filter=${'a'.repeat(20000)} HTTP/1.1\r\nHost: x\r\n\r\n`, [431]],
       ['a malformed request line', 'GARBAGE\r\n\r\n', [400]],
       ['a bad header line', 'GET /api/v2 HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n', [400]],
       ['a bad content-length', 'POST /api/v2/db/_table/scratch HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', [400]],
-      ['bad percent-encoding', 'GET /api/v2/system/%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', [400, 404]],
-      ['a long path parameter', `GET /api/v2/${'s'.repeat(5000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, [400, 401, 404, 414]],
-    ] as Array<[string, string, number[]]>)('%s: answered in the error envelope', async (_name, request, statuses) => {
+      ['bad percent-encoding', 'GET /api/v2/system/%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', [400]],
+      ['a long path parameter', `GET /api/v2/${'s'.repeat(5000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, [414]],
+    ] as Array<[string, string, number[]]>)('%s: answered in the error envelope', async (name, request, statuses) => {
       const answer = await rawExchange(port, request);
-      expect(judge({ category: 'socket', name: _name, method: 'GET', url: '', expect: statuses }, answer), answer.text.slice(0, 300)).toBeNull();
+      expect(judge({ category: 'socket', name, method: 'GET', url: '', expect: statuses }, answer), answer.text.slice(0, 300)).toBeNull();
     });
   });
 
