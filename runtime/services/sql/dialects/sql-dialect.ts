@@ -61,12 +61,13 @@ export interface SqlDialectModule {
   /** Whether INSERT/UPDATE/DELETE ... RETURNING is available. */
   supportsReturning: boolean;
   /**
-   * Whether a write that returns only an integer key runs without RETURNING or reading the row
-   * back: the driver reports the insert id and the rows an update matched (MySQL: mysql2's
-   * default FOUND_ROWS flag), and RETURNING is costly (SQLite's nearly doubles the time of a
-   * one-row write) or missing (MySQL: a second query).
+   * Whether an insert that returns only an integer key runs without RETURNING or reading the row
+   * back: the driver reports the insert id, and RETURNING is costly (SQLite's nearly doubles the
+   * time of a one-row write) or missing (MySQL: a second query). An update by key that returns
+   * only the key never needs either: every driver reports the rows it matched (MySQL: mysql2's
+   * default FOUND_ROWS flag).
    */
-  keyWritesWithoutReturning: boolean;
+  keyInsertsWithoutReturning: boolean;
   /** How a boolean value is bound. */
   bindBoolean(value: boolean): unknown;
   /** A read conversion this database needs for a field beyond its abstract type's, or null. */

@@ -110,7 +110,7 @@ function insertKeyKnown(target: WriteTarget, values: Row): boolean {
 export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Promise<Row> {
   const { plan, dialect } = target;
   const columns = Object.keys(values);
-  if (dialect.keyWritesWithoutReturning && insertKeyKnown(target, values)) {
+  if (dialect.keyInsertsWithoutReturning && insertKeyKnown(target, values)) {
     const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insertQuery(db, target, values).compile());
     const { insertId } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
     const row: Row = {};
@@ -137,8 +137,9 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
 export async function updateRowByKey(db: Kysely<any>, target: WriteTarget, keyFields: readonly FieldPlan[], key: readonly unknown[], values: Row): Promise<Row[]> {
   const { plan, dialect } = target;
   const columns = Object.keys(values);
-  // The key (never changed by an update) is the whole output when it is what the client asked for.
-  if (dialect.keyWritesWithoutReturning && target.output.fields.every((f) => typeof key[keyFields.indexOf(f)] === 'number')) {
+  // The key (never changed by an update) is the whole output when it is what the client asked for:
+  // the driver's count of matched rows says whether the row exists.
+  if (target.output.fields.every((f) => typeof key[keyFields.indexOf(f)] === 'number')) {
     const shape = shapeKey(`update-key:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
     const compiled = plan.memo(shape, () => db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile());
     const { numAffectedRows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...key]);

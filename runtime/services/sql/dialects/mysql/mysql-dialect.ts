@@ -24,7 +24,7 @@ export const mysqlDialect: SqlDialectModule = {
   autoIncrementKeyword: true,
   transactionalDdl: false,
   supportsReturning: false,
-  keyWritesWithoutReturning: true,
+  keyInsertsWithoutReturning: true,
   bindBoolean: (value) => (value ? 1 : 0),
   readConverter: (field: FieldModel) => (field.type === 'json' ? decodeJsonText : null),
   alterTable: (db, schema, table, changes) => alterMysqlTable(db, schema, table, changes, mysqlDialect),

@@ -41,7 +41,7 @@ export const postgresDialect: SqlDialectModule = {
   autoIncrementKeyword: false,
   transactionalDdl: true,
   supportsReturning: true,
-  keyWritesWithoutReturning: false,
+  keyInsertsWithoutReturning: false,
   // A serial or identity column given a value leaves its sequence behind: move it past the largest value.
   afterExplicitKey: async (db, table, field) => {
     const column = sql.id(field.sourceName);

@@ -34,7 +34,7 @@ export const sqliteDialect: SqlDialectModule = {
   autoIncrementKeyword: true,
   transactionalDdl: true,
   supportsReturning: true,
-  keyWritesWithoutReturning: true,
+  keyInsertsWithoutReturning: true,
   bindBoolean: (value) => (value ? 1 : 0),
   // JSON is kept as text. A text-typed field whose declared type has numeric affinity (`uuid`,
   // `datetime`) stores digit-only text as a number.
