@@ -5,10 +5,11 @@
  * and cold start. See README.md beside this file.
  *
  *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 5] [--connections 32]
- *                    [--only list,get,insert,patch,start] [--profile]
+ *                    [--only list,get,insert,patch,start] [--profile [--profile-dir DIR]]
  *
  * --profile: instead of the comparison, runs Portico alone under `node --cpu-prof` for each
- * request and prints where a request's CPU time goes (profile-summary.ts).
+ * request and prints where a request's CPU time goes (profile-summary.ts); --profile-dir keeps the
+ * .cpuprofile files (one folder per request) for Chrome DevTools.
  *
  * PostgreSQL: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test) names a
  * database on the server where the benchmark may create and drop its own databases.
@@ -37,6 +38,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     only: { type: 'string', default: 'list,get,insert,patch,start' },
     profile: { type: 'boolean', default: false },
+    'profile-dir': { type: 'string' },
   },
 });
 const seconds = Number(args.duration);
@@ -255,11 +257,13 @@ async function measure(setup: Setup, contestant: Contestant, scenario: Scenario,
 /** Portico alone under the CPU profiler, one fresh server per request: CPU per request by stage. */
 async function profile(setup: Setup): Promise<void> {
   const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-profile-'));
+  const keep = args['profile-dir'] === undefined ? undefined : path.resolve(args['profile-dir'], setup.label.toLowerCase());
   const portico = setup.contestants[0];
   const lines = [`${setup.label}: Portico's CPU per request by stage (us), ${seconds}s under load after a warm-up`];
   try {
     for (const scenario of scenarios) {
-      const profiles = path.join(dir, scenario.name);
+      const profiles = path.join(keep ?? dir, scenario.name);
+      fs.rmSync(profiles, { recursive: true, force: true });
       // --cpu-prof is refused in NODE_OPTIONS: node runs the README's entry file itself.
       const entry = portico.launch.args[portico.launch.args.length - 1];
       const launch = { ...portico.launch, command: process.execPath, args: [`--cpu-prof`, `--cpu-prof-dir=${profiles}`, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry] };
@@ -269,7 +273,8 @@ async function profile(setup: Setup): Promise<void> {
       const pid = portico.server.pid;
       await portico.server.stop();
       portico.server = undefined;
-      const file = fs.readdirSync(profiles).find((name) => name.includes(`.${pid}.`));
+      // Thread 0 is the main thread (a loader such as tsx runs its hooks in a thread of its own).
+      const file = fs.readdirSync(profiles).find((name) => name.includes(`.${pid}.0.`));
       if (!file) throw new Error(`No profile of process ${pid} in ${profiles}`);
       const stages = summariseProfile(path.join(profiles, file), seconds * 1000);
       const total = stages.reduce((sum, s) => sum + s.ms, 0);

@@ -58,23 +58,15 @@ export const postgresDialect: SqlDialectModule = {
 /**
  * Runs one statement on a connection of the pool. A statement the server refused (a duplicate key,
  * say) leaves the connection and its prepared statements in the pool, where pool.query() would
- * close it; a broken connection is closed.
+ * close it; a broken connection is closed. (Callbacks are anonymous: no per-request named closures.)
  */
 function runOnPool(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>> {
   return new Promise((resolve, reject) => pool.connect((error, client, release) => {
     if (error || !client) return reject(error);
-    let released = false;
-    const done = (error: Error | undefined) => {
-      if (released) return false;
-      released = true;
-      client.removeListener('error', done);
-      release(error instanceof pg.DatabaseError ? undefined : error);
-      if (error) reject(error);
-      return true;
-    };
-    client.once('error', done);
-    client.query(text, values, (error, result) => {
-      if (done(error ?? undefined) && !error) resolve(result);
+    client.query(text, values, (queryError, result) => {
+      release(queryError instanceof pg.DatabaseError ? undefined : (queryError ?? undefined));
+      if (queryError) reject(queryError);
+      else resolve(result);
     });
   }));
 }
@@ -88,8 +80,10 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     // In `options`, spaces and backslashes are escaped with a backslash (libpq).
     options: `-c search_path=${quoteIdentifier(schema).replace(/[\\ ]/g, '\\$&')}`,
   });
-  // An idle connection the server drops must not crash the process.
+  // An idle connection the server drops must not crash the process; nor may one that breaks while
+  // checked out (the pool listens only to idle ones): its statement fails with the error instead.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   // Precompiled statements go straight to the pool (a transaction has its own Kysely instance and client).
   registerDirectRunner(db, (text, parameters) => runOnPool(pool, text, parameters as unknown[]).then((result) => ({
