@@ -162,6 +162,22 @@ describe('the admin console against the quickstart', () => {
     expect(docs.body).toMatchObject({ openapi: expect.any(String), paths: expect.any(Object) });
   });
 
+  it('services: create a SOAP service (a network service: its document saved with it), list its operations', async () => {
+    fs.mkdirSync(`${server.dir}/wsdl`, { recursive: true });
+    fs.copyFileSync('test/golden/scenarios/soap-calculator/calculator.wsdl', `${server.dir}/wsdl/calculator.wsdl`);
+    const soap = (await consoleCall('GET', '/system/service_type/soap')).body;
+    expect(soap).toMatchObject({ group: 'Remote Service', service_definition_editable: true });
+    const config: Record<string, unknown> = Object.fromEntries(soap.config_schema.map((f: { name: string; default: unknown }) => [f.name, f.default]));
+    Object.assign(config, { wsdl: 'calculator.wsdl', content: '' });
+    const doc = JSON.stringify({ openapi: '3.0.0', info: { title: 'Calculator', version: '1' }, paths: {} });
+    const response = await consoleCall('POST', '/system/service', {
+      query: { fields: '*', related: 'service_doc_by_service_id' },
+      body: { resource: [{ type: 'soap', name: 'calculator', label: 'Calculator', description: '', is_active: true, storage_service_id: null, config, service_doc_by_service_id: { content: doc, format: 0 }, id: null }] },
+    });
+    expect(response.body.resource[0]).toMatchObject({ name: 'calculator', service_doc_by_service_id: { content: doc, format: 0 } });
+    expect((await consoleCall('GET', '/calculator', { query: { as_access_list: true } })).body.resource).toEqual(['', '*', 'Add', 'Divide', 'Multiply', 'Subtract']);
+  });
+
   it('services: edit (read with its document, PUT the merged record), then save and clear its cache', async () => {
     const service = (await consoleCall('GET', `/system/service/${created.id}`, { query: { related: 'service_doc_by_service_id' } })).body;
     expect(service).toMatchObject({ id: created.id, name: 'console_db', label: 'console_db', type: 'sqlite', service_doc_by_service_id: null, config: expect.objectContaining({ database: 'data/console.sqlite' }) });
