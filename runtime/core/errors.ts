@@ -9,6 +9,8 @@ export type ErrorContext = Record<string, unknown> | unknown[] | null;
 export class PorticoError extends Error {
   readonly status: number;
   readonly context: ErrorContext;
+  /** Response headers the error comes with (Retry-After and X-RateLimit-* on a 429). */
+  headers: Record<string, string> = {};
   constructor(status: number, message: string, context: ErrorContext = null) {
     super(message);
     this.name = new.target.name;
@@ -67,7 +69,10 @@ export class HeadersTooLargeError extends PorticoError {
   constructor(message = 'Request headers (URL included) are too large.') { super(431, message); }
 }
 export class TooManyRequestsError extends PorticoError {
-  constructor(message = 'API limit(s) exceeded.', context: ErrorContext = null) { super(429, message, context); }
+  constructor(message = 'API limit(s) exceeded.', context: ErrorContext = null, headers: Record<string, string> = {}) {
+    super(429, message, context);
+    this.headers = headers;
+  }
 }
 export class InternalServerError extends PorticoError {
   constructor(message = 'Internal server error.', context: ErrorContext = null) { super(500, message, context); }

@@ -98,6 +98,10 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
       rowFilters: decision.grant && decision.grant.filters.length > 0 ? { filters: decision.grant.filters, op: decision.grant.filterOp } : null,
       grants: caller.user?.isSysAdmin ? null : role?.grants ?? [],
     };
+    // Rate limits count every request after authentication and access, except administrators' (reference 6.8).
+    if (!auth.isAdmin && ctx.limits.active.length > 0) {
+      await ctx.limits.check({ userId: caller.user?.id ?? null, roleId: role?.id ?? null, serviceId: model.id, component, verb });
+    }
     const call = { verb, resource, trailingSlash, query, body: request.body, headers: request.headers, auth };
     let result: ServiceResult;
     if (isSpec && verb === 'GET') result = await docs.spec(service);

@@ -43,7 +43,7 @@ export function toPorticoError(error: FastifyError | Error): PorticoError {
 }
 
 function send(reply: FastifyReply, error: PorticoError): FastifyReply {
-  return reply.status(error.status).send(error.toBody());
+  return reply.status(error.status).headers(error.headers).send(error.toBody());
 }
 
 /** Fastify's `frameworkErrors` option: errors raised while routing, before any hook or handler. */

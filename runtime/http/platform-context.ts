@@ -15,6 +15,9 @@ import { openSystemSchema } from '../system/records/system-schema.js';
 import { liveServiceModel, plainServiceModel } from '../system/resources/service-models.js';
 import { SystemDirectory } from '../system/system-directory.js';
 import { openSystemDb, systemDbKind, type SystemDb } from '../system/store/system-db.js';
+import { RateLimits } from '../system/limits/rate-limits.js';
+import { openRedis, type RedisLink } from '../system/shared/redis-link.js';
+import { sharedNamespace } from '../system/shared/shared-namespace.js';
 import { CorsRules } from './cors-rules.js';
 
 export interface PlatformOptions {
@@ -41,6 +44,10 @@ export interface PlatformContext {
   runtime: RuntimeContext;
   /** The administrator created on this start, if any (printed by runServer). */
   createdAdmin: FirstAdmin | null;
+  /** The active rate limits and their counters. */
+  limits: RateLimits;
+  /** The Redis instances share state through (PORTICO_REDIS_URL), if any. */
+  redis: RedisLink | null;
   close(): Promise<void>;
 }
 
@@ -48,6 +55,8 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const env = options.env ?? process.env;
   const runtime: RuntimeContext = { baseDir: options.baseDir, resolveEnv: (value) => resolveEnv(value, env) };
   const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime));
+  const redisUrl = env.PORTICO_REDIS_URL || '';
+  const redis = redisUrl ? await openRedis(redisUrl).catch(async (error: unknown) => { await db.destroy(); throw error; }) : null;
   const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);
   const directory = new SystemDirectory(db);
   await directory.reload();
@@ -55,12 +64,15 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   await cors.reload();
   const clock = options.clock ?? systemClock;
   const services = new LiveServices(runtime, [...await withStoredConfigs(db, model.services), ...await apiServices(db, runtime)]);
+  const limits = new RateLimits(db, redis, await sharedNamespace(db));
+  await limits.reload();
   return {
-    model, settings: model.settings, db, directory, clock, services, runtime, createdAdmin, cors,
+    model, settings: model.settings, db, directory, clock, services, runtime, createdAdmin, cors, limits, redis,
     systemSchema: await openSystemSchema(db),
     tokens: createSessionTokens(jwtSecret, clock),
     async close() {
       await services.close();
+      await redis?.close();
       await db.destroy();
     },
   };

@@ -196,6 +196,18 @@ function otherPaths(): Record<string, PathItemObject> {
       parameters: [pathParameter('service', 'Name of the service.')],
       delete: jsonOperation({ operationId: 'deleteSystemServiceCache', summary: 'Clear the cache of one service.', response: success }),
     },
+    '/limit_cache': {
+      get: jsonOperation({ operationId: 'getSystemLimitCache', summary: 'The counters of the active rate limits (key, max, attempts, remaining).', response: resourceList }),
+      delete: jsonOperation({
+        operationId: 'deleteSystemLimitCache', summary: 'Reset every counter (needs force=true or allow_delete=true).', response: success,
+        parameters: [{ name: 'force', in: 'query', required: false, description: 'Reset all counters.', schema: { type: 'boolean' } }],
+      }),
+    },
+    '/limit_cache/{id}': {
+      parameters: [pathParameter('id', 'Identifier of the limit.')],
+      get: jsonOperation({ operationId: 'getSystemLimitCounter', summary: 'The counter of one limit.', response: { description: 'The counter.', schema: anyObject } }),
+      delete: jsonOperation({ operationId: 'deleteSystemLimitCounter', summary: 'Reset the counters of one limit, lifting its lock-out.', response: success }),
+    },
     '/package': {
       get: jsonOperation({
         operationId: 'getSystemPackage',

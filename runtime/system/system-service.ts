@@ -12,6 +12,7 @@ import type { Verb } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
 import { read, serveResource } from './records/resource-handler.js';
 import { clearCache, listCaches } from './resources/cache.js';
+import { limitCache } from './limits/limit-cache.js';
 import { constants } from './resources/constants.js';
 import { environment } from './resources/environment.js';
 import { events } from './resources/events.js';
@@ -24,7 +25,7 @@ import { handleSession } from './sessions.js';
 /** Every resource of the service, as GET /system lists them. */
 export const SYSTEM_RESOURCES = [
   'admin', 'admin/password', 'admin/profile', 'admin/session', 'app', 'cache', 'constant', 'cors', 'custom',
-  'email_template', 'environment', 'event', 'lookup', 'package', 'role', 'service', 'service_type', 'user',
+  'email_template', 'environment', 'event', 'limit', 'limit_cache', 'lookup', 'package', 'role', 'service', 'service_type', 'user',
 ] as const;
 
 const OPEN: AccessRule = { exception: true, adminOnly: false };
@@ -84,6 +85,8 @@ export function createSystemService(ctx: PlatformContext): InternalService {
           }
           only('DELETE', 1);
           return { body: await clearCache(ctx, rest[0]) };
+        case 'limit_cache':
+          return { body: await limitCache(ctx, call, rest) };
         case 'package':
           if (rest.length > 0) break;
           if (call.verb === 'GET') return { body: await getPackage(ctx, call) };

@@ -5,6 +5,7 @@
  */
 import { maskToVerbs, verbsToMask } from '../../auth/principals.js';
 import type { Verb } from '../../model/platform-model.js';
+import { PERIODS } from '../limits/limit-rules.js';
 import type { RecordDefinition } from './resource-definition.js';
 
 export type Row = Record<string, unknown>;
@@ -42,6 +43,7 @@ export function presentRecord(def: RecordDefinition, row: Row): Row {
   }
   if (def.table === 'lookup' && out.private === true && 'value' in out) out.value = MASK;
   if (def.table === 'cors_config' && typeof out.method === 'number') out.method = maskToVerbs(out.method);
+  if (def.table === 'limits' && typeof out.period === 'number') out.period = PERIODS[out.period] ?? out.period;
   if (def.table === 'app' && 'type' in out) out.launch_url = out.type === 2 && typeof out.url === 'string' ? out.url : '';
   return out;
 }

@@ -3,6 +3,7 @@
  * "Resources and their fields"). Pure data: the system service validates input against it, the
  * OpenAPI builder documents it.
  */
+import { limitResource } from '../limits/limit-resource.js';
 import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type RecordDefinition, type ResourceDefinition } from './resource-definition.js';
 
 const text = (maxLength?: number): JsonSchema => (maxLength === undefined ? { type: 'string' } : { type: 'string', maxLength });
@@ -321,5 +322,5 @@ export const customResource: ResourceDefinition = {
 
 /** Every model-backed system resource, in the order the system listing shows them. */
 export const SYSTEM_RECORD_RESOURCES: readonly ResourceDefinition[] = [
-  adminResource, appResource, corsResource, customResource, emailTemplateResource, lookupResource, roleResource, serviceResource, userResource,
+  adminResource, appResource, corsResource, customResource, emailTemplateResource, limitResource, lookupResource, roleResource, serviceResource, userResource,
 ];

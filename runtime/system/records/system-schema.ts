@@ -15,7 +15,7 @@ const SECRET_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 };
 
 const RECORD_TABLES = new Set([
-  'user', 'role', 'app', 'service', 'role_service_access', 'user_to_app_to_role', 'cors_config', 'lookup', 'email_template', 'system_custom',
+  'user', 'role', 'app', 'service', 'role_service_access', 'user_to_app_to_role', 'cors_config', 'lookup', 'email_template', 'system_custom', 'limits',
 ]);
 
 /** Enough for any system list; the reference platform has no lower limit on system resources. */

@@ -9,6 +9,7 @@ import { BadRequestError, ConflictError, ForbiddenError } from '../../core/error
 import { pick, toBool } from '../../core/query-params.js';
 import type { ServiceModel } from '../../model/platform-model.js';
 import { findServiceType } from '../internal-service-types.js';
+import { limitBehaviour } from '../limits/limit-resource.js';
 import { assertValid } from '../records/json-validator.js';
 import { assertLookupNameFree } from '../records/related-records.js';
 import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../records/resource-handler.js';
@@ -194,6 +195,6 @@ export const customBehaviour: ResourceBehaviour = { def: customResource };
 
 /** The behaviours by resource name. */
 export const RECORD_BEHAVIOURS: ReadonlyMap<string, ResourceBehaviour> = new Map(
-  [adminBehaviour, appBehaviour, corsBehaviour, customBehaviour, emailTemplateBehaviour, lookupBehaviour, roleBehaviour, serviceBehaviour, userBehaviour]
+  [adminBehaviour, appBehaviour, corsBehaviour, customBehaviour, emailTemplateBehaviour, limitBehaviour, lookupBehaviour, roleBehaviour, serviceBehaviour, userBehaviour]
     .map((b) => [b.def.name, b]),
 );

@@ -70,7 +70,8 @@ export async function openSystemDb(target: string): Promise<SystemDb> {
     await db.destroy();
     throw new StartupError(`Portico: cannot reach the system database ${describeTarget(target)}: ${(error as Error).message || String(error)}`);
   }
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  // Branches developed side by side add migrations out of name order: run whichever have not run.
+  const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
     await db.destroy();

@@ -203,7 +203,31 @@ const m0003_service_doc: Migration = {
   },
 };
 
+/** Rate limits (reference 5.11): `key_text` is computed from the other fields and unique. */
+const m0004_limits: Migration = {
+  async up(db: Kysely<any>) {
+    const k = columnKit(db);
+    await audit(
+      k.id(db.schema.createTable('limits'))
+        .addColumn('type', k.name, (c) => c.notNull())
+        .addColumn('key_text', k.name, (c) => c.notNull().unique())
+        .addColumn('rate', 'integer', (c) => c.notNull())
+        .addColumn('period', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('user_id', 'integer', (c) => c.references('user.id').onDelete('cascade'))
+        .addColumn('role_id', 'integer', (c) => c.references('role.id').onDelete('cascade'))
+        .addColumn('service_id', 'integer', (c) => c.references('service.id').onDelete('cascade'))
+        .addColumn('endpoint', k.text)
+        .addColumn('verb', k.name)
+        .addColumn('name', k.name, (c) => c.notNull())
+        .addColumn('description', k.text)
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(k.flag(true)))
+        .addColumn('origin', k.name, (c) => c.notNull().defaultTo('api')),
+    ).execute();
+  },
+};
+
 export const systemMigrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
   '0003_service_doc': m0003_service_doc,
+  '0004_limits': m0004_limits,
 };

@@ -183,7 +183,32 @@ export interface SettingTable {
   value: string;
 }
 
+export interface LimitTable {
+  id: Generated<number>;
+  /** `instance`, `instance.user`, `instance.each_user.service`, ... (reference 5.11). */
+  type: string;
+  /** Computed from the other fields: what makes a limit unique. */
+  key_text: string;
+  rate: number;
+  /** 0 minute, 1 hour, 2 day, 3 7-day, 4 30-day. */
+  period: number;
+  user_id: number | null;
+  role_id: number | null;
+  service_id: number | null;
+  endpoint: string | null;
+  verb: string | null;
+  name: string;
+  description: string | null;
+  is_active: number;
+  origin: string;
+  created_date: string;
+  last_modified_date: string;
+  created_by_id: number | null;
+  last_modified_by_id: number | null;
+}
+
 export interface SystemTables {
+  limits: LimitTable;
   user: UserTable;
   app: AppTable;
   role: RoleTable;

@@ -1,0 +1,111 @@
+/**
+ * `/system/limit` (reference 5.11): rate limit records with the reference's validation messages.
+ * The period is stored as its index and shown as its label; `key_text` is computed and unique.
+ * Limits declared in platform.yaml are read-only here.
+ */
+import { BadRequestError } from '../../core/errors.js';
+import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../records/resource-handler.js';
+import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type ResourceDefinition } from '../records/resource-definition.js';
+import {
+  isEachUser, LIMIT_TYPES, LIMIT_VERBS, limitKeyText, needsEndpoint, needsService, needsUser, normaliseEndpoint, periodIndex, PERIODS, type LimitFields,
+} from './limit-rules.js';
+
+const field = (schema: JsonSchema, extra: Omit<FieldRule, 'schema'> = {}): FieldRule => ({ schema, ...extra });
+const nullableId: JsonSchema = { type: ['integer', 'null'], minimum: 1 };
+
+export const limitResource: ResourceDefinition = {
+  name: 'limit',
+  summary: 'Rate limits: how many requests an instance, user, each user, service, endpoint or role may make per period.',
+  table: 'limits',
+  label: 'Limit',
+  plural: 'Limits',
+  idField: 'id',
+  fields: {
+    type: field({ type: 'string', enum: [...LIMIT_TYPES] }, { required: true }),
+    rate: field({ type: 'integer', minimum: 1, description: 'Requests allowed per period.' }, { required: true }),
+    period: field({
+      anyOf: [{ type: 'string', enum: [...PERIODS] }, { type: 'integer', minimum: 0, maximum: PERIODS.length - 1 }],
+      description: `One of ${PERIODS.join(', ')} (label, or its index from 0); shown as the label.`,
+    }),
+    user_id: field(nullableId, { references: 'user' }),
+    role_id: field(nullableId, { references: 'role' }),
+    service_id: field(nullableId),
+    endpoint: field({ type: ['string', 'null'], maxLength: 255, description: 'Resource path under the service; a `*` matches any rest.' }),
+    verb: field({ type: ['string', 'null'], enum: [...LIMIT_VERBS, null] }),
+    name: field({ type: 'string', minLength: 1, maxLength: 255 }, { required: true }),
+    description: field({ type: ['string', 'null'] }),
+    is_active: field({ type: ['boolean', 'integer'], enum: [true, false, 0, 1] }),
+  },
+  readOnly: [...READ_ONLY_AUDITED, 'key_text', 'origin'],
+  ignored: [],
+  hidden: [],
+  relations: {},
+};
+
+/** The reference's messages for a bad rate, period or verb, before the schema sees them. */
+function normalise(record: Record<string, unknown>): void {
+  if ('rate' in record) {
+    const rate = typeof record.rate === 'string' && /^\s*\d+\s*$/.test(record.rate) ? Number(record.rate) : record.rate;
+    if (typeof rate !== 'number' || !Number.isInteger(rate)) throw new BadRequestError('Limit rate must be an integer. Limit not saved.', { field: 'rate' });
+    record.rate = rate;
+  }
+  if ('period' in record) {
+    const index = periodIndex(record.period);
+    if (index === undefined) throw new BadRequestError(`Limit period must be one of ${PERIODS.join(', ')}. Limit not saved.`, { field: 'period' });
+    record.period = index;
+  }
+  if ('verb' in record && record.verb !== null && record.verb !== '') {
+    const verb = typeof record.verb === 'string' ? record.verb.trim().toUpperCase() : record.verb;
+    if (typeof verb !== 'string' || !LIMIT_VERBS.includes(verb as never)) throw new BadRequestError('Verb is invalid or not allowed.', { field: 'verb' });
+    record.verb = verb;
+  } else if ('verb' in record) record.verb = null;
+}
+
+/** Checks the fields a type needs and computes key_text, refusing a second limit with the same key. */
+async function check(w: WriteContext, verb: 'create' | 'update' | 'delete', keys: Key[], prepared: Prepared[]): Promise<void> {
+  if (verb === 'delete') return;
+  const existing = verb === 'update' && keys.length > 0
+    ? await w.db.selectFrom('limits').selectAll().where('id', 'in', keys.map(Number)).execute()
+    : [];
+  const seen = new Set<string>();
+  for (const [index, p] of prepared.entries()) {
+    const id = verb === 'update' ? Number(keys[index]) : undefined;
+    const row: Record<string, unknown> = { period: 0, ...existing.find((r) => r.id === id), ...p.columns };
+    const name = String(row.name);
+    const type = String(row.type);
+    const fields: LimitFields = {
+      type,
+      user_id: needsUser(type) && !isEachUser(type) ? (row.user_id as number | null) ?? null : null,
+      role_id: type === 'instance.role' ? (row.role_id as number | null) ?? null : null,
+      service_id: needsService(type) ? (row.service_id as number | null) ?? null : null,
+      endpoint: needsEndpoint(type) ? normaliseEndpoint((row.endpoint as string | null) ?? null) : null,
+      verb: (row.verb as string | null) ?? null,
+      period: Number(row.period),
+    };
+    if (needsUser(type) && !isEachUser(type) && fields.user_id === null) throw new BadRequestError(`user_id must be specified with this limit type. Limit: ${name}`, { field: 'user_id' });
+    if (type === 'instance.role' && fields.role_id === null) throw new BadRequestError(`role_id must be specified with this limit type. Limit: ${name}`, { field: 'role_id' });
+    if (needsService(type)) {
+      if (fields.service_id === null) throw new BadRequestError('service_id must be specified with this limit type.', { field: 'service_id' });
+      const service = await w.db.selectFrom('service').select('id').where('id', '=', fields.service_id).executeTakeFirst();
+      if (!service) throw new BadRequestError(`No service exists for ${name} limit.`, { field: 'service_id' });
+    }
+    if (needsEndpoint(type) && fields.endpoint === null) throw new BadRequestError(`endpoint must be specified with this limit type. Limit: ${name}`, { field: 'endpoint' });
+    const keyText = limitKeyText(fields);
+    const taken = await w.db.selectFrom('limits').select('id').where('key_text', '=', keyText).executeTakeFirst();
+    if (seen.has(keyText) || (taken && taken.id !== id)) throw new BadRequestError('A limit already exists with those parameters. No records added.', { field: 'key_text' });
+    seen.add(keyText);
+    // Only the fields of the type are kept: the key says what the limit is.
+    Object.assign(p.columns, fields, { key_text: keyText });
+    if (verb === 'create' && p.columns.is_active === undefined) p.columns.is_active = 1;
+  }
+}
+
+export const limitBehaviour: ResourceBehaviour = {
+  def: limitResource,
+  originEditable: () => [],
+  normalise,
+  check,
+  async committed(w) {
+    await w.ctx.limits.reload();
+  },
+};

@@ -1,0 +1,63 @@
+/**
+ * The Redis connection instances share state through (PORTICO_REDIS_URL or platform.yaml's
+ * system.redis.url). It must answer at start; lost later, callers fall back to per-instance
+ * state (commands fail at once instead of queueing) and a warning is logged on each change.
+ */
+import { Redis } from 'ioredis';
+import { StartupError } from '../store/system-db.js';
+
+export interface RedisLink {
+  client: Redis;
+  /** Whether the connection is up now. */
+  ready(): boolean;
+  close(): Promise<void>;
+}
+
+/** The URL as it may be shown: without its password. */
+export function describeRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+export async function openRedis(url: string, warn: (message: string) => void = (m) => console.warn(m)): Promise<RedisLink> {
+  const shown = describeRedisUrl(url);
+  const client = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3000,
+    // Keep trying to come back, at most every 2 s.
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw new StartupError(`Portico: cannot reach Redis at ${shown}: ${(error as Error).message || String(error)}`);
+  }
+  let up = true;
+  client.on('error', () => undefined);
+  client.on('close', () => {
+    if (!up) return;
+    up = false;
+    warn(`Portico: lost Redis at ${shown}; rate limits are counted per instance until it is back.`);
+  });
+  client.on('ready', () => {
+    if (up) return;
+    up = true;
+    warn(`Portico: Redis at ${shown} is back; shared state resumed.`);
+  });
+  return {
+    client,
+    ready: () => client.status === 'ready',
+    async close() {
+      client.removeAllListeners('close');
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}

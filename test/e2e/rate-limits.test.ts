@@ -1,0 +1,135 @@
+/**
+ * Rate limits (reference 5.11, 6.8): /system/limit records with every type and period, their
+ * key_text and validation messages; enforcement after authentication with 429 and the
+ * X-RateLimit-* headers; /system/limit_cache to read and reset counters.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Api } from '../helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+
+const PASSWORD = 'user-password-123456';
+let server: TestServer;
+let api: Api;
+let userId: number;
+let roleId: number;
+
+beforeAll(async () => {
+  server = await startTestServer(minimalModel());
+  const token = await server.adminToken();
+  api = apiClient(server.app, () => ({ key: server.apiKey, token }));
+  userId = (await api('POST', '/system/user', { resource: [{ name: 'Lim', email: 'lim@x.io', password: PASSWORD }] })).body.resource[0].id;
+  roleId = (await api('POST', '/system/role', { resource: [{ name: 'limited' }] })).body.resource[0].id;
+});
+afterAll(async () => server.close());
+
+const createLimit = (record: Record<string, unknown>) => api('POST', '/system/limit?fields=*', { resource: [record] });
+
+describe('/system/limit records', () => {
+  it.each([
+    [{ type: 'instance' }, 'instance.minute'],
+    [{ type: 'instance.user', user: true, period: 'hour' }, 'instance.user:{uid}.hour'],
+    [{ type: 'instance.each_user', period: 2 }, 'instance.each_user:null.day'],
+    [{ type: 'instance.user.service', user: true, service_id: 7, period: '7-day' }, 'instance.user:{uid}.service:7.7-day'],
+    [{ type: 'instance.each_user.service', service_id: 7, verb: 'get' }, 'instance.each_user:null.service:7.verb:GET.minute'],
+    [{ type: 'instance.service', service_id: 7, period: '30-day' }, 'instance.service:7.30-day'],
+    [{ type: 'instance.service.endpoint', service_id: 7, endpoint: '/session/' }, 'instance.service:7.endpoint:session.minute'],
+    [{ type: 'instance.user.service.endpoint', user: true, service_id: 7, endpoint: 'profile', verb: 'PATCH' }, 'instance.user:{uid}.service:7.endpoint:profile.verb:PATCH.minute'],
+    [{ type: 'instance.each_user.service.endpoint', service_id: 7, endpoint: 'session*' }, 'instance.each_user:null.service:7.endpoint:session*.minute'],
+    [{ type: 'instance.role', role: true, period: 1 }, 'instance.role:{rid}.hour'],
+  ])('%o: key_text %s, period shown as its label, read back, changed and deleted', async (given, expected) => {
+    const { user, role, ...fields } = given as Record<string, unknown>;
+    const record = { name: `limit ${expected}`, rate: 100, is_active: false, ...fields, ...(user ? { user_id: userId } : {}), ...(role ? { role_id: roleId } : {}) };
+    const created = await createLimit(record);
+    expect(created.status).toBe(201);
+    const limit = created.body.resource[0];
+    const key = expected.replace('{uid}', String(userId)).replace('{rid}', String(roleId));
+    expect(limit).toMatchObject({ type: given.type, key_text: key, rate: 100, is_active: false, origin: 'api' });
+    expect(limit.period).toBe(key.split('.').at(-1));
+    expect((await api('GET', `/system/limit/${limit.id}`)).body.key_text).toBe(key);
+    expect((await createLimit(record)).body.error).toEqual({ code: 400, message: 'A limit already exists with those parameters. No records added.', context: { field: 'key_text' } });
+    const changed = await api('PATCH', `/system/limit/${limit.id}?fields=rate,period,key_text`, { rate: 5, period: 'minute' });
+    expect(changed.body).toEqual({ rate: 5, period: 'minute', key_text: key.replace(/\.[^.]+$/, '.minute') });
+    expect((await api('DELETE', `/system/limit/${limit.id}`)).status).toBe(200);
+    expect((await api('GET', `/system/limit/${limit.id}`)).status).toBe(404);
+  });
+
+  it.each([
+    [{ type: 'instance', rate: 'many' }, 'Limit rate must be an integer. Limit not saved.'],
+    [{ type: 'instance.user', rate: 1 }, 'user_id must be specified with this limit type. Limit: bad'],
+    [{ type: 'instance.role', rate: 1 }, 'role_id must be specified with this limit type. Limit: bad'],
+    [{ type: 'instance.service', rate: 1 }, 'service_id must be specified with this limit type.'],
+    [{ type: 'instance.service', rate: 1, service_id: 999 }, 'No service exists for bad limit.'],
+    [{ type: 'instance', rate: 1, verb: 'FETCH' }, 'Verb is invalid or not allowed.'],
+    [{ type: 'instance', rate: 1, period: 'fortnight' }, 'Limit period must be one of minute, hour, day, 7-day, 30-day. Limit not saved.'],
+  ])('%o is refused: %s', async (record, message) => {
+    const response = await createLimit({ name: 'bad', ...record });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe(message);
+    expect((await api('GET', '/system/limit?filter=name=bad')).body.resource).toEqual([]);
+  });
+});
+
+describe('enforcement', () => {
+  it('refuses the request after `rate` with 429 and the limit headers, locks out, and limit_cache reads and resets the counter', async () => {
+    const limit = (await createLimit({ name: 'per user', type: 'instance.each_user.service', service_id: 7, rate: 3 })).body.resource[0];
+    const token = (await api('POST', '/user/session', { email: 'lim@x.io', password: PASSWORD }, null)).body.session_token;
+    const asUser = () => api('GET', '/user/session', undefined, { token });
+    for (let i = 0; i < 3; i++) {
+      const ok = await asUser();
+      expect(ok.status).toBe(200);
+      expect(ok.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+    const refused = await asUser();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toEqual({
+      code: 429, message: 'API limit(s) exceeded. ',
+      context: [{ id: limit.id, name: 'per user', object: expect.objectContaining({ id: limit.id, type: 'instance.each_user.service', period: 'minute', rate: 3 }) }],
+    });
+    expect(refused.headers['x-ratelimit-limit']).toBe('3');
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(Number(refused.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) + retryAfter - 1);
+    // Locked out for the period; administrators are never limited.
+    expect((await asUser()).status).toBe(429);
+    expect((await api('GET', '/user/session')).status).not.toBe(429);
+
+    const cache = await api('GET', '/system/limit_cache');
+    expect(cache.body.resource).toContainEqual({ id: limit.id, limit_id: limit.id, name: 'per user', key: `instance.each_user:${userId}.service:7.minute`, max: 3, attempts: 3, remaining: 0 });
+    expect((await api('DELETE', '/system/limit_cache')).status).toBe(400);
+    expect((await api('DELETE', `/system/limit_cache/${limit.id}`)).body).toEqual({ success: true });
+    expect((await asUser()).status).toBe(200);
+    expect((await api('GET', `/system/limit_cache/${limit.id}`)).body).toMatchObject({ attempts: 1, remaining: 2 });
+    expect((await api('DELETE', '/system/limit_cache?force=true')).body).toEqual({ success: true });
+    expect((await api('DELETE', `/system/limit_cache/99999`)).status).toBe(404);
+
+    // Deactivated, the limit no longer counts.
+    await api('PATCH', `/system/limit/${limit.id}`, { is_active: false });
+    for (let i = 0; i < 5; i++) expect((await asUser()).status).toBe(200);
+    await api('DELETE', `/system/limit/${limit.id}`);
+  });
+
+  it('a user\'s own limit overrides the each_user one, and a verb-specific limit the verb-less one', async () => {
+    const each = (await createLimit({ name: 'each', type: 'instance.each_user', rate: 1 })).body.resource[0];
+    const own = (await createLimit({ name: 'own', type: 'instance.user', user_id: userId, rate: 2 })).body.resource[0];
+    const ownGet = (await createLimit({ name: 'own get', type: 'instance.user', user_id: userId, rate: 4, verb: 'GET' })).body.resource[0];
+    const token = (await api('POST', '/user/session', { email: 'lim@x.io', password: PASSWORD }, null)).body.session_token;
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await api('GET', '/user/session', undefined, { token })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    const refused = await api('GET', '/user/session', undefined, { token });
+    expect(refused.body.error.context.map((c: { id: number }) => c.id)).toEqual([ownGet.id]);
+    for (const limit of [each, own, ownGet]) await api('DELETE', `/system/limit/${limit.id}`);
+  });
+
+  it('endpoint limits match the path by prefix up to a star', async () => {
+    // The login itself (POST /user/session) is the first request the limit counts.
+    const endpoint = (await createLimit({ name: 'ep', type: 'instance.service.endpoint', service_id: 7, endpoint: 'sess*', rate: 2 })).body.resource[0];
+    const token = (await api('POST', '/user/session', { email: 'lim@x.io', password: PASSWORD }, null)).body.session_token;
+    expect((await api('GET', '/user/session', undefined, { token })).status).toBe(200);
+    expect((await api('GET', '/user/session', undefined, { token })).status).toBe(429);
+    expect((await api('GET', '/user/profile', undefined, { token })).status).not.toBe(429);
+    await api('DELETE', `/system/limit/${endpoint.id}`);
+  });
+});
