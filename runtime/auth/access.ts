@@ -32,7 +32,9 @@ export const NO_CREDENTIALS =
   'No session token or API Key detected in request. Please send in X-Service-Session-Token and/or X-Service-API-Key request header. You can also use URL query parameters session_token and/or api_key.';
 export const NO_API_KEY =
   "No API Key provided. Please provide a valid API Key using X-Service-API-Key request header or 'api_key' url query parameter.";
-export const NOT_AUTHENTICATED = 'Unauthorized. User is not authenticated.';
+/** The spec's text for a call that needs a session and has none (clients match its start). */
+export const NOT_AUTHENTICATED =
+  "No session token (JWT) provided. Please provide a valid session token using X-Service-Session-Token request header or 'session_token' url query parameter.";
 export const ROLE_INACTIVE = 'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.';
 
 /** The user's role for the app, else the app's default role. */

@@ -28,6 +28,8 @@ export function effectiveVerb(method: string, headers: FastifyRequest['headers']
     if (text) verb = text.trim().toUpperCase();
   }
   if (verb === 'MERGE') verb = 'PATCH';
+  // HEAD answers as GET does; Fastify sends the headers and drops the body.
+  if (verb === 'HEAD') verb = 'GET';
   if (!VERBS.has(verb as Verb)) throw new MethodNotAllowedError(`Invalid or unsupported verb '${verb}' used in request.`);
   return verb as Verb;
 }

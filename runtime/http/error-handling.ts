@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  BadRequestError, HeadersTooLargeError, InternalServerError, InvalidJsonError, NotFoundError, PayloadTooLargeError, PorticoError,
+  BadRequestError, HeadersTooLargeError, InternalServerError, InvalidJsonError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, PorticoError,
   UnsupportedMediaTypeError, UriTooLongError,
 } from '../core/errors.js';
 
@@ -69,6 +69,9 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   socket.destroy(error);
 }
 
+/** Methods the API's routes take. */
+const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const portico = toPorticoError(error);
@@ -78,6 +81,12 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
+    // A method no route takes (TRACE, PROPFIND, ...) is refused as such, in the spec's envelope.
+    if (!ROUTED_METHODS.has(request.method)) {
+      reply.header('allow', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+      void send(reply, new MethodNotAllowedError(`Invalid or unsupported verb '${request.method}' used in request.`));
+      return;
+    }
     void send(reply, new NotFoundError(`No route for ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}.`));
   });
 }

@@ -15,6 +15,14 @@ import { formatTimestamp } from './store/system-db.js';
 export type SessionKind = 'admin' | 'user';
 
 /** Where a session is asked for: the request's host, and the app of its API key (its role goes in the session). */
+const MISSING_EMAIL = 'Login request is missing required email.';
+
+/** `application/json` or a `+json` type, parameters allowed. */
+function isJsonContent(header: string | string[] | undefined): boolean {
+  const value = (Array.isArray(header) ? header[0] : header)?.split(';')[0].trim().toLowerCase() ?? '';
+  return value === 'application/json' || value.endsWith('+json');
+}
+
 export interface SessionRequest {
   host: string;
   appId: number | null;
@@ -54,7 +62,7 @@ function sessionDuration(value: unknown): number | null {
 
 /** Checks credentials and issues a session; administrators only at the admin endpoint, others only at the user endpoint. */
 export async function login(ctx: PlatformContext, kind: SessionKind, body: unknown, where: SessionRequest): Promise<Record<string, unknown>> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('Login request is missing required email.', { field: 'email' });
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError(MISSING_EMAIL, { field: 'email' });
   const fields = body as Record<string, unknown>;
   const email = requireString(fields, 'email');
   const password = requireString(fields, 'password');
@@ -134,6 +142,8 @@ export async function refresh(ctx: PlatformContext, kind: SessionKind, token: st
 export async function handleSession(ctx: PlatformContext, kind: SessionKind, call: InternalCall, unsupported: () => Error): Promise<ServiceResult> {
   switch (call.verb) {
     case 'POST':
+      // As the spec lists it: a login whose body is not declared JSON has no email to read.
+      if (!isJsonContent(call.headers['content-type'])) throw new BadRequestError(MISSING_EMAIL, { field: 'email' });
       return { body: await login(ctx, kind, call.body, sessionRequest(call)) };
     case 'GET':
       if (!call.session) throw call.tokenError ?? new UnauthorizedError('There is no valid session for the current request.');

@@ -8,13 +8,14 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { AuthContext } from '../../auth/auth-context.js';
-import { BadRequestError } from '../../core/errors.js';
+import { BadRequestError, BatchError } from '../../core/errors.js';
 import { unwrapRecord, unwrapRecords, type ListEnvelope } from '../../core/envelope.js';
 import { parseCommonParams, pick, toBool, type RawQuery } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { RowFilterModel, Verb } from '../../model/platform-model.js';
 import type { ServiceCall, ServiceResult } from '../../services/service-kind.js';
+import { sqlMessages } from '../../services/sql/sql-messages.js';
 import { handleTableRecords } from '../../services/sql/table-records.js';
 import { formatTimestamp, type SystemDb } from '../store/system-db.js';
 import { presentRecord, storedColumns, type Row } from './record-presentation.js';
@@ -102,7 +103,6 @@ export async function read(ctx: PlatformContext, db: SystemDb, b: ResourceBehavi
   const relations = requestedRelations(b.def, params.related);
   const engineQuery: RawQuery = { ...query };
   delete engineQuery.related;
-  if (id === undefined && params.order.length === 0) engineQuery.order = `${b.def.idField} asc`;
   // Related records are joined on the id (has-many) or on this record's key field (belongs-to):
   // read those even when not asked for, drop them after.
   const joinFields = relations.map(([, relation]) => (relation.kind === 'belongs_to' ? relation.field : b.def.idField));
@@ -209,14 +209,20 @@ async function keysOf(w: WriteContext, b: ResourceBehaviour, filter: string | nu
 
 /**
  * The keys as the database holds them (numbers for ids), in order: 404 (one key) or a batch
- * error (several) for keys outside the resource's scope.
+ * error (several) for keys outside the resource's scope, worded for the write that wanted them.
  */
-async function existingKeys(w: WriteContext, b: ResourceBehaviour, keys: Key[]): Promise<Key[]> {
+async function existingKeys(w: WriteContext, b: ResourceBehaviour, keys: Key[], action: 'update' | 'delete'): Promise<Key[]> {
   const field = b.def.idField;
   if (keys.length === 0) return [];
   if (keys.length === 1) return [((await engine(w.db, w.ctx, b, 'GET', { fields: field }, undefined, keys[0])).body as Row)[field] as Key];
-  const rows = (await engine(w.db, w.ctx, b, 'GET', { fields: field, ids: keys.join(',') }, undefined)).body as ListEnvelope<Row>;
-  return rows.resource.map((row) => row[field] as Key);
+  try {
+    const rows = (await engine(w.db, w.ctx, b, 'GET', { fields: field, ids: keys.join(',') }, undefined)).body as ListEnvelope<Row>;
+    return rows.resource.map((row) => row[field] as Key);
+  } catch (error) {
+    if (!(error instanceof BatchError)) throw error;
+    const context = error.context as { errors: Array<{ index: number; message: string }>; resource: unknown[] };
+    throw new BatchError(sqlMessages.batch(action, false), context.errors, context.resource);
+  }
 }
 
 /** The column differs from the stored value (JSON columns compared as values). */
@@ -281,7 +287,7 @@ async function update(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   }
   const keys = await transact(ctx, b, call, 'update', async (w) => {
     const given = targets ?? (await keysOf(w, b, params.filter)).map((key) => ({ key, record: shared as Row }));
-    const list = await existingKeys(w, b, given.map((t) => t.key));
+    const list = await existingKeys(w, b, given.map((t) => t.key), 'update');
     const resolved = given.map((t, index) => ({ key: list[index], record: t.record }));
     await assertChangeable(w, b, list, resolved.map((t) => preparedOf.get(t.record) as Prepared));
     await b.check?.(w, 'update', list, resolved.map((t) => preparedOf.get(t.record) as Prepared));
@@ -308,7 +314,7 @@ async function remove(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   }
   const wantsRecords = pick(call.query, 'fields') !== undefined || pick(call.query, 'related') !== undefined;
   const { keys, records } = await transact(ctx, b, call, 'delete', async (w) => {
-    const list = given === null ? await keysOf(w, b, params.filter) : await existingKeys(w, b, given);
+    const list = given === null ? await keysOf(w, b, params.filter) : await existingKeys(w, b, given, 'delete');
     await assertChangeable(w, b, list, null);
     await b.check?.(w, 'delete', list, []);
     const before = wantsRecords && list.length > 0

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { addressBookTests, loadAddressBook } from './address-book.suite.js';
+import { conformanceTests } from './conformance.suite.js';
 import { startApi, type ApiClient } from './api-client.js';
 import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-targets.js';
 import { recordTests } from './records.suite.js';
@@ -32,6 +33,7 @@ export function defineDatabaseApiSuite(kind: TargetKind): void {
   describe('records', () => recordTests(api, db));
   describe('grouped reads', () => groupTests(api));
   describe('nested writes of related records', () => nestedWriteTests(api, db));
+  describe('spec conformance', () => conformanceTests(api));
   describe('_schema', () => schemaTests(api, db));
   describe('_proc and _func', () => routineTests(api, db));
 }

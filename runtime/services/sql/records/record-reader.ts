@@ -20,12 +20,19 @@ export interface RowQuery {
   offset?: number;
 }
 
+/** Primary-key order: lists without `order` come back in it, so that pages are stable. */
+function keyOrder(plan: TablePlan): OrderBy[] {
+  return plan.primaryKey.map((field) => ({ field, direction: 'asc' }));
+}
+
 function buildSelect(db: Kysely<any>, plan: TablePlan, query: RowQuery) {
   let q = db.selectFrom(plan.source).select(query.selection.columns);
   if (query.where !== null) q = q.where(query.where);
-  if (query.groupBy !== undefined && query.groupBy.length > 0) q = q.groupBy(query.groupBy.map((f) => f.ref));
+  const grouped = query.groupBy !== undefined && query.groupBy.length > 0;
+  if (grouped) q = q.groupBy(query.groupBy!.map((f) => f.ref));
   if (query.having) q = q.having(query.having);
-  for (const term of query.order ?? []) q = q.orderBy(term.field.ref, term.direction);
+  const order = query.order !== undefined && query.order.length > 0 ? query.order : grouped ? [] : keyOrder(plan);
+  for (const term of order) q = q.orderBy(term.field.ref, term.direction);
   return q;
 }
 
@@ -69,9 +76,13 @@ export async function selectByPrimaryKey(db: Kysely<any>, plan: TablePlan, key: 
   return decodeRows(result.rows, plan.all)[0];
 }
 
-/** A page of every field in the database's order, compiled once per table like selectByPrimaryKey. */
+/** A page of every field in primary-key order, compiled once per table like selectByPrimaryKey. */
 export async function selectPage(db: Kysely<any>, plan: TablePlan, limit: number, offset: number): Promise<Row[]> {
-  const compiled = plan.memo('page', () => db.selectFrom(plan.source).select(plan.all.columns).limit(0).offset(0).compile());
+  const compiled = plan.memo('page', () => {
+    let q = db.selectFrom(plan.source).select(plan.all.columns);
+    for (const term of keyOrder(plan)) q = q.orderBy(term.field.ref, term.direction);
+    return q.limit(0).offset(0).compile();
+  });
   const result = await runCompiled<Row>(db, compiled, [limit, offset]);
   return decodeRows(result.rows, plan.all);
 }

@@ -1,0 +1,79 @@
+/**
+ * The spec's wording and behaviour on the system service (issue 9 items 12, 14, 15): messages
+ * clients match, `group` on system lists, HEAD and unknown methods.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Api } from '../helpers/api-client.js';
+import { startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+
+let server: TestServer;
+let api: Api;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const token = await server.adminToken();
+  api = apiClient(server.app, () => ({ key: server.apiKey, token }));
+});
+afterAll(async () => server?.close());
+
+describe('messages the spec names', () => {
+  it('a call that needs a session and has none: "No session token (JWT) provided"', async () => {
+    const response = await api('GET', '/system/role', undefined, { key: server.apiKey });
+    expect(response.status).toBe(401);
+    expect(response.body.error.message).toMatch(/^No session token \(JWT\) provided/);
+  });
+
+  it('a login without Content-Type: application/json: "Login request is missing required email"', async () => {
+    const body = JSON.stringify({ email: 'admin@test.local', password: 'admin-password-12345' });
+    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }]) {
+      const response = await server.app.inject({ method: 'POST', url: '/api/v2/system/admin/session', headers: { 'x-service-api-key': server.apiKey, ...headers }, payload: body });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error.message).toBe('Login request is missing required email.');
+    }
+    const json = await server.app.inject({ method: 'POST', url: '/api/v2/system/admin/session', headers: { 'x-service-api-key': server.apiKey, 'content-type': 'application/json; charset=utf-8' }, payload: body });
+    expect(json.statusCode).toBe(200);
+  });
+
+  it('a system batch delete that misses records: "...could be deleted"', async () => {
+    const created = await api('POST', '/system/role', { resource: [{ name: 'doomed' }] });
+    const id = created.body.resource[0].id;
+    const response = await api('DELETE', `/system/role?ids=${id},999999`);
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe('Batch Error: Not all requested records could be deleted.');
+    // Nothing was deleted: the batch failed as a whole.
+    expect((await api('GET', `/system/role/${id}`)).status).toBe(200);
+    const update = await api('PATCH', `/system/role?ids=${id},999999`, { resource: [{ description: 'x' }] });
+    expect(update.body.error.message).toBe('Batch Error: Not all requested records could be updated.');
+  });
+});
+
+describe('system lists', () => {
+  it('group by a field with only that field', async () => {
+    const response = await api('GET', '/system/service?group=type&fields=type');
+    expect(response.status).toBe(200);
+    const types = response.body.resource.map((r: { type: string }) => r.type);
+    expect(new Set(types).size).toBe(types.length);
+    expect(types).toEqual(expect.arrayContaining(['system', 'swagger', 'user', 'local_file']));
+  });
+
+  it('come back in id order without `order`', async () => {
+    for (const name of ['zeta', 'alpha', 'mid']) await api('POST', '/system/role', { resource: [{ name }] });
+    const ids = (await api('GET', '/system/role?fields=id,name')).body.resource.map((r: { id: number }) => r.id);
+    expect(ids).toEqual([...ids].sort((a: number, b: number) => a - b));
+    const byName = (await api('GET', '/system/role?fields=name&order=name')).body.resource.map((r: { name: string }) => r.name);
+    expect(byName).toEqual([...byName].sort());
+  });
+});
+
+describe('methods', () => {
+  it('HEAD answers like GET without a body; unknown methods are 405 in the envelope', async () => {
+    const head = await server.app.inject({ method: 'HEAD', url: '/api/v2/system/role', headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() } });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
+    expect((await server.app.inject({ method: 'HEAD', url: '/api/v2/system/role' })).statusCode).toBe(401);
+    const propfind = await server.app.inject({ method: 'PROPFIND' as 'GET', url: '/api/v2/system/role' });
+    expect(propfind.statusCode).toBe(405);
+    expect(propfind.json()).toEqual({ error: { code: 405, message: "Invalid or unsupported verb 'PROPFIND' used in request." } });
+    expect(propfind.headers.allow).toContain('GET');
+  });
+});
