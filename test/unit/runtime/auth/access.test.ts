@@ -26,7 +26,7 @@ describe('decideAccess', () => {
     ['expired token', { tokenError: new UnauthorizedError('Token has expired') }, 401, /expired/],
     ['administrator bypasses roles', { user: user(true), role: null, component: 'anything' }, 'allowed'],
     ['administrator with a token only', { user: user(true), apiKeyGiven: false, app: null, role: null }, 'allowed'],
-    ['admin-only resource, anonymous app', { adminOnly: true }, 401, /not authenticated/],
+    ['admin-only resource, anonymous app', { adminOnly: true }, 401, /^No session token \(JWT\) provided/],
     ['admin-only resource, non-admin user', { adminOnly: true, user: user() }, 403, /Only administrators/],
     ['no role, anonymous', { role: null }, 401],
     ['no role, user', { role: null, user: user() }, 403, /Role not found/],

@@ -22,7 +22,8 @@ describe('sqlServiceOpenApi', () => {
 
   it('documents the service paths and one typed pair per table', () => {
     expect(Object.keys(fragment.paths).sort()).toEqual([
-      '/', '/_schema', '/_schema/{table_name}', '/_table',
+      '/', '/_schema', '/_schema/{table_name}', '/_schema/{table_name}/_field', '/_schema/{table_name}/_field/{field_name}',
+      '/_schema/{table_name}/_related', '/_schema/{table_name}/_related/{relationship_name}', '/_table',
       ...db.schema.tables.flatMap((t) => [`/_table/${t.name}`, `/_table/${t.name}/{id}`]),
       '/_table/{table_name}', '/_table/{table_name}/{id}',
     ].sort());
