@@ -16,6 +16,8 @@ export interface OrderTerm {
 export interface CommonParams {
   /** null means all fields (`*` or absent). */
   fields: string[] | null;
+  /** Names listed next to `*` (`*,name`): all fields are selected, but each must still name one. */
+  fieldsBesideAll: string[];
   filter: string | null;
   /** null means "the service default"; 0 from the client also means no explicit limit. */
   limit: number | null;
@@ -146,6 +148,7 @@ function parseMerged(merged: RawQuery): CommonParams {
   const having = pick(merged, 'having')?.trim();
   const params: CommonParams = {
     fields: fields === null || fields.includes('*') ? null : fields,
+    fieldsBesideAll: fields !== null && fields.includes('*') ? fields.filter((name) => name !== '*') : [],
     filter: filter ? filter : null,
     limit: limit === null || limit <= 0 ? null : limit,
     offset,

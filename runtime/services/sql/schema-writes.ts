@@ -17,6 +17,7 @@ import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { mergedDefinition } from './schema/model-definitions.js';
 import type { TableChanges } from './schema/table-alter.js';
 import { createTables } from './schema/table-ddl.js';
+import { assertNewIdentifier, shownName } from './schema/identifiers.js';
 import { lowerKeys, parseField, schemaBodyTables } from './schema/table-definition.js';
 import { describeField, describeRelation, describeTable } from './schema/table-description.js';
 import type { SqlServiceContext } from './sql-service-context.js';
@@ -56,7 +57,10 @@ function changesFor(ctx: SqlServiceContext, table: TableModel, fields: readonly 
     const name = lowerKeys(raw).name;
     if (typeof name !== 'string' || name === '') throw new BadRequestError(`Invalid schema detected - no name element for field ${index} of table '${table.name}'.`);
     const current = findField(table, name);
-    if (current === undefined) changes.add.push(parseField(raw, table.sourceName, index));
+    if (current === undefined) {
+      assertNewIdentifier(ctx.dialect.dialect, name, `field '${shownName(name)}' of table '${table.name}'`, { table: table.name, field: name });
+      changes.add.push(parseField(raw, table.sourceName, index));
+    }
     else if (addOnly) throw new BadRequestError(`Field '${current.name}' already exists in table '${table.name}'.`);
     else changes.modify.push({ definition: mergedDefinition(ctx.schema.current, table, current, raw, index), current });
   });

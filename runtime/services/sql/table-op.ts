@@ -45,6 +45,8 @@ const ACTIONS: Record<ServiceCall['verb'], RecordAction> = { GET: 'retrieve', PO
 export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: string): TableOp {
   const plan = ctx.schema.plan(table);
   const params = parseCommonParams(call.query, call.body);
+  // `*,x` selects every field, and x must be one of them: nothing the client names is dropped unseen.
+  if (params.fieldsBesideAll.length > 0) selectFields(plan, params.fieldsBesideAll);
   const related = relatedRequests(ctx, plan, params.related, call.query, call.body, call.auth);
   const scope = scopeOf(call.auth, call.auth.rowFilters);
   return {

@@ -7,6 +7,7 @@ import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import { BadRequestError } from '../../../core/errors.js';
 import type { DatabaseSchema } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
+import { assertNewIdentifier, shownName } from './identifiers.js';
 import { parseTableDefinitions, type FieldDefinition, type TableDefinition } from './table-definition.js';
 import { databaseError } from '../dialects/driver-errors.js';
 
@@ -122,6 +123,12 @@ export async function createIndexes(db: Kysely<any>, table: TableDefinition, fie
  */
 export async function createTables(db: Kysely<any>, dialect: SqlDialectModule, tableDefs: readonly unknown[], existing: DatabaseSchema | null = null): Promise<string[]> {
   const tables = parseTableDefinitions(tableDefs);
+  for (const table of tables) {
+    assertNewIdentifier(dialect.dialect, table.name, `table '${shownName(table.name)}'`, { table: table.name });
+    for (const field of table.fields) {
+      assertNewIdentifier(dialect.dialect, field.name, `field '${shownName(field.name)}' of table '${shownName(table.name)}'`, { table: table.name, field: field.name });
+    }
+  }
   const known: KnownTables = { created: tables, existing };
   const createAll = async (conn: Kysely<any>, done: TableDefinition[]) => {
     for (const table of inDependencyOrder(tables)) {

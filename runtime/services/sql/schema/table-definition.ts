@@ -4,12 +4,13 @@
  */
 import { BadRequestError } from '../../../core/errors.js';
 import type { FieldModel, ReferentialAction } from '../../../model/platform-model.js';
+import { shownName } from './identifiers.js';
 
 export interface FieldDefinition {
   name: string;
   /** An abstract type (`id`, `string`, ...) or, when it is none, a native SQL type used verbatim. */
   type: string;
-  /** True when `type` is a native SQL type (from `db_type`, or a type the vocabulary lacks). */
+  /** True when `type` is a native SQL type (from `db_type`, or read from the database's catalog). */
   native: boolean;
   length: number | null;
   precision: number | null;
@@ -124,6 +125,13 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
   const declared = typeof input.type === 'string' && input.type.trim() !== '' ? input.type.trim() : null;
   const dbType = typeof input.db_type === 'string' && input.db_type.trim() !== '' ? input.db_type.trim() : null;
   const abstract = declared === null ? null : (TYPE_ALIASES[declared.toLowerCase()] ?? declared.toLowerCase());
+  // A client's `type` is one of the vocabulary; native types go in `db_type` (the catalog's own are trusted).
+  if (abstract !== null && !ABSTRACT_TYPES.has(abstract) && !trustedType) {
+    throw new BadRequestError(
+      `Invalid schema detected - invalid type '${shownName(declared ?? '')}' for ${where}: use one of ${[...ABSTRACT_TYPES].join(', ')}, or 'db_type' for a native type.`,
+      { field: name, type: declared },
+    );
+  }
   const native = abstract === null || !ABSTRACT_TYPES.has(abstract);
   const type = native ? (dbType ?? declared) : abstract;
   if (type === null) throw new BadRequestError(`Invalid schema detected - no type or db_type element for ${where}.`);

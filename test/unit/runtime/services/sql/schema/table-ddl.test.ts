@@ -71,7 +71,7 @@ describe('createTables: abstract types to SQLite columns and back', () => {
     [{ type: 'string', default: "it's" }, 'varchar(255)', 'string', false, "it's"],
     [{ type: 'datetime', default: { expression: 'CURRENT_TIMESTAMP' } }, 'datetime', 'datetime', false, { expression: 'CURRENT_TIMESTAMP' }],
     [{ db_type: 'varchar(12)' }, 'varchar(12)', 'string', false, null],
-    [{ type: 'double precision' }, 'double precision', 'double', false, null],
+    [{ db_type: 'double precision' }, 'double precision', 'double', false, null],
   ])('%j -> %s', async (definition, dbType, type, allowNull, defaultValue) => {
     const key = 'type' in definition && definition.type === 'id' ? [] : [{ name: 'id', type: 'id' }];
     await createTables(connection.db, sqliteDialect, [{ name: 't', field: [...key, { name: 'f', ...definition }] }]);
@@ -128,7 +128,16 @@ describe('createTables: bad definitions', () => {
     [[{ name: 't' }], 400, "There are no fields in the requested schema of table 't'."],
     [[{ name: 't', field: [{ type: 'string' }] }], 400, "Invalid schema detected - no name element for field 0 of table 't'."],
     [[{ name: 't', field: [{ name: 'a' }] }], 400, "Invalid schema detected - no type or db_type element for field 'a' of table 't'."],
-    [[{ name: 't', field: [{ name: 'a', type: 'int); drop table x; --' }] }], 400, "Invalid schema detected - invalid type 'int); drop table x; --' for field 'a' of table 't'."],
+    [[{ name: 't', field: [{ name: 'a', db_type: 'int); drop table x; --' }] }], 400, "Invalid schema detected - invalid type 'int); drop table x; --' for field 'a' of table 't'."],
+    [[{ name: 't', field: [{ name: 'a', type: 'id id' }] }], 400, expect.stringMatching(/^Invalid schema detected - invalid type 'id id' for field 'a' of table 't': use one of id, bigid, .*, or 'db_type' for a native type\.$/)],
+    [[{ name: 't', field: [{ name: 'a', type: 'double precision' }] }], 400, expect.stringMatching(/^Invalid schema detected - invalid type 'double precision'/)],
+    [[{ name: 't', field: [{ name: 'a', type: 'varchar', db_type: 'varchar(20)' }] }], 400, expect.stringMatching(/^Invalid schema detected - invalid type 'varchar'/)],
+    [[{ name: 'bad"name', field: [{ name: 'a', type: 'string' }] }], 400, "Invalid name for table 'bad\"name': use letters, digits, '_' and '$', starting with a letter or '_'."],
+    [[{ name: 't', field: [{ name: "it's", type: 'string' }] }], 400, "Invalid name for field 'it's' of table 't': use letters, digits, '_' and '$', starting with a letter or '_'."],
+    [[{ name: 't', field: [{ name: 'nul\u0000x', type: 'string' }] }], 400, "Invalid name for field 'nul\u0000x' of table 't': use letters, digits, '_' and '$', starting with a letter or '_'."],
+    [[{ name: 't', field: [{ name: 'tab\tx', type: 'string' }] }], 400, "Invalid name for field 'tab\tx' of table 't': use letters, digits, '_' and '$', starting with a letter or '_'."],
+    [[{ name: 't', field: [{ name: '1st', type: 'string' }] }], 400, "Invalid name for field '1st' of table 't': use letters, digits, '_' and '$', starting with a letter or '_'."],
+    [[{ name: 'x'.repeat(129), field: [{ name: 'a', type: 'string' }] }], 400, `Invalid name for table '${'x'.repeat(80)}...': at most 128 characters on this database.`],
     [[{ name: 't', field: [{ name: 'a', type: 'reference' }] }], 400, "Invalid schema detected - no table element for reference type of field 'a' of table 't'."],
     [[{ name: 't', field: [{ name: 'a', type: 'string', size: 'big' }] }], 400, "Invalid 'length' for field 'a' of table 't': must be a non-negative integer."],
     [[{ name: 't', field: [{ name: 'a', type: 'string', default: { expression: '1; drop table t' } }] }], 400, `Invalid 'default' for field 'a' of table 't': use a scalar or {"expression": "SQL"}.`],
