@@ -114,6 +114,11 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     else if (internalService) {
       result = await internalService.handle({ ...call, session: caller.session, tokenError: caller.tokenError, host: request.hostname, clientIp: request.ip });
     } else result = await (ctx.services.openHandler(service) ?? await ctx.services.handler(service)).handle(call);
+    // A write through the system or user service is news for the other instances on this system database.
+    // (A login changes nothing another instance keeps in memory.)
+    if (internalService && verb !== 'GET' && (result.status ?? 200) < 400 && !(verb === 'POST' && component.endsWith('session'))) {
+      await ctx.changes.announce();
+    }
     if (result.headers) void reply.headers(result.headers);
     return reply.status(result.status ?? 200).send(result.body);
   };

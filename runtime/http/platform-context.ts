@@ -17,6 +17,8 @@ import { SystemDirectory } from '../system/system-directory.js';
 import { openSystemDb, systemDbKind, type SystemDb } from '../system/store/system-db.js';
 import { RateLimits } from '../system/limits/rate-limits.js';
 import { openRedis, type RedisLink } from '../system/shared/redis-link.js';
+import { ChangeFeed } from '../system/shared/change-feed.js';
+import { reloadPlatform } from '../system/shared/reload-platform.js';
 import { sharedNamespace } from '../system/shared/shared-namespace.js';
 import { CorsRules } from './cors-rules.js';
 
@@ -48,6 +50,8 @@ export interface PlatformContext {
   limits: RateLimits;
   /** The Redis instances share state through (PORTICO_REDIS_URL), if any. */
   redis: RedisLink | null;
+  /** News of system changes between instances on one system database. */
+  changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -64,18 +68,23 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   await cors.reload();
   const clock = options.clock ?? systemClock;
   const services = new LiveServices(runtime, [...await withStoredConfigs(db, model.services), ...await apiServices(db, runtime)]);
-  const limits = new RateLimits(db, redis, await sharedNamespace(db));
+  const namespace = await sharedNamespace(db);
+  const limits = new RateLimits(db, redis, namespace);
   await limits.reload();
-  return {
+  const ctx: PlatformContext = {
     model, settings: model.settings, db, directory, clock, services, runtime, createdAdmin, cors, limits, redis,
+    changes: new ChangeFeed(db, redis, `${namespace}:changes`, () => reloadPlatform(ctx)),
     systemSchema: await openSystemSchema(db),
     tokens: createSessionTokens(jwtSecret, clock),
     async close() {
+      await ctx.changes.close();
       await services.close();
       await redis?.close();
       await db.destroy();
     },
   };
+  await ctx.changes.start();
+  return ctx;
 }
 
 /** Declared services whose config the API may change (the `user` service) take the stored config. */

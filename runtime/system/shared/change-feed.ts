@@ -1,0 +1,86 @@
+/**
+ * Keeps instances on one system database in step. After a write through the system or user
+ * service, the instance that made it announces a change; every other instance then re-reads what
+ * it keeps in memory (apps, roles, users and revoked sessions, CORS rules, limits, services).
+ * With Redis the news travels by pub/sub (in force elsewhere within milliseconds); without it,
+ * each instance polls a change token kept in the system database every two seconds. The token is
+ * written on every change, so instances also catch up (more slowly) on news Redis lost.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { upsert, type SystemDb } from '../store/system-db.js';
+import type { RedisLink } from './redis-link.js';
+
+const TOKEN = 'change_token';
+export const POLL_MS = 2000;
+
+export class ChangeFeed {
+  private readonly instance = randomBytes(6).toString('hex');
+  private subscriber: Redis | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private seen: string | undefined;
+  private reloading: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly db: SystemDb,
+    private readonly redis: RedisLink | null,
+    private readonly channel: string,
+    private readonly reload: () => Promise<void>,
+  ) {}
+
+  async start(): Promise<void> {
+    this.seen = await this.token();
+    if (this.redis) {
+      this.subscriber = this.redis.client.duplicate({ enableOfflineQueue: true });
+      this.subscriber.on('error', () => undefined);
+      this.subscriber.on('message', (_channel: string, from: string) => { if (from !== this.instance) this.refresh(); });
+      await this.subscriber.subscribe(this.channel);
+      // Reconnected after an outage: what changed meanwhile is read once.
+      this.subscriber.on('ready', () => this.refresh());
+    }
+    // Without Redis the token is the only path; with it, polling also covers messages lost in an outage.
+    this.timer = setInterval(() => { void this.poll(); }, this.redis ? POLL_MS * 5 : POLL_MS);
+    this.timer.unref();
+  }
+
+  /** Tells the other instances that the system database changed (after the write committed). */
+  async announce(): Promise<void> {
+    const token = randomBytes(8).toString('hex');
+    this.seen = token;
+    await upsert(this.db, 'system_setting', 'name', { name: TOKEN, value: token }, { value: token });
+    if (this.redis?.ready()) await this.redis.client.publish(this.channel, this.instance).catch(() => 0);
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.subscriber?.disconnect();
+  }
+
+  private async token(): Promise<string | undefined> {
+    const row = await this.db.selectFrom('system_setting').select('value').where('name', '=', TOKEN).executeTakeFirst();
+    return row?.value;
+  }
+
+  private async poll(): Promise<void> {
+    const token = await this.token().catch(() => this.seen);
+    if (token === this.seen) return;
+    this.seen = token;
+    this.refresh();
+  }
+
+  /** One reload at a time; news arriving during one leads to one more. */
+  private refresh(): void {
+    if (this.reloading) {
+      this.again = true;
+      return;
+    }
+    this.reloading = this.reload().catch(() => undefined).finally(() => {
+      this.reloading = null;
+      if (this.again) {
+        this.again = false;
+        this.refresh();
+      }
+    });
+  }
+}

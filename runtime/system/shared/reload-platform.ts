@@ -1,0 +1,28 @@
+/**
+ * Re-reads everything a running instance keeps in memory from the system database: used when
+ * another instance announces a change (change-feed.ts).
+ */
+import type { PlatformContext } from '../../http/platform-context.js';
+import type { ServiceModel } from '../../model/platform-model.js';
+import { liveServiceModel, plainServiceModel } from '../resources/service-models.js';
+
+export async function reloadPlatform(ctx: PlatformContext): Promise<void> {
+  await Promise.all([ctx.directory.reload(), ctx.cors.reload(), ctx.limits.reload(), syncApiServices(ctx)]);
+}
+
+/** The fields that decide how a service is served. */
+const shape = (s: ServiceModel) => JSON.stringify([s.name, s.label, s.description, s.is_active, s.type, s.config]);
+
+/** Services created, changed or deleted through the API on another instance. */
+async function syncApiServices(ctx: PlatformContext): Promise<void> {
+  const rows = await ctx.db.selectFrom('service').selectAll().where('origin', '=', 'api').execute();
+  const live = new Map(ctx.services.list().filter((s) => s.origin === 'api').map((s) => [s.id, s]));
+  for (const row of rows) {
+    const current = live.get(row.id);
+    live.delete(row.id);
+    if (current && shape(current) === shape(plainServiceModel(row))) continue;
+    const model = await liveServiceModel(row, ctx.runtime).catch(() => plainServiceModel(row));
+    await ctx.services.put(model, current?.name ?? model.name);
+  }
+  for (const gone of live.values()) await ctx.services.remove(gone.name);
+}
