@@ -35,7 +35,7 @@ const ROOT = row(        'ok',   401,     'ok',    401,    401,     'ok',  'ok',
 
 /** Accounts are for administrators only (spec); the other record resources follow role grants. */
 const ADMIN_RECORD_RESOURCES = ['admin', 'user'];
-const ROLE_RECORD_RESOURCES = ['app', 'cors', 'custom', 'email_template', 'lookup', 'role', 'service'];
+const ROLE_RECORD_RESOURCES = ['app', 'cors', 'custom', 'email_template', 'limit', 'lookup', 'role', 'service'];
 
 /** The decided routes of the runtime's own services, as `METHOD /service/path`. */
 const DECIDED: Record<string, Row> = {
@@ -58,6 +58,10 @@ const DECIDED: Record<string, Row> = {
   'GET /system/cache': ROLE,
   'DELETE /system/cache': ROLE,
   'DELETE /system/cache/{service}': ROLE,
+  'GET /system/limit_cache': ROLE,
+  'DELETE /system/limit_cache': ROLE,
+  'GET /system/limit_cache/{id}': ROLE,
+  'DELETE /system/limit_cache/{id}': ROLE,
   'GET /system/package': ADMIN,
   'POST /system/package': ADMIN,
   ...Object.fromEntries([...ADMIN_RECORD_RESOURCES.map((r) => [r, ADMIN] as const), ...ROLE_RECORD_RESOURCES.map((r) => [r, ROLE] as const)].flatMap(([r, rule]) => [
