@@ -12,6 +12,7 @@ import type { OpenApiFragment } from './fragment.js';
 import { pascalCase, uniqueNamer } from './names.js';
 import { jsonOperation } from './operation-builder.js';
 import { componentRef, jsonContent } from './shared-components.js';
+import { documentedNames } from '../services/soap/operation-names.js';
 
 const FAULT_RESPONSE = {
   description: 'A SOAP Fault (message `<faultstring> [Fault code:<faultcode>]`; `context` holds faultcode, faultstring and detail), or another internal error.',
@@ -58,7 +59,8 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
       }),
     },
   };
-  for (const operation of service.operations) {
+  const pathNames = documentedNames(service.operations.map((operation) => operation.name));
+  for (const [index, operation] of service.operations.entries()) {
     const label = pascalCase(operation.name) || 'Operation';
     const description = operation.description === '' ? undefined : operation.description;
     const response = {
@@ -83,7 +85,8 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
         response,
       }));
     }
-    paths[`/${encodeURIComponent(operation.name)}`] = item;
+    // Documented lowercase without underscores (spec); calls match any case of either name.
+    paths[`/${encodeURIComponent(pathNames[index])}`] = item;
   }
   const components = Object.keys(service.definitions).length === 0 ? {} : { schemas: service.definitions as Record<string, SchemaObject> };
   // A copy: document builders rename components in place, and the model's schemas are shared.

@@ -13,6 +13,7 @@ import type { SoapTransport } from './soap-transport.js';
 import { loadWsdlDocuments } from './wsdl-loader.js';
 import { readWsdl } from './wsdl-reader.js';
 import { resolveWsdlLocation } from './wsdl-source.js';
+import { operationsByApiName } from './operation-names.js';
 
 /** Definition names the shared OpenAPI components already use. */
 const RESERVED_NAMES = Object.keys(sharedComponents().schemas ?? {});
@@ -41,13 +42,13 @@ export class LiveContract {
   readonly reader: ResponseReader;
 
   constructor(readonly model: SoapServiceModel) {
-    this.operations = new Map(model.operations.map((operation) => [operation.name.toLowerCase(), operation]));
+    this.operations = operationsByApiName(model.operations);
     this.view = new SchemaView(model.definitions);
     this.writer = new RequestWriter(this.view);
     this.reader = new ResponseReader(this.view);
   }
 
-  /** The operation of an API name, ignoring case. */
+  /** The operation of an API name (WSDL or documented), ignoring case. */
   operation(name: string): SoapOperationModel | undefined {
     return this.operations.get(name.toLowerCase());
   }

@@ -99,10 +99,21 @@ function documentation(node: Element): string {
   return wsdlChildren(node, 'documentation').map((doc) => ownText(doc).replace(/\s+/g, ' ').trim()).filter(Boolean).join(' ');
 }
 
+/**
+ * The SOAP version of a binding extension element: by its namespace, or (as node-soap reads such
+ * WSDLs, seen in the wild) by its prefix when the document never declares it (`soap:` is 1.1, `soap12:` 1.2).
+ */
+function soapVersionOf(element: Element): SoapVersion | undefined {
+  if (element.namespaceURI) return SOAP_BINDING_NS[element.namespaceURI];
+  return UNDECLARED_SOAP_PREFIXES[element.prefix ?? ''];
+}
+
+const UNDECLARED_SOAP_PREFIXES: Record<string, SoapVersion> = { soap: '1.1', soap12: '1.2' };
+
 /** The SOAP extension child of a binding element (`soap:operation`, `soap12:body`, ...), with its version. */
 function soapChild(node: Element, local: string): { element: Element; version: SoapVersion } | undefined {
   for (const child of childElements(node)) {
-    const version = SOAP_BINDING_NS[child.namespaceURI ?? ''];
+    const version = soapVersionOf(child);
     if (version !== undefined && child.localName === local) return { element: child, version };
   }
   return undefined;
@@ -121,7 +132,7 @@ function bodyDef(node: Element | undefined): BodyDef | null {
     namespace: (body === undefined ? undefined : attribute(body, 'namespace')) ?? '',
     parts: parts === undefined ? null : parts.split(/\s+/).filter(Boolean),
     headerParts: childElements(node)
-      .filter((child) => child.localName === 'header' && SOAP_BINDING_NS[child.namespaceURI ?? ''] !== undefined)
+      .filter((child) => child.localName === 'header' && soapVersionOf(child) !== undefined)
       .flatMap((header) => {
         const message = qnameAttribute(header, 'message');
         const part = attribute(header, 'part');

@@ -14,8 +14,8 @@ const calculator = (await soapKind.introspect!(soapService({ wsdl: 'pm-calculato
 describe('SOAP OpenAPI fragment', () => {
   it('documents the operation list, then POST and (for simple inputs) GET per operation', async () => {
     const fragment = soapServiceOpenApi(calculator);
-    expect(Object.keys(fragment.paths)).toEqual(['/', '/Add', '/Divide', '/Multiply', '/Subtract']);
-    const add = fragment.paths['/Add'];
+    expect(Object.keys(fragment.paths)).toEqual(['/', '/add', '/divide', '/multiply', '/subtract']);
+    const add = fragment.paths['/add'];
     expect(add.post?.operationId).toBe('callMyCalcAdd');
     expect(add.get?.operationId).toBe('getMyCalcAdd');
     expect(add.get?.parameters).toEqual([

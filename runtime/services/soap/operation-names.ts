@@ -1,0 +1,40 @@
+/**
+ * The names SOAP operations go by in the API: documented lowercase with underscores removed (spec,
+ * SOAP services), matched without regard to case, by the WSDL name or the documented one.
+ */
+
+/** `Get_Quote` -> `getquote`. */
+export function documentedName(operation: string): string {
+  return operation.toLowerCase().replace(/_/g, '');
+}
+
+/**
+ * The documented name of each operation, in order, every one distinct: where two would share one
+ * (`Get_Item`, `GetItem`), the operation named so already keeps it and the other keeps its
+ * lower-cased WSDL name (`get_item`); a clash beyond that gets a number.
+ */
+export function documentedNames(operations: readonly string[]): string[] {
+  const taken = new Set<string>();
+  const names: string[] = new Array(operations.length);
+  const plain = (name: string) => documentedName(name) === name.toLowerCase();
+  const claim = (index: number, wanted: string[]) => {
+    let name = wanted.find((candidate) => !taken.has(candidate)) ?? wanted[0];
+    for (let n = 2; taken.has(name); n++) name = `${wanted[0]}${n}`;
+    taken.add(name);
+    names[index] = name;
+  };
+  operations.forEach((name, index) => { if (plain(name)) claim(index, [documentedName(name)]); });
+  operations.forEach((name, index) => { if (!plain(name)) claim(index, [documentedName(name), name.toLowerCase()]); });
+  return names;
+}
+
+/** Operations by every name the API accepts for them: lower-cased WSDL name and documented name. */
+export function operationsByApiName<T extends { name: string }>(operations: readonly T[]): Map<string, T> {
+  const byName = new Map<string, T>();
+  for (const operation of operations) byName.set(operation.name.toLowerCase(), operation);
+  const documented = documentedNames(operations.map((operation) => operation.name));
+  operations.forEach((operation, index) => {
+    if (!byName.has(documented[index])) byName.set(documented[index], operation);
+  });
+  return byName;
+}

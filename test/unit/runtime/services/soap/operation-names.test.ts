@@ -1,0 +1,33 @@
+/** SOAP operation names in the API (issue 9 item 11): documented lowercase without underscores, called by any case of either name. */
+import { describe, expect, it } from 'vitest';
+import { soapServiceOpenApi } from '../../../../../runtime/openapi/soap-openapi.js';
+import { LiveContract } from '../../../../../runtime/services/soap/soap-contract.js';
+import { documentedName, documentedNames } from '../../../../../runtime/services/soap/operation-names.js';
+import { documentWsdl, introspectText } from './soap-test-helpers.js';
+
+describe('documented operation names', () => {
+  it.each([['Get_Quote', 'getquote'], ['AddNumbers', 'addnumbers'], ['__x__', 'x'], ['plain', 'plain']])('%s -> %s', (name, want) => {
+    expect(documentedName(name)).toBe(want);
+  });
+
+  it('stay distinct when two operations would share one', () => {
+    expect(documentedNames(['Get_Item', 'GetItem', 'Other'])).toEqual(['get_item', 'getitem', 'other']);
+    expect(documentedNames(['getItem', 'GetItem'])).toEqual(['getitem', 'getitem2']);
+  });
+});
+
+describe('a SOAP service document and its calls', async () => {
+  const schema = ['Get_Quote', 'AddNumbers'].map((name) => `<xs:element name="${name}"><xs:complexType><xs:sequence><xs:element name="value" type="xs:string"/></xs:sequence></xs:complexType></xs:element>`).join('');
+  const model = await introspectText(documentWsdl(schema, [{ name: 'Get_Quote', input: 'Get_Quote' }, { name: 'AddNumbers', input: 'AddNumbers' }]));
+
+  it('documents each operation at its lowercase name without underscores', () => {
+    expect(Object.keys(soapServiceOpenApi(model).paths).sort()).toEqual(['/', '/addnumbers', '/getquote']);
+  });
+
+  it('finds an operation by the documented path and by its WSDL name, in any case', () => {
+    const contract = new LiveContract(model);
+    for (const name of ['getquote', 'GetQuote', 'Get_Quote', 'get_quote', 'GET_QUOTE']) expect(contract.operation(name)?.name).toBe('Get_Quote');
+    expect(contract.operation('addnumbers')?.name).toBe('AddNumbers');
+    expect(contract.operation('add_numbers')).toBeUndefined();
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * WSDLs seen in the wild that node-soap loads (issue 9 items 18, 19): a binding written with an
+ * undeclared `soap:` prefix beside a declared `soap12:` namespace, and schemas that import or
+ * include each other in a cycle (each document is read once).
+ */
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { soapKind } from '../../../../../runtime/services/soap/soap-kind.js';
+import { loadWsdlDocuments } from '../../../../../runtime/services/soap/wsdl-loader.js';
+import type { SoapServiceModel } from '../../../../../runtime/model/platform-model.js';
+import { soapService, tempFiles, TNS } from './soap-test-helpers.js';
+
+const cleanups: Array<() => void> = [];
+afterAll(() => cleanups.forEach((cleanup) => cleanup()));
+
+function files(entries: Record<string, string>): string {
+  const made = tempFiles(entries);
+  cleanups.push(made.cleanup);
+  return made.dir;
+}
+
+const introspect = async (dir: string) =>
+  (await soapKind.introspect!(soapService({ wsdl: 'service.wsdl' }), { baseDir: dir, resolveEnv: (value) => value })) as SoapServiceModel;
+
+/** A document/literal WSDL whose types import `A.xsd` (namespace urn:a) and whose one operation takes a:Ping. */
+const wsdlImportingA = (binding: string, declarations = 'xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"') => `<?xml version="1.0"?>
+<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" ${declarations} xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:a="urn:a" xmlns:tns="${TNS}" targetNamespace="${TNS}">
+  <wsdl:types><xs:schema><xs:import namespace="urn:a" schemaLocation="./A.xsd"/></xs:schema></wsdl:types>
+  <wsdl:message name="PingIn"><wsdl:part name="parameters" element="a:Ping"/></wsdl:message>
+  <wsdl:portType name="Port"><wsdl:operation name="Ping"><wsdl:input message="tns:PingIn"/></wsdl:operation></wsdl:portType>
+  ${binding}
+</wsdl:definitions>`;
+
+const SOAP11_BINDING = `<wsdl:binding name="Binding" type="tns:Port"><soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+    <wsdl:operation name="Ping"><soap:operation soapAction="urn:ping"/><wsdl:input><soap:body use="literal"/></wsdl:input></wsdl:operation></wsdl:binding>
+  <wsdl:service name="Service"><wsdl:port name="Port" binding="tns:Binding"><soap:address location="http://127.0.0.1:1/svc"/></wsdl:port></wsdl:service>`;
+
+const PING_SCHEMA = (imports: string, extra = '') => `<?xml version="1.0"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:a="urn:a" xmlns:b="urn:b" targetNamespace="urn:a" elementFormDefault="qualified">
+  ${imports}
+  <xs:element name="Ping"><xs:complexType><xs:sequence><xs:element name="item" type="${extra || 'b:Item'}"/></xs:sequence></xs:complexType></xs:element>
+  <xs:complexType name="Note"><xs:sequence><xs:element name="text" type="xs:string"/></xs:sequence></xs:complexType>
+</xs:schema>`;
+
+describe('a binding with an undeclared soap: prefix beside soap12:', () => {
+  it('finds the operations and their SOAP version', async () => {
+    const dir = files({
+      'service.wsdl': wsdlImportingA(SOAP11_BINDING, 'xmlns:soap12="http://schemas.xmlsoap.org/wsdl/soap12/"'),
+      'A.xsd': PING_SCHEMA('', 'xs:string'),
+    });
+    const model = await introspect(dir);
+    expect(model.operations.map((operation) => operation.name)).toEqual(['Ping']);
+    expect(model.endpoints).toEqual({ '1.1': 'http://127.0.0.1:1/svc' });
+  });
+});
+
+describe('schemas that import each other in a cycle', () => {
+  const B_IMPORTING_A = `<?xml version="1.0"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:a="urn:a" targetNamespace="urn:b" elementFormDefault="qualified">
+  <xs:import namespace="urn:a" schemaLocation="./A.xsd"/>
+  <xs:complexType name="Item"><xs:sequence><xs:element name="note" type="a:Note"/></xs:sequence></xs:complexType>
+</xs:schema>`;
+
+  it('A imports B imports A: both load, each once, and the types resolve across them', async () => {
+    const dir = files({ 'service.wsdl': wsdlImportingA(SOAP11_BINDING), 'A.xsd': PING_SCHEMA('<xs:import namespace="urn:b" schemaLocation="B.xsd"/>'), 'B.xsd': B_IMPORTING_A });
+    const documents = await loadWsdlDocuments({ kind: 'file', path: path.join(dir, 'service.wsdl') }, { exchange: () => Promise.reject(new Error('no network')) } as never);
+    const labels = documents.map((document) => document.label).filter((label) => !label.endsWith('.xsd') || ['./A.xsd', 'B.xsd', './B.xsd'].includes(label));
+    expect(labels).toEqual(['service.wsdl', './A.xsd', 'B.xsd']);
+    const model = await introspect(dir);
+    expect(model.operations.map((operation) => operation.name)).toEqual(['Ping']);
+    expect(JSON.stringify(model)).toMatch(/"Item":\{[^}]*"properties":\{"note"/);
+  });
+
+  it('A includes B includes A (one namespace): both load, each once', async () => {
+    const dir = files({
+      'service.wsdl': wsdlImportingA(SOAP11_BINDING),
+      'A.xsd': PING_SCHEMA('<xs:include schemaLocation="./B.xsd"/>', 'a:Item'),
+      'B.xsd': `<?xml version="1.0"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:a="urn:a" targetNamespace="urn:a" elementFormDefault="qualified">
+  <xs:include schemaLocation="A.xsd"/>
+  <xs:complexType name="Item"><xs:sequence><xs:element name="note" type="a:Note"/></xs:sequence></xs:complexType>
+</xs:schema>`,
+    });
+    const documents = await loadWsdlDocuments({ kind: 'file', path: path.join(dir, 'service.wsdl') }, { exchange: () => Promise.reject(new Error('no network')) } as never);
+    expect(documents.filter((document) => /[AB]\.xsd$/.test(document.label)).map((document) => path.basename(document.uri))).toEqual(['A.xsd', 'B.xsd']);
+    expect((await introspect(dir)).operations.map((operation) => operation.name)).toEqual(['Ping']);
+  });
+});
