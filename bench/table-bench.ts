@@ -259,7 +259,10 @@ async function profile(setup: Setup): Promise<void> {
   const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-profile-'));
   const keep = args['profile-dir'] === undefined ? undefined : path.resolve(args['profile-dir'], setup.label.toLowerCase());
   const portico = setup.contestants[0];
-  const lines = [`${setup.label}: Portico's CPU per request by stage (us), ${seconds}s under load after a warm-up`];
+  const lines = [
+    `${setup.label}: Portico under load for ${seconds}s after a warm-up: its CPU per request (from /proc), and the profile's samples by stage`,
+    '(the profiler samples wall time: "socket I/O" also holds time the server waited to run again after waking the database on a busy machine)',
+  ];
   try {
     for (const scenario of scenarios) {
       const profiles = path.join(keep ?? dir, scenario.name);
@@ -269,7 +272,9 @@ async function profile(setup: Setup): Promise<void> {
       const launch = { ...portico.launch, command: process.execPath, args: [`--cpu-prof`, `--cpu-prof-dir=${profiles}`, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry] };
       portico.server = await start(launch, setup.probe);
       await startLoad(portico.server.url, scenario, setup.headers, { connections, seconds: Math.min(2, seconds), dir }).done;
+      const cpu0 = cpuSeconds(portico.server.pid);
       const run = await startLoad(portico.server.url, scenario, setup.headers, { connections, seconds, dir }).done;
+      const cpuUs = ((cpuSeconds(portico.server.pid) - cpu0) / run.requests) * 1e6;
       const pid = portico.server.pid;
       await portico.server.stop();
       portico.server = undefined;
@@ -278,8 +283,8 @@ async function profile(setup: Setup): Promise<void> {
       if (!file) throw new Error(`No profile of process ${pid} in ${profiles}`);
       const stages = summariseProfile(path.join(profiles, file), seconds * 1000);
       const total = stages.reduce((sum, s) => sum + s.ms, 0);
-      lines.push(`${scenario.name} (${run.rps.toFixed(0)} req/s): total ${((total / run.requests) * 1000).toFixed(0)} us; ` +
-        stages.map((s) => `${s.stage} ${((s.ms / run.requests) * 1000).toFixed(1)}`).join(', '));
+      lines.push(`${scenario.name}: ${run.rps.toFixed(0)} req/s, ${cpuUs.toFixed(0)} us CPU per request; ` +
+        stages.map((s) => `${s.stage} ${((100 * s.ms) / total).toFixed(1)}%`).join(', '));
     }
   } finally {
     await portico.server?.stop();
