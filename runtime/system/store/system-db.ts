@@ -2,16 +2,14 @@
  * Opens the system database (a SQLite file, or a PostgreSQL or MySQL/MariaDB database by URL) and
  * brings its schema up to date. On the server databases the connections read flags as 0/1 and
  * JSON columns as text, as SQLite does, so the system layer sees one shape of row everywhere.
+ * The PostgreSQL and MySQL drivers load only when the system database is on such a server.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DEFAULT_MIGRATION_LOCK_TABLE, Kysely, MIGRATION_LOCK_ID, Migrator, MysqlAdapter, MysqlDialect, PostgresAdapter, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
-import { createPool } from 'mysql2';
-import pg from 'pg';
+import type pg from 'pg';
 import { InternalServerError } from '../../core/errors.js';
-import { mysqlDialect } from '../../services/sql/dialects/mysql/mysql-dialect.js';
-import { postgresDialect } from '../../services/sql/dialects/postgres/postgres-dialect.js';
 import type { SqlDialectModule } from '../../services/sql/dialects/sql-dialect.js';
 import { sqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-dialect.js';
 import { systemMigrations } from './system-migrations.js';
@@ -48,11 +46,14 @@ export function describeTarget(target: string): string {
   }
 }
 
+/** The dialects of the server databases, loaded when a system database of their kind opens. */
+const serverDialects: { postgres?: SqlDialectModule; mysql?: SqlDialectModule } = {};
+
 /** The records-engine dialect of a system database (or one of its transactions). */
 export function systemDialect(db: Kysely<any>): SqlDialectModule {
   const { adapter } = db.getExecutor();
-  if (adapter instanceof PostgresAdapter) return postgresDialect;
-  if (adapter instanceof MysqlAdapter) return mysqlDialect;
+  if (adapter instanceof PostgresAdapter) return serverDialects.postgres!;
+  if (adapter instanceof MysqlAdapter) return serverDialects.mysql!;
   return sqliteDialect;
 }
 
@@ -63,7 +64,7 @@ export function systemDialect(db: Kysely<any>): SqlDialectModule {
  */
 export async function openSystemDb(target: string): Promise<SystemDb> {
   const kind = systemDbKind(target);
-  const db = kind === 'postgres' ? openPostgres(target) : kind === 'mysql' ? openMysql(target) : openSqlite(target);
+  const db = kind === 'postgres' ? await openPostgres(target) : kind === 'mysql' ? await openMysql(target) : openSqlite(target);
   try {
     await db.connection().execute(async () => undefined);
   } catch (error) {
@@ -92,7 +93,9 @@ const BOOL_OID = 16;
 const JSON_OIDS = [114, 3802];
 const INT8_OID = 20;
 
-function openPostgres(url: string): SystemDb {
+async function openPostgres(url: string): Promise<SystemDb> {
+  const [{ default: pg }, { postgresDialect }] = await Promise.all([import('pg'), import('../../services/sql/dialects/postgres/postgres-dialect.js')]);
+  serverDialects.postgres = postgresDialect;
   const types = {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
       if ((format ?? 'text') === 'text') {
@@ -109,7 +112,9 @@ function openPostgres(url: string): SystemDb {
   return new Kysely<SystemTables>({ dialect: new PostgresDialect({ pool }) });
 }
 
-function openMysql(url: string): SystemDb {
+async function openMysql(url: string): Promise<SystemDb> {
+  const [{ createPool }, { mysqlDialect }] = await Promise.all([import('mysql2'), import('../../services/sql/dialects/mysql/mysql-dialect.js')]);
+  serverDialects.mysql = mysqlDialect;
   const pool = createPool({
     uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: 10, connectTimeout: 5000,
     dateStrings: true, supportBigNumbers: true, bigNumberStrings: false, charset: 'utf8mb4',
