@@ -39,7 +39,7 @@ describe('generated TypeScript', () => {
   it.each([
     ['the address book', addressBookModel],
     ['awkward names and types', awkwardModel],
-  ])('type-checks: %s', async (_, model) => {
+  ])('type-checks: %s', { timeout: 180_000 }, async (_, model) => {
     const result = await typecheck(model);
     expect(result.stdout + result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
