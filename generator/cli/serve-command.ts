@@ -15,6 +15,7 @@ export function addServeCommand(program: Command, io: CliIo): void {
     .description('Build when stale, then run the generated server.')
     .argument('[platform.yaml]', 'platform config', 'platform.yaml')
     .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
+    .option('-w, --workers <n>', 'worker processes serving one port (default: PORTICO_WORKERS, else 1)')
     .addHelpText('after', [
       '',
       'Environment:',
@@ -23,8 +24,12 @@ export function addServeCommand(program: Command, io: CliIo): void {
       '  PORTICO_ADMIN_PASSWORD     its password (generated and printed when unset)',
       '  PORTICO_SYSTEM_DATABASE_URL  system database (postgres://... or mysql://...), over platform.yaml',
       '  PORTICO_JWT_SECRET         session token signing secret (else one kept in the system database)',
+      '  PORTICO_REDIS_URL          Redis shared by instances (rate-limit counters, change news)',
+      '  PORTICO_WORKERS            worker processes (as --workers)',
     ].join('\n'))
-    .action(async (configPath: string, options: { out?: string }) => {
+    .action(async (configPath: string, options: { out?: string; workers?: string }) => {
+      // The generated server reads the count from the environment (its workers inherit it).
+      if (options.workers !== undefined) process.env.PORTICO_WORKERS = options.workers;
       const { outDir, files, plan } = await buildPlatform({ configPath, outDir: options.out, cwd: io.cwd, env: io.env, onStage: stageReporter(io) });
       if (!files.has(SERVER_ENTRY)) {
         throw new DiagnosticError([{ code: 'PCO501', message: `The generated server in ${displayDir(io, outDir)} has no ${SERVER_ENTRY}.` }]);

@@ -1,10 +1,15 @@
 /** Starts a generated server: loads its frozen model, builds the app, listens on HOST:PORT. */
+import cluster from 'node:cluster';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
 import { StartupError } from '../system/store/system-db.js';
 import { createServer } from './create-server.js';
 import type { ServiceRoutes } from './generated-routes.js';
+
+/** The generated server's entry, beside model.json: what worker processes run. */
+const SERVER_ENTRY = './main.ts';
 
 export interface RunServerOptions {
   /** URL of the generated model.json. */
@@ -23,7 +28,31 @@ export function loadModel(url: URL): PlatformModel {
 
 export async function runServer(options: RunServerOptions): Promise<void> {
   const model = loadModel(options.modelUrl);
-  const app = await createServer(model, {
+  const port = Number(process.env.PORT ?? 8080);
+  const host = process.env.HOST ?? '127.0.0.1';
+  const workers = workerCount(process.env.PORTICO_WORKERS);
+  if (workers > 1 && cluster.isPrimary) return runPrimary(model, options, workers, `http://${host}:${port}`);
+  const app = await start(model, options);
+  const address = await app.listen({ port, host });
+  if (cluster.isPrimary) console.log(await summary(app, model, address));
+  const stop = () => { void app.close().then(() => process.exit(0)); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** PORTICO_WORKERS: a whole number of processes (default 1). */
+export function workerCount(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 1;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1) {
+    console.error(`Portico: PORTICO_WORKERS must be a whole number of at least 1, not '${value}'.`);
+    process.exit(1);
+  }
+  return count;
+}
+
+async function start(model: PlatformModel, options: RunServerOptions) {
+  return createServer(model, {
     baseDir: fileURLToPath(options.baseUrl),
     routes: options.routes,
     logger: process.env.PORTICO_LOG === 'true',
@@ -33,9 +62,39 @@ export async function runServer(options: RunServerOptions): Promise<void> {
     console.error(error.message);
     process.exit(1);
   });
-  const port = Number(process.env.PORT ?? 8080);
-  const host = process.env.HOST ?? '127.0.0.1';
-  const address = await app.listen({ port, host });
+}
+
+/**
+ * Several worker processes on one port (node:cluster): the primary migrates and seeds the system
+ * database once and prints how to log in, then forks the workers (each a full server; they share
+ * state through the system database and Redis as separate instances do) and replaces any that dies.
+ */
+async function runPrimary(model: PlatformModel, options: RunServerOptions, workers: number, address: string): Promise<void> {
+  const app = await start(model, options);
+  const lines = await summary(app, model, address);
+  await app.close();
+  const entry = fileURLToPath(new URL(SERVER_ENTRY, options.modelUrl));
+  if (fs.existsSync(entry)) cluster.setupPrimary({ exec: entry });
+  let stopping = false;
+  for (let i = 0; i < workers; i++) cluster.fork();
+  let listening = 0;
+  cluster.on('listening', () => { if (++listening === workers) console.log(`${lines}\n  workers: ${workers}`); });
+  cluster.on('exit', (worker, code) => {
+    if (stopping) return;
+    console.error(`Portico: worker ${worker.process.pid} exited (${code ?? 'signal'}); starting another.`);
+    cluster.fork();
+  });
+  const stop = () => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
+    setTimeout(() => process.exit(0), 200).unref();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+/** What the server prints on start: address, the admin app's key, the administrator. */
+async function summary(app: FastifyInstance, model: PlatformModel, address: string): Promise<string> {
   const ctx = app.portico;
   const adminApp = await ctx.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
   const lines = [
@@ -50,8 +109,5 @@ export async function runServer(options: RunServerOptions): Promise<void> {
     if (admin) lines.push(`  administrator: ${admin.email} (password as set on first start)`);
   }
   lines.push(`  log in: curl -X POST ${address}/api/v2/system/admin/session -H 'Content-Type: application/json' -d '{"email":"...","password":"..."}'`);
-  console.log(lines.join('\n'));
-  const stop = () => { void app.close().then(() => process.exit(0)); };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  return lines.join('\n');
 }
