@@ -31,7 +31,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
   const port = Number(process.env.PORT ?? 8080);
   const host = process.env.HOST ?? '127.0.0.1';
   const workers = workerCount(process.env.PORTICO_WORKERS);
-  if (workers > 1 && cluster.isPrimary) return runPrimary(model, options, workers, `http://${host}:${port}`);
+  if (workers > 1 && cluster.isPrimary) return runPrimary(model, options, workers, host, `http://${host}:${port}`);
   const app = await start(model, options);
   const address = await app.listen({ port, host });
   if (cluster.isPrimary) console.log(await summary(app, model, address));
@@ -69,7 +69,7 @@ async function start(model: PlatformModel, options: RunServerOptions) {
  * database once and prints how to log in, then forks the workers (each a full server; they share
  * state through the system database and Redis as separate instances do) and replaces any that dies.
  */
-async function runPrimary(model: PlatformModel, options: RunServerOptions, workers: number, address: string): Promise<void> {
+async function runPrimary(model: PlatformModel, options: RunServerOptions, workers: number, host: string, address: string): Promise<void> {
   const app = await start(model, options);
   const lines = await summary(app, model, address);
   await app.close();
@@ -78,7 +78,10 @@ async function runPrimary(model: PlatformModel, options: RunServerOptions, worke
   let stopping = false;
   for (let i = 0; i < workers; i++) cluster.fork();
   let listening = 0;
-  cluster.on('listening', () => { if (++listening === workers) console.log(`${lines}\n  workers: ${workers}`); });
+  cluster.on('listening', (_worker, where) => {
+    // PORT=0: the workers share the port the first one was given.
+    if (++listening === workers) console.log(`${lines.replaceAll(address, `http://${host}:${where.port}`)}\n  workers: ${workers}`);
+  });
   cluster.on('exit', (worker, code) => {
     if (stopping) return;
     console.error(`Portico: worker ${worker.process.pid} exited (${code ?? 'signal'}); starting another.`);

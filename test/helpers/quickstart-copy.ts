@@ -14,6 +14,8 @@ export interface RunningQuickstart {
   url: string;
   apiKey: string;
   output: string;
+  /** The server process (for tests that kill it hard). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -40,8 +42,12 @@ export function startQuickstart(dir: string, env: Record<string, string>): Promi
       if (url && apiKey) {
         clearTimeout(timer);
         resolve({
-          dir, url, apiKey, output,
-          stop: () => new Promise<void>((done) => { child.once('exit', () => done()); child.kill('SIGTERM'); }),
+          dir, url, apiKey, output, pid: child.pid!,
+          stop: () => new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
         });
       }
     };

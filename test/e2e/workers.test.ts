@@ -1,0 +1,50 @@
+/**
+ * `PORTICO_WORKERS` (and `gen serve --workers`): the generated server runs that many worker
+ * processes on one port; they share the system database, and a worker that dies is replaced.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { copyQuickstart, startQuickstart, type RunningQuickstart } from '../helpers/quickstart-copy.js';
+
+const ADMIN = { email: 'admin@workers.local', password: 'admin-password-12345' };
+
+/** The worker processes of a primary: its node children (tsx also runs an esbuild helper). */
+function workerPids(primary: number): number[] {
+  const out = spawnSync('ps', ['-o', 'pid=,comm=', '--ppid', String(primary)]).stdout.toString();
+  return out.split('\n').map((line) => line.trim().split(/\s+/)).filter(([, comm]) => comm === 'node').map(([pid]) => Number(pid));
+}
+
+describe('two workers on one port', () => {
+  let dir: string;
+  let server: RunningQuickstart;
+  beforeAll(async () => {
+    dir = copyQuickstart();
+    server = await startQuickstart(dir, { PORTICO_WORKERS: '2', PORTICO_ADMIN_EMAIL: ADMIN.email, PORTICO_ADMIN_PASSWORD: ADMIN.password });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves from two processes, accepts a token issued by either, and replaces a worker that dies', async () => {
+    expect(server.output).toContain('workers: 2');
+    expect(server.url).not.toMatch(/:0$/);
+    await vi.waitFor(() => expect(workerPids(server.pid)).toHaveLength(2), { timeout: 10_000 });
+    const login = await fetch(`${server.url}/api/v2/system/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const token = (await login.json()).session_token as string;
+    // Connections land on either worker: every one accepts the token.
+    for (let i = 0; i < 10; i++) {
+      const response = await fetch(`${server.url}/api/v2/system/admin/session`, { headers: { 'x-service-session-token': token, connection: 'close' } });
+      expect(response.status).toBe(200);
+    }
+    const [first] = workerPids(server.pid);
+    process.kill(first, 'SIGKILL');
+    await vi.waitFor(() => {
+      const pids = workerPids(server.pid);
+      expect(pids).toHaveLength(2);
+      expect(pids).not.toContain(first);
+    }, { timeout: 20_000, interval: 200 });
+    await vi.waitFor(async () => expect((await fetch(`${server.url}/api/v2/system/environment`, { headers: { connection: 'close' } })).status).toBe(200), { timeout: 20_000 });
+  });
+});
