@@ -1,9 +1,10 @@
 /**
  * The Redis connection instances share state through (PORTICO_REDIS_URL or platform.yaml's
  * system.redis.url). It must answer at start; lost later, callers fall back to per-instance
- * state (commands fail at once instead of queueing) and a warning is logged on each change.
+ * state (commands fail at once instead of queueing) and a warning is logged on each change. The
+ * client library loads only when a platform has Redis.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { StartupError } from '../store/system-db.js';
 
 export interface RedisLink {
@@ -26,6 +27,7 @@ export function describeRedisUrl(url: string): string {
 
 export async function openRedis(url: string, warn: (message: string) => void = (m) => console.warn(m)): Promise<RedisLink> {
   const shown = describeRedisUrl(url);
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
