@@ -91,19 +91,36 @@ export async function introspectServices(loaded: LoadedConfig, options: { env: E
   const ctx: RuntimeContext = { baseDir: loaded.platformDir, resolveEnv: (value) => resolveEnv(value, options.env) };
   const services: Record<string, ServiceModel> = {};
   const diagnostics: Diagnostic[] = [];
-  for (const service of serviceModels(loaded.config)) {
+  // Independent services are introspected at once (databases and WSDL hosts answer in parallel);
+  // results and problems are kept in declaration order, so the output does not depend on timing.
+  const results = await Promise.all(serviceModels(loaded.config).map(async (service) => {
     const kind = options.kinds.getServiceKind(service.type);
-    if (!kind?.introspect) continue;
+    if (!kind?.introspect) return null;
     try {
-      services[service.name] = await kind.introspect(service, ctx);
+      return { service, model: await kind.introspect(service, ctx), diagnostic: undefined };
     } catch (error) {
-      if (!isUserError(error)) throw error;
-      const message = `Introspection of service '${service.name}' (${service.type}) failed: ${error.message}`;
-      diagnostics.push(loaded.source.diagnosticAt(declaredEntry(loaded, service.name), 'PCO201', message));
+      if (isProgrammingError(error)) throw error;
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/:\/\/[^@/\s]*@/g, '://***@');
+      const message = `Introspection of service '${service.name}' (${service.type}) failed: ${reason}`;
+      return { service, model: undefined, diagnostic: loaded.source.diagnosticAt(declaredEntry(loaded, service.name), 'PCO201', message) };
     }
+  }));
+  for (const result of results) {
+    if (result === null) continue;
+    if (result.model !== undefined) services[result.service.name] = result.model;
+    if (result.diagnostic !== undefined) diagnostics.push(result.diagnostic);
   }
   if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
   return { services };
+}
+
+/**
+ * Errors that mean a bug in Portico's own code rather than a database or WSDL host refusing us:
+ * those keep their stack. Everything else a driver or protocol throws during introspection (wrong
+ * port or protocol, TLS required, a timeout) is the service's problem, reported at its entry.
+ */
+function isProgrammingError(error: unknown): boolean {
+  return !isUserError(error) && (error instanceof TypeError || error instanceof ReferenceError || error instanceof SyntaxError || error instanceof RangeError);
 }
 
 /** `['services', index]` of a service declared in platform.yaml, or the top of the file. */
