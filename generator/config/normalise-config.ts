@@ -4,7 +4,7 @@
  */
 import { builtinApps, builtinServices } from './builtins.js';
 import type { KindRegistry } from './kind-registry.js';
-import type { AdminConfig, AppConfig, PlatformConfig, RoleConfig, ServiceConfig, SystemConfig } from './platform-config.js';
+import type { AdminConfig, AppConfig, LimitConfig, PlatformConfig, RoleConfig, ServiceConfig, SystemConfig } from './platform-config.js';
 import { fillDefaults } from './schema-validator.js';
 
 /** Validated data: the platform schema's defaults are filled in, services' configs are complete. */
@@ -14,6 +14,7 @@ export interface ValidatedConfig {
   roles: RoleConfig[];
   apps: Array<Omit<AppConfig, 'label' | 'description'> & { label?: string; description?: string }>;
   admins: Array<Omit<AdminConfig, 'name'> & { name?: string }>;
+  limits: LimitConfig[];
   system: SystemConfig;
 }
 
@@ -78,6 +79,7 @@ export function normaliseConfig(data: ValidatedConfig, kinds: KindRegistry): Pla
       first_name: admin.first_name,
       last_name: admin.last_name,
     })),
+    limits: data.limits,
     system: data.system,
   };
 }

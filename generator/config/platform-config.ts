@@ -14,7 +14,22 @@ export interface PlatformConfig {
   /** Built-in apps first, then the declared ones in declaration order. */
   apps: AppConfig[];
   admins: AdminConfig[];
+  limits: LimitConfig[];
   system: SystemConfig;
+}
+
+/** A rate limit declared in platform.yaml (role and service by name). */
+export interface LimitConfig {
+  name: string;
+  description: string;
+  type: string;
+  rate: number;
+  period: string;
+  service: string | null;
+  endpoint: string | null;
+  role: string | null;
+  verb: Verb | null;
+  is_active: boolean;
 }
 
 export interface PlatformSection {
@@ -78,6 +93,7 @@ export interface AdminConfig {
 
 export interface SystemConfig {
   database: string;
+  redis: { url: string };
   session_ttl_minutes: number;
   jwt_secret: string;
   password_min_length: number;

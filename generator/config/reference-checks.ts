@@ -16,6 +16,7 @@ export function checkReferences(data: Loose, source: YamlSource): Diagnostic[] {
     ...duplicates(source, data.roles, 'roles', 'name', 'Role name'),
     ...duplicates(source, data.apps, 'apps', 'name', 'App name'),
     ...duplicates(source, data.admins, 'admins', 'email', 'Administrator email'),
+    ...duplicates(source, data.limits, 'limits', 'name', 'Limit name'),
   ];
   for (const [roleIndex, role] of objectItems(data.roles)) {
     for (const [grantIndex, grant] of objectItems(role.grants)) {
@@ -47,6 +48,19 @@ export function checkReferences(data: Loose, source: YamlSource): Diagnostic[] {
     }
   }
   const minLength = typeof system.password_min_length === 'number' ? system.password_min_length : 0;
+  for (const [index, limit] of objectItems(data.limits)) {
+    const service = stringField(limit, 'service');
+    const role = stringField(limit, 'role');
+    const type = stringField(limit, 'type') ?? '';
+    if (service && !serviceNames.includes(service)) diagnostics.push(source.diagnosticAt(['limits', index, 'service'], 'PCO109', `Unknown service '${service}' in limits[${index}].service.${didYouMean(service, serviceNames)}`));
+    if (role && !roleNames.includes(role)) diagnostics.push(source.diagnosticAt(['limits', index, 'role'], 'PCO109', `Unknown role '${role}' in limits[${index}].role.${didYouMean(role, roleNames)}`));
+    const needs = (field: 'service' | 'role' | 'endpoint', when: boolean) => {
+      if (when && !stringField(limit, field)) diagnostics.push(source.diagnosticAt(['limits', index], 'PCO109', `limits[${index}] of type ${type} needs ${field === 'endpoint' ? 'an' : 'a'} ${field}.`));
+    };
+    needs('service', type.includes('service'));
+    needs('endpoint', type.includes('endpoint'));
+    needs('role', type === 'instance.role');
+  }
   for (const [index, admin] of objectItems(data.admins)) {
     const password = stringField(admin, 'password');
     if (password !== undefined && password.length < minLength) {

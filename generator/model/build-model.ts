@@ -53,6 +53,7 @@ export function buildModel(config: PlatformConfig, introspected: IntrospectionSn
     services: serviceModels(config).map((service) => withIntrospection(service, introspected.services[service.name])),
     roles: config.roles.map(roleModel).sort(byName),
     apps: appModels(config),
+    limits: [...config.limits].sort(byName),
     admins: config.admins.map((admin): AdminSeed => ({
       email: admin.email,
       password: admin.password,
@@ -135,6 +136,7 @@ function settings(system: SystemConfig): PlatformSettings {
   const scheme = SYSTEM_DATABASE_SCHEMES.find(([prefix]) => system.database.startsWith(prefix));
   return {
     systemDatabase: scheme ? { type: scheme[1], url: system.database } : { type: 'sqlite', database: system.database },
+    redisUrl: system.redis.url,
     sessionTtlMinutes: system.session_ttl_minutes,
     jwtSecret: system.jwt_secret,
     passwordMinLength: system.password_min_length,

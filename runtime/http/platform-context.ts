@@ -59,7 +59,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const env = options.env ?? process.env;
   const runtime: RuntimeContext = { baseDir: options.baseDir, resolveEnv: (value) => resolveEnv(value, env) };
   const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime));
-  const redisUrl = env.PORTICO_REDIS_URL || '';
+  const redisUrl = env.PORTICO_REDIS_URL || runtime.resolveEnv(model.settings.redisUrl ?? '');
   const redis = redisUrl ? await openRedis(redisUrl).catch(async (error: unknown) => { await db.destroy(); throw error; }) : null;
   const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);
   const directory = new SystemDirectory(db);

@@ -24,6 +24,8 @@ export interface PlatformModel {
   apps: AppModel[];
   /** Administrators to create on first start when the system database has none. */
   admins: AdminSeed[];
+  /** Rate limits declared in platform.yaml (absent in models built before they existed). */
+  limits?: LimitModel[];
   settings: PlatformSettings;
 }
 
@@ -37,6 +39,8 @@ export interface PlatformInfo {
 export interface PlatformSettings {
   /** System database (sessions, users, API-created services, ...). Relative paths resolve against the platform directory. */
   systemDatabase: { type: 'sqlite'; database: string } | { type: 'pgsql' | 'mysql'; url: string };
+  /** Redis shared by instances (may hold `${env:...}`); empty or absent: none. PORTICO_REDIS_URL wins. */
+  redisUrl?: string;
   /** Session token lifetime in minutes (24 h by default). */
   sessionTtlMinutes: number;
   /** JWT signing secret, usually `${env:PORTICO_JWT_SECRET}`; when empty a random secret is kept in the system database. */
@@ -240,6 +244,20 @@ export interface RoutineParamModel {
 
 /** Verbs a role grant may allow. */
 export type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A declared rate limit: role and service by name, period by label. */
+export interface LimitModel {
+  name: string;
+  description: string;
+  type: string;
+  rate: number;
+  period: string;
+  service: string | null;
+  endpoint: string | null;
+  role: string | null;
+  verb: Verb | null;
+  is_active: boolean;
+}
 
 export interface RoleModel {
   name: string;

@@ -12,6 +12,7 @@ import { verbsToMask } from '../auth/principals.js';
 import { generateApiKey, hashPassword } from '../auth/passwords.js';
 import type { AppModel, PlatformModel } from '../model/platform-model.js';
 import { formatTimestamp, lockForStartup, upsert, type SystemDb } from './store/system-db.js';
+import { syncDeclaredLimits } from './limits/declared-limits.js';
 import { DEFAULT_TEMPLATES } from './system-mail.js';
 
 /** Apps every platform has (spec: fresh install). */
@@ -93,6 +94,8 @@ export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEn
     const declaredApps = apps.map((a) => a.name);
     await trx.deleteFrom('app').where('origin', '!=', 'api').where('name', 'not in', declaredApps).execute();
     await seedUserService(trx, model, roleIds, now);
+
+    await syncDeclaredLimits(trx, model.limits ?? [], roleIds, serviceIds, now);
 
     const createdAdmin = await ensureAdmin(trx, model, resolveEnv, env, now);
     await seedEmailTemplates(trx, now);

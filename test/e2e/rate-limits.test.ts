@@ -133,3 +133,40 @@ describe('enforcement', () => {
     await api('DELETE', `/system/limit/${endpoint.id}`);
   });
 });
+
+describe('limits declared in platform.yaml', () => {
+  let declared: TestServer;
+  let admin: Api;
+  const model = minimalModel({
+    roles: [{ name: 'reader', description: '', is_active: true, origin: 'platform', grants: [] }],
+    limits: [
+      { name: 'sessions per minute', description: 'session reads', type: 'instance.service', rate: 2, period: 'minute', service: 'user', endpoint: null, role: null, verb: 'GET', is_active: true },
+      { name: 'readers per day', description: '', type: 'instance.role', rate: 1000, period: 'day', service: null, endpoint: null, role: 'reader', verb: null, is_active: true },
+    ],
+  });
+  beforeAll(async () => {
+    declared = await startTestServer(model);
+    const token = await declared.adminToken();
+    admin = apiClient(declared.app, () => ({ key: declared.apiKey, token }));
+  });
+  afterAll(async () => declared.close());
+
+  it('are stored at start with origin platform, read-only through the API, and enforced', async () => {
+    const list = (await admin('GET', '/system/limit')).body.resource;
+    const roleId = (await admin('GET', '/system/role?filter=name=reader')).body.resource[0].id;
+    expect(list).toEqual([
+      expect.objectContaining({ name: 'sessions per minute', key_text: 'instance.service:7.verb:GET.minute', period: 'minute', rate: 2, origin: 'platform' }),
+      expect.objectContaining({ name: 'readers per day', key_text: `instance.role:${roleId}.day`, period: 'day', origin: 'platform' }),
+    ]);
+    const change = await admin('PATCH', `/system/limit/${list[0].id}`, { rate: 50 });
+    expect(change.status).toBe(400);
+    expect(change.body.error.message).toContain('is declared in platform.yaml');
+    expect((await admin('DELETE', `/system/limit/${list[0].id}`)).status).toBe(400);
+    await admin('POST', '/system/user', { resource: [{ name: 'Dee', email: 'dee@x.io', password: PASSWORD }] });
+    const token = (await admin('POST', '/user/session', { email: 'dee@x.io', password: PASSWORD }, null)).body.session_token;
+    const read = () => admin('GET', '/user/session', undefined, { token });
+    expect((await read()).status).toBe(200);
+    expect((await read()).status).toBe(200);
+    expect((await read()).status).toBe(429);
+  });
+});

@@ -42,6 +42,7 @@ describe('parseConfig: valid configs', () => {
     expect(config.admins).toEqual([]);
     expect(config.system).toEqual({
       database: '.portico/system.sqlite',
+      redis: { url: '' },
       session_ttl_minutes: 1440,
       jwt_secret: '${env:PORTICO_JWT_SECRET:-}',
       password_min_length: 16,
@@ -199,6 +200,26 @@ describe('parseConfig: every problem at once', () => {
       "platform.yaml:37:27: Unknown role 'writer' in system.open_registration_role. [PCO109]",
       "platform.yaml:38:42: Unknown app 'nosuch' in system.open_registration_app_roles. [PCO109]",
       "platform.yaml:38:55: Unknown role 'writer' in system.open_registration_app_roles.web. [PCO109]",
+    ]);
+  });
+
+  it('checks declared limits: the services and roles they name, and what their type needs', () => {
+    const text = [
+      'platform: { name: demo }',
+      'roles: [{ name: reader }]',
+      'limits:',
+      '  - { name: a, type: instance.service, rate: 5, service: shopp }',
+      '  - { name: b, type: instance.role, rate: 5, role: readr }',
+      '  - { name: c, type: instance.service.endpoint, rate: 5, service: db }',
+      '  - { name: d, type: instance.user, rate: 5 }',
+      '  - { name: e, type: instance.role, rate: 5, role: reader, period: hour }',
+      '',
+    ].join('\n');
+    expect(problems(text)).toEqual([
+      "platform.yaml:4:58: Unknown service 'shopp' in limits[0].service. [PCO109]",
+      "platform.yaml:5:52: Unknown role 'readr' in limits[1].role. Did you mean 'reader'? [PCO109]",
+      'platform.yaml:6:5: limits[2] of type instance.service.endpoint needs an endpoint. [PCO109]',
+      "platform.yaml:7:22: 'instance.user' is not allowed for limits[3].type; use one of: 'instance', 'instance.each_user', 'instance.each_user.service', 'instance.service', 'instance.service.endpoint', 'instance.each_user.service.endpoint', 'instance.role'. Did you mean 'instance.role'? [PCO105]",
     ]);
   });
 

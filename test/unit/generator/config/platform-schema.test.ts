@@ -57,6 +57,7 @@ roles:
   - name: reader
     grants: [{ service: db, filters: [{ name: a, operator: '=', value: b }] }]
 admins: [{ email: a@example.com }]
+limits: [{ name: l, type: instance.role, rate: 5, role: reader }]
 `, 'platform.yaml', { env: {}, kinds: fixtureRegistry });
     expect(dataPaths(config).sort()).toEqual([...schemaPaths].sort());
   });

@@ -103,6 +103,7 @@ describe('buildModel', () => {
     expect(model.admins).toEqual([{ email: 'ada@example.com', password: '${env:ADA_PASSWORD}', name: 'ada@example.com', first_name: '', last_name: '' }]);
     expect(model.settings).toEqual({
       systemDatabase: { type: 'pgsql', url: 'postgres://portico@localhost/system' },
+      redisUrl: '',
       sessionTtlMinutes: 1440,
       jwtSecret: '${env:PORTICO_JWT_SECRET:-}',
       passwordMinLength: 16,
