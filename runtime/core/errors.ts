@@ -56,6 +56,12 @@ export class MethodNotAllowedError extends PorticoError {
 export class ConflictError extends PorticoError {
   constructor(message: string, context: ErrorContext = null) { super(409, message, context); }
 }
+/** 412: an `If-Match` precondition names another version of the record. */
+export class PreconditionFailedError extends PorticoError {
+  constructor(message: string) {
+    super(412, message);
+  }
+}
 export class PayloadTooLargeError extends PorticoError {
   constructor(message = 'Request body is too large.') { super(413, message); }
 }

@@ -64,6 +64,15 @@ describe('the generated quickstart server', () => {
     expect(ids.body.resource).toEqual([{ id: 3 }, { id: 1 }]);
   });
 
+  it('tags a record read through the generated route with an ETag that If-Match checks', async () => {
+    const read = await fetch(`${server.url}/api/v2/db/_table/contact/1`, { headers: { 'X-Service-API-Key': server.apiKey, 'X-Service-Session-Token': token } });
+    const etag = read.headers.get('etag');
+    expect(etag).toMatch(/^W\/"/);
+    await read.text();
+    expect((await call('PATCH', '/api/v2/db/_table/contact/1', { body: { notes: 'x' }, headers: { 'If-Match': 'W/"stale"' } })).status).toBe(412);
+    expect((await call('PATCH', '/api/v2/db/_table/contact/1', { body: { notes: (await call('GET', '/api/v2/db/_table/contact/1')).body.notes }, headers: { 'If-Match': etag! } })).status).toBe(200);
+  });
+
   it('creates, reads, patches and deletes a record', async () => {
     const created = await call('POST', '/api/v2/db/_table/contact', { body: { resource: [{ first_name: 'Grace', last_name: 'Hopper', notes: 'COBOL' }] } });
     expect(created.status).toBe(200);

@@ -7,6 +7,7 @@ import { runBatch } from './records/batch-runner.js';
 import { allOf, keyCondition, keysCondition, keyText, parseKey, type Condition } from './records/conditions.js';
 import { countRows, selectByPrimaryKey, selectRows, selectShapedPage } from './records/record-reader.js';
 import { selectFields, selectionOf, type FieldPlan } from './records/table-plan.js';
+import { recordEtag } from './record-etag.js';
 import { hasRecordBody } from './request-options.js';
 import { attachRelated, missingJoinFields, withJoinFields } from './table-related.js';
 import { db, filterCondition, identifiers, idsKeys, orderOf, recordsKeys, toError, type Keyed, type TableOp } from './table-op.js';
@@ -17,7 +18,7 @@ export async function getRecord(op: TableOp, id: string): Promise<ServiceResult>
   if (op.params.fields === null && op.params.idField === null && op.rowFilter === null && idFields.length === 1 && op.related.length === 0) {
     const record = await selectByPrimaryKey(db(op), op.plan, parseKey(idFields, id)[0]);
     if (record === undefined) throw new NotFoundError(messages.recordNotFound(id));
-    return { body: record };
+    return { body: record, headers: { etag: recordEtag(record) } };
   }
   const selection = selectFields(op.plan, op.params.fields);
   const rows = await selectRows(db(op), op.plan, {
@@ -27,7 +28,9 @@ export async function getRecord(op: TableOp, id: string): Promise<ServiceResult>
   });
   if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(id));
   await attachRelated(op.ctx, rows, op.related, missingJoinFields(selection, op.related));
-  return { body: rows[0] };
+  // The tag stands for the whole record: a read of some fields or with related records has none.
+  const whole = op.params.fields === null && op.related.length === 0;
+  return whole ? { body: rows[0], headers: { etag: recordEtag(rows[0]) } } : { body: rows[0] };
 }
 
 async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Promise<ServiceResult> {

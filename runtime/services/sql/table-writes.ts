@@ -4,7 +4,7 @@
  * (table-nested.ts), identifiers or `fields` (and `related`) returned.
  */
 import type { Kysely } from 'kysely';
-import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
+import { BadRequestError, NotFoundError, PreconditionFailedError, messages } from '../../core/errors.js';
 import { unwrapRecord, unwrapRecords, wrapList } from '../../core/envelope.js';
 import type { ServiceResult } from '../service-kind.js';
 import { runBatch } from './records/batch-runner.js';
@@ -12,6 +12,7 @@ import { allOf, findRecordKey, keyCondition, keyText, parseKey, recordKey, type 
 import { selectRows } from './records/record-reader.js';
 import { deleteRows, insertRow, insertValues, updateRowByKey, updateRows, updateValues, type Row, type WriteTarget } from './records/record-writer.js';
 import type { FieldPlan } from './records/table-plan.js';
+import { etagMatches, recordEtag } from './record-etag.js';
 import { batchMode, forceOption, hasRecordBody } from './request-options.js';
 import { sqlMessages } from './sql-messages.js';
 import { assertNestedWrite, assertRecordInScope } from './table-access.js';
@@ -94,7 +95,7 @@ export async function updateRecord(op: TableOp, id: string): Promise<ServiceResu
   const idFields = identifiers(op);
   const record = unwrapRecord(op.call.body);
   const target = writeTarget(op, idFields, [record]);
-  const row = await updateByKey(db(op), op, target, idFields, { text: id, key: parseKey(idFields, id) }, record);
+  const row = await ifMatching(op, idFields, id, (conn) => updateByKey(conn, op, target, idFields, { text: id, key: parseKey(idFields, id) }, record));
   return { body: await finishWritten(op, target, row) };
 }
 
@@ -129,6 +130,27 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
   return { body: wrapList(await finishWritten(op, target, resource)) };
 }
 
+/**
+ * A single-record write, run only when the record still has the tag `If-Match` names: the check
+ * and the write share one transaction, so of two clients that read the same version one wins and
+ * the other gets 412. Without the header the write runs as it is.
+ */
+async function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write: (conn: Kysely<any>) => Promise<Row>): Promise<Row> {
+  const header = op.call.headers['if-match'];
+  const ifMatch = Array.isArray(header) ? header.join(',') : header;
+  if (ifMatch === undefined || ifMatch.trim() === '') return write(db(op));
+  const run = async (conn: Kysely<any>) => {
+    const where = allOf([keyCondition(idFields, parseKey(idFields, id)), op.rowFilter]) as Condition;
+    // Locks the row (SQLite's one connection serialises writes already), so that no other write slips in between.
+    const [current] = await selectRows(conn, op.plan, { where, selection: op.plan.all, limit: 1, forUpdate: op.ctx.dialect.dialect !== 'sqlite' });
+    if (current === undefined) throw new NotFoundError(messages.recordNotFound(id));
+    if (!etagMatches(ifMatch, recordEtag(current))) throw new PreconditionFailedError(`Record '${id}' has changed since it was read: its ETag no longer matches If-Match.`);
+    return write(conn);
+  };
+  const conn = db(op);
+  return conn.isTransaction ? run(conn) : conn.transaction().execute(run);
+}
+
 async function deleteByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], key: unknown[], text: string): Promise<Row> {
   const rows = await deleteRows(conn, target, allOf([keyCondition(idFields, key), op.rowFilter]));
   if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(text));
@@ -140,7 +162,8 @@ export async function deleteRecord(op: TableOp, id: string): Promise<ServiceResu
   assertWritable(op);
   const idFields = identifiers(op);
   const target = writeTarget(op, idFields);
-  return { body: await finishWritten(op, target, await deleteByKey(db(op), op, target, idFields, parseKey(idFields, id), id)) };
+  const row = await ifMatching(op, idFields, id, (conn) => deleteByKey(conn, op, target, idFields, parseKey(idFields, id), id));
+  return { body: await finishWritten(op, target, row) };
 }
 
 /** `DELETE _table/{table}`: by `ids`, body records or `filter`; everything only with `force=true`. */

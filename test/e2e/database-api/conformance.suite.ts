@@ -1,7 +1,8 @@
 /**
- * Spec conformance of table and schema endpoints (issue 9 items 13, 15, 17): stable primary-key
+ * Spec conformance of table and schema endpoints (issue 9 items 10, 13, 15, 17): stable primary-key
  * order without `order`, HEAD like GET without a body, 405 in the error envelope for methods no
- * route takes, and the `_schema` field and relationship paths documented in `_spec`.
+ * route takes, the `_schema` field and relationship paths documented in `_spec`, and ETag /
+ * If-Match on single records.
  */
 import { expect, it } from 'vitest';
 import type { ApiClient } from './api-client.js';
@@ -45,4 +46,66 @@ export function conformanceTests(api: () => ApiClient): void {
     expect((await api().call('GET', '_schema/contact/_field/first_name')).body).toMatchObject({ name: 'first_name' });
     expect((await api().call('GET', '_schema/contact_info/_related')).status).toBe(200);
   });
+
+  it('tags a single record with an ETag that changes when the record does', async () => {
+    const server = api().server;
+    const get = async (query = '') => server.app.inject({ method: 'GET', url: `/api/v2/db/_table/contact/1${query}`, headers: await credentials() });
+    const first = await get();
+    expect(first.headers.etag).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
+    expect((await get()).headers.etag).toBe(first.headers.etag);
+    expect((await get('?fields=first_name')).headers.etag).toBeUndefined();
+    await api().call('PATCH', '_table/contact/1', { notes: `noted ${Date.now()}` });
+    expect((await get()).headers.etag).not.toBe(first.headers.etag);
+  });
+
+  it('honours If-Match on single-record PATCH, PUT and DELETE: 412 on a stale tag, nothing written', async () => {
+    const server = api().server;
+    const created = await api().call('POST', '_table/contact_group', { resource: [{ name: `etag group ${Date.now()}` }] });
+    const id = created.body.resource[0].id;
+    const read = await server.app.inject({ method: 'GET', url: `/api/v2/db/_table/contact_group/${id}`, headers: await credentials() });
+    const etag = read.headers.etag as string;
+    const write = async (method: 'PATCH' | 'PUT' | 'DELETE', ifMatch: string, body?: unknown) => server.app.inject({
+      method, url: `/api/v2/db/_table/contact_group/${id}`, headers: { ...(await credentials()), 'if-match': ifMatch, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    const stale = await write('PATCH', 'W/"not-the-tag"', { name: 'stale write' });
+    expect(stale.statusCode).toBe(412);
+    expect(stale.json()).toEqual({ error: { code: 412, message: `Record '${id}' has changed since it was read: its ETag no longer matches If-Match.` } });
+    expect((await api().call('GET', `_table/contact_group/${id}`)).body.name).not.toBe('stale write');
+    expect((await write('PATCH', etag, { name: `renamed ${id}` })).statusCode).toBe(200);
+    expect((await write('PUT', etag, { name: 'old tag again' })).statusCode).toBe(412);
+    expect((await write('DELETE', etag)).statusCode).toBe(412);
+    expect((await write('DELETE', '*')).statusCode).toBe(200);
+    expect((await write('PATCH', '*', { name: 'gone' })).statusCode).toBe(404);
+  });
+
+  it('lets 20 clients increment one value with If-Match and retries without losing an increment', async () => {
+    const server = api().server;
+    const { id: _id, ...template } = (await api().call('GET', '_table/contact_info?limit=1')).body.resource[0];
+    const created = await api().call('POST', '_table/contact_info', { resource: [{ ...template, info_type: 'counter', ordinal: 0 }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.resource[0].id;
+    const headers = await credentials();
+    const url = `/api/v2/db/_table/contact_info/${id}`;
+    const increment = async () => {
+      for (let attempt = 0; attempt < 200; attempt++) {
+        const read = await server.app.inject({ method: 'GET', url, headers });
+        const record = read.json() as { ordinal: number };
+        const write = await server.app.inject({
+          method: 'PATCH', url, headers: { ...headers, 'if-match': read.headers.etag as string, 'content-type': 'application/json' },
+          payload: JSON.stringify({ ordinal: record.ordinal + 1 }),
+        });
+        if (write.statusCode === 200) return;
+        expect(write.statusCode).toBe(412);
+      }
+      throw new Error('too many retries');
+    };
+    await Promise.all(Array.from({ length: 20 }, increment));
+    expect((await api().call('GET', `_table/contact_info/${id}`)).body.ordinal).toBe(20);
+  });
+
+  async function credentials(): Promise<Record<string, string>> {
+    const server = api().server;
+    return { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() };
+  }
 }

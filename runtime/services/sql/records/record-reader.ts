@@ -18,6 +18,8 @@ export interface RowQuery {
   order?: readonly OrderBy[];
   limit?: number;
   offset?: number;
+  /** `FOR UPDATE`: lock the rows until the transaction ends (not on SQLite). */
+  forUpdate?: boolean;
 }
 
 /** Primary-key order: lists without `order` come back in it, so that pages are stable. */
@@ -33,6 +35,7 @@ function buildSelect(db: Kysely<any>, plan: TablePlan, query: RowQuery) {
   if (query.having) q = q.having(query.having);
   const order = query.order !== undefined && query.order.length > 0 ? query.order : grouped ? [] : keyOrder(plan);
   for (const term of order) q = q.orderBy(term.field.ref, term.direction);
+  if (query.forUpdate) q = q.forUpdate();
   return q;
 }
 

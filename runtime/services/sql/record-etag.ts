@@ -1,0 +1,17 @@
+/**
+ * Entity tags of single records (`GET _table/{table}/{id}` answers with one; `If-Match` on a
+ * single-record PUT, PATCH or DELETE must name it): a weak tag from a hash of the whole record as
+ * served, so that a client can tell whether the record changed since it read it.
+ */
+import crypto from 'node:crypto';
+
+/** `W/"<base64url of SHA-1>"` of the record's JSON. */
+export function recordEtag(record: Record<string, unknown>): string {
+  return `W/"${crypto.createHash('sha1').update(JSON.stringify(record)).digest('base64url')}"`;
+}
+
+/** Whether an `If-Match` header value names the tag (`*` names any; weak tags compare by value, as RFC 9110 allows for If-Match's weak use here). */
+export function etagMatches(header: string, etag: string): boolean {
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag));
+}
