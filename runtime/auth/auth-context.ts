@@ -18,6 +18,11 @@ export interface AuthContext {
    * nested writes); null when nothing further is checked (administrators, internal calls).
    */
   grants: readonly Grant[] | null;
+  /**
+   * The caller's lookup values by name (`{name}` in filters): the user's over the role's over the
+   * app's over the system's (reference 6.6). Absent for internal calls.
+   */
+  lookup?: (name: string) => string | undefined;
 }
 
 /** An administrator's context, for internal calls and tests. */

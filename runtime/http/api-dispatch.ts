@@ -99,6 +99,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
       role,
       rowFilters: decision.grant && decision.grant.filters.length > 0 ? { filters: decision.grant.filters, op: decision.grant.filterOp } : null,
       grants: caller.user?.isSysAdmin ? null : role?.grants ?? [],
+      lookup: ctx.directory.lookupFor(caller.app?.id ?? null, role?.id ?? null, caller.user?.id ?? null),
     };
     // Rate limits count every request after authentication and access, except administrators' (reference 6.8).
     if (!auth.isAdmin && ctx.limits.active.length > 0) {

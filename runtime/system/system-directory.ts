@@ -11,17 +11,20 @@ export class SystemDirectory {
   roles = new Map<number, RolePrincipal>();
   private users = new Map<number, UserPrincipal | null>();
   private revoked = new Set<string>();
+  /** Lookup values by scope: system (global), and per app, role and user id. */
+  private lookups = { system: new Map<string, string>(), app: new Map<number, Map<string, string>>(), role: new Map<number, Map<string, string>>(), user: new Map<number, Map<string, string>>() };
 
   constructor(private readonly db: SystemDb) {}
 
   /** Reloads apps, roles with their grants, and revoked tokens; forgets cached users. */
   async reload(): Promise<void> {
-    const [apps, roles, grants, services, revoked] = await Promise.all([
+    const [apps, roles, grants, services, revoked, lookups] = await Promise.all([
       this.db.selectFrom('app').select(['id', 'name', 'is_active', 'role_id', 'api_key']).execute(),
       this.db.selectFrom('role').select(['id', 'name', 'is_active']).execute(),
       this.db.selectFrom('role_service_access').selectAll().orderBy('id').execute(),
       this.db.selectFrom('service').select(['id', 'name']).execute(),
       this.db.selectFrom('revoked_token').select('jti').execute(),
+      this.db.selectFrom('lookup').select(['name', 'value', 'app_id', 'role_id', 'user_id']).execute(),
     ]);
     const serviceNames = new Map(services.map((s) => [s.id, s.name.toLowerCase()]));
     this.appsByKey = new Map(
@@ -44,7 +47,28 @@ export class SystemDirectory {
       roles.map((r) => [r.id, { id: r.id, name: r.name, isActive: r.is_active === 1, grants: grantsByRole.get(r.id) ?? [] }]),
     );
     this.revoked = new Set(revoked.map((r) => r.jti));
+    this.lookups = { system: new Map(), app: new Map(), role: new Map(), user: new Map() };
+    for (const row of lookups) {
+      const scoped = row.user_id !== null ? [this.lookups.user, row.user_id] as const
+        : row.role_id !== null ? [this.lookups.role, row.role_id] as const
+          : row.app_id !== null ? [this.lookups.app, row.app_id] as const : null;
+      const map = scoped === null ? this.lookups.system : scoped[0].get(scoped[1]) ?? scoped[0].set(scoped[1], new Map()).get(scoped[1])!;
+      map.set(row.name, row.value ?? '');
+    }
     this.users.clear();
+  }
+
+  /** The lookup values a caller sees: the user's over the role's over the app's over the system's (reference 6.6). */
+  lookupFor(appId: number | null, roleId: number | null, userId: number | null): (name: string) => string | undefined {
+    const { system, app, role, user } = this.lookups;
+    const scopes = [userId === null ? undefined : user.get(userId), roleId === null ? undefined : role.get(roleId), appId === null ? undefined : app.get(appId), system];
+    return (name) => {
+      for (const scope of scopes) {
+        const value = scope?.get(name);
+        if (value !== undefined) return value;
+      }
+      return undefined;
+    };
   }
 
   /** The cached user (null: known not to exist); undefined when not read yet. */

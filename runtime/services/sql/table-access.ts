@@ -19,12 +19,18 @@ import type { Condition } from './records/conditions.js';
 import type { TablePlan } from './records/table-plan.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 
-/** Session values a role filter may name as `{user.id}`, `{user.email}`, `{user.name}`. */
-function sessionLookup(auth: AuthContext): (name: string) => string | undefined {
+/**
+ * The values `{name}` stands for in a caller's filters: the session's `{user.id}`, `{user.email}`,
+ * `{user.name}`, then the caller's lookups (user over role over app over system, reference 6.6).
+ */
+export function sessionLookup(auth: AuthContext): (name: string) => string | undefined {
   return (name) => {
     const user = auth.user;
-    if (user === null) return undefined;
-    return name === 'user.id' ? String(user.id) : name === 'user.email' ? user.email : name === 'user.name' ? user.name : undefined;
+    if (user !== null && name.startsWith('user.')) {
+      const session = name === 'user.id' ? String(user.id) : name === 'user.email' ? user.email : name === 'user.name' ? user.name : undefined;
+      if (session !== undefined) return session;
+    }
+    return auth.lookup?.(name);
   };
 }
 

@@ -15,9 +15,10 @@ import { identifierFields, selectFields, selectionOf, type FieldPlan, type Selec
 import { fieldsOption, filterParams } from './request-options.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { sqlMessages, type RecordAction } from './sql-messages.js';
-import { filterReach, scopeCondition, scopeOf } from './table-access.js';
+import { filterReach, scopeCondition, scopeOf, sessionLookup } from './table-access.js';
 import { nestedJoinFields } from './table-nested.js';
 import { attachRelated, relatedRequests, withJoinFields, type RelatedRequest } from './table-related.js';
+import { mayHoldLookups, substituteFilterLookups } from './filter/lookup-substitution.js';
 
 export interface TableOp {
   ctx: SqlServiceContext;
@@ -70,7 +71,10 @@ export function toError(op: TableOp) {
 /** The client's `filter` (with body `params`) as a condition, or null. */
 export function filterCondition(op: TableOp): Condition | null {
   if (op.params.filter === null) return null;
-  return compileFilter(parseFilter(op.params.filter), {
+  const parsed = parseFilter(op.params.filter);
+  // Lookups are substituted in the parsed values: data, never syntax.
+  const filter = mayHoldLookups(op.params.filter) ? substituteFilterLookups(parsed, sessionLookup(op.call.auth)) : parsed;
+  return compileFilter(filter, {
     table: op.plan.table, schema: op.ctx.schema.current, dialect: op.ctx.dialect.dialect, params: filterParams(op.call.body),
     reach: filterReach(op.ctx, op.call.auth),
   });

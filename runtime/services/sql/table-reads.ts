@@ -7,6 +7,7 @@ import { runBatch } from './records/batch-runner.js';
 import { allOf, keyCondition, keysCondition, keyText, parseKey, type Condition } from './records/conditions.js';
 import { countRows, selectByPrimaryKey, selectRows, selectShapedPage } from './records/record-reader.js';
 import { selectFields, selectionOf, type FieldPlan } from './records/table-plan.js';
+import { mayHoldLookups } from './filter/lookup-substitution.js';
 import { recordEtag } from './record-etag.js';
 import { hasRecordBody } from './request-options.js';
 import { attachRelated, missingJoinFields, withJoinFields } from './table-related.js';
@@ -85,8 +86,9 @@ export async function listRecords(op: TableOp): Promise<ServiceResult> {
   const pageLimit = counting ? limit + 1 : limit;
   // A filter from the query string alone (no body parameters, no role filter) always compiles alike: share its statement.
   // Not one that may name a related field (`relation.field`) for a caller with grants: it compiles with that table's row filter.
+  // Nor one holding lookups (`{name}`): their values are the caller's own.
   const shared = op.rowFilter === null && op.call.body === undefined && op.related.length === 0 && params.filter !== null
-    && (op.call.auth.grants === null || !params.filter.includes('.'));
+    && (op.call.auth.grants === null || !params.filter.includes('.')) && !mayHoldLookups(params.filter);
   const rows = shared
     ? await selectShapedPage(db(op), plan, shapeOf(op), () => ({ where: where(), selection, order: orderOf(op) }), pageLimit, params.offset)
     : await selectRows(db(op), plan, { where: where(), selection: withJoinFields(selection, op.related), order: orderOf(op), limit: pageLimit, offset: params.offset });
