@@ -21,6 +21,7 @@ import { ChangeFeed } from '../system/shared/change-feed.js';
 import { reloadPlatform } from '../system/shared/reload-platform.js';
 import { sharedNamespace } from '../system/shared/shared-namespace.js';
 import { CorsRules } from './cors-rules.js';
+import { schemaExtrasStore } from '../system/store/schema-extras-store.js';
 
 export interface PlatformOptions {
   /** Platform directory: relative paths in service configs and settings resolve against it. */
@@ -59,6 +60,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const env = options.env ?? process.env;
   const runtime: RuntimeContext = { baseDir: options.baseDir, resolveEnv: (value) => resolveEnv(value, env) };
   const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime));
+  runtime.schemaExtras = schemaExtrasStore(db);
   const redisUrl = env.PORTICO_REDIS_URL || runtime.resolveEnv(model.settings.redisUrl ?? '');
   const redis = redisUrl ? await openRedis(redisUrl).catch(async (error: unknown) => { await db.destroy(); throw error; }) : null;
   const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);

@@ -158,6 +158,8 @@ export interface TableModel {
   sourceSchema: string | null;
   label: string;
   description: string;
+  /** The plural of the label a `_schema` client set; derived from the label when absent. */
+  plural?: string;
   isView: boolean;
   /** Primary key field names (API names), in key order. */
   primaryKey: string[];
@@ -199,6 +201,8 @@ export interface FieldModel {
   refField: string | null;
   /** The values an enumerated column allows (PostgreSQL enum types, MySQL `enum(...)`), in the database's order. */
   picklist?: string[];
+  /** What a `_schema` client wrote about the field. */
+  description?: string;
 }
 
 export interface ForeignKeyModel {

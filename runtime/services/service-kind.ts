@@ -19,6 +19,25 @@ export interface RuntimeContext {
   baseDir: string;
   /** Resolves `${env:NAME}` references in a config value. */
   resolveEnv<T>(value: T): T;
+  /** Where the platform keeps what `_schema` clients write about tables and fields; absent at build time. */
+  schemaExtras?: SchemaExtrasStore;
+}
+
+/** What a `_schema` client set about a table and its fields that the database itself does not keep. */
+export interface TableExtras {
+  table: string;
+  label?: string | null;
+  plural?: string | null;
+  description?: string | null;
+  fields: Array<{ field: string; label?: string | null; description?: string | null; type?: string | null }>;
+}
+
+/** The platform's store of table extras (the reference's db_table_extras and db_field_extras), per service. */
+export interface SchemaExtrasStore {
+  read(serviceId: number): Promise<TableExtras[]>;
+  /** Merges: values given replace stored ones, absent ones are kept. */
+  write(serviceId: number, extras: TableExtras[]): Promise<void>;
+  drop(serviceId: number, table: string, field?: string): Promise<void>;
 }
 
 /** One request to a service, after authentication and access control. */

@@ -6,9 +6,14 @@ import { NotFoundError, messages } from '../../core/errors.js';
 import type { DatabaseSchema, TableModel } from '../../model/platform-model.js';
 import type { SqlDialectModule } from './dialects/sql-dialect.js';
 import { buildTablePlan, type TablePlan } from './records/table-plan.js';
+import { withExtras } from './schema/table-extras.js';
+import type { TableExtras } from '../service-kind.js';
 
 export class LiveSchema {
   #schema!: DatabaseSchema;
+  /** The schema as the catalog gives it, before extras. */
+  #read!: DatabaseSchema;
+  #extras: readonly TableExtras[] = [];
   #tables = new Map<string, TableModel>();
   #plans = new Map<string, TablePlan>();
 
@@ -20,7 +25,15 @@ export class LiveSchema {
     return this.#schema;
   }
 
-  replace(schema: DatabaseSchema): void {
+  /** What `_schema` clients set (labels, plurals, descriptions, declared types), laid over every schema from now on. */
+  setExtras(extras: readonly TableExtras[]): void {
+    this.#extras = extras;
+    this.replace(this.#read);
+  }
+
+  replace(read: DatabaseSchema): void {
+    this.#read = read;
+    const schema = withExtras(read, this.#extras);
     this.#schema = schema;
     this.#tables = new Map(schema.tables.map((table) => [table.name.toLowerCase(), table]));
     this.#plans = new Map();

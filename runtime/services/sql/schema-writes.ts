@@ -22,6 +22,8 @@ import { lowerKeys, parseField, schemaBodyTables } from './schema/table-definiti
 import { describeField, describeRelation, describeTable } from './schema/table-description.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { databaseError } from './dialects/driver-errors.js';
+import { extrasOf } from './schema/table-extras.js';
+import type { TableExtras } from '../service-kind.js';
 
 type Input = Record<string, unknown>;
 
@@ -87,6 +89,19 @@ async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableCh
   await applying(ctx, table, `update table '${table.name}'`, () => ctx.dialect.alterTable(ctx.db, ctx.schema.current, table, changes));
 }
 
+/** Keeps what the written definitions say beyond the catalog (labels, plurals, descriptions, declared types), then lays it over the schema. */
+async function remember(ctx: SqlServiceContext, extras: TableExtras[]): Promise<void> {
+  if (!ctx.extras || extras.length === 0) return;
+  await ctx.extras.store.write(ctx.extras.serviceId, extras);
+  ctx.schema.setExtras(await ctx.extras.store.read(ctx.extras.serviceId));
+}
+
+async function forget(ctx: SqlServiceContext, table: string, field?: string): Promise<void> {
+  if (!ctx.extras) return;
+  await ctx.extras.store.drop(ctx.extras.serviceId, table, field);
+  ctx.schema.setExtras(await ctx.extras.store.read(ctx.extras.serviceId));
+}
+
 function tableNamed(ctx: SqlServiceContext, name: string): TableModel | undefined {
   const lower = name.toLowerCase();
   return ctx.schema.current.tables.find((t) => t.name.toLowerCase() === lower || t.sourceName.toLowerCase() === lower);
@@ -124,6 +139,7 @@ async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<S
       await createTables(ctx.db, ctx.dialect, creates, ctx.schema.current);
     });
   }
+  await remember(ctx, inputs.map((input) => extrasOf(String(input.name), input, fieldList(input))));
   return tablesResult(ctx, call, names, false);
 }
 
@@ -132,6 +148,7 @@ async function writeTable(ctx: SqlServiceContext, call: ServiceCall, table: Tabl
   const input = lowerKeys(call.body);
   if (Object.keys(input).length === 0) throw new BadRequestError('No data in schema update request.');
   await alter(ctx, table, changesFor(ctx, table, fieldList(input), false));
+  await remember(ctx, [extrasOf(table.name, input, fieldList(input))]);
   return tablesResult(ctx, call, [table.sourceName], true);
 }
 
@@ -140,6 +157,7 @@ async function dropTable(ctx: SqlServiceContext, table: TableModel): Promise<voi
     const target = table.isView ? ctx.db.schema.dropView(table.sourceName) : ctx.db.schema.dropTable(table.sourceName);
     await target.execute();
   });
+  await forget(ctx, table.name);
 }
 
 /** DELETE `_schema?ids=a,b` or with a body list of `{name}`. */
@@ -175,6 +193,7 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
       return field;
     });
     await alter(ctx, table, { add: [], modify: [], drop });
+    for (const field of drop) await forget(ctx, table.name, field.name);
     return { body: name !== undefined ? { success: true } : wrapList(drop.map((f) => ({ name: f.name }))) };
   }
   if (name !== undefined) {
@@ -183,10 +202,12 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     if (current === undefined) throw fieldNotFound(name, table);
     const input = { ...lowerKeys(call.body), name: current.sourceName };
     await alter(ctx, table, changesFor(ctx, table, [input], false));
+    await remember(ctx, [extrasOf(table.name, {}, [{ ...input, name: current.name }])]);
     return result([current.name], true);
   }
   const items = bodyItems(call.body, call.verb === 'POST' ? 'create' : 'update');
   await alter(ctx, table, changesFor(ctx, table, items, call.verb === 'POST'));
+  await remember(ctx, [extrasOf(table.name, {}, items)]);
   return result(items.map((item) => String(lowerKeys(item).name)), false);
 }
 

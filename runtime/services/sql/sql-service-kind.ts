@@ -47,7 +47,9 @@ export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind
           : await readDatabaseSchema(connection.db, dialect, options.keepCase);
         const model = sqlModel(service, dialect, schema);
         const live = new LiveSchema(schema, dialect);
-        return new SqlServiceHandler({ serviceName: service.name, db: connection.db, dialect, options, schema: live }, model, connection);
+        const extras = ctx.schemaExtras ? { serviceId: service.id, store: ctx.schemaExtras } : null;
+        if (extras) live.setExtras(await extras.store.read(service.id));
+        return new SqlServiceHandler({ serviceName: service.name, db: connection.db, dialect, options, schema: live, extras }, model, connection);
       } catch (error) {
         await connection.close();
         throw error;

@@ -226,8 +226,33 @@ const m0004_limits: Migration = {
   },
 };
 
+/** What `_schema` clients set about tables and fields beyond the database's own catalog (reference db_table_extras, db_field_extras). */
+const m0005_schema_extras: Migration = {
+  async up(db: Kysely<any>) {
+    const k = columnKit(db);
+    await k.id(db.schema.createTable('schema_table_extra'))
+      .addColumn('service_id', 'integer', (c) => c.notNull().references('service.id').onDelete('cascade'))
+      .addColumn('table_name', k.name, (c) => c.notNull())
+      .addColumn('label', k.text)
+      .addColumn('plural', k.text)
+      .addColumn('description', k.text)
+      .addUniqueConstraint('schema_table_extra_key', ['service_id', 'table_name'])
+      .execute();
+    await k.id(db.schema.createTable('schema_field_extra'))
+      .addColumn('service_id', 'integer', (c) => c.notNull().references('service.id').onDelete('cascade'))
+      .addColumn('table_name', k.name, (c) => c.notNull())
+      .addColumn('field_name', k.name, (c) => c.notNull())
+      .addColumn('label', k.text)
+      .addColumn('description', k.text)
+      .addColumn('type', k.name)
+      .addUniqueConstraint('schema_field_extra_key', ['service_id', 'table_name', 'field_name'])
+      .execute();
+  },
+};
+
 export const systemMigrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
   '0003_service_doc': m0003_service_doc,
   '0004_limits': m0004_limits,
+  '0005_schema_extras': m0005_schema_extras,
 };

@@ -207,6 +207,25 @@ export interface LimitTable {
   last_modified_by_id: number | null;
 }
 
+export interface SchemaTableExtraTable {
+  id: Generated<number>;
+  service_id: number;
+  table_name: string;
+  label: string | null;
+  plural: string | null;
+  description: string | null;
+}
+
+export interface SchemaFieldExtraTable {
+  id: Generated<number>;
+  service_id: number;
+  table_name: string;
+  field_name: string;
+  label: string | null;
+  description: string | null;
+  type: string | null;
+}
+
 export interface SystemTables {
   limits: LimitTable;
   user: UserTable;
@@ -218,6 +237,8 @@ export interface SystemTables {
   user_to_app_to_role: UserAppRoleTable;
   cors_config: CorsConfigTable;
   lookup: LookupTable;
+  schema_table_extra: SchemaTableExtraTable;
+  schema_field_extra: SchemaFieldExtraTable;
   email_template: EmailTemplateTable;
   system_custom: SystemCustomTable;
   revoked_token: RevokedTokenTable;

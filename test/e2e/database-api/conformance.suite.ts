@@ -104,6 +104,38 @@ export function conformanceTests(api: () => ApiClient): void {
     expect((await api().call('GET', `_table/contact_info/${id}`)).body.ordinal).toBe(20);
   });
 
+  it('keeps the labels, plural, descriptions and declared types a client sets through _schema', async () => {
+    const name = `labelled_${Date.now() % 100000}`;
+    const created = await api().call('POST', '_schema', { resource: [{
+      name, label: 'Labelled Thing', plural: 'Labelled Things', description: 'Things with labels.',
+      field: [
+        { name: 'id', type: 'id' },
+        { name: 'seen_at', type: 'datetime', label: 'Seen at', description: 'When it was seen.' },
+        { name: 'title', type: 'string', length: 40, label: 'Title' },
+      ],
+    }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const described = (await api().call('GET', `_schema/${name}`)).body;
+    expect(described).toMatchObject({ name, label: 'Labelled Thing', plural: 'Labelled Things', description: 'Things with labels.' });
+    const fields = Object.fromEntries(described.field.map((field: { name: string }) => [field.name, field]));
+    expect(fields.seen_at).toMatchObject({ label: 'Seen at', description: 'When it was seen.', type: 'datetime' });
+    expect(fields.title).toMatchObject({ label: 'Title', type: 'string' });
+
+    // Updates merge: a new label, the rest kept; a field's label through _field.
+    expect((await api().call('PATCH', `_schema/${name}`, { label: 'Renamed Thing' })).status).toBe(200);
+    expect((await api().call('PATCH', `_schema/${name}/_field/title`, { label: 'Heading' })).status).toBe(200);
+    const updated = (await api().call('GET', `_schema/${name}`)).body;
+    expect(updated).toMatchObject({ label: 'Renamed Thing', plural: 'Labelled Things', description: 'Things with labels.' });
+    expect(updated.field.find((field: { name: string }) => field.name === 'title')).toMatchObject({ label: 'Heading' });
+    expect((await api().call('GET', `_schema/${name}/_field/seen_at`)).body).toMatchObject({ label: 'Seen at', type: 'datetime' });
+
+    // Dropped with the table: a new table of that name starts without them.
+    expect((await api().call('DELETE', `_schema/${name}`)).status).toBe(200);
+    await api().call('POST', '_schema', { resource: [{ name, field: [{ name: 'id', type: 'id' }] }] });
+    expect((await api().call('GET', `_schema/${name}`)).body).not.toMatchObject({ label: 'Renamed Thing' });
+    await api().call('DELETE', `_schema/${name}`);
+  });
+
   async function credentials(): Promise<Record<string, string>> {
     const server = api().server;
     return { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() };

@@ -20,7 +20,8 @@ const VOCABULARY: Array<[string, Record<string, unknown>, Partial<Record<TargetK
   ['money', {}, { sqlite: 'decimal', mysql: 'decimal' }],
   ['date', {}, {}],
   ['time', {}, {}],
-  ['datetime', {}, { postgres: 'timestamp' }],
+  // Declared types round-trip: PostgreSQL stores a datetime as timestamp, and the platform remembers it was declared datetime.
+  ['datetime', {}, {}],
   ['timestamp', {}, {}],
   ['timestamp_on_create', {}, {}],
   ['timestamp_on_update', {}, { sqlite: 'timestamp_on_create', postgres: 'timestamp_on_create' }],
@@ -82,7 +83,7 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
 
     it('lists tables (names, chosen keys, ids) and refuses bad definitions', async () => {
       const listed = await api().get('_schema', { fields: 'name,label' });
-      expect(listed.body.resource).toContainEqual({ name: 'typed', label: 'Typed' });
+      expect(listed.body.resource).toContainEqual({ name: 'typed', label: 'Typed Things' });
       expect((await api().get('_schema', { ids: 'typed' })).body.resource[0].field).toHaveLength(TYPED_TABLE.field.length);
       expect((await api().call('POST', '_schema?check_exist=true', { resource: [{ name: 'typed', field: [{ name: 'x', type: 'integer' }] }] })).status).toBe(409);
       const bad = await api().call('POST', '_schema', { resource: [{ name: 'bad', field: [{ name: 'x', type: 'integer; drop table typed' }] }] });

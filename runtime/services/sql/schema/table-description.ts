@@ -7,7 +7,7 @@ import { humanize, pluralize } from './names.js';
 
 /** A listing entry with every descriptor key (`fields=*`). */
 export function tableSummary(table: TableModel): Record<string, unknown> {
-  return { name: table.name, label: table.label, description: table.description, native: null, plural: pluralize(table.label), is_view: table.isView };
+  return { name: table.name, label: table.label, description: table.description, native: null, plural: table.plural ?? pluralize(table.label), is_view: table.isView };
 }
 
 function action(fk: ForeignKeyModel | undefined, which: 'onUpdate' | 'onDelete'): string | null {
@@ -21,7 +21,7 @@ export function describeField(table: TableModel, field: FieldModel): Record<stri
   return {
     name: field.name,
     label: field.label,
-    description: null,
+    description: field.description ?? null,
     native: null,
     type: field.type,
     db_type: dbType,
