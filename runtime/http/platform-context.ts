@@ -22,6 +22,7 @@ import { reloadPlatform } from '../system/shared/reload-platform.js';
 import { sharedNamespace } from '../system/shared/shared-namespace.js';
 import { CorsRules } from './cors-rules.js';
 import { schemaExtrasStore } from '../system/store/schema-extras-store.js';
+import { substituteConfigLookups, type LookupResolver } from '../core/lookups.js';
 
 export interface PlatformOptions {
   /** Platform directory: relative paths in service configs and settings resolve against it. */
@@ -58,7 +59,9 @@ export interface PlatformContext {
 
 export async function openPlatform(model: PlatformModel, options: PlatformOptions): Promise<PlatformContext> {
   const env = options.env ?? process.env;
-  const runtime: RuntimeContext = { baseDir: options.baseDir, resolveEnv: (value) => resolveEnv(value, env) };
+  // Service configs take `${env:NAME}` references and, once the directory is read, system lookups (`{name}`, reference 6.6).
+  let systemLookup: LookupResolver = () => undefined;
+  const runtime: RuntimeContext = { baseDir: options.baseDir, resolveEnv: (value) => substituteConfigLookups(resolveEnv(value, env), systemLookup) };
   const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime));
   runtime.schemaExtras = schemaExtrasStore(db);
   const redisUrl = env.PORTICO_REDIS_URL || runtime.resolveEnv(model.settings.redisUrl ?? '');
@@ -66,6 +69,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);
   const directory = new SystemDirectory(db);
   await directory.reload();
+  systemLookup = (name) => directory.lookupFor(null, null, null)(name);
   const cors = new CorsRules(db);
   await cors.reload();
   const clock = options.clock ?? systemClock;

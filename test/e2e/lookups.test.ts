@@ -1,5 +1,5 @@
 /**
- * Lookups (issue 9 item 16, reference 6.6): `{name}` in role row filters and in request filters
+ * Lookups (issue 9 item 16, reference 6.6): `{name}` in service configs (system lookups), role row filters and request filters
  * resolves to the caller's lookup, the user's over the role's over the app's over the system's;
  * values are always bound as data; private lookups are masked when read back.
  */
@@ -83,6 +83,16 @@ describe('lookups', () => {
     await api('POST', '/crm/_table/account', { resource: [{ region: 'west', tier: 'x', name: 's3cr3t' }] });
     const found = await api('GET', `/crm/_table/account?filter=${encodeURIComponent("name = '{secret}'")}&fields=name`);
     expect(found.body.resource).toEqual([{ name: 's3cr3t' }]);
+  });
+
+  it('substitute system lookups in service configs', async () => {
+    await api('POST', '/system/lookup', { resource: [{ name: 'crm_file', value: 'crm.sqlite' }] });
+    const created = await api('POST', '/system/service', { resource: [{ name: 'crm2', label: 'CRM by lookup', type: 'sqlite', config: { database: '{crm_file}' } }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const rows = await api('GET', '/crm2/_table/account?fields=name&filter=region%3D%27east%27');
+    expect(rows.body.resource).toEqual([{ name: 'e-basic' }]);
+    // The stored config keeps the template.
+    expect((await api('GET', `/system/service/${created.body.resource[0].id}`)).body.config.database).toBe('{crm_file}');
   });
 
   it('take effect for the next request when changed through the API', async () => {

@@ -3,21 +3,14 @@
  * replaced by the caller's lookup values after parsing, so that a value is always bound as data
  * and can never become filter syntax. Unknown names stay as written, as on the reference.
  */
+import { substituteLookups, type LookupResolver } from '../../../core/lookups.js';
 import type { FilterNode, FilterValue } from './filter-parser.js';
-
-export type LookupResolver = (name: string) => string | undefined;
-
-const TEMPLATE = /\{([^{}\s]+)\}/g;
 
 /** Whether a filter text may hold a lookup template (then its compiled form is the caller's own). */
 export function mayHoldLookups(text: string): boolean {
   return text.includes('{');
 }
 
-/** `text` with every known `{name}` replaced. */
-export function substituteLookups(text: string, lookup: LookupResolver): string {
-  return text.replace(TEMPLATE, (template, name: string) => lookup(name) ?? template);
-}
 
 function value(node: FilterValue, lookup: LookupResolver): FilterValue {
   return node.kind === 'literal' ? { ...node, text: substituteLookups(node.text, lookup) } : node;
