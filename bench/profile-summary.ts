@@ -48,7 +48,10 @@ export function summariseProfile(file: string, windowMs: number): Breakdown[] {
   };
   const times: number[] = [];
   let now = 0;
-  for (const delta of profile.timeDeltas) times.push((now += delta));
+  for (const delta of profile.timeDeltas) {
+    now += delta;
+    times.push(now);
+  }
   const from = now - windowMs * 1000;
   const totals = new Map<string, number>();
   profile.samples.forEach((id, i) => {

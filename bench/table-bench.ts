@@ -291,7 +291,7 @@ async function profile(setup: Setup): Promise<void> {
     await setup.cleanup();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  console.log(lines.join('\n') + '\n');
+  console.log(`${lines.join('\n')}\n`);
 }
 
 async function run(setup: Setup): Promise<void> {
@@ -365,7 +365,7 @@ async function run(setup: Setup): Promise<void> {
     await setup.cleanup();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  console.log(lines.join('\n') + '\n');
+  console.log(`${lines.join('\n')}\n`);
 }
 
 execFileSync('bash', [path.join(root, 'bench/setup.sh')], { stdio: 'inherit' });

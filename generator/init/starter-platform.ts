@@ -27,8 +27,8 @@ export function starterPlatform(platformName: string, source: StarterSource): st
   const what = database ? 'tables' : 'operations';
   const config = yamlValue(source.config).split('\n').map((line) => `      ${line}`).join('\n');
   const grants = database
-    ? ['      - { service: ' + source.name + ', component: "_table/*", verbs: [GET] }', '      - { service: ' + source.name + ', component: "_schema/*", verbs: [GET] }']
-    : ['      - { service: ' + source.name + ', component: "*", verbs: [GET, POST] }'];
+    ? [`      - { service: ${source.name}, component: "_table/*", verbs: [GET] }`, `      - { service: ${source.name}, component: "_schema/*", verbs: [GET] }`]
+    : [`      - { service: ${source.name}, component: "*", verbs: [GET, POST] }`];
   const lines = [
     '# Portico platform, written by `gen init`. Edit it, then:',
     '#   npx gen build platform.yaml   # generate ./server (commit it)',

@@ -19,7 +19,7 @@ export function unifiedDiff(path: string, before: string | null, after: string |
   const header = [`--- ${before === null ? '/dev/null' : `a/${path}`}`, `+++ ${after === null ? '/dev/null' : `b/${path}`}`];
   const body = hunks(lineEdits(oldLines, newLines));
   const shown = body.length > maxLines ? [...body.slice(0, maxLines), `... ${body.length - maxLines} more lines`] : body;
-  return [...header, ...shown].join('\n') + '\n';
+  return `${[...header, ...shown].join('\n')}\n`;
 }
 
 function splitLines(text: string | null): string[] {

@@ -2,7 +2,7 @@
  * The one access decision: credentials, administrator bypass, role grants. Pure, so that every
  * 401/403 rule is shown by a table test.
  */
-import { ForbiddenError, PorticoError, UnauthorizedError } from '../core/errors.js';
+import { ForbiddenError, type PorticoError, UnauthorizedError } from '../core/errors.js';
 import type { Verb } from '../model/platform-model.js';
 import { VERB_BITS, type AppPrincipal, type Grant, type RolePrincipal, type UserPrincipal } from './principals.js';
 
@@ -40,7 +40,7 @@ export const ROLE_INACTIVE = 'Access Forbidden. The role assigned to you or your
 /** The user's role for the app, else the app's default role. */
 export function resolveRole(user: UserPrincipal | null, app: AppPrincipal | null, roles: ReadonlyMap<number, RolePrincipal>): RolePrincipal | null {
   if (!app) return null;
-  const roleId = (user && user.appRoles.get(app.id)) ?? app.roleId;
+  const roleId = (user?.appRoles.get(app.id)) ?? app.roleId;
   return roleId === null || roleId === undefined ? null : roles.get(roleId) ?? null;
 }
 

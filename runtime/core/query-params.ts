@@ -148,7 +148,7 @@ function parseMerged(merged: RawQuery): CommonParams {
   const having = pick(merged, 'having')?.trim();
   const params: CommonParams = {
     fields: fields === null || fields.includes('*') ? null : fields,
-    fieldsBesideAll: fields !== null && fields.includes('*') ? fields.filter((name) => name !== '*') : [],
+    fieldsBesideAll: fields?.includes('*') ? fields.filter((name) => name !== '*') : [],
     filter: filter ? filter : null,
     limit: limit === null || limit <= 0 ? null : limit,
     offset,

@@ -31,7 +31,7 @@ export function installCors(app: FastifyInstance, rules: CorsRules): void {
     void reply.status(204).header('content-length', '0').send();
   });
   // Preflights the hook did not answer (no matching rule) end here.
-  app.options('*', (request, reply) => {
+  app.options('*', (_request, reply) => {
     reply.callNotFound();
   });
 }

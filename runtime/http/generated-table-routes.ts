@@ -13,7 +13,7 @@ import type { PlatformContext } from './platform-context.js';
 export function registerGeneratedTableRoutes(app: FastifyInstance, ctx: PlatformContext, dispatch: Dispatch, routes: readonly ServiceRoutes[]): void {
   for (const service of routes) {
     const bootModel = ctx.services.get(service.service);
-    if (!bootModel || bootModel.kind !== 'sql') continue;
+    if (bootModel?.kind !== 'sql') continue;
     const guarded: Dispatch = (request, reply) => {
       if (ctx.services.get(service.service) !== bootModel) reply.serializer(JSON.stringify);
       return dispatch(request, reply);

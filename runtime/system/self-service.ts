@@ -143,7 +143,7 @@ export async function changePassword(ctx: PlatformContext, kind: SessionKind, ca
     const code = requiredText(body, 'code', 'Invalid confirmation code.');
     const password = requiredText(body, 'new_password', 'Missing new password for reset.');
     const row = await accountByEmail(ctx, kind, email).catch(() => null);
-    if (!row || !row.confirm_code || !(await verifyPassword(code, row.confirm_code))) {
+    if (!row?.confirm_code || !(await verifyPassword(code, row.confirm_code))) {
       throw new NotFoundError('The supplied email and/or confirmation code were not found in the system.');
     }
     if ((row.confirm_code_expiry ?? 0) * 1000 <= ctx.clock.now()) throw new BadRequestError('Confirmation code expired.', { field: 'code' });

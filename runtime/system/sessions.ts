@@ -126,7 +126,7 @@ export async function refresh(ctx: PlatformContext, kind: SessionKind, token: st
     throw error instanceof PorticoError && replace ? new UnauthorizedError(`Token refresh failed. ${error.message}`) : error;
   }
   const user = await ctx.directory.user(claims.user_id);
-  if (!user || !user.isActive || ctx.directory.isRevoked(claims.jti) || claims.iat < user.tokensValidAfter) {
+  if (!user?.isActive || ctx.directory.isRevoked(claims.jti) || claims.iat < user.tokensValidAfter) {
     throw new UnauthorizedError('Invalid token: Session terminated. Please re-login.');
   }
   // The user endpoint serves administrators' sessions too (only its login refuses them), as the

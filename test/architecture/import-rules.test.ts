@@ -50,7 +50,7 @@ function target(file: string, specifier: string): string {
 
 function matches(file: string, specifier: string, pattern: string): boolean {
   if (pattern === './') return specifier.startsWith('./') || specifier.startsWith('../') ? !target(file, specifier).startsWith('..') : false;
-  if (pattern.endsWith('/')) return (target(file, specifier) + '/').startsWith(pattern) || target(file, specifier).startsWith(pattern);
+  if (pattern.endsWith('/')) return (`${target(file, specifier)}/`).startsWith(pattern) || target(file, specifier).startsWith(pattern);
   return specifier === pattern || specifier.startsWith(`${pattern}/`);
 }
 

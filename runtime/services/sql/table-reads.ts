@@ -74,7 +74,10 @@ export async function listRecords(op: TableOp): Promise<ServiceResult> {
   }
   // The filter compiles only when a query needs it: statements of a shared shape are compiled already.
   let compiledWhere: Condition | null | undefined;
-  const where = () => (compiledWhere === undefined ? (compiledWhere = allOf([filterCondition(op), op.rowFilter])) : compiledWhere);
+  const where = () => {
+    if (compiledWhere === undefined) compiledWhere = allOf([filterCondition(op), op.rowFilter]);
+    return compiledWhere;
+  };
   if (params.countOnly) return { body: { meta: { count: await countRows(db(op), plan, where()) } } };
 
   const max = op.ctx.options.maxRecords;

@@ -121,7 +121,7 @@ function driverLimitCases(): HostileCase[] {
     cases.push(tunnelledRead(limit, `contains value of ${length} characters`, { filter: `name contains '${'a'.repeat(length)}'` }, BAD));
     cases.push(tunnelledRead(limit, `equality value of ${length} characters`, { filter: `name = '${'b'.repeat(length)}'` }, [200, 400]));
   }
-  cases.push(tunnelledRead(limit, 'filter of 2 MB of spaces', { filter: ' '.repeat(2_000_000) + "name = 'x'" }, [200, 400]));
+  cases.push(tunnelledRead(limit, 'filter of 2 MB of spaces', { filter: `${' '.repeat(2_000_000)}name = 'x'` }, [200, 400]));
   cases.push(tunnelledRead(limit, '10000 nested parentheses', { filter: `${'('.repeat(10000)}id = 1${')'.repeat(10000)}` }, BAD));
   cases.push(tunnelledRead(limit, '10000 nots', { filter: `${'not '.repeat(10000)}id = 1` }, BAD));
   cases.push(tunnelledRead(limit, '20000 fields', { fields: terms(20000, () => 'name', ',') }, [200, 400]));
@@ -131,7 +131,7 @@ function driverLimitCases(): HostileCase[] {
   return cases;
 }
 
-const HUGE = ['99999999999999999999', '-99999999999999999999', '9223372036854775808', '-9223372036854775809', '18446744073709551616', '1' + '0'.repeat(400)];
+const HUGE = ['99999999999999999999', '-99999999999999999999', '9223372036854775808', '-9223372036854775809', '18446744073709551616', `1${'0'.repeat(400)}`];
 
 function hugeNumberCases(): HostileCase[] {
   const cases: HostileCase[] = [];

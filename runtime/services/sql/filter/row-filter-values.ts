@@ -9,7 +9,7 @@ import type { FilterNode, FilterValue, PredicateNode } from './filter-parser.js'
 type Record_ = Record<string, unknown>;
 
 /** The value a literal of a row filter stands for: quoted text as is, else true/false/null/number/text. */
-function valueOf(value: FilterValue): unknown {
+function literalValue(value: FilterValue): unknown {
   if (value.kind !== 'literal') return undefined;
   if (value.quoted) return value.text;
   const text = value.text.trim();
@@ -42,15 +42,15 @@ function predicate(node: PredicateNode, value: unknown): boolean {
   switch (node.kind) {
     case 'is_null': return (value === null) !== node.negated;
     case 'compare': {
-      const wanted = valueOf(node.value);
+      const wanted = literalValue(node.value);
       if (value === null || wanted === null) return (node.operator === '=') === (value === wanted);
       const order = compare(value, wanted);
       return { '=': order === 0, '!=': order !== 0, '>': order > 0, '>=': order >= 0, '<': order < 0, '<=': order <= 0 }[node.operator];
     }
-    case 'like': return value !== null && likeMatches(String(value), String(valueOf(node.value)), node.mode) !== node.negated;
-    case 'in': return value !== null && node.values.some((v) => compare(value, valueOf(v)) === 0) !== node.negated;
+    case 'like': return value !== null && likeMatches(String(value), String(literalValue(node.value)), node.mode) !== node.negated;
+    case 'in': return value !== null && node.values.some((v) => compare(value, literalValue(v)) === 0) !== node.negated;
     case 'between': {
-      const inside = value !== null && compare(value, valueOf(node.low)) >= 0 && compare(value, valueOf(node.high)) <= 0;
+      const inside = value !== null && compare(value, literalValue(node.low)) >= 0 && compare(value, literalValue(node.high)) <= 0;
       return inside !== node.negated;
     }
   }

@@ -61,7 +61,7 @@ describe('sqlServiceOpenApi', () => {
     expect(fragment.components.schemas?.['contact.update']).toEqual(updateJsonSchema(contact));
     const one = fragment.paths['/_table/contact/{id}'];
     const list = fragment.paths['/_table/contact'];
-    const body = (operation: { requestBody?: unknown } | undefined) => (operation?.requestBody as { content: Record<string, { schema: unknown }> }).content['application/json'].schema;
+    const body = (operation: { requestBody?: unknown } | undefined) => (operation!.requestBody as { content: Record<string, { schema: unknown }> }).content['application/json'].schema;
     expect(one.get!.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/contact' });
     expect(body(one.patch)).toEqual({ $ref: '#/components/schemas/contact.update' });
     expect(body(one.put)).toEqual({ $ref: '#/components/schemas/contact.insert' });

@@ -11,7 +11,9 @@ import type { SoapServiceModel } from '../../../../../runtime/model/platform-mod
 import { soapService, tempFiles, TNS } from './soap-test-helpers.js';
 
 const cleanups: Array<() => void> = [];
-afterAll(() => cleanups.forEach((cleanup) => cleanup()));
+afterAll(() => {
+  for (const cleanup of cleanups) cleanup();
+});
 
 function files(entries: Record<string, string>): string {
   const made = tempFiles(entries);

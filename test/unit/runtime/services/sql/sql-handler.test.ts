@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Verb } from '../../../../../runtime/model/platform-model.js';
 import type { ServiceHandler } from '../../../../../runtime/services/service-kind.js';
-import { caller, openAddressBook, tempDir } from './sql-test-helpers.js';
+import { type caller, openAddressBook, tempDir } from './sql-test-helpers.js';
 
 const env = tempDir();
 let handler: ServiceHandler;
