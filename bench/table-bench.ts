@@ -176,9 +176,15 @@ const probeWith = (headers: Record<string, string>) => async (url: string) => {
 
 async function sqliteSetup(): Promise<Setup> {
   const work = workDir('.bench-tmp');
-  createSqliteData(path.join(work, 'data/bench.sqlite'));
-  fs.copyFileSync(path.join(work, 'data/bench.sqlite'), path.join(work, 'hand.sqlite'));
-  const portico = await preparePortico(work, ['type: sqlite', 'config:', '  database: data/bench.sqlite']);
+  let portico: Awaited<ReturnType<typeof preparePortico>>;
+  try {
+    createSqliteData(path.join(work, 'data/bench.sqlite'));
+    fs.copyFileSync(path.join(work, 'data/bench.sqlite'), path.join(work, 'hand.sqlite'));
+    portico = await preparePortico(work, ['type: sqlite', 'config:', '  database: data/bench.sqlite']);
+  } catch (error) {
+    fs.rmSync(work, { recursive: true, force: true });
+    throw error;
+  }
   return {
     label: 'SQLite',
     contestants: [
@@ -199,12 +205,24 @@ async function postgresSetup(): Promise<Setup> {
   const urlOf = (name: string) => Object.assign(new URL(admin), { pathname: `/${name}` }).href;
   const client = new pg.Client({ connectionString: admin.href });
   await client.connect();
-  await client.query(`create database "${names.portico}"`);
-  await createPostgresData(urlOf(names.portico), names.portico);
-  await client.query(`create database "${names.hand}" template "${names.portico}"`);
-  await client.query(`alter database "${names.hand}" set synchronous_commit = off`);
   const work = workDir('.bench-tmp-pg');
-  const portico = await preparePortico(work, ['type: pgsql', 'config:', `  url: ${urlOf(names.portico)}`]);
+  const cleanup = async () => {
+    fs.rmSync(work, { recursive: true, force: true });
+    for (const name of Object.values(names)) await client.query(`drop database if exists "${name}" with (force)`);
+    await client.end();
+  };
+  let portico: Awaited<ReturnType<typeof preparePortico>>;
+  try {
+    await client.query(`create database "${names.portico}"`);
+    await createPostgresData(urlOf(names.portico), names.portico);
+    await client.query(`create database "${names.hand}" template "${names.portico}"`);
+    await client.query(`alter database "${names.hand}" set synchronous_commit = off`);
+    portico = await preparePortico(work, ['type: pgsql', 'config:', `  url: ${urlOf(names.portico)}`]);
+  } catch (error) {
+    // A failed setup leaves no databases behind.
+    await cleanup();
+    throw error;
+  }
   return {
     label: 'PostgreSQL',
     contestants: [
@@ -217,11 +235,7 @@ async function postgresSetup(): Promise<Setup> {
       const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]);
       return new Map(rows.map(({ pid }) => [pid, cpuSeconds(pid)]));
     },
-    async cleanup() {
-      fs.rmSync(work, { recursive: true, force: true });
-      for (const name of Object.values(names)) await client.query(`drop database if exists "${name}" with (force)`);
-      await client.end();
-    },
+    cleanup,
   };
 }
 
