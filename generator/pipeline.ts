@@ -3,6 +3,7 @@
  * Only `introspect` talks to databases and WSDL hosts, only `write` touches the output directory;
  * `model` and `emit` are pure.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveEnv, type Env } from '../runtime/core/env.js';
 import type { PlatformModel, ServiceModel } from '../runtime/model/platform-model.js';
@@ -37,6 +38,8 @@ export interface PipelineOptions {
   kinds?: KindRegistry;
   /** Called after each stage. */
   onStage?(timing: StageTiming): void;
+  /** Build from the committed server's model.json instead of introspecting databases and WSDLs (`gen check --offline`). */
+  offline?: boolean;
 }
 
 export interface ModelResult {
@@ -55,7 +58,8 @@ export async function modelPlatform(options: PipelineOptions): Promise<ModelResu
   const env = options.env ?? process.env;
   const kinds = options.kinds ?? serviceKindRegistry;
   const loaded = await timed(options, 'load', () => loadConfig(options.configPath, { env, kinds, cwd: options.cwd }));
-  const snapshot = await timed(options, 'introspect', () => introspectServices(loaded, { env, kinds }));
+  const snapshot = await timed(options, 'introspect', () =>
+    options.offline ? committedSnapshot(loaded, outputDir(options, loaded)) : introspectServices(loaded, { env, kinds }));
   const model = await timed(options, 'model', async () => buildModel(loaded.config, snapshot));
   return { loaded, model };
 }
@@ -63,7 +67,7 @@ export async function modelPlatform(options: PipelineOptions): Promise<ModelResu
 /** Everything up to the in-memory file map. */
 export async function generatePlatform(options: PipelineOptions): Promise<GenerateResult> {
   const { loaded, model } = await modelPlatform(options);
-  const outDir = path.resolve(options.cwd ?? process.cwd(), options.outDir ?? path.join(loaded.platformDir, 'server'));
+  const outDir = outputDir(options, loaded);
   const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
   const files = await timed(options, 'emit', async () => emitPlatform(model, { platformDirFromOutput, templates: loadTemplates() }));
   return { loaded, model, outDir, files };
@@ -121,6 +125,22 @@ export async function introspectServices(loaded: LoadedConfig, options: { env: E
  */
 function isProgrammingError(error: unknown): boolean {
   return !isUserError(error) && (error instanceof TypeError || error instanceof ReferenceError || error instanceof SyntaxError || error instanceof RangeError);
+}
+
+function outputDir(options: PipelineOptions, loaded: LoadedConfig): string {
+  return path.resolve(options.cwd ?? process.cwd(), options.outDir ?? path.join(loaded.platformDir, 'server'));
+}
+
+/** What introspection found when the committed server was generated: its model.json's services. */
+async function committedSnapshot(loaded: LoadedConfig, outDir: string): Promise<IntrospectionSnapshot> {
+  const file = path.join(outDir, 'model.json');
+  let model: PlatformModel;
+  try {
+    model = JSON.parse(await readFile(file, 'utf8')) as PlatformModel;
+  } catch {
+    throw new DiagnosticError([{ code: 'PCO401', message: `Cannot check offline: ${path.relative(loaded.platformDir, file) || file} is missing or unreadable; run \`gen build\` first.` }]);
+  }
+  return { services: Object.fromEntries(model.services.filter((service) => service.kind !== 'plain').map((service) => [service.name, service])) };
 }
 
 /** `['services', index]` of a service declared in platform.yaml, or the top of the file. */

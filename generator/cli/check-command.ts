@@ -1,16 +1,31 @@
 import { CommanderError, type Command } from 'commander';
+import { DiagnosticError, formatDiagnosticReport } from '../diagnostics.js';
 import { checkPlatform } from '../pipeline.js';
 import { displayDir, stageReporter, type CliIo } from './cli-io.js';
 
-/** `gen check <platform.yaml> [-o dir]`: exit 1 with a diff on drift. */
+/**
+ * `gen check [platform.yaml] [-o dir] [--offline]`: exit 0 when the generated server is up to date,
+ * 1 with a diff on drift (or a config problem), 3 when a database or WSDL cannot be introspected.
+ */
 export function addCheckCommand(program: Command, io: CliIo): void {
   program
     .command('check')
     .description('Exit 1 with a diff when the generated server differs from what the config and the live schemas produce now.')
     .argument('[platform.yaml]', 'platform config', 'platform.yaml')
     .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
-    .action(async (configPath: string, options: { out?: string }) => {
-      const { outDir, drift } = await checkPlatform({ configPath, outDir: options.out, cwd: io.cwd, env: io.env, onStage: stageReporter(io) });
+    .option('--offline', 'compare with the committed model.json instead of introspecting databases and WSDLs')
+    .addHelpText('after', '\nExit codes: 0 up to date, 1 drift or a config problem, 3 a database or WSDL cannot be introspected.')
+    .action(async (configPath: string, options: { out?: string; offline?: boolean }) => {
+      let result: Awaited<ReturnType<typeof checkPlatform>>;
+      try {
+        result = await checkPlatform({ configPath, outDir: options.out, cwd: io.cwd, env: io.env, onStage: stageReporter(io), offline: options.offline });
+      } catch (error) {
+        // Drift cannot be judged without the live schemas: a distinct exit code, so CI can tell the two apart.
+        if (!(error instanceof DiagnosticError) || !error.diagnostics.some((d) => d.code === 'PCO201')) throw error;
+        io.stderr(formatDiagnosticReport(error.diagnostics));
+        throw new CommanderError(3, 'portico.cannotIntrospect', 'Cannot introspect.');
+      }
+      const { outDir, drift } = result;
       const dir = displayDir(io, outDir);
       if (drift.upToDate) {
         if (io.isTTY) io.stdout(`${dir} is up to date.\n`);

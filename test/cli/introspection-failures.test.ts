@@ -43,4 +43,36 @@ it.skipIf(!servers)('reports a pgsql service on the MySQL port, a mysql service 
   expect(out.stderr).toContain('3 problems found.');
   expect(out.stderr).not.toMatch(/bug in Portico|\n\s+at /);
   expect(out.stderr).not.toContain('secret');
+
+  // gen check tells "cannot introspect" (3) apart from drift (1).
+  const check = captureIo(dir);
+  expect(await runCli(['check'], check.io)).toBe(3);
+  expect(check.out.stderr).toContain('[PCO201]');
+});
+
+it('gen check --offline compares with the committed model.json without touching the databases', async () => {
+  const site = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-offline-'));
+  try {
+    fs.mkdirSync(path.join(site, 'data'));
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(path.join(site, 'data', 'app.sqlite'));
+    db.exec('create table item (id integer primary key, name text not null)');
+    db.close();
+    fs.writeFileSync(path.join(site, 'platform.yaml'), 'platform:\n  name: offline\nservices:\n  - name: db\n    config:\n      database: data/app.sqlite\n');
+    expect(await runCli(['build'], captureIo(site).io)).toBe(0);
+    // The database goes away: a live check cannot introspect, an offline one still judges the files.
+    fs.rmSync(path.join(site, 'data', 'app.sqlite'));
+    fs.writeFileSync(path.join(site, 'data', 'app.sqlite'), 'not a database');
+    const live = captureIo(site);
+    expect(await runCli(['check'], live.io)).toBe(3);
+    const offline = captureIo(site);
+    expect(await runCli(['check', '--offline'], offline.io)).toBe(0);
+    // A config change is still drift offline.
+    fs.writeFileSync(path.join(site, 'platform.yaml'), 'platform:\n  name: offline\n  title: Renamed\nservices:\n  - name: db\n    config:\n      database: data/app.sqlite\n');
+    const drift = captureIo(site);
+    expect(await runCli(['check', '--offline'], drift.io)).toBe(1);
+    expect(drift.out.stderr).toMatch(/out of date/);
+  } finally {
+    fs.rmSync(site, { recursive: true, force: true });
+  }
 });
