@@ -1,6 +1,6 @@
 /**
  * The generator's one error catalogue: stable codes grouped by stage (PCO1xx config, PCO2xx
- * introspection, PCO3xx emit, PCO4xx write, PCO5xx serve, PCO6xx init), shown as `platform.yaml:LINE:COL: message [CODE]`.
+ * introspection and the checks against its results, PCO3xx emit, PCO4xx write, PCO5xx serve, PCO6xx init), shown as `platform.yaml:LINE:COL: message [CODE]`.
  * generator/README.md lists the same codes (a test keeps the two in step).
  *
  * A DiagnosticError is a user error: the CLI prints its diagnostics without a stack. Anything
@@ -24,6 +24,9 @@ export const diagnosticCatalogue = {
   PCO111: 'Environment variable not set',
   PCO112: 'Service type not registered',
   PCO201: 'Introspection failed',
+  PCO202: 'Grant names a missing table, procedure, function or operation',
+  PCO203: 'Row filter names a missing column',
+  PCO204: 'Invalid row filter',
   PCO301: 'Emitter output invalid',
   PCO401: 'Output cannot be written',
   PCO501: 'Generated server cannot start',

@@ -9,11 +9,12 @@ import { resolveEnv, type Env } from '../runtime/core/env.js';
 import type { PlatformModel, ServiceModel } from '../runtime/model/platform-model.js';
 import type { RuntimeContext } from '../runtime/services/service-kind.js';
 import { serviceKindRegistry, type KindRegistry } from './config/kind-registry.js';
-import { loadConfig, type LoadedConfig } from './config/load-config.js';
+import { loadConfig, missingEnvDiagnostics, type LoadedConfig } from './config/load-config.js';
 import { objectItems, isRecord } from './config/loose-data.js';
 import { DiagnosticError, isUserError, type Diagnostic } from './diagnostics.js';
 import { emitPlatform, type FileMap } from './emit/emit-platform.js';
 import { buildModel, serviceModels, type IntrospectionSnapshot } from './model/build-model.js';
+import { checkModel } from './model/model-checks.js';
 import { verifyFiles, writeFiles, type DriftReport, type WritePlan } from './write/write-files.js';
 import { loadTemplates } from './load-templates.js';
 
@@ -53,14 +54,20 @@ export interface GenerateResult extends ModelResult {
   files: FileMap;
 }
 
-/** Load, introspect and build the model (what `gen inspect` prints). */
+/**
+ * Load, introspect and build the model (what `gen inspect` prints), then check the config against
+ * it (grants, row filters). Introspection failures and check problems are reported together.
+ */
 export async function modelPlatform(options: PipelineOptions): Promise<ModelResult> {
   const env = options.env ?? process.env;
   const kinds = options.kinds ?? serviceKindRegistry;
-  const loaded = await timed(options, 'load', () => loadConfig(options.configPath, { env, kinds, cwd: options.cwd }));
-  const snapshot = await timed(options, 'introspect', () =>
-    options.offline ? committedSnapshot(loaded, outputDir(options, loaded)) : introspectServices(loaded, { env, kinds }));
-  const model = await timed(options, 'model', async () => buildModel(loaded.config, snapshot));
+  const loaded = await timed(options, 'load', () => loadConfig(options.configPath, { env, kinds, cwd: options.cwd, deferReferenceProblems: true }));
+  const introspected = await timed(options, 'introspect', async () =>
+    options.offline ? { snapshot: await committedSnapshot(loaded, outputDir(options, loaded)), diagnostics: [], unavailable: new Set<string>() } : introspectAll(loaded, { env, kinds }));
+  const model = await timed(options, 'model', async () => buildModel(loaded.config, introspected.snapshot));
+  const problems = checkModel(model, loaded.config, loaded.source, { unavailable: introspected.unavailable });
+  const diagnostics = [...loaded.deferred, ...introspected.diagnostics, ...problems];
+  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
   return { loaded, model };
 }
 
@@ -92,30 +99,49 @@ export async function checkPlatform(options: PipelineOptions): Promise<GenerateR
  * service is reported, at its entry in platform.yaml when it has one.
  */
 export async function introspectServices(loaded: LoadedConfig, options: { env: Env; kinds: KindRegistry }): Promise<IntrospectionSnapshot> {
+  const { snapshot, diagnostics } = await introspectAll(loaded, options);
+  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
+  return snapshot;
+}
+
+interface Introspected {
+  snapshot: IntrospectionSnapshot;
+  /** PCO111 for variables introspection needs and lacks, PCO201 for services that cannot be read. */
+  diagnostics: Diagnostic[];
+  /** Services not introspected because of those problems. */
+  unavailable: Set<string>;
+}
+
+async function introspectAll(loaded: LoadedConfig, options: { env: Env; kinds: KindRegistry }): Promise<Introspected> {
   const ctx: RuntimeContext = { baseDir: loaded.platformDir, resolveEnv: (value) => resolveEnv(value, options.env) };
   const services: Record<string, ServiceModel> = {};
   const diagnostics: Diagnostic[] = [];
+  const unavailable = new Set<string>();
   // Independent services are introspected at once (databases and WSDL hosts answer in parallel);
   // results and problems are kept in declaration order, so the output does not depend on timing.
   const results = await Promise.all(serviceModels(loaded.config).map(async (service) => {
     const kind = options.kinds.getServiceKind(service.type);
     if (!kind?.introspect) return null;
+    const entry = declaredEntry(loaded, service.name);
+    // The values introspection reads: `${env:...}` in the service's config must be set now.
+    const missing = entry.length > 0 ? missingEnvDiagnostics(loaded.source, [...entry, 'config'], options.env) : [];
+    if (missing.length > 0) return { service, model: undefined, diagnostics: missing };
     try {
-      return { service, model: await kind.introspect(service, ctx), diagnostic: undefined };
+      return { service, model: await kind.introspect(service, ctx), diagnostics: [] };
     } catch (error) {
       if (isProgrammingError(error)) throw error;
       const reason = (error instanceof Error ? error.message : String(error)).replace(/:\/\/[^@/\s]*@/g, '://***@');
       const message = `Introspection of service '${service.name}' (${service.type}) failed: ${reason}`;
-      return { service, model: undefined, diagnostic: loaded.source.diagnosticAt(declaredEntry(loaded, service.name), 'PCO201', message) };
+      return { service, model: undefined, diagnostics: [loaded.source.diagnosticAt(entry, 'PCO201', message)] };
     }
   }));
   for (const result of results) {
     if (result === null) continue;
     if (result.model !== undefined) services[result.service.name] = result.model;
-    if (result.diagnostic !== undefined) diagnostics.push(result.diagnostic);
+    else unavailable.add(result.service.name);
+    diagnostics.push(...result.diagnostics);
   }
-  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
-  return { services };
+  return { snapshot: { services }, diagnostics, unavailable };
 }
 
 /**

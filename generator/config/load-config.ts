@@ -2,7 +2,8 @@
  * Stage 1, load: reads platform.yaml with positions, resolves `${env:NAME}` references to
  * validate them, checks it against schemas/platform.schema.json, the service kinds and its own
  * cross-references, and returns the normalised config with the references kept as written.
- * Every problem is reported at once, in one DiagnosticError.
+ * Every problem is reported at once, in one DiagnosticError. An unset variable is not a problem
+ * here: only introspection needs values (missingEnvDiagnostics), the rest resolve at run time.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -22,12 +23,20 @@ export interface ConfigOptions {
   env?: Env;
   /** Service kinds; default the runtime's registry. */
   kinds?: KindRegistry;
+  /**
+   * Return the cross-reference problems (unknown roles, apps, services; duplicate names) in
+   * `deferred` instead of throwing, when they are the only ones: the config can still be built,
+   * so the pipeline goes on and reports them with what introspection and its checks find.
+   */
+  deferReferenceProblems?: boolean;
 }
 
 export interface ParsedConfig {
   config: PlatformConfig;
   /** The YAML with positions, for diagnostics of later stages. */
   source: YamlSource;
+  /** Cross-reference problems left to the caller to report (with deferReferenceProblems). */
+  deferred: Diagnostic[];
 }
 
 export interface LoadedConfig extends ParsedConfig {
@@ -75,29 +84,30 @@ export function parseConfig(text: string, file: string, options: ConfigOptions =
 
   const raw = source.toJS();
   const refs = findEnvRefs(raw);
+  // A variable the build does not need stays a reference: the generated server resolves it at
+  // start. Only introspection needs values (a database password, a WSDL URL): it reports the
+  // variables it lacks (missingEnvDiagnostics). Here unset ones resolve to '' so that validation
+  // can go on, and what that empty value breaks is not reported.
   const missing = refs.filter((ref) => ref.fallback === null && env[ref.name] === undefined);
-  const envDiagnostics = [
-    ...missing.map((ref) =>
-      source.diagnosticAt(ref.path, 'PCO111', `Environment variable ${ref.name} is not set; set it, or write \${env:${ref.name}:-default} for an optional value.`)),
-    ...refs
-      .filter((ref) => isLiteralOnly(ref.path))
-      .map((ref) => source.diagnosticAt(ref.path, 'PCO106', `${pathText(ref.path)} must be written literally, without \${env:...}.`)),
-  ];
-  // Missing variables resolve to '' so that validation can go on; what that empty value breaks
-  // is hidden below, the missing variable is the problem to report.
+  const literalProblems = refs
+    .filter((ref) => isLiteralOnly(ref.path))
+    .map((ref) => source.diagnosticAt(ref.path, 'PCO106', `${pathText(ref.path)} must be written literally, without \${env:...}.`));
   const resolved = resolveEnv(raw, { ...env, ...Object.fromEntries(missing.map((ref) => [ref.name, ''])) });
   const problems = validatePlatform(resolved, source);
-  if (isRecord(resolved)) problems.push(...checkServices(resolved, source, kinds), ...checkReferences(resolved, source));
-  const missingAt = new Set(envDiagnostics.filter((diagnostic) => diagnostic.code === 'PCO111').map(place));
-  const diagnostics: Diagnostic[] = [...envDiagnostics, ...problems.filter((diagnostic) => !missingAt.has(place(diagnostic)))];
-  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
+  if (isRecord(resolved)) problems.push(...checkServices(resolved, source, kinds));
+  const references = isRecord(resolved) ? checkReferences(resolved, source) : [];
+  const missingAt = new Set(missing.map((ref) => place(source.locate(ref.path))));
+  const shown = (diagnostic: Diagnostic) => !missingAt.has(place(diagnostic));
+  const diagnostics: Diagnostic[] = [...literalProblems, ...problems.filter(shown)];
+  const deferred = references.filter(shown);
+  if (diagnostics.length > 0 || (deferred.length > 0 && !options.deferReferenceProblems)) throw new DiagnosticError([...diagnostics, ...deferred]);
 
   const data = restoreEnvRefs(resolved, raw) as ValidatedConfig;
-  return { config: normaliseConfig(data, kinds), source };
+  return { config: normaliseConfig(data, kinds), source, deferred };
 }
 
-function place(diagnostic: Diagnostic): string {
-  return `${diagnostic.line}:${diagnostic.col}`;
+function place(at: { line?: number; col?: number }): string {
+  return `${at.line}:${at.col}`;
 }
 
 function isLiteralOnly(valuePath: ValuePath): boolean {
@@ -116,4 +126,16 @@ function restoreEnvRefs(resolved: unknown, raw: unknown): unknown {
     return Object.fromEntries(Object.entries(resolved).map(([key, value]) => [key, key in raw ? restoreEnvRefs(value, raw[key]) : value]));
   }
   return resolved;
+}
+
+/**
+ * PCO111 for each required `${env:NAME}` reference under `path` of platform.yaml (a service's
+ * config) whose variable is not set: introspection needs those values at build time.
+ */
+export function missingEnvDiagnostics(source: YamlSource, path: ValuePath, env: Env): Diagnostic[] {
+  let value: unknown = source.toJS();
+  for (const segment of path) value = isRecord(value) || Array.isArray(value) ? (value as Record<string | number, unknown>)[segment] : undefined;
+  return findEnvRefs(value, [...path])
+    .filter((ref) => ref.fallback === null && env[ref.name] === undefined)
+    .map((ref) => source.diagnosticAt(ref.path, 'PCO111', `Environment variable ${ref.name} is not set; the build needs it to read the service (set it, or write \${env:${ref.name}:-default}).`));
 }

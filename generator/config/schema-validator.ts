@@ -42,7 +42,11 @@ export function validateWithSchema(schema: object, data: unknown, source: YamlSo
   if (validate(data)) return [];
   const seen = new Set<string>();
   const diagnostics: Diagnostic[] = [];
-  for (const error of validate.errors ?? []) {
+  const errors = validate.errors ?? [];
+  // An `anyOf` failure is reported once, by its own error; its branches' errors are left out.
+  const alternatives = errors.filter((error) => error.keyword === 'anyOf').map((error) => `${error.schemaPath}/`);
+  for (const error of errors) {
+    if (alternatives.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
     const diagnostic = toDiagnostic(error, source, basePath);
     if (!diagnostic) continue;
     const key = `${diagnostic.line}:${diagnostic.col}:${diagnostic.message}`;
@@ -104,6 +108,16 @@ function toDiagnostic(error: ErrorObject, source: YamlSource, basePath: ValuePat
       return at('PCO106', `${where} must be a valid ${String(params.format)}.`);
     case 'if':
       return null; // the failing `then` branch is reported on its own
+    case 'anyOf': {
+      // `anyOf: [{required: [url]}, {required: [database]}]`: name the keys, one of which is needed.
+      const branches = Array.isArray(error.schema) ? (error.schema as Array<Record<string, unknown>>) : [];
+      const requiredOnly = (branch: Record<string, unknown>) => Object.keys(branch).length === 1 && Array.isArray(branch.required) && branch.required.length > 0;
+      if (branches.length > 1 && branches.every(requiredOnly)) {
+        const options = branches.map((branch) => (branch.required as string[]).map((key) => `'${key}'`).join(' and '));
+        return at('PCO103', `${where} needs ${options.slice(0, -1).join(', ')} or ${options.at(-1)}.`);
+      }
+      return at('PCO106', `${where} ${error.message ?? 'is invalid'}.`);
+    }
     default:
       return at('PCO106', `${where} ${error.message ?? 'is invalid'}.`);
   }

@@ -124,7 +124,11 @@ function appModels(config: PlatformConfig): AppModel[] {
   return [...builtins, ...declared];
 }
 
-/** URL schemes of the system databases other than SQLite; anything else is a SQLite file path. */
+/**
+ * URL schemes of the system databases other than SQLite; anything else is a SQLite file path. A
+ * value holding `${env:...}` is kept as written (a `sqlite` entry unless it starts with a scheme):
+ * the runtime resolves it at start and tells a URL from a path again.
+ */
 const SYSTEM_DATABASE_SCHEMES: ReadonlyArray<[string, 'pgsql' | 'mysql']> = [
   ['postgres://', 'pgsql'],
   ['postgresql://', 'pgsql'],

@@ -116,6 +116,7 @@ async function apiServices(db: SystemDb, runtime: RuntimeContext): Promise<Servi
 function systemDatabaseTarget(model: PlatformModel, options: PlatformOptions, env: NodeJS.ProcessEnv, runtime: RuntimeContext): string {
   const declared = model.settings.systemDatabase;
   const target = options.systemDatabase || env.PORTICO_SYSTEM_DATABASE_URL
-    || (declared.type === 'sqlite' ? declared.database : runtime.resolveEnv(declared.url));
+    // `${env:...}` stays a reference in the model (a SQLite path or a URL alike) and resolves here.
+    || runtime.resolveEnv(declared.type === 'sqlite' ? declared.database : declared.url);
   return target === ':memory:' || systemDbKind(target) !== 'sqlite' ? target : path.resolve(options.baseDir, target);
 }

@@ -70,10 +70,13 @@ export function patternTooLong(field: string, limit: number, position: number): 
   return new BadRequestError(`Filter pattern for field '${field}' is too long: at most ${limit} characters are allowed.`, { field, limit, ...where(position) });
 }
 
-/** A role's row filter the runtime cannot apply: a platform configuration problem, not the caller's. */
-export function invalidRowFilter(filter: { name: string; operator: string; value: string }): InternalServerError {
+/**
+ * A role's row filter the runtime cannot apply: a platform configuration problem, not the caller's.
+ * `reason` completes "the filter is invalid: ..." (the generator reports it at build time).
+ */
+export function invalidRowFilter(filter: { name: string; operator: string; value: string }, reason: string): InternalServerError {
   return new InternalServerError('Invalid server-side filter configuration detected.', {
-    name: filter.name, operator: filter.operator, value: filter.value,
+    name: filter.name, operator: filter.operator, value: filter.value, reason,
   });
 }
 

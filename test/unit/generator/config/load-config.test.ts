@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, parseConfig } from '../../../../generator/config/load-config.js';
+import { loadConfig, missingEnvDiagnostics, parseConfig } from '../../../../generator/config/load-config.js';
 import { DiagnosticError, formatDiagnostic } from '../../../../generator/diagnostics.js';
 import { fixtureRegistry } from './fixture-kinds.js';
 
@@ -182,8 +182,7 @@ describe('parseConfig: every problem at once', () => {
       "platform.yaml:7:5: Unknown key 'lable' in services[0]. Did you mean 'label'? [PCO102]",
       "platform.yaml:9:11: Unknown service type 'sqlit'. Did you mean 'sqlite'? [PCO108]",
       'platform.yaml:12:16: services[2].is_active must be true or false, not a string. [PCO104]',
-      "platform.yaml:13:13: Missing required key 'database' in services[2].config. [PCO103]",
-      "platform.yaml:13:15: Unknown key 'databse' in services[2].config. Did you mean 'database'? [PCO102]",
+      "platform.yaml:13:15: Unknown key 'databse' in services[2].config (type sqlite). Did you mean 'database'? [PCO102]",
       'platform.yaml:13:49: services[2].config.max_records must be an integer, not a string. [PCO104]',
       "platform.yaml:14:11: Service name 'crm' is already used by services[2]. [PCO107]",
       "platform.yaml:18:11: The built-in service 'files' has type 'local_file'; an override may change its label, description, is_active and config, not its type. [PCO110]",
@@ -276,11 +275,19 @@ describe('parseConfig: ${env:NAME}', () => {
     expect(problems(text, { CRM_PASSWORD: 'x', WEB_KEY: 'short' })).toEqual(['platform.yaml:9:14: apps[0].api_key must be 64 lowercase hex characters. [PCO106]']);
   });
 
-  it('reports each missing variable once, without what its empty value would break', () => {
-    expect(problems(text)).toEqual([
-      'platform.yaml:6:17: Environment variable CRM_PASSWORD is not set; set it, or write ${env:CRM_PASSWORD:-default} for an optional value. [PCO111]',
-      'platform.yaml:9:14: Environment variable WEB_KEY is not set; set it, or write ${env:WEB_KEY:-default} for an optional value. [PCO111]',
+  it('needs no variable to load: unset ones stay references, and what their empty value would break is not reported', () => {
+    const config = parse(text);
+    expect(config.services.at(-1)!.config).toEqual({ database: 'postgres://app:${env:CRM_PASSWORD}@localhost/crm', max_records: 1000 });
+    expect(config.apps.at(-1)).toMatchObject({ api_key: '${env:WEB_KEY}' });
+  });
+
+  it('names the unset variables under a path (those introspection reads), at their references', () => {
+    const { source } = parseConfig(text, 'platform.yaml', { env: {}, kinds: fixtureRegistry });
+    expect(missingEnvDiagnostics(source, ['services', 0, 'config'], {}).map(formatDiagnostic)).toEqual([
+      'platform.yaml:6:17: Environment variable CRM_PASSWORD is not set; the build needs it to read the service (set it, or write ${env:CRM_PASSWORD:-default}). [PCO111]',
     ]);
+    expect(missingEnvDiagnostics(source, ['services', 0, 'config'], { CRM_PASSWORD: 'x' })).toEqual([]);
+    expect(missingEnvDiagnostics(source, ['apps', 0], {}).map((diagnostic) => diagnostic.code)).toEqual(['PCO111']);
   });
 
   it('refuses references in names other entries refer to', () => {
