@@ -112,14 +112,14 @@ interface Introspected {
   unavailable: Set<string>;
 }
 
-async function introspectAll(loaded: LoadedConfig, options: { env: Env; kinds: KindRegistry }): Promise<Introspected> {
+async function introspectAll(loaded: LoadedConfig, options: { env: Env; kinds: KindRegistry }, only: (service: ServiceModel) => boolean = () => true): Promise<Introspected> {
   const ctx: RuntimeContext = { baseDir: loaded.platformDir, resolveEnv: (value) => resolveEnv(value, options.env) };
   const services: Record<string, ServiceModel> = {};
   const diagnostics: Diagnostic[] = [];
   const unavailable = new Set<string>();
   // Independent services are introspected at once (databases and WSDL hosts answer in parallel);
   // results and problems are kept in declaration order, so the output does not depend on timing.
-  const results = await Promise.all(serviceModels(loaded.config).map(async (service) => {
+  const results = await Promise.all(serviceModels(loaded.config).filter(only).map(async (service) => {
     const kind = options.kinds.getServiceKind(service.type);
     if (!kind?.introspect) return null;
     const entry = declaredEntry(loaded, service.name);
@@ -142,6 +142,25 @@ async function introspectAll(loaded: LoadedConfig, options: { env: Env; kinds: K
     diagnostics.push(...result.diagnostics);
   }
   return { snapshot: { services }, diagnostics, unavailable };
+}
+
+/**
+ * The live schemas of the platform's database services, as `gen dev` polls them: each SQL
+ * service's tables and routines as the model would hold them (JSON), by service name. A database
+ * that cannot be read now is left out; the build that follows a change reports it.
+ */
+export async function liveDatabaseSchemas(options: PipelineOptions): Promise<Record<string, string>> {
+  const env = options.env ?? process.env;
+  const kinds = options.kinds ?? serviceKindRegistry;
+  const loaded = await loadConfig(options.configPath, { env, kinds, cwd: options.cwd, deferReferenceProblems: true });
+  const isDatabase = (service: ServiceModel) => kinds.getServiceKind(service.type)?.group === 'Database';
+  const { snapshot } = await introspectAll(loaded, { env, kinds }, isDatabase);
+  return databaseSchemas(buildModel(loaded.config, snapshot));
+}
+
+/** JSON of each SQL service's schema in a model, by service name. */
+export function databaseSchemas(model: PlatformModel): Record<string, string> {
+  return Object.fromEntries(model.services.flatMap((service) => (service.kind === 'sql' ? [[service.name, JSON.stringify(service.schema)]] : [])));
 }
 
 /**

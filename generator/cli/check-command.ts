@@ -5,7 +5,8 @@ import { displayDir, stageReporter, type CliIo } from './cli-io.js';
 
 /**
  * `gen check [platform.yaml] [-o dir] [--offline]`: exit 0 when the generated server is up to date,
- * 1 with a diff on drift (or a config problem), 3 when a database or WSDL cannot be introspected.
+ * 1 with a diff on drift (or a config problem), 3 when a database or WSDL cannot be introspected
+ * (unreachable, or an `${env:...}` it needs is not set).
  */
 export function addCheckCommand(program: Command, io: CliIo): void {
   program
@@ -14,14 +15,15 @@ export function addCheckCommand(program: Command, io: CliIo): void {
     .argument('[platform.yaml]', 'platform config', 'platform.yaml')
     .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
     .option('--offline', 'compare with the committed model.json instead of introspecting databases and WSDLs')
-    .addHelpText('after', '\nExit codes: 0 up to date, 1 drift or a config problem, 3 a database or WSDL cannot be introspected.')
+    .addHelpText('after', '\nExit codes: 0 up to date, 1 drift or a config problem, 3 a database or WSDL cannot be introspected (unreachable, or a variable it needs is not set).')
     .action(async (configPath: string, options: { out?: string; offline?: boolean }) => {
       let result: Awaited<ReturnType<typeof checkPlatform>>;
       try {
         result = await checkPlatform({ configPath, outDir: options.out, cwd: io.cwd, env: io.env, onStage: stageReporter(io), offline: options.offline });
       } catch (error) {
         // Drift cannot be judged without the live schemas: a distinct exit code, so CI can tell the two apart.
-        if (!(error instanceof DiagnosticError) || !error.diagnostics.some((d) => d.code === 'PCO201')) throw error;
+        // PCO111 here is a variable introspection needs (a database password) that is not set.
+        if (!(error instanceof DiagnosticError) || !error.diagnostics.some((d) => d.code === 'PCO201' || d.code === 'PCO111')) throw error;
         io.stderr(formatDiagnosticReport(error.diagnostics));
         throw new CommanderError(3, 'portico.cannotIntrospect', 'Cannot introspect.');
       }

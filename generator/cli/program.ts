@@ -7,6 +7,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { DiagnosticError, formatDiagnosticReport, isUserError } from '../diagnostics.js';
 import { addBuildCommand } from './build-command.js';
 import { addCheckCommand } from './check-command.js';
+import { addDevCommand } from './dev-command.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { addInitCommand } from './init-command.js';
 import { addInspectCommand } from './inspect-command.js';
@@ -22,6 +23,7 @@ export function createProgram(io: CliIo = processIo()): Command {
     .showHelpAfterError('(run with --help for usage)');
   addBuildCommand(program, io);
   addServeCommand(program, io);
+  addDevCommand(program, io);
   addCheckCommand(program, io);
   addInspectCommand(program, io);
   addInitCommand(program, io);

@@ -34,7 +34,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
   if (workers > 1 && cluster.isPrimary) return runPrimary(model, options, workers, host, `http://${host}:${port}`);
   const app = await start(model, options);
   const address = await app.listen({ port, host });
-  if (cluster.isPrimary) console.log(await summary(app, model, address));
+  if (cluster.isPrimary) console.log(await startupSummary(app, model, address));
   const stop = () => { void app.close().then(() => process.exit(0)); };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -71,7 +71,7 @@ async function start(model: PlatformModel, options: RunServerOptions) {
  */
 async function runPrimary(model: PlatformModel, options: RunServerOptions, workers: number, host: string, address: string): Promise<void> {
   const app = await start(model, options);
-  const lines = await summary(app, model, address);
+  const lines = await startupSummary(app, model, address);
   await app.close();
   const entry = fileURLToPath(new URL(SERVER_ENTRY, options.modelUrl));
   if (fs.existsSync(entry)) cluster.setupPrimary({ exec: entry });
@@ -97,7 +97,7 @@ async function runPrimary(model: PlatformModel, options: RunServerOptions, worke
 }
 
 /** What the server prints on start: address, the admin app's key, the administrator. */
-async function summary(app: FastifyInstance, model: PlatformModel, address: string): Promise<string> {
+export async function startupSummary(app: FastifyInstance, model: PlatformModel, address: string): Promise<string> {
   const ctx = app.portico;
   const adminApp = await ctx.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
   const lines = [

@@ -1,0 +1,53 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { DevServer, parseInterval } from '../dev/dev-server.js';
+import type { CliIo } from './cli-io.js';
+
+const DEFAULT_POLL = '10s';
+
+/**
+ * `gen dev [platform.yaml] [-o dir] [-p port] [--poll 10s|off]`: build and serve, rebuilding on a
+ * change of platform.yaml, a local WSDL file or (polled) a database schema; each rebuild prints
+ * the generated files it changed and reloads the server without dropping requests in flight.
+ */
+export function addDevCommand(program: Command, io: CliIo): void {
+  program
+    .command('dev')
+    .description('Build and serve, rebuilding and reloading when platform.yaml, a WSDL file or a database schema changes.')
+    .argument('[platform.yaml]', 'platform config', 'platform.yaml')
+    .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
+    .option('-p, --port <port>', 'port to listen on (default: PORT, else 8080)')
+    .option('--poll <interval>', `how often database schemas are introspected for changes: 5s, 500ms, 2m or off (default ${DEFAULT_POLL})`, (value) => {
+      try {
+        return parseInterval(value);
+      } catch (error) {
+        throw new InvalidArgumentError((error as Error).message);
+      }
+    })
+    .addHelpText('after', [
+      '',
+      'Watches platform.yaml and the WSDL files it names (with the .wsdl/.xsd files beside them);',
+      'a rebuild prints the generated files it added, changed or removed. The port stays open across',
+      'reloads: requests already running finish on the build they started on.',
+      '',
+      'Environment: PORT, HOST (default 127.0.0.1), and those of `gen serve`.',
+    ].join('\n'))
+    .action(async (configPath: string, options: { out?: string; port?: string; poll?: number | null }) => {
+      const port = Number(options.port ?? io.env.PORT ?? 8080);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`'${options.port ?? io.env.PORT}' is not a port.`);
+      const dev = new DevServer({
+        configPath, outDir: options.out, port, host: io.env.HOST ?? '127.0.0.1',
+        pollMs: options.poll === undefined ? parseInterval(DEFAULT_POLL) : options.poll,
+      }, io);
+      await dev.start();
+      // Serves until interrupted; requests in flight finish before the process ends.
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void dev.close().then(resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}
