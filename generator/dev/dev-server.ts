@@ -78,10 +78,15 @@ export class DevServer {
   /** First build, listen, watch. Resolves with the address once serving (or waiting for a build that works). */
   async start(): Promise<string> {
     await this.rebuild(null);
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.port, this.options.host, () => resolve());
-    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.server.once('error', reject);
+        this.server.listen(this.options.port, this.options.host, () => resolve());
+      });
+    } catch (error) {
+      await this.close(); // the port is taken: nothing must keep the process alive
+      throw error;
+    }
     const { port } = this.server.address() as AddressInfo;
     this.address = `http://${this.options.host}:${port}`;
     if (this.current) this.io.stdout(`${await startupSummary(this.current.app, this.current.model, this.address)}\n`);

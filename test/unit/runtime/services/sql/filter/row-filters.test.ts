@@ -85,7 +85,7 @@ describe('rowFiltersToNode', () => {
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error).toMatchObject({
       status: 500, message: 'Invalid server-side filter configuration detected.',
-      context: { name: filter.name, operator: filter.operator, value: filter.value },
+      context: { name: filter.name, operator: filter.operator, value: filter.value, reason: expect.any(String) },
     });
   });
 
