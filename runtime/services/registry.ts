@@ -2,13 +2,14 @@
  * The service-kind registry: the only list of service types. GET /system/service_type and the
  * config validation read it; nothing else hard-codes the kinds.
  */
+import { redisCacheKind } from './cache/redis-cache-kind.js';
 import { plainServiceKinds } from './plain/plain-service-kinds.js';
 import type { ServiceKind } from './service-kind.js';
 import { soapKind } from './soap/soap-kind.js';
 import { sqlServiceKinds } from './sql/sql-service-kinds.js';
 
 const kinds = new Map<string, ServiceKind>(
-  [...plainServiceKinds, ...sqlServiceKinds, soapKind].map((kind) => [kind.type, kind]),
+  [...plainServiceKinds, ...sqlServiceKinds, soapKind, redisCacheKind].map((kind) => [kind.type, kind]),
 );
 
 /** The kind of a service type id, or undefined. */

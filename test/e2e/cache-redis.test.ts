@@ -1,0 +1,146 @@
+/**
+ * The `cache_redis` service on the machine's Redis: the reference's key/value endpoints, TTLs,
+ * listing under a prefix, grants per key, and an unreachable or silent server as a quick 503.
+ */
+import crypto from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Api } from '../helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import { brokerUrl, closedPort, requireBroker, silentServer } from '../helpers/require-broker.js';
+
+describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
+  const prefix = `portico-test:${crypto.randomBytes(4).toString('hex')}:`;
+  const url = new URL(brokerUrl('redis'));
+  let server: TestServer;
+  let api: Api;
+  let reader: Api;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    const model = minimalModel();
+    model.services.push({
+      id: 20, name: 'cache', label: 'Cache', type: 'cache_redis', description: '', is_active: true, origin: 'platform', kind: 'plain',
+      config: { host: url.hostname, port: Number(url.port), key_prefix: prefix, default_ttl: 60, max_value_bytes: 1000 },
+    });
+    server = await startTestServer(model);
+    const token = await server.adminToken();
+    api = apiClient(server.app, () => ({ key: server.apiKey, token }));
+    const role = (await api('POST', '/system/role', { resource: [{ name: 'session-reader', role_service_access_by_role_id: [
+      { service_id: 20, component: '', verb_mask: 1 | 2 },
+      { service_id: 20, component: 'session/*', verb_mask: 1 | 2 },
+    ] }] })).body.resource[0].id;
+    const app = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'cache-app', role_id: role }] })).body.resource[0];
+    reader = apiClient(server.app, () => ({ key: app.api_key }));
+    redis = new Redis(brokerUrl('redis'));
+  });
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+    await server?.close();
+  });
+
+  it('stores, reads, replaces and deletes keys with the reference statuses', async () => {
+    expect(await api('POST', '/cache/greeting', { text: 'hello' })).toMatchObject({ status: 201, body: { greeting: { text: 'hello' } } });
+    expect((await api('GET', '/cache/greeting')).body).toEqual({ text: 'hello' });
+    const again = await api('POST', '/cache/greeting', '"other"');
+    expect(again.status).toBe(400);
+    expect(again.body.error.message).toBe("Key 'greeting' already exists in cache. Use PUT to update existing key.");
+    expect(await api('PUT', '/cache/greeting', '"replaced"')).toMatchObject({ status: 200, body: { greeting: 'replaced' } });
+    expect((await api('GET', '/cache/greeting')).body).toBe('replaced');
+    expect((await api('DELETE', '/cache/greeting')).body).toEqual({ success: true });
+    expect((await api('DELETE', '/cache/greeting')).body).toEqual({ success: false });
+    const missing = await api('GET', '/cache/greeting');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe("No value found for key 'greeting'.");
+    expect((await api('GET', '/cache/greeting?default=fallback')).body).toBe('fallback');
+  });
+
+  it('keys with slashes stay distinct from keys with dots (no folding)', async () => {
+    await api('PUT', '/cache/user/1', 1);
+    await api('PUT', '/cache/user.1', 2);
+    expect((await api('GET', '/cache/user/1')).body).toBe(1);
+    expect((await api('GET', '/cache/user.1')).body).toBe(2);
+    expect(await redis.exists(`${prefix}user/1`)).toBe(1);
+  });
+
+  it('applies ttl, forever and the default TTL', async () => {
+    await api('PUT', '/cache/short?ttl=5', '"x"');
+    await api('PUT', '/cache/kept?forever=true', '"x"');
+    await api('PUT', '/cache/usual', '"x"');
+    expect(await redis.ttl(`${prefix}short`)).toBeLessThanOrEqual(5);
+    expect(await redis.ttl(`${prefix}short`)).toBeGreaterThan(0);
+    expect(await redis.ttl(`${prefix}kept`)).toBe(-1);
+    expect(await redis.ttl(`${prefix}usual`)).toBeGreaterThan(50);
+    await api('PUT', '/cache/gone?ttl=1', '"x"');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await api('GET', '/cache/gone')).status).toBe(404);
+    expect((await api('PUT', '/cache/bad?ttl=soon', '"x"')).status).toBe(400);
+  });
+
+  it('reads and clears with clear=true (alias pull)', async () => {
+    await api('PUT', '/cache/once', '"token"');
+    expect((await api('GET', '/cache/once?clear=true')).body).toBe('token');
+    expect((await api('GET', '/cache/once')).status).toBe(404);
+  });
+
+  it('creates several keys all or none, and lists keys under a prefix', async () => {
+    expect(await api('POST', '/cache', { 'list/a': 1, 'list/b': 2 })).toMatchObject({ status: 201, body: { success: true } });
+    const clash = await api('POST', '/cache', { 'list/c': 3, 'list/a': 9 });
+    expect(clash.status).toBe(400);
+    expect(clash.body.error.message).toBe('Nothing was stored in cache. One or more key(s) already exists (list/a)');
+    expect((await api('GET', '/cache/list/c')).status).toBe(404);
+    expect((await api('PUT', '/cache', { 'list/a': 10, 'list/c': 3 })).body).toEqual({ success: true });
+    expect((await api('GET', '/cache?prefix=list/')).body).toEqual({ resource: ['list/a', 'list/b', 'list/c'] });
+    expect((await api('GET', '/cache/list/a')).body).toBe(10);
+  });
+
+  it('refuses an empty value (400) and a value over max_value_bytes (413)', async () => {
+    expect((await api('PUT', '/cache/empty')).status).toBe(400);
+    const big = await api('PUT', '/cache/big', JSON.stringify('x'.repeat(2000)));
+    expect(big.status).toBe(413);
+  });
+
+  it('applies role grants per key, for keys in the path and in the body', async () => {
+    await api('PUT', '/cache/session/abc', '"mine"');
+    await api('PUT', '/cache/secret', '"hidden"');
+    expect((await reader('GET', '/cache/session/abc')).body).toBe('mine');
+    expect((await reader('GET', '/cache/secret')).status).toBe(401);
+    expect((await reader('POST', '/cache/session/new', 1)).status).toBe(201);
+    expect((await reader('DELETE', '/cache/session/new')).status).toBe(401);
+    const body = await reader('POST', '/cache', { 'session/x': 1, secret2: 2 });
+    expect(body.status).toBe(403);
+    expect(body.body.error.message).toContain("component 'secret2'");
+    // The listing shows only keys the role may read.
+    const listed = (await reader('GET', '/cache')).body.resource as string[];
+    expect(listed).toContain('session/abc');
+    expect(listed).not.toContain('secret');
+  });
+
+  it('is listed with its group and config schema, and documented', async () => {
+    const type = (await api('GET', '/system/service_type/cache_redis')).body;
+    expect(type).toMatchObject({ name: 'cache_redis', group: 'Cache' });
+    expect(type.config_schema.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['host', 'port', 'password', 'database_index', 'default_ttl']));
+    const spec = (await api('GET', '/cache/_spec')).body;
+    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(['/', '/{key}']));
+  });
+
+  it('answers 503 naming the service, quickly, when Redis is unreachable or silent; never the password', async () => {
+    const silent = await silentServer();
+    const port = await closedPort();
+    await api('POST', '/system/service', { resource: [
+      { name: 'cache_down', label: 'Down', type: 'cache_redis', config: { host: '127.0.0.1', port, password: 'sekret-pw', timeout_ms: 1000 } },
+      { name: 'cache_silent', label: 'Silent', type: 'cache_redis', config: { host: '127.0.0.1', port: silent.port, password: 'sekret-pw', timeout_ms: 1000 } },
+    ] });
+    for (const name of ['cache_down', 'cache_silent']) {
+      const started = Date.now();
+      const response = await api('GET', `/${name}/anything`);
+      expect(response.status).toBe(503);
+      expect(response.body.error.message).toContain(`'${name}'`);
+      expect(JSON.stringify(response.body)).not.toContain('sekret');
+      expect(Date.now() - started).toBeLessThan(5000);
+    }
+    await silent.close();
+  });
+});
