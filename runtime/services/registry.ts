@@ -2,6 +2,8 @@
  * The service-kind registry: the only list of service types. GET /system/service_type and the
  * config validation read it; nothing else hard-codes the kinds.
  */
+import { amqpKind } from './broker/amqp-kind.js';
+import { mqttKind } from './broker/mqtt-kind.js';
 import { redisCacheKind } from './cache/redis-cache-kind.js';
 import { plainServiceKinds } from './plain/plain-service-kinds.js';
 import type { ServiceKind } from './service-kind.js';
@@ -9,7 +11,7 @@ import { soapKind } from './soap/soap-kind.js';
 import { sqlServiceKinds } from './sql/sql-service-kinds.js';
 
 const kinds = new Map<string, ServiceKind>(
-  [...plainServiceKinds, ...sqlServiceKinds, soapKind, redisCacheKind].map((kind) => [kind.type, kind]),
+  [...plainServiceKinds, ...sqlServiceKinds, soapKind, redisCacheKind, amqpKind, mqttKind].map((kind) => [kind.type, kind]),
 );
 
 /** The kind of a service type id, or undefined. */
