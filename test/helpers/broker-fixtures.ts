@@ -1,4 +1,5 @@
 /** Servers with broker services for tests: a listening server (SSE needs real HTTP) and an SSE reader. */
+import http from 'node:http';
 import type { ServiceModel } from '../../runtime/model/platform-model.js';
 
 /** A service declared as in platform.yaml. */
@@ -12,45 +13,43 @@ export interface EventReader {
   close(): void;
 }
 
-/** Opens a Server-Sent Events stream and reads its `message` events. */
+/** Opens a Server-Sent Events stream and reads its `message` events (node:http, so that close() ends the connection at once). */
 export async function openEvents(url: string, headers: Record<string, string>): Promise<EventReader> {
-  const abort = new AbortController();
-  const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
-  if (response.status !== 200) throw new Error(`stream answered ${response.status}: ${await response.text()}`);
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
+  const request = http.get(url, { headers: { accept: 'text/event-stream', ...headers } });
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    request.once('response', resolve);
+    request.once('error', reject);
+  });
+  if (response.statusCode !== 200) {
+    let text = '';
+    for await (const chunk of response) text += chunk;
+    throw new Error(`stream answered ${response.statusCode}: ${text}`);
+  }
+  response.setEncoding('utf8');
   let buffer = '';
   const events: any[] = [];
-  const waiting: Array<() => void> = [];
-  void (async () => {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let end = buffer.indexOf('\n\n');
-        while (end !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
-          if (data !== '') {
-            events.push(JSON.parse(data));
-            for (const wake of waiting.splice(0)) wake();
-          }
-          end = buffer.indexOf('\n\n');
-        }
-      }
-    } catch { /* aborted */ }
-  })();
+  response.on('data', (chunk: string) => {
+    buffer += chunk;
+    let end = buffer.indexOf('\n\n');
+    while (end !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
+      if (data !== '') events.push(JSON.parse(data));
+      end = buffer.indexOf('\n\n');
+    }
+  });
+  response.on('error', () => undefined);
+  request.on('error', () => undefined);
   return {
     async next(ms = 5000) {
       const started = Date.now();
       while (events.length === 0) {
         if (Date.now() - started > ms) throw new Error('no event in time');
-        await new Promise<void>((resolve) => { waiting.push(resolve); setTimeout(resolve, 100); });
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
       return events.shift();
     },
-    close: () => abort.abort(),
+    close: () => request.destroy(),
   };
 }

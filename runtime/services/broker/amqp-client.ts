@@ -328,6 +328,11 @@ export class AmqpBrokerClient implements BrokerClient {
     this.closing = true;
     const link = this.link;
     this.link = null;
-    if (link) await link.then((l) => withDeadline(l.model.close(), 1000, () => new Error('close')), () => undefined).catch(() => undefined);
+    if (link) {
+      await link.then((l) => {
+        for (const end of l.streams) end();
+        return withDeadline(l.model.close(), 1000, () => new Error('close'));
+      }, () => undefined).catch(() => undefined);
+    }
   }
 }

@@ -56,6 +56,7 @@ interface PullSubscription {
 interface Stream {
   filter: string;
   onDelivery: (delivery: Delivery) => void;
+  onEnd: () => void;
 }
 
 function qosOf(value: unknown, fallback: Qos): Qos {
@@ -71,6 +72,8 @@ function readFile(baseDir: string, file: unknown): Buffer | undefined {
 
 export class MqttBrokerClient implements BrokerClient {
   private client: MqttClient | null = null;
+  private connecting: Promise<MqttClient> | null = null;
+  private starting: Promise<void> | null = null;
   private readonly pulls = new Map<string, PullSubscription>();
   private readonly streams = new Set<Stream>();
   private readonly timeoutMs: number;
@@ -95,11 +98,31 @@ export class MqttBrokerClient implements BrokerClient {
 
   /** Connects (once; mqtt.js reconnects by itself) and subscribes the configured filters. */
   async start(): Promise<void> {
-    const client = await this.connection();
+    const client = await this.connected();
     if (this.pulls.size > 0) {
       const map = Object.fromEntries([...this.pulls.values()].map((p) => [p.filter, { qos: p.qos }]));
-      await this.call(client.subscribeAsync(map), 'subscribing').catch(() => undefined);
+      await this.call(client.subscribeAsync(map), 'subscribing');
     }
+  }
+
+  /** start() once, again after it failed: the first connection and the configured subscriptions come before any call. */
+  ensureStarted(): Promise<void> {
+    if (!this.starting) {
+      const starting = this.start();
+      this.starting = starting;
+      starting.catch(() => { if (this.starting === starting) this.starting = null; });
+    }
+    return this.starting;
+  }
+
+  /** The client once connected (the first time; later losses are mqtt.js's to mend), or a 503 after the deadline. */
+  private async connected(): Promise<MqttClient> {
+    const client = await this.connection();
+    if (client.connected) return client;
+    await this.call(new Promise<void>((resolve) => {
+      client.once('connect', () => resolve());
+    }), 'connecting');
+    return client;
   }
 
   private options(): IClientOptions {
@@ -129,15 +152,18 @@ export class MqttBrokerClient implements BrokerClient {
     return `${c.use_tls === true ? 'mqtts' : 'mqtt'}://${host}:${typeof c.port === 'number' ? c.port : 1883}`;
   }
 
-  private async connection(): Promise<MqttClient> {
-    if (this.client) return this.client;
-    const { connect } = await import('mqtt');
-    const client = connect(this.url(), this.options());
-    // Connection errors surface on the calls (as 503s); mqtt.js keeps reconnecting.
-    client.on('error', () => undefined);
-    client.on('message', (topic, payload, packet) => this.deliver(topic, payload, packet.qos, packet.retain));
-    this.client = client;
-    return client;
+  /** The one client of the service (made once, even when calls race for it). */
+  private connection(): Promise<MqttClient> {
+    this.connecting ??= import('mqtt').then(({ connect }) => {
+      const client = connect(this.url(), this.options());
+      client.setMaxListeners(0);
+      // Connection errors surface on the calls (as 503s); mqtt.js keeps reconnecting.
+      client.on('error', () => undefined);
+      client.on('message', (topic, payload, packet) => this.deliver(topic, payload, packet.qos, packet.retain));
+      this.client = client;
+      return client;
+    });
+    return this.connecting;
   }
 
   /** A broker call within the deadline; a late or unreachable broker is a 503 naming the service. */
@@ -178,13 +204,15 @@ export class MqttBrokerClient implements BrokerClient {
       if (fields.retain !== undefined) retain = toBool(fields.retain);
       if (topic === '') throw new BadRequestError('No topic and/or message supplied for publishing.', { field: 'topic' });
     }
-    if (message === undefined || message === '') throw new BadRequestError('No topic and/or message supplied for publishing.', { field: 'message' });
+    // An empty retained message clears the topic's retained message (MQTT 3.3.1.3).
+    if (message === undefined || message === null || (message === '' && !retain)) throw new BadRequestError('No topic and/or message supplied for publishing.', { field: 'message' });
     checkTopicName(topic);
     const payload = encodeMessage(message);
     if (payload.length > this.maxBytes) throw new PayloadTooLargeError(`The message is larger than the ${this.maxBytes} bytes service '${this.name}' accepts.`);
     return {
       component: `pub/${topic}`,
       send: async () => {
+        await this.ensureStarted();
         const client = await this.connection();
         await this.call(client.publishAsync(topic, payload, { qos, retain }), 'the publish');
       },
@@ -194,7 +222,7 @@ export class MqttBrokerClient implements BrokerClient {
   async pull(source: string, limit: number, waitMs: number): Promise<Delivery[]> {
     const pull = this.pulls.get(source);
     if (!pull) throw new NotFoundError(`No subscription to '${source}' on service '${this.name}'. Create one with POST sub/{topic} or list it in the service's subscriptions.`);
-    await this.connection();
+    await this.ensureStarted();
     if (pull.buffer.length === 0 && waitMs > 0) {
       await new Promise<void>((resolve) => {
         const wake = () => { clearTimeout(timer); pull.waiters.delete(wake); resolve(); };
@@ -205,16 +233,27 @@ export class MqttBrokerClient implements BrokerClient {
     return pull.buffer.splice(0, limit);
   }
 
-  async stream(source: string, _query: RawQuery, onDelivery: (delivery: Delivery) => void): Promise<() => Promise<void>> {
+  async stream(source: string, _query: RawQuery, onDelivery: (delivery: Delivery) => void, onEnd: () => void): Promise<() => Promise<void>> {
     checkTopicFilter(source);
+    await this.ensureStarted();
     const client = await this.connection();
-    const stream: Stream = { filter: source, onDelivery };
-    if (!this.subscribed(source)) await this.subscribeFilter(client, source, this.qos);
+    const stream: Stream = { filter: source, onDelivery, onEnd };
+    const known = this.subscribed(source);
+    // Listening before subscribing: retained messages follow the broker's acknowledgement at once.
     this.streams.add(stream);
-    return async () => {
-      this.streams.delete(stream);
+    const stop = async () => {
+      if (!this.streams.delete(stream)) return;
       if (!this.subscribed(source) && this.client) await this.call(this.client.unsubscribeAsync(source), 'unsubscribing').catch(() => undefined);
     };
+    if (!known) {
+      try {
+        await this.subscribeFilter(client, source, this.qos);
+      } catch (error) {
+        await stop();
+        throw error;
+      }
+    }
+    return stop;
   }
 
   private subscribed(filter: string): boolean {
@@ -234,6 +273,7 @@ export class MqttBrokerClient implements BrokerClient {
     checkTopicFilter(source);
     const fields = body !== null && typeof body === 'object' ? body as Record<string, unknown> : {};
     const qos = qosOf(fields.qos ?? pick(query, 'qos'), this.qos);
+    await this.ensureStarted();
     const client = await this.connection();
     if (!this.pulls.has(source)) {
       await this.subscribeFilter(client, source, qos);
@@ -252,7 +292,11 @@ export class MqttBrokerClient implements BrokerClient {
   async close(): Promise<void> {
     const client = this.client;
     this.client = null;
+    this.connecting = null;
+    this.starting = null;
     for (const pull of this.pulls.values()) for (const wake of pull.waiters) wake();
+    for (const stream of this.streams) stream.onEnd();
+    this.streams.clear();
     if (client) await withDeadline(client.endAsync(), 1000, () => new Error('close')).catch(() => client.end(true));
   }
 }

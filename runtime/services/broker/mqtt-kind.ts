@@ -31,7 +31,7 @@ export const mqttKind: ServiceKind = {
   async open(service, ctx) {
     const client = new MqttBrokerClient(service.name, ctx.resolveEnv(service.config), ctx.baseDir);
     // Connect and subscribe in the background: an unreachable broker answers 503 on the calls, not here.
-    void client.start().catch(() => undefined);
+    void client.ensureStarted().catch(() => undefined);
     return new BrokerHandler(service.name, client, docs);
   },
 };
