@@ -17,6 +17,7 @@ import type { InternalService } from './internal-service.js';
 import { openPlatform, type PlatformContext, type PlatformOptions } from './platform-context.js';
 import { rootListing } from './root-listing.js';
 import { installUrlGuard } from './url-guard.js';
+import { registerMcpRoutes } from './mcp-route.js';
 
 export interface ServerOptions extends PlatformOptions {
   /** Precompiled route schemas of the generated database services. */
@@ -57,5 +58,6 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   app.route({ method: methods, url: '/api/v2/:service', handler: dispatch });
   app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch });
   registerGeneratedTableRoutes(app, ctx, dispatch, options.routes ?? []);
+  registerMcpRoutes(app, ctx);
   return app;
 }

@@ -1,0 +1,96 @@
+/**
+ * One MCP request (Streamable HTTP, stateless: a server and transport per request, so any
+ * instance can answer): tools and resources for what the caller's role may reach, every tool
+ * call made as the REST call it stands for, through the platform's own checks.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Verb } from '../../model/platform-model.js';
+import type { OpenApiFragment } from '../../openapi/fragment.js';
+import { buildTools, type McpTool, toolRequest } from './mcp-tools.js';
+
+/** What the MCP endpoint needs of the platform, for one caller (runtime/http/mcp-route.ts provides it). */
+export interface McpPlatform {
+  /** The services the caller's role reaches and the MCP service exposes, with their OpenAPI fragments. */
+  services(): Promise<Array<{ name: string; type: string; label: string; fragment: OpenApiFragment }>>;
+  /** Shared OpenAPI components the fragments reference. */
+  sharedComponents(): Record<string, Record<string, unknown>>;
+  /** Whether the caller's role allows the verb on a component of a service (something under it, for path templates). */
+  allows(service: string, component: string, verb: Verb): boolean;
+  /** Makes a REST call as the caller (same credentials, checks, limits and hooks). */
+  call(verb: Verb, url: string, body: unknown): Promise<{ status: number; body: unknown }>;
+  /** Tools the MCP service's config leaves out, and whether it offers writes. */
+  disabledTools: ReadonlySet<string>;
+  allowWrites: boolean;
+}
+
+const SCHEMA_URI = /^portico:\/\/([^/]+)\/_schema\/(.+)$/;
+
+function resultOf(response: { status: number; body: unknown }) {
+  const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? null);
+  const structured = response.body !== null && typeof response.body === 'object' && !Array.isArray(response.body) ? response.body as Record<string, unknown> : undefined;
+  return { content: [{ type: 'text' as const, text }], ...(structured ? { structuredContent: structured } : {}), isError: response.status >= 400 };
+}
+
+export async function tools(platform: McpPlatform): Promise<McpTool[]> {
+  const services = await platform.services();
+  const list = buildTools(services.map((s) => ({ service: s.name, fragment: s.fragment })), platform.sharedComponents(), (service, component, verb) =>
+    (platform.allowWrites || verb === 'GET') && platform.allows(service, component, verb));
+  return list.filter((tool) => !platform.disabledTools.has(tool.name));
+}
+
+/** Table schemas as resources: one per table of a database service whose `_schema` the role may read. */
+async function resources(platform: McpPlatform) {
+  const out: Array<{ uri: string; name: string; mimeType: string; description: string }> = [];
+  for (const service of await platform.services()) {
+    if (!service.fragment.paths['/_schema/{table_name}']) continue;
+    for (const path of Object.keys(service.fragment.paths)) {
+      const match = /^\/_table\/([^/{}]+)$/.exec(path);
+      if (!match) continue;
+      const table = decodeURIComponent(match[1]);
+      if (!platform.allows(service.name, `_schema/${table}`, 'GET')) continue;
+      out.push({ uri: `portico://${service.name}/_schema/${encodeURIComponent(table)}`, name: `${service.name}/${table}`, mimeType: 'application/json', description: `Schema of table ${table} of ${service.label}.` });
+    }
+  }
+  return out;
+}
+
+/** Answers one MCP HTTP request on raw Node objects (the route has hijacked the reply). */
+export async function serveMcp(request: IncomingMessage, response: ServerResponse, body: unknown, platform: McpPlatform, serverName: string): Promise<void> {
+  const [{ Server }, { StreamableHTTPServerTransport }, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  const server = new Server({ name: `portico-${serverName}`, version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
+  let cached: Promise<McpTool[]> | null = null;
+  const toolList = () => (cached ??= tools(platform));
+  server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
+    tools: (await toolList()).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
+  }));
+  server.setRequestHandler(types.CallToolRequestSchema, async (call) => {
+    const tool = (await toolList()).find((candidate) => candidate.name === call.params.name);
+    if (!tool) return { content: [{ type: 'text', text: `Unknown tool '${call.params.name}', or not allowed for this role.` }], isError: true };
+    let rest: ReturnType<typeof toolRequest>;
+    try {
+      rest = toolRequest(tool, (call.params.arguments ?? {}) as Record<string, unknown>);
+    } catch (error) {
+      return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+    }
+    return resultOf(await platform.call(rest.verb, rest.url, rest.body));
+  });
+  server.setRequestHandler(types.ListResourcesRequestSchema, async () => ({ resources: await resources(platform) }));
+  server.setRequestHandler(types.ReadResourceRequestSchema, async (read) => {
+    const match = SCHEMA_URI.exec(read.params.uri);
+    if (!match) throw new types.McpError(types.ErrorCode.InvalidParams, `Unknown resource '${read.params.uri}'.`);
+    const response = await platform.call('GET', `/api/v2/${encodeURIComponent(match[1])}/_schema/${match[2]}`, undefined);
+    if (response.status >= 400) throw new types.McpError(types.ErrorCode.InvalidParams, `Resource '${read.params.uri}': ${JSON.stringify(response.body)}`);
+    return { contents: [{ uri: read.params.uri, mimeType: 'application/json', text: JSON.stringify(response.body) }] };
+  });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  response.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(request, response, body);
+}
