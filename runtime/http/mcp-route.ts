@@ -29,6 +29,25 @@ const CORS = {
   'access-control-expose-headers': 'WWW-Authenticate, mcp-session-id',
 };
 
+/** Tool lists per platform, MCP service and role, kept TOOL_CACHE_MS (a changed schema or grant shows after that). */
+const TOOL_CACHE_MS = 5000;
+const caches = new WeakMap<PlatformContext, Map<string, { expires: number; value: Promise<unknown> }>>();
+
+function memo<T>(ctx: PlatformContext, key: string, build: () => Promise<T>): Promise<T> {
+  let cache = caches.get(ctx);
+  if (!cache) {
+    cache = new Map();
+    caches.set(ctx, cache);
+  }
+  const now = Date.now();
+  const hit = cache.get(key);
+  if (hit && hit.expires > now) return hit.value as Promise<T>;
+  const value = build();
+  cache.set(key, { expires: now + TOOL_CACHE_MS, value });
+  value.catch(() => cache.delete(key));
+  return value;
+}
+
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, headers: Record<string, string> = {}) {
   return reply.status(status).headers({ ...CORS, ...headers }).send({ jsonrpc: '2.0', id: null, error: { code, message } });
 }
@@ -104,6 +123,7 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): v
       },
       disabledTools: config.disabledTools,
       allowWrites: config.allowWrites,
+      memo: (key, build) => memo(ctx, `${name}|${isAdmin ? 'admin' : role?.id}|${key}`, build),
     };
     reply.hijack();
     for (const [header, value] of Object.entries(CORS)) reply.raw.setHeader(header, value);

@@ -52,6 +52,8 @@ function sleep(ms: number): Promise<void> {
 
 export class AmqpBrokerClient implements BrokerClient {
   private link: Promise<Link> | null = null;
+  /** The link once open (calls skip the promise and its deadline). */
+  private open_: Link | null = null;
   private closing = false;
   private readonly declared = new Map<string, QueueDeclaration>();
 
@@ -62,10 +64,11 @@ export class AmqpBrokerClient implements BrokerClient {
   /** The open connection, connecting (and declaring) when there is none; a 503 after the deadline. */
   private connection(deadline = Date.now() + this.config.timeoutMs): Promise<Link> {
     if (this.closing) return Promise.reject(unavailable(this.name, 'the service is closing'));
+    if (this.open_ && !this.open_.closed) return Promise.resolve(this.open_);
     if (!this.link) {
       const opening = this.open();
       this.link = opening;
-      opening.catch(() => { if (this.link === opening) this.link = null; });
+      opening.then((link) => { this.open_ = link; }, () => { if (this.link === opening) this.link = null; });
     }
     return withDeadline(this.link, Math.max(1, deadline - Date.now()), () => unavailable(this.name, 'the AMQP broker did not answer in time'))
       .catch((error: unknown) => {

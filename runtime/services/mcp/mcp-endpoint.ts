@@ -21,6 +21,8 @@ export interface McpPlatform {
   /** Tools the MCP service's config leaves out, and whether it offers writes. */
   disabledTools: ReadonlySet<string>;
   allowWrites: boolean;
+  /** Keeps what `build` made for this caller's role a few seconds (tool lists cost a walk of every document). */
+  memo<T>(key: string, build: () => Promise<T>): Promise<T>;
 }
 
 const SCHEMA_URI = /^portico:\/\/([^/]+)\/_schema\/(.+)$/;
@@ -63,7 +65,7 @@ export async function serveMcp(request: IncomingMessage, response: ServerRespons
   ]);
   const server = new Server({ name: `portico-${serverName}`, version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } });
   let cached: Promise<McpTool[]> | null = null;
-  const toolList = () => (cached ??= tools(platform));
+  const toolList = () => (cached ??= platform.memo('tools', () => tools(platform)));
   server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
     tools: (await toolList()).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
   }));
