@@ -4,6 +4,7 @@
  * time serves live fragments of databases (tables may change) and uses these for the rest.
  */
 import type { ServiceModel } from '../model/platform-model.js';
+import { getServiceKind } from '../services/registry.js';
 import { docsServiceOpenApi } from './docs-openapi.js';
 import type { OpenApiFragment } from './fragment.js';
 import { soapServiceOpenApi } from './soap-openapi.js';
@@ -28,5 +29,5 @@ export function modelFragment(service: ServiceModel): OpenApiFragment {
   if (internal) return internal;
   if (service.kind === 'sql') return sqlServiceOpenApi(service);
   if (service.kind === 'soap') return soapServiceOpenApi(service);
-  return { paths: {}, components: {} };
+  return getServiceKind(service.type)?.describe?.(service) ?? { paths: {}, components: {} };
 }

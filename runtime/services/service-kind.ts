@@ -89,6 +89,8 @@ export interface ServiceType {
 export interface ServiceKind extends ServiceType {
   /** Runs at build time: adds what introspection finds (tables, operations) to the service model. */
   introspect?(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceModel>;
+  /** The OpenAPI fragment the model alone gives, for kinds whose endpoints do not depend on what is behind them (build-time documents). */
+  describe?(service: ServiceModel): OpenApiFragment;
   /** Opens the service for serving. */
   open(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceHandler>;
 }

@@ -1,7 +1,7 @@
 /** The `amqp` kind (group IoT, reference df-amqp): publish, pull and stream over REST on an AMQP 0-9-1 broker (RabbitMQ). */
 import { AmqpBrokerClient } from './amqp-client.js';
 import { amqpConfigSchema, readAmqpConfig } from './amqp-config.js';
-import { BrokerHandler, type BrokerDocs } from './broker-handler.js';
+import { BrokerHandler, brokerOpenApi, type BrokerDocs } from './broker-handler.js';
 import type { ServiceKind } from '../service-kind.js';
 
 const declaration = { oneOf: [{ type: 'string' as const }, { type: 'object' as const, additionalProperties: true }] };
@@ -33,6 +33,7 @@ export const amqpKind: ServiceKind = {
   group: 'IoT',
   description: 'Publishes to and reads from an AMQP 0-9-1 broker (RabbitMQ).',
   configSchema: amqpConfigSchema,
+  describe: () => brokerOpenApi(docs),
   async open(service, ctx) {
     return new BrokerHandler(service.name, new AmqpBrokerClient(service.name, readAmqpConfig(service.name, ctx.resolveEnv(service.config), ctx.baseDir)), docs);
   },

@@ -142,67 +142,72 @@ export class BrokerHandler implements ServiceHandler {
   }
 
   openapi(): OpenApiFragment {
-    const topic = pathParameter('topic', `The ${this.docs.topicLabel} (may contain '/'; percent-encode '#' as %23).`);
-    const success: SchemaObject = { type: 'object', properties: { success: { type: 'boolean' } } };
-    const delivery: SchemaObject = {
-      type: 'object',
-      properties: {
-        topic: { type: 'string', description: `The ${this.docs.topicLabel} the message came on.` },
-        message: { description: 'The payload: parsed when it is JSON, else its text.' },
-        received_at: { type: 'string', format: 'date-time' },
-      },
-    };
-    const listOf = (items: SchemaObject): SchemaObject => ({ type: 'object', properties: { resource: { type: 'array', items } } });
-    const subscription: SchemaObject = { type: 'object', additionalProperties: true };
-    return {
-      paths: {
-        '/': { get: jsonOperation({ operationId: 'listResources', summary: 'The resources of the service: pub and sub.', response: { description: 'Resources.', schema: listOf({ type: 'object', properties: { name: { type: 'string' } } }) } }) },
-        '/pub': {
-          post: jsonOperation({
-            operationId: 'publish', summary: 'Publish a message (the reference\'s body); answers once the broker has acknowledged it.',
-            body: { description: 'Where to and what.', schema: this.docs.publishBody },
-            response: { description: 'Published and acknowledged.', schema: success },
-          }),
-        },
-        '/pub/{topic}': {
-          post: jsonOperation({
-            operationId: 'publishTo', summary: `Publish the request body to a ${this.docs.topicLabel}; answers once the broker has acknowledged it.`,
-            parameters: [topic, ...this.docs.publishQuery.map((p) => ({ ...p, in: 'query' as const }))],
-            body: { description: 'The message: a string is sent as its text, anything else as JSON.', schema: {} },
-            response: { description: 'Published and acknowledged.', schema: success },
-          }),
-        },
-        '/sub': {
-          get: jsonOperation({ operationId: 'listSubscriptions', summary: 'The pull subscriptions or declared queues.', response: { description: 'Subscriptions.', schema: listOf(subscription) } }),
-          post: { ...jsonOperation({ operationId: 'subscribeMany', summary: this.docs.subscribeSummary, body: { description: 'One or more `{topic}` (or `{queue}`) objects.', schema: { oneOf: [subscription, { type: 'array', items: subscription }] } }, response: { description: 'Created.', schema: listOf(subscription) } }), responses: { '201': { description: 'Created.', content: { 'application/json': { schema: listOf(subscription) } } } } },
-        },
-        '/sub/{topic}': {
-          get: {
-            ...jsonOperation({
-              operationId: 'pull',
-              summary: 'Take the messages that arrived (pull); with `Accept: text/event-stream` or `stream=true`, stream them as Server-Sent Events instead.',
-              parameters: [topic,
-                { name: 'limit', in: 'query', description: `At most this many messages (default 100, at most ${MAX_PULL}).`, schema: { type: 'integer', minimum: 0 } },
-                { name: 'wait', in: 'query', description: `Milliseconds to wait for a first message when none is there (default 0, at most ${MAX_WAIT_MS}).`, schema: { type: 'integer', minimum: 0 } },
-                { name: 'stream', in: 'query', description: 'Stream as Server-Sent Events (as `Accept: text/event-stream` does).', schema: { type: 'boolean' } }],
-              response: { description: 'The messages, oldest first.', schema: listOf(delivery) },
-            }),
-            responses: {
-              '200': {
-                description: 'The messages, oldest first; or the event stream (each `message` event\'s data a delivery as JSON).',
-                content: { 'application/json': { schema: listOf(delivery) }, 'text/event-stream': { schema: { type: 'string' } } },
-              },
-            },
-          },
-          post: { ...jsonOperation({ operationId: 'subscribe', summary: this.docs.subscribeSummary, parameters: [topic], response: { description: 'Created.', schema: subscription } }), responses: { '201': { description: 'Created.', content: { 'application/json': { schema: subscription } } } } },
-          delete: jsonOperation({ operationId: 'unsubscribe', summary: 'Remove a pull subscription.', parameters: [topic], response: { description: 'Removed.', schema: success } }),
-        },
-      },
-      components: {},
-    };
+    return brokerOpenApi(this.docs);
   }
 
   close(): Promise<void> {
     return this.client.close();
   }
+}
+
+/** The OpenAPI fragment of a broker service (static: what the service's model gives at build time too). */
+export function brokerOpenApi(docs: BrokerDocs): OpenApiFragment {
+  const topic = pathParameter('topic', `The ${docs.topicLabel} (may contain '/'; percent-encode '#' as %23).`);
+  const success: SchemaObject = { type: 'object', properties: { success: { type: 'boolean' } } };
+  const delivery: SchemaObject = {
+    type: 'object',
+    properties: {
+      topic: { type: 'string', description: `The ${docs.topicLabel} the message came on.` },
+      message: { description: 'The payload: parsed when it is JSON, else its text.' },
+      received_at: { type: 'string', format: 'date-time' },
+    },
+  };
+  const listOf = (items: SchemaObject): SchemaObject => ({ type: 'object', properties: { resource: { type: 'array', items } } });
+  const subscription: SchemaObject = { type: 'object', additionalProperties: true };
+  return {
+    paths: {
+      '/': { get: jsonOperation({ operationId: 'listResources', summary: 'The resources of the service: pub and sub.', response: { description: 'Resources.', schema: listOf({ type: 'object', properties: { name: { type: 'string' } } }) } }) },
+      '/pub': {
+        post: jsonOperation({
+          operationId: 'publish', summary: 'Publish a message (the reference\'s body); answers once the broker has acknowledged it.',
+          body: { description: 'Where to and what.', schema: docs.publishBody },
+          response: { description: 'Published and acknowledged.', schema: success },
+        }),
+      },
+      '/pub/{topic}': {
+        post: jsonOperation({
+          operationId: 'publishTo', summary: `Publish the request body to a ${docs.topicLabel}; answers once the broker has acknowledged it.`,
+          parameters: [topic, ...docs.publishQuery.map((p) => ({ ...p, in: 'query' as const }))],
+          body: { description: 'The message: a string is sent as its text, anything else as JSON.', schema: {} },
+          response: { description: 'Published and acknowledged.', schema: success },
+        }),
+      },
+      '/sub': {
+        get: jsonOperation({ operationId: 'listSubscriptions', summary: 'The pull subscriptions or declared queues.', response: { description: 'Subscriptions.', schema: listOf(subscription) } }),
+        post: { ...jsonOperation({ operationId: 'subscribeMany', summary: docs.subscribeSummary, body: { description: 'One or more `{topic}` (or `{queue}`) objects.', schema: { oneOf: [subscription, { type: 'array', items: subscription }] } }, response: { description: 'Created.', schema: listOf(subscription) } }), responses: { '201': { description: 'Created.', content: { 'application/json': { schema: listOf(subscription) } } } } },
+      },
+      '/sub/{topic}': {
+        get: {
+          ...jsonOperation({
+            operationId: 'pull',
+            summary: 'Take the messages that arrived (pull); with `Accept: text/event-stream` or `stream=true`, stream them as Server-Sent Events instead.',
+            parameters: [topic,
+              { name: 'limit', in: 'query', description: `At most this many messages (default 100, at most ${MAX_PULL}).`, schema: { type: 'integer', minimum: 0 } },
+              { name: 'wait', in: 'query', description: `Milliseconds to wait for a first message when none is there (default 0, at most ${MAX_WAIT_MS}).`, schema: { type: 'integer', minimum: 0 } },
+              { name: 'stream', in: 'query', description: 'Stream as Server-Sent Events (as `Accept: text/event-stream` does).', schema: { type: 'boolean' } }],
+            response: { description: 'The messages, oldest first.', schema: listOf(delivery) },
+          }),
+          responses: {
+            '200': {
+              description: 'The messages, oldest first; or the event stream (each `message` event\'s data a delivery as JSON).',
+              content: { 'application/json': { schema: listOf(delivery) }, 'text/event-stream': { schema: { type: 'string' } } },
+            },
+          },
+        },
+        post: { ...jsonOperation({ operationId: 'subscribe', summary: docs.subscribeSummary, parameters: [topic], response: { description: 'Created.', schema: subscription } }), responses: { '201': { description: 'Created.', content: { 'application/json': { schema: subscription } } } } },
+        delete: jsonOperation({ operationId: 'unsubscribe', summary: 'Remove a pull subscription.', parameters: [topic], response: { description: 'Removed.', schema: success } }),
+      },
+    },
+    components: {},
+  };
 }

@@ -1,5 +1,5 @@
 /** The `mqtt` kind (group IoT, reference df-mqtt): publish, pull and stream over REST on an MQTT broker. */
-import { BrokerHandler, type BrokerDocs } from './broker-handler.js';
+import { BrokerHandler, brokerOpenApi, type BrokerDocs } from './broker-handler.js';
 import { MqttBrokerClient, mqttConfigSchema } from './mqtt-client.js';
 import type { ServiceKind } from '../service-kind.js';
 
@@ -28,6 +28,7 @@ export const mqttKind: ServiceKind = {
   group: 'IoT',
   description: 'Publishes to and reads from an MQTT broker.',
   configSchema: mqttConfigSchema,
+  describe: () => brokerOpenApi(docs),
   async open(service, ctx) {
     const client = new MqttBrokerClient(service.name, ctx.resolveEnv(service.config), ctx.baseDir);
     // Connect and subscribe in the background: an unreachable broker answers 503 on the calls, not here.

@@ -184,43 +184,7 @@ class RedisCacheHandler implements ServiceHandler {
   }
 
   openapi(): OpenApiFragment {
-    const ttl = { name: 'ttl', in: 'query' as const, description: 'Seconds before the value expires (default: the service\'s default_ttl).', schema: { type: 'integer' as const, minimum: 0 } };
-    const forever = { name: 'forever', in: 'query' as const, description: 'Keep the value until it is deleted.', schema: { type: 'boolean' as const } };
-    const keyParam = pathParameter('key', 'The cache key (may contain `/`).');
-    const pairs: SchemaObject = { type: 'object', additionalProperties: {}, description: 'Keys and their values.' };
-    const success: SchemaObject = { type: 'object', properties: { success: { type: 'boolean' } } };
-    const stored: SchemaObject = { type: 'object', additionalProperties: {}, description: 'The key and the value stored.' };
-    const value: SchemaObject = { description: 'Any JSON value.' };
-    return {
-      paths: {
-        '/': {
-          get: jsonOperation({
-            operationId: 'listKeys', summary: 'List the keys in the cache, optionally under a prefix.',
-            parameters: [
-              { name: 'prefix', in: 'query', description: 'Only keys starting with this text.', schema: { type: 'string' } },
-              { name: 'limit', in: 'query', description: 'At most this many keys.', schema: { type: 'integer', minimum: 0 } },
-            ],
-            response: { description: 'The keys, sorted.', schema: { type: 'object', properties: { resource: { type: 'array', items: { type: 'string' } } } } },
-          }),
-          post: { ...jsonOperation({ operationId: 'createKeys', summary: 'Create several keys; none is stored if any exists.', parameters: [ttl, forever], body: { description: 'Key/value pairs.', schema: pairs }, response: { description: 'Stored.', schema: success } }), responses: { '201': { description: 'Stored.', content: { 'application/json': { schema: success } } } } },
-          put: jsonOperation({ operationId: 'replaceKeys', summary: 'Store several keys, replacing existing ones.', parameters: [ttl, forever], body: { description: 'Key/value pairs.', schema: pairs }, response: { description: 'Stored.', schema: success } }),
-          patch: jsonOperation({ operationId: 'updateKeys', summary: 'Store several keys, replacing existing ones.', parameters: [ttl, forever], body: { description: 'Key/value pairs.', schema: pairs }, response: { description: 'Stored.', schema: success } }),
-        },
-        '/{key}': {
-          get: jsonOperation({
-            operationId: 'getKey', summary: 'Read the value of a key.', parameters: [keyParam,
-              { name: 'default', in: 'query', description: 'Returned when the key is missing (instead of 404).', schema: { type: 'string' } },
-              { name: 'clear', in: 'query', description: 'Delete the key once read (alias `pull`).', schema: { type: 'boolean' } }],
-            response: { description: 'The value.', schema: value },
-          }),
-          post: { ...jsonOperation({ operationId: 'createKey', summary: 'Create a key (400 if it exists).', parameters: [keyParam, ttl, forever], body: { description: 'The value.', schema: value }, response: { description: 'Stored.', schema: stored } }), responses: { '201': { description: 'Stored.', content: { 'application/json': { schema: stored } } } } },
-          put: jsonOperation({ operationId: 'replaceKey', summary: 'Store the value of a key.', parameters: [keyParam, ttl, forever], body: { description: 'The value.', schema: value }, response: { description: 'Stored.', schema: stored } }),
-          patch: jsonOperation({ operationId: 'updateKey', summary: 'Store the value of a key.', parameters: [keyParam, ttl, forever], body: { description: 'The value.', schema: value }, response: { description: 'Stored.', schema: stored } }),
-          delete: jsonOperation({ operationId: 'deleteKey', summary: 'Delete a key.', parameters: [keyParam], response: { description: 'Whether a key was deleted.', schema: success } }),
-        },
-      },
-      components: {},
-    };
+    return redisCacheOpenApi();
   }
 
   async close(): Promise<void> {
@@ -236,7 +200,49 @@ export const redisCacheKind: ServiceKind = {
   group: 'Cache',
   description: 'Key/value cache on a Redis server.',
   configSchema: redisCacheConfigSchema,
+  describe: () => redisCacheOpenApi(),
   async open(service, ctx) {
     return new RedisCacheHandler(service.name, readRedisCacheConfig(service.name, ctx.resolveEnv(service.config)));
   },
 };
+
+/** The OpenAPI fragment of a cache service. */
+export function redisCacheOpenApi(): OpenApiFragment {
+  const ttl = { name: 'ttl', in: 'query' as const, description: 'Seconds before the value expires (default: the service\'s default_ttl).', schema: { type: 'integer' as const, minimum: 0 } };
+  const forever = { name: 'forever', in: 'query' as const, description: 'Keep the value until it is deleted.', schema: { type: 'boolean' as const } };
+  const keyParam = pathParameter('key', 'The cache key (may contain `/`).');
+  const pairs: SchemaObject = { type: 'object', additionalProperties: {}, description: 'Keys and their values.' };
+  const success: SchemaObject = { type: 'object', properties: { success: { type: 'boolean' } } };
+  const stored: SchemaObject = { type: 'object', additionalProperties: {}, description: 'The key and the value stored.' };
+  const value: SchemaObject = { description: 'Any JSON value.' };
+  return {
+    paths: {
+      '/': {
+        get: jsonOperation({
+          operationId: 'listKeys', summary: 'List the keys in the cache, optionally under a prefix.',
+          parameters: [
+            { name: 'prefix', in: 'query', description: 'Only keys starting with this text.', schema: { type: 'string' } },
+            { name: 'limit', in: 'query', description: 'At most this many keys.', schema: { type: 'integer', minimum: 0 } },
+          ],
+          response: { description: 'The keys, sorted.', schema: { type: 'object', properties: { resource: { type: 'array', items: { type: 'string' } } } } },
+        }),
+        post: { ...jsonOperation({ operationId: 'createKeys', summary: 'Create several keys; none is stored if any exists.', parameters: [ttl, forever], body: { description: 'Key/value pairs.', schema: pairs }, response: { description: 'Stored.', schema: success } }), responses: { '201': { description: 'Stored.', content: { 'application/json': { schema: success } } } } },
+        put: jsonOperation({ operationId: 'replaceKeys', summary: 'Store several keys, replacing existing ones.', parameters: [ttl, forever], body: { description: 'Key/value pairs.', schema: pairs }, response: { description: 'Stored.', schema: success } }),
+        patch: jsonOperation({ operationId: 'updateKeys', summary: 'Store several keys, replacing existing ones.', parameters: [ttl, forever], body: { description: 'Key/value pairs.', schema: pairs }, response: { description: 'Stored.', schema: success } }),
+      },
+      '/{key}': {
+        get: jsonOperation({
+          operationId: 'getKey', summary: 'Read the value of a key.', parameters: [keyParam,
+            { name: 'default', in: 'query', description: 'Returned when the key is missing (instead of 404).', schema: { type: 'string' } },
+            { name: 'clear', in: 'query', description: 'Delete the key once read (alias `pull`).', schema: { type: 'boolean' } }],
+          response: { description: 'The value.', schema: value },
+        }),
+        post: { ...jsonOperation({ operationId: 'createKey', summary: 'Create a key (400 if it exists).', parameters: [keyParam, ttl, forever], body: { description: 'The value.', schema: value }, response: { description: 'Stored.', schema: stored } }), responses: { '201': { description: 'Stored.', content: { 'application/json': { schema: stored } } } } },
+        put: jsonOperation({ operationId: 'replaceKey', summary: 'Store the value of a key.', parameters: [keyParam, ttl, forever], body: { description: 'The value.', schema: value }, response: { description: 'Stored.', schema: stored } }),
+        patch: jsonOperation({ operationId: 'updateKey', summary: 'Store the value of a key.', parameters: [keyParam, ttl, forever], body: { description: 'The value.', schema: value }, response: { description: 'Stored.', schema: stored } }),
+        delete: jsonOperation({ operationId: 'deleteKey', summary: 'Delete a key.', parameters: [keyParam], response: { description: 'Whether a key was deleted.', schema: success } }),
+      },
+    },
+    components: {},
+  };
+}

@@ -36,12 +36,28 @@ export function readMcpConfig(config: Record<string, unknown>): McpConfig {
   };
 }
 
+/** The OpenAPI fragment of an MCP service's REST side. */
+function mcpOpenApi(endpoint: string): OpenApiFragment {
+  return {
+    paths: {
+      '/': {
+        get: jsonOperation({
+          operationId: 'getMcpEndpoint', summary: `Where the MCP endpoint is (${endpoint}, Streamable HTTP, outside /api/v2).`,
+          response: { description: 'The endpoint.', schema: { type: 'object', properties: { service_id: { type: 'integer' }, api_name: { type: 'string' }, mcp_endpoint: { type: 'string' } } } },
+        }),
+      },
+    },
+    components: {},
+  };
+}
+
 export const mcpKind: ServiceKind = {
   type: 'mcp',
   label: 'MCP Server Service',
   group: 'MCP',
   description: 'MCP Server service for Model Context Protocol.',
   configSchema: mcpConfigSchema,
+  describe: (service) => mcpOpenApi(`/mcp/${service.name}`),
   async open(service) {
     const endpoint = `/mcp/${service.name}`;
     return {
@@ -49,19 +65,7 @@ export const mcpKind: ServiceKind = {
         if (call.resource.length > 0 || call.verb !== 'GET') throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), service.name));
         return { body: { service_id: service.id, api_name: service.name, mcp_endpoint: endpoint } };
       },
-      openapi(): OpenApiFragment {
-        return {
-          paths: {
-            '/': {
-              get: jsonOperation({
-                operationId: 'getMcpEndpoint', summary: `Where the MCP endpoint is (${endpoint}, Streamable HTTP, outside /api/v2).`,
-                response: { description: 'The endpoint.', schema: { type: 'object', properties: { service_id: { type: 'integer' }, api_name: { type: 'string' }, mcp_endpoint: { type: 'string' } } } },
-              }),
-            },
-          },
-          components: {},
-        };
-      },
+      openapi: () => mcpOpenApi(endpoint),
       async close() {},
     };
   },
