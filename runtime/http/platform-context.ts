@@ -23,6 +23,8 @@ import { sharedNamespace } from '../system/shared/shared-namespace.js';
 import { CorsRules } from './cors-rules.js';
 import { schemaExtrasStore } from '../system/store/schema-extras-store.js';
 import { substituteConfigLookups, type LookupResolver } from '../core/lookups.js';
+import { BadRequestError } from '../core/errors.js';
+import { isSharedCacheProvider } from '../services/cache/shared-cache.js';
 
 export interface PlatformOptions {
   /** Platform directory: relative paths in service configs and settings resolve against it. */
@@ -73,6 +75,13 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const cors = new CorsRules(db);
   await cors.reload();
   const clock = options.clock ?? systemClock;
+  runtime.sharedCache = async (name, namespace) => {
+    const model = services.get(name);
+    if (model?.type !== 'cache_redis') throw new BadRequestError(`Service '${name}' named as a cache is not a cache_redis service.`);
+    const handler = await services.handler(name);
+    if (!isSharedCacheProvider(handler)) throw new BadRequestError(`Service '${name}' cannot be used as a cache.`);
+    return handler.sharedCache(namespace);
+  };
   const services = new LiveServices(runtime, [...await withStoredConfigs(db, model.services), ...await apiServices(db, runtime)]);
   const namespace = await sharedNamespace(db);
   const limits = new RateLimits(db, redis, namespace);

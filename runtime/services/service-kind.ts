@@ -9,6 +9,7 @@ import type { AuthContext } from '../auth/auth-context.js';
 import type { RawQuery } from '../core/query-params.js';
 import type { ServiceModel, Verb } from '../model/platform-model.js';
 import type { OpenApiFragment } from '../openapi/fragment.js';
+import type { SharedCache } from './cache/shared-cache.js';
 
 export type ServiceGroup =
   | 'System' | 'API Doc' | 'Database' | 'File' | 'Email' | 'User' | 'Remote Service' | 'Cache' | 'IoT' | 'Notification' | 'OAuth' | 'MCP';
@@ -21,6 +22,8 @@ export interface RuntimeContext {
   resolveEnv<T>(value: T): T;
   /** Where the platform keeps what `_schema` clients write about tables and fields; absent at build time. */
   schemaExtras?: SchemaExtrasStore;
+  /** A cache service (`cache_redis`) lent for a service's response cache, namespaced; absent at build time. */
+  sharedCache?(cacheService: string, namespace: string): Promise<SharedCache>;
 }
 
 /** What a `_schema` client set about a table and its fields that the database itself does not keep. */

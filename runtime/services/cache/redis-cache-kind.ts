@@ -23,9 +23,12 @@ import { checkComponent, mayUse } from '../broker/component-access.js';
 import { unavailable, withDeadline } from '../broker/deadline.js';
 import type { ServiceCall, ServiceHandler, ServiceKind, ServiceResult } from '../service-kind.js';
 import { readRedisCacheConfig, redisCacheConfigSchema, type RedisCacheConfig } from './redis-cache-config.js';
+import type { SharedCache, SharedCacheProvider } from './shared-cache.js';
 
 const MAX_KEY_LENGTH = 1024;
 const MAX_LISTED = 10_000;
+/** Where entries lent to other services live, under the key prefix; left out of listings. */
+const LENT = '~responses:';
 
 /** Creates every key or none: fails (returning the existing ones) when any exists. */
 const CREATE_ALL = `
@@ -42,7 +45,7 @@ function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }
 
-class RedisCacheHandler implements ServiceHandler {
+class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
   private client: Redis | null = null;
   private closed = false;
 
@@ -120,7 +123,7 @@ class RedisCacheHandler implements ServiceHandler {
     let cursor = '0';
     do {
       const [next, found] = await this.run(redis.scan(cursor, 'MATCH', match, 'COUNT', 1000));
-      for (const full of found) keys.add(full.slice(this.config.prefix.length));
+      for (const full of found) if (!full.startsWith(`${this.config.prefix}${LENT}`)) keys.add(full.slice(this.config.prefix.length));
       cursor = next;
     } while (cursor !== '0' && keys.size < limit);
     const visible = [...keys].filter((key) => mayUse(call.auth, this.name, key, 'GET')).sort().slice(0, limit);
@@ -185,6 +188,35 @@ class RedisCacheHandler implements ServiceHandler {
 
   openapi(): OpenApiFragment {
     return redisCacheOpenApi();
+  }
+
+  sharedCache(namespace: string): SharedCache {
+    const base = this.key(`${LENT}${namespace}:`);
+    const quietly = async <T>(work: () => Promise<T>, fallback: T): Promise<T> => {
+      try {
+        return await work();
+      } catch {
+        return fallback;
+      }
+    };
+    return {
+      get: (key) => quietly(async () => {
+        const stored = await this.run((await this.redis()).get(`${base}${key}`));
+        return stored === null ? undefined : JSON.parse(stored) as unknown;
+      }, undefined),
+      set: (key, value, ttlSeconds) => quietly(async () => {
+        await this.run((await this.redis()).set(`${base}${key}`, JSON.stringify(value), 'EX', Math.max(1, ttlSeconds)));
+      }, undefined),
+      clear: () => quietly(async () => {
+        const redis = await this.redis();
+        let cursor = '0';
+        do {
+          const [next, found] = await this.run(redis.scan(cursor, 'MATCH', `${escapeGlob(base)}*`, 'COUNT', 1000));
+          if (found.length > 0) await this.run(redis.del(...found));
+          cursor = next;
+        } while (cursor !== '0');
+      }, undefined),
+    };
   }
 
   async close(): Promise<void> {

@@ -90,5 +90,6 @@ export const soapConfigSchema: Record<string, unknown> = {
     wsse_password_type: { enum: ['PasswordDigest', 'PasswordText'], default: 'PasswordDigest', description: 'How the UsernameToken carries the password.' },
     cache_enabled: { type: 'boolean', default: false, description: 'Cache the results of GET calls.' },
     cache_ttl: { type: 'integer', minimum: 0, default: 300, description: 'Seconds a cached GET result is kept; 0 caches nothing.' },
+    cache_service: { type: 'string', description: 'A cache_redis service to keep cached GET results in (shared by every instance); default: in process.' },
   },
 };

@@ -12,6 +12,7 @@ import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { soapServiceOpenApi } from '../../openapi/soap-openapi.js';
 import type { RuntimeContext, ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import { ResponseCache } from './response-cache.js';
+import type { SharedCache } from '../cache/shared-cache.js';
 import { declaredWsdl, LiveContract, readSoapModel } from './soap-contract.js';
 import { soapOptions, type SoapOptions } from './soap-config.js';
 import { invokeOperation } from './soap-invoker.js';
@@ -41,6 +42,8 @@ export class SoapServiceHandler implements ServiceHandler {
   /** The last contract read or built, for the OpenAPI fragment. */
   private latest: LiveContract;
   private readonly responses: ResponseCache | null;
+  /** The cache service the GET results go to instead, when the config names one. */
+  private readonly shared: Promise<SharedCache | null> | null;
 
   constructor(service: ServiceModel, private readonly ctx: RuntimeContext) {
     this.config = ctx.resolveEnv(service.config);
@@ -49,7 +52,27 @@ export class SoapServiceHandler implements ServiceHandler {
     this.built = service.kind === 'soap' && service.operations.length > 0 ? new LiveContract(service) : null;
     this.latest = this.built ?? new LiveContract(unreadModel(service));
     this.contract = this.built && this.options.cacheWsdl ? Promise.resolve(this.built) : null;
-    this.responses = this.options.responseTtlMs === null ? null : new ResponseCache(this.options.responseTtlMs);
+    const cacheService = typeof this.config.cache_service === 'string' && this.config.cache_service !== '' ? this.config.cache_service : null;
+    this.shared = this.options.responseTtlMs !== null && cacheService !== null && ctx.sharedCache
+      ? ctx.sharedCache(cacheService, service.name).catch(() => null)
+      : null;
+    this.responses = this.options.responseTtlMs === null || this.shared !== null ? null : new ResponseCache(this.options.responseTtlMs);
+  }
+
+  private async cached(key: string): Promise<unknown> {
+    const shared = await this.shared;
+    return shared ? shared.get(key) : this.responses?.get(key);
+  }
+
+  private async keep(key: string, body: unknown): Promise<void> {
+    const shared = await this.shared;
+    if (shared) await shared.set(key, body, Math.ceil((this.options.responseTtlMs ?? 0) / 1000));
+    else this.responses?.set(key, body);
+  }
+
+  private forgetResponses(): void {
+    this.responses?.clear();
+    void this.shared?.then((shared) => shared?.clear());
   }
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
@@ -68,10 +91,10 @@ export class SoapServiceHandler implements ServiceHandler {
     const parts = { service: contract.model, options: this.options, transport: this.transport, writer: contract.writer, reader: contract.reader };
     if (call.verb === 'POST') return { body: await invokeOperation(parts, operation, call.body, call.query) };
     const key = `${operation.name.toLowerCase()}?${cacheQuery(call.query)}`;
-    const cached = refresh ? undefined : this.responses?.get(key);
+    const cached = refresh ? undefined : await this.cached(key);
     if (cached !== undefined) return { body: cached };
     const body = await invokeOperation(parts, operation, queryFields(contract, operation, call.query), call.query);
-    this.responses?.set(key, body);
+    await this.keep(key, body);
     return { body };
   }
 
@@ -90,7 +113,7 @@ export class SoapServiceHandler implements ServiceHandler {
    * call reads it again, or serves the built model). DELETE /system/cache[/{service}] calls this.
    */
   clearCache(): void {
-    this.responses?.clear();
+    this.forgetResponses();
     this.contract = this.built && this.options.cacheWsdl ? Promise.resolve(this.built) : null;
     if (this.built) this.latest = this.built;
   }
@@ -110,7 +133,7 @@ export class SoapServiceHandler implements ServiceHandler {
       this.contract = reading;
       // A failed read is tried again on the next call.
       reading.catch(() => { if (this.contract === reading) this.contract = null; });
-      if (refresh) this.responses?.clear();
+      if (refresh) this.forgetResponses();
     }
     return reading;
   }
