@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --import tsx
+#!/usr/bin/env node
 // The `gen` command: see generator/cli/program.ts.
 import { runCli } from '../generator/cli/program.js';
 

@@ -76,7 +76,7 @@ export async function generatePlatform(options: PipelineOptions): Promise<Genera
   const { loaded, model } = await modelPlatform(options);
   const outDir = outputDir(options, loaded);
   const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
-  const files = await timed(options, 'emit', async () => emitPlatform(model, { platformDirFromOutput, templates: loadTemplates() }));
+  const files = await timed(options, 'emit', async () => emitPlatform(model, { platformDirFromOutput, templates: loadTemplates(), combinedOpenApi: loaded.config.output.combined_openapi }));
   return { loaded, model, outDir, files };
 }
 

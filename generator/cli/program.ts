@@ -3,7 +3,7 @@
  * in-process through runCli with their own CliIo.
  */
 import { Command, CommanderError } from 'commander';
-import packageJson from '../../package.json' with { type: 'json' };
+import packageJson from 'portico/package.json' with { type: 'json' };
 import { DiagnosticError, formatDiagnosticReport, isUserError } from '../diagnostics.js';
 import { addBuildCommand } from './build-command.js';
 import { addCheckCommand } from './check-command.js';

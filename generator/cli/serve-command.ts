@@ -2,11 +2,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { DiagnosticError } from '../diagnostics.js';
+import { SERVER_ENTRY } from '../emit/create-main-file.js';
 import { buildPlatform } from '../pipeline.js';
 import { displayDir, planSummary, stageReporter, type CliIo } from './cli-io.js';
 
-/** The generated server's entry module; importing it starts the server. */
-export const SERVER_ENTRY = 'main.ts';
 
 /** `gen serve <platform.yaml> [-o dir]`: build, then import the generated entry, which starts the server. */
 export function addServeCommand(program: Command, io: CliIo): void {
@@ -35,8 +34,7 @@ export function addServeCommand(program: Command, io: CliIo): void {
         throw new DiagnosticError([{ code: 'PCO501', message: `The generated server in ${displayDir(io, outDir)} has no ${SERVER_ENTRY}.` }]);
       }
       if (io.isTTY) io.stdout(planSummary(io, outDir, plan));
-      // The CLI runs under tsx, so the generated TypeScript entry can be imported as it is;
-      // its runServer listens and prints the URL, the admin app's API key and the first admin.
+      // The generated entry is plain JavaScript; importing it runs it: its runServer listens and prints the URL, the admin app's API key and the first admin.
       await import(pathToFileURL(path.join(outDir, SERVER_ENTRY)).href);
     });
 }

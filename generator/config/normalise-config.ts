@@ -4,7 +4,7 @@
  */
 import { builtinApps, builtinServices } from './builtins.js';
 import type { KindRegistry } from './kind-registry.js';
-import type { AdminConfig, AppConfig, LimitConfig, PlatformConfig, RoleConfig, ServiceConfig, SystemConfig } from './platform-config.js';
+import type { AdminConfig, AppConfig, LimitConfig, OutputConfig, PlatformConfig, RoleConfig, ServiceConfig, SystemConfig } from './platform-config.js';
 import { fillDefaults } from './schema-validator.js';
 
 /** Validated data: the platform schema's defaults are filled in, services' configs are complete. */
@@ -16,6 +16,7 @@ export interface ValidatedConfig {
   admins: Array<Omit<AdminConfig, 'name'> & { name?: string }>;
   limits: LimitConfig[];
   system: SystemConfig;
+  output: OutputConfig;
 }
 
 export function normaliseConfig(data: ValidatedConfig, kinds: KindRegistry): PlatformConfig {
@@ -81,6 +82,7 @@ export function normaliseConfig(data: ValidatedConfig, kinds: KindRegistry): Pla
     })),
     limits: data.limits,
     system: data.system,
+    output: data.output,
   };
 }
 

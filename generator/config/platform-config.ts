@@ -16,6 +16,13 @@ export interface PlatformConfig {
   admins: AdminConfig[];
   limits: LimitConfig[];
   system: SystemConfig;
+  output: OutputConfig;
+}
+
+/** What `gen build` writes besides the server itself. */
+export interface OutputConfig {
+  /** Also write openapi.json, the combined document of every service. */
+  combined_openapi: boolean;
 }
 
 /** A rate limit declared in platform.yaml (role and service by name). */

@@ -5,8 +5,8 @@
  * keeps the port and hands each request to the current build's Fastify instance (its `routing`);
  * the previous instance is closed once the requests it was given have finished.
  *
- * It serves what the generated main.ts serves: the model the build wrote to model.json, with the
- * same precompiled route schemas as the generated routes.ts files (runtime/openapi/record-schemas.ts).
+ * It serves what the generated main.mjs serves: the model the build wrote to model.json, with the
+ * same precompiled route schemas as the generated routes.json files (runtime/openapi/record-schemas.ts).
  */
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -190,7 +190,7 @@ export class DevServer {
 
     let app: FastifyInstance;
     try {
-      app = await createServer(model, { baseDir: loaded.platformDir, routes: serviceRoutes(model), logger: this.io.env.PORTICO_LOG === 'true' });
+      app = await createServer(model, { baseDir: loaded.platformDir, routes: serviceRoutes(model), logLevel: this.io.env.PORTICO_LOG_LEVEL });
       await app.ready();
     } catch (error) {
       this.io.stderr(`The new build cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -285,7 +285,7 @@ function watchedFiles(loaded: LoadedConfig, env: Env): Watched {
   return { files, wsdlDirs };
 }
 
-/** The route schemas the generated routes.ts files hold (same function, same model). */
+/** The route schemas the generated routes.json files hold (same function, same model). */
 function serviceRoutes(model: PlatformModel): ServiceRoutes[] {
   return model.services.flatMap((service) => (service.kind === 'sql'
     ? [{ service: service.name, tables: Object.fromEntries(service.schema.tables.map((table) => [table.name, tableRouteSchemas(table)])) }]

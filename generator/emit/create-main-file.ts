@@ -1,33 +1,38 @@
-/** `main.ts`: starts the server with the frozen model and the route schemas of each database service. */
-import { StructureKind } from 'ts-morph';
+/**
+ * `main.mjs`: starts the server with the frozen model and the route schemas of each database
+ * service. Plain JavaScript, and an ES module whatever the user's package.json says (`.mjs`), so
+ * that `node main.mjs` runs it with no TypeScript toolchain in the user's project.
+ */
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
-import { camelCase, uniqueNamer } from '../../runtime/openapi/names.js';
-import { blankLine, printTypeScript, RUNTIME_SPECIFIER } from './typescript-printer.js';
+import { LINE_COMMENT_NOTICE } from './generated-notice.js';
+import { RUNTIME_SPECIFIER } from './typescript-printer.js';
 
-/** `..` -> `../`: the platform directory as a URL relative to main.ts. */
+/** The generated server's entry module; running or importing it starts the server. */
+export const SERVER_ENTRY = 'main.mjs';
+
+/** `..` -> `../`: the platform directory as a URL relative to main.mjs. */
 function directoryUrl(path: string): string {
   return path.endsWith('/') ? path : `${path}/`;
 }
 
+/** Where the route schemas of a database service are written, relative to the output directory. */
+export function routesFilePath(service: string): string {
+  return `services/${service}/routes.json`;
+}
+
 export function createMainFile(model: PlatformModel, platformDirFromOutput: string): string {
-  const name = uniqueNamer(['runServer']);
-  const services = model.services
-    .filter((service) => service.kind === 'sql')
-    .map((service) => ({ service: service.name, alias: name(`${camelCase(service.name) || 'service'}Routes`) }));
-  return printTypeScript([
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: RUNTIME_SPECIFIER, namedImports: ['runServer'] },
-    ...services.map(({ service, alias }) => ({
-      kind: StructureKind.ImportDeclaration as const,
-      moduleSpecifier: `./services/${service}/routes.js`,
-      namedImports: [{ name: 'routes', alias }],
-    })),
-    blankLine,
-    (writer) => {
-      writer.write('await runServer(').inlineBlock(() => {
-        writer.writeLine(`modelUrl: new URL(${JSON.stringify('./model.json')}, import.meta.url),`);
-        writer.writeLine(`baseUrl: new URL(${JSON.stringify(directoryUrl(platformDirFromOutput))}, import.meta.url),`);
-        writer.writeLine(`routes: [${services.map(({ alias }) => alias).join(', ')}],`);
-      }).write(');');
-    },
-  ]);
+  const url = (relative: string) => `new URL(${JSON.stringify(relative)}, import.meta.url)`;
+  const routeFiles = model.services.filter((service) => service.kind === 'sql').map((service) => url(`./${routesFilePath(service.name)}`));
+  return [
+    LINE_COMMENT_NOTICE,
+    '',
+    `import { runServer } from ${JSON.stringify(RUNTIME_SPECIFIER)};`,
+    '',
+    'await runServer({',
+    `  modelUrl: ${url('./model.json')},`,
+    `  baseUrl: ${url(directoryUrl(platformDirFromOutput))},`,
+    routeFiles.length === 0 ? '  routeFiles: [],' : ['  routeFiles: [', ...routeFiles.map((file) => `    ${file},`), '  ],'].join('\n'),
+    '});',
+    '',
+  ].join('\n');
 }

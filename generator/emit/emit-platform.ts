@@ -5,7 +5,7 @@
  */
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
 import { createCombinedOpenApiFile, createServiceOpenApiFile } from './create-openapi-files.js';
-import { createMainFile } from './create-main-file.js';
+import { createMainFile, routesFilePath, SERVER_ENTRY } from './create-main-file.js';
 import { createModelFile } from './create-model-file.js';
 import { createPrismaFile } from './create-prisma-file.js';
 import { createReadmeFile, type FileEntry } from './create-readme-file.js';
@@ -29,6 +29,17 @@ export interface EmitOptions {
   platformDirFromOutput: string;
   /** Portico's templates, as generator/load-templates.ts reads them. */
   templates: Templates;
+  /** Also write openapi.json, the combined document of every service (platform.yaml `output.combined_openapi`). */
+  combinedOpenApi?: boolean;
+}
+
+/**
+ * Whether a service's OpenAPI document is the platform's to commit: databases and SOAP services
+ * (their documents follow their schemas) and services platform.yaml declares. The other built-ins'
+ * documents depend only on the runtime version: they are served live, not written.
+ */
+function hasOwnDocument(service: PlatformModel['services'][number]): boolean {
+  return service.kind === 'sql' || service.kind === 'soap' || service.origin !== 'builtin';
 }
 
 interface OutputFile extends FileEntry {
@@ -40,11 +51,11 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
   const sqlServices = model.services.flatMap((service) => (service.kind === 'sql' ? [service] : []));
   const soapServices = model.services.flatMap((service) => (service.kind === 'soap' ? [service] : []));
   const files: OutputFile[] = [
-    { path: 'main.ts', description: 'starts the server (`runServer` of `portico/runtime`).', create: () => createMainFile(model, options.platformDirFromOutput) },
+    { path: SERVER_ENTRY, description: 'starts the server (`runServer` of `portico/runtime`).', create: () => createMainFile(model, options.platformDirFromOutput) },
     { path: 'model.json', description: 'the platform model (services, tables, roles, apps) the server loads at start.', create: () => createModelFile(model) },
     ...sqlServices.flatMap((service) => [
       { path: `services/${service.name}/types.ts`, description: `record and insert types of the \`${service.name}\` tables.`, create: () => createTypesFile(service) },
-      { path: `services/${service.name}/routes.ts`, description: `JSON Schemas of the \`${service.name}\` table routes.`, create: () => createRoutesFile(service) },
+      { path: routesFilePath(service.name), description: `JSON Schemas of the \`${service.name}\` table routes.`, create: () => createRoutesFile(service) },
       { path: `prisma/${service.name}.prisma`, description: `Prisma schema of the \`${service.name}\` database.`, create: () => createPrismaFile(service, options.templates.prismaSchema) },
     ]),
     ...soapServices.map((service) => ({
@@ -52,12 +63,14 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
       description: `request and response types of the \`${service.name}\` SOAP operations.`,
       create: () => createSoapTypesFile(service),
     })),
-    ...model.services.map((service) => ({
+    ...model.services.filter(hasOwnDocument).map((service) => ({
       path: `openapi/${service.name}.json`,
       description: `OpenAPI 3 document of the \`${service.name}\` service.`,
       create: () => createServiceOpenApiFile(service),
     })),
-    { path: 'openapi.json', description: 'OpenAPI 3 document of all services.', create: () => createCombinedOpenApiFile(model) },
+    ...(options.combinedOpenApi
+      ? [{ path: 'openapi.json', description: 'OpenAPI 3 document of all services.', create: () => createCombinedOpenApiFile(model) }]
+      : []),
   ];
   const readme: OutputFile = {
     path: 'README.md',

@@ -15,6 +15,8 @@ import { registerGeneratedTableRoutes } from './generated-table-routes.js';
 import type { ServiceRoutes } from './generated-routes.js';
 import type { InternalService } from './internal-service.js';
 import { openPlatform, type PlatformContext, type PlatformOptions } from './platform-context.js';
+import { registerOperationsRoutes } from './operations-routes.js';
+import { installRequestLogging, loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
 import { installUrlGuard } from './url-guard.js';
 import { registerMcpRoutes } from './mcp-route.js';
@@ -22,8 +24,8 @@ import { registerMcpRoutes } from './mcp-route.js';
 export interface ServerOptions extends PlatformOptions {
   /** Precompiled route schemas of the generated database services. */
   routes?: ServiceRoutes[];
-  /** Fastify logging (off unless asked for: it costs time on every request). */
-  logger?: boolean;
+  /** Request log level (pino's levels or `silent`); no logging when unset. */
+  logLevel?: string;
   /** Largest accepted request body in bytes (default 10 MiB). */
   bodyLimit?: number;
 }
@@ -37,13 +39,15 @@ declare module 'fastify' {
 export async function createServer(model: PlatformModel, options: ServerOptions): Promise<FastifyInstance> {
   const ctx = await openPlatform(model, options);
   const app = Fastify({
-    logger: options.logger ?? false, bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
+    ...loggerOptions(options.logLevel), bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // Errors raised before routing, and requests Node's parser refuses, also answer in the spec's shape.
     frameworkErrors, clientErrorHandler,
   });
   app.decorate('portico', ctx);
   app.addHook('onClose', async () => ctx.close());
+  if (options.logLevel !== undefined && options.logLevel !== 'silent') installRequestLogging(app);
+  registerOperationsRoutes(app, ctx);
   installBodyParsing(app);
   installErrorHandling(app);
   installUrlGuard(app);

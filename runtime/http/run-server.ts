@@ -6,38 +6,77 @@ import type { FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
 import { StartupError } from '../system/store/system-db.js';
 import { createServer } from './create-server.js';
+import { logLevelFrom } from './request-logging.js';
 import type { ServiceRoutes } from './generated-routes.js';
 
 /** The generated server's entry, beside model.json: what worker processes run. */
-const SERVER_ENTRY = './main.ts';
+const SERVER_ENTRY = './main.mjs';
 
 export interface RunServerOptions {
   /** URL of the generated model.json. */
   modelUrl: URL;
   /** URL of the platform directory (relative paths in configs resolve against it). */
   baseUrl: URL;
-  /** Precompiled route schemas of the database services. */
-  routes: ServiceRoutes[];
+  /** URLs of the generated route schema files (routes.json) of the database services. */
+  routeFiles: URL[];
 }
 
-/** Reads a frozen model (ignoring the generator's `$comment`). */
+/** Reads a generated JSON file (ignoring the generator's `$comment`). */
+function readGeneratedJson<T>(url: URL): T {
+  const { $comment: _comment, ...data } = JSON.parse(fs.readFileSync(url, 'utf8')) as T & { $comment?: string };
+  return data as T;
+}
+
+/** Reads a frozen model. */
 export function loadModel(url: URL): PlatformModel {
-  const { $comment: _comment, ...model } = JSON.parse(fs.readFileSync(url, 'utf8')) as PlatformModel & { $comment?: string };
-  return model;
+  return readGeneratedJson<PlatformModel>(url);
 }
 
 export async function runServer(options: RunServerOptions): Promise<void> {
-  const model = loadModel(options.modelUrl);
+  exitUnlessSupportedNode(process.versions.node);
+  const { model, routes } = readServerFiles(options);
   const port = Number(process.env.PORT ?? 8080);
   const host = process.env.HOST ?? '127.0.0.1';
   const workers = workerCount(process.env.PORTICO_WORKERS);
-  if (workers > 1 && cluster.isPrimary) return runPrimary(model, options, workers, host, `http://${host}:${port}`);
-  const app = await start(model, options);
+  if (workers > 1 && cluster.isPrimary) return runPrimary(model, routes, options, workers, host, `http://${host}:${port}`);
+  const app = await start(model, routes, options);
   const address = await app.listen({ port, host });
   if (cluster.isPrimary) console.log(await startupSummary(app, model, address));
-  const stop = () => { void app.close().then(() => process.exit(0)); };
+  const stop = () => drainAndExit(app);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** How long requests in flight may take to finish after SIGTERM/SIGINT before the process exits anyway. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Stops taking connections, lets requests in flight finish, then closes the pools (Fastify's
+ * close runs the onClose hooks once the server is idle). A second signal, or a drain past the
+ * limit, exits at once.
+ */
+function drainAndExit(app: FastifyInstance): void {
+  const force = () => {
+    console.error('Portico: requests still in flight after the drain limit; exiting.');
+    process.exit(1);
+  };
+  setTimeout(force, DRAIN_TIMEOUT_MS).unref();
+  process.once('SIGINT', force);
+  process.once('SIGTERM', force);
+  app.close().then(() => process.exit(0), (error: unknown) => {
+    console.error(`Portico: shutdown failed: ${(error as Error).message}`);
+    process.exit(1);
+  });
+}
+
+/** PORTICO_LOG_LEVEL (default info); a value that is not a level stops the server with one line. */
+function logLevel(): string {
+  try {
+    return logLevelFrom(process.env.PORTICO_LOG_LEVEL);
+  } catch (error) {
+    console.error(`Portico: ${(error as Error).message}`);
+    process.exit(1);
+  }
 }
 
 /** PORTICO_WORKERS: a whole number of processes (default 1). */
@@ -51,11 +90,43 @@ export function workerCount(value: string | undefined): number {
   return count;
 }
 
-async function start(model: PlatformModel, options: RunServerOptions) {
+/** Node.js lines Portico runs on: 20 from 20.19 (require of ES modules), 22 from 22.12, and later. */
+export function isSupportedNode(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  if (major === 20) return minor >= 19;
+  if (major === 22) return minor >= 12;
+  return major >= 23;
+}
+
+/** A server started on a Node.js that Portico does not support stops with one line. */
+function exitUnlessSupportedNode(version: string): void {
+  if (isSupportedNode(version)) return;
+  console.error(`Portico: Node.js ${version} is not supported; use Node.js 22 or 24 (LTS), or 20.19 and later.`);
+  process.exit(1);
+}
+
+/** The model and route schemas beside main.mjs; a missing or unreadable file stops the server with one line. */
+function readServerFiles(options: RunServerOptions): { model: PlatformModel; routes: ServiceRoutes[] } {
+  let current = options.modelUrl;
+  try {
+    const model = loadModel(current);
+    const routes = options.routeFiles.map((url) => {
+      current = url;
+      return readGeneratedJson<ServiceRoutes>(url);
+    });
+    return { model, routes };
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'is missing' : `cannot be read (${(error as Error).message})`;
+    console.error(`Portico: ${fileURLToPath(current)} ${reason}; run \`npx gen build\` in the platform directory to generate it.`);
+    process.exit(1);
+  }
+}
+
+async function start(model: PlatformModel, routes: ServiceRoutes[], options: RunServerOptions) {
   return createServer(model, {
     baseDir: fileURLToPath(options.baseUrl),
-    routes: options.routes,
-    logger: process.env.PORTICO_LOG === 'true',
+    routes,
+    logLevel: logLevel(),
   }).catch((error: unknown) => {
     // A store the server cannot reach at start is the operator's to fix: one line, exit 1.
     if (!(error instanceof StartupError)) throw error;
@@ -69,8 +140,8 @@ async function start(model: PlatformModel, options: RunServerOptions) {
  * database once and prints how to log in, then forks the workers (each a full server; they share
  * state through the system database and Redis as separate instances do) and replaces any that dies.
  */
-async function runPrimary(model: PlatformModel, options: RunServerOptions, workers: number, host: string, address: string): Promise<void> {
-  const app = await start(model, options);
+async function runPrimary(model: PlatformModel, routes: ServiceRoutes[], options: RunServerOptions, workers: number, host: string, address: string): Promise<void> {
+  const app = await start(model, routes, options);
   const lines = await startupSummary(app, model, address);
   await app.close();
   const entry = fileURLToPath(new URL(SERVER_ENTRY, options.modelUrl));

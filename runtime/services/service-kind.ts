@@ -74,6 +74,8 @@ export interface ServiceHandler {
    * /{service}?as_access_list=true, which the reference's role editor lists).
    */
   accessComponents?(): Promise<string[]> | string[];
+  /** Checks that the back-end answers (GET /ready); services without one are always ready. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 

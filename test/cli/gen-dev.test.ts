@@ -116,7 +116,7 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
   await output.waitFor(/Reloaded: /, mark);
   const rebuilt = output.text.slice(mark);
   expect(rebuilt).toContain("Database schema of 'db' changed: rebuilding");
-  for (const file of ['model.json', 'services/db/types.ts', 'services/db/routes.ts', 'openapi/db.json', 'prisma/db.prisma']) expect(rebuilt).toContain(`  change  ${file}\n`);
+  for (const file of ['model.json', 'services/db/types.ts', 'services/db/routes.json', 'openapi/db.json', 'prisma/db.prisma']) expect(rebuilt).toContain(`  change  ${file}\n`);
   expect(rebuilt).toMatch(/Built server\/ in \d+ ms: 7 services, 2 tables, 0 operations; 0 added, \d+ changed/);
   expect(await get(`${url}/api/v2/db/_table/note`)).toEqual({ status: 200, body: { resource: [{ id: 1, body: 'first' }] } });
 

@@ -16,6 +16,7 @@ import { StartupError } from '../../runtime/system/store/system-db.js';
 import { systemMigrations } from '../../runtime/system/store/system-migrations.js';
 import { minimalModel } from '../helpers/platform-fixtures.js';
 import { createTestDatabase, requireService, type ExternalDatabase, type TestDatabase } from '../helpers/require-service.js';
+import { SOURCE_NODE_ARGS } from '../helpers/source-node.js';
 
 const ADMIN = { email: 'admin@test.local', password: 'admin-password-12345' };
 // The JWT secret as platform.yaml declares it by default: from the environment, else kept in the system database.
@@ -87,9 +88,8 @@ describe('an unreachable system database', () => {
   });
 
   it('makes the generated server print that line and exit 1', async () => {
-    const entry = path.resolve(import.meta.dirname, '../../examples/quickstart/server/main.ts');
-    const tsx = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
-    const result = await execa(tsx, [entry], {
+    const entry = path.resolve(import.meta.dirname, '../../examples/quickstart/server/main.mjs');
+    const result = await execa(process.execPath, [...SOURCE_NODE_ARGS, entry], {
       reject: false, timeout: 60_000,
       env: { PORTICO_SYSTEM_DATABASE_URL: 'mysql://root@127.0.0.1:1/nowhere', PORT: '0' },
     });

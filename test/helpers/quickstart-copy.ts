@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SOURCE_NODE_ARGS } from './source-node.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -16,6 +17,10 @@ export interface RunningQuickstart {
   output: string;
   /** The server process (for tests that kill it hard). */
   pid: number;
+  /** Everything the server has printed so far (stdout and stderr). */
+  printed(): string;
+  /** The exit code, once the process ends (null when a signal ended it). */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -29,10 +34,11 @@ export function copyQuickstart(): string {
 
 /** Starts the copied generated server on a free port and waits for its start-up lines. */
 export function startQuickstart(dir: string, env: Record<string, string>): Promise<RunningQuickstart> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(dir, 'server/main.ts')], {
+  const child: ChildProcess = spawn(process.execPath, [...SOURCE_NODE_ARGS, path.join(dir, 'server/main.mjs')], {
     cwd: repoRoot, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
@@ -42,7 +48,7 @@ export function startQuickstart(dir: string, env: Record<string, string>): Promi
       if (url && apiKey) {
         clearTimeout(timer);
         resolve({
-          dir, url, apiKey, output, pid: child.pid!,
+          dir, url, apiKey, output, pid: child.pid!, printed: () => output, exited,
           stop: () => new Promise<void>((done) => {
             if (child.exitCode !== null || child.signalCode !== null) return done();
             child.once('exit', () => done());

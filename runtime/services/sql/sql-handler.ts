@@ -2,6 +2,7 @@
  * A SQL service's request handler: routes a ServiceCall to the service root listing, `_table`,
  * `_schema`, `_proc` or `_func`, and answers anything else with the reference's 400/404 messages.
  */
+import { sql } from 'kysely';
 import { BadRequestError, InternalServerError, NotFoundError, messages } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
@@ -90,6 +91,10 @@ export class SqlServiceHandler implements ServiceHandler {
 
   openapi(): OpenApiFragment {
     return sqlServiceOpenApi({ ...this.model, schema: this.ctx.schema.current });
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.ctx.db);
   }
 
   async close(): Promise<void> {

@@ -95,7 +95,7 @@ describe('gen: build, check, inspect (needs the sqlite kind)', () => {
     const { dir, configPath, platformDir } = makeSqlitePlatform();
     const { io, out } = captureIo(dir);
     expect(await runCli(['build', configPath, '--dry-run'], io)).toBe(0);
-    expect(out.stdout).toMatch(/^add {5}main\.ts$/m);
+    expect(out.stdout).toMatch(/^add {5}main\.mjs$/m);
     expect(fs.existsSync(path.join(platformDir, 'server'))).toBe(false);
   });
 

@@ -12,17 +12,17 @@ describe('createMainFile', () => {
     expect(createMainFile(platform('p', []), dir)).toContain(`baseUrl: new URL(${url}, import.meta.url),`);
   });
 
-  it('imports the routes of each database service under a unique name', () => {
+  it('names the route schema file of each database service', () => {
     const text = createMainFile(
       platform('p', [plain(1, 'system', 'System', 'system', ''), sqlService(2, 'run_server', 'sqlite', []), sqlService(3, 'run-server', 'sqlite', [])]),
       '..',
     );
-    expect(text).toContain('import { routes as runServerRoutes } from "./services/run_server/routes.js";');
-    expect(text).toContain('import { routes as runServerRoutes2 } from "./services/run-server/routes.js";');
-    expect(text).toContain('routes: [runServerRoutes, runServerRoutes2],');
+    expect(text).toContain('  routeFiles: [\n    new URL("./services/run_server/routes.json", import.meta.url),\n    new URL("./services/run-server/routes.json", import.meta.url),\n  ],');
   });
 
-  it('passes an empty route list when there is no database', () => {
-    expect(createMainFile(platform('p', [plain(1, 'system', 'System', 'system', '')]), '..')).toContain('routes: [],');
+  it('is plain JavaScript importing only portico/runtime', () => {
+    const text = createMainFile(platform('p', [plain(1, 'system', 'System', 'system', '')]), '..');
+    expect(text).toContain('  routeFiles: [],');
+    expect(text.match(/^import .*$/gm)).toEqual(['import { runServer } from "portico/runtime";']);
   });
 });

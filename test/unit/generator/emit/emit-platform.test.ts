@@ -19,10 +19,15 @@ function reverseKeys<T>(value: T): T {
 describe('emitPlatform', () => {
   it('lists every output file, in path order', () => {
     expect([...emitPlatform(addressBookModel, options).keys()]).toEqual([
-      'README.md', 'main.ts', 'model.json', 'openapi.json',
-      'openapi/api_docs.json', 'openapi/db.json', 'openapi/email.json', 'openapi/files.json', 'openapi/logs.json', 'openapi/system.json', 'openapi/user.json',
-      'prisma/db.prisma', 'services/db/routes.ts', 'services/db/types.ts',
+      'README.md', 'main.mjs', 'model.json', 'openapi/db.json',
+      'prisma/db.prisma', 'services/db/routes.json', 'services/db/types.ts',
     ]);
+  });
+
+  it('writes the combined OpenAPI document only when asked to', () => {
+    const files = emitPlatform(addressBookModel, { ...options, combinedOpenApi: true });
+    expect([...files.keys()].filter((file) => file.startsWith('openapi'))).toEqual(['openapi.json', 'openapi/db.json']);
+    expect(Object.keys(JSON.parse(files.get('openapi.json')!).paths)).toContain('/system/admin/session');
   });
 
   it.each([
@@ -37,7 +42,7 @@ describe('emitPlatform', () => {
   it('marks every file generated, in its comment syntax', () => {
     for (const [path, text] of emitPlatform(awkwardModel, options)) {
       const firstLine = text.split('\n')[0];
-      if (path.endsWith('.ts') || path.endsWith('.prisma')) expect(firstLine).toBe(`// ${GENERATED_NOTICE}`);
+      if (/\.(ts|mjs|prisma)$/.test(path)) expect(firstLine).toBe(`// ${GENERATED_NOTICE}`);
       else if (path.endsWith('.md')) expect(firstLine).toBe(`<!-- ${GENERATED_NOTICE} -->`);
       else expect(Object.values(JSON.parse(text) as object)).toContain(GENERATED_NOTICE);
       expect(text.endsWith('\n')).toBe(true);
