@@ -65,8 +65,8 @@ describe.skipIf(!hasChromium)('GET /docs', () => {
     await operation.locator('button.execute').click();
     const status = operation.locator('.live-responses-table tbody .response-col_status').first();
     await status.waitFor({ timeout: 30_000 });
-    expect((await status.innerText()).trim()).toBe('200');
-    expect(await operation.locator('.live-responses-table tbody .response-col_description pre').first().innerText()).toContain('"resource"');
+    expect((await status.textContent())?.trim()).toBe('200');
+    expect(await operation.locator('.live-responses-table tbody .response-col_description pre').first().textContent()).toContain('"resource"');
     expect(errors).toEqual([]);
     expect(outside).toEqual([]);
   });
