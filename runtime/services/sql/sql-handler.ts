@@ -14,11 +14,11 @@ import type { SqlConnection } from './dialects/sql-dialect.js';
 import { asListOption, fieldsOption } from './request-options.js';
 import { cleanListing } from './schema/table-description.js';
 import { handleRoutines } from './routines/routine-resource.js';
-import { listTables, readSchema } from './schema-resource.js';
-import { writeSchema } from './schema-writes.js';
+import { listTables, readSchema } from './schema/schema-resource.js';
+import { writeSchema } from './schema/schema-writes.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { readDatabaseSchema } from './schema/database-schema-reader.js';
-import { handleTableRecords } from './table-records.js';
+import { handleTableRecords } from './table/table-records.js';
 import { databaseError } from './dialects/driver-errors.js';
 
 const ROOT_RESOURCES = [{ name: '_schema' }, { name: '_table' }];

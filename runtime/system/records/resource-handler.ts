@@ -16,7 +16,7 @@ import type { PlatformContext } from '../../http/platform-context.js';
 import type { RowFilterModel, Verb } from '../../model/platform-model.js';
 import type { ServiceCall, ServiceResult } from '../../services/service-kind.js';
 import { sqlMessages } from '../../services/sql/sql-messages.js';
-import { handleTableRecords } from '../../services/sql/table-records.js';
+import { handleTableRecords } from '../../services/sql/table/table-records.js';
 import { formatTimestamp, type SystemDb } from '../store/system-db.js';
 import { presentRecord, storedColumns, type Row } from './record-presentation.js';
 import { validateRecord, type WriteMode } from './record-validation.js';

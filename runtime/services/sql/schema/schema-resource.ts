@@ -1,11 +1,11 @@
 /** `_schema[/{table}[/_field|_related[/{name}]]]` reads, and the table listing `_table` shares. */
-import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
-import { wrapList } from '../../core/envelope.js';
-import { parseCommonParams } from '../../core/query-params.js';
-import type { ServiceCall, ServiceResult } from '../service-kind.js';
-import { asListOption, fieldsOption } from './request-options.js';
-import { cleanListing, describeField, describeRelation, describeTable, tableSummary } from './schema/table-description.js';
-import type { SqlServiceContext } from './sql-service-context.js';
+import { BadRequestError, NotFoundError, messages } from '../../../core/errors.js';
+import { wrapList } from '../../../core/envelope.js';
+import { parseCommonParams } from '../../../core/query-params.js';
+import type { ServiceCall, ServiceResult } from '../../service-kind.js';
+import { asListOption, fieldsOption } from '../request-options.js';
+import { cleanListing, describeField, describeRelation, describeTable, tableSummary } from './table-description.js';
+import type { SqlServiceContext } from '../sql-service-context.js';
 
 /** `GET _table` and `GET _schema`: the tables as reference 1.4 lists them. */
 export function listTables(ctx: SqlServiceContext, call: ServiceCall): ServiceResult {

@@ -4,17 +4,17 @@
  * (table-nested.ts), identifiers or `fields` (and `related`) returned.
  */
 import type { Kysely } from 'kysely';
-import { BadRequestError, NotFoundError, PreconditionFailedError, messages } from '../../core/errors.js';
-import { unwrapRecord, unwrapRecords, wrapList } from '../../core/envelope.js';
-import type { ServiceResult } from '../service-kind.js';
-import { runBatch } from './records/batch-runner.js';
-import { allOf, findRecordKey, keyCondition, keyText, parseKey, recordKey, type Condition } from './records/conditions.js';
-import { selectRows } from './records/record-reader.js';
-import { deleteRows, insertRow, insertValues, updateRowByKey, updateRows, updateValues, type Row, type WriteTarget } from './records/record-writer.js';
-import type { FieldPlan } from './records/table-plan.js';
+import { BadRequestError, NotFoundError, PreconditionFailedError, messages } from '../../../core/errors.js';
+import { unwrapRecord, unwrapRecords, wrapList } from '../../../core/envelope.js';
+import type { ServiceResult } from '../../service-kind.js';
+import { runBatch } from '../records/batch-runner.js';
+import { allOf, findRecordKey, keyCondition, keyText, parseKey, recordKey, type Condition } from '../records/conditions.js';
+import { selectRows } from '../records/record-reader.js';
+import { deleteRows, insertRow, insertValues, updateRowByKey, updateRows, updateValues, type Row, type WriteTarget } from '../records/record-writer.js';
+import type { FieldPlan } from '../records/table-plan.js';
 import { etagMatches, recordEtag } from './record-etag.js';
-import { batchMode, forceOption, hasRecordBody } from './request-options.js';
-import { sqlMessages } from './sql-messages.js';
+import { batchMode, forceOption, hasRecordBody } from '../request-options.js';
+import { sqlMessages } from '../sql-messages.js';
 import { assertNestedWrite, assertRecordInScope } from './table-access.js';
 import { allowRelatedDelete, nestedValues, writeWithNested, type NestedGuard } from './table-nested.js';
 import {

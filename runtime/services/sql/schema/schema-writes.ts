@@ -8,22 +8,22 @@
  * Responses: `{resource:[{name}]}` (a bare `{name}` for one addressed table or field), the full
  * descriptions when `fields` is given, `{success:true}` for deletes of one table or field.
  */
-import { BadRequestError, ConflictError, NotFoundError, messages } from '../../core/errors.js';
-import { wrapList } from '../../core/envelope.js';
-import { parseCommonParams, pick, toBool } from '../../core/query-params.js';
-import type { FieldModel, RelationModel, TableModel } from '../../model/platform-model.js';
-import type { ServiceCall, ServiceResult } from '../service-kind.js';
-import { readDatabaseSchema } from './schema/database-schema-reader.js';
-import { mergedDefinition } from './schema/model-definitions.js';
-import type { TableChanges } from './schema/table-alter.js';
-import { createTables } from './schema/table-ddl.js';
-import { assertNewIdentifier, shownName } from './schema/identifiers.js';
-import { lowerKeys, parseField, schemaBodyTables } from './schema/table-definition.js';
-import { describeField, describeRelation, describeTable } from './schema/table-description.js';
-import type { SqlServiceContext } from './sql-service-context.js';
-import { databaseError } from './dialects/driver-errors.js';
-import { extrasOf } from './schema/table-extras.js';
-import type { TableExtras } from '../service-kind.js';
+import { BadRequestError, ConflictError, NotFoundError, messages } from '../../../core/errors.js';
+import { wrapList } from '../../../core/envelope.js';
+import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
+import type { FieldModel, RelationModel, TableModel } from '../../../model/platform-model.js';
+import type { ServiceCall, ServiceResult } from '../../service-kind.js';
+import { readDatabaseSchema } from './database-schema-reader.js';
+import { mergedDefinition } from './model-definitions.js';
+import type { TableChanges } from './table-alter.js';
+import { createTables } from './table-ddl.js';
+import { assertNewIdentifier, shownName } from './identifiers.js';
+import { lowerKeys, parseField, schemaBodyTables } from './table-definition.js';
+import { describeField, describeRelation, describeTable } from './table-description.js';
+import type { SqlServiceContext } from '../sql-service-context.js';
+import { databaseError } from '../dialects/driver-errors.js';
+import { extrasOf } from './table-extras.js';
+import type { TableExtras } from '../../service-kind.js';
 
 type Input = Record<string, unknown>;
 

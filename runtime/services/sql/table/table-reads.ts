@@ -1,15 +1,15 @@
 /** `GET _table/{table}[/{id}]`: single records, lists with pagination meta, and reads by ids. */
-import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
-import { limits } from '../../core/request-limits.js';
-import { unwrapRecords, wrapList, type ListMeta } from '../../core/envelope.js';
-import type { ServiceResult } from '../service-kind.js';
-import { runBatch } from './records/batch-runner.js';
-import { allOf, keyCondition, keysCondition, keyText, parseKey, type Condition } from './records/conditions.js';
-import { countRows, selectByPrimaryKey, selectRows, selectShapedPage } from './records/record-reader.js';
-import { selectFields, selectionOf, type FieldPlan } from './records/table-plan.js';
-import { mayHoldLookups } from './filter/lookup-substitution.js';
+import { BadRequestError, NotFoundError, messages } from '../../../core/errors.js';
+import { limits } from '../../../core/request-limits.js';
+import { unwrapRecords, wrapList, type ListMeta } from '../../../core/envelope.js';
+import type { ServiceResult } from '../../service-kind.js';
+import { runBatch } from '../records/batch-runner.js';
+import { allOf, keyCondition, keysCondition, keyText, parseKey, type Condition } from '../records/conditions.js';
+import { countRows, selectByPrimaryKey, selectRows, selectShapedPage } from '../records/record-reader.js';
+import { selectFields, selectionOf, type FieldPlan } from '../records/table-plan.js';
+import { mayHoldLookups } from '../filter/lookup-substitution.js';
 import { recordEtag } from './record-etag.js';
-import { hasRecordBody } from './request-options.js';
+import { hasRecordBody } from '../request-options.js';
 import { attachRelated, missingJoinFields, withJoinFields } from './table-related.js';
 import { db, filterCondition, identifiers, idsKeys, orderOf, recordsKeys, toError, type Keyed, type TableOp } from './table-op.js';
 

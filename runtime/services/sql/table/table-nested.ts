@@ -15,14 +15,14 @@
  *   the field the junction points at) is unlinked instead.
  */
 import type { Kysely } from 'kysely';
-import { BadRequestError, NotFoundError, PorticoError, messages } from '../../core/errors.js';
-import { pick, toBool } from '../../core/query-params.js';
-import type { RelationModel, TableModel, Verb } from '../../model/platform-model.js';
-import { allOf, findRecordKey, keyCondition, keyText } from './records/conditions.js';
-import { selectRows } from './records/record-reader.js';
-import { deleteRows, insertRow, insertValues, toPorticoError, updateRows, updateValues, type Row, type WriteTarget } from './records/record-writer.js';
-import { selectionOf, type FieldPlan, type TablePlan } from './records/table-plan.js';
-import type { SqlServiceContext } from './sql-service-context.js';
+import { BadRequestError, NotFoundError, PorticoError, messages } from '../../../core/errors.js';
+import { pick, toBool } from '../../../core/query-params.js';
+import type { RelationModel, TableModel, Verb } from '../../../model/platform-model.js';
+import { allOf, findRecordKey, keyCondition, keyText } from '../records/conditions.js';
+import { selectRows } from '../records/record-reader.js';
+import { deleteRows, insertRow, insertValues, toPorticoError, updateRows, updateValues, type Row, type WriteTarget } from '../records/record-writer.js';
+import { selectionOf, type FieldPlan, type TablePlan } from '../records/table-plan.js';
+import type { SqlServiceContext } from '../sql-service-context.js';
 import { relationOf } from './table-related.js';
 
 export interface Nested {

@@ -8,19 +8,19 @@
  * Per-relationship options come from the query as `{relationship}.{option}` or
  * `{relationship}_{option}`: `fields`, `filter`, `order` and `limit` (records per parent).
  */
-import type { AuthContext } from '../../auth/auth-context.js';
-import { BadRequestError, NotImplementedError } from '../../core/errors.js';
-import { parseOrder, pick, toList, type RawQuery } from '../../core/query-params.js';
-import { checkListLength } from '../../core/request-limits.js';
-import type { RelationModel, TableModel } from '../../model/platform-model.js';
-import { compileFilter } from './filter/filter-compiler.js';
-import { parseFilter } from './filter/filter-parser.js';
-import { allOf, keysCondition, type Condition } from './records/conditions.js';
-import { selectRows, type OrderBy } from './records/record-reader.js';
-import { selectFields, selectionOf, type FieldPlan, type Selection, type TablePlan } from './records/table-plan.js';
-import { filterParams } from './request-options.js';
-import type { SqlServiceContext } from './sql-service-context.js';
-import { sqlMessages } from './sql-messages.js';
+import type { AuthContext } from '../../../auth/auth-context.js';
+import { BadRequestError, NotImplementedError } from '../../../core/errors.js';
+import { parseOrder, pick, toList, type RawQuery } from '../../../core/query-params.js';
+import { checkListLength } from '../../../core/request-limits.js';
+import type { RelationModel, TableModel } from '../../../model/platform-model.js';
+import { compileFilter } from '../filter/filter-compiler.js';
+import { parseFilter } from '../filter/filter-parser.js';
+import { allOf, keysCondition, type Condition } from '../records/conditions.js';
+import { selectRows, type OrderBy } from '../records/record-reader.js';
+import { selectFields, selectionOf, type FieldPlan, type Selection, type TablePlan } from '../records/table-plan.js';
+import { filterParams } from '../request-options.js';
+import type { SqlServiceContext } from '../sql-service-context.js';
+import { sqlMessages } from '../sql-messages.js';
 import { filterReach, relatedReadCondition } from './table-access.js';
 
 type Row = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceHandler } from '../../../../../runtime/services/service-kind.js';
-import { type caller, openAddressBook, tempDir } from './sql-test-helpers.js';
+import type { ServiceHandler } from '../../../../../../runtime/services/service-kind.js';
+import { type caller, openAddressBook, tempDir } from '../sql-test-helpers.js';
 
 const env = tempDir();
 let handler: ServiceHandler;

@@ -3,22 +3,22 @@
  * and the helpers reads and writes share (conditions, identifiers, what writes return).
  */
 import type { Kysely } from 'kysely';
-import { BadRequestError } from '../../core/errors.js';
-import { parseCommonParams, type CommonParams } from '../../core/query-params.js';
-import type { ServiceCall } from '../service-kind.js';
-import { compileFilter } from './filter/filter-compiler.js';
-import { parseFilter, type FilterNode } from './filter/filter-parser.js';
-import { keyText, parseKey, recordKey, type Condition } from './records/conditions.js';
-import type { OrderBy } from './records/record-reader.js';
-import { toPorticoError, type Row, type WriteTarget } from './records/record-writer.js';
-import { identifierFields, selectFields, selectionOf, type FieldPlan, type Selection, type TablePlan } from './records/table-plan.js';
-import { fieldsOption, filterParams } from './request-options.js';
-import type { SqlServiceContext } from './sql-service-context.js';
-import { sqlMessages, type RecordAction } from './sql-messages.js';
+import { BadRequestError } from '../../../core/errors.js';
+import { parseCommonParams, type CommonParams } from '../../../core/query-params.js';
+import type { ServiceCall } from '../../service-kind.js';
+import { compileFilter } from '../filter/filter-compiler.js';
+import { parseFilter, type FilterNode } from '../filter/filter-parser.js';
+import { keyText, parseKey, recordKey, type Condition } from '../records/conditions.js';
+import type { OrderBy } from '../records/record-reader.js';
+import { toPorticoError, type Row, type WriteTarget } from '../records/record-writer.js';
+import { identifierFields, selectFields, selectionOf, type FieldPlan, type Selection, type TablePlan } from '../records/table-plan.js';
+import { fieldsOption, filterParams } from '../request-options.js';
+import type { SqlServiceContext } from '../sql-service-context.js';
+import { sqlMessages, type RecordAction } from '../sql-messages.js';
 import { filterReach, scopeCondition, scopeOf, sessionLookup } from './table-access.js';
 import { nestedJoinFields } from './table-nested.js';
 import { attachRelated, relatedRequests, withJoinFields, type RelatedRequest } from './table-related.js';
-import { mayHoldLookups, substituteFilterLookups } from './filter/lookup-substitution.js';
+import { mayHoldLookups, substituteFilterLookups } from '../filter/lookup-substitution.js';
 
 export interface TableOp {
   ctx: SqlServiceContext;

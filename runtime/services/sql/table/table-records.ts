@@ -2,10 +2,10 @@
  * `_table/{table}` and `_table/{table}/{id}`: routes record requests to reads and writes
  * (reference 2.1-2.4, spec "Table endpoints"). Every condition is a Kysely expression with bound values.
  */
-import { BadRequestError } from '../../core/errors.js';
-import type { ServiceCall, ServiceResult } from '../service-kind.js';
-import type { SqlServiceContext } from './sql-service-context.js';
-import { sqlMessages } from './sql-messages.js';
+import { BadRequestError } from '../../../core/errors.js';
+import type { ServiceCall, ServiceResult } from '../../service-kind.js';
+import type { SqlServiceContext } from '../sql-service-context.js';
+import { sqlMessages } from '../sql-messages.js';
 import { isGrouped, listGroups } from './table-groups.js';
 import { openTableOp, toError } from './table-op.js';
 import { getRecord, listRecords } from './table-reads.js';

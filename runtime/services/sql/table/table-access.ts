@@ -6,18 +6,18 @@
  * verb on is refused with 403; a related read gets that table's row filters; a nested write into
  * a table whose grant has row filters is refused, since those rows are not checked against them.
  */
-import type { AuthContext } from '../../auth/auth-context.js';
-import { matchGrant } from '../../auth/access.js';
-import type { Grant } from '../../auth/principals.js';
-import { ForbiddenError } from '../../core/errors.js';
-import type { RowFilterModel, Verb } from '../../model/platform-model.js';
-import { compileFilter, type FilterScope } from './filter/filter-compiler.js';
-import { rowFiltersToNode } from './filter/row-filters.js';
-import { recordSatisfies } from './filter/row-filter-values.js';
-import type { FilterNode } from './filter/filter-parser.js';
-import type { Condition } from './records/conditions.js';
-import type { TablePlan } from './records/table-plan.js';
-import type { SqlServiceContext } from './sql-service-context.js';
+import type { AuthContext } from '../../../auth/auth-context.js';
+import { matchGrant } from '../../../auth/access.js';
+import type { Grant } from '../../../auth/principals.js';
+import { ForbiddenError } from '../../../core/errors.js';
+import type { RowFilterModel, Verb } from '../../../model/platform-model.js';
+import { compileFilter, type FilterScope } from '../filter/filter-compiler.js';
+import { rowFiltersToNode } from '../filter/row-filters.js';
+import { recordSatisfies } from '../filter/row-filter-values.js';
+import type { FilterNode } from '../filter/filter-parser.js';
+import type { Condition } from '../records/conditions.js';
+import type { TablePlan } from '../records/table-plan.js';
+import type { SqlServiceContext } from '../sql-service-context.js';
 
 /**
  * The values `{name}` stands for in a caller's filters: the session's `{user.id}`, `{user.email}`,

@@ -5,17 +5,17 @@
  * aggregate aliases. `filter`, `limit`, `offset`, `include_count` and `count_only` work as on
  * plain lists, counting groups.
  */
-import { BadRequestError } from '../../core/errors.js';
-import { wrapList, type ListMeta } from '../../core/envelope.js';
-import type { ServiceResult } from '../service-kind.js';
-import { compileFilter } from './filter/filter-compiler.js';
-import { parseFilter } from './filter/filter-parser.js';
-import { aggregatePlan, parseAggregate } from './records/aggregates.js';
-import { allOf } from './records/conditions.js';
-import { countGroups, selectRows, type OrderBy } from './records/record-reader.js';
-import { selectionOf, type FieldPlan, type TablePlan } from './records/table-plan.js';
-import { filterParams } from './request-options.js';
-import { sqlMessages } from './sql-messages.js';
+import { BadRequestError } from '../../../core/errors.js';
+import { wrapList, type ListMeta } from '../../../core/envelope.js';
+import type { ServiceResult } from '../../service-kind.js';
+import { compileFilter } from '../filter/filter-compiler.js';
+import { parseFilter } from '../filter/filter-parser.js';
+import { aggregatePlan, parseAggregate } from '../records/aggregates.js';
+import { allOf } from '../records/conditions.js';
+import { countGroups, selectRows, type OrderBy } from '../records/record-reader.js';
+import { selectionOf, type FieldPlan, type TablePlan } from '../records/table-plan.js';
+import { filterParams } from '../request-options.js';
+import { sqlMessages } from '../sql-messages.js';
 import { filterReach } from './table-access.js';
 import { db, filterCondition, type TableOp } from './table-op.js';
 
