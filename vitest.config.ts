@@ -8,8 +8,8 @@ import { defineConfig } from 'vitest/config';
  */
 const NEEDS_SHARED = [
   'test/e2e/soap/**',
-  'test/unit/runtime/services/soap/soap-openapi.test.ts',
-  'test/unit/runtime/services/soap/wsdl-loader.test.ts',
+  'test/unit/runtime/openapi/soap-openapi.test.ts',
+  'test/unit/runtime/services/soap/wsdl/wsdl-loader.test.ts',
 ];
 const sharedDir = process.env.PORTICO_SHARED_DIR ?? path.resolve(import.meta.dirname, '..', 'shared');
 const sharedMissing = !fs.existsSync(path.join(sharedDir, 'wsdl-corpus')) && process.env.CI !== 'true';

@@ -7,7 +7,7 @@
  */
 import type { OperationObject, ParameterObject, PathsObject, SchemaObject } from 'openapi3-ts/oas30';
 import type { JsonSchema, SoapOperationModel, SoapServiceModel } from '../model/platform-model.js';
-import { SchemaView } from '../services/soap/json-schema-view.js';
+import { SchemaView } from '../services/soap/wsdl/json-schema-view.js';
 import type { OpenApiFragment } from './fragment.js';
 import { pascalCase, uniqueNamer } from './names.js';
 import { jsonOperation } from './operation-builder.js';

@@ -5,14 +5,14 @@
  */
 import type { ServiceModel, SoapOperationModel, SoapServiceModel } from '../../model/platform-model.js';
 import { sharedComponents } from '../../openapi/shared-components.js';
-import { SchemaView } from './json-schema-view.js';
-import { RequestWriter } from './request-xml.js';
-import { ResponseReader } from './response-json.js';
-import { describeOperations } from './soap-introspection.js';
-import type { SoapTransport } from './soap-transport.js';
-import { loadWsdlDocuments } from './wsdl-loader.js';
-import { readWsdl } from './wsdl-reader.js';
-import { resolveWsdlLocation } from './wsdl-source.js';
+import { SchemaView } from './wsdl/json-schema-view.js';
+import { RequestWriter } from './call/request-xml.js';
+import { ResponseReader } from './call/response-json.js';
+import { describeOperations } from './wsdl/soap-introspection.js';
+import type { SoapTransport } from './call/soap-transport.js';
+import { loadWsdlDocuments } from './wsdl/wsdl-loader.js';
+import { readWsdl } from './wsdl/wsdl-reader.js';
+import { resolveWsdlLocation } from './wsdl/wsdl-source.js';
 import { operationsByApiName } from './operation-names.js';
 
 /** Definition names the shared OpenAPI components already use. */

@@ -11,12 +11,12 @@ import type { ServiceModel, SoapOperationModel, SoapServiceModel } from '../../m
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { soapServiceOpenApi } from '../../openapi/soap-openapi.js';
 import type { RuntimeContext, ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
-import { ResponseCache } from './response-cache.js';
+import { ResponseCache } from './call/response-cache.js';
 import type { SharedCache } from '../cache/shared-cache.js';
 import { declaredWsdl, LiveContract, readSoapModel } from './soap-contract.js';
 import { soapOptions, type SoapOptions } from './soap-config.js';
-import { invokeOperation } from './soap-invoker.js';
-import { SoapTransport } from './soap-transport.js';
+import { invokeOperation } from './call/soap-invoker.js';
+import { SoapTransport } from './call/soap-transport.js';
 
 /** Query parameters that are credentials: never sent on as operation fields, never part of a cache key. */
 const CREDENTIALS = new Set(['api_key', 'session_token']);

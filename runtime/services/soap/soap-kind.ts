@@ -20,7 +20,7 @@ export const soapKind: ServiceKind = {
 
   async introspect(service: ServiceModel, ctx: RuntimeContext): Promise<SoapServiceModel> {
     const config = ctx.resolveEnv(service.config);
-    const [{ SoapTransport }, { readSoapModel }] = await Promise.all([import('./soap-transport.js'), import('./soap-contract.js')]);
+    const [{ SoapTransport }, { readSoapModel }] = await Promise.all([import('./call/soap-transport.js'), import('./soap-contract.js')]);
     const transport = new SoapTransport(soapOptions(config, ctx.baseDir));
     try {
       return await readSoapModel(service, config.wsdl, ctx.baseDir, transport);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../../../../../runtime/model/platform-model.js';
-import { documentWsdl, introspectText, TNS } from './soap-test-helpers.js';
+import type { JsonSchema } from '../../../../../../runtime/model/platform-model.js';
+import { documentWsdl, introspectText, TNS } from '../soap-test-helpers.js';
 
 /** The request schema and definitions of an operation `Op` whose input element is `Req`. */
 async function request(schema: string, options: { elementFormDefault?: 'qualified' | 'unqualified' } = {}) {

@@ -11,11 +11,11 @@
  * referenced by `$ref`, which is how recursive types end; everything else is inlined. Definition
  * names are the types' local names, made unique in a fixed order once all are known.
  */
-import type { JsonSchema } from '../../model/platform-model.js';
-import { uniqueNamer } from '../../openapi/names.js';
+import type { JsonSchema } from '../../../model/platform-model.js';
+import { uniqueNamer } from '../../../openapi/names.js';
 import { builtinSchema, DEFINITION_REF, ObjectModel, withMembers, xmlMember } from './json-schema-parts.js';
 import type { SchemaContext, XsdComponent, XsdIndex } from './xsd-index.js';
-import { attribute, childElements, isXsdNamespace, qnameKey, type QName } from './xml-dom.js';
+import { attribute, childElements, isXsdNamespace, qnameKey, type QName } from '../xml-dom.js';
 
 const SOAP_ENCODING = new Set(['http://schemas.xmlsoap.org/soap/encoding/', 'http://www.w3.org/2003/05/soap-encoding']);
 const WSDL_NS = 'http://schemas.xmlsoap.org/wsdl/';

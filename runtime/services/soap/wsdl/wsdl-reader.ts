@@ -3,10 +3,10 @@
  * SOAP version, style, soapAction and soap:body details), services and ports, and the schemas.
  * Pure reading: what is missing or unusable is judged by the introspection.
  */
-import type { SoapVersion } from '../../model/platform-model.js';
+import type { SoapVersion } from '../../../model/platform-model.js';
 import { schemaElements, type WsdlDocument } from './wsdl-loader.js';
 import { XsdIndex } from './xsd-index.js';
-import { attribute, childElements, ownText, qnameKey, resolveQName, type QName } from './xml-dom.js';
+import { attribute, childElements, ownText, qnameKey, resolveQName, type QName } from '../xml-dom.js';
 
 const SOAP_BINDING_NS: Record<string, SoapVersion> = {
   'http://schemas.xmlsoap.org/wsdl/soap/': '1.1',

@@ -4,7 +4,7 @@
  * each member with its XML name, namespace, attribute flag and whether it repeats.
  * Shapes are memoised per schema object: the model's schemas do not change while served.
  */
-import type { JsonSchema } from '../../model/platform-model.js';
+import type { JsonSchema } from '../../../model/platform-model.js';
 import { DEFINITION_REF } from './json-schema-parts.js';
 
 export interface Member {

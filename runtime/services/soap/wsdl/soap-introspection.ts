@@ -5,12 +5,12 @@
  * version, and warnings for what had to be left out. Nothing here throws for a broken WSDL part:
  * the operation or port is skipped and the warning says why.
  */
-import type { JsonSchema, SoapMessageModel, SoapOperationModel, SoapServiceModel, SoapVersion } from '../../model/platform-model.js';
+import type { JsonSchema, SoapMessageModel, SoapOperationModel, SoapServiceModel, SoapVersion } from '../../../model/platform-model.js';
 import { SchemaView } from './json-schema-view.js';
 import type { BindingDef, BindingOperation, BodyDef, MessageDef, PortTypeOperation, WsdlDescription } from './wsdl-reader.js';
 import { withMembers, xmlMember } from './json-schema-parts.js';
 import { JsonSchemaBuilder } from './xsd-json-schema.js';
-import { attribute, qnameKey, type QName } from './xml-dom.js';
+import { attribute, qnameKey, type QName } from '../xml-dom.js';
 
 /** What introspection adds to a SOAP service model. */
 export type SoapContract = Pick<SoapServiceModel, 'endpoints' | 'operations' | 'definitions' | 'warnings'>;

@@ -3,7 +3,7 @@
  * qualified name, each with its schema's target namespace and form defaults. A name defined twice
  * keeps its first definition; a chameleon-included schema takes its includer's namespace.
  */
-import { attribute, childElements, isXsdNamespace, qnameKey, resolveQName, type QName } from './xml-dom.js';
+import { attribute, childElements, isXsdNamespace, qnameKey, resolveQName, type QName } from '../xml-dom.js';
 
 export type ComponentKind = 'element' | 'complexType' | 'simpleType' | 'group' | 'attributeGroup' | 'attribute';
 

@@ -7,11 +7,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InternalServerError } from '../../core/errors.js';
+import { InternalServerError } from '../../../core/errors.js';
 import { isStandardSchema, STANDARD_SCHEMA_FILES } from './standard-schemas.js';
-import type { SoapTransport } from './soap-transport.js';
+import type { SoapTransport } from '../call/soap-transport.js';
 import type { WsdlLocation } from './wsdl-source.js';
-import { attribute, childElements, isXsdNamespace, parseXml, XmlSyntaxError } from './xml-dom.js';
+import { attribute, childElements, isXsdNamespace, parseXml, XmlSyntaxError } from '../xml-dom.js';
 
 const WSDL2_NS = 'http://www.w3.org/ns/wsdl';
 /** Guards against import loops through ever-new URLs. */

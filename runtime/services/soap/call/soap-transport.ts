@@ -9,8 +9,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { HttpClient } from 'soap';
-import { ServiceUnavailableError } from '../../core/errors.js';
-import type { SoapOptions } from './soap-config.js';
+import { ServiceUnavailableError } from '../../../core/errors.js';
+import type { SoapOptions } from '../soap-config.js';
 
 export interface HttpReply {
   status: number;

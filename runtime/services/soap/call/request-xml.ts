@@ -7,10 +7,10 @@
  * the reference platform does. Namespaces are written as default-namespace declarations where
  * they change, so no prefixes need managing.
  */
-import { BadRequestError } from '../../core/errors.js';
-import type { JsonSchema, SoapMessageModel } from '../../model/platform-model.js';
-import type { Member, ObjectShape, SchemaView, ScalarShape } from './json-schema-view.js';
-import { escapeXml } from './xml-dom.js';
+import { BadRequestError } from '../../../core/errors.js';
+import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
+import type { Member, ObjectShape, SchemaView, ScalarShape } from '../wsdl/json-schema-view.js';
+import { escapeXml } from '../xml-dom.js';
 
 type Json = unknown;
 

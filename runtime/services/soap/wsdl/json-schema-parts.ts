@@ -3,8 +3,8 @@
  * type, the `xml` member that records a member's namespace and attribute flag, members added
  * beside a `$ref`, and the object model a complex type's members are collected in.
  */
-import type { JsonSchema } from '../../model/platform-model.js';
-import { uniqueNamer } from '../../openapi/names.js';
+import type { JsonSchema } from '../../../model/platform-model.js';
+import { uniqueNamer } from '../../../openapi/names.js';
 
 /** Prefix of the `$ref`s the builder writes. */
 export const DEFINITION_REF = '#/components/schemas/';

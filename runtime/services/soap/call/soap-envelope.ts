@@ -5,11 +5,11 @@
  * created + password)) with a fresh 16-byte nonce per request, or PasswordText).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { RawQuery } from '../../core/query-params.js';
-import type { SoapVersion } from '../../model/platform-model.js';
-import { QUERY_VALUE_PREFIX, type GenericHeader, type WsseHeader } from './soap-config.js';
+import type { RawQuery } from '../../../core/query-params.js';
+import type { SoapVersion } from '../../../model/platform-model.js';
+import { QUERY_VALUE_PREFIX, type GenericHeader, type WsseHeader } from '../soap-config.js';
 import { SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS } from './response-json.js';
-import { escapeXml, XSI_NS, XSD_NS } from './xml-dom.js';
+import { escapeXml, XSI_NS, XSD_NS } from '../xml-dom.js';
 
 const WSSE_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd';
 const WSU_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';

@@ -4,12 +4,12 @@
  * address for that version. A Fault is a 500 with its text and code; an HTTP error without an
  * envelope is a 503 for a gateway status (502-504) and a 500 otherwise; no answer is a 503.
  */
-import { InternalServerError, ServiceUnavailableError } from '../../core/errors.js';
-import type { RawQuery } from '../../core/query-params.js';
-import type { SoapOperationModel, SoapServiceModel, SoapVersion } from '../../model/platform-model.js';
+import { InternalServerError, ServiceUnavailableError } from '../../../core/errors.js';
+import type { RawQuery } from '../../../core/query-params.js';
+import type { SoapOperationModel, SoapServiceModel, SoapVersion } from '../../../model/platform-model.js';
 import type { RequestWriter } from './request-xml.js';
 import { faultError, parseEnvelope, type ResponseReader } from './response-json.js';
-import type { SoapOptions } from './soap-config.js';
+import type { SoapOptions } from '../soap-config.js';
 import { envelope, envelopeHeaders, soapHeaders } from './soap-envelope.js';
 import type { SoapTransport } from './soap-transport.js';
 

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { BadRequestError, InternalServerError } from '../../core/errors.js';
-import type { Origin } from '../../model/platform-model.js';
+import { BadRequestError, InternalServerError } from '../../../core/errors.js';
+import type { Origin } from '../../../model/platform-model.js';
 
 /** The platform's directory of WSDL files, relative to the platform directory. */
 export const WSDL_DIRECTORY = 'wsdl';

@@ -6,10 +6,10 @@
  * schema does not describe is still returned, read generically. SOAP-encoded multi-references
  * (`href="#id"`) are followed. A Fault becomes a SoapFault.
  */
-import { InternalServerError } from '../../core/errors.js';
-import type { JsonSchema, SoapMessageModel } from '../../model/platform-model.js';
-import type { ObjectShape, SchemaView, Shape } from './json-schema-view.js';
-import { childElements, ownText, parseXml, XmlSyntaxError, XMLNS_NS, XSI_NS } from './xml-dom.js';
+import { InternalServerError } from '../../../core/errors.js';
+import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
+import type { ObjectShape, SchemaView, Shape } from '../wsdl/json-schema-view.js';
+import { childElements, ownText, parseXml, XmlSyntaxError, XMLNS_NS, XSI_NS } from '../xml-dom.js';
 
 export const SOAP11_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 export const SOAP12_ENVELOPE_NS = 'http://www.w3.org/2003/05/soap-envelope';
