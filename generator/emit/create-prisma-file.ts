@@ -5,7 +5,7 @@
 import { format } from '@prisma/prisma-schema-wasm';
 import type { SqlServiceModel } from '../../runtime/model/platform-model.js';
 import { LINE_COMMENT_NOTICE } from './generated-notice.js';
-import { prismaSchemaView } from './prisma-schema-model.js';
+import { prismaSchemaView } from './prisma-schema-view.js';
 import { renderTemplate } from './render-template.js';
 
 const FORMAT_PARAMS = JSON.stringify({ textDocument: { uri: 'file:/schema.prisma' }, options: { tabSize: 2, insertSpaces: true } });

@@ -9,7 +9,7 @@
 import { StructureKind, type InterfaceDeclarationStructure, type PropertySignatureStructure } from 'ts-morph';
 import { isBigInteger, isRequiredOnCreate, isServerFilled } from '../../runtime/model/field-rules.js';
 import type { AbstractType, FieldModel, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
-import { pascalCase, uniqueNamer } from '../../runtime/openapi/names.js';
+import { pascalCase, uniqueNamer } from '../../runtime/openapi/code-identifiers.js';
 import { nativeTypeInfo } from '../../runtime/services/sql/schema/native-types.js';
 import { docText, printTypeScript, propertyKey } from './typescript-printer.js';
 

@@ -11,7 +11,7 @@ import { LiveServices } from '../services/live-services.js';
 import type { RuntimeContext } from '../services/service-kind.js';
 import type { LiveSchema } from '../services/sql/live-schema.js';
 import { syncPlatform, type FirstAdmin } from '../system/platform-sync.js';
-import { openSystemSchema } from '../system/records/system-schema.js';
+import { openSystemSchema } from '../system/record-resources/system-schema.js';
 import { liveServiceModel, plainServiceModel } from '../system/resources/service-models.js';
 import { SystemDirectory } from '../system/system-directory.js';
 import { openSystemDb, systemDbKind, type SystemDb } from '../system/store/system-db.js';

@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ComponentsObject } from 'openapi3-ts/oas30';
 import type { OpenApiFragment } from './fragment.js';
-import { uniqueNamer } from './names.js';
+import { uniqueNamer } from './code-identifiers.js';
 
 type Section = keyof ComponentsObject;
 type ComponentMap = Record<string, unknown>;

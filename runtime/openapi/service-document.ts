@@ -7,7 +7,7 @@ import type { InfoObject, OpenAPIObject, OperationObject, PathItemObject, PathsO
 import type { ServiceModel } from '../model/platform-model.js';
 import { dropUnusedShared, mergeComponents, type NamedFragment } from './component-merge.js';
 import type { OpenApiFragment } from './fragment.js';
-import { uniqueNamer } from './names.js';
+import { uniqueNamer } from './code-identifiers.js';
 import { componentRef, ERROR_RESPONSES, sharedComponents } from './shared-components.js';
 
 export const OPENAPI_VERSION = '3.0.3';

@@ -9,7 +9,7 @@ import type { OperationObject, ParameterObject, PathsObject, SchemaObject } from
 import type { JsonSchema, SoapOperationModel, SoapServiceModel } from '../model/platform-model.js';
 import { SchemaView } from '../services/soap/wsdl/json-schema-view.js';
 import type { OpenApiFragment } from './fragment.js';
-import { pascalCase, uniqueNamer } from './names.js';
+import { pascalCase, uniqueNamer } from './code-identifiers.js';
 import { jsonOperation } from './operation-builder.js';
 import { componentRef, jsonContent } from './shared-components.js';
 import { documentedNames } from '../services/soap/operation-names.js';

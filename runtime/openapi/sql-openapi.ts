@@ -3,7 +3,7 @@ import type { PathsObject, SchemaObject, SchemasObject } from 'openapi3-ts/oas30
 import type { SqlServiceModel } from '../model/platform-model.js';
 import type { OpenApiFragment } from './fragment.js';
 import { jsonOperation } from './operation-builder.js';
-import { pascalCase, uniqueNamer } from './names.js';
+import { pascalCase, uniqueNamer } from './code-identifiers.js';
 import { insertJsonSchema, recordJsonSchema, updateJsonSchema } from './record-schemas.js';
 import { routinePaths, routineSchemas } from './routine-paths.js';
 import { schemaPaths, tableSchemaSchemas } from './schema-paths.js';

@@ -5,8 +5,8 @@
  * the server accepts.
  */
 import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject, SchemaObject, SchemasObject } from 'openapi3-ts/oas30';
-import type { RecordDefinition, ResourceDefinition } from '../system/records/resource-definition.js';
-import { SYSTEM_RECORD_RESOURCES, roleServiceAccessRecord, serviceDocRecord, scopedLookupRecord, userAppRoleRecord } from '../system/records/system-records.js';
+import type { RecordDefinition, ResourceDefinition } from '../system/record-resources/resource-definition.js';
+import { SYSTEM_RECORD_RESOURCES, roleServiceAccessRecord, serviceDocRecord, scopedLookupRecord, userAppRoleRecord } from '../system/record-resources/system-records.js';
 import type { OpenApiFragment } from './fragment.js';
 import { jsonOperation, pathParameter } from './operation-builder.js';
 import { selfServicePaths } from './self-service-openapi.js';

@@ -10,7 +10,7 @@ import { pick, toBool } from '../core/query-params.js';
 import type { InternalCall } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import { translateSqliteError } from '../services/sql/dialects/sqlite/sqlite-errors.js';
-import { assertValid } from './records/json-validator.js';
+import { assertValid } from './record-resources/json-validator.js';
 import { assertPasswordAllowed, passwordSecrets } from './resources/password-rules.js';
 import { userServiceConfig } from './user/user-config.js';
 import { sendTemplateMail } from './system-mail.js';

@@ -10,7 +10,7 @@ import type { AccessRule, InternalCall, InternalService } from '../http/internal
 import type { PlatformContext } from '../http/platform-context.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
-import { read, serveResource } from './records/resource-handler.js';
+import { read, serveResource } from './record-resources/resource-handler.js';
 import { clearCache, listCaches } from './resources/cache.js';
 import { limitCache } from './limits/limit-cache.js';
 import { constants } from './resources/constants.js';

@@ -7,7 +7,7 @@
  */
 import { StructureKind, type InterfaceDeclarationStructure, type PropertySignatureStructure, type StatementStructures } from 'ts-morph';
 import type { JsonSchema, SoapServiceModel } from '../../../runtime/model/platform-model.js';
-import { pascalCase, uniqueNamer } from '../../../runtime/openapi/names.js';
+import { pascalCase, uniqueNamer } from '../../../runtime/openapi/code-identifiers.js';
 import { DEFINITION_REF } from '../../../runtime/services/soap/wsdl/json-schema-parts.js';
 import { docText, printTypeScript, propertyKey } from '../typescript-printer.js';
 

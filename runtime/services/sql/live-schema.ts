@@ -5,7 +5,7 @@
 import { NotFoundError, messages } from '../../core/errors.js';
 import type { DatabaseSchema, TableModel } from '../../model/platform-model.js';
 import type { SqlDialectModule } from './dialects/sql-dialect.js';
-import { buildTablePlan, type TablePlan } from './records/table-plan.js';
+import { buildTablePlan, type TablePlan } from './query/table-plan.js';
 import { withExtras } from './schema/table-extras.js';
 import type { TableExtras } from '../service-kind.js';
 

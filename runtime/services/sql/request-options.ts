@@ -1,7 +1,7 @@
 /** What SQL requests read beyond parseCommonParams: the raw `fields` choice, filter `params`, body records. */
 import { pick, toBool, toList, type CommonParams, type RawQuery } from '../../core/query-params.js';
 import { checkListLength } from '../../core/request-limits.js';
-import type { BatchMode } from './records/batch-runner.js';
+import type { BatchMode } from './query/batch-runner.js';
 
 function bodyObject(body: unknown): Record<string, unknown> | null {
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;

@@ -4,8 +4,8 @@
  * Limits declared in platform.yaml are read-only here.
  */
 import { BadRequestError } from '../../core/errors.js';
-import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../records/resource-handler.js';
-import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type ResourceDefinition } from '../records/resource-definition.js';
+import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../record-resources/resource-handler.js';
+import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type ResourceDefinition } from '../record-resources/resource-definition.js';
 import {
   isEachUser, LIMIT_TYPES, LIMIT_VERBS, limitKeyText, needsEndpoint, needsService, needsUser, normaliseEndpoint, periodIndex, PERIODS, type LimitFields,
 } from './limit-rules.js';

@@ -15,8 +15,8 @@ import type { PlatformContext } from '../../http/platform-context.js';
 import { maskToVerbs, verbsToMask } from '../../auth/principals.js';
 import type { Verb } from '../../model/platform-model.js';
 import type { ServiceResult } from '../../services/service-kind.js';
-import type { Row } from '../records/record-presentation.js';
-import { serveResource, type ResourceBehaviour } from '../records/resource-handler.js';
+import type { Row } from '../record-resources/record-presentation.js';
+import { serveResource, type ResourceBehaviour } from '../record-resources/resource-handler.js';
 import { RECORD_BEHAVIOURS } from './record-behaviours.js';
 
 export const PACKAGE_VERSION = 1;

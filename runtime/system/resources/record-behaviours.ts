@@ -1,5 +1,5 @@
 /**
- * What each model-backed system resource adds to the generic CRUD (records/resource-handler.ts):
+ * What each model-backed system resource adds to the generic CRUD (record-resources/resource-handler.ts):
  * administrators and users (scope, password hashing, no self-deletion), apps (API keys), roles,
  * services (type and config checks, live serving), CORS rules, global lookups, email templates
  * and custom settings.
@@ -10,12 +10,12 @@ import { pick, toBool } from '../../core/query-params.js';
 import type { ServiceModel } from '../../model/platform-model.js';
 import { findServiceType } from '../internal-service-types.js';
 import { limitBehaviour } from '../limits/limit-resource.js';
-import { assertValid } from '../records/json-validator.js';
-import { assertLookupNameFree } from '../records/related-records.js';
-import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../records/resource-handler.js';
+import { assertValid } from '../record-resources/json-validator.js';
+import { assertLookupNameFree } from '../record-resources/related-records.js';
+import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../record-resources/resource-handler.js';
 import {
   adminResource, appResource, corsResource, customResource, emailTemplateResource, lookupResource, roleResource, serviceResource, userResource,
-} from '../records/system-records.js';
+} from '../record-resources/system-records.js';
 import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
 import { liveServiceModel } from './service-models.js';
 

@@ -4,7 +4,7 @@
  * beside a `$ref`, and the object model a complex type's members are collected in.
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
-import { uniqueNamer } from '../../../openapi/names.js';
+import { uniqueNamer } from '../../../openapi/code-identifiers.js';
 
 /** Prefix of the `$ref`s the builder writes. */
 export const DEFINITION_REF = '#/components/schemas/';

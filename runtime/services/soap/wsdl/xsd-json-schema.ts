@@ -12,7 +12,7 @@
  * names are the types' local names, made unique in a fixed order once all are known.
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
-import { uniqueNamer } from '../../../openapi/names.js';
+import { uniqueNamer } from '../../../openapi/code-identifiers.js';
 import { builtinSchema, DEFINITION_REF, ObjectModel, withMembers, xmlMember } from './json-schema-parts.js';
 import type { SchemaContext, XsdComponent, XsdIndex } from './xsd-index.js';
 import { attribute, childElements, isXsdNamespace, qnameKey, type QName } from '../xml-dom.js';

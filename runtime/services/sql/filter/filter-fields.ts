@@ -5,7 +5,7 @@
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DatabaseSchema, FieldModel, RelationModel, TableModel } from '../../../model/platform-model.js';
-import { aggregateField, aggregateSql, type AggregateFunction } from '../records/aggregates.js';
+import { aggregateField, aggregateSql, type AggregateFunction } from '../query/aggregates.js';
 import { aggregateNotAllowed, ambiguousRelation, inconsistentModel, notGrouped, unknownField, unknownRelation } from './filter-errors.js';
 import type { FieldRef } from './filter-parser.js';
 

@@ -16,7 +16,7 @@
  *
  * Keywords are case-insensitive. Nothing may follow a complete filter.
  */
-import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../records/aggregates.js';
+import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../query/aggregates.js';
 import { describe, tokenize, type Token } from './filter-lexer.js';
 import { filterTooLarge, malformedFilter } from './filter-errors.js';
 import { limits } from '../../../core/request-limits.js';

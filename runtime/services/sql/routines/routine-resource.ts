@@ -15,7 +15,7 @@ import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import type { RoutineOutcome } from '../dialects/sql-dialect.js';
 import { asListOption, fieldsOption } from '../request-options.js';
 import { nativeTypeInfo } from '../schema/native-types.js';
-import { humanize } from '../schema/names.js';
+import { humanize } from '../schema/display-names.js';
 import { cleanListing } from '../schema/table-description.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { routineArguments, splitInlineCall } from './routine-arguments.js';

@@ -4,7 +4,7 @@
  */
 import type { DatabaseSchema, FieldModel, ForeignKeyModel, RoutineModel, TableModel } from '../../../model/platform-model.js';
 import type { CatalogTable } from './catalog.js';
-import { apiName, humanize } from './names.js';
+import { apiName, humanize } from './display-names.js';
 import { nativeTypeInfo } from './native-types.js';
 import { buildRelations, compareNames } from './relation-builder.js';
 

@@ -3,7 +3,7 @@
  * the table descriptors of `_table`/`_schema` listings (reference 1.4).
  */
 import type { DatabaseSchema, FieldModel, ForeignKeyModel, RelationModel, TableModel } from '../../../model/platform-model.js';
-import { humanize, pluralize } from './names.js';
+import { humanize, pluralize } from './display-names.js';
 
 /** A listing entry with every descriptor key (`fields=*`). */
 export function tableSummary(table: TableModel): Record<string, unknown> {

@@ -15,8 +15,8 @@ import { compileFilter, type FilterScope } from '../filter/filter-compiler.js';
 import { rowFiltersToNode } from '../filter/row-filters.js';
 import { recordSatisfies } from '../filter/row-filter-values.js';
 import type { FilterNode } from '../filter/filter-parser.js';
-import type { Condition } from '../records/conditions.js';
-import type { TablePlan } from '../records/table-plan.js';
+import type { Condition } from '../query/conditions.js';
+import type { TablePlan } from '../query/table-plan.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 
 /**

@@ -18,10 +18,10 @@ import type { Kysely } from 'kysely';
 import { BadRequestError, NotFoundError, PorticoError, messages } from '../../../core/errors.js';
 import { pick, toBool } from '../../../core/query-params.js';
 import type { RelationModel, TableModel, Verb } from '../../../model/platform-model.js';
-import { allOf, findRecordKey, keyCondition, keyText } from '../records/conditions.js';
-import { selectRows } from '../records/record-reader.js';
-import { deleteRows, insertRow, insertValues, toPorticoError, updateRows, updateValues, type Row, type WriteTarget } from '../records/record-writer.js';
-import { selectionOf, type FieldPlan, type TablePlan } from '../records/table-plan.js';
+import { allOf, findRecordKey, keyCondition, keyText } from '../query/conditions.js';
+import { selectRows } from '../query/record-reader.js';
+import { deleteRows, insertRow, insertValues, toPorticoError, updateRows, updateValues, type Row, type WriteTarget } from '../query/record-writer.js';
+import { selectionOf, type FieldPlan, type TablePlan } from '../query/table-plan.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { relationOf } from './table-related.js';
 

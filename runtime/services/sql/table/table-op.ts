@@ -8,10 +8,10 @@ import { parseCommonParams, type CommonParams } from '../../../core/query-params
 import type { ServiceCall } from '../../service-kind.js';
 import { compileFilter } from '../filter/filter-compiler.js';
 import { parseFilter, type FilterNode } from '../filter/filter-parser.js';
-import { keyText, parseKey, recordKey, type Condition } from '../records/conditions.js';
-import type { OrderBy } from '../records/record-reader.js';
-import { toPorticoError, type Row, type WriteTarget } from '../records/record-writer.js';
-import { identifierFields, selectFields, selectionOf, type FieldPlan, type Selection, type TablePlan } from '../records/table-plan.js';
+import { keyText, parseKey, recordKey, type Condition } from '../query/conditions.js';
+import type { OrderBy } from '../query/record-reader.js';
+import { toPorticoError, type Row, type WriteTarget } from '../query/record-writer.js';
+import { identifierFields, selectFields, selectionOf, type FieldPlan, type Selection, type TablePlan } from '../query/table-plan.js';
 import { fieldsOption, filterParams } from '../request-options.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';

@@ -3,10 +3,10 @@ import { BadRequestError, NotFoundError, messages } from '../../../core/errors.j
 import { limits } from '../../../core/request-limits.js';
 import { unwrapRecords, wrapList, type ListMeta } from '../../../core/envelope.js';
 import type { ServiceResult } from '../../service-kind.js';
-import { runBatch } from '../records/batch-runner.js';
-import { allOf, keyCondition, keysCondition, keyText, parseKey, type Condition } from '../records/conditions.js';
-import { countRows, selectByPrimaryKey, selectRows, selectShapedPage } from '../records/record-reader.js';
-import { selectFields, selectionOf, type FieldPlan } from '../records/table-plan.js';
+import { runBatch } from '../query/batch-runner.js';
+import { allOf, keyCondition, keysCondition, keyText, parseKey, type Condition } from '../query/conditions.js';
+import { countRows, selectByPrimaryKey, selectRows, selectShapedPage } from '../query/record-reader.js';
+import { selectFields, selectionOf, type FieldPlan } from '../query/table-plan.js';
 import { mayHoldLookups } from '../filter/lookup-substitution.js';
 import { recordEtag } from './record-etag.js';
 import { hasRecordBody } from '../request-options.js';

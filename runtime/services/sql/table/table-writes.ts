@@ -1,17 +1,17 @@
 /**
  * `POST`, `PUT`, `PATCH` and `DELETE` on `_table/{table}[/{id}]`: batches with the reference's
- * modes (records/batch-runner.ts), upsert when the service allows it, nested related records
+ * modes (query/batch-runner.ts), upsert when the service allows it, nested related records
  * (table-nested.ts), identifiers or `fields` (and `related`) returned.
  */
 import type { Kysely } from 'kysely';
 import { BadRequestError, NotFoundError, PreconditionFailedError, messages } from '../../../core/errors.js';
 import { unwrapRecord, unwrapRecords, wrapList } from '../../../core/envelope.js';
 import type { ServiceResult } from '../../service-kind.js';
-import { runBatch } from '../records/batch-runner.js';
-import { allOf, findRecordKey, keyCondition, keyText, parseKey, recordKey, type Condition } from '../records/conditions.js';
-import { selectRows } from '../records/record-reader.js';
-import { deleteRows, insertRow, insertValues, updateRowByKey, updateRows, updateValues, type Row, type WriteTarget } from '../records/record-writer.js';
-import type { FieldPlan } from '../records/table-plan.js';
+import { runBatch } from '../query/batch-runner.js';
+import { allOf, findRecordKey, keyCondition, keyText, parseKey, recordKey, type Condition } from '../query/conditions.js';
+import { selectRows } from '../query/record-reader.js';
+import { deleteRows, insertRow, insertValues, updateRowByKey, updateRows, updateValues, type Row, type WriteTarget } from '../query/record-writer.js';
+import type { FieldPlan } from '../query/table-plan.js';
 import { etagMatches, recordEtag } from './record-etag.js';
 import { batchMode, forceOption, hasRecordBody } from '../request-options.js';
 import { sqlMessages } from '../sql-messages.js';

@@ -6,7 +6,7 @@
 import { Kysely, MysqlDialect } from 'kysely';
 import { createPool } from 'mysql2';
 import type { FieldModel } from '../../../../model/platform-model.js';
-import { decodeJsonText } from '../../records/value-codec.js';
+import { decodeJsonText } from '../../query/value-codec.js';
 import { alterMysqlTable } from './mysql-alter.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import type { ServerConnection } from '../server-config.js';

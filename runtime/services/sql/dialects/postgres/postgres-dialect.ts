@@ -13,7 +13,7 @@ import { postgresColumnType } from './postgres-column-types.js';
 import { translatePostgresError } from './postgres-errors.js';
 import { readPostgresCatalog } from './postgres-introspector.js';
 import { postgresRoutines } from './postgres-routines.js';
-import { registerDirectRunner } from '../../records/run-compiled.js';
+import { registerDirectRunner } from '../../query/run-compiled.js';
 import { preparingClient } from './postgres-prepared.js';
 
 const asText = (value: string) => value;

@@ -2,8 +2,8 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteStatement, type TransactionSettings } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
-import { registerDirectRunner } from '../../records/run-compiled.js';
-import { decodeJsonText } from '../../records/value-codec.js';
+import { registerDirectRunner } from '../../query/run-compiled.js';
+import { decodeJsonText } from '../../query/value-codec.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import { sqliteColumnType } from './sqlite-column-types.js';
 import { translateSqliteError } from './sqlite-errors.js';

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresDatabase } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-dialect.js';
 import { preparingClient } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-prepared.js';
-import { runCompiled } from '../../../../../../../runtime/services/sql/records/run-compiled.js';
+import { runCompiled } from '../../../../../../../runtime/services/sql/query/run-compiled.js';
 import { createTestDatabase, requireService, type TestDatabase } from '../../../../../../helpers/require-service.js';
 
 interface Prepared { name: string; statement: string; runs: number }

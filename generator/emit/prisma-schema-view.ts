@@ -4,7 +4,7 @@
  * foreign keys with a back-relation field on the referenced model.
  */
 import type { FieldModel, ForeignKeyModel, ReferentialAction, SqlDialect, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
-import { pascalCase, uniqueNamer } from '../../runtime/openapi/names.js';
+import { pascalCase, uniqueNamer } from '../../runtime/openapi/code-identifiers.js';
 import { prismaDefault, prismaScalar, type PrismaScalar } from './prisma-field-types.js';
 import { isUnindexableMySqlNative } from './prisma-native-types.js';
 

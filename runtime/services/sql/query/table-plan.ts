@@ -26,7 +26,7 @@ export interface FieldPlan {
   readonly clock: 'create' | 'update' | null;
   /** Auto-increment keys are never written by updates. */
   readonly generated: boolean;
-  /** Set when the plan is an aggregate of grouped reads (records/aggregates.ts), not a column. */
+  /** Set when the plan is an aggregate of grouped reads (aggregates.ts), not a column. */
   readonly aggregate: AggregateFunction | null;
 }
 
