@@ -2,7 +2,8 @@
  * The one access decision: credentials, administrator bypass, role grants. Pure, so that every
  * 401/403 rule is shown by a table test.
  */
-import { ForbiddenError, type PorticoError, UnauthorizedError } from '../core/errors.js';
+import type { PorticoError } from '../core/errors.js';
+import { coreMessages } from '../core/messages.js';
 import type { Verb } from '../model/platform-model.js';
 import { VERB_BITS, type AppPrincipal, type Grant, type RolePrincipal, type UserPrincipal } from './principals.js';
 
@@ -28,15 +29,6 @@ export interface AccessRequest {
 
 export type AccessDecision = { allowed: true; grant: Grant | null } | { allowed: false; error: PorticoError };
 
-export const NO_CREDENTIALS =
-  'No session token or API Key detected in request. Please send in X-Service-Session-Token and/or X-Service-API-Key request header. You can also use URL query parameters session_token and/or api_key.';
-export const NO_API_KEY =
-  "No API Key provided. Please provide a valid API Key using X-Service-API-Key request header or 'api_key' url query parameter.";
-/** The spec's text for a call that needs a session and has none (clients match its start). */
-export const NOT_AUTHENTICATED =
-  "No session token (JWT) provided. Please provide a valid session token using X-Service-Session-Token request header or 'session_token' url query parameter.";
-export const ROLE_INACTIVE = 'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.';
-
 /** The user's role for the app, else the app's default role. */
 export function resolveRole(user: UserPrincipal | null, app: AppPrincipal | null, roles: ReadonlyMap<number, RolePrincipal>): RolePrincipal | null {
   if (!app) return null;
@@ -48,26 +40,26 @@ const deny = (error: PorticoError): AccessDecision => ({ allowed: false, error }
 
 export function decideAccess(request: AccessRequest): AccessDecision {
   const { app, user, role } = request;
-  if (request.apiKeyGiven && !app) return deny(new UnauthorizedError('Invalid API key. The API key is not associated with any app.'));
-  if (app && !app.isActive) return deny(new ForbiddenError('App is not active.'));
+  if (request.apiKeyGiven && !app) return deny(coreMessages.invalidApiKey.error());
+  if (app && !app.isActive) return deny(coreMessages.appInactive.error());
   if (request.exception) return { allowed: true, grant: null };
   if (request.tokenError) return deny(request.tokenError);
   if (user?.isSysAdmin) return { allowed: true, grant: null };
-  if (!app && !user) return deny(new UnauthorizedError(NO_CREDENTIALS));
+  if (!app && !user) return deny(coreMessages.noCredentials.error());
   if (request.adminOnly) {
-    return deny(user ? new ForbiddenError('Access Forbidden. Only administrators may use this resource.') : new UnauthorizedError(NOT_AUTHENTICATED));
+    return deny(user ? coreMessages.adminsOnly.error() : coreMessages.noSessionToken.error());
   }
   if (!role) {
     // A user's role is the one for the calling app: without an API key there is none to find.
-    if (user && !app) return deny(new UnauthorizedError(NO_API_KEY));
-    return deny(user ? new ForbiddenError('Role not found. A role may not be assigned to you or your application.') : new UnauthorizedError(NOT_AUTHENTICATED));
+    if (user && !app) return deny(coreMessages.noApiKey.error());
+    return deny(user ? coreMessages.roleNotFound.error() : coreMessages.noSessionToken.error());
   }
-  if (!role.isActive) return deny(new ForbiddenError(ROLE_INACTIVE));
+  if (!role.isActive) return deny(coreMessages.roleInactive.error());
   const grant = matchGrant(role.grants, request.service, request.component, request.verb);
   if (grant) return { allowed: true, grant };
-  if (!user) return deny(new UnauthorizedError(NOT_AUTHENTICATED));
+  if (!user) return deny(coreMessages.noSessionToken.error());
   const target = request.component === '' ? `service '${request.service}'` : `component '${request.component}' of service '${request.service}'`;
-  return deny(new ForbiddenError(`Access Forbidden. ${request.verb} access to ${target} is not allowed by this user's role.`));
+  return deny(coreMessages.accessForbidden.error(request.verb, target));
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
-import { UnauthorizedError } from '../core/errors.js';
 import type { Clock } from './clock.js';
+import { coreMessages } from '../core/messages.js';
 
 export interface SessionClaims {
   user_id: number;
@@ -47,10 +47,10 @@ export function createSessionTokens(secret: string, clock: Clock): SessionTokens
       claims = decode(token) as SessionClaims;
     } catch (error) {
       const reason = error instanceof TokenError ? error.message : 'malformed token';
-      throw new UnauthorizedError(`Invalid token: ${reason}`);
+      throw coreMessages.tokenUnreadable.error(reason);
     }
     if (typeof claims.user_id !== 'number' || typeof claims.exp !== 'number' || typeof claims.jti !== 'string') {
-      throw new UnauthorizedError('Invalid token: required claims are missing.');
+      throw coreMessages.tokenClaimsMissing.error();
     }
     if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
     verified.set(token, claims);
@@ -65,7 +65,7 @@ export function createSessionTokens(secret: string, clock: Clock): SessionTokens
     verify(token, graceSeconds = 0) {
       const claims = signed(token);
       if ((claims.exp + graceSeconds) * 1000 <= clock.now()) {
-        throw new UnauthorizedError('Token has expired: Session expired. Please re-login.');
+        throw coreMessages.tokenExpired.error();
       }
       return claims;
     },

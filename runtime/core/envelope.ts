@@ -2,7 +2,7 @@
  * The spec's envelope: lists as {"resource":[...]} (+ meta), single records bare, and the
  * unwrapping of write bodies.
  */
-import { BadRequestError, messages } from './errors.js';
+import { coreMessages } from './messages.js';
 
 export interface ListMeta {
   count?: number;
@@ -27,14 +27,14 @@ export function wrapList<T>(records: T[], meta?: ListMeta): ListEnvelope<T> {
 export function unwrapRecords(body: unknown): Record<string, unknown>[] {
   let list: unknown = body;
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    if (!('resource' in body)) throw new BadRequestError(messages.noRecords());
+    if (!('resource' in body)) throw coreMessages.noRecords.error();
     list = (body as { resource: unknown }).resource;
     if (list !== null && typeof list === 'object' && !Array.isArray(list)) list = [list];
   }
-  if (!Array.isArray(list) || list.length === 0) throw new BadRequestError(messages.noRecords());
+  if (!Array.isArray(list) || list.length === 0) throw coreMessages.noRecords.error();
   list.forEach((record, index) => {
     if (record === null || typeof record !== 'object' || Array.isArray(record)) {
-      throw new BadRequestError(`Record ${index} is not a JSON object.`, { index });
+      throw coreMessages.recordNotObject.error(index);
     }
   });
   return list as Record<string, unknown>[];
@@ -43,7 +43,7 @@ export function unwrapRecords(body: unknown): Record<string, unknown>[] {
 /** Reads the bare object body of a single-record write. */
 export function unwrapRecord(body: unknown): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new BadRequestError('The request body must be a JSON object of field values.');
+    throw coreMessages.bodyNotObject.error();
   }
   const resource = (body as { resource?: unknown }).resource;
   // Some clients send {resource:[{...}]} to a by-id PATCH; take its one record.

@@ -1,6 +1,8 @@
 /**
- * The one error catalogue of the runtime: exception classes with the spec's status codes, and
- * the spec's error body `{"error":{"code","message","context"?}}`.
+ * The one error catalogue of the runtime: exception classes with the spec's status codes, the
+ * spec's error body `{"error":{"code","message","context"?}}`, and `message()`, the form of an
+ * entry in a family's catalogue of texts (core/messages.ts, services/sql/sql-messages.ts,
+ * services/soap/soap-messages.ts, system/system-messages.ts): a text with its status.
  * Throw these anywhere; the HTTP layer turns them into responses.
  */
 
@@ -51,16 +53,14 @@ export class NotFoundError extends PorticoError {
   constructor(message = 'Not found.', context: ErrorContext = null) { super(404, message, context); }
 }
 export class MethodNotAllowedError extends PorticoError {
-  constructor(message: string) { super(405, message); }
+  constructor(message: string, context: ErrorContext = null) { super(405, message, context); }
 }
 export class ConflictError extends PorticoError {
   constructor(message: string, context: ErrorContext = null) { super(409, message, context); }
 }
 /** 412: an `If-Match` precondition names another version of the record. */
 export class PreconditionFailedError extends PorticoError {
-  constructor(message: string) {
-    super(412, message);
-  }
+  constructor(message: string, context: ErrorContext = null) { super(412, message, context); }
 }
 export class PayloadTooLargeError extends PorticoError {
   constructor(message = 'Request body is too large.') { super(413, message); }
@@ -75,7 +75,7 @@ export class HeadersTooLargeError extends PorticoError {
   constructor(message = 'Request headers (URL included) are too large.') { super(431, message); }
 }
 export class TooManyRequestsError extends PorticoError {
-  constructor(message = 'API limit(s) exceeded.', context: ErrorContext = null, headers: Record<string, string> = {}) {
+  constructor(message: string, context: ErrorContext = null, headers: Record<string, string> = {}) {
     super(429, message, context);
     this.headers = headers;
   }
@@ -84,22 +84,47 @@ export class InternalServerError extends PorticoError {
   constructor(message = 'Internal server error.', context: ErrorContext = null) { super(500, message, context); }
 }
 export class NotImplementedError extends PorticoError {
-  constructor(message: string) { super(501, message); }
+  constructor(message: string, context: ErrorContext = null) { super(501, message, context); }
 }
 export class ServiceUnavailableError extends PorticoError {
-  constructor(message: string) { super(503, message); }
+  constructor(message: string, context: ErrorContext = null) { super(503, message, context); }
 }
 
-/** Not-found texts the clients of the reference platform know. */
-export const messages = {
-  serviceNotFound: (name: string) => `Could not find a service for ${name}`,
-  resourceNotFound: (resource: string, service: string) => `Resource '${resource}' not found for service '${service}'.`,
-  tableNotFound: (table: string) => `Table "${table}" does not exist in the database.`,
-  recordNotFound: (id: string) => `Record with identifier '${id}' not found.`,
-  verbNotSupported: (verb: string, resource: string, service: string) =>
-    resource === ''
-      ? `${verb} requests without a resource are not currently supported by the '${service}' service.`
-      : `${verb} requests for resource '${resource}' are not currently supported by the '${service}' service.`,
-  noRecords: () =>
-    `No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag. Example: {"resource":[{"record":1},{"record":2}]}`,
-} as const;
+type ErrorClass = new (message: string, context?: ErrorContext) => PorticoError;
+
+/** The class an entry of a given status throws (the spec's exception classes by status). */
+const CLASS_OF_STATUS: Readonly<Record<number, ErrorClass>> = {
+  400: BadRequestError,
+  401: UnauthorizedError,
+  403: ForbiddenError,
+  404: NotFoundError,
+  405: MethodNotAllowedError,
+  409: ConflictError,
+  412: PreconditionFailedError,
+  429: TooManyRequestsError,
+  500: InternalServerError,
+  501: NotImplementedError,
+  503: ServiceUnavailableError,
+};
+
+/**
+ * An entry of a family's catalogue: a text clients see and the status it goes out with. `text`
+ * gives the words (for a BatchError's message, or a text inside another), `error` the error to
+ * throw, with the context the entry derives from the same arguments.
+ */
+export interface Message<A extends unknown[] = []> {
+  readonly status: number;
+  readonly text: (...args: A) => string;
+  error(...args: A): PorticoError;
+}
+
+/** A catalogue entry (as fastify's `createError(code, message, statusCode)`): status, text, and optionally the error's context. */
+export function message<A extends unknown[] = []>(status: number, text: (...args: A) => string, context?: (...args: A) => ErrorContext): Message<A> {
+  const ErrorOfStatus = CLASS_OF_STATUS[status];
+  if (ErrorOfStatus === undefined) throw new Error(`No error class for status ${status}.`);
+  return {
+    status,
+    text,
+    error: (...args: A) => new ErrorOfStatus(text(...args), context === undefined ? null : context(...args)),
+  };
+}

@@ -3,8 +3,8 @@
  * lenient forms real clients send (spaces after commas, `+` in order, empty values, `1`/`yes`
  * booleans). Values may also come from the body of a request (GET-over-POST).
  */
-import { BadRequestError } from './errors.js';
 import { checkListLength, limits } from './request-limits.js';
+import { coreMessages } from './messages.js';
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -75,10 +75,10 @@ export function toList(value: string | undefined): string[] | null {
 function toInteger(name: string, value: string | undefined): number | null {
   if (value === undefined || value.trim() === '') return null;
   const text = value.trim();
-  if (!/^-?\d+$/.test(text)) throw new BadRequestError(`Parameter '${name}' must be an integer.`, { parameter: name });
+  if (!/^-?\d+$/.test(text)) throw coreMessages.parameterNotInteger.error(name);
   const number = Number(text);
   if (Math.abs(number) > limits.maxPaging) {
-    throw new BadRequestError(`Parameter '${name}' must be at most ${limits.maxPaging}.`, { parameter: name, limit: limits.maxPaging });
+    throw coreMessages.parameterTooLarge.error(name, limits.maxPaging);
   }
   return number;
 }
@@ -91,11 +91,11 @@ export function parseOrder(value: string | undefined): OrderTerm[] {
   for (const part of parts ?? []) {
     const words = part.split(/\s+/);
     if (words.length > 2 || !/^[A-Za-z_][\w.$]*$/.test(words[0])) {
-      throw new BadRequestError(`Invalid order by clause in request: '${part}'.`, { parameter: 'order' });
+      throw coreMessages.invalidOrderClause.error(part);
     }
     const direction = (words[1] ?? 'asc').toLowerCase();
     if (direction !== 'asc' && direction !== 'desc') {
-      throw new BadRequestError(`Invalid order direction '${words[1]}' in '${part}': use ASC or DESC.`, { parameter: 'order' });
+      throw coreMessages.invalidOrderDirection.error(words[1], part);
     }
     terms.push({ field: words[0], direction });
   }
@@ -143,7 +143,7 @@ function parseMerged(merged: RawQuery): CommonParams {
   const fields = listParam(merged, 'fields');
   const limit = toInteger('limit', pick(merged, 'limit'));
   const offset = toInteger('offset', pick(merged, 'offset')) ?? 0;
-  if (offset < 0) throw new BadRequestError(`Parameter 'offset' must not be negative.`, { parameter: 'offset' });
+  if (offset < 0) throw coreMessages.negativeOffset.error();
   const filter = pick(merged, 'filter')?.trim();
   const having = pick(merged, 'having')?.trim();
   const params: CommonParams = {
@@ -165,7 +165,7 @@ function parseMerged(merged: RawQuery): CommonParams {
     refresh: toBool(pick(merged, 'refresh')),
   };
   if (params.continue && params.rollback) {
-    throw new BadRequestError('Rollback and continue operations can not be requested at the same time.');
+    throw coreMessages.rollbackAndContinue.error();
   }
   return params;
 }

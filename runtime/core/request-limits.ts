@@ -4,7 +4,7 @@
  * well inside the tightest driver limit: SQLite's expression depth of 1,000, its 32,766 bound
  * variables and 50,000-byte LIKE patterns; PostgreSQL's 65,535 parameters and 1,664 columns.
  */
-import { BadRequestError } from './errors.js';
+import { coreMessages } from './messages.js';
 
 export const limits = {
   /** Comparisons (`a = 1`, `b in (...)`, ...) in one `filter` or `having`. */
@@ -37,7 +37,7 @@ export function fitsInt64(text: string): boolean {
 /** 400 when a list parameter names more entries than allowed. */
 export function checkListLength(parameter: string, items: readonly string[] | null, max: number = limits.listItems): void {
   if (items !== null && items.length > max) {
-    throw new BadRequestError(`Parameter '${parameter}' lists ${items.length} entries; at most ${max} are allowed.`, { parameter, limit: max });
+    throw coreMessages.parameterTooManyEntries.error(parameter, items.length, max);
   }
 }
 

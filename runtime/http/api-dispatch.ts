@@ -6,7 +6,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, resolveRole } from '../auth/access.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { readCredentials } from '../auth/credentials.js';
-import { ForbiddenError, MethodNotAllowedError, NotFoundError, messages } from '../core/errors.js';
 import { wrapList } from '../core/envelope.js';
 import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import type { Verb } from '../model/platform-model.js';
@@ -15,6 +14,7 @@ import { identify } from './identify.js';
 import type { DocsService } from '../system/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
 import type { PlatformContext } from './platform-context.js';
+import { coreMessages } from '../core/messages.js';
 
 const VERBS = new Set<Verb>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const OPEN_RULE = { exception: false, adminOnly: false };
@@ -30,7 +30,7 @@ export function effectiveVerb(method: string, headers: FastifyRequest['headers']
   if (verb === 'MERGE') verb = 'PATCH';
   // HEAD answers as GET does; Fastify sends the headers and drops the body.
   if (verb === 'HEAD') verb = 'GET';
-  if (!VERBS.has(verb as Verb)) throw new MethodNotAllowedError(`Invalid or unsupported verb '${verb}' used in request.`);
+  if (!VERBS.has(verb as Verb)) throw coreMessages.invalidVerb.error(verb);
   return verb as Verb;
 }
 
@@ -86,10 +86,10 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
       exception: rule.exception, adminOnly: rule.adminOnly,
     });
     // Credentials are judged first; then an unknown service is a 404 for everyone with valid credentials.
-    if (!model && (decision.allowed || decision.error.status === 403)) throw new NotFoundError(messages.serviceNotFound(service));
+    if (!model && (decision.allowed || decision.error.status === 403)) throw coreMessages.serviceNotFound.error(service);
     if (!decision.allowed) throw decision.error;
-    if (!model) throw new NotFoundError(messages.serviceNotFound(service));
-    if (!model.is_active && !caller.user?.isSysAdmin) throw new ForbiddenError(`Service ${service} is deactivated.`);
+    if (!model) throw coreMessages.serviceNotFound.error(service);
+    if (!model.is_active && !caller.user?.isSysAdmin) throw coreMessages.serviceDeactivated.error(service);
 
     // The directory's principals are shared, read-only, by every request of the caller.
     const auth: AuthContext = {

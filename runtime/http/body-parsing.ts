@@ -4,8 +4,9 @@
  * no database stores faithfully (NUL, lone surrogates) are refused here, once for every service.
  */
 import type { FastifyInstance } from 'fastify';
-import { BadRequestError, InvalidJsonError } from '../core/errors.js';
+import { InvalidJsonError } from '../core/errors.js';
 import { findUnacceptableText } from '../core/request-limits.js';
+import { coreMessages } from '../core/messages.js';
 
 export function installBodyParsing(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -23,7 +24,7 @@ export function installBodyParsing(app: FastifyInstance): void {
       }
       const bad = findUnacceptableText(value);
       if (bad === null) done(null, value);
-      else done(new BadRequestError(`Invalid request body: ${bad.path === '' ? 'it' : `'${bad.path}'`} ${bad.reason}.`, bad.path === '' ? null : { field: bad.path }), undefined);
+      else done(coreMessages.invalidBodyText.error(bad.path, bad.reason), undefined);
     });
   });
 }

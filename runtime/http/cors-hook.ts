@@ -4,8 +4,8 @@
  * here; this replaced @fastify/cors, whose per-request delegator cost ~7% of a record read.
  */
 import type { FastifyInstance } from 'fastify';
-import { BadRequestError } from '../core/errors.js';
 import type { CorsRules } from './cors-rules.js';
+import { coreMessages } from '../core/messages.js';
 
 export function installCors(app: FastifyInstance, rules: CorsRules): void {
   app.addHook('onRequest', (request, reply, done) => {
@@ -21,7 +21,7 @@ export function installCors(app: FastifyInstance, rules: CorsRules): void {
     if (decision.exposedHeaders && decision.exposedHeaders.length > 0) void reply.header('access-control-expose-headers', decision.exposedHeaders.join(', '));
     if (request.method !== 'OPTIONS') return done();
     if (request.headers['access-control-request-method'] === undefined) {
-      void reply.status(400).send(new BadRequestError('Invalid preflight request: Access-Control-Request-Method is missing.').toBody());
+      void reply.status(400).send(coreMessages.preflightWithoutMethod.error().toBody());
       return;
     }
     void reply.header('access-control-allow-methods', decision.methods!.join(', '));

@@ -8,10 +8,8 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  BadRequestError, HeadersTooLargeError, InternalServerError, InvalidJsonError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, PorticoError,
-  UnsupportedMediaTypeError, UriTooLongError,
-} from '../core/errors.js';
+import { HeadersTooLargeError, InternalServerError, InvalidJsonError, PayloadTooLargeError, PorticoError, UnsupportedMediaTypeError, UriTooLongError } from '../core/errors.js';
+import { coreMessages } from '../core/messages.js';
 
 export function toPorticoError(error: FastifyError | Error): PorticoError {
   if (error instanceof PorticoError) return error;
@@ -26,16 +24,16 @@ export function toPorticoError(error: FastifyError | Error): PorticoError {
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new UnsupportedMediaTypeError();
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new BadRequestError('The Content-Length header does not match the request body.');
+      return coreMessages.contentLengthMismatch.error();
     case 'FST_ERR_BAD_URL':
-      return new BadRequestError('The request path is not valid: it holds malformed percent-encoding.');
+      return coreMessages.badPercentEncoding.error();
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new UriTooLongError('A segment of the request path is too long.');
   }
   if (fastifyError.validation) {
     const first = fastifyError.validation[0];
     const field = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : (first?.params as { missingProperty?: string })?.missingProperty ?? '';
-    return new BadRequestError(`Invalid request: ${field ? `'${field}' ` : ''}${first?.message ?? 'does not match the schema'}.`, field ? { field } : null);
+    return coreMessages.invalidRequest.error(field, first?.message ?? 'does not match the schema');
   }
   const status = fastifyError.statusCode;
   if (status !== undefined && status >= 400 && status < 500) return new PorticoError(status, `${http.STATUS_CODES[status] ?? 'Bad request'}.`);
@@ -55,7 +53,7 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 function clientError(error: Error & { code?: string }): PorticoError {
   if (error.code === 'HPE_HEADER_OVERFLOW') return new HeadersTooLargeError();
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new PorticoError(408, 'The request took too long to arrive.');
-  return new BadRequestError('Malformed HTTP request.');
+  return coreMessages.malformedHttp.error();
 }
 
 /** Fastify's `clientErrorHandler` option: answers a request Node could not parse, in the spec's shape, and closes the socket. */
@@ -84,9 +82,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     // A method no route takes (TRACE, PROPFIND, ...) is refused as such, in the spec's envelope.
     if (!ROUTED_METHODS.has(request.method)) {
       reply.header('allow', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
-      void send(reply, new MethodNotAllowedError(`Invalid or unsupported verb '${request.method}' used in request.`));
+      void send(reply, coreMessages.invalidVerb.error(request.method));
       return;
     }
-    void send(reply, new NotFoundError(`No route for ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}.`));
+    void send(reply, coreMessages.noRoute.error(request.method, path));
   });
 }

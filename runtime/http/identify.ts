@@ -5,9 +5,10 @@
  */
 import type { AppPrincipal, UserPrincipal } from '../auth/principals.js';
 import type { SessionClaims } from '../auth/session-tokens.js';
-import { PorticoError, UnauthorizedError } from '../core/errors.js';
+import { PorticoError } from '../core/errors.js';
 import type { Credentials } from '../auth/credentials.js';
 import type { PlatformContext } from './platform-context.js';
+import { coreMessages } from '../core/messages.js';
 
 export interface Caller {
   apiKeyGiven: boolean;
@@ -17,14 +18,14 @@ export interface Caller {
   tokenError: PorticoError | null;
 }
 
-const tokenError = (error: unknown) => (error instanceof PorticoError ? error : new UnauthorizedError('Invalid token.'));
+const tokenError = (error: unknown) => (error instanceof PorticoError ? error : coreMessages.tokenInvalid.error());
 
 /** The session's user, checked: active, and the token neither revoked nor older than a password change. */
 function admit(ctx: PlatformContext, caller: Caller, token: string, claims: SessionClaims, user: UserPrincipal | null): Caller {
-  if (!user) caller.tokenError = new UnauthorizedError('Invalid token: User verification failed.');
-  else if (!user.isActive) caller.tokenError = new UnauthorizedError('Invalid token: the user is not active.');
+  if (!user) caller.tokenError = coreMessages.tokenUserUnknown.error();
+  else if (!user.isActive) caller.tokenError = coreMessages.tokenUserInactive.error();
   else if (ctx.directory.isRevoked(claims.jti) || claims.iat < user.tokensValidAfter) {
-    caller.tokenError = new UnauthorizedError('Invalid token: Session terminated. Please re-login.');
+    caller.tokenError = coreMessages.sessionTerminated.error();
   } else {
     caller.user = user;
     caller.session = { token, claims };

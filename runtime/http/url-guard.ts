@@ -3,13 +3,13 @@
  * surrogates in query values) before any service sees them, alike for every service and database.
  */
 import type { FastifyInstance } from 'fastify';
-import { BadRequestError } from '../core/errors.js';
+import { coreMessages } from '../core/messages.js';
 import { unacceptableText } from '../core/request-limits.js';
 
 export function installUrlGuard(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.url.includes('%00')) {
-      done(new BadRequestError('Invalid request URL: it contains an encoded NUL character (%00).'));
+      done(coreMessages.nulInUrl.error());
       return;
     }
     const query = request.query as Record<string, string | string[] | undefined>;
@@ -18,7 +18,7 @@ export function installUrlGuard(app: FastifyInstance): void {
       for (const value of values) {
         const reason = unacceptableText(value);
         if (reason !== null) {
-          done(new BadRequestError(`Invalid query parameter '${key.replace(/[^\x20-\x7e]/g, '?')}': it ${reason}.`, { parameter: key }));
+          done(coreMessages.invalidQueryText.error(key, reason));
           return;
         }
       }

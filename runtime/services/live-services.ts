@@ -3,10 +3,11 @@
  * Services come from the frozen model at start; the system service adds, replaces and removes
  * services created through the API while the server runs.
  */
-import { NotFoundError, NotImplementedError, messages } from '../core/errors.js';
+import { NotImplementedError } from '../core/errors.js';
 import type { ServiceModel } from '../model/platform-model.js';
 import { getServiceKind } from './registry.js';
 import type { RuntimeContext, ServiceHandler } from './service-kind.js';
+import { coreMessages } from '../core/messages.js';
 
 interface Entry {
   model: ServiceModel;
@@ -39,7 +40,7 @@ export class LiveServices {
   /** The open handler of a service, opening it on first use. */
   handler(name: string): Promise<ServiceHandler> {
     const entry = this.entries.get(name);
-    if (!entry) return Promise.reject(new NotFoundError(messages.serviceNotFound(name)));
+    if (!entry) return Promise.reject(coreMessages.serviceNotFound.error(name));
     if (!entry.handler) {
       const kind = getServiceKind(entry.model.type);
       if (!kind) return Promise.reject(new NotImplementedError(`Service type '${entry.model.type}' is not supported.`));

@@ -4,7 +4,6 @@
  * open (reference 6.4); service types, events, constants and the resource list follow role
  * grants; everything else is for administrators only.
  */
-import { BadRequestError, NotFoundError, messages } from '../core/errors.js';
 import { wrapList } from '../core/envelope.js';
 import type { AccessRule, InternalCall, InternalService } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
@@ -21,6 +20,7 @@ import { RECORD_BEHAVIOURS, customBehaviour } from './resources/record-behaviour
 import { serviceTypes } from './resources/service-types.js';
 import { changePassword, getProfile, updateProfile } from './self-service.js';
 import { handleSession } from './sessions.js';
+import { coreMessages } from '../core/messages.js';
 
 /** Every resource of the service, as GET /system lists them. */
 export const SYSTEM_RESOURCES = [
@@ -57,10 +57,10 @@ export function createSystemService(ctx: PlatformContext): InternalService {
     async handle(call: InternalCall): Promise<ServiceResult> {
       const [resource = '', ...rest] = call.resource;
       const path = call.resource.join('/');
-      const unsupported = () => new BadRequestError(messages.verbNotSupported(call.verb, path, 'system'));
+      const unsupported = () => coreMessages.verbNotSupported.error(call.verb, path, 'system');
       const only = (verb: Verb, maxDepth: number) => {
         if (call.verb !== verb) throw unsupported();
-        if (rest.length > maxDepth) throw new NotFoundError(messages.resourceNotFound(path, 'system'));
+        if (rest.length > maxDepth) throw coreMessages.resourceNotFound.error(path, 'system');
       };
       switch (resource) {
         case '':
@@ -93,7 +93,7 @@ export function createSystemService(ctx: PlatformContext): InternalService {
           if (call.verb === 'POST') return postPackage(ctx, call);
           throw unsupported();
         case 'admin':
-          if (rest[0] === 'session' && rest.length === 1) return handleSession(ctx, 'admin', call, () => new BadRequestError(messages.verbNotSupported(call.verb, 'admin/session', 'system')));
+          if (rest[0] === 'session' && rest.length === 1) return handleSession(ctx, 'admin', call, () => coreMessages.verbNotSupported.error(call.verb, 'admin/session', 'system'));
           if (rest[0] === 'password' && rest.length === 1) {
             if (!WRITE_VERBS.has(call.verb)) throw unsupported();
             return { body: await changePassword(ctx, 'admin', call) };
@@ -113,7 +113,7 @@ export function createSystemService(ctx: PlatformContext): InternalService {
         }
         return serveResource(ctx, behaviour, call, rest[0]);
       }
-      throw new NotFoundError(messages.resourceNotFound(path, 'system'));
+      throw coreMessages.resourceNotFound.error(path, 'system');
     },
   };
 }

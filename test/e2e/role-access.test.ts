@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '../helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
-import { NOT_AUTHENTICATED } from '../../runtime/auth/access.js';
+import { coreMessages } from '../../runtime/core/messages.js';
 
 let server: TestServer;
 let api: Api;
@@ -69,7 +69,7 @@ describe('role resolution', () => {
   it('uses the app\'s default role without a user, and 401 when it does not allow', async () => {
     expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading })).body.resource).toHaveLength(3);
     const write = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: 1, title: 't' }] }, { key: keys.reading });
-    expect(write.body.error).toEqual({ code: 401, message: NOT_AUTHENTICATED });
+    expect(write.body.error).toEqual({ code: 401, message: coreMessages.noSessionToken.text() });
     expect(write.body.error.message).toMatch(/^No session token \(JWT\) provided/);
   });
 

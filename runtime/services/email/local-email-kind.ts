@@ -5,12 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { BadRequestError, messages } from '../../core/errors.js';
+import { BadRequestError } from '../../core/errors.js';
 import type { SchemaObject } from 'openapi3-ts/oas30';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { jsonOperation } from '../../openapi/operation-builder.js';
 import type { ServiceHandler, ServiceKind } from '../service-kind.js';
 import { addresses, type Mailer, type MailMessage } from './mail-message.js';
+import { coreMessages } from '../../core/messages.js';
 
 const DEFAULT_DIRECTORY = 'data/mail';
 
@@ -70,8 +71,8 @@ class LocalEmailHandler implements ServiceHandler, Mailer {
   }
 
   async handle(call: Parameters<ServiceHandler['handle']>[0]) {
-    if (call.resource.length > 0) throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), this.name));
-    if (call.verb !== 'POST') throw new BadRequestError(messages.verbNotSupported(call.verb, '', this.name));
+    if (call.resource.length > 0) throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), this.name);
+    if (call.verb !== 'POST') throw coreMessages.verbNotSupported.error(call.verb, '', this.name);
     const message = messageFromBody(call.body);
     await this.send(message);
     return { body: { count: message.to.length + message.cc.length + message.bcc.length } };

@@ -5,7 +5,7 @@
  * without operations (created at run time) reads its WSDL on its first call, so a wrong WSDL
  * surfaces as that call's error. GET results are cached for the service's TTL when caching is on.
  */
-import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
+import { NotFoundError } from '../../core/errors.js';
 import { pick, toBool, toList, type RawQuery } from '../../core/query-params.js';
 import type { ServiceModel, SoapOperationModel, SoapServiceModel } from '../../model/platform-model.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
@@ -17,6 +17,7 @@ import { declaredWsdl, LiveContract, readSoapModel } from './soap-contract.js';
 import { soapOptions, type SoapOptions } from './soap-config.js';
 import { invokeOperation } from './call/soap-invoker.js';
 import { SoapTransport } from './call/soap-transport.js';
+import { coreMessages } from '../../core/messages.js';
 
 /** Query parameters that are credentials: never sent on as operation fields, never part of a cache key. */
 const CREDENTIALS = new Set(['api_key', 'session_token']);
@@ -80,11 +81,11 @@ export class SoapServiceHandler implements ServiceHandler {
     const service = this.latest.model.name;
     const refresh = toBool(pick(call.query, 'refresh'));
     if (name === undefined) {
-      if (call.verb !== 'GET') throw new BadRequestError(messages.verbNotSupported(call.verb, '', service));
+      if (call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, '', service);
       return { body: listing(await this.current(refresh), call.query) };
     }
-    if (rest.length > 0) throw new NotFoundError(messages.resourceNotFound(call.resource.join('/'), service));
-    if (call.verb !== 'GET' && call.verb !== 'POST') throw new BadRequestError(messages.verbNotSupported(call.verb, name, service));
+    if (rest.length > 0) throw coreMessages.resourceNotFound.error(call.resource.join('/'), service);
+    if (call.verb !== 'GET' && call.verb !== 'POST') throw coreMessages.verbNotSupported.error(call.verb, name, service);
     const contract = await this.current(false);
     const operation = contract.operation(name);
     if (operation === undefined) throw unknownOperation(name);

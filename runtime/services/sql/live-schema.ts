@@ -2,12 +2,12 @@
  * The one place a SQL service keeps its current DatabaseSchema, with the per-table plans derived
  * from it. `_schema` writes and `refresh=true` replace the schema; plans are rebuilt lazily.
  */
-import { NotFoundError, messages } from '../../core/errors.js';
 import type { DatabaseSchema, TableModel } from '../../model/platform-model.js';
 import type { SqlDialectModule } from './dialects/sql-dialect.js';
 import { buildTablePlan, type TablePlan } from './query/table-plan.js';
 import { withExtras } from './schema/table-extras.js';
 import type { TableExtras } from '../service-kind.js';
+import { coreMessages } from '../../core/messages.js';
 
 export class LiveSchema {
   #schema!: DatabaseSchema;
@@ -42,7 +42,7 @@ export class LiveSchema {
   /** A table by name, case-insensitively; 404 when there is none. */
   table(name: string): TableModel {
     const table = this.#tables.get(name.toLowerCase());
-    if (table === undefined) throw new NotFoundError(messages.tableNotFound(name));
+    if (table === undefined) throw coreMessages.tableNotFound.error(name);
     return table;
   }
 

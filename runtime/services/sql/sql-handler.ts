@@ -3,7 +3,7 @@
  * `_schema`, `_proc` or `_func`, and answers anything else with the reference's 400/404 messages.
  */
 import { sql } from 'kysely';
-import { BadRequestError, InternalServerError, NotFoundError, messages } from '../../core/errors.js';
+import { InternalServerError, type PorticoError } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { SqlServiceModel } from '../../model/platform-model.js';
@@ -20,6 +20,7 @@ import type { SqlServiceContext } from './sql-service-context.js';
 import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { handleTableRecords } from './table/table-records.js';
 import { databaseError } from './dialects/driver-errors.js';
+import { coreMessages } from '../../core/messages.js';
 
 const ROOT_RESOURCES = [{ name: '_schema' }, { name: '_table' }];
 /** Databases with stored routines also list these (reference 1.4). */
@@ -69,11 +70,11 @@ export class SqlServiceHandler implements ServiceHandler {
     if (resource === '_proc' || resource === '_func') {
       return handleRoutines(this.ctx, call, resource === '_proc' ? 'procedure' : 'function', call.resource.slice(1));
     }
-    throw new NotFoundError(messages.resourceNotFound(call.resource.join('/'), this.ctx.serviceName));
+    throw coreMessages.resourceNotFound.error(call.resource.join('/'), this.ctx.serviceName);
   }
 
-  private unsupported(call: ServiceCall, path: string): BadRequestError {
-    return new BadRequestError(messages.verbNotSupported(call.verb, path, this.ctx.serviceName));
+  private unsupported(call: ServiceCall, path: string): PorticoError {
+    return coreMessages.verbNotSupported.error(call.verb, path, this.ctx.serviceName);
   }
 
   /** `_schema`, `_table` (and `_proc`, `_func`), each with its tables or routines: `{r}/`, `{r}/*`, `{r}/{name}/`, `{r}/{name}/*`. */

@@ -3,7 +3,7 @@
  * and /api/v2/{service}/_spec (one service's document).
  */
 import { roleReaches } from '../../auth/access.js';
-import { BadRequestError, ForbiddenError, NotFoundError, messages } from '../../core/errors.js';
+import { ForbiddenError } from '../../core/errors.js';
 import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
@@ -11,6 +11,7 @@ import { API_VERSION, combinedDocument, serviceDocument } from '../../openapi/se
 import { findServiceType } from '../internal-service-types.js';
 import type { ServiceResult } from '../../services/service-kind.js';
 import { serviceFragment } from './service-fragments.js';
+import { coreMessages } from '../../core/messages.js';
 
 export type DocsService = InternalService & { spec(service: string): Promise<ServiceResult> };
 
@@ -20,7 +21,7 @@ export function createDocsService(ctx: PlatformContext): DocsService {
 
   async function documentOf(name: string): Promise<ServiceResult> {
     const service = ctx.services.get(name);
-    if (!service) throw new NotFoundError(messages.serviceNotFound(name));
+    if (!service) throw coreMessages.serviceNotFound.error(name);
     const group = findServiceType(service.type)?.group;
     return { body: serviceDocument(service, await fragmentOf(service), group) };
   }
@@ -30,7 +31,7 @@ export function createDocsService(ctx: PlatformContext): DocsService {
     accessComponents: () => ctx.services.list().map((service) => service.name),
     spec: documentOf,
     async handle(call) {
-      if (call.verb !== 'GET') throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), 'api_docs'));
+      if (call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), 'api_docs');
       if (call.resource.length === 1) {
         const name = call.resource[0];
         if (!call.auth.isAdmin && ctx.services.get(name) && !callerMayRead(ctx, call.auth.role?.id ?? null, name)) {
@@ -38,7 +39,7 @@ export function createDocsService(ctx: PlatformContext): DocsService {
         }
         return documentOf(name);
       }
-      if (call.resource.length > 1) throw new NotFoundError(messages.resourceNotFound(call.resource.join('/'), 'api_docs'));
+      if (call.resource.length > 1) throw coreMessages.resourceNotFound.error(call.resource.join('/'), 'api_docs');
       const entries = [];
       for (const service of ctx.services.list()) {
         if (!call.auth.isAdmin && !callerMayRead(ctx, call.auth.role?.id ?? null, service.name)) continue;

@@ -4,23 +4,24 @@
  * `force=true` or `allow_delete=true` resets all.
  */
 import { wrapList } from '../../core/envelope.js';
-import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
+import { BadRequestError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
+import { coreMessages } from '../../core/messages.js';
 
 export async function limitCache(ctx: PlatformContext, call: InternalCall, rest: readonly string[]): Promise<unknown> {
-  if (rest.length > 1) throw new NotFoundError(messages.resourceNotFound(['limit_cache', ...rest].join('/'), 'system'));
+  if (rest.length > 1) throw coreMessages.resourceNotFound.error(['limit_cache', ...rest].join('/'), 'system');
   const id = rest[0] === undefined ? undefined : Number(rest[0]);
-  if (id !== undefined && !Number.isInteger(id)) throw new NotFoundError(messages.recordNotFound(rest[0]));
+  if (id !== undefined && !Number.isInteger(id)) throw coreMessages.recordNotFound.error(rest[0]);
   if (call.verb === 'GET') {
     const states = await ctx.limits.states();
     if (id === undefined) return wrapList(states);
     const own = states.filter((state) => state.limit_id === id);
-    if (own.length === 0) throw new NotFoundError(messages.recordNotFound(String(id)));
+    if (own.length === 0) throw coreMessages.recordNotFound.error(String(id));
     return own.length === 1 ? own[0] : wrapList(own);
   }
-  if (call.verb !== 'DELETE') throw new BadRequestError(messages.verbNotSupported(call.verb, 'limit_cache', 'system'));
+  if (call.verb !== 'DELETE') throw coreMessages.verbNotSupported.error(call.verb, 'limit_cache', 'system');
   if (id === undefined) {
     if (!toBool(pick(call.query, 'force')) && !toBool(pick(call.query, 'allow_delete'))) {
       throw new BadRequestError('No filter or records given for delete request.');
@@ -28,6 +29,6 @@ export async function limitCache(ctx: PlatformContext, call: InternalCall, rest:
     await ctx.limits.reset();
     return { success: true };
   }
-  if (!await ctx.limits.reset(id)) throw new NotFoundError(messages.recordNotFound(String(id)));
+  if (!await ctx.limits.reset(id)) throw coreMessages.recordNotFound.error(String(id));
   return { success: true };
 }

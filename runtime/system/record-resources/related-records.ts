@@ -6,10 +6,11 @@
  * document) is an object, replacing the one there is, or null, removing it.
  */
 import type { Kysely } from 'kysely';
-import { BadRequestError, ConflictError, NotFoundError, messages } from '../../core/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../core/errors.js';
 import { isUniqueViolation, type SystemDb } from '../store/system-db.js';
 import { presentRecord, storedColumns, type Row } from './record-presentation.js';
 import type { FieldRule, RecordDefinition, RelationDefinition } from './resource-definition.js';
+import { coreMessages } from '../../core/messages.js';
 
 /** The system database with table names known only at run time (from record definitions). */
 export function untyped(db: SystemDb): Kysely<any> {
@@ -123,7 +124,7 @@ export async function writeNested(
       delete columns[target.idField];
       if (id !== undefined) {
         const existing: Row | undefined = await conn.selectFrom(target.table).selectAll().where(target.idField, '=', id).executeTakeFirst();
-        if (!existing) throw new NotFoundError(messages.recordNotFound(String(id)), { field: `${at}.${target.idField}` });
+        if (!existing) throw new NotFoundError(coreMessages.recordNotFound.text(String(id)), { field: `${at}.${target.idField}` });
         if (Object.hasOwn(child, relation.field) && child[relation.field] === null) {
           await conn.deleteFrom(target.table).where(target.idField, '=', id).execute();
           continue;

@@ -4,9 +4,10 @@
  * WSDL and responses) to clear it; the platform's own in-memory directory and CORS rules are
  * re-read too.
  */
-import { NotFoundError, NotImplementedError, messages } from '../../core/errors.js';
+import { NotImplementedError } from '../../core/errors.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceHandler } from '../../services/service-kind.js';
+import { coreMessages } from '../../core/messages.js';
 
 type Cacheable = ServiceHandler & { clearCache(): Promise<void> | void };
 
@@ -18,7 +19,7 @@ const INTERNAL_TYPES = new Set(['system', 'user', 'swagger']);
 export async function clearCache(ctx: PlatformContext, service?: string): Promise<{ success: true }> {
   if (service !== undefined) {
     const model = ctx.services.get(service);
-    if (!model) throw new NotFoundError(messages.serviceNotFound(service));
+    if (!model) throw coreMessages.serviceNotFound.error(service);
     if (INTERNAL_TYPES.has(model.type)) {
       await Promise.all([ctx.directory.reload(), ctx.cors.reload()]);
       return { success: true };

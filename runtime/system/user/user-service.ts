@@ -3,7 +3,6 @@
  * (administrators log in at /system/admin/session and are refused here, as the spec says).
  * Every endpoint is open without a role (reference 6.4); those about the caller need a session.
  */
-import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import type { InternalCall, InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
@@ -12,6 +11,7 @@ import { changePassword, getProfile, updateProfile } from '../self-service.js';
 import { handleSession } from '../sessions.js';
 import type { ServiceResult } from '../../services/service-kind.js';
 import { register } from './registration.js';
+import { coreMessages } from '../../core/messages.js';
 
 const RESOURCES = ['password', 'profile', 'register', 'session'];
 const WRITE_VERBS = new Set<Verb>(['POST', 'PUT', 'PATCH']);
@@ -22,7 +22,7 @@ export function createUserService(ctx: PlatformContext, name: string): InternalS
     accessComponents: () => RESOURCES,
     async handle(call: InternalCall): Promise<ServiceResult> {
       const path = call.resource.join('/');
-      const unsupported = () => new BadRequestError(messages.verbNotSupported(call.verb, path, name));
+      const unsupported = () => coreMessages.verbNotSupported.error(call.verb, path, name);
       switch (path) {
         case '':
           if (call.verb !== 'GET') throw unsupported();
@@ -40,7 +40,7 @@ export function createUserService(ctx: PlatformContext, name: string): InternalS
           if (WRITE_VERBS.has(call.verb)) return { body: await updateProfile(ctx, call) };
           throw unsupported();
       }
-      throw new NotFoundError(messages.resourceNotFound(path, name));
+      throw coreMessages.resourceNotFound.error(path, name);
     },
   };
 }

@@ -7,7 +7,7 @@
  * under `resource` (or the `wrapper` asked for), its OUT and INOUT values as top-level keys.
  * SQLite has no routines: 501.
  */
-import { BadRequestError, InternalServerError, NotFoundError, NotImplementedError, messages } from '../../../core/errors.js';
+import { InternalServerError, NotFoundError, NotImplementedError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
 import type { RoutineModel } from '../../../model/platform-model.js';
@@ -20,6 +20,7 @@ import { cleanListing } from '../schema/table-description.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { routineArguments, splitInlineCall } from './routine-arguments.js';
 import { databaseError } from '../dialects/driver-errors.js';
+import { coreMessages } from '../../../core/messages.js';
 
 export type RoutineKind = RoutineModel['kind'];
 
@@ -94,12 +95,12 @@ async function callRoutine(ctx: SqlServiceContext, call: ServiceCall, kind: Rout
 export async function handleRoutines(ctx: SqlServiceContext, call: ServiceCall, kind: RoutineKind, rest: string[]): Promise<ServiceResult> {
   const segment = kind === 'procedure' ? '_proc' : '_func';
   if (ctx.dialect.routines === null) throw new NotImplementedError(`${LABEL[kind].plural} are not supported by this database type (${ctx.dialect.dialect}).`);
-  if (rest.length > 1) throw new NotFoundError(messages.resourceNotFound(`${segment}/${rest.join('/')}`, ctx.serviceName));
+  if (rest.length > 1) throw coreMessages.resourceNotFound.error(`${segment}/${rest.join('/')}`, ctx.serviceName);
   if (rest.length === 1) {
-    if (call.verb !== 'GET' && call.verb !== 'POST') throw new BadRequestError(messages.verbNotSupported(call.verb, `${segment}/${rest[0]}`, ctx.serviceName));
+    if (call.verb !== 'GET' && call.verb !== 'POST') throw coreMessages.verbNotSupported.error(call.verb, `${segment}/${rest[0]}`, ctx.serviceName);
     return callRoutine(ctx, call, kind, rest[0]);
   }
-  if (call.verb !== 'GET') throw new BadRequestError(messages.verbNotSupported(call.verb, segment, ctx.serviceName));
+  if (call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, segment, ctx.serviceName);
   const routines = ctx.schema.current.routines.filter((r) => r.kind === kind);
   const ids = parseCommonParams(call.query, call.body).ids;
   if (ids !== null) return { body: wrapList(ids.map((id) => describeRoutine(findRoutine(ctx, kind, id)))) };

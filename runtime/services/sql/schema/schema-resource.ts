@@ -1,11 +1,12 @@
 /** `_schema[/{table}[/_field|_related[/{name}]]]` reads, and the table listing `_table` shares. */
-import { BadRequestError, NotFoundError, messages } from '../../../core/errors.js';
+import { BadRequestError, NotFoundError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams } from '../../../core/query-params.js';
 import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import { asListOption, fieldsOption } from '../request-options.js';
 import { cleanListing, describeField, describeRelation, describeTable, tableSummary } from './table-description.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
+import { coreMessages } from '../../../core/messages.js';
 
 /** `GET _table` and `GET _schema`: the tables as reference 1.4 lists them. */
 export function listTables(ctx: SqlServiceContext, call: ServiceCall): ServiceResult {
@@ -27,7 +28,7 @@ export function readSchema(ctx: SqlServiceContext, call: ServiceCall, rest: stri
   }
   const table = ctx.schema.table(rest[0]);
   const [, part, name, ...more] = rest;
-  if (more.length > 0) throw new NotFoundError(messages.resourceNotFound(`_schema/${rest.join('/')}`, ctx.serviceName));
+  if (more.length > 0) throw coreMessages.resourceNotFound.error(`_schema/${rest.join('/')}`, ctx.serviceName);
   if (part === undefined) return { body: describeTable(schema, table) };
   const lower = (name ?? part).toLowerCase();
   if (part === '_related') {

@@ -8,7 +8,7 @@
  * Responses: `{resource:[{name}]}` (a bare `{name}` for one addressed table or field), the full
  * descriptions when `fields` is given, `{success:true}` for deletes of one table or field.
  */
-import { BadRequestError, ConflictError, NotFoundError, messages } from '../../../core/errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
 import type { FieldModel, RelationModel, TableModel } from '../../../model/platform-model.js';
@@ -24,6 +24,7 @@ import type { SqlServiceContext } from '../sql-service-context.js';
 import { databaseError } from '../dialects/driver-errors.js';
 import { extrasOf } from './table-extras.js';
 import type { TableExtras } from '../../service-kind.js';
+import { coreMessages } from '../../../core/messages.js';
 
 type Input = Record<string, unknown>;
 
@@ -267,7 +268,7 @@ export async function writeSchema(ctx: SqlServiceContext, call: ServiceCall, res
   const table = tableNamed(ctx, tableName);
   if (table === undefined) {
     if (call.verb === 'DELETE' && part === undefined) throw new NotFoundError(`Table '${tableName}' not found.`);
-    throw new NotFoundError(messages.tableNotFound(tableName));
+    throw coreMessages.tableNotFound.error(tableName);
   }
   if (part === '_field') return writeFields(ctx, call, table, name);
   if (part === '_related') return writeRelations(ctx, call, table, name);

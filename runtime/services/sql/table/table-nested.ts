@@ -15,7 +15,7 @@
  *   the field the junction points at) is unlinked instead.
  */
 import type { Kysely } from 'kysely';
-import { BadRequestError, NotFoundError, PorticoError, messages } from '../../../core/errors.js';
+import { BadRequestError, PorticoError } from '../../../core/errors.js';
 import { pick, toBool } from '../../../core/query-params.js';
 import type { RelationModel, TableModel, Verb } from '../../../model/platform-model.js';
 import { allOf, findRecordKey, keyCondition, keyText } from '../query/conditions.js';
@@ -24,6 +24,7 @@ import { deleteRows, insertRow, insertValues, toPorticoError, updateRows, update
 import { selectionOf, type FieldPlan, type TablePlan } from '../query/table-plan.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { relationOf } from './table-related.js';
+import { coreMessages } from '../../../core/messages.js';
 
 export interface Nested {
   relation: RelationModel;
@@ -200,7 +201,7 @@ async function unlinkChild(
   if (done === null) {
     throw new BadRequestError(`Field '${foreignKey.name}' of '${plan.table.name}' can not be NULL: unlinking needs allow_related_delete=true, which deletes the record.`, { field: foreignKey.name });
   }
-  if (done.length === 0) throw new NotFoundError(messages.recordNotFound(keyText(key)));
+  if (done.length === 0) throw coreMessages.recordNotFound.error(keyText(key));
 }
 
 async function linkThroughJunction(

@@ -1,5 +1,5 @@
 /** `GET _table/{table}[/{id}]`: single records, lists with pagination meta, and reads by ids. */
-import { BadRequestError, NotFoundError, messages } from '../../../core/errors.js';
+import { BadRequestError } from '../../../core/errors.js';
 import { limits } from '../../../core/request-limits.js';
 import { unwrapRecords, wrapList, type ListMeta } from '../../../core/envelope.js';
 import type { ServiceResult } from '../../service-kind.js';
@@ -12,13 +12,14 @@ import { recordEtag } from './record-etag.js';
 import { hasRecordBody } from '../request-options.js';
 import { attachRelated, missingJoinFields, withJoinFields } from './table-related.js';
 import { db, filterCondition, identifiers, idsKeys, orderOf, recordsKeys, toError, type Keyed, type TableOp } from './table-op.js';
+import { coreMessages } from '../../../core/messages.js';
 
 /** `GET _table/{table}/{id}`: the bare record. */
 export async function getRecord(op: TableOp, id: string): Promise<ServiceResult> {
   const idFields = identifiers(op);
   if (op.params.fields === null && op.params.idField === null && op.rowFilter === null && idFields.length === 1 && op.related.length === 0) {
     const record = await selectByPrimaryKey(db(op), op.plan, parseKey(idFields, id)[0]);
-    if (record === undefined) throw new NotFoundError(messages.recordNotFound(id));
+    if (record === undefined) throw coreMessages.recordNotFound.error(id);
     return { body: record, headers: { etag: recordEtag(record) } };
   }
   const selection = selectFields(op.plan, op.params.fields);
@@ -27,7 +28,7 @@ export async function getRecord(op: TableOp, id: string): Promise<ServiceResult>
     selection: withJoinFields(selection, op.related),
     limit: 1,
   });
-  if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(id));
+  if (rows.length === 0) throw coreMessages.recordNotFound.error(id);
   await attachRelated(op.ctx, rows, op.related, missingJoinFields(selection, op.related));
   // The tag stands for the whole record: a read of some fields or with related records has none.
   const whole = op.params.fields === null && op.related.length === 0;
@@ -49,7 +50,7 @@ async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Pr
     db: db(op), items: keyed, mode: op.params.continue ? 'continue' : 'default', action: 'retrieve', toError: toError(op),
   }, async (_db, item) => {
     const row = byKey.get(keyText(item.key));
-    if (row === undefined) throw new NotFoundError(messages.recordNotFound(item.text));
+    if (row === undefined) throw coreMessages.recordNotFound.error(item.text);
     return row;
   });
   return { body: wrapList(resource) };

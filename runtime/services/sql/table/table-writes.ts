@@ -4,7 +4,7 @@
  * (table-nested.ts), identifiers or `fields` (and `related`) returned.
  */
 import type { Kysely } from 'kysely';
-import { BadRequestError, NotFoundError, PreconditionFailedError, messages } from '../../../core/errors.js';
+import { BadRequestError, PreconditionFailedError } from '../../../core/errors.js';
 import { unwrapRecord, unwrapRecords, wrapList } from '../../../core/envelope.js';
 import type { ServiceResult } from '../../service-kind.js';
 import { runBatch } from '../query/batch-runner.js';
@@ -20,6 +20,7 @@ import { allowRelatedDelete, nestedValues, writeWithNested, type NestedGuard } f
 import {
   assertWritable, db, filterCondition, finishWritten, identifiers, idsKeys, recordsKeys, toError, writeTarget, type Keyed, type TableOp,
 } from './table-op.js';
+import { coreMessages } from '../../../core/messages.js';
 
 /** Updates the keyed record, or creates it when none matches (allow_upsert). */
 async function upsert(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], key: unknown[], record: Row): Promise<Row> {
@@ -84,7 +85,7 @@ async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, 
       else if (nestedValues(op.plan.table, own).length > 0) rows = await selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
       else throw new BadRequestError(sqlMessages.noFields());
     }
-    if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(keyed.text));
+    if (rows.length === 0) throw coreMessages.recordNotFound.error(keyed.text);
     return rows[0];
   });
 }
@@ -143,7 +144,7 @@ async function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write:
     const where = allOf([keyCondition(idFields, parseKey(idFields, id)), op.rowFilter]) as Condition;
     // Locks the row (SQLite's one connection serialises writes already), so that no other write slips in between.
     const [current] = await selectRows(conn, op.plan, { where, selection: op.plan.all, limit: 1, forUpdate: op.ctx.dialect.dialect !== 'sqlite' });
-    if (current === undefined) throw new NotFoundError(messages.recordNotFound(id));
+    if (current === undefined) throw coreMessages.recordNotFound.error(id);
     if (!etagMatches(ifMatch, recordEtag(current))) throw new PreconditionFailedError(`Record '${id}' has changed since it was read: its ETag no longer matches If-Match.`);
     return write(conn);
   };
@@ -153,7 +154,7 @@ async function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write:
 
 async function deleteByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], key: unknown[], text: string): Promise<Row> {
   const rows = await deleteRows(conn, target, allOf([keyCondition(idFields, key), op.rowFilter]));
-  if (rows.length === 0) throw new NotFoundError(messages.recordNotFound(text));
+  if (rows.length === 0) throw coreMessages.recordNotFound.error(text);
   return rows[0];
 }
 
