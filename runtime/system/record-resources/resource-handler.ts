@@ -221,7 +221,7 @@ async function existingKeys(w: WriteContext, b: ResourceBehaviour, keys: Key[], 
   } catch (error) {
     if (!(error instanceof BatchError)) throw error;
     const context = error.context as { errors: Array<{ index: number; message: string }>; resource: unknown[] };
-    throw new BatchError(sqlMessages.batch(action, false), context.errors, context.resource);
+    throw new BatchError(sqlMessages.batch.text(action, false), context.errors, context.resource);
   }
 }
 

@@ -6,10 +6,10 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DatabaseSchema, RelationModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
 import { limits } from '../../../core/request-limits.js';
-import { filterTooLarge, patternTooLong, unusableParam } from './filter-errors.js';
 import { resolveField, type FieldContext, type ResolvedField } from './filter-fields.js';
 import type { CompareOperator, FilterNode, FilterValue, PredicateNode } from './filter-parser.js';
 import { castValue, LIKE_ESCAPE, literalPattern, valueTexts, type BoundValue } from './filter-values.js';
+import { sqlMessages } from '../sql-messages.js';
 
 export interface FilterScope {
   table: TableModel;
@@ -46,7 +46,7 @@ interface CompileScope extends FilterScope {
 
 function bind(scope: CompileScope, count: number, position: number): void {
   scope.bound.count += count;
-  if (scope.bound.count > limits.filterValues) throw filterTooLarge(`more than ${limits.filterValues} values`, limits.filterValues, position);
+  if (scope.bound.count > limits.filterValues) throw sqlMessages.filterTooLarge.error(`more than ${limits.filterValues} values`, limits.filterValues, position);
 }
 
 function compileNode(node: FilterNode, context: FieldContext, scope: CompileScope): RawBuilder<SqlBool> {
@@ -106,7 +106,7 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Com
     case 'like': {
       const [text] = valueTexts(node.value, scope.params, false);
       if (text === null) throw paramError(node.value, 'can not be null in a pattern');
-      if (text.length > limits.patternLength) throw patternTooLong(target.label, limits.patternLength, node.value.position);
+      if (text.length > limits.patternLength) throw sqlMessages.patternTooLong.error(target.label, limits.patternLength, node.value.position);
       // PostgreSQL has no LIKE for numbers, dates or uuids; the others convert implicitly.
       const subject = scope.dialect === 'postgres' && !TEXT_TYPES.has(target.field.type) ? sql`cast(${column} as text)` : column;
       const not = node.negated ? sql`not ` : sql``;
@@ -138,5 +138,5 @@ function list(value: FilterValue, target: ResolvedField, scope: FilterScope): Bo
 
 /** Only parameters can be null or empty lists, so these errors name the parameter. */
 function paramError(value: FilterValue, why: string): Error {
-  return unusableParam(value.kind === 'param' ? value.name : value.text, why, value.position);
+  return sqlMessages.unusableFilterParam.error(value.kind === 'param' ? value.name : value.text, why, value.position);
 }

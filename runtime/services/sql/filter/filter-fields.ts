@@ -6,8 +6,8 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DatabaseSchema, FieldModel, RelationModel, TableModel } from '../../../model/platform-model.js';
 import { aggregateField, aggregateSql, type AggregateFunction } from '../query/aggregates.js';
-import { aggregateNotAllowed, ambiguousRelation, inconsistentModel, notGrouped, unknownField, unknownRelation } from './filter-errors.js';
 import type { FieldRef } from './filter-parser.js';
+import { sqlMessages } from '../sql-messages.js';
 
 /** A filter field resolved to a column. */
 export interface ResolvedField {
@@ -37,16 +37,16 @@ export function resolveField(ref: FieldRef, context: FieldContext): ResolvedFiel
   const resolved = resolvePlain(ref, context);
   // A related field is never grouped, even when it shares a grouped field's name.
   if (context.groupFields !== undefined && (resolved.reached !== undefined || !context.groupFields.includes(resolved.field.name))) {
-    throw notGrouped(resolved.label, ref.position);
+    throw sqlMessages.notGrouped.error(resolved.label, ref.position);
   }
   return resolved;
 }
 
 function resolveAggregate(ref: FieldRef, context: FieldContext): ResolvedField {
   const fn = ref.aggregate as AggregateFunction;
-  if (context.groupFields === undefined) throw aggregateNotAllowed(`${fn}(${ref.path[0]})`, ref.position);
+  if (context.groupFields === undefined) throw sqlMessages.aggregateOutsideHaving.error(`${fn}(${ref.path[0]})`, ref.position);
   const field = ref.path[0] === '*' ? null : findField(context.table, ref.path[0]);
-  if (field === undefined) throw unknownField(ref.path[0], ref.position);
+  if (field === undefined) throw sqlMessages.unknownFilterField.error(ref.path[0], ref.position);
   const model = aggregateField(fn, field);
   return { field: model, label: model.name, column: aggregateSql(fn, field === null ? null : column(context.qualifier, field)), wrap: (predicate) => predicate };
 }
@@ -57,15 +57,15 @@ function resolvePlain(ref: FieldRef, context: FieldContext): ResolvedField {
   if (ref.path.length === 1 || (ref.path.length === 2 && isSelf(first, context))) {
     const name = ref.path.length === 1 ? first : second;
     const field = findField(table, name);
-    if (field === undefined) throw unknownField(ref.path.join('.'), ref.position);
+    if (field === undefined) throw sqlMessages.unknownFilterField.error(ref.path.join('.'), ref.position);
     return { field, label: field.name, column: column(qualifier, field), wrap: (predicate) => predicate };
   }
-  if (ref.path.length !== 2) throw unknownField(ref.path.join('.'), ref.position);
+  if (ref.path.length !== 2) throw sqlMessages.unknownFilterField.error(ref.path.join('.'), ref.position);
 
   const relation = findRelation(table, first, ref.position);
   const related = modelTable(context.schema, relation.refTable);
   const field = findField(related, second);
-  if (field === undefined) throw unknownField(ref.path.join('.'), ref.position);
+  if (field === undefined) throw sqlMessages.unknownFilterField.error(ref.path.join('.'), ref.position);
   const alias = freeAlias('rel', [qualifier]);
   return {
     field,
@@ -92,8 +92,8 @@ function findRelation(table: TableModel, name: string, position: number): Relati
   const named = table.relations.find((relation) => relation.name.toLowerCase() === lower);
   if (named !== undefined) return named;
   const leading = table.relations.filter((relation) => relation.refTable.toLowerCase() === lower);
-  if (leading.length > 1) throw ambiguousRelation(name, leading.map((relation) => relation.name), position);
-  if (leading.length === 0) throw unknownRelation(name, position);
+  if (leading.length > 1) throw sqlMessages.ambiguousFilterRelation.error(name, leading.map((relation) => relation.name), position);
+  if (leading.length === 0) throw sqlMessages.unknownFilterRelation.error(name, position);
   return leading[0];
 }
 
@@ -101,13 +101,13 @@ function modelTable(schema: DatabaseSchema, name: string): TableModel {
   const lower = name.toLowerCase();
   const table = schema.tables.find((t) => t.name.toLowerCase() === lower)
     ?? schema.tables.find((t) => t.sourceName.toLowerCase() === lower);
-  if (table === undefined) throw inconsistentModel(`table '${name}' is not in the schema`);
+  if (table === undefined) throw sqlMessages.inconsistentModel.error(`table '${name}' is not in the schema`);
   return table;
 }
 
 function modelField(table: TableModel, name: string | null | undefined): FieldModel {
   const field = name == null ? undefined : findField(table, name);
-  if (field === undefined) throw inconsistentModel(`field '${name}' is not in table '${table.name}'`);
+  if (field === undefined) throw sqlMessages.inconsistentModel.error(`field '${name}' is not in table '${table.name}'`);
   return field;
 }
 
@@ -132,7 +132,7 @@ function exists(
 ): RawBuilder<SqlBool> {
   const { table, schema, qualifier } = context;
   if (relation.type === 'many_many') {
-    if (relation.junctionTable === null) throw inconsistentModel(`relationship '${relation.name}' has no junction table`);
+    if (relation.junctionTable === null) throw sqlMessages.inconsistentModel.error(`relationship '${relation.name}' has no junction table`);
     const junction = modelTable(schema, relation.junctionTable);
     const link = freeAlias('jct', [qualifier, alias]);
     const toRelated = sql`${column(alias, modelField(related, relation.refField[0]))} = ${column(link, modelField(junction, relation.junctionRefField))}`;

@@ -1,9 +1,9 @@
+import { sqlMessages } from '../sql-messages.js';
 /**
  * Splits filter text into tokens with 1-based positions. Knows nothing of the grammar: words,
  * quoted strings, comparison symbols, `&&`/`||`, parentheses and commas. Any other character
  * becomes an `other` token so the parser can report it where it stands.
  */
-import { malformedFilter } from './filter-errors.js';
 
 export type TokenType = 'word' | 'string' | 'symbol' | '(' | ')' | ',' | 'other' | 'end';
 
@@ -76,7 +76,7 @@ function readString(text: string, start: number): { value: string; end: number }
       i++;
     }
   }
-  throw malformedFilter(text, text.length + 1, `a closing ${quote} for the string opened at position ${start + 1}`, 'end of input');
+  throw sqlMessages.malformedFilter.error(text, text.length + 1, `a closing ${quote} for the string opened at position ${start + 1}`, 'end of input');
 }
 
 /** How a token is named in error messages. */

@@ -18,8 +18,8 @@
  */
 import { AGGREGATE_FUNCTIONS, type AggregateFunction } from '../query/aggregates.js';
 import { describe, tokenize, type Token } from './filter-lexer.js';
-import { filterTooLarge, malformedFilter } from './filter-errors.js';
 import { limits } from '../../../core/request-limits.js';
+import { sqlMessages } from '../sql-messages.js';
 
 /** Every node carries the 1-based position where it starts in the filter text; 0 for nodes built in code. */
 interface Positioned {
@@ -176,7 +176,7 @@ class Parser {
 
   private predicate(): PredicateNode {
     const token = this.peek();
-    if (++this.terms > limits.filterTerms) throw filterTooLarge(`more than ${limits.filterTerms} comparisons`, limits.filterTerms, token.position);
+    if (++this.terms > limits.filterTerms) throw sqlMessages.filterTooLarge.error(`more than ${limits.filterTerms} comparisons`, limits.filterTerms, token.position);
     if (token.type !== 'word' || !FIELD_NAME.test(token.text)) this.fail("a field name, 'not' or '('");
     this.index++;
     const field = this.aggregate(token) ?? { path: token.text.split('.'), position: token.position };
@@ -298,7 +298,7 @@ class Parser {
 
   private fail(expected: string): never {
     const token = this.peek();
-    throw malformedFilter(this.text, token.position, expected, describe(token));
+    throw sqlMessages.malformedFilter.error(this.text, token.position, expected, describe(token));
   }
 }
 

@@ -4,8 +4,8 @@
  */
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
 import { fitsInt64 } from '../../../core/request-limits.js';
-import { invalidValue, missingParam, unusableParam } from './filter-errors.js';
 import type { FilterValue } from './filter-parser.js';
+import { sqlMessages } from '../sql-messages.js';
 
 /** What gets bound as a parameter. */
 export type BoundValue = string | number | boolean;
@@ -26,14 +26,14 @@ export function valueTexts(value: FilterValue, params: Record<string, unknown> |
   if (value.kind === 'literal') return [value.text];
   const given = params ?? {};
   const key = [`:${value.name}`, value.name].find((name) => Object.hasOwn(given, name));
-  if (key === undefined) throw missingParam(value.name, value.position);
+  if (key === undefined) throw sqlMessages.missingFilterParam.error(value.name, value.position);
   const raw = given[key];
   const items = list && Array.isArray(raw) ? raw : [raw];
   return items.map((item: unknown) => {
     if (item === null) return null;
     if (typeof item === 'string') return item;
     if (typeof item === 'number' || typeof item === 'boolean' || typeof item === 'bigint') return String(item);
-    throw unusableParam(value.name, list ? 'must be a scalar or a list of scalars' : 'must be a string, number, boolean or null', value.position);
+    throw sqlMessages.unusableFilterParam.error(value.name, list ? 'must be a scalar or a list of scalars' : 'must be a string, number, boolean or null', value.position);
   });
 }
 
@@ -46,7 +46,7 @@ export function castValue(text: string, field: FieldModel, label: string, dialec
   const trimmed = text.trim();
   if (INTEGER_TYPES.has(field.type)) {
     // Beyond 64 bits no column holds the value; drivers would fail to bind it.
-    if (!INTEGER.test(trimmed) || !fitsInt64(trimmed)) throw invalidValue(label, 'integer', position);
+    if (!INTEGER.test(trimmed) || !fitsInt64(trimmed)) throw sqlMessages.invalidValueOfType.error(label, 'integer', position);
     const number = Number(trimmed);
     // Beyond 2^53 a JS number would round; the database converts the exact text itself.
     return Number.isSafeInteger(number) ? number : trimmed.replace(/^\+/, '');
@@ -54,12 +54,12 @@ export function castValue(text: string, field: FieldModel, label: string, dialec
   if (NUMBER_TYPES.has(field.type)) {
     const number = Number(trimmed);
     // Beyond a double's range the text would bind as Infinity, which no column holds.
-    if (!NUMBER.test(trimmed) || !Number.isFinite(number)) throw invalidValue(label, 'number', position);
+    if (!NUMBER.test(trimmed) || !Number.isFinite(number)) throw sqlMessages.invalidValueOfType.error(label, 'number', position);
     return number;
   }
   if (field.type === 'boolean') {
     const flag = BOOLEANS.get(trimmed.toLowerCase());
-    if (flag === undefined) throw invalidValue(label, 'boolean', position);
+    if (flag === undefined) throw sqlMessages.invalidValueOfType.error(label, 'boolean', position);
     return dialect === 'postgres' ? flag : flag ? 1 : 0;
   }
   return text;

@@ -4,9 +4,9 @@
  * lookups (`{user.id}`) substituted afterwards, so a lookup's value is always data, never syntax.
  */
 import type { RowFilterModel } from '../../../model/platform-model.js';
-import { invalidRowFilter } from './filter-errors.js';
 import { tokenize, type Token } from './filter-lexer.js';
 import type { CompareOperator, FieldRef, FilterNode, LikeNode, LiteralValue } from './filter-parser.js';
+import { sqlMessages } from '../sql-messages.js';
 
 /** Nodes built here have no place in a filter text. */
 const NO_POSITION = 0;
@@ -54,17 +54,17 @@ function rowFilterToNode(filter: RowFilterModel, lookup: (name: string) => strin
   if (compare !== undefined) {
     const value = singleValue(filter, lookup);
     if (value === null && (compare === '=' || compare === '!=')) return { kind: 'is_null', field, negated: compare === '!=', position };
-    if (value === null) throw invalidRowFilter(filter, `null can only be compared with = or !=, not ${filter.operator}`);
+    if (value === null) throw sqlMessages.invalidRowFilter.error(filter, `null can only be compared with = or !=, not ${filter.operator}`);
     return { kind: 'compare', field, operator: compare, value, position };
   }
   const mode = LIKE.get(base);
   if (mode !== undefined) {
     const value = singleValue(filter, lookup);
-    if (value === null) throw invalidRowFilter(filter, `${filter.operator} needs a value, not null`);
+    if (value === null) throw sqlMessages.invalidRowFilter.error(filter, `${filter.operator} needs a value, not null`);
     return { kind: 'like', field, mode, negated, value, position };
   }
   if (base === 'in') return { kind: 'in', field, negated, values: listValues(filter, lookup), position };
-  throw invalidRowFilter(filter, `'${filter.operator}' is not a row filter operator`);
+  throw sqlMessages.invalidRowFilter.error(filter, `'${filter.operator}' is not a row filter operator`);
 }
 
 /** The value as one literal: a quoted string's content, `null`, or else the text as written. */
@@ -83,14 +83,14 @@ function singleValue(filter: RowFilterModel, lookup: (name: string) => string | 
 function listValues(filter: RowFilterModel, lookup: (name: string) => string | undefined): LiteralValue[] {
   const text = filter.value.trim().replace(/^\((.*)\)$/s, '$1');
   const tokens = tryTokenize(text);
-  if (tokens === null) throw invalidRowFilter(filter, 'the list is not valid filter text (an unclosed quote?)');
+  if (tokens === null) throw sqlMessages.invalidRowFilter.error(filter, 'the list is not valid filter text (an unclosed quote?)');
   const groups: Token[][] = [[]];
   for (const token of tokens) {
     if (token.type === ',') groups.push([]);
     else if (token.type !== 'end') groups[groups.length - 1].push(token);
   }
   return groups.flatMap((group) => {
-    if (group.length === 0) throw invalidRowFilter(filter, 'the list has an empty item');
+    if (group.length === 0) throw sqlMessages.invalidRowFilter.error(filter, 'the list has an empty item');
     if (group.length === 1 && group[0].type === 'string') return [literal(substitute(group[0].value, lookup), true)];
     const last = group[group.length - 1];
     const raw = text.slice(group[0].position - 1, last.position - 1 + last.text.length);

@@ -66,7 +66,7 @@ export async function runBatch<T>(options: BatchOptions<T>, run: BatchItemRunner
   if (outcome.errors.length === 0) return outcome.results;
   if (options.items.length === 1) throw outcome.errors[0].error;
   throw new BatchError(
-    sqlMessages.batch(options.action, options.mode === 'rollback'),
+    sqlMessages.batch.text(options.action, options.mode === 'rollback'),
     outcome.errors.map(({ index, error }) => ({ index, message: error.message, code: error.status })),
     outcome.results,
   );

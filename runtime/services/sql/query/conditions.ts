@@ -2,6 +2,7 @@
 import { expressionBuilder, type Expression, type SqlBool } from 'kysely';
 import { BadRequestError } from '../../../core/errors.js';
 import type { FieldPlan } from './table-plan.js';
+import { sqlMessages } from '../sql-messages.js';
 
 export type Condition = Expression<SqlBool>;
 
@@ -52,7 +53,7 @@ export function findRecordKey(fields: readonly FieldPlan[], record: Record<strin
 /** The encoded key of a record, which must hold every identifying field. */
 export function recordKey(fields: readonly FieldPlan[], record: Record<string, unknown>, index: number): unknown[] {
   const key = findRecordKey(fields, record);
-  if (key === null) throw new BadRequestError(`Required id field(s) not found in record ${index}: ${fields.map((f) => f.name).join(', ')}.`);
+  if (key === null) throw sqlMessages.idFieldsMissing.error(index, fields.map((f) => f.name));
   return key;
 }
 

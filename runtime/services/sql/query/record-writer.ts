@@ -4,7 +4,7 @@
  * rows back by key instead.
  */
 import { sql, type Kysely } from 'kysely';
-import { BadRequestError, InternalServerError, PorticoError } from '../../../core/errors.js';
+import { PorticoError } from '../../../core/errors.js';
 import type { TableModel } from '../../../model/platform-model.js';
 import { databaseError } from '../dialects/driver-errors.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
@@ -27,7 +27,7 @@ const NOW = sql`CURRENT_TIMESTAMP`;
 /** Any error as a PorticoError: ours unchanged, driver errors translated, the rest a 500 naming the table. */
 export function toPorticoError(error: unknown, dialect: SqlDialectModule, table: TableModel, action: RecordAction): PorticoError {
   if (error instanceof PorticoError) return error;
-  return databaseError(error, dialect, table, new InternalServerError(sqlMessages.driverFailure(action, table.name)));
+  return databaseError(error, dialect, table, sqlMessages.driverFailure.error(action, table.name));
 }
 
 /** Column values of a new record: unknown keys dropped, NULL and required fields checked. */
@@ -39,14 +39,14 @@ export function insertValues(plan: TablePlan, record: Row): Row {
     const value = record[key];
     if (value === null || value === undefined) {
       if (f.generated) continue;
-      if (!f.field.allowNull) throw new BadRequestError(sqlMessages.notNull(f.name), { field: f.name });
+      if (!f.field.allowNull) throw sqlMessages.notNull.error(f.name);
       values[f.field.sourceName] = null;
     } else {
       values[f.field.sourceName] = f.encode(value);
     }
   }
   for (const f of plan.required) {
-    if (!(f.field.sourceName in values)) throw new BadRequestError(sqlMessages.required(f.name), { field: f.name });
+    if (!(f.field.sourceName in values)) throw sqlMessages.required.error(f.name);
   }
   for (const f of plan.fields) if (f.clock !== null) values[f.field.sourceName] = NOW;
   return values;
@@ -60,7 +60,7 @@ export function updateValues(plan: TablePlan, record: Row, identifiers: readonly
     if (f === undefined || f.generated || f.clock !== null || identifiers.includes(f)) continue;
     const value = record[key];
     if (value === null || value === undefined) {
-      if (!f.field.allowNull) throw new BadRequestError(sqlMessages.notNull(f.name), { field: f.name });
+      if (!f.field.allowNull) throw sqlMessages.notNull.error(f.name);
       values[f.field.sourceName] = null;
     } else {
       values[f.field.sourceName] = f.encode(value);

@@ -9,6 +9,7 @@ import type { FieldModel, TableModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import type { AggregateFunction } from './aggregates.js';
 import { decoderFor, encoderFor, type Decoder, type Encoder } from './value-codec.js';
+import { sqlMessages } from '../sql-messages.js';
 
 export interface FieldPlan {
   readonly field: FieldModel;
@@ -120,7 +121,7 @@ export function selectFields(plan: TablePlan, names: readonly string[] | null): 
   if (names === null) return plan.all;
   return selectionOf(names.map((name) => {
     const f = plan.field(name);
-    if (f === undefined) throw new BadRequestError(`Invalid field requested: ${name}`, { field: name });
+    if (f === undefined) throw sqlMessages.invalidField.error(name);
     return f;
   }));
 }

@@ -3,11 +3,12 @@
  * convert (400 naming the field), read decoders give JSON types (booleans, base64 binary).
  * Encoders see non-null values only; nullability is checked by the writer.
  */
-import { BadRequestError } from '../../../core/errors.js';
 import { fitsInt64 } from '../../../core/request-limits.js';
 import type { FieldModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
+import { coreMessages } from '../../../core/messages.js';
+import { sqlMessages } from '../sql-messages.js';
 
 export type Encoder = (value: unknown) => unknown;
 export type Decoder = (value: unknown) => unknown;
@@ -20,7 +21,7 @@ const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);
 
 /** Integers beyond 64 bits fit no column of any database (and drivers fail to bind them). */
 function integerEncoder(name: string): Encoder {
-  const outOfRange = () => new BadRequestError(`Field '${name}' is out of range: integers have at most 64 bits.`, { field: name });
+  const outOfRange = () => sqlMessages.integerOutOfRange.error(name);
   return (value) => {
     if (typeof value === 'number' && Number.isInteger(value)) {
       if (!Number.isSafeInteger(value) && !fitsInt64(BigInt(value).toString())) throw outOfRange();
@@ -37,7 +38,7 @@ function integerEncoder(name: string): Encoder {
       if (!fitsInt64(text)) throw outOfRange();
       return BigInt(text);
     }
-    throw new BadRequestError(`Field '${name}' must be a valid integer.`, { field: name });
+    throw sqlMessages.invalidValueOfType.error(name, 'integer');
   };
 }
 
@@ -50,7 +51,7 @@ function numberEncoder(name: string, exact: boolean): Encoder {
       const number = Number(value.trim());
       if (Number.isFinite(number)) return number;
     }
-    throw new BadRequestError(`Field '${name}' must be a valid number.`, { field: name });
+    throw sqlMessages.invalidValueOfType.error(name, 'number');
   };
 }
 
@@ -61,7 +62,7 @@ function booleanEncoder(name: string, dialect: SqlDialectModule): Encoder {
     const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
     if (text !== null && TRUE_TEXT.has(text)) return dialect.bindBoolean(true);
     if (text !== null && FALSE_TEXT.has(text)) return dialect.bindBoolean(false);
-    throw new BadRequestError(`Field '${name}' must be a valid boolean.`, { field: name });
+    throw sqlMessages.invalidValueOfType.error(name, 'boolean');
   };
 }
 
@@ -77,10 +78,10 @@ function stringEncoder(name: string, maxLength: number | null): Encoder {
     let text: string;
     if (typeof value === 'string') text = value;
     else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
-    else throw new BadRequestError(`Field '${name}' must be a string.`, { field: name });
+    else throw coreMessages.fieldNotString.error(name);
     // Checked here, so that every database refuses alike (SQLite would store it, a lax MySQL cut it).
     if (maxLength !== null && text.length > maxLength && characters(text) > maxLength) {
-      throw new BadRequestError(`Field '${name}' value is too long: at most ${maxLength} characters.`, { field: name });
+      throw sqlMessages.valueTooLong.error(name, maxLength);
     }
     return text;
   };
@@ -91,7 +92,7 @@ function binaryEncoder(name: string): Encoder {
     if (value instanceof Uint8Array) return value;
     const text = typeof value === 'string' ? value.replace(/\s+/g, '') : null;
     if (text !== null && text.length % 4 === 0 && BASE64_TEXT.test(text)) return Buffer.from(text, 'base64');
-    throw new BadRequestError(`Field '${name}' must be base64-encoded binary data.`, { field: name });
+    throw sqlMessages.notBase64.error(name);
   };
 }
 

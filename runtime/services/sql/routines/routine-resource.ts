@@ -7,7 +7,7 @@
  * under `resource` (or the `wrapper` asked for), its OUT and INOUT values as top-level keys.
  * SQLite has no routines: 501.
  */
-import { InternalServerError, NotFoundError, NotImplementedError } from '../../../core/errors.js';
+import { InternalServerError, NotImplementedError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
 import type { RoutineModel } from '../../../model/platform-model.js';
@@ -21,10 +21,11 @@ import type { SqlServiceContext } from '../sql-service-context.js';
 import { routineArguments, splitInlineCall } from './routine-arguments.js';
 import { databaseError } from '../dialects/driver-errors.js';
 import { coreMessages } from '../../../core/messages.js';
+import { sqlMessages } from '../sql-messages.js';
 
 export type RoutineKind = RoutineModel['kind'];
 
-const LABEL: Record<RoutineKind, { text: string; title: string; plural: string }> = {
+const LABEL: Record<RoutineKind, { text: string; title: 'Procedure' | 'Function'; plural: string }> = {
   procedure: { text: 'procedure', title: 'Procedure', plural: 'Stored procedures' },
   function: { text: 'function', title: 'Function', plural: 'Stored functions' },
 };
@@ -72,7 +73,7 @@ function resultBody(routine: RoutineModel, outcome: RoutineOutcome, wrapper: str
 function findRoutine(ctx: SqlServiceContext, kind: RoutineKind, name: string): RoutineModel {
   const lower = name.toLowerCase();
   const routine = ctx.schema.current.routines.find((r) => r.kind === kind && r.name.toLowerCase() === lower);
-  if (routine === undefined) throw new NotFoundError(`${LABEL[kind].title} '${name}' does not exist in the database.`);
+  if (routine === undefined) throw sqlMessages.routineNotFound.error(LABEL[kind].title, name);
   return routine;
 }
 

@@ -1,5 +1,4 @@
 /** `_schema[/{table}[/_field|_related[/{name}]]]` reads, and the table listing `_table` shares. */
-import { BadRequestError, NotFoundError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams } from '../../../core/query-params.js';
 import type { ServiceCall, ServiceResult } from '../../service-kind.js';
@@ -7,15 +6,12 @@ import { asListOption, fieldsOption } from '../request-options.js';
 import { cleanListing, describeField, describeRelation, describeTable, tableSummary } from './table-description.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { coreMessages } from '../../../core/messages.js';
+import { sqlMessages } from '../sql-messages.js';
 
 /** `GET _table` and `GET _schema`: the tables as reference 1.4 lists them. */
 export function listTables(ctx: SqlServiceContext, call: ServiceCall): ServiceResult {
   const entries = ctx.schema.current.tables.map(tableSummary);
   return { body: wrapList(cleanListing(entries, fieldsOption(call.query, call.body), asListOption(call.query))) };
-}
-
-function notFoundIn(kind: 'Field' | 'Relationship', name: string, table: string): NotFoundError {
-  return new NotFoundError(`${kind} '${name}' not found in table '${table}'.`);
 }
 
 /** Serves GET on `_schema` and below; `rest` are the segments after `_schema`. */
@@ -34,13 +30,13 @@ export function readSchema(ctx: SqlServiceContext, call: ServiceCall, rest: stri
   if (part === '_related') {
     if (name === undefined) return { body: wrapList(table.relations.map((r) => describeRelation(schema, table, r))) };
     const relation = table.relations.find((r) => r.name.toLowerCase() === lower);
-    if (relation === undefined) throw notFoundIn('Relationship', name, table.name);
+    if (relation === undefined) throw sqlMessages.partNotFound.error('Relationship', name, table.name);
     return { body: describeRelation(schema, table, relation) };
   }
   if (part === '_field' && name === undefined) return { body: wrapList(table.fields.map((f) => describeField(table, f))) };
   // `_schema/{table}/{field}` is the reference's older form of `_field/{field}`.
-  if (part !== '_field' && name !== undefined) throw new BadRequestError('Invalid schema path in describe request.');
+  if (part !== '_field' && name !== undefined) throw sqlMessages.invalidSchemaPath.error('describe');
   const field = table.fields.find((f) => f.name.toLowerCase() === lower);
-  if (field === undefined) throw notFoundIn('Field', name ?? part, table.name);
+  if (field === undefined) throw sqlMessages.partNotFound.error('Field', name ?? part, table.name);
   return { body: describeField(table, field) };
 }

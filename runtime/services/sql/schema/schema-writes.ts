@@ -8,7 +8,7 @@
  * Responses: `{resource:[{name}]}` (a bare `{name}` for one addressed table or field), the full
  * descriptions when `fields` is given, `{success:true}` for deletes of one table or field.
  */
-import { BadRequestError, ConflictError, NotFoundError } from '../../../core/errors.js';
+import { BadRequestError, NotFoundError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
 import type { FieldModel, RelationModel, TableModel } from '../../../model/platform-model.js';
@@ -25,6 +25,7 @@ import { databaseError } from '../dialects/driver-errors.js';
 import { extrasOf } from './table-extras.js';
 import type { TableExtras } from '../../service-kind.js';
 import { coreMessages } from '../../../core/messages.js';
+import { sqlMessages } from '../sql-messages.js';
 
 type Input = Record<string, unknown>;
 
@@ -33,15 +34,12 @@ function findField(table: TableModel, name: string): FieldModel | undefined {
   return table.fields.find((f) => f.name.toLowerCase() === lower || f.sourceName.toLowerCase() === lower);
 }
 
-function fieldNotFound(name: string, table: TableModel): NotFoundError {
-  return new NotFoundError(`Field '${name}' not found in table '${table.name}'.`);
-}
 
 /** The items of a body: a list, `{resource: [...]}` (or one object there), or one object. */
-function bodyItems(body: unknown, what: string): unknown[] {
+function bodyItems(body: unknown, what: 'create' | 'update' | 'delete'): unknown[] {
   const resource = body !== null && typeof body === 'object' && !Array.isArray(body) && 'resource' in body ? (body as Input).resource : body;
   const items = Array.isArray(resource) ? resource : resource !== null && typeof resource === 'object' ? [resource] : [];
-  if (items.length === 0) throw new BadRequestError(`No data in schema ${what} request.`);
+  if (items.length === 0) throw sqlMessages.noSchemaData.error(what);
   return items;
 }
 
@@ -58,13 +56,13 @@ function changesFor(ctx: SqlServiceContext, table: TableModel, fields: readonly 
   const changes: TableChanges = { add: [], modify: [], drop: [] };
   fields.forEach((raw, index) => {
     const name = lowerKeys(raw).name;
-    if (typeof name !== 'string' || name === '') throw new BadRequestError(`Invalid schema detected - no name element for field ${index} of table '${table.name}'.`);
+    if (typeof name !== 'string' || name === '') throw sqlMessages.fieldNameMissing.error(index, table.name);
     const current = findField(table, name);
     if (current === undefined) {
       assertNewIdentifier(ctx.dialect.dialect, name, `field '${shownName(name)}' of table '${table.name}'`, { table: table.name, field: name });
       changes.add.push(parseField(raw, table.sourceName, index));
     }
-    else if (addOnly) throw new BadRequestError(`Field '${current.name}' already exists in table '${table.name}'.`);
+    else if (addOnly) throw sqlMessages.fieldExists.error(current.name, table.name);
     else changes.modify.push({ definition: mergedDefinition(ctx.schema.current, table, current, raw, index), current });
   });
   return changes;
@@ -125,12 +123,12 @@ async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<S
   const creates: Input[] = [];
   const names: string[] = [];
   for (const input of inputs) {
-    if (typeof input.name !== 'string' || input.name === '') throw new BadRequestError('Table schema received does not have a valid name.');
+    if (typeof input.name !== 'string' || input.name === '') throw sqlMessages.tableNameMissing.error();
     const existing = tableNamed(ctx, input.name);
     if (existing === undefined) {
       creates.push(input);
     } else {
-      if (checkExist) throw new ConflictError(`A table with name '${existing.name}' already exist in the database.`);
+      if (checkExist) throw sqlMessages.alreadyExists.error('table', existing.name);
       await alter(ctx, existing, changesFor(ctx, existing, fieldList(input), false));
     }
     names.push(input.name);
@@ -147,7 +145,7 @@ async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<S
 /** POST/PUT/PATCH `_schema/{table}`: merges a definition (`{field:[...]}`) into an existing table. */
 async function writeTable(ctx: SqlServiceContext, call: ServiceCall, table: TableModel): Promise<ServiceResult> {
   const input = lowerKeys(call.body);
-  if (Object.keys(input).length === 0) throw new BadRequestError('No data in schema update request.');
+  if (Object.keys(input).length === 0) throw sqlMessages.noSchemaData.error('update');
   await alter(ctx, table, changesFor(ctx, table, fieldList(input), false));
   await remember(ctx, [extrasOf(table.name, input, fieldList(input))]);
   return tablesResult(ctx, call, [table.sourceName], true);
@@ -167,7 +165,7 @@ async function dropTables(ctx: SqlServiceContext, call: ServiceCall): Promise<Se
   const names = ids ?? bodyItems(call.body, 'delete').map((item) => (typeof item === 'string' ? item : lowerKeys(item).name));
   const tables = names.map((name) => {
     const table = typeof name === 'string' ? tableNamed(ctx, name) : undefined;
-    if (table === undefined) throw new NotFoundError(`Table '${String(name)}' not found.`);
+    if (table === undefined) throw sqlMessages.tableToDropNotFound.error(String(name));
     return table;
   });
   for (const table of tables) await dropTable(ctx, table);
@@ -181,7 +179,7 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     const current = ctx.schema.table(table.sourceName);
     const entries = names.map((n) => {
       const field = findField(current, n);
-      if (field === undefined) throw fieldNotFound(n, current);
+      if (field === undefined) throw sqlMessages.partNotFound.error('Field', n, current.name);
       return describe ? describeField(current, field) : { name: field.name };
     });
     return { body: bare ? entries[0] : wrapList(entries) };
@@ -190,7 +188,7 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     const names = name !== undefined ? [name] : (parseCommonParams(call.query).ids ?? bodyItems(call.body, 'delete').map((item) => lowerKeys(item).name));
     const drop = names.map((n) => {
       const field = typeof n === 'string' ? findField(table, n) : undefined;
-      if (field === undefined) throw fieldNotFound(String(n), table);
+      if (field === undefined) throw sqlMessages.partNotFound.error('Field', String(n), table.name);
       return field;
     });
     await alter(ctx, table, { add: [], modify: [], drop });
@@ -200,7 +198,7 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
   if (name !== undefined) {
     if (call.verb === 'POST') throw new BadRequestError(`Field '${name}' is addressed by name: use PUT or PATCH to change it, or POST to '_field' to add fields.`);
     const current = findField(table, name);
-    if (current === undefined) throw fieldNotFound(name, table);
+    if (current === undefined) throw sqlMessages.partNotFound.error('Field', name, table.name);
     const input = { ...lowerKeys(call.body), name: current.sourceName };
     await alter(ctx, table, changesFor(ctx, table, [input], false));
     await remember(ctx, [extrasOf(table.name, {}, [{ ...input, name: current.name }])]);
@@ -233,7 +231,7 @@ function relationChange(ctx: SqlServiceContext, table: TableModel, raw: unknown)
 
 function relationNamed(table: TableModel, name: string): RelationModel {
   const relation = table.relations.find((r) => r.name.toLowerCase() === name.toLowerCase());
-  if (relation === undefined) throw new NotFoundError(`Relationship '${name}' not found in table '${table.name}'.`);
+  if (relation === undefined) throw sqlMessages.partNotFound.error('Relationship', name, table.name);
   return relation;
 }
 
@@ -263,11 +261,11 @@ export async function writeSchema(ctx: SqlServiceContext, call: ServiceCall, res
   if (rest.length === 0) return call.verb === 'DELETE' ? dropTables(ctx, call) : writeTables(ctx, call);
   const [tableName, part, name, ...more] = rest;
   if (more.length > 0 || (part !== undefined && part !== '_field' && part !== '_related')) {
-    throw new BadRequestError(`Invalid schema path in ${call.verb === 'DELETE' ? 'delete' : 'update'} request.`);
+    throw sqlMessages.invalidSchemaPath.error(call.verb === 'DELETE' ? 'delete' : 'update');
   }
   const table = tableNamed(ctx, tableName);
   if (table === undefined) {
-    if (call.verb === 'DELETE' && part === undefined) throw new NotFoundError(`Table '${tableName}' not found.`);
+    if (call.verb === 'DELETE' && part === undefined) throw sqlMessages.tableToDropNotFound.error(tableName);
     throw coreMessages.tableNotFound.error(tableName);
   }
   if (part === '_field') return writeFields(ctx, call, table, name);

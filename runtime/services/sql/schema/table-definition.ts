@@ -5,6 +5,7 @@
 import { BadRequestError } from '../../../core/errors.js';
 import type { FieldModel, ReferentialAction } from '../../../model/platform-model.js';
 import { shownName } from './identifiers.js';
+import { sqlMessages } from '../sql-messages.js';
 
 export interface FieldDefinition {
   name: string;
@@ -66,14 +67,14 @@ const ACTIONS = new Set(['no action', 'restrict', 'cascade', 'set null', 'set de
 /** The table records of a schema body: an array, `{resource:[...]}`, `{table:[...]}` or `{service:[{table:[...]}]}`. */
 export function schemaBodyTables(body: unknown): unknown[] {
   if (Array.isArray(body)) return body;
-  if (body === null || typeof body !== 'object') throw new BadRequestError('No data in schema create request.');
+  if (body === null || typeof body !== 'object') throw sqlMessages.noSchemaData.error('create');
   const object = body as Record<string, unknown>;
   if (Array.isArray(object.resource)) return object.resource;
   if (Array.isArray(object.table)) return object.table;
   if (Array.isArray(object.service)) {
     return object.service.flatMap((service) => schemaBodyTables(typeof service === 'object' && service !== null ? { table: (service as Record<string, unknown>).table ?? [] } : []));
   }
-  throw new BadRequestError('No data in schema create request.');
+  throw sqlMessages.noSchemaData.error('create');
 }
 
 /** An input object with its keys lower-cased (definitions take keys in any case). */
@@ -120,7 +121,7 @@ function defaultValue(value: unknown, where: string): FieldModel['default'] | un
  */
 export function parseField(raw: unknown, table: string, index: number, trustedType = false): FieldDefinition {
   const input = lowerKeys(raw);
-  const name = identifier(input.name, `Invalid schema detected - no name element for field ${index} of table '${table}'.`);
+  const name = identifier(input.name, sqlMessages.fieldNameMissing.text(index, table));
   const where = `field '${name}' of table '${table}'`;
   const declared = typeof input.type === 'string' && input.type.trim() !== '' ? input.type.trim() : null;
   const dbType = typeof input.db_type === 'string' && input.db_type.trim() !== '' ? input.db_type.trim() : null;
@@ -167,16 +168,16 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
 
 /** Validates and normalises table definitions; errors are 400s naming the table and field. */
 export function parseTableDefinitions(records: readonly unknown[]): TableDefinition[] {
-  if (records.length === 0) throw new BadRequestError('No data in schema create request.');
+  if (records.length === 0) throw sqlMessages.noSchemaData.error('create');
   return records.map((raw) => {
     const input = lowerKeys(raw);
-    const name = identifier(input.name, 'Table schema received does not have a valid name.');
+    const name = identifier(input.name, sqlMessages.tableNameMissing.text());
     if (!Array.isArray(input.field) || input.field.length === 0) {
       throw new BadRequestError(`There are no fields in the requested schema of table '${name}'.`);
     }
     const fields = input.field.map((field, index) => parseField(field, name, index));
     const duplicate = fields.find((field, index) => fields.findIndex((other) => other.name.toLowerCase() === field.name.toLowerCase()) !== index);
-    if (duplicate) throw new BadRequestError(`Field '${duplicate.name}' already exists in table '${name}'.`);
+    if (duplicate) throw sqlMessages.fieldExists.error(duplicate.name, name);
     return {
       name,
       label: typeof input.label === 'string' ? input.label : null,

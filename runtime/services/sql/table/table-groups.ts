@@ -27,7 +27,7 @@ export function isGrouped(op: TableOp): boolean {
 
 function groupField(plan: TablePlan, name: string): FieldPlan {
   const field = plan.field(name);
-  if (field === undefined) throw new BadRequestError(`Invalid or unknown field '${name}' in group by clause.`, { field: name });
+  if (field === undefined) throw sqlMessages.invalidGroupField.error(name);
   return field;
 }
 
@@ -42,11 +42,11 @@ function groupedSelection(plan: TablePlan, names: readonly string[] | null, grou
     if (aggregate !== null) {
       if (aggregate.field === null) return aggregatePlan('count', null);
       const field = plan.field(aggregate.field);
-      if (field === undefined) throw new BadRequestError(`Invalid field requested: ${name}`, { field: name });
+      if (field === undefined) throw sqlMessages.invalidField.error(name);
       return aggregatePlan(aggregate.fn, field);
     }
     const field = plan.field(name);
-    if (field === undefined) throw new BadRequestError(`Invalid field requested: ${name}`, { field: name });
+    if (field === undefined) throw sqlMessages.invalidField.error(name);
     if (!group.includes(field)) {
       throw new BadRequestError(`Field '${field.name}' must be one of the 'group' fields or an aggregate when records are grouped.`, { field: field.name });
     }
@@ -60,7 +60,7 @@ function groupedOrder(op: TableOp, selected: readonly FieldPlan[], group: readon
     const lower = term.field.toLowerCase();
     const aggregate = selected.find((f) => f.aggregate !== null && f.name.toLowerCase() === lower);
     const field = aggregate ?? group.find((f) => f === op.plan.field(term.field));
-    if (field === undefined) throw new BadRequestError(sqlMessages.invalidOrderField(term.field), { field: term.field });
+    if (field === undefined) throw sqlMessages.invalidOrderField.error(term.field);
     return { field, direction: term.direction };
   });
 }

@@ -25,6 +25,7 @@ import { selectionOf, type FieldPlan, type TablePlan } from '../query/table-plan
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { relationOf } from './table-related.js';
 import { coreMessages } from '../../../core/messages.js';
+import { sqlMessages } from '../sql-messages.js';
 
 export interface Nested {
   relation: RelationModel;
@@ -122,7 +123,7 @@ function target(plan: TablePlan, ctx: SqlServiceContext, fields: readonly FieldP
 
 function field(plan: TablePlan, name: string | null): FieldPlan {
   const found = name === null ? undefined : plan.field(name);
-  if (found === undefined) throw new BadRequestError(`The model has no field '${name}' in table '${plan.table.name}'.`);
+  if (found === undefined) throw sqlMessages.modelHasNoField.error(name, plan.table.name);
   return found;
 }
 

@@ -3,7 +3,6 @@
  * and the helpers reads and writes share (conditions, identifiers, what writes return).
  */
 import type { Kysely } from 'kysely';
-import { BadRequestError } from '../../../core/errors.js';
 import { parseCommonParams, type CommonParams } from '../../../core/query-params.js';
 import type { ServiceCall } from '../../service-kind.js';
 import { compileFilter } from '../filter/filter-compiler.js';
@@ -84,7 +83,7 @@ export function filterCondition(op: TableOp): Condition | null {
 export function orderOf(op: TableOp): OrderBy[] {
   return op.params.order.map((term) => {
     const field = op.plan.field(term.field);
-    if (field === undefined) throw new BadRequestError(sqlMessages.invalidOrderField(term.field), { field: term.field });
+    if (field === undefined) throw sqlMessages.invalidOrderField.error(term.field);
     return { field, direction: term.direction };
   });
 }
@@ -96,7 +95,7 @@ export function identifiers(op: TableOp): FieldPlan[] {
 
 /** Keys of the `ids` parameter, each with the text the client sent. */
 export function idsKeys(op: TableOp, idFields: FieldPlan[], ids: string[]): Keyed[] {
-  if (idFields.length > 1) throw new BadRequestError(sqlMessages.compositeIds(op.plan.table.name));
+  if (idFields.length > 1) throw sqlMessages.compositeIds.error(op.plan.table.name);
   return ids.map((text) => ({ text, key: parseKey(idFields, text) }));
 }
 
@@ -145,5 +144,5 @@ export async function finishWritten<T>(op: TableOp, target: TableWriteTarget, re
 
 /** Views are read-only. */
 export function assertWritable(op: TableOp): void {
-  if (op.plan.table.isView) throw new BadRequestError(sqlMessages.readOnlyView(op.plan.table.name));
+  if (op.plan.table.isView) throw sqlMessages.readOnlyView.error(op.plan.table.name);
 }

@@ -2,7 +2,6 @@
  * `_table/{table}` and `_table/{table}/{id}`: routes record requests to reads and writes
  * (reference 2.1-2.4, spec "Table endpoints"). Every condition is a Kysely expression with bound values.
  */
-import { BadRequestError } from '../../../core/errors.js';
 import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { sqlMessages } from '../sql-messages.js';
@@ -20,7 +19,7 @@ export async function handleTableRecords(ctx: SqlServiceContext, call: ServiceCa
         if (id !== undefined) return await getRecord(op, id);
         return await (isGrouped(op) ? listGroups(op) : listRecords(op));
       case 'POST':
-        if (id !== undefined) throw new BadRequestError(sqlMessages.createById());
+        if (id !== undefined) throw sqlMessages.createById.error();
         return await createRecords(op);
       case 'PUT':
       case 'PATCH': return await (id === undefined ? updateRecords(op) : updateRecord(op, id));

@@ -9,7 +9,6 @@
  * `{relationship}_{option}`: `fields`, `filter`, `order` and `limit` (records per parent).
  */
 import type { AuthContext } from '../../../auth/auth-context.js';
-import { BadRequestError, NotImplementedError } from '../../../core/errors.js';
 import { parseOrder, pick, toList, type RawQuery } from '../../../core/query-params.js';
 import { checkListLength } from '../../../core/request-limits.js';
 import type { RelationModel, TableModel } from '../../../model/platform-model.js';
@@ -22,6 +21,7 @@ import { filterParams } from '../request-options.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { sqlMessages } from '../sql-messages.js';
 import { filterReach, relatedReadCondition } from './table-access.js';
+import { coreMessages } from '../../../core/messages.js';
 
 type Row = Record<string, unknown>;
 
@@ -51,13 +51,13 @@ function option(query: RawQuery, relation: string, name: string): string | undef
 
 function singleField(relation: RelationModel): void {
   if (relation.field.length !== 1 || relation.refField.length !== 1) {
-    throw new NotImplementedError('Relating records with multi-column foreign keys is not currently supported.');
+    throw sqlMessages.multiColumnRelation.error();
   }
 }
 
 function planField(plan: TablePlan, name: string | null): FieldPlan {
   const field = name === null ? undefined : plan.field(name);
-  if (field === undefined) throw new BadRequestError(`The model has no field '${name}' in table '${plan.table.name}'.`);
+  if (field === undefined) throw sqlMessages.modelHasNoField.error(name, plan.table.name);
   return field;
 }
 
@@ -72,7 +72,7 @@ export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: 
     ? table.relations
     : names.map((name) => {
       const relation = table.relations.find((r) => r.name.toLowerCase() === name.toLowerCase());
-      if (relation === undefined) throw new BadRequestError(sqlMessages.unknownRelation(name, table.name), { related: name });
+      if (relation === undefined) throw sqlMessages.unknownRelation.error(name, table.name);
       return relation;
     });
   return relations.map((relation) => {
@@ -89,7 +89,7 @@ export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: 
     const order = parseOrder(option(query, relation.name, 'order')).map((term) => ({ field: orderField(related, term.field), direction: term.direction }));
     const limitText = option(query, relation.name, 'limit')?.trim();
     const limit = limitText ? Number(limitText) : ctx.options.maxRecords;
-    if (!Number.isInteger(limit) || limit < 0) throw new BadRequestError(`Parameter '${relation.name}.limit' must be an integer.`, { parameter: `${relation.name}.limit` });
+    if (!Number.isInteger(limit) || limit < 0) throw coreMessages.parameterNotInteger.error(`${relation.name}.limit`);
     return {
       relation,
       parentField: planField(plan, relation.field[0]),
@@ -105,7 +105,7 @@ export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: 
 
 function orderField(plan: TablePlan, name: string): FieldPlan {
   const field = plan.field(name);
-  if (field === undefined) throw new BadRequestError(sqlMessages.invalidOrderField(name), { field: name });
+  if (field === undefined) throw sqlMessages.invalidOrderField.error(name);
   return field;
 }
 

@@ -4,7 +4,6 @@
  * (table-nested.ts), identifiers or `fields` (and `related`) returned.
  */
 import type { Kysely } from 'kysely';
-import { BadRequestError, PreconditionFailedError } from '../../../core/errors.js';
 import { unwrapRecord, unwrapRecords, wrapList } from '../../../core/envelope.js';
 import type { ServiceResult } from '../../service-kind.js';
 import { runBatch } from '../query/batch-runner.js';
@@ -83,7 +82,7 @@ async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, 
       const where = allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
       if (Object.keys(values).length > 0) rows = await updateRows(c, target, where, values);
       else if (nestedValues(op.plan.table, own).length > 0) rows = await selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
-      else throw new BadRequestError(sqlMessages.noFields());
+      else throw sqlMessages.noFields.error();
     }
     if (rows.length === 0) throw coreMessages.recordNotFound.error(keyed.text);
     return rows[0];
@@ -118,7 +117,7 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
     const target = writeTarget(op, idFields);
     assertRecordInScope(op.plan, op.writeScope, records[0], false);
     const values = updateValues(op.plan, records[0], idFields);
-    if (Object.keys(values).length === 0) throw new BadRequestError(sqlMessages.noFields());
+    if (Object.keys(values).length === 0) throw sqlMessages.noFields.error();
     return { body: wrapList(await finishWritten(op, target, await updateRows(db(op), target, allOf([filterCondition(op), op.rowFilter]) as Condition, values))) };
   }
   const target = writeTarget(op, idFields, records);
@@ -145,7 +144,7 @@ async function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write:
     // Locks the row (SQLite's one connection serialises writes already), so that no other write slips in between.
     const [current] = await selectRows(conn, op.plan, { where, selection: op.plan.all, limit: 1, forUpdate: op.ctx.dialect.dialect !== 'sqlite' });
     if (current === undefined) throw coreMessages.recordNotFound.error(id);
-    if (!etagMatches(ifMatch, recordEtag(current))) throw new PreconditionFailedError(`Record '${id}' has changed since it was read: its ETag no longer matches If-Match.`);
+    if (!etagMatches(ifMatch, recordEtag(current))) throw sqlMessages.recordChanged.error(id);
     return write(conn);
   };
   const conn = db(op);
@@ -187,5 +186,5 @@ export async function deleteRecords(op: TableOp): Promise<ServiceResult> {
     await deleteRows(db(op), target, op.rowFilter);
     return { body: { success: true } };
   }
-  throw new BadRequestError(sqlMessages.noDeleteCriteria());
+  throw sqlMessages.noDeleteCriteria.error();
 }

@@ -1,7 +1,8 @@
 /** mysql2 errors (MySQL/MariaDB error numbers) -> PorticoErrors naming API fields. */
-import { BadRequestError, ConflictError, ServiceUnavailableError, type PorticoError } from '../../../../core/errors.js';
+import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { checkFailed, concurrentChange, conflict, databaseLimit, fieldName, foreignKeyFailed, valueError, type ValueProblem } from '../driver-errors.js';
+import { fieldName } from '../driver-errors.js';
+import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface MysqlError extends Error {
   code: string;
@@ -48,28 +49,28 @@ function duplicateFields(message: string, table: TableModel | null): string[] {
 /** Maps constraint, value, limit, DDL, concurrency and connection errors; null for anything else. */
 export function translateMysqlError(error: unknown, table: TableModel | null): PorticoError | null {
   if (!isMysqlError(error)) return null;
-  if (CONNECTION_CODES.has(error.code)) return new ServiceUnavailableError('The database is unavailable; try again later.');
+  if (CONNECTION_CODES.has(error.code)) return sqlMessages.databaseUnavailable.error();
   const errno = error.errno ?? -1;
   const message = error.sqlMessage ?? error.message;
   const column = columnIn(message);
   const field = column === null ? null : fieldName(column, table);
-  if (LIMIT_ERRNOS.has(errno)) return databaseLimit();
+  if (LIMIT_ERRNOS.has(errno)) return sqlMessages.databaseLimit.error();
   const problem = VALUE_ERRNOS.get(errno);
-  if (problem !== undefined) return valueError(problem, field);
+  if (problem !== undefined) return sqlMessages.valueRefused.error(problem, field);
   switch (errno) {
-    case 1048: return new BadRequestError(`Field '${field}' can not be NULL.`, { field });
-    case 1364: return new BadRequestError(`Required field '${field}' can not be NULL.`, { field });
-    case 1062: case 1586: return conflict(duplicateFields(message, table));
-    case 1451: case 1452: case 1216: case 1217: return foreignKeyFailed();
-    case 4025: case 3819: return checkFailed(/constraint [`']?([^`'\s]+)[`']?/i.exec(message)?.[1] ?? null);
+    case 1048: return sqlMessages.notNull.error(field);
+    case 1364: return sqlMessages.required.error(field);
+    case 1062: case 1586: return sqlMessages.duplicate.error(duplicateFields(message, table));
+    case 1451: case 1452: case 1216: case 1217: return sqlMessages.foreignKey.error();
+    case 4025: case 3819: return sqlMessages.checkFailed.error(/constraint [`']?([^`'\s]+)[`']?/i.exec(message)?.[1] ?? null);
     // A routine's own SIGNAL: its text is the routine author's message to the caller.
     case 1644: return new BadRequestError(message);
     case 1050: {
       const name = /Table '([^']+)' already exists/.exec(message)?.[1] ?? table?.name ?? '';
-      return new ConflictError(`A table with name '${name}' already exist in the database.`);
+      return sqlMessages.alreadyExists.error('table', name);
     }
-    case 1060: return new BadRequestError(`Field '${/'([^']+)'/.exec(message)?.[1] ?? ''}' already exists in table '${table?.name ?? ''}'.`);
-    case 1213: case 1205: return concurrentChange();
+    case 1060: return sqlMessages.fieldExists.error(/'([^']+)'/.exec(message)?.[1] ?? '', table?.name ?? '');
+    case 1213: case 1205: return sqlMessages.concurrentChange.error();
     default: return null;
   }
 }

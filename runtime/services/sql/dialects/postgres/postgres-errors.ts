@@ -1,7 +1,8 @@
 /** node-postgres errors (SQLSTATE codes) -> PorticoErrors naming API fields. */
-import { BadRequestError, ConflictError, ServiceUnavailableError, type PorticoError } from '../../../../core/errors.js';
+import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { checkFailed, concurrentChange, conflict, databaseLimit, fieldName, foreignKeyFailed, valueError, type ValueProblem } from '../driver-errors.js';
+import { fieldName } from '../driver-errors.js';
+import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface PgError extends Error {
   code: string;
@@ -44,21 +45,21 @@ function keyColumns(detail: string | undefined): string[] {
 export function translatePostgresError(error: unknown, table: TableModel | null): PorticoError | null {
   if (!isPgError(error)) return null;
   const { code, message } = error;
-  if (isLimit(code)) return databaseLimit();
-  if (CONNECTION_CODES.has(code) || code.startsWith('08')) return new ServiceUnavailableError('The database is unavailable; try again later.');
+  if (isLimit(code)) return sqlMessages.databaseLimit.error();
+  if (CONNECTION_CODES.has(code) || code.startsWith('08')) return sqlMessages.databaseUnavailable.error();
   const problem = VALUE_CODES.get(code);
-  if (problem !== undefined) return valueError(problem, error.column === undefined ? null : fieldName(error.column, table));
+  if (problem !== undefined) return sqlMessages.valueRefused.error(problem, error.column === undefined ? null : fieldName(error.column, table));
   switch (code) {
     case '23502': {
       const field = fieldName(error.column ?? '', table);
-      return new BadRequestError(`Field '${field}' can not be NULL.`, { field });
+      return sqlMessages.notNull.error(field);
     }
     case '23505':
-      return conflict(keyColumns(error.detail).map((column) => fieldName(column, table)));
+      return sqlMessages.duplicate.error(keyColumns(error.detail).map((column) => fieldName(column, table)));
     case '23503':
-      return foreignKeyFailed();
+      return sqlMessages.foreignKey.error();
     case '23514':
-      return checkFailed(error.constraint ?? null);
+      return sqlMessages.checkFailed.error(error.constraint ?? null);
     case '22025':
       return new BadRequestError("Invalid 'like' pattern: it may not end with an escape character.");
     // A routine's own RAISE EXCEPTION: its text is the routine author's message to the caller.
@@ -66,14 +67,14 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
       return new BadRequestError(message);
     case '42P07': {
       const name = /relation "([^"]+)" already exists/.exec(message)?.[1] ?? table?.name ?? '';
-      return new ConflictError(`A table with name '${name}' already exist in the database.`);
+      return sqlMessages.alreadyExists.error('table', name);
     }
     case '42701': {
       const names = /^column "([^"]+)" of relation "([^"]+)" already exists$/.exec(message);
-      return new BadRequestError(names ? `Field '${names[1]}' already exists in table '${names[2]}'.` : 'A field of that name already exists.');
+      return names ? sqlMessages.fieldExists.error(names[1], names[2]) : new BadRequestError('A field of that name already exists.');
     }
     case '40001': case '40P01': case '55P03':
-      return concurrentChange();
+      return sqlMessages.concurrentChange.error();
     default:
       return null;
   }

@@ -1,7 +1,8 @@
 /** better-sqlite3 errors -> PorticoErrors that name API fields instead of `table.column`. */
-import { BadRequestError, ConflictError, ServiceUnavailableError, type PorticoError } from '../../../../core/errors.js';
+import type { PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { checkFailed, conflict, databaseLimit, fieldName, foreignKeyFailed, valueError } from '../driver-errors.js';
+import { fieldName } from '../driver-errors.js';
+import { sqlMessages } from '../../sql-messages.js';
 
 /** `t.a, t.b` (SQLite's list of failing columns) -> API field names. */
 function fieldNames(list: string, table: TableModel | null): string[] {
@@ -17,7 +18,7 @@ const LIMIT_MESSAGES = /Expression tree is too large|too many SQL variables|patt
 /** Maps constraint, type, limit and lock errors; returns null for anything else. */
 export function translateSqliteError(error: unknown, table: TableModel | null): PorticoError | null {
   // better-sqlite3 refuses to bind a bigint beyond 64 bits or an over-long string before SQLite sees it.
-  if (error instanceof RangeError && /too big|too large/i.test(error.message)) return valueError('out of range', null);
+  if (error instanceof RangeError && /too big|too large/i.test(error.message)) return sqlMessages.valueRefused.error('out of range', null);
   if (!(error instanceof Error) || typeof (error as { code?: unknown }).code !== 'string') return null;
   const code = (error as Error & { code: string }).code;
   const message = error.message;
@@ -25,28 +26,28 @@ export function translateSqliteError(error: unknown, table: TableModel | null): 
   switch (code) {
     case 'SQLITE_CONSTRAINT_NOTNULL': {
       const field = fieldNames(after('failed: '), table)[0];
-      return new BadRequestError(`Field '${field}' can not be NULL.`, { field });
+      return sqlMessages.notNull.error(field);
     }
     case 'SQLITE_CONSTRAINT_PRIMARYKEY':
     case 'SQLITE_CONSTRAINT_UNIQUE':
-      return conflict(fieldNames(after('failed: '), table));
+      return sqlMessages.duplicate.error(fieldNames(after('failed: '), table));
     case 'SQLITE_CONSTRAINT_FOREIGNKEY':
-      return foreignKeyFailed();
+      return sqlMessages.foreignKey.error();
     case 'SQLITE_CONSTRAINT_CHECK':
-      return checkFailed(message.includes('failed: ') ? after('failed: ') : null);
+      return sqlMessages.checkFailed.error(message.includes('failed: ') ? after('failed: ') : null);
     case 'SQLITE_CONSTRAINT_DATATYPE':
     case 'SQLITE_MISMATCH':
-      return valueError('not valid for the field type', null);
+      return sqlMessages.valueRefused.error('not valid for the field type', null);
     case 'SQLITE_TOOBIG':
-      return valueError('too long', null);
+      return sqlMessages.valueRefused.error('too long', null);
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
-      return new ServiceUnavailableError('The database is busy; try again.');
+      return sqlMessages.databaseBusy.error();
     case 'SQLITE_ERROR':
-      if (LIMIT_MESSAGES.test(message)) return databaseLimit();
+      if (LIMIT_MESSAGES.test(message)) return sqlMessages.databaseLimit.error();
       break;
   }
   const exists = /^(table|index) "?([^"]+?)"? already exists/.exec(message);
-  if (exists) return new ConflictError(`A ${exists[1]} with name '${exists[2]}' already exist in the database.`);
+  if (exists) return sqlMessages.alreadyExists.error(exists[1], exists[2]);
   return null;
 }
