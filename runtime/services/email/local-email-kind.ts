@@ -36,7 +36,7 @@ const messageSchema: SchemaObject = {
 function text(body: Record<string, unknown>, field: string): string {
   const value = body[field];
   if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new BadRequestError(`Field '${field}' must be a string.`, { field });
+  if (typeof value !== 'string') throw coreMessages.fieldNotString.error(field);
   return value;
 }
 

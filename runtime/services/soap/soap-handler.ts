@@ -5,7 +5,6 @@
  * without operations (created at run time) reads its WSDL on its first call, so a wrong WSDL
  * surfaces as that call's error. GET results are cached for the service's TTL when caching is on.
  */
-import { NotFoundError } from '../../core/errors.js';
 import { pick, toBool, toList, type RawQuery } from '../../core/query-params.js';
 import type { ServiceModel, SoapOperationModel, SoapServiceModel } from '../../model/platform-model.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
@@ -18,14 +17,10 @@ import { soapOptions, type SoapOptions } from './soap-config.js';
 import { invokeOperation } from './call/soap-invoker.js';
 import { SoapTransport } from './call/soap-transport.js';
 import { coreMessages } from '../../core/messages.js';
+import { soapMessages } from './soap-messages.js';
 
 /** Query parameters that are credentials: never sent on as operation fields, never part of a cache key. */
 const CREDENTIALS = new Set(['api_key', 'session_token']);
-
-/** The spec's message for an unknown operation. */
-export function unknownOperation(name: string): NotFoundError {
-  return new NotFoundError(`Function '${name}' does not exist on this service.`);
-}
 
 /** A model with no operations yet, for a service that has not read its WSDL. */
 function unreadModel(service: ServiceModel): SoapServiceModel {
@@ -88,7 +83,7 @@ export class SoapServiceHandler implements ServiceHandler {
     if (call.verb !== 'GET' && call.verb !== 'POST') throw coreMessages.verbNotSupported.error(call.verb, name, service);
     const contract = await this.current(false);
     const operation = contract.operation(name);
-    if (operation === undefined) throw unknownOperation(name);
+    if (operation === undefined) throw soapMessages.operationNotFound.error(name);
     const parts = { service: contract.model, options: this.options, transport: this.transport, writer: contract.writer, reader: contract.reader };
     if (call.verb === 'POST') return { body: await invokeOperation(parts, operation, call.body, call.query) };
     const key = `${operation.name.toLowerCase()}?${cacheQuery(call.query)}`;

@@ -4,12 +4,13 @@
  * model has no operations (a service created through the API). The SOAP client, the WSDL reader
  * and the XML code load when a SOAP service is first introspected or opened.
  */
-import { InternalServerError, PorticoError } from '../../core/errors.js';
+import { PorticoError } from '../../core/errors.js';
 import type { ServiceModel, SoapServiceModel } from '../../model/platform-model.js';
 import type { RuntimeContext, ServiceKind } from '../service-kind.js';
 import { soapConfigSchema } from './soap-config-schema.js';
 import { soapOptions } from './soap-config.js';
 import type { SoapServiceHandler } from './soap-handler.js';
+import { soapMessages } from './soap-messages.js';
 
 export const soapKind: ServiceKind = {
   type: 'soap',
@@ -35,7 +36,7 @@ export const soapKind: ServiceKind = {
       return new SoapServiceHandler(service, ctx);
     } catch (error) {
       // A config the API or the build let through is the platform's problem, not the caller's.
-      if (error instanceof PorticoError) throw new InternalServerError(`The configuration of SOAP service '${service.name}' is not usable: ${error.message}`);
+      if (error instanceof PorticoError) throw soapMessages.configNotUsable.error(service.name, error.message);
       throw error;
     }
   },

@@ -7,10 +7,10 @@
  * the reference platform does. Namespaces are written as default-namespace declarations where
  * they change, so no prefixes need managing.
  */
-import { BadRequestError } from '../../../core/errors.js';
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { Member, ObjectShape, SchemaView, ScalarShape } from '../wsdl/json-schema-view.js';
 import { escapeXml } from '../xml-dom.js';
+import { soapMessages } from '../soap-messages.js';
 
 type Json = unknown;
 
@@ -18,7 +18,6 @@ function isObject(value: Json): value is Record<string, Json> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-const field = (path: string) => (path === '' ? 'The request' : `Field '${path}'`);
 const join = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
 
 /** The text of a scalar, checked against its shape. */
@@ -27,13 +26,13 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
   switch (shape.type) {
     case 'integer':
       if (!(typeof value === 'number' ? Number.isInteger(value) : typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value))) {
-        throw new BadRequestError(`${field(path)} must be an integer.`, { field: path });
+        throw soapMessages.notInteger.error(path);
       }
       text = String(value).trim();
       break;
     case 'number':
       if (!(typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))) {
-        throw new BadRequestError(`${field(path)} must be a number.`, { field: path });
+        throw soapMessages.notNumber.error(path);
       }
       text = String(value).trim();
       break;
@@ -41,18 +40,18 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       const normalised = typeof value === 'string' ? value.trim().toLowerCase() : value;
       if (normalised === true || normalised === 'true' || normalised === '1' || normalised === 1) text = 'true';
       else if (normalised === false || normalised === 'false' || normalised === '0' || normalised === 0) text = 'false';
-      else throw new BadRequestError(`${field(path)} must be true or false.`, { field: path });
+      else throw soapMessages.notBoolean.error(path);
       break;
     }
     default:
       if (isObject(value) || Array.isArray(value)) {
-        if (shape.type === 'string') throw new BadRequestError(`${field(path)} must be a text, not ${Array.isArray(value) ? 'a list' : 'an object'}.`, { field: path });
+        if (shape.type === 'string') throw soapMessages.notText.error(path, Array.isArray(value) ? 'a list' : 'an object');
         return '';
       }
       text = String(value);
   }
   if (shape.enum !== null && !shape.enum.some((allowed) => String(allowed) === text)) {
-    throw new BadRequestError(`${field(path)} must be one of ${shape.enum.map((allowed) => `'${String(allowed)}'`).join(', ')}.`, { field: path });
+    throw soapMessages.notAllowed.error(path, shape.enum);
   }
   return escapeXml(text);
 }
@@ -63,7 +62,7 @@ export class RequestWriter {
   /** The body content of a message from its JSON object. */
   message(message: SoapMessageModel, value: Json): string {
     const body = value === undefined || value === null ? {} : value;
-    if (!isObject(body)) throw new BadRequestError('The request must be a JSON object of the operation\'s fields.');
+    if (!isObject(body)) throw soapMessages.bodyNotObject.error();
     const shape = this.view.shape(message.schema);
     if (shape.kind !== 'object') return '';
     if (message.wrapper === null) return this.children(shape, body, '', '');
@@ -77,7 +76,7 @@ export class RequestWriter {
     for (const member of shape.attributes.values()) {
       const item = value[member.key];
       if (item === undefined || item === null) {
-        if (member.required) throw new BadRequestError(`${field(join(path, member.key))} is required.`, { field: join(path, member.key) });
+        if (member.required) throw soapMessages.required.error(join(path, member.key));
         continue;
       }
       const itemShape = this.view.shape(member.schema);
@@ -100,7 +99,7 @@ export class RequestWriter {
         continue;
       }
       if (item === undefined) {
-        if (member.required) throw new BadRequestError(`${field(where)} is required.`, { field: where });
+        if (member.required) throw soapMessages.required.error(where);
         continue;
       }
       if (member.array) {
@@ -120,7 +119,7 @@ export class RequestWriter {
     if (shape.kind === 'object') {
       // A text-with-attributes value may be given as the bare text.
       const object = !isObject(value) && shape.text !== null ? { _: value } : value;
-      if (!isObject(object)) throw new BadRequestError(`${field(path)} must be an object.`, { field: path });
+      if (!isObject(object)) throw soapMessages.notObject.error(path);
       return `<${open}${this.attributes(shape, object, path)}>${this.children(shape, object, member.namespace, path)}</${member.xmlName}>`;
     }
     if (shape.kind === 'array') {

@@ -10,6 +10,7 @@ import { InternalServerError } from '../../../core/errors.js';
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { ObjectShape, SchemaView, Shape } from '../wsdl/json-schema-view.js';
 import { childElements, ownText, parseXml, XmlSyntaxError, XMLNS_NS, XSI_NS } from '../xml-dom.js';
+import { soapMessages } from '../soap-messages.js';
 
 export const SOAP11_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
 export const SOAP12_ENVELOPE_NS = 'http://www.w3.org/2003/05/soap-envelope';
@@ -39,10 +40,10 @@ export function parseEnvelope(xml: string): Element {
     root = parseXml(xml).documentElement!;
   } catch (error) {
     if (!(error instanceof XmlSyntaxError)) throw error;
-    throw new InternalServerError(`The SOAP service answered with malformed XML: ${error.message}`);
+    throw soapMessages.malformedResponse.error(error.message);
   }
   if (root.localName !== 'Envelope' || !ENVELOPES.has(root.namespaceURI ?? '')) {
-    throw new InternalServerError(`The SOAP service answered with <${root.nodeName}>, not a SOAP envelope.`);
+    throw soapMessages.notAnEnvelope.error(root.nodeName);
   }
   return root;
 }
@@ -116,7 +117,7 @@ export class ResponseReader {
   /** The JSON of a response envelope: the message's value, or the fault. */
   read(envelope: Element, message: SoapMessageModel | null): SoapReply {
     const body = childElements(envelope).find((child) => child.localName === 'Body');
-    if (body === undefined) throw new InternalServerError('The SOAP service answered with an envelope without a Body.');
+    if (body === undefined) throw soapMessages.envelopeWithoutBody.error();
     const first = childElements(body)[0];
     if (first !== undefined && first.localName === 'Fault' && ENVELOPES.has(first.namespaceURI ?? '')) return { fault: readFault(first) };
     if (message === null) return { value: {} };
@@ -241,5 +242,5 @@ export function faultError(fault: SoapFault): InternalServerError {
   const context: Record<string, unknown> = { faultcode: fault.code, faultstring: fault.text };
   if (fault.actor !== undefined) context.faultactor = fault.actor;
   if (fault.detail !== undefined) context.detail = fault.detail;
-  return new InternalServerError(`${fault.text} [Fault code:${fault.code}]`, context);
+  return new InternalServerError(soapMessages.fault.text(fault.text, fault.code), context);
 }

@@ -4,7 +4,7 @@
  * address for that version. A Fault is a 500 with its text and code; an HTTP error without an
  * envelope is a 503 for a gateway status (502-504) and a 500 otherwise; no answer is a 503.
  */
-import { InternalServerError, ServiceUnavailableError } from '../../../core/errors.js';
+import { type PorticoError, ServiceUnavailableError } from '../../../core/errors.js';
 import type { RawQuery } from '../../../core/query-params.js';
 import type { SoapOperationModel, SoapServiceModel, SoapVersion } from '../../../model/platform-model.js';
 import type { RequestWriter } from './request-xml.js';
@@ -12,6 +12,7 @@ import { faultError, parseEnvelope, type ResponseReader } from './response-json.
 import type { SoapOptions } from '../soap-config.js';
 import { envelope, envelopeHeaders, soapHeaders } from './soap-envelope.js';
 import type { SoapTransport } from './soap-transport.js';
+import { soapMessages } from '../soap-messages.js';
 
 export interface InvokerParts {
   service: Pick<SoapServiceModel, 'endpoints'>;
@@ -25,9 +26,9 @@ function versionOf(operation: SoapOperationModel, options: SoapOptions): SoapVer
   return options.soapVersion ?? (operation.soapVersions.includes('1.1') || operation.soapVersions.length === 0 ? '1.1' : operation.soapVersions[0]);
 }
 
-function httpError(status: number): InternalServerError | ServiceUnavailableError {
-  const message = `The SOAP service answered HTTP ${status} without a SOAP envelope.`;
-  return status >= 502 && status <= 504 ? new ServiceUnavailableError(message) : new InternalServerError(message);
+function httpError(status: number): PorticoError {
+  const gateway = status >= 502 && status <= 504;
+  return gateway ? new ServiceUnavailableError(soapMessages.httpWithoutEnvelope.text(status)) : soapMessages.httpWithoutEnvelope.error(status);
 }
 
 /** Calls `operation` with the JSON `args`; `query` feeds `svc:` header values. */
@@ -35,7 +36,7 @@ export async function invokeOperation(parts: InvokerParts, operation: SoapOperat
   const { service, options, transport, writer, reader } = parts;
   const version = versionOf(operation, options);
   const endpoint = options.location ?? service.endpoints[version] ?? service.endpoints['1.1'] ?? service.endpoints['1.2'];
-  if (endpoint === undefined) throw new InternalServerError(`The WSDL gives no endpoint address for SOAP ${version}; set the service option 'location'.`);
+  if (endpoint === undefined) throw soapMessages.noEndpoint.error(version);
   const body = writer.message(operation.input, args);
   const request = envelope(version, soapHeaders(options.headers, options.wsse, version, query), body, operation.use === 'encoded');
   const reply = await transport.exchange(endpoint, request, envelopeHeaders(version, operation.soapAction));

@@ -9,8 +9,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { HttpClient } from 'soap';
-import { ServiceUnavailableError } from '../../../core/errors.js';
 import type { SoapOptions } from '../soap-config.js';
+import { soapMessages } from '../soap-messages.js';
 
 export interface HttpReply {
   status: number;
@@ -62,8 +62,8 @@ export class SoapTransport {
     const exchange = this.ntlmClient ? this.ntlmExchange(this.ntlmClient, url, body, requestHeaders) : this.send(url, body, requestHeaders, body === null ? MAX_REDIRECTS : 0);
     return exchange.catch((error: unknown) => {
       throw error instanceof TimeoutError
-        ? new ServiceUnavailableError(`The SOAP host ${shown(url)} did not answer within ${this.options.timeoutMs / 1000} s.`)
-        : new ServiceUnavailableError(`The SOAP host ${shown(url)} cannot be reached: ${(error as Error).message}.`);
+        ? soapMessages.hostTimeout.error(shown(url), this.options.timeoutMs / 1000)
+        : soapMessages.hostUnreachable.error(shown(url), (error as Error).message);
     });
   }
 

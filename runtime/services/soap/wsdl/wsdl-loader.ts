@@ -7,11 +7,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InternalServerError } from '../../../core/errors.js';
 import { isStandardSchema, STANDARD_SCHEMA_FILES } from './standard-schemas.js';
 import type { SoapTransport } from '../call/soap-transport.js';
 import type { WsdlLocation } from './wsdl-source.js';
 import { attribute, childElements, isXsdNamespace, parseXml, XmlSyntaxError } from '../xml-dom.js';
+import { soapMessages } from '../soap-messages.js';
 
 const WSDL2_NS = 'http://www.w3.org/ns/wsdl';
 /** Guards against import loops through ever-new URLs. */
@@ -45,7 +45,7 @@ function resolveImport(base: string, location: string, importedBy: string): stri
   if (isUrl(written)) return new URL(written).href;
   if (isUrl(base)) {
     const resolved = new URL(written, base).href;
-    if (!isUrl(resolved)) throw new InternalServerError(`'${importedBy}' imports '${location}': a WSDL read from a URL may only import over http(s).`);
+    if (!isUrl(resolved)) throw soapMessages.wsdlImportNotHttp.error(importedBy, location);
     return resolved;
   }
   if (/^file:/i.test(written)) return fileURLToPath(written);
@@ -56,14 +56,14 @@ async function readText(pending: Pending, transport: SoapTransport): Promise<str
   const from = pending.importedBy === null ? '' : ` (imported by '${pending.importedBy}')`;
   if (isUrl(pending.uri)) {
     const reply = await transport.exchange(pending.uri, null);
-    if (reply.status !== 200) throw new InternalServerError(`Could not read the WSDL document ${pending.uri}${from}: HTTP ${reply.status}.`);
+    if (reply.status !== 200) throw soapMessages.wsdlUnreadable.error(pending.uri, from, `HTTP ${reply.status}`);
     return reply.body;
   }
   try {
     return await fs.readFile(pending.uri, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InternalServerError(`Could not read the WSDL document '${pending.label}'${from}: ${code === 'ENOENT' ? 'no such file' : code ?? String(error)}.`);
+    throw soapMessages.wsdlUnreadable.error(`'${pending.label}'`, from, code === 'ENOENT' ? 'no such file' : code ?? String(error));
   }
 }
 
@@ -73,9 +73,9 @@ function checkRoot(root: Element, pending: Pending): void {
   if (root.localName === 'definitions' && ns !== WSDL2_NS) return;
   if (isXsdNamespace(ns) && root.localName === 'schema' && pending.importedBy !== null) return;
   if (ns === WSDL2_NS) {
-    throw new InternalServerError(`'${pending.label}' is a WSDL 2.0 document; Portico reads WSDL 1.1 (wsdl:definitions), as most SOAP stacks do.`);
+    throw soapMessages.wsdl2.error(pending.label);
   }
-  throw new InternalServerError(`'${pending.label}' is not a WSDL 1.1 document: its root element is <${root.nodeName}>, not wsdl:definitions.`);
+  throw soapMessages.notWsdl.error(pending.label, root.nodeName);
 }
 
 /** The schema elements of a document: the root schema, or those under wsdl:types. */
@@ -125,7 +125,7 @@ export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapT
       root = parseXml(text.replace(/^\uFEFF/, '')).documentElement!;
     } catch (error) {
       if (!(error instanceof XmlSyntaxError)) throw error;
-      throw new InternalServerError(`'${pending.label}' is not well-formed XML: ${error.message}`);
+      throw soapMessages.wsdlMalformed.error(pending.label, error.message);
     }
     checkRoot(root, pending);
     const document: WsdlDocument = { uri: pending.uri, label: pending.label, root, chameleonNamespace: pending.chameleonNamespace };
@@ -133,7 +133,7 @@ export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapT
     for (const { location: written, chameleonNamespace } of importsOf(document)) {
       const uri = resolveImport(pending.uri, written, pending.label);
       if (seen.has(uri)) continue;
-      if (seen.size >= MAX_DOCUMENTS) throw new InternalServerError(`The WSDL imports more than ${MAX_DOCUMENTS} documents.`);
+      if (seen.size >= MAX_DOCUMENTS) throw soapMessages.wsdlTooManyDocuments.error(MAX_DOCUMENTS);
       seen.add(uri);
       queue.push({ uri, label: written, chameleonNamespace, importedBy: pending.label });
     }

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { BadRequestError, InternalServerError } from '../../../core/errors.js';
 import type { Origin } from '../../../model/platform-model.js';
+import { soapMessages } from '../soap-messages.js';
 
 /** The platform's directory of WSDL files, relative to the platform directory. */
 export const WSDL_DIRECTORY = 'wsdl';
@@ -22,21 +22,21 @@ function isBareName(declared: string): boolean {
 /** Resolves `config.wsdl`; an unusable value or a missing file is a PorticoError naming what was tried. */
 export function resolveWsdlLocation(declared: unknown, baseDir: string, origin: Origin): WsdlLocation {
   if (typeof declared !== 'string' || declared.trim() === '') {
-    throw new BadRequestError("A SOAP service needs 'config.wsdl': an http(s) URL or a WSDL file name.");
+    throw soapMessages.wsdlMissing.error();
   }
   const text = declared.trim();
   if (/^https?:\/\//i.test(text)) {
     try {
       return { kind: 'url', url: new URL(text).href };
     } catch {
-      throw new BadRequestError(`'config.wsdl' is not a valid URL: '${text}'.`);
+      throw soapMessages.wsdlBadUrl.error(text);
     }
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(text) && !/^[a-z]:[\\/]/i.test(text)) {
-    throw new BadRequestError(`'config.wsdl' must be an http(s) URL or a file name, not '${text}'.`);
+    throw soapMessages.wsdlNotUrlOrFile.error(text);
   }
   if (origin === 'api' && !isBareName(text)) {
-    throw new BadRequestError(`'config.wsdl' of a service created through the API must be an http(s) URL or a bare file name of the platform's ${WSDL_DIRECTORY}/ directory, not '${text}'.`);
+    throw soapMessages.wsdlNotBareName.error(WSDL_DIRECTORY, text);
   }
   const candidates = isBareName(text) ? [path.join(WSDL_DIRECTORY, text), ...(origin === 'api' ? [] : [text])] : [text];
   for (const candidate of candidates) {
@@ -44,5 +44,5 @@ export function resolveWsdlLocation(declared: unknown, baseDir: string, origin: 
     if (fs.existsSync(file) && fs.statSync(file).isFile()) return { kind: 'file', path: file };
   }
   const tried = candidates.map((candidate) => candidate.split(path.sep).join('/')).join(' and ');
-  throw new InternalServerError(`WSDL file '${text}' not found: looked for ${tried} in the platform directory.`);
+  throw soapMessages.wsdlFileNotFound.error(text, tried);
 }
