@@ -5,7 +5,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
-import { BadRequestError, NotFoundError, UnauthorizedError } from '../core/errors.js';
+import { BadRequestError } from '../core/errors.js';
 import { pick, toBool } from '../core/query-params.js';
 import type { InternalCall } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
@@ -16,8 +16,8 @@ import { userServiceConfig } from './user/user-config.js';
 import { sendTemplateMail } from './system-mail.js';
 import { formatTimestamp } from './store/system-db.js';
 import { issueSessionToken, type SessionKind } from './sessions.js';
+import { systemMessages } from './system-messages.js';
 
-const NO_SESSION = 'There is no valid session for the current request.';
 /** Reset codes: 32 characters of [0-9A-Z], valid for a day (reference 5.14). */
 const CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const CODE_LENGTH = 32;
@@ -25,7 +25,7 @@ const CODE_TTL_HOURS = 24;
 
 /** The logged-in account of the call; 401 without a valid session. */
 function sessionUserId(call: InternalCall): number {
-  if (!call.session) throw call.tokenError ?? new UnauthorizedError(NO_SESSION);
+  if (!call.session) throw call.tokenError ?? systemMessages.noValidSession.error();
   return call.session.claims.user_id;
 }
 
@@ -33,7 +33,7 @@ const PROFILE_FIELDS = ['username', 'first_name', 'last_name', 'name', 'email', 
 
 export async function getProfile(ctx: PlatformContext, call: InternalCall): Promise<Record<string, unknown>> {
   const row = await ctx.db.selectFrom('user').select(PROFILE_FIELDS).where('id', '=', sessionUserId(call)).executeTakeFirst();
-  if (!row) throw new UnauthorizedError(NO_SESSION);
+  if (!row) throw systemMessages.noValidSession.error();
   return { ...row, security_question: '', oauth_provider: '', adldap: '' };
 }
 
@@ -65,7 +65,7 @@ export async function updateProfile(ctx: PlatformContext, call: InternalCall): P
   const row = await ctx.db.selectFrom('user').select(['email', 'password']).where('id', '=', id).executeTakeFirstOrThrow();
   if (typeof fields.email === 'string' && fields.email.toLowerCase() !== row.email.toLowerCase()) {
     if (typeof fields.current_password !== 'string') throw new BadRequestError('Current Password required to change email', { field: 'current_password' });
-    if (!(await verifyPassword(fields.current_password, row.password))) throw new BadRequestError('The password supplied does not match.', { field: 'current_password' });
+    if (!(await verifyPassword(fields.current_password, row.password))) throw systemMessages.passwordMismatch.error('current_password');
   }
   if (fields.default_app_id !== undefined && fields.default_app_id !== null) {
     const app = await ctx.db.selectFrom('app').select('id').where('id', '=', fields.default_app_id as number).executeTakeFirst();
@@ -100,8 +100,8 @@ function newResetCode(): string {
 async function accountByEmail(ctx: PlatformContext, kind: SessionKind, email: string) {
   // Emails compare without case on every system database (PostgreSQL's text does not).
   const row = await ctx.db.selectFrom('user').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
-  if (!row) throw new NotFoundError('The supplied email was not found in the system.');
-  if ((row.is_sys_admin === 1) !== (kind === 'admin')) throw new UnauthorizedError(`You are not authorized to reset/change password for the account ${email}`);
+  if (!row) throw systemMessages.emailNotFound.error();
+  if ((row.is_sys_admin === 1) !== (kind === 'admin')) throw systemMessages.notAuthorizedForAccount.error(email);
   return row;
 }
 
@@ -144,9 +144,9 @@ export async function changePassword(ctx: PlatformContext, kind: SessionKind, ca
     const password = requiredText(body, 'new_password', 'Missing new password for reset.');
     const row = await accountByEmail(ctx, kind, email).catch(() => null);
     if (!row?.confirm_code || !(await verifyPassword(code, row.confirm_code))) {
-      throw new NotFoundError('The supplied email and/or confirmation code were not found in the system.');
+      throw systemMessages.codeNotFound.error();
     }
-    if ((row.confirm_code_expiry ?? 0) * 1000 <= ctx.clock.now()) throw new BadRequestError('Confirmation code expired.', { field: 'code' });
+    if ((row.confirm_code_expiry ?? 0) * 1000 <= ctx.clock.now()) throw systemMessages.codeExpired.error();
     await setPassword(ctx, row.id, password, 'new_password');
     return done(row.id);
   }
@@ -157,8 +157,8 @@ export async function changePassword(ctx: PlatformContext, kind: SessionKind, ca
       throw new BadRequestError('Both old and new password are required to change the password.', { field: typeof body.old_password !== 'string' ? 'old_password' : 'new_password' });
     }
     const row = await ctx.db.selectFrom('user').select(['email', 'password', 'is_sys_admin']).where('id', '=', id).executeTakeFirstOrThrow();
-    if ((row.is_sys_admin === 1) !== (kind === 'admin')) throw new UnauthorizedError(`You are not authorized to reset/change password for the account ${row.email}`);
-    if (!(await verifyPassword(body.old_password, row.password))) throw new BadRequestError('The password supplied does not match.', { field: 'old_password' });
+    if ((row.is_sys_admin === 1) !== (kind === 'admin')) throw systemMessages.notAuthorizedForAccount.error(row.email);
+    if (!(await verifyPassword(body.old_password, row.password))) throw systemMessages.passwordMismatch.error('old_password');
     await setPassword(ctx, id, body.new_password, 'new_password');
     return done(id);
   }

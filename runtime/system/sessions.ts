@@ -5,17 +5,18 @@ import { resolveRole } from '../auth/access.js';
 import { readCredentials } from '../auth/credentials.js';
 import { verifyPassword } from '../auth/passwords.js';
 import type { SessionClaims } from '../auth/session-tokens.js';
-import { BadRequestError, PorticoError, UnauthorizedError } from '../core/errors.js';
+import { BadRequestError, PorticoError } from '../core/errors.js';
 import { limits } from '../core/request-limits.js';
 import type { InternalCall } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import type { ServiceResult } from '../services/service-kind.js';
 import { formatTimestamp } from './store/system-db.js';
+import { coreMessages } from '../core/messages.js';
+import { systemMessages } from './system-messages.js';
 
 export type SessionKind = 'admin' | 'user';
 
 /** Where a session is asked for: the request's host, and the app of its API key (its role goes in the session). */
-const MISSING_EMAIL = 'Login request is missing required email.';
 
 /** `application/json` or a `+json` type, parameters allowed. */
 function isJsonContent(header: string | string[] | undefined): boolean {
@@ -41,9 +42,9 @@ export interface LoginBody {
   duration?: unknown;
 }
 
-function requireString(body: Record<string, unknown>, field: string): string {
+function requireString(body: Record<string, unknown>, field: 'email' | 'password'): string {
   const value = body[field];
-  if (typeof value !== 'string' || value === '') throw new BadRequestError(`Login request is missing required ${field}.`, { field });
+  if (typeof value !== 'string' || value === '') throw systemMessages.loginMissing.error(field);
   return value;
 }
 
@@ -62,7 +63,7 @@ function sessionDuration(value: unknown): number | null {
 
 /** Checks credentials and issues a session; administrators only at the admin endpoint, others only at the user endpoint. */
 export async function login(ctx: PlatformContext, kind: SessionKind, body: unknown, where: SessionRequest): Promise<Record<string, unknown>> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError(MISSING_EMAIL, { field: 'email' });
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw systemMessages.loginMissing.error('email');
   const fields = body as Record<string, unknown>;
   const email = requireString(fields, 'email');
   const password = requireString(fields, 'password');
@@ -74,7 +75,7 @@ export async function login(ctx: PlatformContext, kind: SessionKind, body: unkno
     .where('is_sys_admin', '=', kind === 'admin' ? 1 : 0)
     .where('is_active', '=', 1)
     .executeTakeFirst();
-  if (!row || !(await verifyPassword(password, row.password))) throw new UnauthorizedError('Invalid credentials supplied.');
+  if (!row || !(await verifyPassword(password, row.password))) throw systemMessages.invalidCredentials.error();
   const lastLogin = formatTimestamp(new Date(ctx.clock.now()));
   await ctx.db.updateTable('user').set({ last_login_date: lastLogin, confirm_code: null }).where('id', '=', row.id).execute();
   ctx.directory.forgetUser(row.id);
@@ -118,20 +119,20 @@ export async function sessionObject(ctx: PlatformContext, userId: number, token:
 
 /** Issues a fresh token for a session; `replace` also revokes the old one (PUT refresh). */
 export async function refresh(ctx: PlatformContext, kind: SessionKind, token: string | null, replace: boolean, where: SessionRequest): Promise<Record<string, unknown>> {
-  if (!token) throw new UnauthorizedError('There is no valid session for the current request.');
+  if (!token) throw systemMessages.noValidSession.error();
   let claims: SessionClaims;
   try {
     claims = ctx.tokens.verify(token, replace ? REFRESH_WINDOW_SECONDS : 0);
   } catch (error) {
-    throw error instanceof PorticoError && replace ? new UnauthorizedError(`Token refresh failed. ${error.message}`) : error;
+    throw error instanceof PorticoError && replace ? systemMessages.tokenRefreshFailed.error(error.message) : error;
   }
   const user = await ctx.directory.user(claims.user_id);
   if (!user?.isActive || ctx.directory.isRevoked(claims.jti) || claims.iat < user.tokensValidAfter) {
-    throw new UnauthorizedError('Invalid token: Session terminated. Please re-login.');
+    throw coreMessages.sessionTerminated.error();
   }
   // The user endpoint serves administrators' sessions too (only its login refuses them), as the
   // reference does: its admin console restores a session with GET /user/session.
-  if (kind === 'admin' && !user.isSysAdmin) throw new UnauthorizedError('You are not authorized to perform this action.');
+  if (kind === 'admin' && !user.isSysAdmin) throw systemMessages.notAuthorized.error();
   const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
   const issued = ctx.tokens.issue(user.id, ttlMinutes, user.tokensValidAfter);
   if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);
@@ -143,10 +144,10 @@ export async function handleSession(ctx: PlatformContext, kind: SessionKind, cal
   switch (call.verb) {
     case 'POST':
       // As the spec lists it: a login whose body is not declared JSON has no email to read.
-      if (!isJsonContent(call.headers['content-type'])) throw new BadRequestError(MISSING_EMAIL, { field: 'email' });
+      if (!isJsonContent(call.headers['content-type'])) throw systemMessages.loginMissing.error('email');
       return { body: await login(ctx, kind, call.body, sessionRequest(call)) };
     case 'GET':
-      if (!call.session) throw call.tokenError ?? new UnauthorizedError('There is no valid session for the current request.');
+      if (!call.session) throw call.tokenError ?? systemMessages.noValidSession.error();
       return { body: await refresh(ctx, kind, call.session.token, false, sessionRequest(call)) };
     case 'PUT':
       return { body: await refresh(ctx, kind, readCredentials(call.headers, call.query).token, true, sessionRequest(call)) };

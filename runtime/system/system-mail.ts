@@ -2,9 +2,9 @@
  * Mail the platform sends itself (password-reset codes, registration) through the built-in
  * `email` service, from the email templates of /system/email_template.
  */
-import { InternalServerError } from '../core/errors.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import { fillTemplate, isMailer, type Address } from '../services/email/mail-message.js';
+import { systemMessages } from './system-messages.js';
 
 /** The service platform mail goes through. */
 export const SYSTEM_MAIL_SERVICE = 'email';
@@ -56,11 +56,11 @@ export async function sendTemplateMail(ctx: PlatformContext, template: string, t
   const serviceName = choice.serviceId === null ? SYSTEM_MAIL_SERVICE : ctx.services.list().find((s) => s.id === choice.serviceId)?.name ?? `#${choice.serviceId}`;
   const service = ctx.services.get(serviceName);
   const handler = service?.is_active ? await ctx.services.handler(serviceName) : null;
-  if (!handler || !isMailer(handler)) throw new InternalServerError(`No email service is configured to send '${template}' (the '${serviceName}' service must be an active email service).`);
+  if (!handler || !isMailer(handler)) throw systemMessages.noMailService.error(template, serviceName);
   const chosen = choice.templateId === null ? undefined : await ctx.db.selectFrom('email_template').selectAll().where('id', '=', choice.templateId).executeTakeFirst();
   const row = chosen ?? await ctx.db.selectFrom('email_template').selectAll().where('name', '=', template).executeTakeFirst();
   const text = row ?? DEFAULT_TEMPLATES.find((t) => t.name === template);
-  if (!text) throw new InternalServerError(`Email template '${template}' does not exist.`);
+  if (!text) throw systemMessages.noMailTemplate.error(template);
   const values = { platform: ctx.model.platform.title, ...data };
   const from = row?.from_email ? { email: row.from_email, ...(row.from_name ? { name: row.from_name } : {}) } : null;
   const replyTo = row?.reply_to_email ? { email: row.reply_to_email, ...(row.reply_to_name ? { name: row.reply_to_name } : {}) } : null;

@@ -3,7 +3,6 @@
  * and /api/v2/{service}/_spec (one service's document).
  */
 import { roleReaches } from '../../auth/access.js';
-import { ForbiddenError } from '../../core/errors.js';
 import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
@@ -12,6 +11,7 @@ import { findServiceType } from '../internal-service-types.js';
 import type { ServiceResult } from '../../services/service-kind.js';
 import { serviceFragment } from './service-fragments.js';
 import { coreMessages } from '../../core/messages.js';
+import { systemMessages } from '../system-messages.js';
 
 export type DocsService = InternalService & { spec(service: string): Promise<ServiceResult> };
 
@@ -35,7 +35,7 @@ export function createDocsService(ctx: PlatformContext): DocsService {
       if (call.resource.length === 1) {
         const name = call.resource[0];
         if (!call.auth.isAdmin && ctx.services.get(name) && !callerMayRead(ctx, call.auth.role?.id ?? null, name)) {
-          throw new ForbiddenError(`You do not have access to API Docs for the requested service ${name}.`);
+          throw systemMessages.noDocsAccess.error(name);
         }
         return documentOf(name);
       }

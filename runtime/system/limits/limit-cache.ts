@@ -4,11 +4,11 @@
  * `force=true` or `allow_delete=true` resets all.
  */
 import { wrapList } from '../../core/envelope.js';
-import { BadRequestError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import { coreMessages } from '../../core/messages.js';
+import { sqlMessages } from '../../services/sql/sql-messages.js';
 
 export async function limitCache(ctx: PlatformContext, call: InternalCall, rest: readonly string[]): Promise<unknown> {
   if (rest.length > 1) throw coreMessages.resourceNotFound.error(['limit_cache', ...rest].join('/'), 'system');
@@ -24,7 +24,7 @@ export async function limitCache(ctx: PlatformContext, call: InternalCall, rest:
   if (call.verb !== 'DELETE') throw coreMessages.verbNotSupported.error(call.verb, 'limit_cache', 'system');
   if (id === undefined) {
     if (!toBool(pick(call.query, 'force')) && !toBool(pick(call.query, 'allow_delete'))) {
-      throw new BadRequestError('No filter or records given for delete request.');
+      throw sqlMessages.noDeleteCriteria.error();
     }
     await ctx.limits.reset();
     return { success: true };

@@ -9,6 +9,7 @@ import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type ResourceDefini
 import {
   isEachUser, LIMIT_TYPES, LIMIT_VERBS, limitKeyText, needsEndpoint, needsService, needsUser, normaliseEndpoint, periodIndex, PERIODS, type LimitFields,
 } from './limit-rules.js';
+import { systemMessages } from '../system-messages.js';
 
 const field = (schema: JsonSchema, extra: Omit<FieldRule, 'schema'> = {}): FieldRule => ({ schema, ...extra });
 const nullableId: JsonSchema = { type: ['integer', 'null'], minimum: 1 };
@@ -46,17 +47,17 @@ export const limitResource: ResourceDefinition = {
 function normalise(record: Record<string, unknown>): void {
   if ('rate' in record) {
     const rate = typeof record.rate === 'string' && /^\s*\d+\s*$/.test(record.rate) ? Number(record.rate) : record.rate;
-    if (typeof rate !== 'number' || !Number.isInteger(rate)) throw new BadRequestError('Limit rate must be an integer. Limit not saved.', { field: 'rate' });
+    if (typeof rate !== 'number' || !Number.isInteger(rate)) throw systemMessages.limitRateNotInteger.error();
     record.rate = rate;
   }
   if ('period' in record) {
     const index = periodIndex(record.period);
-    if (index === undefined) throw new BadRequestError(`Limit period must be one of ${PERIODS.join(', ')}. Limit not saved.`, { field: 'period' });
+    if (index === undefined) throw systemMessages.limitPeriodInvalid.error(PERIODS);
     record.period = index;
   }
   if ('verb' in record && record.verb !== null && record.verb !== '') {
     const verb = typeof record.verb === 'string' ? record.verb.trim().toUpperCase() : record.verb;
-    if (typeof verb !== 'string' || !LIMIT_VERBS.includes(verb as never)) throw new BadRequestError('Verb is invalid or not allowed.', { field: 'verb' });
+    if (typeof verb !== 'string' || !LIMIT_VERBS.includes(verb as never)) throw systemMessages.limitVerbInvalid.error();
     record.verb = verb;
   } else if ('verb' in record) record.verb = null;
 }
@@ -92,7 +93,7 @@ async function check(w: WriteContext, verb: 'create' | 'update' | 'delete', keys
     if (needsEndpoint(type) && fields.endpoint === null) throw new BadRequestError(`endpoint must be specified with this limit type. Limit: ${name}`, { field: 'endpoint' });
     const keyText = limitKeyText(fields);
     const taken = await w.db.selectFrom('limits').select('id').where('key_text', '=', keyText).executeTakeFirst();
-    if (seen.has(keyText) || (taken && taken.id !== id)) throw new BadRequestError('A limit already exists with those parameters. No records added.', { field: 'key_text' });
+    if (seen.has(keyText) || (taken && taken.id !== id)) throw systemMessages.limitExists.error();
     seen.add(keyText);
     // Only the fields of the type are kept: the key says what the limit is.
     Object.assign(p.columns, fields, { key_text: keyText });

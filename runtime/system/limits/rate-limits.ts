@@ -9,6 +9,7 @@ import { TooManyRequestsError } from '../../core/errors.js';
 import type { RedisLink } from '../shared/redis-link.js';
 import type { SystemDb } from '../store/system-db.js';
 import { limitKeyText, matchLimits, PERIOD_SECONDS, PERIODS, type LimitedRequest, type LimitRule } from './limit-rules.js';
+import { systemMessages } from '../system-messages.js';
 
 interface Counter {
   /** What the limiter was built for: rebuilt when the limit's rate or period changes. */
@@ -92,7 +93,7 @@ export class RateLimits {
     const retryAfter = Math.max(1, ...exceeded.map(({ res }) => Math.ceil(res.msBeforeNext / 1000)));
     const first = exceeded[0];
     throw new TooManyRequestsError(
-      'API limit(s) exceeded. ',
+      systemMessages.limitsExceeded.text(),
       exceeded.map(({ rule }) => ({ id: rule.id, name: rule.name, object: rule.record })),
       {
         'Retry-After': String(retryAfter),

@@ -4,8 +4,9 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
-import { BadRequestError } from '../../core/errors.js';
+import type { PorticoError } from '../../core/errors.js';
 import type { JsonSchema } from './resource-definition.js';
+import { systemMessages } from '../system-messages.js';
 
 // ajv-formats is CommonJS with a `default` export; under NodeNext its default import is the module.
 const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
@@ -33,27 +34,27 @@ function fieldPath(prefix: string, pointer: string): string {
   return path;
 }
 
-function describe(error: ErrorObject, prefix: string, what: string): BadRequestError {
+function describe(error: ErrorObject, prefix: string, what: string): PorticoError {
   const at = fieldPath(prefix, error.instancePath);
   const params = error.params as Record<string, unknown>;
   const join = (name: string) => (at === '' ? name : `${at}.${name}`);
   switch (error.keyword) {
     case 'additionalProperties': {
       const name = join(String(params.additionalProperty));
-      return new BadRequestError(`Unknown field '${name}' in the ${what}.`, { field: name });
+      return systemMessages.unknownField.error(name, what);
     }
     case 'required': {
       const name = join(String(params.missingProperty));
-      return new BadRequestError(`Field '${name}' is required.`, { field: name });
+      return systemMessages.fieldRequired.error(name);
     }
     case 'type':
-      return new BadRequestError(`Field '${at}' must be of type ${String(params.type).replace(',', ' or ')}.`, { field: at });
+      return systemMessages.wrongType.error(at, String(params.type).replace(',', ' or '));
     case 'enum':
-      return new BadRequestError(`Field '${at}' must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`, { field: at });
+      return systemMessages.notOneOf.error(at, params.allowedValues as unknown[]);
     case 'anyOf':
-      return new BadRequestError(`Field '${at}' has an invalid value.`, { field: at });
+      return systemMessages.invalidValue.error(at);
     default:
-      return new BadRequestError(`Field '${at}' ${error.message ?? 'is invalid'}.`, { field: at });
+      return systemMessages.fieldProblem.error(at, error.message ?? 'is invalid');
   }
 }
 

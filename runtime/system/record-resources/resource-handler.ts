@@ -89,7 +89,7 @@ export async function serveResource(ctx: PlatformContext, b: ResourceBehaviour, 
   switch (call.verb) {
     case 'GET': return { body: await read(ctx, ctx.db, b, call.query, call.body, id) };
     case 'POST':
-      if (id !== undefined) throw new BadRequestError('Create record by identifier not currently supported.');
+      if (id !== undefined) throw sqlMessages.createById.error();
       return create(ctx, b, call);
     case 'PUT':
     case 'PATCH': return update(ctx, b, call, id);
@@ -310,7 +310,7 @@ async function remove(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   else if (Array.isArray(call.body) || (typeof call.body === 'object' && call.body !== null && 'resource' in call.body)) {
     given = unwrapRecords(call.body).map((record, index) => keyOf(b, record, index));
   } else if (params.filter === null && !toBool(pick(call.query, 'force'))) {
-    throw new BadRequestError('No filter or records given for delete request.');
+    throw sqlMessages.noDeleteCriteria.error();
   }
   const wantsRecords = pick(call.query, 'fields') !== undefined || pick(call.query, 'related') !== undefined;
   const { keys, records } = await transact(ctx, b, call, 'delete', async (w) => {

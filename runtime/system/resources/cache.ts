@@ -4,10 +4,10 @@
  * WSDL and responses) to clear it; the platform's own in-memory directory and CORS rules are
  * re-read too.
  */
-import { NotImplementedError } from '../../core/errors.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceHandler } from '../../services/service-kind.js';
 import { coreMessages } from '../../core/messages.js';
+import { systemMessages } from '../system-messages.js';
 
 type Cacheable = ServiceHandler & { clearCache(): Promise<void> | void };
 
@@ -25,7 +25,7 @@ export async function clearCache(ctx: PlatformContext, service?: string): Promis
       return { success: true };
     }
     const handler = await ctx.services.handler(service);
-    if (!cacheable(handler)) throw new NotImplementedError('Service does not implement API controlled cache.');
+    if (!cacheable(handler)) throw systemMessages.noCacheControl.error();
     await handler.clearCache();
     return { success: true };
   }

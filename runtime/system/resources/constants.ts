@@ -1,7 +1,7 @@
 /** GET /system/constant[/{name}]: the numbers the API uses in records (verb masks, requestor masks, app types). */
-import { NotFoundError } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { VERB_BITS } from '../../auth/principals.js';
+import { systemMessages } from '../system-messages.js';
 
 const CONSTANTS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
   app_type: { none: 0, storage_service: 1, url: 2, path: 3, git: 4 },
@@ -12,6 +12,6 @@ const CONSTANTS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
 export function constants(name?: string): unknown {
   if (name === undefined) return wrapList(Object.keys(CONSTANTS).map((key) => ({ name: key })));
   const group = CONSTANTS[name];
-  if (!group) throw new NotFoundError(`Constant '${name}' not found.`);
+  if (!group) throw systemMessages.constantNotFound.error(name);
   return { ...group };
 }

@@ -1,13 +1,13 @@
 /** Password rules of the platform: the minimum length setting, bcrypt hashing, and token cut-off on change. */
 import { sql, type RawBuilder } from 'kysely';
 import { hashPassword } from '../../auth/passwords.js';
-import { BadRequestError } from '../../core/errors.js';
 import type { PlatformContext } from '../../http/platform-context.js';
+import { systemMessages } from '../system-messages.js';
 
 /** A 400 naming `field` when the password is shorter than the platform's minimum. */
 export function assertPasswordAllowed(ctx: PlatformContext, password: string, field: string): void {
   const min = ctx.settings.passwordMinLength;
-  if (password.length < min) throw new BadRequestError(`Invalid data supplied. The password must be at least ${min} characters.`, { field });
+  if (password.length < min) throw systemMessages.passwordTooShort.error(min, field);
 }
 
 /**

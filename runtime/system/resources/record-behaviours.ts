@@ -5,7 +5,7 @@
  * and custom settings.
  */
 import { generateApiKey, hashPassword } from '../../auth/passwords.js';
-import { BadRequestError, ConflictError, ForbiddenError } from '../../core/errors.js';
+import { BadRequestError, ConflictError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { ServiceModel } from '../../model/platform-model.js';
 import { findServiceType } from '../internal-service-types.js';
@@ -18,6 +18,7 @@ import {
 } from '../record-resources/system-records.js';
 import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
 import { liveServiceModel } from './service-models.js';
+import { systemMessages } from '../system-messages.js';
 
 const reloadDirectory = async (w: WriteContext) => w.ctx.directory.reload();
 
@@ -44,7 +45,7 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
     },
     async check(w, verb, keys) {
       const self = w.call.auth.user?.id;
-      if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self)) throw new ForbiddenError('Cannot delete your account.');
+      if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self)) throw systemMessages.cannotDeleteSelf.error();
     },
     committed: reloadDirectory,
   };
@@ -107,7 +108,7 @@ function dropUnsetKeys(schema: Record<string, unknown>, config: Record<string, u
 function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undefined): void {
   const type = (prepared.columns.type ?? existing?.type) as string;
   const kind = findServiceType(type);
-  if (!kind) throw new BadRequestError(`Service type '${type}' not found.`, { field: 'type' });
+  if (!kind) throw new BadRequestError(systemMessages.serviceTypeNotFound.text(type), { field: 'type' });
   if (kind.group === 'System' || kind.type === 'user' || kind.type === 'swagger') {
     if (prepared.columns.type !== undefined && prepared.columns.type !== existing?.type) {
       throw new BadRequestError(`Service type '${type}' is built in: a platform has one service of it.`, { field: 'type' });

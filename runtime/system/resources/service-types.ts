@@ -3,12 +3,12 @@
  * (reference 5.13), each kind's config JSON Schema as the reference's field descriptors:
  * `fields` picks keys, `group=` keeps some groups.
  */
-import { NotFoundError } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toList, type RawQuery } from '../../core/query-params.js';
 import { configDescriptors } from '../../services/config-descriptors.js';
 import type { ServiceType } from '../../services/service-kind.js';
 import { findServiceType, listServiceTypes } from '../internal-service-types.js';
+import { systemMessages } from '../system-messages.js';
 
 /** Types a platform has exactly one service of. */
 const SINGLETONS = new Set(['system', 'user', 'swagger']);
@@ -33,7 +33,7 @@ export function serviceTypes(query: RawQuery, name?: string): unknown {
   const fields = toList(pick(query, 'fields'));
   if (name !== undefined) {
     const kind = findServiceType(name);
-    if (!kind) throw new NotFoundError(`Service type '${name}' not found.`);
+    if (!kind) throw systemMessages.serviceTypeNotFound.error(name);
     return select(describe(kind), fields);
   }
   const groups = toList(pick(query, 'group'))?.map((g) => g.toLowerCase()) ?? null;

@@ -3,7 +3,7 @@
  * allows it (seeded from platform.yaml). The new user gets, for every app, the role app_role_map
  * names for that app, else the open-registration role; `?login=true` also logs the user in.
  */
-import { BadRequestError, ForbiddenError } from '../../core/errors.js';
+import { BadRequestError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
@@ -13,6 +13,7 @@ import { userBehaviour } from '../resources/record-behaviours.js';
 import { issueSessionToken } from '../sessions.js';
 import type { ServiceResult } from '../../services/service-kind.js';
 import { userServiceConfig, type UserServiceConfig } from './user-config.js';
+import { systemMessages } from '../system-messages.js';
 
 const registrationSchema = {
   type: 'object',
@@ -44,12 +45,12 @@ async function registrationRoles(ctx: PlatformContext, config: UserServiceConfig
 
 export async function register(ctx: PlatformContext, call: InternalCall): Promise<ServiceResult> {
   const config = userServiceConfig(ctx);
-  if (!config.allowOpenRegistration) throw new ForbiddenError('Open Registration is not enabled.');
+  if (!config.allowOpenRegistration) throw systemMessages.openRegistrationDisabled.error();
   const body = call.body ?? {};
   assertValid(registrationSchema, body, '', 'registration');
   const fields = body as Record<string, string | undefined>;
   const password = fields.password ?? fields.new_password;
-  if (password === undefined) throw new BadRequestError("Field 'password' is required.", { field: 'password' });
+  if (password === undefined) throw systemMessages.fieldRequired.error('password');
   if (fields.password_confirmation !== undefined && fields.password_confirmation !== password) {
     throw new BadRequestError('The password confirmation does not match.', { field: 'password_confirmation' });
   }
