@@ -15,7 +15,8 @@
  */
 import { PassThrough } from 'node:stream';
 import type { SchemaObject } from 'openapi3-ts/oas30';
-import { BadRequestError, NotFoundError, messages } from '../../core/errors.js';
+import { BadRequestError, NotFoundError } from '../../core/errors.js';
+import { coreMessages } from '../../core/messages.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
@@ -61,19 +62,19 @@ export class BrokerHandler implements ServiceHandler {
     const [resource, ...rest] = call.resource;
     const topic = rest.join('/');
     if (resource === undefined) {
-      if (call.verb !== 'GET') throw new BadRequestError(messages.verbNotSupported(call.verb, '', this.name));
+      if (call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, '', this.name);
       return { body: wrapList([{ name: 'pub' }, { name: 'sub' }]) };
     }
     if (resource === 'pub') {
       if (call.verb === 'GET' && topic === '') return { body: wrapList([]) };
-      if (call.verb !== 'POST') throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), this.name));
+      if (call.verb !== 'POST') throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), this.name);
       const publication = this.client.publication(topic, call.body, call.query);
       checkComponent(call.auth, this.name, publication.component, 'POST');
       await publication.send();
       return { body: { success: true } };
     }
     if (resource === 'sub') return this.sub(call, topic);
-    throw new NotFoundError(messages.resourceNotFound(call.resource.join('/'), this.name));
+    throw coreMessages.resourceNotFound.error(call.resource.join('/'), this.name);
   }
 
   private async sub(call: ServiceCall, topic: string): Promise<ServiceResult> {
@@ -93,7 +94,7 @@ export class BrokerHandler implements ServiceHandler {
         }
         return { status: 201, body: wrapList(created) };
       }
-      throw new BadRequestError(messages.verbNotSupported(call.verb, 'sub', this.name));
+      throw coreMessages.verbNotSupported.error(call.verb, 'sub', this.name);
     }
     switch (call.verb) {
       case 'GET':
@@ -105,7 +106,7 @@ export class BrokerHandler implements ServiceHandler {
         if (!(await this.client.unsubscribe(topic))) throw new NotFoundError(`No subscription to '${topic}' on service '${this.name}'.`);
         return { body: { success: true } };
       default:
-        throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), this.name));
+        throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), this.name);
     }
   }
 

@@ -3,7 +3,8 @@
  * `/mcp/{service}` (outside /api/v2; runtime/http/mcp-route.ts serves it). Its REST side only
  * tells where the endpoint is.
  */
-import { BadRequestError, messages } from '../../core/errors.js';
+import { BadRequestError } from '../../core/errors.js';
+import { coreMessages } from '../../core/messages.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { jsonOperation } from '../../openapi/operation-builder.js';
 import type { ServiceKind } from '../service-kind.js';
@@ -62,7 +63,7 @@ export const mcpKind: ServiceKind = {
     const endpoint = `/mcp/${service.name}`;
     return {
       async handle(call) {
-        if (call.resource.length > 0 || call.verb !== 'GET') throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), service.name));
+        if (call.resource.length > 0 || call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), service.name);
         return { body: { service_id: service.id, api_name: service.name, mcp_endpoint: endpoint } };
       },
       openapi: () => mcpOpenApi(endpoint),
