@@ -41,7 +41,7 @@ function service(file: string): ServiceModel {
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
 
 describe('WSDL corpus', () => {
-  it('introspects every WSDL node-soap loads, with valid OpenAPI and TypeScript that compiles', async () => {
+  it('introspects every WSDL node-soap loads, with valid OpenAPI and TypeScript that compiles', { timeout: 240_000 }, async () => {
     const loadable = baseline.filter((row) => row.loads);
     fs.mkdirSync(folder, { recursive: true });
     const failures: string[] = [];
