@@ -17,7 +17,7 @@ import type { InternalService } from './internal-service.js';
 import { openPlatform, type PlatformContext, type PlatformOptions } from './platform-context.js';
 import { registerDocsPage } from './docs-page.js';
 import { registerOperationsRoutes } from './operations-routes.js';
-import { installRequestLogging, loggerOptions } from './request-logging.js';
+import { loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
 import { installUrlGuard } from './url-guard.js';
 import { registerMcpRoutes } from './mcp-route.js';
@@ -47,7 +47,6 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   });
   app.decorate('portico', ctx);
   app.addHook('onClose', async () => ctx.close());
-  if (options.logLevel !== undefined && options.logLevel !== 'silent') installRequestLogging(app);
   registerOperationsRoutes(app, ctx);
   registerDocsPage(app, model.platform.title);
   installBodyParsing(app);

@@ -3,7 +3,7 @@
  * id, method, URL, status and time. Secrets never reach a line: headers and bodies are not
  * logged, and credential-like query parameters are masked in the URL.
  */
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -21,8 +21,19 @@ export function logLevelFrom(value: string | undefined): string {
   return level;
 }
 
+/** Fastify's request lines, one per request: nothing on arrival, the whole request on completion. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { req: request, res: reply, responseTime: Math.round(reply.elapsedTime * 100) / 100 };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
 /** Fastify options for a server logging at `level` (undefined: no logger at all). */
-export function loggerOptions(level: string | undefined): Pick<FastifyServerOptions, 'logger' | 'disableRequestLogging' | 'requestIdHeader'> {
+export function loggerOptions(level: string | undefined): Pick<FastifyServerOptions, 'logger' | 'logController' | 'requestIdHeader'> {
   if (level === undefined || level === 'silent') return { logger: false };
   return {
     logger: {
@@ -32,15 +43,7 @@ export function loggerOptions(level: string | undefined): Pick<FastifyServerOpti
         res: (reply) => ({ statusCode: reply.statusCode }),
       },
     },
-    // One line per request (written on response) instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     requestIdHeader: 'x-request-id',
   };
-}
-
-export function installRequestLogging(app: FastifyInstance): void {
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ req: request, res: reply, responseTime: Math.round(reply.elapsedTime * 100) / 100 }, 'request completed');
-    done();
-  });
 }
