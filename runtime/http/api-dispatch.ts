@@ -10,6 +10,8 @@ import { wrapList } from '../core/envelope.js';
 import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
+import { getServiceKind } from '../services/registry.js';
+import { bodyStream } from './body-parsing.js';
 import { identify } from './identify.js';
 import type { DocsService } from '../system/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
@@ -38,6 +40,8 @@ export interface ParsedPath {
   service: string;
   resource: string[];
   trailingSlash: boolean;
+  /** The path after the service segment as sent (percent-encoded, dot segments kept). */
+  rawPath: string;
 }
 
 const PREFIX = '/api/v2';
@@ -52,15 +56,20 @@ export function parsePath(url: string): ParsedPath {
   const query = url.indexOf('?');
   const end = query === -1 ? url.length : query;
   const segments: string[] = [];
+  let rawStart = -1;
   let start = url.startsWith(PREFIX) && (end === PREFIX.length || url[PREFIX.length] === '/') ? PREFIX.length : 0;
   while (start < end) {
     let slash = url.indexOf('/', start);
     if (slash === -1 || slash > end) slash = end;
     const segment = url.slice(start, slash);
-    if (segment !== '' && segment !== '.' && segment !== '..') segments.push(decodeSegment(segment));
+    if (segment !== '' && segment !== '.' && segment !== '..') {
+      segments.push(decodeSegment(segment));
+      if (segments.length === 1) rawStart = slash;
+    }
     start = slash + 1;
   }
-  return { service: segments[0] ?? '', resource: segments.slice(1), trailingSlash: url[end - 1] === '/' };
+  const rawPath = rawStart === -1 || rawStart >= end ? '' : url.slice(rawStart, end);
+  return { service: segments[0] ?? '', resource: segments.slice(1), trailingSlash: url[end - 1] === '/', rawPath };
 }
 
 export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -70,7 +79,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
   return async (request, reply) => {
     const query = request.query as RawQuery;
     const verb = effectiveVerb(request.method, request.headers, query);
-    const { service, resource, trailingSlash } = parsePath(request.url);
+    const { service, resource, trailingSlash, rawPath } = parsePath(request.url);
     const identified = identify(ctx, readCredentials(request.headers, query));
     const caller = identified instanceof Promise ? await identified : identified;
 
@@ -79,7 +88,9 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     const isSpec = resource.length === 1 && resource[0] === '_spec';
     const rule = internalService && !isSpec ? internalService.access(verb, resource) : OPEN_RULE;
     const role = resolveRole(caller.user, caller.app, ctx.directory.roles);
-    const component = resource.join('/').toLowerCase();
+    const kind = model && !internalService ? getServiceKind(model.type) : undefined;
+    // File services: `docs/` (the folder) is a component of its own, as their grants name folders.
+    const component = `${resource.join('/')}${kind?.folderComponents && trailingSlash && resource.length > 0 ? '/' : ''}`.toLowerCase();
     const decision = decideAccess({
       verb, service: service.toLowerCase(), component,
       apiKeyGiven: caller.apiKeyGiven, app: caller.app, tokenError: caller.tokenError, user: caller.user, role,
@@ -105,7 +116,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     if (!auth.isAdmin && ctx.limits.active.length > 0) {
       await ctx.limits.check({ userId: caller.user?.id ?? null, roleId: role?.id ?? null, serviceId: model.id, component, verb });
     }
-    const call = { verb, resource, trailingSlash, query, body: request.body, headers: request.headers, auth };
+    const call = { verb, resource, trailingSlash, query, body: request.body, headers: request.headers, auth, stream: bodyStream(request), rawPath };
     let result: ServiceResult;
     if (isSpec && verb === 'GET') result = await docs.spec(service);
     else if (verb === 'GET' && resource.length === 0 && query.as_access_list !== undefined && toBool(pick(query, 'as_access_list'))) {

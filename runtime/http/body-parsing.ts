@@ -2,29 +2,75 @@
  * Request bodies: JSON (with Fastify's prototype-poisoning protection), an empty body as no body,
  * and a body without a JSON content type still read as JSON (clients omit the header). Strings
  * no database stores faithfully (NUL, lone surrogates) are refused here, once for every service.
+ * Requests to services whose kind reads its own bodies (file uploads, proxies) are left unread:
+ * the handler gets the stream (see bodyStream).
  */
-import type { FastifyInstance } from 'fastify';
-import { InvalidJsonError } from '../core/errors.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import { InvalidJsonError, PayloadTooLargeError } from '../core/errors.js';
 import { findUnacceptableText } from '../core/request-limits.js';
 import { coreMessages } from '../core/messages.js';
 
-export function installBodyParsing(app: FastifyInstance): void {
+const streams = new WeakMap<FastifyRequest, Readable>();
+
+/** The unread body of a request to a raw-body service, if it has one. */
+export function bodyStream(request: FastifyRequest): Readable | undefined {
+  return streams.get(request);
+}
+
+/** Reads a body as text, refusing more than `limit` bytes (413) as Fastify's own parser does. */
+function readText(payload: Readable, declared: string | undefined, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (declared !== undefined && Number(declared) > limit) {
+      reject(new PayloadTooLargeError());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    payload.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        payload.removeAllListeners('data');
+        payload.resume();
+        reject(new PayloadTooLargeError());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    payload.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (declared !== undefined && Number(declared) !== size) reject(coreMessages.contentLengthMismatch.error());
+      else resolve(text);
+    });
+    payload.on('error', reject);
+  });
+}
+
+/** `rawBody(url)` says whether the request's service reads its body itself. */
+export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) => boolean = () => false): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser(['application/json', 'text/plain', '*'], { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') {
+  app.addContentTypeParser(['application/json', 'text/plain', '*'], (request, payload, done) => {
+    if (rawBody(request.url)) {
+      streams.set(request, payload);
       done(null, undefined);
       return;
     }
-    parseJson(request, text, (error, value) => {
-      if (error) {
-        done(new InvalidJsonError(), undefined);
+    const declared = request.headers['content-encoding'] ? undefined : request.headers['content-length'];
+    readText(payload, declared, app.initialConfig.bodyLimit ?? 1024 * 1024).then((text) => {
+      if (text.trim() === '') {
+        done(null, undefined);
         return;
       }
-      const bad = findUnacceptableText(value);
-      if (bad === null) done(null, value);
-      else done(coreMessages.invalidBodyText.error(bad.path, bad.reason), undefined);
-    });
+      parseJson(request, text, (error, value) => {
+        if (error) {
+          done(new InvalidJsonError(), undefined);
+          return;
+        }
+        const bad = findUnacceptableText(value);
+        if (bad === null) done(null, value);
+        else done(coreMessages.invalidBodyText.error(bad.path, bad.reason), undefined);
+      });
+    }, (error: Error) => done(error, undefined));
   });
 }

@@ -7,7 +7,8 @@ import type { PlatformModel } from '../model/platform-model.js';
 import { createDocsService } from '../system/docs/docs-service.js';
 import { createUserService } from '../system/user/user-service.js';
 import { createSystemService } from '../system/system-service.js';
-import { createDispatch } from './api-dispatch.js';
+import { getServiceKind } from '../services/registry.js';
+import { createDispatch, parsePath } from './api-dispatch.js';
 import { installCors } from './cors-hook.js';
 import { installBodyParsing } from './body-parsing.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './error-handling.js';
@@ -49,7 +50,11 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   app.addHook('onClose', async () => ctx.close());
   registerOperationsRoutes(app, ctx);
   registerDocsPage(app, model.platform.title);
-  installBodyParsing(app);
+  // File services and proxies read their bodies themselves, streamed.
+  installBodyParsing(app, (url) => {
+    const model = ctx.services.get(parsePath(url).service);
+    return model !== undefined && getServiceKind(model.type)?.rawBody === true;
+  });
   installErrorHandling(app);
   installUrlGuard(app);
   // CORS follows the rules of /system/cors, read per request from memory.

@@ -5,6 +5,7 @@
  * The HTTP layer resolves the service, checks credentials and access, parses the body, then calls
  * `handle` with a framework-neutral ServiceCall. Handlers return data or throw PorticoError.
  */
+import type { Readable } from 'node:stream';
 import type { AuthContext } from '../auth/auth-context.js';
 import type { RawQuery } from '../core/query-params.js';
 import type { ServiceModel, Verb } from '../model/platform-model.js';
@@ -51,8 +52,12 @@ export interface ServiceCall {
   /** Whether the request path ended with a slash (some clients send one). */
   trailingSlash: boolean;
   query: RawQuery;
-  /** Parsed JSON body, or undefined when there was none. */
+  /** Parsed JSON body, or undefined when there was none (always undefined for kinds with `rawBody`). */
   body: unknown;
+  /** The request body as it arrives, unread, for kinds with `rawBody` (absent when the request has none). */
+  stream?: Readable;
+  /** The path after /api/v2/{service} as sent (still percent-encoded, dot segments kept), without the query. */
+  rawPath?: string;
   headers: Record<string, string | string[] | undefined>;
   auth: AuthContext;
 }
@@ -96,6 +101,16 @@ export interface ServiceKind extends ServiceType {
   introspect?(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceModel>;
   /** The OpenAPI fragment the model alone gives, for kinds whose endpoints do not depend on what is behind them (build-time documents). */
   describe?(service: ServiceModel): OpenApiFragment;
+  /**
+   * The kind reads request bodies itself from `ServiceCall.stream` (uploads, proxies): the HTTP
+   * layer neither parses nor size-limits them.
+   */
+  rawBody?: boolean;
+  /**
+   * A trailing slash is part of the access component (`docs/` is the folder `docs`), as role
+   * grants of file services name folders.
+   */
+  folderComponents?: boolean;
   /** Opens the service for serving. */
   open(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceHandler>;
 }

@@ -3,18 +3,20 @@ import { effectiveVerb, parsePath } from '../../../../runtime/http/api-dispatch.
 
 describe('parsePath', () => {
   it.each([
-    ['/api/v2', '', [], false],
-    ['/api/v2/', '', [], true],
-    ['/api/v2/db', 'db', [], false],
-    ['/api/v2/db/_table/contact/42?fields=id', 'db', ['_table', 'contact', '42'], false],
-    ['/api/v2/db/_table/contact/?limit=1', 'db', ['_table', 'contact'], true],
-    ['/api/v2//db///_table/contact', 'db', ['_table', 'contact'], false],
-    ['/api/v2/db/_table/a%20b', 'db', ['_table', 'a b'], false],
-    ['/api/v2/db/_table/%E0%A4%A', 'db', ['_table', '%E0%A4%A'], false],
-    ['/api/v2/db/../_table/./x', 'db', ['_table', 'x'], false],
-    ['/api/v2/files/a/b/?x=/y/', 'files', ['a', 'b'], true],
-  ])('%s', (url, service, resource, trailingSlash) => {
-    expect(parsePath(url)).toEqual({ service, resource, trailingSlash });
+    ['/api/v2', '', [], false, ''],
+    ['/api/v2/', '', [], true, ''],
+    ['/api/v2/db', 'db', [], false, ''],
+    ['/api/v2/db/_table/contact/42?fields=id', 'db', ['_table', 'contact', '42'], false, '/_table/contact/42'],
+    ['/api/v2/db/_table/contact/?limit=1', 'db', ['_table', 'contact'], true, '/_table/contact/'],
+    ['/api/v2//db///_table/contact', 'db', ['_table', 'contact'], false, '///_table/contact'],
+    ['/api/v2/db/_table/a%20b', 'db', ['_table', 'a b'], false, '/_table/a%20b'],
+    ['/api/v2/db/_table/%E0%A4%A', 'db', ['_table', '%E0%A4%A'], false, '/_table/%E0%A4%A'],
+    ['/api/v2/db/../_table/./x', 'db', ['_table', 'x'], false, '/../_table/./x'],
+    ['/api/v2/files/a/b/?x=/y/', 'files', ['a', 'b'], true, '/a/b/'],
+    ['/api/v2/files/a%2F..%2Fb', 'files', ['a/../b'], false, '/a%2F..%2Fb'],
+  ])('%s', (url, service, resource, trailingSlash, rawPath) => {
+    // rawPath keeps what the router drops, for services that must refuse it (file services).
+    expect(parsePath(url)).toEqual({ service, resource, trailingSlash, rawPath });
   });
 });
 

@@ -1,0 +1,51 @@
+/**
+ * Paths of file services: the request path (trailing `/` = folder), names and paths from headers
+ * and bodies. Every form is checked the same way: segments that are empty, `.` or `..` (as sent
+ * or percent-encoded), or that hold a separator (`/` or `\` sent encoded), are refused with 400
+ * before a back-end sees them.
+ */
+import { BadRequestError } from '../../core/errors.js';
+import type { ServiceCall } from '../service-kind.js';
+
+export interface TargetPath {
+  /** Relative path without leading or trailing slash; '' is the service root. */
+  path: string;
+  folder: boolean;
+}
+
+const INVALID_PATH = 'Invalid path: segments may not be empty, `.` or `..`, or hold `/` or `\\`.';
+
+/** Whether one path segment (decoded) is acceptable as a file or folder name. */
+export function validName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name) && name.length <= 255;
+}
+
+export function checkName(name: unknown, field: string): string {
+  if (typeof name !== 'string' || !validName(name)) throw new BadRequestError(`Invalid ${field}: '${String(name)}' is not a file or folder name.`, { field });
+  return name;
+}
+
+/** The path of the request URL. */
+export function requestPath(call: ServiceCall): TargetPath {
+  // Dot segments the router dropped are seen in the raw path; encoded ones, once decoded, in the resource.
+  const raw = (call.rawPath ?? '').split('/');
+  if (raw.some((segment) => segment === '.' || segment === '..')) throw new BadRequestError(INVALID_PATH);
+  if (!call.resource.every(validName)) throw new BadRequestError(INVALID_PATH);
+  return { path: call.resource.join('/'), folder: call.resource.length === 0 || call.trailingSlash };
+}
+
+/** A path from a body or header (`docs/a.txt`, `docs/sub/`), relative to the service root. */
+export function bodyPath(value: unknown, field: string): TargetPath {
+  if (typeof value !== 'string') throw new BadRequestError(`Invalid ${field}: a path is expected.`, { field });
+  const folder = value.endsWith('/');
+  const trimmed = value.replace(/^\/+/, '').replace(/\/+$/, '');
+  const segments = trimmed === '' ? [] : trimmed.split('/');
+  if (!segments.every(validName)) throw new BadRequestError(`Invalid ${field}: '${value}' is not a valid path.`, { field });
+  return { path: segments.join('/'), folder: folder || segments.length === 0 };
+}
+
+export const join = (folder: string, name: string) => (folder === '' ? name : `${folder}/${name}`);
+export const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+export const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+/** The path as responses show it: folders with a trailing slash. */
+export const shown = (path: string, folder: boolean) => (folder && path !== '' ? `${path}/` : path);

@@ -1,0 +1,62 @@
+/**
+ * The one storage interface the file-service engine (./file-handler.ts) drives. A driver per
+ * back-end (local directory, FTP/FTPS, SFTP, WebDAV) implements it; the engine owns everything
+ * else: the REST API, path checks, grants, listings, zips, uploads.
+ *
+ * Paths handed to a driver are already checked (./file-paths.ts): relative to the service's root,
+ * `/`-separated, no empty, `.` or `..` segments, no leading or trailing slash; `''` is the root.
+ * Drivers resolve them under their root and never reach outside it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+
+export interface StoredEntry {
+  /** Relative path, without trailing slash. */
+  path: string;
+  type: 'file' | 'folder';
+  /** Bytes (files). */
+  size: number;
+  modified: Date | null;
+}
+
+/** Inclusive byte range of a ranged read. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface FileStorage {
+  /** What is at the path, or null when nothing is (the root is always a folder). */
+  stat(path: string): Promise<StoredEntry | null>;
+  /** The entries of a folder, one level, in any order (the engine sorts). */
+  list(folder: string): Promise<StoredEntry[]>;
+  /** The content of a file, whole or a byte range. */
+  read(path: string, range?: ByteRange): Promise<Readable>;
+  /**
+   * Writes a file from a stream: to a temporary name next to it, renamed over the target once
+   * the stream ended; when the stream or the back-end fails nothing new remains at the path.
+   */
+  write(path: string, content: Readable): Promise<void>;
+  /** Creates a folder and any missing parents. */
+  mkdir(path: string): Promise<void>;
+  /** Removes a file. */
+  removeFile(path: string): Promise<void>;
+  /** Removes an empty folder, or with `recursive` a folder and all it holds. */
+  removeFolder(path: string, recursive: boolean): Promise<void>;
+  /** Copies a file within the storage. */
+  copyFile(from: string, to: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Name prefix of the temporary files of unfinished writes; listings hide them. */
+export const TEMP_PREFIX = '.portico-upload-';
+
+export function tempName(target: string): string {
+  const slash = target.lastIndexOf('/');
+  const random = randomBytes(5).toString('hex');
+  return `${target.slice(0, slash + 1)}${TEMP_PREFIX}${random}-${target.slice(slash + 1)}`;
+}
+
+export function isTempName(name: string): boolean {
+  return name.startsWith(TEMP_PREFIX);
+}

@@ -1,0 +1,116 @@
+/**
+ * Zip archives of file services: a folder downloaded as one zip (streamed, entries read from the
+ * back-end one at a time), and an uploaded zip unpacked into a folder. Entry names are checked
+ * before anything is written: one that would leave the folder refuses the whole archive.
+ */
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import yauzl from 'yauzl';
+import yazl from 'yazl';
+import { BadRequestError } from '../../core/errors.js';
+import type { FileStorage } from './file-storage.js';
+import { join, validName } from './file-paths.js';
+import { capped } from './file-streams.js';
+
+export interface TreeEntry {
+  path: string;
+  type: 'file' | 'folder';
+}
+
+/** A zip of the entries (paths from the service root, as the reference names them), streamed. */
+export function zipStream(storage: FileStorage, entries: readonly TreeEntry[]): Readable {
+  const zip = new yazl.ZipFile();
+  for (const entry of entries) {
+    if (entry.type === 'folder') zip.addEmptyDirectory(entry.path);
+    else {
+      zip.addReadStreamLazy(entry.path, (callback) => {
+        storage.read(entry.path).then((stream) => callback(null, stream), (error: Error) => callback(error, undefined as unknown as Readable));
+      });
+    }
+  }
+  zip.end();
+  return zip.outputStream as Readable;
+}
+
+/** Saves a stream to a temporary file (an upload to unpack), at most `max` bytes; the caller removes it. */
+export async function saveTemp(content: Readable, max: number): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'portico-zip-'));
+  const file = path.join(dir, 'upload.zip');
+  try {
+    await pipeline(capped(content, max), createWriteStream(file));
+  } catch (error) {
+    await fs.rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return file;
+}
+
+export async function removeTemp(file: string): Promise<void> {
+  await fs.rm(path.dirname(file), { recursive: true, force: true });
+}
+
+/**
+ * Unpacks the zip file into `folder` (which exists), creating sub-folders. All entry names are
+ * checked first; a failure while writing removes what this call created.
+ */
+export async function extractZip(storage: FileStorage, zipFile: string, folder: string, maxFileSize: number): Promise<void> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await yauzl.openPromise(zipFile, { decodeStrings: true, strictFileNames: true });
+  } catch (error) {
+    throw new BadRequestError(`The upload is not a valid zip archive: ${(error as Error).message}.`);
+  }
+  const entries: yauzl.Entry[] = [];
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const name = entry.fileName.replace(/\/+$/, '');
+      if (name === '') continue;
+      if (!name.split('/').every(validName) || /%2e|%2f|%5c/i.test(name)) {
+        throw new BadRequestError(`Refusing to extract zip entry with traversal in name: ${entry.fileName}`);
+      }
+      entries.push(entry);
+    }
+  } catch (error) {
+    zip.close();
+    if (error instanceof BadRequestError) throw error;
+    const message = (error as Error).message;
+    // yauzl refuses such names itself.
+    if (/relative path|absolute path|invalid characters/.test(message)) throw new BadRequestError(`Refusing to extract zip entry with traversal in name: ${message.replace(/^.*?: /, '')}`);
+    throw new BadRequestError(`The upload is not a valid zip archive: ${message}.`);
+  }
+  const zipAgain = await yauzl.openPromise(zipFile, { decodeStrings: true, autoClose: false });
+  const created: Array<{ path: string; folder: boolean }> = [];
+  const ensureFolder = async (relative: string) => {
+    if (relative === folder || (await storage.stat(relative))?.type === 'folder') return;
+    const parent = relative.slice(0, Math.max(0, relative.lastIndexOf('/')));
+    await ensureFolder(parent);
+    await storage.mkdir(relative);
+    created.push({ path: relative, folder: true });
+  };
+  try {
+    for (const entry of entries) {
+      const name = entry.fileName.replace(/\/+$/, '');
+      const target = join(folder, name);
+      if (entry.fileName.endsWith('/')) {
+        await ensureFolder(target);
+        continue;
+      }
+      await ensureFolder(target.slice(0, Math.max(0, target.lastIndexOf('/'))));
+      const existed = (await storage.stat(target)) !== null;
+      const stream = await zipAgain.openReadStreamPromise(entry);
+      await storage.write(target, capped(stream, maxFileSize));
+      if (!existed) created.push({ path: target, folder: false });
+    }
+  } catch (error) {
+    for (const item of created.reverse()) {
+      await (item.folder ? storage.removeFolder(item.path, true) : storage.removeFile(item.path)).catch(() => undefined);
+    }
+    throw error;
+  } finally {
+    zipAgain.close();
+  }
+}

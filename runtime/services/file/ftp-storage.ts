@@ -1,0 +1,204 @@
+/**
+ * The `ftp_file` back-end: basic-ftp (FTP, or explicit FTPS with `ssl`). One control connection
+ * per service, used by one operation at a time (FTP cannot interleave transfers on it); a
+ * download holds it until the stream ends or is abandoned (then the connection is dropped).
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path, { posix } from 'node:path';
+import { PassThrough, type Readable, Transform } from 'node:stream';
+import { Client, FTPError } from 'basic-ftp';
+import { backendError, networkCode } from './remote-errors.js';
+import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
+
+export interface FtpOptions {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  secure: boolean;
+  verify: boolean;
+  timeout: number;
+  root: string;
+}
+
+const code = (error: unknown) => (error instanceof FTPError ? error.code : 0);
+
+export class FtpStorage implements FileStorage {
+  private client: Client | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private rootReady = false;
+
+  constructor(private readonly service: string, private readonly options: FtpOptions) {}
+
+  private fail(error: unknown): never {
+    throw backendError('FTP', this.service, error, {
+      login: code(error) === 530,
+      network: networkCode(error) ?? (/closed|timeout|ECONN/i.test(String((error as Error)?.message)) ? 'connection lost' : null),
+      notFound: code(error) === 550,
+    });
+  }
+
+  private async connect(): Promise<Client> {
+    if (this.client && !this.client.closed) return this.client;
+    const client = new Client(this.options.timeout * 1000);
+    try {
+      await client.access({
+        host: this.options.host, port: this.options.port, user: this.options.user || 'anonymous', password: this.options.password,
+        secure: this.options.secure, secureOptions: { rejectUnauthorized: this.options.verify },
+      });
+    } catch (error) {
+      client.close();
+      this.fail(error);
+    }
+    // The root folder is created on first use, as local storage does.
+    if (!this.rootReady) {
+      try {
+        await client.ensureDir(this.options.root);
+        this.rootReady = true;
+      } catch (error) {
+        client.close();
+        this.fail(error);
+      }
+    }
+    this.client = client;
+    return client;
+  }
+
+  /** Runs work alone on the connection; a failure that closed it makes the next call reconnect. */
+  private exclusive<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const result = this.queue.then(async () => {
+      const client = await this.connect();
+      try {
+        return await work(client);
+      } catch (error) {
+        if (client.closed) this.client = null;
+        this.fail(error);
+      }
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private abs(relative: string): string {
+    return posix.join(this.options.root, relative);
+  }
+
+  private async listAbs(client: Client, folder: string): Promise<Array<{ name: string; type: 'file' | 'folder'; size: number; modified: Date | null }>> {
+    await client.cd(folder);
+    return (await client.list())
+      .filter((info) => (info.isDirectory || info.isFile) && info.name !== '.' && info.name !== '..' && !isTempName(info.name))
+      .map((info) => ({ name: info.name, type: info.isDirectory ? 'folder' : 'file', size: info.isDirectory ? 0 : info.size, modified: info.modifiedAt ?? null }));
+  }
+
+  async stat(relative: string): Promise<StoredEntry | null> {
+    if (relative === '') return { path: '', type: 'folder', size: 0, modified: null };
+    return this.exclusive(async (client) => {
+      let entries: Awaited<ReturnType<FtpStorage['listAbs']>>;
+      try {
+        entries = await this.listAbs(client, this.abs(posix.dirname(relative)));
+      } catch (error) {
+        if (code(error) === 550) return null;
+        throw error;
+      }
+      const found = entries.find((entry) => entry.name === posix.basename(relative));
+      if (!found) return null;
+      let modified = found.modified;
+      if (!modified && found.type === 'file') modified = await client.lastMod(this.abs(relative)).catch(() => null);
+      return { path: relative, type: found.type, size: found.size, modified };
+    });
+  }
+
+  async list(folder: string): Promise<StoredEntry[]> {
+    return this.exclusive(async (client) => (await this.listAbs(client, this.abs(folder)))
+      .map((entry) => ({ path: folder === '' ? entry.name : `${folder}/${entry.name}`, type: entry.type, size: entry.size, modified: entry.modified })));
+  }
+
+  async read(relative: string, range?: ByteRange): Promise<Readable> {
+    const out = new PassThrough();
+    let remaining = range ? range.end - range.start + 1 : Number.POSITIVE_INFINITY;
+    let complete = false;
+    // A range ending before the file does: the transfer is cut (and the connection dropped) once it is sent.
+    const cut = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        if (remaining <= 0) { done(); return; }
+        const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
+        remaining -= part.length;
+        done(null, part);
+        if (remaining <= 0 && Number.isFinite(remaining)) { complete = true; this.end(); }
+      },
+    });
+    cut.on('error', () => undefined);
+    cut.pipe(out);
+    void this.exclusive(async (client) => {
+      out.on('close', () => { if (!complete && !out.writableFinished) client.close(); });
+      try {
+        await client.downloadTo(cut, this.abs(relative), range?.start ?? 0);
+        complete = true;
+      } catch (error) {
+        if (complete) { client.close(); return; }
+        throw error;
+      }
+    }).catch((error: unknown) => out.destroy(error as Error));
+    return out;
+  }
+
+  async write(relative: string, content: Readable): Promise<void> {
+    const target = this.abs(relative);
+    const temp = this.abs(tempName(relative));
+    await this.exclusive(async (client) => {
+      try {
+        await client.uploadFrom(content, temp);
+        await client.rename(temp, target);
+      } catch (error) {
+        if (!client.closed) await client.remove(temp, true).catch(() => undefined);
+        else await this.removeLater(temp);
+        throw error;
+      }
+    });
+  }
+
+  /** Removes a temporary file after the connection was lost during its upload. */
+  private async removeLater(temp: string): Promise<void> {
+    this.client = null;
+    try {
+      const client = await this.connect();
+      await client.remove(temp, true);
+    } catch {
+      // The server is gone; nothing more can be done.
+    }
+  }
+
+  async mkdir(relative: string): Promise<void> {
+    await this.exclusive((client) => client.ensureDir(this.abs(relative)));
+  }
+
+  async removeFile(relative: string): Promise<void> {
+    await this.exclusive((client) => client.remove(this.abs(relative)));
+  }
+
+  async removeFolder(relative: string, recursive: boolean): Promise<void> {
+    await this.exclusive(async (client) => {
+      if (recursive) await client.removeDir(this.abs(relative));
+      else await client.removeEmptyDir(this.abs(relative));
+    });
+  }
+
+  async copyFile(from: string, to: string): Promise<void> {
+    // FTP has no copy: through a local temporary file.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'portico-ftp-'));
+    const local = path.join(dir, 'copy');
+    try {
+      await this.exclusive((client) => client.downloadTo(createWriteStream(local), this.abs(from)));
+      await this.write(to, createReadStream(local));
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.client?.close();
+    this.client = null;
+  }
+}

@@ -1,0 +1,328 @@
+/**
+ * The local_file service (reference service-types.md §1) on the built-in `files` service and on
+ * services created through /system/service: listings, downloads (ranges, zip), uploads (raw,
+ * multipart, base64 JSON, URL, zip extraction), folders, deletes, bad input, path escapes, grants.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import yauzl from 'yauzl';
+import yazl from 'yazl';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Api } from '../../helpers/api-client.js';
+import { startTestServer, type TestServer } from '../../helpers/platform-fixtures.js';
+import { multipart } from './multipart.js';
+
+let server: TestServer;
+let api: Api;
+let root: string;
+let adminToken: string;
+
+/** A request with a raw body (Buffer) and headers of its own. */
+async function raw(method: string, url: string, payload: Buffer | string | undefined, headers: Record<string, string> = {}, credentials = true) {
+  const token = credentials ? adminToken : undefined;
+  const response = await server.app.inject({
+    method: method as 'POST', url: `/api/v2${url}`, payload,
+    headers: { ...(credentials ? { 'x-service-api-key': server.apiKey, 'x-service-session-token': token } : {}), ...headers },
+  });
+  return response;
+}
+
+async function zipOf(entries: Record<string, string>): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function unzip(buffer: Buffer): Promise<Record<string, string>> {
+  const zip = await yauzl.fromBufferPromise(buffer);
+  const out: Record<string, string> = {};
+  for await (const entry of zip.eachEntry()) {
+    if (entry.fileName.endsWith('/')) { out[entry.fileName] = ''; continue; }
+    const chunks: Buffer[] = [];
+    for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
+    out[entry.fileName] = Buffer.concat(chunks).toString();
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const token = await server.adminToken();
+  adminToken = token;
+  api = apiClient(server.app, () => ({ key: server.apiKey, token }));
+  root = path.join(server.dir, 'data', 'files');
+});
+afterAll(async () => server.close());
+
+describe('local_file: folders and files', () => {
+  it('creates folders, writes files in every form and lists them as the reference does', async () => {
+    expect((await api('GET', '/files/')).body).toEqual({ resource: [] });
+    expect((await api('POST', '/files/docs/')).status).toBe(201);
+    expect((await api('POST', '/files/docs/')).body.error).toEqual({ code: 400, message: "Folder 'docs/' already exists." });
+    const sub = await raw('POST', '/files/docs/', undefined, { 'x-folder-name': 'sub' });
+    expect(sub.statusCode).toBe(201);
+    expect(sub.json()).toEqual({ name: 'sub', path: 'docs/sub' });
+
+    const byHeader = await raw('POST', '/files/docs/', 'hello world', { 'x-file-name': 'a.txt', 'content-type': 'text/plain' });
+    expect(byHeader.statusCode).toBe(201);
+    expect(byHeader.json()).toEqual({ name: 'a.txt', path: 'docs/a.txt', type: 'file' });
+    expect(fs.readFileSync(path.join(root, 'docs/a.txt'), 'utf8')).toBe('hello world');
+
+    const put = await raw('PUT', '/files/docs/sub/b.json', '{"b":1}', { 'content-type': 'application/json' });
+    expect(put.statusCode).toBe(201);
+    expect(fs.readFileSync(path.join(root, 'docs/sub/b.json'), 'utf8')).toBe('{"b":1}');
+
+    const json = await api('POST', '/files/docs/', { resource: [
+      { name: 'c.bin', type: 'file', content: Buffer.from([0, 1, 2, 255]).toString('base64'), is_base64: true },
+      { name: 'd.txt', type: 'file', content: 'plain text' },
+      { name: 'e', type: 'folder' },
+      { name: 'e', type: 'folder' },
+    ] });
+    expect(json.status).toBe(201);
+    expect(json.body.resource).toEqual([
+      { name: 'c.bin', path: 'docs/c.bin', type: 'file' },
+      { name: 'd.txt', path: 'docs/d.txt', type: 'file' },
+      { name: 'e', path: 'docs/e/', type: 'folder' },
+      { name: 'e', type: 'folder', error: { code: 400, message: "Folder 'docs/e/' already exists." } },
+    ]);
+    expect([...fs.readFileSync(path.join(root, 'docs/c.bin'))]).toEqual([0, 1, 2, 255]);
+
+    const form = multipart([{ name: 'one.txt', content: 'first' }, { name: 'two.csv', content: 'a,b\n1,2\n' }]);
+    const uploaded = await raw('POST', '/files/docs/', form.body, { 'content-type': form.type });
+    expect(uploaded.statusCode).toBe(201);
+    expect(uploaded.json().resource).toEqual([{ name: 'one.txt', path: 'docs/one.txt', type: 'file' }, { name: 'two.csv', path: 'docs/two.csv', type: 'file' }]);
+
+    const listing = await api('GET', '/files/docs/');
+    expect(listing.body.resource.map((e: { path: string }) => e.path)).toEqual(['docs/a.txt', 'docs/c.bin', 'docs/d.txt', 'docs/e/', 'docs/one.txt', 'docs/sub/', 'docs/two.csv']);
+    expect(listing.body.resource[0]).toEqual({ path: 'docs/a.txt', content_type: 'text/plain; charset=utf-8', last_modified: expect.stringMatching(/GMT$/), content_length: 11, name: 'a.txt', type: 'file' });
+    expect(listing.body.resource[3]).toEqual({ path: 'docs/e/', last_modified: expect.stringMatching(/GMT$/), name: 'e', type: 'folder' });
+    expect((await api('GET', '/files/docs/?include_files=false')).body.resource.map((e: { name: string }) => e.name)).toEqual(['e', 'sub']);
+    expect((await api('GET', '/files/docs/?include_folders=false&as_list=true')).body.resource).toEqual(['docs/a.txt', 'docs/c.bin', 'docs/d.txt', 'docs/one.txt', 'docs/two.csv']);
+    expect((await api('GET', '/files/?full_tree=true&as_list=true')).body.resource).toEqual([
+      'docs/', 'docs/a.txt', 'docs/c.bin', 'docs/d.txt', 'docs/e/', 'docs/one.txt', 'docs/sub/', 'docs/sub/b.json', 'docs/two.csv',
+    ]);
+    expect((await api('GET', '/files/docs/?full_tree=true&search=B.&fields=name,type')).body.resource).toEqual([{ name: 'sub/b.json', type: 'file' }]);
+    expect((await api('GET', '/files/docs/sub/?include_properties=true')).body).toEqual({ name: 'sub', path: 'docs/sub/', last_modified: expect.stringMatching(/GMT$/) });
+  });
+
+  it('streams files with their type, as download, by range and as properties', async () => {
+    const file = await raw('GET', '/files/docs/a.txt', undefined);
+    expect(file.statusCode).toBe(200);
+    expect(file.body).toBe('hello world');
+    expect(file.headers).toMatchObject({ 'content-type': 'text/plain; charset=utf-8', 'content-length': '11', 'content-disposition': 'inline', 'accept-ranges': 'bytes' });
+    expect(file.headers['last-modified']).toMatch(/GMT$/);
+    expect((await raw('GET', '/files/docs/a.txt?download=true', undefined)).headers['content-disposition']).toBe('attachment; filename="a.txt"');
+    const part = await raw('GET', '/files/docs/a.txt', undefined, { range: 'bytes=6-' });
+    expect(part.statusCode).toBe(206);
+    expect(part.body).toBe('world');
+    expect(part.headers['content-range']).toBe('bytes 6-10/11');
+    expect((await raw('GET', '/files/docs/a.txt', undefined, { range: 'bytes=-5' })).body).toBe('world');
+    expect((await raw('GET', '/files/docs/a.txt', undefined, { range: 'bytes=0-4' })).body).toBe('hello');
+    const outside = await raw('GET', '/files/docs/a.txt', undefined, { range: 'bytes=50-60' });
+    expect(outside.statusCode).toBe(416);
+    expect(outside.headers['content-range']).toBe('bytes */11');
+    const modified = file.headers['last-modified'] as string;
+    expect((await raw('GET', '/files/docs/a.txt', undefined, { 'if-modified-since': modified })).statusCode).toBe(304);
+
+    expect((await api('GET', '/files/docs/a.txt?include_properties=true')).body).toEqual({
+      path: 'docs/a.txt', name: 'a.txt', content_type: 'text/plain; charset=utf-8', last_modified: modified, content_length: 11,
+    });
+    expect((await api('GET', '/files/docs/c.bin?include_properties=true&content=true')).body.content).toBe(Buffer.from([0, 1, 2, 255]).toString('base64'));
+    expect((await api('GET', '/files/docs/a.txt?include_properties=true&content=true&is_base64=false')).body.content).toBe('hello world');
+  });
+
+  it('downloads a folder as a zip and unpacks an uploaded zip', async () => {
+    const zipped = await raw('GET', '/files/docs/sub/?zip=true', undefined);
+    expect(zipped.statusCode).toBe(200);
+    expect(zipped.headers['content-type']).toBe('application/zip');
+    expect(zipped.headers['content-disposition']).toBe('attachment; filename="sub.zip"');
+    expect(await unzip(zipped.rawPayload)).toEqual({ 'docs/sub/b.json': '{"b":1}' });
+
+    await api('POST', '/files/unpacked/');
+    const archive = await zipOf({ 'top.txt': 'top', 'inner/deep.txt': 'deep' });
+    const extracted = await raw('POST', '/files/unpacked/?extract=true', archive, { 'x-file-name': 'bundle.zip', 'content-type': 'application/zip' });
+    expect(extracted.statusCode).toBe(201);
+    expect(extracted.json()).toEqual({ name: 'unpacked', path: 'unpacked/', type: 'folder' });
+    expect(fs.readFileSync(path.join(root, 'unpacked/inner/deep.txt'), 'utf8')).toBe('deep');
+    expect(fs.existsSync(path.join(root, 'unpacked/bundle.zip'))).toBe(false);
+
+    const form = multipart([{ name: 'more.zip', type: 'application/zip', content: await zipOf({ 'm.txt': 'm' }) }]);
+    expect((await raw('POST', '/files/unpacked/?extract=true&clean=true', form.body, { 'content-type': form.type })).statusCode).toBe(201);
+    expect(fs.readdirSync(path.join(root, 'unpacked'))).toEqual(['m.txt']);
+
+    // An entry that would leave the folder refuses the whole archive: nothing is written.
+    // yazl refuses to write such a name: the bytes of a harmless one of the same length are replaced.
+    const evil = Buffer.from((await zipOf({ 'ok.txt': 'ok', 'zz/zz/escaped.txt': 'no' })).toString('latin1').replaceAll('zz/zz/escaped.txt', '../../escaped.txt'), 'latin1');
+    const refused = await raw('POST', '/files/unpacked/?extract=true', evil, { 'x-file-name': 'evil.zip' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.message).toMatch(/traversal/);
+    expect(fs.readdirSync(path.join(root, 'unpacked'))).toEqual(['m.txt']);
+    expect(fs.existsSync(path.join(server.dir, 'data', 'escaped.txt'))).toBe(false);
+  });
+
+  it('imports a file from a URL', async () => {
+    const remote = http.createServer((request, response) => {
+      if (request.url === '/report.csv') response.end('x,y\n1,2\n');
+      else { response.statusCode = 404; response.end('no'); }
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+    try {
+      const imported = await api('POST', `/files/docs/?url=${encodeURIComponent(`${base}/report.csv`)}`);
+      expect(imported.status).toBe(201);
+      expect(imported.body).toEqual({ name: 'report.csv', path: 'docs/report.csv', type: 'file' });
+      expect(fs.readFileSync(path.join(root, 'docs/report.csv'), 'utf8')).toBe('x,y\n1,2\n');
+      expect((await api('POST', '/files/docs/', { url: `${base}/report.csv`, filename: 'copy.csv' })).body.path).toBe('docs/copy.csv');
+      expect((await api('POST', `/files/docs/?url=${encodeURIComponent(`${base}/missing.csv`)}`)).body.error).toEqual({ code: 404, message: 'Invalid URL entered. File not found.' });
+      expect((await api('POST', '/files/docs/?url=file:///etc/passwd')).status).toBe(400);
+    } finally {
+      remote.close();
+    }
+  });
+
+  it('copies and moves with source_path, and deletes files and folders', async () => {
+    const copied = await api('POST', '/files/docs/e/', { resource: [
+      { type: 'file', source_path: 'docs/a.txt' },
+      { type: 'file', source_path: 'docs/d.txt', name: 'moved.txt', delete_source: true },
+      { type: 'folder', source_path: 'docs/sub/', name: 'subcopy' },
+      { type: 'file', source_path: 'docs/none.txt' },
+    ] });
+    expect(copied.status).toBe(201);
+    expect(copied.body.resource).toEqual([
+      { name: 'a.txt', path: 'docs/e/a.txt', type: 'file' },
+      { name: 'moved.txt', path: 'docs/e/moved.txt', type: 'file' },
+      { name: 'subcopy', path: 'docs/e/subcopy/', type: 'folder' },
+      { name: null, type: 'file', error: { code: 404, message: "File 'docs/none.txt' does not exist." } },
+    ]);
+    expect(fs.existsSync(path.join(root, 'docs/d.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'docs/e/subcopy/b.json'), 'utf8')).toBe('{"b":1}');
+
+    expect((await api('DELETE', '/files/docs/e/a.txt')).body).toEqual({ name: 'a.txt', path: 'docs/e/a.txt' });
+    expect((await api('DELETE', '/files/docs/e/a.txt')).body.error).toEqual({ code: 404, message: "File 'docs/e/a.txt' was not found." });
+    expect((await api('DELETE', '/files/docs/e/')).body.error).toEqual({ code: 400, message: 'Directory not empty, can not delete without force option.' });
+    expect((await api('DELETE', '/files/docs/e/?content_only=true&force=true')).status).toBe(200);
+    expect(fs.readdirSync(path.join(root, 'docs/e'))).toEqual([]);
+    expect((await api('DELETE', '/files/docs/e/')).body).toEqual({ name: 'e', path: 'docs/e/' });
+    expect((await api('DELETE', '/files/')).body.error).toEqual({ code: 400, message: 'No resources given for delete.' });
+    const batch = await api('DELETE', '/files/?force=true', { resource: [{ path: 'docs/one.txt', type: 'file' }, { name: 'unpacked', type: 'folder' }, { path: 'nope.txt', type: 'file' }] });
+    expect(batch.body.resource).toEqual([
+      { name: 'one.txt', path: 'docs/one.txt', type: 'file' },
+      { name: 'unpacked', path: null, type: 'folder' },
+      { name: 'nope.txt', path: 'nope.txt', type: 'file', error: { code: 404, message: "File 'nope.txt' was not found." } },
+    ]);
+    expect(fs.existsSync(path.join(root, 'unpacked'))).toBe(false);
+  });
+
+  it('answers bad input with the error envelope', async () => {
+    expect((await api('GET', '/files/docs/missing.txt')).body.error).toEqual({ code: 404, message: "The specified file 'docs/missing.txt' was not found in storage." });
+    expect((await api('GET', '/files/nowhere/')).body.error).toEqual({ code: 404, message: "Folder 'nowhere/' does not exist in storage." });
+    expect((await api('GET', '/files/docs/a.txt/')).status).toBe(400);
+    expect((await api('GET', '/files/docs')).status).toBe(400);
+    expect((await raw('POST', '/files/nowhere/x.txt', 'x', {})).json().error).toEqual({ code: 404, message: "Folder 'nowhere/' does not exist." });
+    expect((await raw('POST', '/files/docs/a.txt?check_exist=true', 'x', {})).json().error).toEqual({ code: 400, message: "File 'docs/a.txt' already exists." });
+    expect(fs.readFileSync(path.join(root, 'docs/a.txt'), 'utf8')).toBe('hello world');
+    expect((await raw('POST', '/files/docs/sub', 'x', {})).statusCode).toBe(400);
+    expect((await api('POST', '/files/')).body.error).toEqual({ code: 400, message: 'Invalid empty path.' });
+    expect((await api('PATCH', '/files/docs/a.txt', {})).status).toBe(501);
+    const two = multipart([{ name: 'x', content: '1' }, { name: 'y', content: '2' }]);
+    expect((await raw('POST', '/files/docs/single.txt', two.body, { 'content-type': two.type })).statusCode).toBe(400);
+    expect(fs.existsSync(path.join(root, 'docs/single.txt'))).toBe(false);
+    expect((await raw('POST', '/files/docs/', 'x', { 'x-file-name': '../up.txt' })).statusCode).toBe(400);
+    expect((await api('POST', '/files/docs/', { resource: [{ name: 'a/b', type: 'folder' }] })).body.resource[0].error.code).toBe(400);
+  });
+});
+
+describe('local_file: the root is never left', () => {
+  it('refuses dot segments, encoded separators and links out of the root, touching nothing outside', async () => {
+    const outside = path.join(server.dir, 'outside');
+    fs.mkdirSync(outside, { recursive: true });
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'secret');
+    fs.symlinkSync(outside, path.join(root, 'link-out'));
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'file-link-out'));
+    const before = fs.readdirSync(outside);
+    const attempts: Array<[string, string, string | undefined]> = [
+      ['GET', '/files/docs/../../outside/secret.txt', undefined],
+      ['GET', '/files/docs/%2e%2e/%2e%2e/outside/secret.txt', undefined],
+      ['GET', '/files/..%2F..%2Foutside%2Fsecret.txt', undefined],
+      ['GET', '/files/docs%5C..%5C..%5Coutside', undefined],
+      ['GET', '/files/link-out/secret.txt', undefined],
+      ['GET', '/files/file-link-out', undefined],
+      ['GET', '/files/link-out/', undefined],
+      ['POST', '/files/link-out/new.txt', 'x'],
+      ['POST', '/files/docs/%2e%2e%2f%2e%2e%2fescaped.txt', 'x'],
+      ['PUT', '/files/./docs/../../escaped.txt', 'x'],
+      ['DELETE', '/files/link-out/secret.txt', undefined],
+      ['DELETE', '/files/..%2Foutside/?force=true', undefined],
+    ];
+    for (const [method, url, body] of attempts) {
+      const response = await raw(method, url, body, body ? { 'content-type': 'text/plain' } : {});
+      expect([400, 404], `${method} ${url}`).toContain(response.statusCode);
+      expect(response.body).not.toContain('secret');
+      expect(response.json().error.code).toBe(response.statusCode);
+    }
+    const json = await api('POST', '/files/docs/', { resource: [{ type: 'file', source_path: '../outside/secret.txt' }, { type: 'file', source_path: 'link-out/secret.txt' }] });
+    expect(json.body.resource?.every((item: { error?: unknown }) => item.error) ?? json.status === 400).toBe(true);
+    expect((await api('DELETE', '/files/', { resource: [{ path: '../outside/secret.txt', type: 'file' }] })).status).toBe(400);
+    expect(fs.readdirSync(outside)).toEqual(before);
+    expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+    expect(fs.existsSync(path.join(server.dir, 'data', 'escaped.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(server.dir, 'escaped.txt'))).toBe(false);
+    // Listings and zips do not follow links out of the root.
+    expect((await api('GET', '/files/?as_list=true')).body.resource).not.toContain('link-out/');
+    fs.unlinkSync(path.join(root, 'link-out'));
+    fs.unlinkSync(path.join(root, 'file-link-out'));
+  });
+});
+
+describe('local_file: services created at run time, limits, grants', () => {
+  it('serves a new service at once, with its size limit, its OpenAPI document and the logs service', async () => {
+    const created = await api('POST', '/system/service', { resource: [{ name: 'uploads', label: 'Uploads', type: 'local_file', config: { container: 'up', max_file_size: 100 } }] });
+    expect(created.status).toBe(201);
+    expect((await raw('POST', '/uploads/small.txt', 'x'.repeat(100), {})).statusCode).toBe(201);
+    const big = await raw('POST', '/uploads/big.txt', 'x'.repeat(1000), {});
+    expect(big.statusCode).toBe(413);
+    expect(big.json().error.code).toBe(413);
+    const form = multipart([{ name: 'ok.txt', content: 'ok' }, { name: 'big.txt', content: 'y'.repeat(500) }]);
+    expect((await raw('POST', '/uploads/', form.body, { 'content-type': form.type })).statusCode).toBe(413);
+    expect(fs.readdirSync(path.join(server.dir, 'up'))).toEqual(['small.txt']);
+
+    const spec = await api('GET', '/uploads/_spec');
+    expect(Object.keys(spec.body.paths)).toEqual(expect.arrayContaining(['/', '/{folder_path}/', '/{file_path}']));
+    expect((await api('GET', '/api/v2?fields=name,type')).body.services).toContainEqual(expect.objectContaining({ name: 'uploads', type: 'local_file' }));
+    expect((await api('GET', '/logs/')).body).toEqual({ resource: [] });
+    fs.writeFileSync(path.join(server.dir, 'data', 'logs', 'server.log'), 'started\n');
+    expect((await raw('GET', '/logs/server.log', undefined)).body).toBe('started\n');
+    expect((await api('GET', '/files?as_access_list=true')).body.resource).toEqual(expect.arrayContaining(['', '*', 'docs/', 'docs/*', 'docs/sub/', 'docs/sub/*']));
+  });
+
+  it('checks grants on the URL path and on every path named in headers and bodies', async () => {
+    fs.mkdirSync(path.join(root, 'secret'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'secret/plan.txt'), 'plan');
+    const service = (await api('GET', '/system/service?filter=name=files&fields=id')).body.resource[0].id;
+    const role = (await api('POST', '/system/role', { resource: [{ name: 'docs-only', role_service_access_by_role_id: [
+      { service_id: service, component: '', verb_mask: 3 },
+      { service_id: service, component: 'docs/*', verb_mask: 31 },
+    ] }] })).body.resource[0].id;
+    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'docs-app', role_id: role }] })).body.resource[0].api_key;
+    const as = { key };
+    expect((await api('GET', '/files/docs/a.txt', undefined, as)).status).toBe(200);
+    expect((await api('GET', '/files/docs/', undefined, as)).status).toBe(200);
+    expect((await api('GET', '/files/', undefined, as)).status).toBe(200);
+    for (const url of ['/files/secret/plan.txt', '/files/secret/', '/files/SECRET/plan.txt', '/files/docs/../secret/plan.txt']) {
+      expect([401, 403, 400], url).toContain((await api('GET', url, undefined, as)).status);
+    }
+    // Paths in bodies and headers: the URL (the root or docs/) is granted, the path named is not.
+    expect((await api('POST', '/files/', { resource: [{ name: 'secret', type: 'folder' }] }, as)).status).toBe(403);
+    expect((await api('POST', '/files/docs/', { resource: [{ type: 'file', source_path: 'secret/plan.txt' }] }, as)).status).toBe(403);
+    expect((await api('DELETE', '/files/docs/', { resource: [{ path: 'secret/plan.txt', type: 'file' }] }, as)).status).toBe(403);
+    const headerWrite = await server.app.inject({ method: 'POST', url: '/api/v2/files/', payload: 'x', headers: { 'x-service-api-key': key, 'x-file-name': 'top.txt' } });
+    expect(headerWrite.statusCode).toBe(403);
+    expect(fs.readFileSync(path.join(root, 'secret/plan.txt'), 'utf8')).toBe('plan');
+    expect(fs.existsSync(path.join(root, 'top.txt'))).toBe(false);
+  });
+});
