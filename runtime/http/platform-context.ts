@@ -21,6 +21,7 @@ import { ChangeFeed } from '../system/shared/change-feed.js';
 import { reloadPlatform } from '../system/shared/reload-platform.js';
 import { sharedNamespace } from '../system/shared/shared-namespace.js';
 import { CorsRules } from './cors-rules.js';
+import { emailTemplateStore } from '../system/store/email-template-store.js';
 import { schemaExtrasStore } from '../system/store/schema-extras-store.js';
 import { substituteConfigLookups, type LookupResolver } from '../core/lookups.js';
 import { BadRequestError } from '../core/errors.js';
@@ -66,6 +67,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const runtime: RuntimeContext = { baseDir: options.baseDir, resolveEnv: (value) => substituteConfigLookups(resolveEnv(value, env), systemLookup) };
   const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime));
   runtime.schemaExtras = schemaExtrasStore(db);
+  runtime.emailTemplates = emailTemplateStore(db);
   const redisUrl = env.PORTICO_REDIS_URL || runtime.resolveEnv(model.settings.redisUrl ?? '');
   const redis = redisUrl ? await openRedis(redisUrl).catch(async (error: unknown) => { await db.destroy(); throw error; }) : null;
   const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);

@@ -25,6 +25,29 @@ export interface RuntimeContext {
   schemaExtras?: SchemaExtrasStore;
   /** A cache service (`cache_redis`) lent for a service's response cache, namespaced; absent at build time. */
   sharedCache?(cacheService: string, namespace: string): Promise<SharedCache>;
+  /** The platform's email templates (/system/email_template); absent at build time. */
+  emailTemplates?: EmailTemplateStore;
+}
+
+/** An email template as /system/email_template keeps it (reference 3.3). */
+export interface EmailTemplate {
+  id: number;
+  name: string;
+  to: unknown;
+  cc: unknown;
+  bcc: unknown;
+  subject: string;
+  body_text: string;
+  body_html: string;
+  from_name: string | null;
+  from_email: string | null;
+  reply_to_name: string | null;
+  reply_to_email: string | null;
+}
+
+export interface EmailTemplateStore {
+  /** The template of that name or id, or null. */
+  find(ref: { name: string } | { id: number }): Promise<EmailTemplate | null>;
 }
 
 /** What a `_schema` client set about a table and its fields that the database itself does not keep. */

@@ -18,7 +18,7 @@ afterAll(async () => server.close());
 
 const SPEC_TYPES: Array<[string, string]> = [
   ['sqlite', 'Database'], ['local_file', 'File'], ['ftp_file', 'File'], ['sftp_file', 'File'], ['webdav_file', 'File'],
-  ['mcp', 'MCP'], ['local_email', 'Email'], ['amqp', 'IoT'], ['mqtt', 'IoT'],
+  ['mcp', 'MCP'], ['local_email', 'Email'], ['smtp_email', 'Email'], ['amqp', 'IoT'], ['mqtt', 'IoT'],
   ['soap', 'Remote Service'], ['swagger', 'API Doc'], ['user', 'User'], ['system', 'System'],
 ];
 

@@ -182,7 +182,7 @@ describe('read-only resources', () => {
     expect(all.body.resource.find((t: { name: string }) => t.name === 'sqlite')).toMatchObject({ label: 'SQLite', group: 'Database', config_schema: expect.any(Object) });
     expect((await api('GET', '/system/service_type?fields=name')).body.resource[0]).toEqual({ name: expect.any(String) });
     const email = await api('GET', '/system/service_type?group=Email&fields=name,group');
-    expect(email.body.resource).toEqual([{ name: 'local_email', group: 'Email' }]);
+    expect(email.body.resource).toEqual([{ name: 'local_email', group: 'Email' }, { name: 'smtp_email', group: 'Email' }]);
     expect((await api('GET', '/system/service_type/sqlite?fields=name,group')).body).toEqual({ name: 'sqlite', group: 'Database' });
     expect((await api('GET', '/system/service_type/nosuch')).body.error.message).toBe("Service type 'nosuch' not found.");
   });
@@ -207,7 +207,7 @@ describe('read-only resources', () => {
     const root = await api('GET', '/api/v2?fields=name');
     expect(root.body.services.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['system', 'user', 'email']));
     expect(root.body.service_types).toContainEqual(expect.objectContaining({ name: 'sqlite', group: 'Database' }));
-    expect((await api('GET', '/api/v2?group=Email')).body.service_types.map((t: { name: string }) => t.name)).toEqual(['local_email']);
+    expect((await api('GET', '/api/v2?group=Email')).body.service_types.map((t: { name: string }) => t.name)).toEqual(['local_email', 'smtp_email']);
   });
 });
 

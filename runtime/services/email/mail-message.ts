@@ -19,6 +19,14 @@ export interface MailMessage {
   subject: string;
   body_text: string;
   body_html: string;
+  /** Files sent with the message (reference 3.4: uploads and URLs). */
+  attachments?: MailAttachment[];
+}
+
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType?: string;
 }
 
 /** A service handler that can send mail (the email kinds' handlers are). */
@@ -55,10 +63,14 @@ export function addresses(value: unknown, field: string): Address[] {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-/** Fills `{name}` placeholders; unknown ones stay as written. HTML bodies get escaped values. */
-export function fillTemplate(text: string, data: Readonly<Record<string, string>>, html = false): string {
+/**
+ * Fills `{name}` placeholders from a record or a lookup function; unknown ones stay as written.
+ * HTML bodies get escaped values.
+ */
+export function fillTemplate(text: string, data: Readonly<Record<string, string>> | ((name: string) => string | undefined), html = false): string {
+  const lookup = typeof data === 'function' ? data : (name: string) => (Object.hasOwn(data, name) ? data[name] : undefined);
   return text.replace(/\{([A-Za-z_][\w.]*)\}/g, (whole, name: string) => {
-    const value = data[name];
+    const value = lookup(name);
     if (value === undefined) return whole;
     return html ? escapeHtml(value) : value;
   });

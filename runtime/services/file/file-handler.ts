@@ -15,7 +15,7 @@ import type { OpenApiFragment } from '../../openapi/fragment.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import { fileServiceOpenApi } from './file-openapi.js';
 import { baseName, bodyPath, checkName, join, parentOf, requestPath, shown, type TargetPath } from './file-paths.js';
-import { eachUploadedFile, isMultipart } from './file-multipart.js';
+import { eachUploadedFile, isMultipart } from '../multipart.js';
 import type { FileStorage, StoredEntry } from './file-storage.js';
 import { capped, contentTypeOf, header, isZip, parseRange, readAll, readJson, tooLarge } from './file-streams.js';
 import { extractZip, removeTemp, saveTemp, type TreeEntry, zipStream } from './file-zip.js';

@@ -1,7 +1,8 @@
 /** Stream helpers of the file engine: size limits, JSON bodies, byte ranges, content types. */
 import { Readable, Transform } from 'node:stream';
 import mime from 'mime-types';
-import { BadRequestError, InvalidJsonError, PayloadTooLargeError } from '../../core/errors.js';
+import { BadRequestError, PayloadTooLargeError } from '../../core/errors.js';
+export { header, readAll, readJson } from '../request-body.js';
 import type { ByteRange } from './file-storage.js';
 
 export function tooLarge(max: number): PayloadTooLargeError {
@@ -35,30 +36,6 @@ export function capped(source: Readable, max: number): Readable {
   })(), { objectMode: false, highWaterMark: 64 * 1024 });
 }
 
-/** Reads a (small) body whole; more than `max` bytes is 413. */
-export async function readAll(stream: Readable | undefined, max: number): Promise<Buffer> {
-  if (!stream) return Buffer.alloc(0);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw tooLarge(max);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** A JSON body read from the request stream; undefined when empty. */
-export async function readJson(stream: Readable | undefined, max = 10 * 1024 * 1024): Promise<unknown> {
-  const text = (await readAll(stream, max)).toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new InvalidJsonError();
-  }
-}
-
 /** The content type of a file name, by its extension. */
 export function contentTypeOf(name: string): string {
   const type = mime.lookup(name);
@@ -88,11 +65,6 @@ export function parseRange(header: string | string[] | undefined, size: number):
   }
   if (start >= size || start > end) return null;
   return { start, end };
-}
-
-export function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Whether a file upload is a zip archive, by content type or name. */

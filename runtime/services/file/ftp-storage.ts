@@ -9,7 +9,7 @@ import os from 'node:os';
 import path, { posix } from 'node:path';
 import { PassThrough, type Readable, Transform } from 'node:stream';
 import { Client, FTPError } from 'basic-ftp';
-import { backendError, networkCode } from './remote-errors.js';
+import { backendError, networkCode } from '../remote-errors.js';
 import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
 
 export interface FtpOptions {

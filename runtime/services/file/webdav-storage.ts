@@ -2,7 +2,7 @@
 import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AuthType, createClient, type FileStat, type WebDAVClient } from 'webdav';
-import { backendError, networkCode } from './remote-errors.js';
+import { backendError, networkCode } from '../remote-errors.js';
 import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
 
 export interface WebdavOptions {

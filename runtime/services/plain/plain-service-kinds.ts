@@ -5,6 +5,7 @@
  */
 import { NotImplementedError } from '../../core/errors.js';
 import { localEmailKind } from '../email/local-email-kind.js';
+import { smtpEmailKind } from '../email/smtp-email-kind.js';
 import type { ServiceGroup, ServiceHandler, ServiceKind } from '../service-kind.js';
 
 function plainKind(type: string, label: string, group: ServiceGroup, description: string, configSchema: Record<string, unknown> = {}): ServiceKind {
@@ -56,4 +57,5 @@ export const plainServiceKinds: ServiceKind[] = [
     },
   }),
   localEmailKind,
+  smtpEmailKind,
 ];

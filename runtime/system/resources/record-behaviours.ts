@@ -179,6 +179,8 @@ export const corsBehaviour: ResourceBehaviour = {
 export const lookupBehaviour: ResourceBehaviour = {
   def: lookupResource,
   scope: ['app_id', 'role_id', 'user_id'].map((name) => ({ name, operator: 'is null', value: '' })),
+  // System lookups take effect for the next request on this instance too (not only after the change feed's poll).
+  committed: reloadDirectory,
   async check(w, verb, keys, prepared) {
     const names = new Set<unknown>();
     for (const [index, p] of prepared.entries()) {

@@ -1,9 +1,9 @@
 /**
- * Failures of remote file back-ends as the API reports them: a refused login or an unreachable
+ * Failures of remote back-ends (file servers, SMTP, HTTP) as the API reports them: a refused login or an unreachable
  * server is 503 naming the back-end and the service (never the credentials); a missing path is
  * 404; anything else a 500 with the back-end's own words, stripped of what it says about logins.
  */
-import { InternalServerError, NotFoundError, PorticoError, ServiceUnavailableError } from '../../core/errors.js';
+import { InternalServerError, NotFoundError, PorticoError, ServiceUnavailableError } from '../core/errors.js';
 
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'ERR_SOCKET_CLOSED']);
 

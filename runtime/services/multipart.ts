@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { BadRequestError } from '../../core/errors.js';
+import { BadRequestError } from '../core/errors.js';
 
 export interface UploadedPart {
   field: string;

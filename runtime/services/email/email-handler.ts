@@ -1,0 +1,83 @@
+/**
+ * What the email kinds share: POST /api/v2/{service} sends one message (email-request.ts), other
+ * verbs and sub-paths are 400; the answer is `{"count": n}` with n the recipients the message went
+ * to; the OpenAPI document; `send` for the platform's own mail (password reset, ...).
+ */
+import type { SchemaObject } from 'openapi3-ts/oas30';
+import { BadRequestError, messages } from '../../core/errors.js';
+import type { OpenApiFragment } from '../../openapi/fragment.js';
+import { jsonContent } from '../../openapi/shared-components.js';
+import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
+import { emailFromCall, type EmailServiceSettings } from './email-request.js';
+import type { Mailer, MailMessage } from './mail-message.js';
+import { messageSchema } from './message-body.js';
+
+export abstract class EmailHandler implements ServiceHandler, Mailer {
+  constructor(protected readonly name: string, private readonly settings: EmailServiceSettings, private readonly summary: string) {}
+
+  abstract send(message: MailMessage): Promise<void>;
+
+  async handle(call: ServiceCall): Promise<ServiceResult> {
+    try {
+      if (call.resource.length > 0) throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), this.name));
+      if (call.verb !== 'POST') throw new BadRequestError(messages.verbNotSupported(call.verb, '', this.name));
+      const message = await emailFromCall(call, this.settings);
+      await this.send(message);
+      return { body: { count: message.to.length + message.cc.length + message.bcc.length } };
+    } finally {
+      call.stream?.resume();
+    }
+  }
+
+  openapi(): OpenApiFragment {
+    return emailOpenApi(this.summary);
+  }
+
+  async close(): Promise<void> {}
+}
+
+const requestSchema: SchemaObject = {
+  ...messageSchema,
+  properties: {
+    ...messageSchema.properties,
+    template: { type: 'string', description: 'Name of an email template (/system/email_template) whose fields the request completes.' },
+    template_id: { type: 'integer', description: 'Id of an email template.' },
+    import_url: { description: 'URL (or list, or comma-separated URLs) of files to attach.' },
+    attachment: { description: 'Same as import_url.' },
+  },
+  additionalProperties: { type: 'string', description: 'Any other field is merge data: `{field}` in subject and bodies is replaced by its value.' },
+};
+
+export function emailOpenApi(summary: string): OpenApiFragment {
+  return {
+    paths: {
+      '/': {
+        post: {
+          operationId: 'sendEmail',
+          summary,
+          description: 'Sends one message. Subject and bodies take `{field}` merge data (service parameters, the template, the request) and the caller\'s lookups. Multipart requests send the fields as form fields and attach every uploaded file. With no body, the query parameters are the request.',
+          parameters: [
+            { name: 'template', in: 'query', required: false, description: 'Email template name.', schema: { type: 'string' } },
+            { name: 'template_id', in: 'query', required: false, description: 'Email template id.', schema: { type: 'integer' } },
+          ],
+          requestBody: {
+            required: false,
+            description: 'The message.',
+            content: { ...jsonContent(requestSchema), 'multipart/form-data': { schema: { type: 'object', additionalProperties: true } } },
+          },
+          responses: { 200: { description: 'How many recipients the message went to.', content: jsonContent({ type: 'object', properties: { count: { type: 'integer' } } }) } },
+        },
+      },
+    },
+    components: {},
+  };
+}
+
+/** The service's `parameters` (`[{name, value}]` or a map) as merge fields. */
+export function mergeParameters(value: unknown): Record<string, string> {
+  if (Array.isArray(value)) {
+    return Object.fromEntries(value.filter((p): p is { name: string; value: unknown } => typeof p?.name === 'string').map((p) => [p.name, String(p.value ?? '')]));
+  }
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v ?? '')]));
+  return {};
+}

@@ -1,0 +1,112 @@
+/**
+ * What a POST to an email service asks for (reference service-types.md §3.2): the message fields
+ * from a JSON or multipart body (or, with no body, the query), a template by name or id from
+ * /system/email_template, `{field}` merge data (service parameters < template < request) and the
+ * caller's lookups in subject and bodies, attachments uploaded as multipart files or fetched from
+ * `import_url` / `attachment` URLs.
+ */
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../core/errors.js';
+import { pick } from '../../core/query-params.js';
+import { eachUploadedFile, isMultipart } from '../multipart.js';
+import { header, readAll, readJson } from '../request-body.js';
+import type { EmailTemplateStore, ServiceCall } from '../service-kind.js';
+import { fillTemplate, type MailAttachment, type MailMessage } from './mail-message.js';
+import { messageFromBody } from './message-body.js';
+
+/** Largest attachment total of one message. */
+const MAX_ATTACHMENTS = 25 * 1024 * 1024;
+const MESSAGE_FIELDS = new Set(['to', 'cc', 'bcc', 'subject', 'body_text', 'body_html', 'from_name', 'from_email', 'reply_to_name', 'reply_to_email']);
+
+export interface EmailServiceSettings {
+  /** The service's `parameters`: merge fields of every message. */
+  parameters: Record<string, string>;
+  templates?: EmailTemplateStore;
+  /** Sender of messages that name none. */
+  defaultFrom: { email: string; name?: string } | null;
+}
+
+async function readBody(call: ServiceCall, attachments: MailAttachment[]): Promise<Record<string, unknown>> {
+  if (!call.stream) return call.body !== undefined && call.body !== null && typeof call.body === 'object' ? call.body as Record<string, unknown> : {};
+  if (isMultipart(header(call.headers, 'content-type'))) {
+    let total = 0;
+    return eachUploadedFile(call.stream, call.headers, async (part) => {
+      const content = await readAll(part.stream, MAX_ATTACHMENTS - total);
+      total += content.length;
+      attachments.push({ filename: part.filename || 'attachment', content, ...(part.mimeType ? { contentType: part.mimeType } : {}) });
+    });
+  }
+  const json = await readJson(call.stream);
+  if (json === undefined) return {};
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new BadRequestError('The request body must be a JSON object describing the message.');
+  return json as Record<string, unknown>;
+}
+
+async function fetchAttachment(url: string): Promise<MailAttachment> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    throw new BadRequestError(`Failed to import attachment file from url. '${url}' is not a URL.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BadRequestError('Failed to import attachment file from url. Only http and https URLs are imported.');
+  let response: Response;
+  try {
+    response = await fetch(parsed, { signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    throw new BadRequestError(`Failed to import attachment file from url. ${(error as Error).message}`);
+  }
+  if (!response.ok) throw new BadRequestError(`Failed to import attachment file from url. The server answered ${response.status}.`);
+  const content = Buffer.from(await response.arrayBuffer());
+  if (content.length > MAX_ATTACHMENTS) throw new PayloadTooLargeError('The attachment is too large.');
+  const name = decodeURIComponent(parsed.pathname.split('/').pop() || 'attachment');
+  return { filename: name, content, ...(response.headers.get('content-type') ? { contentType: response.headers.get('content-type') as string } : {}) };
+}
+
+function urls(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(',').map((u) => u.trim()).filter(Boolean);
+  if (Array.isArray(value)) return value.flatMap(urls);
+  if (value !== null && typeof value === 'object') {
+    throw new BadRequestError('Failed to get attachment file from storage service. Attachments from file services are not supported: upload the file or give its URL.');
+  }
+  return [];
+}
+
+const strings = (record: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+
+/** The message a POST asks to send. */
+export async function emailFromCall(call: ServiceCall, settings: EmailServiceSettings): Promise<MailMessage> {
+  const attachments: MailAttachment[] = [];
+  let body = await readBody(call, attachments);
+  // With no body, the query is the request (a send by URL alone).
+  if (Object.keys(body).length === 0 && attachments.length === 0) body = Object.fromEntries(Object.entries(call.query).map(([key, value]) => [key, Array.isArray(value) ? value[value.length - 1] : value]));
+  const templateName = body.template ?? pick(call.query, 'template');
+  const templateId = body.template_id ?? pick(call.query, 'template_id');
+  let template: Record<string, unknown> = {};
+  if (templateName !== undefined || templateId !== undefined) {
+    const found = templateName !== undefined
+      ? await settings.templates?.find({ name: String(templateName) })
+      : await settings.templates?.find({ id: Number(templateId) });
+    if (!found) throw new NotFoundError(templateName !== undefined ? `Email Template '${templateName}' not found` : `Email Template id '${templateId}' not found`);
+    template = Object.fromEntries(Object.entries(found).filter(([key, value]) => MESSAGE_FIELDS.has(key) && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0)));
+  } else if (Object.keys(body).filter((key) => MESSAGE_FIELDS.has(key)).length === 0) {
+    throw new BadRequestError('No valid data in request.');
+  }
+  const fields: Record<string, unknown> = { ...template, ...body };
+  if ((fields.from_email === undefined || fields.from_email === '') && settings.defaultFrom) {
+    fields.from_email = settings.defaultFrom.email;
+    if (fields.from_name === undefined && settings.defaultFrom.name) fields.from_name = settings.defaultFrom.name;
+  }
+  const message = messageFromBody(fields);
+  const data = { ...settings.parameters, ...strings(template), ...strings(body) };
+  const fill = (text: string, html: boolean) => {
+    const merged = fillTemplate(text, data, html);
+    return call.auth.lookup ? fillTemplate(merged, call.auth.lookup, html) : merged;
+  };
+  message.subject = fill(message.subject, false);
+  message.body_text = fill(message.body_text, false);
+  message.body_html = fill(message.body_html, true);
+  for (const url of [...urls(body.import_url), ...urls(body.attachment)]) attachments.push(await fetchAttachment(url));
+  if (attachments.length > 0) message.attachments = attachments;
+  return message;
+}

@@ -1,0 +1,104 @@
+/**
+ * The `smtp_email` kind (reference service-types.md §3.1): messages sent through an SMTP server
+ * with nodemailer. `encryption`: `tls`/`ssl` is TLS from the first byte (port 465 style),
+ * `starttls` requires the upgrade, empty upgrades when the server offers it. Auth when both
+ * username and password are set. A refused login or an unreachable server is 503.
+ */
+import type { Transporter } from 'nodemailer';
+import { BadRequestError, InternalServerError } from '../../core/errors.js';
+import { backendError, networkCode } from '../remote-errors.js';
+import type { ServiceKind } from '../service-kind.js';
+import { EmailHandler, emailOpenApi, mergeParameters } from './email-handler.js';
+import type { Address, MailMessage } from './mail-message.js';
+
+const SUMMARY = 'Send an email through the SMTP server.';
+
+const configSchema = {
+  type: 'object',
+  additionalProperties: true,
+  required: ['host'],
+  properties: {
+    host: { type: 'string', minLength: 1, description: 'SMTP server host name or address.' },
+    port: { type: 'integer', minimum: 1, maximum: 65535, default: 587, title: 'Port', description: 'SMTP Port (default: 587).' },
+    encryption: { enum: ['', 'tls', 'ssl', 'starttls'], default: '', description: 'SMTP Encryption: tls or ssl (TLS from the first byte), starttls (upgrade required), or empty (upgrade when offered).' },
+    username: { type: 'string', description: 'User name to log in with (with password).' },
+    password: { type: 'string', format: 'password', description: 'Password to log in with.' },
+    ssl_verify: { type: 'boolean', default: true, title: 'Verify Certificate', description: 'Check the server\'s TLS certificate.' },
+    timeout: { type: 'integer', minimum: 1, default: 30, description: 'Seconds to wait for the server.' },
+    from_email: { type: 'string', description: 'Sender of messages that name none.' },
+    from_name: { type: 'string', description: 'Sender name of messages that name none.' },
+    parameters: {
+      type: 'array', description: 'Supply additional parameters to be replaced in the email body.',
+      items: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'string' }, active: { type: 'boolean' } } },
+    },
+  },
+};
+
+const address = (a: Address) => (a.name ? { name: a.name, address: a.email } : a.email);
+
+class SmtpEmailHandler extends EmailHandler {
+  constructor(name: string, private readonly transport: Transporter, settings: ConstructorParameters<typeof EmailHandler>[1]) {
+    super(name, settings, SUMMARY);
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    try {
+      await this.transport.sendMail({
+        to: message.to.map(address), cc: message.cc.map(address), bcc: message.bcc.map(address),
+        ...(message.from ? { from: address(message.from) } : {}),
+        ...(message.reply_to ? { replyTo: address(message.reply_to) } : {}),
+        subject: message.subject,
+        ...(message.body_text ? { text: message.body_text } : {}),
+        ...(message.body_html ? { html: message.body_html } : {}),
+        attachments: (message.attachments ?? []).map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}) })),
+      });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      const responseCode = (error as { responseCode?: number }).responseCode ?? 0;
+      if (code === 'EENVELOPE' && responseCode >= 500 && responseCode < 600 && responseCode !== 530) {
+        throw new BadRequestError(`The SMTP server of service '${this.name}' refused the message: ${(error as Error).message}`);
+      }
+      throw backendError('SMTP', this.name, error, {
+        login: code === 'EAUTH' || responseCode === 530 || responseCode === 535,
+        network: networkCode(error) ?? (code === 'ECONNECTION' || code === 'ESOCKET' || code === 'ETIMEDOUT' || code === 'EDNS' || code === 'ETLS' ? code : null),
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.transport.close();
+  }
+}
+
+export const smtpEmailKind: ServiceKind = {
+  type: 'smtp_email',
+  label: 'SMTP',
+  group: 'Email',
+  description: 'SMTP-based email service',
+  configSchema,
+  rawBody: true,
+  describe: () => emailOpenApi(SUMMARY),
+  async open(service, ctx) {
+    const config = ctx.resolveEnv(service.config) as Record<string, unknown>;
+    const host = typeof config.host === 'string' ? config.host.trim() : '';
+    if (host === '') throw new InternalServerError('Missing SMTP host. Check service configuration.');
+    const port = Number(config.port ?? 587);
+    if (!Number.isInteger(port) || port <= 0) throw new InternalServerError('Missing SMTP port. Check service configuration.');
+    const encryption = typeof config.encryption === 'string' ? config.encryption.toLowerCase() : '';
+    const timeout = Number(config.timeout ?? 30) * 1000;
+    const { createTransport } = await import('nodemailer');
+    const transport = createTransport({
+      host, port,
+      secure: encryption === 'tls' || encryption === 'ssl',
+      requireTLS: encryption === 'starttls',
+      ...(config.username && config.password ? { auth: { user: String(config.username), pass: String(config.password) } } : {}),
+      tls: { rejectUnauthorized: config.ssl_verify !== false },
+      connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout,
+    });
+    const fromEmail = typeof config.from_email === 'string' && config.from_email !== '' ? config.from_email : null;
+    return new SmtpEmailHandler(service.name, transport, {
+      parameters: mergeParameters(config.parameters), templates: ctx.emailTemplates,
+      defaultFrom: fromEmail ? { email: fromEmail, ...(typeof config.from_name === 'string' && config.from_name ? { name: config.from_name } : {}) } : null,
+    });
+  },
+};
