@@ -68,6 +68,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime));
   runtime.schemaExtras = schemaExtrasStore(db);
   runtime.emailTemplates = emailTemplateStore(db);
+  runtime.serviceDoc = async (serviceId) => (await db.selectFrom('service_doc').select('content').where('service_id', '=', serviceId).executeTakeFirst())?.content ?? null;
   const redisUrl = env.PORTICO_REDIS_URL || runtime.resolveEnv(model.settings.redisUrl ?? '');
   const redis = redisUrl ? await openRedis(redisUrl).catch(async (error: unknown) => { await db.destroy(); throw error; }) : null;
   const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);

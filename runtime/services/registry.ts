@@ -8,12 +8,13 @@ import { redisCacheKind } from './cache/redis-cache-kind.js';
 import { fileServiceKinds } from './file/file-kinds.js';
 import { mcpKind } from './mcp/mcp-kind.js';
 import { plainServiceKinds } from './plain/plain-service-kinds.js';
+import { rwsKind } from './rws/rws-kind.js';
 import type { ServiceKind } from './service-kind.js';
 import { soapKind } from './soap/soap-kind.js';
 import { sqlServiceKinds } from './sql/sql-service-kinds.js';
 
 const kinds = new Map<string, ServiceKind>(
-  [...plainServiceKinds, ...fileServiceKinds, ...sqlServiceKinds, soapKind, redisCacheKind, amqpKind, mqttKind, mcpKind].map((kind) => [kind.type, kind]),
+  [...plainServiceKinds, ...fileServiceKinds, ...sqlServiceKinds, soapKind, rwsKind, redisCacheKind, amqpKind, mqttKind, mcpKind].map((kind) => [kind.type, kind]),
 );
 
 /** The kind of a service type id, or undefined. */

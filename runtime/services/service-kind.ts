@@ -27,6 +27,8 @@ export interface RuntimeContext {
   sharedCache?(cacheService: string, namespace: string): Promise<SharedCache>;
   /** The platform's email templates (/system/email_template); absent at build time. */
   emailTemplates?: EmailTemplateStore;
+  /** The OpenAPI document stored for a service (service_doc_by_service_id), as text; absent at build time. */
+  serviceDoc?(serviceId: number): Promise<string | null>;
 }
 
 /** An email template as /system/email_template keeps it (reference 3.3). */

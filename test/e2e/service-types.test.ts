@@ -19,7 +19,7 @@ afterAll(async () => server.close());
 const SPEC_TYPES: Array<[string, string]> = [
   ['sqlite', 'Database'], ['local_file', 'File'], ['ftp_file', 'File'], ['sftp_file', 'File'], ['webdav_file', 'File'],
   ['mcp', 'MCP'], ['local_email', 'Email'], ['smtp_email', 'Email'], ['amqp', 'IoT'], ['mqtt', 'IoT'],
-  ['soap', 'Remote Service'], ['swagger', 'API Doc'], ['user', 'User'], ['system', 'System'],
+  ['soap', 'Remote Service'], ['rws', 'Remote Service'], ['swagger', 'API Doc'], ['user', 'User'], ['system', 'System'],
 ];
 
 it('lists every type the spec names, in its group, with a config schema', async () => {

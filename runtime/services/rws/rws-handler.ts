@@ -1,0 +1,191 @@
+/**
+ * The `rws` (HTTP service) engine: `/api/v2/{service}/{path…}` is proxied to `{base_url}/{path…}`
+ * with the same verb, query (less the caller's credentials), body (streamed) and headers (less
+ * hop-by-hop and credential ones), plus the configured parameters and headers. The remote's
+ * status, headers and body come back as they are; an error status comes back in the error
+ * envelope with the remote's text as message (as the reference); redirects are followed only on
+ * the configured host; a remote that is down or too slow is 503. GETs can be cached.
+ */
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { BadRequestError, PorticoError, ServiceUnavailableError } from '../../core/errors.js';
+import { substituteLookups } from '../../core/lookups.js';
+import type { OpenApiFragment } from '../../openapi/fragment.js';
+import { networkCode } from '../remote-errors.js';
+import { ResponseCache } from '../soap/response-cache.js';
+import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
+import { applies, type HeaderEntry, type ParameterEntry } from './rws-config.js';
+
+export interface RwsOptions {
+  name: string;
+  baseUrl: URL;
+  parameters: ParameterEntry[];
+  headers: HeaderEntry[];
+  timeoutMs: number;
+  cacheTtlMs: number;
+  keepTrailingSlash: boolean;
+  forwardHeaders: boolean;
+  document: OpenApiFragment;
+}
+
+/** Headers never forwarded: hop-by-hop (RFC 9110 7.6.1), what fetch sets itself, and the caller's credentials. */
+const NOT_FORWARDED = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'host', 'content-length', 'accept-encoding', 'expect', 'http2-settings',
+  'authorization', 'cookie', 'x-service-api-key', 'x-service-session-token', 'x-dreamfactory-api-key', 'x-dreamfactory-session-token',
+  'x-http-method', 'x-method-override', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'x-real-ip',
+]);
+/** Query parameters of the caller that are its credentials to this platform. */
+const CREDENTIAL_PARAMETERS = new Set(['api_key', 'session_token', 'method']);
+/** Response headers not relayed: hop-by-hop, and what fetch already decoded. */
+const NOT_RELAYED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade', 'proxy-authenticate', 'content-encoding', 'content-length', 'set-cookie']);
+const MAX_REDIRECTS = 5;
+const MAX_ERROR_TEXT = 64 * 1024;
+const MAX_CACHED = 1024 * 1024;
+
+interface Cached {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export class RwsHandler implements ServiceHandler {
+  private readonly cache: ResponseCache | null;
+
+  constructor(private readonly options: RwsOptions) {
+    this.cache = options.cacheTtlMs > 0 ? new ResponseCache(options.cacheTtlMs) : null;
+  }
+
+  private outboundUrl(call: ServiceCall): URL {
+    const raw = call.rawPath ?? '';
+    const dotted = (segment: string) => {
+      const plain = segment.replace(/%2e/gi, '.');
+      return plain === '.' || plain === '..';
+    };
+    // The URL parser would resolve them, climbing out of the base path.
+    if (raw.split('/').some(dotted)) {
+      throw new BadRequestError('Invalid path: segments may not be `.` or `..`.');
+    }
+    const url = new URL(this.options.baseUrl.href);
+    let path = raw.replace(/^\/+/, '').replace(/\/{2,}/g, '/');
+    if (!this.options.keepTrailingSlash) path = path.replace(/\/+$/, '');
+    if (path !== '') url.pathname = `${url.pathname.replace(/\/+$/, '')}/${path}`;
+    return url;
+  }
+
+  private outboundQuery(call: ServiceCall, url: URL): string[] {
+    const lookup = (text: string) => (call.auth.lookup ? substituteLookups(text, call.auth.lookup) : text);
+    const excludedOut = new Set(this.options.parameters.filter((p) => p.exclude && p.outbound && applies(p, call.verb)).map((p) => p.name));
+    const excludedKey = new Set(this.options.parameters.filter((p) => p.exclude && p.cacheKey && applies(p, call.verb)).map((p) => p.name));
+    const cacheKey: string[] = [];
+    for (const [name, value] of Object.entries(call.query)) {
+      if (CREDENTIAL_PARAMETERS.has(name)) continue;
+      for (const item of Array.isArray(value) ? value : [value ?? '']) {
+        if (!excludedOut.has(name)) url.searchParams.append(name, item);
+        if (!excludedKey.has(name)) cacheKey.push(`${name}=${item}`);
+      }
+    }
+    for (const p of this.options.parameters) {
+      if (p.exclude || !applies(p, call.verb)) continue;
+      const value = lookup(p.value);
+      if (p.outbound) url.searchParams.append(p.name, value);
+      if (p.cacheKey) cacheKey.push(`${p.name}=${value}`);
+    }
+    return cacheKey;
+  }
+
+  private outboundHeaders(call: ServiceCall): Headers {
+    const headers = new Headers();
+    if (this.options.forwardHeaders) {
+      for (const [name, value] of Object.entries(call.headers)) {
+        if (value === undefined || NOT_FORWARDED.has(name.toLowerCase())) continue;
+        for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+      }
+    } else if (call.headers['content-type']) headers.set('content-type', String(call.headers['content-type']));
+    for (const h of this.options.headers) {
+      if (!applies(h, call.verb)) continue;
+      if (h.passFromClient) {
+        const incoming = call.headers[h.name.toLowerCase()];
+        if (incoming !== undefined) headers.set(h.name, Array.isArray(incoming) ? incoming.join(', ') : incoming);
+      } else headers.set(h.name, call.auth.lookup ? substituteLookups(h.value, call.auth.lookup) : h.value);
+    }
+    return headers;
+  }
+
+  private unreachable(error: unknown): PorticoError {
+    if (error instanceof PorticoError) return error;
+    const timedOut = (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError';
+    const why = timedOut ? `did not answer within ${Math.round(this.options.timeoutMs / 1000)} s` : `is unreachable (${networkCode(error) ?? ((error as Error)?.cause as Error | undefined)?.message ?? (error as Error)?.message ?? 'error'})`;
+    return new ServiceUnavailableError(`The remote server of service '${this.options.name}' ${why}.`);
+  }
+
+  async handle(call: ServiceCall): Promise<ServiceResult> {
+    let url = this.outboundUrl(call);
+    const cacheKeyParts = this.outboundQuery(call, url);
+    const headers = this.outboundHeaders(call);
+    const cacheKey = this.cache && call.verb === 'GET'
+      ? JSON.stringify([url.pathname, cacheKeyParts, this.options.headers.filter((h) => h.passFromClient).map((h) => call.headers[h.name.toLowerCase()] ?? null)])
+      : null;
+    if (cacheKey) {
+      const hit = this.cache?.get(cacheKey) as Cached | undefined;
+      if (hit) return { status: hit.status, body: hit.body, headers: { ...hit.headers, 'x-cache': 'HIT' } };
+    }
+    const hasBody = call.verb !== 'GET' && call.stream !== undefined;
+    // The timeout covers the wait for the remote's answer, not the streaming of a long body after it.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), this.options.timeoutMs);
+    const signal = controller.signal;
+    let response: Response;
+    try {
+      for (let redirects = 0; ; redirects += 1) {
+        response = await fetch(url, {
+          method: call.verb, headers, signal, redirect: 'manual',
+          ...(hasBody && redirects === 0 ? { body: Readable.toWeb(call.stream as Readable) as unknown as BodyInit, duplex: 'half' } : {}),
+        } as RequestInit);
+        const location = response.headers.get('location');
+        if (response.status < 300 || response.status >= 400 || !location || redirects >= MAX_REDIRECTS || hasBody) break;
+        const next = new URL(location, url);
+        // Only redirects on the configured host are followed; others reach the caller as they are.
+        if (next.origin !== this.options.baseUrl.origin) break;
+        await response.body?.cancel();
+        url = next;
+      }
+    } catch (error) {
+      call.stream?.resume();
+      throw this.unreachable(signal.aborted ? signal.reason : error);
+    } finally {
+      clearTimeout(timer);
+    }
+    const relayed: Record<string, string> = {};
+    response.headers.forEach((value, name) => { if (!NOT_RELAYED.has(name)) relayed[name] = value; });
+    if (response.status >= 400) {
+      const text = await response.text().catch(() => '');
+      const error = new PorticoError(response.status, text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text || `The remote server answered ${response.status}.`);
+      return { status: response.status, body: error.toBody(), headers: { 'content-type': 'application/json; charset=utf-8' } };
+    }
+    if (cacheKey && response.status === 200) {
+      const length = Number(response.headers.get('content-length'));
+      if (!(length > MAX_CACHED)) {
+        try {
+          const body = Buffer.from(await response.arrayBuffer());
+          if (body.length <= MAX_CACHED) this.cache?.set(cacheKey, { status: 200, headers: relayed, body } satisfies Cached);
+          return { status: 200, body, headers: { ...relayed, 'x-cache': 'MISS' } };
+        } catch (error) {
+          throw this.unreachable(error);
+        }
+      }
+    }
+    const body = response.body ? Readable.fromWeb(response.body as WebReadableStream) : '';
+    return { status: response.status, body, headers: relayed };
+  }
+
+  clearCache(): void {
+    this.cache?.clear();
+  }
+
+  openapi(): OpenApiFragment {
+    return this.options.document;
+  }
+
+  async close(): Promise<void> {}
+}

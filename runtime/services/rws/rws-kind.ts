@@ -1,0 +1,87 @@
+/**
+ * The `rws` kind (HTTP Service, group Remote Service; reference service-types.md §2): a remote
+ * HTTP API proxied under /api/v2/{service}. Its `_spec` is the remote API's own OpenAPI document
+ * when one is configured (`openapi`) or stored (service_doc), else a generic pass-through one.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import YAML from 'yaml';
+import type { OpenApiFragment } from '../../openapi/fragment.js';
+import { InternalServerError } from '../../core/errors.js';
+import type { ServiceKind } from '../service-kind.js';
+import { headerEntries, parameterEntries, rwsConfigSchema } from './rws-config.js';
+import { RwsHandler } from './rws-handler.js';
+
+const ANY_VERB = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** The document of a remote without one of its own: any path, any verb, passed through. */
+export function passThroughOpenApi(base: string): OpenApiFragment {
+  const operation = (verb: string, id: string, withPath: boolean) => ({
+    operationId: `${verb}${id}`,
+    summary: `${verb.toUpperCase()} ${base}${withPath ? '/{path}' : ''} (passed through).`,
+    description: 'Query, body and headers pass through (the caller\'s credentials and hop-by-hop headers do not); the remote\'s status, headers and body come back; an error status comes back in the error envelope with the remote\'s text as message.',
+    ...(withPath ? { parameters: [{ name: 'path', in: 'path' as const, required: true, description: 'Path under the remote base URL (may hold `/`).', schema: { type: 'string' as const } }] } : {}),
+    ...(verb === 'get' || verb === 'delete' ? {} : { requestBody: { required: false, content: { '*/*': { schema: {} } } } }),
+    responses: { 200: { description: 'The remote\'s response.', content: { '*/*': { schema: {} } } }, 503: { description: 'The remote is unreachable or did not answer in time.' } },
+  });
+  return {
+    paths: {
+      '/': Object.fromEntries(ANY_VERB.map((verb) => [verb, operation(verb, 'Root', false)])),
+      '/{path}': Object.fromEntries(ANY_VERB.map((verb) => [verb, operation(verb, 'Path', true)])),
+    },
+    components: {},
+  };
+}
+
+function parseDocument(text: string): unknown {
+  return text.trim().startsWith('{') ? JSON.parse(text) : YAML.parse(text);
+}
+
+/** The remote API's document as this service's fragment (its servers dropped: the service is the server). */
+function fragmentOf(document: unknown): OpenApiFragment | null {
+  if (document === null || typeof document !== 'object') return null;
+  const doc = document as { openapi?: unknown; paths?: unknown; components?: unknown };
+  if (typeof doc.openapi !== 'string' || !doc.openapi.startsWith('3.') || doc.paths === null || typeof doc.paths !== 'object') return null;
+  return { paths: doc.paths as OpenApiFragment['paths'], components: (doc.components ?? {}) as OpenApiFragment['components'] };
+}
+
+export const rwsKind: ServiceKind = {
+  type: 'rws',
+  label: 'HTTP Service',
+  group: 'Remote Service',
+  description: 'A service to handle Remote Web Services',
+  configSchema: rwsConfigSchema,
+  rawBody: true,
+  describe: (service) => passThroughOpenApi(String(service.config.base_url ?? '')),
+  async open(service, ctx) {
+    const config = ctx.resolveEnv(service.config) as Record<string, unknown>;
+    let baseUrl: URL;
+    try {
+      baseUrl = new URL(String(config.base_url ?? ''));
+    } catch {
+      throw new InternalServerError(`Remote Web Service base url can not be empty or invalid (service '${service.name}').`);
+    }
+    if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new InternalServerError(`The base URL of service '${service.name}' must be http or https.`);
+    let document: OpenApiFragment | null = null;
+    try {
+      if (typeof config.openapi === 'string' && config.openapi !== '') document = fragmentOf(parseDocument(await fs.readFile(path.resolve(ctx.baseDir, config.openapi), 'utf8')));
+      else if (config.openapi && typeof config.openapi === 'object') document = fragmentOf(config.openapi);
+      if (!document && ctx.serviceDoc && service.id > 0) {
+        const stored = await ctx.serviceDoc(service.id);
+        if (stored) document = fragmentOf(parseDocument(stored));
+      }
+    } catch (error) {
+      throw new InternalServerError(`The OpenAPI document of service '${service.name}' cannot be read: ${(error as Error).message}`);
+    }
+    const ttl = config.cache_enabled === true ? Number(config.cache_ttl ?? 0) : 0;
+    return new RwsHandler({
+      name: service.name, baseUrl,
+      parameters: parameterEntries(config.parameters), headers: headerEntries(config.headers),
+      timeoutMs: Number(config.timeout ?? 30) * 1000,
+      cacheTtlMs: Number.isFinite(ttl) && ttl > 0 ? ttl * 1000 : 0,
+      keepTrailingSlash: config.preserve_forward_trailing_slash === true,
+      forwardHeaders: config.forward_headers !== false,
+      document: document ?? passThroughOpenApi(baseUrl.href.replace(/\/$/, '')),
+    });
+  },
+};

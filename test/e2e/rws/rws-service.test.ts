@@ -1,0 +1,217 @@
+/**
+ * rws (HTTP service) against a real HTTP server the test starts on 127.0.0.1: verbs, paths, query,
+ * bodies, status and headers pass through; configured parameters and headers (per verb, with
+ * lookups); the caller's credentials and hop-by-hop headers stay behind; redirects only on the
+ * configured host; GET caching with TTL; the remote's OpenAPI document as _spec; a remote that is
+ * down or slow is 503; declared in platform.yaml-style models and created through /system/service.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Api } from '../../helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '../../helpers/platform-fixtures.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+let remote: http.Server;
+let other: http.Server;
+let base: string;
+let otherBase: string;
+const seen: Seen[] = [];
+let hits = 0;
+
+function listen(server: http.Server): Promise<string> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+}
+
+let portico: TestServer;
+let api: Api;
+let token: string;
+
+beforeAll(async () => {
+  remote = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
+      const url = new URL(request.url ?? '/', 'http://x');
+      if (url.pathname === '/v1/slow') { setTimeout(() => response.end('late'), 3000); return; }
+      if (url.pathname === '/v1/missing') { response.statusCode = 404; response.end('{"message":"no such thing"}'); return; }
+      if (url.pathname === '/v1/moved') { response.statusCode = 302; response.setHeader('location', '/v1/echo?moved=1'); response.end(); return; }
+      if (url.pathname === '/v1/away') { response.statusCode = 302; response.setHeader('location', `${otherBase}/stolen`); response.end(); return; }
+      if (url.pathname === '/v1/counter') { hits += 1; response.setHeader('content-type', 'text/plain'); response.end(`hit ${hits}`); return; }
+      response.statusCode = request.method === 'POST' ? 201 : 200;
+      response.setHeader('content-type', 'application/json');
+      response.setHeader('x-remote', 'yes');
+      response.end(JSON.stringify({ method: request.method, path: url.pathname, query: url.search, body: Buffer.concat(chunks).toString() }));
+    });
+  });
+  other = http.createServer((_request, response) => { response.end('should not be reached'); });
+  [base, otherBase] = await Promise.all([listen(remote), listen(other)]);
+  // A port nobody listens on: one just closed.
+  const closed = http.createServer();
+  const closedBase = await listen(closed);
+  await new Promise((resolve) => closed.close(resolve));
+  portico = await startTestServer(minimalModel({
+    services: [
+      ...minimalModel().services,
+      {
+        id: 20, name: 'declared_api', type: 'rws', label: 'Declared', description: '', is_active: true, origin: 'platform', kind: 'plain',
+        config: { base_url: `${base}/v1`, headers: [{ name: 'X-Declared', value: 'yes' }] },
+      },
+    ],
+  }));
+  token = await portico.adminToken();
+  api = apiClient(portico.app, () => ({ key: portico.apiKey, token }));
+  await api('POST', '/system/lookup', { resource: [{ name: 'partner_key', value: 'k-123' }] });
+  const created = await api('POST', '/system/service', { resource: [
+    {
+      name: 'remote', label: 'Remote', type: 'rws', config: {
+        base_url: `${base}/v1`, timeout: 1,
+        parameters: [{ name: 'apikey', value: '{partner_key}' }, { name: 'only_post', value: '1', action: ['POST'] }, { name: 'drop_me', exclude: true }],
+        headers: [{ name: 'X-Partner', value: 'partner-{partner_key}', action: 1 }, { name: 'Authorization', pass_from_client: true, action: ['GET'] }],
+      },
+    },
+    { name: 'cached', label: 'Cached', type: 'rws', config: { base_url: `${base}/v1`, cache_enabled: true, cache_ttl: 60 } },
+    { name: 'down', label: 'Down', type: 'rws', config: { base_url: `${closedBase}/api`, timeout: 2 } },
+    {
+      name: 'documented', label: 'Documented', type: 'rws', config: {
+        base_url: `${base}/v1`,
+        openapi: { openapi: '3.0.3', info: { title: 'Echo', version: '1' }, paths: { '/echo': { get: { operationId: 'echo', summary: 'Echoes', responses: { 200: { description: 'ok' } } } } } },
+      },
+    },
+  ] });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+});
+afterAll(async () => {
+  await portico.close();
+  remote.closeAllConnections();
+  remote.close();
+  other.close();
+});
+
+async function raw(method: string, url: string, payload?: string, headers: Record<string, string> = {}) {
+  return portico.app.inject({ method: method as 'GET', url: `/api/v2${url}`, payload, headers: { 'x-service-api-key': portico.apiKey, 'x-service-session-token': token, ...headers } });
+}
+const lastSeen = () => seen[seen.length - 1];
+
+describe('rws', () => {
+  it('passes verbs, paths, query, bodies, status and headers through', async () => {
+    const got = await raw('GET', '/remote/echo/a%20b/c?x=1&x=2&y=z&drop_me=1');
+    expect(got.statusCode).toBe(200);
+    expect(got.headers['x-remote']).toBe('yes');
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.json()).toMatchObject({ method: 'GET', path: '/v1/echo/a%20b/c' });
+    const query = new URL(lastSeen().url, 'http://x').searchParams;
+    expect(query.getAll('x')).toEqual(['1', '2']);
+    expect(query.get('y')).toBe('z');
+    expect(query.get('drop_me')).toBeNull();
+    expect(query.get('apikey')).toBe('k-123');
+    expect(query.get('only_post')).toBeNull();
+    expect(query.get('api_key')).toBeNull();
+    expect(lastSeen().headers['x-partner']).toBe('partner-k-123');
+
+    for (const verb of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const answer = await raw(verb, '/remote/echo', '{"n":1}', { 'content-type': 'application/json', 'x-custom': 'kept' });
+      expect(answer.statusCode).toBe(verb === 'POST' ? 201 : 200);
+      expect(answer.json()).toMatchObject({ method: verb, body: '{"n":1}' });
+      expect(lastSeen().headers['content-type']).toBe('application/json');
+      expect(lastSeen().headers['x-custom']).toBe('kept');
+      expect(lastSeen().headers['x-partner']).toBeUndefined();
+      expect(new URL(lastSeen().url, 'http://x').searchParams.get('only_post')).toBe(verb === 'POST' ? '1' : null);
+    }
+    expect((await raw('GET', '/remote')).json().path).toBe('/v1');
+  });
+
+  it('keeps the caller\'s credentials and hop-by-hop headers, unless a header passes one on', async () => {
+    await raw('POST', `/remote/echo?api_key=${portico.apiKey}&session_token=${token}`, 'x', {
+      authorization: 'Bearer secret-token', cookie: 'sid=1', connection: 'keep-alive, x-drop', 'proxy-authorization': 'Basic eA==', 'x-forwarded-for': '10.0.0.1',
+    });
+    const { headers, url } = lastSeen();
+    expect(headers.authorization).toBeUndefined();
+    expect(headers.cookie).toBeUndefined();
+    expect(headers['proxy-authorization']).toBeUndefined();
+    expect(headers['x-service-api-key']).toBeUndefined();
+    expect(headers['x-service-session-token']).toBeUndefined();
+    expect(url).not.toContain(portico.apiKey);
+    expect(url).not.toContain(token);
+    // A configured pass_from_client header forwards the caller's value (for GET only here).
+    await raw('GET', '/remote/echo', undefined, { authorization: 'Bearer for-the-remote' });
+    expect(lastSeen().headers.authorization).toBe('Bearer for-the-remote');
+  });
+
+  it('wraps remote errors in the envelope, follows redirects only on its host, refuses dot segments', async () => {
+    const missing = await raw('GET', '/remote/missing');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ error: { code: 404, message: '{"message":"no such thing"}' } });
+    const moved = await raw('GET', '/remote/moved');
+    expect(moved.statusCode).toBe(200);
+    expect(moved.json().query).toBe('?moved=1');
+    const away = await raw('GET', '/remote/away');
+    expect(away.statusCode).toBe(302);
+    expect(away.headers.location).toBe(`${otherBase}/stolen`);
+    const before = seen.length;
+    expect([400, 404]).toContain((await raw('GET', '/remote/../../other')).statusCode);
+    expect(seen.length).toBe(before);
+    expect((await raw('GET', '/remote/echo/..%2F..%2Fx')).json().path).toBe('/v1/echo/..%2F..%2Fx');
+    // Over a real socket, as sent (inject's URL parser would resolve the dot segments first).
+    const address = await portico.app.listen({ port: 0, host: '127.0.0.1' });
+    // Dot segments are refused (400) or resolved inside the service's own path before it sees
+    // them; either way the outbound request stays under the base path.
+    for (const path of ['/api/v2/remote/%2e%2e/x', '/api/v2/remote/a/.%2E/x', '/api/v2/remote/echo/../../x', '/api/v2/remote/echo/%2E%2E']) {
+      const count = seen.length;
+      const status = await new Promise<number>((resolve, reject) => {
+        http.get(`${address}${path}`, { headers: { 'x-service-api-key': portico.apiKey, 'x-service-session-token': token } }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        }).on('error', reject);
+      });
+      expect([200, 400, 404], path).toContain(status);
+      if (seen.length > count) expect(lastSeen().url, path).toMatch(/^\/v1(\/|$|\?)/);
+    }
+  });
+
+  it('answers 503 in the error shape when the remote is down or too slow', async () => {
+    const down = await raw('GET', '/down/anything');
+    expect(down.statusCode).toBe(503);
+    expect(down.json().error).toEqual({ code: 503, message: "The remote server of service 'down' is unreachable (ECONNREFUSED)." });
+    const slow = await raw('GET', '/remote/slow');
+    expect(slow.statusCode).toBe(503);
+    expect(slow.json().error.message).toBe("The remote server of service 'remote' did not answer within 1 s.");
+  });
+
+  it('caches GET responses for the TTL, headers included, until the cache is cleared', async () => {
+    const first = await raw('GET', '/cached/counter');
+    const second = await raw('GET', '/cached/counter');
+    expect([first.body, second.body]).toEqual(['hit 1', 'hit 1']);
+    expect(second.headers['content-type']).toBe('text/plain');
+    expect(second.headers['x-cache']).toBe('HIT');
+    expect((await raw('GET', '/cached/counter?other=1')).body).toBe('hit 2');
+    expect((await api('DELETE', '/system/cache/cached')).body).toEqual({ success: true });
+    expect((await raw('GET', '/cached/counter')).body).toBe('hit 3');
+  });
+
+  it('serves its own or a pass-through OpenAPI document, and the declared service', async () => {
+    expect(Object.keys((await api('GET', '/documented/_spec')).body.paths)).toEqual(['/echo']);
+    expect(Object.keys((await api('GET', '/remote/_spec')).body.paths)).toEqual(['/', '/{path}']);
+    expect((await raw('GET', '/declared_api/echo')).json().path).toBe('/v1/echo');
+    expect(lastSeen().headers['x-declared']).toBe('yes');
+    const type = (await api('GET', '/system/service_type/rws')).body;
+    expect(type).toMatchObject({ name: 'rws', label: 'HTTP Service', group: 'Remote Service' });
+    expect(type.config_schema.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['base_url', 'parameters', 'headers', 'cache_enabled', 'cache_ttl']));
+  });
+
+  it('follows role grants on its paths', async () => {
+    const service = (await api('GET', '/system/service?filter=name=remote&fields=id')).body.resource[0].id;
+    const role = (await api('POST', '/system/role', { resource: [{ name: 'echo-reader', role_service_access_by_role_id: [{ service_id: service, component: 'echo/*', verb_mask: 1 }] }] })).body.resource[0].id;
+    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'echo-app', role_id: role }] })).body.resource[0].api_key;
+    expect((await api('GET', '/remote/echo/x', undefined, { key })).status).toBe(200);
+    expect([401, 403]).toContain((await api('POST', '/remote/echo/x', {}, { key })).status);
+    expect([401, 403]).toContain((await api('GET', '/remote/counter', undefined, { key })).status);
+  });
+});
