@@ -105,6 +105,18 @@ beforeAll(async () => {
   db.exec('create table item (id integer primary key autoincrement, title text not null)');
   db.close();
   await api('POST', '/system/service', { resource: [{ name: 'db', label: 'DB', type: 'sqlite', config: { database: 'matrix.sqlite' } }] });
+  // A service of every other served type; the remote ones point at a closed port (their handlers
+  // then answer 503, which is still access granted).
+  const closed = 'http://127.0.0.1:1';
+  const created = await api('POST', '/system/service', { resource: [
+    { name: 'm_local', label: 'Local', type: 'local_file', config: { container: 'matrix-files' } },
+    { name: 'm_ftp', label: 'FTP', type: 'ftp_file', config: { host: '127.0.0.1', port: 1, container: '/x', timeout: 2 } },
+    { name: 'm_sftp', label: 'SFTP', type: 'sftp_file', config: { host: '127.0.0.1', port: 1, container: '/x', timeout: 2 } },
+    { name: 'm_dav', label: 'WebDAV', type: 'webdav_file', config: { base_uri: closed, timeout: 2 } },
+    { name: 'm_smtp', label: 'SMTP', type: 'smtp_email', config: { host: '127.0.0.1', port: 1, timeout: 2 } },
+    { name: 'm_rws', label: 'HTTP', type: 'rws', config: { base_url: `${closed}/api`, timeout: 2 } },
+  ] });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
   appKey = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'matrix' }] })).body.resource[0].api_key;
   const appId = (await api('GET', '/system/app?filter=name=matrix&fields=id')).body.resource[0].id;
   const userWithRole = async (email: string, mask: number) => {
@@ -166,7 +178,9 @@ async function credentials(scenario: Scenario, verb: Verb): Promise<Record<strin
 describe('access matrix', () => {
   it('covers the documented routes of every service', () => {
     expect(routes.length).toBeGreaterThan(100);
-    for (const service of ['system', 'user', 'api_docs', 'db', 'email']) expect(routes.some((r) => r.service === service), service).toBe(true);
+    for (const service of ['system', 'user', 'api_docs', 'db', 'email', 'files', 'logs', 'm_local', 'm_ftp', 'm_sftp', 'm_dav', 'm_smtp', 'm_rws']) {
+      expect(routes.some((r) => r.service === service), service).toBe(true);
+    }
   });
 
   it('decides every route for every caller', async () => {
