@@ -1,9 +1,10 @@
 /**
- * A fixed set of service kinds for config tests: the runtime's plain kinds plus descriptors of
+ * A fixed set of service kinds for config tests: the runtime's plain kinds and local files, plus descriptors of
  * two database kinds and a SOAP kind, so that these tests do not depend on which kinds the
  * registry holds. Opening them is never needed here.
  */
 import type { KindRegistry } from '../../../../generator/config/kind-registry.js';
+import { localFileKind } from '../../../../runtime/services/file/file-kinds.js';
 import { plainServiceKinds } from '../../../../runtime/services/plain/plain-service-kinds.js';
 import { internalServiceTypes } from '../../../../runtime/system/internal-service-types.js';
 import type { ServiceGroup, ServiceKind, ServiceType } from '../../../../runtime/services/service-kind.js';
@@ -28,6 +29,7 @@ const databaseSchema = {
 export const fixtureKinds: ServiceType[] = [
   ...internalServiceTypes,
   ...plainServiceKinds,
+  localFileKind,
   descriptor('sqlite', 'Database', databaseSchema),
   descriptor('pgsql', 'Database', databaseSchema),
   descriptor('soap', 'Remote Service', { type: 'object', required: ['wsdl'], properties: { wsdl: { type: 'string' } } }),
