@@ -6,7 +6,7 @@
  * ratio (median of the rounds' Portico / hand-written). `--big` also uploads 1 GB to Portico and
  * reports the process's resident memory above idle while it streams.
  *
- *   npx tsx bench/file-bench.ts [--size-mb 64] [--rounds 5] [--big]
+ *   npx tsx bench/file-bench.ts [--size-mb 64] [--rounds 5] [--big]   (--rounds 0 --big: the 1 GB upload alone)
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     results.upload.push([figures.portico.upload, figures.hand.upload]);
     console.log(`round ${round + 1}: download ${figures.portico.download.toFixed(0)} vs ${figures.hand.download.toFixed(0)} MB/s, upload ${figures.portico.upload.toFixed(0)} vs ${figures.hand.upload.toFixed(0)} MB/s (Portico vs hand-written)`);
   }
-  for (const kind of ['download', 'upload'] as const) {
+  for (const kind of ROUNDS > 0 ? ['download', 'upload'] as const : []) {
     const ratios = results[kind].map(([p, h]) => p / h);
     console.log(`${kind}: Portico ${median(results[kind].map(([p]) => p)).toFixed(0)} MB/s, hand-written ${median(results[kind].map(([, h]) => h)).toFixed(0)} MB/s, ratio ${median(ratios).toFixed(2)} (${PARALLEL} x ${SIZE / 1024 / 1024} MB, ${ROUNDS} rounds)`);
   }
