@@ -18,7 +18,7 @@ afterAll(async () => server.close());
 
 const SPEC_TYPES: Array<[string, string]> = [
   ['sqlite', 'Database'], ['local_file', 'File'], ['ftp_file', 'File'], ['sftp_file', 'File'], ['webdav_file', 'File'],
-  ['mcp', 'MCP'], ['local_email', 'Email'], ['smtp_email', 'Email'], ['amqp', 'IoT'], ['mqtt', 'IoT'],
+  ['mcp', 'MCP'], ['local_email', 'Email'], ['smtp_email', 'Email'], ['amqp', 'IoT'], ['mqtt', 'IoT'], ['cache_redis', 'Cache'],
   ['soap', 'Remote Service'], ['rws', 'Remote Service'], ['swagger', 'API Doc'], ['user', 'User'], ['system', 'System'],
 ];
 
