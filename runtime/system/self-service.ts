@@ -13,7 +13,7 @@ import { translateSqliteError } from '../services/sql/dialects/sqlite/sqlite-err
 import { assertValid } from './record-resources/json-validator.js';
 import { assertPasswordAllowed, passwordSecrets } from './resources/password-rules.js';
 import { userServiceConfig } from './user/user-config.js';
-import { sendTemplateMail } from './system-mail.js';
+import { type MailChoice, sendTemplateMail } from './system-mail.js';
 import { formatTimestamp } from './store/system-db.js';
 import { issueSessionToken, type SessionKind } from './sessions.js';
 import { systemMessages } from './system-messages.js';
@@ -96,6 +96,21 @@ function newResetCode(): string {
   return code;
 }
 
+/**
+ * Gives an account a one-time code (as a password reset does) and mails it with the template:
+ * a password reset, or an invitation whose code sets the first password.
+ */
+export async function mailCode(ctx: PlatformContext, kind: SessionKind, userId: number, template: string, choice: MailChoice): Promise<void> {
+  const row = await ctx.db.selectFrom('user').select(['id', 'email', 'name', 'first_name']).where('id', '=', userId).executeTakeFirstOrThrow();
+  const code = newResetCode();
+  const expiry = Math.floor(ctx.clock.now() / 1000) + CODE_TTL_HOURS * 3600;
+  await ctx.db.updateTable('user').set({ confirm_code: await hashPassword(code), confirm_code_expiry: expiry }).where('id', '=', row.id).execute();
+  await sendTemplateMail(ctx, template, { email: row.email, ...(row.name ? { name: row.name } : {}) }, {
+    first_name: row.first_name || row.name, name: row.name, email: row.email, code, code_ttl_hours: String(CODE_TTL_HOURS),
+    reset_path: kind === 'admin' ? '/api/v2/system/admin/password' : '/api/v2/user/password',
+  }, choice);
+}
+
 /** The account of an email at this endpoint: administrators only at the admin one, users only at the user one. */
 async function accountByEmail(ctx: PlatformContext, kind: SessionKind, email: string) {
   // Emails compare without case on every system database (PostgreSQL's text does not).
@@ -127,14 +142,8 @@ export async function changePassword(ctx: PlatformContext, kind: SessionKind, ca
   if (toBool(pick(call.query, 'reset'))) {
     const email = requiredText(body, 'email', 'Field \'email\' is required to request a password reset.');
     const row = await accountByEmail(ctx, kind, email);
-    const code = newResetCode();
-    const expiry = Math.floor(ctx.clock.now() / 1000) + CODE_TTL_HOURS * 3600;
-    await ctx.db.updateTable('user').set({ confirm_code: await hashPassword(code), confirm_code_expiry: expiry }).where('id', '=', row.id).execute();
     const config = userServiceConfig(ctx);
-    await sendTemplateMail(ctx, 'Password Reset Default', { email: row.email, ...(row.name ? { name: row.name } : {}) }, {
-      first_name: row.first_name || row.name, name: row.name, email: row.email, code, code_ttl_hours: String(CODE_TTL_HOURS),
-      reset_path: kind === 'admin' ? '/api/v2/system/admin/password' : '/api/v2/user/password',
-    }, { serviceId: config.passwordEmailServiceId, templateId: config.passwordEmailTemplateId });
+    await mailCode(ctx, kind, row.id, 'Password Reset Default', { serviceId: config.passwordEmailServiceId, templateId: config.passwordEmailTemplateId });
     return { success: true };
   }
 

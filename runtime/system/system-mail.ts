@@ -37,8 +37,8 @@ export const DEFAULT_TEMPLATES: readonly TemplateDefaults[] = [
     name: 'User Invite Default',
     description: 'Sent to invite a user.',
     subject: 'You are invited to {platform}',
-    body_text: 'Hello {first_name},\n\nyou have been invited to {platform}.\n',
-    body_html: '<p>Hello {first_name},</p><p>you have been invited to {platform}.</p>',
+    body_text: 'Hello {first_name},\n\nyou have been invited to {platform}.\nTo set your password, send your email, the code {code} and a new password to POST {reset_path} within {code_ttl_hours} hours.\n',
+    body_html: '<p>Hello {first_name},</p><p>you have been invited to {platform}.</p><p>To set your password, send your email, the code <b>{code}</b> and a new password to POST {reset_path} within {code_ttl_hours} hours.</p>',
   },
 ];
 

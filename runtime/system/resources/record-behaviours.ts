@@ -19,6 +19,8 @@ import {
 import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
 import { liveServiceModel } from './service-models.js';
 import { systemMessages } from '../system-messages.js';
+import { mailCode } from '../self-service.js';
+import { userServiceConfig } from '../user/user-config.js';
 
 const reloadDirectory = async (w: WriteContext) => w.ctx.directory.reload();
 
@@ -47,7 +49,16 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
       const self = w.call.auth.user?.id;
       if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self)) throw systemMessages.cannotDeleteSelf.error();
     },
-    committed: reloadDirectory,
+    async committed(w, verb, keys) {
+      await reloadDirectory(w);
+      // `send_invite=true` on a create mails each new account a code that sets its password.
+      if (verb === 'create' && toBool(pick(w.call.query, 'send_invite'))) {
+        const config = userServiceConfig(w.ctx);
+        for (const key of keys) {
+          await mailCode(w.ctx, admin ? 'admin' : 'user', Number(key), 'User Invite Default', { serviceId: config.inviteEmailServiceId, templateId: config.inviteEmailTemplateId });
+        }
+      }
+    },
   };
 }
 

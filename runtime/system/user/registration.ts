@@ -12,6 +12,7 @@ import { serveResource } from '../record-resources/resource-handler.js';
 import { userBehaviour } from '../resources/record-behaviours.js';
 import { issueSessionToken } from '../sessions.js';
 import type { ServiceResult } from '../../services/service-kind.js';
+import { sendTemplateMail } from '../system-mail.js';
 import { userServiceConfig, type UserServiceConfig } from './user-config.js';
 import { systemMessages } from '../system-messages.js';
 
@@ -67,6 +68,12 @@ export async function register(ctx: PlatformContext, call: InternalCall): Promis
   // The same checks, hashing and uniqueness as an administrator creating the user.
   const created = await serveResource(ctx, userBehaviour, { ...call, verb: 'POST', query: {}, body: { resource: [record] } }, undefined);
   const id = (created.body as { resource: Array<{ id: number }> }).resource[0].id;
+  // With an email service named for registrations, the new user is told (reference 5.14).
+  if (config.openRegEmailServiceId !== null) {
+    await sendTemplateMail(ctx, 'User Registration Default', { email, name }, { first_name: fields.first_name || name, name, email }, {
+      serviceId: config.openRegEmailServiceId, templateId: config.openRegEmailTemplateId,
+    });
+  }
   if (!toBool(pick(call.query, 'login'))) return { status: 201, body: { success: true } };
   return { status: 201, body: { success: true, session_token: await issueSessionToken(ctx, id) } };
 }

@@ -44,6 +44,9 @@ export interface UserServiceConfig {
   allowOpenRegistration: boolean;
   openRegRoleId: number | null;
   openRegEmailServiceId: number | null;
+  openRegEmailTemplateId: number | null;
+  inviteEmailServiceId: number | null;
+  inviteEmailTemplateId: number | null;
   passwordEmailServiceId: number | null;
   passwordEmailTemplateId: number | null;
   appRoleMap: Array<{ app_id: number; role_id: number }>;
@@ -60,6 +63,9 @@ export function userServiceConfig(ctx: PlatformContext): UserServiceConfig {
     allowOpenRegistration: config.allow_open_registration === true,
     openRegRoleId: idOrNull(config.open_reg_role_id),
     openRegEmailServiceId: idOrNull(config.open_reg_email_service_id),
+    openRegEmailTemplateId: idOrNull(config.open_reg_email_template_id),
+    inviteEmailServiceId: idOrNull(config.invite_email_service_id),
+    inviteEmailTemplateId: idOrNull(config.invite_email_template_id),
     passwordEmailServiceId: idOrNull(config.password_email_service_id),
     passwordEmailTemplateId: idOrNull(config.password_email_template_id),
     appRoleMap: map.flatMap((entry) => {

@@ -156,6 +156,28 @@ describe('smtp_email', () => {
     expect(mail.text).toMatch(/Hello Rita,[\s\S]*reset code is \S+/);
   });
 
+  it('sends invitations (whose code sets the password) and registration mail through the services the user service names', async () => {
+    const userService = (await api('GET', '/system/service?filter=name=user&fields=id,config')).body.resource[0];
+    const config = { ...userService.config, allow_open_registration: true, invite_email_service_id: smtpId, open_reg_email_service_id: smtpId };
+    expect((await api('PATCH', `/system/service/${userService.id}`, { config })).status).toBe(200);
+
+    const invited = await api('POST', '/system/user?send_invite=true', { resource: [{ name: 'Ivan', first_name: 'Ivan', email: 'ivan@example.com' }] });
+    expect(invited.status).toBe(201);
+    let { mail, envelope } = last(plain.inbox);
+    expect(envelope.rcptTo.map((r) => r.address)).toEqual(['ivan@example.com']);
+    expect(mail.subject).toBe('You are invited to Test platform');
+    const code = /the code (\S+) and a new password/.exec(mail.text ?? '')?.[1];
+    expect(code).toBeDefined();
+    expect((await api('POST', '/user/password', { email: 'ivan@example.com', code, new_password: 'ivan-password-12345678' }, null)).body.success).toBe(true);
+    expect((await api('POST', '/user/session', { email: 'ivan@example.com', password: 'ivan-password-12345678' }, { key: portico.apiKey })).status).toBe(200);
+
+    expect((await api('POST', '/user/register', { email: 'nora@example.com', password: 'nora-password-12345678', first_name: 'Nora' }, { key: portico.apiKey })).status).toBe(201);
+    ({ mail, envelope } = last(plain.inbox));
+    expect(envelope.rcptTo.map((r) => r.address)).toEqual(['nora@example.com']);
+    expect(mail.subject).toBe('Welcome to Test platform');
+    expect(mail.text).toContain('Hello Nora');
+  });
+
   it('answers bad input with 400 and a failing server with 503 naming it, without credentials', async () => {
     expect((await api('POST', '/mailer', { subject: 'nobody' })).body.error.code).toBe(400);
     expect((await api('POST', '/mailer', { to: 'not an address', subject: 'x' })).body.error.code).toBe(400);
