@@ -21,10 +21,12 @@ import { ChangeFeed } from '../system/shared/change-feed.js';
 import { reloadPlatform } from '../system/shared/reload-platform.js';
 import { sharedNamespace } from '../system/shared/shared-namespace.js';
 import { CorsRules } from './cors-rules.js';
+import { matchGrant } from '../auth/access.js';
+import { BadRequestError, ForbiddenError } from '../core/errors.js';
+import { FileHandler } from '../services/file/file-handler.js';
 import { emailTemplateStore } from '../system/store/email-template-store.js';
 import { schemaExtrasStore } from '../system/store/schema-extras-store.js';
 import { substituteConfigLookups, type LookupResolver } from '../core/lookups.js';
-import { BadRequestError } from '../core/errors.js';
 import { isSharedCacheProvider } from '../services/cache/shared-cache.js';
 
 export interface PlatformOptions {
@@ -85,7 +87,18 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
     if (!isSharedCacheProvider(handler)) throw new BadRequestError(`Service '${name}' cannot be used as a cache.`);
     return handler.sharedCache(namespace);
   };
-  const services = new LiveServices(runtime, [...await withStoredConfigs(db, model.services), ...await apiServices(db, runtime)]);
+  const services: LiveServices = new LiveServices(runtime, [...await withStoredConfigs(db, model.services), ...await apiServices(db, runtime)]);
+  runtime.readServiceFile = async (name, filePath, auth, maxBytes) => {
+    const prefix = 'Failed to get attachment file from storage service.';
+    const model = services.get(name);
+    if (!model || !model.is_active) throw new BadRequestError(`${prefix} No active service '${name}'.`);
+    if (auth.grants !== null && !matchGrant(auth.grants, name.toLowerCase(), filePath.replace(/^\/+/, '').toLowerCase(), 'GET')) {
+      throw new ForbiddenError(`${prefix} You do not have enough privileges to access file: ${filePath} in service ${name}`);
+    }
+    const handler = await services.handler(name);
+    if (!(handler instanceof FileHandler)) throw new BadRequestError(`${prefix} Service '${name}' is not a file service.`);
+    return handler.readFile(filePath, maxBytes);
+  };
   const namespace = await sharedNamespace(db);
   const limits = new RateLimits(db, redis, namespace);
   await limits.reload();

@@ -27,6 +27,11 @@ export interface RuntimeContext {
   sharedCache?(cacheService: string, namespace: string): Promise<SharedCache>;
   /** The platform's email templates (/system/email_template); absent at build time. */
   emailTemplates?: EmailTemplateStore;
+  /**
+   * A file of a file service, read for the caller (who needs GET on that service and path), at
+   * most `maxBytes`: email attachments named as `{service, path}`. Absent at build time.
+   */
+  readServiceFile?(service: string, path: string, auth: AuthContext, maxBytes: number): Promise<{ filename: string; content: Buffer; contentType: string }>;
   /** The OpenAPI document stored for a service (service_doc_by_service_id), as text; absent at build time. */
   serviceDoc?(serviceId: number): Promise<string | null>;
 }

@@ -9,7 +9,7 @@ import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../core
 import { pick } from '../../core/query-params.js';
 import { eachUploadedFile, isMultipart } from '../multipart.js';
 import { header, readAll, readJson } from '../request-body.js';
-import type { EmailTemplateStore, ServiceCall } from '../service-kind.js';
+import type { EmailTemplateStore, RuntimeContext, ServiceCall } from '../service-kind.js';
 import { fillTemplate, type MailAttachment, type MailMessage } from './mail-message.js';
 import { messageFromBody } from './message-body.js';
 
@@ -23,6 +23,7 @@ export interface EmailServiceSettings {
   templates?: EmailTemplateStore;
   /** Sender of messages that name none. */
   defaultFrom: { email: string; name?: string } | null;
+  readServiceFile?: RuntimeContext['readServiceFile'];
 }
 
 async function readBody(call: ServiceCall, attachments: MailAttachment[]): Promise<Record<string, unknown>> {
@@ -62,11 +63,19 @@ async function fetchAttachment(url: string): Promise<MailAttachment> {
   return { filename: name, content, ...(response.headers.get('content-type') ? { contentType: response.headers.get('content-type') as string } : {}) };
 }
 
-function urls(value: unknown): string[] {
-  if (typeof value === 'string') return value.split(',').map((u) => u.trim()).filter(Boolean);
-  if (Array.isArray(value)) return value.flatMap(urls);
+type AttachmentRef = { url: string } | { service: string; path: string };
+
+/** `import_url` / `attachment` values: URLs (lists, comma-separated) and `{service, path}` of file services. */
+function attachmentRefs(value: unknown): AttachmentRef[] {
+  if (typeof value === 'string') return value.split(',').map((u) => u.trim()).filter(Boolean).map((url) => ({ url }));
+  if (Array.isArray(value)) return value.flatMap(attachmentRefs);
   if (value !== null && typeof value === 'object') {
-    throw new BadRequestError('Failed to get attachment file from storage service. Attachments from file services are not supported: upload the file or give its URL.');
+    const ref = value as Record<string, unknown>;
+    const path = ref.path ?? ref.file_path;
+    if (typeof ref.service !== 'string' || typeof path !== 'string' || ref.service === '' || path === '') {
+      throw new BadRequestError('Failed to get attachment file from storage service. No service name and file path provided in request.');
+    }
+    return [{ service: ref.service, path }];
   }
   return [];
 }
@@ -106,7 +115,13 @@ export async function emailFromCall(call: ServiceCall, settings: EmailServiceSet
   message.subject = fill(message.subject, false);
   message.body_text = fill(message.body_text, false);
   message.body_html = fill(message.body_html, true);
-  for (const url of [...urls(body.import_url), ...urls(body.attachment)]) attachments.push(await fetchAttachment(url));
+  for (const ref of [...attachmentRefs(body.import_url), ...attachmentRefs(body.attachment)]) {
+    if ('url' in ref) attachments.push(await fetchAttachment(ref.url));
+    else {
+      if (!settings.readServiceFile) throw new BadRequestError('Failed to get attachment file from storage service. No file services here.');
+      attachments.push(await settings.readServiceFile(ref.service, ref.path, call.auth, MAX_ATTACHMENTS));
+    }
+  }
   if (attachments.length > 0) message.attachments = attachments;
   return message;
 }

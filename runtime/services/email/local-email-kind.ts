@@ -47,7 +47,7 @@ export const localEmailKind: ServiceKind = {
     const config = ctx.resolveEnv(service.config);
     const directory = typeof config.directory === 'string' && config.directory !== '' ? config.directory : DEFAULT_DIRECTORY;
     return new LocalEmailHandler(service.name, path.resolve(ctx.baseDir, directory), {
-      parameters: mergeParameters(config.parameters), templates: ctx.emailTemplates, defaultFrom: null,
+      parameters: mergeParameters(config.parameters), templates: ctx.emailTemplates, readServiceFile: ctx.readServiceFile, defaultFrom: null,
     });
   },
 };

@@ -97,7 +97,7 @@ export const smtpEmailKind: ServiceKind = {
     });
     const fromEmail = typeof config.from_email === 'string' && config.from_email !== '' ? config.from_email : null;
     return new SmtpEmailHandler(service.name, transport, {
-      parameters: mergeParameters(config.parameters), templates: ctx.emailTemplates,
+      parameters: mergeParameters(config.parameters), templates: ctx.emailTemplates, readServiceFile: ctx.readServiceFile,
       defaultFrom: fromEmail ? { email: fromEmail, ...(typeof config.from_name === 'string' && config.from_name ? { name: config.from_name } : {}) } : null,
     });
   },

@@ -132,6 +132,21 @@ describe('smtp_email', () => {
     expect(mail.subject).toBe('With files');
     expect(mail.attachments.map((a) => [a.filename, a.content.toString('hex')])).toEqual([['report.csv', Buffer.from('a,b\n1,2\n').toString('hex')], ['logo.bin', '010203']]);
 
+    // From a file service, with the caller's GET grant on the path.
+    await api('POST', '/files/mail/');
+    await portico.app.inject({ method: 'POST', url: '/api/v2/files/mail/', payload: 'stored attachment', headers: { 'x-file-name': 'note.txt', 'x-service-api-key': portico.apiKey, 'x-service-session-token': token } });
+    expect((await api('POST', '/mailer', { to: 'u@example.com', subject: 'stored', body_text: 'x', attachment: { service: 'files', path: 'mail/note.txt' } })).status).toBe(200);
+    ({ mail } = last(plain.inbox));
+    expect(mail.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['note.txt', 'stored attachment']]);
+    expect((await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service: 'files', path: 'mail/none.txt' } })).status).toBe(404);
+    expect((await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service: 'files' } })).status).toBe(400);
+    const service = (await api('GET', '/system/service?filter=name=mailer&fields=id')).body.resource[0].id;
+    const role = (await api('POST', '/system/role', { resource: [{ name: 'mail-only', role_service_access_by_role_id: [{ service_id: service, component: '*', verb_mask: 2 }] }] })).body.resource[0].id;
+    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'mail-app', role_id: role }] })).body.resource[0].api_key;
+    const denied = await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service: 'files', path: 'mail/note.txt' } }, { key });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.message).toBe('Failed to get attachment file from storage service. You do not have enough privileges to access file: mail/note.txt in service files');
+
     const files = http.createServer((_request, response) => { response.setHeader('content-type', 'application/pdf'); response.end('%PDF-1.4 fake'); });
     await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
     try {
