@@ -91,7 +91,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   runtime.readServiceFile = async (name, filePath, auth, maxBytes) => {
     const prefix = 'Failed to get attachment file from storage service.';
     const model = services.get(name);
-    if (!model || !model.is_active) throw new BadRequestError(`${prefix} No active service '${name}'.`);
+    if (!model?.is_active) throw new BadRequestError(`${prefix} No active service '${name}'.`);
     if (auth.grants !== null && !matchGrant(auth.grants, name.toLowerCase(), filePath.replace(/^\/+/, '').toLowerCase(), 'GET')) {
       throw new ForbiddenError(`${prefix} You do not have enough privileges to access file: ${filePath} in service ${name}`);
     }

@@ -4,7 +4,7 @@
  * to; the OpenAPI document; `send` for the platform's own mail (password reset, ...).
  */
 import type { SchemaObject } from 'openapi3-ts/oas30';
-import { BadRequestError, messages } from '../../core/errors.js';
+import { coreMessages } from '../../core/messages.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { jsonContent } from '../../openapi/shared-components.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
@@ -19,8 +19,8 @@ export abstract class EmailHandler implements ServiceHandler, Mailer {
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
     try {
-      if (call.resource.length > 0) throw new BadRequestError(messages.verbNotSupported(call.verb, call.resource.join('/'), this.name));
-      if (call.verb !== 'POST') throw new BadRequestError(messages.verbNotSupported(call.verb, '', this.name));
+      if (call.resource.length > 0) throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), this.name);
+      if (call.verb !== 'POST') throw coreMessages.verbNotSupported.error(call.verb, '', this.name);
       const message = await emailFromCall(call, this.settings);
       await this.send(message);
       return { body: { count: message.to.length + message.cc.length + message.bcc.length } };

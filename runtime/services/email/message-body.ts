@@ -1,6 +1,7 @@
 /** The message fields of an email request body (reference 3.2), checked, and their OpenAPI schema. */
 import type { SchemaObject } from 'openapi3-ts/oas30';
 import { BadRequestError } from '../../core/errors.js';
+import { coreMessages } from '../../core/messages.js';
 import { addresses, type MailMessage } from './mail-message.js';
 
 export const messageSchema: SchemaObject = {
@@ -16,7 +17,7 @@ export const messageSchema: SchemaObject = {
 function text(body: Record<string, unknown>, field: string): string {
   const value = body[field];
   if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new BadRequestError(`Field '${field}' must be a string.`, { field });
+  if (typeof value !== 'string') throw coreMessages.fieldNotString.error(field);
   return value;
 }
 

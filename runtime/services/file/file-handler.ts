@@ -467,7 +467,7 @@ export class FileHandler implements ServiceHandler {
   async readFile(given: string, maxBytes: number): Promise<{ filename: string; content: Buffer; contentType: string }> {
     const { path } = bodyPath(given, 'path');
     const entry = await this.storage.stat(path);
-    if (!entry || entry.type !== 'file') throw new NotFoundError(`The specified file '${path}' was not found in storage.`);
+    if (entry?.type !== 'file') throw new NotFoundError(`The specified file '${path}' was not found in storage.`);
     if (entry.size > maxBytes) throw tooLarge(maxBytes);
     return { filename: baseName(path), content: await readAll(await this.storage.read(path), maxBytes), contentType: contentTypeOf(path) };
   }
