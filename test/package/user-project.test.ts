@@ -170,11 +170,10 @@ describe('a CommonJS project (npm init -y)', () => {
       'export type Options = RunServerOptions;',
       '',
     ].join('\n'));
-    const checked = await run('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], cjsProject);
-    expect(checked.stdout + checked.stderr).toBe('');
+    // One tsc run over a right file and a wrong one: the only error is the wrong file's column.
     fs.writeFileSync(path.join(cjsProject, 'wrong.ts'), "import type { Contact } from './server/services/db/types.js';\nexport const phone = (c: Contact) => c.phone;\n");
-    const wrong = await run('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], cjsProject);
-    expect(wrong.stdout).toContain("Property 'phone' does not exist on type 'Contact'");
+    const checked = await run('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], cjsProject);
+    expect((checked.stdout + checked.stderr).trim().split('\n')).toEqual([expect.stringMatching(/^wrong\.ts\(2,\d+\): error TS2339: Property 'phone' does not exist on type 'Contact'\.$/)]);
     fs.rmSync(path.join(cjsProject, 'wrong.ts'));
   });
 
@@ -191,7 +190,7 @@ describe('a CommonJS project (npm init -y)', () => {
 });
 
 describe('an ES-module project', () => {
-  it('builds, serves and type-checks the same way', { timeout: 300_000 }, async () => {
+  it('builds and serves the same way', { timeout: 300_000 }, async () => {
     const project = path.join(work, 'esm');
     fs.cpSync(cjsProject, project, { recursive: true, verbatimSymlinks: true });
     fs.rmSync(path.join(project, 'server'), { recursive: true });
@@ -201,8 +200,6 @@ describe('an ES-module project', () => {
     const served = await serve('node', ['main.mjs'], path.join(project, 'server'));
     await expectServing(served);
     await served.stop();
-    const checked = await run('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], project);
-    expect(checked.stdout + checked.stderr).toBe('');
   });
 });
 
