@@ -9,3 +9,5 @@ export type { ServiceRoutes } from './http/generated-routes.js';
 export type { TableRouteSchemas } from './openapi/record-schemas.js';
 export { runServer, type RunServerOptions } from './http/run-server.js';
 export { createServer, type ServerOptions } from './http/create-server.js';
+export { defineHooks, type Hook, type HookContext, type HookSet, type TableEvents } from './http/hooks.js';
+export { PorticoError, BadRequestError, ForbiddenError, NotFoundError, ConflictError } from './core/errors.js';

@@ -125,7 +125,13 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     }
     else if (internalService) {
       result = await internalService.handle({ ...call, session: caller.session, tokenError: caller.tokenError, host: request.hostname, clientIp: request.ip });
-    } else result = await (ctx.services.openHandler(service) ?? await ctx.services.handler(service)).handle(call);
+    } else {
+      const handler = ctx.services.openHandler(service) ?? await ctx.services.handler(service);
+      const hooks = ctx.hooks;
+      if (hooks !== undefined && model.kind === 'sql' && resource[0] === '_table' && resource.length >= 2 && hooks.touches(model.name)) {
+        result = await hooks.aroundTable(model.name, resource[1], call, (body) => handler.handle({ ...call, body }));
+      } else result = await handler.handle(call);
+    }
     // A write through the system or user service is news for the other instances on this system database.
     // (A login changes nothing another instance keeps in memory.)
     if (internalService && verb !== 'GET' && (result.status ?? 200) < 400 && !(verb === 'POST' && component.endsWith('session'))) {

@@ -22,6 +22,7 @@ import { loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
 import { installUrlGuard } from './url-guard.js';
 import { registerMcpRoutes } from './mcp-route.js';
+import { HookRegistry } from './hooks.js';
 
 export interface ServerOptions extends PlatformOptions {
   /** Precompiled route schemas of the generated database services. */
@@ -30,6 +31,8 @@ export interface ServerOptions extends PlatformOptions {
   logLevel?: string;
   /** Largest accepted request body in bytes (default 10 MiB). */
   bodyLimit?: number;
+  /** The user's hook modules' default exports (`defineHooks({...})`), in declaration order. */
+  hooks?: ReadonlyArray<Record<string, unknown>>;
 }
 
 declare module 'fastify' {
@@ -40,6 +43,7 @@ declare module 'fastify' {
 
 export async function createServer(model: PlatformModel, options: ServerOptions): Promise<FastifyInstance> {
   const ctx = await openPlatform(model, options);
+  if (options.hooks !== undefined && options.hooks.length > 0) ctx.hooks = new HookRegistry(options.hooks);
   const app = Fastify({
     ...loggerOptions(options.logLevel), bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },

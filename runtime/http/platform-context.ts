@@ -25,6 +25,7 @@ import { matchGrant } from '../auth/access.js';
 import { BadRequestError, ForbiddenError } from '../core/errors.js';
 import { FileHandler } from '../services/file/file-handler.js';
 import { emailTemplateStore } from '../system/store/email-template-store.js';
+import type { HookRegistry } from './hooks.js';
 import { schemaExtrasStore } from '../system/store/schema-extras-store.js';
 import { substituteConfigLookups, type LookupResolver } from '../core/lookups.js';
 import { isSharedCacheProvider } from '../services/cache/shared-cache.js';
@@ -51,6 +52,8 @@ export interface PlatformContext {
   clock: Clock;
   services: LiveServices;
   runtime: RuntimeContext;
+  /** The user's pre/post-process hooks (issue 17), if any. */
+  hooks?: HookRegistry;
   /** The administrator created on this start, if any (printed by runServer). */
   createdAdmin: FirstAdmin | null;
   /** The active rate limits and their counters. */

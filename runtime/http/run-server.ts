@@ -19,6 +19,8 @@ export interface RunServerOptions {
   baseUrl: URL;
   /** URLs of the generated route schema files (routes.json) of the database services. */
   routeFiles: URL[];
+  /** The user's hook modules' default exports (compiled by `gen build`, imported by main.mjs). */
+  hooks?: ReadonlyArray<Record<string, unknown>>;
 }
 
 /** Reads a generated JSON file (ignoring the generator's `$comment`). */
@@ -110,6 +112,7 @@ async function start(model: PlatformModel, routes: ServiceRoutes[], options: Run
   return createServer(model, {
     baseDir: fileURLToPath(options.baseUrl),
     routes,
+    hooks: options.hooks,
     logLevel: logLevel(),
   }).catch((error: unknown) => {
     // A store the server cannot reach at start is the operator's to fix: one line, exit 1.
