@@ -23,6 +23,7 @@ export const diagnosticCatalogue = {
   PCO110: 'Built-in service override not allowed',
   PCO111: 'Environment variable not set',
   PCO112: 'Service type not registered',
+  PCO113: 'Hook module not found',
   PCO201: 'Introspection failed',
   PCO202: 'Grant names a missing table, procedure, function or operation',
   PCO203: 'Row filter names a missing column',

@@ -3,6 +3,7 @@
  * Only `introspect` talks to databases and WSDL hosts, only `write` touches the output directory;
  * `model` and `emit` are pure.
  */
+import fs from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveEnv, type Env } from '../runtime/core/env.js';
@@ -76,8 +77,24 @@ export async function generatePlatform(options: PipelineOptions): Promise<Genera
   const { loaded, model } = await modelPlatform(options);
   const outDir = outputDir(options, loaded);
   const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
-  const files = await timed(options, 'emit', async () => emitPlatform(model, { platformDirFromOutput, templates: loadTemplates(), combinedOpenApi: loaded.config.output.combined_openapi }));
+  const hooks = readHookModules(loaded);
+  const files = await timed(options, 'emit', async () => emitPlatform(model, { platformDirFromOutput, templates: loadTemplates(), combinedOpenApi: loaded.config.output.combined_openapi, hooks }));
   return { loaded, model, outDir, files };
+}
+
+/** The sources of platform.yaml's hook modules; a missing one is a diagnostic (PCO113). */
+function readHookModules(loaded: LoadedConfig): Array<{ file: string; source: string }> {
+  const diagnostics: Diagnostic[] = [];
+  const hooks = loaded.config.hooks.flatMap(({ file }) => {
+    try {
+      return [{ file, source: fs.readFileSync(path.resolve(loaded.platformDir, file), 'utf8') }];
+    } catch {
+      diagnostics.push({ code: 'PCO113', message: `The hook module '${file}' named in platform.yaml \`hooks\` does not exist (relative to ${loaded.platformDir}).` });
+      return [];
+    }
+  });
+  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
+  return hooks;
 }
 
 /** Generates and writes changed files, pruning stale ones; `dryRun` only plans. */

@@ -4,7 +4,7 @@
  */
 import { builtinApps, builtinServices } from './builtins.js';
 import type { KindRegistry } from './kind-registry.js';
-import type { AdminConfig, AppConfig, LimitConfig, OutputConfig, PlatformConfig, RoleConfig, ServiceConfig, SystemConfig } from './platform-config.js';
+import type { AdminConfig, AppConfig, HookConfig, LimitConfig, OutputConfig, PlatformConfig, RoleConfig, ServiceConfig, SystemConfig } from './platform-config.js';
 import { fillDefaults } from './schema-validator.js';
 
 /** Validated data: the platform schema's defaults are filled in, services' configs are complete. */
@@ -15,6 +15,7 @@ export interface ValidatedConfig {
   apps: Array<Omit<AppConfig, 'label' | 'description'> & { label?: string; description?: string }>;
   admins: Array<Omit<AdminConfig, 'name'> & { name?: string }>;
   limits: LimitConfig[];
+  hooks: HookConfig[];
   system: SystemConfig;
   output: OutputConfig;
 }
@@ -81,6 +82,7 @@ export function normaliseConfig(data: ValidatedConfig, kinds: KindRegistry): Pla
       last_name: admin.last_name,
     })),
     limits: data.limits,
+    hooks: data.hooks,
     system: data.system,
     output: data.output,
   };

@@ -15,8 +15,16 @@ export interface PlatformConfig {
   apps: AppConfig[];
   admins: AdminConfig[];
   limits: LimitConfig[];
+  /** The user's hook modules, in declaration order. */
+  hooks: HookConfig[];
   system: SystemConfig;
   output: OutputConfig;
+}
+
+/** A hook module declared in platform.yaml. */
+export interface HookConfig {
+  /** A .ts file relative to platform.yaml. */
+  file: string;
 }
 
 /** What `gen build` writes besides the server itself. */

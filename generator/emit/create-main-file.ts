@@ -4,6 +4,7 @@
  * that `node main.mjs` runs it with no TypeScript toolchain in the user's project.
  */
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
+import { ts } from 'ts-morph';
 import { LINE_COMMENT_NOTICE } from './generated-notice.js';
 import { RUNTIME_SPECIFIER } from './typescript-printer.js';
 
@@ -20,18 +21,34 @@ export function routesFilePath(service: string): string {
   return `services/${service}/routes.json`;
 }
 
-export function createMainFile(model: PlatformModel, platformDirFromOutput: string): string {
+/** Where `gen build` writes the compiled hook module of a platform.yaml `hooks` entry, relative to the output directory. */
+export function hookModulePath(file: string): string {
+  return `hooks/${file.replace(/\\/g, '/').split('/').pop()?.replace(/\.ts$/, '') ?? 'hook'}.mjs`;
+}
+
+/** A user's hook module compiled to plain JavaScript (types erased), so that `node main.mjs` needs no TypeScript toolchain. */
+export function compileHookModule(file: string, source: string): string {
+  const { outputText } = ts.transpileModule(source, {
+    fileName: file,
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+  });
+  return `${LINE_COMMENT_NOTICE}\n// Compiled from ${file}; edit that file, not this one.\n\n${outputText}`;
+}
+
+export function createMainFile(model: PlatformModel, platformDirFromOutput: string, hookModules: readonly string[] = []): string {
   const url = (relative: string) => `new URL(${JSON.stringify(relative)}, import.meta.url)`;
   const routeFiles = model.services.filter((service) => service.kind === 'sql').map((service) => url(`./${routesFilePath(service.name)}`));
   return [
     LINE_COMMENT_NOTICE,
     '',
     `import { runServer } from ${JSON.stringify(RUNTIME_SPECIFIER)};`,
+    ...hookModules.map((module, index) => `import hooks${index} from ${JSON.stringify(`./${module}`)};`),
     '',
     'await runServer({',
     `  modelUrl: ${url('./model.json')},`,
     `  baseUrl: ${url(directoryUrl(platformDirFromOutput))},`,
     routeFiles.length === 0 ? '  routeFiles: [],' : ['  routeFiles: [', ...routeFiles.map((file) => `    ${file},`), '  ],'].join('\n'),
+    ...(hookModules.length === 0 ? [] : [`  hooks: [${hookModules.map((_, index) => `hooks${index}`).join(', ')}],`]),
     '});',
     '',
   ].join('\n');

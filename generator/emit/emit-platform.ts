@@ -5,7 +5,7 @@
  */
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
 import { createCombinedOpenApiFile, createServiceOpenApiFile } from './create-openapi-files.js';
-import { createMainFile, routesFilePath, SERVER_ENTRY } from './create-main-file.js';
+import { compileHookModule, createMainFile, hookModulePath, routesFilePath, SERVER_ENTRY } from './create-main-file.js';
 import { createModelFile } from './create-model-file.js';
 import { createPrismaFile } from './create-prisma-file.js';
 import { createReadmeFile, type FileEntry } from './create-readme-file.js';
@@ -31,6 +31,8 @@ export interface EmitOptions {
   templates: Templates;
   /** Also write openapi.json, the combined document of every service (platform.yaml `output.combined_openapi`). */
   combinedOpenApi?: boolean;
+  /** The user's hook modules (platform.yaml `hooks`) with their TypeScript source, compiled to hooks/<name>.mjs. */
+  hooks?: ReadonlyArray<{ file: string; source: string }>;
 }
 
 /**
@@ -51,7 +53,12 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
   const sqlServices = model.services.flatMap((service) => (service.kind === 'sql' ? [service] : []));
   const soapServices = model.services.flatMap((service) => (service.kind === 'soap' ? [service] : []));
   const files: OutputFile[] = [
-    { path: SERVER_ENTRY, description: 'starts the server (`runServer` of `portico/runtime`).', create: () => createMainFile(model, options.platformDirFromOutput) },
+    { path: SERVER_ENTRY, description: 'starts the server (`runServer` of `portico/runtime`).', create: () => createMainFile(model, options.platformDirFromOutput, (options.hooks ?? []).map((hook) => hookModulePath(hook.file))) },
+    ...(options.hooks ?? []).map((hook) => ({
+      path: hookModulePath(hook.file),
+      description: `\`${hook.file}\` compiled to JavaScript (the hooks main.mjs passes to \`runServer\`).`,
+      create: () => compileHookModule(hook.file, hook.source),
+    })),
     { path: 'model.json', description: 'the platform model (services, tables, roles, apps) the server loads at start.', create: () => createModelFile(model) },
     ...sqlServices.flatMap((service) => [
       { path: `services/${service.name}/types.ts`, description: `record and insert types of the \`${service.name}\` tables.`, create: () => createTypesFile(service) },

@@ -78,7 +78,7 @@ describe('hooks on the _table path', () => {
   });
 });
 
-it('a hook that reads a column that does not exist, or returns the wrong shape, fails tsc', { timeout: 120_000 }, async () => {
+it('a hook that reads a column that does not exist, or returns the wrong shape, fails tsc', { timeout: 300_000 }, async () => {
   // Inside the repository, so that `portico/runtime` resolves through the package's self-reference.
   const project = fs.mkdtempSync(path.join(repoRoot, '.tmp-hooks-'));
   try {
@@ -92,11 +92,11 @@ it('a hook that reads a column that does not exist, or returns the wrong shape, 
     fs.writeFileSync(path.join(project, 'hooks/good.ts'), `${header}\nexport default defineHooks<DbEvents>({\n  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, first_name: r.first_name.trim() })),\n  'db._table.contact.get.post_process': (records) => records.filter((r) => r.twitter !== null),\n});\n`);
     fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
     const tsc = () => execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(project, 'tsconfig.json')], { cwd: repoRoot, reject: false });
-    const good = await tsc();
-    expect(good.stdout + good.stderr).toBe('');
     fs.writeFileSync(path.join(project, 'hooks/wrong.ts'), `${header}\nexport default defineHooks<DbEvents>({\n  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, nickname: r.nick_name })),\n  'db._table.contact.get.post_process': (records) => records.map((r) => r.id),\n  'db._table.nope.get.post_process': (records) => records,\n});\n`);
+    // One tsc run (it checks the runtime's source too): the good hook compiles, the wrong one does not.
     const wrong = await tsc();
     expect(wrong.exitCode).not.toBe(0);
+    expect(wrong.stdout).not.toContain('good.ts');
     expect(wrong.stdout).toContain("Property 'nick_name' does not exist on type 'ContactInsert'");
     expect(wrong.stdout).toContain("Type 'number' is not assignable to type 'Contact'");
     // An event the platform does not have gives its hook no record type.

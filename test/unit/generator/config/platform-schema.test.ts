@@ -58,6 +58,7 @@ roles:
     grants: [{ service: db, filters: [{ name: a, operator: '=', value: b }] }]
 admins: [{ email: a@example.com }]
 limits: [{ name: l, type: instance.role, rate: 5, role: reader }]
+hooks: [{ file: hooks/db.ts }]
 `, 'platform.yaml', { env: {}, kinds: fixtureRegistry });
     expect(dataPaths(config).sort()).toEqual([...schemaPaths].sort());
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMainFile } from '../../../../generator/emit/create-main-file.js';
+import { compileHookModule, createMainFile, hookModulePath } from '../../../../generator/emit/create-main-file.js';
 import { plain, platform, sqlService } from '../../../golden/fixtures/model-builders.js';
 
 describe('createMainFile', () => {
@@ -24,5 +24,19 @@ describe('createMainFile', () => {
     const text = createMainFile(platform('p', [plain(1, 'system', 'System', 'system', '')]), '..');
     expect(text).toContain('  routeFiles: [],');
     expect(text.match(/^import .*$/gm)).toEqual(['import { runServer } from "portico/runtime";']);
+  });
+
+  it('imports the compiled hook modules and passes them to runServer', () => {
+    const text = createMainFile(platform('p', []), '..', [hookModulePath('hooks/contacts.ts')]);
+    expect(text).toContain('import hooks0 from "./hooks/contacts.mjs";');
+    expect(text).toContain('  hooks: [hooks0],\n});');
+  });
+
+  it('compiles a hook module to JavaScript with its types erased', () => {
+    const text = compileHookModule('hooks/contacts.ts', "import { defineHooks } from 'portico/runtime';\nimport type { Tables } from '../server/services/db/types.js';\nconst n: number = 1;\nexport default defineHooks<Tables>({});\n");
+    expect(text).toContain("import { defineHooks } from 'portico/runtime';");
+    expect(text).not.toContain('types.js');
+    expect(text).toContain('const n = 1;');
+    expect(text).toContain('export default defineHooks({});');
   });
 });
