@@ -20,6 +20,8 @@ import { openRedis, type RedisLink } from '../system/shared/redis-link.js';
 import { ChangeFeed } from '../system/shared/change-feed.js';
 import { reloadPlatform } from '../system/shared/reload-platform.js';
 import { sharedNamespace } from '../system/shared/shared-namespace.js';
+import { redisPlatformCache } from '../system/shared/redis-cache.js';
+import { CacheClears } from '../system/shared/cache-clears.js';
 import { CorsRules } from './cors-rules.js';
 import { matchGrant } from '../auth/access.js';
 import { BadRequestError, ForbiddenError } from '../core/errors.js';
@@ -62,6 +64,8 @@ export interface PlatformContext {
   redis: RedisLink | null;
   /** News of system changes between instances on one system database. */
   changes: ChangeFeed;
+  /** Cache clears (DELETE /system/cache) made on any instance. */
+  cacheClears: CacheClears;
   close(): Promise<void>;
 }
 
@@ -90,6 +94,8 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
     if (!isSharedCacheProvider(handler)) throw new BadRequestError(`Service '${name}' cannot be used as a cache.`);
     return handler.sharedCache(namespace);
   };
+  const namespace = await sharedNamespace(db);
+  if (redis) runtime.platformCache = redisPlatformCache(redis, namespace);
   const services: LiveServices = new LiveServices(runtime, [...await withStoredConfigs(db, model.services), ...await apiServices(db, runtime)]);
   runtime.readServiceFile = async (name, filePath, auth, maxBytes) => {
     const prefix = 'Failed to get attachment file from storage service.';
@@ -102,12 +108,12 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
     if (!(handler instanceof FileHandler)) throw new BadRequestError(`${prefix} Service '${name}' is not a file service.`);
     return handler.readFile(filePath, maxBytes);
   };
-  const namespace = await sharedNamespace(db);
   const limits = new RateLimits(db, redis, namespace);
   await limits.reload();
   const ctx: PlatformContext = {
     model, settings: model.settings, db, directory, clock, services, runtime, createdAdmin, cors, limits, redis,
     changes: new ChangeFeed(db, redis, `${namespace}:changes`, () => reloadPlatform(ctx)),
+    cacheClears: new CacheClears(db),
     systemSchema: await openSystemSchema(db),
     tokens: createSessionTokens(jwtSecret, clock),
     async close() {
@@ -117,6 +123,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
       await db.destroy();
     },
   };
+  await ctx.cacheClears.start();
   await ctx.changes.start();
   return ctx;
 }

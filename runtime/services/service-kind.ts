@@ -10,7 +10,7 @@ import type { AuthContext } from '../auth/auth-context.js';
 import type { RawQuery } from '../core/query-params.js';
 import type { ServiceModel, Verb } from '../model/platform-model.js';
 import type { OpenApiFragment } from '../openapi/fragment.js';
-import type { SharedCache } from './cache/shared-cache.js';
+import type { PlatformCache, SharedCache } from './cache/shared-cache.js';
 
 export type ServiceGroup =
   | 'System' | 'API Doc' | 'Database' | 'File' | 'Email' | 'User' | 'Remote Service' | 'Cache' | 'IoT' | 'Notification' | 'OAuth' | 'MCP';
@@ -25,6 +25,8 @@ export interface RuntimeContext {
   schemaExtras?: SchemaExtrasStore;
   /** A cache service (`cache_redis`) lent for a service's response cache, namespaced; absent at build time. */
   sharedCache?(cacheService: string, namespace: string): Promise<SharedCache>;
+  /** The store the platform's instances share (PORTICO_REDIS_URL), namespaced; absent without Redis. */
+  platformCache?(namespace: string): PlatformCache;
   /** The platform's email templates (/system/email_template); absent at build time. */
   emailTemplates?: EmailTemplateStore;
   /**

@@ -20,3 +20,12 @@ export interface SharedCacheProvider {
 export function isSharedCacheProvider(value: unknown): value is SharedCacheProvider {
   return typeof (value as Partial<SharedCacheProvider> | null)?.sharedCache === 'function';
 }
+
+/**
+ * The store every instance of the platform shares (its Redis, PORTICO_REDIS_URL), namespaced for
+ * one service: as a SharedCache, and whether it answers now (while it does not, callers keep
+ * entries in process).
+ */
+export interface PlatformCache extends SharedCache {
+  ready(): boolean;
+}

@@ -5,6 +5,7 @@
  * without operations (created at run time) reads its WSDL on its first call, so a wrong WSDL
  * surfaces as that call's error. GET results are cached for the service's TTL when caching is on.
  */
+import { createHash } from 'node:crypto';
 import { pick, toBool, toList, type RawQuery } from '../../core/query-params.js';
 import type { ServiceModel, SoapOperationModel, SoapServiceModel } from '../../model/platform-model.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
@@ -52,23 +53,28 @@ export class SoapServiceHandler implements ServiceHandler {
     this.shared = this.options.responseTtlMs !== null && cacheService !== null && ctx.sharedCache
       ? ctx.sharedCache(cacheService, service.name).catch(() => null)
       : null;
-    this.responses = this.options.responseTtlMs === null || this.shared !== null ? null : new ResponseCache(this.options.responseTtlMs);
+    // Otherwise in the platform's Redis when it has one, per version of the service's configuration
+    // (a changed service never serves older results), else in process.
+    const version = createHash('sha256').update(JSON.stringify(this.config)).digest('hex').slice(0, 16);
+    this.responses = this.options.responseTtlMs === null || this.shared !== null
+      ? null
+      : new ResponseCache(this.options.responseTtlMs, ctx.platformCache?.(`soap:${service.name}:${version}`) ?? null);
   }
 
   private async cached(key: string): Promise<unknown> {
     const shared = await this.shared;
-    return shared ? shared.get(key) : this.responses?.get(key);
+    return shared ? shared.get(key) : await this.responses?.get(key);
   }
 
   private async keep(key: string, body: unknown): Promise<void> {
     const shared = await this.shared;
     if (shared) await shared.set(key, body, Math.ceil((this.options.responseTtlMs ?? 0) / 1000));
-    else this.responses?.set(key, body);
+    else await this.responses?.set(key, body);
   }
 
-  private forgetResponses(): void {
-    this.responses?.clear();
-    void this.shared?.then((shared) => shared?.clear());
+  private async forgetResponses(): Promise<void> {
+    await this.responses?.clear();
+    await (await this.shared)?.clear();
   }
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
@@ -106,10 +112,11 @@ export class SoapServiceHandler implements ServiceHandler {
 
   /**
    * Forgets what was read at run time: cached GET results and a WSDL read since start (the next
-   * call reads it again, or serves the built model). DELETE /system/cache[/{service}] calls this.
+   * call reads it again, or serves the built model). DELETE /system/cache[/{service}] calls this
+   * on every instance.
    */
-  clearCache(): void {
-    this.forgetResponses();
+  async clearCache(): Promise<void> {
+    await this.forgetResponses();
     this.contract = this.built && this.options.cacheWsdl ? Promise.resolve(this.built) : null;
     if (this.built) this.latest = this.built;
   }
@@ -129,7 +136,7 @@ export class SoapServiceHandler implements ServiceHandler {
       this.contract = reading;
       // A failed read is tried again on the next call.
       reading.catch(() => { if (this.contract === reading) this.contract = null; });
-      if (refresh) this.forgetResponses();
+      if (refresh) void this.forgetResponses();
     }
     return reading;
   }

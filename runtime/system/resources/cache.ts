@@ -2,7 +2,7 @@
  * GET /system/cache lists the services with a cache of their own; DELETE
  * /system/cache[/{service}] (reference 5.13) asks services that cache (a SOAP service its
  * WSDL and responses) to clear it; the platform's own in-memory directory and CORS rules are
- * re-read too.
+ * re-read too. The clear reaches every instance on the system database (shared/cache-clears.ts).
  */
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceHandler } from '../../services/service-kind.js';
@@ -17,6 +17,13 @@ const cacheable = (handler: ServiceHandler): handler is Cacheable => typeof (han
 const INTERNAL_TYPES = new Set(['system', 'user', 'swagger']);
 
 export async function clearCache(ctx: PlatformContext, service?: string): Promise<{ success: true }> {
+  await clearHere(ctx, service);
+  await ctx.cacheClears.record(service ?? null);
+  return { success: true };
+}
+
+/** Clears this instance's caches: one service's, or (no service) every service's and the directory. */
+export async function clearHere(ctx: PlatformContext, service?: string): Promise<{ success: true }> {
   if (service !== undefined) {
     const model = ctx.services.get(service);
     if (!model) throw coreMessages.serviceNotFound.error(service);

@@ -63,3 +63,14 @@ export async function openRedis(url: string, warn: (message: string) => void = (
     },
   };
 }
+
+/** Removes every key that starts with the prefix (SCAN sees every key present throughout; MATCH globs, so the prefix is escaped). */
+export async function deleteByPrefix(client: Redis, prefix: string): Promise<void> {
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+    if (keys.length > 0) await client.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}

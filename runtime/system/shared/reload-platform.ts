@@ -1,13 +1,17 @@
 /**
- * Re-reads everything a running instance keeps in memory from the system database: used when
- * another instance announces a change (change-feed.ts).
+ * Re-reads everything a running instance keeps in memory from the system database, and clears
+ * the caches another instance cleared: used when another instance announces a change
+ * (change-feed.ts).
  */
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
+import { clearHere } from '../resources/cache.js';
 import { liveServiceModel, plainServiceModel } from '../resources/service-models.js';
 
 export async function reloadPlatform(ctx: PlatformContext): Promise<void> {
   await Promise.all([ctx.directory.reload(), ctx.cors.reload(), ctx.limits.reload(), syncApiServices(ctx)]);
+  // A service gone or not cacheable here has nothing to clear.
+  for (const service of await ctx.cacheClears.news()) await clearHere(ctx, service ?? undefined).catch(() => undefined);
 }
 
 /** The fields that decide how a service is served. */

@@ -192,7 +192,7 @@ describe('CountryInfoService: arrays and nesting', () => {
     expect(await api('DELETE', 'system/cache/country')).toEqual({ status: 200, body: { success: true } });
     await api('GET', 'country/CapitalCity?sCountryISOCode=NL');
     expect(sent()).toBe(before + 3);
-    ((await server.app.portico.services.handler('country')) as SoapServiceHandler).clearCache();
+    await ((await server.app.portico.services.handler('country')) as SoapServiceHandler).clearCache();
     await api('GET', 'country/CapitalCity?sCountryISOCode=NL');
     expect(sent()).toBe(before + 4);
     // POST is never cached.

@@ -1,0 +1,28 @@
+/**
+ * The store services share between instances through the platform's Redis (a SOAP service's
+ * response cache when its config names no cache service): `{namespace}:cache:{service's
+ * namespace}:{key}`, each entry with its own expiry. Best effort: a failing call is a miss.
+ */
+import type { PlatformCache } from '../../services/cache/shared-cache.js';
+import { deleteByPrefix, type RedisLink } from './redis-link.js';
+
+export function redisPlatformCache(link: RedisLink, namespace: string): (name: string) => PlatformCache {
+  return (name) => {
+    const base = `${namespace}:cache:${name}:`;
+    const client = link.client;
+    return {
+      ready: () => link.ready(),
+      async get(key) {
+        const stored = await client.get(base + key).catch(() => null);
+        if (stored === null) return undefined;
+        try { return JSON.parse(stored) as unknown; } catch { return undefined; }
+      },
+      async set(key, value, ttlSeconds) {
+        await client.set(base + key, JSON.stringify(value), 'EX', Math.max(1, ttlSeconds)).catch(() => undefined);
+      },
+      async clear() {
+        await deleteByPrefix(client, base).catch(() => undefined);
+      },
+    };
+  };
+}
