@@ -137,6 +137,8 @@ function recordPaths(def: ResourceDefinition): Record<string, PathItemObject> {
 const anyObject: SchemaObject = { type: 'object', additionalProperties: true };
 const success = { description: 'Success.', schema: componentRef('schemas', 'Success') };
 const resourceList = { description: 'The resources.', schema: componentRef('schemas', 'ResourceList') };
+const limitIdsParameter: ParameterObject = { name: 'ids', in: 'query', required: false, description: 'Comma-separated limit ids.', schema: { type: 'string' } };
+const counterUserParameter: ParameterObject = { name: 'user_id', in: 'query', required: false, description: 'Only this user\'s counters.', schema: { type: 'integer' } };
 
 function sessionPaths(): Record<string, PathItemObject> {
   const { session, password, profile } = selfServicePaths({
@@ -197,16 +199,21 @@ function otherPaths(): Record<string, PathItemObject> {
       delete: jsonOperation({ operationId: 'deleteSystemServiceCache', summary: 'Clear the cache of one service.', response: success }),
     },
     '/limit_cache': {
-      get: jsonOperation({ operationId: 'getSystemLimitCache', summary: 'The counters of the active rate limits (key, max, attempts, remaining).', response: resourceList }),
+      get: jsonOperation({
+        operationId: 'getSystemLimitCache',
+        summary: 'The counters of the rate limits (id, key, user_id, max, attempts, remaining): one per limit, an each_user limit one per user.',
+        parameters: [limitIdsParameter, counterUserParameter],
+        response: resourceList,
+      }),
       delete: jsonOperation({
-        operationId: 'deleteSystemLimitCache', summary: 'Reset every counter (needs force=true or allow_delete=true).', response: success,
-        parameters: [{ name: 'force', in: 'query', required: false, description: 'Reset all counters.', schema: { type: 'boolean' } }],
+        operationId: 'deleteSystemLimitCache', summary: 'Reset counters, lifting lock-outs: of the limits in ids, else of all (needs force=true or allow_delete=true).', response: success,
+        parameters: [limitIdsParameter, counterUserParameter, { name: 'force', in: 'query', required: false, description: 'Reset all counters.', schema: { type: 'boolean' } }],
       }),
     },
     '/limit_cache/{id}': {
-      parameters: [pathParameter('id', 'Identifier of the limit.')],
-      get: jsonOperation({ operationId: 'getSystemLimitCounter', summary: 'The counter of one limit.', response: { description: 'The counter.', schema: anyObject } }),
-      delete: jsonOperation({ operationId: 'deleteSystemLimitCounter', summary: 'Reset the counters of one limit, lifting its lock-out.', response: success }),
+      parameters: [pathParameter('id', 'Identifier of the limit.'), counterUserParameter],
+      get: jsonOperation({ operationId: 'getSystemLimitCounter', summary: 'The counter of one limit (an each_user limit: the list of its users\' counters).', response: { description: 'The counter.', schema: anyObject } }),
+      delete: jsonOperation({ operationId: 'deleteSystemLimitCounter', summary: 'Reset the counters of one limit (every user\'s, or one user\'s), lifting its lock-out.', response: success }),
     },
     '/package': {
       get: jsonOperation({

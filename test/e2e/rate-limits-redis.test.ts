@@ -36,6 +36,7 @@ describe.skipIf(!(await redisReachable()))('rate limits counted in Redis', () =>
   let a: TestServer;
   let b: TestServer;
   let adminA: Api;
+  let adminTokenB: string;
   let token: string;
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
 
@@ -44,6 +45,7 @@ describe.skipIf(!(await redisReachable()))('rate limits counted in Redis', () =>
     a = await startTestServer(minimalModel(), options);
     b = await startTestServer(minimalModel(), options);
     const adminToken = await a.adminToken();
+    adminTokenB = await b.adminToken();
     adminA = apiClient(a.app, () => ({ key: a.apiKey, token: adminToken }));
     await adminA('POST', '/system/user', { resource: [{ name: 'Red', email: 'red@x.io', password: PASSWORD }] });
     token = (await adminA('POST', '/user/session', { email: 'red@x.io', password: PASSWORD }, null)).body.session_token;
@@ -68,6 +70,35 @@ describe.skipIf(!(await redisReachable()))('rate limits counted in Redis', () =>
     // A reset through one instance lifts the lock-out on both.
     expect((await adminA('DELETE', `/system/limit_cache/${limit.id}`)).body).toEqual({ success: true });
     expect((await asUser(b)).status).toBe(200);
+    await adminA('DELETE', '/system/limit_cache?force=true');
+  });
+
+  it('lists each user\'s counter of an each_user limit from either instance, and resets one user\'s through either', async () => {
+    const other = (await adminA('POST', '/system/user', { resource: [{ name: 'Blue', email: 'blue@x.io', password: PASSWORD }] })).body.resource[0].id;
+    const otherToken = (await adminA('POST', '/user/session', { email: 'blue@x.io', password: PASSWORD }, null)).body.session_token;
+    const limit = (await adminA('POST', '/system/limit', { resource: [{ name: 'per user shared', type: 'instance.each_user', rate: 2, period: 'hour' }] })).body.resource[0];
+    await b.app.portico.limits.reload();
+    const adminB = apiClient(b.app, () => ({ key: b.apiKey, token: adminTokenB }));
+    const asOther = (server: TestServer) => apiClient(server.app, () => ({ token: otherToken }))('GET', '/user/session');
+    // Red counts once on each instance, Blue twice on B: both counters are listed by A.
+    await asUser(a);
+    await asUser(b);
+    await asOther(b);
+    await asOther(b);
+    const counters = (await adminA('GET', `/system/limit_cache/${limit.id}`)).body.resource;
+    expect(counters).toEqual(expect.arrayContaining([
+      expect.objectContaining({ user_id: other, attempts: 2, remaining: 0 }),
+      expect.objectContaining({ attempts: 2, remaining: 0, key: expect.stringMatching(/^instance\.each_user:\d+\.hour$/) }),
+    ]));
+    expect(counters).toHaveLength(2);
+    expect((await asUser(a)).status).toBe(429);
+    expect((await asOther(a)).status).toBe(429);
+    // Blue's counter reset through B lifts Blue's lock-out on A; Red stays locked out.
+    expect((await adminB('DELETE', `/system/limit_cache/${limit.id}?user_id=${other}`)).body).toEqual({ success: true });
+    expect((await asOther(a)).status).toBe(200);
+    expect((await asUser(a)).status).toBe(429);
+    await adminA('DELETE', `/system/limit/${limit.id}`);
+    await b.app.portico.limits.reload();
     await adminA('DELETE', '/system/limit_cache?force=true');
   });
 

@@ -96,11 +96,11 @@ describe('enforcement', () => {
     expect((await api('GET', '/user/session')).status).not.toBe(429);
 
     const cache = await api('GET', '/system/limit_cache');
-    expect(cache.body.resource).toContainEqual({ id: limit.id, limit_id: limit.id, name: 'per user', key: `instance.each_user:${userId}.service:7.minute`, max: 3, attempts: 3, remaining: 0 });
+    expect(cache.body.resource).toContainEqual({ id: limit.id, limit_id: limit.id, name: 'per user', key: `instance.each_user:${userId}.service:7.minute`, user_id: userId, max: 3, attempts: 3, remaining: 0 });
     expect((await api('DELETE', '/system/limit_cache')).status).toBe(400);
     expect((await api('DELETE', `/system/limit_cache/${limit.id}`)).body).toEqual({ success: true });
     expect((await asUser()).status).toBe(200);
-    expect((await api('GET', `/system/limit_cache/${limit.id}`)).body).toMatchObject({ attempts: 1, remaining: 2 });
+    expect((await api('GET', `/system/limit_cache/${limit.id}?user_id=${userId}`)).body).toMatchObject({ attempts: 1, remaining: 2 });
     expect((await api('DELETE', '/system/limit_cache?force=true')).body).toEqual({ success: true });
     expect((await api('DELETE', `/system/limit_cache/99999`)).status).toBe(404);
 
@@ -131,6 +131,108 @@ describe('enforcement', () => {
     expect((await api('GET', '/user/session', undefined, { token })).status).toBe(429);
     expect((await api('GET', '/user/profile', undefined, { token })).status).not.toBe(429);
     await api('DELETE', `/system/limit/${endpoint.id}`);
+  });
+});
+
+describe('counters of each_user limits', () => {
+  it('are listed one per limited user (also users who made no request), read and reset per user and per limit', async () => {
+    const otherId = (await api('POST', '/system/user', { resource: [{ name: 'Oth', email: 'oth@x.io', password: PASSWORD }] })).body.resource[0].id;
+    const limit = (await createLimit({ name: 'each two', type: 'instance.each_user.service.endpoint', service_id: 7, endpoint: 'session', rate: 2 })).body.resource[0];
+    const login = async (email: string) => (await api('POST', '/user/session', { email, password: PASSWORD }, null)).body.session_token;
+    const [mine, theirs] = [await login('lim@x.io'), await login('oth@x.io')];
+    const read = (token: string) => api('GET', '/user/session', undefined, { token });
+    const counters = async () => (await api('GET', `/system/limit_cache/${limit.id}`)).body.resource;
+    const key = (user: number) => `instance.each_user:${user}.service:7.endpoint:session.minute`;
+
+    expect(await counters()).toEqual([
+      { id: limit.id, limit_id: limit.id, name: 'each two', key: key(userId), user_id: userId, max: 2, attempts: 0, remaining: 2 },
+      { id: limit.id, limit_id: limit.id, name: 'each two', key: key(otherId), user_id: otherId, max: 2, attempts: 0, remaining: 2 },
+    ]);
+    expect([(await read(mine)).status, (await read(mine)).status, (await read(mine)).status]).toEqual([200, 200, 429]);
+    expect([(await read(theirs)).status, (await read(theirs)).status, (await read(theirs)).status]).toEqual([200, 200, 429]);
+    expect((await counters()).map((c: { attempts: number }) => c.attempts)).toEqual([2, 2]);
+    expect((await api('GET', `/system/limit_cache?user_id=${otherId}`)).body.resource).toEqual([expect.objectContaining({ limit_id: limit.id, user_id: otherId, attempts: 2, remaining: 0 })]);
+
+    // One user's counter: that user may call again, the other stays locked out.
+    expect((await api('DELETE', `/system/limit_cache/${limit.id}?user_id=${userId}`)).body).toEqual({ success: true });
+    expect((await read(mine)).status).toBe(200);
+    expect((await read(theirs)).status).toBe(429);
+    expect((await counters()).map((c: { attempts: number }) => c.attempts)).toEqual([1, 2]);
+    // The whole limit: every user's counter.
+    expect((await api('DELETE', `/system/limit_cache?ids=${limit.id}`)).body).toEqual({ success: true });
+    expect((await counters()).map((c: { attempts: number }) => c.attempts)).toEqual([0, 0]);
+    expect((await read(theirs)).status).toBe(200);
+
+    // A deactivated user has no counter listed; an unknown limit is a 404.
+    await api('PATCH', `/system/user/${otherId}`, { is_active: false });
+    expect((await counters()).map((c: { user_id: number }) => c.user_id)).toEqual([userId]);
+    await api('PATCH', `/system/user/${otherId}`, { is_active: true });
+    expect((await api('GET', '/system/limit_cache/99999')).status).toBe(404);
+    expect((await api('DELETE', '/system/limit_cache?ids=99999')).status).toBe(404);
+    await api('DELETE', `/system/limit/${limit.id}`);
+  });
+
+  it('are embedded by related=limit_cache_by_limit_id on /system/limit, as the admin console lists limits, with the records a limit names', async () => {
+    const eachUser = (await createLimit({ name: 'listed each', type: 'instance.each_user', rate: 5 })).body.resource[0];
+    const forRole = (await createLimit({ name: 'listed role', type: 'instance.role', role_id: roleId, rate: 7, is_active: false })).body.resource[0];
+    const forUser = (await createLimit({ name: 'listed user', type: 'instance.user.service', user_id: userId, service_id: 7, rate: 9 })).body.resource[0];
+    const list = await api('GET', '/system/limit?related=service_by_service_id,role_by_role_id,user_by_user_id,limit_cache_by_limit_id&limit=50&offset=0&include_count=true&order=name');
+    expect(list.status).toBe(200);
+    const byName = Object.fromEntries(list.body.resource.map((l: { name: string }) => [l.name, l]));
+    expect(byName['listed each'].limit_cache_by_limit_id).toContainEqual({ id: eachUser.id, key: `instance.each_user:${userId}.minute`, user_id: userId, max: 5, attempts: 0, remaining: 5 });
+    // Inactive limits count nothing, and still show their counter.
+    expect(byName['listed role']).toMatchObject({ role_by_role_id: { id: roleId, name: 'limited' }, service_by_service_id: null, user_by_user_id: null });
+    expect(byName['listed role'].limit_cache_by_limit_id).toEqual([{ id: forRole.id, key: `instance.role:${roleId}.minute`, user_id: null, max: 7, attempts: 0, remaining: 7 }]);
+    expect(byName['listed user']).toMatchObject({ user_by_user_id: { id: userId, email: 'lim@x.io' }, service_by_service_id: { id: 7, name: 'user' } });
+    expect(byName['listed user'].limit_cache_by_limit_id).toEqual([{ id: forUser.id, key: `instance.user:${userId}.service:7.minute`, user_id: userId, max: 9, attempts: 0, remaining: 9 }]);
+    expect((await api('GET', `/system/limit/${forUser.id}?related=*`)).body.limit_cache_by_limit_id).toHaveLength(1);
+    expect((await api('GET', '/system/limit?related=limit_cache_by_nothing')).status).toBe(400);
+    for (const limit of [eachUser, forRole, forUser]) await api('DELETE', `/system/limit/${limit.id}`);
+  });
+});
+
+describe('every limit type is enforced', () => {
+  let token: string;
+  let appKey: string;
+  beforeAll(async () => {
+    token = (await api('POST', '/user/session', { email: 'lim@x.io', password: PASSWORD }, null)).body.session_token;
+    appKey = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'limited-app', role_id: roleId }] })).body.resource[0].api_key;
+  });
+
+  // Each limit allows one request a minute; the second is 429, and a request the limit does not cover is not.
+  it.each([
+    ['instance', {}, null],
+    ['instance.user', { user: true }, 'another user'],
+    ['instance.each_user', {}, 'no user'],
+    ['instance.user.service', { user: true, service_id: 7 }, 'another service'],
+    ['instance.each_user.service', { service_id: 7 }, 'another service'],
+    ['instance.service', { service_id: 7 }, 'another service'],
+    ['instance.service.endpoint', { service_id: 7, endpoint: 'session' }, 'another endpoint'],
+    ['instance.user.service.endpoint', { user: true, service_id: 7, endpoint: 'session' }, 'another endpoint'],
+    ['instance.each_user.service.endpoint', { service_id: 7, endpoint: 'session' }, 'another endpoint'],
+    ['instance.role', { role: true }, 'no role'],
+    ['instance.each_user', { verb: 'GET' }, 'another verb'],
+  ] as const)('%s %o', async (type, fields, outside) => {
+    const { user, role, ...rest } = fields as Record<string, unknown>;
+    const limit = (await createLimit({ name: `enforced ${type} ${JSON.stringify(fields)}`, type, rate: 1, ...rest, ...(user ? { user_id: userId } : {}), ...(role ? { role_id: roleId } : {}) })).body.resource[0];
+    const call = () => api('GET', '/user/session', undefined, { token, key: appKey });
+    expect((await call()).status).toBe(200);
+    const refused = await call();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.context).toEqual([expect.objectContaining({ id: limit.id })]);
+    const other: Record<string, () => Promise<{ status: number }>> = {
+      'another user': async () => {
+        const other = (await api('POST', '/user/session', { email: 'oth@x.io', password: PASSWORD }, null)).body.session_token;
+        return api('GET', '/user/session', undefined, { token: other, key: appKey });
+      },
+      'no user': () => api('GET', '/system/environment', undefined, { key: appKey }),
+      'another service': () => api('GET', '/system/environment', undefined, { token, key: appKey }),
+      'another endpoint': () => api('GET', '/user/profile', undefined, { token, key: appKey }),
+      'no role': () => api('GET', '/user/session', undefined, { token }),
+      'another verb': () => api('POST', '/user/profile', { phone: '1' }, { token, key: appKey }),
+    };
+    if (outside !== null) expect((await other[outside]()).status).toBe(200);
+    await api('DELETE', `/system/limit/${limit.id}`);
   });
 });
 

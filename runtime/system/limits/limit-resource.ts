@@ -5,43 +5,12 @@
  */
 import { BadRequestError } from '../../core/errors.js';
 import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../record-resources/resource-handler.js';
-import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type ResourceDefinition } from '../record-resources/resource-definition.js';
+import { limitResource } from '../record-resources/system-records.js';
+import { attachCounters } from './limit-cache.js';
 import {
-  isEachUser, LIMIT_TYPES, LIMIT_VERBS, limitKeyText, needsEndpoint, needsService, needsUser, normaliseEndpoint, periodIndex, PERIODS, type LimitFields,
+  isEachUser, LIMIT_VERBS, limitKeyText, needsEndpoint, needsService, needsUser, normaliseEndpoint, periodIndex, PERIODS, type LimitFields,
 } from './limit-rules.js';
 import { systemMessages } from '../system-messages.js';
-
-const field = (schema: JsonSchema, extra: Omit<FieldRule, 'schema'> = {}): FieldRule => ({ schema, ...extra });
-const nullableId: JsonSchema = { type: ['integer', 'null'], minimum: 1 };
-
-export const limitResource: ResourceDefinition = {
-  name: 'limit',
-  summary: 'Rate limits: how many requests an instance, user, each user, service, endpoint or role may make per period.',
-  table: 'limits',
-  label: 'Limit',
-  plural: 'Limits',
-  idField: 'id',
-  fields: {
-    type: field({ type: 'string', enum: [...LIMIT_TYPES] }, { required: true }),
-    rate: field({ type: 'integer', minimum: 1, description: 'Requests allowed per period.' }, { required: true }),
-    period: field({
-      anyOf: [{ type: 'string', enum: [...PERIODS] }, { type: 'integer', minimum: 0, maximum: PERIODS.length - 1 }],
-      description: `One of ${PERIODS.join(', ')} (label, or its index from 0); shown as the label.`,
-    }),
-    user_id: field(nullableId, { references: 'user' }),
-    role_id: field(nullableId, { references: 'role' }),
-    service_id: field(nullableId),
-    endpoint: field({ type: ['string', 'null'], maxLength: 255, description: 'Resource path under the service; a `*` matches any rest.' }),
-    verb: field({ type: ['string', 'null'], enum: [...LIMIT_VERBS, null] }),
-    name: field({ type: 'string', minLength: 1, maxLength: 255 }, { required: true }),
-    description: field({ type: ['string', 'null'] }),
-    is_active: field({ type: ['boolean', 'integer'], enum: [true, false, 0, 1] }),
-  },
-  readOnly: [...READ_ONLY_AUDITED, 'key_text', 'origin'],
-  ignored: [],
-  hidden: [],
-  relations: {},
-};
 
 /** The reference's messages for a bad rate, period or verb, before the schema sees them. */
 function normalise(record: Record<string, unknown>): void {
@@ -109,4 +78,5 @@ export const limitBehaviour: ResourceBehaviour = {
   async committed(w) {
     await w.ctx.limits.reload();
   },
+  computed: { limit_cache_by_limit_id: attachCounters },
 };

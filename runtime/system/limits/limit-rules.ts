@@ -87,6 +87,11 @@ export interface LimitedRequest {
   verb: Verb;
 }
 
+/** The key of a limit's counter: for an each_user limit, the given user's. */
+export function counterKey(rule: LimitFields, userId: number | null): string {
+  return `${scopeKey(rule.type, rule, needsUser(rule.type) ? (isEachUser(rule.type) ? userId : rule.user_id) : null)}${rule.verb ? `.verb:${rule.verb}` : ''}.${PERIODS[rule.period]}`;
+}
+
 /** A limit that applies to a request, and the key of the counter it ticks. */
 export interface LimitMatch {
   rule: LimitRule;
@@ -122,11 +127,10 @@ export function matchLimits(rules: readonly LimitRule[], request: LimitedRequest
   for (const rule of rules) {
     if (!applies(rule, request)) continue;
     const userId = needsUser(rule.type) ? request.userId : null;
-    const counterKey = `${scopeKey(rule.type, rule, userId)}${rule.verb ? `.verb:${rule.verb}` : ''}.${PERIODS[rule.period]}`;
     const group = `${scopeKey(rule.type.replace('each_user', 'user'), rule, userId)}.${rule.period}`;
     const rank = (rule.verb ? 2 : 0) + (isEachUser(rule.type) ? 0 : 1);
     const current = best.get(group);
-    if (!current || rank > current.rank) best.set(group, { match: { rule, counterKey }, rank });
+    if (!current || rank > current.rank) best.set(group, { match: { rule, counterKey: counterKey(rule, request.userId) }, rank });
   }
   return [...best.values()].map((entry) => entry.match);
 }

@@ -6,9 +6,11 @@
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { TooManyRequestsError } from '../../core/errors.js';
-import type { RedisLink } from '../shared/redis-link.js';
+import { deleteByPrefix, type RedisLink } from '../shared/redis-link.js';
+import type { Selectable } from 'kysely';
 import type { SystemDb } from '../store/system-db.js';
-import { limitKeyText, matchLimits, PERIOD_SECONDS, PERIODS, type LimitedRequest, type LimitRule } from './limit-rules.js';
+import type { SystemTables } from '../store/system-tables.js';
+import { counterKey, isEachUser, limitKeyText, matchLimits, needsUser, PERIOD_SECONDS, PERIODS, type LimitedRequest, type LimitRule } from './limit-rules.js';
 import { systemMessages } from '../system-messages.js';
 
 interface Counter {
@@ -17,17 +19,40 @@ interface Counter {
   limiter: RateLimiterAbstract;
   /** Counter keys this instance has ticked (each_user limits have one per user). */
   keys: Set<string>;
+  /** The limiter's key prefix (its keys in Redis are `{prefix}:{counter key}`). */
+  prefix: string;
 }
 
-/** One counter as /system/limit_cache shows it. */
+/** One counter as /system/limit_cache shows it (each_user limits have one per user). */
 export interface CounterState {
   id: number;
   limit_id: number;
   name: string;
   key: string;
+  /** The user the counter is for (each_user and user limits), else null. */
+  user_id: number | null;
   max: number;
   attempts: number;
   remaining: number;
+}
+
+/** Which counters /system/limit_cache reads or resets: some limits, one user's. */
+export interface CounterFilter {
+  limitIds?: readonly number[];
+  userId?: number;
+}
+
+function toRule(row: Selectable<SystemTables['limits']>): LimitRule {
+  return {
+    id: row.id, name: row.name, type: row.type, rate: row.rate, period: row.period,
+    user_id: row.user_id, role_id: row.role_id, service_id: row.service_id, endpoint: row.endpoint, verb: row.verb,
+    keyText: row.key_text,
+    record: {
+      id: row.id, type: row.type, key_text: row.key_text, rate: row.rate, period: PERIODS[row.period] ?? row.period,
+      user_id: row.user_id, role_id: row.role_id, service_id: row.service_id, endpoint: row.endpoint, verb: row.verb,
+      name: row.name, description: row.description, is_active: row.is_active === 1,
+    },
+  };
 }
 
 export class RateLimits {
@@ -39,16 +64,7 @@ export class RateLimits {
   /** Reads the active limits again (after a change through /system/limit, or another instance's). */
   async reload(): Promise<void> {
     const rows = await this.db.selectFrom('limits').selectAll().where('is_active', '=', 1).orderBy('id').execute();
-    this.rules = rows.map((row) => ({
-      id: row.id, name: row.name, type: row.type, rate: row.rate, period: row.period,
-      user_id: row.user_id, role_id: row.role_id, service_id: row.service_id, endpoint: row.endpoint, verb: row.verb,
-      keyText: row.key_text,
-      record: {
-        id: row.id, type: row.type, key_text: row.key_text, rate: row.rate, period: PERIODS[row.period] ?? row.period,
-        user_id: row.user_id, role_id: row.role_id, service_id: row.service_id, endpoint: row.endpoint, verb: row.verb,
-        name: row.name, description: row.description, is_active: true,
-      },
-    }));
+    this.rules = rows.map(toRule);
     const live = new Set(this.rules.map((rule) => rule.id));
     for (const id of this.counters.keys()) if (!live.has(id)) this.counters.delete(id);
   }
@@ -67,7 +83,7 @@ export class RateLimits {
     const limiter = this.redis
       ? new RateLimiterRedis({ ...options, storeClient: this.redis.client, insuranceLimiter: memory, rejectIfRedisNotReady: true })
       : memory;
-    counter = { shape, limiter, keys: new Set() };
+    counter = { shape, limiter, keys: new Set(), prefix: options.keyPrefix };
     this.counters.set(rule.id, counter);
     return counter;
   }
@@ -104,32 +120,88 @@ export class RateLimits {
     );
   }
 
-  /** The counters of the active limits: each limit's own key, and the per-user keys this instance has seen. */
-  async states(): Promise<CounterState[]> {
+  /**
+   * The counters of the active limits: one per limit, and for an each_user limit one per user the
+   * limits apply to (the reference lists every active user who is not an administrator;
+   * restricted administrators are limited too), whichever instance counted them.
+   */
+  async states(filter: CounterFilter = {}): Promise<CounterState[]> {
     const states: CounterState[] = [];
-    for (const rule of this.rules) {
+    const rules = await this.named(filter);
+    const users = await this.limitedUsers(rules);
+    for (const rule of rules) {
       const counter = this.counter(rule);
-      const keys = new Set(counter.keys);
-      if (!rule.type.includes('each_user')) keys.add(limitKeyText(rule));
-      for (const key of [...keys].sort()) {
-        const res = await counter.limiter.get(key).catch(() => null);
-        const attempts = Math.min(res?.consumedPoints ?? 0, rule.rate);
-        states.push({ id: rule.id, limit_id: rule.id, name: rule.name, key, max: rule.rate, attempts, remaining: rule.rate - attempts });
+      const keys = this.keysOf(rule, users, filter.userId);
+      const attempts = await this.attempts(counter, keys.map(({ key }) => key));
+      for (const [index, { key, userId }] of keys.entries()) {
+        const used = Math.min(attempts[index], rule.rate);
+        states.push({ id: rule.id, limit_id: rule.id, name: rule.name, key, user_id: userId, max: rule.rate, attempts: used, remaining: rule.rate - used });
       }
     }
     return states;
   }
 
-  /** Resets one limit's counters (lifting a lock-out), or every limit's; false when the limit is unknown. */
-  async reset(id?: number): Promise<boolean> {
-    const rules = id === undefined ? this.rules : this.rules.filter((rule) => rule.id === id);
-    if (rules.length === 0) return id === undefined;
+  /**
+   * Resets counters, lifting lock-outs: of the given limits (all without ids), of one user or of
+   * every user. The ids of named limits that do not exist are returned (none reset then).
+   */
+  async reset(filter: CounterFilter = {}): Promise<number[]> {
+    const rules = await this.named(filter);
+    const missing = (filter.limitIds ?? []).filter((id) => !rules.some((rule) => rule.id === id));
+    if (missing.length > 0) return missing;
+    const users = await this.limitedUsers(rules);
     for (const rule of rules) {
       const counter = this.counter(rule);
-      const keys = new Set(counter.keys);
-      if (!rule.type.includes('each_user')) keys.add(limitKeyText(rule));
+      const keys = new Set(this.keysOf(rule, users, filter.userId).map(({ key }) => key));
+      // Every user's counter of the limit, also of users counted elsewhere and no longer listed.
+      if (filter.userId === undefined) for (const key of counter.keys) keys.add(key);
       for (const key of keys) await counter.limiter.delete(key).catch(() => false);
+      if (filter.userId === undefined && isEachUser(rule.type) && this.redis?.ready()) {
+        await deleteByPrefix(this.redis.client, `${counter.prefix}:`).catch(() => undefined);
+      }
     }
-    return true;
+    return [];
+  }
+
+  /** A limit, active or not. */
+  async find(id: number): Promise<LimitRule | undefined> {
+    return (await this.named({ limitIds: [id] }))[0];
+  }
+
+  /** The limits a filter names (all without ids), active or not. */
+  private async named(filter: CounterFilter): Promise<LimitRule[]> {
+    if (filter.limitIds?.length === 0) return [];
+    let query = this.db.selectFrom('limits').selectAll().orderBy('id');
+    if (filter.limitIds !== undefined) query = query.where('id', 'in', [...filter.limitIds]);
+    return (await query.execute()).map(toRule);
+  }
+
+  /** The users limits apply to: active, and not administrators (restricted ones excepted). */
+  private async limitedUsers(rules: readonly LimitRule[]): Promise<number[]> {
+    if (!rules.some((rule) => isEachUser(rule.type))) return [];
+    const rows = await this.db.selectFrom('user').select('id').where('is_active', '=', 1)
+      .where((eb) => eb.or([eb('is_sys_admin', '=', 0), eb('id', 'in', eb.selectFrom('user_to_app_to_role').select('user_id'))]))
+      .orderBy('id').execute();
+    return rows.map((row) => row.id);
+  }
+
+  /** A limit's counter keys: its own, or for an each_user limit each user's (one user's with a user filter). */
+  private keysOf(rule: LimitRule, users: readonly number[], userId: number | undefined): Array<{ key: string; userId: number | null }> {
+    if (isEachUser(rule.type)) return (userId === undefined ? users : [userId]).map((id) => ({ key: counterKey(rule, id), userId: id }));
+    const own = needsUser(rule.type) ? rule.user_id : null;
+    if (userId !== undefined && own !== userId) return [];
+    return [{ key: limitKeyText(rule), userId: own }];
+  }
+
+  /** Requests counted per key: read in one round trip from Redis, else from the limiter (in process). */
+  private async attempts(counter: Counter, keys: readonly string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    if (this.redis?.ready()) {
+      const pipeline = this.redis.client.pipeline();
+      for (const key of keys) pipeline.get(counter.limiter.getKey(key));
+      const results = await pipeline.exec().catch(() => null);
+      if (results) return results.map(([error, value]) => (error || value === null ? 0 : Number(value) || 0));
+    }
+    return Promise.all(keys.map(async (key) => (await counter.limiter.get(key).catch(() => null))?.consumedPoints ?? 0));
   }
 }

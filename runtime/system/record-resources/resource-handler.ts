@@ -65,6 +65,8 @@ export interface ResourceBehaviour {
   written?(w: WriteContext, verb: 'create' | 'update', key: Key): Promise<void>;
   /** After the transaction committed. */
   committed?(w: WriteContext, verb: 'create' | 'update' | 'delete', keys: Key[]): Promise<void>;
+  /** Relations `related=` may name that are computed, not stored (a limit's counters): each fills its field in the records. */
+  computed?: Readonly<Record<string, (ctx: PlatformContext, records: Row[]) => Promise<void>>>;
 }
 
 const ORIGIN_NOTE: Record<string, string> = {
@@ -82,10 +84,17 @@ function engine(db: SystemDb, ctx: PlatformContext, b: ResourceBehaviour, verb: 
   return handleTableRecords(systemRecordsContext(db, ctx.systemSchema), call, b.def.table, id === undefined ? undefined : String(id));
 }
 
+/** The relations `related=` names: stored ones (an unknown name is a 400) and computed ones. */
+function relationsOf(b: ResourceBehaviour, names: readonly string[] | null) {
+  const computed = Object.keys(b.computed ?? {});
+  const wanted = names === null ? [] : names.includes('*') ? computed : computed.filter((name) => names.includes(name));
+  return { stored: requestedRelations(b.def, names === null ? null : names.filter((name) => !computed.includes(name))), computed: wanted };
+}
+
 /** Serves `/system/{resource}` (id undefined) and `/system/{resource}/{id}`. */
 export async function serveResource(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, id: string | undefined): Promise<ServiceResult> {
   // A write returning related records names them before anything is written: an unknown one is a 400, not a half-done write.
-  if (call.verb !== 'GET') requestedRelations(b.def, parseCommonParams(call.query).related);
+  if (call.verb !== 'GET') relationsOf(b, parseCommonParams(call.query).related);
   switch (call.verb) {
     case 'GET': return { body: await read(ctx, ctx.db, b, call.query, call.body, id) };
     case 'POST':
@@ -100,12 +109,15 @@ export async function serveResource(ctx: PlatformContext, b: ResourceBehaviour, 
 /** Reads records (a bare one by id, else the list envelope) with related records embedded. */
 export async function read(ctx: PlatformContext, db: SystemDb, b: ResourceBehaviour, query: RawQuery, body: unknown, id?: Key): Promise<unknown> {
   const params = parseCommonParams(query, body);
-  const relations = requestedRelations(b.def, params.related);
+  const { stored: relations, computed } = relationsOf(b, params.related);
   const engineQuery: RawQuery = { ...query };
   delete engineQuery.related;
-  // Related records are joined on the id (has-many) or on this record's key field (belongs-to):
+  // Related records are joined on the id (has-many, computed) or on this record's key field (belongs-to):
   // read those even when not asked for, drop them after.
-  const joinFields = relations.map(([, relation]) => (relation.kind === 'belongs_to' ? relation.field : b.def.idField));
+  const joinFields = [
+    ...relations.map(([, relation]) => (relation.kind === 'belongs_to' ? relation.field : b.def.idField)),
+    ...computed.map(() => b.def.idField),
+  ];
   const added = params.fields === null ? [] : [...new Set(joinFields)].filter((field) => !params.fields?.includes(field));
   if (added.length > 0) {
     engineQuery.fields = [...(params.fields ?? []), ...added].join(',');
@@ -115,6 +127,7 @@ export async function read(ctx: PlatformContext, db: SystemDb, b: ResourceBehavi
   const finish = async (rows: Row[]): Promise<Row[]> => {
     const records = rows.map((row) => presentRecord(b.def, row));
     await attachRelated(db, b.def, records, relations);
+    for (const name of computed) await b.computed?.[name](ctx, records);
     for (const record of records) for (const field of added) delete record[field];
     return records;
   };

@@ -3,7 +3,7 @@
  * "Resources and their fields"). Pure data: the system service validates input against it, the
  * OpenAPI builder documents it.
  */
-import { limitResource } from '../limits/limit-resource.js';
+import { limitFields } from '../limits/limit-record.js';
 import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type RecordDefinition, type ResourceDefinition } from './resource-definition.js';
 
 const text = (maxLength?: number): JsonSchema => (maxLength === undefined ? { type: 'string' } : { type: 'string', maxLength });
@@ -318,6 +318,19 @@ export const customResource: ResourceDefinition = {
   ignored: [],
   hidden: [],
   relations: {},
+};
+
+/**
+ * Rate limits, with the records they name; `related=limit_cache_by_limit_id` adds their counters
+ * (computed by the limit behaviour, not stored).
+ */
+export const limitResource: ResourceDefinition = {
+  ...limitFields,
+  relations: {
+    service_by_service_id: { kind: 'belongs_to', target: serviceResource, field: 'service_id', writable: false },
+    role_by_role_id: { kind: 'belongs_to', target: roleResource, field: 'role_id', writable: false },
+    user_by_user_id: { kind: 'belongs_to', target: userResource, field: 'user_id', writable: false },
+  },
 };
 
 /** Every model-backed system resource, in the order the system listing shows them. */
