@@ -77,6 +77,41 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
   });
 }
 
+describe.skipIf(!(await requireService('postgres')))('platform.yaml\'s system.database.url and system.redis.url', () => {
+  it('put the system database and Redis where they say (as ${env:...} references too), and the environment wins over them', async () => {
+    const declared = await createTestDatabase('postgres');
+    const other = await createTestDatabase('postgres');
+    cleanups.push(() => declared.drop(), () => other.drop());
+    const withUrls = minimalModel();
+    withUrls.settings = { ...withUrls.settings, systemDatabase: { type: 'pgsql', url: '${env:DECLARED_DB}' }, redisUrl: '${env:DECLARED_REDIS}' };
+    const start = async (env: NodeJS.ProcessEnv) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-sysdb-'));
+      const app = await createServer(withUrls, { baseDir: dir, env });
+      cleanups.push(async () => { await app.close(); fs.rmSync(dir, { recursive: true, force: true }); });
+      return app;
+    };
+    const redis = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const fromYaml = await start({ DECLARED_DB: declared.url, DECLARED_REDIS: redis });
+    await fromYaml.inject({ method: 'POST', url: '/api/v2/system/admin/session', payload: ADMIN });
+    expect(fromYaml.portico.redis?.ready()).toBe(true);
+    const lastLogin = async (url: string) => {
+      const db = await openPlatform(model, { baseDir: os.tmpdir(), systemDatabase: url, env: {} });
+      try {
+        return (await db.db.selectFrom('user').select('last_login_date').where('email', '=', ADMIN.email).executeTakeFirstOrThrow()).last_login_date;
+      } finally {
+        await db.close();
+      }
+    };
+    expect(await lastLogin(declared.url)).not.toBeNull();
+
+    const fromEnv = await start({ DECLARED_DB: declared.url, PORTICO_SYSTEM_DATABASE_URL: other.url, DECLARED_REDIS: '' });
+    await fromEnv.inject({ method: 'POST', url: '/api/v2/system/admin/session', payload: ADMIN });
+    expect(await lastLogin(other.url)).not.toBeNull();
+    // An empty Redis URL is no Redis.
+    expect(fromEnv.portico.redis).toBeNull();
+  });
+});
+
 describe('an unreachable system database', () => {
   it('fails the start with one line naming it (password hidden)', async () => {
     const target = 'postgres://portico:s3cret@127.0.0.1:1/nowhere';
