@@ -74,7 +74,7 @@ for (const [label, env, within] of [
       await soon(async () => expect((await adminB('GET', '/shared_mail')).status).toBe(404));
     });
 
-    it('roles, apps, lookups and CORS rules changed on one are in force on the other', async () => {
+    it('roles, apps, lookups and CORS rules created, changed and deleted on one are in force on the other', async () => {
       const role = (await adminA('POST', '/system/role', { resource: [{ name: 'shared-role' }] })).body.resource[0].id;
       await soon(async () => expect(b.app.portico.directory.roles.get(role)?.name).toBe('shared-role'));
       const app = await adminA('POST', '/system/app?fields=api_key', { resource: [{ name: 'shared-app', role_id: role }] });
@@ -89,8 +89,24 @@ for (const [label, env, within] of [
         expect(preflight.headers['access-control-allow-origin']).toBe('https://shared.example');
       });
 
-      await adminA('POST', '/system/lookup', { resource: [{ name: 'shared_lookup', value: 'x' }] });
-      await soon(async () => expect((await adminB('GET', '/system/lookup?filter=name=shared_lookup')).body.resource).toHaveLength(1));
+      const lookup = (await adminA('POST', '/system/lookup', { resource: [{ name: 'shared_lookup', value: 'x' }] })).body.resource[0].id;
+      await soon(async () => expect(b.app.portico.directory.lookupFor(null, null, null)('shared_lookup')).toBe('x'));
+      await adminA('PATCH', `/system/lookup/${lookup}`, { value: 'y' });
+      await soon(async () => expect(b.app.portico.directory.lookupFor(null, null, null)('shared_lookup')).toBe('y'));
+
+      // Deleted on one, gone on the other.
+      const cors = (await adminA('GET', '/system/cors?filter=origin=https://shared.example')).body.resource[0].id;
+      await adminA('DELETE', `/system/cors/${cors}`);
+      await soon(async () => {
+        const preflight = await b.app.inject({ method: 'OPTIONS', url: '/api/v2/system', headers: { origin: 'https://shared.example', 'access-control-request-method': 'GET' } });
+        expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      });
+      await adminA('DELETE', `/system/lookup/${lookup}`);
+      await soon(async () => expect(b.app.portico.directory.lookupFor(null, null, null)('shared_lookup')).toBeUndefined());
+      await adminA('DELETE', `/system/app?filter=name=shared-app`);
+      await soon(async () => expect(b.app.portico.directory.appsByKey.has(key)).toBe(false));
+      await adminA('DELETE', `/system/role/${role}`);
+      await soon(async () => expect(b.app.portico.directory.roles.has(role)).toBe(false));
     });
 
     it('a rate limit created on one is enforced by the other', async () => {
