@@ -29,10 +29,15 @@ export interface AccessRequest {
 
 export type AccessDecision = { allowed: true; grant: Grant | null } | { allowed: false; error: PorticoError };
 
-/** The user's role for the app, else the app's default role. */
+/**
+ * The user's role for the app, else the app's default role. A restricted administrator's is their
+ * role for the app, else the first role assigned to them (never an app's default: their roles
+ * are what they may do, reference 6.3).
+ */
 export function resolveRole(user: UserPrincipal | null, app: AppPrincipal | null, roles: ReadonlyMap<number, RolePrincipal>): RolePrincipal | null {
   if (!app) return null;
-  const roleId = (user?.appRoles.get(app.id)) ?? app.roleId;
+  const fallback = user?.isAdminAccount ? user.appRoles.values().next().value : app.roleId;
+  const roleId = (user?.appRoles.get(app.id)) ?? fallback;
   return roleId === null || roleId === undefined ? null : roles.get(roleId) ?? null;
 }
 
@@ -46,7 +51,8 @@ export function decideAccess(request: AccessRequest): AccessDecision {
   if (request.tokenError) return deny(request.tokenError);
   if (user?.isSysAdmin) return { allowed: true, grant: null };
   if (!app && !user) return deny(coreMessages.noCredentials.error());
-  if (request.adminOnly) {
+  // Restricted administrators reach administrators' resources where their role grants them.
+  if (request.adminOnly && !user?.isAdminAccount) {
     return deny(user ? coreMessages.adminsOnly.error() : coreMessages.noSessionToken.error());
   }
   if (!role) {

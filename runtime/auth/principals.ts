@@ -43,7 +43,13 @@ export interface UserPrincipal {
   id: number;
   email: string;
   name: string;
+  /**
+   * Bypasses role checks: an administrator with no role assignments. An administrator with some
+   * is a restricted administrator, whom roles govern like any user (reference 6.3).
+   */
   isSysAdmin: boolean;
+  /** An administrator's account (is_sys_admin), restricted or not: it logs in at system/admin/session. */
+  isAdminAccount: boolean;
   isActive: boolean;
   /** Tokens issued before this (epoch seconds) are refused. */
   tokensValidAfter: number;

@@ -94,7 +94,9 @@ export async function sessionObject(ctx: PlatformContext, userId: number, token:
   const row = await ctx.db.selectFrom('user').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
   // The role requests with this session and the app's key get: the user's role for the app, else the app's default.
   const app = where.appId === null ? null : [...ctx.directory.appsByKey.values()].find((a) => a.id === where.appId) ?? null;
-  const role = row.is_sys_admin === 1 ? null : resolveRole(await ctx.directory.user(userId), app, ctx.directory.roles);
+  const user = await ctx.directory.user(userId);
+  // Administrators have no role, restricted ones (with role assignments) theirs.
+  const role = user?.isSysAdmin ? null : resolveRole(user, app, ctx.directory.roles);
   const apps = await ctx.db.selectFrom('app').select(['id', 'name', 'label', 'description']).where('is_active', '=', 1).orderBy('id').execute();
   return {
     session_token: token,
@@ -105,7 +107,8 @@ export async function sessionObject(ctx: PlatformContext, userId: number, token:
     last_name: row.last_name ?? '',
     email: row.email,
     is_sys_admin: row.is_sys_admin === 1,
-    is_root_admin: row.is_sys_admin === 1,
+    // The console shows a restricted administrator only what their role grants.
+    is_root_admin: user?.isSysAdmin === true,
     role: role?.name ?? '',
     role_id: role?.id ?? null,
     last_login_date: row.last_login_date ?? '',
@@ -132,7 +135,7 @@ export async function refresh(ctx: PlatformContext, kind: SessionKind, token: st
   }
   // The user endpoint serves administrators' sessions too (only its login refuses them), as the
   // reference does: its admin console restores a session with GET /user/session.
-  if (kind === 'admin' && !user.isSysAdmin) throw systemMessages.notAuthorized.error();
+  if (kind === 'admin' && !user.isAdminAccount) throw systemMessages.notAuthorized.error();
   const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
   const issued = ctx.tokens.issue(user.id, ttlMinutes, user.tokensValidAfter);
   if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);

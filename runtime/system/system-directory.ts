@@ -85,10 +85,10 @@ export class SystemDirectory {
       .where('id', '=', id).executeTakeFirst();
     let user: UserPrincipal | null = null;
     if (row) {
-      const assignments = await this.db.selectFrom('user_to_app_to_role').select(['app_id', 'role_id']).where('user_id', '=', id).execute();
+      const assignments = await this.db.selectFrom('user_to_app_to_role').select(['app_id', 'role_id']).where('user_id', '=', id).orderBy('id').execute();
       user = {
         id: row.id, email: row.email, name: row.name,
-        isSysAdmin: row.is_sys_admin === 1, isActive: row.is_active === 1,
+        isSysAdmin: row.is_sys_admin === 1 && assignments.length === 0, isAdminAccount: row.is_sys_admin === 1, isActive: row.is_active === 1,
         tokensValidAfter: row.tokens_valid_after,
         appRoles: new Map(assignments.map((a) => [a.app_id, a.role_id])),
       };

@@ -258,20 +258,36 @@ describe('the admin console against the quickstart', () => {
     expect(login.body).toMatchObject({ is_sys_admin: false, role_id: null });
   });
 
-  it('admins: list, create with tab choices, edit without a password change', async () => {
+  it('admins: list, create with tab choices (a restricted administrator), their session and tabs, edit back to a full administrator', async () => {
     await getAll('/system/admin', { sort: 'name' });
     const response = await consoleCall('POST', '/system/admin', {
       query: { send_invite: false },
       body: { resource: [{ username: '', email: 'console-admin@x.io', first_name: 'Ad', last_name: 'Min', name: 'Ad Min', phone: '', is_active: true, access_by_tabs: ['apps', 'users', 'services'], is_restricted_admin: true, lookup_by_user_id: [], password: 'console-admin-password-1' }] },
     });
     const id = response.body.resource[0].id;
+    // adminsResolver: the admin with its assignments, then its role's tabs.
     const admin = (await consoleCall('GET', `/system/admin/${id}`, { query: { related: 'user_to_app_to_role_by_user_id,lookup_by_user_id' } })).body;
-    expect(admin).toMatchObject({ email: 'console-admin@x.io', user_to_app_to_role_by_user_id: [], lookup_by_user_id: [] });
+    expect(admin).toMatchObject({ email: 'console-admin@x.io', user_to_app_to_role_by_user_id: [expect.objectContaining({ role_id: expect.any(Number) })], lookup_by_user_id: [] });
+    const restrictedRole = admin.user_to_app_to_role_by_user_id[0].role_id;
+    const role = (await consoleCall('GET', `/system/role/${restrictedRole}`, { query: { related: 'lookup_by_role_id', accessible_tabs: true } })).body;
+    expect(role.accessible_tabs).toEqual(['apps', 'users', 'services', 'config']);
+
+    // The restricted administrator's own console: its session, then its side navigation's tabs.
+    const session = await fetch(`${server.url}/api/v2/system/admin/session`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-DreamFactory-API-Key': CONSOLE_KEYS.admin }, body: JSON.stringify({ email: 'console-admin@x.io', password: 'console-admin-password-1' }) });
+    const restricted = await session.json() as { session_token: string; is_sys_admin: boolean; is_root_admin: boolean; role_id: number };
+    expect(restricted).toMatchObject({ is_sys_admin: true, is_root_admin: false, role_id: restrictedRole });
+    const tabs = await consoleCall('GET', `/system/role/${restrictedRole}`, { query: { related: 'role_service_access_by_role_id', accessible_tabs: true }, headers: { 'X-DreamFactory-Session-Token': restricted.session_token } });
+    expect(tabs.body.accessible_tabs).toEqual(['apps', 'users', 'services', 'config']);
+    const services = await consoleCall('GET', '/system/service', { query: { limit: 10 }, headers: { 'X-DreamFactory-Session-Token': restricted.session_token } });
+    expect(services.body.resource.length).toBeGreaterThan(0);
+
     await consoleCall('PUT', `/system/admin/${id}`, {
       body: { username: 'consoleadmin', email: 'console-admin@x.io', first_name: 'Ad', last_name: 'Min', name: 'Ad Min', phone: '', is_active: true, access_by_tabs: [], is_restricted_admin: false, lookup_by_user_id: [] },
     });
+    expect((await consoleCall('GET', `/system/admin/${id}`, { query: { related: 'user_to_app_to_role_by_user_id' } })).body.user_to_app_to_role_by_user_id).toEqual([]);
     const login = await fetch(`${server.url}/api/v2/system/admin/session`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-DreamFactory-API-Key': CONSOLE_KEYS.admin }, body: JSON.stringify({ email: 'console-admin@x.io', password: 'console-admin-password-1' }) });
     expect(login.status).toBe(200);
+    expect(await login.json()).toMatchObject({ is_root_admin: true, role_id: null });
   });
 
   it('CORS: list, create, read, edit, delete', async () => {

@@ -98,7 +98,7 @@ describe('lenient input on system resources (3)', () => {
     expect(second.body.resource[0].username).toBeNull();
   });
 
-  it('ignores the restricted-admin fields the console sends for administrators, and a blank password', async () => {
+  it('takes the restricted-admin fields the console sends for administrators (restricted-admins.test.ts), and a blank password', async () => {
     const created = await api('POST', '/system/admin', {
       resource: [{ name: 'Tabbed', email: 'tabbed@x.io', password: 'a-long-enough-password', is_active: true, access_by_tabs: ['apps', 'users'], is_restricted_admin: true, lookup_by_user_id: [] }],
     });
@@ -126,6 +126,37 @@ describe('lenient input on system resources (3)', () => {
     });
     expect(created.status).toBe(201);
     expect(created.body.resource[0]).toEqual({ name: 'blank_label', label: 'blank_label', config: { directory: 'data/mail' } });
+  });
+});
+
+describe('a failed create in the shape the console reads', () => {
+  // The console shows `error.context.resource[0].message` when creating a role, user, admin, app,
+  // CORS rule or email template fails (the reference answers every POST as a batch).
+  it.each([
+    ['role', { description: 'no name' }, 400, "Field 'name' is required."],
+    ['user', { email: 'not-an-email', name: 'U' }, 400, "Field 'email' must match format \"email\"."],
+    ['admin', { name: 'A', email: 'short-pw@x.io', password: 'short' }, 400, 'Invalid data supplied. The password must be at least 16 characters.'],
+    ['app', { name: 'admin' }, 409, "Duplicate entry: a record with the same 'name' already exists."],
+    ['cors', { path: 'api/v2/*' }, 400, "Field 'origin' is required."],
+    ['email_template', { name: 'User Invite Default' }, 409, "Duplicate entry: a record with the same 'name' already exists."],
+    ['role', { name: 'bad grant', role_service_access_by_role_id: [{ service_id: 9999, component: '*', verb_mask: 1, requestor_mask: 1 }] }, 400, "Field 'role_service_access_by_role_id[0].service_id' refers to no service with id 9999."],
+  ])('POST /system/%s %o: its own status and message, and context.resource[0].message', async (resource, record, status, message) => {
+    const response = await api('POST', `/system/${resource}`, { resource: [record] });
+    expect(response.status).toBe(status);
+    expect(response.body.error).toMatchObject({ code: status, message });
+    expect(response.body.error.context.resource).toEqual([expect.objectContaining({ code: status, message })]);
+    expect(response.body.error.context.errors).toEqual([{ index: 0, message, code: status }]);
+  });
+
+  it('several records: the batch error, nothing written, the failing record\'s message at its index', async () => {
+    const response = await api('POST', '/system/role', { resource: [{ name: 'batch-one' }, { name: 'batch-one' }, { name: 'batch-three' }] });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe('Batch Error: Not all requested records could be created. All changes rolled back.');
+    expect(response.body.error.context.errors).toEqual([{ index: 1, message: "Duplicate entry: a record with the same 'name' already exists.", code: 409 }]);
+    expect(response.body.error.context.resource).toEqual([null, expect.objectContaining({ code: 409, message: "Duplicate entry: a record with the same 'name' already exists." })]);
+    const invalid = await api('POST', '/system/role', { resource: [{ name: 'batch-four' }, { description: 'nameless' }] });
+    expect(invalid.body.error.context.resource).toEqual([null, expect.objectContaining({ code: 400, message: "Field 'resource[1].name' is required." })]);
+    expect((await api('GET', `/system/role?filter=${encodeURIComponent("name like 'batch-%'")}`)).body.resource).toEqual([]);
   });
 });
 

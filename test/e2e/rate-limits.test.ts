@@ -46,7 +46,7 @@ describe('/system/limit records', () => {
     expect(limit).toMatchObject({ type: given.type, key_text: key, rate: 100, is_active: false, origin: 'api' });
     expect(limit.period).toBe(key.split('.').at(-1));
     expect((await api('GET', `/system/limit/${limit.id}`)).body.key_text).toBe(key);
-    expect((await createLimit(record)).body.error).toEqual({ code: 400, message: 'A limit already exists with those parameters. No records added.', context: { field: 'key_text' } });
+    expect((await createLimit(record)).body.error).toMatchObject({ code: 400, message: 'A limit already exists with those parameters. No records added.', context: { field: 'key_text' } });
     const changed = await api('PATCH', `/system/limit/${limit.id}?fields=rate,period,key_text`, { rate: 5, period: 'minute' });
     expect(changed.body).toEqual({ rate: 5, period: 'minute', key_text: key.replace(/\.[^.]+$/, '.minute') });
     expect((await api('DELETE', `/system/limit/${limit.id}`)).status).toBe(200);

@@ -177,7 +177,7 @@ describe('password reset by email and change while logged in', () => {
       const strictApi = apiClient(strict.app, () => ({ token: '' }));
       const token = await strict.adminToken();
       const response = await strictApi('POST', '/system/user', { resource: [{ name: 'S', email: 's@x.io', password: 'only-twenty-three-chars' }] }, { token });
-      expect(response.body.error).toEqual({ code: 400, message: 'Invalid data supplied. The password must be at least 24 characters.', context: { field: 'password' } });
+      expect(response.body.error).toMatchObject({ code: 400, message: 'Invalid data supplied. The password must be at least 24 characters.', context: { field: 'password' } });
       expect((await strictApi('GET', '/system/user', undefined, { token })).body.resource).toEqual([]);
     } finally {
       await strict.close();

@@ -8,7 +8,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { AuthContext } from '../../auth/auth-context.js';
-import { BadRequestError, BatchError } from '../../core/errors.js';
+import { BadRequestError, BatchError, PorticoError } from '../../core/errors.js';
 import { unwrapRecord, unwrapRecords, type ListEnvelope } from '../../core/envelope.js';
 import { parseCommonParams, pick, toBool, type RawQuery } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
@@ -40,6 +40,8 @@ export interface Prepared {
   columns: Row;
   secrets: Row;
   nested: Record<string, Row[]>;
+  /** What a resource's hooks keep about the record between `prepare` and `written`. */
+  notes?: Record<string, unknown>;
 }
 
 export type Key = string | number;
@@ -61,10 +63,12 @@ export interface ResourceBehaviour {
   prepare?(prepared: Prepared, record: Row, mode: WriteMode, ctx: PlatformContext, call: InternalCall): Promise<void> | void;
   /** Guards needing the database, inside the transaction, before the write (keys known except for creates). */
   check?(w: WriteContext, verb: 'create' | 'update' | 'delete', keys: Key[], prepared: Prepared[]): Promise<void>;
-  /** Inside the transaction, after each record is written. */
-  written?(w: WriteContext, verb: 'create' | 'update', key: Key): Promise<void>;
+  /** Inside the transaction, after each record is written (with what `prepare` made of it). */
+  written?(w: WriteContext, verb: 'create' | 'update', key: Key, prepared: Prepared): Promise<void>;
   /** After the transaction committed. */
   committed?(w: WriteContext, verb: 'create' | 'update' | 'delete', keys: Key[]): Promise<void>;
+  /** Adds what a read asks for beyond stored fields (a role's accessible_tabs). */
+  afterRead?(ctx: PlatformContext, db: SystemDb, records: Row[], query: RawQuery): Promise<void>;
   /** Relations `related=` may name that are computed, not stored (a limit's counters): each fills its field in the records. */
   computed?: Readonly<Record<string, (ctx: PlatformContext, records: Row[]) => Promise<void>>>;
 }
@@ -128,6 +132,7 @@ export async function read(ctx: PlatformContext, db: SystemDb, b: ResourceBehavi
     const records = rows.map((row) => presentRecord(b.def, row));
     await attachRelated(db, b.def, records, relations);
     for (const name of computed) await b.computed?.[name](ctx, records);
+    await b.afterRead?.(ctx, db, records, query);
     for (const record of records) for (const field of added) delete record[field];
     return records;
   };
@@ -171,7 +176,7 @@ async function afterWrite(w: WriteContext, b: ResourceBehaviour, verb: 'create' 
     await untyped(w.db).updateTable(b.def.table).set(prepared.secrets).where(b.def.idField, '=', key).execute();
   }
   await writeNested(w.db, b.def, key, prepared.nested, { now: w.now, userId: userId(w.call) });
-  await b.written?.(w, verb, key);
+  await b.written?.(w, verb, key, prepared);
 }
 
 /** What a write returns: the identifiers, or the records re-read when `fields` or `related` is asked for. */
@@ -194,21 +199,57 @@ function audit(call: InternalCall, now: string, create: boolean): Row {
     : { last_modified_date: now, last_modified_by_id: id };
 }
 
+/**
+ * A create that failed at one record, in the shape the reference's clients read (its admin
+ * console shows `error.context.resource[i].message`): one record keeps its own status and message,
+ * its context gaining `errors: [{index, message, code}]` and `resource` (that record's error);
+ * several records give the 400 batch error, `resource` holding null for the records before the
+ * failing one (nothing was written: a system write is all-or-nothing) and then its error.
+ */
+function createFailure(error: unknown, index: number | undefined, count: number): unknown {
+  if (!(error instanceof PorticoError) || shaped.has(error)) return error;
+  const done = (failure: PorticoError) => { shaped.add(failure); return failure; };
+  if (error instanceof BatchError) {
+    // The records engine's batch: the records it reports written were rolled back with the rest.
+    const context = error.context as { errors: Array<{ index: number; message: string; code?: number }>; resource: unknown[] };
+    const failed = Math.min(...context.errors.map((e) => e.index));
+    return done(new BatchError(sqlMessages.batch.text('create', true), context.errors, context.resource.map((entry, i) => (i < failed ? null : entry))));
+  }
+  const at = index ?? (count === 1 ? 0 : undefined);
+  if (at === undefined) return error;
+  const entry = error.toBody().error;
+  const errors = [{ index: at, message: error.message, code: error.status }];
+  const resource = [...Array.from({ length: at }, () => null), entry];
+  if (count > 1) return done(new BatchError(sqlMessages.batch.text('create', true), errors, resource));
+  const own = error.context !== null && typeof error.context === 'object' && !Array.isArray(error.context) ? error.context : {};
+  const single = new PorticoError(error.status, error.message, { ...own, errors, resource });
+  single.headers = error.headers;
+  return done(single);
+}
+
+/** Errors createFailure made (not shaped again on the way out). */
+const shaped = new WeakSet<PorticoError>();
+
 async function create(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall): Promise<ServiceResult> {
   const records = unwrapRecords(call.body);
+  const fail = (error: unknown, index?: number) => createFailure(error, index, records.length);
   const prepared: Prepared[] = [];
   for (const [index, record] of records.entries()) {
-    prepared.push(await prepare(ctx, b, call, record, 'create', records.length > 1 ? `resource[${index}]` : ''));
+    try {
+      prepared.push(await prepare(ctx, b, call, record, 'create', records.length > 1 ? `resource[${index}]` : ''));
+    } catch (error) {
+      throw fail(error, index);
+    }
   }
   const keys = await transact(ctx, b, call, 'create', async (w) => {
     await b.check?.(w, 'create', [], prepared);
-    for (const p of prepared) await checkReferences(w.db, b.def, p.columns);
+    for (const [index, p] of prepared.entries()) await checkReferences(w.db, b.def, p.columns).catch((error: unknown) => { throw fail(error, index); });
     const rows = prepared.map((p) => ({ ...p.columns, ...audit(call, w.now, true) }));
     const result = await engine(w.db, ctx, b, 'POST', {}, { resource: rows });
     const created = (result.body as ListEnvelope<Row>).resource.map((row) => row[b.def.idField] as Key);
-    for (const [index, key] of created.entries()) await afterWrite(w, b, 'create', key, prepared[index]);
+    for (const [index, key] of created.entries()) await afterWrite(w, b, 'create', key, prepared[index]).catch((error: unknown) => { throw fail(error, index); });
     return { keys: created, result: created };
-  });
+  }).catch((error: unknown) => { throw fail(error); });
   return { status: 201, body: await writeResult(ctx, b, call.query, keys, false) };
 }
 

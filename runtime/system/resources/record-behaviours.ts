@@ -17,6 +17,7 @@ import {
   adminResource, appResource, corsResource, customResource, emailTemplateResource, lookupResource, roleResource, serviceResource, userResource,
 } from '../record-resources/system-records.js';
 import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
+import { accessibleTabs, applyRestriction, requestedRestriction } from './restricted-admins.js';
 import { liveServiceModel } from './service-models.js';
 import { systemMessages } from '../system-messages.js';
 import { mailCode } from '../self-service.js';
@@ -44,10 +45,15 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
       }
       // Deactivating ends the account's sessions for good: reactivating does not bring them back.
       if (mode === 'update' && (record.is_active === false || record.is_active === 0)) prepared.secrets.tokens_valid_after = sessionCutoff(ctx);
+      if (admin) prepared.notes = { restriction: requestedRestriction(record) };
     },
     async check(w, verb, keys) {
       const self = w.call.auth.user?.id;
       if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self)) throw systemMessages.cannotDeleteSelf.error();
+    },
+    async written(w, _verb, key, prepared) {
+      const restriction = prepared.notes?.restriction as string[] | false | null | undefined;
+      if (restriction !== null && restriction !== undefined) await applyRestriction(w, Number(key), restriction);
     },
     async committed(w, verb, keys) {
       await reloadDirectory(w);
@@ -86,6 +92,11 @@ export const roleBehaviour: ResourceBehaviour = {
   originEditable: () => [],
   prepare(prepared, _record, mode) {
     activeByDefault(prepared, mode);
+  },
+  // `accessible_tabs=true`: the admin console's tabs the role grants (restricted administrators).
+  async afterRead(_ctx, db, records, query) {
+    if (!toBool(pick(query, 'accessible_tabs'))) return;
+    for (const record of records) if (typeof record.id === 'number') record.accessible_tabs = await accessibleTabs(db, record.id);
   },
   committed: reloadDirectory,
 };

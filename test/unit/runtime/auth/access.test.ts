@@ -8,7 +8,9 @@ const grant = (service: string | null, component: string, verbMask: number, extr
 });
 const role = (grants: Grant[], isActive = true): RolePrincipal => ({ id: 7, name: 'reader', isActive, grants });
 const app: AppPrincipal = { id: 4, name: 'addressbook', isActive: true, roleId: 7 };
-const user = (isSysAdmin = false): UserPrincipal => ({ id: 2, email: 'u@x.io', name: 'U', isSysAdmin, isActive: true, tokensValidAfter: 0, appRoles: new Map() });
+const user = (isSysAdmin = false): UserPrincipal => ({ id: 2, email: 'u@x.io', name: 'U', isSysAdmin, isAdminAccount: isSysAdmin, isActive: true, tokensValidAfter: 0, appRoles: new Map() });
+/** An administrator with a role assignment: roles govern them (reference 6.3). */
+const restricted = (): UserPrincipal => ({ ...user(), isAdminAccount: true, appRoles: new Map([[4, 7]]) });
 
 const base: AccessRequest = {
   verb: 'GET', service: 'db', component: '_table/contact', apiKeyGiven: true, app, tokenError: null,
@@ -45,6 +47,10 @@ describe('decideAccess', () => {
     ['verb not granted, user', { verb: 'POST', user: user() }, 403, /POST access to component '_table\/contact' of service 'db'/],
     ['verb not granted, anonymous', { verb: 'DELETE' }, 401],
     ['service root denied', { component: '', user: user(), role: role([grant('db', '_table/*', 1)]) }, 403, /access to service 'db'/],
+    ['admin-only resource, restricted administrator granted it', { adminOnly: true, user: restricted(), service: 'system', component: 'admin/3', role: role([grant('system', 'admin/*', 1)]) }, 'allowed'],
+    ['admin-only resource, restricted administrator not granted it', { adminOnly: true, user: restricted(), service: 'system', component: 'user', role: role([grant('system', 'admin/*', 1)]) }, 403, /GET access to component 'user' of service 'system'/],
+    ['restricted administrator, a service the role does not name', { user: restricted(), role: role([grant('system', 'admin/*', 1)]) }, 403, /of service 'db'/],
+    ['admin-only resource, user granted it', { adminOnly: true, user: user(), service: 'system', component: 'admin', role: role([grant('system', '*', 31)]) }, 403, /Only administrators/],
   ];
   it.each(cases)('%s', (_name, change, want, message) => {
     const decision = decideAccess({ ...base, ...change });
@@ -108,5 +114,11 @@ describe('resolveRole', () => {
     expect(resolveRole(null, app, roles)?.id).toBe(7);
     expect(resolveRole({ ...user(), appRoles: new Map([[4, 9]]) }, app, roles)?.id).toBe(9);
     expect(resolveRole(user(), null, roles)).toBeNull();
+  });
+  it('gives a restricted administrator their role for the app, else their first one, never the app default', () => {
+    const other: AppPrincipal = { ...app, id: 5, roleId: 7 };
+    expect(resolveRole({ ...restricted(), appRoles: new Map([[4, 9]]) }, app, roles)?.id).toBe(9);
+    expect(resolveRole({ ...restricted(), appRoles: new Map([[4, 9]]) }, other, roles)?.id).toBe(9);
+    expect(resolveRole(restricted(), null, roles)).toBeNull();
   });
 });
