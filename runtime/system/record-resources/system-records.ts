@@ -131,8 +131,8 @@ const personRecord = {
   idField: 'id',
   fields: personFields,
   readOnly: [...READ_ONLY_AUDITED, 'last_login_date'],
-  // The admin console also sends is_root_admin and its restricted-admin tab choices, which
-  // Portico does not keep (an administrator always has every tab).
+  // The admin console also sends is_root_admin (derived, not kept) and its restricted-admin tab
+  // choices, which the admin resource turns into a role (resources/restricted-admins.ts).
   ignored: [
     'is_sys_admin', 'is_root_admin', 'confirmed', 'expired', 'security_question', 'security_answer', 'oauth_provider', 'adldap', 'ldap_username', 'saml',
     'send_invite', 'user_custom_by_user_id', 'access_by_tabs', 'is_restricted_admin',

@@ -50,6 +50,8 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
     async check(w, verb, keys) {
       const self = w.call.auth.user?.id;
       if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self)) throw systemMessages.cannotDeleteSelf.error();
+      // A restricted administrator's own role goes with them.
+      if (verb === 'delete' && admin) for (const key of keys) await applyRestriction(w, Number(key), false);
     },
     async written(w, _verb, key, prepared) {
       const restriction = prepared.notes?.restriction as string[] | false | null | undefined;

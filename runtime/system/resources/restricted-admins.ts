@@ -69,7 +69,7 @@ export async function applyRestriction(w: WriteContext, adminId: number, tabs: s
   const db = w.db;
   const admin = await db.selectFrom('user').select('email').where('id', '=', adminId).executeTakeFirstOrThrow();
   const assigned = await db.selectFrom('user_to_app_to_role').select('role_id').where('user_id', '=', adminId).execute();
-  const own = await ownRoles(db, adminId, [...new Set(assigned.map((row) => row.role_id))]);
+  const own = await ownRoles(db, adminId, roleName(admin.email), [...new Set(assigned.map((row) => row.role_id))]);
   await db.deleteFrom('user_to_app_to_role').where('user_id', '=', adminId).execute();
   if (tabs === false) {
     if (own.length > 0) {
@@ -106,14 +106,15 @@ export async function applyRestriction(w: WriteContext, adminId: number, tabs: s
   if (apps.length > 0) await db.insertInto('user_to_app_to_role').values(apps.map((app) => ({ user_id: adminId, app_id: app.id, role_id: roleId }))).execute();
 }
 
-/** The roles among those assigned to the administrator that were made for them (assigned to nobody else). */
-async function ownRoles(db: SystemDb, adminId: number, roleIds: number[]): Promise<number[]> {
+/** The roles among those assigned to the administrator that were made for them (by name, and assigned to nobody else). */
+async function ownRoles(db: SystemDb, adminId: number, name: string, roleIds: number[]): Promise<number[]> {
   if (roleIds.length === 0) return [];
   const shared = await db.selectFrom('user_to_app_to_role').select('role_id').where('role_id', 'in', roleIds).where('user_id', '!=', adminId).execute();
   const apps = await db.selectFrom('app').select('role_id').where('role_id', 'in', roleIds).execute();
   const taken = new Set([...shared, ...apps].map((row) => row.role_id));
   const roles = await db.selectFrom('role').select(['id', 'name', 'origin']).where('id', 'in', roleIds).orderBy('id').execute();
-  return roles.filter((role) => !taken.has(role.id) && role.origin === 'api' && / role$/.test(role.name)).map((role) => role.id);
+  const made = (role: string) => role === name || (role.startsWith(`${name} `) && /^\d+$/.test(role.slice(name.length + 1)));
+  return roles.filter((role) => !taken.has(role.id) && role.origin === 'api' && made(role.name)).map((role) => role.id);
 }
 
 /** The name, or the name with a number when a role has it already. */

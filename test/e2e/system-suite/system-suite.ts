@@ -9,7 +9,7 @@ import type { ExternalDatabase } from '../../helpers/require-service.js';
 
 export const SYSTEM_SUITES = [
   'system-resources', 'system-bad-input', 'admin-session', 'user-sessions', 'credentials-and-cors',
-  'live-services', 'role-access', 'access-matrix', 'admin-console', 'rate-limits',
+  'live-services', 'role-access', 'access-matrix', 'admin-console', 'rate-limits', 'restricted-admins',
 ] as const;
 
 export function defineSystemSuites(kind: ExternalDatabase): void {
