@@ -376,6 +376,23 @@ describe('the admin console against the quickstart', () => {
     expect(env.body.client).toMatchObject({ user_agent: 'Mozilla/5.0 (console replay)', ip_address: expect.any(String), locale: expect.any(String) });
   });
 
+  it('files and logs: the file manager lists, creates a folder and a file, reads and deletes them; the logs screen lists its folder', async () => {
+    const root = await consoleCall('GET', '/files/', { query: { include_folders: true, include_files: true } });
+    expect(root.body).toHaveProperty('resource');
+    await consoleCall('POST', '/files/', { headers: { 'X-Folder-Name': 'console-replay' } });
+    await consoleCall('POST', '/files/console-replay/', {
+      body: { resource: [{ name: 'hello.txt', type: 'file', content: Buffer.from('hello from the console').toString('base64'), is_base64: true }] },
+    });
+    const listed = await consoleCall('GET', '/files/console-replay/', { query: { include_folders: true, include_files: true } });
+    expect(listed.body.resource.map((entry: { name: string }) => entry.name)).toContain('hello.txt');
+    const url = new URL('/api/v2/files/console-replay/hello.txt', server.url);
+    const file = await fetch(url, { headers: { 'X-DreamFactory-API-Key': CONSOLE_KEYS.admin, 'X-DreamFactory-Session-Token': token! } });
+    expect([file.status, await file.text()]).toEqual([200, 'hello from the console']);
+    await consoleCall('DELETE', '/files/console-replay/', { query: { force: true } });
+    const logs = await consoleCall('GET', '/logs/', { query: { include_folders: true, include_files: true } });
+    expect(logs.body).toHaveProperty('resource');
+  });
+
   it('logout: the admin session ends, and the token no longer restores it', async () => {
     expect((await consoleCall('DELETE', '/system/admin/session')).body).toEqual({ success: true });
     await consoleCall('GET', '/user/session', { headers: { Authorization: '' }, expectFailure: 401 });
