@@ -127,7 +127,7 @@ export class RwsHandler implements ServiceHandler {
       ? JSON.stringify([url.pathname, cacheKeyParts, this.options.headers.filter((h) => h.passFromClient).map((h) => call.headers[h.name.toLowerCase()] ?? null)])
       : null;
     if (cacheKey) {
-      const hit = this.cache?.get(cacheKey) as Cached | undefined;
+      const hit = (await this.cache?.get(cacheKey)) as Cached | undefined;
       if (hit) return { status: hit.status, body: hit.body, headers: { ...hit.headers, 'x-cache': 'HIT' } };
     }
     const hasBody = call.verb !== 'GET' && call.stream !== undefined;
@@ -168,7 +168,7 @@ export class RwsHandler implements ServiceHandler {
       if (!(length > MAX_CACHED)) {
         try {
           const body = Buffer.from(await response.arrayBuffer());
-          if (body.length <= MAX_CACHED) this.cache?.set(cacheKey, { status: 200, headers: relayed, body } satisfies Cached);
+          if (body.length <= MAX_CACHED) await this.cache?.set(cacheKey, { status: 200, headers: relayed, body } satisfies Cached);
           return { status: 200, body, headers: { ...relayed, 'x-cache': 'MISS' } };
         } catch (error) {
           throw this.unreachable(error);
@@ -179,8 +179,8 @@ export class RwsHandler implements ServiceHandler {
     return { status: response.status, body, headers: relayed };
   }
 
-  clearCache(): void {
-    this.cache?.clear();
+  async clearCache(): Promise<void> {
+    await this.cache?.clear();
   }
 
   openapi(): OpenApiFragment {
