@@ -3,7 +3,6 @@
  * `/mcp/{service}` (outside /api/v2; runtime/http/mcp-route.ts serves it). Its REST side only
  * tells where the endpoint is.
  */
-import { BadRequestError } from '../../core/errors.js';
 import { coreMessages } from '../../core/messages.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { jsonOperation } from '../../openapi/operation-builder.js';
