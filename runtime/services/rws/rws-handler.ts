@@ -12,7 +12,7 @@ import { BadRequestError, PorticoError, ServiceUnavailableError } from '../../co
 import { substituteLookups } from '../../core/lookups.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { networkCode } from '../remote-errors.js';
-import { ResponseCache } from '../soap/call/response-cache.js';
+import { ResponseCache } from '../response-cache.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import { applies, type HeaderEntry, type ParameterEntry } from './rws-config.js';
 

@@ -11,7 +11,7 @@ import type { ServiceModel, SoapOperationModel, SoapServiceModel } from '../../m
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { soapServiceOpenApi } from '../../openapi/soap-openapi.js';
 import type { RuntimeContext, ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
-import { ResponseCache } from './call/response-cache.js';
+import { ResponseCache } from '../response-cache.js';
 import type { SharedCache } from '../cache/shared-cache.js';
 import { declaredWsdl, LiveContract, readSoapModel } from './soap-contract.js';
 import { soapOptions, type SoapOptions } from './soap-config.js';

@@ -5,7 +5,7 @@
  * In process otherwise, and while the shared store is away: at most MAX_ENTRIES, the oldest
  * dropped first. Errors are never stored.
  */
-import type { PlatformCache } from '../../cache/shared-cache.js';
+import type { PlatformCache } from './cache/shared-cache.js';
 
 const MAX_ENTRIES = 1000;
 
