@@ -21,7 +21,7 @@ export function createSqliteData(file: string): void {
   const order = db.prepare('insert into orders (customer_id, status, total, note) values (?, ?, ?, ?)');
   db.transaction(() => {
     for (let i = 1; i <= CUSTOMERS; i++) customer.run(`Customer ${i}`, `customer${i}@example.com`, `City ${i % 100}`);
-    for (let i = 1; i <= ORDERS; i++) order.run(1 + (i * 7919) % CUSTOMERS, STATUSES[i % STATUSES.length], (i % 1000) / 4, `order ${i}`);
+    for (let i = 1; i <= ORDERS; i++) order.run(1 + ((i * 7919) % CUSTOMERS), STATUSES[i % STATUSES.length], (i % 1000) / 4, `order ${i}`);
   })();
   db.close();
 }

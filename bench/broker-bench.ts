@@ -20,7 +20,12 @@ import amqp from 'amqplib';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
-  options: { duration: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' }, calls: { type: 'string', default: '300' } },
+  options: {
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '10' },
+    calls: { type: 'string', default: '300' },
+  },
 });
 const duration = Number(args.duration);
 const rounds = Number(args.rounds);
@@ -31,7 +36,11 @@ const QUEUE = `portico_bench_${process.pid}`;
 const JWT_SECRET = 'test-secret-test-secret-test-secret';
 
 function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -42,7 +51,11 @@ function start(script: string, env: Record<string, string>): Promise<{ child: Ch
   });
 }
 
-interface Figures { rps: number; p50: number; p99: number }
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+}
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -52,21 +65,35 @@ async function publishLoops(url: string, headers: Record<string, string>): Promi
   const body = JSON.stringify({ sensor: 'bench', value: 21.5 });
   const latencies: number[] = [];
   const end = performance.now() + duration * 1000;
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (performance.now() < end) {
-      const started = performance.now();
-      await new Promise<void>((resolve, reject) => {
-        const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
-          let text = '';
-          response.on('data', (chunk: Buffer) => { text += chunk.toString(); });
-          response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(`${url}: HTTP ${response.statusCode} ${text}`))));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) {
+        const started = performance.now();
+        await new Promise<void>((resolve, reject) => {
+          const request = http.request(
+            url,
+            {
+              method: 'POST',
+              agent,
+              headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+            },
+            (response) => {
+              let text = '';
+              response.on('data', (chunk: Buffer) => {
+                text += chunk.toString();
+              });
+              response.on('end', () =>
+                response.statusCode === 200 ? resolve() : reject(new Error(`${url}: HTTP ${response.statusCode} ${text}`)),
+              );
+            },
+          );
+          request.on('error', reject);
+          request.end(body);
         });
-        request.on('error', reject);
-        request.end(body);
-      });
-      latencies.push(performance.now() - started);
-    }
-  }));
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
   agent.destroy();
   latencies.sort((a, b) => a - b);
   return { rps: latencies.length / duration, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
@@ -91,8 +118,16 @@ try {
       for (const side of order) runs[side].push(await publishLoops(target[side], credentials));
     }
     const ratio = median(runs.portico.map((p, i) => p.rps / runs.hand[i].rps));
-    const show = (name: string, f: Figures[]) => `  ${name.padEnd(24)} ${median(f.map((x) => x.rps)).toFixed(0).padStart(6)} req/s  p50 ${median(f.map((x) => x.p50)).toFixed(2)} ms  p99 ${median(f.map((x) => x.p99)).toFixed(2)} ms`;
-    lines.push(`${broker} publish (${connections} connections, ${duration}s x ${rounds} rounds, medians):`, show('Portico REST', runs.portico), show('hand-written Fastify', runs.hand), `  ratio Portico / hand-written: ${ratio.toFixed(2)} (target >= 0.85)`);
+    const show = (name: string, f: Figures[]) =>
+      `  ${name.padEnd(24)} ${median(f.map((x) => x.rps))
+        .toFixed(0)
+        .padStart(6)} req/s  p50 ${median(f.map((x) => x.p50)).toFixed(2)} ms  p99 ${median(f.map((x) => x.p99)).toFixed(2)} ms`;
+    lines.push(
+      `${broker} publish (${connections} connections, ${duration}s x ${rounds} rounds, medians):`,
+      show('Portico REST', runs.portico),
+      show('hand-written Fastify', runs.hand),
+      `  ratio Portico / hand-written: ${ratio.toFixed(2)} (target >= 0.85)`,
+    );
   }
 
   // MCP tool call next to the REST call it stands for, one at a time.
@@ -121,9 +156,12 @@ try {
     await response.arrayBuffer();
   });
   await client.close();
-  lines.push(`MCP tool call ${tool.name} (limit 10) vs REST GET /api/v2/db/_table/item?limit=10, ${calls} calls each, one at a time:`,
-    `  MCP  p50 ${mcp.p50.toFixed(2)} ms  p99 ${mcp.p99.toFixed(2)} ms`, `  REST p50 ${rest.p50.toFixed(2)} ms  p99 ${rest.p99.toFixed(2)} ms`,
-    `  MCP adds ${(mcp.p50 - rest.p50).toFixed(2)} ms at p50`);
+  lines.push(
+    `MCP tool call ${tool.name} (limit 10) vs REST GET /api/v2/db/_table/item?limit=10, ${calls} calls each, one at a time:`,
+    `  MCP  p50 ${mcp.p50.toFixed(2)} ms  p99 ${mcp.p99.toFixed(2)} ms`,
+    `  REST p50 ${rest.p50.toFixed(2)} ms  p99 ${rest.p99.toFixed(2)} ms`,
+    `  MCP adds ${(mcp.p50 - rest.p50).toFixed(2)} ms at p50`,
+  );
 } finally {
   portico.child.kill('SIGTERM');
   hand.child.kill('SIGTERM');

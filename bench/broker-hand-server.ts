@@ -19,7 +19,13 @@ app.post('/amqp/:queue', async (request, reply) => {
   if (!authorised(request, reply)) return reply;
   const content = Buffer.from(JSON.stringify(request.body));
   await new Promise<void>((resolve, reject) => {
-    channel.publish('', (request.params as { queue: string }).queue, content, { persistent: true, contentType: 'application/json' }, (error: unknown) => (error ? reject(error) : resolve()));
+    channel.publish(
+      '',
+      (request.params as { queue: string }).queue,
+      content,
+      { persistent: true, contentType: 'application/json' },
+      (error: unknown) => (error ? reject(error) : resolve()),
+    );
   });
   return { success: true };
 });

@@ -20,27 +20,47 @@ db.exec('create table item (id integer primary key autoincrement, name text not 
 const insert = db.prepare('insert into item (name) values (?)');
 for (let i = 0; i < 100; i++) insert.run(`item ${i}`);
 db.close();
-const service = (id: number, name: string, type: string, config: Record<string, unknown>): ServiceModel =>
-  ({ id, name, label: name, type, description: '', is_active: true, origin: 'platform', kind: 'plain', config });
-const sqlite = await getServiceKind('sqlite')!.introspect!(service(20, 'db', 'sqlite', { database: 'bench.sqlite' }), { baseDir: dir, resolveEnv: <T>(value: T) => value });
+const service = (id: number, name: string, type: string, config: Record<string, unknown>): ServiceModel => ({
+  id,
+  name,
+  label: name,
+  type,
+  description: '',
+  is_active: true,
+  origin: 'platform',
+  kind: 'plain',
+  config,
+});
+const sqlite = await getServiceKind('sqlite')!.introspect!(service(20, 'db', 'sqlite', { database: 'bench.sqlite' }), {
+  baseDir: dir,
+  resolveEnv: <T>(value: T) => value,
+});
 const model = minimalModel();
-const app = await createServer({
-  ...model,
-  services: [
-    ...model.services, sqlite,
-    service(21, 'amqp', 'amqp', { url: process.env.AMQP_URL, queues: [{ name: process.env.QUEUE, durable: true }] }),
-    service(22, 'mqtt', 'mqtt', { url: process.env.MQTT_URL }),
-    service(23, 'agent', 'mcp', {}),
-  ],
-}, { baseDir: dir, systemDatabase: ':memory:', env: {} });
+const app = await createServer(
+  {
+    ...model,
+    services: [
+      ...model.services,
+      sqlite,
+      service(21, 'amqp', 'amqp', { url: process.env.AMQP_URL, queues: [{ name: process.env.QUEUE, durable: true }] }),
+      service(22, 'mqtt', 'mqtt', { url: process.env.MQTT_URL }),
+      service(23, 'agent', 'mcp', {}),
+    ],
+  },
+  { baseDir: dir, systemDatabase: ':memory:', env: {} },
+);
 const { api_key: apiKey } = await app.portico.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
 const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
 const login = await fetch(`${address}/api/v2/system/admin/session`, {
-  method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
   body: JSON.stringify({ email: model.admins[0].email, password: model.admins[0].password }),
 });
 const { session_token: token } = (await login.json()) as { session_token: string };
 console.log(`${address} ${apiKey} ${token}`);
 process.on('SIGTERM', () => {
-  void app.close().then(() => fs.rmSync(dir, { recursive: true, force: true })).finally(() => process.exit(0));
+  void app
+    .close()
+    .then(() => fs.rmSync(dir, { recursive: true, force: true }))
+    .finally(() => process.exit(0));
 });

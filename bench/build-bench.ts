@@ -15,7 +15,13 @@ import { buildPlatform, type StageTiming } from '../generator/pipeline.js';
 import { createTestDatabase } from '../test/helpers/require-service.js';
 import { WSDL_CORPUS_DIR } from '../test/helpers/shared-dir.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, tables: { type: 'string', default: '200' }, keep: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    tables: { type: 'string', default: '200' },
+    keep: { type: 'boolean', default: false },
+  },
+});
 const runs = Number(values.runs);
 const tableCount = Number(values.tables);
 const repo = path.resolve(import.meta.dirname, '..');
@@ -83,7 +89,9 @@ async function main(): Promise<void> {
     for (const file of WSDLS) fs.copyFileSync(path.join(WSDL_CORPUS_DIR, file), path.join(dir, file));
     fs.writeFileSync(path.join(dir, 'platform.yaml'), platformYaml());
     const env = { ...process.env, BENCH_DATABASE_URL: database.url };
-    console.log(`platform: ${tableCount} tables on PostgreSQL, SOAP ${WSDLS.join(' + ')}; ${os.cpus().length} cores; gen = ${genCommand().join(' ')}`);
+    console.log(
+      `platform: ${tableCount} tables on PostgreSQL, SOAP ${WSDLS.join(' + ')}; ${os.cpus().length} cores; gen = ${genCommand().join(' ')}`,
+    );
 
     const builds: number[] = [];
     const checks: number[] = [];
@@ -99,8 +107,13 @@ async function main(): Promise<void> {
     const stages: StageTiming[] = [];
     const start = performance.now();
     await buildPlatform({ configPath: 'platform.yaml', cwd: dir, env, onStage: (timing) => stages.push(timing) });
-    console.log(`in-process build ${Math.round(performance.now() - start)} ms: ${stages.map(({ stage, ms }) => `${stage} ${ms} ms`).join(', ')}`);
-    const files = execFileSync('find', [path.join(dir, 'server'), '-type', 'f']).toString().trim().split('\n').length;
+    console.log(
+      `in-process build ${Math.round(performance.now() - start)} ms: ${stages.map(({ stage, ms }) => `${stage} ${ms} ms`).join(', ')}`,
+    );
+    const files = execFileSync('find', [path.join(dir, 'server'), '-type', 'f'])
+      .toString()
+      .trim()
+      .split('\n').length;
     console.log(`output: ${files} files`);
   } finally {
     if (values.keep) console.log(`kept ${dir} (BENCH_DATABASE_URL=${database.url})`);

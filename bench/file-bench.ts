@@ -31,20 +31,30 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: PARALLEL });
 
 function download(url: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent, headers }, (response) => {
-      let bytes = 0;
-      response.on('data', (chunk: Buffer) => { bytes += chunk.length; });
-      response.on('end', () => (response.statusCode === 200 ? resolve(bytes) : reject(new Error(`GET ${url}: ${response.statusCode}`))));
-    }).on('error', reject);
+    http
+      .get(url, { agent, headers }, (response) => {
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        response.on('end', () => (response.statusCode === 200 ? resolve(bytes) : reject(new Error(`GET ${url}: ${response.statusCode}`))));
+      })
+      .on('error', reject);
   });
 }
 
 function upload(url: string, headers: Record<string, string>, body: Readable, length: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'PUT', agent, headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(length) } }, (response) => {
-      response.resume();
-      response.on('end', () => (response.statusCode === 201 || response.statusCode === 200 ? resolve() : reject(new Error(`PUT ${url}: ${response.statusCode}`))));
-    });
+    const request = http.request(
+      url,
+      { method: 'PUT', agent, headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(length) } },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          response.statusCode === 201 || response.statusCode === 200 ? resolve() : reject(new Error(`PUT ${url}: ${response.statusCode}`)),
+        );
+      },
+    );
     request.on('error', reject);
     body.pipe(request);
   });
@@ -67,20 +77,37 @@ async function main(): Promise<void> {
   await fs.mkdir(filesDir, { recursive: true });
   await fs.mkdir(handDir, { recursive: true });
   const block = Buffer.alloc(1024 * 1024, 7);
-  await pipeline(Readable.from((function* () { for (let i = 0; i < SIZE / block.length; i += 1) yield block; })()), createWriteStream(path.join(filesDir, 'big.bin')));
+  await pipeline(
+    Readable.from(
+      (function* () {
+        for (let i = 0; i < SIZE / block.length; i += 1) yield block;
+      })(),
+    ),
+    createWriteStream(path.join(filesDir, 'big.bin')),
+  );
   await fs.copyFile(path.join(filesDir, 'big.bin'), path.join(handDir, 'big.bin'));
 
   const model = minimalModel();
   const portico = await createServer(model, { baseDir: dir, systemDatabase: ':memory:', env: {} });
-  const { api_key: key } = await portico.portico.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
+  const { api_key: key } = await portico.portico.db
+    .selectFrom('app')
+    .select('api_key')
+    .where('name', '=', 'admin')
+    .executeTakeFirstOrThrow();
   const porticoUrl = await portico.listen({ port: 0, host: '127.0.0.1' });
-  const login = await fetch(`${porticoUrl}/api/v2/system/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': key }, body: JSON.stringify({ email: model.admins[0].email, password: model.admins[0].password }) });
+  const login = await fetch(`${porticoUrl}/api/v2/system/admin/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-api-key': key },
+    body: JSON.stringify({ email: model.admins[0].email, password: model.admins[0].password }),
+  });
   const token = ((await login.json()) as { session_token: string }).session_token;
   const auth = { 'x-service-api-key': key, 'x-service-session-token': token };
 
   const hand = Fastify({ bodyLimit: 2 * 1024 * 1024 * 1024 });
   hand.addContentTypeParser('*', (_request, _payload, done) => done(null));
-  hand.get('/big.bin', async (_request, reply) => reply.header('content-type', 'application/octet-stream').send(createReadStream(path.join(handDir, 'big.bin'))));
+  hand.get('/big.bin', async (_request, reply) =>
+    reply.header('content-type', 'application/octet-stream').send(createReadStream(path.join(handDir, 'big.bin'))),
+  );
   hand.put('/up/:name', async (request, reply) => {
     await pipeline(request.raw, createWriteStream(path.join(handDir, (request.params as { name: string }).name)));
     return reply.status(201).send({ ok: true });
@@ -93,21 +120,27 @@ async function main(): Promise<void> {
     const order = round % 2 === 0 ? ['portico', 'hand'] : ['hand', 'portico'];
     const figures: Record<string, { download: number; upload: number }> = {};
     for (const who of order) {
-      const download1 = who === 'portico'
-        ? await rate(() => download(`${porticoUrl}/api/v2/files/big.bin`, auth))
-        : await rate(() => download(`${handUrl}/big.bin`, {}));
-      const upload1 = who === 'portico'
-        ? await rate((i) => upload(`${porticoUrl}/api/v2/files/up-${i}.bin`, auth, source(), SIZE))
-        : await rate((i) => upload(`${handUrl}/up/up-${i}.bin`, {}, source(), SIZE));
+      const download1 =
+        who === 'portico'
+          ? await rate(() => download(`${porticoUrl}/api/v2/files/big.bin`, auth))
+          : await rate(() => download(`${handUrl}/big.bin`, {}));
+      const upload1 =
+        who === 'portico'
+          ? await rate((i) => upload(`${porticoUrl}/api/v2/files/up-${i}.bin`, auth, source(), SIZE))
+          : await rate((i) => upload(`${handUrl}/up/up-${i}.bin`, {}, source(), SIZE));
       figures[who] = { download: download1, upload: upload1 };
     }
     results.download.push([figures.portico.download, figures.hand.download]);
     results.upload.push([figures.portico.upload, figures.hand.upload]);
-    console.log(`round ${round + 1}: download ${figures.portico.download.toFixed(0)} vs ${figures.hand.download.toFixed(0)} MB/s, upload ${figures.portico.upload.toFixed(0)} vs ${figures.hand.upload.toFixed(0)} MB/s (Portico vs hand-written)`);
+    console.log(
+      `round ${round + 1}: download ${figures.portico.download.toFixed(0)} vs ${figures.hand.download.toFixed(0)} MB/s, upload ${figures.portico.upload.toFixed(0)} vs ${figures.hand.upload.toFixed(0)} MB/s (Portico vs hand-written)`,
+    );
   }
-  for (const kind of ROUNDS > 0 ? ['download', 'upload'] as const : []) {
+  for (const kind of ROUNDS > 0 ? (['download', 'upload'] as const) : []) {
     const ratios = results[kind].map(([p, h]) => p / h);
-    console.log(`${kind}: Portico ${median(results[kind].map(([p]) => p)).toFixed(0)} MB/s, hand-written ${median(results[kind].map(([, h]) => h)).toFixed(0)} MB/s, ratio ${median(ratios).toFixed(2)} (${PARALLEL} x ${SIZE / 1024 / 1024} MB, ${ROUNDS} rounds)`);
+    console.log(
+      `${kind}: Portico ${median(results[kind].map(([p]) => p)).toFixed(0)} MB/s, hand-written ${median(results[kind].map(([, h]) => h)).toFixed(0)} MB/s, ratio ${median(ratios).toFixed(2)} (${PARALLEL} x ${SIZE / 1024 / 1024} MB, ${ROUNDS} rounds)`,
+    );
   }
 
   if (args.includes('--big')) {
@@ -115,12 +148,17 @@ async function main(): Promise<void> {
     global.gc?.();
     const idle = process.memoryUsage().rss;
     let peak = idle;
-    const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 50);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 50);
     const chunk = Buffer.alloc(256 * 1024, 3);
     let sent = 0;
     const body = new Readable({
       read() {
-        if (sent >= total) { this.push(null); return; }
+        if (sent >= total) {
+          this.push(null);
+          return;
+        }
         const part = total - sent >= chunk.length ? chunk : chunk.subarray(0, total - sent);
         sent += part.length;
         this.push(part);
@@ -130,7 +168,9 @@ async function main(): Promise<void> {
     await upload(`${porticoUrl}/api/v2/files/one-gb.bin`, auth, body, total);
     clearInterval(sampler);
     const stored = (await fs.stat(path.join(filesDir, 'one-gb.bin'))).size;
-    console.log(`1 GB upload: ${((Date.now() - start) / 1000).toFixed(1)} s, stored ${stored} bytes, resident memory at most ${((peak - idle) / 1024 / 1024).toFixed(0)} MB above idle (${(idle / 1024 / 1024).toFixed(0)} MB; server and client in one process)`);
+    console.log(
+      `1 GB upload: ${((Date.now() - start) / 1000).toFixed(1)} s, stored ${stored} bytes, resident memory at most ${((peak - idle) / 1024 / 1024).toFixed(0)} MB above idle (${(idle / 1024 / 1024).toFixed(0)} MB; server and client in one process)`,
+    );
   }
   await portico.close();
   await hand.close();

@@ -19,11 +19,28 @@ export interface Scenario {
 export const SCENARIOS: Scenario[] = [
   { name: 'list', method: 'GET', path: `/api/v2/db/_table/orders?filter=${encodeURIComponent("status = 'shipped'")}&limit=100` },
   { name: 'get', method: 'GET', path: '/api/v2/db/_table/orders/{id}' },
-  { name: 'insert', method: 'POST', path: '/api/v2/db/_table/orders', body: '{"resource":[{"customer_id":{customer},"status":"new","total":12.5,"note":"bench"}]}' },
-  { name: 'patch', method: 'PATCH', path: '/api/v2/db/_table/orders/{id}', body: JSON.stringify({ status: 'paid', note: 'patched by the benchmark' }) },
+  {
+    name: 'insert',
+    method: 'POST',
+    path: '/api/v2/db/_table/orders',
+    body: '{"resource":[{"customer_id":{customer},"status":"new","total":12.5,"note":"bench"}]}',
+  },
+  {
+    name: 'patch',
+    method: 'PATCH',
+    path: '/api/v2/db/_table/orders/{id}',
+    body: JSON.stringify({ status: 'paid', note: 'patched by the benchmark' }),
+  },
 ];
 
-export interface LoadResult { requests: number; seconds: number; rps: number; p50Ms: number; p99Ms: number; pid: number }
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  pid: number;
+}
 
 const lua = (value: string) => JSON.stringify(value); // a JSON string is a valid Lua string here (ASCII, no control characters)
 
@@ -46,20 +63,36 @@ function script(scenario: Scenario, headers: Record<string, string>): string {
 }
 
 /** Starts wrk against `url`; resolves when it ends. `pid` is wrk's, to count its CPU. */
-export function startLoad(url: string, scenario: Scenario, headers: Record<string, string>, options: { connections: number; seconds: number; dir: string }):
-  { pid: number; done: Promise<LoadResult> } {
+export function startLoad(
+  url: string,
+  scenario: Scenario,
+  headers: Record<string, string>,
+  options: { connections: number; seconds: number; dir: string },
+): { pid: number; done: Promise<LoadResult> } {
   const file = path.join(options.dir, `${scenario.name}.lua`);
   fs.writeFileSync(file, script(scenario, headers));
   let pid = 0;
   const done = new Promise<LoadResult>((resolve, reject) => {
-    const child = execFile('wrk', ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, url], (error, stdout) => {
-      if (error) return reject(error);
-      const match = /RESULT (\{.*\})/.exec(stdout);
-      if (!match) return reject(new Error(`wrk printed no result:\n${stdout}`));
-      const r = JSON.parse(match[1]) as { requests: number; us: number; p50: number; p99: number; status: number; errors: number };
-      if (r.status > 0 || r.errors > 0) return reject(new Error(`${scenario.name} on ${url}: ${r.status} non-2xx responses, ${r.errors} socket errors`));
-      resolve({ requests: r.requests, seconds: r.us / 1e6, rps: r.requests / (r.us / 1e6), p50Ms: r.p50 / 1000, p99Ms: r.p99 / 1000, pid });
-    });
+    const child = execFile(
+      'wrk',
+      ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, url],
+      (error, stdout) => {
+        if (error) return reject(error);
+        const match = /RESULT (\{.*\})/.exec(stdout);
+        if (!match) return reject(new Error(`wrk printed no result:\n${stdout}`));
+        const r = JSON.parse(match[1]) as { requests: number; us: number; p50: number; p99: number; status: number; errors: number };
+        if (r.status > 0 || r.errors > 0)
+          return reject(new Error(`${scenario.name} on ${url}: ${r.status} non-2xx responses, ${r.errors} socket errors`));
+        resolve({
+          requests: r.requests,
+          seconds: r.us / 1e6,
+          rps: r.requests / (r.us / 1e6),
+          p50Ms: r.p50 / 1000,
+          p99Ms: r.p99 / 1000,
+          pid,
+        });
+      },
+    );
     pid = child.pid!;
   });
   return { pid, done };

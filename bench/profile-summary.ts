@@ -7,8 +7,16 @@
  */
 import fs from 'node:fs';
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /** Stages in the order a request meets them; the first matching rule names a frame's stage. */
 const RULES: Array<[string, RegExp]> = [
@@ -16,16 +24,29 @@ const RULES: Array<[string, RegExp]> = [
   ['socket I/O', /^node:(_http_outgoing|net)$|^node:internal\/(streams\/writable|stream_base_commons)$/],
   ['identify', /runtime\/(http\/identify|auth\/|system\/sessions)|fast-jwt/],
   ['access', /runtime\/(auth\/access|services\/sql\/table-access)|row-filter/],
-  ['plan', /runtime\/services\/sql\/(records\/(table-plan|conditions|record-reader|record-writer|value-codec|batch-runner)|filter\/|table-(op|reads|writes|groups))|kysely/],
+  [
+    'plan',
+    /runtime\/services\/sql\/(records\/(table-plan|conditions|record-reader|record-writer|value-codec|batch-runner)|filter\/|table-(op|reads|writes|groups))|kysely/,
+  ],
   ['driver', /runtime\/services\/sql\/(dialects\/|records\/run-compiled)|node_modules\/(pg|pg-protocol|pg-pool|pg-types|better-sqlite3)\//],
   ['serialise', /fast-json-stringify|fastify\/lib\/(reply|error-serializer)|runtime\/openapi\/record-schemas/],
-  ['parse', /runtime\/(http\/(body-parsing|api-dispatch|cors-hook)|core\/query-params)|fastify\/lib\/(content-type-parser|contentTypeParser|request)|find-my-way|fast-querystring|secure-json-parse/],
+  [
+    'parse',
+    /runtime\/(http\/(body-parsing|api-dispatch|cors-hook)|core\/query-params)|fastify\/lib\/(content-type-parser|contentTypeParser|request)|find-my-way|fast-querystring|secure-json-parse/,
+  ],
   ['other Portico', /\/runtime\//],
   ['Fastify', /node_modules\/(fastify|avvio|light-my-request|@fastify)\//],
 ];
-const SPECIAL = new Map([['(garbage collector)', 'GC'], ['(program)', 'V8/native'], ['(idle)', 'idle']]);
+const SPECIAL = new Map([
+  ['(garbage collector)', 'GC'],
+  ['(program)', 'V8/native'],
+  ['(idle)', 'idle'],
+]);
 
-export interface Breakdown { stage: string; ms: number }
+export interface Breakdown {
+  stage: string;
+  ms: number;
+}
 
 /** CPU time per stage over the last `windowMs` of the profile (the load run; start-up is left out). */
 export function summariseProfile(file: string, windowMs: number): Breakdown[] {
@@ -59,5 +80,8 @@ export function summariseProfile(file: string, windowMs: number): Breakdown[] {
     const name = stage(id);
     totals.set(name, (totals.get(name) ?? 0) + (profile.timeDeltas[i + 1] ?? 0) / 1000);
   });
-  return [...totals].map(([name, ms]) => ({ stage: name, ms })).filter((b) => b.stage !== 'idle').sort((a, b) => b.ms - a.ms);
+  return [...totals]
+    .map(([name, ms]) => ({ stage: name, ms }))
+    .filter((b) => b.stage !== 'idle')
+    .sort((a, b) => b.ms - a.ms);
 }

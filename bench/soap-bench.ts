@@ -18,7 +18,11 @@ import { CALCULATOR_WSDL } from './shared-corpus.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
-  options: { duration: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' } },
+  options: {
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '10' },
+  },
 });
 const duration = Number(args.duration);
 const rounds = Number(args.rounds);
@@ -26,7 +30,11 @@ const connections = Number(args.connections);
 
 /** Starts a script with tsx and resolves with the first line it prints. */
 function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -49,13 +57,15 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function closedLoops(call: () => Promise<void>): Promise<Figures> {
   const latencies: number[] = [];
   const end = performance.now() + duration * 1000;
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (performance.now() < end) {
-      const started = performance.now();
-      await call();
-      latencies.push(performance.now() - started);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) {
+        const started = performance.now();
+        await call();
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
   latencies.sort((a, b) => a - b);
   return { rps: latencies.length / duration, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }
@@ -72,15 +82,28 @@ function direct(client: { AddAsync(args: object): Promise<[{ AddResult: number }
 function portico(url: string, headers: Record<string, string>): Promise<Figures> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const body = JSON.stringify({ intA: 2, intB: 3 });
-  return closedLoops(() => new Promise<void>((resolve, reject) => {
-    const request = http.request(`${url}/api/v2/calc/Add`, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => { text += chunk.toString(); });
-      response.on('end', () => (response.statusCode === 200 && text === '{"AddResult":5}' ? resolve() : reject(new Error(`portico: HTTP ${response.statusCode} ${text}`))));
-    });
-    request.on('error', reject);
-    request.end(body);
-  })).finally(() => agent.destroy());
+  return closedLoops(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        const request = http.request(
+          `${url}/api/v2/calc/Add`,
+          { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => {
+              text += chunk.toString();
+            });
+            response.on('end', () =>
+              response.statusCode === 200 && text === '{"AddResult":5}'
+                ? resolve()
+                : reject(new Error(`portico: HTTP ${response.statusCode} ${text}`)),
+            );
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      }),
+  ).finally(() => agent.destroy());
 }
 
 const peer = await start('bench/soap-peer-server.ts', { PORT: '0' });
@@ -102,7 +125,11 @@ for (let round = 0; round < rounds; round++) {
 server.child.kill('SIGTERM');
 peer.child.kill('SIGTERM');
 
-const summary = (figures: Figures[]): Figures => ({ rps: median(figures.map((f) => f.rps)), p50: median(figures.map((f) => f.p50)), p99: median(figures.map((f) => f.p99)) });
+const summary = (figures: Figures[]): Figures => ({
+  rps: median(figures.map((f) => f.rps)),
+  p50: median(figures.map((f) => f.p50)),
+  p99: median(figures.map((f) => f.p99)),
+});
 const p = summary(runs.portico);
 const d = summary(runs.direct);
 const table = [
@@ -111,6 +138,10 @@ const table = [
   ['bare node-soap client', d.rps.toFixed(0), d.p50.toFixed(2), d.p99.toFixed(2)],
 ];
 const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
-console.log(`Calculator Add against a local node-soap peer, ${connections} connections, ${duration}s x ${rounds} rounds alternating (medians)`);
+console.log(
+  `Calculator Add against a local node-soap peer, ${connections} connections, ${duration}s x ${rounds} rounds alternating (medians)`,
+);
 for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
-console.log(`added at p50: ${(p.p50 - d.p50).toFixed(2)} ms (target < 1 ms); throughput ratio Portico / direct: ${(p.rps / d.rps).toFixed(2)} (target >= 0.7)`);
+console.log(
+  `added at p50: ${(p.p50 - d.p50).toFixed(2)} ms (target < 1 ms); throughput ratio Portico / direct: ${(p.rps / d.rps).toFixed(2)} (target >= 0.7)`,
+);

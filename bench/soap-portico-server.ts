@@ -16,20 +16,34 @@ import { CALCULATOR_WSDL } from './shared-corpus.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-soap-bench-'));
 const ctx = { baseDir: dir, resolveEnv: <T>(value: T) => value };
-const calc = await soapKind.introspect!({
-  id: 8, name: 'calc', label: 'Calculator', type: 'soap', description: '', is_active: true, origin: 'platform', kind: 'plain',
-  config: { wsdl: CALCULATOR_WSDL, options: { location: process.env.PEER_URL } },
-} satisfies ServiceModel, ctx);
+const calc = await soapKind.introspect!(
+  {
+    id: 8,
+    name: 'calc',
+    label: 'Calculator',
+    type: 'soap',
+    description: '',
+    is_active: true,
+    origin: 'platform',
+    kind: 'plain',
+    config: { wsdl: CALCULATOR_WSDL, options: { location: process.env.PEER_URL } },
+  } satisfies ServiceModel,
+  ctx,
+);
 const model = minimalModel();
 const app = await createServer({ ...model, services: [...model.services, calc] }, { baseDir: dir, systemDatabase: ':memory:', env: {} });
 const { api_key: apiKey } = await app.portico.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
 const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
 const login = await fetch(`${address}/api/v2/system/admin/session`, {
-  method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
   body: JSON.stringify({ email: model.admins[0].email, password: model.admins[0].password }),
 });
 const { session_token: token } = (await login.json()) as { session_token: string };
 console.log(`${address} ${apiKey} ${token}`);
 process.on('SIGTERM', () => {
-  void app.close().then(() => fs.rmSync(dir, { recursive: true, force: true })).finally(() => process.exit(0));
+  void app
+    .close()
+    .then(() => fs.rmSync(dir, { recursive: true, force: true }))
+    .finally(() => process.exit(0));
 });

@@ -62,32 +62,59 @@ function freePort(): Promise<number> {
   });
 }
 
-interface Server { child: ChildProcess; pid: number; url: string; output: string; stop(): Promise<void> }
-interface Launch { command: string; args: string[]; cwd: string; env: Record<string, string> }
+interface Server {
+  child: ChildProcess;
+  pid: number;
+  url: string;
+  output: string;
+  stop(): Promise<void>;
+}
+interface Launch {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
 
 const running = new Set<ChildProcess>();
-process.once('exit', () => { for (const child of running) child.kill(); });
+process.once('exit', () => {
+  for (const child of running) child.kill();
+});
 
 /** Starts a server and resolves once it listens; `pid` is the listening process (under a launcher such as npx). */
 async function start(launch: Launch, ready?: (url: string) => Promise<boolean>): Promise<Server & { startSeconds: number }> {
   const port = await freePort();
   const began = process.hrtime.bigint();
   const child = spawn(launch.command, launch.args, {
-    cwd: launch.cwd, env: { ...process.env, ...launch.env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'], detached: true,
+    cwd: launch.cwd,
+    env: { ...process.env, ...launch.env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
   });
   running.add(child);
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   let exited = false;
-  child.once('exit', () => { exited = true; running.delete(child); });
+  child.once('exit', () => {
+    exited = true;
+    running.delete(child);
+  });
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (exited) throw new Error(`${launch.command} ${launch.args.join(' ')} exited:\n${output}`);
     const pid = listeningProcess(child.pid!, port);
-    if (pid !== undefined && (ready === undefined || await ready(url))) {
+    if (pid !== undefined && (ready === undefined || (await ready(url)))) {
       const startSeconds = Number(process.hrtime.bigint() - began) / 1e9;
       return {
-        child, pid, url, startSeconds, get output() { return output; },
+        child,
+        pid,
+        url,
+        startSeconds,
+        get output() {
+          return output;
+        },
         async stop() {
           if (exited) return;
           const gone = new Promise((resolve) => child.once('exit', resolve));
@@ -109,10 +136,19 @@ function readmeLaunch(serverDir: string, env: Record<string, string>): Launch {
   return { command: first, args: rest, cwd: serverDir, env };
 }
 
-const handLaunch = (script: string, env: Record<string, string>): Launch =>
-  ({ command: process.execPath, args: ['--import', 'tsx', path.join(root, 'bench', script)], cwd: root, env });
+const handLaunch = (script: string, env: Record<string, string>): Launch => ({
+  command: process.execPath,
+  args: ['--import', 'tsx', path.join(root, 'bench', script)],
+  cwd: root,
+  env,
+});
 
-interface Contestant { name: 'portico' | 'hand'; launch: Launch; server?: Server; database: string | null }
+interface Contestant {
+  name: 'portico' | 'hand';
+  launch: Launch;
+  server?: Server;
+  database: string | null;
+}
 interface Setup {
   label: string;
   contestants: [Contestant, Contestant];
@@ -136,12 +172,24 @@ function workDir(name: string): string {
 }
 
 /** Builds the platform in `work`, starts it once to create the administrator and logs in. */
-async function preparePortico(work: string, service: string[]): Promise<{ launch: Launch; headers: Record<string, string>; jwtSecret: string }> {
-  fs.writeFileSync(path.join(work, 'platform.yaml'), [
-    'platform:', '  name: bench', '  title: Benchmark platform',
-    'services:', '  - name: db', ...service.map((line) => `    ${line}`),
-    'system:', '  database: data/system.sqlite', '',
-  ].join('\n'));
+async function preparePortico(
+  work: string,
+  service: string[],
+): Promise<{ launch: Launch; headers: Record<string, string>; jwtSecret: string }> {
+  fs.writeFileSync(
+    path.join(work, 'platform.yaml'),
+    [
+      'platform:',
+      '  name: bench',
+      '  title: Benchmark platform',
+      'services:',
+      '  - name: db',
+      ...service.map((line) => `    ${line}`),
+      'system:',
+      '  database: data/system.sqlite',
+      '',
+    ].join('\n'),
+  );
   await buildPlatform({ configPath: 'platform.yaml', cwd: work });
   const launch = readmeLaunch(path.join(work, 'server'), {});
   const first = await start({ ...launch, env: { PORTICO_ADMIN_EMAIL: ADMIN, PORTICO_ADMIN_PASSWORD: PASSWORD } });
@@ -150,7 +198,8 @@ async function preparePortico(work: string, service: string[]): Promise<{ launch
     while (!/admin app API key: [0-9a-f]{64}/.test(first.output)) await sleep(10);
     const apiKey = /admin app API key: ([0-9a-f]{64})/.exec(first.output)![1];
     const login = await fetch(`${first.url}/api/v2/system/admin/session`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
       body: JSON.stringify({ email: ADMIN, password: PASSWORD, duration: 24 * 60 }),
     });
     const { session_token: token } = (await login.json()) as { session_token: string };
@@ -189,12 +238,22 @@ async function sqliteSetup(): Promise<Setup> {
     label: 'SQLite',
     contestants: [
       { name: 'portico', launch: portico.launch, database: null },
-      { name: 'hand', launch: handLaunch('hand-written-server.ts', { DATABASE: path.join(work, 'hand.sqlite'), API_KEY: portico.headers['x-service-api-key'], JWT_SECRET: portico.jwtSecret }), database: null },
+      {
+        name: 'hand',
+        launch: handLaunch('hand-written-server.ts', {
+          DATABASE: path.join(work, 'hand.sqlite'),
+          API_KEY: portico.headers['x-service-api-key'],
+          JWT_SECRET: portico.jwtSecret,
+        }),
+        database: null,
+      },
     ],
     headers: portico.headers,
     probe: probeWith(portico.headers),
     databaseCpu: async () => new Map(),
-    async cleanup() { fs.rmSync(work, { recursive: true, force: true }); },
+    async cleanup() {
+      fs.rmSync(work, { recursive: true, force: true });
+    },
   };
 }
 
@@ -227,7 +286,15 @@ async function postgresSetup(): Promise<Setup> {
     label: 'PostgreSQL',
     contestants: [
       { name: 'portico', launch: portico.launch, database: names.portico },
-      { name: 'hand', launch: handLaunch('hand-written-pg-server.ts', { DATABASE_URL: urlOf(names.hand), API_KEY: portico.headers['x-service-api-key'], JWT_SECRET: portico.jwtSecret }), database: names.hand },
+      {
+        name: 'hand',
+        launch: handLaunch('hand-written-pg-server.ts', {
+          DATABASE_URL: urlOf(names.hand),
+          API_KEY: portico.headers['x-service-api-key'],
+          JWT_SECRET: portico.jwtSecret,
+        }),
+        database: names.hand,
+      },
     ],
     headers: portico.headers,
     probe: probeWith(portico.headers),
@@ -239,7 +306,15 @@ async function postgresSetup(): Promise<Setup> {
   };
 }
 
-interface Run { rps: number; p50: number; p99: number; serverUs: number; databaseUs: number; otherCores: number; rssLoad: number }
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  serverUs: number;
+  databaseUs: number;
+  otherCores: number;
+  rssLoad: number;
+}
 
 /**
  * One load run: wrk's figures, with the CPU the server and the database used meanwhile, and the
@@ -254,17 +329,25 @@ async function measure(setup: Setup, contestant: Contestant, scenario: Scenario,
   const server0 = cpuSeconds(server.pid);
   const database0 = await setup.databaseCpu(contestant.database);
   let rssLoad = 0;
-  const sampler = setInterval(() => { rssLoad = Math.max(rssLoad, rssMb(server.pid)); }, 250);
-  const result = await startLoad(server.url, scenario, setup.headers, { connections, seconds: duration, dir }).done.finally(() => clearInterval(sampler));
+  const sampler = setInterval(() => {
+    rssLoad = Math.max(rssLoad, rssMb(server.pid));
+  }, 250);
+  const result = await startLoad(server.url, scenario, setup.headers, { connections, seconds: duration, dir }).done.finally(() =>
+    clearInterval(sampler),
+  );
   const serverCpu = cpuSeconds(server.pid) - server0;
   let databaseCpu = 0;
   for (const [pid, cpu] of await setup.databaseCpu(contestant.database)) databaseCpu += cpu - (database0.get(pid) ?? 0);
   const otherCpu = machineCpu().busy - machine0 - serverCpu - databaseCpu - (ownCpuSeconds() - own0);
   const wall = Number(process.hrtime.bigint() - began) / 1e9;
   return {
-    rps: result.rps, p50: result.p50Ms, p99: result.p99Ms,
-    serverUs: (serverCpu / result.requests) * 1e6, databaseUs: (databaseCpu / result.requests) * 1e6,
-    otherCores: Math.max(0, otherCpu / wall), rssLoad,
+    rps: result.rps,
+    p50: result.p50Ms,
+    p99: result.p99Ms,
+    serverUs: (serverCpu / result.requests) * 1e6,
+    databaseUs: (databaseCpu / result.requests) * 1e6,
+    otherCores: Math.max(0, otherCpu / wall),
+    rssLoad,
   };
 }
 
@@ -283,7 +366,11 @@ async function profile(setup: Setup): Promise<void> {
       fs.rmSync(profiles, { recursive: true, force: true });
       // --cpu-prof is refused in NODE_OPTIONS: node runs the README's entry file itself.
       const entry = portico.launch.args[portico.launch.args.length - 1];
-      const launch = { ...portico.launch, command: process.execPath, args: [`--cpu-prof`, `--cpu-prof-dir=${profiles}`, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry] };
+      const launch = {
+        ...portico.launch,
+        command: process.execPath,
+        args: [`--cpu-prof`, `--cpu-prof-dir=${profiles}`, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry],
+      };
       portico.server = await start(launch, setup.probe);
       await startLoad(portico.server.url, scenario, setup.headers, { connections, seconds: Math.min(2, seconds), dir }).done;
       const cpu0 = cpuSeconds(portico.server.pid);
@@ -297,8 +384,10 @@ async function profile(setup: Setup): Promise<void> {
       if (!file) throw new Error(`No profile of process ${pid} in ${profiles}`);
       const stages = summariseProfile(path.join(profiles, file), seconds * 1000);
       const total = stages.reduce((sum, s) => sum + s.ms, 0);
-      lines.push(`${scenario.name}: ${run.rps.toFixed(0)} req/s, ${cpuUs.toFixed(0)} us CPU per request; ` +
-        stages.map((s) => `${s.stage} ${((100 * s.ms) / total).toFixed(1)}%`).join(', '));
+      lines.push(
+        `${scenario.name}: ${run.rps.toFixed(0)} req/s, ${cpuUs.toFixed(0)} us CPU per request; ` +
+          stages.map((s) => `${s.stage} ${((100 * s.ms) / total).toFixed(1)}%`).join(', '),
+      );
     }
   } finally {
     await portico.server?.stop();
@@ -319,7 +408,8 @@ async function run(setup: Setup): Promise<void> {
         await sleep(1000);
         memory.set(contestant.name, { idle: rssMb(contestant.server.pid), afterLoad: 0, load: 0 });
         // Warm-up (JIT, caches, pool): one short run of each request, not counted.
-        for (const scenario of scenarios) await startLoad(contestant.server.url, scenario, setup.headers, { connections, seconds: Math.min(2, seconds), dir }).done;
+        for (const scenario of scenarios)
+          await startLoad(contestant.server.url, scenario, setup.headers, { connections, seconds: Math.min(2, seconds), dir }).done;
       }
       const runs = new Map<string, { portico: Run[]; hand: Run[] }>(scenarios.map((s) => [s.name, { portico: [], hand: [] }]));
       for (let round = 0; round < rounds; round++) {
@@ -327,7 +417,8 @@ async function run(setup: Setup): Promise<void> {
         const order = scenarios.map((_, i) => scenarios[(i + round) % scenarios.length]);
         for (const scenario of order) {
           const pair = round % 2 === 0 ? setup.contestants : [setup.contestants[1], setup.contestants[0]];
-          for (const contestant of pair) runs.get(scenario.name)![contestant.name].push(await measure(setup, contestant, scenario, seconds, dir));
+          for (const contestant of pair)
+            runs.get(scenario.name)![contestant.name].push(await measure(setup, contestant, scenario, seconds, dir));
         }
         process.stderr.write(`${setup.label}: round ${round + 1}/${rounds} done\n`);
       }
@@ -338,16 +429,36 @@ async function run(setup: Setup): Promise<void> {
         m.load = Math.max(...[...runs.values()].flatMap((r) => r[contestant.name].map((x) => x.rssLoad)));
         await contestant.server!.stop();
       }
-      const table = [['request', 'ratio', 'portico req/s', 'p50 ms', 'p99 ms', 'hand req/s', 'p50 ms', 'p99 ms', 'p99 x', 'server CPU us/req P/H', 'DB CPU us/req P/H', 'other load (cores)']];
+      const table = [
+        [
+          'request',
+          'ratio',
+          'portico req/s',
+          'p50 ms',
+          'p99 ms',
+          'hand req/s',
+          'p50 ms',
+          'p99 ms',
+          'p99 x',
+          'server CPU us/req P/H',
+          'DB CPU us/req P/H',
+          'other load (cores)',
+        ],
+      ];
       for (const scenario of scenarios) {
         const { portico: p, hand: h } = runs.get(scenario.name)!;
         const m = (runsOf: Run[], key: keyof Run) => median(runsOf.map((r) => r[key]));
         const ratio = median(p.map((r, i) => r.rps / h[i].rps));
         const others = [...p, ...h].map((r) => r.otherCores);
         table.push([
-          scenario.name, ratio.toFixed(2),
-          m(p, 'rps').toFixed(0), m(p, 'p50').toFixed(2), m(p, 'p99').toFixed(2),
-          m(h, 'rps').toFixed(0), m(h, 'p50').toFixed(2), m(h, 'p99').toFixed(2),
+          scenario.name,
+          ratio.toFixed(2),
+          m(p, 'rps').toFixed(0),
+          m(p, 'p50').toFixed(2),
+          m(p, 'p99').toFixed(2),
+          m(h, 'rps').toFixed(0),
+          m(h, 'p50').toFixed(2),
+          m(h, 'p99').toFixed(2),
           (m(p, 'p99') / m(h, 'p99')).toFixed(2),
           `${m(p, 'serverUs').toFixed(0)} / ${m(h, 'serverUs').toFixed(0)}`,
           setup.contestants[0].database === null ? '-' : `${m(p, 'databaseUs').toFixed(0)} / ${m(h, 'databaseUs').toFixed(0)}`,
@@ -355,9 +466,14 @@ async function run(setup: Setup): Promise<void> {
         ]);
       }
       const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
-      lines.push(`${setup.label}: ${connections} connections, ${seconds}s x ${rounds} rounds, order rotated; ratio = median of per-round Portico/hand req/s; other figures medians`);
+      lines.push(
+        `${setup.label}: ${connections} connections, ${seconds}s x ${rounds} rounds, order rotated; ratio = median of per-round Portico/hand req/s; other figures medians`,
+      );
       for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
-      for (const [name, m] of memory) lines.push(`RSS ${name}: idle ${m.idle.toFixed(0)} MB, under load ${m.load.toFixed(0)} MB, idle after load ${m.afterLoad.toFixed(0)} MB`);
+      for (const [name, m] of memory)
+        lines.push(
+          `RSS ${name}: idle ${m.idle.toFixed(0)} MB, under load ${m.load.toFixed(0)} MB, idle after load ${m.afterLoad.toFixed(0)} MB`,
+        );
     }
     if (only.has('start')) {
       for (const contestant of setup.contestants) {
@@ -370,8 +486,13 @@ async function run(setup: Setup): Promise<void> {
           rss.push(rssMb(server.pid));
           await server.stop();
         }
-        const how = contestant.name === 'portico' ? `\`${[contestant.launch.command, ...contestant.launch.args].join(' ')}\` in server/` : 'node --import tsx';
-        lines.push(`start ${contestant.name} (${how}): spawn to first authenticated 200 median ${median(times).toFixed(2)} s (${times.map((t) => t.toFixed(2)).join(', ')}), idle RSS 1 s later median ${median(rss).toFixed(0)} MB`);
+        const how =
+          contestant.name === 'portico'
+            ? `\`${[contestant.launch.command, ...contestant.launch.args].join(' ')}\` in server/`
+            : 'node --import tsx';
+        lines.push(
+          `start ${contestant.name} (${how}): spawn to first authenticated 200 median ${median(times).toFixed(2)} s (${times.map((t) => t.toFixed(2)).join(', ')}), idle RSS 1 s later median ${median(rss).toFixed(0)} MB`,
+        );
       }
     }
   } finally {

@@ -13,12 +13,31 @@ const results: Array<{ workers: number; rps: number; p99: string }> = [];
 
 for (const workers of [1, 2]) {
   const dir = copyQuickstart();
-  const server = await startQuickstart(dir, { PORTICO_WORKERS: String(workers), PORTICO_ADMIN_EMAIL: ADMIN.email, PORTICO_ADMIN_PASSWORD: ADMIN.password });
+  const server = await startQuickstart(dir, {
+    PORTICO_WORKERS: String(workers),
+    PORTICO_ADMIN_EMAIL: ADMIN.email,
+    PORTICO_ADMIN_PASSWORD: ADMIN.password,
+  });
   try {
-    const login = await fetch(`${server.url}/api/v2/system/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
-    const token = (await login.json() as { session_token: string }).session_token;
+    const login = await fetch(`${server.url}/api/v2/system/admin/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    const token = ((await login.json()) as { session_token: string }).session_token;
     const url = `${server.url}/api/v2/db/_table/contact?limit=10`;
-    const wrk = (duration: number) => execFileSync('wrk', ['-t1', '-c32', `-d${duration}s`, '--latency', '-H', `X-DreamFactory-Session-Token: ${token}`, '-H', `X-DreamFactory-API-Key: ${server.apiKey}`, url]).toString();
+    const wrk = (duration: number) =>
+      execFileSync('wrk', [
+        '-t1',
+        '-c32',
+        `-d${duration}s`,
+        '--latency',
+        '-H',
+        `X-DreamFactory-Session-Token: ${token}`,
+        '-H',
+        `X-DreamFactory-API-Key: ${server.apiKey}`,
+        url,
+      ]).toString();
     wrk(2); // warm-up: every worker's statements prepared, JIT warm
     const out = wrk(seconds);
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);

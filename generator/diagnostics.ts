@@ -61,12 +61,14 @@ export class DiagnosticError extends PorticoError {
 
 /** Sorted by file, line, column, then code and message, so output is stable. */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  return [...diagnostics].sort((a, b) =>
-    (a.file ?? '').localeCompare(b.file ?? '') ||
-    (a.line ?? 0) - (b.line ?? 0) ||
-    (a.col ?? 0) - (b.col ?? 0) ||
-    a.code.localeCompare(b.code) ||
-    a.message.localeCompare(b.message));
+  return [...diagnostics].sort(
+    (a, b) =>
+      (a.file ?? '').localeCompare(b.file ?? '') ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.col ?? 0) - (b.col ?? 0) ||
+      a.code.localeCompare(b.code) ||
+      a.message.localeCompare(b.message),
+  );
 }
 
 /** `file:line:col: message [CODE]`, or as much of the place as is known. */
@@ -87,7 +89,10 @@ export function formatDiagnosticReport(diagnostics: readonly Diagnostic[]): stri
 /** ` Did you mean 'x'?` when a candidate is close enough to the word, else ''. */
 export function didYouMean(word: string, candidates: readonly string[]): string {
   if (candidates.length === 0) return '';
-  const best = closest(word.toLowerCase(), [...candidates].map((candidate) => candidate.toLowerCase()));
+  const best = closest(
+    word.toLowerCase(),
+    [...candidates].map((candidate) => candidate.toLowerCase()),
+  );
   const found = candidates.find((candidate) => candidate.toLowerCase() === best)!;
   const edits = distance(word.toLowerCase(), best);
   return edits < word.length && edits <= Math.max(2, Math.ceil(word.length / 3)) ? ` Did you mean '${found}'?` : '';

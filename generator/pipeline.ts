@@ -62,9 +62,14 @@ export interface GenerateResult extends ModelResult {
 export async function modelPlatform(options: PipelineOptions): Promise<ModelResult> {
   const env = options.env ?? process.env;
   const kinds = options.kinds ?? serviceKindRegistry;
-  const loaded = await timed(options, 'load', () => loadConfig(options.configPath, { env, kinds, cwd: options.cwd, deferReferenceProblems: true }));
+  const loaded = await timed(options, 'load', () =>
+    loadConfig(options.configPath, { env, kinds, cwd: options.cwd, deferReferenceProblems: true }),
+  );
   const introspected = await timed(options, 'introspect', async () =>
-    options.offline ? { snapshot: await committedSnapshot(loaded, outputDir(options, loaded)), diagnostics: [], unavailable: new Set<string>() } : introspectAll(loaded, { env, kinds }));
+    options.offline
+      ? { snapshot: await committedSnapshot(loaded, outputDir(options, loaded)), diagnostics: [], unavailable: new Set<string>() }
+      : introspectAll(loaded, { env, kinds }),
+  );
   const model = await timed(options, 'model', async () => buildModel(loaded.config, introspected.snapshot));
   const problems = checkModel(model, loaded.config, loaded.source, { unavailable: introspected.unavailable });
   const diagnostics = [...loaded.deferred, ...introspected.diagnostics, ...problems];
@@ -78,7 +83,14 @@ export async function generatePlatform(options: PipelineOptions): Promise<Genera
   const outDir = outputDir(options, loaded);
   const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
   const hooks = readHookModules(loaded);
-  const files = await timed(options, 'emit', async () => emitPlatform(model, { platformDirFromOutput, templates: loadTemplates(), combinedOpenApi: loaded.config.output.combined_openapi, hooks }));
+  const files = await timed(options, 'emit', async () =>
+    emitPlatform(model, {
+      platformDirFromOutput,
+      templates: loadTemplates(),
+      combinedOpenApi: loaded.config.output.combined_openapi,
+      hooks,
+    }),
+  );
   return { loaded, model, outDir, files };
 }
 
@@ -89,7 +101,10 @@ function readHookModules(loaded: LoadedConfig): Array<{ file: string; source: st
     try {
       return [{ file, source: fs.readFileSync(path.resolve(loaded.platformDir, file), 'utf8') }];
     } catch {
-      diagnostics.push({ code: 'PCO113', message: `The hook module '${file}' named in platform.yaml \`hooks\` does not exist (relative to ${loaded.platformDir}).` });
+      diagnostics.push({
+        code: 'PCO113',
+        message: `The hook module '${file}' named in platform.yaml \`hooks\` does not exist (relative to ${loaded.platformDir}).`,
+      });
       return [];
     }
   });
@@ -129,29 +144,37 @@ interface Introspected {
   unavailable: Set<string>;
 }
 
-async function introspectAll(loaded: LoadedConfig, options: { env: Env; kinds: KindRegistry }, only: (service: ServiceModel) => boolean = () => true): Promise<Introspected> {
+async function introspectAll(
+  loaded: LoadedConfig,
+  options: { env: Env; kinds: KindRegistry },
+  only: (service: ServiceModel) => boolean = () => true,
+): Promise<Introspected> {
   const ctx: RuntimeContext = { baseDir: loaded.platformDir, resolveEnv: (value) => resolveEnv(value, options.env) };
   const services: Record<string, ServiceModel> = {};
   const diagnostics: Diagnostic[] = [];
   const unavailable = new Set<string>();
   // Independent services are introspected at once (databases and WSDL hosts answer in parallel);
   // results and problems are kept in declaration order, so the output does not depend on timing.
-  const results = await Promise.all(serviceModels(loaded.config).filter(only).map(async (service) => {
-    const kind = options.kinds.getServiceKind(service.type);
-    if (!kind?.introspect) return null;
-    const entry = declaredEntry(loaded, service.name);
-    // The values introspection reads: `${env:...}` in the service's config must be set now.
-    const missing = entry.length > 0 ? missingEnvDiagnostics(loaded.source, [...entry, 'config'], options.env) : [];
-    if (missing.length > 0) return { service, model: undefined, diagnostics: missing };
-    try {
-      return { service, model: await kind.introspect(service, ctx), diagnostics: [] };
-    } catch (error) {
-      if (isProgrammingError(error)) throw error;
-      const reason = (error instanceof Error ? error.message : String(error)).replace(/:\/\/[^@/\s]*@/g, '://***@');
-      const message = `Introspection of service '${service.name}' (${service.type}) failed: ${reason}`;
-      return { service, model: undefined, diagnostics: [loaded.source.diagnosticAt(entry, 'PCO201', message)] };
-    }
-  }));
+  const results = await Promise.all(
+    serviceModels(loaded.config)
+      .filter(only)
+      .map(async (service) => {
+        const kind = options.kinds.getServiceKind(service.type);
+        if (!kind?.introspect) return null;
+        const entry = declaredEntry(loaded, service.name);
+        // The values introspection reads: `${env:...}` in the service's config must be set now.
+        const missing = entry.length > 0 ? missingEnvDiagnostics(loaded.source, [...entry, 'config'], options.env) : [];
+        if (missing.length > 0) return { service, model: undefined, diagnostics: missing };
+        try {
+          return { service, model: await kind.introspect(service, ctx), diagnostics: [] };
+        } catch (error) {
+          if (isProgrammingError(error)) throw error;
+          const reason = (error instanceof Error ? error.message : String(error)).replace(/:\/\/[^@/\s]*@/g, '://***@');
+          const message = `Introspection of service '${service.name}' (${service.type}) failed: ${reason}`;
+          return { service, model: undefined, diagnostics: [loaded.source.diagnosticAt(entry, 'PCO201', message)] };
+        }
+      }),
+  );
   for (const result of results) {
     if (result === null) continue;
     if (result.model !== undefined) services[result.service.name] = result.model;
@@ -177,7 +200,9 @@ export async function liveDatabaseSchemas(options: PipelineOptions): Promise<Rec
 
 /** JSON of each SQL service's schema in a model, by service name. */
 export function databaseSchemas(model: PlatformModel): Record<string, string> {
-  return Object.fromEntries(model.services.flatMap((service) => (service.kind === 'sql' ? [[service.name, JSON.stringify(service.schema)]] : [])));
+  return Object.fromEntries(
+    model.services.flatMap((service) => (service.kind === 'sql' ? [[service.name, JSON.stringify(service.schema)]] : [])),
+  );
 }
 
 /**
@@ -186,7 +211,10 @@ export function databaseSchemas(model: PlatformModel): Record<string, string> {
  * port or protocol, TLS required, a timeout) is the service's problem, reported at its entry.
  */
 function isProgrammingError(error: unknown): boolean {
-  return !isUserError(error) && (error instanceof TypeError || error instanceof ReferenceError || error instanceof SyntaxError || error instanceof RangeError);
+  return (
+    !isUserError(error) &&
+    (error instanceof TypeError || error instanceof ReferenceError || error instanceof SyntaxError || error instanceof RangeError)
+  );
 }
 
 function outputDir(options: PipelineOptions, loaded: LoadedConfig): string {
@@ -200,9 +228,16 @@ async function committedSnapshot(loaded: LoadedConfig, outDir: string): Promise<
   try {
     model = JSON.parse(await readFile(file, 'utf8')) as PlatformModel;
   } catch {
-    throw new DiagnosticError([{ code: 'PCO401', message: `Cannot check offline: ${path.relative(loaded.platformDir, file) || file} is missing or unreadable; run \`gen build\` first.` }]);
+    throw new DiagnosticError([
+      {
+        code: 'PCO401',
+        message: `Cannot check offline: ${path.relative(loaded.platformDir, file) || file} is missing or unreadable; run \`gen build\` first.`,
+      },
+    ]);
   }
-  return { services: Object.fromEntries(model.services.filter((service) => service.kind !== 'plain').map((service) => [service.name, service])) };
+  return {
+    services: Object.fromEntries(model.services.filter((service) => service.kind !== 'plain').map((service) => [service.name, service])),
+  };
 }
 
 /** `['services', index]` of a service declared in platform.yaml, or the top of the file. */

@@ -12,7 +12,9 @@ const ASSET_DIRS = ['templates', 'runtime', 'generator'];
 const isAsset = (file) => !file.endsWith('.ts') && !file.endsWith('.md');
 
 fs.rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], {
+  stdio: 'inherit',
+});
 for (const dir of ASSET_DIRS) {
   for (const file of fs.readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })) {
     const from = path.join(root, dir, file);

@@ -21,7 +21,11 @@ export function addBuildCommand(program: Command, io: CliIo): void {
         onStage: stageReporter(io),
       });
       if (options.dryRun) {
-        const lines = [...plan.added.map((file) => `add     ${file}`), ...plan.changed.map((file) => `change  ${file}`), ...plan.removed.map((file) => `remove  ${file}`)];
+        const lines = [
+          ...plan.added.map((file) => `add     ${file}`),
+          ...plan.changed.map((file) => `change  ${file}`),
+          ...plan.removed.map((file) => `remove  ${file}`),
+        ];
         io.stdout(lines.map((line) => `${line}\n`).join(''));
       }
       io.stdout(buildSummary(io, outDir, model, plan, performance.now() - start, options.dryRun ? 'Would build' : 'Built'));

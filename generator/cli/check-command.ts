@@ -15,11 +15,21 @@ export function addCheckCommand(program: Command, io: CliIo): void {
     .argument('[platform.yaml]', 'platform config', 'platform.yaml')
     .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
     .option('--offline', 'compare with the committed model.json instead of introspecting databases and WSDLs')
-    .addHelpText('after', '\nExit codes: 0 up to date, 1 drift or a config problem, 3 a database or WSDL cannot be introspected (unreachable, or a variable it needs is not set).')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 up to date, 1 drift or a config problem, 3 a database or WSDL cannot be introspected (unreachable, or a variable it needs is not set).',
+    )
     .action(async (configPath: string, options: { out?: string; offline?: boolean }) => {
       let result: Awaited<ReturnType<typeof checkPlatform>>;
       try {
-        result = await checkPlatform({ configPath, outDir: options.out, cwd: io.cwd, env: io.env, onStage: stageReporter(io), offline: options.offline });
+        result = await checkPlatform({
+          configPath,
+          outDir: options.out,
+          cwd: io.cwd,
+          env: io.env,
+          onStage: stageReporter(io),
+          offline: options.offline,
+        });
       } catch (error) {
         // Drift cannot be judged without the live schemas: a distinct exit code, so CI can tell the two apart.
         // PCO111 here is a variable introspection needs (a database password) that is not set.
@@ -34,7 +44,9 @@ export function addCheckCommand(program: Command, io: CliIo): void {
         return;
       }
       io.stdout(drift.diff);
-      io.stderr(`${dir} is out of date: ${drift.added.length} added, ${drift.changed.length} changed, ${drift.removed.length} removed. Run \`gen build ${configPath}\` to update it.\n`);
+      io.stderr(
+        `${dir} is out of date: ${drift.added.length} added, ${drift.changed.length} changed, ${drift.removed.length} removed. Run \`gen build ${configPath}\` to update it.\n`,
+      );
       throw new CommanderError(1, 'portico.outOfDate', `${dir} is out of date.`);
     });
 }

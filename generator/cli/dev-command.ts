@@ -16,28 +16,42 @@ export function addDevCommand(program: Command, io: CliIo): void {
     .argument('[platform.yaml]', 'platform config', 'platform.yaml')
     .option('-o, --out <dir>', 'output directory (default: <platform dir>/server)')
     .option('-p, --port <port>', 'port to listen on (default: PORT, else 8080)')
-    .option('--poll <interval>', `how often database schemas are introspected for changes: 5s, 500ms, 2m or off (default ${DEFAULT_POLL})`, (value) => {
-      try {
-        return parseInterval(value);
-      } catch (error) {
-        throw new InvalidArgumentError((error as Error).message);
-      }
-    })
-    .addHelpText('after', [
-      '',
-      'Watches platform.yaml and the WSDL files it names (with the .wsdl/.xsd files beside them);',
-      'a rebuild prints the generated files it added, changed or removed. The port stays open across',
-      'reloads: requests already running finish on the build they started on.',
-      '',
-      'Environment: PORT, HOST (default 127.0.0.1), and those of `gen serve`.',
-    ].join('\n'))
+    .option(
+      '--poll <interval>',
+      `how often database schemas are introspected for changes: 5s, 500ms, 2m or off (default ${DEFAULT_POLL})`,
+      (value) => {
+        try {
+          return parseInterval(value);
+        } catch (error) {
+          throw new InvalidArgumentError((error as Error).message);
+        }
+      },
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Watches platform.yaml and the WSDL files it names (with the .wsdl/.xsd files beside them);',
+        'a rebuild prints the generated files it added, changed or removed. The port stays open across',
+        'reloads: requests already running finish on the build they started on.',
+        '',
+        'Environment: PORT, HOST (default 127.0.0.1), and those of `gen serve`.',
+      ].join('\n'),
+    )
     .action(async (configPath: string, options: { out?: string; port?: string; poll?: number | null }) => {
       const port = Number(options.port ?? io.env.PORT ?? 8080);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`'${options.port ?? io.env.PORT}' is not a port.`);
-      const dev = new DevServer({
-        configPath, outDir: options.out, port, host: io.env.HOST ?? '127.0.0.1',
-        pollMs: options.poll === undefined ? parseInterval(DEFAULT_POLL) : options.poll,
-      }, io);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new InvalidArgumentError(`'${options.port ?? io.env.PORT}' is not a port.`);
+      const dev = new DevServer(
+        {
+          configPath,
+          outDir: options.out,
+          port,
+          host: io.env.HOST ?? '127.0.0.1',
+          pollMs: options.poll === undefined ? parseInterval(DEFAULT_POLL) : options.poll,
+        },
+        io,
+      );
       await dev.start();
       // Serves until interrupted; requests in flight finish before the process ends.
       await new Promise<void>((resolve) => {

@@ -30,9 +30,20 @@ export function addInitCommand(program: Command, io: CliIo): void {
       const platformDir = path.dirname(file);
       const source = await readSource(options, io.cwd, platformDir);
       fs.mkdirSync(platformDir, { recursive: true });
-      fs.writeFileSync(file, starterPlatform(path.basename(platformDir).toLowerCase().replace(/[^a-z0-9_-]+/g, '-') || 'platform', source));
+      fs.writeFileSync(
+        file,
+        starterPlatform(
+          path
+            .basename(platformDir)
+            .toLowerCase()
+            .replace(/[^a-z0-9_-]+/g, '-') || 'platform',
+          source,
+        ),
+      );
       const ignored = addGitignoreLines(path.join(platformDir, '.gitignore'));
-      io.stdout(`Wrote ${options.out} (${source.type} service '${source.name}', ${source.found.length} ${source.type === 'soap' ? 'operations' : 'tables'})${ignored ? ' and .gitignore lines' : ''}.\n`);
+      io.stdout(
+        `Wrote ${options.out} (${source.type} service '${source.name}', ${source.found.length} ${source.type === 'soap' ? 'operations' : 'tables'})${ignored ? ' and .gitignore lines' : ''}.\n`,
+      );
       for (const { name, holds } of source.environment) io.stdout(`Set ${name} (${holds}) before building.\n`);
       io.stdout(`Next: npx gen build ${options.out}\n`);
     });
@@ -51,7 +62,11 @@ function databaseType(from: string): 'pgsql' | 'mysql' | 'sqlite' {
 
 /** A service name from a database or WSDL name: lowercase letters, digits and `_`, not a built-in's. */
 function serviceName(text: string, fallback: string): string {
-  const name = text.toLowerCase().replace(/\.[a-z]+$/, '').replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '');
+  const name = text
+    .toLowerCase()
+    .replace(/\.[a-z]+$/, '')
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (name === '' || /^[0-9]/.test(name)) return fallback;
   return ['system', 'api_docs', 'files', 'logs', 'db', 'email', 'user'].includes(name) ? `${name}_service` : name;
 }
@@ -59,7 +74,9 @@ function serviceName(text: string, fallback: string): string {
 /** Introspects the source named by the options into what the starter file needs. */
 async function readSource(options: InitOptions, cwd: string, platformDir: string): Promise<StarterSource> {
   if (options.wsdl !== undefined) {
-    const wsdl = /^https?:\/\//i.test(options.wsdl) ? options.wsdl : path.relative(platformDir, path.resolve(cwd, options.wsdl)).split(path.sep).join('/');
+    const wsdl = /^https?:\/\//i.test(options.wsdl)
+      ? options.wsdl
+      : path.relative(platformDir, path.resolve(cwd, options.wsdl)).split(path.sep).join('/');
     const name = serviceName(path.basename(options.wsdl.split('?')[0]), 'soap');
     const model = await introspect({ type: 'soap', name, config: { wsdl } }, platformDir);
     const operations = model.kind === 'soap' ? model.operations.map((operation) => operation.name) : [];
@@ -81,14 +98,29 @@ async function readSource(options: InitOptions, cwd: string, platformDir: string
   // The URL may hold a password: the file refers to it, never copies it.
   const variable = `${name.toUpperCase()}_DATABASE_URL`;
   return {
-    type, name, label: name, config: { url: `\${env:${variable}}` }, found: tables,
+    type,
+    name,
+    label: name,
+    config: { url: `\${env:${variable}}` },
+    found: tables,
     environment: [{ name: variable, holds: `the ${type === 'pgsql' ? 'postgres' : 'mysql'}:// URL of the database` }],
   };
 }
 
-async function introspect(service: { type: string; name: string; config: Record<string, unknown> }, baseDir: string): Promise<ServiceModel> {
+async function introspect(
+  service: { type: string; name: string; config: Record<string, unknown> },
+  baseDir: string,
+): Promise<ServiceModel> {
   const kind = getServiceKind(service.type);
-  const model: ServiceModel = { id: 8, label: service.name, description: '', is_active: true, origin: 'platform', kind: 'plain', ...service };
+  const model: ServiceModel = {
+    id: 8,
+    label: service.name,
+    description: '',
+    is_active: true,
+    origin: 'platform',
+    kind: 'plain',
+    ...service,
+  };
   try {
     return await kind!.introspect!(model, { baseDir, resolveEnv: (value) => value });
   } catch (error) {

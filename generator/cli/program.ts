@@ -48,7 +48,9 @@ export async function runCli(args: string[], io: CliIo = processIo()): Promise<n
       io.stderr(`error: ${error.message}\n`);
       return 1;
     }
-    io.stderr(`${error instanceof Error ? error.stack : String(error)}\n\nThis is a bug in Portico. Please report it with the output above.\n`);
+    io.stderr(
+      `${error instanceof Error ? error.stack : String(error)}\n\nThis is a bug in Portico. Please report it with the output above.\n`,
+    );
     return 2;
   }
 }

@@ -100,7 +100,8 @@ export function parseConfig(text: string, file: string, options: ConfigOptions =
   const shown = (diagnostic: Diagnostic) => !missingAt.has(place(diagnostic));
   const diagnostics: Diagnostic[] = [...literalProblems, ...problems.filter(shown)];
   const deferred = references.filter(shown);
-  if (diagnostics.length > 0 || (deferred.length > 0 && !options.deferReferenceProblems)) throw new DiagnosticError([...diagnostics, ...deferred]);
+  if (diagnostics.length > 0 || (deferred.length > 0 && !options.deferReferenceProblems))
+    throw new DiagnosticError([...diagnostics, ...deferred]);
 
   const data = restoreEnvRefs(resolved, raw) as ValidatedConfig;
   return { config: normaliseConfig(data, kinds), source, deferred };
@@ -111,8 +112,9 @@ function place(at: { line?: number; col?: number }): string {
 }
 
 function isLiteralOnly(valuePath: ValuePath): boolean {
-  return LITERAL_ONLY.some((pattern) =>
-    pattern.length === valuePath.length && pattern.every((segment, index) => segment === '*' || segment === valuePath[index]));
+  return LITERAL_ONLY.some(
+    (pattern) => pattern.length === valuePath.length && pattern.every((segment, index) => segment === '*' || segment === valuePath[index]),
+  );
 }
 
 /**
@@ -134,8 +136,15 @@ function restoreEnvRefs(resolved: unknown, raw: unknown): unknown {
  */
 export function missingEnvDiagnostics(source: YamlSource, path: ValuePath, env: Env): Diagnostic[] {
   let value: unknown = source.toJS();
-  for (const segment of path) value = isRecord(value) || Array.isArray(value) ? (value as Record<string | number, unknown>)[segment] : undefined;
+  for (const segment of path)
+    value = isRecord(value) || Array.isArray(value) ? (value as Record<string | number, unknown>)[segment] : undefined;
   return findEnvRefs(value, [...path])
     .filter((ref) => ref.fallback === null && env[ref.name] === undefined)
-    .map((ref) => source.diagnosticAt(ref.path, 'PCO111', `Environment variable ${ref.name} is not set; the build needs it to read the service (set it, or write \${env:${ref.name}:-default}).`));
+    .map((ref) =>
+      source.diagnosticAt(
+        ref.path,
+        'PCO111',
+        `Environment variable ${ref.name} is not set; the build needs it to read the service (set it, or write \${env:${ref.name}:-default}).`,
+      ),
+    );
 }

@@ -4,7 +4,17 @@
  */
 import { builtinApps, builtinServices } from './builtins.js';
 import type { KindRegistry } from './kind-registry.js';
-import type { AdminConfig, AppConfig, HookConfig, LimitConfig, OutputConfig, PlatformConfig, RoleConfig, ServiceConfig, SystemConfig } from './platform-config.js';
+import type {
+  AdminConfig,
+  AppConfig,
+  HookConfig,
+  LimitConfig,
+  OutputConfig,
+  PlatformConfig,
+  RoleConfig,
+  ServiceConfig,
+  SystemConfig,
+} from './platform-config.js';
 import { fillDefaults } from './schema-validator.js';
 
 /** Validated data: the platform schema's defaults are filled in, services' configs are complete. */
@@ -35,14 +45,16 @@ export function normaliseConfig(data: ValidatedConfig, kinds: KindRegistry): Pla
   });
   const others = data.services
     .filter((service) => !builtinServices.some((builtin) => builtin.name === service.name))
-    .map((service): ServiceConfig => ({
-      name: service.name,
-      label: service.label ?? service.name,
-      type: service.type!,
-      description: service.description ?? '',
-      is_active: service.is_active,
-      config: service.config,
-    }));
+    .map(
+      (service): ServiceConfig => ({
+        name: service.name,
+        label: service.label ?? service.name,
+        type: service.type!,
+        description: service.description ?? '',
+        is_active: service.is_active,
+        config: service.config,
+      }),
+    );
 
   const declaredApps = new Map(data.apps.map((app) => [app.name, app]));
   const apps = [
@@ -59,14 +71,16 @@ export function normaliseConfig(data: ValidatedConfig, kinds: KindRegistry): Pla
     }),
     ...data.apps
       .filter((app) => !builtinApps.some((builtin) => builtin.name === app.name))
-      .map((app): AppConfig => ({
-        name: app.name,
-        label: app.label ?? app.name,
-        description: app.description ?? '',
-        is_active: app.is_active,
-        api_key: app.api_key,
-        role: app.role,
-      })),
+      .map(
+        (app): AppConfig => ({
+          name: app.name,
+          label: app.label ?? app.name,
+          description: app.description ?? '',
+          is_active: app.is_active,
+          api_key: app.api_key,
+          role: app.role,
+        }),
+      ),
   ];
 
   return {

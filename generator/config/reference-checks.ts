@@ -23,28 +23,54 @@ export function checkReferences(data: Loose, source: YamlSource): Diagnostic[] {
       const service = stringField(grant, 'service');
       if (service !== undefined && service !== '*' && !serviceNames.includes(service)) {
         const path = ['roles', roleIndex, 'grants', grantIndex, 'service'];
-        diagnostics.push(source.diagnosticAt(path, 'PCO109', `Unknown service '${service}' in roles[${roleIndex}].grants[${grantIndex}].service.${didYouMean(service, [...serviceNames, '*'])}`));
+        diagnostics.push(
+          source.diagnosticAt(
+            path,
+            'PCO109',
+            `Unknown service '${service}' in roles[${roleIndex}].grants[${grantIndex}].service.${didYouMean(service, [...serviceNames, '*'])}`,
+          ),
+        );
       }
     }
   }
   for (const [index, app] of objectItems(data.apps)) {
     const role = stringField(app, 'role');
     if (role !== undefined && !roleNames.includes(role)) {
-      diagnostics.push(source.diagnosticAt(['apps', index, 'role'], 'PCO109', `Unknown role '${role}' in apps[${index}].role.${didYouMean(role, roleNames)}`));
+      diagnostics.push(
+        source.diagnosticAt(
+          ['apps', index, 'role'],
+          'PCO109',
+          `Unknown role '${role}' in apps[${index}].role.${didYouMean(role, roleNames)}`,
+        ),
+      );
     }
   }
   const openRole = stringField(system, 'open_registration_role');
   if (openRole !== undefined && !roleNames.includes(openRole)) {
-    diagnostics.push(source.diagnosticAt(['system', 'open_registration_role'], 'PCO109', `Unknown role '${openRole}' in system.open_registration_role.${didYouMean(openRole, roleNames)}`));
+    diagnostics.push(
+      source.diagnosticAt(
+        ['system', 'open_registration_role'],
+        'PCO109',
+        `Unknown role '${openRole}' in system.open_registration_role.${didYouMean(openRole, roleNames)}`,
+      ),
+    );
   }
   const appNames = unique([...builtinApps.map((app) => app.name), ...names(data.apps, 'name')]);
   const appRoles = isRecord(system.open_registration_app_roles) ? system.open_registration_app_roles : {};
   for (const [app, role] of Object.entries(appRoles)) {
     const path = ['system', 'open_registration_app_roles', app];
     if (!appNames.includes(app)) {
-      diagnostics.push(source.diagnosticAt(path, 'PCO109', `Unknown app '${app}' in system.open_registration_app_roles.${didYouMean(app, appNames)}`));
+      diagnostics.push(
+        source.diagnosticAt(path, 'PCO109', `Unknown app '${app}' in system.open_registration_app_roles.${didYouMean(app, appNames)}`),
+      );
     } else if (typeof role === 'string' && !roleNames.includes(role)) {
-      diagnostics.push(source.diagnosticAt(path, 'PCO109', `Unknown role '${role}' in system.open_registration_app_roles.${app}.${didYouMean(role, roleNames)}`));
+      diagnostics.push(
+        source.diagnosticAt(
+          path,
+          'PCO109',
+          `Unknown role '${role}' in system.open_registration_app_roles.${app}.${didYouMean(role, roleNames)}`,
+        ),
+      );
     }
   }
   const minLength = typeof system.password_min_length === 'number' ? system.password_min_length : 0;
@@ -52,10 +78,31 @@ export function checkReferences(data: Loose, source: YamlSource): Diagnostic[] {
     const service = stringField(limit, 'service');
     const role = stringField(limit, 'role');
     const type = stringField(limit, 'type') ?? '';
-    if (service && !serviceNames.includes(service)) diagnostics.push(source.diagnosticAt(['limits', index, 'service'], 'PCO109', `Unknown service '${service}' in limits[${index}].service.${didYouMean(service, serviceNames)}`));
-    if (role && !roleNames.includes(role)) diagnostics.push(source.diagnosticAt(['limits', index, 'role'], 'PCO109', `Unknown role '${role}' in limits[${index}].role.${didYouMean(role, roleNames)}`));
+    if (service && !serviceNames.includes(service))
+      diagnostics.push(
+        source.diagnosticAt(
+          ['limits', index, 'service'],
+          'PCO109',
+          `Unknown service '${service}' in limits[${index}].service.${didYouMean(service, serviceNames)}`,
+        ),
+      );
+    if (role && !roleNames.includes(role))
+      diagnostics.push(
+        source.diagnosticAt(
+          ['limits', index, 'role'],
+          'PCO109',
+          `Unknown role '${role}' in limits[${index}].role.${didYouMean(role, roleNames)}`,
+        ),
+      );
     const needs = (field: 'service' | 'role' | 'endpoint', when: boolean) => {
-      if (when && !stringField(limit, field)) diagnostics.push(source.diagnosticAt(['limits', index], 'PCO109', `limits[${index}] of type ${type} needs ${field === 'endpoint' ? 'an' : 'a'} ${field}.`));
+      if (when && !stringField(limit, field))
+        diagnostics.push(
+          source.diagnosticAt(
+            ['limits', index],
+            'PCO109',
+            `limits[${index}] of type ${type} needs ${field === 'endpoint' ? 'an' : 'a'} ${field}.`,
+          ),
+        );
     };
     needs('service', type.includes('service'));
     needs('endpoint', type.includes('endpoint'));
@@ -64,7 +111,13 @@ export function checkReferences(data: Loose, source: YamlSource): Diagnostic[] {
   for (const [index, admin] of objectItems(data.admins)) {
     const password = stringField(admin, 'password');
     if (password !== undefined && password.length < minLength) {
-      diagnostics.push(source.diagnosticAt(['admins', index, 'password'], 'PCO106', `admins[${index}].password is shorter than system.password_min_length (${minLength} characters).`));
+      diagnostics.push(
+        source.diagnosticAt(
+          ['admins', index, 'password'],
+          'PCO106',
+          `admins[${index}].password is shorter than system.password_min_length (${minLength} characters).`,
+        ),
+      );
     }
   }
   return diagnostics;
@@ -87,7 +140,8 @@ function duplicates(source: YamlSource, list: unknown, section: string, key: str
     const normalised = value.toLowerCase();
     const first = firstIndex.get(normalised);
     if (first === undefined) firstIndex.set(normalised, index);
-    else diagnostics.push(source.diagnosticAt([section, index, key], 'PCO107', `${what} '${value}' is already used by ${section}[${first}].`));
+    else
+      diagnostics.push(source.diagnosticAt([section, index, key], 'PCO107', `${what} '${value}' is already used by ${section}[${first}].`));
   }
   return diagnostics;
 }

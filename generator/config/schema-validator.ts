@@ -98,7 +98,10 @@ function toDiagnostic(error: ErrorObject, source: YamlSource, basePath: ValuePat
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
       const value = String(error.data);
-      return at('PCO105', `'${value}' is not allowed for ${where}; use one of: ${allowed.map((item) => `'${item}'`).join(', ')}.${didYouMean(value, allowed)}`);
+      return at(
+        'PCO105',
+        `'${value}' is not allowed for ${where}; use one of: ${allowed.map((item) => `'${item}'`).join(', ')}.${didYouMean(value, allowed)}`,
+      );
     }
     case 'pattern': {
       const hint = error.parentSchema?.patternErrorMessage as string | undefined;
@@ -111,7 +114,8 @@ function toDiagnostic(error: ErrorObject, source: YamlSource, basePath: ValuePat
     case 'anyOf': {
       // `anyOf: [{required: [url]}, {required: [database]}]`: name the keys, one of which is needed.
       const branches = Array.isArray(error.schema) ? (error.schema as Array<Record<string, unknown>>) : [];
-      const requiredOnly = (branch: Record<string, unknown>) => Object.keys(branch).length === 1 && Array.isArray(branch.required) && branch.required.length > 0;
+      const requiredOnly = (branch: Record<string, unknown>) =>
+        Object.keys(branch).length === 1 && Array.isArray(branch.required) && branch.required.length > 0;
       if (branches.length > 1 && branches.every(requiredOnly)) {
         const options = branches.map((branch) => (branch.required as string[]).map((key) => `'${key}'`).join(' and '));
         return at('PCO103', `${where} needs ${options.slice(0, -1).join(', ')} or ${options.at(-1)}.`);
@@ -133,7 +137,10 @@ function typeText(types: string): string {
     array: 'a list',
     null: 'empty (null)',
   };
-  return types.split(',').map((type) => names[type] ?? type).join(' or ');
+  return types
+    .split(',')
+    .map((type) => names[type] ?? type)
+    .join(' or ');
 }
 
 function valueKind(value: unknown): string {

@@ -23,7 +23,8 @@ export function checkServices(data: Loose, source: YamlSource, kinds: KindRegist
     if (name !== undefined) {
       const first = firstIndex.get(name);
       if (first === undefined) firstIndex.set(name, index);
-      else diagnostics.push(source.diagnosticAt([...path, 'name'], 'PCO107', `Service name '${name}' is already used by services[${first}].`));
+      else
+        diagnostics.push(source.diagnosticAt([...path, 'name'], 'PCO107', `Service name '${name}' is already used by services[${first}].`));
     }
     const builtin = builtinServices.find((candidate) => candidate.name === name);
     const declaredType = stringField(service, 'type');
@@ -50,7 +51,13 @@ export function checkServices(data: Loose, source: YamlSource, kinds: KindRegist
   }
   for (const builtin of builtinServices) {
     if (!firstIndex.has(builtin.name) && !kinds.getServiceKind(builtin.type)) {
-      diagnostics.push(source.diagnosticAt([], 'PCO112', `The built-in service '${builtin.name}' needs service type '${builtin.type}', which is not registered.`));
+      diagnostics.push(
+        source.diagnosticAt(
+          [],
+          'PCO112',
+          `The built-in service '${builtin.name}' needs service type '${builtin.type}', which is not registered.`,
+        ),
+      );
     }
   }
   return diagnostics;
@@ -66,14 +73,22 @@ function overrideProblem(name: string, builtinType: string, kind: ServiceType): 
 
 /** What people call a database or protocol when they do not know Portico's type name. */
 const TYPE_ALIASES: Readonly<Record<string, string>> = {
-  postgres: 'pgsql', postgresql: 'pgsql', pg: 'pgsql', psql: 'pgsql',
-  mariadb: 'mysql', sqlite3: 'sqlite', wsdl: 'soap',
+  postgres: 'pgsql',
+  postgresql: 'pgsql',
+  pg: 'pgsql',
+  psql: 'pgsql',
+  mariadb: 'mysql',
+  sqlite3: 'sqlite',
+  wsdl: 'soap',
 };
 
 /** "Did you mean" for a service type: close to a type, one of its common names, or its label. */
 export function suggestType(declared: string, kinds: KindRegistry): string {
   const known = kinds.listServiceKinds();
-  const close = didYouMean(declared, known.map((kind) => kind.type));
+  const close = didYouMean(
+    declared,
+    known.map((kind) => kind.type),
+  );
   if (close) return close;
   const alias = TYPE_ALIASES[declared.toLowerCase()];
   if (alias !== undefined && kinds.getServiceKind(alias)) return ` Did you mean '${alias}'?`;
@@ -81,7 +96,8 @@ export function suggestType(declared: string, kinds: KindRegistry): string {
   const byLabel = new Map<string, string>();
   for (const kind of known) {
     const label = kind.label.toLowerCase();
-    for (const name of [label.replace(/[^a-z0-9]+/g, ''), ...label.split(/[^a-z0-9]+/)]) if (name.length > 2 && !byLabel.has(name)) byLabel.set(name, kind.type);
+    for (const name of [label.replace(/[^a-z0-9]+/g, ''), ...label.split(/[^a-z0-9]+/)])
+      if (name.length > 2 && !byLabel.has(name)) byLabel.set(name, kind.type);
   }
   const match = didYouMean(declared, [...byLabel.keys()]).match(/'(.*)'/);
   return match ? ` Did you mean '${byLabel.get(match[1].toLowerCase())}'?` : '';
@@ -101,7 +117,9 @@ function checkServiceConfig(kind: ServiceType, config: Record<string, unknown>, 
   const corrected = { ...config };
   for (const key of unknown) {
     const hint = didYouMean(key, properties);
-    diagnostics.push(source.diagnosticAt([...path, key], 'PCO102', `Unknown key '${key}' in ${pathText(path)} (type ${kind.type}).${hint}`, { key: true }));
+    diagnostics.push(
+      source.diagnosticAt([...path, key], 'PCO102', `Unknown key '${key}' in ${pathText(path)} (type ${kind.type}).${hint}`, { key: true }),
+    );
     const suggestion = hint.match(/'(.*)'/)?.[1];
     delete corrected[key];
     if (suggestion !== undefined && !(suggestion in config)) corrected[suggestion] = config[key];

@@ -60,7 +60,7 @@ export class YamlSource {
         if (!pair) break;
         const wantKey = options.key === true && index === path.length - 1;
         const valueStart = rangeStart(pair.value);
-        offset = wantKey || valueStart === undefined || isEmptyScalar(pair.value) ? rangeStart(pair.key) ?? offset : valueStart;
+        offset = wantKey || valueStart === undefined || isEmptyScalar(pair.value) ? (rangeStart(pair.key) ?? offset) : valueStart;
         node = pair.value;
       } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
         node = node.items[segment];

@@ -70,7 +70,10 @@ export class DevServer {
   private closed = false;
   private address = '';
 
-  constructor(private readonly options: DevOptions, private readonly io: CliIo) {
+  constructor(
+    private readonly options: DevOptions,
+    private readonly io: CliIo,
+  ) {
     this.server = http.createServer((request, response) => this.handle(request, response));
     this.server.on('clientError', (error: Error, socket: Duplex) => this.clientError(error, socket));
   }
@@ -91,7 +94,8 @@ export class DevServer {
     this.address = `http://${this.options.host}:${port}`;
     if (this.current) this.io.stdout(`${await startupSummary(this.current.app, this.current.model, this.address)}\n`);
     else this.io.stdout(`Portico dev: listening on ${this.address}/api/v2 (503 until platform.yaml builds)\n`);
-    const poll = this.options.pollMs === null ? 'database schemas not polled' : `database schemas polled every ${formatMs(this.options.pollMs)}`;
+    const poll =
+      this.options.pollMs === null ? 'database schemas not polled' : `database schemas polled every ${formatMs(this.options.pollMs)}`;
     this.io.stdout(`Watching ${this.describeWatched()}; ${poll}. Ctrl-C stops.\n`);
     if (this.options.pollMs !== null) this.pollTimer = setInterval(() => void this.poll(), this.options.pollMs);
     return this.address;
@@ -149,13 +153,17 @@ export class DevServer {
 
   private async rebuild(reason: string | null): Promise<void> {
     let done!: () => void;
-    this.building = new Promise((resolve) => { done = resolve; });
+    this.building = new Promise((resolve) => {
+      done = resolve;
+    });
     try {
       await this.buildAndSwap(reason);
     } catch (error) {
       // The first build's failures end `gen dev` as any command's do; later ones keep the last build serving.
       if (reason === null) throw error;
-      const text = isUserError(error) ? `error: ${error.message}` : `${error instanceof Error ? error.stack : String(error)}\n\nThis is a bug in Portico. Please report it with the output above.`;
+      const text = isUserError(error)
+        ? `error: ${error.message}`
+        : `${error instanceof Error ? error.stack : String(error)}\n\nThis is a bug in Portico. Please report it with the output above.`;
       this.io.stderr(`${text}\n${this.current ? 'Still serving the last build that worked.\n' : ''}`);
     } finally {
       this.building = null;
@@ -177,20 +185,29 @@ export class DevServer {
       this.io.stderr(formatDiagnosticReport(error.diagnostics));
       this.io.stderr(this.current ? 'Still serving the last build that worked.\n' : 'Nothing to serve until platform.yaml builds.\n');
       // The config names the files to watch; until it loads, watch platform.yaml alone.
-      if (this.watchers.size === 0) this.watch({ files: new Set([path.resolve(this.io.cwd, this.options.configPath)]), wsdlDirs: new Set() });
+      if (this.watchers.size === 0)
+        this.watch({ files: new Set([path.resolve(this.io.cwd, this.options.configPath)]), wsdlDirs: new Set() });
       return;
     }
     const { plan, model, outDir, loaded } = built;
     this.watch(watchedFiles(loaded, this.io.env));
     this.schemas = databaseSchemas(model);
-    const changes = [...plan.added.map((file) => `  add     ${file}`), ...plan.changed.map((file) => `  change  ${file}`), ...plan.removed.map((file) => `  remove  ${file}`)];
+    const changes = [
+      ...plan.added.map((file) => `  add     ${file}`),
+      ...plan.changed.map((file) => `  change  ${file}`),
+      ...plan.removed.map((file) => `  remove  ${file}`),
+    ];
     if (reason !== null) this.io.stdout(changes.length > 0 ? `${changes.join('\n')}\n` : 'No generated file changed.\n');
     this.io.stdout(buildSummary(this.io, outDir, model, plan, performance.now() - start));
     if (this.current !== null && changes.length === 0) return;
 
     let app: FastifyInstance;
     try {
-      app = await createServer(model, { baseDir: loaded.platformDir, routes: serviceRoutes(model), logLevel: this.io.env.PORTICO_LOG_LEVEL });
+      app = await createServer(model, {
+        baseDir: loaded.platformDir,
+        routes: serviceRoutes(model),
+        logLevel: this.io.env.PORTICO_LOG_LEVEL,
+      });
       await app.ready();
     } catch (error) {
       this.io.stderr(`The new build cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -201,7 +218,9 @@ export class DevServer {
     this.current = { app, model, inFlight: 0, idle: null };
     if (previous === null) return;
     const waiting = previous.inFlight;
-    this.io.stdout(`Reloaded: ${this.address}/api/v2 serves the new build${waiting > 0 ? ` (${waiting} request${waiting === 1 ? '' : 's'} finishing on the previous one)` : ''}.\n`);
+    this.io.stdout(
+      `Reloaded: ${this.address}/api/v2 serves the new build${waiting > 0 ? ` (${waiting} request${waiting === 1 ? '' : 's'} finishing on the previous one)` : ''}.\n`,
+    );
     void this.retire(previous);
   }
 
@@ -210,7 +229,10 @@ export class DevServer {
     if (instance.inFlight > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.options.drainMs ?? DEFAULT_DRAIN_MS);
-        instance.idle = () => { clearTimeout(timer); resolve(); };
+        instance.idle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
     }
     await instance.app.close();
@@ -221,7 +243,12 @@ export class DevServer {
     if (this.building || this.closed) return;
     let live: Record<string, string>;
     try {
-      live = await liveDatabaseSchemas({ configPath: this.options.configPath, outDir: this.options.outDir, cwd: this.io.cwd, env: this.io.env });
+      live = await liveDatabaseSchemas({
+        configPath: this.options.configPath,
+        outDir: this.options.outDir,
+        cwd: this.io.cwd,
+        env: this.io.env,
+      });
     } catch {
       return; // an invalid platform.yaml: its watcher reports it
     }
@@ -250,7 +277,10 @@ export class DevServer {
         const wsdlFile = this.watched.wsdlDirs.has(dir) && /\.(wsdl|xsd)$/i.test(file);
         if (this.watched.files.has(file) || wsdlFile) this.schedule(`${path.relative(this.io.cwd, file) || file} changed`);
       });
-      watcher.on('error', () => { watcher.close(); this.watchers.delete(dir); });
+      watcher.on('error', () => {
+        watcher.close();
+        this.watchers.delete(dir);
+      });
       this.watchers.set(dir, watcher);
     }
   }
@@ -287,9 +317,16 @@ function watchedFiles(loaded: LoadedConfig, env: Env): Watched {
 
 /** The route schemas the generated routes.json files hold (same function, same model). */
 function serviceRoutes(model: PlatformModel): ServiceRoutes[] {
-  return model.services.flatMap((service) => (service.kind === 'sql'
-    ? [{ service: service.name, tables: Object.fromEntries(service.schema.tables.map((table) => [table.name, tableRouteSchemas(table)])) }]
-    : []));
+  return model.services.flatMap((service) =>
+    service.kind === 'sql'
+      ? [
+          {
+            service: service.name,
+            tables: Object.fromEntries(service.schema.tables.map((table) => [table.name, tableRouteSchemas(table)])),
+          },
+        ]
+      : [],
+  );
 }
 
 /** `5s`, `500ms`, `2m`, a number of seconds, or `off`/`0`: milliseconds, or null for no polling. */
@@ -297,7 +334,7 @@ export function parseInterval(text: string): number | null {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/i.exec(text);
   if (/^\s*(off|no|false|none)\s*$/i.test(text)) return null;
   if (!match) throw new Error(`'${text}' is not an interval: write 5s, 500ms, 2m or off.`);
-  const value = Number(match[1]) * ({ ms: 1, s: 1000, m: 60_000 }[(match[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm']);
+  const value = Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[(match[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm'];
   return value === 0 ? null : Math.max(100, Math.round(value));
 }
 

@@ -29,17 +29,19 @@ export function createReadmeFile(model: PlatformModel, files: FileEntry[], platf
     services: model.services.map(({ id, name, type, label }) => ({ id, name, type, label: cell(label) })),
     databases: model.services.flatMap((service) =>
       service.kind === 'sql'
-        ? [{
-            name: service.name,
-            dialect: service.dialect,
-            tables: service.schema.tables.map((table) => ({
-              name: table.name,
-              isView: table.isView,
-              primaryKey: cell(table.primaryKey.join(', ')) || '-',
-              fieldCount: table.fields.length,
-              related: cell(table.relations.map((relation) => `\`${relation.name}\``).join(', ')) || '-',
-            })),
-          }]
+        ? [
+            {
+              name: service.name,
+              dialect: service.dialect,
+              tables: service.schema.tables.map((table) => ({
+                name: table.name,
+                isView: table.isView,
+                primaryKey: cell(table.primaryKey.join(', ')) || '-',
+                fieldCount: table.fields.length,
+                related: cell(table.relations.map((relation) => `\`${relation.name}\``).join(', ')) || '-',
+              })),
+            },
+          ]
         : [],
     ),
     files,

@@ -15,11 +15,29 @@ import { docText, printTypeScript, propertyKey } from './typescript-printer.js';
 
 /** TypeScript type of a value as the API returns it (matches runtime/openapi/record-schemas.ts). */
 const TS_TYPE: Record<AbstractType, string> = {
-  id: 'number', bigid: 'number', reference: 'number', user_id: 'number', user_id_on_create: 'number', user_id_on_update: 'number',
-  integer: 'number', bigint: 'number', float: 'number', double: 'number', decimal: 'number',
+  id: 'number',
+  bigid: 'number',
+  reference: 'number',
+  user_id: 'number',
+  user_id_on_create: 'number',
+  user_id_on_update: 'number',
+  integer: 'number',
+  bigint: 'number',
+  float: 'number',
+  double: 'number',
+  decimal: 'number',
   boolean: 'boolean',
-  money: 'string', string: 'string', text: 'string', uuid: 'string', binary: 'string',
-  date: 'string', time: 'string', datetime: 'string', timestamp: 'string', timestamp_on_create: 'string', timestamp_on_update: 'string',
+  money: 'string',
+  string: 'string',
+  text: 'string',
+  uuid: 'string',
+  binary: 'string',
+  date: 'string',
+  time: 'string',
+  datetime: 'string',
+  timestamp: 'string',
+  timestamp_on_create: 'string',
+  timestamp_on_update: 'string',
   json: 'unknown',
   array: 'unknown[]',
 };
@@ -68,11 +86,35 @@ function tableInterface(name: string, docs: string, properties: PropertySignatur
 }
 
 function mapInterface(name: string, docs: string, entries: Array<[string, string]>): InterfaceDeclarationStructure {
-  return tableInterface(name, docs, entries.map(([table, type]) => ({ kind: StructureKind.PropertySignature, name: propertyKey(table), type })));
+  return tableInterface(
+    name,
+    docs,
+    entries.map(([table, type]) => ({ kind: StructureKind.PropertySignature, name: propertyKey(table), type })),
+  );
 }
 
 /** Global names a table type should not shadow, for the readers of the file. */
-const GLOBAL_TYPE_NAMES = ['Array', 'BigInt', 'Boolean', 'Date', 'Error', 'Function', 'Map', 'Number', 'Object', 'Omit', 'Partial', 'Pick', 'Promise', 'Readonly', 'Record', 'RegExp', 'Set', 'String', 'Symbol'];
+const GLOBAL_TYPE_NAMES = [
+  'Array',
+  'BigInt',
+  'Boolean',
+  'Date',
+  'Error',
+  'Function',
+  'Map',
+  'Number',
+  'Object',
+  'Omit',
+  'Partial',
+  'Pick',
+  'Promise',
+  'Readonly',
+  'Record',
+  'RegExp',
+  'Set',
+  'String',
+  'Symbol',
+];
 
 export function createTypesFile(service: SqlServiceModel): string {
   const name = uniqueNamer(['Tables', 'TableInserts', 'TableUpdates', ...GLOBAL_TYPE_NAMES]);
@@ -85,24 +127,50 @@ export function createTypesFile(service: SqlServiceModel): string {
     const kind = table.isView ? 'view' : 'table';
     const description = table.description ? ` ${table.description}` : '';
     const declarations = [
-      tableInterface(record, `A record of the ${kind} \`${table.name}\` as the API returns it.${description}`, table.fields.map((field) => property(field, table, false))),
+      tableInterface(
+        record,
+        `A record of the ${kind} \`${table.name}\` as the API returns it.${description}`,
+        table.fields.map((field) => property(field, table, false)),
+      ),
     ];
     // Columns the server fills in itself are left out of writes: it ignores values sent for them.
     const writable = table.fields.filter((field) => !isServerFilled(field));
     if (insert !== null) {
       declarations.push(
-        tableInterface(insert, `A new record of the table \`${table.name}\`: columns the database can fill in are optional.`, writable.map((field) => property(field, table, !isRequiredOnCreate(field)))),
+        tableInterface(
+          insert,
+          `A new record of the table \`${table.name}\`: columns the database can fill in are optional.`,
+          writable.map((field) => property(field, table, !isRequiredOnCreate(field))),
+        ),
       );
     }
     if (update !== null) {
-      declarations.push(tableInterface(update, `Changed fields of a record of the table \`${table.name}\`.`, writable.map((field) => property(field, table, true))));
+      declarations.push(
+        tableInterface(
+          update,
+          `Changed fields of a record of the table \`${table.name}\`.`,
+          writable.map((field) => property(field, table, true)),
+        ),
+      );
     }
     return declarations;
   });
   return printTypeScript([
     ...statements,
-    mapInterface('Tables', `Record types of the \`${service.name}\` service, by table name.`, tables.map(({ table, record }) => [table.name, record])),
-    mapInterface('TableInserts', `Insert types of the \`${service.name}\` service, by table name.`, tables.flatMap(({ table, insert }) => (insert === null ? [] : [[table.name, insert] as [string, string]]))),
-    mapInterface('TableUpdates', `Update types of the \`${service.name}\` service, by table name.`, tables.flatMap(({ table, update }) => (update === null ? [] : [[table.name, update] as [string, string]]))),
+    mapInterface(
+      'Tables',
+      `Record types of the \`${service.name}\` service, by table name.`,
+      tables.map(({ table, record }) => [table.name, record]),
+    ),
+    mapInterface(
+      'TableInserts',
+      `Insert types of the \`${service.name}\` service, by table name.`,
+      tables.flatMap(({ table, insert }) => (insert === null ? [] : [[table.name, insert] as [string, string]])),
+    ),
+    mapInterface(
+      'TableUpdates',
+      `Update types of the \`${service.name}\` service, by table name.`,
+      tables.flatMap(({ table, update }) => (update === null ? [] : [[table.name, update] as [string, string]])),
+    ),
   ]);
 }

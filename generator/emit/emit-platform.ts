@@ -53,17 +53,42 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
   const sqlServices = model.services.flatMap((service) => (service.kind === 'sql' ? [service] : []));
   const soapServices = model.services.flatMap((service) => (service.kind === 'soap' ? [service] : []));
   const files: OutputFile[] = [
-    { path: SERVER_ENTRY, description: 'starts the server (`runServer` of `portico/runtime`).', create: () => createMainFile(model, options.platformDirFromOutput, (options.hooks ?? []).map((hook) => hookModulePath(hook.file))) },
+    {
+      path: SERVER_ENTRY,
+      description: 'starts the server (`runServer` of `portico/runtime`).',
+      create: () =>
+        createMainFile(
+          model,
+          options.platformDirFromOutput,
+          (options.hooks ?? []).map((hook) => hookModulePath(hook.file)),
+        ),
+    },
     ...(options.hooks ?? []).map((hook) => ({
       path: hookModulePath(hook.file),
       description: `\`${hook.file}\` compiled to JavaScript (the hooks main.mjs passes to \`runServer\`).`,
       create: () => compileHookModule(hook.file, hook.source),
     })),
-    { path: 'model.json', description: 'the platform model (services, tables, roles, apps) the server loads at start.', create: () => createModelFile(model) },
+    {
+      path: 'model.json',
+      description: 'the platform model (services, tables, roles, apps) the server loads at start.',
+      create: () => createModelFile(model),
+    },
     ...sqlServices.flatMap((service) => [
-      { path: `services/${service.name}/types.ts`, description: `record and insert types of the \`${service.name}\` tables.`, create: () => createTypesFile(service) },
-      { path: routesFilePath(service.name), description: `JSON Schemas of the \`${service.name}\` table routes.`, create: () => createRoutesFile(service) },
-      { path: `prisma/${service.name}.prisma`, description: `Prisma schema of the \`${service.name}\` database.`, create: () => createPrismaFile(service, options.templates.prismaSchema) },
+      {
+        path: `services/${service.name}/types.ts`,
+        description: `record and insert types of the \`${service.name}\` tables.`,
+        create: () => createTypesFile(service),
+      },
+      {
+        path: routesFilePath(service.name),
+        description: `JSON Schemas of the \`${service.name}\` table routes.`,
+        create: () => createRoutesFile(service),
+      },
+      {
+        path: `prisma/${service.name}.prisma`,
+        description: `Prisma schema of the \`${service.name}\` database.`,
+        create: () => createPrismaFile(service, options.templates.prismaSchema),
+      },
     ]),
     ...soapServices.map((service) => ({
       path: `services/${service.name}/types.ts`,
@@ -82,7 +107,13 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
   const readme: OutputFile = {
     path: 'README.md',
     description: 'this file.',
-    create: () => createReadmeFile(model, all.map(({ path, description }) => ({ path, description })), options.platformDirFromOutput, options.templates.readme),
+    create: () =>
+      createReadmeFile(
+        model,
+        all.map(({ path, description }) => ({ path, description })),
+        options.platformDirFromOutput,
+        options.templates.readme,
+      ),
   };
   const all = [...files, readme].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return new Map(all.map((file) => [file.path, file.create()]));

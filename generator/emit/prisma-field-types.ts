@@ -29,8 +29,12 @@ const BIG_INTEGER = /^(bigint|int8|bigserial|serial8)\b/;
 
 /** PostgreSQL text types Prisma knows by a native attribute, the size argument kept. */
 const POSTGRES_TEXT: Array<[RegExp, string]> = [
-  [/^inet$/, '@db.Inet'], [/^citext$/, '@db.Citext'], [/^xml$/, '@db.Xml'],
-  [/^bit\((\d+)\)$/, '@db.Bit($1)'], [/^bit varying\((\d+)\)$/, '@db.VarBit($1)'], [/^bit varying$/, '@db.VarBit'],
+  [/^inet$/, '@db.Inet'],
+  [/^citext$/, '@db.Citext'],
+  [/^xml$/, '@db.Xml'],
+  [/^bit\((\d+)\)$/, '@db.Bit($1)'],
+  [/^bit varying\((\d+)\)$/, '@db.VarBit($1)'],
+  [/^bit varying$/, '@db.VarBit'],
 ];
 
 function postgresText(dbType: string): string | null {
@@ -60,9 +64,21 @@ function characterNative(field: FieldModel): string | null {
  * SQLite gives an integer affinity (`smallint`, `int(11)`), is Unsupported.
  */
 const SQLITE_TYPES = new Map<string, string>([
-  ['int', 'Int'], ['integer', 'Int'], ['serial', 'Int'], ['bigint', 'BigInt'], ['real', 'Float'], ['float', 'Float'], ['double', 'Float'],
-  ['boolean', 'Boolean'], ['text', 'String'], ['date', 'DateTime'], ['datetime', 'DateTime'], ['timestamp', 'DateTime'],
-  ['blob', 'Bytes'], ['binary', 'Bytes'], ['jsonb', 'Json'],
+  ['int', 'Int'],
+  ['integer', 'Int'],
+  ['serial', 'Int'],
+  ['bigint', 'BigInt'],
+  ['real', 'Float'],
+  ['float', 'Float'],
+  ['double', 'Float'],
+  ['boolean', 'Boolean'],
+  ['text', 'String'],
+  ['date', 'DateTime'],
+  ['datetime', 'DateTime'],
+  ['timestamp', 'DateTime'],
+  ['blob', 'Bytes'],
+  ['binary', 'Bytes'],
+  ['jsonb', 'Json'],
 ]);
 
 function sqliteScalar(dbType: string): PrismaScalar {
@@ -89,13 +105,20 @@ function baseScalar(field: FieldModel, dialect: SqlDialect): PrismaScalar {
   if (dialect === 'sqlite') return sqliteScalar(field.dbType);
   if (PRISMA_INTEGERS[dialect]?.test(field.dbType)) return scalar('Int');
   switch (field.type) {
-    case 'id': case 'reference': case 'user_id': case 'user_id_on_create': case 'user_id_on_update': case 'integer':
+    case 'id':
+    case 'reference':
+    case 'user_id':
+    case 'user_id_on_create':
+    case 'user_id_on_update':
+    case 'integer':
       return scalar(BIG_INTEGER.test(field.dbType) ? 'BigInt' : 'Int');
-    case 'bigid': case 'bigint':
+    case 'bigid':
+    case 'bigint':
       return scalar('BigInt');
     case 'boolean':
       return scalar('Boolean');
-    case 'float': case 'double':
+    case 'float':
+    case 'double':
       return scalar('Float');
     case 'decimal':
       return scalar('Decimal');
@@ -110,9 +133,13 @@ function baseScalar(field: FieldModel, dialect: SqlDialect): PrismaScalar {
       return scalar('String');
     case 'uuid':
       return scalar('String', dialect === 'postgres' ? '@db.Uuid' : null);
-    case 'date': case 'time':
+    case 'date':
+    case 'time':
       return scalar('DateTime', field.type === 'date' ? '@db.Date' : '@db.Time');
-    case 'datetime': case 'timestamp': case 'timestamp_on_create': case 'timestamp_on_update':
+    case 'datetime':
+    case 'timestamp':
+    case 'timestamp_on_create':
+    case 'timestamp_on_update':
       return scalar('DateTime');
     case 'binary':
       return scalar('Bytes');
@@ -139,9 +166,11 @@ export function prismaDefault(field: FieldModel, type: PrismaScalar, isIdField: 
   }
   const text = String(value).trim();
   switch (type.type) {
-    case 'Int': case 'BigInt':
+    case 'Int':
+    case 'BigInt':
       return /^-?\d+$/.test(text) ? text : null;
-    case 'Float': case 'Decimal':
+    case 'Float':
+    case 'Decimal':
       return text !== '' && Number.isFinite(Number(text)) ? String(Number(text)) : null;
     case 'Boolean':
       return /^(1|true)$/i.test(text) ? 'true' : /^(0|false)$/i.test(text) ? 'false' : null;

@@ -3,7 +3,14 @@
  * columns (with @@map/@map to the source names), types, keys, and relations derived from the
  * foreign keys with a back-relation field on the referenced model.
  */
-import type { FieldModel, ForeignKeyModel, ReferentialAction, SqlDialect, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
+import type {
+  FieldModel,
+  ForeignKeyModel,
+  ReferentialAction,
+  SqlDialect,
+  SqlServiceModel,
+  TableModel,
+} from '../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../runtime/openapi/code-identifiers.js';
 import { prismaDefault, prismaScalar, type PrismaScalar } from './prisma-field-types.js';
 import { isUnindexableMySqlNative } from './prisma-native-types.js';
@@ -49,7 +56,11 @@ const PROVIDER: Record<SqlDialect, string> = { sqlite: 'sqlite', postgres: 'post
 const RESERVED_MODEL_NAMES = ['String', 'Int', 'Float', 'Boolean', 'DateTime', 'Json', 'Bytes', 'Decimal', 'BigInt', 'Unsupported'];
 
 const ACTION: Record<ReferentialAction, string> = {
-  'no action': 'NoAction', restrict: 'Restrict', cascade: 'Cascade', 'set null': 'SetNull', 'set default': 'SetDefault',
+  'no action': 'NoAction',
+  restrict: 'Restrict',
+  cascade: 'Cascade',
+  'set null': 'SetNull',
+  'set default': 'SetDefault',
 };
 
 /** A Prisma identifier: ASCII letters, digits and `_`, starting with a letter. */
@@ -92,7 +103,10 @@ class PrismaEnums {
   private readonly byKey = new Map<string, PrismaEnumView & { labels: Map<string, string>; schema: string }>();
 
   /** `typeName` is shared with the models: enums and models live in one namespace. */
-  constructor(private readonly dialect: SqlDialect, private readonly typeName: (wanted: string) => string) {}
+  constructor(
+    private readonly dialect: SqlDialect,
+    private readonly typeName: (wanted: string) => string,
+  ) {}
 
   /** The enum type of a column with a picklist, created on first use. */
   typeOf(field: FieldModel, table: TableModel, modelName: string, fieldName: string): { type: string; labels: Map<string, string> } | null {
@@ -105,7 +119,9 @@ class PrismaEnums {
     if (found === undefined) {
       const name = this.typeName(identifier(dbName ?? `${modelName}_${fieldName}`, 'Enum'));
       const valueName = uniqueNamer();
-      const labels = new Map(field.picklist.map((label) => [label, valueName(label === '' ? 'EMPTY_ENUM_VALUE' : identifier(label, 'value_'))]));
+      const labels = new Map(
+        field.picklist.map((label) => [label, valueName(label === '' ? 'EMPTY_ENUM_VALUE' : identifier(label, 'value_'))]),
+      );
       found = {
         name,
         labels,
@@ -122,7 +138,9 @@ class PrismaEnums {
   /** The enums; with several PostgreSQL schemas, each placed in its own. */
   list(multiSchema: boolean): PrismaEnumView[] {
     return [...this.byKey.values()].map(({ name, values, blockAttributes, schema }) => ({
-      name, values, blockAttributes: multiSchema ? [...blockAttributes, `@@schema(${JSON.stringify(schema)})`] : blockAttributes,
+      name,
+      values,
+      blockAttributes: multiSchema ? [...blockAttributes, `@@schema(${JSON.stringify(schema)})`] : blockAttributes,
     }));
   }
 }
@@ -133,7 +151,8 @@ function buildModel(table: TableModel, name: string, dialect: SqlDialect, enums:
   for (const field of table.fields) {
     const prismaName = fieldName(identifier(field.sourceName, 'field_'));
     const enumType = enums.typeOf(field, table, name, prismaName);
-    const scalar: PrismaScalar = enumType === null ? prismaScalar(field, dialect) : { type: enumType.type, native: null, unsupported: false, list: false };
+    const scalar: PrismaScalar =
+      enumType === null ? prismaScalar(field, dialect) : { type: enumType.type, native: null, unsupported: false, list: false };
     scalars.set(field.name, {
       name: prismaName,
       scalar,
@@ -143,7 +162,8 @@ function buildModel(table: TableModel, name: string, dialect: SqlDialect, enums:
       key: null,
     });
   }
-  const usable = (fields: string[]) => fields.length > 0 && fields.every((f) => scalars.has(f) && !scalars.get(f)!.scalar.unsupported && !scalars.get(f)!.scalar.list);
+  const usable = (fields: string[]) =>
+    fields.length > 0 && fields.every((f) => scalars.has(f) && !scalars.get(f)!.scalar.unsupported && !scalars.get(f)!.scalar.list);
   const prismaNames = (fields: string[]) => fields.map((f) => scalars.get(f)!.name);
   const blockAttributes: string[] = [];
   const keys: string[][] = [];
@@ -176,19 +196,30 @@ function scalarAttributes(model: ModelBuild, apiName: string): string {
   const field = model.table.fields.find((f) => f.name === apiName)!;
   const scalar = model.scalars.get(apiName)!;
   // An enum column's default names one of the enum's values.
-  const fallback = scalar.enumValues !== null
-    ? (typeof field.default === 'string' ? scalar.enumValues.get(field.default) ?? null : null)
-    : prismaDefault(field, scalar.scalar, scalar.key === '@id');
+  const fallback =
+    scalar.enumValues !== null
+      ? typeof field.default === 'string'
+        ? (scalar.enumValues.get(field.default) ?? null)
+        : null
+      : prismaDefault(field, scalar.scalar, scalar.key === '@id');
   return [
     scalar.key,
     fallback === null ? null : `@default(${fallback})`,
     scalar.name === field.sourceName ? null : `@map(${JSON.stringify(field.sourceName)})`,
     scalar.scalar.native,
-  ].filter((attribute) => attribute !== null).join(' ');
+  ]
+    .filter((attribute) => attribute !== null)
+    .join(' ');
 }
 
 /** Adds the relation field for a foreign key and its back-relation, when Prisma can express it. */
-function addRelation(from: ModelBuild, fk: ForeignKeyModel, to: ModelBuild, relationName: string | null, names: { forward: string; back: string }): void {
+function addRelation(
+  from: ModelBuild,
+  fk: ForeignKeyModel,
+  to: ModelBuild,
+  relationName: string | null,
+  names: { forward: string; back: string },
+): void {
   const fromFields = fk.fields.map((f) => from.scalars.get(f)!);
   const optional = fromFields.some((f) => f.optional);
   const actions = (['onDelete', 'onUpdate'] as const).flatMap((key) => {
@@ -228,7 +259,9 @@ export function prismaSchemaView(service: SqlServiceModel): PrismaSchemaView {
   const tables = service.schema.tables.filter((table) => !table.isView);
   const modelName = uniqueNamer(RESERVED_MODEL_NAMES);
   const enums = new PrismaEnums(dialect, modelName);
-  const models = new Map(tables.map((table) => [table.name, buildModel(table, modelName(identifier(pascalCase(table.name), 'Model')), dialect, enums)]));
+  const models = new Map(
+    tables.map((table) => [table.name, buildModel(table, modelName(identifier(pascalCase(table.name), 'Model')), dialect, enums)]),
+  );
   const expressible = tables.flatMap((table) =>
     table.foreignKeys.flatMap((fk) => {
       const from = models.get(table.name)!;
@@ -247,9 +280,10 @@ export function prismaSchemaView(service: SqlServiceModel): PrismaSchemaView {
     const named = from === to || pairCount.get(pairKey(from, to))! > 1;
     addRelation(from, fk, to, named ? `${from.name}_${forward}` : null, { forward, back });
   }
-  const schemaNames = dialect === 'postgres' && tables.some((t) => t.sourceSchema !== null)
-    ? [...new Set(tables.map((t) => t.sourceSchema ?? 'public'))].sort()
-    : null;
+  const schemaNames =
+    dialect === 'postgres' && tables.some((t) => t.sourceSchema !== null)
+      ? [...new Set(tables.map((t) => t.sourceSchema ?? 'public'))].sort()
+      : null;
   return {
     provider: PROVIDER[dialect],
     schemas: schemaNames === null ? null : schemaNames.map((s) => JSON.stringify(s)).join(', '),

@@ -25,15 +25,23 @@ const yamlValue = (value: unknown) => stringify(value, { lineWidth: 0 }).trimEnd
 export function starterPlatform(platformName: string, source: StarterSource): string {
   const database = source.type !== 'soap';
   const what = database ? 'tables' : 'operations';
-  const config = yamlValue(source.config).split('\n').map((line) => `      ${line}`).join('\n');
+  const config = yamlValue(source.config)
+    .split('\n')
+    .map((line) => `      ${line}`)
+    .join('\n');
   const grants = database
-    ? [`      - { service: ${source.name}, component: "_table/*", verbs: [GET] }`, `      - { service: ${source.name}, component: "_schema/*", verbs: [GET] }`]
+    ? [
+        `      - { service: ${source.name}, component: "_table/*", verbs: [GET] }`,
+        `      - { service: ${source.name}, component: "_schema/*", verbs: [GET] }`,
+      ]
     : [`      - { service: ${source.name}, component: "*", verbs: [GET, POST] }`];
   const lines = [
     '# Portico platform, written by `gen init`. Edit it, then:',
     '#   npx gen build platform.yaml   # generate ./server (commit it)',
     '#   npx gen serve platform.yaml   # build when stale and serve on http://127.0.0.1:8080',
-    ...(source.environment.length > 0 ? ['#', '# Set before building and serving:', ...source.environment.map(({ name, holds }) => `#   ${name}  ${holds}`)] : []),
+    ...(source.environment.length > 0
+      ? ['#', '# Set before building and serving:', ...source.environment.map(({ name, holds }) => `#   ${name}  ${holds}`)]
+      : []),
     'platform:',
     `  name: ${yamlValue(platformName)}`,
     `  title: ${yamlValue(platformName)}`,
@@ -80,4 +88,8 @@ function wrapNames(names: string[]): string[] {
 }
 
 /** Lines `gen init` adds to .gitignore: Portico's own state and Prisma's generated client. */
-export const GITIGNORE_LINES = ['# Portico: system database, sessions and local mail; Prisma clients', '.portico/', 'server/prisma/client/'];
+export const GITIGNORE_LINES = [
+  '# Portico: system database, sessions and local mail; Prisma clients',
+  '.portico/',
+  'server/prisma/client/',
+];

@@ -54,13 +54,15 @@ export function buildModel(config: PlatformConfig, introspected: IntrospectionSn
     roles: config.roles.map(roleModel).sort(byName),
     apps: appModels(config),
     limits: [...config.limits].sort(byName),
-    admins: config.admins.map((admin): AdminSeed => ({
-      email: admin.email,
-      password: admin.password,
-      name: admin.name,
-      first_name: admin.first_name,
-      last_name: admin.last_name,
-    })),
+    admins: config.admins.map(
+      (admin): AdminSeed => ({
+        email: admin.email,
+        password: admin.password,
+        name: admin.name,
+        first_name: admin.first_name,
+        last_name: admin.last_name,
+      }),
+    ),
     settings: settings(config.system),
   };
 }
@@ -120,7 +122,10 @@ function appModels(config: PlatformConfig): AppModel[] {
     origin: isBuiltin(app.name) ? 'builtin' : 'platform',
   });
   const builtins = builtinApps.flatMap((builtin) => config.apps.filter((app) => app.name === builtin.name)).map(toModel);
-  const declared = config.apps.filter((app) => !isBuiltin(app.name)).map(toModel).sort(byName);
+  const declared = config.apps
+    .filter((app) => !isBuiltin(app.name))
+    .map(toModel)
+    .sort(byName);
   return [...builtins, ...declared];
 }
 

@@ -6,7 +6,14 @@
  * filter code (row-filters.ts, filter-fields.ts, filter-compiler.ts), exactly as a request would.
  */
 import { PorticoError } from '../../runtime/core/errors.js';
-import type { PlatformModel, RowFilterModel, ServiceModel, SoapServiceModel, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
+import type {
+  PlatformModel,
+  RowFilterModel,
+  ServiceModel,
+  SoapServiceModel,
+  SqlServiceModel,
+  TableModel,
+} from '../../runtime/model/platform-model.js';
 import { compileFilter } from '../../runtime/services/sql/filter/filter-compiler.js';
 import { resolveField } from '../../runtime/services/sql/filter/filter-fields.js';
 import type { FilterNode } from '../../runtime/services/sql/filter/filter-parser.js';
@@ -29,20 +36,36 @@ export interface ModelCheckOptions {
 }
 
 /** Every problem of the config's grants and row filters against the model. */
-export function checkModel(model: PlatformModel, config: PlatformConfig, source: YamlSource, options: ModelCheckOptions = {}): Diagnostic[] {
+export function checkModel(
+  model: PlatformModel,
+  config: PlatformConfig,
+  source: YamlSource,
+  options: ModelCheckOptions = {},
+): Diagnostic[] {
   const unavailable = options.unavailable ?? new Set<string>();
   const diagnostics: Diagnostic[] = [];
   config.roles.forEach((role, roleIndex) => {
     role.grants.forEach((grant, grantIndex) => {
       const at: GrantPlace = { source, path: ['roles', roleIndex, 'grants', grantIndex], role: role.name, diagnostics };
       if (grant.service === '*') {
-        const services = model.services.filter((service): service is SqlServiceModel => service.kind === 'sql' && !unavailable.has(service.name));
-        checkFilters(at, grant, services.flatMap((service) => service.schema.tables.map((table) => ({ service, table }))));
+        const services = model.services.filter(
+          (service): service is SqlServiceModel => service.kind === 'sql' && !unavailable.has(service.name),
+        );
+        checkFilters(
+          at,
+          grant,
+          services.flatMap((service) => service.schema.tables.map((table) => ({ service, table }))),
+        );
         return;
       }
       const service = findService(model, grant.service);
       if (service === undefined || unavailable.has(service.name)) return;
-      if (service.kind === 'sql') checkFilters(at, grant, checkSqlComponent(at, grant, service).map((table) => ({ service, table })));
+      if (service.kind === 'sql')
+        checkFilters(
+          at,
+          grant,
+          checkSqlComponent(at, grant, service).map((table) => ({ service, table })),
+        );
       else if (service.kind === 'soap') checkSoapComponent(at, grant, service);
     });
   });
@@ -62,12 +85,18 @@ function where(at: GrantPlace): string {
 }
 
 function findService(model: PlatformModel, name: string): ServiceModel | undefined {
-  return model.services.find((service) => service.name === name) ?? model.services.find((service) => service.name.toLowerCase() === name.toLowerCase());
+  return (
+    model.services.find((service) => service.name === name) ??
+    model.services.find((service) => service.name.toLowerCase() === name.toLowerCase())
+  );
 }
 
 /** The component as the access check compares it: lower case, without surrounding slashes. */
 function normalise(component: string): string {
-  return component.trim().replace(/^\/+|\/+$/g, '').toLowerCase();
+  return component
+    .trim()
+    .replace(/^\/+|\/+$/g, '')
+    .toLowerCase();
 }
 
 /** Whether a grant's component covers a concrete component, by the rules of runtime/auth/access.ts. */
@@ -102,12 +131,16 @@ function checkSqlComponent(at: GrantPlace, grant: GrantConfig, service: SqlServi
     return covered;
   }
   if (!hasRoutines && ROUTINE_RESOURCES.includes(resource)) {
-    report(`'${grant.component}' in ${where(at)} names a procedure or function, which service '${service.name}' (${service.type}) cannot have.`);
+    report(
+      `'${grant.component}' in ${where(at)} names a procedure or function, which service '${service.name}' (${service.type}) cannot have.`,
+    );
     return covered;
   }
   if (!resources.includes(resource)) {
     const known = hasRoutines ? "'_table', '_schema', '_proc' or '_func'" : "'_table' or '_schema'";
-    report(`Unknown resource '${resource}' in ${where(at)}: a component of service '${service.name}' starts with ${known}.${didYouMean(resource, resources)}`);
+    report(
+      `Unknown resource '${resource}' in ${where(at)}: a component of service '${service.name}' starts with ${known}.${didYouMean(resource, resources)}`,
+    );
     return covered;
   }
   if (name === undefined || name === '' || resource === '_schema') return covered;
@@ -130,11 +163,15 @@ function checkSqlComponent(at: GrantPlace, grant: GrantConfig, service: SqlServi
 function checkSoapComponent(at: GrantPlace, grant: GrantConfig, service: SoapServiceModel): void {
   const granted = normalise(grant.component);
   if (granted === '' || granted === '*') return;
-  const apiNames = [...operationsByApiName(service.operations).keys(), ...service.operations.map((operation) => operation.sourceName.toLowerCase())];
+  const apiNames = [
+    ...operationsByApiName(service.operations).keys(),
+    ...service.operations.map((operation) => operation.sourceName.toLowerCase()),
+  ];
   const [name] = granted.split('/');
   const report = (message: string) => at.diagnostics.push(at.source.diagnosticAt([...at.path, 'component'], 'PCO202', message));
   if (granted.includes('*')) {
-    if (!apiNames.some((operation) => covers(granted, operation))) report(`'${grant.component}' in ${where(at)} matches no operation of service '${service.name}'.`);
+    if (!apiNames.some((operation) => covers(granted, operation)))
+      report(`'${grant.component}' in ${where(at)} matches no operation of service '${service.name}'.`);
     return;
   }
   if (!apiNames.includes(name)) {
@@ -154,13 +191,22 @@ function checkFilters(at: GrantPlace, grant: GrantConfig, tables: Array<{ servic
       // Lookups stay as written: their values are the caller's, known at run time.
       node = rowFiltersToNode([filter], 'and', () => undefined);
     } catch (error) {
-      const reason = error instanceof PorticoError && isRecord(error.context) && typeof error.context.reason === 'string' ? error.context.reason : error instanceof Error ? error.message : String(error);
-      at.diagnostics.push(at.source.diagnosticAt([...path, 'value'], 'PCO204', `Row filter ${text} in ${where(at)} is invalid: ${reason}.`));
+      const reason =
+        error instanceof PorticoError && isRecord(error.context) && typeof error.context.reason === 'string'
+          ? error.context.reason
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      at.diagnostics.push(
+        at.source.diagnosticAt([...path, 'value'], 'PCO204', `Row filter ${text} in ${where(at)} is invalid: ${reason}.`),
+      );
       return;
     }
     if (node === null || !('field' in node)) return;
     const field = node.field;
-    const missing = tables.filter(({ service, table }) => !resolves(() => resolveField(field, { table, schema: service.schema, qualifier: table.sourceName })));
+    const missing = tables.filter(
+      ({ service, table }) => !resolves(() => resolveField(field, { table, schema: service.schema, qualifier: table.sourceName })),
+    );
     if (missing.length > 0) {
       at.diagnostics.push(at.source.diagnosticAt([...path, 'name'], 'PCO203', missingFieldMessage(filter.name, missing, at)));
       return;
@@ -171,7 +217,13 @@ function checkFilters(at: GrantPlace, grant: GrantConfig, tables: Array<{ servic
         compileFilter(node, { table, schema: service.schema, dialect: service.dialect });
       } catch (error) {
         if (!(error instanceof PorticoError)) throw error;
-        at.diagnostics.push(at.source.diagnosticAt([...path, 'value'], 'PCO204', `Row filter ${text} in ${where(at)} cannot apply to table '${table.name}' of service '${service.name}': ${error.message}`));
+        at.diagnostics.push(
+          at.source.diagnosticAt(
+            [...path, 'value'],
+            'PCO204',
+            `Row filter ${text} in ${where(at)} cannot apply to table '${table.name}' of service '${service.name}': ${error.message}`,
+          ),
+        );
         return;
       }
     }

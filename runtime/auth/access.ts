@@ -34,11 +34,15 @@ export type AccessDecision = { allowed: true; grant: Grant | null } | { allowed:
  * role for the app, else the first role assigned to them (never an app's default: their roles
  * are what they may do, reference 6.3).
  */
-export function resolveRole(user: UserPrincipal | null, app: AppPrincipal | null, roles: ReadonlyMap<number, RolePrincipal>): RolePrincipal | null {
+export function resolveRole(
+  user: UserPrincipal | null,
+  app: AppPrincipal | null,
+  roles: ReadonlyMap<number, RolePrincipal>,
+): RolePrincipal | null {
   if (!app) return null;
   const fallback = user?.isAdminAccount ? user.appRoles.values().next().value : app.roleId;
-  const roleId = (user?.appRoles.get(app.id)) ?? fallback;
-  return roleId === null || roleId === undefined ? null : roles.get(roleId) ?? null;
+  const roleId = user?.appRoles.get(app.id) ?? fallback;
+  return roleId === null || roleId === undefined ? null : (roles.get(roleId) ?? null);
 }
 
 const deny = (error: PorticoError): AccessDecision => ({ allowed: false, error });
@@ -64,7 +68,8 @@ export function decideAccess(request: AccessRequest): AccessDecision {
   const grant = matchGrant(role.grants, request.service, request.component, request.verb);
   if (grant) return { allowed: true, grant };
   if (!user) return deny(coreMessages.noSessionToken.error());
-  const target = request.component === '' ? `service '${request.service}'` : `component '${request.component}' of service '${request.service}'`;
+  const target =
+    request.component === '' ? `service '${request.service}'` : `component '${request.component}' of service '${request.service}'`;
   return deny(coreMessages.accessForbidden.error(request.verb, target));
 }
 
@@ -102,7 +107,10 @@ export function matchGrant(grants: readonly Grant[], service: string, component:
     if ((grant.requestorMask & 1) === 0) continue;
     const level = specificity(grant, service, component);
     if (level === 0 || level < best) continue;
-    if (level > best) { best = level; matches = []; }
+    if (level > best) {
+      best = level;
+      matches = [];
+    }
     matches.push(grant);
   }
   const bit = VERB_BITS[verb];

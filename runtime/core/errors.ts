@@ -32,10 +32,14 @@ export interface ErrorBody {
 }
 
 export class BadRequestError extends PorticoError {
-  constructor(message: string, context: ErrorContext = null) { super(400, message, context); }
+  constructor(message: string, context: ErrorContext = null) {
+    super(400, message, context);
+  }
 }
 export class InvalidJsonError extends PorticoError {
-  constructor(message = 'Invalid or malformed JSON.', context: ErrorContext = null) { super(400, message, context); }
+  constructor(message = 'Invalid or malformed JSON.', context: ErrorContext = null) {
+    super(400, message, context);
+  }
 }
 /** A multi-record write where some records failed; `context.errors` lists `{index, message}`. */
 export class BatchError extends PorticoError {
@@ -44,35 +48,55 @@ export class BatchError extends PorticoError {
   }
 }
 export class UnauthorizedError extends PorticoError {
-  constructor(message = 'Unauthorized.', context: ErrorContext = null) { super(401, message, context); }
+  constructor(message = 'Unauthorized.', context: ErrorContext = null) {
+    super(401, message, context);
+  }
 }
 export class ForbiddenError extends PorticoError {
-  constructor(message = 'Forbidden.', context: ErrorContext = null) { super(403, message, context); }
+  constructor(message = 'Forbidden.', context: ErrorContext = null) {
+    super(403, message, context);
+  }
 }
 export class NotFoundError extends PorticoError {
-  constructor(message = 'Not found.', context: ErrorContext = null) { super(404, message, context); }
+  constructor(message = 'Not found.', context: ErrorContext = null) {
+    super(404, message, context);
+  }
 }
 export class MethodNotAllowedError extends PorticoError {
-  constructor(message: string, context: ErrorContext = null) { super(405, message, context); }
+  constructor(message: string, context: ErrorContext = null) {
+    super(405, message, context);
+  }
 }
 export class ConflictError extends PorticoError {
-  constructor(message: string, context: ErrorContext = null) { super(409, message, context); }
+  constructor(message: string, context: ErrorContext = null) {
+    super(409, message, context);
+  }
 }
 /** 412: an `If-Match` precondition names another version of the record. */
 export class PreconditionFailedError extends PorticoError {
-  constructor(message: string, context: ErrorContext = null) { super(412, message, context); }
+  constructor(message: string, context: ErrorContext = null) {
+    super(412, message, context);
+  }
 }
 export class PayloadTooLargeError extends PorticoError {
-  constructor(message = 'Request body is too large.') { super(413, message); }
+  constructor(message = 'Request body is too large.') {
+    super(413, message);
+  }
 }
 export class UriTooLongError extends PorticoError {
-  constructor(message = 'Request URL is too long.') { super(414, message); }
+  constructor(message = 'Request URL is too long.') {
+    super(414, message);
+  }
 }
 export class UnsupportedMediaTypeError extends PorticoError {
-  constructor(message = 'Unsupported content type. Send JSON with Content-Type: application/json.') { super(415, message); }
+  constructor(message = 'Unsupported content type. Send JSON with Content-Type: application/json.') {
+    super(415, message);
+  }
 }
 export class HeadersTooLargeError extends PorticoError {
-  constructor(message = 'Request headers (URL included) are too large.') { super(431, message); }
+  constructor(message = 'Request headers (URL included) are too large.') {
+    super(431, message);
+  }
 }
 export class TooManyRequestsError extends PorticoError {
   constructor(message: string, context: ErrorContext = null, headers: Record<string, string> = {}) {
@@ -81,13 +105,19 @@ export class TooManyRequestsError extends PorticoError {
   }
 }
 export class InternalServerError extends PorticoError {
-  constructor(message = 'Internal server error.', context: ErrorContext = null) { super(500, message, context); }
+  constructor(message = 'Internal server error.', context: ErrorContext = null) {
+    super(500, message, context);
+  }
 }
 export class NotImplementedError extends PorticoError {
-  constructor(message: string, context: ErrorContext = null) { super(501, message, context); }
+  constructor(message: string, context: ErrorContext = null) {
+    super(501, message, context);
+  }
 }
 export class ServiceUnavailableError extends PorticoError {
-  constructor(message: string, context: ErrorContext = null) { super(503, message, context); }
+  constructor(message: string, context: ErrorContext = null) {
+    super(503, message, context);
+  }
 }
 
 type ErrorClass = new (message: string, context?: ErrorContext) => PorticoError;
@@ -119,7 +149,11 @@ export interface Message<A extends unknown[] = []> {
 }
 
 /** A catalogue entry (as fastify's `createError(code, message, statusCode)`): status, text, and optionally the error's context. */
-export function message<A extends unknown[] = []>(status: number, text: (...args: A) => string, context?: (...args: A) => ErrorContext): Message<A> {
+export function message<A extends unknown[] = []>(
+  status: number,
+  text: (...args: A) => string,
+  context?: (...args: A) => ErrorContext,
+): Message<A> {
   const ErrorOfStatus = CLASS_OF_STATUS[status];
   if (ErrorOfStatus === undefined) throw new Error(`No error class for status ${status}.`);
   return {

@@ -23,51 +23,111 @@ export const coreMessages = {
   verbNotSupported: message(400, (verb: string, resource: string, service: string) =>
     resource === ''
       ? `${verb} requests without a resource are not currently supported by the '${service}' service.`
-      : `${verb} requests for resource '${resource}' are not currently supported by the '${service}' service.`),
-  noRecords: message(400, () =>
-    `No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag. Example: {"resource":[{"record":1},{"record":2}]}`),
-  recordNotObject: message(400, (index: number) => `Record ${index} is not a JSON object.`, (index) => ({ index })),
+      : `${verb} requests for resource '${resource}' are not currently supported by the '${service}' service.`,
+  ),
+  noRecords: message(
+    400,
+    () =>
+      `No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag. Example: {"resource":[{"record":1},{"record":2}]}`,
+  ),
+  recordNotObject: message(
+    400,
+    (index: number) => `Record ${index} is not a JSON object.`,
+    (index) => ({ index }),
+  ),
   bodyNotObject: message(400, () => 'The request body must be a JSON object of field values.'),
-  fieldNotString: message(400, (field: string) => `Field '${field}' must be a string.`, (field) => ({ field })),
+  fieldNotString: message(
+    400,
+    (field: string) => `Field '${field}' must be a string.`,
+    (field) => ({ field }),
+  ),
 
   // Query parameters.
   parameterNotInteger: message(400, (name: string) => `Parameter '${name}' must be an integer.`, parameter),
-  parameterTooLarge: message(400, (name: string, max: number) => `Parameter '${name}' must be at most ${max}.`, (name, max) => ({ parameter: name, limit: max })),
-  parameterTooManyEntries: message(400, (name: string, count: number, max: number) => `Parameter '${name}' lists ${count} entries; at most ${max} are allowed.`,
-    (name, _count, max) => ({ parameter: name, limit: max })),
-  negativeOffset: message(400, () => `Parameter 'offset' must not be negative.`, () => parameter('offset')),
-  invalidOrderClause: message(400, (part: string) => `Invalid order by clause in request: '${part}'.`, () => parameter('order')),
-  invalidOrderDirection: message(400, (direction: string, part: string) => `Invalid order direction '${direction}' in '${part}': use ASC or DESC.`, () => parameter('order')),
+  parameterTooLarge: message(
+    400,
+    (name: string, max: number) => `Parameter '${name}' must be at most ${max}.`,
+    (name, max) => ({ parameter: name, limit: max }),
+  ),
+  parameterTooManyEntries: message(
+    400,
+    (name: string, count: number, max: number) => `Parameter '${name}' lists ${count} entries; at most ${max} are allowed.`,
+    (name, _count, max) => ({ parameter: name, limit: max }),
+  ),
+  negativeOffset: message(
+    400,
+    () => `Parameter 'offset' must not be negative.`,
+    () => parameter('offset'),
+  ),
+  invalidOrderClause: message(
+    400,
+    (part: string) => `Invalid order by clause in request: '${part}'.`,
+    () => parameter('order'),
+  ),
+  invalidOrderDirection: message(
+    400,
+    (direction: string, part: string) => `Invalid order direction '${direction}' in '${part}': use ASC or DESC.`,
+    () => parameter('order'),
+  ),
   rollbackAndContinue: message(400, () => 'Rollback and continue operations can not be requested at the same time.'),
 
   // The HTTP layer.
   invalidVerb: message(405, (verb: string) => `Invalid or unsupported verb '${verb}' used in request.`),
   serviceDeactivated: message(403, (service: string) => `Service ${service} is deactivated.`),
-  noRoute: message(404, (method: string, path: string) => `No route for ${method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}.`),
+  noRoute: message(
+    404,
+    (method: string, path: string) => `No route for ${method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}.`,
+  ),
   contentLengthMismatch: message(400, () => 'The Content-Length header does not match the request body.'),
   badPercentEncoding: message(400, () => 'The request path is not valid: it holds malformed percent-encoding.'),
-  invalidRequest: message(400, (field: string, problem: string) => `Invalid request: ${field ? `'${field}' ` : ''}${problem}.`, (field) => (field ? { field } : null)),
+  invalidRequest: message(
+    400,
+    (field: string, problem: string) => `Invalid request: ${field ? `'${field}' ` : ''}${problem}.`,
+    (field) => (field ? { field } : null),
+  ),
   malformedHttp: message(400, () => 'Malformed HTTP request.'),
   nulInUrl: message(400, () => 'Invalid request URL: it contains an encoded NUL character (%00).'),
-  invalidQueryText: message(400, (key: string, reason: string) => `Invalid query parameter '${key.replace(/[^\x20-\x7e]/g, '?')}': it ${reason}.`, parameter),
-  invalidBodyText: message(400, (path: string, reason: string) => `Invalid request body: ${path === '' ? 'it' : `'${path}'`} ${reason}.`,
-    (path) => (path === '' ? null : { field: path })),
+  invalidQueryText: message(
+    400,
+    (key: string, reason: string) => `Invalid query parameter '${key.replace(/[^\x20-\x7e]/g, '?')}': it ${reason}.`,
+    parameter,
+  ),
+  invalidBodyText: message(
+    400,
+    (path: string, reason: string) => `Invalid request body: ${path === '' ? 'it' : `'${path}'`} ${reason}.`,
+    (path) => (path === '' ? null : { field: path }),
+  ),
   preflightWithoutMethod: message(400, () => 'Invalid preflight request: Access-Control-Request-Method is missing.'),
 
   // Credentials and access (reference 6.7; the spec's "Authentication failure messages").
-  noCredentials: message(401, () =>
-    'No session token or API Key detected in request. Please send in X-Service-Session-Token and/or X-Service-API-Key request header. You can also use URL query parameters session_token and/or api_key.'),
-  noApiKey: message(401, () => "No API Key provided. Please provide a valid API Key using X-Service-API-Key request header or 'api_key' url query parameter."),
+  noCredentials: message(
+    401,
+    () =>
+      'No session token or API Key detected in request. Please send in X-Service-Session-Token and/or X-Service-API-Key request header. You can also use URL query parameters session_token and/or api_key.',
+  ),
+  noApiKey: message(
+    401,
+    () => "No API Key provided. Please provide a valid API Key using X-Service-API-Key request header or 'api_key' url query parameter.",
+  ),
   /** A call that needs a session and has none. */
-  noSessionToken: message(401, () =>
-    "No session token (JWT) provided. Please provide a valid session token using X-Service-Session-Token request header or 'session_token' url query parameter."),
+  noSessionToken: message(
+    401,
+    () =>
+      "No session token (JWT) provided. Please provide a valid session token using X-Service-Session-Token request header or 'session_token' url query parameter.",
+  ),
   invalidApiKey: message(401, () => 'Invalid API key. The API key is not associated with any app.'),
   appInactive: message(403, () => 'App is not active.'),
   adminsOnly: message(403, () => 'Access Forbidden. Only administrators may use this resource.'),
   roleNotFound: message(403, () => 'Role not found. A role may not be assigned to you or your application.'),
-  roleInactive: message(403, () => 'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.'),
+  roleInactive: message(
+    403,
+    () => 'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.',
+  ),
   /** `target`: `service 'db'` or `component '_table/x' of service 'db'`. */
-  accessForbidden: message(403, (verb: string, target: string) => `Access Forbidden. ${verb} access to ${target} is not allowed by this user's role.`),
+  accessForbidden: message(
+    403,
+    (verb: string, target: string) => `Access Forbidden. ${verb} access to ${target} is not allowed by this user's role.`,
+  ),
 
   // Session tokens.
   tokenInvalid: message(401, () => 'Invalid token.'),

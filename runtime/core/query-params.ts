@@ -37,7 +37,13 @@ export interface CommonParams {
 }
 
 const ALIASES: Record<string, string> = {
-  select: 'fields', where: 'filter', top: 'limit', skip: 'offset', sort: 'order', order_by: 'order', group_by: 'group',
+  select: 'fields',
+  where: 'filter',
+  top: 'limit',
+  skip: 'offset',
+  sort: 'order',
+  order_by: 'order',
+  group_by: 'group',
 };
 
 /** Aliases by canonical name, built once. */
@@ -49,7 +55,10 @@ export function pick(query: RawQuery, name: string): string | undefined {
   let value = query[name];
   if (value === undefined) {
     for (const alias of ALIASES_OF.get(name) ?? []) {
-      if (query[alias] !== undefined) { value = query[alias]; break; }
+      if (query[alias] !== undefined) {
+        value = query[alias];
+        break;
+      }
     }
   }
   if (Array.isArray(value)) value = value[value.length - 1];
@@ -68,7 +77,10 @@ export function toBool(value: unknown): boolean {
 /** A comma-separated list; blanks dropped; null when empty. */
 export function toList(value: string | undefined): string[] | null {
   if (value === undefined) return null;
-  const items = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   return items.length === 0 ? null : items;
 }
 
@@ -103,8 +115,22 @@ export function parseOrder(value: string | undefined): OrderTerm[] {
 }
 
 const NAMES = new Set([
-  'fields', 'filter', 'limit', 'offset', 'order', 'include_count', 'count_only', 'ids', 'id_field', 'related',
-  'group', 'having', 'continue', 'rollback', 'refresh', ...Object.keys(ALIASES),
+  'fields',
+  'filter',
+  'limit',
+  'offset',
+  'order',
+  'include_count',
+  'count_only',
+  'ids',
+  'id_field',
+  'related',
+  'group',
+  'having',
+  'continue',
+  'rollback',
+  'refresh',
+  ...Object.keys(ALIASES),
 ]);
 
 function namesNone(object: object): boolean {

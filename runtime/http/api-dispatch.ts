@@ -48,7 +48,11 @@ const PREFIX = '/api/v2';
 
 function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment;
-  try { return decodeURIComponent(segment); } catch { return segment; }
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Splits `/api/v2/{service}/{resource...}`; empty, `.` and `..` segments are dropped. */
@@ -92,9 +96,16 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     // File services: `docs/` (the folder) is a component of its own, as their grants name folders.
     const component = `${resource.join('/')}${kind?.folderComponents && trailingSlash && resource.length > 0 ? '/' : ''}`.toLowerCase();
     const decision = decideAccess({
-      verb, service: service.toLowerCase(), component,
-      apiKeyGiven: caller.apiKeyGiven, app: caller.app, tokenError: caller.tokenError, user: caller.user, role,
-      exception: rule.exception, adminOnly: rule.adminOnly,
+      verb,
+      service: service.toLowerCase(),
+      component,
+      apiKeyGiven: caller.apiKeyGiven,
+      app: caller.app,
+      tokenError: caller.tokenError,
+      user: caller.user,
+      role,
+      exception: rule.exception,
+      adminOnly: rule.adminOnly,
     });
     // Credentials are judged first; then an unknown service is a 404 for everyone with valid credentials.
     if (!model && (decision.allowed || decision.error.status === 403)) throw coreMessages.serviceNotFound.error(service);
@@ -108,25 +119,41 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
       user: caller.user,
       isAdmin: caller.user?.isSysAdmin === true,
       role,
-      rowFilters: decision.grant && decision.grant.filters.length > 0 ? { filters: decision.grant.filters, op: decision.grant.filterOp } : null,
-      grants: caller.user?.isSysAdmin ? null : role?.grants ?? [],
+      rowFilters:
+        decision.grant && decision.grant.filters.length > 0 ? { filters: decision.grant.filters, op: decision.grant.filterOp } : null,
+      grants: caller.user?.isSysAdmin ? null : (role?.grants ?? []),
       lookup: ctx.directory.lookupFor(caller.app?.id ?? null, role?.id ?? null, caller.user?.id ?? null),
     };
     // Rate limits count every request after authentication and access, except administrators' (reference 6.8).
     if (!auth.isAdmin && ctx.limits.active.length > 0) {
       await ctx.limits.check({ userId: caller.user?.id ?? null, roleId: role?.id ?? null, serviceId: model.id, component, verb });
     }
-    const call = { verb, resource, trailingSlash, query, body: request.body, headers: request.headers, auth, stream: bodyStream(request), rawPath };
+    const call = {
+      verb,
+      resource,
+      trailingSlash,
+      query,
+      body: request.body,
+      headers: request.headers,
+      auth,
+      stream: bodyStream(request),
+      rawPath,
+    };
     let result: ServiceResult;
     if (isSpec && verb === 'GET') result = await docs.spec(service);
     else if (verb === 'GET' && resource.length === 0 && query.as_access_list !== undefined && toBool(pick(query, 'as_access_list'))) {
-      const source = internalService ?? ctx.services.openHandler(service) ?? await ctx.services.handler(service);
-      result = { body: wrapList(['', '*', ...(await source.accessComponents?.() ?? [])]) };
-    }
-    else if (internalService) {
-      result = await internalService.handle({ ...call, session: caller.session, tokenError: caller.tokenError, host: request.hostname, clientIp: request.ip });
+      const source = internalService ?? ctx.services.openHandler(service) ?? (await ctx.services.handler(service));
+      result = { body: wrapList(['', '*', ...((await source.accessComponents?.()) ?? [])]) };
+    } else if (internalService) {
+      result = await internalService.handle({
+        ...call,
+        session: caller.session,
+        tokenError: caller.tokenError,
+        host: request.hostname,
+        clientIp: request.ip,
+      });
     } else {
-      const handler = ctx.services.openHandler(service) ?? await ctx.services.handler(service);
+      const handler = ctx.services.openHandler(service) ?? (await ctx.services.handler(service));
       const hooks = ctx.hooks;
       if (hooks !== undefined && model.kind === 'sql' && resource[0] === '_table' && resource.length >= 2 && hooks.touches(model.name)) {
         result = await hooks.aroundTable(model.name, resource[1], call, (body) => handler.handle({ ...call, body }));

@@ -57,20 +57,23 @@ export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) 
       return;
     }
     const declared = request.headers['content-encoding'] ? undefined : request.headers['content-length'];
-    readText(payload, declared, app.initialConfig.bodyLimit ?? 1024 * 1024).then((text) => {
-      if (text.trim() === '') {
-        done(null, undefined);
-        return;
-      }
-      parseJson(request, text, (error, value) => {
-        if (error) {
-          done(new InvalidJsonError(), undefined);
+    readText(payload, declared, app.initialConfig.bodyLimit ?? 1024 * 1024).then(
+      (text) => {
+        if (text.trim() === '') {
+          done(null, undefined);
           return;
         }
-        const bad = findUnacceptableText(value);
-        if (bad === null) done(null, value);
-        else done(coreMessages.invalidBodyText.error(bad.path, bad.reason), undefined);
-      });
-    }, (error: Error) => done(error, undefined));
+        parseJson(request, text, (error, value) => {
+          if (error) {
+            done(new InvalidJsonError(), undefined);
+            return;
+          }
+          const bad = findUnacceptableText(value);
+          if (bad === null) done(null, value);
+          else done(coreMessages.invalidBodyText.error(bad.path, bad.reason), undefined);
+        });
+      },
+      (error: Error) => done(error, undefined),
+    );
   });
 }

@@ -18,7 +18,8 @@ export function installCors(app: FastifyInstance, rules: CorsRules): void {
     if (decision.origin === false) return done();
     void reply.header('access-control-allow-origin', decision.origin);
     if (decision.credentials) void reply.header('access-control-allow-credentials', 'true');
-    if (decision.exposedHeaders && decision.exposedHeaders.length > 0) void reply.header('access-control-expose-headers', decision.exposedHeaders.join(', '));
+    if (decision.exposedHeaders && decision.exposedHeaders.length > 0)
+      void reply.header('access-control-expose-headers', decision.exposedHeaders.join(', '));
     if (request.method !== 'OPTIONS') return done();
     if (request.headers['access-control-request-method'] === undefined) {
       void reply.status(400).send(coreMessages.preflightWithoutMethod.error().toBody());

@@ -10,9 +10,17 @@ import type { SystemDb } from '../system/store/system-db.js';
 
 /** Headers every cross-origin client may send: the spec's, their aliases and the usual ones. */
 export const CORS_ALLOWED_HEADERS = [
-  'Content-Type', 'Authorization', 'Accept', 'Origin', 'X-Requested-With',
-  'X-Service-API-Key', 'X-Service-Session-Token', 'X-DreamFactory-API-Key', 'X-DreamFactory-Session-Token',
-  'X-HTTP-Method', 'X-Method-Override',
+  'Content-Type',
+  'Authorization',
+  'Accept',
+  'Origin',
+  'X-Requested-With',
+  'X-Service-API-Key',
+  'X-Service-Session-Token',
+  'X-DreamFactory-API-Key',
+  'X-DreamFactory-Session-Token',
+  'X-HTTP-Method',
+  'X-Method-Override',
 ];
 
 interface CorsRule {
@@ -36,7 +44,11 @@ export interface CorsDecision {
   maxAge?: number;
 }
 
-const list = (text: string): string[] => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+const list = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 function pathMatcher(pattern: string): (path: string) => boolean {
   if (pattern.startsWith('^')) {
@@ -48,7 +60,12 @@ function pathMatcher(pattern: string): (path: string) => boolean {
     }
   }
   const glob = pattern.replace(/^\/+/, '');
-  const regex = new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const regex = new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return (path) => regex.test(path);
 }
 

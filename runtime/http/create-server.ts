@@ -45,10 +45,12 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   const ctx = await openPlatform(model, options);
   if (options.hooks !== undefined && options.hooks.length > 0) ctx.hooks = new HookRegistry(options.hooks);
   const app = Fastify({
-    ...loggerOptions(options.logLevel), bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
+    ...loggerOptions(options.logLevel),
+    bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // Errors raised before routing, and requests Node's parser refuses, also answer in the spec's shape.
-    frameworkErrors, clientErrorHandler,
+    frameworkErrors,
+    clientErrorHandler,
   });
   app.decorate('portico', ctx);
   app.addHook('onClose', async () => ctx.close());
@@ -65,7 +67,11 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   installCors(app, ctx.cors);
 
   const docs = createDocsService(ctx);
-  const internal = new Map<string, InternalService>([['system', createSystemService(ctx)], ['user', createUserService(ctx, 'user')], ['swagger', docs]]);
+  const internal = new Map<string, InternalService>([
+    ['system', createSystemService(ctx)],
+    ['user', createUserService(ctx, 'user')],
+    ['swagger', docs],
+  ]);
   const dispatch = createDispatch(ctx, internal, docs);
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
   app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });

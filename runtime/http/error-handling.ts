@@ -8,7 +8,15 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HeadersTooLargeError, InternalServerError, InvalidJsonError, PayloadTooLargeError, PorticoError, UnsupportedMediaTypeError, UriTooLongError } from '../core/errors.js';
+import {
+  HeadersTooLargeError,
+  InternalServerError,
+  InvalidJsonError,
+  PayloadTooLargeError,
+  PorticoError,
+  UnsupportedMediaTypeError,
+  UriTooLongError,
+} from '../core/errors.js';
 import { coreMessages } from '../core/messages.js';
 
 export function toPorticoError(error: FastifyError | Error): PorticoError {
@@ -32,11 +40,14 @@ export function toPorticoError(error: FastifyError | Error): PorticoError {
   }
   if (fastifyError.validation) {
     const first = fastifyError.validation[0];
-    const field = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : (first?.params as { missingProperty?: string })?.missingProperty ?? '';
+    const field = first?.instancePath
+      ? first.instancePath.replace(/^\//, '').replace(/\//g, '.')
+      : ((first?.params as { missingProperty?: string })?.missingProperty ?? '');
     return coreMessages.invalidRequest.error(field, first?.message ?? 'does not match the schema');
   }
   const status = fastifyError.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) return new PorticoError(status, `${http.STATUS_CODES[status] ?? 'Bad request'}.`);
+  if (status !== undefined && status >= 400 && status < 500)
+    return new PorticoError(status, `${http.STATUS_CODES[status] ?? 'Bad request'}.`);
   return new InternalServerError();
 }
 
@@ -62,7 +73,9 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   if (socket.writable) {
     const portico = clientError(error);
     const body = JSON.stringify(portico.toBody());
-    socket.write(`HTTP/1.1 ${portico.status} ${http.STATUS_CODES[portico.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${portico.status} ${http.STATUS_CODES[portico.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }

@@ -10,7 +10,12 @@ import type { Dispatch } from './api-dispatch.js';
 import type { ServiceRoutes } from './generated-routes.js';
 import type { PlatformContext } from './platform-context.js';
 
-export function registerGeneratedTableRoutes(app: FastifyInstance, ctx: PlatformContext, dispatch: Dispatch, routes: readonly ServiceRoutes[]): void {
+export function registerGeneratedTableRoutes(
+  app: FastifyInstance,
+  ctx: PlatformContext,
+  dispatch: Dispatch,
+  routes: readonly ServiceRoutes[],
+): void {
   for (const service of routes) {
     const bootModel = ctx.services.get(service.service);
     if (bootModel?.kind !== 'sql') continue;

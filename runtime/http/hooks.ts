@@ -27,11 +27,11 @@ export interface HookContext {
 export type Hook<R> = (records: R[], context: HookContext) => R[] | undefined | void | Promise<R[] | undefined | void>;
 
 /** The hook events of a SQL service's tables, with the records each one sees (from the generated `Tables`, `TableInserts`, `TableUpdates`). */
-export type TableEvents<S extends string, T, I = T, U = T> =
-  & { [K in keyof T & string as `${S}._table.${K}.get.post_process`]: T[K] }
-  & { [K in keyof T & string as `${S}._table.${K}.${'post' | 'put' | 'patch' | 'delete'}.post_process`]: T[K] }
-  & { [K in keyof I & string as `${S}._table.${K}.${'post' | 'put'}.pre_process`]: I[K] }
-  & { [K in keyof U & string as `${S}._table.${K}.patch.pre_process`]: U[K] };
+export type TableEvents<S extends string, T, I = T, U = T> = { [K in keyof T & string as `${S}._table.${K}.get.post_process`]: T[K] } & {
+  [K in keyof T & string as `${S}._table.${K}.${'post' | 'put' | 'patch' | 'delete'}.post_process`]: T[K];
+} & { [K in keyof I & string as `${S}._table.${K}.${'post' | 'put'}.pre_process`]: I[K] } & {
+  [K in keyof U & string as `${S}._table.${K}.patch.pre_process`]: U[K];
+};
 
 /** A module's hooks, by event name. */
 export type HookSet<E = Record<string, unknown>> = { [K in keyof E]?: Hook<E[K]> };
@@ -92,7 +92,9 @@ export class HookRegistry {
 
   /** Runs a `_table` call through its pre_process and post_process hooks. */
   async aroundTable(
-    service: string, table: string, call: { verb: Verb; query: RawQuery; body: unknown; auth: AuthContext },
+    service: string,
+    table: string,
+    call: { verb: Verb; query: RawQuery; body: unknown; auth: AuthContext },
     operation: (body: unknown) => Promise<ServiceResult>,
   ): Promise<ServiceResult> {
     const base = `${service}._table.${table}.${call.verb.toLowerCase()}`;
@@ -111,7 +113,10 @@ export class HookRegistry {
 
 /** A hook's unexpected exception: a 500 with a generic message; the cause goes to the log, never the client. */
 export class HookFailure extends Error {
-  constructor(readonly event: string, readonly cause: unknown) {
+  constructor(
+    readonly event: string,
+    readonly cause: unknown,
+  ) {
     super(`Hook on '${event}' failed: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }
@@ -119,13 +124,15 @@ export class HookFailure extends Error {
 /** The records of a body: `{resource: [...]}`, an array, or one record. */
 function toRecords(body: unknown): unknown[] {
   if (Array.isArray(body)) return body;
-  if (typeof body === 'object' && body !== null && Array.isArray((body as { resource?: unknown }).resource)) return (body as { resource: unknown[] }).resource;
+  if (typeof body === 'object' && body !== null && Array.isArray((body as { resource?: unknown }).resource))
+    return (body as { resource: unknown[] }).resource;
   return [body];
 }
 
 /** Puts records back in the shape the body had. */
 function fromRecords(body: unknown, records: unknown[]): unknown {
   if (Array.isArray(body)) return records;
-  if (typeof body === 'object' && body !== null && Array.isArray((body as { resource?: unknown }).resource)) return { ...(body as object), resource: records };
+  if (typeof body === 'object' && body !== null && Array.isArray((body as { resource?: unknown }).resource))
+    return { ...(body as object), resource: records };
   return records.length === 1 ? records[0] : records;
 }

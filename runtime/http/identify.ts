@@ -36,7 +36,7 @@ function admit(ctx: PlatformContext, caller: Caller, token: string, claims: Sess
 export function identify(ctx: PlatformContext, credentials: Credentials): Caller | Promise<Caller> {
   const caller: Caller = {
     apiKeyGiven: credentials.apiKey !== null,
-    app: credentials.apiKey === null ? null : ctx.directory.appsByKey.get(credentials.apiKey) ?? null,
+    app: credentials.apiKey === null ? null : (ctx.directory.appsByKey.get(credentials.apiKey) ?? null),
     user: null,
     session: null,
     tokenError: null,
@@ -54,6 +54,9 @@ export function identify(ctx: PlatformContext, credentials: Credentials): Caller
   if (cached !== undefined) return admit(ctx, caller, token, claims, cached);
   return ctx.directory.user(claims.user_id).then(
     (user) => admit(ctx, caller, token, claims, user),
-    (error: unknown) => { caller.tokenError = tokenError(error); return caller; },
+    (error: unknown) => {
+      caller.tokenError = tokenError(error);
+      return caller;
+    },
   );
 }

@@ -25,7 +25,8 @@ const NOT_TOOLS = new Set(['system', 'swagger', 'user', 'mcp']);
 const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-  'access-control-allow-headers': 'Content-Type, Authorization, mcp-session-id, mcp-protocol-version, X-DreamFactory-API-Key, X-DreamFactory-Session-Token, X-Service-API-Key, X-Service-Session-Token',
+  'access-control-allow-headers':
+    'Content-Type, Authorization, mcp-session-id, mcp-protocol-version, X-DreamFactory-API-Key, X-DreamFactory-Session-Token, X-Service-API-Key, X-Service-Session-Token',
   'access-control-expose-headers': 'WWW-Authenticate, mcp-session-id',
 };
 
@@ -49,14 +50,18 @@ function memo<T>(ctx: PlatformContext, key: string, build: () => Promise<T>): Pr
 }
 
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, headers: Record<string, string> = {}) {
-  return reply.status(status).headers({ ...CORS, ...headers }).send({ jsonrpc: '2.0', id: null, error: { code, message } });
+  return reply
+    .status(status)
+    .headers({ ...CORS, ...headers })
+    .send({ jsonrpc: '2.0', id: null, error: { code, message } });
 }
 
 export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const name = (request.params as { service: string }).service;
     const model = ctx.services.get(name);
-    if (model?.type !== 'mcp' || !model.is_active) return reply.status(404).headers(CORS).send({ error: 'MCP service not found', service: name });
+    if (model?.type !== 'mcp' || !model.is_active)
+      return reply.status(404).headers(CORS).send({ error: 'MCP service not found', service: name });
     if (request.method === 'OPTIONS') return reply.status(200).headers(CORS).send();
     const host = `${request.protocol}://${request.host}`;
     const realm = `Bearer realm="MCP", resource_metadata="${host}/mcp/${name}/.well-known/oauth-protected-resource"`;
@@ -73,10 +78,14 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): v
     }
     if (request.method === 'GET') {
       const accept = String(request.headers.accept ?? '');
-      if (!accept.includes('text/event-stream')) return rpcError(reply, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
-      return rpcError(reply, 405, -32000, 'Method Not Allowed: this endpoint does not offer a server-initiated SSE stream (POST only)', { allow: 'POST, DELETE' });
+      if (!accept.includes('text/event-stream'))
+        return rpcError(reply, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
+      return rpcError(reply, 405, -32000, 'Method Not Allowed: this endpoint does not offer a server-initiated SSE stream (POST only)', {
+        allow: 'POST, DELETE',
+      });
     }
-    if (request.method === 'DELETE') return rpcError(reply, 405, -32000, 'Method Not Allowed: this endpoint keeps no sessions', { allow: 'POST' });
+    if (request.method === 'DELETE')
+      return rpcError(reply, 405, -32000, 'Method Not Allowed: this endpoint keeps no sessions', { allow: 'POST' });
 
     const config = readMcpConfig(ctx.runtime.resolveEnv(model.config));
     // Without an API key, the user's role in the service's app (reference: the MCP service's app).
@@ -84,7 +93,10 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): v
     let appPrincipal = caller.app;
     if (apiKey === null) {
       for (const [key, candidate] of ctx.directory.appsByKey) {
-        if (candidate.name === config.app) { apiKey = key; appPrincipal = candidate; }
+        if (candidate.name === config.app) {
+          apiKey = key;
+          appPrincipal = candidate;
+        }
       }
     }
     const isAdmin = caller.user?.isSysAdmin === true;
@@ -97,10 +109,18 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): v
     if (credentials.token !== null) headers['x-service-session-token'] = credentials.token;
     const platform: McpPlatform = {
       async services() {
-        const services = ctx.services.list().filter((s) => s.is_active && !NOT_TOOLS.has(s.type)
-          && (config.exposedServices.length === 0 || config.exposedServices.includes(s.name))
-          && (isAdmin || roleReaches(role, s.name)));
-        return Promise.all(services.map(async (s) => ({ name: s.name, type: s.type, label: s.label, fragment: await serviceFragment(ctx, s) })));
+        const services = ctx.services
+          .list()
+          .filter(
+            (s) =>
+              s.is_active &&
+              !NOT_TOOLS.has(s.type) &&
+              (config.exposedServices.length === 0 || config.exposedServices.includes(s.name)) &&
+              (isAdmin || roleReaches(role, s.name)),
+          );
+        return Promise.all(
+          services.map(async (s) => ({ name: s.name, type: s.type, label: s.label, fragment: await serviceFragment(ctx, s) })),
+        );
       },
       sharedComponents: () => sharedComponents() as Record<string, Record<string, unknown>>,
       allows(service, component, verb) {
@@ -114,11 +134,17 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): v
       },
       async call(verb: Verb, url: string, body: unknown) {
         const response = await app.inject({
-          method: verb, url, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          method: verb,
+          url,
+          headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
           ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
         });
         let parsed: unknown = response.body;
-        try { parsed = response.body ? JSON.parse(response.body) : null; } catch { /* not JSON */ }
+        try {
+          parsed = response.body ? JSON.parse(response.body) : null;
+        } catch {
+          /* not JSON */
+        }
         return { status: response.statusCode, body: parsed };
       },
       disabledTools: config.disabledTools,

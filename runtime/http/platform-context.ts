@@ -73,13 +73,22 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const env = options.env ?? process.env;
   // Service configs take `${env:NAME}` references and, once the directory is read, system lookups (`{name}`, reference 6.6).
   let systemLookup: LookupResolver = () => undefined;
-  const runtime: RuntimeContext = { baseDir: options.baseDir, resolveEnv: (value) => substituteConfigLookups(resolveEnv(value, env), systemLookup) };
+  const runtime: RuntimeContext = {
+    baseDir: options.baseDir,
+    resolveEnv: (value) => substituteConfigLookups(resolveEnv(value, env), systemLookup),
+  };
   const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime));
   runtime.schemaExtras = schemaExtrasStore(db);
   runtime.emailTemplates = emailTemplateStore(db);
-  runtime.serviceDoc = async (serviceId) => (await db.selectFrom('service_doc').select('content').where('service_id', '=', serviceId).executeTakeFirst())?.content ?? null;
+  runtime.serviceDoc = async (serviceId) =>
+    (await db.selectFrom('service_doc').select('content').where('service_id', '=', serviceId).executeTakeFirst())?.content ?? null;
   const redisUrl = env.PORTICO_REDIS_URL || runtime.resolveEnv(model.settings.redisUrl ?? '');
-  const redis = redisUrl ? await openRedis(redisUrl).catch(async (error: unknown) => { await db.destroy(); throw error; }) : null;
+  const redis = redisUrl
+    ? await openRedis(redisUrl).catch(async (error: unknown) => {
+        await db.destroy();
+        throw error;
+      })
+    : null;
   const { createdAdmin, jwtSecret } = await syncPlatform(db, model, runtime.resolveEnv, env);
   const directory = new SystemDirectory(db);
   await directory.reload();
@@ -96,7 +105,10 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   };
   const namespace = await sharedNamespace(db);
   if (redis) runtime.platformCache = redisPlatformCache(redis, namespace);
-  const services: LiveServices = new LiveServices(runtime, [...await withStoredConfigs(db, model.services), ...await apiServices(db, runtime)]);
+  const services: LiveServices = new LiveServices(runtime, [
+    ...(await withStoredConfigs(db, model.services)),
+    ...(await apiServices(db, runtime)),
+  ]);
   runtime.readServiceFile = async (name, filePath, auth, maxBytes) => {
     const prefix = 'Failed to get attachment file from storage service.';
     const model = services.get(name);
@@ -111,7 +123,17 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const limits = new RateLimits(db, redis, namespace);
   await limits.reload();
   const ctx: PlatformContext = {
-    model, settings: model.settings, db, directory, clock, services, runtime, createdAdmin, cors, limits, redis,
+    model,
+    settings: model.settings,
+    db,
+    directory,
+    clock,
+    services,
+    runtime,
+    createdAdmin,
+    cors,
+    limits,
+    redis,
     changes: new ChangeFeed(db, redis, `${namespace}:changes`, () => reloadPlatform(ctx)),
     cacheClears: new CacheClears(db),
     systemSchema: await openSystemSchema(db),
@@ -132,7 +154,9 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
 async function withStoredConfigs(db: SystemDb, declared: readonly ServiceModel[]): Promise<ServiceModel[]> {
   const rows = await db.selectFrom('service').select(['id', 'config']).where('type', '=', 'user').where('origin', '!=', 'api').execute();
   const stored = new Map(rows.map((row) => [row.id, JSON.parse(row.config) as Record<string, unknown>]));
-  return declared.map((service) => (stored.has(service.id) ? { ...service, config: stored.get(service.id) as Record<string, unknown> } : service));
+  return declared.map((service) =>
+    stored.has(service.id) ? { ...service, config: stored.get(service.id) as Record<string, unknown> } : service,
+  );
 }
 
 /**
@@ -150,8 +174,10 @@ async function apiServices(db: SystemDb, runtime: RuntimeContext): Promise<Servi
  */
 function systemDatabaseTarget(model: PlatformModel, options: PlatformOptions, env: NodeJS.ProcessEnv, runtime: RuntimeContext): string {
   const declared = model.settings.systemDatabase;
-  const target = options.systemDatabase || env.PORTICO_SYSTEM_DATABASE_URL
+  const target =
+    options.systemDatabase ||
+    env.PORTICO_SYSTEM_DATABASE_URL ||
     // `${env:...}` stays a reference in the model (a SQLite path or a URL alike) and resolves here.
-    || runtime.resolveEnv(declared.type === 'sqlite' ? declared.database : declared.url);
+    runtime.resolveEnv(declared.type === 'sqlite' ? declared.database : declared.url);
   return target === ':memory:' || systemDbKind(target) !== 'sqlite' ? target : path.resolve(options.baseDir, target);
 }

@@ -15,8 +15,16 @@ export async function rootListing(ctx: PlatformContext, request: FastifyRequest)
   const role = resolveRole(caller.user, caller.app, ctx.directory.roles);
   // The listing itself is open (reference 1.1); credentials, when sent, must be valid.
   const decision = decideAccess({
-    verb: 'GET', service: '', component: '', apiKeyGiven: caller.apiKeyGiven, app: caller.app, tokenError: caller.tokenError,
-    user: caller.user, role, exception: true, adminOnly: false,
+    verb: 'GET',
+    service: '',
+    component: '',
+    apiKeyGiven: caller.apiKeyGiven,
+    app: caller.app,
+    tokenError: caller.tokenError,
+    user: caller.user,
+    role,
+    exception: true,
+    adminOnly: false,
   });
   if (!decision.allowed) throw decision.error;
   if (caller.tokenError) throw caller.tokenError;
@@ -24,8 +32,11 @@ export async function rootListing(ctx: PlatformContext, request: FastifyRequest)
   const group = typeof query.group === 'string' ? query.group.toLowerCase() : null;
   const type = typeof query.type === 'string' ? query.type : null;
   const kinds = listServiceTypes().filter((k) => group === null || k.group.toLowerCase() === group);
-  const fields = (toList(typeof query.fields === 'string' ? query.fields : undefined) ?? [...SERVICE_FIELDS]).filter((f) => (SERVICE_FIELDS as readonly string[]).includes(f));
-  const services = ctx.services.list()
+  const fields = (toList(typeof query.fields === 'string' ? query.fields : undefined) ?? [...SERVICE_FIELDS]).filter((f) =>
+    (SERVICE_FIELDS as readonly string[]).includes(f),
+  );
+  const services = ctx.services
+    .list()
     .filter((s) => kinds.some((k) => k.type === s.type) && (type === null || s.type === type))
     .filter((s) => isAdmin || roleReaches(role, s.name))
     .map((s) => {

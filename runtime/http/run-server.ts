@@ -64,10 +64,13 @@ function drainAndExit(app: FastifyInstance): void {
   setTimeout(force, DRAIN_TIMEOUT_MS).unref();
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
-  app.close().then(() => process.exit(0), (error: unknown) => {
-    console.error(`Portico: shutdown failed: ${(error as Error).message}`);
-    process.exit(1);
-  });
+  app.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(`Portico: shutdown failed: ${(error as Error).message}`);
+      process.exit(1);
+    },
+  );
 }
 
 /** PORTICO_LOG_LEVEL (default info); a value that is not a level stops the server with one line. */
@@ -127,7 +130,14 @@ async function start(model: PlatformModel, routes: ServiceRoutes[], options: Run
  * database once and prints how to log in, then forks the workers (each a full server; they share
  * state through the system database and Redis as separate instances do) and replaces any that dies.
  */
-async function runPrimary(model: PlatformModel, routes: ServiceRoutes[], options: RunServerOptions, workers: number, host: string, address: string): Promise<void> {
+async function runPrimary(
+  model: PlatformModel,
+  routes: ServiceRoutes[],
+  options: RunServerOptions,
+  workers: number,
+  host: string,
+  address: string,
+): Promise<void> {
   const app = await start(model, routes, options);
   const lines = await startupSummary(app, model, address);
   await app.close();
@@ -158,17 +168,20 @@ async function runPrimary(model: PlatformModel, routes: ServiceRoutes[], options
 export async function startupSummary(app: FastifyInstance, model: PlatformModel, address: string): Promise<string> {
   const ctx = app.portico;
   const adminApp = await ctx.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
-  const lines = [
-    `Portico: ${model.platform.title} listening on ${address}/api/v2`,
-    `  admin app API key: ${adminApp.api_key}`,
-  ];
+  const lines = [`Portico: ${model.platform.title} listening on ${address}/api/v2`, `  admin app API key: ${adminApp.api_key}`];
   if (ctx.createdAdmin) {
     lines.push(`  first administrator: ${ctx.createdAdmin.email}`);
-    lines.push(ctx.createdAdmin.generatedPassword ? `  password (shown once): ${ctx.createdAdmin.generatedPassword}` : '  password: as set in PORTICO_ADMIN_PASSWORD or platform.yaml');
+    lines.push(
+      ctx.createdAdmin.generatedPassword
+        ? `  password (shown once): ${ctx.createdAdmin.generatedPassword}`
+        : '  password: as set in PORTICO_ADMIN_PASSWORD or platform.yaml',
+    );
   } else {
     const admin = await ctx.db.selectFrom('user').select('email').where('is_sys_admin', '=', 1).orderBy('id').executeTakeFirst();
     if (admin) lines.push(`  administrator: ${admin.email} (password as set on first start)`);
   }
-  lines.push(`  log in: curl -X POST ${address}/api/v2/system/admin/session -H 'Content-Type: application/json' -d '{"email":"...","password":"..."}'`);
+  lines.push(
+    `  log in: curl -X POST ${address}/api/v2/system/admin/session -H 'Content-Type: application/json' -d '{"email":"...","password":"..."}'`,
+  );
   return lines.join('\n');
 }

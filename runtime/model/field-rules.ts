@@ -6,7 +6,12 @@ import type { FieldModel } from './platform-model.js';
 
 /** Columns whose value the server sets itself on create or update; values a client sends are ignored. */
 export function isServerFilled(field: FieldModel): boolean {
-  return field.type === 'timestamp_on_create' || field.type === 'timestamp_on_update' || field.type === 'user_id_on_create' || field.type === 'user_id_on_update';
+  return (
+    field.type === 'timestamp_on_create' ||
+    field.type === 'timestamp_on_update' ||
+    field.type === 'user_id_on_create' ||
+    field.type === 'user_id_on_update'
+  );
 }
 
 /** Key columns the database generates (auto-increment, serial, identity). */

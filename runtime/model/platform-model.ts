@@ -175,10 +175,31 @@ export interface TableModel {
 
 /** The reference platform's abstract column types. */
 export type AbstractType =
-  | 'id' | 'bigid' | 'reference' | 'user_id' | 'user_id_on_create' | 'user_id_on_update'
-  | 'timestamp_on_create' | 'timestamp_on_update'
-  | 'string' | 'text' | 'integer' | 'bigint' | 'boolean' | 'float' | 'double' | 'decimal' | 'money'
-  | 'date' | 'time' | 'datetime' | 'timestamp' | 'binary' | 'json' | 'uuid' | 'array';
+  | 'id'
+  | 'bigid'
+  | 'reference'
+  | 'user_id'
+  | 'user_id_on_create'
+  | 'user_id_on_update'
+  | 'timestamp_on_create'
+  | 'timestamp_on_update'
+  | 'string'
+  | 'text'
+  | 'integer'
+  | 'bigint'
+  | 'boolean'
+  | 'float'
+  | 'double'
+  | 'decimal'
+  | 'money'
+  | 'date'
+  | 'time'
+  | 'datetime'
+  | 'timestamp'
+  | 'binary'
+  | 'json'
+  | 'uuid'
+  | 'array';
 
 export interface FieldModel {
   name: string;

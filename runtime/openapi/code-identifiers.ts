@@ -10,7 +10,9 @@ function words(text: string): string[] {
 
 /** `contact_info` -> `ContactInfo`; the inner case of each word is kept (`ContactInfo` stays). */
 export function pascalCase(text: string): string {
-  return words(text).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+  return words(text)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
 }
 
 /** `contact_info` -> `contactInfo`. */

@@ -132,7 +132,11 @@ function namespaceComponents(shared: ComponentsObject, fragments: NamedFragment[
  * Union of the shared components and the fragments' (renamed in place: where they clash, or
  * with `namespace` every component that is not shared).
  */
-export function mergeComponents(shared: ComponentsObject, fragments: NamedFragment[], options: { namespace?: boolean } = {}): ComponentsObject {
+export function mergeComponents(
+  shared: ComponentsObject,
+  fragments: NamedFragment[],
+  options: { namespace?: boolean } = {},
+): ComponentsObject {
   if (options.namespace) namespaceComponents(shared, fragments);
   resolveClashes(shared, fragments);
   const merged: ComponentsObject = {};
@@ -148,7 +152,12 @@ export function mergeComponents(shared: ComponentsObject, fragments: NamedFragme
  * Drops the shared components nothing references: a document lists what its fragments define
  * plus the shared components reachable from its paths.
  */
-export function dropUnusedShared(components: ComponentsObject, shared: ComponentsObject, fragments: NamedFragment[], paths: unknown): ComponentsObject {
+export function dropUnusedShared(
+  components: ComponentsObject,
+  shared: ComponentsObject,
+  fragments: NamedFragment[],
+  paths: unknown,
+): ComponentsObject {
   const used = reachable([paths, fragments.map((f) => f.fragment.components)], components);
   const kept: ComponentsObject = {};
   for (const [section, map] of Object.entries(components) as Array<[Section, ComponentMap]>) {

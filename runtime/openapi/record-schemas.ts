@@ -70,9 +70,11 @@ export function fieldJsonSchema(field: FieldModel): JsonSchema {
   if (field.type === 'string' && field.length !== null && field.length > 0) schema.maxLength = field.length;
   // `nullable` needs a `type` (ajv refuses it alone): with anyOf each branch carries it; untyped json already admits null.
   if (field.allowNull && schema.type !== undefined) schema.nullable = true;
-  if (field.allowNull && Array.isArray(schema.anyOf)) schema.anyOf = (schema.anyOf as JsonSchema[]).map((branch) => ({ ...branch, nullable: true }));
+  if (field.allowNull && Array.isArray(schema.anyOf))
+    schema.anyOf = (schema.anyOf as JsonSchema[]).map((branch) => ({ ...branch, nullable: true }));
   // An enumerated column's values (null among them when it may be null, as OpenAPI 3.0 wants).
-  if (field.picklist !== undefined && field.picklist.length > 0) schema.enum = field.allowNull ? [...field.picklist, null] : [...field.picklist];
+  if (field.picklist !== undefined && field.picklist.length > 0)
+    schema.enum = field.allowNull ? [...field.picklist, null] : [...field.picklist];
   if (isGenerated(field) || isServerFilled(field)) schema.readOnly = true;
   return schema;
 }

@@ -49,7 +49,10 @@ export function routinePaths(service: string, routines: RoutineModel[]): Record<
       post: jsonOperation({
         operationId: `call${service}${label}`,
         summary: `Run a ${text} with parameters.`,
-        body: { description: 'Parameters: `{"params": [{"name": ..., "value": ...}]}`.', schema: componentRef('schemas', 'RoutineRequest') },
+        body: {
+          description: 'Parameters: `{"params": [{"name": ..., "value": ...}]}`.',
+          schema: componentRef('schemas', 'RoutineRequest'),
+        },
         response: result,
       }),
     };

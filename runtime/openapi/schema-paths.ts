@@ -68,38 +68,87 @@ export function tableSchemaSchemas(): SchemasObject {
 
 /** `/_schema`, `/_schema/{table_name}`, and a table's fields (`_field`) and relationships (`_related`). */
 export function schemaPaths(service: string): Record<string, PathItemObject> {
-  const tables = { description: 'Table definitions: `{"resource": [{name, label, field: [...]}]}`.', schema: componentRef('schemas', 'TableSchemas') };
+  const tables = {
+    description: 'Table definitions: `{"resource": [{name, label, field: [...]}]}`.',
+    schema: componentRef('schemas', 'TableSchemas'),
+  };
   const names = { description: 'Names of the tables.', schema: componentRef('schemas', 'ResourceList') };
   const done = { description: 'Success.', schema: componentRef('schemas', 'Success') };
   const table = { description: 'Definition of the table.', schema: componentRef('schemas', 'TableSchema') };
   const tableName = pathParameter('table_name', 'Name of the table.');
-  const list = (items: string) => ({ type: 'object' as const, properties: { resource: { type: 'array' as const, items: componentRef('schemas', items) } } });
+  const list = (items: string) => ({
+    type: 'object' as const,
+    properties: { resource: { type: 'array' as const, items: componentRef('schemas', items) } },
+  });
   const fields = { description: 'The fields: `{"resource": [...]}`.', schema: list('FieldSchema') };
   const fieldsBody = { description: 'Fields: `{"resource": [{name, type, ...}]}`.', schema: list('FieldSchema') };
   const field = { description: 'Definition of the field.', schema: componentRef('schemas', 'FieldSchema') };
   const relationships = { description: 'The relationships: `{"resource": [...]}`.', schema: list('RelationshipSchema') };
-  const relationshipsBody = { description: 'Relationships: `{"resource": [{field, ref_table, ref_field}]}`.', schema: list('RelationshipSchema') };
+  const relationshipsBody = {
+    description: 'Relationships: `{"resource": [{field, ref_table, ref_field}]}`.',
+    schema: list('RelationshipSchema'),
+  };
   const relationship = { description: 'Definition of the relationship.', schema: componentRef('schemas', 'RelationshipSchema') };
   return {
     '/_schema': {
-      get: jsonOperation({ operationId: `get${service}Schemas`, summary: 'List the tables.', parameters: parameterRefs('fields'), response: names }),
+      get: jsonOperation({
+        operationId: `get${service}Schemas`,
+        summary: 'List the tables.',
+        parameters: parameterRefs('fields'),
+        response: names,
+      }),
       post: jsonOperation({ operationId: `create${service}Schemas`, summary: 'Create tables.', body: tables, response: names }),
-      put: jsonOperation({ operationId: `replace${service}Schemas`, summary: 'Update tables (add or modify fields).', body: tables, response: names }),
-      patch: jsonOperation({ operationId: `update${service}Schemas`, summary: 'Update tables (add or modify fields).', body: tables, response: names }),
+      put: jsonOperation({
+        operationId: `replace${service}Schemas`,
+        summary: 'Update tables (add or modify fields).',
+        body: tables,
+        response: names,
+      }),
+      patch: jsonOperation({
+        operationId: `update${service}Schemas`,
+        summary: 'Update tables (add or modify fields).',
+        body: tables,
+        response: names,
+      }),
     },
     '/_schema/{table_name}': {
       parameters: [tableName],
       get: jsonOperation({ operationId: `get${service}TableSchema`, summary: 'Describe a table.', response: table }),
-      put: jsonOperation({ operationId: `replace${service}TableSchema`, summary: 'Update a table (add or modify fields).', body: table, response: done }),
-      patch: jsonOperation({ operationId: `update${service}TableSchema`, summary: 'Update a table (add or modify fields).', body: table, response: done }),
+      put: jsonOperation({
+        operationId: `replace${service}TableSchema`,
+        summary: 'Update a table (add or modify fields).',
+        body: table,
+        response: done,
+      }),
+      patch: jsonOperation({
+        operationId: `update${service}TableSchema`,
+        summary: 'Update a table (add or modify fields).',
+        body: table,
+        response: done,
+      }),
       delete: jsonOperation({ operationId: `delete${service}TableSchema`, summary: 'Drop a table.', response: done }),
     },
     '/_schema/{table_name}/_field': {
       parameters: [tableName],
       get: jsonOperation({ operationId: `get${service}FieldSchemas`, summary: 'Describe the fields of a table.', response: fields }),
-      post: jsonOperation({ operationId: `create${service}FieldSchemas`, summary: 'Add fields to a table.', body: fieldsBody, response: done }),
-      put: jsonOperation({ operationId: `replace${service}FieldSchemas`, summary: 'Add or change fields of a table.', body: fieldsBody, response: done }),
-      patch: jsonOperation({ operationId: `update${service}FieldSchemas`, summary: 'Add or change fields of a table.', body: fieldsBody, response: done }),
+      post: jsonOperation({
+        operationId: `create${service}FieldSchemas`,
+        summary: 'Add fields to a table.',
+        body: fieldsBody,
+        response: done,
+      }),
+      put: jsonOperation({
+        operationId: `replace${service}FieldSchemas`,
+        summary: 'Add or change fields of a table.',
+        body: fieldsBody,
+        response: done,
+      }),
+      patch: jsonOperation({
+        operationId: `update${service}FieldSchemas`,
+        summary: 'Add or change fields of a table.',
+        body: fieldsBody,
+        response: done,
+      }),
     },
     '/_schema/{table_name}/_field/{field_name}': {
       parameters: [tableName, pathParameter('field_name', 'Name of the field.')],
@@ -110,13 +159,26 @@ export function schemaPaths(service: string): Record<string, PathItemObject> {
     },
     '/_schema/{table_name}/_related': {
       parameters: [tableName],
-      get: jsonOperation({ operationId: `get${service}RelationshipSchemas`, summary: 'Describe the relationships of a table.', response: relationships }),
-      post: jsonOperation({ operationId: `create${service}RelationshipSchemas`, summary: 'Add foreign-key relationships.', body: relationshipsBody, response: done }),
+      get: jsonOperation({
+        operationId: `get${service}RelationshipSchemas`,
+        summary: 'Describe the relationships of a table.',
+        response: relationships,
+      }),
+      post: jsonOperation({
+        operationId: `create${service}RelationshipSchemas`,
+        summary: 'Add foreign-key relationships.',
+        body: relationshipsBody,
+        response: done,
+      }),
     },
     '/_schema/{table_name}/_related/{relationship_name}': {
       parameters: [tableName, pathParameter('relationship_name', 'Name of the relationship (`{ref_table}_by_{field}`).')],
       get: jsonOperation({ operationId: `get${service}RelationshipSchema`, summary: 'Describe a relationship.', response: relationship }),
-      delete: jsonOperation({ operationId: `delete${service}RelationshipSchema`, summary: 'Drop a foreign-key relationship.', response: done }),
+      delete: jsonOperation({
+        operationId: `delete${service}RelationshipSchema`,
+        summary: 'Drop a foreign-key relationship.',
+        response: done,
+      }),
     },
   };
 }

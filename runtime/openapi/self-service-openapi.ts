@@ -18,7 +18,13 @@ export interface SelfServiceWording {
 export function selfServicePaths(w: SelfServiceWording): { session: PathItemObject; password: PathItemObject; profile: PathItemObject } {
   const session = { description: 'The session.', schema: componentRef('schemas', 'SessionResponse') };
   const success = { description: 'Success.', schema: componentRef('schemas', 'Success') };
-  const flag = (name: string, description: string) => ({ name, in: 'query' as const, required: false, description, schema: { type: 'boolean' as const } });
+  const flag = (name: string, description: string) => ({
+    name,
+    in: 'query' as const,
+    required: false,
+    description,
+    schema: { type: 'boolean' as const },
+  });
   return {
     session: {
       post: jsonOperation({
@@ -32,7 +38,15 @@ export function selfServicePaths(w: SelfServiceWording): { session: PathItemObje
       put: jsonOperation({
         operationId: `refresh${w.idPart}Session`,
         summary: 'Refresh the session token.',
-        parameters: [{ name: 'session_token', in: 'query', required: false, description: 'Token to refresh, if not sent in the session header.', schema: { type: 'string' } }],
+        parameters: [
+          {
+            name: 'session_token',
+            in: 'query',
+            required: false,
+            description: 'Token to refresh, if not sent in the session header.',
+            schema: { type: 'string' },
+          },
+        ],
         response: session,
       }),
       delete: jsonOperation({ operationId: `delete${w.idPart}Session`, summary: 'Log out: end the session.', response: success }),
@@ -41,13 +55,23 @@ export function selfServicePaths(w: SelfServiceWording): { session: PathItemObje
       post: jsonOperation({
         operationId: `change${w.idPart}Password`,
         summary: 'Change the password (with a session), request a reset code (`reset=true`), or reset with a code.',
-        parameters: [flag('reset', 'Send a reset code by email to `email`.'), flag('login', 'Also log in: the response carries `session_token`.')],
-        body: { description: '`{old_password, new_password}`, `{email}` or `{email, code, new_password}`.', schema: componentRef('schemas', 'PasswordRequest') },
+        parameters: [
+          flag('reset', 'Send a reset code by email to `email`.'),
+          flag('login', 'Also log in: the response carries `session_token`.'),
+        ],
+        body: {
+          description: '`{old_password, new_password}`, `{email}` or `{email, code, new_password}`.',
+          schema: componentRef('schemas', 'PasswordRequest'),
+        },
         response: success,
       }),
     },
     profile: {
-      get: jsonOperation({ operationId: `get${w.idPart}Profile`, summary: `The ${w.owner} own profile.`, response: { description: 'The profile.', schema: componentRef('schemas', 'Profile') } }),
+      get: jsonOperation({
+        operationId: `get${w.idPart}Profile`,
+        summary: `The ${w.owner} own profile.`,
+        response: { description: 'The profile.', schema: componentRef('schemas', 'Profile') },
+      }),
       post: jsonOperation({
         operationId: `update${w.idPart}Profile`,
         summary: `Change the ${w.owner} own profile; a new email needs \`current_password\`.`,

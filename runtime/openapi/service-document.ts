@@ -22,17 +22,19 @@ const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
   ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Service-API-Key', description: 'API key of the app.' },
   SessionTokenHeader: { type: 'apiKey', in: 'header', name: 'X-Service-Session-Token', description: 'Session token from a login.' },
   DreamFactoryApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-DreamFactory-API-Key', description: 'Alias of X-Service-API-Key.' },
-  DreamFactorySessionTokenHeader: { type: 'apiKey', in: 'header', name: 'X-DreamFactory-Session-Token', description: 'Alias of X-Service-Session-Token.' },
+  DreamFactorySessionTokenHeader: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-DreamFactory-Session-Token',
+    description: 'Alias of X-Service-Session-Token.',
+  },
   BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token as a bearer token.' },
   ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'API key as a query parameter.' },
   SessionTokenQuery: { type: 'apiKey', in: 'query', name: 'session_token', description: 'Session token as a query parameter.' },
 };
 
 /** Key and token together (the usual call), or any single credential (logins need the key only). */
-const SECURITY = [
-  { ApiKeyHeader: [], SessionTokenHeader: [] },
-  ...Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] })),
-];
+const SECURITY = [{ ApiKeyHeader: [], SessionTokenHeader: [] }, ...Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] }))];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -59,7 +61,13 @@ function namedCopies(entries: Array<{ service: ServiceDocInfo; fragment: OpenApi
 }
 
 /** Assembles a document; `paths` maps each fragment's path to its path in the document. */
-function document(info: InfoObject, serverUrl: string, fragments: NamedFragment[], services: Map<string, ServiceDocInfo>, pathOf: (service: string, path: string) => string): OpenAPIObject {
+function document(
+  info: InfoObject,
+  serverUrl: string,
+  fragments: NamedFragment[],
+  services: Map<string, ServiceDocInfo>,
+  pathOf: (service: string, path: string) => string,
+): OpenAPIObject {
   const shared = sharedComponents();
   // The combined document namespaces each service's components, so their names are stable.
   const components = mergeComponents(shared, fragments, { namespace: services.size > 1 });
@@ -80,9 +88,20 @@ function document(info: InfoObject, serverUrl: string, fragments: NamedFragment[
 
 /** The document of one service: paths relative to `/api/v2/{service}`. */
 export function serviceDocument(service: ServiceDocInfo, fragment: OpenApiFragment, group?: string): OpenAPIObject {
-  const info: InfoObject = { title: service.label || service.name, description: service.description, version: API_VERSION, 'x-service-type': service.type };
+  const info: InfoObject = {
+    title: service.label || service.name,
+    description: service.description,
+    version: API_VERSION,
+    'x-service-type': service.type,
+  };
   if (group !== undefined) info['x-service-group'] = group;
-  return document(info, `/api/v2/${service.name}`, namedCopies([{ service, fragment }]), new Map([[service.name, service]]), (_, path) => path);
+  return document(
+    info,
+    `/api/v2/${service.name}`,
+    namedCopies([{ service, fragment }]),
+    new Map([[service.name, service]]),
+    (_, path) => path,
+  );
 }
 
 /**

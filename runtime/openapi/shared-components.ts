@@ -17,7 +17,11 @@ export function jsonContent(schema: SchemaObject | ReferenceObject): { 'applicat
 
 /** Error statuses documented on every operation, with the name of their response component. */
 export const ERROR_RESPONSES: ReadonlyArray<{ status: string; name: string; description: string }> = [
-  { status: '400', name: 'BadRequest', description: 'Bad request: malformed request, invalid field value, malformed filter, or failed batch.' },
+  {
+    status: '400',
+    name: 'BadRequest',
+    description: 'Bad request: malformed request, invalid field value, malformed filter, or failed batch.',
+  },
   { status: '401', name: 'Unauthorized', description: 'Missing or invalid API key or session token.' },
   { status: '403', name: 'Forbidden', description: 'The role does not allow this service, component or method.' },
   { status: '404', name: 'NotFound', description: 'The service, resource or record does not exist.' },
@@ -26,8 +30,20 @@ export const ERROR_RESPONSES: ReadonlyArray<{ status: string; name: string; desc
 
 /** The common query parameters (spec: list and delete operations on tables; the common ones apply to system lists). */
 export type CommonParameter =
-  | 'fields' | 'filter' | 'limit' | 'offset' | 'order' | 'include_count' | 'count_only'
-  | 'ids' | 'id_field' | 'related' | 'group' | 'having' | 'continue' | 'rollback';
+  | 'fields'
+  | 'filter'
+  | 'limit'
+  | 'offset'
+  | 'order'
+  | 'include_count'
+  | 'count_only'
+  | 'ids'
+  | 'id_field'
+  | 'related'
+  | 'group'
+  | 'having'
+  | 'continue'
+  | 'rollback';
 
 function queryParameter(name: CommonParameter, type: 'string' | 'integer' | 'boolean', description: string): ParameterObject {
   return { name, in: 'query', required: false, description, schema: { type } };
@@ -67,7 +83,10 @@ const sessionResponse: SchemaObject = {
     name: { type: 'string' },
     is_sys_admin: { type: 'boolean' },
     is_root_admin: { type: 'boolean', description: 'Same as is_sys_admin.' },
-    role: { type: 'string', description: 'Name of the role requests with this session and the API key get (empty when none or for administrators).' },
+    role: {
+      type: 'string',
+      description: 'Name of the role requests with this session and the API key get (empty when none or for administrators).',
+    },
     role_id: { type: 'integer', nullable: true },
     last_login_date: { type: 'string', description: 'Format `YYYY-MM-DD HH:MM:SS`.' },
     token_expiry_date: { type: 'string', description: 'Format `YYYY-MM-DD HH:MM:SS`.' },
@@ -106,10 +125,7 @@ const SHARED: ComponentsObject = {
         resource: {
           type: 'array',
           items: {
-            oneOf: [
-              { type: 'string' },
-              { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: true },
-            ],
+            oneOf: [{ type: 'string' }, { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: true }],
           },
         },
       },

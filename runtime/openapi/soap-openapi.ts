@@ -15,7 +15,8 @@ import { componentRef, jsonContent } from './shared-components.js';
 import { documentedNames } from '../services/soap/operation-names.js';
 
 const FAULT_RESPONSE = {
-  description: 'A SOAP Fault (message `<faultstring> [Fault code:<faultcode>]`; `context` holds faultcode, faultstring and detail), or another internal error.',
+  description:
+    'A SOAP Fault (message `<faultstring> [Fault code:<faultcode>]`; `context` holds faultcode, faultstring and detail), or another internal error.',
   content: jsonContent(componentRef('schemas', 'Error')),
 };
 const UNREACHABLE_RESPONSE = {
@@ -68,22 +69,26 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
       schema: (operation.output?.schema ?? { type: 'object', properties: {} }) as SchemaObject,
     };
     const item: PathsObject[string] = {
-      post: withErrors(jsonOperation({
-        operationId: operationId(`call${serviceLabel}${label}`),
-        summary: `Call the operation '${operation.name}'.`,
-        description,
-        body: { description: 'The fields of the request message.', schema: operation.input.schema as SchemaObject },
-        response,
-      })),
+      post: withErrors(
+        jsonOperation({
+          operationId: operationId(`call${serviceLabel}${label}`),
+          summary: `Call the operation '${operation.name}'.`,
+          description,
+          body: { description: 'The fields of the request message.', schema: operation.input.schema as SchemaObject },
+          response,
+        }),
+      ),
     };
     if (operation.simpleInput) {
-      item.get = withErrors(jsonOperation({
-        operationId: operationId(`get${serviceLabel}${label}`),
-        summary: `Call the operation '${operation.name}' with query parameters.`,
-        description,
-        parameters: queryParameters(view, operation),
-        response,
-      }));
+      item.get = withErrors(
+        jsonOperation({
+          operationId: operationId(`get${serviceLabel}${label}`),
+          summary: `Call the operation '${operation.name}' with query parameters.`,
+          description,
+          parameters: queryParameters(view, operation),
+          response,
+        }),
+      );
     }
     // Documented lowercase without underscores (spec); calls match any case of either name.
     paths[`/${encodeURIComponent(pathNames[index])}`] = item;

@@ -6,7 +6,13 @@
  */
 import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject, SchemaObject, SchemasObject } from 'openapi3-ts/oas30';
 import type { RecordDefinition, ResourceDefinition } from '../system/record-resources/resource-definition.js';
-import { SYSTEM_RECORD_RESOURCES, roleServiceAccessRecord, serviceDocRecord, scopedLookupRecord, userAppRoleRecord } from '../system/record-resources/system-records.js';
+import {
+  SYSTEM_RECORD_RESOURCES,
+  roleServiceAccessRecord,
+  serviceDocRecord,
+  scopedLookupRecord,
+  userAppRoleRecord,
+} from '../system/record-resources/system-records.js';
 import type { OpenApiFragment } from './fragment.js';
 import { jsonOperation, pathParameter } from './operation-builder.js';
 import { selfServicePaths } from './self-service-openapi.js';
@@ -18,17 +24,21 @@ export function toOpenApiSchema(schema: Record<string, unknown>): SchemaObject {
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'type' || key === 'enum') continue;
     if (key === 'items') out.items = toOpenApiSchema(value as Record<string, unknown>);
-    else if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as Record<string, Record<string, unknown>>).map(([k, v]) => [k, toOpenApiSchema(v)]));
+    else if (key === 'properties')
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, Record<string, unknown>>).map(([k, v]) => [k, toOpenApiSchema(v)]),
+      );
     else if (key === 'anyOf') out.anyOf = (value as Array<Record<string, unknown>>).map(toOpenApiSchema);
     else out[key] = value;
   }
-  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type as string[] : [schema.type as string];
+  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
   const nonNull = types.filter((type) => type !== 'null');
   if (types.includes('null')) out.nullable = true;
   const enumValues = schema.enum as unknown[] | undefined;
   if (nonNull.length === 1) {
     out.type = nonNull[0];
-    if (enumValues) out.enum = enumValues.filter((value) => value === null || typeof value === (nonNull[0] === 'integer' ? 'number' : nonNull[0]));
+    if (enumValues)
+      out.enum = enumValues.filter((value) => value === null || typeof value === (nonNull[0] === 'integer' ? 'number' : nonNull[0]));
   } else if (nonNull.length > 1) {
     out.anyOf = nonNull.map((type) => {
       const branch: SchemaObject = { type: type as SchemaObject['type'] };
@@ -60,52 +70,84 @@ function recordSchemas(def: RecordDefinition): SchemasObject {
     response[name] = relation.kind === 'has_many' ? { type: 'array', items: target } : target;
     if (relation.writable) request[name] = { type: 'array', items: input };
   }
-  const required = Object.entries(def.fields).filter(([, rule]) => rule.required).map(([name]) => name);
+  const required = Object.entries(def.fields)
+    .filter(([, rule]) => rule.required)
+    .map(([name]) => name);
   return {
-    [`${def.label}Request`]: { type: 'object', properties: request, ...(required.length > 0 ? { description: `Required on create: ${required.join(', ')}.` } : {}) },
+    [`${def.label}Request`]: {
+      type: 'object',
+      properties: request,
+      ...(required.length > 0 ? { description: `Required on create: ${required.join(', ')}.` } : {}),
+    },
     [`${def.label}Response`]: { type: 'object', properties: response },
   };
 }
 
 function envelopeSchemas(def: ResourceDefinition): SchemasObject {
   return {
-    [`${def.plural}Request`]: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', `${def.label}Request`) } } },
+    [`${def.plural}Request`]: {
+      type: 'object',
+      properties: { resource: { type: 'array', items: componentRef('schemas', `${def.label}Request`) } },
+    },
     [`${def.plural}Response`]: {
       type: 'object',
-      properties: { resource: { type: 'array', items: componentRef('schemas', `${def.label}Response`) }, meta: componentRef('schemas', 'Metadata') },
+      properties: {
+        resource: { type: 'array', items: componentRef('schemas', `${def.label}Response`) },
+        meta: componentRef('schemas', 'Metadata'),
+      },
     },
   };
 }
 
 const ID = pathParameter('id', 'Identifier of the record (its `name` for custom settings).');
-const FORCE: ParameterObject = { name: 'force', in: 'query', required: false, description: 'Delete every record when no ids or filter are given.', schema: { type: 'boolean' } };
-const REGENERATE: ParameterObject = { name: 'regenerate', in: 'query', required: false, description: 'Give the app a new API key.', schema: { type: 'boolean' } };
+const FORCE: ParameterObject = {
+  name: 'force',
+  in: 'query',
+  required: false,
+  description: 'Delete every record when no ids or filter are given.',
+  schema: { type: 'boolean' },
+};
+const REGENERATE: ParameterObject = {
+  name: 'regenerate',
+  in: 'query',
+  required: false,
+  description: 'Give the app a new API key.',
+  schema: { type: 'boolean' },
+};
 
 /** `/{resource}` and `/{resource}/{id}` of a record resource. */
 function recordPaths(def: ResourceDefinition): Record<string, PathItemObject> {
   const one = (verb: string) => `${verb}System${def.label}`;
   const many = (verb: string) => `${verb}System${def.plural}`;
   const records = { description: 'The records.', schema: componentRef('schemas', `${def.plural}Response`) };
-  const written = { description: 'Identifiers of the records, or the fields asked for with `fields`/`related`.', schema: componentRef('schemas', `${def.plural}Response`) };
+  const written = {
+    description: 'Identifiers of the records, or the fields asked for with `fields`/`related`.',
+    schema: componentRef('schemas', `${def.plural}Response`),
+  };
   const body = { description: 'Records: `{"resource": [...]}`.', schema: componentRef('schemas', `${def.plural}Request`) };
   const record = { description: 'The record.', schema: componentRef('schemas', `${def.label}Response`) };
-  const change = { description: 'The fields to change (and nested related records).', schema: componentRef('schemas', `${def.label}Request`) };
+  const change = {
+    description: 'The fields to change (and nested related records).',
+    schema: componentRef('schemas', `${def.label}Request`),
+  };
   const extra = def.name === 'app' ? [REGENERATE] : [];
-  const batchUpdate = (verb: 'replace' | 'update'): OperationObject => jsonOperation({
-    operationId: many(verb),
-    summary: `${verb === 'replace' ? 'Replace' : 'Update'} ${def.plural.toLowerCase()} (PUT and PATCH change only the given fields).`,
-    description: 'Records carry their identifiers; with `ids` or `filter` the first record applies to every match.',
-    parameters: [...parameterRefs('ids', 'filter', 'fields', 'related'), ...extra],
-    body,
-    response: written,
-  });
-  const singleUpdate = (verb: 'replace' | 'update'): OperationObject => jsonOperation({
-    operationId: one(verb),
-    summary: `${verb === 'replace' ? 'Replace' : 'Update'} one ${def.label.toLowerCase()} record (only the given fields change).`,
-    parameters: [...parameterRefs('fields', 'related'), ...extra],
-    body: change,
-    response: record,
-  });
+  const batchUpdate = (verb: 'replace' | 'update'): OperationObject =>
+    jsonOperation({
+      operationId: many(verb),
+      summary: `${verb === 'replace' ? 'Replace' : 'Update'} ${def.plural.toLowerCase()} (PUT and PATCH change only the given fields).`,
+      description: 'Records carry their identifiers; with `ids` or `filter` the first record applies to every match.',
+      parameters: [...parameterRefs('ids', 'filter', 'fields', 'related'), ...extra],
+      body,
+      response: written,
+    });
+  const singleUpdate = (verb: 'replace' | 'update'): OperationObject =>
+    jsonOperation({
+      operationId: one(verb),
+      summary: `${verb === 'replace' ? 'Replace' : 'Update'} one ${def.label.toLowerCase()} record (only the given fields change).`,
+      parameters: [...parameterRefs('fields', 'related'), ...extra],
+      body: change,
+      response: record,
+    });
   return {
     [`/${def.name}`]: {
       get: jsonOperation({
@@ -114,7 +156,16 @@ function recordPaths(def: ResourceDefinition): Record<string, PathItemObject> {
         parameters: parameterRefs('fields', 'filter', 'limit', 'offset', 'order', 'include_count', 'count_only', 'ids', 'related'),
         response: records,
       }),
-      post: { ...jsonOperation({ operationId: many('create'), summary: `Create ${def.plural.toLowerCase()}.`, parameters: parameterRefs('fields', 'related'), body, response: written }), responses: { 201: { description: written.description, content: { 'application/json': { schema: written.schema } } } } },
+      post: {
+        ...jsonOperation({
+          operationId: many('create'),
+          summary: `Create ${def.plural.toLowerCase()}.`,
+          parameters: parameterRefs('fields', 'related'),
+          body,
+          response: written,
+        }),
+        responses: { 201: { description: written.description, content: { 'application/json': { schema: written.schema } } } },
+      },
       put: batchUpdate('replace'),
       patch: batchUpdate('update'),
       delete: jsonOperation({
@@ -126,10 +177,20 @@ function recordPaths(def: ResourceDefinition): Record<string, PathItemObject> {
     },
     [`/${def.name}/{id}`]: {
       parameters: [ID],
-      get: jsonOperation({ operationId: one('get'), summary: `Retrieve one ${def.label.toLowerCase()} record.`, parameters: parameterRefs('fields', 'related'), response: record }),
+      get: jsonOperation({
+        operationId: one('get'),
+        summary: `Retrieve one ${def.label.toLowerCase()} record.`,
+        parameters: parameterRefs('fields', 'related'),
+        response: record,
+      }),
       put: singleUpdate('replace'),
       patch: singleUpdate('update'),
-      delete: jsonOperation({ operationId: one('delete'), summary: `Delete one ${def.label.toLowerCase()} record.`, parameters: parameterRefs('fields'), response: record }),
+      delete: jsonOperation({
+        operationId: one('delete'),
+        summary: `Delete one ${def.label.toLowerCase()} record.`,
+        parameters: parameterRefs('fields'),
+        response: record,
+      }),
     },
   };
 }
@@ -137,13 +198,25 @@ function recordPaths(def: ResourceDefinition): Record<string, PathItemObject> {
 const anyObject: SchemaObject = { type: 'object', additionalProperties: true };
 const success = { description: 'Success.', schema: componentRef('schemas', 'Success') };
 const resourceList = { description: 'The resources.', schema: componentRef('schemas', 'ResourceList') };
-const limitIdsParameter: ParameterObject = { name: 'ids', in: 'query', required: false, description: 'Comma-separated limit ids.', schema: { type: 'string' } };
-const counterUserParameter: ParameterObject = { name: 'user_id', in: 'query', required: false, description: 'Only this user\'s counters.', schema: { type: 'integer' } };
+const limitIdsParameter: ParameterObject = {
+  name: 'ids',
+  in: 'query',
+  required: false,
+  description: 'Comma-separated limit ids.',
+  schema: { type: 'string' },
+};
+const counterUserParameter: ParameterObject = {
+  name: 'user_id',
+  in: 'query',
+  required: false,
+  description: "Only this user's counters.",
+  schema: { type: 'integer' },
+};
 
 function sessionPaths(): Record<string, PathItemObject> {
   const { session, password, profile } = selfServicePaths({
     idPart: 'SystemAdmin',
-    owner: 'administrator\'s',
+    owner: "administrator's",
     login: {
       summary: 'Log an administrator in.',
       description: 'Needs no session; an API key, when sent, must be valid. Returns `session_token` for `X-Service-Session-Token`.',
@@ -157,21 +230,46 @@ function sessionPaths(): Record<string, PathItemObject> {
 function otherPaths(): Record<string, PathItemObject> {
   const name = (what: string) => pathParameter('name', `Name of the ${what}.`);
   return {
-    '/': { get: jsonOperation({ operationId: 'getSystemResources', summary: 'List the system resources.', parameters: parameterRefs('fields'), response: resourceList }) },
+    '/': {
+      get: jsonOperation({
+        operationId: 'getSystemResources',
+        summary: 'List the system resources.',
+        parameters: parameterRefs('fields'),
+        response: resourceList,
+      }),
+    },
     '/environment': {
-      get: jsonOperation({ operationId: 'getSystemEnvironment', summary: 'Platform information.', response: { description: 'The environment.', schema: componentRef('schemas', 'Environment') } }),
+      get: jsonOperation({
+        operationId: 'getSystemEnvironment',
+        summary: 'Platform information.',
+        response: { description: 'The environment.', schema: componentRef('schemas', 'Environment') },
+      }),
     },
     '/service_type': {
       get: jsonOperation({
         operationId: 'getSystemServiceTypes',
         summary: 'The service types a service may have (the `type` of /system/service).',
-        parameters: [...parameterRefs('fields'), { name: 'group', in: 'query', required: false, description: 'Comma-separated groups to list (Database, File, Email, ...).', schema: { type: 'string' } }],
+        parameters: [
+          ...parameterRefs('fields'),
+          {
+            name: 'group',
+            in: 'query',
+            required: false,
+            description: 'Comma-separated groups to list (Database, File, Email, ...).',
+            schema: { type: 'string' },
+          },
+        ],
         response: { description: 'The service types.', schema: componentRef('schemas', 'ServiceTypesResponse') },
       }),
     },
     '/service_type/{name}': {
       parameters: [name('service type')],
-      get: jsonOperation({ operationId: 'getSystemServiceType', summary: 'One service type.', parameters: parameterRefs('fields'), response: { description: 'The service type.', schema: componentRef('schemas', 'ServiceType') } }),
+      get: jsonOperation({
+        operationId: 'getSystemServiceType',
+        summary: 'One service type.',
+        parameters: parameterRefs('fields'),
+        response: { description: 'The service type.', schema: componentRef('schemas', 'ServiceType') },
+      }),
     },
     '/event': {
       get: jsonOperation({
@@ -180,18 +278,38 @@ function otherPaths(): Record<string, PathItemObject> {
         parameters: [
           { name: 'as_list', in: 'query', required: false, description: 'A flat list of event names.', schema: { type: 'boolean' } },
           { name: 'service', in: 'query', required: false, description: 'Only the events of this service.', schema: { type: 'string' } },
-          { name: 'services_only', in: 'query', required: false, description: 'Only the names of the services.', schema: { type: 'boolean' } },
+          {
+            name: 'services_only',
+            in: 'query',
+            required: false,
+            description: 'Only the names of the services.',
+            schema: { type: 'boolean' },
+          },
         ],
         response: { description: 'Events by service and path.', schema: anyObject },
       }),
     },
-    '/constant': { get: jsonOperation({ operationId: 'getSystemConstants', summary: 'Read-only constants (verb masks, requestor masks, app types).', response: resourceList }) },
+    '/constant': {
+      get: jsonOperation({
+        operationId: 'getSystemConstants',
+        summary: 'Read-only constants (verb masks, requestor masks, app types).',
+        response: resourceList,
+      }),
+    },
     '/constant/{name}': {
       parameters: [name('constant group')],
-      get: jsonOperation({ operationId: 'getSystemConstant', summary: 'One group of constants.', response: { description: 'Name to value.', schema: anyObject } }),
+      get: jsonOperation({
+        operationId: 'getSystemConstant',
+        summary: 'One group of constants.',
+        response: { description: 'Name to value.', schema: anyObject },
+      }),
     },
     '/cache': {
-      get: jsonOperation({ operationId: 'getSystemCaches', summary: 'The services with a cache of their own (name, label, description, type).', response: resourceList }),
+      get: jsonOperation({
+        operationId: 'getSystemCaches',
+        summary: 'The services with a cache of their own (name, label, description, type).',
+        response: resourceList,
+      }),
       delete: jsonOperation({ operationId: 'deleteSystemCache', summary: 'Clear the caches of every service.', response: success }),
     },
     '/cache/{service}': {
@@ -201,25 +319,42 @@ function otherPaths(): Record<string, PathItemObject> {
     '/limit_cache': {
       get: jsonOperation({
         operationId: 'getSystemLimitCache',
-        summary: 'The counters of the rate limits (id, key, user_id, max, attempts, remaining): one per limit, an each_user limit one per user.',
+        summary:
+          'The counters of the rate limits (id, key, user_id, max, attempts, remaining): one per limit, an each_user limit one per user.',
         parameters: [limitIdsParameter, counterUserParameter],
         response: resourceList,
       }),
       delete: jsonOperation({
-        operationId: 'deleteSystemLimitCache', summary: 'Reset counters, lifting lock-outs: of the limits in ids, else of all (needs force=true or allow_delete=true).', response: success,
-        parameters: [limitIdsParameter, counterUserParameter, { name: 'force', in: 'query', required: false, description: 'Reset all counters.', schema: { type: 'boolean' } }],
+        operationId: 'deleteSystemLimitCache',
+        summary: 'Reset counters, lifting lock-outs: of the limits in ids, else of all (needs force=true or allow_delete=true).',
+        response: success,
+        parameters: [
+          limitIdsParameter,
+          counterUserParameter,
+          { name: 'force', in: 'query', required: false, description: 'Reset all counters.', schema: { type: 'boolean' } },
+        ],
       }),
     },
     '/limit_cache/{id}': {
       parameters: [pathParameter('id', 'Identifier of the limit.'), counterUserParameter],
-      get: jsonOperation({ operationId: 'getSystemLimitCounter', summary: 'The counter of one limit (an each_user limit: the list of its users\' counters).', response: { description: 'The counter.', schema: anyObject } }),
-      delete: jsonOperation({ operationId: 'deleteSystemLimitCounter', summary: 'Reset the counters of one limit (every user\'s, or one user\'s), lifting its lock-out.', response: success }),
+      get: jsonOperation({
+        operationId: 'getSystemLimitCounter',
+        summary: "The counter of one limit (an each_user limit: the list of its users' counters).",
+        response: { description: 'The counter.', schema: anyObject },
+      }),
+      delete: jsonOperation({
+        operationId: 'deleteSystemLimitCounter',
+        summary: "Reset the counters of one limit (every user's, or one user's), lifting its lock-out.",
+        response: success,
+      }),
     },
     '/package': {
       get: jsonOperation({
         operationId: 'getSystemPackage',
         summary: 'The manifest of what can be exported; with `export=true` the whole package.',
-        parameters: [{ name: 'export', in: 'query', required: false, description: 'Return the package itself.', schema: { type: 'boolean' } }],
+        parameters: [
+          { name: 'export', in: 'query', required: false, description: 'Return the package itself.', schema: { type: 'boolean' } },
+        ],
         response: { description: 'The manifest or the package.', schema: anyObject },
       }),
       post: jsonOperation({
@@ -227,7 +362,13 @@ function otherPaths(): Record<string, PathItemObject> {
         summary: 'Export the records a manifest names, or import a package (`import=true`, `overwrite=true`).',
         parameters: [
           { name: 'import', in: 'query', required: false, description: 'Import the package in the body.', schema: { type: 'boolean' } },
-          { name: 'overwrite', in: 'query', required: false, description: 'On import, change records that already exist.', schema: { type: 'boolean' } },
+          {
+            name: 'overwrite',
+            in: 'query',
+            required: false,
+            description: 'On import, change records that already exist.',
+            schema: { type: 'boolean' },
+          },
         ],
         body: { description: 'A manifest (export) or a package (import).', schema: anyObject },
         response: { description: 'The package, or the import log.', schema: anyObject },
@@ -247,8 +388,13 @@ const passwordRequest: SchemaObject = {
 };
 
 const profileFields: Record<string, SchemaObject> = {
-  name: { type: 'string' }, first_name: { type: 'string' }, last_name: { type: 'string' }, username: { type: 'string' },
-  email: { type: 'string' }, phone: { type: 'string' }, default_app_id: { type: 'integer', nullable: true },
+  name: { type: 'string' },
+  first_name: { type: 'string' },
+  last_name: { type: 'string' },
+  username: { type: 'string' },
+  email: { type: 'string' },
+  phone: { type: 'string' },
+  default_app_id: { type: 'integer', nullable: true },
 };
 
 /** Schemas the user service's self-service paths share with the system service's. */
@@ -264,26 +410,48 @@ export function systemServiceOpenApi(): OpenApiFragment {
   const schemas: SchemasObject = {
     Environment: {
       type: 'object',
-      properties: { platform: { type: 'object', properties: { version: { type: 'string' }, is_hosted: { type: 'boolean' } }, additionalProperties: true } },
+      properties: {
+        platform: {
+          type: 'object',
+          properties: { version: { type: 'string' }, is_hosted: { type: 'boolean' } },
+          additionalProperties: true,
+        },
+      },
       additionalProperties: true,
     },
     ServiceType: {
       type: 'object',
       properties: {
-        name: { type: 'string' }, label: { type: 'string' }, group: { type: 'string' }, description: { type: 'string' }, singleton: { type: 'boolean' },
-        dependencies_required: { type: 'boolean' }, subscription_required: { type: 'boolean' }, service_definition_editable: { type: 'boolean' },
-        config_schema: { type: 'array', description: 'The config fields: name, label, type, description, default, required, allow_null, values (picklists), items/object (nested).', items: anyObject },
+        name: { type: 'string' },
+        label: { type: 'string' },
+        group: { type: 'string' },
+        description: { type: 'string' },
+        singleton: { type: 'boolean' },
+        dependencies_required: { type: 'boolean' },
+        subscription_required: { type: 'boolean' },
+        service_definition_editable: { type: 'boolean' },
+        config_schema: {
+          type: 'array',
+          description:
+            'The config fields: name, label, type, description, default, required, allow_null, values (picklists), items/object (nested).',
+          items: anyObject,
+        },
       },
     },
     ServiceTypesResponse: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', 'ServiceType') } } },
     ...selfServiceSchemas(),
   };
-  for (const def of [roleServiceAccessRecord, userAppRoleRecord, scopedLookupRecord, serviceDocRecord]) Object.assign(schemas, recordSchemas(def));
+  for (const def of [roleServiceAccessRecord, userAppRoleRecord, scopedLookupRecord, serviceDocRecord])
+    Object.assign(schemas, recordSchemas(def));
   let paths: Record<string, PathItemObject> = { ...otherPaths(), ...sessionPaths() };
   for (const def of SYSTEM_RECORD_RESOURCES) {
     Object.assign(schemas, recordSchemas(def), envelopeSchemas(def));
     paths = { ...paths, ...recordPaths(def) };
   }
-  const sorted = Object.fromEntries(Object.keys(paths).sort().map((path) => [path, paths[path]]));
+  const sorted = Object.fromEntries(
+    Object.keys(paths)
+      .sort()
+      .map((path) => [path, paths[path]]),
+  );
   return { paths: sorted, components: { schemas } };
 }

@@ -46,7 +46,20 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
       operationId: id('get', true),
       summary: `Retrieve records of ${tableText}.`,
       description: 'By filter (default: all up to the limit) or by `ids`.',
-      parameters: parameterRefs('fields', 'filter', 'limit', 'offset', 'order', 'include_count', 'count_only', 'ids', 'id_field', 'related', 'group', 'having'),
+      parameters: parameterRefs(
+        'fields',
+        'filter',
+        'limit',
+        'offset',
+        'order',
+        'include_count',
+        'count_only',
+        'ids',
+        'id_field',
+        'related',
+        'group',
+        'having',
+      ),
       response: { description: 'The records, with `meta` when counting.', schema: schemas.records },
     }),
   };
@@ -80,7 +93,8 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
   list.patch = jsonOperation({
     operationId: id('update', true),
     summary: `Update fields of records of ${tableText}.`,
-    description: 'Only the given fields change. Records carry their identifiers; with `ids` or `filter` the first record is applied to every match.',
+    description:
+      'Only the given fields change. Records carry their identifiers; with `ids` or `filter` the first record is applied to every match.',
     parameters: BATCH_PARAMETERS,
     body: updatesBody,
     response: { description: written, schema: schemas.records },
@@ -156,9 +170,18 @@ export interface TableComponents {
 }
 
 /** `/_table/<name>` and `/_table/<name>/{id}` of one table, typed by its components. */
-export function typedTablePaths(service: string, label: string, table: TableModel, components: TableComponents): Record<string, PathItemObject> {
+export function typedTablePaths(
+  service: string,
+  label: string,
+  table: TableModel,
+  components: TableComponents,
+): Record<string, PathItemObject> {
   const [record, insert, update] = [components.record, components.insert, components.update].map((name) => componentRef('schemas', name));
-  const resource = (items: ReferenceObject): SchemaObject => ({ type: 'object', required: ['resource'], properties: { resource: { type: 'array', items } } });
+  const resource = (items: ReferenceObject): SchemaObject => ({
+    type: 'object',
+    required: ['resource'],
+    properties: { resource: { type: 'array', items } },
+  });
   const [list, one] = tablePathPair({
     service,
     label,

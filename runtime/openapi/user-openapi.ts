@@ -8,15 +8,27 @@ import { selfServiceSchemas } from './system-openapi.js';
 export function userServiceOpenApi(): OpenApiFragment {
   const { session, password, profile } = selfServicePaths({
     idPart: 'User',
-    owner: 'user\'s',
+    owner: "user's",
     login: { summary: 'Log a user in (administrators log in at /system/admin/session).', body: 'Credentials.' },
     currentSession: 'Current session; refreshes the token.',
   });
   const success = { description: 'Success.', schema: componentRef('schemas', 'Success') };
-  const login = { name: 'login', in: 'query' as const, required: false, description: 'Also log in: the response carries `session_token`.', schema: { type: 'boolean' as const } };
+  const login = {
+    name: 'login',
+    in: 'query' as const,
+    required: false,
+    description: 'Also log in: the response carries `session_token`.',
+    schema: { type: 'boolean' as const },
+  };
   return {
     paths: {
-      '/': { get: jsonOperation({ operationId: 'getUserResources', summary: 'List the user resources.', response: { description: 'The resources.', schema: componentRef('schemas', 'ResourceList') } }) },
+      '/': {
+        get: jsonOperation({
+          operationId: 'getUserResources',
+          summary: 'List the user resources.',
+          response: { description: 'The resources.', schema: componentRef('schemas', 'ResourceList') },
+        }),
+      },
       '/session': session,
       '/register': {
         post: jsonOperation({
@@ -37,9 +49,14 @@ export function userServiceOpenApi(): OpenApiFragment {
           type: 'object',
           required: ['email'],
           properties: {
-            email: { type: 'string' }, first_name: { type: 'string' }, last_name: { type: 'string' }, name: { type: 'string' },
-            username: { type: 'string' }, phone: { type: 'string' },
-            password: { type: 'string', format: 'password' }, new_password: { type: 'string', format: 'password', description: 'Alias of password.' },
+            email: { type: 'string' },
+            first_name: { type: 'string' },
+            last_name: { type: 'string' },
+            name: { type: 'string' },
+            username: { type: 'string' },
+            phone: { type: 'string' },
+            password: { type: 'string', format: 'password' },
+            new_password: { type: 'string', format: 'password', description: 'Alias of password.' },
             password_confirmation: { type: 'string', format: 'password' },
           },
         },

@@ -28,12 +28,16 @@ export interface ConfigDescriptor {
 
 /** `max_records` → `Max Records`, `open_reg_role_id` → `Open Reg Role Id`. */
 function humanise(name: string): string {
-  return name.split(/[_\s]+/).filter(Boolean).map((word) => word[0].toUpperCase() + word.slice(1)).join(' ');
+  return name
+    .split(/[_\s]+/)
+    .filter(Boolean)
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join(' ');
 }
 
 function types(schema: Schema): string[] {
   const type = schema.type;
-  return Array.isArray(type) ? type as string[] : typeof type === 'string' ? [type] : [];
+  return Array.isArray(type) ? (type as string[]) : typeof type === 'string' ? [type] : [];
 }
 
 function picklistValues(values: unknown[]): Array<{ label: string; name: unknown }> {
@@ -64,7 +68,7 @@ function typeOf(name: string, schema: Schema): Pick<ConfigDescriptor, 'type' | '
 /** The descriptors of an object schema's properties, in declaration order. */
 export function configDescriptors(schema: Schema): ConfigDescriptor[] {
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
-  const required = new Set(Array.isArray(schema.required) ? schema.required as string[] : []);
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   return Object.entries(properties).map(([name, property]) => {
     const isRequired = required.has(name);
     return {

@@ -19,7 +19,10 @@ interface Entry {
 export class LiveServices {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly ctx: RuntimeContext, services: readonly ServiceModel[]) {
+  constructor(
+    private readonly ctx: RuntimeContext,
+    services: readonly ServiceModel[],
+  ) {
     for (const service of services) this.entries.set(service.name, { model: service, handler: null, open: null });
   }
 
@@ -46,7 +49,14 @@ export class LiveServices {
       if (!kind) return Promise.reject(new NotImplementedError(`Service type '${entry.model.type}' is not supported.`));
       entry.handler = kind.open(entry.model, this.ctx);
       // A failed open is retried on the next call rather than cached.
-      entry.handler.then((handler) => { entry.open = handler; }, () => { if (this.entries.get(name) === entry) entry.handler = null; });
+      entry.handler.then(
+        (handler) => {
+          entry.open = handler;
+        },
+        () => {
+          if (this.entries.get(name) === entry) entry.handler = null;
+        },
+      );
     }
     return entry.handler;
   }
@@ -60,7 +70,11 @@ export class LiveServices {
   async remove(name: string): Promise<void> {
     const entry = this.entries.get(name);
     this.entries.delete(name);
-    if (entry?.handler) await entry.handler.then((h) => h.close(), () => undefined);
+    if (entry?.handler)
+      await entry.handler.then(
+        (h) => h.close(),
+        () => undefined,
+      );
   }
 
   async close(): Promise<void> {

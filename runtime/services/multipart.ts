@@ -19,21 +19,32 @@ export function isMultipart(contentType: string | undefined): boolean {
 
 /** Runs `onFile` on every file part in order; the first failure stops the upload and is thrown. */
 export async function eachUploadedFile(
-  body: Readable, headers: Record<string, string | string[] | undefined>, onFile: (part: UploadedPart) => Promise<void>,
+  body: Readable,
+  headers: Record<string, string | string[] | undefined>,
+  onFile: (part: UploadedPart) => Promise<void>,
 ): Promise<Record<string, string>> {
   const fields: Record<string, string> = {};
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: headers as import('node:http').IncomingHttpHeaders, defParamCharset: 'utf8', limits: { fields: 100, fieldSize: 1024 * 1024 } });
+    parser = busboy({
+      headers: headers as import('node:http').IncomingHttpHeaders,
+      defParamCharset: 'utf8',
+      limits: { fields: 100, fieldSize: 1024 * 1024 },
+    });
   } catch (error) {
     throw new BadRequestError(`Invalid multipart request: ${(error as Error).message}.`);
   }
   let failure: unknown = null;
   let chain = Promise.resolve();
-  parser.on('field', (name, value) => { fields[name] = value; });
+  parser.on('field', (name, value) => {
+    fields[name] = value;
+  });
   parser.on('file', (field, stream, info) => {
     chain = chain.then(async () => {
-      if (failure !== null) { stream.resume(); return; }
+      if (failure !== null) {
+        stream.resume();
+        return;
+      }
       try {
         await onFile({ field, filename: info.filename ?? '', mimeType: info.mimeType, stream });
       } catch (error) {

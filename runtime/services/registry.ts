@@ -14,7 +14,9 @@ import { soapKind } from './soap/soap-kind.js';
 import { sqlServiceKinds } from './sql/sql-service-kinds.js';
 
 const kinds = new Map<string, ServiceKind>(
-  [...plainServiceKinds, ...fileServiceKinds, ...sqlServiceKinds, soapKind, rwsKind, redisCacheKind, amqpKind, mqttKind, mcpKind].map((kind) => [kind.type, kind]),
+  [...plainServiceKinds, ...fileServiceKinds, ...sqlServiceKinds, soapKind, rwsKind, redisCacheKind, amqpKind, mqttKind, mcpKind].map(
+    (kind) => [kind.type, kind],
+  ),
 );
 
 /** The kind of a service type id, or undefined. */

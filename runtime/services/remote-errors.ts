@@ -5,7 +5,17 @@
  */
 import { InternalServerError, NotFoundError, PorticoError, ServiceUnavailableError } from '../core/errors.js';
 
-const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'ERR_SOCKET_CLOSED']);
+const NETWORK = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ERR_SOCKET_CLOSED',
+]);
 
 export interface BackendFailure {
   login?: boolean;
@@ -26,7 +36,11 @@ export function backendError(backend: string, service: string, error: unknown, k
 
 /** The network error code of an error (or of its cause), if it is one. */
 export function networkCode(error: unknown): string | null {
-  for (let current = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; current && depth < 4; current = current.cause as typeof current, depth += 1) {
+  for (
+    let current = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    current && depth < 4;
+    current = current.cause as typeof current, depth += 1
+  ) {
     if (typeof current.code === 'string' && NETWORK.has(current.code)) return current.code;
     if (/timed? ?out/i.test(String((current as Error).message ?? ''))) return 'timeout';
   }

@@ -30,4 +30,3 @@ export function header(headers: Record<string, string | string[] | undefined>, n
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
-

@@ -12,7 +12,11 @@ const MAX_ENTRIES = 1000;
 export class ResponseCache {
   private readonly entries = new Map<string, { expires: number; value: unknown }>();
 
-  constructor(private readonly ttlMs: number, private readonly shared: PlatformCache | null = null, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly shared: PlatformCache | null = null,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async get(key: string): Promise<unknown> {
     if (this.shared?.ready()) return this.shared.get(key);

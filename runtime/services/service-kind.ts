@@ -13,7 +13,18 @@ import type { OpenApiFragment } from '../openapi/fragment.js';
 import type { PlatformCache, SharedCache } from './cache/shared-cache.js';
 
 export type ServiceGroup =
-  | 'System' | 'API Doc' | 'Database' | 'File' | 'Email' | 'User' | 'Remote Service' | 'Cache' | 'IoT' | 'Notification' | 'OAuth' | 'MCP';
+  | 'System'
+  | 'API Doc'
+  | 'Database'
+  | 'File'
+  | 'Email'
+  | 'User'
+  | 'Remote Service'
+  | 'Cache'
+  | 'IoT'
+  | 'Notification'
+  | 'OAuth'
+  | 'MCP';
 
 /** What the runtime gives a service when it opens it. */
 export interface RuntimeContext {
@@ -33,7 +44,12 @@ export interface RuntimeContext {
    * A file of a file service, read for the caller (who needs GET on that service and path), at
    * most `maxBytes`: email attachments named as `{service, path}`. Absent at build time.
    */
-  readServiceFile?(service: string, path: string, auth: AuthContext, maxBytes: number): Promise<{ filename: string; content: Buffer; contentType: string }>;
+  readServiceFile?(
+    service: string,
+    path: string,
+    auth: AuthContext,
+    maxBytes: number,
+  ): Promise<{ filename: string; content: Buffer; contentType: string }>;
   /** The OpenAPI document stored for a service (service_doc_by_service_id), as text; absent at build time. */
   serviceDoc?(serviceId: number): Promise<string | null>;
 }

@@ -11,9 +11,21 @@ import { userConfigSchema } from './user/user-config.js';
 const anyConfig = (configSchema: Record<string, unknown> = {}) => ({ type: 'object', additionalProperties: true, ...configSchema });
 
 export const internalServiceTypes: readonly ServiceType[] = [
-  { type: 'system', label: 'System Management', group: 'System', description: 'Manages the platform: administrators, users, apps, services, roles and settings.', configSchema: anyConfig() },
+  {
+    type: 'system',
+    label: 'System Management',
+    group: 'System',
+    description: 'Manages the platform: administrators, users, apps, services, roles and settings.',
+    configSchema: anyConfig(),
+  },
   { type: 'swagger', label: 'API Docs', group: 'API Doc', description: 'OpenAPI documents of every service.', configSchema: anyConfig() },
-  { type: 'user', label: 'User Management', group: 'User', description: 'Sessions, registration and passwords of regular users.', configSchema: anyConfig(userConfigSchema) },
+  {
+    type: 'user',
+    label: 'User Management',
+    group: 'User',
+    description: 'Sessions, registration and passwords of regular users.',
+    configSchema: anyConfig(userConfigSchema),
+  },
 ];
 
 /** A service type by id: a registered family (with its introspection) or one of the runtime's own. */

@@ -64,18 +64,30 @@ export async function updateProfile(ctx: PlatformContext, call: InternalCall): P
   const fields = body as Record<string, unknown>;
   const row = await ctx.db.selectFrom('user').select(['email', 'password']).where('id', '=', id).executeTakeFirstOrThrow();
   if (typeof fields.email === 'string' && fields.email.toLowerCase() !== row.email.toLowerCase()) {
-    if (typeof fields.current_password !== 'string') throw new BadRequestError('Current Password required to change email', { field: 'current_password' });
+    if (typeof fields.current_password !== 'string')
+      throw new BadRequestError('Current Password required to change email', { field: 'current_password' });
     if (!(await verifyPassword(fields.current_password, row.password))) throw systemMessages.passwordMismatch.error('current_password');
   }
   if (fields.default_app_id !== undefined && fields.default_app_id !== null) {
-    const app = await ctx.db.selectFrom('app').select('id').where('id', '=', fields.default_app_id as number).executeTakeFirst();
-    if (!app) throw new BadRequestError(`Field 'default_app_id' refers to no app with id ${String(fields.default_app_id)}.`, { field: 'default_app_id' });
+    const app = await ctx.db
+      .selectFrom('app')
+      .select('id')
+      .where('id', '=', fields.default_app_id as number)
+      .executeTakeFirst();
+    if (!app)
+      throw new BadRequestError(`Field 'default_app_id' refers to no app with id ${String(fields.default_app_id)}.`, {
+        field: 'default_app_id',
+      });
   }
   const changes: Record<string, unknown> = {};
   for (const name of PROFILE_FIELDS) if (fields[name] !== undefined) changes[name] = fields[name];
   if (Object.keys(changes).length > 0) {
     try {
-      await ctx.db.updateTable('user').set({ ...changes, last_modified_date: formatTimestamp(new Date(ctx.clock.now())), last_modified_by_id: id }).where('id', '=', id).execute();
+      await ctx.db
+        .updateTable('user')
+        .set({ ...changes, last_modified_date: formatTimestamp(new Date(ctx.clock.now())), last_modified_by_id: id })
+        .where('id', '=', id)
+        .execute();
     } catch (error) {
       throw translateSqliteError(error, null) ?? error;
     }
@@ -100,21 +112,49 @@ function newResetCode(): string {
  * Gives an account a one-time code (as a password reset does) and mails it with the template:
  * a password reset, or an invitation whose code sets the first password.
  */
-export async function mailCode(ctx: PlatformContext, kind: SessionKind, userId: number, template: string, choice: MailChoice): Promise<void> {
-  const row = await ctx.db.selectFrom('user').select(['id', 'email', 'name', 'first_name']).where('id', '=', userId).executeTakeFirstOrThrow();
+export async function mailCode(
+  ctx: PlatformContext,
+  kind: SessionKind,
+  userId: number,
+  template: string,
+  choice: MailChoice,
+): Promise<void> {
+  const row = await ctx.db
+    .selectFrom('user')
+    .select(['id', 'email', 'name', 'first_name'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
   const code = newResetCode();
   const expiry = Math.floor(ctx.clock.now() / 1000) + CODE_TTL_HOURS * 3600;
-  await ctx.db.updateTable('user').set({ confirm_code: await hashPassword(code), confirm_code_expiry: expiry }).where('id', '=', row.id).execute();
-  await sendTemplateMail(ctx, template, { email: row.email, ...(row.name ? { name: row.name } : {}) }, {
-    first_name: row.first_name || row.name, name: row.name, email: row.email, code, code_ttl_hours: String(CODE_TTL_HOURS),
-    reset_path: kind === 'admin' ? '/api/v2/system/admin/password' : '/api/v2/user/password',
-  }, choice);
+  await ctx.db
+    .updateTable('user')
+    .set({ confirm_code: await hashPassword(code), confirm_code_expiry: expiry })
+    .where('id', '=', row.id)
+    .execute();
+  await sendTemplateMail(
+    ctx,
+    template,
+    { email: row.email, ...(row.name ? { name: row.name } : {}) },
+    {
+      first_name: row.first_name || row.name,
+      name: row.name,
+      email: row.email,
+      code,
+      code_ttl_hours: String(CODE_TTL_HOURS),
+      reset_path: kind === 'admin' ? '/api/v2/system/admin/password' : '/api/v2/user/password',
+    },
+    choice,
+  );
 }
 
 /** The account of an email at this endpoint: administrators only at the admin one, users only at the user one. */
 async function accountByEmail(ctx: PlatformContext, kind: SessionKind, email: string) {
   // Emails compare without case on every system database (PostgreSQL's text does not).
-  const row = await ctx.db.selectFrom('user').selectAll().where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('user')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
   if (!row) throw systemMessages.emailNotFound.error();
   if ((row.is_sys_admin === 1) !== (kind === 'admin')) throw systemMessages.notAuthorizedForAccount.error(email);
   return row;
@@ -124,7 +164,11 @@ async function accountByEmail(ctx: PlatformContext, kind: SessionKind, email: st
 async function setPassword(ctx: PlatformContext, id: number, password: string, field: string): Promise<void> {
   assertPasswordAllowed(ctx, password, field);
   const secrets = await passwordSecrets(ctx, password);
-  await ctx.db.updateTable('user').set({ ...secrets, confirm_code: null, confirm_code_expiry: null }).where('id', '=', id).execute();
+  await ctx.db
+    .updateTable('user')
+    .set({ ...secrets, confirm_code: null, confirm_code_expiry: null })
+    .where('id', '=', id)
+    .execute();
   ctx.directory.forgetUser(id);
 }
 
@@ -140,15 +184,18 @@ export async function changePassword(ctx: PlatformContext, kind: SessionKind, ca
   const done = async (id: number) => (login ? { success: true, session_token: await issueSessionToken(ctx, id) } : { success: true });
 
   if (toBool(pick(call.query, 'reset'))) {
-    const email = requiredText(body, 'email', 'Field \'email\' is required to request a password reset.');
+    const email = requiredText(body, 'email', "Field 'email' is required to request a password reset.");
     const row = await accountByEmail(ctx, kind, email);
     const config = userServiceConfig(ctx);
-    await mailCode(ctx, kind, row.id, 'Password Reset Default', { serviceId: config.passwordEmailServiceId, templateId: config.passwordEmailTemplateId });
+    await mailCode(ctx, kind, row.id, 'Password Reset Default', {
+      serviceId: config.passwordEmailServiceId,
+      templateId: config.passwordEmailTemplateId,
+    });
     return { success: true };
   }
 
   if (body.code !== undefined) {
-    const email = requiredText(body, 'email', 'Field \'email\' is required to reset a password with a code.');
+    const email = requiredText(body, 'email', "Field 'email' is required to reset a password with a code.");
     const code = requiredText(body, 'code', 'Invalid confirmation code.');
     const password = requiredText(body, 'new_password', 'Missing new password for reset.');
     const row = await accountByEmail(ctx, kind, email).catch(() => null);
@@ -163,9 +210,15 @@ export async function changePassword(ctx: PlatformContext, kind: SessionKind, ca
   if (body.old_password !== undefined || body.new_password !== undefined) {
     const id = sessionUserId(call);
     if (typeof body.old_password !== 'string' || typeof body.new_password !== 'string') {
-      throw new BadRequestError('Both old and new password are required to change the password.', { field: typeof body.old_password !== 'string' ? 'old_password' : 'new_password' });
+      throw new BadRequestError('Both old and new password are required to change the password.', {
+        field: typeof body.old_password !== 'string' ? 'old_password' : 'new_password',
+      });
     }
-    const row = await ctx.db.selectFrom('user').select(['email', 'password', 'is_sys_admin']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('user')
+      .select(['email', 'password', 'is_sys_admin'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     if ((row.is_sys_admin === 1) !== (kind === 'admin')) throw systemMessages.notAuthorizedForAccount.error(row.email);
     if (!(await verifyPassword(body.old_password, row.password))) throw systemMessages.passwordMismatch.error('old_password');
     await setPassword(ctx, id, body.new_password, 'new_password');

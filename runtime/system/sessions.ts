@@ -56,13 +56,20 @@ function sessionDuration(value: unknown): number | null {
   if (value === undefined || value === null || value === '') return null;
   const minutes = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(minutes) || minutes < 0 || minutes > limits.sessionMinutes) {
-    throw new BadRequestError(`Field 'duration' must be a whole number of minutes from 0 to ${limits.sessionMinutes}.`, { field: 'duration' });
+    throw new BadRequestError(`Field 'duration' must be a whole number of minutes from 0 to ${limits.sessionMinutes}.`, {
+      field: 'duration',
+    });
   }
   return minutes;
 }
 
 /** Checks credentials and issues a session; administrators only at the admin endpoint, others only at the user endpoint. */
-export async function login(ctx: PlatformContext, kind: SessionKind, body: unknown, where: SessionRequest): Promise<Record<string, unknown>> {
+export async function login(
+  ctx: PlatformContext,
+  kind: SessionKind,
+  body: unknown,
+  where: SessionRequest,
+): Promise<Record<string, unknown>> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw systemMessages.loginMissing.error('email');
   const fields = body as Record<string, unknown>;
   const email = requireString(fields, 'email');
@@ -70,7 +77,9 @@ export async function login(ctx: PlatformContext, kind: SessionKind, body: unkno
   const duration = sessionDuration(fields.duration);
   // 0 means "until the browser closes": the token itself keeps the default lifetime.
   const ttl = duration === null || duration === 0 ? ctx.settings.sessionTtlMinutes : duration;
-  const row = await ctx.db.selectFrom('user').selectAll()
+  const row = await ctx.db
+    .selectFrom('user')
+    .selectAll()
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .where('is_sys_admin', '=', kind === 'admin' ? 1 : 0)
     .where('is_active', '=', 1)
@@ -90,14 +99,25 @@ export async function issueSessionToken(ctx: PlatformContext, userId: number): P
 }
 
 /** The Session record of the spec for a user and token. */
-export async function sessionObject(ctx: PlatformContext, userId: number, token: string, claims: SessionClaims, where: SessionRequest): Promise<Record<string, unknown>> {
+export async function sessionObject(
+  ctx: PlatformContext,
+  userId: number,
+  token: string,
+  claims: SessionClaims,
+  where: SessionRequest,
+): Promise<Record<string, unknown>> {
   const row = await ctx.db.selectFrom('user').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
   // The role requests with this session and the app's key get: the user's role for the app, else the app's default.
-  const app = where.appId === null ? null : [...ctx.directory.appsByKey.values()].find((a) => a.id === where.appId) ?? null;
+  const app = where.appId === null ? null : ([...ctx.directory.appsByKey.values()].find((a) => a.id === where.appId) ?? null);
   const user = await ctx.directory.user(userId);
   // Administrators have no role, restricted ones (with role assignments) theirs.
   const role = user?.isSysAdmin ? null : resolveRole(user, app, ctx.directory.roles);
-  const apps = await ctx.db.selectFrom('app').select(['id', 'name', 'label', 'description']).where('is_active', '=', 1).orderBy('id').execute();
+  const apps = await ctx.db
+    .selectFrom('app')
+    .select(['id', 'name', 'label', 'description'])
+    .where('is_active', '=', 1)
+    .orderBy('id')
+    .execute();
   return {
     session_token: token,
     session_id: token,
@@ -121,7 +141,13 @@ export async function sessionObject(ctx: PlatformContext, userId: number, token:
 }
 
 /** Issues a fresh token for a session; `replace` also revokes the old one (PUT refresh). */
-export async function refresh(ctx: PlatformContext, kind: SessionKind, token: string | null, replace: boolean, where: SessionRequest): Promise<Record<string, unknown>> {
+export async function refresh(
+  ctx: PlatformContext,
+  kind: SessionKind,
+  token: string | null,
+  replace: boolean,
+  where: SessionRequest,
+): Promise<Record<string, unknown>> {
   if (!token) throw systemMessages.noValidSession.error();
   let claims: SessionClaims;
   try {
@@ -143,7 +169,12 @@ export async function refresh(ctx: PlatformContext, kind: SessionKind, token: st
 }
 
 /** `{admin/}session`: POST logs in, GET refreshes the sent session, PUT replaces its token, DELETE logs out. */
-export async function handleSession(ctx: PlatformContext, kind: SessionKind, call: InternalCall, unsupported: () => Error): Promise<ServiceResult> {
+export async function handleSession(
+  ctx: PlatformContext,
+  kind: SessionKind,
+  call: InternalCall,
+  unsupported: () => Error,
+): Promise<ServiceResult> {
   switch (call.verb) {
     case 'POST':
       // As the spec lists it: a login whose body is not declared JSON has no email to read.

@@ -12,7 +12,12 @@ export class SystemDirectory {
   private users = new Map<number, UserPrincipal | null>();
   private revoked = new Set<string>();
   /** Lookup values by scope: system (global), and per app, role and user id. */
-  private lookups = { system: new Map<string, string>(), app: new Map<number, Map<string, string>>(), role: new Map<number, Map<string, string>>(), user: new Map<number, Map<string, string>>() };
+  private lookups = {
+    system: new Map<string, string>(),
+    app: new Map<number, Map<string, string>>(),
+    role: new Map<number, Map<string, string>>(),
+    user: new Map<number, Map<string, string>>(),
+  };
 
   constructor(private readonly db: SystemDb) {}
 
@@ -27,14 +32,12 @@ export class SystemDirectory {
       this.db.selectFrom('lookup').select(['name', 'value', 'app_id', 'role_id', 'user_id']).execute(),
     ]);
     const serviceNames = new Map(services.map((s) => [s.id, s.name.toLowerCase()]));
-    this.appsByKey = new Map(
-      apps.map((a) => [a.api_key, { id: a.id, name: a.name, isActive: a.is_active === 1, roleId: a.role_id }]),
-    );
+    this.appsByKey = new Map(apps.map((a) => [a.api_key, { id: a.id, name: a.name, isActive: a.is_active === 1, roleId: a.role_id }]));
     const grantsByRole = new Map<number, Grant[]>();
     for (const row of grants) {
       const list = grantsByRole.get(row.role_id) ?? [];
       list.push({
-        service: row.service_id === null ? null : serviceNames.get(row.service_id) ?? `#${row.service_id}`,
+        service: row.service_id === null ? null : (serviceNames.get(row.service_id) ?? `#${row.service_id}`),
         component: normaliseComponent(row.component),
         verbMask: row.verb_mask,
         requestorMask: row.requestor_mask,
@@ -49,10 +52,15 @@ export class SystemDirectory {
     this.revoked = new Set(revoked.map((r) => r.jti));
     this.lookups = { system: new Map(), app: new Map(), role: new Map(), user: new Map() };
     for (const row of lookups) {
-      const scoped = row.user_id !== null ? [this.lookups.user, row.user_id] as const
-        : row.role_id !== null ? [this.lookups.role, row.role_id] as const
-          : row.app_id !== null ? [this.lookups.app, row.app_id] as const : null;
-      const map = scoped === null ? this.lookups.system : scoped[0].get(scoped[1]) ?? scoped[0].set(scoped[1], new Map()).get(scoped[1])!;
+      const scoped =
+        row.user_id !== null
+          ? ([this.lookups.user, row.user_id] as const)
+          : row.role_id !== null
+            ? ([this.lookups.role, row.role_id] as const)
+            : row.app_id !== null
+              ? ([this.lookups.app, row.app_id] as const)
+              : null;
+      const map = scoped === null ? this.lookups.system : (scoped[0].get(scoped[1]) ?? scoped[0].set(scoped[1], new Map()).get(scoped[1])!);
       map.set(row.name, row.value ?? '');
     }
     this.users.clear();
@@ -61,7 +69,12 @@ export class SystemDirectory {
   /** The lookup values a caller sees: the user's over the role's over the app's over the system's (reference 6.6). */
   lookupFor(appId: number | null, roleId: number | null, userId: number | null): (name: string) => string | undefined {
     const { system, app, role, user } = this.lookups;
-    const scopes = [userId === null ? undefined : user.get(userId), roleId === null ? undefined : role.get(roleId), appId === null ? undefined : app.get(appId), system];
+    const scopes = [
+      userId === null ? undefined : user.get(userId),
+      roleId === null ? undefined : role.get(roleId),
+      appId === null ? undefined : app.get(appId),
+      system,
+    ];
     return (name) => {
       for (const scope of scopes) {
         const value = scope?.get(name);
@@ -80,15 +93,26 @@ export class SystemDirectory {
   async user(id: number): Promise<UserPrincipal | null> {
     const cached = this.users.get(id);
     if (cached !== undefined) return cached;
-    const row = await this.db.selectFrom('user')
+    const row = await this.db
+      .selectFrom('user')
       .select(['id', 'email', 'name', 'is_sys_admin', 'is_active', 'tokens_valid_after'])
-      .where('id', '=', id).executeTakeFirst();
+      .where('id', '=', id)
+      .executeTakeFirst();
     let user: UserPrincipal | null = null;
     if (row) {
-      const assignments = await this.db.selectFrom('user_to_app_to_role').select(['app_id', 'role_id']).where('user_id', '=', id).orderBy('id').execute();
+      const assignments = await this.db
+        .selectFrom('user_to_app_to_role')
+        .select(['app_id', 'role_id'])
+        .where('user_id', '=', id)
+        .orderBy('id')
+        .execute();
       user = {
-        id: row.id, email: row.email, name: row.name,
-        isSysAdmin: row.is_sys_admin === 1 && assignments.length === 0, isAdminAccount: row.is_sys_admin === 1, isActive: row.is_active === 1,
+        id: row.id,
+        email: row.email,
+        name: row.name,
+        isSysAdmin: row.is_sys_admin === 1 && assignments.length === 0,
+        isAdminAccount: row.is_sys_admin === 1,
+        isActive: row.is_active === 1,
         tokensValidAfter: row.tokens_valid_after,
         appRoles: new Map(assignments.map((a) => [a.app_id, a.role_id])),
       };
@@ -113,5 +137,8 @@ export class SystemDirectory {
 
 /** Lower-case, without leading or trailing slashes. */
 export function normaliseComponent(component: string | null): string {
-  return (component ?? '').trim().replace(/^\/+|\/+$/g, '').toLowerCase();
+  return (component ?? '')
+    .trim()
+    .replace(/^\/+|\/+$/g, '')
+    .toLowerCase();
 }

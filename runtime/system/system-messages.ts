@@ -22,22 +22,50 @@ export const systemMessages = {
 
   // Passwords and profiles (self-service, registration).
   /** `name`: the field that held the password. */
-  passwordMismatch: message(400, (_name: string) => 'The password supplied does not match.', (name: string) => field(name)),
-  passwordTooShort: message(400, (min: number, _name: string) => `Invalid data supplied. The password must be at least ${min} characters.`, (_min: number, name: string) => field(name)),
+  passwordMismatch: message(
+    400,
+    (_name: string) => 'The password supplied does not match.',
+    (name: string) => field(name),
+  ),
+  passwordTooShort: message(
+    400,
+    (min: number, _name: string) => `Invalid data supplied. The password must be at least ${min} characters.`,
+    (_min: number, name: string) => field(name),
+  ),
   notAuthorizedForAccount: message(401, (email: string) => `You are not authorized to reset/change password for the account ${email}`),
   emailNotFound: message(404, () => 'The supplied email was not found in the system.'),
   codeNotFound: message(404, () => 'The supplied email and/or confirmation code were not found in the system.'),
-  codeExpired: message(400, () => 'Confirmation code expired.', () => field('code')),
+  codeExpired: message(
+    400,
+    () => 'Confirmation code expired.',
+    () => field('code'),
+  ),
   openRegistrationDisabled: message(403, () => 'Open Registration is not enabled.'),
 
   // Input validation of system records (record-resources/json-validator.ts; registration).
-  unknownField: message(400, (name: string, what: string) => `Unknown field '${name}' in the ${what}.`, (name) => field(name)),
+  unknownField: message(
+    400,
+    (name: string, what: string) => `Unknown field '${name}' in the ${what}.`,
+    (name) => field(name),
+  ),
   fieldRequired: message(400, (name: string) => `Field '${name}' is required.`, field),
-  wrongType: message(400, (name: string, types: string) => `Field '${name}' must be of type ${types}.`, (name) => field(name)),
-  notOneOf: message(400, (name: string, allowed: readonly unknown[]) => `Field '${name}' must be one of: ${allowed.map((v) => JSON.stringify(v)).join(', ')}.`, (name) => field(name)),
+  wrongType: message(
+    400,
+    (name: string, types: string) => `Field '${name}' must be of type ${types}.`,
+    (name) => field(name),
+  ),
+  notOneOf: message(
+    400,
+    (name: string, allowed: readonly unknown[]) => `Field '${name}' must be one of: ${allowed.map((v) => JSON.stringify(v)).join(', ')}.`,
+    (name) => field(name),
+  ),
   invalidValue: message(400, (name: string) => `Field '${name}' has an invalid value.`, field),
   /** `problem`: the validator's words (`must be >= 0`). */
-  fieldProblem: message(400, (name: string, problem: string) => `Field '${name}' ${problem}.`, (name) => field(name)),
+  fieldProblem: message(
+    400,
+    (name: string, problem: string) => `Field '${name}' ${problem}.`,
+    (name) => field(name),
+  ),
 
   // Resources.
   /** 404 for GET /system/service_type/{name}; a service's `type` names no kind: the same text as a 400 on the field. */
@@ -50,13 +78,32 @@ export const systemMessages = {
   // Rate limits (reference 6.8; /system/limit).
   /** The reference's text, trailing space included; the context lists the exceeded limits. */
   limitsExceeded: message(429, () => 'API limit(s) exceeded. '),
-  limitRateNotInteger: message(400, () => 'Limit rate must be an integer. Limit not saved.', () => field('rate')),
-  limitPeriodInvalid: message(400, (periods: readonly string[]) => `Limit period must be one of ${periods.join(', ')}. Limit not saved.`, () => field('period')),
-  limitVerbInvalid: message(400, () => 'Verb is invalid or not allowed.', () => field('verb')),
-  limitExists: message(400, () => 'A limit already exists with those parameters. No records added.', () => field('key_text')),
+  limitRateNotInteger: message(
+    400,
+    () => 'Limit rate must be an integer. Limit not saved.',
+    () => field('rate'),
+  ),
+  limitPeriodInvalid: message(
+    400,
+    (periods: readonly string[]) => `Limit period must be one of ${periods.join(', ')}. Limit not saved.`,
+    () => field('period'),
+  ),
+  limitVerbInvalid: message(
+    400,
+    () => 'Verb is invalid or not allowed.',
+    () => field('verb'),
+  ),
+  limitExists: message(
+    400,
+    () => 'A limit already exists with those parameters. No records added.',
+    () => field('key_text'),
+  ),
 
   // System mail.
-  noMailService: message(500, (template: string, service: string) =>
-    `No email service is configured to send '${template}' (the '${service}' service must be an active email service).`),
+  noMailService: message(
+    500,
+    (template: string, service: string) =>
+      `No email service is configured to send '${template}' (the '${service}' service must be an active email service).`,
+  ),
   noMailTemplate: message(500, (template: string) => `Email template '${template}' does not exist.`),
 } as const;

@@ -24,8 +24,26 @@ import { coreMessages } from '../core/messages.js';
 
 /** Every resource of the service, as GET /system lists them. */
 export const SYSTEM_RESOURCES = [
-  'admin', 'admin/password', 'admin/profile', 'admin/session', 'app', 'cache', 'constant', 'cors', 'custom',
-  'email_template', 'environment', 'event', 'limit', 'limit_cache', 'lookup', 'package', 'role', 'service', 'service_type', 'user',
+  'admin',
+  'admin/password',
+  'admin/profile',
+  'admin/session',
+  'app',
+  'cache',
+  'constant',
+  'cors',
+  'custom',
+  'email_template',
+  'environment',
+  'event',
+  'limit',
+  'limit_cache',
+  'lookup',
+  'package',
+  'role',
+  'service',
+  'service_type',
+  'user',
 ] as const;
 
 const OPEN: AccessRule = { exception: true, adminOnly: false };
@@ -93,7 +111,8 @@ export function createSystemService(ctx: PlatformContext): InternalService {
           if (call.verb === 'POST') return postPackage(ctx, call);
           throw unsupported();
         case 'admin':
-          if (rest[0] === 'session' && rest.length === 1) return handleSession(ctx, 'admin', call, () => coreMessages.verbNotSupported.error(call.verb, 'admin/session', 'system'));
+          if (rest[0] === 'session' && rest.length === 1)
+            return handleSession(ctx, 'admin', call, () => coreMessages.verbNotSupported.error(call.verb, 'admin/session', 'system'));
           if (rest[0] === 'password' && rest.length === 1) {
             if (!WRITE_VERBS.has(call.verb)) throw unsupported();
             return { body: await changePassword(ctx, 'admin', call) };
@@ -117,4 +136,3 @@ export function createSystemService(ctx: PlatformContext): InternalService {
     },
   };
 }
-

@@ -26,7 +26,10 @@ function sourceFiles(folderPattern: string): string[] {
     folders = folders.flatMap((folder) => {
       const base = path.join(root, folder);
       if (segment !== '*') return fs.existsSync(path.join(base, segment)) ? [path.posix.join(folder, segment)] : [];
-      return fs.readdirSync(base, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.posix.join(folder, e.name));
+      return fs
+        .readdirSync(base, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => path.posix.join(folder, e.name));
     });
   }
   return folders.flatMap((folder) =>
@@ -49,8 +52,9 @@ function target(file: string, specifier: string): string {
 }
 
 function matches(file: string, specifier: string, pattern: string): boolean {
-  if (pattern === './') return specifier.startsWith('./') || specifier.startsWith('../') ? !target(file, specifier).startsWith('..') : false;
-  if (pattern.endsWith('/')) return (`${target(file, specifier)}/`).startsWith(pattern) || target(file, specifier).startsWith(pattern);
+  if (pattern === './')
+    return specifier.startsWith('./') || specifier.startsWith('../') ? !target(file, specifier).startsWith('..') : false;
+  if (pattern.endsWith('/')) return `${target(file, specifier)}/`.startsWith(pattern) || target(file, specifier).startsWith(pattern);
   return specifier === pattern || specifier.startsWith(`${pattern}/`);
 }
 
@@ -84,7 +88,11 @@ describe('import rules (test/architecture/import-rules.json)', () => {
 
   it('reads imports of every kind', () => {
     const specifiers = ts
-      .preProcessFile("import a from './a.js';\nexport * from '../b.js';\nconst c = await import('node:fs');\nimport type { D } from 'd';", true, true)
+      .preProcessFile(
+        "import a from './a.js';\nexport * from '../b.js';\nconst c = await import('node:fs');\nimport type { D } from 'd';",
+        true,
+        true,
+      )
       .importedFiles.map((ref) => ref.fileName);
     expect(specifiers).toEqual(['./a.js', '../b.js', 'node:fs', 'd']);
   });

@@ -27,7 +27,10 @@ db.exec(`
   insert into customer (name, owner_id) values ('Ada', 1), ('Bob', 2);
 `);
 db.close();
-fs.copyFileSync(path.resolve(import.meta.dirname, '../golden/scenarios/soap-calculator/calculator.wsdl'), path.join(dir, 'calculator.wsdl'));
+fs.copyFileSync(
+  path.resolve(import.meta.dirname, '../golden/scenarios/soap-calculator/calculator.wsdl'),
+  path.join(dir, 'calculator.wsdl'),
+);
 
 const SERVICES = [
   'platform: { name: shop }',
@@ -49,37 +52,44 @@ const RUNTIME_REFERENCES = [
 ];
 
 const env = (extra: Record<string, string> = {}) => {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !['ADA_PASSWORD', 'SYSTEM_DB', 'JWT_SECRET', 'WEB_API_KEY', 'CRM_DB_PASSWORD'].includes(name)));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !['ADA_PASSWORD', 'SYSTEM_DB', 'JWT_SECRET', 'WEB_API_KEY', 'CRM_DB_PASSWORD'].includes(name),
+    ),
+  );
   return { ...clean, ...extra };
 };
 
 it('reports every mistake of one platform.yaml at once, each at its place with its code', async () => {
-  fs.writeFileSync(path.join(dir, 'platform.yaml'), [
-    ...SERVICES,
-    /* 8 */ '  - name: crm',
-    '    type: pgsql',
-    '    config:',
-    '      host: 127.0.0.1',
-    '      database: crm',
-    /* 13 */ '      password: ${env:CRM_DB_PASSWORD}',
-    'roles:',
-    '  - name: clerk',
-    '    grants:',
-    /* 17 */ '      - { service: db, component: _table/custmer, verbs: [GET] }',
-    '      - service: db',
-    '        component: _table/orders',
-    '        filters:',
-    /* 21 */ '          - { name: ownr_id, operator: "=", value: "{user.id}" }',
-    /* 22 */ '          - { name: total, operator: in, value: "(1,,2)" }',
-    /* 23 */ '      - { service: calc, component: Ad }',
-    '      - { service: crm, component: _table/anything }',
-    'apps:',
-    '  - name: web',
-    /* 27 */ '    role: clerck',
-    '    api_key: ${env:WEB_API_KEY}',
-    ...RUNTIME_REFERENCES,
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'platform.yaml'),
+    [
+      ...SERVICES,
+      /* 8 */ '  - name: crm',
+      '    type: pgsql',
+      '    config:',
+      '      host: 127.0.0.1',
+      '      database: crm',
+      /* 13 */ '      password: ${env:CRM_DB_PASSWORD}',
+      'roles:',
+      '  - name: clerk',
+      '    grants:',
+      /* 17 */ '      - { service: db, component: _table/custmer, verbs: [GET] }',
+      '      - service: db',
+      '        component: _table/orders',
+      '        filters:',
+      /* 21 */ '          - { name: ownr_id, operator: "=", value: "{user.id}" }',
+      /* 22 */ '          - { name: total, operator: in, value: "(1,,2)" }',
+      /* 23 */ '      - { service: calc, component: Ad }',
+      '      - { service: crm, component: _table/anything }',
+      'apps:',
+      '  - name: web',
+      /* 27 */ '    role: clerck',
+      '    api_key: ${env:WEB_API_KEY}',
+      ...RUNTIME_REFERENCES,
+      '',
+    ].join('\n'),
+  );
   const { io, out } = captureIo(dir);
   io.env = env();
   expect(await runCli(['build'], io)).toBe(1);
@@ -99,28 +109,32 @@ it('reports every mistake of one platform.yaml at once, each at its place with i
 });
 
 it('builds without the variables the server reads, keeps them as references, and the server resolves them at start', async () => {
-  fs.writeFileSync(path.join(dir, 'platform.yaml'), [
-    ...SERVICES,
-    'roles:',
-    '  - name: clerk',
-    '    grants:',
-    '      - service: db',
-    '        component: "_table/*"',
-    '        verbs: [GET]',
-    '        filters: [{ name: owner_id, operator: "=", value: 2 }]',
-    '      - { service: calc, component: Add }',
-    'apps:',
-    '  - name: web',
-    '    role: clerk',
-    '    api_key: ${env:WEB_API_KEY}',
-    ...RUNTIME_REFERENCES,
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'platform.yaml'),
+    [
+      ...SERVICES,
+      'roles:',
+      '  - name: clerk',
+      '    grants:',
+      '      - service: db',
+      '        component: "_table/*"',
+      '        verbs: [GET]',
+      '        filters: [{ name: owner_id, operator: "=", value: 2 }]',
+      '      - { service: calc, component: Add }',
+      'apps:',
+      '  - name: web',
+      '    role: clerk',
+      '    api_key: ${env:WEB_API_KEY}',
+      ...RUNTIME_REFERENCES,
+      '',
+    ].join('\n'),
+  );
   const { io, out } = captureIo(dir);
   io.env = env();
   expect(await runCli(['build'], io), out.stderr).toBe(0);
   const text = fs.readFileSync(path.join(dir, 'server', 'model.json'), 'utf8');
-  for (const reference of ['${env:ADA_PASSWORD}', '${env:SYSTEM_DB}', '${env:JWT_SECRET}', '${env:WEB_API_KEY}']) expect(text).toContain(reference);
+  for (const reference of ['${env:ADA_PASSWORD}', '${env:SYSTEM_DB}', '${env:JWT_SECRET}', '${env:WEB_API_KEY}'])
+    expect(text).toContain(reference);
 
   const key = 'cd'.repeat(32);
   const app = await createServer(loadModel(new URL(`file://${path.join(dir, 'server', 'model.json')}`)), {
@@ -134,7 +148,9 @@ it('builds without the variables the server reads, keeps them as references, and
     expect(rows.statusCode, rows.body).toBe(200);
     expect(rows.json().resource.map((row: { name: string }) => row.name)).toEqual(['Bob']);
     const login = await app.inject({
-      method: 'POST', url: '/api/v2/system/admin/session', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      url: '/api/v2/system/admin/session',
+      headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ email: 'ada@example.com', password: 'a-long-enough-password' }),
     });
     expect(login.statusCode, login.body).toBe(200);

@@ -21,16 +21,20 @@ export function makeSqlitePlatform(yaml = ''): TestPlatform {
   const db = new Database(path.join(platformDir, 'data', 'app.sqlite'));
   db.exec('CREATE TABLE contact (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, email TEXT UNIQUE)');
   db.close();
-  fs.writeFileSync(path.join(platformDir, 'platform.yaml'), yaml || [
-    'platform:',
-    '  name: cli-test',
-    '  title: CLI test',
-    'services:',
-    '  - name: db',
-    '    config:',
-    '      database: data/app.sqlite',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(platformDir, 'platform.yaml'),
+    yaml ||
+      [
+        'platform:',
+        '  name: cli-test',
+        '  title: CLI test',
+        'services:',
+        '  - name: db',
+        '    config:',
+        '      database: data/app.sqlite',
+        '',
+      ].join('\n'),
+  );
   return { dir, configPath: path.join('site', 'platform.yaml'), platformDir };
 }
 
@@ -56,7 +60,17 @@ export interface CapturedIo {
 export function captureIo(cwd: string, isTTY = false): CapturedIo {
   const out = { stdout: '', stderr: '' };
   return {
-    io: { stdout: (text) => { out.stdout += text; }, stderr: (text) => { out.stderr += text; }, isTTY, cwd, env: { ...process.env } },
+    io: {
+      stdout: (text) => {
+        out.stdout += text;
+      },
+      stderr: (text) => {
+        out.stderr += text;
+      },
+      isTTY,
+      cwd,
+      env: { ...process.env },
+    },
     out,
   };
 }

@@ -16,16 +16,27 @@ afterAll(() => fs.rmSync(platform.dir, { recursive: true, force: true }));
 it('changes the files that describe the table, once each, when a column is added', { timeout: 120_000 }, async () => {
   const options = { configPath: platform.configPath, cwd: platform.dir, env: {} };
   const first = await buildPlatform(options);
-  expect(first.plan.added).toEqual(['README.md', 'main.mjs', 'model.json', 'openapi/db.json', 'prisma/db.prisma', 'services/db/routes.json', 'services/db/types.ts']);
+  expect(first.plan.added).toEqual([
+    'README.md',
+    'main.mjs',
+    'model.json',
+    'openapi/db.json',
+    'prisma/db.prisma',
+    'services/db/routes.json',
+    'services/db/types.ts',
+  ]);
 
   const db = new Database(path.join(platform.platformDir, 'data', 'app.sqlite'));
   db.exec('ALTER TABLE contact ADD COLUMN phone TEXT');
   db.close();
   const second = await buildPlatform(options);
   expect(second.plan).toEqual({
-    added: [], removed: [], unchanged: ['main.mjs'],
+    added: [],
+    removed: [],
+    unchanged: ['main.mjs'],
     // The README's table of tables counts the fields.
     changed: ['README.md', 'model.json', 'openapi/db.json', 'prisma/db.prisma', 'services/db/routes.json', 'services/db/types.ts'],
   });
-  for (const file of second.plan.changed.filter((file) => file !== 'README.md')) expect(fs.readFileSync(path.join(first.outDir, file), 'utf8')).toContain('phone');
+  for (const file of second.plan.changed.filter((file) => file !== 'README.md'))
+    expect(fs.readFileSync(path.join(first.outDir, file), 'utf8')).toContain('phone');
 });

@@ -47,17 +47,20 @@ const PLATFORM = [
 ].join('\n');
 
 /** platform.yaml edited while serving: a second database and a SOAP service from a local WSDL. */
-const EDITED = PLATFORM.replace('roles:', [
-  '  - name: extra',
-  '    type: sqlite',
-  '    config:',
-  '      database: data/extra.sqlite',
-  '  - name: calc',
-  '    type: soap',
-  '    config:',
-  '      wsdl: calculator.wsdl',
+const EDITED = PLATFORM.replace(
   'roles:',
-].join('\n'));
+  [
+    '  - name: extra',
+    '    type: sqlite',
+    '    config:',
+    '      database: data/extra.sqlite',
+    '  - name: calc',
+    '    type: soap',
+    '    config:',
+    '      wsdl: calculator.wsdl',
+    'roles:',
+  ].join('\n'),
+);
 
 /** What the child printed, and a way to wait for a line after a given point. */
 class Output {
@@ -97,10 +100,16 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
 
   const output = new Output();
   child = spawn(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [path.join(REPO_ROOT, 'bin', 'gen.ts'), 'dev', '--poll', '300ms'], {
-    cwd: dir, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dir,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (chunk: Buffer) => { output.text += chunk.toString(); });
-  child.stderr!.on('data', (chunk: Buffer) => { output.text += chunk.toString(); });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output.text += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output.text += chunk.toString();
+  });
 
   const [, url] = await output.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/v2/);
   expect(output.text).toMatch(/Built server\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added/);
@@ -116,7 +125,8 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
   await output.waitFor(/Reloaded: /, mark);
   const rebuilt = output.text.slice(mark);
   expect(rebuilt).toContain("Database schema of 'db' changed: rebuilding");
-  for (const file of ['model.json', 'services/db/types.ts', 'services/db/routes.json', 'openapi/db.json', 'prisma/db.prisma']) expect(rebuilt).toContain(`  change  ${file}\n`);
+  for (const file of ['model.json', 'services/db/types.ts', 'services/db/routes.json', 'openapi/db.json', 'prisma/db.prisma'])
+    expect(rebuilt).toContain(`  change  ${file}\n`);
   expect(rebuilt).toMatch(/Built server\/ in \d+ ms: 7 services, 2 tables, 0 operations; 0 added, \d+ changed/);
   expect(await get(`${url}/api/v2/db/_table/note`)).toEqual({ status: 200, body: { resource: [{ id: 1, body: 'first' }] } });
 
@@ -124,14 +134,23 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
   // request finishes on the build it started on, and the next ones see the change.
   const body = JSON.stringify({ resource: [{ body: 'sent slowly' }] });
   let answered!: (value: { status: number; text: string }) => void;
-  const slow = new Promise<{ status: number; text: string }>((resolve) => { answered = resolve; });
-  const request = http.request(`${url}/api/v2/db/_table/note`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-api-key': KEY },
-  }, (response) => {
-    let text = '';
-    response.on('data', (chunk: Buffer) => { text += chunk.toString(); });
-    response.on('end', () => answered({ status: response.statusCode!, text }));
+  const slow = new Promise<{ status: number; text: string }>((resolve) => {
+    answered = resolve;
   });
+  const request = http.request(
+    `${url}/api/v2/db/_table/note`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-api-key': KEY },
+    },
+    (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      response.on('end', () => answered({ status: response.statusCode!, text }));
+    },
+  );
   request.write(body.slice(0, 8));
   await new Promise((resolve) => setTimeout(resolve, 200));
 
@@ -156,7 +175,10 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
   // The WSDL file of a SOAP service: an operation renamed in it is served under its new name.
   expect(JSON.stringify((await get(`${url}/api/v2/calc?as_list=true`)).body)).toContain('"Divide"');
   mark = output.text.length;
-  fs.writeFileSync(path.join(dir, 'calculator.wsdl'), fs.readFileSync(path.join(dir, 'calculator.wsdl'), 'utf8').replaceAll('Divide', 'Quotient'));
+  fs.writeFileSync(
+    path.join(dir, 'calculator.wsdl'),
+    fs.readFileSync(path.join(dir, 'calculator.wsdl'), 'utf8').replaceAll('Divide', 'Quotient'),
+  );
   await output.waitFor(/Reloaded: /, mark);
   expect(output.text.slice(mark)).toContain('calculator.wsdl changed: rebuilding');
   expect(output.text.slice(mark)).toContain('  change  openapi/calc.json\n');
@@ -166,9 +188,14 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
 
   // A mistake keeps the last good build serving and says so.
   mark = output.text.length;
-  fs.writeFileSync(path.join(dir, 'platform.yaml'), EDITED.replace('component: "*" }', 'component: "*" }\n      - { service: db, component: _table/nots }'));
+  fs.writeFileSync(
+    path.join(dir, 'platform.yaml'),
+    EDITED.replace('component: "*" }', 'component: "*" }\n      - { service: db, component: _table/nots }'),
+  );
   await output.waitFor(/Still serving the last build that worked\./, mark);
-  expect(output.text.slice(mark)).toContain("Unknown table 'nots' in roles[0].grants[1] (role 'everything'): service 'db' has no such table. Did you mean 'note'? [PCO202]");
+  expect(output.text.slice(mark)).toContain(
+    "Unknown table 'nots' in roles[0].grants[1] (role 'everything'): service 'db' has no such table. Did you mean 'note'? [PCO202]",
+  );
   expect((await get(`${url}/api/v2/db/_table/note`)).status).toBe(200);
 
   const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));

@@ -37,7 +37,9 @@ describe('gen init', () => {
     const dir = tempProject();
     fs.mkdirSync(path.join(dir, 'data'));
     const db = new Database(path.join(dir, 'data', 'shop.sqlite'));
-    db.exec('CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE TABLE "order" (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer(id))');
+    db.exec(
+      'CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT NOT NULL); CREATE TABLE "order" (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer(id))',
+    );
     db.close();
     const init = await gen(dir, ['init', '--from', 'data/shop.sqlite']);
     expect(init.stderr).toBe('');
@@ -90,7 +92,10 @@ describe('gen init', () => {
     expect(fs.existsSync(path.join(dir, 'platform.yaml'))).toBe(false);
   });
 
-  describe.each<[ExternalDatabase, string]>([['postgres', 'pgsql'], ['mysql', 'mysql']])('from %s', async (kind, type) => {
+  describe.each<[ExternalDatabase, string]>([
+    ['postgres', 'pgsql'],
+    ['mysql', 'mysql'],
+  ])('from %s', async (kind, type) => {
     const available = await requireService(kind);
     it.skipIf(!available)('refers to the URL through the environment and builds with it set', async () => {
       const database = await createTestDatabase(kind);

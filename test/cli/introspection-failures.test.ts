@@ -16,39 +16,45 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const servers = (await requireService('postgres')) && (await requireService('mysql'));
 
-it.skipIf(!servers)('reports a pgsql service on the MySQL port, a mysql service on the PostgreSQL port and a closed port, each at its entry', async () => {
-  fs.writeFileSync(path.join(dir, 'platform.yaml'), [
-    'platform:',
-    '  name: wrong',
-    'services:',
-    '  - name: shop',
-    '    type: pgsql',
-    '    config:',
-    '      url: postgres://postgres:secret@127.0.0.1:3306/test',
-    '  - name: legacy',
-    '    type: mysql',
-    '    config:',
-    '      url: mysql://root@127.0.0.1:5432/test',
-    '  - name: gone',
-    '    type: pgsql',
-    '    config:',
-    '      url: postgres://postgres@127.0.0.1:1/test',
-    '',
-  ].join('\n'));
-  const { io, out } = captureIo(dir);
-  expect(await runCli(['build'], io)).toBe(1);
-  expect(out.stderr).toMatch(/platform\.yaml:4:5: Introspection of service 'shop' \(pgsql\) failed: .* \[PCO201\]/);
-  expect(out.stderr).toMatch(/platform\.yaml:8:5: Introspection of service 'legacy' \(mysql\) failed: .* \[PCO201\]/);
-  expect(out.stderr).toMatch(/platform\.yaml:12:5: Introspection of service 'gone' \(pgsql\) failed: .* \[PCO201\]/);
-  expect(out.stderr).toContain('3 problems found.');
-  expect(out.stderr).not.toMatch(/bug in Portico|\n\s+at /);
-  expect(out.stderr).not.toContain('secret');
+it.skipIf(!servers)(
+  'reports a pgsql service on the MySQL port, a mysql service on the PostgreSQL port and a closed port, each at its entry',
+  async () => {
+    fs.writeFileSync(
+      path.join(dir, 'platform.yaml'),
+      [
+        'platform:',
+        '  name: wrong',
+        'services:',
+        '  - name: shop',
+        '    type: pgsql',
+        '    config:',
+        '      url: postgres://postgres:secret@127.0.0.1:3306/test',
+        '  - name: legacy',
+        '    type: mysql',
+        '    config:',
+        '      url: mysql://root@127.0.0.1:5432/test',
+        '  - name: gone',
+        '    type: pgsql',
+        '    config:',
+        '      url: postgres://postgres@127.0.0.1:1/test',
+        '',
+      ].join('\n'),
+    );
+    const { io, out } = captureIo(dir);
+    expect(await runCli(['build'], io)).toBe(1);
+    expect(out.stderr).toMatch(/platform\.yaml:4:5: Introspection of service 'shop' \(pgsql\) failed: .* \[PCO201\]/);
+    expect(out.stderr).toMatch(/platform\.yaml:8:5: Introspection of service 'legacy' \(mysql\) failed: .* \[PCO201\]/);
+    expect(out.stderr).toMatch(/platform\.yaml:12:5: Introspection of service 'gone' \(pgsql\) failed: .* \[PCO201\]/);
+    expect(out.stderr).toContain('3 problems found.');
+    expect(out.stderr).not.toMatch(/bug in Portico|\n\s+at /);
+    expect(out.stderr).not.toContain('secret');
 
-  // gen check tells "cannot introspect" (3) apart from drift (1).
-  const check = captureIo(dir);
-  expect(await runCli(['check'], check.io)).toBe(3);
-  expect(check.out.stderr).toContain('[PCO201]');
-});
+    // gen check tells "cannot introspect" (3) apart from drift (1).
+    const check = captureIo(dir);
+    expect(await runCli(['check'], check.io)).toBe(3);
+    expect(check.out.stderr).toContain('[PCO201]');
+  },
+);
 
 it('gen check --offline compares with the committed model.json without touching the databases', async () => {
   const site = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-offline-'));
@@ -58,7 +64,10 @@ it('gen check --offline compares with the committed model.json without touching 
     const db = new Database(path.join(site, 'data', 'app.sqlite'));
     db.exec('create table item (id integer primary key, name text not null)');
     db.close();
-    fs.writeFileSync(path.join(site, 'platform.yaml'), 'platform:\n  name: offline\nservices:\n  - name: db\n    config:\n      database: data/app.sqlite\n');
+    fs.writeFileSync(
+      path.join(site, 'platform.yaml'),
+      'platform:\n  name: offline\nservices:\n  - name: db\n    config:\n      database: data/app.sqlite\n',
+    );
     expect(await runCli(['build'], captureIo(site).io)).toBe(0);
     // The database goes away: a live check cannot introspect, an offline one still judges the files.
     fs.rmSync(path.join(site, 'data', 'app.sqlite'));
@@ -68,7 +77,10 @@ it('gen check --offline compares with the committed model.json without touching 
     const offline = captureIo(site);
     expect(await runCli(['check', '--offline'], offline.io)).toBe(0);
     // A config change is still drift offline.
-    fs.writeFileSync(path.join(site, 'platform.yaml'), 'platform:\n  name: offline\n  title: Renamed\nservices:\n  - name: db\n    config:\n      database: data/app.sqlite\n');
+    fs.writeFileSync(
+      path.join(site, 'platform.yaml'),
+      'platform:\n  name: offline\n  title: Renamed\nservices:\n  - name: db\n    config:\n      database: data/app.sqlite\n',
+    );
     const drift = captureIo(site);
     expect(await runCli(['check', '--offline'], drift.io)).toBe(1);
     expect(drift.out.stderr).toMatch(/out of date/);

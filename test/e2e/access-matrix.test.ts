@@ -15,23 +15,32 @@ import type { Verb } from '../../runtime/model/platform-model.js';
 import { apiClient, type Api } from '../helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
 
-const SCENARIOS = ['no key', 'unknown key', 'no token', 'expired token', 'revoked token', 'non-admin user', 'role lacking the verb', 'administrator'] as const;
+const SCENARIOS = [
+  'no key',
+  'unknown key',
+  'no token',
+  'expired token',
+  'revoked token',
+  'non-admin user',
+  'role lacking the verb',
+  'administrator',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 type Outcome = 'ok' | 401 | 403;
 type Row = Record<Scenario, Outcome>;
 
 const row = (...outcomes: Outcome[]): Row => Object.fromEntries(SCENARIOS.map((s, i) => [s, outcomes[i]])) as Row;
 //                        no key  unknown  no token expired revoked  user   lacking  admin
-const OPEN = row(        'ok',   401,     'ok',    'ok',   'ok',    'ok',  'ok',    'ok');
-const ROLE = row(        401,    401,     401,     401,    401,     'ok',  403,     'ok');
-const ADMIN = row(       401,    401,     401,     401,    401,     403,   403,     'ok');
+const OPEN = row('ok', 401, 'ok', 'ok', 'ok', 'ok', 'ok', 'ok');
+const ROLE = row(401, 401, 401, 401, 401, 'ok', 403, 'ok');
+const ADMIN = row(401, 401, 401, 401, 401, 403, 403, 'ok');
 /** Open, but about the caller's own session or profile: the handler needs a valid session. */
-const ADMIN_SESSION = row(401,   401,     401,     401,    401,     401,   401,     'ok');
-const USER_SESSION = row( 401,   401,     401,     401,    401,     'ok',  'ok',    'ok');
-const USER_REFRESH = row( 401,   401,     401,     'ok',   401,     'ok',  'ok',    'ok');
-const OWN_PROFILE = row(  401,   401,     401,     401,    401,     'ok',  'ok',    'ok');
+const ADMIN_SESSION = row(401, 401, 401, 401, 401, 401, 401, 'ok');
+const USER_SESSION = row(401, 401, 401, 401, 401, 'ok', 'ok', 'ok');
+const USER_REFRESH = row(401, 401, 401, 'ok', 401, 'ok', 'ok', 'ok');
+const OWN_PROFILE = row(401, 401, 401, 401, 401, 'ok', 'ok', 'ok');
 /** The root listing is open, but a token sent must be valid. */
-const ROOT = row(        'ok',   401,     'ok',    401,    401,     'ok',  'ok',    'ok');
+const ROOT = row('ok', 401, 'ok', 401, 401, 'ok', 'ok', 'ok');
 
 /** Accounts are for administrators only (spec); the other record resources follow role grants. */
 const ADMIN_RECORD_RESOURCES = ['admin', 'user'];
@@ -64,10 +73,14 @@ const DECIDED: Record<string, Row> = {
   'DELETE /system/limit_cache/{id}': ROLE,
   'GET /system/package': ADMIN,
   'POST /system/package': ADMIN,
-  ...Object.fromEntries([...ADMIN_RECORD_RESOURCES.map((r) => [r, ADMIN] as const), ...ROLE_RECORD_RESOURCES.map((r) => [r, ROLE] as const)].flatMap(([r, rule]) => [
-    ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} /system/${r}`, rule]),
-    ...['GET', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} /system/${r}/{id}`, rule]),
-  ])),
+  ...Object.fromEntries(
+    [...ADMIN_RECORD_RESOURCES.map((r) => [r, ADMIN] as const), ...ROLE_RECORD_RESOURCES.map((r) => [r, ROLE] as const)].flatMap(
+      ([r, rule]) => [
+        ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} /system/${r}`, rule]),
+        ...['GET', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} /system/${r}/{id}`, rule]),
+      ],
+    ),
+  ),
   'GET /user': OPEN,
   'POST /user/session': OPEN,
   'GET /user/session': USER_SESSION,
@@ -88,7 +101,12 @@ const PATH_VALUES: Record<string, string> = { name: 'verb', service: 'email', ta
 const METHODS: Verb[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const BIT: Record<Verb, number> = { GET: 1, POST: 2, PUT: 4, PATCH: 8, DELETE: 16 };
 
-const clock = { time: Date.UTC(2026, 0, 1), now() { return this.time; } };
+const clock = {
+  time: Date.UTC(2026, 0, 1),
+  now() {
+    return this.time;
+  },
+};
 let server: TestServer;
 let api: Api;
 let adminId: number;
@@ -98,7 +116,9 @@ let appKey: string;
 let routes: Array<{ method: Verb; template: string; service: string }> = [];
 
 beforeAll(async () => {
-  server = await startTestServer(minimalModel({ settings: { ...minimalModel().settings, allowOpenRegistration: true } }), { clock: clock as Clock });
+  server = await startTestServer(minimalModel({ settings: { ...minimalModel().settings, allowOpenRegistration: true } }), {
+    clock: clock as Clock,
+  });
   const token = await server.adminToken();
   api = apiClient(server.app, () => ({ key: server.apiKey, token }));
   const db = new Database(path.join(server.dir, 'matrix.sqlite'));
@@ -108,20 +128,28 @@ beforeAll(async () => {
   // A service of every other served type; the remote ones point at a closed port (their handlers
   // then answer 503, which is still access granted).
   const closed = 'http://127.0.0.1:1';
-  const created = await api('POST', '/system/service', { resource: [
-    { name: 'm_local', label: 'Local', type: 'local_file', config: { container: 'matrix-files' } },
-    { name: 'm_ftp', label: 'FTP', type: 'ftp_file', config: { host: '127.0.0.1', port: 1, container: '/x', timeout: 2 } },
-    { name: 'm_sftp', label: 'SFTP', type: 'sftp_file', config: { host: '127.0.0.1', port: 1, container: '/x', timeout: 2 } },
-    { name: 'm_dav', label: 'WebDAV', type: 'webdav_file', config: { base_uri: closed, timeout: 2 } },
-    { name: 'm_smtp', label: 'SMTP', type: 'smtp_email', config: { host: '127.0.0.1', port: 1, timeout: 2 } },
-    { name: 'm_rws', label: 'HTTP', type: 'rws', config: { base_url: `${closed}/api`, timeout: 2 } },
-  ] });
+  const created = await api('POST', '/system/service', {
+    resource: [
+      { name: 'm_local', label: 'Local', type: 'local_file', config: { container: 'matrix-files' } },
+      { name: 'm_ftp', label: 'FTP', type: 'ftp_file', config: { host: '127.0.0.1', port: 1, container: '/x', timeout: 2 } },
+      { name: 'm_sftp', label: 'SFTP', type: 'sftp_file', config: { host: '127.0.0.1', port: 1, container: '/x', timeout: 2 } },
+      { name: 'm_dav', label: 'WebDAV', type: 'webdav_file', config: { base_uri: closed, timeout: 2 } },
+      { name: 'm_smtp', label: 'SMTP', type: 'smtp_email', config: { host: '127.0.0.1', port: 1, timeout: 2 } },
+      { name: 'm_rws', label: 'HTTP', type: 'rws', config: { base_url: `${closed}/api`, timeout: 2 } },
+    ],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   appKey = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'matrix' }] })).body.resource[0].api_key;
   const appId = (await api('GET', '/system/app?filter=name=matrix&fields=id')).body.resource[0].id;
   const userWithRole = async (email: string, mask: number) => {
-    const role = (await api('POST', '/system/role', { resource: [{ name: `role-${email}`, role_service_access_by_role_id: [{ service_id: null, component: '*', verb_mask: mask }] }] })).body.resource[0].id;
-    const created = await api('POST', '/system/user', { resource: [{ name: email, email, user_to_app_to_role_by_user_id: [{ app_id: appId, role_id: role }] }] });
+    const role = (
+      await api('POST', '/system/role', {
+        resource: [{ name: `role-${email}`, role_service_access_by_role_id: [{ service_id: null, component: '*', verb_mask: mask }] }],
+      })
+    ).body.resource[0].id;
+    const created = await api('POST', '/system/user', {
+      resource: [{ name: email, email, user_to_app_to_role_by_user_id: [{ app_id: appId, role_id: role }] }],
+    });
     return created.body.resource[0].id as number;
   };
   userId = await userWithRole('all@x.io', 31);
@@ -154,9 +182,12 @@ async function credentials(scenario: Scenario, verb: Verb): Promise<Record<strin
   const ctx = server.app.portico;
   const token = (id: number) => ctx.tokens.issue(id, 60).token;
   switch (scenario) {
-    case 'no key': return {};
-    case 'unknown key': return { 'x-service-api-key': 'f'.repeat(64) };
-    case 'no token': return { 'x-service-api-key': appKey };
+    case 'no key':
+      return {};
+    case 'unknown key':
+      return { 'x-service-api-key': 'f'.repeat(64) };
+    case 'no token':
+      return { 'x-service-api-key': appKey };
     case 'expired token': {
       const now = clock.time;
       clock.time -= 3 * 3600_000;
@@ -169,17 +200,37 @@ async function credentials(scenario: Scenario, verb: Verb): Promise<Record<strin
       await ctx.directory.revoke(issued.claims.jti, issued.claims.exp);
       return { 'x-service-api-key': appKey, 'x-service-session-token': issued.token };
     }
-    case 'non-admin user': return { 'x-service-api-key': appKey, 'x-service-session-token': token(userId) };
-    case 'role lacking the verb': return { 'x-service-api-key': appKey, 'x-service-session-token': token(lackingUser[verb] as number) };
-    case 'administrator': return { 'x-service-api-key': appKey, 'x-service-session-token': token(adminId) };
+    case 'non-admin user':
+      return { 'x-service-api-key': appKey, 'x-service-session-token': token(userId) };
+    case 'role lacking the verb':
+      return { 'x-service-api-key': appKey, 'x-service-session-token': token(lackingUser[verb] as number) };
+    case 'administrator':
+      return { 'x-service-api-key': appKey, 'x-service-session-token': token(adminId) };
   }
 }
 
 describe('access matrix', () => {
   it('covers the documented routes of every service', () => {
     expect(routes.length).toBeGreaterThan(100);
-    for (const service of ['system', 'user', 'api_docs', 'db', 'email', 'files', 'logs', 'm_local', 'm_ftp', 'm_sftp', 'm_dav', 'm_smtp', 'm_rws']) {
-      expect(routes.some((r) => r.service === service), service).toBe(true);
+    for (const service of [
+      'system',
+      'user',
+      'api_docs',
+      'db',
+      'email',
+      'files',
+      'logs',
+      'm_local',
+      'm_ftp',
+      'm_sftp',
+      'm_dav',
+      'm_smtp',
+      'm_rws',
+    ]) {
+      expect(
+        routes.some((r) => r.service === service),
+        service,
+      ).toBe(true);
     }
   });
 
@@ -196,7 +247,10 @@ describe('access matrix', () => {
         const response = await api(route.method, `/api/v2${url === '/' ? '' : url}`, body, null, headers);
         const want = decision[scenario];
         const ok = want === 'ok' ? response.status !== 401 && response.status !== 403 : response.status === want;
-        if (!ok) failures.push(`${route.method} ${route.template} as ${scenario}: got ${response.status} (${response.body?.error?.message}), want ${want}`);
+        if (!ok)
+          failures.push(
+            `${route.method} ${route.template} as ${scenario}: got ${response.status} (${response.body?.error?.message}), want ${want}`,
+          );
       }
     }
     expect(failures).toEqual([]);

@@ -2,13 +2,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../runtime/auth/clock.js';
 import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
 
-const clock = { time: Date.UTC(2026, 0, 1), now() { return this.time; } };
+const clock = {
+  time: Date.UTC(2026, 0, 1),
+  now() {
+    return this.time;
+  },
+};
 let server: TestServer;
-beforeAll(async () => { server = await startTestServer(minimalModel(), { clock: clock as Clock }); });
+beforeAll(async () => {
+  server = await startTestServer(minimalModel(), { clock: clock as Clock });
+});
 afterAll(async () => server.close());
 
 const login = (payload: unknown, headers: Record<string, string> = {}) =>
-  server.app.inject({ method: 'POST', url: '/api/v2/system/admin/session', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
+  server.app.inject({
+    method: 'POST',
+    url: '/api/v2/system/admin/session',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(payload),
+  });
 
 describe('admin session', () => {
   it('logs in with the API key and returns the spec session object', async () => {
@@ -34,8 +46,16 @@ describe('admin session', () => {
     [{ password: 'x' }, 400, 'Login request is missing required email.'],
     [{ email: 'admin@test.local' }, 400, 'Login request is missing required password.'],
     [{ email: 'admin@test.local', password: 'wrong' }, 401, 'Invalid credentials supplied.'],
-    [{ email: 'admin@test.local', password: 'admin-password-12345', duration: 'long' }, 400, "Field 'duration' must be a whole number of minutes from 0 to 525600."],
-    [{ email: 'admin@test.local', password: 'admin-password-12345', duration: 1e20 }, 400, "Field 'duration' must be a whole number of minutes from 0 to 525600."],
+    [
+      { email: 'admin@test.local', password: 'admin-password-12345', duration: 'long' },
+      400,
+      "Field 'duration' must be a whole number of minutes from 0 to 525600.",
+    ],
+    [
+      { email: 'admin@test.local', password: 'admin-password-12345', duration: 1e20 },
+      400,
+      "Field 'duration' must be a whole number of minutes from 0 to 525600.",
+    ],
   ])('refuses %o', async (payload, status, message) => {
     const response = await login(payload);
     expect(response.statusCode).toBe(status);
@@ -43,7 +63,12 @@ describe('admin session', () => {
   });
 
   it('refuses malformed JSON with 400', async () => {
-    const response = await server.app.inject({ method: 'POST', url: '/api/v2/system/admin/session', headers: { 'content-type': 'application/json' }, payload: '{"email": ' });
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/system/admin/session',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email": ',
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ error: { code: 400, message: 'Invalid or malformed JSON.' } });
   });
@@ -54,7 +79,11 @@ describe('admin session', () => {
     const got = await server.app.inject({ method: 'GET', url: '/api/v2/system/admin/session', headers });
     expect(got.statusCode).toBe(200);
     expect(got.json().email).toBe('admin@test.local');
-    const put = await server.app.inject({ method: 'PUT', url: `/api/v2/system/admin/session?session_token=${token}`, headers: { 'x-service-api-key': server.apiKey } });
+    const put = await server.app.inject({
+      method: 'PUT',
+      url: `/api/v2/system/admin/session?session_token=${token}`,
+      headers: { 'x-service-api-key': server.apiKey },
+    });
     expect(put.statusCode).toBe(200);
     const fresh = put.json().session_token as string;
     // PUT replaced the old token.
@@ -62,7 +91,11 @@ describe('admin session', () => {
     expect(old.statusCode).toBe(200); // environment is open, even with a dead token
     const oldApp = await server.app.inject({ method: 'GET', url: '/api/v2/system/app', headers });
     expect(oldApp.statusCode).toBe(401);
-    const del = await server.app.inject({ method: 'DELETE', url: '/api/v2/system/admin/session', headers: { 'x-service-session-token': fresh } });
+    const del = await server.app.inject({
+      method: 'DELETE',
+      url: '/api/v2/system/admin/session',
+      headers: { 'x-service-session-token': fresh },
+    });
     expect(del.json()).toEqual({ success: true });
     const after = await server.app.inject({ method: 'GET', url: '/api/v2/system/app', headers: { 'x-service-session-token': fresh } });
     expect(after.statusCode).toBe(401);
@@ -70,17 +103,26 @@ describe('admin session', () => {
 
   it('refreshes with PUT and the token in the session header', async () => {
     const token = await server.adminToken();
-    const put = await server.app.inject({ method: 'PUT', url: '/api/v2/system/admin/session', headers: { 'x-dreamfactory-session-token': token } });
+    const put = await server.app.inject({
+      method: 'PUT',
+      url: '/api/v2/system/admin/session',
+      headers: { 'x-dreamfactory-session-token': token },
+    });
     expect(put.statusCode).toBe(200);
     expect(put.json().session_token).not.toBe(token);
-    const old = await server.app.inject({ method: 'GET', url: '/api/v2/system/admin/session', headers: { 'x-service-session-token': token } });
+    const old = await server.app.inject({
+      method: 'GET',
+      url: '/api/v2/system/admin/session',
+      headers: { 'x-service-session-token': token },
+    });
     expect(old.statusCode).toBe(401);
   });
 
   it('honours duration and expires after 24 hours by default', async () => {
     const short = (await login({ email: 'admin@test.local', password: 'admin-password-12345', duration: 5 })).json();
     const long = (await login({ email: 'admin@test.local', password: 'admin-password-12345' })).json();
-    const call = (token: string) => server.app.inject({ method: 'GET', url: '/api/v2/system/app', headers: { 'x-service-session-token': token } });
+    const call = (token: string) =>
+      server.app.inject({ method: 'GET', url: '/api/v2/system/app', headers: { 'x-service-session-token': token } });
     expect((await call(short.session_token)).statusCode).toBe(200);
     clock.time += 6 * 60_000;
     expect((await call(short.session_token)).statusCode).toBe(401);
@@ -101,13 +143,21 @@ describe('system endpoints', () => {
 
   it('lists the apps with their keys for administrators only', async () => {
     const token = await server.adminToken();
-    const response = await server.app.inject({ method: 'GET', url: '/api/v2/system/app?fields=id,name,api_key,is_active', headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token } });
+    const response = await server.app.inject({
+      method: 'GET',
+      url: '/api/v2/system/app?fields=id,name,api_key,is_active',
+      headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token },
+    });
     expect(response.statusCode).toBe(200);
     const apps = response.json().resource as Array<{ name: string; api_key: string; is_active: boolean }>;
     expect(apps.map((a) => a.name)).toEqual(['admin', 'api_docs', 'file_manager']);
     expect(apps[0]).toEqual({ id: expect.any(Number), name: 'admin', api_key: server.apiKey, is_active: true });
     expect(apps.every((a) => /^[0-9a-f]{64}$/.test(a.api_key))).toBe(true);
-    const anonymous = await server.app.inject({ method: 'GET', url: '/api/v2/system/app', headers: { 'x-service-api-key': server.apiKey } });
+    const anonymous = await server.app.inject({
+      method: 'GET',
+      url: '/api/v2/system/app',
+      headers: { 'x-service-api-key': server.apiKey },
+    });
     expect(anonymous.statusCode).toBe(401);
     const none = await server.app.inject({ method: 'GET', url: '/api/v2/system/app' });
     expect(none.statusCode).toBe(401);

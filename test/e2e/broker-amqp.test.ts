@@ -19,7 +19,9 @@ const run = promisify(execFile);
 async function closeConnectionFromBroker(connectionName: string): Promise<boolean> {
   try {
     // Plain output (the JSON formatter prints pids close_connection does not take): `<pid>\t[client properties]`.
-    const { stdout } = await run('rabbitmqctl', ['-q', '--no-table-headers', 'list_connections', 'pid', 'client_properties'], { timeout: 60_000 });
+    const { stdout } = await run('rabbitmqctl', ['-q', '--no-table-headers', 'list_connections', 'pid', 'client_properties'], {
+      timeout: 60_000,
+    });
     const line = stdout.split('\n').find((l) => l.includes(`"${connectionName}"`));
     if (!line) throw new Error(`connection ${connectionName} not listed`);
     await run('rabbitmqctl', ['close_connection', line.split('\t')[0].trim(), 'closed by the reconnect test'], { timeout: 60_000 });
@@ -46,22 +48,29 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
 
   beforeAll(async () => {
     const model = minimalModel();
-    model.services.push(brokerService(30, 'amqp', 'amqp', {
-      url, client_name: connectionName, timeout_ms: 4000, max_message_bytes: 1000,
-      exchanges: [{ name: exchange, type: 'topic', durable: false, auto_delete: true }],
-      queues: [
-        { name: queue, durable: true },
-        { name: bound, durable: false, auto_delete: false, bindings: [{ exchange, routing_key: 'orders.*' }] },
-      ],
-    }));
+    model.services.push(
+      brokerService(30, 'amqp', 'amqp', {
+        url,
+        client_name: connectionName,
+        timeout_ms: 4000,
+        max_message_bytes: 1000,
+        exchanges: [{ name: exchange, type: 'topic', durable: false, auto_delete: true }],
+        queues: [
+          { name: queue, durable: true },
+          { name: bound, durable: false, auto_delete: false, bindings: [{ exchange, routing_key: 'orders.*' }] },
+        ],
+      }),
+    );
     server = await startTestServer(model);
     const token = await server.adminToken();
     api = apiClient(server.app, () => ({ key: server.apiKey, token }));
     key = server.apiKey;
     base = `${await server.app.listen({ port: 0, host: '127.0.0.1' })}/api/v2`;
     (globalThis as { adminToken?: string }).adminToken = token;
-    const role = async (name: string, grants: unknown[]) => (await api('POST', '/system/role', { resource: [{ name, role_service_access_by_role_id: grants }] })).body.resource[0].id;
-    const appKey = async (name: string, roleId: number) => (await api('POST', '/system/app?fields=api_key', { resource: [{ name, role_id: roleId }] })).body.resource[0].api_key as string;
+    const role = async (name: string, grants: unknown[]) =>
+      (await api('POST', '/system/role', { resource: [{ name, role_service_access_by_role_id: grants }] })).body.resource[0].id;
+    const appKey = async (name: string, roleId: number) =>
+      (await api('POST', '/system/app?fields=api_key', { resource: [{ name, role_id: roleId }] })).body.resource[0].api_key as string;
     const orders = await role('orders', [
       { service_id: 30, component: 'pub/orders.*', verb_mask: 2 },
       { service_id: 30, component: `sub/${bound}`, verb_mask: 1 },
@@ -86,19 +95,42 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
     expect((await api('POST', `/amqp/pub/${queue}?persistent=false`, '"plain text"')).status).toBe(200);
     const pulled = (await api('GET', `/amqp/sub/${queue}?limit=10&wait=2000`)).body.resource;
     expect(pulled.map((d: { message: unknown }) => d.message)).toEqual([{ order: 1 }, 'plain text']);
-    expect(pulled[0]).toMatchObject({ topic: queue, exchange: '', queue, properties: { content_type: 'application/json', delivery_mode: 2 } });
+    expect(pulled[0]).toMatchObject({
+      topic: queue,
+      exchange: '',
+      queue,
+      properties: { content_type: 'application/json', delivery_mode: 2 },
+    });
     expect(pulled[1].properties).toMatchObject({ content_type: 'text/plain', delivery_mode: 1 });
     // Taken: the queue is empty now.
     expect((await api('GET', `/amqp/sub/${queue}`)).body.resource).toEqual([]);
   });
 
   it('publishes the reference body to an exchange with a routing key, and to a queue by name', async () => {
-    expect((await api('POST', '/amqp/pub', { exchange, routing_key: 'orders.eu', message: { body: { id: 7 }, message_id: 'm-7', headers: { region: 'eu' } } })).status).toBe(200);
+    expect(
+      (
+        await api('POST', '/amqp/pub', {
+          exchange,
+          routing_key: 'orders.eu',
+          message: { body: { id: 7 }, message_id: 'm-7', headers: { region: 'eu' } },
+        })
+      ).status,
+    ).toBe(200);
     expect((await api('POST', '/amqp/pub', { queue, msg: 'by name' })).status).toBe(200);
     const fromExchange = (await api('GET', `/amqp/sub/${bound}?wait=2000`)).body.resource;
-    expect(fromExchange).toEqual([expect.objectContaining({ topic: 'orders.eu', exchange, message: { id: 7 }, properties: expect.objectContaining({ message_id: 'm-7', headers: { region: 'eu' } }) })]);
+    expect(fromExchange).toEqual([
+      expect.objectContaining({
+        topic: 'orders.eu',
+        exchange,
+        message: { id: 7 },
+        properties: expect.objectContaining({ message_id: 'm-7', headers: { region: 'eu' } }),
+      }),
+    ]);
     expect((await api('GET', `/amqp/sub/${queue}?wait=2000`)).body.resource[0].message).toBe('by name');
-    const declared = await api('POST', '/amqp/pub', { exchange: { name: `${exchange}_fan`, type: 'direct', durable: false, auto_delete: true }, message: 'x' });
+    const declared = await api('POST', '/amqp/pub', {
+      exchange: { name: `${exchange}_fan`, type: 'direct', durable: false, auto_delete: true },
+      message: 'x',
+    });
     expect(declared.status).toBe(400);
     expect(declared.body.error.message).toBe('No routing key provided for exchange that is NOT of type fanout.');
   });
@@ -116,14 +148,18 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     // The consumer is gone with the stream: the next message waits in the queue.
     await api('POST', `/amqp/pub/${queue}`, { after: true });
-    expect((await api('GET', `/amqp/sub/${queue}?wait=2000`)).body.resource.map((d: { message: unknown }) => d.message)).toEqual([{ after: true }]);
+    expect((await api('GET', `/amqp/sub/${queue}?wait=2000`)).body.resource.map((d: { message: unknown }) => d.message)).toEqual([
+      { after: true },
+    ]);
   });
 
   it('applies role grants per routing key, in the path and in the body', async () => {
     expect((await limited('POST', `/amqp/pub/orders.eu?exchange=${exchange}`, { ok: 1 })).status).toBe(200);
     expect((await limited('POST', '/amqp/pub/billing.eu', { no: 1 })).status).toBe(401);
     expect((await limited('POST', '/amqp/pub', { exchange, routing_key: 'orders.eu', message: 'no' })).status).toBe(401);
-    expect((await limited('GET', `/amqp/sub/${bound}?wait=2000`)).body.resource.map((d: { message: unknown }) => d.message)).toEqual([{ ok: 1 }]);
+    expect((await limited('GET', `/amqp/sub/${bound}?wait=2000`)).body.resource.map((d: { message: unknown }) => d.message)).toEqual([
+      { ok: 1 },
+    ]);
     expect((await limited('GET', `/amqp/sub/${queue}`)).status).toBe(401);
     // `pub` allows any routing key but those a more specific grant denies, named in the path or the body.
     expect((await anyTopic('POST', '/amqp/pub', { exchange, routing_key: 'orders.x', message: 'yes' })).status).toBe(200);
@@ -158,7 +194,9 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
 
   it('answers 400, 404 and 413 for bad requests', async () => {
     expect((await api('POST', `/amqp/pub/${'k'.repeat(300)}`, { x: 1 })).status).toBe(400);
-    expect((await api('POST', '/amqp/pub', { message: 'no target' })).body.error.message).toBe('No topic/queue/exchange provided for message publishing.');
+    expect((await api('POST', '/amqp/pub', { message: 'no target' })).body.error.message).toBe(
+      'No topic/queue/exchange provided for message publishing.',
+    );
     expect((await api('POST', '/amqp/pub', { queue })).body.error.message).toBe('No message provided in data to publish.');
     expect((await api('POST', `/amqp/pub/${queue}`, JSON.stringify('x'.repeat(2000)))).status).toBe(413);
     const missing = await api('GET', `/amqp/sub/no_such_queue_${tag}`);
@@ -172,10 +210,17 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
   it('answers 503 naming the service, quickly and without credentials, when the broker is unreachable or silent', async () => {
     const silent = await silentServer();
     const port = await closedPort();
-    await api('POST', '/system/service', { resource: [
-      { name: 'amqp_down', label: 'Down', type: 'amqp', config: { host: '127.0.0.1', port, password: 'sekret-pw', timeout_ms: 1000 } },
-      { name: 'amqp_silent', label: 'Silent', type: 'amqp', config: { host: '127.0.0.1', port: silent.port, password: 'sekret-pw', timeout_ms: 1000 } },
-    ] });
+    await api('POST', '/system/service', {
+      resource: [
+        { name: 'amqp_down', label: 'Down', type: 'amqp', config: { host: '127.0.0.1', port, password: 'sekret-pw', timeout_ms: 1000 } },
+        {
+          name: 'amqp_silent',
+          label: 'Silent',
+          type: 'amqp',
+          config: { host: '127.0.0.1', port: silent.port, password: 'sekret-pw', timeout_ms: 1000 },
+        },
+      ],
+    });
     for (const name of ['amqp_down', 'amqp_silent']) {
       const started = Date.now();
       const response = await api('POST', `/${name}/pub/q`, { x: 1 });

@@ -23,19 +23,41 @@ describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
   beforeAll(async () => {
     broker = await startMosquitto();
     const model = minimalModel();
-    model.services.push(brokerService(40, 'mqtt', 'mqtt', { url: brokerUrl('mosquitto'), timeout_ms: 3000, max_message_bytes: 1000, subscriptions: [{ topic: `t/${tag}/#`, qos: 1 }] }));
-    model.services.push(brokerService(41, 'iot', 'mqtt', {
-      url: broker.url, client_id: `portico-test-${tag}`, clean_session: false, timeout_ms: 10_000, subscriptions: [{ topic: `r/${tag}/+`, qos: 1 }],
-    }));
+    model.services.push(
+      brokerService(40, 'mqtt', 'mqtt', {
+        url: brokerUrl('mosquitto'),
+        timeout_ms: 3000,
+        max_message_bytes: 1000,
+        subscriptions: [{ topic: `t/${tag}/#`, qos: 1 }],
+      }),
+    );
+    model.services.push(
+      brokerService(41, 'iot', 'mqtt', {
+        url: broker.url,
+        client_id: `portico-test-${tag}`,
+        clean_session: false,
+        timeout_ms: 10_000,
+        subscriptions: [{ topic: `r/${tag}/+`, qos: 1 }],
+      }),
+    );
     server = await startTestServer(model);
     const token = await server.adminToken();
     api = apiClient(server.app, () => ({ key: server.apiKey, token }));
     headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': token };
     base = `${await server.app.listen({ port: 0, host: '127.0.0.1' })}/api/v2`;
-    const role = (await api('POST', '/system/role', { resource: [{ name: 'sensors', role_service_access_by_role_id: [
-      { service_id: 40, component: `pub/t/${tag}/sensors/*`, verb_mask: 2 },
-      { service_id: 40, component: `sub/t/${tag}/#`, verb_mask: 1 },
-    ] }] })).body.resource[0].id;
+    const role = (
+      await api('POST', '/system/role', {
+        resource: [
+          {
+            name: 'sensors',
+            role_service_access_by_role_id: [
+              { service_id: 40, component: `pub/t/${tag}/sensors/*`, verb_mask: 2 },
+              { service_id: 40, component: `sub/t/${tag}/#`, verb_mask: 1 },
+            ],
+          },
+        ],
+      })
+    ).body.resource[0].id;
     const app = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'sensors-app', role_id: role }] })).body.resource[0];
     sensors = apiClient(server.app, () => ({ key: app.api_key }));
     // The first call opens the services, which subscribe to their configured filters.
@@ -49,15 +71,24 @@ describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
   });
 
   const pulled = async (service: string, filter: string, wait = 2000) =>
-    (await api('GET', `/${service}/sub/${filter.replaceAll('#', '%23')}?wait=${wait}&limit=1000`)).body.resource as Array<{ topic: string; message: any; qos: number; retain: boolean }>;
+    (await api('GET', `/${service}/sub/${filter.replaceAll('#', '%23')}?wait=${wait}&limit=1000`)).body.resource as Array<{
+      topic: string;
+      message: any;
+      qos: number;
+      retain: boolean;
+    }>;
 
   it('publishes (path and reference body) and pulls from a subscription', async () => {
     expect(await api('POST', `/mqtt/pub/t/${tag}/a?qos=1`, { n: 1 })).toMatchObject({ status: 200, body: { success: true } });
     expect((await api('POST', '/mqtt/pub', { topic: `t/${tag}/b`, message: 'text', qos: 2 })).status).toBe(200);
     expect((await api('POST', '/mqtt/pub', { topic: `t/${tag}/c`, msg: [1, 2], qos: 0 })).status).toBe(200);
     const got: Array<{ topic: string; message: unknown }> = [];
-    for (let i = 0; i < 5 && got.length < 3; i++) got.push(...await pulled('mqtt', `t/${tag}/#`));
-    expect(got.map((d) => [d.topic, d.message])).toEqual([[`t/${tag}/a`, { n: 1 }], [`t/${tag}/b`, 'text'], [`t/${tag}/c`, [1, 2]]]);
+    for (let i = 0; i < 5 && got.length < 3; i++) got.push(...(await pulled('mqtt', `t/${tag}/#`)));
+    expect(got.map((d) => [d.topic, d.message])).toEqual([
+      [`t/${tag}/a`, { n: 1 }],
+      [`t/${tag}/b`, 'text'],
+      [`t/${tag}/c`, [1, 2]],
+    ]);
     expect((await api('GET', '/mqtt/sub')).body.resource).toEqual([{ topic: `t/${tag}/#`, qos: 1, buffered: 0, dropped: 0 }]);
     expect((await api('GET', `/mqtt/sub/other/${tag}`)).status).toBe(404);
   });
@@ -131,10 +162,22 @@ describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
   it('answers 503 naming the service, quickly and without credentials, when the broker is unreachable or silent', async () => {
     const silent = await silentServer();
     const port = await closedPort();
-    await api('POST', '/system/service', { resource: [
-      { name: 'mqtt_down', label: 'Down', type: 'mqtt', config: { host: '127.0.0.1', port, password: 'sekret-pw', username: 'u', timeout_ms: 1000 } },
-      { name: 'mqtt_silent', label: 'Silent', type: 'mqtt', config: { host: '127.0.0.1', port: silent.port, password: 'sekret-pw', username: 'u', timeout_ms: 1000 } },
-    ] });
+    await api('POST', '/system/service', {
+      resource: [
+        {
+          name: 'mqtt_down',
+          label: 'Down',
+          type: 'mqtt',
+          config: { host: '127.0.0.1', port, password: 'sekret-pw', username: 'u', timeout_ms: 1000 },
+        },
+        {
+          name: 'mqtt_silent',
+          label: 'Silent',
+          type: 'mqtt',
+          config: { host: '127.0.0.1', port: silent.port, password: 'sekret-pw', username: 'u', timeout_ms: 1000 },
+        },
+      ],
+    });
     for (const name of ['mqtt_down', 'mqtt_silent']) {
       const started = Date.now();
       const response = await api('POST', `/${name}/pub/x`, { x: 1 });

@@ -20,16 +20,32 @@ describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
   beforeAll(async () => {
     const model = minimalModel();
     model.services.push({
-      id: 20, name: 'cache', label: 'Cache', type: 'cache_redis', description: '', is_active: true, origin: 'platform', kind: 'plain',
+      id: 20,
+      name: 'cache',
+      label: 'Cache',
+      type: 'cache_redis',
+      description: '',
+      is_active: true,
+      origin: 'platform',
+      kind: 'plain',
       config: { host: url.hostname, port: Number(url.port), key_prefix: prefix, default_ttl: 60, max_value_bytes: 1000 },
     });
     server = await startTestServer(model);
     const token = await server.adminToken();
     api = apiClient(server.app, () => ({ key: server.apiKey, token }));
-    const role = (await api('POST', '/system/role', { resource: [{ name: 'session-reader', role_service_access_by_role_id: [
-      { service_id: 20, component: '', verb_mask: 1 | 2 },
-      { service_id: 20, component: 'session/*', verb_mask: 1 | 2 },
-    ] }] })).body.resource[0].id;
+    const role = (
+      await api('POST', '/system/role', {
+        resource: [
+          {
+            name: 'session-reader',
+            role_service_access_by_role_id: [
+              { service_id: 20, component: '', verb_mask: 1 | 2 },
+              { service_id: 20, component: 'session/*', verb_mask: 1 | 2 },
+            ],
+          },
+        ],
+      })
+    ).body.resource[0].id;
     const app = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'cache-app', role_id: role }] })).body.resource[0];
     reader = apiClient(server.app, () => ({ key: app.api_key }));
     redis = new Redis(brokerUrl('redis'));
@@ -121,7 +137,9 @@ describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
   it('is listed with its group and config schema, and documented', async () => {
     const type = (await api('GET', '/system/service_type/cache_redis')).body;
     expect(type).toMatchObject({ name: 'cache_redis', group: 'Cache' });
-    expect(type.config_schema.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['host', 'port', 'password', 'database_index', 'default_ttl']));
+    expect(type.config_schema.map((f: { name: string }) => f.name)).toEqual(
+      expect.arrayContaining(['host', 'port', 'password', 'database_index', 'default_ttl']),
+    );
     const spec = (await api('GET', '/cache/_spec')).body;
     expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(['/', '/{key}']));
   });
@@ -129,10 +147,22 @@ describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
   it('answers 503 naming the service, quickly, when Redis is unreachable or silent; never the password', async () => {
     const silent = await silentServer();
     const port = await closedPort();
-    await api('POST', '/system/service', { resource: [
-      { name: 'cache_down', label: 'Down', type: 'cache_redis', config: { host: '127.0.0.1', port, password: 'sekret-pw', timeout_ms: 1000 } },
-      { name: 'cache_silent', label: 'Silent', type: 'cache_redis', config: { host: '127.0.0.1', port: silent.port, password: 'sekret-pw', timeout_ms: 1000 } },
-    ] });
+    await api('POST', '/system/service', {
+      resource: [
+        {
+          name: 'cache_down',
+          label: 'Down',
+          type: 'cache_redis',
+          config: { host: '127.0.0.1', port, password: 'sekret-pw', timeout_ms: 1000 },
+        },
+        {
+          name: 'cache_silent',
+          label: 'Silent',
+          type: 'cache_redis',
+          config: { host: '127.0.0.1', port: silent.port, password: 'sekret-pw', timeout_ms: 1000 },
+        },
+      ],
+    });
     for (const name of ['cache_down', 'cache_silent']) {
       const started = Date.now();
       const response = await api('GET', `/${name}/anything`);

@@ -31,15 +31,21 @@ describe('credentials', () => {
   });
 
   it('refuses an unknown key even where no key is needed', async () => {
-    const response = await api('POST', '/system/admin/session', { email: 'admin@test.local', password: 'admin-password-12345' }, null, { 'x-dreamfactory-api-key': 'nope' });
+    const response = await api('POST', '/system/admin/session', { email: 'admin@test.local', password: 'admin-password-12345' }, null, {
+      'x-dreamfactory-api-key': 'nope',
+    });
     expect(response.body.error).toEqual({ code: 401, message: 'Invalid API key. The API key is not associated with any app.' });
   });
 });
 
 describe('verb tunnelling', () => {
   it('runs a POST as the verb of X-HTTP-Method, X-Method-Override or ?method=', async () => {
-    const ids = (await api('POST', '/system/role', { resource: [{ name: 'tunnel-1' }, { name: 'tunnel-2' }] })).body.resource.map((r: { id: number }) => r.id);
-    const patched = await api('POST', `/system/role/${ids[0]}`, { description: 'via override' }, undefined, { 'x-method-override': 'PATCH' });
+    const ids = (await api('POST', '/system/role', { resource: [{ name: 'tunnel-1' }, { name: 'tunnel-2' }] })).body.resource.map(
+      (r: { id: number }) => r.id,
+    );
+    const patched = await api('POST', `/system/role/${ids[0]}`, { description: 'via override' }, undefined, {
+      'x-method-override': 'PATCH',
+    });
     expect(patched.body).toEqual({ id: ids[0] });
     expect((await api('GET', `/system/role/${ids[0]}`)).body.description).toBe('via override');
     const merged = await api('POST', `/system/role/${ids[0]}`, { description: 'merged' }, undefined, { 'x-http-method': 'MERGE' });
@@ -54,10 +60,12 @@ describe('verb tunnelling', () => {
 });
 
 describe('CORS from /system/cors', () => {
-  const preflight = (url: string, origin: string, method = 'POST') => server.app.inject({
-    method: 'OPTIONS', url,
-    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'x-dreamfactory-api-key,content-type' },
-  });
+  const preflight = (url: string, origin: string, method = 'POST') =>
+    server.app.inject({
+      method: 'OPTIONS',
+      url,
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'x-dreamfactory-api-key,content-type' },
+    });
 
   it('sends no CORS headers without a matching rule', async () => {
     const response = await preflight('/api/v2/system/environment', 'https://app.example');
@@ -67,7 +75,15 @@ describe('CORS from /system/cors', () => {
   it('answers preflights and requests as the longest matching enabled rule says', async () => {
     await api('POST', '/system/cors', {
       resource: [
-        { path: 'api/v2/*', origin: 'https://app.example, https://other.example', method: ['GET', 'POST'], header: 'X-Custom', exposed_header: 'X-Total', max_age: 600, supports_credentials: true },
+        {
+          path: 'api/v2/*',
+          origin: 'https://app.example, https://other.example',
+          method: ['GET', 'POST'],
+          header: 'X-Custom',
+          exposed_header: 'X-Total',
+          max_age: 600,
+          supports_credentials: true,
+        },
         { path: 'api/v2/system/*', origin: '*', method: ['GET'] },
         { path: '^api/v2/user/.*', origin: '*', method: ['GET', 'POST', 'DELETE'], enabled: false },
       ],
@@ -81,7 +97,15 @@ describe('CORS from /system/cors', () => {
       'access-control-max-age': '600',
     });
     const allowed = String(response.headers['access-control-allow-headers']).split(/,\s*/);
-    expect(allowed).toEqual(expect.arrayContaining(['X-Service-API-Key', 'X-Service-Session-Token', 'X-DreamFactory-API-Key', 'X-DreamFactory-Session-Token', 'X-Custom']));
+    expect(allowed).toEqual(
+      expect.arrayContaining([
+        'X-Service-API-Key',
+        'X-Service-Session-Token',
+        'X-DreamFactory-API-Key',
+        'X-DreamFactory-Session-Token',
+        'X-Custom',
+      ]),
+    );
 
     expect((await preflight('/api/v2/db/_table/contact', 'https://evil.example')).headers['access-control-allow-origin']).toBeUndefined();
     const system = await preflight('/api/v2/system/environment', 'https://evil.example', 'GET');
@@ -89,17 +113,30 @@ describe('CORS from /system/cors', () => {
     // The disabled rule does not apply: the api/v2/* rule does.
     expect((await preflight('/api/v2/user/session', 'https://evil.example')).headers['access-control-allow-origin']).toBeUndefined();
 
-    const actual = await server.app.inject({ method: 'GET', url: '/api/v2/system/environment', headers: { origin: 'https://app.example' } });
+    const actual = await server.app.inject({
+      method: 'GET',
+      url: '/api/v2/system/environment',
+      headers: { origin: 'https://app.example' },
+    });
     expect(actual.headers['access-control-allow-origin']).toBe('*');
-    const data = await server.app.inject({ method: 'GET', url: '/api/v2/api_docs', headers: { origin: 'https://app.example', 'x-service-session-token': token } });
-    expect(data.headers).toMatchObject({ 'access-control-allow-origin': 'https://app.example', 'access-control-expose-headers': 'X-Total' });
+    const data = await server.app.inject({
+      method: 'GET',
+      url: '/api/v2/api_docs',
+      headers: { origin: 'https://app.example', 'x-service-session-token': token },
+    });
+    expect(data.headers).toMatchObject({
+      'access-control-allow-origin': 'https://app.example',
+      'access-control-expose-headers': 'X-Total',
+    });
   });
 
   it('follows changes to the rules at once', async () => {
     const id = (await api('GET', `/system/cors?filter=${encodeURIComponent("path='api/v2/*'")}&fields=id`)).body.resource[0].id;
     await api('PATCH', `/system/cors/${id}`, { origin: 'https://third.example' });
     expect((await preflight('/api/v2/db/_table/contact', 'https://app.example')).headers['access-control-allow-origin']).toBeUndefined();
-    expect((await preflight('/api/v2/db/_table/contact', 'https://third.example')).headers['access-control-allow-origin']).toBe('https://third.example');
+    expect((await preflight('/api/v2/db/_table/contact', 'https://third.example')).headers['access-control-allow-origin']).toBe(
+      'https://third.example',
+    );
     await api('DELETE', `/system/cors/${id}`);
     expect((await preflight('/api/v2/db/_table/contact', 'https://third.example')).headers['access-control-allow-origin']).toBeUndefined();
   });

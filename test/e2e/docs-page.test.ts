@@ -22,10 +22,22 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  server = await startQuickstart(copyQuickstart(), { PORTICO_ADMIN_EMAIL: ADMIN.email, PORTICO_ADMIN_PASSWORD: ADMIN.password, PORTICO_LOG_LEVEL: 'silent' });
+  server = await startQuickstart(copyQuickstart(), {
+    PORTICO_ADMIN_EMAIL: ADMIN.email,
+    PORTICO_ADMIN_PASSWORD: ADMIN.password,
+    PORTICO_LOG_LEVEL: 'silent',
+  });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 120_000);
 
@@ -38,15 +50,21 @@ afterAll(async () => {
 describe.skipIf(!hasChromium)('GET /docs', () => {
   it('lists every service and sends an authenticated GET from the page, with no console errors', { timeout: 120_000 }, async () => {
     const login = await fetch(`${server.url}/api/v2/system/admin/session`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Service-API-Key': server.apiKey }, body: JSON.stringify(ADMIN),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Service-API-Key': server.apiKey },
+      body: JSON.stringify(ADMIN),
     });
     const token = ((await login.json()) as { session_token: string }).session_token;
     const page = await browser.newPage();
     const errors: string[] = [];
-    page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
     page.on('pageerror', (error) => errors.push(error.message));
     const outside: string[] = [];
-    page.on('request', (request) => { if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url()); });
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url());
+    });
 
     await page.goto(`${server.url}/docs`);
     await page.fill('#api-key', server.apiKey);
@@ -66,7 +84,9 @@ describe.skipIf(!hasChromium)('GET /docs', () => {
     const status = operation.locator('.live-responses-table tbody .response-col_status').first();
     await status.waitFor({ timeout: 30_000 });
     expect((await status.textContent())?.trim()).toBe('200');
-    expect(await operation.locator('.live-responses-table tbody .response-col_description pre').first().textContent()).toContain('"resource"');
+    expect(await operation.locator('.live-responses-table tbody .response-col_description pre').first().textContent()).toContain(
+      '"resource"',
+    );
     expect(errors).toEqual([]);
     expect(outside).toEqual([]);
   });

@@ -89,10 +89,20 @@ it('a hook that reads a column that does not exist, or returns the wrong shape, 
       "import type { TableInserts, TableUpdates, Tables } from '../server/services/db/types.js';",
       "type DbEvents = TableEvents<'db', Tables, TableInserts, TableUpdates>;",
     ].join('\n');
-    fs.writeFileSync(path.join(project, 'hooks/good.ts'), `${header}\nexport default defineHooks<DbEvents>({\n  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, first_name: r.first_name.trim() })),\n  'db._table.contact.get.post_process': (records) => records.filter((r) => r.twitter !== null),\n});\n`);
+    fs.writeFileSync(
+      path.join(project, 'hooks/good.ts'),
+      `${header}\nexport default defineHooks<DbEvents>({\n  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, first_name: r.first_name.trim() })),\n  'db._table.contact.get.post_process': (records) => records.filter((r) => r.twitter !== null),\n});\n`,
+    );
     fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
-    const tsc = () => execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(project, 'tsconfig.json')], { cwd: repoRoot, reject: false });
-    fs.writeFileSync(path.join(project, 'hooks/wrong.ts'), `${header}\nexport default defineHooks<DbEvents>({\n  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, nickname: r.nick_name })),\n  'db._table.contact.get.post_process': (records) => records.map((r) => r.id),\n  'db._table.nope.get.post_process': (records) => records,\n});\n`);
+    const tsc = () =>
+      execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(project, 'tsconfig.json')], {
+        cwd: repoRoot,
+        reject: false,
+      });
+    fs.writeFileSync(
+      path.join(project, 'hooks/wrong.ts'),
+      `${header}\nexport default defineHooks<DbEvents>({\n  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, nickname: r.nick_name })),\n  'db._table.contact.get.post_process': (records) => records.map((r) => r.id),\n  'db._table.nope.get.post_process': (records) => records,\n});\n`,
+    );
     // One tsc run (it checks the runtime's source too): the good hook compiles, the wrong one does not.
     const wrong = await tsc();
     expect(wrong.exitCode).not.toBe(0);

@@ -16,10 +16,38 @@ const FIXED_KEY = 'c'.repeat(64);
 const declared = minimalModel({
   services: [
     ...minimalModel().services,
-    { id: 8, name: 'declared_db', type: 'sqlite', label: 'Declared', description: '', is_active: true, config: { database: 'declared.sqlite' }, origin: 'platform', kind: 'plain' },
+    {
+      id: 8,
+      name: 'declared_db',
+      type: 'sqlite',
+      label: 'Declared',
+      description: '',
+      is_active: true,
+      config: { database: 'declared.sqlite' },
+      origin: 'platform',
+      kind: 'plain',
+    },
   ],
-  roles: [{ name: 'declared-role', description: '', is_active: true, origin: 'platform', grants: [{ service: 'declared_db', component: '*', verbs: ['GET'], requestor: ['api'], filters: [], filterOp: 'and' }] }],
-  apps: [{ name: 'declared-app', label: 'Declared', description: '', is_active: true, apiKey: '${env:DECLARED_APP_KEY}', role: 'declared-role', origin: 'platform' }],
+  roles: [
+    {
+      name: 'declared-role',
+      description: '',
+      is_active: true,
+      origin: 'platform',
+      grants: [{ service: 'declared_db', component: '*', verbs: ['GET'], requestor: ['api'], filters: [], filterOp: 'and' }],
+    },
+  ],
+  apps: [
+    {
+      name: 'declared-app',
+      label: 'Declared',
+      description: '',
+      is_active: true,
+      apiKey: '${env:DECLARED_APP_KEY}',
+      role: 'declared-role',
+      origin: 'platform',
+    },
+  ],
 });
 
 function makeDatabase(file: string, table: string): void {
@@ -43,13 +71,18 @@ describe('services created through the API', () => {
   it('serves a new sqlite service on _table and _schema at once, and follows updates and deletes', async () => {
     makeDatabase(path.join(server.dir, 'live.sqlite'), 'thing');
     makeDatabase(path.join(server.dir, 'other.sqlite'), 'other_thing');
-    const created = await api('POST', '/system/service', { resource: [{ name: 'live', label: 'Live', type: 'sqlite', config: { database: 'live.sqlite' } }] });
+    const created = await api('POST', '/system/service', {
+      resource: [{ name: 'live', label: 'Live', type: 'sqlite', config: { database: 'live.sqlite' } }],
+    });
     expect(created.status).toBe(201);
     const id = created.body.resource[0].id;
     expect((await api('GET', '/live/_table')).body).toEqual({ resource: [{ name: 'thing' }] });
     expect((await api('GET', '/live/_table/thing')).body.resource).toEqual([{ id: 1, title: 'first' }]);
     expect((await api('POST', '/live/_table/thing', { resource: [{ title: 'second' }] })).body).toEqual({ resource: [{ id: 2 }] });
-    expect((await api('GET', '/live/_schema/thing')).body).toMatchObject({ name: 'thing', field: expect.arrayContaining([expect.objectContaining({ name: 'title' })]) });
+    expect((await api('GET', '/live/_schema/thing')).body).toMatchObject({
+      name: 'thing',
+      field: expect.arrayContaining([expect.objectContaining({ name: 'title' })]),
+    });
     expect(Object.keys((await api('GET', '/live/_spec')).body.paths)).toContain('/_table/thing');
     expect((await api('GET', '/api/v2?fields=name')).body.services).toContainEqual(expect.objectContaining({ name: 'live' }));
 
@@ -61,8 +94,13 @@ describe('services created through the API', () => {
     expect((await api('GET', '/renamed/_table/other_thing')).body.resource).toHaveLength(1);
 
     // Deactivated: refused to non-administrators whose role grants it.
-    const role = (await api('POST', '/system/role', { resource: [{ name: 'live-reader', role_service_access_by_role_id: [{ service_id: id, component: '*', verb_mask: 1 }] }] })).body.resource[0].id;
-    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'live-app', role_id: role }] })).body.resource[0].api_key;
+    const role = (
+      await api('POST', '/system/role', {
+        resource: [{ name: 'live-reader', role_service_access_by_role_id: [{ service_id: id, component: '*', verb_mask: 1 }] }],
+      })
+    ).body.resource[0].id;
+    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'live-app', role_id: role }] })).body.resource[0]
+      .api_key;
     expect((await api('GET', '/renamed/_table/other_thing', undefined, { key })).status).toBe(200);
     await api('PATCH', `/system/service/${id}`, { is_active: false });
     const inactive = await api('GET', '/renamed/_table/other_thing', undefined, { key });
@@ -96,7 +134,12 @@ describe('services created through the API', () => {
       const first = await createServer(minimalModel(), options);
       const firstApi = apiClient(first, () => ({}));
       const login = await firstApi('POST', '/system/admin/session', { email: 'admin@test.local', password: 'admin-password-12345' });
-      await firstApi('POST', '/system/service', { resource: [{ name: 'kept', label: 'Kept', type: 'sqlite', config: { database: 'kept.sqlite' } }] }, { token: login.body.session_token });
+      await firstApi(
+        'POST',
+        '/system/service',
+        { resource: [{ name: 'kept', label: 'Kept', type: 'sqlite', config: { database: 'kept.sqlite' } }] },
+        { token: login.body.session_token },
+      );
       await first.close();
       const second = await createServer(minimalModel(), options);
       const secondApi = apiClient(second, () => ({ token: login.body.session_token }));
@@ -111,33 +154,47 @@ describe('services created through the API', () => {
 
 describe('services, roles and apps declared in platform.yaml', () => {
   it('are listed like the others', async () => {
-    expect((await api('GET', '/system/service?fields=name,origin&filter=name=declared_db')).body.resource).toEqual([{ name: 'declared_db', origin: 'platform' }]);
-    expect((await api('GET', '/system/role?fields=name,origin&filter=name=\'declared-role\'')).body.resource).toEqual([{ name: 'declared-role', origin: 'platform' }]);
-    expect((await api('GET', '/system/app?fields=name,api_key&filter=name=\'declared-app\'')).body.resource).toEqual([{ name: 'declared-app', api_key: FIXED_KEY }]);
+    expect((await api('GET', '/system/service?fields=name,origin&filter=name=declared_db')).body.resource).toEqual([
+      { name: 'declared_db', origin: 'platform' },
+    ]);
+    expect((await api('GET', "/system/role?fields=name,origin&filter=name='declared-role'")).body.resource).toEqual([
+      { name: 'declared-role', origin: 'platform' },
+    ]);
+    expect((await api('GET', "/system/app?fields=name,api_key&filter=name='declared-app'")).body.resource).toEqual([
+      { name: 'declared-app', api_key: FIXED_KEY },
+    ]);
   });
 
   it.each([
     ['service', 'declared_db', 'name=declared_db'],
-    ['role', 'declared-role', 'name=\'declared-role\''],
+    ['role', 'declared-role', "name='declared-role'"],
   ])('refuse changes to the %s %s with a 400 saying to change platform.yaml', async (resource, name, filter) => {
     const id = (await api('GET', `/system/${resource}?fields=id&filter=${encodeURIComponent(filter)}`)).body.resource[0].id;
     for (const method of ['PATCH', 'PUT'] as const) {
       const response = await api(method, `/system/${resource}/${id}`, { description: 'x' });
       expect(response.status).toBe(400);
-      expect(response.body.error.message).toBe(`The ${resource} '${name}' is declared in platform.yaml and cannot be changed through the API: change platform.yaml and rebuild.`);
+      expect(response.body.error.message).toBe(
+        `The ${resource} '${name}' is declared in platform.yaml and cannot be changed through the API: change platform.yaml and rebuild.`,
+      );
     }
     // Sending the record back unchanged (as a form does) is not a change.
     const unchanged = await api('GET', `/system/${resource}/${id}`);
     expect((await api('PUT', `/system/${resource}/${id}`, unchanged.body)).status).toBe(200);
     const deleted = await api('DELETE', `/system/${resource}/${id}`);
     expect(deleted.status).toBe(400);
-    expect(deleted.body.error.message).toBe(`The ${resource} '${name}' is declared in platform.yaml and cannot be deleted through the API: remove it from platform.yaml and rebuild.`);
+    expect(deleted.body.error.message).toBe(
+      `The ${resource} '${name}' is declared in platform.yaml and cannot be deleted through the API: remove it from platform.yaml and rebuild.`,
+    );
     const byFilter = await api('DELETE', `/system/${resource}?filter=${encodeURIComponent(filter)}`);
     expect(byFilter.status).toBe(400);
   });
 
   it.each([
-    ['declared-app', 'name=\'declared-app\'', 'is declared in platform.yaml and cannot be deleted through the API: remove it from platform.yaml and rebuild.'],
+    [
+      'declared-app',
+      "name='declared-app'",
+      'is declared in platform.yaml and cannot be deleted through the API: remove it from platform.yaml and rebuild.',
+    ],
     ['admin', 'name=admin', 'is built into every platform and cannot be deleted through the API.'],
   ])('let the app %s change everything but its name, and refuse its deletion', async (name, filter, deleteMessage) => {
     const id = (await api('GET', `/system/app?fields=id&filter=${encodeURIComponent(filter)}`)).body.resource[0].id;
@@ -145,7 +202,11 @@ describe('services, roles and apps declared in platform.yaml', () => {
     expect((await api('GET', `/system/app/${id}`)).body.description).toBe('changed through the API');
     const renamed = await api('PATCH', `/system/app/${id}`, { name: 'renamed' });
     expect(renamed.status).toBe(400);
-    expect(renamed.body.error.message).toMatch(new RegExp(`^The app '${name}' is (declared in platform.yaml|built into every platform): only label, description, is_active, api_key, role_id, type, path, url can be changed through the API`));
+    expect(renamed.body.error.message).toMatch(
+      new RegExp(
+        `^The app '${name}' is (declared in platform.yaml|built into every platform): only label, description, is_active, api_key, role_id, type, path, url can be changed through the API`,
+      ),
+    );
     const deleted = await api('DELETE', `/system/app/${id}`);
     expect(deleted.status).toBe(400);
     expect(deleted.body.error.message).toBe(`The app '${name}' ${deleteMessage}`);

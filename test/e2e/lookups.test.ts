@@ -21,21 +21,53 @@ beforeAll(async () => {
   api = apiClient(server.app, () => ({ key: server.apiKey, token: admin }));
   const db = new Database(path.join(server.dir, 'crm.sqlite'));
   db.exec('create table account (id integer primary key autoincrement, region text not null, tier text not null, name text not null)');
-  db.exec("insert into account (region, tier, name) values ('north', 'gold', 'n-gold'), ('north', 'basic', 'n-basic'), ('south', 'gold', 's-gold'), ('east', 'basic', 'e-basic')");
+  db.exec(
+    "insert into account (region, tier, name) values ('north', 'gold', 'n-gold'), ('north', 'basic', 'n-basic'), ('south', 'gold', 's-gold'), ('east', 'basic', 'e-basic')",
+  );
   db.close();
-  const serviceId = (await api('POST', '/system/service', { resource: [{ name: 'crm', label: 'CRM', type: 'sqlite', config: { database: 'crm.sqlite' } }] })).body.resource[0].id;
+  const serviceId = (
+    await api('POST', '/system/service', { resource: [{ name: 'crm', label: 'CRM', type: 'sqlite', config: { database: 'crm.sqlite' } }] })
+  ).body.resource[0].id;
   // The role sees the accounts of `{region}`, whatever the user's lookup says it is.
-  const role = (await api('POST', '/system/role', {
-    resource: [{
-      name: 'regional',
-      role_service_access_by_role_id: [{ service_id: serviceId, component: '_table/*', verb_mask: 1, filters: [{ name: 'region', operator: '=', value: '{region}' }] }],
-      lookup_by_role_id: [{ name: 'tier', value: 'basic' }],
-    }],
-  })).body.resource[0].id;
-  const app = (await api('POST', '/system/app?fields=id,api_key', { resource: [{ name: 'crm-app', role_id: role, lookup_by_app_id: [{ name: 'tier', value: 'gold' }, { name: 'region', value: 'east' }] }] })).body.resource[0];
+  const role = (
+    await api('POST', '/system/role', {
+      resource: [
+        {
+          name: 'regional',
+          role_service_access_by_role_id: [
+            { service_id: serviceId, component: '_table/*', verb_mask: 1, filters: [{ name: 'region', operator: '=', value: '{region}' }] },
+          ],
+          lookup_by_role_id: [{ name: 'tier', value: 'basic' }],
+        },
+      ],
+    })
+  ).body.resource[0].id;
+  const app = (
+    await api('POST', '/system/app?fields=id,api_key', {
+      resource: [
+        {
+          name: 'crm-app',
+          role_id: role,
+          lookup_by_app_id: [
+            { name: 'tier', value: 'gold' },
+            { name: 'region', value: 'east' },
+          ],
+        },
+      ],
+    })
+  ).body.resource[0];
   appKey = app.api_key;
-  await api('POST', '/system/lookup', { resource: [{ name: 'region', value: 'south' }, { name: 'secret', value: 's3cr3t', private: true }, { name: 'evil', value: "x' or '1'='1" }] });
-  for (const [email, region] of [['north@x.io', 'north'], ['nobody@x.io', null]] as const) {
+  await api('POST', '/system/lookup', {
+    resource: [
+      { name: 'region', value: 'south' },
+      { name: 'secret', value: 's3cr3t', private: true },
+      { name: 'evil', value: "x' or '1'='1" },
+    ],
+  });
+  for (const [email, region] of [
+    ['north@x.io', 'north'],
+    ['nobody@x.io', null],
+  ] as const) {
     await api('POST', '/system/user', {
       resource: [{ name: email, email, password: PASSWORD, ...(region ? { lookup_by_user_id: [{ name: 'region', value: region }] } : {}) }],
     });
@@ -57,9 +89,15 @@ describe('lookups', () => {
   });
 
   it('substitute in request filters, the role value over the app value', async () => {
-    const response = await api('GET', `/crm/_table/account?filter=${encodeURIComponent("tier = '{tier}'")}`, undefined, { key: appKey, token: tokens['north@x.io'] });
+    const response = await api('GET', `/crm/_table/account?filter=${encodeURIComponent("tier = '{tier}'")}`, undefined, {
+      key: appKey,
+      token: tokens['north@x.io'],
+    });
     expect(names(response.body)).toEqual(['n-basic']);
-    const bare = await api('GET', `/crm/_table/account?filter=${encodeURIComponent('tier = {tier}')}`, undefined, { key: appKey, token: tokens['north@x.io'] });
+    const bare = await api('GET', `/crm/_table/account?filter=${encodeURIComponent('tier = {tier}')}`, undefined, {
+      key: appKey,
+      token: tokens['north@x.io'],
+    });
     expect(names(bare.body)).toEqual(['n-basic']);
   });
 
@@ -87,7 +125,9 @@ describe('lookups', () => {
 
   it('substitute system lookups in service configs', async () => {
     await api('POST', '/system/lookup', { resource: [{ name: 'crm_file', value: 'crm.sqlite' }] });
-    const created = await api('POST', '/system/service', { resource: [{ name: 'crm2', label: 'CRM by lookup', type: 'sqlite', config: { database: '{crm_file}' } }] });
+    const created = await api('POST', '/system/service', {
+      resource: [{ name: 'crm2', label: 'CRM by lookup', type: 'sqlite', config: { database: '{crm_file}' } }],
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const rows = await api('GET', '/crm2/_table/account?fields=name&filter=region%3D%27east%27');
     expect(rows.body.resource).toEqual([{ name: 'e-basic' }]);
@@ -97,7 +137,9 @@ describe('lookups', () => {
 
   it('take effect for the next request when changed through the API', async () => {
     const user = (await api('GET', '/system/user?filter=email%3D%27north%40x.io%27&related=lookup_by_user_id')).body.resource[0];
-    await api('PATCH', `/system/user/${user.id}`, { lookup_by_user_id: [{ id: user.lookup_by_user_id[0].id, name: 'region', value: 'south' }] });
+    await api('PATCH', `/system/user/${user.id}`, {
+      lookup_by_user_id: [{ id: user.lookup_by_user_id[0].id, name: 'region', value: 'south' }],
+    });
     const response = await api('GET', '/crm/_table/account', undefined, { key: appKey, token: tokens['north@x.io'] });
     expect(names(response.body)).toEqual(['s-gold']);
   });

@@ -35,14 +35,22 @@ beforeAll(async () => {
   db.exec("insert into doc (owner, title) values ('ann', 'alpha'), ('bob', 'beta'), ('ann', 'apple')");
   db.exec('create table secret (id integer primary key, value text)');
   db.close();
-  const docs = (await api('POST', '/system/service', { resource: [{ name: 'docs', label: 'Docs', type: 'sqlite', config: { database: 'docs.sqlite' } }] })).body.resource[0].id;
-  const role = async (name: string, grants: unknown[]) => (await api('POST', '/system/role', { resource: [{ name, role_service_access_by_role_id: grants }] })).body.resource[0].id;
+  const docs = (
+    await api('POST', '/system/service', {
+      resource: [{ name: 'docs', label: 'Docs', type: 'sqlite', config: { database: 'docs.sqlite' } }],
+    })
+  ).body.resource[0].id;
+  const role = async (name: string, grants: unknown[]) =>
+    (await api('POST', '/system/role', { resource: [{ name, role_service_access_by_role_id: grants }] })).body.resource[0].id;
   const reader = await role('reader', [
     { service_id: docs, component: '_table/doc', verb_mask: 1, filters: [{ name: 'owner', operator: '=', value: 'ann' }] },
     { service_id: docs, component: '_schema/*', verb_mask: 1 },
   ]);
   const writer = await role('writer', [{ service_id: docs, component: '*', verb_mask: 31 }]);
-  for (const [name, id] of [['reader-app', reader], ['writer-app', writer]] as const) {
+  for (const [name, id] of [
+    ['reader-app', reader],
+    ['writer-app', writer],
+  ] as const) {
     keys[name] = (await api('POST', '/system/app?fields=api_key', { resource: [{ name, role_id: id }] })).body.resource[0].api_key;
   }
   base = await server.app.listen({ port: 0, host: '127.0.0.1' });
@@ -71,7 +79,7 @@ describe('mcp service', () => {
     await writer.close();
   });
 
-  it('calls a table tool through the REST checks: filter grammar and the role\'s row filter', async () => {
+  it("calls a table tool through the REST checks: filter grammar and the role's row filter", async () => {
     const reader = await connect({ 'X-DreamFactory-API-Key': keys['reader-app'] });
     const tool = (await reader.listTools()).tools.find((t) => /^docs_get.*DocRecords$/.test(t.name))!;
     const result = await reader.callTool({ name: tool.name, arguments: { filter: 'title like "a%" or title like "b%"', order: 'id' } });
@@ -79,7 +87,10 @@ describe('mcp service', () => {
     const records = (result.structuredContent as { resource: Array<{ owner: string; title: string }> }).resource;
     // The row filter of the grant keeps bob's record out, as it does over REST.
     expect(records.map((r) => r.title)).toEqual(['alpha', 'apple']);
-    const rest = await apiClient(server.app, () => ({ key: keys['reader-app'] }))('GET', '/docs/_table/doc?filter=title%20like%20%22a%25%22%20or%20title%20like%20%22b%25%22&order=id');
+    const rest = await apiClient(server.app, () => ({ key: keys['reader-app'] }))(
+      'GET',
+      '/docs/_table/doc?filter=title%20like%20%22a%25%22%20or%20title%20like%20%22b%25%22&order=id',
+    );
     expect(rest.body).toEqual(result.structuredContent);
     await reader.close();
   });
@@ -108,7 +119,7 @@ describe('mcp service', () => {
     await reader.close();
   });
 
-  it('accepts a session token as Bearer (role from the service\'s app) and answers 401 as the reference', async () => {
+  it("accepts a session token as Bearer (role from the service's app) and answers 401 as the reference", async () => {
     const admin = await connect({ Authorization: `Bearer ${adminToken}` });
     expect((await admin.listTools()).tools.length).toBeGreaterThan(5);
     await admin.close();
@@ -116,8 +127,14 @@ describe('mcp service', () => {
     const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const missing = await fetch(`${base}/mcp/agent`, { method: 'POST', headers: json, body });
     expect(missing.status).toBe(401);
-    expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer realm="MCP", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/mcp\/agent\/\.well-known\/oauth-protected-resource"$/);
-    expect(await missing.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized: Bearer token required' } });
+    expect(missing.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="MCP", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/mcp\/agent\/\.well-known\/oauth-protected-resource"$/,
+    );
+    expect(await missing.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32001, message: 'Unauthorized: Bearer token required' },
+    });
     const invalid = await fetch(`${base}/mcp/agent`, { method: 'POST', headers: { ...json, authorization: 'Bearer nonsense' }, body });
     expect(invalid.status).toBe(401);
     expect(invalid.headers.get('www-authenticate')).toContain('error="invalid_token"');

@@ -66,7 +66,10 @@ describe('OpenAPI documents with openapi-typescript and openapi-fetch', () => {
     fs.writeFileSync(path.join(dir, 'shop-api.ts'), astToString(await openapiTS(document)));
     fs.writeFileSync(path.join(dir, 'client.ts'), CLIENT);
     fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
-    const result = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(dir, 'tsconfig.json')], { cwd: repoRoot, reject: false });
+    const result = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(dir, 'tsconfig.json')], {
+      cwd: repoRoot,
+      reject: false,
+    });
     expect(result.stdout + result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
   });

@@ -14,19 +14,28 @@ let server: RunningQuickstart;
 
 async function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
   const response = await fetch(server.url + path, {
-    method, headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+    method,
+    headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: response.status, body: await response.json() as any, headers: response.headers };
+  return { status: response.status, body: (await response.json()) as any, headers: response.headers };
 }
 
 /** The JSON log lines the server has written so far. */
 function logLines(): Array<Record<string, any>> {
-  return server.printed().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  return server
+    .printed()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
 }
 
 beforeAll(async () => {
-  server = await startQuickstart(copyQuickstart(), { PORTICO_ADMIN_EMAIL: ADMIN.email, PORTICO_ADMIN_PASSWORD: ADMIN.password, PORTICO_LOG_LEVEL: 'info' });
+  server = await startQuickstart(copyQuickstart(), {
+    PORTICO_ADMIN_EMAIL: ADMIN.email,
+    PORTICO_ADMIN_PASSWORD: ADMIN.password,
+    PORTICO_LOG_LEVEL: 'info',
+  });
 });
 
 afterAll(async () => {
@@ -49,7 +58,9 @@ describe.skipIf(!(await requireService('postgres')))('GET /ready with a database
     const database = await createTestDatabase('postgres');
     const login = await call('POST', '/api/v2/system/admin/session', { 'X-Service-API-Key': server.apiKey }, ADMIN);
     const auth = { 'X-Service-API-Key': server.apiKey, 'X-Service-Session-Token': login.body.session_token };
-    const created = await call('POST', '/api/v2/system/service', auth, { resource: [{ name: 'orders', label: 'Orders', type: 'pgsql', config: database.config }] });
+    const created = await call('POST', '/api/v2/system/service', auth, {
+      resource: [{ name: 'orders', label: 'Orders', type: 'pgsql', config: database.config }],
+    });
     expect(created.body).toMatchObject({ resource: [{ id: expect.any(Number) }] });
     expect(await call('GET', '/ready')).toMatchObject({ status: 200 });
     await database.drop();
@@ -70,7 +81,13 @@ describe('request logs', () => {
     const lines = logLines();
     const requests = lines.filter((line) => line.msg === 'request completed');
     expect(requests.length).toBeGreaterThanOrEqual(4);
-    for (const line of requests) expect(line).toMatchObject({ level: 30, reqId: expect.anything(), req: { method: expect.any(String), url: expect.any(String) }, res: { statusCode: expect.any(Number) } });
+    for (const line of requests)
+      expect(line).toMatchObject({
+        level: 30,
+        reqId: expect.anything(),
+        req: { method: expect.any(String), url: expect.any(String) },
+        res: { statusCode: expect.any(Number) },
+      });
     expect(requests.map((line) => line.req.url)).toContain('/api/v2/db/_table/contact?limit=1&api_key=***&session_token=***');
     expect(requests.find((line) => line.reqId === 'trace-me-42')).toBeDefined();
     const logged = lines.map((line) => JSON.stringify(line)).join('\n');
@@ -85,13 +102,23 @@ describe('shutdown', () => {
     const socket = net.connect(Number(port), '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     let answer = '';
-    socket.on('data', (chunk) => { answer += chunk.toString(); });
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
     const closed = new Promise((resolve) => socket.once('close', resolve));
     // The request arrives, but only half of its body: it is in flight when the signal comes.
-    socket.write([
-      'POST /api/v2/db/_table/contact HTTP/1.1', 'Host: 127.0.0.1', 'Content-Type: application/json',
-      `X-Service-API-Key: ${server.apiKey}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body.slice(0, 10),
-    ].join('\r\n'));
+    socket.write(
+      [
+        'POST /api/v2/db/_table/contact HTTP/1.1',
+        'Host: 127.0.0.1',
+        'Content-Type: application/json',
+        `X-Service-API-Key: ${server.apiKey}`,
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+        '',
+        body.slice(0, 10),
+      ].join('\r\n'),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     process.kill(server.pid, 'SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 300));

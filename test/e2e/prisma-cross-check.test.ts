@@ -71,9 +71,15 @@ create table owner (id int auto_increment primary key, code varchar(8) not null 
   born date, wake time, seen datetime default current_timestamp, stamp timestamp null, doc json, bin blob, kind enum('a','b'),
   year_made year, updated timestamp not null default current_timestamp on update current_timestamp)
 ;;
-${RELATIONS.replace(/\{bigid\}/g, 'bigint auto_increment primary key').replace(/\{bigref\}/g, 'bigint').replace(/"/g, '`')}`;
+${RELATIONS.replace(/\{bigid\}/g, 'bigint auto_increment primary key')
+  .replace(/\{bigref\}/g, 'bigint')
+  .replace(/"/g, '`')}`;
 
-const statements = (text: string) => text.split(/^\s*;;\s*$/m).map((s) => s.trim()).filter((s) => s !== '');
+const statements = (text: string) =>
+  text
+    .split(/^\s*;;\s*$/m)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 function service(type: string, config: Record<string, unknown>): ServiceModel {
   return { id: 9, name: 'db', label: 'Database', type, description: '', is_active: true, config, origin: 'platform', kind: 'plain' };
@@ -109,7 +115,10 @@ describe('Prisma cross-check on SQLite', () => {
 function enumBlocks(schema: string): Record<string, string[]> {
   const blocks: Record<string, string[]> = {};
   for (const match of schema.matchAll(/^enum (\S+) \{\n([\s\S]*?)^\}/gm)) {
-    blocks[match[1]] = match[2].split('\n').map((line) => line.trim().replace(/\s+/g, ' ')).filter((line) => line !== '' && !line.startsWith('@@'));
+    blocks[match[1]] = match[2]
+      .split('\n')
+      .map((line) => line.trim().replace(/\s+/g, ' '))
+      .filter((line) => line !== '' && !line.startsWith('@@'));
   }
   return blocks;
 }
@@ -131,13 +140,24 @@ describe.skipIf(!(await requireService('postgres')))('Prisma cross-check on Post
     const theirs = await prismaIntrospect('postgresql', database.url);
     const shape = prismaSchemaShape(ours);
     expect(shape).toEqual(prismaSchemaShape(theirs));
-    expect(shape.owner.fields).toMatchObject({ tags: 'String[]', counts: 'Int[]', addr: 'String? @db.Inet', spot: 'Unsupported("point")?', span: 'Unsupported("interval")?', feel: 'mood?', feels: 'mood' });
+    expect(shape.owner.fields).toMatchObject({
+      tags: 'String[]',
+      counts: 'Int[]',
+      addr: 'String? @db.Inet',
+      spot: 'Unsupported("point")?',
+      span: 'Unsupported("interval")?',
+      feel: 'mood?',
+      feels: 'mood',
+    });
     // Enum types become Prisma enums with the same values (mapped where a label is no identifier) and defaults.
     expect(enumBlocks(ours)).toEqual(enumBlocks(theirs));
     expect(enumBlocks(ours).mood).toEqual(['happy', 'sad', 'so_so @map("so-so")']);
     expect(ours).toMatch(/feels\s+mood\s+@default\(so_so\)/);
     expect(shape.pet.relations).toEqual([
-      '<- pet[]', '<- pet_tag[]', 'buddy_id -> pet(id) onDelete SetNull onUpdate Cascade', 'owner_id -> owner(id) onDelete Cascade onUpdate NoAction',
+      '<- pet[]',
+      '<- pet_tag[]',
+      'buddy_id -> pet(id) onDelete SetNull onUpdate Cascade',
+      'owner_id -> owner(id) onDelete Cascade onUpdate NoAction',
     ]);
   });
 });
@@ -159,17 +179,34 @@ describe.skipIf(!(await requireService('mysql')))('Prisma schema of MySQL/MariaD
     expect(shape.owner.fields).toMatchObject({ id: 'Int', flag: 'Boolean', doc: 'Json?', big: 'BigInt?', kind: 'Owner_kind?' });
     // Native types as Prisma documents them for MySQL (its wasm engine cannot introspect MySQL to compare).
     expect(shape.owner.fields).toMatchObject({
-      code: 'String @db.VarChar(8)', name: 'String @db.Text', nick: 'String? @db.Char(3)', small: 'Int? @db.SmallInt', score: 'Int?',
-      ratio: 'Float? @db.Float', precise: 'Float?', price: 'Decimal? @db.Decimal(10, 2)', born: 'DateTime? @db.Date', wake: 'DateTime? @db.Time(0)',
-      seen: 'DateTime? @db.DateTime(0)', stamp: 'DateTime? @db.Timestamp(0)', bin: 'Bytes? @db.Blob', year_made: 'Int? @db.Year',
+      code: 'String @db.VarChar(8)',
+      name: 'String @db.Text',
+      nick: 'String? @db.Char(3)',
+      small: 'Int? @db.SmallInt',
+      score: 'Int?',
+      ratio: 'Float? @db.Float',
+      precise: 'Float?',
+      price: 'Decimal? @db.Decimal(10, 2)',
+      born: 'DateTime? @db.Date',
+      wake: 'DateTime? @db.Time(0)',
+      seen: 'DateTime? @db.DateTime(0)',
+      stamp: 'DateTime? @db.Timestamp(0)',
+      bin: 'Bytes? @db.Blob',
+      year_made: 'Int? @db.Year',
     });
     // A text column in a key stays unannotated: MySQL indexes it only by a prefix, which Prisma's @unique cannot state.
     expect(shape.tag.fields.label).toBe('String');
     expect(enumBlocks(ours)).toEqual({ Owner_kind: ['a', 'b'] });
     expect(shape.pet.relations).toEqual([
-      '<- pet[]', '<- pet_tag[]', 'buddy_id -> pet(id) onDelete SetNull onUpdate Cascade', 'owner_id -> owner(id) onDelete Cascade onUpdate Restrict',
+      '<- pet[]',
+      '<- pet_tag[]',
+      'buddy_id -> pet(id) onDelete SetNull onUpdate Cascade',
+      'owner_id -> owner(id) onDelete Cascade onUpdate Restrict',
     ]);
-    expect(shape.pet_tag).toMatchObject({ id: ['pet_id', 'tag_id'], relations: ['pet_id -> pet(id) onDelete Restrict onUpdate Restrict', 'tag_id -> tag(id) onDelete Restrict onUpdate Restrict'] });
+    expect(shape.pet_tag).toMatchObject({
+      id: ['pet_id', 'tag_id'],
+      relations: ['pet_id -> pet(id) onDelete Restrict onUpdate Restrict', 'tag_id -> tag(id) onDelete Restrict onUpdate Restrict'],
+    });
     expect(shape['Weird Name']).toMatchObject({ id: ['Mixed Col'] });
     expect(shape.no_key.ignored).toBe(true);
   });

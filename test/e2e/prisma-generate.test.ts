@@ -65,13 +65,27 @@ describe('Prisma 7 with the emitted schemas', () => {
     fs.mkdirSync(path.join(dir, 'quickstart', 'prisma'), { recursive: true });
     fs.mkdirSync(path.join(dir, 'shop', 'prisma'), { recursive: true });
     fs.copyFileSync(path.join(repoRoot, 'examples/quickstart/server/prisma/db.prisma'), path.join(dir, 'quickstart/prisma/db.prisma'));
-    fs.copyFileSync(path.join(repoRoot, 'test/golden/scenarios/postgres-enums/server/prisma/shop.prisma'), path.join(dir, 'shop/prisma/shop.prisma'));
+    fs.copyFileSync(
+      path.join(repoRoot, 'test/golden/scenarios/postgres-enums/server/prisma/shop.prisma'),
+      path.join(dir, 'shop/prisma/shop.prisma'),
+    );
     await prismaGenerate('quickstart/prisma/db.prisma');
     await prismaGenerate('shop/prisma/shop.prisma');
     for (const [file, text] of Object.entries(programs)) fs.writeFileSync(path.join(dir, file), text);
     fs.writeFileSync(
       path.join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, include: ['*.ts', '*/prisma/client/**/*.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2023',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
+        include: ['*.ts', '*/prisma/client/**/*.ts'],
+      }),
     );
     const result = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir, reject: false });
     expect(result.stdout + result.stderr).toBe('');

@@ -10,17 +10,32 @@ const ADMIN = { email: 'e2e@portico.local', password: 'e2e-password-0123456789' 
 let server: RunningQuickstart;
 let token: string;
 
-async function call(method: string, path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string>; auth?: boolean } = {}) {
-  const headers: Record<string, string> = { ...(options.auth === false ? {} : { 'X-Service-API-Key': server.apiKey, 'X-Service-Session-Token': token }), ...options.headers };
+async function call(
+  method: string,
+  path: string,
+  options: { body?: unknown; raw?: string; headers?: Record<string, string>; auth?: boolean } = {},
+) {
+  const headers: Record<string, string> = {
+    ...(options.auth === false ? {} : { 'X-Service-API-Key': server.apiKey, 'X-Service-Session-Token': token }),
+    ...options.headers,
+  };
   if (options.body !== undefined || options.raw !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(server.url + path, { method, headers, body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)) });
+  const response = await fetch(server.url + path, {
+    method,
+    headers,
+    body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
 beforeAll(async () => {
   server = await startQuickstart(copyQuickstart(), { PORTICO_ADMIN_EMAIL: ADMIN.email, PORTICO_ADMIN_PASSWORD: ADMIN.password });
-  const login = await call('POST', '/api/v2/system/admin/session', { body: ADMIN, auth: false, headers: { 'X-Service-API-Key': server.apiKey } });
+  const login = await call('POST', '/api/v2/system/admin/session', {
+    body: ADMIN,
+    auth: false,
+    headers: { 'X-Service-API-Key': server.apiKey },
+  });
   expect(login.status).toBe(200);
   token = login.body.session_token;
 });
@@ -39,21 +54,36 @@ describe('the generated quickstart server', () => {
   it('has the fresh-install built-in services with their ids and types', async () => {
     const { body } = await call('GET', '/api/v2?fields=id,name,type');
     expect(body.services.map((s: { id: number; name: string; type: string }) => [s.id, s.name, s.type])).toEqual([
-      [1, 'system', 'system'], [2, 'api_docs', 'swagger'], [3, 'files', 'local_file'], [4, 'logs', 'local_file'],
-      [5, 'db', 'sqlite'], [6, 'email', 'local_email'], [7, 'user', 'user'],
+      [1, 'system', 'system'],
+      [2, 'api_docs', 'swagger'],
+      [3, 'files', 'local_file'],
+      [4, 'logs', 'local_file'],
+      [5, 'db', 'sqlite'],
+      [6, 'email', 'local_email'],
+      [7, 'user', 'user'],
     ]);
   });
 
   it('lists the built-in apps with their API keys', async () => {
     const { status, body } = await call('GET', '/api/v2/system/app?fields=id,name,api_key,is_active');
     expect(status).toBe(200);
-    expect(body.resource.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining(['admin', 'api_docs', 'file_manager', 'addressbook']));
+    expect(body.resource.map((a: { name: string }) => a.name)).toEqual(
+      expect.arrayContaining(['admin', 'api_docs', 'file_manager', 'addressbook']),
+    );
   });
 
   it('lists, filters, orders and pages the seeded address book', async () => {
     const tables = await call('GET', '/api/v2/db/_table');
-    expect(tables.body.resource.map((t: { name: string }) => t.name)).toEqual(['contact', 'contact_group', 'contact_group_relationship', 'contact_info']);
-    const page = await call('GET', `/api/v2/db/_table/contact?fields=id,last_name&filter=${encodeURIComponent("last_name like 'S%' or id = 1")}&order=last_name desc&limit=3&offset=1&include_count=true`);
+    expect(tables.body.resource.map((t: { name: string }) => t.name)).toEqual([
+      'contact',
+      'contact_group',
+      'contact_group_relationship',
+      'contact_info',
+    ]);
+    const page = await call(
+      'GET',
+      `/api/v2/db/_table/contact?fields=id,last_name&filter=${encodeURIComponent("last_name like 'S%' or id = 1")}&order=last_name desc&limit=3&offset=1&include_count=true`,
+    );
     expect(page.status).toBe(200);
     expect(page.body.meta.count).toBe(7);
     expect(page.body.resource).toHaveLength(3);
@@ -65,16 +95,29 @@ describe('the generated quickstart server', () => {
   });
 
   it('tags a record read through the generated route with an ETag that If-Match checks', async () => {
-    const read = await fetch(`${server.url}/api/v2/db/_table/contact/1`, { headers: { 'X-Service-API-Key': server.apiKey, 'X-Service-Session-Token': token } });
+    const read = await fetch(`${server.url}/api/v2/db/_table/contact/1`, {
+      headers: { 'X-Service-API-Key': server.apiKey, 'X-Service-Session-Token': token },
+    });
     const etag = read.headers.get('etag');
     expect(etag).toMatch(/^W\/"/);
     await read.text();
-    expect((await call('PATCH', '/api/v2/db/_table/contact/1', { body: { notes: 'x' }, headers: { 'If-Match': 'W/"stale"' } })).status).toBe(412);
-    expect((await call('PATCH', '/api/v2/db/_table/contact/1', { body: { notes: (await call('GET', '/api/v2/db/_table/contact/1')).body.notes }, headers: { 'If-Match': etag! } })).status).toBe(200);
+    expect(
+      (await call('PATCH', '/api/v2/db/_table/contact/1', { body: { notes: 'x' }, headers: { 'If-Match': 'W/"stale"' } })).status,
+    ).toBe(412);
+    expect(
+      (
+        await call('PATCH', '/api/v2/db/_table/contact/1', {
+          body: { notes: (await call('GET', '/api/v2/db/_table/contact/1')).body.notes },
+          headers: { 'If-Match': etag! },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('creates, reads, patches and deletes a record', async () => {
-    const created = await call('POST', '/api/v2/db/_table/contact', { body: { resource: [{ first_name: 'Grace', last_name: 'Hopper', notes: 'COBOL' }] } });
+    const created = await call('POST', '/api/v2/db/_table/contact', {
+      body: { resource: [{ first_name: 'Grace', last_name: 'Hopper', notes: 'COBOL' }] },
+    });
     expect(created.status).toBe(200);
     const id = created.body.resource[0].id;
     expect(typeof id).toBe('number');
@@ -111,7 +154,12 @@ describe('the generated quickstart server', () => {
     const cases: Array<[string, string, Parameters<typeof call>[2], number]> = [
       ['GET', '/api/v2/db/_table/contact', { auth: false }, 401],
       ['GET', '/api/v2/db/_table/contact', { auth: false, headers: { 'X-Service-API-Key': 'f'.repeat(64) } }, 401],
-      ['GET', '/api/v2/db/_table/contact', { auth: false, headers: { 'X-Service-API-Key': 'x', 'X-Service-Session-Token': 'not.a.jwt' } }, 401],
+      [
+        'GET',
+        '/api/v2/db/_table/contact',
+        { auth: false, headers: { 'X-Service-API-Key': 'x', 'X-Service-Session-Token': 'not.a.jwt' } },
+        401,
+      ],
       ['GET', '/api/v2/nosuch/_table', {}, 404],
       ['GET', '/api/v2/db/_table/nosuch', {}, 404],
       ['GET', '/api/v2/db/_table/contact/99999', {}, 404],
@@ -133,7 +181,11 @@ describe('the generated quickstart server', () => {
     const read = await call('GET', '/api/v2/db/_table/contact_group', { auth: false, headers: { 'X-Service-API-Key': key } });
     expect(read.status).toBe(200);
     expect(read.body.resource).toHaveLength(9);
-    const write = await call('POST', '/api/v2/db/_table/contact_group', { auth: false, headers: { 'X-Service-API-Key': key }, body: { resource: [{ name: 'x' }] } });
+    const write = await call('POST', '/api/v2/db/_table/contact_group', {
+      auth: false,
+      headers: { 'X-Service-API-Key': key },
+      body: { resource: [{ name: 'x' }] },
+    });
     expect(write.status).toBe(401);
   });
 });

@@ -60,7 +60,8 @@ describe.skipIf(!(await redisReachable()))('rate limits counted in Redis', () =>
   const asUser = (server: TestServer) => apiClient(server.app, () => ({ token }))('GET', '/user/session');
 
   it('counts the requests of both instances against one limit', async () => {
-    const limit = (await adminA('POST', '/system/limit', { resource: [{ name: 'shared', type: 'instance.each_user', rate: 4 }] })).body.resource[0];
+    const limit = (await adminA('POST', '/system/limit', { resource: [{ name: 'shared', type: 'instance.each_user', rate: 4 }] })).body
+      .resource[0];
     // B reads limits at start and after its own changes: the limit made on A reaches it here.
     await b.app.portico.limits.reload();
     const statuses: number[] = [];
@@ -73,10 +74,15 @@ describe.skipIf(!(await redisReachable()))('rate limits counted in Redis', () =>
     await adminA('DELETE', '/system/limit_cache?force=true');
   });
 
-  it('lists each user\'s counter of an each_user limit from either instance, and resets one user\'s through either', async () => {
-    const other = (await adminA('POST', '/system/user', { resource: [{ name: 'Blue', email: 'blue@x.io', password: PASSWORD }] })).body.resource[0].id;
+  it("lists each user's counter of an each_user limit from either instance, and resets one user's through either", async () => {
+    const other = (await adminA('POST', '/system/user', { resource: [{ name: 'Blue', email: 'blue@x.io', password: PASSWORD }] })).body
+      .resource[0].id;
     const otherToken = (await adminA('POST', '/user/session', { email: 'blue@x.io', password: PASSWORD }, null)).body.session_token;
-    const limit = (await adminA('POST', '/system/limit', { resource: [{ name: 'per user shared', type: 'instance.each_user', rate: 2, period: 'hour' }] })).body.resource[0];
+    const limit = (
+      await adminA('POST', '/system/limit', {
+        resource: [{ name: 'per user shared', type: 'instance.each_user', rate: 2, period: 'hour' }],
+      })
+    ).body.resource[0];
     await b.app.portico.limits.reload();
     const adminB = apiClient(b.app, () => ({ key: b.apiKey, token: adminTokenB }));
     const asOther = (server: TestServer) => apiClient(server.app, () => ({ token: otherToken }))('GET', '/user/session');
@@ -86,10 +92,12 @@ describe.skipIf(!(await redisReachable()))('rate limits counted in Redis', () =>
     await asOther(b);
     await asOther(b);
     const counters = (await adminA('GET', `/system/limit_cache/${limit.id}`)).body.resource;
-    expect(counters).toEqual(expect.arrayContaining([
-      expect.objectContaining({ user_id: other, attempts: 2, remaining: 0 }),
-      expect.objectContaining({ attempts: 2, remaining: 0, key: expect.stringMatching(/^instance\.each_user:\d+\.hour$/) }),
-    ]));
+    expect(counters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ user_id: other, attempts: 2, remaining: 0 }),
+        expect.objectContaining({ attempts: 2, remaining: 0, key: expect.stringMatching(/^instance\.each_user:\d+\.hour$/) }),
+      ]),
+    );
     expect(counters).toHaveLength(2);
     expect((await asUser(a)).status).toBe(429);
     expect((await asOther(a)).status).toBe(429);
@@ -105,7 +113,11 @@ describe.skipIf(!(await redisReachable()))('rate limits counted in Redis', () =>
   it('counts per instance while Redis is away (a warning, no errors) and shares again when it returns', async () => {
     const link = a.app.portico.redis!;
     link.client.disconnect();
-    await vi.waitFor(() => expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^Portico: lost Redis at redis:\/\/.*; rate limits are counted per instance/)));
+    await vi.waitFor(() =>
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(/^Portico: lost Redis at redis:\/\/.*; rate limits are counted per instance/),
+      ),
+    );
     // A counts on its own: 4 allowed on A alone, whatever B has counted.
     const alone: number[] = [];
     for (let i = 0; i < 5; i++) alone.push((await asUser(a)).status);
@@ -123,8 +135,11 @@ describe.skipIf(!(await redisReachable()))('rate limits counted in Redis', () =>
 
 describe('an unreachable Redis at start', () => {
   it('fails the start with one line naming it', async () => {
-    const error = await openPlatform(minimalModel(), { baseDir: os.tmpdir(), systemDatabase: ':memory:', env: { PORTICO_REDIS_URL: 'redis://:pw@127.0.0.1:1' } })
-      .catch((e: unknown) => e);
+    const error = await openPlatform(minimalModel(), {
+      baseDir: os.tmpdir(),
+      systemDatabase: ':memory:',
+      env: { PORTICO_REDIS_URL: 'redis://:pw@127.0.0.1:1' },
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StartupError);
     expect((error as Error).message).toMatch(/^Portico: cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1: /);
     expect((error as Error).message).not.toContain('\n');

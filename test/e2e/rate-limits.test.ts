@@ -33,12 +33,25 @@ describe('/system/limit records', () => {
     [{ type: 'instance.each_user.service', service_id: 7, verb: 'get' }, 'instance.each_user:null.service:7.verb:GET.minute'],
     [{ type: 'instance.service', service_id: 7, period: '30-day' }, 'instance.service:7.30-day'],
     [{ type: 'instance.service.endpoint', service_id: 7, endpoint: '/session/' }, 'instance.service:7.endpoint:session.minute'],
-    [{ type: 'instance.user.service.endpoint', user: true, service_id: 7, endpoint: 'profile', verb: 'PATCH' }, 'instance.user:{uid}.service:7.endpoint:profile.verb:PATCH.minute'],
-    [{ type: 'instance.each_user.service.endpoint', service_id: 7, endpoint: 'session*' }, 'instance.each_user:null.service:7.endpoint:session*.minute'],
+    [
+      { type: 'instance.user.service.endpoint', user: true, service_id: 7, endpoint: 'profile', verb: 'PATCH' },
+      'instance.user:{uid}.service:7.endpoint:profile.verb:PATCH.minute',
+    ],
+    [
+      { type: 'instance.each_user.service.endpoint', service_id: 7, endpoint: 'session*' },
+      'instance.each_user:null.service:7.endpoint:session*.minute',
+    ],
     [{ type: 'instance.role', role: true, period: 1 }, 'instance.role:{rid}.hour'],
   ])('%o: key_text %s, period shown as its label, read back, changed and deleted', async (given, expected) => {
     const { user, role, ...fields } = given as Record<string, unknown>;
-    const record = { name: `limit ${expected}`, rate: 100, is_active: false, ...fields, ...(user ? { user_id: userId } : {}), ...(role ? { role_id: roleId } : {}) };
+    const record = {
+      name: `limit ${expected}`,
+      rate: 100,
+      is_active: false,
+      ...fields,
+      ...(user ? { user_id: userId } : {}),
+      ...(role ? { role_id: roleId } : {}),
+    };
     const created = await createLimit(record);
     expect(created.status).toBe(201);
     const limit = created.body.resource[0];
@@ -46,7 +59,11 @@ describe('/system/limit records', () => {
     expect(limit).toMatchObject({ type: given.type, key_text: key, rate: 100, is_active: false, origin: 'api' });
     expect(limit.period).toBe(key.split('.').at(-1));
     expect((await api('GET', `/system/limit/${limit.id}`)).body.key_text).toBe(key);
-    expect((await createLimit(record)).body.error).toMatchObject({ code: 400, message: 'A limit already exists with those parameters. No records added.', context: { field: 'key_text' } });
+    expect((await createLimit(record)).body.error).toMatchObject({
+      code: 400,
+      message: 'A limit already exists with those parameters. No records added.',
+      context: { field: 'key_text' },
+    });
     const changed = await api('PATCH', `/system/limit/${limit.id}?fields=rate,period,key_text`, { rate: 5, period: 'minute' });
     expect(changed.body).toEqual({ rate: 5, period: 'minute', key_text: key.replace(/\.[^.]+$/, '.minute') });
     expect((await api('DELETE', `/system/limit/${limit.id}`)).status).toBe(200);
@@ -82,8 +99,15 @@ describe('enforcement', () => {
     const refused = await asUser();
     expect(refused.status).toBe(429);
     expect(refused.body.error).toEqual({
-      code: 429, message: 'API limit(s) exceeded. ',
-      context: [{ id: limit.id, name: 'per user', object: expect.objectContaining({ id: limit.id, type: 'instance.each_user.service', period: 'minute', rate: 3 }) }],
+      code: 429,
+      message: 'API limit(s) exceeded. ',
+      context: [
+        {
+          id: limit.id,
+          name: 'per user',
+          object: expect.objectContaining({ id: limit.id, type: 'instance.each_user.service', period: 'minute', rate: 3 }),
+        },
+      ],
     });
     expect(refused.headers['x-ratelimit-limit']).toBe('3');
     expect(refused.headers['x-ratelimit-remaining']).toBe('0');
@@ -96,7 +120,16 @@ describe('enforcement', () => {
     expect((await api('GET', '/user/session')).status).not.toBe(429);
 
     const cache = await api('GET', '/system/limit_cache');
-    expect(cache.body.resource).toContainEqual({ id: limit.id, limit_id: limit.id, name: 'per user', key: `instance.each_user:${userId}.service:7.minute`, user_id: userId, max: 3, attempts: 3, remaining: 0 });
+    expect(cache.body.resource).toContainEqual({
+      id: limit.id,
+      limit_id: limit.id,
+      name: 'per user',
+      key: `instance.each_user:${userId}.service:7.minute`,
+      user_id: userId,
+      max: 3,
+      attempts: 3,
+      remaining: 0,
+    });
     expect((await api('DELETE', '/system/limit_cache')).status).toBe(400);
     expect((await api('DELETE', `/system/limit_cache/${limit.id}`)).body).toEqual({ success: true });
     expect((await asUser()).status).toBe(200);
@@ -110,7 +143,7 @@ describe('enforcement', () => {
     await api('DELETE', `/system/limit/${limit.id}`);
   });
 
-  it('a user\'s own limit overrides the each_user one, and a verb-specific limit the verb-less one', async () => {
+  it("a user's own limit overrides the each_user one, and a verb-specific limit the verb-less one", async () => {
     const each = (await createLimit({ name: 'each', type: 'instance.each_user', rate: 1 })).body.resource[0];
     const own = (await createLimit({ name: 'own', type: 'instance.user', user_id: userId, rate: 2 })).body.resource[0];
     const ownGet = (await createLimit({ name: 'own get', type: 'instance.user', user_id: userId, rate: 4, verb: 'GET' })).body.resource[0];
@@ -125,7 +158,8 @@ describe('enforcement', () => {
 
   it('endpoint limits match the path by prefix up to a star', async () => {
     // The login itself (POST /user/session) is the first request the limit counts.
-    const endpoint = (await createLimit({ name: 'ep', type: 'instance.service.endpoint', service_id: 7, endpoint: 'sess*', rate: 2 })).body.resource[0];
+    const endpoint = (await createLimit({ name: 'ep', type: 'instance.service.endpoint', service_id: 7, endpoint: 'sess*', rate: 2 })).body
+      .resource[0];
     const token = (await api('POST', '/user/session', { email: 'lim@x.io', password: PASSWORD }, null)).body.session_token;
     expect((await api('GET', '/user/session', undefined, { token })).status).toBe(200);
     expect((await api('GET', '/user/session', undefined, { token })).status).toBe(429);
@@ -136,8 +170,11 @@ describe('enforcement', () => {
 
 describe('counters of each_user limits', () => {
   it('are listed one per limited user (also users who made no request), read and reset per user and per limit', async () => {
-    const otherId = (await api('POST', '/system/user', { resource: [{ name: 'Oth', email: 'oth@x.io', password: PASSWORD }] })).body.resource[0].id;
-    const limit = (await createLimit({ name: 'each two', type: 'instance.each_user.service.endpoint', service_id: 7, endpoint: 'session', rate: 2 })).body.resource[0];
+    const otherId = (await api('POST', '/system/user', { resource: [{ name: 'Oth', email: 'oth@x.io', password: PASSWORD }] })).body
+      .resource[0].id;
+    const limit = (
+      await createLimit({ name: 'each two', type: 'instance.each_user.service.endpoint', service_id: 7, endpoint: 'session', rate: 2 })
+    ).body.resource[0];
     const login = async (email: string) => (await api('POST', '/user/session', { email, password: PASSWORD }, null)).body.session_token;
     const [mine, theirs] = [await login('lim@x.io'), await login('oth@x.io')];
     const read = (token: string) => api('GET', '/user/session', undefined, { token });
@@ -151,7 +188,9 @@ describe('counters of each_user limits', () => {
     expect([(await read(mine)).status, (await read(mine)).status, (await read(mine)).status]).toEqual([200, 200, 429]);
     expect([(await read(theirs)).status, (await read(theirs)).status, (await read(theirs)).status]).toEqual([200, 200, 429]);
     expect((await counters()).map((c: { attempts: number }) => c.attempts)).toEqual([2, 2]);
-    expect((await api('GET', `/system/limit_cache?user_id=${otherId}`)).body.resource).toEqual([expect.objectContaining({ limit_id: limit.id, user_id: otherId, attempts: 2, remaining: 0 })]);
+    expect((await api('GET', `/system/limit_cache?user_id=${otherId}`)).body.resource).toEqual([
+      expect.objectContaining({ limit_id: limit.id, user_id: otherId, attempts: 2, remaining: 0 }),
+    ]);
 
     // One user's counter: that user may call again, the other stays locked out.
     expect((await api('DELETE', `/system/limit_cache/${limit.id}?user_id=${userId}`)).body).toEqual({ success: true });
@@ -174,17 +213,40 @@ describe('counters of each_user limits', () => {
 
   it('are embedded by related=limit_cache_by_limit_id on /system/limit, as the admin console lists limits, with the records a limit names', async () => {
     const eachUser = (await createLimit({ name: 'listed each', type: 'instance.each_user', rate: 5 })).body.resource[0];
-    const forRole = (await createLimit({ name: 'listed role', type: 'instance.role', role_id: roleId, rate: 7, is_active: false })).body.resource[0];
-    const forUser = (await createLimit({ name: 'listed user', type: 'instance.user.service', user_id: userId, service_id: 7, rate: 9 })).body.resource[0];
-    const list = await api('GET', '/system/limit?related=service_by_service_id,role_by_role_id,user_by_user_id,limit_cache_by_limit_id&limit=50&offset=0&include_count=true&order=name');
+    const forRole = (await createLimit({ name: 'listed role', type: 'instance.role', role_id: roleId, rate: 7, is_active: false })).body
+      .resource[0];
+    const forUser = (await createLimit({ name: 'listed user', type: 'instance.user.service', user_id: userId, service_id: 7, rate: 9 }))
+      .body.resource[0];
+    const list = await api(
+      'GET',
+      '/system/limit?related=service_by_service_id,role_by_role_id,user_by_user_id,limit_cache_by_limit_id&limit=50&offset=0&include_count=true&order=name',
+    );
     expect(list.status).toBe(200);
     const byName = Object.fromEntries(list.body.resource.map((l: { name: string }) => [l.name, l]));
-    expect(byName['listed each'].limit_cache_by_limit_id).toContainEqual({ id: eachUser.id, key: `instance.each_user:${userId}.minute`, user_id: userId, max: 5, attempts: 0, remaining: 5 });
+    expect(byName['listed each'].limit_cache_by_limit_id).toContainEqual({
+      id: eachUser.id,
+      key: `instance.each_user:${userId}.minute`,
+      user_id: userId,
+      max: 5,
+      attempts: 0,
+      remaining: 5,
+    });
     // Inactive limits count nothing, and still show their counter.
-    expect(byName['listed role']).toMatchObject({ role_by_role_id: { id: roleId, name: 'limited' }, service_by_service_id: null, user_by_user_id: null });
-    expect(byName['listed role'].limit_cache_by_limit_id).toEqual([{ id: forRole.id, key: `instance.role:${roleId}.minute`, user_id: null, max: 7, attempts: 0, remaining: 7 }]);
-    expect(byName['listed user']).toMatchObject({ user_by_user_id: { id: userId, email: 'lim@x.io' }, service_by_service_id: { id: 7, name: 'user' } });
-    expect(byName['listed user'].limit_cache_by_limit_id).toEqual([{ id: forUser.id, key: `instance.user:${userId}.service:7.minute`, user_id: userId, max: 9, attempts: 0, remaining: 9 }]);
+    expect(byName['listed role']).toMatchObject({
+      role_by_role_id: { id: roleId, name: 'limited' },
+      service_by_service_id: null,
+      user_by_user_id: null,
+    });
+    expect(byName['listed role'].limit_cache_by_limit_id).toEqual([
+      { id: forRole.id, key: `instance.role:${roleId}.minute`, user_id: null, max: 7, attempts: 0, remaining: 7 },
+    ]);
+    expect(byName['listed user']).toMatchObject({
+      user_by_user_id: { id: userId, email: 'lim@x.io' },
+      service_by_service_id: { id: 7, name: 'user' },
+    });
+    expect(byName['listed user'].limit_cache_by_limit_id).toEqual([
+      { id: forUser.id, key: `instance.user:${userId}.service:7.minute`, user_id: userId, max: 9, attempts: 0, remaining: 9 },
+    ]);
     expect((await api('GET', `/system/limit/${forUser.id}?related=*`)).body.limit_cache_by_limit_id).toHaveLength(1);
     expect((await api('GET', '/system/limit?related=limit_cache_by_nothing')).status).toBe(400);
     for (const limit of [eachUser, forRole, forUser]) await api('DELETE', `/system/limit/${limit.id}`);
@@ -196,7 +258,8 @@ describe('every limit type is enforced', () => {
   let appKey: string;
   beforeAll(async () => {
     token = (await api('POST', '/user/session', { email: 'lim@x.io', password: PASSWORD }, null)).body.session_token;
-    appKey = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'limited-app', role_id: roleId }] })).body.resource[0].api_key;
+    appKey = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'limited-app', role_id: roleId }] })).body.resource[0]
+      .api_key;
   });
 
   // Each limit allows one request a minute; the second is 429, and a request the limit does not cover is not.
@@ -214,7 +277,16 @@ describe('every limit type is enforced', () => {
     ['instance.each_user', { verb: 'GET' }, 'another verb'],
   ] as const)('%s %o', async (type, fields, outside) => {
     const { user, role, ...rest } = fields as Record<string, unknown>;
-    const limit = (await createLimit({ name: `enforced ${type} ${JSON.stringify(fields)}`, type, rate: 1, ...rest, ...(user ? { user_id: userId } : {}), ...(role ? { role_id: roleId } : {}) })).body.resource[0];
+    const limit = (
+      await createLimit({
+        name: `enforced ${type} ${JSON.stringify(fields)}`,
+        type,
+        rate: 1,
+        ...rest,
+        ...(user ? { user_id: userId } : {}),
+        ...(role ? { role_id: roleId } : {}),
+      })
+    ).body.resource[0];
     const call = () => api('GET', '/user/session', undefined, { token, key: appKey });
     expect((await call()).status).toBe(200);
     const refused = await call();
@@ -242,8 +314,30 @@ describe('limits declared in platform.yaml', () => {
   const model = minimalModel({
     roles: [{ name: 'reader', description: '', is_active: true, origin: 'platform', grants: [] }],
     limits: [
-      { name: 'sessions per minute', description: 'session reads', type: 'instance.service', rate: 2, period: 'minute', service: 'user', endpoint: null, role: null, verb: 'GET', is_active: true },
-      { name: 'readers per day', description: '', type: 'instance.role', rate: 1000, period: 'day', service: null, endpoint: null, role: 'reader', verb: null, is_active: true },
+      {
+        name: 'sessions per minute',
+        description: 'session reads',
+        type: 'instance.service',
+        rate: 2,
+        period: 'minute',
+        service: 'user',
+        endpoint: null,
+        role: null,
+        verb: 'GET',
+        is_active: true,
+      },
+      {
+        name: 'readers per day',
+        description: '',
+        type: 'instance.role',
+        rate: 1000,
+        period: 'day',
+        service: null,
+        endpoint: null,
+        role: 'reader',
+        verb: null,
+        is_active: true,
+      },
     ],
   });
   beforeAll(async () => {
@@ -257,7 +351,13 @@ describe('limits declared in platform.yaml', () => {
     const list = (await admin('GET', '/system/limit')).body.resource;
     const roleId = (await admin('GET', '/system/role?filter=name=reader')).body.resource[0].id;
     expect(list).toEqual([
-      expect.objectContaining({ name: 'sessions per minute', key_text: 'instance.service:7.verb:GET.minute', period: 'minute', rate: 2, origin: 'platform' }),
+      expect.objectContaining({
+        name: 'sessions per minute',
+        key_text: 'instance.service:7.verb:GET.minute',
+        period: 'minute',
+        rate: 2,
+        origin: 'platform',
+      }),
       expect.objectContaining({ name: 'readers per day', key_text: `instance.role:${roleId}.day`, period: 'day', origin: 'platform' }),
     ]);
     const change = await admin('PATCH', `/system/limit/${list[0].id}`, { rate: 50 });

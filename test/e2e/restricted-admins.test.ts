@@ -35,20 +35,54 @@ describe('restricted administrators', () => {
   describe('an administrator saved with is_restricted_admin and access_by_tabs', () => {
     it('gets a role of their own granting those tabs, assigned for the admin app, which the role names back as accessible_tabs', async () => {
       const created = await root('POST', '/system/admin?send_invite=false', {
-        resource: [{ username: '', email: 'tabs@x.io', first_name: 'Tab', last_name: 'Bed', name: 'Tab Bed', phone: '', is_active: true, access_by_tabs: ['apps', 'users', 'scheduler'], is_restricted_admin: true, lookup_by_user_id: [], password: PASSWORD }],
+        resource: [
+          {
+            username: '',
+            email: 'tabs@x.io',
+            first_name: 'Tab',
+            last_name: 'Bed',
+            name: 'Tab Bed',
+            phone: '',
+            is_active: true,
+            access_by_tabs: ['apps', 'users', 'scheduler'],
+            is_restricted_admin: true,
+            lookup_by_user_id: [],
+            password: PASSWORD,
+          },
+        ],
       });
       expect(created.status).toBe(201);
       adminId = created.body.resource[0].id;
       // As the console's admin editor reads it.
       const admin = (await root('GET', `/system/admin/${adminId}?related=user_to_app_to_role_by_user_id,lookup_by_user_id`)).body;
       const adminApp = (await root('GET', '/system/app?filter=name=admin')).body.resource[0].id;
-      expect(admin.user_to_app_to_role_by_user_id).toEqual([expect.objectContaining({ user_id: adminId, app_id: adminApp, role_id: expect.any(Number) })]);
+      expect(admin.user_to_app_to_role_by_user_id).toEqual([
+        expect.objectContaining({ user_id: adminId, app_id: adminApp, role_id: expect.any(Number) }),
+      ]);
       roleId = admin.user_to_app_to_role_by_user_id[0].role_id;
-      const role = (await root('GET', `/system/role/${roleId}?related=role_service_access_by_role_id,lookup_by_role_id&accessible_tabs=true`)).body;
-      expect(role).toMatchObject({ name: "tabs@x.io's role", description: "tabs@x.io's admin role", is_active: true, accessible_tabs: ['apps', 'users', 'config'] });
-      const grants = role.role_service_access_by_role_id.map((g: { component: string; verb_mask: number }) => `${g.component}:${g.verb_mask}`).sort();
+      const role = (
+        await root('GET', `/system/role/${roleId}?related=role_service_access_by_role_id,lookup_by_role_id&accessible_tabs=true`)
+      ).body;
+      expect(role).toMatchObject({
+        name: "tabs@x.io's role",
+        description: "tabs@x.io's admin role",
+        is_active: true,
+        accessible_tabs: ['apps', 'users', 'config'],
+      });
+      const grants = role.role_service_access_by_role_id
+        .map((g: { component: string; verb_mask: number }) => `${g.component}:${g.verb_mask}`)
+        .sort();
       // Each tab's grants as the reference makes them (the users tab's read of apps beside the apps tab's full access).
-      expect(grants).toEqual(['admin/*:1', 'admin/password:31', 'admin/profile:31', 'app/*:1', 'app/*:31', 'role/*:1', 'service/*:1', 'user/*:31']);
+      expect(grants).toEqual([
+        'admin/*:1',
+        'admin/password:31',
+        'admin/profile:31',
+        'app/*:1',
+        'app/*:31',
+        'role/*:1',
+        'service/*:1',
+        'user/*:31',
+      ]);
     });
 
     it('logs in at system/admin/session as an administrator who is not the root administrator, with that role in the session', async () => {
@@ -58,7 +92,10 @@ describe('restricted administrators', () => {
       asRestricted = apiClient(server.app, () => ({ key: server.apiKey, token }));
       expect((await asRestricted('GET', '/user/session')).body).toMatchObject({ is_root_admin: false, role_id: roleId });
       // The console's side navigation reads the tabs with the administrator's own session.
-      expect((await asRestricted('GET', `/system/role/${roleId}?related=role_service_access_by_role_id&accessible_tabs=true`)).body.accessible_tabs).toEqual(['apps', 'users', 'config']);
+      expect(
+        (await asRestricted('GET', `/system/role/${roleId}?related=role_service_access_by_role_id&accessible_tabs=true`)).body
+          .accessible_tabs,
+      ).toEqual(['apps', 'users', 'config']);
       expect((await root('GET', '/user/session')).body).toMatchObject({ is_root_admin: true, role_id: null });
     });
 
@@ -74,9 +111,13 @@ describe('restricted administrators', () => {
       expect(await status('GET', '/system/admin/profile')).toBe(200);
       const refused = await asRestricted('POST', '/system/service', { resource: [{ name: 'nope', type: 'local_email', config: {} }] });
       expect(refused.status).toBe(403);
-      expect(refused.body.error.message).toBe("Access Forbidden. POST access to component 'service' of service 'system' is not allowed by this user's role.");
+      expect(refused.body.error.message).toBe(
+        "Access Forbidden. POST access to component 'service' of service 'system' is not allowed by this user's role.",
+      );
       expect(await status('PATCH', `/system/role/${roleId}`, { description: 'mine now' })).toBe(403);
-      expect(await status('POST', '/system/admin', { resource: [{ name: 'A', email: 'a-by-restricted@x.io', password: PASSWORD }] })).toBe(403);
+      expect(await status('POST', '/system/admin', { resource: [{ name: 'A', email: 'a-by-restricted@x.io', password: PASSWORD }] })).toBe(
+        403,
+      );
       expect(await status('GET', '/system/cors')).toBe(403);
       expect(await status('GET', '/system/limit')).toBe(403);
       expect(await status('GET', '/api_docs')).toBe(403);
@@ -86,17 +127,32 @@ describe('restricted administrators', () => {
     });
 
     it('is counted by rate limits, as administrators are not', async () => {
-      const limit = (await root('POST', '/system/limit', { resource: [{ name: 'each admin too', type: 'instance.each_user.service', service_id: 1, rate: 2 }] })).body.resource[0];
+      const limit = (
+        await root('POST', '/system/limit', {
+          resource: [{ name: 'each admin too', type: 'instance.each_user.service', service_id: 1, rate: 2 }],
+        })
+      ).body.resource[0];
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await asRestricted('GET', '/system/app')).status);
       expect(statuses).toEqual([200, 200, 429]);
       for (let i = 0; i < 3; i++) expect((await root('GET', '/system/app')).status).toBe(200);
-      expect((await root('GET', `/system/limit_cache/${limit.id}?user_id=${adminId}`)).body).toMatchObject({ user_id: adminId, attempts: 2, remaining: 0 });
+      expect((await root('GET', `/system/limit_cache/${limit.id}?user_id=${adminId}`)).body).toMatchObject({
+        user_id: adminId,
+        attempts: 2,
+        remaining: 0,
+      });
       await root('DELETE', `/system/limit/${limit.id}`);
     });
 
     it('gets other tabs when saved with other tab choices (same role, its grants replaced)', async () => {
-      const saved = await root('PUT', `/system/admin/${adminId}`, { name: 'Tab Bed', email: 'tabs@x.io', is_active: true, access_by_tabs: ['config', 'limits'], is_restricted_admin: true, lookup_by_user_id: [] });
+      const saved = await root('PUT', `/system/admin/${adminId}`, {
+        name: 'Tab Bed',
+        email: 'tabs@x.io',
+        is_active: true,
+        access_by_tabs: ['config', 'limits'],
+        is_restricted_admin: true,
+        lookup_by_user_id: [],
+      });
       expect(saved.status).toBe(200);
       const role = (await root('GET', `/system/role/${roleId}?accessible_tabs=true`)).body;
       expect(role.accessible_tabs).toEqual(['config', 'limits']);
@@ -107,30 +163,57 @@ describe('restricted administrators', () => {
     });
 
     it('is an administrator again when saved with is_restricted_admin false: the assignments and the role are gone', async () => {
-      const saved = await root('PUT', `/system/admin/${adminId}`, { name: 'Tab Bed', email: 'tabs@x.io', is_active: true, access_by_tabs: [], is_restricted_admin: false, lookup_by_user_id: [] });
+      const saved = await root('PUT', `/system/admin/${adminId}`, {
+        name: 'Tab Bed',
+        email: 'tabs@x.io',
+        is_active: true,
+        access_by_tabs: [],
+        is_restricted_admin: false,
+        lookup_by_user_id: [],
+      });
       expect(saved.status).toBe(200);
-      expect((await root('GET', `/system/admin/${adminId}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id).toEqual([]);
+      expect(
+        (await root('GET', `/system/admin/${adminId}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id,
+      ).toEqual([]);
       expect((await root('GET', `/system/role/${roleId}`)).status).toBe(404);
-      expect((await asRestricted('POST', '/system/service', { resource: [{ name: 'allowed_now', type: 'local_email', config: {} }] })).status).toBe(201);
+      expect(
+        (await asRestricted('POST', '/system/service', { resource: [{ name: 'allowed_now', type: 'local_email', config: {} }] })).status,
+      ).toBe(201);
       expect((await login('tabs@x.io')).body).toMatchObject({ is_root_admin: true, role_id: null });
     });
 
     it('changes nothing about restriction when the record does not mention it', async () => {
       await root('PUT', `/system/admin/${adminId}`, { email: 'tabs@x.io', access_by_tabs: ['users'], is_restricted_admin: true });
       await root('PATCH', `/system/admin/${adminId}`, { phone: '123' });
-      expect((await root('GET', `/system/admin/${adminId}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id).toHaveLength(1);
+      expect(
+        (await root('GET', `/system/admin/${adminId}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id,
+      ).toHaveLength(1);
       await root('PATCH', `/system/admin/${adminId}`, { is_restricted_admin: false });
     });
   });
 
   describe('an administrator assigned a role directly', () => {
     it('is restricted to that role too (reference 6.3)', async () => {
-      const reader = (await root('POST', '/system/role', {
-        resource: [{ name: 'reads roles', role_service_access_by_role_id: [{ service_id: 1, component: 'role/*', verb_mask: 1, requestor_mask: 1 }] }],
-      })).body.resource[0].id;
+      const reader = (
+        await root('POST', '/system/role', {
+          resource: [
+            {
+              name: 'reads roles',
+              role_service_access_by_role_id: [{ service_id: 1, component: 'role/*', verb_mask: 1, requestor_mask: 1 }],
+            },
+          ],
+        })
+      ).body.resource[0].id;
       const adminApp = (await root('GET', '/system/app?filter=name=admin')).body.resource[0].id;
       const created = await root('POST', '/system/admin', {
-        resource: [{ name: 'Direct', email: 'direct@x.io', password: PASSWORD, user_to_app_to_role_by_user_id: [{ app_id: adminApp, role_id: reader }] }],
+        resource: [
+          {
+            name: 'Direct',
+            email: 'direct@x.io',
+            password: PASSWORD,
+            user_to_app_to_role_by_user_id: [{ app_id: adminApp, role_id: reader }],
+          },
+        ],
       });
       expect(created.status).toBe(201);
       const direct = (await login('direct@x.io')).body;
@@ -145,9 +228,12 @@ describe('restricted administrators', () => {
     });
 
     it('takes their own role along when deleted', async () => {
-      const created = await root('POST', '/system/admin', { resource: [{ name: 'Gone', email: 'gone@x.io', password: PASSWORD, is_restricted_admin: true, access_by_tabs: ['apps'] }] });
+      const created = await root('POST', '/system/admin', {
+        resource: [{ name: 'Gone', email: 'gone@x.io', password: PASSWORD, is_restricted_admin: true, access_by_tabs: ['apps'] }],
+      });
       const id = created.body.resource[0].id;
-      const own = (await root('GET', `/system/admin/${id}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id[0].role_id;
+      const own = (await root('GET', `/system/admin/${id}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id[0]
+        .role_id;
       expect((await root('DELETE', `/system/admin/${id}`)).status).toBe(200);
       expect((await root('GET', `/system/role/${own}`)).status).toBe(404);
     });

@@ -24,21 +24,37 @@ beforeAll(async () => {
   const db = new Database(path.join(server.dir, 'docs.sqlite'));
   db.exec('create table doc (id integer primary key autoincrement, owner_id integer not null, title text not null)');
   db.exec("insert into doc (owner_id, title) values (1, 'admin doc'), (2, 'x'), (3, 'y')");
-  db.exec('create table note (id integer primary key autoincrement, doc_id integer not null references doc(id), owner_id integer not null, body text)');
+  db.exec(
+    'create table note (id integer primary key autoincrement, doc_id integer not null references doc(id), owner_id integer not null, body text)',
+  );
   db.close();
-  ids.docs = (await api('POST', '/system/service', { resource: [{ name: 'docs', label: 'Docs', type: 'sqlite', config: { database: 'docs.sqlite' } }] })).body.resource[0].id;
+  ids.docs = (
+    await api('POST', '/system/service', {
+      resource: [{ name: 'docs', label: 'Docs', type: 'sqlite', config: { database: 'docs.sqlite' } }],
+    })
+  ).body.resource[0].id;
   const role = async (name: string, grants: unknown[], extra: Record<string, unknown> = {}) =>
-    (await api('POST', '/system/role', { resource: [{ name, ...extra, role_service_access_by_role_id: grants }] })).body.resource[0].id as number;
+    (await api('POST', '/system/role', { resource: [{ name, ...extra, role_service_access_by_role_id: grants }] })).body.resource[0]
+      .id as number;
   ids.reader = await role('reader', [{ service_id: ids.docs, component: '_table/*', verb_mask: 1 }]);
   ids.owner = await role('owner', [
     { service_id: ids.docs, component: '_table/*', verb_mask: 1 | 2, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }] },
-    { service_id: ids.docs, component: '_table/doc/*', verb_mask: 1 | 2 | 8, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }] },
+    {
+      service_id: ids.docs,
+      component: '_table/doc/*',
+      verb_mask: 1 | 2 | 8,
+      filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }],
+    },
   ]);
   ids.docOnly = await role('doc-only', [{ service_id: ids.docs, component: '_table/doc', verb_mask: 1 | 2 }]);
-  ids.specific = await role('specific', [{ service_id: ids.docs, component: '*', verb_mask: 31 }, { service_id: ids.docs, component: '_table/doc', verb_mask: 1 }]);
+  ids.specific = await role('specific', [
+    { service_id: ids.docs, component: '*', verb_mask: 31 },
+    { service_id: ids.docs, component: '_table/doc', verb_mask: 1 },
+  ]);
   ids.inactive = await role('inactive', [{ service_id: null, component: '*', verb_mask: 31 }], { is_active: false });
   const app = async (name: string, roleId: number | null, extra: Record<string, unknown> = {}) => {
-    const created = (await api('POST', '/system/app?fields=id,api_key', { resource: [{ name, role_id: roleId, ...extra }] })).body.resource[0];
+    const created = (await api('POST', '/system/app?fields=id,api_key', { resource: [{ name, role_id: roleId, ...extra }] })).body
+      .resource[0];
     ids[name] = created.id;
     keys[name] = created.api_key;
   };
@@ -49,7 +65,14 @@ beforeAll(async () => {
   await app('inactive-role-app', ids.inactive);
   const user = async (email: string, roles: Array<[string, number]>) => {
     const created = await api('POST', '/system/user', {
-      resource: [{ name: email, email, password: PASSWORD, user_to_app_to_role_by_user_id: roles.map(([appName, roleId]) => ({ app_id: ids[appName], role_id: roleId })) }],
+      resource: [
+        {
+          name: email,
+          email,
+          password: PASSWORD,
+          user_to_app_to_role_by_user_id: roles.map(([appName, roleId]) => ({ app_id: ids[appName], role_id: roleId })),
+        },
+      ],
     });
     ids[email] = created.body.resource[0].id;
     tokens[email] = (await api('POST', '/user/session', { email, password: PASSWORD }, null)).body.session_token;
@@ -66,14 +89,14 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 describe('role resolution', () => {
-  it('uses the app\'s default role without a user, and 401 when it does not allow', async () => {
+  it("uses the app's default role without a user, and 401 when it does not allow", async () => {
     expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading })).body.resource).toHaveLength(3);
     const write = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: 1, title: 't' }] }, { key: keys.reading });
     expect(write.body.error).toEqual({ code: 401, message: coreMessages.noSessionToken.text() });
     expect(write.body.error.message).toMatch(/^No session token \(JWT\) provided/);
   });
 
-  it('uses the user\'s role for the app, else the app\'s default role', async () => {
+  it("uses the user's role for the app, else the app's default role", async () => {
     // plain@x.io has no role for `reading`: the app's default role (reader) applies.
     expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading, token: tokens['plain@x.io'] })).status).toBe(200);
     // ... and none for `owning`, which has no default role.
@@ -85,11 +108,17 @@ describe('role resolution', () => {
     const auth = { key: keys.owning, token: tokens['spec@x.io'] };
     expect((await api('GET', '/docs/_table/doc', undefined, auth)).status).toBe(200);
     const post = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: 1, title: 't' }] }, auth);
-    expect(post.body.error).toEqual({ code: 403, message: "Access Forbidden. POST access to component '_table/doc' of service 'docs' is not allowed by this user's role." });
+    expect(post.body.error).toEqual({
+      code: 403,
+      message: "Access Forbidden. POST access to component '_table/doc' of service 'docs' is not allowed by this user's role.",
+    });
     // The component covers its records (DESIGN 4), so its verbs win there over the service-wide grant's.
     expect((await api('GET', '/docs/_table/doc/1', undefined, auth)).status).toBe(200);
     const remove = await api('DELETE', '/docs/_table/doc/999', undefined, auth);
-    expect(remove.body.error).toEqual({ code: 403, message: "Access Forbidden. DELETE access to component '_table/doc/999' of service 'docs' is not allowed by this user's role." });
+    expect(remove.body.error).toEqual({
+      code: 403,
+      message: "Access Forbidden. DELETE access to component '_table/doc/999' of service 'docs' is not allowed by this user's role.",
+    });
     expect((await api('DELETE', '/docs/_table/note/999', undefined, auth)).status).toBe(404);
   });
 });
@@ -97,7 +126,7 @@ describe('role resolution', () => {
 describe('row filters', () => {
   const auth = () => ({ key: keys.owning, token: tokens['two@x.io'] });
 
-  it('limits reads, by-id reads and updates to the user\'s rows', async () => {
+  it("limits reads, by-id reads and updates to the user's rows", async () => {
     const list = await api('GET', '/docs/_table/doc', undefined, auth());
     expect(list.body.resource.map((r: { id: number }) => r.id)).toEqual([2]);
     expect((await api('GET', '/docs/_table/doc/1', undefined, auth())).status).toBe(404);
@@ -105,7 +134,7 @@ describe('row filters', () => {
     expect((await api('PATCH', '/docs/_table/doc/2', { title: 'mine' }, auth())).status).toBe(200);
   });
 
-  it('applies the related table\'s row filters to `related` reads', async () => {
+  it("applies the related table's row filters to `related` reads", async () => {
     const doc = await api('GET', '/docs/_table/doc/2?related=note_by_doc_id', undefined, auth());
     expect(doc.status).toBe(200);
     expect(doc.body.note_by_doc_id.map((n: { body: string }) => n.body)).toEqual(['mine']);
@@ -119,10 +148,20 @@ describe('row filters', () => {
     const related = await api('GET', '/docs/_table/doc?related=note_by_doc_id', undefined, keyOnly);
     expect(related.status).toBe(403);
     expect(related.body.error.message).toContain("'_table/note'");
-    const nested = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: 1, title: 'n', note_by_doc_id: [{ owner_id: 1, body: 'b' }] }] }, keyOnly);
+    const nested = await api(
+      'POST',
+      '/docs/_table/doc',
+      { resource: [{ owner_id: 1, title: 'n', note_by_doc_id: [{ owner_id: 1, body: 'b' }] }] },
+      keyOnly,
+    );
     expect(nested.status).toBe(403);
     // A nested write into a table whose grant filters rows is refused too: the filter is not checked on nested rows.
-    const filtered = await api('POST', '/docs/_table/doc', { resource: [{ owner_id: ids['two@x.io'], title: 'n', note_by_doc_id: [{ owner_id: 1, body: 'b' }] }] }, auth());
+    const filtered = await api(
+      'POST',
+      '/docs/_table/doc',
+      { resource: [{ owner_id: ids['two@x.io'], title: 'n', note_by_doc_id: [{ owner_id: 1, body: 'b' }] }] },
+      auth(),
+    );
     expect(filtered.status).toBe(403);
     const notes = new Database(path.join(server.dir, 'docs.sqlite'), { readonly: true });
     expect(notes.prepare("select count(*) as n from doc where title = 'n'").get()).toEqual({ n: 0 });
@@ -142,15 +181,28 @@ describe('row filters', () => {
     expect((await api('PATCH', '/docs/_table/doc/2', { owner_id: 1 }, auth())).status).toBe(403);
     expect((await api('PATCH', '/docs/_table/doc/2', { title: 'renamed' }, auth())).status).toBe(200);
     const docs = new Database(path.join(server.dir, 'docs.sqlite'), { readonly: true });
-    expect(docs.prepare("select owner_id, title from doc where title in ('not mine', 'whose?', 'mine too') or id = 2 order by id").all())
-      .toEqual([{ owner_id: me, title: 'renamed' }, { owner_id: me, title: 'mine too' }]);
+    expect(
+      docs.prepare("select owner_id, title from doc where title in ('not mine', 'whose?', 'mine too') or id = 2 order by id").all(),
+    ).toEqual([
+      { owner_id: me, title: 'renamed' },
+      { owner_id: me, title: 'mine too' },
+    ]);
     docs.close();
   });
 
   it('binds lookup values as data, never as SQL', async () => {
-    const sneaky = (await api('POST', '/system/role', { resource: [{ name: 'sneaky', role_service_access_by_role_id: [
-      { service_id: ids.docs, component: '*', verb_mask: 1, filters: [{ name: 'title', operator: '=', value: "x' or '1'='1" }] },
-    ] }] })).body.resource[0].id;
+    const sneaky = (
+      await api('POST', '/system/role', {
+        resource: [
+          {
+            name: 'sneaky',
+            role_service_access_by_role_id: [
+              { service_id: ids.docs, component: '*', verb_mask: 1, filters: [{ name: 'title', operator: '=', value: "x' or '1'='1" }] },
+            ],
+          },
+        ],
+      })
+    ).body.resource[0].id;
     await api('PATCH', `/system/user/${ids['plain@x.io']}`, { user_to_app_to_role_by_user_id: [{ app_id: ids.owning, role_id: sneaky }] });
     const response = await api('GET', '/docs/_table/doc', undefined, { key: keys.owning, token: tokens['plain@x.io'] });
     expect(response.status).toBe(200);
@@ -161,21 +213,33 @@ describe('row filters', () => {
 describe('inactive principals', () => {
   it.each([
     ['an inactive app', () => ({ key: keys['inactive-app'] }), 403, 'App is not active.'],
-    ['an inactive role', () => ({ key: keys['inactive-role-app'], token: tokens['plain@x.io'] }), 403, 'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.'],
+    [
+      'an inactive role',
+      () => ({ key: keys['inactive-role-app'], token: tokens['plain@x.io'] }),
+      403,
+      'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.',
+    ],
   ])('refuses %s', async (_name, auth, status, message) => {
     expect((await api('GET', '/docs/_table/doc', undefined, auth())).body.error).toEqual({ code: status, message });
   });
 
   it('refuses the session of a user made inactive, and an inactive service', async () => {
     const email = 'gone@x.io';
-    await api('POST', '/system/user', { resource: [{ name: email, email, password: PASSWORD, user_to_app_to_role_by_user_id: [{ app_id: ids.reading, role_id: ids.reader }] }] });
+    await api('POST', '/system/user', {
+      resource: [
+        { name: email, email, password: PASSWORD, user_to_app_to_role_by_user_id: [{ app_id: ids.reading, role_id: ids.reader }] },
+      ],
+    });
     const token = (await api('POST', '/user/session', { email, password: PASSWORD }, null)).body.session_token;
     expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading, token })).status).toBe(200);
     const id = (await api('GET', `/system/user?filter=${encodeURIComponent(`email='${email}'`)}&fields=id`)).body.resource[0].id;
     await api('PATCH', `/system/user/${id}`, { is_active: false });
     expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading, token })).status).toBe(401);
     await api('PATCH', `/system/service/${ids.docs}`, { is_active: false });
-    expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading })).body.error).toEqual({ code: 403, message: 'Service docs is deactivated.' });
+    expect((await api('GET', '/docs/_table/doc', undefined, { key: keys.reading })).body.error).toEqual({
+      code: 403,
+      message: 'Service docs is deactivated.',
+    });
     await api('PATCH', `/system/service/${ids.docs}`, { is_active: true });
   });
 });

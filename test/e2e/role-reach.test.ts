@@ -74,7 +74,9 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
       assignments.push({ app_id: app.body.resource[0].id, role_id: role.body.resource[0].id });
       keys[name] = app.body.resource[0].api_key;
     }
-    await api('POST', '/system/user', { resource: [{ name: 'U', email: 'u@x.io', password: PASSWORD, user_to_app_to_role_by_user_id: assignments }] });
+    await api('POST', '/system/user', {
+      resource: [{ name: 'U', email: 'u@x.io', password: PASSWORD, user_to_app_to_role_by_user_id: assignments }],
+    });
     const token = (await api('POST', '/user/session', { email: 'u@x.io', password: PASSWORD }, null)).body.session_token;
     for (const name of Object.keys(roles)) as[name] = { key: keys[name], token };
   });
@@ -99,7 +101,7 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
       ["not (parent_by_parent_id.secret = 'guess')", "not (parent_by_parent_id.secret = 'nothing')", [1, 2, 3]],
       ["parent_by_parent_id.secret = 'guess' or id = 1", "parent_by_parent_id.secret = 'nothing' or id = 1", [1]],
       ["parent_by_parent_id.owner = 'bob'", "parent_by_parent_id.owner = 'carol'", []],
-    ])('cannot test values of rows the role\'s row filter hides: %s', async (probe, miss, want) => {
+    ])("cannot test values of rows the role's row filter hides: %s", async (probe, miss, want) => {
       const hit = await list(filter(probe), as.peeker);
       expect(hit.status).toBe(200);
       expect(ids(hit)).toEqual(want);
@@ -120,7 +122,7 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
       const response = await list(filter("parent_by_parent_id.secret = 'guess'"), as.childOnly);
       expect(response.status).toBe(403);
       expect(response.body.error.message).toContain("'_table/parent'");
-      const counted = await list(`filter=${encodeURIComponent("parent_by_parent_id.id > 0")}&count_only=true`, as.childOnly);
+      const counted = await list(`filter=${encodeURIComponent('parent_by_parent_id.id > 0')}&count_only=true`, as.childOnly);
       expect(counted.status).toBe(403);
     });
 
@@ -133,7 +135,12 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
     });
 
     it('do not change hidden rows through updates by filter', async () => {
-      const response = await api('PATCH', `/db/_table/child?${filter("parent_by_parent_id.secret = 'guess'")}`, { resource: [{ label: 'touched' }] }, as.peeker);
+      const response = await api(
+        'PATCH',
+        `/db/_table/child?${filter("parent_by_parent_id.secret = 'guess'")}`,
+        { resource: [{ label: 'touched' }] },
+        as.peeker,
+      );
       expect(response.status).toBe(200);
       expect(response.body.resource).toEqual([]);
       expect(Number((await target.query("select count(*) as n from child where label = 'touched'"))[0].n)).toBe(0);
@@ -145,13 +152,18 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
       expect((await list('order=parent_by_parent_id.secret', as.peeker)).status).toBe(400);
       expect((await list('group=parent_by_parent_id.secret', as.peeker)).status).toBe(400);
       // Also when the related field shares a grouped field's name.
-      expect((await list(`group=id&having=${encodeURIComponent("parent_by_parent_id.id = 2")}`)).status).toBe(400);
+      expect((await list(`group=id&having=${encodeURIComponent('parent_by_parent_id.id = 2')}`)).status).toBe(400);
     });
   });
 
   describe('nested writes', () => {
     it('need PATCH on the other table to update a record there, even in a POST', async () => {
-      const response = await api('POST', '/db/_table/child', { resource: [{ id: 20, label: 'n', parent_by_parent_id: { id: 2, secret: 'overwritten' } }] }, as.writer);
+      const response = await api(
+        'POST',
+        '/db/_table/child',
+        { resource: [{ id: 20, label: 'n', parent_by_parent_id: { id: 2, secret: 'overwritten' } }] },
+        as.writer,
+      );
       expect(response.status).toBe(403);
       expect(response.body.error.message).toContain("PATCH access to component '_table/parent'");
       expect(await target.query('select secret from parent where id = 2')).toEqual([{ secret: 'guess' }]);
@@ -159,13 +171,18 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
     });
 
     it('may create records there with POST', async () => {
-      const response = await api('POST', '/db/_table/child', { resource: [{ id: 21, label: 'n', parent_by_parent_id: { id: 30, owner: 'w', secret: 's' } }] }, as.writer);
+      const response = await api(
+        'POST',
+        '/db/_table/child',
+        { resource: [{ id: 21, label: 'n', parent_by_parent_id: { id: 30, owner: 'w', secret: 's' } }] },
+        as.writer,
+      );
       expect(response.status).toBe(200);
       expect(await target.query('select owner from parent where id = 30')).toEqual([{ owner: 'w' }]);
     });
   });
 
-  describe('a grant\'s component covers its records', () => {
+  describe("a grant's component covers its records", () => {
     it('lets `_table/parent` read `_table/parent/{id}`, within the row filter', async () => {
       const one = await api('GET', '/db/_table/parent/1', undefined, as.peeker);
       expect(one.status).toBe(200);
@@ -173,10 +190,13 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
       expect((await api('GET', '/db/_table/parent/2', undefined, as.peeker)).status).toBe(404);
     });
 
-    it('keeps the more specific grant\'s verbs for its records', async () => {
+    it("keeps the more specific grant's verbs for its records", async () => {
       expect((await api('GET', '/db/_table/parent/1', undefined, as.specific)).status).toBe(200);
       const denied = await api('DELETE', '/db/_table/parent/1', undefined, as.specific);
-      expect(denied.body.error).toEqual({ code: 403, message: "Access Forbidden. DELETE access to component '_table/parent/1' of service 'db' is not allowed by this user's role." });
+      expect(denied.body.error).toEqual({
+        code: 403,
+        message: "Access Forbidden. DELETE access to component '_table/parent/1' of service 'db' is not allowed by this user's role.",
+      });
       expect((await api('PATCH', '/db/_table/parent/1', { secret: 'x' }, as.specific)).status).toBe(403);
       expect(await target.query('select secret from parent where id = 1')).toEqual([{ secret: 'alpha' }]);
       // The service-wide grant still covers the other tables.

@@ -19,12 +19,16 @@ interface Platform {
 }
 
 function platformYaml(service: string[]): string {
-  return ['platform:', '  name: drift', '  title: Drift', 'services:', ...service, 'system:', '  database: data/system.sqlite', ''].join('\n');
+  return ['platform:', '  name: drift', '  title: Drift', 'services:', ...service, 'system:', '  database: data/system.sqlite', ''].join(
+    '\n',
+  );
 }
 
 function driftTests(kind: string, setUp: () => Promise<Platform>, tearDown: () => Promise<void>): void {
   let platform: Platform;
-  beforeAll(async () => { platform = await setUp(); });
+  beforeAll(async () => {
+    platform = await setUp();
+  });
   afterAll(tearDown);
 
   it(`${kind}: serves a table created at run time at once; gen check reports it; gen build picks it up`, async () => {
@@ -35,17 +39,52 @@ function driftTests(kind: string, setUp: () => Promise<Platform>, tearDown: () =
     const service = model.services.find((s) => s.name === 'shop') as SqlServiceModel;
     expect(service.schema.tables.map((t) => t.name)).toEqual(['item']);
 
-    const app = await createServer(model, { baseDir: platform.dir, systemDatabase: ':memory:', env: { ...platform.env, PORTICO_ADMIN_PASSWORD: 'drift-password-0123456789' } });
+    const app = await createServer(model, {
+      baseDir: platform.dir,
+      systemDatabase: ':memory:',
+      env: { ...platform.env, PORTICO_ADMIN_PASSWORD: 'drift-password-0123456789' },
+    });
     try {
-      const { api_key: apiKey } = await app.portico.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
+      const { api_key: apiKey } = await app.portico.db
+        .selectFrom('app')
+        .select('api_key')
+        .where('name', '=', 'admin')
+        .executeTakeFirstOrThrow();
       const admin = model.admins[0] ?? { email: 'admin@portico.local' };
-      const login = await app.inject({ method: 'POST', url: '/api/v2/system/admin/session', headers: { 'x-service-api-key': apiKey }, payload: { email: admin.email, password: 'drift-password-0123456789' } });
+      const login = await app.inject({
+        method: 'POST',
+        url: '/api/v2/system/admin/session',
+        headers: { 'x-service-api-key': apiKey },
+        payload: { email: admin.email, password: 'drift-password-0123456789' },
+      });
       const headers = { 'x-service-api-key': apiKey, 'x-service-session-token': (login.json() as { session_token: string }).session_token };
-      const created = await app.inject({ method: 'POST', url: '/api/v2/shop/_schema', headers, payload: { resource: [{ name: 'added', field: [{ name: 'id', type: 'id' }, { name: 'label', type: 'string' }] }] } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/v2/shop/_schema',
+        headers,
+        payload: {
+          resource: [
+            {
+              name: 'added',
+              field: [
+                { name: 'id', type: 'id' },
+                { name: 'label', type: 'string' },
+              ],
+            },
+          ],
+        },
+      });
       expect(created.json()).toEqual({ resource: [{ name: 'added' }] });
-      const written = await app.inject({ method: 'POST', url: '/api/v2/shop/_table/added?fields=label', headers, payload: { resource: [{ label: 'new' }] } });
+      const written = await app.inject({
+        method: 'POST',
+        url: '/api/v2/shop/_table/added?fields=label',
+        headers,
+        payload: { resource: [{ label: 'new' }] },
+      });
       expect(written.json()).toEqual({ resource: [{ label: 'new' }] });
-      expect((await app.inject({ method: 'GET', url: '/api/v2/shop/_table/added', headers })).json()).toMatchObject({ resource: [{ label: 'new' }] });
+      expect((await app.inject({ method: 'GET', url: '/api/v2/shop/_table/added', headers })).json()).toMatchObject({
+        resource: [{ label: 'new' }],
+      });
     } finally {
       await app.close();
     }
@@ -61,37 +100,57 @@ function driftTests(kind: string, setUp: () => Promise<Platform>, tearDown: () =
 
 describe('runtime tables and drift on SQLite', () => {
   let dir: string;
-  driftTests('sqlite', async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-drift-'));
-    fs.mkdirSync(path.join(dir, 'data'));
-    const raw = new Database(path.join(dir, 'data', 'shop.sqlite'));
-    raw.exec('create table item (id integer primary key autoincrement, name varchar(40) not null)');
-    raw.close();
-    fs.writeFileSync(path.join(dir, 'platform.yaml'), platformYaml(['  - name: shop', '    type: sqlite', '    config:', '      database: data/shop.sqlite']));
-    return { dir, env: {} };
-  }, async () => fs.rmSync(dir, { recursive: true, force: true }));
+  driftTests(
+    'sqlite',
+    async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-drift-'));
+      fs.mkdirSync(path.join(dir, 'data'));
+      const raw = new Database(path.join(dir, 'data', 'shop.sqlite'));
+      raw.exec('create table item (id integer primary key autoincrement, name varchar(40) not null)');
+      raw.close();
+      fs.writeFileSync(
+        path.join(dir, 'platform.yaml'),
+        platformYaml(['  - name: shop', '    type: sqlite', '    config:', '      database: data/shop.sqlite']),
+      );
+      return { dir, env: {} };
+    },
+    async () => fs.rmSync(dir, { recursive: true, force: true }),
+  );
 });
 
 describe.skipIf(!(await requireService('postgres')))('runtime tables and drift on PostgreSQL', () => {
   let dir: string;
   let database: TestDatabase;
-  driftTests('pgsql', async () => {
-    database = await createTestDatabase('postgres');
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    await client.query('create table item (id serial primary key, name varchar(40) not null)');
-    await client.end();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-drift-'));
-    fs.mkdirSync(path.join(dir, 'data'));
-    fs.writeFileSync(path.join(dir, 'platform.yaml'), platformYaml([
-      '  - name: shop', '    type: pgsql', '    config:', '      host: ${env:SHOP_HOST}', '      port: ${env:SHOP_PORT}',
-      '      database: ${env:SHOP_DB}', '      username: ${env:SHOP_USER}', '      password: ${env:SHOP_PASSWORD:-}',
-    ]));
-    const { host, port, database: name, username, password } = database.config;
-    return { dir, env: { SHOP_HOST: host, SHOP_PORT: String(port), SHOP_DB: name, SHOP_USER: username, SHOP_PASSWORD: password } };
-  }, async () => {
-    fs.rmSync(dir, { recursive: true, force: true });
-    await database?.drop();
-  });
+  driftTests(
+    'pgsql',
+    async () => {
+      database = await createTestDatabase('postgres');
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      await client.query('create table item (id serial primary key, name varchar(40) not null)');
+      await client.end();
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-drift-'));
+      fs.mkdirSync(path.join(dir, 'data'));
+      fs.writeFileSync(
+        path.join(dir, 'platform.yaml'),
+        platformYaml([
+          '  - name: shop',
+          '    type: pgsql',
+          '    config:',
+          '      host: ${env:SHOP_HOST}',
+          '      port: ${env:SHOP_PORT}',
+          '      database: ${env:SHOP_DB}',
+          '      username: ${env:SHOP_USER}',
+          '      password: ${env:SHOP_PASSWORD:-}',
+        ]),
+      );
+      const { host, port, database: name, username, password } = database.config;
+      return { dir, env: { SHOP_HOST: host, SHOP_PORT: String(port), SHOP_DB: name, SHOP_USER: username, SHOP_PASSWORD: password } };
+    },
+    async () => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await database?.drop();
+    },
+  );
 });

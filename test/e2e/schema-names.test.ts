@@ -27,7 +27,17 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
   beforeAll(async () => {
     target = await openDatabaseTarget(kind);
     api = await startApi(target);
-    const created = await api.call('POST', '_schema', { resource: [{ name: 'thing', field: [{ name: 'id', type: 'id' }, { name: 'label', type: 'string' }] }] });
+    const created = await api.call('POST', '_schema', {
+      resource: [
+        {
+          name: 'thing',
+          field: [
+            { name: 'id', type: 'id' },
+            { name: 'label', type: 'string' },
+          ],
+        },
+      ],
+    });
     expect(created.status).toBe(200);
     await api.call('POST', '_table/thing', { resource: [{ label: 'one' }, { label: 'two' }] });
   });
@@ -43,9 +53,15 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
 
   describe('new table and field names', () => {
     it.each([
-      ['a double quote', 'bad"name'], ['a single quote', "it's"], ['a backtick', 'tick`x'],
-      ['a control character', 'line\nx'], ['a space', 'two words'], ['a semicolon', 'a;b'], ['a leading digit', '1st'],
-      ['a hyphen', 'a-b'], ['brackets', 'a[b]'],
+      ['a double quote', 'bad"name'],
+      ['a single quote', "it's"],
+      ['a backtick', 'tick`x'],
+      ['a control character', 'line\nx'],
+      ['a space', 'two words'],
+      ['a semicolon', 'a;b'],
+      ['a leading digit', '1st'],
+      ['a hyphen', 'a-b'],
+      ['brackets', 'a[b]'],
     ])('refuse a table name with %s', async (_what, name) => {
       const response = await createTable(name);
       expect(response.status).toBe(400);
@@ -62,24 +78,45 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
     });
 
     it('refuse a bad field name in a new table, naming the field, and create nothing', async () => {
-      const response = await createTable('fresh', [{ name: 'id', type: 'id' }, { name: 'x"y', type: 'string' }]);
-      expect(response.body.error).toEqual({ code: 400, message: `Invalid name for field 'x"y' of table 'fresh': ${NAME_RULE}`, context: { table: 'fresh', field: 'x"y' } });
+      const response = await createTable('fresh', [
+        { name: 'id', type: 'id' },
+        { name: 'x"y', type: 'string' },
+      ]);
+      expect(response.body.error).toEqual({
+        code: 400,
+        message: `Invalid name for field 'x"y' of table 'fresh': ${NAME_RULE}`,
+        context: { table: 'fresh', field: 'x"y' },
+      });
       expect(await tableNames()).toEqual(['thing']);
     });
 
     it.each([
       ['POST _field', () => api.call('POST', '_schema/thing/_field', { resource: [{ name: 'we"ird', type: 'string', allow_null: true }] })],
-      ['PATCH _schema/{table}', () => api.call('PATCH', '_schema/thing', { field: [{ name: 'we"ird', type: 'string', allow_null: true }] })],
-      ['PUT _schema', () => api.call('PUT', '_schema', { resource: [{ name: 'thing', field: [{ name: 'we"ird', type: 'string', allow_null: true }] }] })],
+      [
+        'PATCH _schema/{table}',
+        () => api.call('PATCH', '_schema/thing', { field: [{ name: 'we"ird', type: 'string', allow_null: true }] }),
+      ],
+      [
+        'PUT _schema',
+        () => api.call('PUT', '_schema', { resource: [{ name: 'thing', field: [{ name: 'we"ird', type: 'string', allow_null: true }] }] }),
+      ],
     ])('refuse a bad name for a field added through %s', async (_how, call) => {
       const response = await call();
-      expect(response.body.error).toEqual({ code: 400, message: `Invalid name for field 'we"ird' of table 'thing': ${NAME_RULE}`, context: { table: 'thing', field: 'we"ird' } });
+      expect(response.body.error).toEqual({
+        code: 400,
+        message: `Invalid name for field 'we"ird' of table 'thing': ${NAME_RULE}`,
+        context: { table: 'thing', field: 'we"ird' },
+      });
       expect(await fieldNames('thing')).toEqual(['id', 'label']);
     });
 
-    it('accept letters, digits, _ and $, up to the database\'s length, and serve the table under that name', async () => {
+    it("accept letters, digits, _ and $, up to the database's length, and serve the table under that name", async () => {
       const longest = `t${'x'.repeat(limit.length - 1)}`;
-      const response = await createTable(longest, [{ name: 'id', type: 'id' }, { name: 'price$2', type: 'integer', allow_null: true }, { name: `f${'y'.repeat(limit.length - 1)}`, type: 'string', allow_null: true }]);
+      const response = await createTable(longest, [
+        { name: 'id', type: 'id' },
+        { name: 'price$2', type: 'integer', allow_null: true },
+        { name: `f${'y'.repeat(limit.length - 1)}`, type: 'string', allow_null: true },
+      ]);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       const written = await api.call('POST', `_table/${longest}?fields=*`, { resource: [{ price$2: 5 }] });
       expect(written.body.resource[0]).toMatchObject({ price$2: 5 });
@@ -87,12 +124,16 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
       expect((await api.call('DELETE', `_schema/${longest}`)).status).toBe(200);
     });
 
-    it('refuse names one past the database\'s length', async () => {
+    it("refuse names one past the database's length", async () => {
       const tooLong = `t${'x'.repeat(limit.length)}`;
       const response = await createTable(tooLong);
       expect(response.status).toBe(400);
-      expect(response.body.error.message).toMatch(new RegExp(`^Invalid name for table 't.*': at most ${limit.length} ${limit.unit} on this database\\.$`));
-      const field = await api.call('POST', '_schema/thing/_field', { resource: [{ name: `f${'y'.repeat(limit.length)}`, type: 'string', allow_null: true }] });
+      expect(response.body.error.message).toMatch(
+        new RegExp(`^Invalid name for table 't.*': at most ${limit.length} ${limit.unit} on this database\\.$`),
+      );
+      const field = await api.call('POST', '_schema/thing/_field', {
+        resource: [{ name: `f${'y'.repeat(limit.length)}`, type: 'string', allow_null: true }],
+      });
       expect(field.status).toBe(400);
       expect(field.body.error.context).toMatchObject({ table: 'thing' });
       expect(await tableNames()).toEqual(['thing']);
@@ -109,13 +150,19 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
   });
 
   describe('field types', () => {
-    it.each([['id id'], ['double precision'], ['varchar'], ['int); drop table thing; --'], ['nonsense']])('refuse type %j, naming the field, and create nothing', async (type) => {
-      const response = await createTable('typed', [{ name: 'id', type: 'id' }, { name: 'f', type }]);
-      expect(response.status).toBe(400);
-      expect(response.body.error.message).toMatch(/^Invalid schema detected - invalid type '.*' for field 'f' of table 'typed'/);
-      expect(response.body.error.context).toMatchObject({ field: 'f' });
-      expect(await tableNames()).toEqual(['thing']);
-    });
+    it.each([['id id'], ['double precision'], ['varchar'], ['int); drop table thing; --'], ['nonsense']])(
+      'refuse type %j, naming the field, and create nothing',
+      async (type) => {
+        const response = await createTable('typed', [
+          { name: 'id', type: 'id' },
+          { name: 'f', type },
+        ]);
+        expect(response.status).toBe(400);
+        expect(response.body.error.message).toMatch(/^Invalid schema detected - invalid type '.*' for field 'f' of table 'typed'/);
+        expect(response.body.error.context).toMatchObject({ field: 'f' });
+        expect(await tableNames()).toEqual(['thing']);
+      },
+    );
 
     it('refuse an unknown type for a field added or changed', async () => {
       expect((await api.call('POST', '_schema/thing/_field', { resource: [{ name: 'g', type: 'id id' }] })).status).toBe(400);
@@ -124,7 +171,10 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
     });
 
     it('take native types from db_type', async () => {
-      const response = await createTable('native', [{ name: 'id', type: 'id' }, { name: 'f', db_type: 'varchar(12)', allow_null: true }]);
+      const response = await createTable('native', [
+        { name: 'id', type: 'id' },
+        { name: 'f', db_type: 'varchar(12)', allow_null: true },
+      ]);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       expect((await api.get('_schema/native/_field/f')).body).toMatchObject({ type: 'string', length: 12 });
       expect((await api.call('DELETE', '_schema/native')).status).toBe(200);
@@ -132,7 +182,12 @@ describe.each((['sqlite', 'postgres', 'mysql'] as const).filter((kind) => availa
   });
 
   describe('fields=', () => {
-    it.each([['*, sqlite_version()', 'sqlite_version()'], ['*,nope', 'nope'], ['label,version()', 'version()'], ['*,label,*,id;', 'id;']])('refuses %j', async (fields, bad) => {
+    it.each([
+      ['*, sqlite_version()', 'sqlite_version()'],
+      ['*,nope', 'nope'],
+      ['label,version()', 'version()'],
+      ['*,label,*,id;', 'id;'],
+    ])('refuses %j', async (fields, bad) => {
       const response = await api.get('_table/thing', { fields });
       expect(response.body.error).toEqual({ code: 400, message: `Invalid field requested: ${bad}`, context: { field: bad } });
     });

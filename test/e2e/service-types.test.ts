@@ -17,13 +17,30 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 const SPEC_TYPES: Array<[string, string]> = [
-  ['sqlite', 'Database'], ['local_file', 'File'], ['ftp_file', 'File'], ['sftp_file', 'File'], ['webdav_file', 'File'],
-  ['mcp', 'MCP'], ['local_email', 'Email'], ['smtp_email', 'Email'], ['amqp', 'IoT'], ['mqtt', 'IoT'], ['cache_redis', 'Cache'],
-  ['soap', 'Remote Service'], ['rws', 'Remote Service'], ['swagger', 'API Doc'], ['user', 'User'], ['system', 'System'],
+  ['sqlite', 'Database'],
+  ['local_file', 'File'],
+  ['ftp_file', 'File'],
+  ['sftp_file', 'File'],
+  ['webdav_file', 'File'],
+  ['mcp', 'MCP'],
+  ['local_email', 'Email'],
+  ['smtp_email', 'Email'],
+  ['amqp', 'IoT'],
+  ['mqtt', 'IoT'],
+  ['cache_redis', 'Cache'],
+  ['soap', 'Remote Service'],
+  ['rws', 'Remote Service'],
+  ['swagger', 'API Doc'],
+  ['user', 'User'],
+  ['system', 'System'],
 ];
 
 it('lists every type the spec names, in its group, with a config schema', async () => {
-  const listed = (await api('GET', '/system/service_type')).body.resource as Array<{ name: string; group: string; config_schema: unknown[] }>;
+  const listed = (await api('GET', '/system/service_type')).body.resource as Array<{
+    name: string;
+    group: string;
+    config_schema: unknown[];
+  }>;
   for (const [name, group] of SPEC_TYPES) {
     const type = listed.find((t) => t.name === name);
     expect(type, name).toBeDefined();
@@ -31,13 +48,17 @@ it('lists every type the spec names, in its group, with a config schema', async 
     expect(Array.isArray(type?.config_schema), name).toBe(true);
   }
   const sftp = (await api('GET', '/system/service_type/sftp_file')).body;
-  expect(sftp.config_schema.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['host', 'port', 'username', 'password', 'host_fingerprint', 'private_key', 'container']));
+  expect(sftp.config_schema.map((f: { name: string }) => f.name)).toEqual(
+    expect.arrayContaining(['host', 'port', 'username', 'password', 'host_fingerprint', 'private_key', 'container']),
+  );
   expect(sftp.config_schema.find((f: { name: string }) => f.name === 'password').type).toBe('password');
   expect(sftp.config_schema.find((f: { name: string }) => f.name === 'host').required).toBe(true);
 });
 
 it('refuses a file service config without its required fields', async () => {
-  const refused = await api('POST', '/system/service', { resource: [{ name: 'no_host', label: 'x', type: 'ftp_file', config: { container: '/x' } }] });
+  const refused = await api('POST', '/system/service', {
+    resource: [{ name: 'no_host', label: 'x', type: 'ftp_file', config: { container: '/x' } }],
+  });
   expect(refused.status).toBe(400);
   expect(refused.body.error.message).toMatch(/host/);
 });

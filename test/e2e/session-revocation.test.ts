@@ -30,9 +30,16 @@ beforeAll(async () => {
   const db = new Database(path.join(server.dir, 'notes.sqlite'));
   db.exec("create table note (id integer primary key, body text); insert into note (body) values ('hello')");
   db.close();
-  const service = await api('POST', '/system/service', { resource: [{ name: 'notes', label: 'Notes', type: 'sqlite', config: { database: 'notes.sqlite' } }] });
-  const role = await api('POST', '/system/role', { resource: [{ name: 'reader', role_service_access_by_role_id: [{ service_id: service.body.resource[0].id, component: '*', verb_mask: 1 }] }] });
-  KEY = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'portal', role_id: role.body.resource[0].id }] })).body.resource[0].api_key;
+  const service = await api('POST', '/system/service', {
+    resource: [{ name: 'notes', label: 'Notes', type: 'sqlite', config: { database: 'notes.sqlite' } }],
+  });
+  const role = await api('POST', '/system/role', {
+    resource: [
+      { name: 'reader', role_service_access_by_role_id: [{ service_id: service.body.resource[0].id, component: '*', verb_mask: 1 }] },
+    ],
+  });
+  KEY = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'portal', role_id: role.body.resource[0].id }] })).body
+    .resource[0].api_key;
 });
 afterAll(async () => server.close());
 
@@ -48,8 +55,10 @@ async function createAdmin(email: string): Promise<number> {
   return created.body.resource[0].id;
 }
 
-const userLogin = async (email: string, password = PASSWORD) => (await api('POST', '/user/session', { email, password }, null)).body.session_token as string;
-const adminLogin = async (email: string, password = PASSWORD) => (await api('POST', '/system/admin/session', { email, password }, null)).body.session_token as string;
+const userLogin = async (email: string, password = PASSWORD) =>
+  (await api('POST', '/user/session', { email, password }, null)).body.session_token as string;
+const adminLogin = async (email: string, password = PASSWORD) =>
+  (await api('POST', '/system/admin/session', { email, password }, null)).body.session_token as string;
 /** A user's token at work: the profile (no key needed) and a service through the app's role. */
 const userStatus = async (token: string) => {
   const profile = (await api('GET', '/user/profile', undefined, { token })).status;
@@ -65,7 +74,12 @@ describe('a password change ends the sessions issued before it', () => {
     const before = await userLogin('self@x.io');
     const other = await userLogin('self@x.io');
     expect(await userStatus(before)).toBe(200);
-    const changed = await api('POST', '/user/password?login=true', { old_password: PASSWORD, new_password: NEW_PASSWORD }, { token: before });
+    const changed = await api(
+      'POST',
+      '/user/password?login=true',
+      { old_password: PASSWORD, new_password: NEW_PASSWORD },
+      { token: before },
+    );
     expect(changed.status).toBe(200);
     const refused = await api('GET', '/user/profile', undefined, { token: before });
     expect(refused.body.error).toEqual({ code: 401, message: 'Invalid token: Session terminated. Please re-login.' });
@@ -87,7 +101,7 @@ describe('a password change ends the sessions issued before it', () => {
     expect(await adminStatus(await adminLogin('boss@x.io', NEW_PASSWORD))).toBe(200);
   });
 
-  it('when an administrator sets a user\'s password (/system/user)', async () => {
+  it("when an administrator sets a user's password (/system/user)", async () => {
     const id = await createUser('managed@x.io');
     const before = await userLogin('managed@x.io');
     expect(await userStatus(before)).toBe(200);
@@ -96,7 +110,7 @@ describe('a password change ends the sessions issued before it', () => {
     expect(await userStatus(await userLogin('managed@x.io', NEW_PASSWORD))).toBe(200);
   });
 
-  it('when an administrator sets another administrator\'s password (/system/admin)', async () => {
+  it("when an administrator sets another administrator's password (/system/admin)", async () => {
     const id = await createAdmin('deputy@x.io');
     const before = await adminLogin('deputy@x.io');
     expect((await api('PATCH', `/system/admin/${id}`, { password: NEW_PASSWORD })).status).toBe(200);
@@ -143,13 +157,15 @@ describe('deactivation and deletion end the sessions', () => {
   });
 });
 
-describe('a user\'s session token without an API key', () => {
+describe("a user's session token without an API key", () => {
   it('is 401 where a role is needed: the role belongs to an app', async () => {
     await createUser('keyless@x.io');
     const token = await userLogin('keyless@x.io');
     const response = await api('GET', '/notes/_table/note', undefined, { token });
     expect(response.body.error).toEqual({
-      code: 401, message: "No API Key provided. Please provide a valid API Key using X-Service-API-Key request header or 'api_key' url query parameter.",
+      code: 401,
+      message:
+        "No API Key provided. Please provide a valid API Key using X-Service-API-Key request header or 'api_key' url query parameter.",
     });
     // With the app's key the role resolves; the user's own endpoints need no role.
     expect((await api('GET', '/notes/_table/note', undefined, { key: KEY, token })).status).toBe(200);

@@ -42,7 +42,8 @@ for (const [label, env, within] of [
     });
 
     it('a user created on one logs in on the other; logout, password change and deactivation on one end the session on the other', async () => {
-      const id = (await adminA('POST', '/system/user', { resource: [{ name: 'Sam', email: 'sam@x.io', password: PASSWORD }] })).body.resource[0].id;
+      const id = (await adminA('POST', '/system/user', { resource: [{ name: 'Sam', email: 'sam@x.io', password: PASSWORD }] })).body
+        .resource[0].id;
       const login = () => adminB('POST', '/user/session', { email: 'sam@x.io', password: PASSWORD }, null);
       const token = (await login()).body.session_token;
       const onB = (t: string) => adminB('GET', '/user/session', undefined, { token: t });
@@ -57,14 +58,17 @@ for (const [label, env, within] of [
       await adminA('PATCH', `/system/user/${id}`, { password: 'another-password-123456' });
       await soon(async () => expect((await onB(second)).status).toBe(401));
 
-      const third = (await adminB('POST', '/user/session', { email: 'sam@x.io', password: 'another-password-123456' }, null)).body.session_token;
+      const third = (await adminB('POST', '/user/session', { email: 'sam@x.io', password: 'another-password-123456' }, null)).body
+        .session_token;
       expect((await onB(third)).status).toBe(200);
       await adminA('PATCH', `/system/user/${id}`, { is_active: false });
       await soon(async () => expect((await onB(third)).status).toBe(401));
     });
 
     it('a service created, changed and deleted on one is served accordingly by the other', async () => {
-      const created = await adminA('POST', '/system/service', { resource: [{ name: 'shared_mail', label: 'Shared', type: 'local_email', config: {} }] });
+      const created = await adminA('POST', '/system/service', {
+        resource: [{ name: 'shared_mail', label: 'Shared', type: 'local_email', config: {} }],
+      });
       expect(created.status).toBe(201);
       await soon(async () => expect((await adminB('GET', '/system/service?filter=name=shared_mail')).body.resource).toHaveLength(1));
       await soon(async () => expect(b.app.portico.services.get('shared_mail')?.label).toBe('Shared'));
@@ -85,7 +89,11 @@ for (const [label, env, within] of [
 
       await adminA('POST', '/system/cors', { resource: [{ path: 'api/v2/*', origin: 'https://shared.example' }] });
       await soon(async () => {
-        const preflight = await b.app.inject({ method: 'OPTIONS', url: '/api/v2/system', headers: { origin: 'https://shared.example', 'access-control-request-method': 'GET' } });
+        const preflight = await b.app.inject({
+          method: 'OPTIONS',
+          url: '/api/v2/system',
+          headers: { origin: 'https://shared.example', 'access-control-request-method': 'GET' },
+        });
         expect(preflight.headers['access-control-allow-origin']).toBe('https://shared.example');
       });
 
@@ -98,7 +106,11 @@ for (const [label, env, within] of [
       const cors = (await adminA('GET', '/system/cors?filter=origin=https://shared.example')).body.resource[0].id;
       await adminA('DELETE', `/system/cors/${cors}`);
       await soon(async () => {
-        const preflight = await b.app.inject({ method: 'OPTIONS', url: '/api/v2/system', headers: { origin: 'https://shared.example', 'access-control-request-method': 'GET' } });
+        const preflight = await b.app.inject({
+          method: 'OPTIONS',
+          url: '/api/v2/system',
+          headers: { origin: 'https://shared.example', 'access-control-request-method': 'GET' },
+        });
         expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
       });
       await adminA('DELETE', `/system/lookup/${lookup}`);

@@ -26,11 +26,21 @@ describe('messages the spec names', () => {
   it('a login without Content-Type: application/json: "Login request is missing required email"', async () => {
     const body = JSON.stringify({ email: 'admin@test.local', password: 'admin-password-12345' });
     for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }]) {
-      const response = await server.app.inject({ method: 'POST', url: '/api/v2/system/admin/session', headers: { 'x-service-api-key': server.apiKey, ...headers }, payload: body });
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/api/v2/system/admin/session',
+        headers: { 'x-service-api-key': server.apiKey, ...headers },
+        payload: body,
+      });
       expect(response.statusCode).toBe(400);
       expect(response.json().error.message).toBe('Login request is missing required email.');
     }
-    const json = await server.app.inject({ method: 'POST', url: '/api/v2/system/admin/session', headers: { 'x-service-api-key': server.apiKey, 'content-type': 'application/json; charset=utf-8' }, payload: body });
+    const json = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/system/admin/session',
+      headers: { 'x-service-api-key': server.apiKey, 'content-type': 'application/json; charset=utf-8' },
+      payload: body,
+    });
     expect(json.statusCode).toBe(200);
   });
 
@@ -67,7 +77,11 @@ describe('system lists', () => {
 
 describe('methods', () => {
   it('HEAD answers like GET without a body; unknown methods are 405 in the envelope', async () => {
-    const head = await server.app.inject({ method: 'HEAD', url: '/api/v2/system/role', headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() } });
+    const head = await server.app.inject({
+      method: 'HEAD',
+      url: '/api/v2/system/role',
+      headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() },
+    });
     expect(head.statusCode).toBe(200);
     expect(head.body).toBe('');
     expect((await server.app.inject({ method: 'HEAD', url: '/api/v2/system/role' })).statusCode).toBe(401);

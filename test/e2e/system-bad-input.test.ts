@@ -19,11 +19,21 @@ afterAll(async () => server.close());
 
 /** A valid record of each resource, and the field whose value must be unique. */
 const VALID: Record<string, { record: Record<string, unknown>; unique: string; wrongType: [string, unknown]; required: string }> = {
-  admin: { record: { name: 'A', email: 'a@bad.io', password: 'a-long-enough-password' }, unique: 'email', wrongType: ['is_active', 'yes'], required: 'email' },
+  admin: {
+    record: { name: 'A', email: 'a@bad.io', password: 'a-long-enough-password' },
+    unique: 'email',
+    wrongType: ['is_active', 'yes'],
+    required: 'email',
+  },
   user: { record: { name: 'U', email: 'u@bad.io' }, unique: 'email', wrongType: ['phone', 5], required: 'name' },
   app: { record: { name: 'bad-app' }, unique: 'name', wrongType: ['role_id', 'one'], required: 'name' },
   role: { record: { name: 'bad-role' }, unique: 'name', wrongType: ['description', ['x']], required: 'name' },
-  service: { record: { name: 'badsvc', label: 'Bad', type: 'local_email' }, unique: 'name', wrongType: ['config', 'text'], required: 'type' },
+  service: {
+    record: { name: 'badsvc', label: 'Bad', type: 'local_email' },
+    unique: 'name',
+    wrongType: ['config', 'text'],
+    required: 'type',
+  },
   cors: { record: { path: 'bad/*', origin: '*' }, unique: 'path', wrongType: ['max_age', -1], required: 'origin' },
   lookup: { record: { name: 'bad_lookup', value: 'v' }, unique: 'name', wrongType: ['private', 'no'], required: 'name' },
   email_template: { record: { name: 'Bad template' }, unique: 'name', wrongType: ['subject', 7], required: 'name' },
@@ -40,7 +50,9 @@ describe.each(Object.entries(VALID))('/system/%s', (resource, { record, unique, 
     const response = await api(method, url, body);
     expect([status].flat(), JSON.stringify(response.body)).toContain(response.status);
     status = response.status;
-    expect(response.body).toEqual({ error: { code: status, message: expect.any(String), ...(field === null ? {} : { context: expect.anything() }) } });
+    expect(response.body).toEqual({
+      error: { code: status, message: expect.any(String), ...(field === null ? {} : { context: expect.anything() }) },
+    });
     if (field !== null) expect(JSON.stringify(response.body.error.context) + response.body.error.message).toContain(field);
     expect(await count(resource), 'nothing written').toBe(before);
     return response;
@@ -48,7 +60,10 @@ describe.each(Object.entries(VALID))('/system/%s', (resource, { record, unique, 
 
   it('refuses an unknown field', async () => {
     const response = await refuse({ resource: [{ ...record, nosuch_field: 1 }] }, 400, 'nosuch_field');
-    expect(response.body.error.context).toMatchObject({ field: 'nosuch_field', errors: [{ index: 0, message: response.body.error.message, code: 400 }] });
+    expect(response.body.error.context).toMatchObject({
+      field: 'nosuch_field',
+      errors: [{ index: 0, message: response.body.error.message, code: 400 }],
+    });
   });
 
   it('refuses a wrong type', async () => {
@@ -101,15 +116,23 @@ describe('nested records and queries', () => {
       [{ id: 98765, verb_mask: 1 }, 'role_service_access_by_role_id[0].id'],
     ];
     for (const [grant, field] of cases) {
-      const response = await api('POST', '/system/role', { resource: [{ name: 'nested-bad', role_service_access_by_role_id: [{ component: '*', ...grant as object }] }] });
+      const response = await api('POST', '/system/role', {
+        resource: [{ name: 'nested-bad', role_service_access_by_role_id: [{ component: '*', ...(grant as object) }] }],
+      });
       expect([400, 404]).toContain(response.status);
       expect(JSON.stringify(response.body.error.context)).toContain(field);
-      expect((await api('GET', '/system/role?filter=name=\'nested-bad\'')).body.resource).toEqual([]);
+      expect((await api('GET', "/system/role?filter=name='nested-bad'")).body.resource).toEqual([]);
     }
   });
 
   it('refuses filters and fields on unknown or secret columns', async () => {
-    for (const url of ['/system/admin?filter=password%20like%20%27%242%25%27', '/system/admin?fields=password', '/system/admin?filter=nosuch=1', '/system/admin?order=password', '/system/role/abc']) {
+    for (const url of [
+      '/system/admin?filter=password%20like%20%27%242%25%27',
+      '/system/admin?fields=password',
+      '/system/admin?filter=nosuch=1',
+      '/system/admin?order=password',
+      '/system/role/abc',
+    ]) {
       const response = await api('GET', url);
       expect(response.status, url).toBe(400);
     }

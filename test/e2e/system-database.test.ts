@@ -24,7 +24,9 @@ const model = minimalModel();
 model.settings = { ...model.settings, jwtSecret: '${env:PORTICO_JWT_SECRET:-}' };
 
 const cleanups: Array<() => Promise<void>> = [];
-afterAll(async () => { for (const cleanup of cleanups.reverse()) await cleanup(); });
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
 
 async function login(app: FastifyInstance): Promise<{ status: number; token: string }> {
   const response = await app.inject({ method: 'POST', url: '/api/v2/system/admin/session', payload: ADMIN });
@@ -34,13 +36,16 @@ async function login(app: FastifyInstance): Promise<{ status: number; token: str
 async function startOn(database: TestDatabase, env: NodeJS.ProcessEnv = {}): Promise<FastifyInstance> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-sysdb-'));
   const app = await createServer(model, { baseDir: dir, env: { PORTICO_SYSTEM_DATABASE_URL: database.url, ...env } });
-  cleanups.push(async () => { await app.close(); fs.rmSync(dir, { recursive: true, force: true }); });
+  cleanups.push(async () => {
+    await app.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
   return app;
 }
 
 for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
   describe.skipIf(!(await requireService(kind)))(`a ${kind} system database`, () => {
-    it('is created by two instances starting together, migrated and seeded once, and they accept each other\'s tokens', async () => {
+    it("is created by two instances starting together, migrated and seeded once, and they accept each other's tokens", async () => {
       const database = await createTestDatabase(kind);
       cleanups.push(() => database.drop());
       const [a, b] = await Promise.all([startOn(database), startOn(database)]);
@@ -48,7 +53,11 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       const migrations = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
       expect(migrations.rows.map((m) => m.name).sort()).toEqual(Object.keys(systemMigrations).sort());
       expect(await db.selectFrom('user').select('email').where('is_sys_admin', '=', 1).execute()).toEqual([{ email: ADMIN.email }]);
-      expect((await db.selectFrom('app').select('name').execute()).map((r) => r.name).sort()).toEqual(['admin', 'api_docs', 'file_manager']);
+      expect((await db.selectFrom('app').select('name').execute()).map((r) => r.name).sort()).toEqual([
+        'admin',
+        'api_docs',
+        'file_manager',
+      ]);
       const secrets = await db.selectFrom('system_setting').select('value').where('name', '=', 'jwt_secret').execute();
       expect(secrets).toHaveLength(1);
 
@@ -58,9 +67,18 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(session.statusCode).toBe(200);
       expect(session.json().email).toBe(ADMIN.email);
       // A record created through one is read through the other.
-      const created = await a.inject({ method: 'POST', url: '/api/v2/system/role', headers: { 'x-service-session-token': token }, payload: { resource: [{ name: 'shared-role' }] } });
+      const created = await a.inject({
+        method: 'POST',
+        url: '/api/v2/system/role',
+        headers: { 'x-service-session-token': token },
+        payload: { resource: [{ name: 'shared-role' }] },
+      });
       expect(created.statusCode).toBe(201);
-      const read = await b.inject({ method: 'GET', url: '/api/v2/system/role?filter=name=shared-role', headers: { 'x-service-session-token': token } });
+      const read = await b.inject({
+        method: 'GET',
+        url: '/api/v2/system/role?filter=name=shared-role',
+        headers: { 'x-service-session-token': token },
+      });
       expect(read.json().resource).toHaveLength(1);
     });
 
@@ -71,23 +89,36 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       const first = await startOn(database, env);
       const { token } = await login(first);
       const second = await startOn(database, env);
-      expect((await second.inject({ method: 'GET', url: '/api/v2/system/admin/session', headers: { 'x-service-session-token': token } })).statusCode).toBe(200);
+      expect(
+        (await second.inject({ method: 'GET', url: '/api/v2/system/admin/session', headers: { 'x-service-session-token': token } }))
+          .statusCode,
+      ).toBe(200);
       expect(await first.portico.db.selectFrom('system_setting').select('value').where('name', '=', 'jwt_secret').execute()).toEqual([]);
     });
   });
 }
 
-describe.skipIf(!(await requireService('postgres')))('platform.yaml\'s system.database.url and system.redis.url', () => {
+describe.skipIf(!(await requireService('postgres')))("platform.yaml's system.database.url and system.redis.url", () => {
   it('put the system database and Redis where they say (as ${env:...} references too), and the environment wins over them', async () => {
     const declared = await createTestDatabase('postgres');
     const other = await createTestDatabase('postgres');
-    cleanups.push(() => declared.drop(), () => other.drop());
+    cleanups.push(
+      () => declared.drop(),
+      () => other.drop(),
+    );
     const withUrls = minimalModel();
-    withUrls.settings = { ...withUrls.settings, systemDatabase: { type: 'pgsql', url: '${env:DECLARED_DB}' }, redisUrl: '${env:DECLARED_REDIS}' };
+    withUrls.settings = {
+      ...withUrls.settings,
+      systemDatabase: { type: 'pgsql', url: '${env:DECLARED_DB}' },
+      redisUrl: '${env:DECLARED_REDIS}',
+    };
     const start = async (env: NodeJS.ProcessEnv) => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-sysdb-'));
       const app = await createServer(withUrls, { baseDir: dir, env });
-      cleanups.push(async () => { await app.close(); fs.rmSync(dir, { recursive: true, force: true }); });
+      cleanups.push(async () => {
+        await app.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      });
       return app;
     };
     const redis = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -97,7 +128,8 @@ describe.skipIf(!(await requireService('postgres')))('platform.yaml\'s system.da
     const lastLogin = async (url: string) => {
       const db = await openPlatform(model, { baseDir: os.tmpdir(), systemDatabase: url, env: {} });
       try {
-        return (await db.db.selectFrom('user').select('last_login_date').where('email', '=', ADMIN.email).executeTakeFirstOrThrow()).last_login_date;
+        return (await db.db.selectFrom('user').select('last_login_date').where('email', '=', ADMIN.email).executeTakeFirstOrThrow())
+          .last_login_date;
       } finally {
         await db.close();
       }
@@ -115,9 +147,13 @@ describe.skipIf(!(await requireService('postgres')))('platform.yaml\'s system.da
 describe('an unreachable system database', () => {
   it('fails the start with one line naming it (password hidden)', async () => {
     const target = 'postgres://portico:s3cret@127.0.0.1:1/nowhere';
-    const error = await openPlatform(model, { baseDir: os.tmpdir(), env: { PORTICO_SYSTEM_DATABASE_URL: target } }).catch((e: unknown) => e);
+    const error = await openPlatform(model, { baseDir: os.tmpdir(), env: { PORTICO_SYSTEM_DATABASE_URL: target } }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(StartupError);
-    expect((error as Error).message).toMatch(/^Portico: cannot reach the system database postgres:\/\/portico:\*\*\*@127\.0\.0\.1:1\/nowhere: /);
+    expect((error as Error).message).toMatch(
+      /^Portico: cannot reach the system database postgres:\/\/portico:\*\*\*@127\.0\.0\.1:1\/nowhere: /,
+    );
     expect((error as Error).message).not.toContain('s3cret');
     expect((error as Error).message).not.toContain('\n');
   });
@@ -125,10 +161,13 @@ describe('an unreachable system database', () => {
   it('makes the generated server print that line and exit 1', async () => {
     const entry = path.resolve(import.meta.dirname, '../../examples/quickstart/server/main.mjs');
     const result = await execa(process.execPath, [...SOURCE_NODE_ARGS, entry], {
-      reject: false, timeout: 60_000,
+      reject: false,
+      timeout: 60_000,
       env: { PORTICO_SYSTEM_DATABASE_URL: 'mysql://root@127.0.0.1:1/nowhere', PORT: '0' },
     });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Portico: cannot reach the system database mysql:\/\/root@127\.0\.0\.1:1\/nowhere: /)]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^Portico: cannot reach the system database mysql:\/\/root@127\.0\.0\.1:1\/nowhere: /),
+    ]);
   });
 });

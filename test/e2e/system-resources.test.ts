@@ -10,7 +10,12 @@ import type { Clock } from '../../runtime/auth/clock.js';
 import { apiClient, type Api } from '../helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
 
-const clock = { time: Date.UTC(2026, 0, 1), now() { return this.time; } };
+const clock = {
+  time: Date.UTC(2026, 0, 1),
+  now() {
+    return this.time;
+  },
+};
 let server: TestServer;
 let api: Api;
 let token: string;
@@ -62,7 +67,9 @@ describe('record resources: CRUD and the envelope', () => {
   });
 
   it('custom settings are keyed by name and GET by name returns the value alone', async () => {
-    expect((await api('POST', '/system/custom', { resource: [{ name: 'theme', value: { dark: true } }] })).body).toEqual({ resource: [{ name: 'theme' }] });
+    expect((await api('POST', '/system/custom', { resource: [{ name: 'theme', value: { dark: true } }] })).body).toEqual({
+      resource: [{ name: 'theme' }],
+    });
     expect((await api('GET', '/system/custom/theme')).body).toEqual({ dark: true });
     await api('PATCH', '/system/custom/theme', { value: [1, 2] });
     expect((await api('GET', '/system/custom')).body.resource).toContainEqual(expect.objectContaining({ name: 'theme', value: [1, 2] }));
@@ -73,33 +80,66 @@ describe('record resources: CRUD and the envelope', () => {
     const names = ['p-alpha', 'p-bravo', 'p-charlie', 'p-delta'];
     const created = await api('POST', '/system/role', { resource: names.map((name) => ({ name })) });
     const ids = created.body.resource.map((r: { id: number }) => r.id);
-    const page = await api('GET', `/system/role?fields=name&filter=${encodeURIComponent("name like 'p-%'")}&order=name desc&limit=2&offset=1&include_count=true`);
+    const page = await api(
+      'GET',
+      `/system/role?fields=name&filter=${encodeURIComponent("name like 'p-%'")}&order=name desc&limit=2&offset=1&include_count=true`,
+    );
     expect(page.body).toEqual({ resource: [{ name: 'p-charlie' }, { name: 'p-bravo' }], meta: { count: 4, next: 3 } });
     const aliases = await api('GET', `/system/role?select=name&where=${encodeURIComponent("name like 'p-%'")}&sort=name+DESC&top=1&skip=0`);
     expect(aliases.body.resource).toEqual([{ name: 'p-delta' }]);
-    expect((await api('GET', `/system/role?order_by=name asc&fields=name&filter=${encodeURIComponent("name like 'p-%'")}&limit=1`)).body.resource).toEqual([{ name: 'p-alpha' }]);
-    expect((await api('GET', `/system/role?count_only=true&filter=${encodeURIComponent("name like 'p-%'")}`)).body).toEqual({ meta: { count: 4 } });
-    expect((await api('GET', `/system/role?ids=${ids[1]},${ids[0]}&fields=name`)).body.resource).toEqual([{ name: 'p-bravo' }, { name: 'p-alpha' }]);
+    expect(
+      (await api('GET', `/system/role?order_by=name asc&fields=name&filter=${encodeURIComponent("name like 'p-%'")}&limit=1`)).body
+        .resource,
+    ).toEqual([{ name: 'p-alpha' }]);
+    expect((await api('GET', `/system/role?count_only=true&filter=${encodeURIComponent("name like 'p-%'")}`)).body).toEqual({
+      meta: { count: 4 },
+    });
+    expect((await api('GET', `/system/role?ids=${ids[1]},${ids[0]}&fields=name`)).body.resource).toEqual([
+      { name: 'p-bravo' },
+      { name: 'p-alpha' },
+    ]);
     // Batch update by filter, then delete by ids.
-    const renamed = await api('PATCH', `/system/role?filter=${encodeURIComponent("name like 'p-%'")}`, { resource: [{ description: 'batch' }] });
+    const renamed = await api('PATCH', `/system/role?filter=${encodeURIComponent("name like 'p-%'")}`, {
+      resource: [{ description: 'batch' }],
+    });
     expect(renamed.body.resource).toHaveLength(4);
-    expect((await api('GET', `/system/role?fields=description&ids=${ids.join(',')}`)).body.resource.every((r: { description: string }) => r.description === 'batch')).toBe(true);
+    expect(
+      (await api('GET', `/system/role?fields=description&ids=${ids.join(',')}`)).body.resource.every(
+        (r: { description: string }) => r.description === 'batch',
+      ),
+    ).toBe(true);
     const removed = await api('DELETE', `/system/role?ids=${ids.join(',')}`);
     expect(removed.body.resource.map((r: { id: number }) => r.id)).toEqual(ids);
   });
 
   it('updates by a list of records carrying their ids and returns asked fields', async () => {
     const created = await api('POST', '/system/role?fields=id,name', { resource: [{ name: 'l-1' }, { name: 'l-2' }] });
-    expect(created.body.resource).toEqual([{ id: expect.any(Number), name: 'l-1' }, { id: expect.any(Number), name: 'l-2' }]);
+    expect(created.body.resource).toEqual([
+      { id: expect.any(Number), name: 'l-1' },
+      { id: expect.any(Number), name: 'l-2' },
+    ]);
     const [a, b] = created.body.resource;
-    const updated = await api('PATCH', '/system/role?fields=name,is_active', { resource: [{ id: a.id, is_active: false }, { id: b.id, name: 'l-2b' }] });
-    expect(updated.body.resource).toEqual([{ name: 'l-1', is_active: false }, { name: 'l-2b', is_active: true }]);
+    const updated = await api('PATCH', '/system/role?fields=name,is_active', {
+      resource: [
+        { id: a.id, is_active: false },
+        { id: b.id, name: 'l-2b' },
+      ],
+    });
+    expect(updated.body.resource).toEqual([
+      { name: 'l-1', is_active: false },
+      { name: 'l-2b', is_active: true },
+    ]);
     expect((await api('DELETE', '/system/role', { resource: [{ id: a.id }, { id: b.id }] })).status).toBe(200);
     expect((await api('DELETE', '/system/role')).status).toBe(400);
   });
 
   it('deletes services by ids', async () => {
-    const created = await api('POST', '/system/service', { resource: [{ name: 'mail_a', label: 'A', type: 'local_email' }, { name: 'mail_b', label: 'B', type: 'local_email' }] });
+    const created = await api('POST', '/system/service', {
+      resource: [
+        { name: 'mail_a', label: 'A', type: 'local_email' },
+        { name: 'mail_b', label: 'B', type: 'local_email' },
+      ],
+    });
     const ids = created.body.resource.map((r: { id: number }) => r.id);
     expect((await api('DELETE', `/system/service?ids=${ids.join(',')}`)).body.resource).toEqual(ids.map((id: number) => ({ id })));
     expect((await api('GET', '/mail_a')).status).toBe(404);
@@ -110,22 +150,50 @@ describe('related records', () => {
   it('creates a role with nested grants, reads them with related, changes and deletes them nested', async () => {
     const db = (await api('GET', '/system/service?filter=name=email&fields=id')).body.resource[0].id;
     const created = await api('POST', '/system/role', {
-      resource: [{
-        name: 'nested', is_active: true,
-        role_service_access_by_role_id: [
-          { service_id: db, component: '_table/*', verb_mask: 1, requestor_mask: 1, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }], filter_op: 'AND' },
-          { service_id: null, component: '*', verb_mask: 31 },
-        ],
-        lookup_by_role_id: [{ name: 'role_lookup', value: 'x' }],
-      }],
+      resource: [
+        {
+          name: 'nested',
+          is_active: true,
+          role_service_access_by_role_id: [
+            {
+              service_id: db,
+              component: '_table/*',
+              verb_mask: 1,
+              requestor_mask: 1,
+              filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }],
+              filter_op: 'AND',
+            },
+            { service_id: null, component: '*', verb_mask: 31 },
+          ],
+          lookup_by_role_id: [{ name: 'role_lookup', value: 'x' }],
+        },
+      ],
     });
     expect(created.status).toBe(201);
     const id = created.body.resource[0].id;
     const read = await api('GET', `/system/role/${id}?related=role_service_access_by_role_id,lookup_by_role_id`);
     const grants = read.body.role_service_access_by_role_id;
     expect(grants).toEqual([
-      { id: expect.any(Number), role_id: id, service_id: db, component: '_table/*', verb_mask: 1, requestor_mask: 1, filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }], filter_op: 'AND' },
-      { id: expect.any(Number), role_id: id, service_id: null, component: '*', verb_mask: 31, requestor_mask: 1, filters: [], filter_op: 'and' },
+      {
+        id: expect.any(Number),
+        role_id: id,
+        service_id: db,
+        component: '_table/*',
+        verb_mask: 1,
+        requestor_mask: 1,
+        filters: [{ name: 'owner_id', operator: '=', value: '{user.id}' }],
+        filter_op: 'AND',
+      },
+      {
+        id: expect.any(Number),
+        role_id: id,
+        service_id: null,
+        component: '*',
+        verb_mask: 31,
+        requestor_mask: 1,
+        filters: [],
+        filter_op: 'and',
+      },
     ]);
     expect(read.body.lookup_by_role_id).toEqual([expect.objectContaining({ name: 'role_lookup', value: 'x', role_id: id })]);
     // Change the first, delete the second (its role_id sent as null), add a third.
@@ -137,7 +205,10 @@ describe('related records', () => {
       ],
     });
     const after = (await api('GET', `/system/role/${id}?related=*`)).body;
-    expect(after.role_service_access_by_role_id.map((g: { component: string; verb_mask: number }) => [g.component, g.verb_mask])).toEqual([['_table/*', 3], ['_schema', 1]]);
+    expect(after.role_service_access_by_role_id.map((g: { component: string; verb_mask: number }) => [g.component, g.verb_mask])).toEqual([
+      ['_table/*', 3],
+      ['_schema', 1],
+    ]);
     expect(after).toHaveProperty('user_to_app_to_role_by_role_id', []);
     // The directory follows: the role's grants are what access decisions read.
     expect(server.app.portico.directory.roles.get(id)?.grants.map((g) => g.component)).toEqual(['_table/*', '_schema']);
@@ -147,11 +218,22 @@ describe('related records', () => {
     const role = (await api('POST', '/system/role', { resource: [{ name: 'per-app' }] })).body.resource[0].id;
     const app = (await api('POST', '/system/app', { resource: [{ name: 'per-app-app', role_id: role }] })).body.resource[0].id;
     const user = await api('POST', '/system/user?related=user_to_app_to_role_by_user_id,lookup_by_user_id', {
-      resource: [{ name: 'Per App', email: 'perapp@x.io', user_to_app_to_role_by_user_id: [{ app_id: app, role_id: role }], lookup_by_user_id: [{ name: 'u', value: 1, private: true }] }],
+      resource: [
+        {
+          name: 'Per App',
+          email: 'perapp@x.io',
+          user_to_app_to_role_by_user_id: [{ app_id: app, role_id: role }],
+          lookup_by_user_id: [{ name: 'u', value: 1, private: true }],
+        },
+      ],
     });
-    expect(user.body.resource[0].user_to_app_to_role_by_user_id).toEqual([{ id: expect.any(Number), user_id: user.body.resource[0].id, app_id: app, role_id: role }]);
+    expect(user.body.resource[0].user_to_app_to_role_by_user_id).toEqual([
+      { id: expect.any(Number), user_id: user.body.resource[0].id, app_id: app, role_id: role },
+    ]);
     expect(user.body.resource[0].lookup_by_user_id[0]).toMatchObject({ name: 'u', value: '**********', private: true });
-    const duplicate = await api('PATCH', `/system/user/${user.body.resource[0].id}`, { user_to_app_to_role_by_user_id: [{ app_id: app, role_id: role }] });
+    const duplicate = await api('PATCH', `/system/user/${user.body.resource[0].id}`, {
+      user_to_app_to_role_by_user_id: [{ app_id: app, role_id: role }],
+    });
     expect(duplicate.status).toBe(409);
     const apps = await api('GET', `/system/app/${app}?related=role_by_role_id&fields=name`);
     expect(apps.body).toEqual({ name: 'per-app-app', role_by_role_id: expect.objectContaining({ id: role, name: 'per-app' }) });
@@ -162,7 +244,9 @@ describe('related records', () => {
 describe('apps', () => {
   it('generates a 64-hex API key, keeps a given one and regenerates on request', async () => {
     const given = 'a'.repeat(64);
-    const created = await api('POST', '/system/app?fields=name,api_key', { resource: [{ name: 'keyed' }, { name: 'fixed', api_key: given }] });
+    const created = await api('POST', '/system/app?fields=name,api_key', {
+      resource: [{ name: 'keyed' }, { name: 'fixed', api_key: given }],
+    });
     expect(created.body.resource[0].api_key).toMatch(/^[0-9a-f]{64}$/);
     expect(created.body.resource[1].api_key).toBe(given);
     const id = (await api('GET', '/system/app?filter=name=fixed&fields=id')).body.resource[0].id;
@@ -178,21 +262,36 @@ describe('apps', () => {
 describe('read-only resources', () => {
   it('lists service types from the registry, with fields, group and by name', async () => {
     const all = await api('GET', '/system/service_type');
-    expect(all.body.resource.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['sqlite', 'local_email', 'system', 'user', 'swagger']));
-    expect(all.body.resource.find((t: { name: string }) => t.name === 'sqlite')).toMatchObject({ label: 'SQLite', group: 'Database', config_schema: expect.any(Object) });
+    expect(all.body.resource.map((t: { name: string }) => t.name)).toEqual(
+      expect.arrayContaining(['sqlite', 'local_email', 'system', 'user', 'swagger']),
+    );
+    expect(all.body.resource.find((t: { name: string }) => t.name === 'sqlite')).toMatchObject({
+      label: 'SQLite',
+      group: 'Database',
+      config_schema: expect.any(Object),
+    });
     expect((await api('GET', '/system/service_type?fields=name')).body.resource[0]).toEqual({ name: expect.any(String) });
     const email = await api('GET', '/system/service_type?group=Email&fields=name,group');
-    expect(email.body.resource).toEqual([{ name: 'local_email', group: 'Email' }, { name: 'smtp_email', group: 'Email' }]);
+    expect(email.body.resource).toEqual([
+      { name: 'local_email', group: 'Email' },
+      { name: 'smtp_email', group: 'Email' },
+    ]);
     expect((await api('GET', '/system/service_type/sqlite?fields=name,group')).body).toEqual({ name: 'sqlite', group: 'Database' });
     expect((await api('GET', '/system/service_type/nosuch')).body.error.message).toBe("Service type 'nosuch' not found.");
   });
 
   it('lists events derived from the routes', async () => {
     const events = (await api('GET', '/system/event?as_list=true')).body.resource as string[];
-    expect(events).toEqual(expect.arrayContaining(['system.admin.session.post', 'system.role.{id}.patch', 'user.session.post', 'email.post']));
+    expect(events).toEqual(
+      expect.arrayContaining(['system.admin.session.post', 'system.role.{id}.patch', 'user.session.post', 'email.post']),
+    );
     const byService = (await api('GET', '/system/event?service=user')).body;
     expect(Object.keys(byService)).toEqual(['user']);
-    expect(byService.user['user/session']).toEqual({ type: 'api', endpoints: ['user.session.get', 'user.session.post', 'user.session.put', 'user.session.delete'], parameter: null });
+    expect(byService.user['user/session']).toEqual({
+      type: 'api',
+      endpoints: ['user.session.get', 'user.session.post', 'user.session.put', 'user.session.delete'],
+      parameter: null,
+    });
     expect((await api('GET', '/system/event?services_only=true')).body.resource).toContain('system');
   });
 
@@ -207,12 +306,15 @@ describe('read-only resources', () => {
     const root = await api('GET', '/api/v2?fields=name');
     expect(root.body.services.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['system', 'user', 'email']));
     expect(root.body.service_types).toContainEqual(expect.objectContaining({ name: 'sqlite', group: 'Database' }));
-    expect((await api('GET', '/api/v2?group=Email')).body.service_types.map((t: { name: string }) => t.name)).toEqual(['local_email', 'smtp_email']);
+    expect((await api('GET', '/api/v2?group=Email')).body.service_types.map((t: { name: string }) => t.name)).toEqual([
+      'local_email',
+      'smtp_email',
+    ]);
   });
 });
 
 describe('cache', () => {
-  it('clears every cache, one service\'s, and answers 404/501 where it cannot', async () => {
+  it("clears every cache, one service's, and answers 404/501 where it cannot", async () => {
     expect((await api('DELETE', '/system/cache')).body).toEqual({ success: true });
     expect((await api('DELETE', '/system/cache/system')).body).toEqual({ success: true });
     expect((await api('DELETE', '/system/cache/nosuch')).status).toBe(404);
@@ -222,7 +324,11 @@ describe('cache', () => {
   it('calls clearCache on handlers that have one', async () => {
     const handler = await server.app.portico.services.handler('email');
     let cleared = 0;
-    Object.assign(handler, { clearCache: () => { cleared++; } });
+    Object.assign(handler, {
+      clearCache: () => {
+        cleared++;
+      },
+    });
     expect((await api('DELETE', '/system/cache/email')).body).toEqual({ success: true });
     await api('DELETE', '/system/cache');
     expect(cleared).toBe(2);
@@ -241,15 +347,26 @@ describe('admin profile and password', () => {
 
   it('changes the password: old sessions end, the new password logs in', async () => {
     const password = 'admin-password-12345';
-    const other = (await api('POST', '/system/admin', { resource: [{ name: 'Pw', email: 'pw@test.local', password }] })).body.resource[0].id;
+    const other = (await api('POST', '/system/admin', { resource: [{ name: 'Pw', email: 'pw@test.local', password }] })).body.resource[0]
+      .id;
     const login = async (pw: string) => api('POST', '/system/admin/session', { email: 'pw@test.local', password: pw }, null);
     const session = (await login(password)).body.session_token;
     clock.time += 1000;
-    const bad = await api('POST', '/system/admin/password', { old_password: 'wrong', new_password: 'another-long-password' }, { token: session });
+    const bad = await api(
+      'POST',
+      '/system/admin/password',
+      { old_password: 'wrong', new_password: 'another-long-password' },
+      { token: session },
+    );
     expect(bad.body.error.message).toBe('The password supplied does not match.');
     const short = await api('POST', '/system/admin/password', { old_password: password, new_password: 'short' }, { token: session });
     expect(short.body.error).toMatchObject({ code: 400, context: { field: 'new_password' } });
-    const changed = await api('POST', '/system/admin/password?login=true', { old_password: password, new_password: 'another-long-password' }, { token: session });
+    const changed = await api(
+      'POST',
+      '/system/admin/password?login=true',
+      { old_password: password, new_password: 'another-long-password' },
+      { token: session },
+    );
     expect(changed.body).toEqual({ success: true, session_token: expect.any(String) });
     expect((await api('GET', '/system/admin', undefined, { token: session })).status).toBe(401);
     expect((await api('GET', '/system/admin', undefined, { token: changed.body.session_token })).status).toBe(200);
@@ -258,7 +375,7 @@ describe('admin profile and password', () => {
     await api('DELETE', `/system/admin/${other}`);
   });
 
-  it('refuses to delete one\'s own account', async () => {
+  it("refuses to delete one's own account", async () => {
     const me = (await api('GET', '/system/admin/session')).body.id;
     expect((await api('DELETE', `/system/admin/${me}`)).body.error).toEqual({ code: 403, message: 'Cannot delete your account.' });
   });
@@ -277,13 +394,26 @@ describe('packages', () => {
   it('exports the configuration and imports it into another platform (round trip)', async () => {
     const dir = path.join(server.dir, 'pkgdb');
     fs.mkdirSync(dir);
-    await api('POST', '/system/service', { resource: [{ name: 'pkg_mail', label: 'Package mail', type: 'local_email', config: { directory: 'mail2' } }] });
+    await api('POST', '/system/service', {
+      resource: [{ name: 'pkg_mail', label: 'Package mail', type: 'local_email', config: { directory: 'mail2' } }],
+    });
     const serviceId = (await api('GET', '/system/service?filter=name=pkg_mail&fields=id')).body.resource[0].id;
-    const roleId = (await api('POST', '/system/role', {
-      resource: [{ name: 'pkg-role', role_service_access_by_role_id: [{ service_id: serviceId, component: '*', verb_mask: 2 }], lookup_by_role_id: [{ name: 'rl', value: 'v' }] }],
-    })).body.resource[0].id;
-    const appId = (await api('POST', '/system/app', { resource: [{ name: 'pkg-app', role_id: roleId, api_key: 'b'.repeat(64) }] })).body.resource[0].id;
-    await api('POST', '/system/user', { resource: [{ name: 'Pkg', email: 'pkg@x.io', user_to_app_to_role_by_user_id: [{ app_id: appId, role_id: roleId }] }] });
+    const roleId = (
+      await api('POST', '/system/role', {
+        resource: [
+          {
+            name: 'pkg-role',
+            role_service_access_by_role_id: [{ service_id: serviceId, component: '*', verb_mask: 2 }],
+            lookup_by_role_id: [{ name: 'rl', value: 'v' }],
+          },
+        ],
+      })
+    ).body.resource[0].id;
+    const appId = (await api('POST', '/system/app', { resource: [{ name: 'pkg-app', role_id: roleId, api_key: 'b'.repeat(64) }] })).body
+      .resource[0].id;
+    await api('POST', '/system/user', {
+      resource: [{ name: 'Pkg', email: 'pkg@x.io', user_to_app_to_role_by_user_id: [{ app_id: appId, role_id: roleId }] }],
+    });
     await api('POST', '/system/cors', { resource: [{ path: 'pkg/*', origin: '*', method: ['GET'] }] });
     await api('POST', '/system/lookup', { resource: [{ name: 'pkg_secret', value: 's3cret', private: true }] });
     await api('POST', '/system/custom', { resource: [{ name: 'pkg_custom', value: { a: 1 } }] });
@@ -313,8 +443,15 @@ describe('packages', () => {
       expect(skipped.body.log.every((entry: { action: string }) => entry.action === 'skipped')).toBe(true);
       const overwritten = await targetApi('POST', '/system/package?import=true&overwrite=true', exported, { token: targetToken });
       expect(overwritten.body.log.every((entry: { action: string }) => entry.action === 'updated')).toBe(true);
-      expect((await targetApi('GET', '/system/package?export=true', undefined, { token: targetToken })).body.records).toEqual(exported.records);
-      const broken = await targetApi('POST', '/system/package?import=true', { version: 1, records: { role: [{ name: 'bad', nosuch: 1 }] } }, { token: targetToken });
+      expect((await targetApi('GET', '/system/package?export=true', undefined, { token: targetToken })).body.records).toEqual(
+        exported.records,
+      );
+      const broken = await targetApi(
+        'POST',
+        '/system/package?import=true',
+        { version: 1, records: { role: [{ name: 'bad', nosuch: 1 }] } },
+        { token: targetToken },
+      );
       expect(broken.body.error).toMatchObject({ code: 400, context: { field: 'nosuch' } });
     } finally {
       await target.close();

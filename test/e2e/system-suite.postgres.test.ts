@@ -3,4 +3,6 @@ import { describe } from 'vitest';
 import { requireService } from '../helpers/require-service.js';
 import { defineSystemSuites } from './system-suite/system-suite.js';
 
-describe.skipIf(!(await requireService('postgres')))('system service on a PostgreSQL system database', () => defineSystemSuites('postgres'));
+describe.skipIf(!(await requireService('postgres')))('system service on a PostgreSQL system database', () =>
+  defineSystemSuites('postgres'),
+);

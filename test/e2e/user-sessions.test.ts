@@ -9,14 +9,30 @@ import type { Clock } from '../../runtime/auth/clock.js';
 import { apiClient, type Api } from '../helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
 
-const clock = { time: Date.UTC(2026, 0, 1), now() { return this.time; } };
+const clock = {
+  time: Date.UTC(2026, 0, 1),
+  now() {
+    return this.time;
+  },
+};
 const model = minimalModel({
   roles: [
-    { name: 'member', description: '', is_active: true, origin: 'platform', grants: [{ service: 'email', component: '*', verbs: ['POST'], requestor: ['api'], filters: [], filterOp: 'and' }] },
+    {
+      name: 'member',
+      description: '',
+      is_active: true,
+      origin: 'platform',
+      grants: [{ service: 'email', component: '*', verbs: ['POST'], requestor: ['api'], filters: [], filterOp: 'and' }],
+    },
     { name: 'docs-reader', description: '', is_active: true, origin: 'platform', grants: [] },
   ],
   apps: [{ name: 'portal', label: 'Portal', description: '', is_active: true, apiKey: 'd'.repeat(64), role: null, origin: 'platform' }],
-  settings: { ...minimalModel().settings, allowOpenRegistration: true, openRegistrationRole: 'member', openRegistrationAppRoles: { api_docs: 'docs-reader' } },
+  settings: {
+    ...minimalModel().settings,
+    allowOpenRegistration: true,
+    openRegistrationRole: 'member',
+    openRegistrationAppRoles: { api_docs: 'docs-reader' },
+  },
 });
 const PASSWORD = 'user-password-123456';
 
@@ -32,7 +48,9 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 // Tests move the clock by hours: each starts with a fresh administrator session.
-beforeEach(async () => { adminToken = await server.adminToken(); });
+beforeEach(async () => {
+  adminToken = await server.adminToken();
+});
 
 const userLogin = (email: string, password: string, credentials: { key?: string } | null = null) =>
   api('POST', '/user/session', { email, password }, credentials);
@@ -41,7 +59,12 @@ describe('user sessions', () => {
   it('logs a user in (without an API key), refreshes with GET and PUT, logs out', async () => {
     const login = await userLogin('una@x.io', PASSWORD);
     expect(login.status).toBe(200);
-    expect(login.body).toMatchObject({ email: 'una@x.io', is_sys_admin: false, session_token: expect.any(String), token_expiry_date: '2026-01-02 00:00:00' });
+    expect(login.body).toMatchObject({
+      email: 'una@x.io',
+      is_sys_admin: false,
+      session_token: expect.any(String),
+      token_expiry_date: '2026-01-02 00:00:00',
+    });
     const token = login.body.session_token;
     expect((await api('GET', '/user/session', undefined, { token })).body.email).toBe('una@x.io');
     const put = await api('PUT', '/user/session', undefined, null, { 'x-service-session-token': token });
@@ -69,7 +92,7 @@ describe('user sessions', () => {
     expect(expired.body.error.message).toMatch(/expired/);
     const again = (await userLogin('una@x.io', PASSWORD)).body.session_token;
     adminToken = await server.adminToken();
-    const id = (await api('GET', '/system/user?filter=email=\'una@x.io\'&fields=id')).body.resource[0].id;
+    const id = (await api('GET', "/system/user?filter=email='una@x.io'&fields=id")).body.resource[0].id;
     await api('PATCH', `/system/user/${id}`, { is_active: false });
     expect((await api('GET', '/user/profile', undefined, { token: again })).status).toBe(401);
     expect((await userLogin('una@x.io', PASSWORD)).status).toBe(401);
@@ -84,7 +107,12 @@ describe('user sessions', () => {
 
 describe('open registration', () => {
   it('registers users, with login=false and login=true, each with its default role per app', async () => {
-    const quiet = await api('POST', '/user/register', { email: 'reg1@x.io', first_name: 'Reg', last_name: 'One', new_password: PASSWORD }, null);
+    const quiet = await api(
+      'POST',
+      '/user/register',
+      { email: 'reg1@x.io', first_name: 'Reg', last_name: 'One', new_password: PASSWORD },
+      null,
+    );
     expect(quiet).toMatchObject({ status: 201, body: { success: true } });
     const loud = await api('POST', '/user/register?login=true', { email: 'reg2@x.io', password: PASSWORD }, { key: 'd'.repeat(64) });
     expect(loud.body).toEqual({ success: true, session_token: expect.any(String) });
@@ -94,13 +122,21 @@ describe('open registration', () => {
     const withKey = await api('GET', '/user/session', undefined, { key: 'd'.repeat(64), token: loud.body.session_token });
     const member = (await api('GET', `/system/role?filter=${encodeURIComponent("name='member'")}&fields=id`)).body.resource[0].id;
     expect(withKey.body).toMatchObject({ role: 'member', role_id: member, is_sys_admin: false, host: expect.any(String) });
-    const users = await api('GET', `/system/user?filter=${encodeURIComponent("email like 'reg%'")}&related=user_to_app_to_role_by_user_id&fields=email,name`);
+    const users = await api(
+      'GET',
+      `/system/user?filter=${encodeURIComponent("email like 'reg%'")}&related=user_to_app_to_role_by_user_id&fields=email,name`,
+    );
     const roles = (await api('GET', '/system/role?fields=id,name')).body.resource as Array<{ id: number; name: string }>;
     const apps = (await api('GET', '/system/app?fields=id,name')).body.resource as Array<{ id: number; name: string }>;
-    const expected = apps.map((app) => ({ app_id: app.id, role_id: roles.find((r) => r.name === (app.name === 'api_docs' ? 'docs-reader' : 'member'))!.id }));
+    const expected = apps.map((app) => ({
+      app_id: app.id,
+      role_id: roles.find((r) => r.name === (app.name === 'api_docs' ? 'docs-reader' : 'member'))!.id,
+    }));
     expect(users.body.resource[0]).toMatchObject({ email: 'reg1@x.io', name: 'Reg One' });
     for (const user of users.body.resource) {
-      expect(user.user_to_app_to_role_by_user_id.map(({ app_id, role_id }: { app_id: number; role_id: number }) => ({ app_id, role_id }))).toEqual(expected);
+      expect(
+        user.user_to_app_to_role_by_user_id.map(({ app_id, role_id }: { app_id: number; role_id: number }) => ({ app_id, role_id })),
+      ).toEqual(expected);
     }
     // The role per app decides: the portal app's key with the new user's token may POST to email.
     const mail = await api('POST', '/email', { to: 'a@b.io', subject: 'hi' }, { key: 'd'.repeat(64), token: loud.body.session_token });
@@ -145,11 +181,15 @@ describe('password reset by email and change while logged in', () => {
     expect(mail).toMatchObject({ to: [{ email: 'una@x.io', name: 'Una User' }], subject: 'Password reset' });
     const code = /code is (\w+)/.exec(mail.body_text)![1];
     expect(code).toMatch(/^[0-9A-Z]{32}$/);
-    expect((await api('POST', '/user/password', { email: 'una@x.io', code: 'WRONG', new_password: 'new-password-123456' }, null)).status).toBe(404);
+    expect(
+      (await api('POST', '/user/password', { email: 'una@x.io', code: 'WRONG', new_password: 'new-password-123456' }, null)).status,
+    ).toBe(404);
     const reset = await api('POST', '/user/password?login=true', { email: 'una@x.io', code, new_password: 'new-password-123456' }, null);
     expect(reset.body).toEqual({ success: true, session_token: expect.any(String) });
     expect((await userLogin('una@x.io', 'new-password-123456')).status).toBe(200);
-    expect((await api('POST', '/user/password', { email: 'una@x.io', code, new_password: 'again-password-123456' }, null)).status).toBe(404);
+    expect((await api('POST', '/user/password', { email: 'una@x.io', code, new_password: 'again-password-123456' }, null)).status).toBe(
+      404,
+    );
   });
 
   it('refuses an expired code, an unknown email and an administrator at the user endpoint', async () => {
@@ -166,7 +206,9 @@ describe('password reset by email and change while logged in', () => {
   it('changes the password while logged in; tokens issued before are refused', async () => {
     const token = (await userLogin('una@x.io', 'new-password-123456')).body.session_token;
     clock.time += 1000;
-    expect((await api('POST', '/user/password', { old_password: 'new-password-123456', new_password: 'third-password-123456' }, { token })).body).toEqual({ success: true });
+    expect(
+      (await api('POST', '/user/password', { old_password: 'new-password-123456', new_password: 'third-password-123456' }, { token })).body,
+    ).toEqual({ success: true });
     expect((await api('GET', '/user/profile', undefined, { token })).status).toBe(401);
     expect((await userLogin('una@x.io', 'third-password-123456')).status).toBe(200);
   });
@@ -176,8 +218,17 @@ describe('password reset by email and change while logged in', () => {
     try {
       const strictApi = apiClient(strict.app, () => ({ token: '' }));
       const token = await strict.adminToken();
-      const response = await strictApi('POST', '/system/user', { resource: [{ name: 'S', email: 's@x.io', password: 'only-twenty-three-chars' }] }, { token });
-      expect(response.body.error).toMatchObject({ code: 400, message: 'Invalid data supplied. The password must be at least 24 characters.', context: { field: 'password' } });
+      const response = await strictApi(
+        'POST',
+        '/system/user',
+        { resource: [{ name: 'S', email: 's@x.io', password: 'only-twenty-three-chars' }] },
+        { token },
+      );
+      expect(response.body.error).toMatchObject({
+        code: 400,
+        message: 'Invalid data supplied. The password must be at least 24 characters.',
+        context: { field: 'password' },
+      });
       expect((await strictApi('GET', '/system/user', undefined, { token })).body.resource).toEqual([]);
     } finally {
       await strict.close();

@@ -12,7 +12,11 @@ const ADMIN = { email: 'admin@workers.local', password: 'admin-password-12345' }
 /** The worker processes of a primary: its node children (tsx also runs an esbuild helper). */
 function workerPids(primary: number): number[] {
   const out = spawnSync('ps', ['-o', 'pid=,comm=', '--ppid', String(primary)]).stdout.toString();
-  return out.split('\n').map((line) => line.trim().split(/\s+/)).filter(([, comm]) => comm === 'node').map(([pid]) => Number(pid));
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, comm]) => comm === 'node')
+    .map(([pid]) => Number(pid));
 }
 
 describe('two workers on one port', () => {
@@ -31,20 +35,32 @@ describe('two workers on one port', () => {
     expect(server.output).toContain('workers: 2');
     expect(server.url).not.toMatch(/:0$/);
     await vi.waitFor(() => expect(workerPids(server.pid)).toHaveLength(2), { timeout: 10_000 });
-    const login = await fetch(`${server.url}/api/v2/system/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(`${server.url}/api/v2/system/admin/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     const token = (await login.json()).session_token as string;
     // Connections land on either worker: every one accepts the token.
     for (let i = 0; i < 10; i++) {
-      const response = await fetch(`${server.url}/api/v2/system/admin/session`, { headers: { 'x-service-session-token': token, connection: 'close' } });
+      const response = await fetch(`${server.url}/api/v2/system/admin/session`, {
+        headers: { 'x-service-session-token': token, connection: 'close' },
+      });
       expect(response.status).toBe(200);
     }
     const [first] = workerPids(server.pid);
     process.kill(first, 'SIGKILL');
-    await vi.waitFor(() => {
-      const pids = workerPids(server.pid);
-      expect(pids).toHaveLength(2);
-      expect(pids).not.toContain(first);
-    }, { timeout: 20_000, interval: 200 });
-    await vi.waitFor(async () => expect((await fetch(`${server.url}/api/v2/system/environment`, { headers: { connection: 'close' } })).status).toBe(200), { timeout: 20_000 });
+    await vi.waitFor(
+      () => {
+        const pids = workerPids(server.pid);
+        expect(pids).toHaveLength(2);
+        expect(pids).not.toContain(first);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    await vi.waitFor(
+      async () => expect((await fetch(`${server.url}/api/v2/system/environment`, { headers: { connection: 'close' } })).status).toBe(200),
+      { timeout: 20_000 },
+    );
   });
 });

@@ -10,6 +10,8 @@ import { repoRoot } from '../helpers/quickstart-copy.js';
 it('examples/quickstart/server has not drifted from its platform.yaml', async () => {
   const { io, out } = captureIo(repoRoot);
   const code = await runCli(['check', 'examples/quickstart/platform.yaml'], io);
-  expect(out.stdout + out.stderr, 'run `npx gen build examples/quickstart/platform.yaml` and commit the result').not.toMatch(/drift|differ/i);
+  expect(out.stdout + out.stderr, 'run `npx gen build examples/quickstart/platform.yaml` and commit the result').not.toMatch(
+    /drift|differ/i,
+  );
   expect(code).toBe(0);
 });

@@ -38,7 +38,8 @@ export async function openScenario(name: string, env: Env = RECORDED_ENV): Promi
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `portico-golden-${name}-`));
   fs.cpSync(path.join(SCENARIOS_DIR, name), dir, {
     recursive: true,
-    filter: (source) => !['server', 'introspection.json'].includes(path.basename(source)) || path.dirname(source) !== path.join(SCENARIOS_DIR, name),
+    filter: (source) =>
+      !['server', 'introspection.json'].includes(path.basename(source)) || path.dirname(source) !== path.join(SCENARIOS_DIR, name),
   });
   const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
   try {

@@ -17,7 +17,11 @@ import { openApiErrors, prismaSchemaError, unresolvedRefs } from './validators.j
 import { loadTemplates } from '../../generator/load-templates.js';
 
 const scenarios: Array<[title: string, folder: string, build: () => Promise<FileMap>]> = [
-  ['the emitters\' address-book model (hand-built)', 'address-book-model', async () => emitPlatform(addressBookModel, { platformDirFromOutput: '..', templates: loadTemplates() })],
+  [
+    "the emitters' address-book model (hand-built)",
+    'address-book-model',
+    async () => emitPlatform(addressBookModel, { platformDirFromOutput: '..', templates: loadTemplates() }),
+  ],
   ['the address book on SQLite', 'address-book-sqlite', () => buildScenario('address-book-sqlite')],
   ['a SOAP service from the corpus', 'soap-calculator', () => buildScenario('soap-calculator')],
   ['PostgreSQL with enums and two schemas', 'postgres-enums', () => buildScenario('postgres-enums')],
@@ -68,7 +72,8 @@ describe.each(scenarios)('golden scenario: %s', (_title, folder, build) => {
 
   it('has Prisma schemas that pass prisma validate', async () => {
     const files = built.get(folder) ?? (await build());
-    for (const [file, text] of files) if (file.endsWith('.prisma')) expect({ file, error: prismaSchemaError(text) }).toEqual({ file, error: null });
+    for (const [file, text] of files)
+      if (file.endsWith('.prisma')) expect({ file, error: prismaSchemaError(text) }).toEqual({ file, error: null });
   });
 });
 
@@ -84,7 +89,10 @@ it('the TypeScript of every scenario type-checks with tsc', { timeout: 180_000 }
     }
   }
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
-  const result = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(dir, 'tsconfig.json')], { cwd: repoRoot, reject: false });
+  const result = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(dir, 'tsconfig.json')], {
+    cwd: repoRoot,
+    reject: false,
+  });
   expect(result.stdout + result.stderr).toBe('');
   expect(result.exitCode).toBe(0);
 });

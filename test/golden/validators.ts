@@ -27,7 +27,13 @@ export async function openApiErrors(document: unknown): Promise<unknown> {
 export function unresolvedRefs(document: unknown): string[] {
   const missing: string[] = [];
   const resolve = (ref: string) =>
-    ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+    ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>(
+        (node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        document,
+      );
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(visit);
     else if (value !== null && typeof value === 'object') {

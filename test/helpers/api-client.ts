@@ -12,12 +12,18 @@ export interface Credentials {
   token?: string;
 }
 
-export type Api = (method: string, url: string, body?: unknown, credentials?: Credentials | null, headers?: Record<string, string>) => Promise<ApiResponse>;
+export type Api = (
+  method: string,
+  url: string,
+  body?: unknown,
+  credentials?: Credentials | null,
+  headers?: Record<string, string>,
+) => Promise<ApiResponse>;
 
 /** Calls /api/v2 paths with the given default credentials (null: none). */
 export function apiClient(app: FastifyInstance, defaults: () => Credentials): Api {
   return async (method, url, body, credentials, headers = {}) => {
-    const use = credentials === null ? {} : credentials ?? defaults();
+    const use = credentials === null ? {} : (credentials ?? defaults());
     const response = await app.inject({
       method: method as 'GET',
       url: url.startsWith('/api/') ? url : `/api/v2${url}`,
@@ -31,7 +37,11 @@ export function apiClient(app: FastifyInstance, defaults: () => Credentials): Ap
     });
     const text = response.body;
     let parsed: unknown = text;
-    try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
     return { status: response.statusCode, body: parsed, headers: response.headers as Record<string, unknown> };
   };
 }

@@ -34,7 +34,11 @@ export async function openEvents(url: string, headers: Record<string, string>): 
     while (end !== -1) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const data = block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
+      const data = block
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n');
       if (data !== '') events.push(JSON.parse(data));
       end = buffer.indexOf('\n\n');
     }

@@ -28,16 +28,26 @@ export interface FileServerAddress {
 export function fileServer(kind: FileServer): FileServerAddress {
   const url = new URL(process.env[`PORTICO_TEST_${kind.toUpperCase()}_URL`] ?? DEFAULTS[kind]);
   return {
-    host: url.hostname, port: Number(url.port), username: decodeURIComponent(url.username), password: decodeURIComponent(url.password),
-    base: decodeURIComponent(url.pathname).replace(/\/+$/, ''), origin: `${url.protocol}//${url.host}`,
+    host: url.hostname,
+    port: Number(url.port),
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    base: decodeURIComponent(url.pathname).replace(/\/+$/, ''),
+    origin: `${url.protocol}//${url.host}`,
   };
 }
 
 function ping(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host, port, timeout: 3000 }, () => { socket.end(); resolve(); });
+    const socket = net.connect({ host, port, timeout: 3000 }, () => {
+      socket.end();
+      resolve();
+    });
     socket.on('error', reject);
-    socket.on('timeout', () => { socket.destroy(); reject(new Error('timeout')); });
+    socket.on('timeout', () => {
+      socket.destroy();
+      reject(new Error('timeout'));
+    });
   });
 }
 

@@ -8,7 +8,15 @@ import type { PlatformModel, ServiceModel } from '../../runtime/model/platform-m
 import { createTestDatabase, type ExternalDatabase, type TestDatabase } from './require-service.js';
 
 const plain = (id: number, name: string, type: string, label: string): ServiceModel => ({
-  id, name, type, label, description: '', is_active: true, config: {}, origin: 'builtin', kind: 'plain',
+  id,
+  name,
+  type,
+  label,
+  description: '',
+  is_active: true,
+  config: {},
+  origin: 'builtin',
+  kind: 'plain',
 });
 
 /** A platform with only the built-in services, no roles and no apps of its own. */
@@ -73,12 +81,20 @@ export async function startTestServer(model: PlatformModel = minimalModel(), opt
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-test-'));
   const systemDb = await testSystemDatabase();
   const app = await createServer(model, { baseDir: dir, systemDatabase: systemDb.target, env: {}, ...options });
-  const { api_key: apiKey } = await app.portico.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
+  const { api_key: apiKey } = await app.portico.db
+    .selectFrom('app')
+    .select('api_key')
+    .where('name', '=', 'admin')
+    .executeTakeFirstOrThrow();
   return {
-    app, dir, apiKey,
+    app,
+    dir,
+    apiKey,
     async adminToken() {
       const response = await app.inject({
-        method: 'POST', url: '/api/v2/system/admin/session', headers: { 'x-service-api-key': apiKey },
+        method: 'POST',
+        url: '/api/v2/system/admin/session',
+        headers: { 'x-service-api-key': apiKey },
         payload: { email: model.admins[0].email, password: model.admins[0].password },
       });
       return (response.json() as { session_token: string }).session_token;

@@ -17,9 +17,15 @@ let loaded = false;
 function load(): void {
   if (loaded) return;
   // Without a panic registry a wasm panic surfaces as "reading 'set_message'" only.
-  (globalThis as Record<string, unknown>).PRISMA_WASM_PANIC_REGISTRY ??= { set_message(message: string) { process.stderr.write(`[schema-engine panic] ${message}\n`); } };
+  (globalThis as Record<string, unknown>).PRISMA_WASM_PANIC_REGISTRY ??= {
+    set_message(message: string) {
+      process.stderr.write(`[schema-engine panic] ${message}\n`);
+    },
+  };
   const wasmPath = require.resolve('@prisma/schema-engine-wasm').replace(/schema_engine\.js$/, 'schema_engine_bg.wasm');
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(wasmPath)), { './schema_engine_bg.js': runtime as unknown as WebAssembly.ModuleImports });
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(wasmPath)), {
+    './schema_engine_bg.js': runtime as unknown as WebAssembly.ModuleImports,
+  });
   (runtime as unknown as { __wbg_set_wasm(exports: unknown): void }).__wbg_set_wasm(instance.exports);
   (instance.exports as { __wbindgen_start(): void }).__wbindgen_start();
   loaded = true;
@@ -54,10 +60,18 @@ function adapterFor(provider: 'sqlite' | 'postgresql', url: string): SqlMigratio
 export async function prismaIntrospect(provider: 'sqlite' | 'postgresql', url: string): Promise<string> {
   load();
   const base = `datasource db {\n  provider = "${provider}"\n}\n`;
-  const engine = await runtime.SchemaEngine.new({ datamodels: [['schema.prisma', base]] }, () => undefined, bindMigrationAwareSqlAdapterFactory(adapterFor(provider, url)));
+  const engine = await runtime.SchemaEngine.new(
+    { datamodels: [['schema.prisma', base]] },
+    () => undefined,
+    bindMigrationAwareSqlAdapterFactory(adapterFor(provider, url)),
+  );
   try {
     const result = await engine.introspect({
-      schema: { files: [{ path: 'schema.prisma', content: base }] }, baseDirectoryPath: process.cwd(), force: false, compositeTypeDepth: -1, namespaces: null,
+      schema: { files: [{ path: 'schema.prisma', content: base }] },
+      baseDirectoryPath: process.cwd(),
+      force: false,
+      compositeTypeDepth: -1,
+      namespaces: null,
     } as Parameters<typeof engine.introspect>[0]);
     return result.schema.files[0].content;
   } finally {

@@ -32,7 +32,13 @@ interface RawModel {
 }
 
 const quoted = (text: string | undefined, fallback: string) => (text === undefined ? fallback : (JSON.parse(text) as string));
-const list = (text: string | undefined) => (text === undefined ? [] : text.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+const list = (text: string | undefined) =>
+  text === undefined
+    ? []
+    : text
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
 
 function parseModels(schema: string): RawModel[] {
   const models: RawModel[] = [];
@@ -49,7 +55,14 @@ function parseModels(schema: string): RawModel[] {
       current.block.push(line);
     } else if (current !== null && line !== '') {
       const field = /^(\S+)\s+(Unsupported\("[^"]*"\)|[A-Za-z_][\w]*)(\[\])?(\?)?\s*(.*)$/.exec(line);
-      if (field) current.fields.push({ name: field[1], type: field[2], list: field[3] !== undefined, optional: field[4] !== undefined, attributes: field[5] });
+      if (field)
+        current.fields.push({
+          name: field[1],
+          type: field[2],
+          list: field[3] !== undefined,
+          optional: field[4] !== undefined,
+          attributes: field[5],
+        });
     }
   }
   return models;
@@ -69,7 +82,8 @@ export function prismaSchemaShape(schema: string): Record<string, ModelShape> {
       const target = byName.get(field.type);
       if (target === undefined) {
         const native = /@db\.\w+(\([^)]*\))?/.exec(field.attributes)?.[0];
-        shape.fields[columns.get(field.name) as string] = `${field.type}${field.list ? '[]' : ''}${field.optional ? '?' : ''}${native ? ` ${native}` : ''}`;
+        shape.fields[columns.get(field.name) as string] =
+          `${field.type}${field.list ? '[]' : ''}${field.optional ? '?' : ''}${native ? ` ${native}` : ''}`;
         if (/(^|\s)@id\b/.test(field.attributes)) shape.id = db([field.name]);
         if (/(^|\s)@unique\b/.test(field.attributes)) shape.uniques.push(db([field.name]));
         continue;

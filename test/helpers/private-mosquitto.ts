@@ -19,13 +19,29 @@ export async function startMosquitto(): Promise<PrivateMosquitto> {
   fs.chmodSync(dir, 0o777);
   const port = await closedPort();
   const config = path.join(dir, 'mosquitto.conf');
-  fs.writeFileSync(config, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence true', `persistence_location ${dir}/`, 'autosave_interval 1', ''].join('\n'));
+  fs.writeFileSync(
+    config,
+    [
+      `listener ${port} 127.0.0.1`,
+      'allow_anonymous true',
+      'persistence true',
+      `persistence_location ${dir}/`,
+      'autosave_interval 1',
+      '',
+    ].join('\n'),
+  );
   let child: ChildProcess | null = null;
   const start = async () => {
     child = spawn('mosquitto', ['-c', config], { stdio: 'ignore' });
     const failed = new Promise<never>((_, reject) => child!.once('error', reject));
     for (let i = 0; i < 50; i++) {
-      const up = await Promise.race([tcpReachable('127.0.0.1', port, 500).then(() => true, () => false), failed]);
+      const up = await Promise.race([
+        tcpReachable('127.0.0.1', port, 500).then(
+          () => true,
+          () => false,
+        ),
+        failed,
+      ]);
       if (up) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -41,7 +57,10 @@ export async function startMosquitto(): Promise<PrivateMosquitto> {
   };
   await start();
   return {
-    port, url: `mqtt://127.0.0.1:${port}`, start, stop,
+    port,
+    url: `mqtt://127.0.0.1:${port}`,
+    start,
+    stop,
     async close() {
       await stop();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -35,7 +35,9 @@ export function copyQuickstart(): string {
 /** Starts the copied generated server on a free port and waits for its start-up lines. */
 export function startQuickstart(dir: string, env: Record<string, string>): Promise<RunningQuickstart> {
   const child: ChildProcess = spawn(process.execPath, [...SOURCE_NODE_ARGS, path.join(dir, 'server/main.mjs')], {
-    cwd: repoRoot, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: repoRoot,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -48,17 +50,29 @@ export function startQuickstart(dir: string, env: Record<string, string>): Promi
       if (url && apiKey) {
         clearTimeout(timer);
         resolve({
-          dir, url, apiKey, output, pid: child.pid!, printed: () => output, exited,
-          stop: () => new Promise<void>((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
+          dir,
+          url,
+          apiKey,
+          output,
+          pid: child.pid!,
+          printed: () => output,
+          exited,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null || child.signalCode !== null) return done();
+              child.once('exit', () => done());
+              child.kill('SIGTERM');
+            }),
         });
       }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${output}`)); });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
   });
 }

@@ -23,9 +23,19 @@ export function brokerUrl(broker: Broker): string {
 export function tcpReachable(host: string, port: number, ms = 3000): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host, port });
-    const timer = setTimeout(() => { socket.destroy(); reject(new Error(`no answer within ${ms} ms`)); }, ms);
-    socket.once('connect', () => { clearTimeout(timer); socket.end(); resolve(); });
-    socket.once('error', (error) => { clearTimeout(timer); reject(error); });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${ms} ms`));
+    }, ms);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.end();
+      resolve();
+    });
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
   });
 }
 
@@ -36,12 +46,15 @@ export function requireBroker(broker: Broker): Promise<boolean> {
   let result = checked.get(broker);
   if (result === undefined) {
     const url = new URL(brokerUrl(broker));
-    result = tcpReachable(url.hostname, Number(url.port)).then(() => true, (error: unknown) => {
-      const message = `${broker} at ${url.host} is unreachable (${(error as Error).message})`;
-      if (process.env.CI === 'true') throw new Error(`${message}; CI needs it.`);
-      process.stderr.write(`\n[skipped] ${message}: its tests are skipped.\n`);
-      return false;
-    });
+    result = tcpReachable(url.hostname, Number(url.port)).then(
+      () => true,
+      (error: unknown) => {
+        const message = `${broker} at ${url.host} is unreachable (${(error as Error).message})`;
+        if (process.env.CI === 'true') throw new Error(`${message}; CI needs it.`);
+        process.stderr.write(`\n[skipped] ${message}: its tests are skipped.\n`);
+        return false;
+      },
+    );
     checked.set(broker, result);
   }
   return result;
@@ -59,10 +72,17 @@ export async function closedPort(): Promise<number> {
 /** A server that accepts connections and never answers (for deadline tests); close() ends it. */
 export async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => { sockets.add(socket); socket.on('error', () => undefined); });
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
-    close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

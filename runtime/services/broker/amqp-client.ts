@@ -15,9 +15,18 @@ import { unavailable, withDeadline } from './deadline.js';
 
 const MAX_NAME_BYTES = 255;
 const PROPERTY_NAMES: Record<string, keyof Options.Publish> = {
-  content_type: 'contentType', content_encoding: 'contentEncoding', headers: 'headers', priority: 'priority',
-  correlation_id: 'correlationId', reply_to: 'replyTo', expiration: 'expiration', message_id: 'messageId',
-  timestamp: 'timestamp', type: 'type', user_id: 'userId', app_id: 'appId',
+  content_type: 'contentType',
+  content_encoding: 'contentEncoding',
+  headers: 'headers',
+  priority: 'priority',
+  correlation_id: 'correlationId',
+  reply_to: 'replyTo',
+  expiration: 'expiration',
+  message_id: 'messageId',
+  timestamp: 'timestamp',
+  type: 'type',
+  user_id: 'userId',
+  app_id: 'appId',
 };
 
 interface Link {
@@ -42,7 +51,8 @@ function channelProblem(error: unknown): PorticoError | null {
 }
 
 function checkName(name: string, what: string): void {
-  if (Buffer.byteLength(name) > MAX_NAME_BYTES) throw new BadRequestError(`Invalid ${what} '${name.slice(0, 40)}…': longer than ${MAX_NAME_BYTES} bytes.`, { field: what });
+  if (Buffer.byteLength(name) > MAX_NAME_BYTES)
+    throw new BadRequestError(`Invalid ${what} '${name.slice(0, 40)}…': longer than ${MAX_NAME_BYTES} bytes.`, { field: what });
   if (name.includes('\u0000')) throw new BadRequestError(`Invalid ${what}: it contains a NUL character.`, { field: what });
 }
 
@@ -57,7 +67,10 @@ export class AmqpBrokerClient implements BrokerClient {
   private closing = false;
   private readonly declared = new Map<string, QueueDeclaration>();
 
-  constructor(private readonly name: string, private readonly config: AmqpConfig) {
+  constructor(
+    private readonly name: string,
+    private readonly config: AmqpConfig,
+  ) {
     for (const queue of config.queues) this.declared.set(queue.name, queue);
   }
 
@@ -68,13 +81,21 @@ export class AmqpBrokerClient implements BrokerClient {
     if (!this.link) {
       const opening = this.open();
       this.link = opening;
-      opening.then((link) => { this.open_ = link; }, () => { if (this.link === opening) this.link = null; });
+      opening.then(
+        (link) => {
+          this.open_ = link;
+        },
+        () => {
+          if (this.link === opening) this.link = null;
+        },
+      );
     }
-    return withDeadline(this.link, Math.max(1, deadline - Date.now()), () => unavailable(this.name, 'the AMQP broker did not answer in time'))
-      .catch((error: unknown) => {
-        if ((error as PorticoError).status !== undefined) throw error;
-        throw unavailable(this.name, 'the AMQP broker cannot be reached');
-      });
+    return withDeadline(this.link, Math.max(1, deadline - Date.now()), () =>
+      unavailable(this.name, 'the AMQP broker did not answer in time'),
+    ).catch((error: unknown) => {
+      if ((error as PorticoError).status !== undefined) throw error;
+      throw unavailable(this.name, 'the AMQP broker cannot be reached');
+    });
   }
 
   private async open(): Promise<Link> {
@@ -84,7 +105,13 @@ export class AmqpBrokerClient implements BrokerClient {
     model.on('error', () => undefined);
     model.on('close', () => {
       link.closed = true;
-      if (this.link !== null) void this.link.then((current) => { if (current === link) this.link = null; }, () => undefined);
+      if (this.link !== null)
+        void this.link.then(
+          (current) => {
+            if (current === link) this.link = null;
+          },
+          () => undefined,
+        );
       for (const end of link.streams) end();
     });
     try {
@@ -115,8 +142,12 @@ export class AmqpBrokerClient implements BrokerClient {
     const current = link[which];
     if (current) return current;
     const channel = which === 'confirm' ? await link.model.createConfirmChannel() : await link.model.createChannel();
-    channel.on('error', (error) => { link.lastError = error; });
-    channel.on('close', () => { if (link[which] === channel) link[which] = null; });
+    channel.on('error', (error) => {
+      link.lastError = error;
+    });
+    channel.on('close', () => {
+      if (link[which] === channel) link[which] = null;
+    });
     if (which === 'confirm') link.confirm = channel as ConfirmChannel;
     else link.reader = channel;
     return channel;
@@ -128,7 +159,9 @@ export class AmqpBrokerClient implements BrokerClient {
     let routingKey = pathTopic;
     let message: unknown = body;
     let declare = { exchange: false, queue: false };
-    const options: Options.Publish = { persistent: pick(query, 'persistent') === undefined ? this.config.persistent : toBool(pick(query, 'persistent')) };
+    const options: Options.Publish = {
+      persistent: pick(query, 'persistent') === undefined ? this.config.persistent : toBool(pick(query, 'persistent')),
+    };
     const exchangeName = pick(query, 'exchange');
     if (pathTopic !== '') {
       exchange = exchangeDeclaration(exchangeName ?? this.config.exchange);
@@ -136,15 +169,18 @@ export class AmqpBrokerClient implements BrokerClient {
       if (type) options.contentType = type;
     } else {
       // The reference's body: message|msg, exchange/queue/topic (names or declarations), routing_key and its aliases.
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('Invalid or no data provided for publishing.');
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        throw new BadRequestError('Invalid or no data provided for publishing.');
       const fields = body as Record<string, unknown>;
       message = fields.message ?? fields.msg;
-      if (message === undefined || message === null || message === '') throw new BadRequestError('No message provided in data to publish.', { field: 'message' });
+      if (message === undefined || message === null || message === '')
+        throw new BadRequestError('No message provided in data to publish.', { field: 'message' });
       if (typeof message === 'object' && !Array.isArray(message)) {
         const described = message as Record<string, unknown>;
         const content = described.body ?? described.message ?? described.msg;
         if (content === undefined) throw new BadRequestError('No message body provided in message data object.', { field: 'message.body' });
-        for (const [field, property] of Object.entries(PROPERTY_NAMES)) if (described[field] !== undefined) (options as Record<string, unknown>)[property] = described[field];
+        for (const [field, property] of Object.entries(PROPERTY_NAMES))
+          if (described[field] !== undefined) (options as Record<string, unknown>)[property] = described[field];
         if (described.delivery_mode !== undefined) options.persistent = Number(described.delivery_mode) === 2;
         message = content;
       }
@@ -154,7 +190,10 @@ export class AmqpBrokerClient implements BrokerClient {
       if (fields.exchange !== undefined) exchange = exchangeDeclaration(fields.exchange);
       if (target !== undefined) queue = queueDeclaration(target);
       // Declarations given as objects are declared before publishing (the reference declares on every publish); names are used as they are.
-      declare = { exchange: typeof fields.exchange === 'object' && fields.exchange !== null, queue: typeof target === 'object' && target !== null };
+      declare = {
+        exchange: typeof fields.exchange === 'object' && fields.exchange !== null,
+        queue: typeof target === 'object' && target !== null,
+      };
       if (!exchange && !queue) throw new BadRequestError('No topic/queue/exchange provided for message publishing.');
       const key = fields.routing_key ?? fields.routing_keys ?? fields.routing ?? fields.binding_key ?? fields.binding;
       routingKey = typeof key === 'string' ? key : Array.isArray(key) && typeof key[0] === 'string' ? key[0] : '';
@@ -167,7 +206,8 @@ export class AmqpBrokerClient implements BrokerClient {
     checkName(routingKey, 'routing_key');
     checkName(exchange?.name ?? '', 'exchange');
     const content = encodeMessage(message);
-    if (content.length > this.config.maxBytes) throw new PayloadTooLargeError(`The message is larger than the ${this.config.maxBytes} bytes service '${this.name}' accepts.`);
+    if (content.length > this.config.maxBytes)
+      throw new PayloadTooLargeError(`The message is larger than the ${this.config.maxBytes} bytes service '${this.name}' accepts.`);
     if (options.contentType === undefined) options.contentType = typeof message === 'string' ? 'text/plain' : 'application/json';
     const target = exchange ?? exchangeDeclaration('');
     const declarations = { exchange: declare.exchange ? target : null, queue: declare.queue ? queue : null };
@@ -178,18 +218,28 @@ export class AmqpBrokerClient implements BrokerClient {
   }
 
   /** Publishes and waits for the broker's confirm; after a lost connection, again on the next one. */
-  private async publish(exchange: string, declare: { exchange: ExchangeDeclaration | null; queue: QueueDeclaration | null }, routingKey: string, content: Buffer, options: Options.Publish): Promise<void> {
+  private async publish(
+    exchange: string,
+    declare: { exchange: ExchangeDeclaration | null; queue: QueueDeclaration | null },
+    routingKey: string,
+    content: Buffer,
+    options: Options.Publish,
+  ): Promise<void> {
     const deadline = Date.now() + this.config.timeoutMs;
     let last: unknown = null;
     while (Date.now() < deadline) {
       const link = await this.connection(deadline);
       try {
-        const channel = await this.channel(link, 'confirm') as ConfirmChannel;
+        const channel = (await this.channel(link, 'confirm')) as ConfirmChannel;
         if (declare.exchange) await this.declareExchange(channel, declare.exchange);
         if (declare.queue) await this.declareQueue(channel, declare.queue);
-        await withDeadline(new Promise<void>((resolve, reject) => {
-          channel.publish(exchange, routingKey, content, options, (error: unknown) => (error ? reject(error) : resolve()));
-        }), Math.max(1, deadline - Date.now()), () => unavailable(this.name, 'the AMQP broker did not confirm the publish in time'));
+        await withDeadline(
+          new Promise<void>((resolve, reject) => {
+            channel.publish(exchange, routingKey, content, options, (error: unknown) => (error ? reject(error) : resolve()));
+          }),
+          Math.max(1, deadline - Date.now()),
+          () => unavailable(this.name, 'the AMQP broker did not confirm the publish in time'),
+        );
         return;
       } catch (error) {
         if ((error as PorticoError).status !== undefined) throw error;
@@ -215,7 +265,9 @@ export class AmqpBrokerClient implements BrokerClient {
       const channel = await this.channel(link, 'reader');
       const messages: Message[] = [];
       while (messages.length < limit) {
-        const message = await withDeadline(channel.get(source, { noAck: false }), Math.max(1, deadline - Date.now()), () => unavailable(this.name, 'the AMQP broker did not answer in time'));
+        const message = await withDeadline(channel.get(source, { noAck: false }), Math.max(1, deadline - Date.now()), () =>
+          unavailable(this.name, 'the AMQP broker did not answer in time'),
+        );
         if (message === false) {
           if (messages.length > 0 || Date.now() >= deadline - this.config.timeoutMs) break;
           await sleep(Math.min(100, Math.max(1, deadline - this.config.timeoutMs - Date.now())));
@@ -254,7 +306,9 @@ export class AmqpBrokerClient implements BrokerClient {
   async stream(source: string, query: RawQuery, onDelivery: (delivery: Delivery) => void, onEnd: () => void): Promise<() => Promise<void>> {
     checkName(source, 'queue');
     const link = await this.connection();
-    const channel = await withDeadline(link.model.createChannel(), this.config.timeoutMs, () => unavailable(this.name, 'the AMQP broker did not answer in time'));
+    const channel = await withDeadline(link.model.createChannel(), this.config.timeoutMs, () =>
+      unavailable(this.name, 'the AMQP broker did not answer in time'),
+    );
     channel.on('error', () => undefined);
     const end = () => onEnd();
     link.streams.add(end);
@@ -273,7 +327,10 @@ export class AmqpBrokerClient implements BrokerClient {
         await channel.checkQueue(source);
       }
       await channel.consume(queue, (message) => {
-        if (message === null) { end(); return; }
+        if (message === null) {
+          end();
+          return;
+        }
         onDelivery(this.delivery(message, queue));
         channel.ack(message);
       });
@@ -287,19 +344,23 @@ export class AmqpBrokerClient implements BrokerClient {
 
   subscriptions(): Array<Record<string, unknown>> {
     return [...this.declared.values()].map((queue) => ({
-      queue: queue.name, durable: queue.options.durable, bindings: queue.bindings.map((b) => ({ exchange: b.exchange, routing_key: b.routingKey })),
+      queue: queue.name,
+      durable: queue.options.durable,
+      bindings: queue.bindings.map((b) => ({ exchange: b.exchange, routing_key: b.routingKey })),
     }));
   }
 
   async subscribe(source: string, body: unknown): Promise<Record<string, unknown>> {
     checkName(source, 'queue');
-    const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {};
+    const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     const queue = queueDeclaration({ ...fields, name: source });
     const link = await this.connection();
     const channel = await link.model.createChannel();
     channel.on('error', () => undefined);
     try {
-      await withDeadline(this.declareQueue(channel, queue), this.config.timeoutMs, () => unavailable(this.name, 'the AMQP broker did not answer in time'));
+      await withDeadline(this.declareQueue(channel, queue), this.config.timeoutMs, () =>
+        unavailable(this.name, 'the AMQP broker did not answer in time'),
+      );
     } catch (error) {
       if ((error as PorticoError).status !== undefined) throw error;
       throw channelProblem(error) ?? unavailable(this.name, 'declaring the queue failed');
@@ -307,7 +368,11 @@ export class AmqpBrokerClient implements BrokerClient {
       await channel.close().catch(() => undefined);
     }
     this.declared.set(queue.name, queue);
-    return { queue: queue.name, durable: queue.options.durable, bindings: queue.bindings.map((b) => ({ exchange: b.exchange, routing_key: b.routingKey })) };
+    return {
+      queue: queue.name,
+      durable: queue.options.durable,
+      bindings: queue.bindings.map((b) => ({ exchange: b.exchange, routing_key: b.routingKey })),
+    };
   }
 
   async unsubscribe(source: string): Promise<boolean> {
@@ -332,10 +397,15 @@ export class AmqpBrokerClient implements BrokerClient {
     const link = this.link;
     this.link = null;
     if (link) {
-      await link.then((l) => {
-        for (const end of l.streams) end();
-        return withDeadline(l.model.close(), 1000, () => new Error('close'));
-      }, () => undefined).catch(() => undefined);
+      await link
+        .then(
+          (l) => {
+            for (const end of l.streams) end();
+            return withDeadline(l.model.close(), 1000, () => new Error('close'));
+          },
+          () => undefined,
+        )
+        .catch(() => undefined);
     }
   }
 }

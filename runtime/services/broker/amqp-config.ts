@@ -32,7 +32,11 @@ const declaredQueue = {
     arguments: { type: 'object' },
     bindings: {
       type: 'array',
-      items: { type: 'object', required: ['exchange'], properties: { exchange: { type: 'string' }, routing_key: { type: 'string', default: '' } } },
+      items: {
+        type: 'object',
+        required: ['exchange'],
+        properties: { exchange: { type: 'string' }, routing_key: { type: 'string', default: '' } },
+      },
     },
   },
 };
@@ -46,20 +50,48 @@ export const amqpConfigSchema = {
     username: { type: 'string', default: 'guest' },
     password: { type: 'string' },
     vhost: { type: 'string', title: 'Virtual Host', default: '/' },
-    url: { type: 'string', title: 'URL', description: 'amqp:// or amqps:// URL; when given it replaces host, port, username, password, vhost and tls.' },
+    url: {
+      type: 'string',
+      title: 'URL',
+      description: 'amqp:// or amqps:// URL; when given it replaces host, port, username, password, vhost and tls.',
+    },
     tls: { type: 'boolean', title: 'TLS', default: false, description: 'Connect with TLS (amqps).' },
-    capath: { type: 'string', title: 'CA Certificate Path', description: 'CA certificate file (PEM) for TLS, relative to the platform directory.' },
+    capath: {
+      type: 'string',
+      title: 'CA Certificate Path',
+      description: 'CA certificate file (PEM) for TLS, relative to the platform directory.',
+    },
     cert_path: { type: 'string', description: 'Client certificate file (PEM) for TLS.' },
     key_path: { type: 'string', description: 'Client private key file (PEM) for TLS.' },
     reject_unauthorized: { type: 'boolean', default: true },
     client_name: { type: 'string', description: 'Connection name shown by the broker (default: portico-{service}).' },
     heartbeat: { type: 'integer', default: 30, minimum: 0, description: 'Heartbeat interval in seconds (0: none).' },
-    exchange: { type: 'string', default: '', description: "Exchange of POST pub/{routing_key} when the request names none ('' is the default exchange, routing to the queue of that name)." },
-    persistent: { type: 'boolean', default: true, description: 'Publish persistent messages (delivery mode 2) unless the request says otherwise.' },
+    exchange: {
+      type: 'string',
+      default: '',
+      description:
+        "Exchange of POST pub/{routing_key} when the request names none ('' is the default exchange, routing to the queue of that name).",
+    },
+    persistent: {
+      type: 'boolean',
+      default: true,
+      description: 'Publish persistent messages (delivery mode 2) unless the request says otherwise.',
+    },
     exchanges: { type: 'array', default: [], items: declaredExchange, description: 'Exchanges declared on every connection.' },
     queues: { type: 'array', default: [], items: declaredQueue, description: 'Queues (and their bindings) declared on every connection.' },
-    timeout_ms: { type: 'integer', title: 'Timeout (ms)', default: 5000, minimum: 1, description: 'Deadline of each broker call (connecting, publishing with its confirm, reading): a 503 after it.' },
-    max_message_bytes: { type: 'integer', default: 262144, minimum: 1, description: 'Largest message accepted for publishing; larger is 413.' },
+    timeout_ms: {
+      type: 'integer',
+      title: 'Timeout (ms)',
+      default: 5000,
+      minimum: 1,
+      description: 'Deadline of each broker call (connecting, publishing with its confirm, reading): a 503 after it.',
+    },
+    max_message_bytes: {
+      type: 'integer',
+      default: 262144,
+      minimum: 1,
+      description: 'Largest message accepted for publishing; larger is 413.',
+    },
   },
 };
 
@@ -87,14 +119,20 @@ export interface AmqpConfig {
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-const record = (value: unknown): Record<string, unknown> => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : {});
+const record = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 export function exchangeDeclaration(value: unknown): ExchangeDeclaration {
   const item = typeof value === 'string' ? { name: value } : record(value);
   return {
     name: String(item.name ?? ''),
     type: text(item.type) ?? 'topic',
-    options: { durable: item.durable !== false, autoDelete: item.auto_delete === true, internal: item.internal === true, arguments: record(item.arguments) },
+    options: {
+      durable: item.durable !== false,
+      autoDelete: item.auto_delete === true,
+      internal: item.internal === true,
+      arguments: record(item.arguments),
+    },
   };
 }
 
@@ -103,7 +141,12 @@ export function queueDeclaration(value: unknown): QueueDeclaration {
   const bindings = Array.isArray(item.bindings) ? item.bindings.map(record) : [];
   return {
     name: String(item.name ?? ''),
-    options: { durable: item.durable !== false, exclusive: item.exclusive === true, autoDelete: item.auto_delete === true, arguments: record(item.arguments) },
+    options: {
+      durable: item.durable !== false,
+      exclusive: item.exclusive === true,
+      autoDelete: item.auto_delete === true,
+      arguments: record(item.arguments),
+    },
     bindings: bindings.map((b) => ({ exchange: String(b.exchange ?? ''), routingKey: String(b.routing_key ?? '') })),
   };
 }

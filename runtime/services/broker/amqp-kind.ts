@@ -12,19 +12,35 @@ const docs: BrokerDocs = {
     type: 'object',
     required: ['message'],
     properties: {
-      message: { description: 'The message: a string is sent as its text, anything else as JSON; or `{body, content_type, headers, message_id, priority, expiration, delivery_mode, ...}`. Alias: `msg`.' },
-      exchange: { ...declaration, description: 'Exchange name, or a declaration `{name, type, durable, auto_delete, internal, arguments}` declared before publishing.' },
-      queue: { ...declaration, description: "Queue name (routing key on the default exchange), or a declaration `{name, durable, exclusive, auto_delete, arguments}`. Alias: `topic`." },
+      message: {
+        description:
+          'The message: a string is sent as its text, anything else as JSON; or `{body, content_type, headers, message_id, priority, expiration, delivery_mode, ...}`. Alias: `msg`.',
+      },
+      exchange: {
+        ...declaration,
+        description:
+          'Exchange name, or a declaration `{name, type, durable, auto_delete, internal, arguments}` declared before publishing.',
+      },
+      queue: {
+        ...declaration,
+        description:
+          'Queue name (routing key on the default exchange), or a declaration `{name, durable, exclusive, auto_delete, arguments}`. Alias: `topic`.',
+      },
       routing_key: { type: 'string', description: 'Routing key (aliases: routing, binding_key, binding).' },
       persistent: { type: 'boolean', description: "Persistent delivery (mode 2); default: the service's persistent, true." },
     },
   },
   publishQuery: [
-    { name: 'exchange', description: "Exchange to publish to (default: the service's exchange; '' the default exchange).", schema: { type: 'string' } },
+    {
+      name: 'exchange',
+      description: "Exchange to publish to (default: the service's exchange; '' the default exchange).",
+      schema: { type: 'string' },
+    },
     { name: 'persistent', description: 'Persistent delivery (mode 2).', schema: { type: 'boolean' } },
     { name: 'content_type', description: 'Content type property of the message.', schema: { type: 'string' } },
   ],
-  subscribeSummary: 'Declare a queue (body: durable, exclusive, auto_delete, arguments, bindings [{exchange, routing_key}]) to pull from with GET sub/{queue}.',
+  subscribeSummary:
+    'Declare a queue (body: durable, exclusive, auto_delete, arguments, bindings [{exchange, routing_key}]) to pull from with GET sub/{queue}.',
 };
 
 export const amqpKind: ServiceKind = {
@@ -35,6 +51,10 @@ export const amqpKind: ServiceKind = {
   configSchema: amqpConfigSchema,
   describe: () => brokerOpenApi(docs),
   async open(service, ctx) {
-    return new BrokerHandler(service.name, new AmqpBrokerClient(service.name, readAmqpConfig(service.name, ctx.resolveEnv(service.config), ctx.baseDir)), docs);
+    return new BrokerHandler(
+      service.name,
+      new AmqpBrokerClient(service.name, readAmqpConfig(service.name, ctx.resolveEnv(service.config), ctx.baseDir)),
+      docs,
+    );
   },
 };

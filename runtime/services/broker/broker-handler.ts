@@ -43,7 +43,7 @@ export interface BrokerDocs {
 
 function wantsStream(call: ServiceCall): boolean {
   const accept = call.headers.accept;
-  const text = Array.isArray(accept) ? accept.join(',') : accept ?? '';
+  const text = Array.isArray(accept) ? accept.join(',') : (accept ?? '');
   return text.includes('text/event-stream') || toBool(pick(call.query, 'stream'));
 }
 
@@ -51,12 +51,17 @@ function boundedInt(call: ServiceCall, name: string, fallback: number, max: numb
   const text = pick(call.query, name);
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) throw new BadRequestError(`Parameter '${name}' must be a whole number, not '${text}'.`, { parameter: name });
+  if (!Number.isInteger(value) || value < 0)
+    throw new BadRequestError(`Parameter '${name}' must be a whole number, not '${text}'.`, { parameter: name });
   return Math.min(value, max);
 }
 
 export class BrokerHandler implements ServiceHandler {
-  constructor(private readonly name: string, private readonly client: BrokerClient, private readonly docs: BrokerDocs) {}
+  constructor(
+    private readonly name: string,
+    private readonly client: BrokerClient,
+    private readonly docs: BrokerDocs,
+  ) {}
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
     const [resource, ...rest] = call.resource;
@@ -84,10 +89,16 @@ export class BrokerHandler implements ServiceHandler {
         const items = Array.isArray(call.body) ? call.body : [call.body];
         const created: Array<Record<string, unknown>> = [];
         for (const item of items) {
-          const source = item !== null && typeof item === 'object' ? (item as Record<string, unknown>).topic ?? (item as Record<string, unknown>).queue : undefined;
-          if (typeof source !== 'string' || source === '') throw new BadRequestError('Bad payload supplied. Could not find proper topic and/or queue information in the payload.');
+          const source =
+            item !== null && typeof item === 'object'
+              ? ((item as Record<string, unknown>).topic ?? (item as Record<string, unknown>).queue)
+              : undefined;
+          if (typeof source !== 'string' || source === '')
+            throw new BadRequestError('Bad payload supplied. Could not find proper topic and/or queue information in the payload.');
           if ((item as Record<string, unknown>).service !== undefined) {
-            throw new BadRequestError('Subscriptions that call a service for each message are not supported: pull with GET sub/{topic}, or stream it with Server-Sent Events.');
+            throw new BadRequestError(
+              'Subscriptions that call a service for each message are not supported: pull with GET sub/{topic}, or stream it with Server-Sent Events.',
+            );
           }
           checkComponent(call.auth, this.name, `sub/${source}`, 'POST');
           created.push(await this.client.subscribe(source, item, call.query));
@@ -99,7 +110,9 @@ export class BrokerHandler implements ServiceHandler {
     switch (call.verb) {
       case 'GET':
         if (wantsStream(call)) return this.stream(call, topic);
-        return { body: wrapList(await this.client.pull(topic, boundedInt(call, 'limit', 100, MAX_PULL), boundedInt(call, 'wait', 0, MAX_WAIT_MS))) };
+        return {
+          body: wrapList(await this.client.pull(topic, boundedInt(call, 'limit', 100, MAX_PULL), boundedInt(call, 'wait', 0, MAX_WAIT_MS))),
+        };
       case 'POST':
         return { status: 201, body: await this.client.subscribe(topic, call.body, call.query) };
       case 'DELETE':
@@ -130,16 +143,24 @@ export class BrokerHandler implements ServiceHandler {
       void stop?.().catch(() => undefined);
     });
     try {
-      stop = await this.client.stream(topic, call.query, (delivery) => {
-        if (!ended) out.write(`id: ${++id}\nevent: message\ndata: ${JSON.stringify(delivery)}\n\n`);
-      }, end);
+      stop = await this.client.stream(
+        topic,
+        call.query,
+        (delivery) => {
+          if (!ended) out.write(`id: ${++id}\nevent: message\ndata: ${JSON.stringify(delivery)}\n\n`);
+        },
+        end,
+      );
     } catch (error) {
       clearInterval(keepAlive);
       throw error;
     }
     // The first bytes send the headers: the client knows the subscription is in place.
     out.write(': subscribed\n\n');
-    return { body: out, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } };
+    return {
+      body: out,
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    };
   }
 
   openapi(): OpenApiFragment {
@@ -167,46 +188,100 @@ export function brokerOpenApi(docs: BrokerDocs): OpenApiFragment {
   const subscription: SchemaObject = { type: 'object', additionalProperties: true };
   return {
     paths: {
-      '/': { get: jsonOperation({ operationId: 'listResources', summary: 'The resources of the service: pub and sub.', response: { description: 'Resources.', schema: listOf({ type: 'object', properties: { name: { type: 'string' } } }) } }) },
+      '/': {
+        get: jsonOperation({
+          operationId: 'listResources',
+          summary: 'The resources of the service: pub and sub.',
+          response: { description: 'Resources.', schema: listOf({ type: 'object', properties: { name: { type: 'string' } } }) },
+        }),
+      },
       '/pub': {
         post: jsonOperation({
-          operationId: 'publish', summary: 'Publish a message (the reference\'s body); answers once the broker has acknowledged it.',
+          operationId: 'publish',
+          summary: "Publish a message (the reference's body); answers once the broker has acknowledged it.",
           body: { description: 'Where to and what.', schema: docs.publishBody },
           response: { description: 'Published and acknowledged.', schema: success },
         }),
       },
       '/pub/{topic}': {
         post: jsonOperation({
-          operationId: 'publishTo', summary: `Publish the request body to a ${docs.topicLabel}; answers once the broker has acknowledged it.`,
+          operationId: 'publishTo',
+          summary: `Publish the request body to a ${docs.topicLabel}; answers once the broker has acknowledged it.`,
           parameters: [topic, ...docs.publishQuery.map((p) => ({ ...p, in: 'query' as const }))],
           body: { description: 'The message: a string is sent as its text, anything else as JSON.', schema: {} },
           response: { description: 'Published and acknowledged.', schema: success },
         }),
       },
       '/sub': {
-        get: jsonOperation({ operationId: 'listSubscriptions', summary: 'The pull subscriptions or declared queues.', response: { description: 'Subscriptions.', schema: listOf(subscription) } }),
-        post: { ...jsonOperation({ operationId: 'subscribeMany', summary: docs.subscribeSummary, body: { description: 'One or more `{topic}` (or `{queue}`) objects.', schema: { oneOf: [subscription, { type: 'array', items: subscription }] } }, response: { description: 'Created.', schema: listOf(subscription) } }), responses: { '201': { description: 'Created.', content: { 'application/json': { schema: listOf(subscription) } } } } },
+        get: jsonOperation({
+          operationId: 'listSubscriptions',
+          summary: 'The pull subscriptions or declared queues.',
+          response: { description: 'Subscriptions.', schema: listOf(subscription) },
+        }),
+        post: {
+          ...jsonOperation({
+            operationId: 'subscribeMany',
+            summary: docs.subscribeSummary,
+            body: {
+              description: 'One or more `{topic}` (or `{queue}`) objects.',
+              schema: { oneOf: [subscription, { type: 'array', items: subscription }] },
+            },
+            response: { description: 'Created.', schema: listOf(subscription) },
+          }),
+          responses: { '201': { description: 'Created.', content: { 'application/json': { schema: listOf(subscription) } } } },
+        },
       },
       '/sub/{topic}': {
         get: {
           ...jsonOperation({
             operationId: 'pull',
-            summary: 'Take the messages that arrived (pull); with `Accept: text/event-stream` or `stream=true`, stream them as Server-Sent Events instead.',
-            parameters: [topic,
-              { name: 'limit', in: 'query', description: `At most this many messages (default 100, at most ${MAX_PULL}).`, schema: { type: 'integer', minimum: 0 } },
-              { name: 'wait', in: 'query', description: `Milliseconds to wait for a first message when none is there (default 0, at most ${MAX_WAIT_MS}).`, schema: { type: 'integer', minimum: 0 } },
-              { name: 'stream', in: 'query', description: 'Stream as Server-Sent Events (as `Accept: text/event-stream` does).', schema: { type: 'boolean' } }],
+            summary:
+              'Take the messages that arrived (pull); with `Accept: text/event-stream` or `stream=true`, stream them as Server-Sent Events instead.',
+            parameters: [
+              topic,
+              {
+                name: 'limit',
+                in: 'query',
+                description: `At most this many messages (default 100, at most ${MAX_PULL}).`,
+                schema: { type: 'integer', minimum: 0 },
+              },
+              {
+                name: 'wait',
+                in: 'query',
+                description: `Milliseconds to wait for a first message when none is there (default 0, at most ${MAX_WAIT_MS}).`,
+                schema: { type: 'integer', minimum: 0 },
+              },
+              {
+                name: 'stream',
+                in: 'query',
+                description: 'Stream as Server-Sent Events (as `Accept: text/event-stream` does).',
+                schema: { type: 'boolean' },
+              },
+            ],
             response: { description: 'The messages, oldest first.', schema: listOf(delivery) },
           }),
           responses: {
             '200': {
-              description: 'The messages, oldest first; or the event stream (each `message` event\'s data a delivery as JSON).',
+              description: "The messages, oldest first; or the event stream (each `message` event's data a delivery as JSON).",
               content: { 'application/json': { schema: listOf(delivery) }, 'text/event-stream': { schema: { type: 'string' } } },
             },
           },
         },
-        post: { ...jsonOperation({ operationId: 'subscribe', summary: docs.subscribeSummary, parameters: [topic], response: { description: 'Created.', schema: subscription } }), responses: { '201': { description: 'Created.', content: { 'application/json': { schema: subscription } } } } },
-        delete: jsonOperation({ operationId: 'unsubscribe', summary: 'Remove a pull subscription.', parameters: [topic], response: { description: 'Removed.', schema: success } }),
+        post: {
+          ...jsonOperation({
+            operationId: 'subscribe',
+            summary: docs.subscribeSummary,
+            parameters: [topic],
+            response: { description: 'Created.', schema: subscription },
+          }),
+          responses: { '201': { description: 'Created.', content: { 'application/json': { schema: subscription } } } },
+        },
+        delete: jsonOperation({
+          operationId: 'unsubscribe',
+          summary: 'Remove a pull subscription.',
+          parameters: [topic],
+          response: { description: 'Removed.', schema: success },
+        }),
       },
     },
     components: {},

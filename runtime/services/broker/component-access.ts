@@ -16,6 +16,8 @@ export function mayUse(auth: AuthContext, service: string, component: string, ve
 /** 403 unless the caller's role allows `verb` on the component. */
 export function checkComponent(auth: AuthContext, service: string, component: string, verb: Verb): void {
   if (!mayUse(auth, service, component, verb)) {
-    throw new ForbiddenError(`Access Forbidden. ${verb} access to component '${component}' of service '${service}' is not allowed by this user's role.`);
+    throw new ForbiddenError(
+      `Access Forbidden. ${verb} access to component '${component}' of service '${service}' is not allowed by this user's role.`,
+    );
   }
 }

@@ -22,26 +22,65 @@ export const mqttConfigSchema = {
   properties: {
     host: { type: 'string', title: 'Broker Host', default: '127.0.0.1', description: 'Host name or address of the MQTT broker.' },
     port: { type: 'integer', title: 'Broker Port', default: 1883, minimum: 1, maximum: 65535 },
-    url: { type: 'string', title: 'URL', description: 'mqtt://, mqtts://, ws:// or wss:// URL; when given it replaces host, port and use_tls.' },
-    client_id: { type: 'string', title: 'Client ID', description: 'MQTT client identifier (default: portico-{service}-{random}); must be unique per connected instance.' },
+    url: {
+      type: 'string',
+      title: 'URL',
+      description: 'mqtt://, mqtts://, ws:// or wss:// URL; when given it replaces host, port and use_tls.',
+    },
+    client_id: {
+      type: 'string',
+      title: 'Client ID',
+      description: 'MQTT client identifier (default: portico-{service}-{random}); must be unique per connected instance.',
+    },
     username: { type: 'string' },
     password: { type: 'string' },
     use_tls: { type: 'boolean', title: 'Use TLS', default: false },
-    capath: { type: 'string', title: 'CA Certificate Path', description: 'CA certificate file (PEM) for TLS, relative to the platform directory; default: the system CAs.' },
+    capath: {
+      type: 'string',
+      title: 'CA Certificate Path',
+      description: 'CA certificate file (PEM) for TLS, relative to the platform directory; default: the system CAs.',
+    },
     cert_path: { type: 'string', description: 'Client certificate file (PEM) for TLS.' },
     key_path: { type: 'string', description: 'Client private key file (PEM) for TLS.' },
     reject_unauthorized: { type: 'boolean', default: true, description: 'Refuse a broker whose TLS certificate does not verify.' },
-    clean_session: { type: 'boolean', default: true, description: 'Start a clean session; false keeps subscriptions and queued QoS 1/2 messages at the broker across reconnects (needs a fixed, unique client_id).' },
+    clean_session: {
+      type: 'boolean',
+      default: true,
+      description:
+        'Start a clean session; false keeps subscriptions and queued QoS 1/2 messages at the broker across reconnects (needs a fixed, unique client_id).',
+    },
     keepalive: { type: 'integer', default: 30, minimum: 0, description: 'Keep-alive interval in seconds.' },
     qos: { type: 'integer', enum: [0, 1, 2], default: 1, description: 'QoS of publishes and subscriptions when the request gives none.' },
-    retain: { type: 'boolean', default: false, description: 'Whether publishes are retained when the request does not say (the reference always retains).' },
+    retain: {
+      type: 'boolean',
+      default: false,
+      description: 'Whether publishes are retained when the request does not say (the reference always retains).',
+    },
     subscriptions: {
-      type: 'array', default: [], description: 'Topic filters to subscribe to for pulling (GET sub/{filter}).',
+      type: 'array',
+      default: [],
+      description: 'Topic filters to subscribe to for pulling (GET sub/{filter}).',
       items: { type: 'object', required: ['topic'], properties: { topic: { type: 'string' }, qos: { type: 'integer', enum: [0, 1, 2] } } },
     },
-    buffer_size: { type: 'integer', default: 1000, minimum: 1, description: 'Messages kept per pull subscription; the oldest are dropped beyond it.' },
-    timeout_ms: { type: 'integer', title: 'Timeout (ms)', default: 5000, minimum: 1, description: 'Deadline of each broker call (connecting, publishing, subscribing): a 503 after it.' },
-    max_message_bytes: { type: 'integer', default: 262144, minimum: 1, description: 'Largest message accepted for publishing; larger is 413.' },
+    buffer_size: {
+      type: 'integer',
+      default: 1000,
+      minimum: 1,
+      description: 'Messages kept per pull subscription; the oldest are dropped beyond it.',
+    },
+    timeout_ms: {
+      type: 'integer',
+      title: 'Timeout (ms)',
+      default: 5000,
+      minimum: 1,
+      description: 'Deadline of each broker call (connecting, publishing, subscribing): a 503 after it.',
+    },
+    max_message_bytes: {
+      type: 'integer',
+      default: 262144,
+      minimum: 1,
+      description: 'Largest message accepted for publishing; larger is 413.',
+    },
   },
 };
 
@@ -82,14 +121,18 @@ export class MqttBrokerClient implements BrokerClient {
   private readonly qos: Qos;
   private readonly retain: boolean;
 
-  constructor(private readonly name: string, private readonly config: Record<string, unknown>, private readonly baseDir: string) {
+  constructor(
+    private readonly name: string,
+    private readonly config: Record<string, unknown>,
+    private readonly baseDir: string,
+  ) {
     this.timeoutMs = millis(config.timeout_ms, 5000);
     this.maxBytes = millis(config.max_message_bytes, 256 * 1024);
     this.bufferSize = millis(config.buffer_size, 1000);
     this.qos = qosOf(config.qos, 1);
     this.retain = config.retain === true;
     for (const entry of Array.isArray(config.subscriptions) ? config.subscriptions : []) {
-      const item = typeof entry === 'string' ? { topic: entry } : entry as { topic?: unknown; qos?: unknown };
+      const item = typeof entry === 'string' ? { topic: entry } : (entry as { topic?: unknown; qos?: unknown });
       if (typeof item.topic !== 'string') continue;
       checkTopicFilter(item.topic);
       this.pulls.set(item.topic, { filter: item.topic, qos: qosOf(item.qos, this.qos), buffer: [], dropped: 0, waiters: new Set() });
@@ -110,7 +153,9 @@ export class MqttBrokerClient implements BrokerClient {
     if (!this.starting) {
       const starting = this.start();
       this.starting = starting;
-      starting.catch(() => { if (this.starting === starting) this.starting = null; });
+      starting.catch(() => {
+        if (this.starting === starting) this.starting = null;
+      });
     }
     return this.starting;
   }
@@ -119,9 +164,12 @@ export class MqttBrokerClient implements BrokerClient {
   private async connected(): Promise<MqttClient> {
     const client = await this.connection();
     if (client.connected) return client;
-    await this.call(new Promise<void>((resolve) => {
-      client.once('connect', () => resolve());
-    }), 'connecting');
+    await this.call(
+      new Promise<void>((resolve) => {
+        client.once('connect', () => resolve());
+      }),
+      'connecting',
+    );
     return client;
   }
 
@@ -168,9 +216,12 @@ export class MqttBrokerClient implements BrokerClient {
 
   /** A broker call within the deadline; a late or unreachable broker is a 503 naming the service. */
   private call<T>(work: Promise<T>, what: string): Promise<T> {
-    return withDeadline(work, this.timeoutMs, () => unavailable(this.name, this.client?.connected
-      ? `the MQTT broker did not acknowledge ${what} in time`
-      : 'the MQTT broker cannot be reached')).catch((error: unknown) => {
+    return withDeadline(work, this.timeoutMs, () =>
+      unavailable(
+        this.name,
+        this.client?.connected ? `the MQTT broker did not acknowledge ${what} in time` : 'the MQTT broker cannot be reached',
+      ),
+    ).catch((error: unknown) => {
       if ((error as PorticoError).status !== undefined) throw error;
       throw unavailable(this.name, `${what} failed (${(error as Error).message})`);
     });
@@ -196,7 +247,8 @@ export class MqttBrokerClient implements BrokerClient {
     let qos = qosOf(pick(query, 'qos'), this.qos);
     let retain = pick(query, 'retain') === undefined ? this.retain : toBool(pick(query, 'retain'));
     if (pathTopic === '') {
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('No topic and/or message supplied for publishing.');
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        throw new BadRequestError('No topic and/or message supplied for publishing.');
       const fields = body as Record<string, unknown>;
       topic = typeof fields.topic === 'string' ? fields.topic : '';
       message = fields.message ?? fields.msg;
@@ -205,10 +257,12 @@ export class MqttBrokerClient implements BrokerClient {
       if (topic === '') throw new BadRequestError('No topic and/or message supplied for publishing.', { field: 'topic' });
     }
     // An empty retained message clears the topic's retained message (MQTT 3.3.1.3).
-    if (message === undefined || message === null || (message === '' && !retain)) throw new BadRequestError('No topic and/or message supplied for publishing.', { field: 'message' });
+    if (message === undefined || message === null || (message === '' && !retain))
+      throw new BadRequestError('No topic and/or message supplied for publishing.', { field: 'message' });
     checkTopicName(topic);
     const payload = encodeMessage(message);
-    if (payload.length > this.maxBytes) throw new PayloadTooLargeError(`The message is larger than the ${this.maxBytes} bytes service '${this.name}' accepts.`);
+    if (payload.length > this.maxBytes)
+      throw new PayloadTooLargeError(`The message is larger than the ${this.maxBytes} bytes service '${this.name}' accepts.`);
     return {
       component: `pub/${topic}`,
       send: async () => {
@@ -221,11 +275,18 @@ export class MqttBrokerClient implements BrokerClient {
 
   async pull(source: string, limit: number, waitMs: number): Promise<Delivery[]> {
     const pull = this.pulls.get(source);
-    if (!pull) throw new NotFoundError(`No subscription to '${source}' on service '${this.name}'. Create one with POST sub/{topic} or list it in the service's subscriptions.`);
+    if (!pull)
+      throw new NotFoundError(
+        `No subscription to '${source}' on service '${this.name}'. Create one with POST sub/{topic} or list it in the service's subscriptions.`,
+      );
     await this.ensureStarted();
     if (pull.buffer.length === 0 && waitMs > 0) {
       await new Promise<void>((resolve) => {
-        const wake = () => { clearTimeout(timer); pull.waiters.delete(wake); resolve(); };
+        const wake = () => {
+          clearTimeout(timer);
+          pull.waiters.delete(wake);
+          resolve();
+        };
         const timer = setTimeout(wake, waitMs);
         pull.waiters.add(wake);
       });
@@ -233,7 +294,12 @@ export class MqttBrokerClient implements BrokerClient {
     return pull.buffer.splice(0, limit);
   }
 
-  async stream(source: string, _query: RawQuery, onDelivery: (delivery: Delivery) => void, onEnd: () => void): Promise<() => Promise<void>> {
+  async stream(
+    source: string,
+    _query: RawQuery,
+    onDelivery: (delivery: Delivery) => void,
+    onEnd: () => void,
+  ): Promise<() => Promise<void>> {
     checkTopicFilter(source);
     await this.ensureStarted();
     const client = await this.connection();
@@ -243,7 +309,8 @@ export class MqttBrokerClient implements BrokerClient {
     this.streams.add(stream);
     const stop = async () => {
       if (!this.streams.delete(stream)) return;
-      if (!this.subscribed(source) && this.client) await this.call(this.client.unsubscribeAsync(source), 'unsubscribing').catch(() => undefined);
+      if (!this.subscribed(source) && this.client)
+        await this.call(this.client.unsubscribeAsync(source), 'unsubscribing').catch(() => undefined);
     };
     if (!known) {
       try {
@@ -271,7 +338,7 @@ export class MqttBrokerClient implements BrokerClient {
 
   async subscribe(source: string, body: unknown, query: RawQuery): Promise<Record<string, unknown>> {
     checkTopicFilter(source);
-    const fields = body !== null && typeof body === 'object' ? body as Record<string, unknown> : {};
+    const fields = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
     const qos = qosOf(fields.qos ?? pick(query, 'qos'), this.qos);
     await this.ensureStarted();
     const client = await this.connection();

@@ -5,14 +5,16 @@ const MAX_TOPIC_BYTES = 65_535;
 
 function common(topic: string, what: string): void {
   if (topic === '') throw new BadRequestError(`Invalid ${what}: it is empty.`, { field: 'topic' });
-  if (Buffer.byteLength(topic) > MAX_TOPIC_BYTES) throw new BadRequestError(`Invalid ${what}: longer than ${MAX_TOPIC_BYTES} bytes.`, { field: 'topic' });
+  if (Buffer.byteLength(topic) > MAX_TOPIC_BYTES)
+    throw new BadRequestError(`Invalid ${what}: longer than ${MAX_TOPIC_BYTES} bytes.`, { field: 'topic' });
   if (topic.includes('\u0000')) throw new BadRequestError(`Invalid ${what}: it contains a NUL character.`, { field: 'topic' });
 }
 
 /** 400 unless the text is a topic one may publish to (no wildcards). */
 export function checkTopicName(topic: string): void {
   common(topic, 'topic');
-  if (/[+#]/.test(topic)) throw new BadRequestError(`Invalid topic '${topic}': wildcards (+, #) are for subscriptions, not for publishing.`, { field: 'topic' });
+  if (/[+#]/.test(topic))
+    throw new BadRequestError(`Invalid topic '${topic}': wildcards (+, #) are for subscriptions, not for publishing.`, { field: 'topic' });
 }
 
 /** 400 unless the text is a valid subscription filter (`+` a whole level, `#` only as the last level). */
@@ -23,7 +25,8 @@ export function checkTopicFilter(filter: string): void {
     if (level.includes('#') && (level !== '#' || i !== levels.length - 1)) {
       throw new BadRequestError(`Invalid topic filter '${filter}': '#' must be the whole last level.`, { field: 'topic' });
     }
-    if (level.includes('+') && level !== '+') throw new BadRequestError(`Invalid topic filter '${filter}': '+' must be a whole level.`, { field: 'topic' });
+    if (level.includes('+') && level !== '+')
+      throw new BadRequestError(`Invalid topic filter '${filter}': '+' must be a whole level.`, { field: 'topic' });
   });
 }
 

@@ -12,15 +12,41 @@ export const redisCacheConfigSchema = {
   properties: {
     host: { type: 'string', title: 'Host', default: '127.0.0.1', description: 'IP address or host name of the Redis server.' },
     port: { type: 'integer', title: 'Port', default: 6379, minimum: 1, maximum: 65535, description: 'Redis port number.' },
-    url: { type: 'string', title: 'URL', description: 'redis:// or rediss:// URL; when given it replaces host, port, password and database index.' },
+    url: {
+      type: 'string',
+      title: 'URL',
+      description: 'redis:// or rediss:// URL; when given it replaces host, port, password and database index.',
+    },
     username: { type: 'string', description: 'Redis ACL user name (Redis 6 and later).' },
     password: { type: 'string', description: 'Redis password.' },
     database_index: { type: 'integer', title: 'Database Index', default: 0, minimum: 0, description: 'Redis logical database number.' },
     tls: { type: 'boolean', title: 'TLS', default: false, description: 'Connect with TLS.' },
-    default_ttl: { type: 'integer', title: 'Default TTL', default: 300, minimum: 0, description: 'Seconds before a stored value expires when the request gives no ttl; 0 keeps values until deleted.' },
-    key_prefix: { type: 'string', title: 'Key Prefix', description: "Prefix of this service's keys in Redis (default `portico:cache:{service}:`), so services can share one Redis." },
-    timeout_ms: { type: 'integer', title: 'Timeout (ms)', default: 5000, minimum: 1, description: 'Deadline of each Redis command (connecting included); a late or unreachable server is a 503.' },
-    max_value_bytes: { type: 'integer', title: 'Max Value Bytes', default: 1048576, minimum: 1, description: 'Largest value (as JSON) one key may hold; larger requests are 413.' },
+    default_ttl: {
+      type: 'integer',
+      title: 'Default TTL',
+      default: 300,
+      minimum: 0,
+      description: 'Seconds before a stored value expires when the request gives no ttl; 0 keeps values until deleted.',
+    },
+    key_prefix: {
+      type: 'string',
+      title: 'Key Prefix',
+      description: "Prefix of this service's keys in Redis (default `portico:cache:{service}:`), so services can share one Redis.",
+    },
+    timeout_ms: {
+      type: 'integer',
+      title: 'Timeout (ms)',
+      default: 5000,
+      minimum: 1,
+      description: 'Deadline of each Redis command (connecting included); a late or unreachable server is a 503.',
+    },
+    max_value_bytes: {
+      type: 'integer',
+      title: 'Max Value Bytes',
+      default: 1048576,
+      minimum: 1,
+      description: 'Largest value (as JSON) one key may hold; larger requests are 413.',
+    },
     options: { type: 'object', description: 'Further ioredis connection options.' },
   },
 };
@@ -40,7 +66,7 @@ function text(value: unknown): string | undefined {
 
 export function readRedisCacheConfig(service: string, config: Record<string, unknown>): RedisCacheConfig {
   const timeoutMs = millis(config.timeout_ms, 5000);
-  const options = config.options !== null && typeof config.options === 'object' ? config.options as RedisOptions : {};
+  const options = config.options !== null && typeof config.options === 'object' ? (config.options as RedisOptions) : {};
   return {
     url: text(config.url) ?? null,
     redis: {

@@ -49,7 +49,10 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
   private client: Redis | null = null;
   private closed = false;
 
-  constructor(private readonly name: string, private readonly config: RedisCacheConfig) {}
+  constructor(
+    private readonly name: string,
+    private readonly config: RedisCacheConfig,
+  ) {}
 
   private async redis(): Promise<Redis> {
     if (!this.client) {
@@ -82,14 +85,17 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
     const text = pick(call.query, 'ttl');
     if (text === undefined || text === '') return this.config.defaultTtl;
     const ttl = Number(text);
-    if (!Number.isInteger(ttl) || ttl < 0) throw new BadRequestError(`Parameter 'ttl' must be a whole number of seconds, not '${text}'.`, { parameter: 'ttl' });
+    if (!Number.isInteger(ttl) || ttl < 0)
+      throw new BadRequestError(`Parameter 'ttl' must be a whole number of seconds, not '${text}'.`, { parameter: 'ttl' });
     return ttl;
   }
 
   private encode(key: string, value: unknown): string {
     const json = JSON.stringify(value);
     if (Buffer.byteLength(json) > this.config.maxValueBytes) {
-      throw new PayloadTooLargeError(`The value of key '${key}' is larger than the ${this.config.maxValueBytes} bytes this cache service accepts.`);
+      throw new PayloadTooLargeError(
+        `The value of key '${key}' is larger than the ${this.config.maxValueBytes} bytes this cache service accepts.`,
+      );
     }
     return json;
   }
@@ -126,7 +132,10 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
       for (const full of found) if (!full.startsWith(`${this.config.prefix}${LENT}`)) keys.add(full.slice(this.config.prefix.length));
       cursor = next;
     } while (cursor !== '0' && keys.size < limit);
-    const visible = [...keys].filter((key) => mayUse(call.auth, this.name, key, 'GET')).sort().slice(0, limit);
+    const visible = [...keys]
+      .filter((key) => mayUse(call.auth, this.name, key, 'GET'))
+      .sort()
+      .slice(0, limit);
     return { body: wrapList(visible) };
   }
 
@@ -149,9 +158,9 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
     const ttl = this.ttl(call);
     const redis = await this.redis();
     const args: Array<string | number> = ttl > 0 ? ['EX', ttl] : [];
-    const done = await this.run(create
-      ? redis.call('SET', this.key(key), json, ...args, 'NX')
-      : redis.call('SET', this.key(key), json, ...args));
+    const done = await this.run(
+      create ? redis.call('SET', this.key(key), json, ...args, 'NX') : redis.call('SET', this.key(key), json, ...args),
+    );
     if (done === null) throw new BadRequestError(`Key '${key}' already exists in cache. Use PUT to update existing key.`);
     return { [key]: value };
   }
@@ -173,7 +182,9 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
     if (create) {
       const existing = await this.run(redis.eval(CREATE_ALL, keys.length, ...keys, ttl, ...values) as Promise<number[]>);
       if (existing.length > 0) {
-        throw new BadRequestError(`Nothing was stored in cache. One or more key(s) already exists (${existing.map((i) => entries[i - 1][0]).join(',')})`);
+        throw new BadRequestError(
+          `Nothing was stored in cache. One or more key(s) already exists (${existing.map((i) => entries[i - 1][0]).join(',')})`,
+        );
       }
     } else {
       const batch = redis.multi();
@@ -200,22 +211,25 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
       }
     };
     return {
-      get: (key) => quietly(async () => {
-        const stored = await this.run((await this.redis()).get(`${base}${key}`));
-        return stored === null ? undefined : JSON.parse(stored) as unknown;
-      }, undefined),
-      set: (key, value, ttlSeconds) => quietly(async () => {
-        await this.run((await this.redis()).set(`${base}${key}`, JSON.stringify(value), 'EX', Math.max(1, ttlSeconds)));
-      }, undefined),
-      clear: () => quietly(async () => {
-        const redis = await this.redis();
-        let cursor = '0';
-        do {
-          const [next, found] = await this.run(redis.scan(cursor, 'MATCH', `${escapeGlob(base)}*`, 'COUNT', 1000));
-          if (found.length > 0) await this.run(redis.del(...found));
-          cursor = next;
-        } while (cursor !== '0');
-      }, undefined),
+      get: (key) =>
+        quietly(async () => {
+          const stored = await this.run((await this.redis()).get(`${base}${key}`));
+          return stored === null ? undefined : (JSON.parse(stored) as unknown);
+        }, undefined),
+      set: (key, value, ttlSeconds) =>
+        quietly(async () => {
+          await this.run((await this.redis()).set(`${base}${key}`, JSON.stringify(value), 'EX', Math.max(1, ttlSeconds)));
+        }, undefined),
+      clear: () =>
+        quietly(async () => {
+          const redis = await this.redis();
+          let cursor = '0';
+          do {
+            const [next, found] = await this.run(redis.scan(cursor, 'MATCH', `${escapeGlob(base)}*`, 'COUNT', 1000));
+            if (found.length > 0) await this.run(redis.del(...found));
+            cursor = next;
+          } while (cursor !== '0');
+        }, undefined),
     };
   }
 
@@ -240,8 +254,18 @@ export const redisCacheKind: ServiceKind = {
 
 /** The OpenAPI fragment of a cache service. */
 export function redisCacheOpenApi(): OpenApiFragment {
-  const ttl = { name: 'ttl', in: 'query' as const, description: 'Seconds before the value expires (default: the service\'s default_ttl).', schema: { type: 'integer' as const, minimum: 0 } };
-  const forever = { name: 'forever', in: 'query' as const, description: 'Keep the value until it is deleted.', schema: { type: 'boolean' as const } };
+  const ttl = {
+    name: 'ttl',
+    in: 'query' as const,
+    description: "Seconds before the value expires (default: the service's default_ttl).",
+    schema: { type: 'integer' as const, minimum: 0 },
+  };
+  const forever = {
+    name: 'forever',
+    in: 'query' as const,
+    description: 'Keep the value until it is deleted.',
+    schema: { type: 'boolean' as const },
+  };
   const keyParam = pathParameter('key', 'The cache key (may contain `/`).');
   const pairs: SchemaObject = { type: 'object', additionalProperties: {}, description: 'Keys and their values.' };
   const success: SchemaObject = { type: 'object', properties: { success: { type: 'boolean' } } };
@@ -251,28 +275,83 @@ export function redisCacheOpenApi(): OpenApiFragment {
     paths: {
       '/': {
         get: jsonOperation({
-          operationId: 'listKeys', summary: 'List the keys in the cache, optionally under a prefix.',
+          operationId: 'listKeys',
+          summary: 'List the keys in the cache, optionally under a prefix.',
           parameters: [
             { name: 'prefix', in: 'query', description: 'Only keys starting with this text.', schema: { type: 'string' } },
             { name: 'limit', in: 'query', description: 'At most this many keys.', schema: { type: 'integer', minimum: 0 } },
           ],
-          response: { description: 'The keys, sorted.', schema: { type: 'object', properties: { resource: { type: 'array', items: { type: 'string' } } } } },
+          response: {
+            description: 'The keys, sorted.',
+            schema: { type: 'object', properties: { resource: { type: 'array', items: { type: 'string' } } } },
+          },
         }),
-        post: { ...jsonOperation({ operationId: 'createKeys', summary: 'Create several keys; none is stored if any exists.', parameters: [ttl, forever], body: { description: 'Key/value pairs.', schema: pairs }, response: { description: 'Stored.', schema: success } }), responses: { '201': { description: 'Stored.', content: { 'application/json': { schema: success } } } } },
-        put: jsonOperation({ operationId: 'replaceKeys', summary: 'Store several keys, replacing existing ones.', parameters: [ttl, forever], body: { description: 'Key/value pairs.', schema: pairs }, response: { description: 'Stored.', schema: success } }),
-        patch: jsonOperation({ operationId: 'updateKeys', summary: 'Store several keys, replacing existing ones.', parameters: [ttl, forever], body: { description: 'Key/value pairs.', schema: pairs }, response: { description: 'Stored.', schema: success } }),
+        post: {
+          ...jsonOperation({
+            operationId: 'createKeys',
+            summary: 'Create several keys; none is stored if any exists.',
+            parameters: [ttl, forever],
+            body: { description: 'Key/value pairs.', schema: pairs },
+            response: { description: 'Stored.', schema: success },
+          }),
+          responses: { '201': { description: 'Stored.', content: { 'application/json': { schema: success } } } },
+        },
+        put: jsonOperation({
+          operationId: 'replaceKeys',
+          summary: 'Store several keys, replacing existing ones.',
+          parameters: [ttl, forever],
+          body: { description: 'Key/value pairs.', schema: pairs },
+          response: { description: 'Stored.', schema: success },
+        }),
+        patch: jsonOperation({
+          operationId: 'updateKeys',
+          summary: 'Store several keys, replacing existing ones.',
+          parameters: [ttl, forever],
+          body: { description: 'Key/value pairs.', schema: pairs },
+          response: { description: 'Stored.', schema: success },
+        }),
       },
       '/{key}': {
         get: jsonOperation({
-          operationId: 'getKey', summary: 'Read the value of a key.', parameters: [keyParam,
+          operationId: 'getKey',
+          summary: 'Read the value of a key.',
+          parameters: [
+            keyParam,
             { name: 'default', in: 'query', description: 'Returned when the key is missing (instead of 404).', schema: { type: 'string' } },
-            { name: 'clear', in: 'query', description: 'Delete the key once read (alias `pull`).', schema: { type: 'boolean' } }],
+            { name: 'clear', in: 'query', description: 'Delete the key once read (alias `pull`).', schema: { type: 'boolean' } },
+          ],
           response: { description: 'The value.', schema: value },
         }),
-        post: { ...jsonOperation({ operationId: 'createKey', summary: 'Create a key (400 if it exists).', parameters: [keyParam, ttl, forever], body: { description: 'The value.', schema: value }, response: { description: 'Stored.', schema: stored } }), responses: { '201': { description: 'Stored.', content: { 'application/json': { schema: stored } } } } },
-        put: jsonOperation({ operationId: 'replaceKey', summary: 'Store the value of a key.', parameters: [keyParam, ttl, forever], body: { description: 'The value.', schema: value }, response: { description: 'Stored.', schema: stored } }),
-        patch: jsonOperation({ operationId: 'updateKey', summary: 'Store the value of a key.', parameters: [keyParam, ttl, forever], body: { description: 'The value.', schema: value }, response: { description: 'Stored.', schema: stored } }),
-        delete: jsonOperation({ operationId: 'deleteKey', summary: 'Delete a key.', parameters: [keyParam], response: { description: 'Whether a key was deleted.', schema: success } }),
+        post: {
+          ...jsonOperation({
+            operationId: 'createKey',
+            summary: 'Create a key (400 if it exists).',
+            parameters: [keyParam, ttl, forever],
+            body: { description: 'The value.', schema: value },
+            response: { description: 'Stored.', schema: stored },
+          }),
+          responses: { '201': { description: 'Stored.', content: { 'application/json': { schema: stored } } } },
+        },
+        put: jsonOperation({
+          operationId: 'replaceKey',
+          summary: 'Store the value of a key.',
+          parameters: [keyParam, ttl, forever],
+          body: { description: 'The value.', schema: value },
+          response: { description: 'Stored.', schema: stored },
+        }),
+        patch: jsonOperation({
+          operationId: 'updateKey',
+          summary: 'Store the value of a key.',
+          parameters: [keyParam, ttl, forever],
+          body: { description: 'The value.', schema: value },
+          response: { description: 'Stored.', schema: stored },
+        }),
+        delete: jsonOperation({
+          operationId: 'deleteKey',
+          summary: 'Delete a key.',
+          parameters: [keyParam],
+          response: { description: 'Whether a key was deleted.', schema: success },
+        }),
       },
     },
     components: {},

@@ -13,7 +13,11 @@ import type { Mailer, MailMessage } from './mail-message.js';
 import { messageSchema } from './message-body.js';
 
 export abstract class EmailHandler implements ServiceHandler, Mailer {
-  constructor(protected readonly name: string, private readonly settings: EmailServiceSettings, private readonly summary: string) {}
+  constructor(
+    protected readonly name: string,
+    private readonly settings: EmailServiceSettings,
+    private readonly summary: string,
+  ) {}
 
   abstract send(message: MailMessage): Promise<void>;
 
@@ -45,7 +49,10 @@ const requestSchema: SchemaObject = {
     import_url: { description: 'URL (or list, or comma-separated URLs) of files to attach.' },
     attachment: { description: 'Same as import_url.' },
   },
-  additionalProperties: { type: 'string', description: 'Any other field is merge data: `{field}` in subject and bodies is replaced by its value.' },
+  additionalProperties: {
+    type: 'string',
+    description: 'Any other field is merge data: `{field}` in subject and bodies is replaced by its value.',
+  },
 };
 
 export function emailOpenApi(summary: string): OpenApiFragment {
@@ -55,7 +62,8 @@ export function emailOpenApi(summary: string): OpenApiFragment {
         post: {
           operationId: 'sendEmail',
           summary,
-          description: 'Sends one message. Subject and bodies take `{field}` merge data (service parameters, the template, the request) and the caller\'s lookups. Multipart requests send the fields as form fields and attach every uploaded file. With no body, the query parameters are the request.',
+          description:
+            "Sends one message. Subject and bodies take `{field}` merge data (service parameters, the template, the request) and the caller's lookups. Multipart requests send the fields as form fields and attach every uploaded file. With no body, the query parameters are the request.",
           parameters: [
             { name: 'template', in: 'query', required: false, description: 'Email template name.', schema: { type: 'string' } },
             { name: 'template_id', in: 'query', required: false, description: 'Email template id.', schema: { type: 'integer' } },
@@ -65,7 +73,12 @@ export function emailOpenApi(summary: string): OpenApiFragment {
             description: 'The message.',
             content: { ...jsonContent(requestSchema), 'multipart/form-data': { schema: { type: 'object', additionalProperties: true } } },
           },
-          responses: { 200: { description: 'How many recipients the message went to.', content: jsonContent({ type: 'object', properties: { count: { type: 'integer' } } }) } },
+          responses: {
+            200: {
+              description: 'How many recipients the message went to.',
+              content: jsonContent({ type: 'object', properties: { count: { type: 'integer' } } }),
+            },
+          },
         },
       },
     },
@@ -76,7 +89,9 @@ export function emailOpenApi(summary: string): OpenApiFragment {
 /** The service's `parameters` (`[{name, value}]` or a map) as merge fields. */
 export function mergeParameters(value: unknown): Record<string, string> {
   if (Array.isArray(value)) {
-    return Object.fromEntries(value.filter((p): p is { name: string; value: unknown } => typeof p?.name === 'string').map((p) => [p.name, String(p.value ?? '')]));
+    return Object.fromEntries(
+      value.filter((p): p is { name: string; value: unknown } => typeof p?.name === 'string').map((p) => [p.name, String(p.value ?? '')]),
+    );
   }
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v ?? '')]));
   return {};

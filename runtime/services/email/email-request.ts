@@ -15,7 +15,18 @@ import { messageFromBody } from './message-body.js';
 
 /** Largest attachment total of one message. */
 const MAX_ATTACHMENTS = 25 * 1024 * 1024;
-const MESSAGE_FIELDS = new Set(['to', 'cc', 'bcc', 'subject', 'body_text', 'body_html', 'from_name', 'from_email', 'reply_to_name', 'reply_to_email']);
+const MESSAGE_FIELDS = new Set([
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'body_text',
+  'body_html',
+  'from_name',
+  'from_email',
+  'reply_to_name',
+  'reply_to_email',
+]);
 
 export interface EmailServiceSettings {
   /** The service's `parameters`: merge fields of every message. */
@@ -27,7 +38,8 @@ export interface EmailServiceSettings {
 }
 
 async function readBody(call: ServiceCall, attachments: MailAttachment[]): Promise<Record<string, unknown>> {
-  if (!call.stream) return call.body !== undefined && call.body !== null && typeof call.body === 'object' ? call.body as Record<string, unknown> : {};
+  if (!call.stream)
+    return call.body !== undefined && call.body !== null && typeof call.body === 'object' ? (call.body as Record<string, unknown>) : {};
   if (isMultipart(header(call.headers, 'content-type'))) {
     let total = 0;
     return eachUploadedFile(call.stream, call.headers, async (part) => {
@@ -38,7 +50,8 @@ async function readBody(call: ServiceCall, attachments: MailAttachment[]): Promi
   }
   const json = await readJson(call.stream);
   if (json === undefined) return {};
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new BadRequestError('The request body must be a JSON object describing the message.');
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw new BadRequestError('The request body must be a JSON object describing the message.');
   return json as Record<string, unknown>;
 }
 
@@ -49,7 +62,8 @@ async function fetchAttachment(url: string): Promise<MailAttachment> {
   } catch {
     throw new BadRequestError(`Failed to import attachment file from url. '${url}' is not a URL.`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BadRequestError('Failed to import attachment file from url. Only http and https URLs are imported.');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new BadRequestError('Failed to import attachment file from url. Only http and https URLs are imported.');
   let response: Response;
   try {
     response = await fetch(parsed, { signal: AbortSignal.timeout(30_000) });
@@ -60,14 +74,23 @@ async function fetchAttachment(url: string): Promise<MailAttachment> {
   const content = Buffer.from(await response.arrayBuffer());
   if (content.length > MAX_ATTACHMENTS) throw new PayloadTooLargeError('The attachment is too large.');
   const name = decodeURIComponent(parsed.pathname.split('/').pop() || 'attachment');
-  return { filename: name, content, ...(response.headers.get('content-type') ? { contentType: response.headers.get('content-type') as string } : {}) };
+  return {
+    filename: name,
+    content,
+    ...(response.headers.get('content-type') ? { contentType: response.headers.get('content-type') as string } : {}),
+  };
 }
 
 type AttachmentRef = { url: string } | { service: string; path: string };
 
 /** `import_url` / `attachment` values: URLs (lists, comma-separated) and `{service, path}` of file services. */
 function attachmentRefs(value: unknown): AttachmentRef[] {
-  if (typeof value === 'string') return value.split(',').map((u) => u.trim()).filter(Boolean).map((url) => ({ url }));
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean)
+      .map((url) => ({ url }));
   if (Array.isArray(value)) return value.flatMap(attachmentRefs);
   if (value !== null && typeof value === 'object') {
     const ref = value as Record<string, unknown>;
@@ -88,16 +111,27 @@ export async function emailFromCall(call: ServiceCall, settings: EmailServiceSet
   const attachments: MailAttachment[] = [];
   let body = await readBody(call, attachments);
   // With no body, the query is the request (a send by URL alone).
-  if (Object.keys(body).length === 0 && attachments.length === 0) body = Object.fromEntries(Object.entries(call.query).map(([key, value]) => [key, Array.isArray(value) ? value[value.length - 1] : value]));
+  if (Object.keys(body).length === 0 && attachments.length === 0)
+    body = Object.fromEntries(
+      Object.entries(call.query).map(([key, value]) => [key, Array.isArray(value) ? value[value.length - 1] : value]),
+    );
   const templateName = body.template ?? pick(call.query, 'template');
   const templateId = body.template_id ?? pick(call.query, 'template_id');
   let template: Record<string, unknown> = {};
   if (templateName !== undefined || templateId !== undefined) {
-    const found = templateName !== undefined
-      ? await settings.templates?.find({ name: String(templateName) })
-      : await settings.templates?.find({ id: Number(templateId) });
-    if (!found) throw new NotFoundError(templateName !== undefined ? `Email Template '${templateName}' not found` : `Email Template id '${templateId}' not found`);
-    template = Object.fromEntries(Object.entries(found).filter(([key, value]) => MESSAGE_FIELDS.has(key) && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0)));
+    const found =
+      templateName !== undefined
+        ? await settings.templates?.find({ name: String(templateName) })
+        : await settings.templates?.find({ id: Number(templateId) });
+    if (!found)
+      throw new NotFoundError(
+        templateName !== undefined ? `Email Template '${templateName}' not found` : `Email Template id '${templateId}' not found`,
+      );
+    template = Object.fromEntries(
+      Object.entries(found).filter(
+        ([key, value]) => MESSAGE_FIELDS.has(key) && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0),
+      ),
+    );
   } else if (Object.keys(body).filter((key) => MESSAGE_FIELDS.has(key)).length === 0) {
     throw new BadRequestError('No valid data in request.');
   }
@@ -118,7 +152,8 @@ export async function emailFromCall(call: ServiceCall, settings: EmailServiceSet
   for (const ref of [...attachmentRefs(body.import_url), ...attachmentRefs(body.attachment)]) {
     if ('url' in ref) attachments.push(await fetchAttachment(ref.url));
     else {
-      if (!settings.readServiceFile) throw new BadRequestError('Failed to get attachment file from storage service. No file services here.');
+      if (!settings.readServiceFile)
+        throw new BadRequestError('Failed to get attachment file from storage service. No file services here.');
       attachments.push(await settings.readServiceFile(ref.service, ref.path, call.auth, MAX_ATTACHMENTS));
     }
   }

@@ -10,18 +10,27 @@ import { EmailHandler, emailOpenApi, mergeParameters } from './email-handler.js'
 import type { MailMessage } from './mail-message.js';
 
 const DEFAULT_DIRECTORY = 'data/mail';
-const SUMMARY = 'Send an email (written as a file in the service\'s directory).';
+const SUMMARY = "Send an email (written as a file in the service's directory).";
 
 const configSchema = {
   type: 'object',
   additionalProperties: true,
   properties: {
-    directory: { type: 'string', minLength: 1, default: DEFAULT_DIRECTORY, description: 'Directory for message files, relative to the platform directory.' },
+    directory: {
+      type: 'string',
+      minLength: 1,
+      default: DEFAULT_DIRECTORY,
+      description: 'Directory for message files, relative to the platform directory.',
+    },
   },
 };
 
 class LocalEmailHandler extends EmailHandler {
-  constructor(name: string, private readonly directory: string, settings: ConstructorParameters<typeof EmailHandler>[1]) {
+  constructor(
+    name: string,
+    private readonly directory: string,
+    settings: ConstructorParameters<typeof EmailHandler>[1],
+  ) {
     super(name, settings, SUMMARY);
   }
 
@@ -30,7 +39,16 @@ class LocalEmailHandler extends EmailHandler {
     // Time first, so that a listing of the directory reads in sending order.
     const file = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.json`;
     const { attachments, ...rest } = message;
-    const stored = attachments ? { ...rest, attachments: attachments.map((a) => ({ filename: a.filename, content_type: a.contentType ?? null, content: a.content.toString('base64') })) } : rest;
+    const stored = attachments
+      ? {
+          ...rest,
+          attachments: attachments.map((a) => ({
+            filename: a.filename,
+            content_type: a.contentType ?? null,
+            content: a.content.toString('base64'),
+          })),
+        }
+      : rest;
     await fs.writeFile(path.join(this.directory, file), `${JSON.stringify(stored, null, 2)}\n`, { flag: 'wx' });
   }
 }
@@ -47,7 +65,10 @@ export const localEmailKind: ServiceKind = {
     const config = ctx.resolveEnv(service.config);
     const directory = typeof config.directory === 'string' && config.directory !== '' ? config.directory : DEFAULT_DIRECTORY;
     return new LocalEmailHandler(service.name, path.resolve(ctx.baseDir, directory), {
-      parameters: mergeParameters(config.parameters), templates: ctx.emailTemplates, readServiceFile: ctx.readServiceFile, defaultFrom: null,
+      parameters: mergeParameters(config.parameters),
+      templates: ctx.emailTemplates,
+      readServiceFile: ctx.readServiceFile,
+      defaultFrom: null,
     });
   },
 };

@@ -57,7 +57,11 @@ function oneAddress(value: unknown, field: string): Address {
 export function addresses(value: unknown, field: string): Address[] {
   if (value === undefined || value === null || value === '') return [];
   if (Array.isArray(value)) return value.map((item, index) => oneAddress(item, `${field}[${index}]`));
-  if (typeof value === 'string') return value.split(',').filter((part) => part.trim() !== '').map((part) => oneAddress(part, field));
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .filter((part) => part.trim() !== '')
+      .map((part) => oneAddress(part, field));
   return [oneAddress(value, field)];
 }
 
@@ -67,7 +71,11 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.ch
  * Fills `{name}` placeholders from a record or a lookup function; unknown ones stay as written.
  * HTML bodies get escaped values.
  */
-export function fillTemplate(text: string, data: Readonly<Record<string, string>> | ((name: string) => string | undefined), html = false): string {
+export function fillTemplate(
+  text: string,
+  data: Readonly<Record<string, string>> | ((name: string) => string | undefined),
+  html = false,
+): string {
   const lookup = typeof data === 'function' ? data : (name: string) => (Object.hasOwn(data, name) ? data[name] : undefined);
   return text.replace(/\{([A-Za-z_][\w.]*)\}/g, (whole, name: string) => {
     const value = lookup(name);

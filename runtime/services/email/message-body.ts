@@ -8,9 +8,15 @@ export const messageSchema: SchemaObject = {
   type: 'object',
   properties: {
     to: { description: 'Recipients: addresses, `{email, name}` objects, or a comma-separated string.' },
-    cc: {}, bcc: {},
-    subject: { type: 'string' }, body_text: { type: 'string' }, body_html: { type: 'string' },
-    from_name: { type: 'string' }, from_email: { type: 'string' }, reply_to_name: { type: 'string' }, reply_to_email: { type: 'string' },
+    cc: {},
+    bcc: {},
+    subject: { type: 'string' },
+    body_text: { type: 'string' },
+    body_html: { type: 'string' },
+    from_name: { type: 'string' },
+    from_email: { type: 'string' },
+    reply_to_name: { type: 'string' },
+    reply_to_email: { type: 'string' },
   },
 };
 
@@ -23,7 +29,8 @@ function text(body: Record<string, unknown>, field: string): string {
 
 /** The message of a POST body (reference email service fields). */
 export function messageFromBody(body: unknown): MailMessage {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('The request body must be a JSON object describing the message.');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new BadRequestError('The request body must be a JSON object describing the message.');
   const fields = body as Record<string, unknown>;
   const sender = (emailField: string, nameField: string) => {
     const email = text(fields, emailField);
@@ -33,11 +40,16 @@ export function messageFromBody(body: unknown): MailMessage {
     return name ? { ...address, name } : address;
   };
   const message: MailMessage = {
-    to: addresses(fields.to, 'to'), cc: addresses(fields.cc, 'cc'), bcc: addresses(fields.bcc, 'bcc'),
-    from: sender('from_email', 'from_name'), reply_to: sender('reply_to_email', 'reply_to_name'),
-    subject: text(fields, 'subject'), body_text: text(fields, 'body_text'), body_html: text(fields, 'body_html'),
+    to: addresses(fields.to, 'to'),
+    cc: addresses(fields.cc, 'cc'),
+    bcc: addresses(fields.bcc, 'bcc'),
+    from: sender('from_email', 'from_name'),
+    reply_to: sender('reply_to_email', 'reply_to_name'),
+    subject: text(fields, 'subject'),
+    body_text: text(fields, 'body_text'),
+    body_html: text(fields, 'body_html'),
   };
-  if (message.to.length + message.cc.length + message.bcc.length === 0) throw new BadRequestError("Field 'to' is required: the message has no recipient.", { field: 'to' });
+  if (message.to.length + message.cc.length + message.bcc.length === 0)
+    throw new BadRequestError("Field 'to' is required: the message has no recipient.", { field: 'to' });
   return message;
 }
-

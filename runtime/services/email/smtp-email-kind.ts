@@ -20,15 +20,20 @@ const configSchema = {
   properties: {
     host: { type: 'string', minLength: 1, description: 'SMTP server host name or address.' },
     port: { type: 'integer', minimum: 1, maximum: 65535, default: 587, title: 'Port', description: 'SMTP Port (default: 587).' },
-    encryption: { enum: ['', 'tls', 'ssl', 'starttls'], default: '', description: 'SMTP Encryption: tls or ssl (TLS from the first byte), starttls (upgrade required), or empty (upgrade when offered).' },
+    encryption: {
+      enum: ['', 'tls', 'ssl', 'starttls'],
+      default: '',
+      description: 'SMTP Encryption: tls or ssl (TLS from the first byte), starttls (upgrade required), or empty (upgrade when offered).',
+    },
     username: { type: 'string', description: 'User name to log in with (with password).' },
     password: { type: 'string', format: 'password', description: 'Password to log in with.' },
-    ssl_verify: { type: 'boolean', default: true, title: 'Verify Certificate', description: 'Check the server\'s TLS certificate.' },
+    ssl_verify: { type: 'boolean', default: true, title: 'Verify Certificate', description: "Check the server's TLS certificate." },
     timeout: { type: 'integer', minimum: 1, default: 30, description: 'Seconds to wait for the server.' },
     from_email: { type: 'string', description: 'Sender of messages that name none.' },
     from_name: { type: 'string', description: 'Sender name of messages that name none.' },
     parameters: {
-      type: 'array', description: 'Supply additional parameters to be replaced in the email body.',
+      type: 'array',
+      description: 'Supply additional parameters to be replaced in the email body.',
       items: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'string' }, active: { type: 'boolean' } } },
     },
   },
@@ -37,20 +42,30 @@ const configSchema = {
 const address = (a: Address) => (a.name ? { name: a.name, address: a.email } : a.email);
 
 class SmtpEmailHandler extends EmailHandler {
-  constructor(name: string, private readonly transport: Transporter, settings: ConstructorParameters<typeof EmailHandler>[1]) {
+  constructor(
+    name: string,
+    private readonly transport: Transporter,
+    settings: ConstructorParameters<typeof EmailHandler>[1],
+  ) {
     super(name, settings, SUMMARY);
   }
 
   async send(message: MailMessage): Promise<void> {
     try {
       await this.transport.sendMail({
-        to: message.to.map(address), cc: message.cc.map(address), bcc: message.bcc.map(address),
+        to: message.to.map(address),
+        cc: message.cc.map(address),
+        bcc: message.bcc.map(address),
         ...(message.from ? { from: address(message.from) } : {}),
         ...(message.reply_to ? { replyTo: address(message.reply_to) } : {}),
         subject: message.subject,
         ...(message.body_text ? { text: message.body_text } : {}),
         ...(message.body_html ? { html: message.body_html } : {}),
-        attachments: (message.attachments ?? []).map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}) })),
+        attachments: (message.attachments ?? []).map((a) => ({
+          filename: a.filename,
+          content: a.content,
+          ...(a.contentType ? { contentType: a.contentType } : {}),
+        })),
       });
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -60,7 +75,9 @@ class SmtpEmailHandler extends EmailHandler {
       }
       throw backendError('SMTP', this.name, error, {
         login: code === 'EAUTH' || responseCode === 530 || responseCode === 535,
-        network: networkCode(error) ?? (code === 'ECONNECTION' || code === 'ESOCKET' || code === 'ETIMEDOUT' || code === 'EDNS' || code === 'ETLS' ? code : null),
+        network:
+          networkCode(error) ??
+          (code === 'ECONNECTION' || code === 'ESOCKET' || code === 'ETIMEDOUT' || code === 'EDNS' || code === 'ETLS' ? code : null),
       });
     }
   }
@@ -88,17 +105,24 @@ export const smtpEmailKind: ServiceKind = {
     const timeout = Number(config.timeout ?? 30) * 1000;
     const { createTransport } = await import('nodemailer');
     const transport = createTransport({
-      host, port,
+      host,
+      port,
       secure: encryption === 'tls' || encryption === 'ssl',
       requireTLS: encryption === 'starttls',
       ...(config.username && config.password ? { auth: { user: String(config.username), pass: String(config.password) } } : {}),
       tls: { rejectUnauthorized: config.ssl_verify !== false },
-      connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
     });
     const fromEmail = typeof config.from_email === 'string' && config.from_email !== '' ? config.from_email : null;
     return new SmtpEmailHandler(service.name, transport, {
-      parameters: mergeParameters(config.parameters), templates: ctx.emailTemplates, readServiceFile: ctx.readServiceFile,
-      defaultFrom: fromEmail ? { email: fromEmail, ...(typeof config.from_name === 'string' && config.from_name ? { name: config.from_name } : {}) } : null,
+      parameters: mergeParameters(config.parameters),
+      templates: ctx.emailTemplates,
+      readServiceFile: ctx.readServiceFile,
+      defaultFrom: fromEmail
+        ? { email: fromEmail, ...(typeof config.from_name === 'string' && config.from_name ? { name: config.from_name } : {}) }
+        : null,
     });
   },
 };

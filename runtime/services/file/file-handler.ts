@@ -51,15 +51,19 @@ export class FileHandler implements ServiceHandler {
     const target = requestPath(call);
     try {
       switch (call.verb) {
-        case 'GET': return target.folder ? await this.getFolder(call, target.path) : await this.getFile(call, target.path);
+        case 'GET':
+          return target.folder ? await this.getFolder(call, target.path) : await this.getFile(call, target.path);
         case 'POST':
-        case 'PUT': return target.folder ? await this.postFolder(call, target.path) : await this.postFile(call, target.path);
-        case 'DELETE': return target.folder ? await this.deleteFolderRequest(call, target.path) : await this.deleteFile(target.path, call);
+        case 'PUT':
+          return target.folder ? await this.postFolder(call, target.path) : await this.postFile(call, target.path);
+        case 'DELETE':
+          return target.folder ? await this.deleteFolderRequest(call, target.path) : await this.deleteFile(target.path, call);
         case 'PATCH': {
           const what = target.path === '' ? 'container' : target.folder ? 'folder' : 'file';
           throw new NotImplementedError(`Updating ${what} properties is not implemented for current file system.`);
         }
-        default: throw new BadRequestError(`Invalid or unsupported verb '${call.verb}' used in request.`);
+        default:
+          throw new BadRequestError(`Invalid or unsupported verb '${call.verb}' used in request.`);
       }
     } finally {
       // Whatever part of the request body was not read is drained, so the connection stays usable.
@@ -74,7 +78,9 @@ export class FileHandler implements ServiceHandler {
     if (call.auth.grants === null) return;
     const component = `${path}${folder && path !== '' ? '/' : ''}`.toLowerCase();
     if (!matchGrant(call.auth.grants, this.options.name.toLowerCase(), component, verb)) {
-      throw new ForbiddenError(`Access Forbidden. ${verb} access to component '${component}' of service '${this.options.name.toLowerCase()}' is not allowed by this user's role.`);
+      throw new ForbiddenError(
+        `Access Forbidden. ${verb} access to component '${component}' of service '${this.options.name.toLowerCase()}' is not allowed by this user's role.`,
+      );
     }
   }
 
@@ -101,7 +107,14 @@ export class FileHandler implements ServiceHandler {
   private describe(entry: StoredEntry, relativeTo: string): Record<string, unknown> {
     const name = relativeTo === '' ? entry.path : entry.path.slice(relativeTo.length + 1);
     if (entry.type === 'folder') return { path: `${entry.path}/`, last_modified: httpDate(entry.modified), name, type: 'folder' };
-    return { path: entry.path, content_type: contentTypeOf(entry.path), last_modified: httpDate(entry.modified), content_length: entry.size, name, type: 'file' };
+    return {
+      path: entry.path,
+      content_type: contentTypeOf(entry.path),
+      last_modified: httpDate(entry.modified),
+      content_length: entry.size,
+      name,
+      type: 'file',
+    };
   }
 
   private async getFolder(call: ServiceCall, path: string): Promise<ServiceResult> {
@@ -130,7 +143,8 @@ export class FileHandler implements ServiceHandler {
       return { body: wrapList(entries.map((e) => e[idField] ?? null)) };
     }
     const fields = toList(pick(query, 'fields'));
-    if (fields && !fields.includes('*')) entries = entries.map((e) => Object.fromEntries(fields.filter((f) => f in e).map((f) => [f, e[f]])));
+    if (fields && !fields.includes('*'))
+      entries = entries.map((e) => Object.fromEntries(fields.filter((f) => f in e).map((f) => [f, e[f]])));
     return { body: wrapList(entries) };
   }
 
@@ -141,7 +155,13 @@ export class FileHandler implements ServiceHandler {
     if (entry.type === 'folder') throw new BadRequestError(`'${path}' is a folder, not a file: request it with a trailing slash.`);
     const contentType = contentTypeOf(path);
     if (flag(query, 'include_properties')) {
-      const properties: Record<string, unknown> = { path, name: baseName(path), content_type: contentType, last_modified: httpDate(entry.modified), content_length: entry.size };
+      const properties: Record<string, unknown> = {
+        path,
+        name: baseName(path),
+        content_type: contentType,
+        last_modified: httpDate(entry.modified),
+        content_length: entry.size,
+      };
       if (flag(query, 'content')) {
         const content = await readAll(await this.storage.read(path), this.options.maxFileSize);
         properties.content = flag(query, 'is_base64', true) ? content.toString('base64') : content.toString('utf8');
@@ -164,7 +184,11 @@ export class FileHandler implements ServiceHandler {
     }
     const range = parseRange(call.headers.range, entry.size);
     if (range === null) {
-      return { status: 416, body: { error: { code: 416, message: `The requested range is not satisfiable (the file has ${entry.size} bytes).` } }, headers: { 'content-range': `bytes */${entry.size}` } };
+      return {
+        status: 416,
+        body: { error: { code: 416, message: `The requested range is not satisfiable (the file has ${entry.size} bytes).` } },
+        headers: { 'content-range': `bytes */${entry.size}` },
+      };
     }
     if (range) {
       headers['content-range'] = `bytes ${range.start}-${range.end}/${entry.size}`;
@@ -245,7 +269,8 @@ export class FileHandler implements ServiceHandler {
         const records = Array.isArray(json) ? json : (json as { resource?: unknown }).resource;
         if (Array.isArray(records)) return this.resourceList(call, folder, records);
         const urlField = (json as Record<string, unknown>).url;
-        if (typeof urlField === 'string') return this.fromUrl(call, folder, urlField, (json as Record<string, unknown>).filename as string | undefined, checkExist);
+        if (typeof urlField === 'string')
+          return this.fromUrl(call, folder, urlField, (json as Record<string, unknown>).filename as string | undefined, checkExist);
       }
     }
     if (folder === '') throw new BadRequestError('Invalid empty path.');
@@ -260,14 +285,21 @@ export class FileHandler implements ServiceHandler {
     await this.storage.mkdir(path);
   }
 
-  private async fromUrl(call: ServiceCall, folder: string, url: string, fileName: string | undefined, checkExist: boolean): Promise<ServiceResult> {
+  private async fromUrl(
+    call: ServiceCall,
+    folder: string,
+    url: string,
+    fileName: string | undefined,
+    checkExist: boolean,
+  ): Promise<ServiceResult> {
     let parsed: URL;
     try {
       parsed = new URL(url);
     } catch {
       throw new BadRequestError(`Invalid URL entered: '${url}'.`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new BadRequestError('Invalid URL entered: only http and https URLs can be imported.');
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new BadRequestError('Invalid URL entered: only http and https URLs can be imported.');
     const name = checkName(fileName ?? decodeURIComponent(baseName(parsed.pathname)), 'filename');
     const path = join(folder, name);
     this.allow(call, call.verb, path, false);
@@ -288,7 +320,8 @@ export class FileHandler implements ServiceHandler {
       throw tooLarge(this.options.maxFileSize);
     }
     const content = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
-    if (flag(call.query, 'extract') && isZip(response.headers.get('content-type') ?? undefined, name)) return this.extractInto(call, folder, content);
+    if (flag(call.query, 'extract') && isZip(response.headers.get('content-type') ?? undefined, name))
+      return this.extractInto(call, folder, content);
     await this.writeFile(path, content, checkExist);
     return { status: 201, body: this.fileResult(path) };
   }
@@ -347,7 +380,8 @@ export class FileHandler implements ServiceHandler {
     await this.requireFolder(folder, (p) => `Folder '${p}/' does not exist.`);
     const out: Array<Record<string, unknown>> = [];
     for (const item of items) {
-      if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new BadRequestError('Each resource item must be an object.');
+      if (item === null || typeof item !== 'object' || Array.isArray(item))
+        throw new BadRequestError('Each resource item must be an object.');
       const record = item as Record<string, unknown>;
       const type = record.type === 'folder' ? 'folder' : 'file';
       let result: Record<string, unknown> = { name: record.name ?? null, type };
@@ -378,10 +412,16 @@ export class FileHandler implements ServiceHandler {
     return { status: 201, body: wrapList(out) };
   }
 
-  private async copyItem(call: ServiceCall, folder: string, record: Record<string, unknown>, type: 'file' | 'folder'): Promise<Record<string, unknown>> {
+  private async copyItem(
+    call: ServiceCall,
+    folder: string,
+    record: Record<string, unknown>,
+    type: 'file' | 'folder',
+  ): Promise<Record<string, unknown>> {
     const source = bodyPath(record.source_path, 'source_path');
     if (source.path === '') throw new BadRequestError('Invalid source_path: the service root cannot be copied.');
-    const name = record.name === undefined || record.name === null || record.name === '' ? baseName(source.path) : checkName(record.name, 'name');
+    const name =
+      record.name === undefined || record.name === null || record.name === '' ? baseName(source.path) : checkName(record.name, 'name');
     const target = join(folder, name);
     const move = record.delete_source === true || record.delete_source === 'true';
     this.allow(call, 'GET', source.path, type === 'folder');
@@ -391,7 +431,8 @@ export class FileHandler implements ServiceHandler {
     const label = type === 'folder' ? 'Folder' : 'File';
     if (!found || found.type !== type) throw new NotFoundError(`${label} '${shown(source.path, type === 'folder')}' does not exist.`);
     if (await this.storage.stat(target)) throw new BadRequestError(`${label} '${shown(target, type === 'folder')}' already exists.`);
-    if (type === 'folder' && (target === source.path || target.startsWith(`${source.path}/`))) throw new BadRequestError('A folder cannot be copied into itself.');
+    if (type === 'folder' && (target === source.path || target.startsWith(`${source.path}/`)))
+      throw new BadRequestError('A folder cannot be copied into itself.');
     if (type === 'file') await this.storage.copyFile(source.path, target);
     else {
       await this.storage.mkdir(target);
@@ -424,7 +465,8 @@ export class FileHandler implements ServiceHandler {
     const children = await this.storage.list(path);
     if (children.length > 0 && !force) throw new BadRequestError('Directory not empty, can not delete without force option.');
     if (contentOnly) {
-      for (const child of children) await (child.type === 'folder' ? this.storage.removeFolder(child.path, true) : this.storage.removeFile(child.path));
+      for (const child of children)
+        await (child.type === 'folder' ? this.storage.removeFolder(child.path, true) : this.storage.removeFile(child.path));
     } else await this.storage.removeFolder(path, force);
   }
 
@@ -443,14 +485,21 @@ export class FileHandler implements ServiceHandler {
       if (item === null || typeof item !== 'object') throw new BadRequestError('Each resource item must be an object.');
       const record = item as Record<string, unknown>;
       if (record.path === undefined && record.name === undefined) throw new BadRequestError('No path or name provided for resource.');
-      const given = record.path !== undefined && record.path !== null ? bodyPath(record.path, 'path') : bodyPath(join(folder, checkName(record.name, 'name')), 'name');
+      const given =
+        record.path !== undefined && record.path !== null
+          ? bodyPath(record.path, 'path')
+          : bodyPath(join(folder, checkName(record.name, 'name')), 'name');
       const type = record.type === 'folder' || (record.type === undefined && given.folder) ? 'folder' : 'file';
       this.allow(call, 'DELETE', given.path, type === 'folder');
       return { record, target: { path: given.path, folder: type === 'folder' } as TargetPath };
     });
     const out: Array<Record<string, unknown>> = [];
     for (const { record, target } of targets) {
-      const result: Record<string, unknown> = { name: record.name ?? baseName(target.path), path: record.path ?? null, type: target.folder ? 'folder' : 'file' };
+      const result: Record<string, unknown> = {
+        name: record.name ?? baseName(target.path),
+        path: record.path ?? null,
+        type: target.folder ? 'folder' : 'file',
+      };
       try {
         if (target.folder) await this.deleteFolder(target.path, force, false);
         else await this.deleteFile(target.path, call);
@@ -488,4 +537,3 @@ export class FileHandler implements ServiceHandler {
     await this.storage.close();
   }
 }
-

@@ -3,8 +3,20 @@ import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { jsonContent } from '../../openapi/shared-components.js';
 
-const query = (name: string, type: 'string' | 'boolean', description: string): ParameterObject => ({ name, in: 'query', required: false, description, schema: { type } });
-const pathParam = (name: string, description: string): ParameterObject => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+const query = (name: string, type: 'string' | 'boolean', description: string): ParameterObject => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema: { type },
+});
+const pathParam = (name: string, description: string): ParameterObject => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema: { type: 'string' },
+});
 
 const entry: SchemaObject = {
   type: 'object',
@@ -17,7 +29,10 @@ const entry: SchemaObject = {
     last_modified: { type: 'string', description: 'RFC 1123 date (GMT).' },
   },
 };
-const written: SchemaObject = { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' }, type: { type: 'string' } } };
+const written: SchemaObject = {
+  type: 'object',
+  properties: { name: { type: 'string' }, path: { type: 'string' }, type: { type: 'string' } },
+};
 const listOf = (schema: SchemaObject): SchemaObject => ({ type: 'object', properties: { resource: { type: 'array', items: schema } } });
 const ok = (description: string, schema: SchemaObject) => ({ description, content: jsonContent(schema) });
 
@@ -28,7 +43,7 @@ const listParameters = [
   query('search', 'string', 'Only entries whose name contains this text (case-insensitive).'),
   query('as_list', 'boolean', 'Return the paths only.'),
   query('fields', 'string', 'Comma-separated entry fields to return.'),
-  query('include_properties', 'boolean', 'Return the folder\'s own properties instead of its content.'),
+  query('include_properties', 'boolean', "Return the folder's own properties instead of its content."),
   query('zip', 'boolean', 'Download the folder as a zip archive.'),
 ];
 const writeParameters = [
@@ -39,10 +54,13 @@ const writeParameters = [
   query('filename', 'string', 'With url: the name to store it under.'),
 ];
 const uploadBody = {
-  description: 'Raw file content (with `X-File-Name` on a folder), multipart `files` (several allowed on a folder), or on a folder a JSON list of items to create: `{"resource":[{"name":"a.txt","type":"file","content":"…","is_base64":false},{"name":"sub","type":"folder"},{"type":"file","source_path":"x/y.txt","delete_source":false}]}`.',
+  description:
+    'Raw file content (with `X-File-Name` on a folder), multipart `files` (several allowed on a folder), or on a folder a JSON list of items to create: `{"resource":[{"name":"a.txt","type":"file","content":"…","is_base64":false},{"name":"sub","type":"folder"},{"type":"file","source_path":"x/y.txt","delete_source":false}]}`.',
   content: {
     'application/octet-stream': { schema: { type: 'string', format: 'binary' } as SchemaObject },
-    'multipart/form-data': { schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } as SchemaObject },
+    'multipart/form-data': {
+      schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } as SchemaObject,
+    },
     'application/json': { schema: listOf({ type: 'object', additionalProperties: true }) },
   },
 };
@@ -50,28 +68,47 @@ const uploadBody = {
 function folderOperations(id: string, where: string, parameters: ParameterObject[]): Record<string, OperationObject> {
   return {
     get: {
-      operationId: `list${id}`, summary: `List ${where}, show its properties, or download it as a zip.`,
+      operationId: `list${id}`,
+      summary: `List ${where}, show its properties, or download it as a zip.`,
       parameters: [...parameters, ...listParameters],
-      responses: { 200: { description: 'The entries (`{"resource":[…]}`), the folder properties, or a zip archive.', content: { ...jsonContent(listOf(entry)), 'application/zip': { schema: { type: 'string', format: 'binary' } } } } },
+      responses: {
+        200: {
+          description: 'The entries (`{"resource":[…]}`), the folder properties, or a zip archive.',
+          content: { ...jsonContent(listOf(entry)), 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+        },
+      },
     },
     post: {
-      operationId: `create${id}`, summary: `Create files or folders in ${where}: upload, import from a URL, unpack a zip, copy, move, or create the folder itself.`,
+      operationId: `create${id}`,
+      summary: `Create files or folders in ${where}: upload, import from a URL, unpack a zip, copy, move, or create the folder itself.`,
       parameters: [
-        ...parameters, ...writeParameters,
-        { name: 'X-File-Name', in: 'header', required: false, description: 'Store the raw body as this file in the folder.', schema: { type: 'string' } },
+        ...parameters,
+        ...writeParameters,
+        {
+          name: 'X-File-Name',
+          in: 'header',
+          required: false,
+          description: 'Store the raw body as this file in the folder.',
+          schema: { type: 'string' },
+        },
         { name: 'X-Folder-Name', in: 'header', required: false, description: 'Create this sub-folder.', schema: { type: 'string' } },
       ],
       requestBody: { ...uploadBody, required: false },
       responses: { 201: ok('What was created.', { oneOf: [written, listOf(written)] }) },
     },
     delete: {
-      operationId: `delete${id}`, summary: `Delete ${where === 'the service root' ? 'the files and folders listed in the body' : 'the folder (or the listed items in it)'}.`,
+      operationId: `delete${id}`,
+      summary: `Delete ${where === 'the service root' ? 'the files and folders listed in the body' : 'the folder (or the listed items in it)'}.`,
       parameters: [
         ...parameters,
         query('force', 'boolean', 'Delete folders that are not empty.'),
         query('content_only', 'boolean', 'Empty the folder but keep it.'),
       ],
-      requestBody: { required: false, description: 'Optional `{"resource":[{"path":"a/b.txt","type":"file"},{"name":"x","type":"folder"}]}`.', content: jsonContent(listOf({ type: 'object', additionalProperties: true })) },
+      requestBody: {
+        required: false,
+        description: 'Optional `{"resource":[{"path":"a/b.txt","type":"file"},{"name":"x","type":"folder"}]}`.',
+        content: jsonContent(listOf({ type: 'object', additionalProperties: true })),
+      },
       responses: { 200: ok('What was deleted.', { oneOf: [written, listOf(written)] }) },
     },
   };
@@ -81,7 +118,8 @@ export function fileServiceOpenApi(service: string): OpenApiFragment {
   const folderPath = pathParam('folder_path', 'Folder path from the service root (may hold `/`).');
   const filePath = pathParam('file_path', 'File path from the service root (may hold `/`).');
   const fileWrite: OperationObject = {
-    operationId: 'writeFile', summary: 'Write the file from the raw body or one multipart file (created or replaced).',
+    operationId: 'writeFile',
+    summary: 'Write the file from the raw body or one multipart file (created or replaced).',
     parameters: [filePath, query('check_exist', 'boolean', 'Refuse (400) to overwrite an existing file.')],
     requestBody: { ...uploadBody, required: true },
     responses: { 201: ok('The file written.', written) },
@@ -92,23 +130,38 @@ export function fileServiceOpenApi(service: string): OpenApiFragment {
       '/{folder_path}/': folderOperations('Folder', 'a folder', [folderPath]),
       '/{file_path}': {
         get: {
-          operationId: 'getFile', summary: `Download a file of ${service}, or its properties.`,
+          operationId: 'getFile',
+          summary: `Download a file of ${service}, or its properties.`,
           parameters: [
             filePath,
             query('download', 'boolean', 'Send as an attachment.'),
-            query('include_properties', 'boolean', 'Return the file\'s properties instead.'),
+            query('include_properties', 'boolean', "Return the file's properties instead."),
             query('content', 'boolean', 'With include_properties: add the content (base64 unless is_base64=false).'),
-            { name: 'Range', in: 'header', required: false, description: 'One byte range (`bytes=0-99`): 206 with that part.', schema: { type: 'string' } },
+            {
+              name: 'Range',
+              in: 'header',
+              required: false,
+              description: 'One byte range (`bytes=0-99`): 206 with that part.',
+              schema: { type: 'string' },
+            },
           ],
           responses: {
-            200: { description: 'The file content (its own content type), or its properties.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } }, ...jsonContent(entry) } },
+            200: {
+              description: 'The file content (its own content type), or its properties.',
+              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } }, ...jsonContent(entry) },
+            },
             206: { description: 'The requested range.' },
             416: { description: 'The range is outside the file.' },
           },
         },
         post: fileWrite,
         put: { ...fileWrite, operationId: 'replaceFile' },
-        delete: { operationId: 'deleteFile', summary: 'Delete the file.', parameters: [filePath], responses: { 200: ok('The file deleted.', written) } },
+        delete: {
+          operationId: 'deleteFile',
+          summary: 'Delete the file.',
+          parameters: [filePath],
+          responses: { 200: ok('The file deleted.', written) },
+        },
       },
     },
     components: {},

@@ -21,7 +21,8 @@ export function validName(name: string): boolean {
 }
 
 export function checkName(name: unknown, field: string): string {
-  if (typeof name !== 'string' || !validName(name)) throw new BadRequestError(`Invalid ${field}: '${String(name)}' is not a file or folder name.`, { field });
+  if (typeof name !== 'string' || !validName(name))
+    throw new BadRequestError(`Invalid ${field}: '${String(name)}' is not a file or folder name.`, { field });
   return name;
 }
 

@@ -26,14 +26,17 @@ export function limited(max: number): Transform {
  * and no error is raised, before a consumer pulls.
  */
 export function capped(source: Readable, max: number): Readable {
-  return Readable.from((async function* () {
-    let seen = 0;
-    for await (const chunk of source) {
-      seen += (chunk as Buffer).length;
-      if (seen > max) throw tooLarge(max);
-      yield chunk as Buffer;
-    }
-  })(), { objectMode: false, highWaterMark: 64 * 1024 });
+  return Readable.from(
+    (async function* () {
+      let seen = 0;
+      for await (const chunk of source) {
+        seen += (chunk as Buffer).length;
+        if (seen > max) throw tooLarge(max);
+        yield chunk as Buffer;
+      }
+    })(),
+    { objectMode: false, highWaterMark: 64 * 1024 },
+  );
 }
 
 /** The content type of a file name, by its extension. */

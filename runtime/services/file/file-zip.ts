@@ -28,7 +28,10 @@ export function zipStream(storage: FileStorage, entries: readonly TreeEntry[]): 
     if (entry.type === 'folder') zip.addEmptyDirectory(entry.path);
     else {
       zip.addReadStreamLazy(entry.path, (callback) => {
-        storage.read(entry.path).then((stream) => callback(null, stream), (error: Error) => callback(error, undefined as unknown as Readable));
+        storage.read(entry.path).then(
+          (stream) => callback(null, stream),
+          (error: Error) => callback(error, undefined as unknown as Readable),
+        );
       });
     }
   }
@@ -79,7 +82,8 @@ export async function extractZip(storage: FileStorage, zipFile: string, folder: 
     if (error instanceof BadRequestError) throw error;
     const message = (error as Error).message;
     // yauzl refuses such names itself.
-    if (/relative path|absolute path|invalid characters/.test(message)) throw new BadRequestError(`Refusing to extract zip entry with traversal in name: ${message.replace(/^.*?: /, '')}`);
+    if (/relative path|absolute path|invalid characters/.test(message))
+      throw new BadRequestError(`Refusing to extract zip entry with traversal in name: ${message.replace(/^.*?: /, '')}`);
     throw new BadRequestError(`The upload is not a valid zip archive: ${message}.`);
   }
   const zipAgain = await yauzl.openPromise(zipFile, { decodeStrings: true, autoClose: false });

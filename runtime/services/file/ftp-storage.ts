@@ -30,7 +30,10 @@ export class FtpStorage implements FileStorage {
   private queue: Promise<unknown> = Promise.resolve();
   private rootReady = false;
 
-  constructor(private readonly service: string, private readonly options: FtpOptions) {}
+  constructor(
+    private readonly service: string,
+    private readonly options: FtpOptions,
+  ) {}
 
   private fail(error: unknown): never {
     throw backendError('FTP', this.service, error, {
@@ -45,8 +48,12 @@ export class FtpStorage implements FileStorage {
     const client = new Client(this.options.timeout * 1000);
     try {
       await client.access({
-        host: this.options.host, port: this.options.port, user: this.options.user || 'anonymous', password: this.options.password,
-        secure: this.options.secure, secureOptions: { rejectUnauthorized: this.options.verify },
+        host: this.options.host,
+        port: this.options.port,
+        user: this.options.user || 'anonymous',
+        password: this.options.password,
+        secure: this.options.secure,
+        secureOptions: { rejectUnauthorized: this.options.verify },
       });
     } catch (error) {
       client.close();
@@ -85,11 +92,19 @@ export class FtpStorage implements FileStorage {
     return posix.join(this.options.root, relative);
   }
 
-  private async listAbs(client: Client, folder: string): Promise<Array<{ name: string; type: 'file' | 'folder'; size: number; modified: Date | null }>> {
+  private async listAbs(
+    client: Client,
+    folder: string,
+  ): Promise<Array<{ name: string; type: 'file' | 'folder'; size: number; modified: Date | null }>> {
     await client.cd(folder);
     return (await client.list())
       .filter((info) => (info.isDirectory || info.isFile) && info.name !== '.' && info.name !== '..' && !isTempName(info.name))
-      .map((info) => ({ name: info.name, type: info.isDirectory ? 'folder' : 'file', size: info.isDirectory ? 0 : info.size, modified: info.modifiedAt ?? null }));
+      .map((info) => ({
+        name: info.name,
+        type: info.isDirectory ? 'folder' : 'file',
+        size: info.isDirectory ? 0 : info.size,
+        modified: info.modifiedAt ?? null,
+      }));
   }
 
   async stat(relative: string): Promise<StoredEntry | null> {
@@ -111,8 +126,14 @@ export class FtpStorage implements FileStorage {
   }
 
   async list(folder: string): Promise<StoredEntry[]> {
-    return this.exclusive(async (client) => (await this.listAbs(client, this.abs(folder)))
-      .map((entry) => ({ path: folder === '' ? entry.name : `${folder}/${entry.name}`, type: entry.type, size: entry.size, modified: entry.modified })));
+    return this.exclusive(async (client) =>
+      (await this.listAbs(client, this.abs(folder))).map((entry) => ({
+        path: folder === '' ? entry.name : `${folder}/${entry.name}`,
+        type: entry.type,
+        size: entry.size,
+        modified: entry.modified,
+      })),
+    );
   }
 
   async read(relative: string, range?: ByteRange): Promise<Readable> {
@@ -122,22 +143,33 @@ export class FtpStorage implements FileStorage {
     // A range ending before the file does: the transfer is cut (and the connection dropped) once it is sent.
     const cut = new Transform({
       transform(chunk: Buffer, _encoding, done) {
-        if (remaining <= 0) { done(); return; }
+        if (remaining <= 0) {
+          done();
+          return;
+        }
         const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
         remaining -= part.length;
         done(null, part);
-        if (remaining <= 0 && Number.isFinite(remaining)) { complete = true; this.end(); }
+        if (remaining <= 0 && Number.isFinite(remaining)) {
+          complete = true;
+          this.end();
+        }
       },
     });
     cut.on('error', () => undefined);
     cut.pipe(out);
     void this.exclusive(async (client) => {
-      out.on('close', () => { if (!complete && !out.writableFinished) client.close(); });
+      out.on('close', () => {
+        if (!complete && !out.writableFinished) client.close();
+      });
       try {
         await client.downloadTo(cut, this.abs(relative), range?.start ?? 0);
         complete = true;
       } catch (error) {
-        if (complete) { client.close(); return; }
+        if (complete) {
+          client.close();
+          return;
+        }
         throw error;
       }
     }).catch((error: unknown) => out.destroy(error as Error));

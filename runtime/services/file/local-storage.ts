@@ -32,7 +32,9 @@ export class LocalStorage implements FileStorage {
       if (!(await fs.stat(real)).isDirectory()) throw new Error('not a directory');
       return new LocalStorage(real);
     } catch {
-      throw new InternalServerError(`Local file service folder mis-configured. Please check configuration for file service - ${serviceName}.`);
+      throw new InternalServerError(
+        `Local file service folder mis-configured. Please check configuration for file service - ${serviceName}.`,
+      );
     }
   }
 
@@ -63,7 +65,12 @@ export class LocalStorage implements FileStorage {
   }
 
   private entry(relative: string, stats: import('node:fs').Stats): StoredEntry {
-    return { path: relative, type: stats.isDirectory() ? 'folder' : 'file', size: stats.isDirectory() ? 0 : stats.size, modified: stats.mtime };
+    return {
+      path: relative,
+      type: stats.isDirectory() ? 'folder' : 'file',
+      size: stats.isDirectory() ? 0 : stats.size,
+      modified: stats.mtime,
+    };
   }
 
   async stat(relative: string): Promise<StoredEntry | null> {
@@ -97,7 +104,12 @@ export class LocalStorage implements FileStorage {
   async read(relative: string, range?: ByteRange): Promise<Readable> {
     const full = await this.resolve(relative);
     const handle = await fs.open(full, 'r');
-    return createReadStream('', { fd: handle, autoClose: true, ...(range ? { start: range.start, end: range.end } : {}), highWaterMark: 256 * 1024 });
+    return createReadStream('', {
+      fd: handle,
+      autoClose: true,
+      ...(range ? { start: range.start, end: range.end } : {}),
+      highWaterMark: 256 * 1024,
+    });
   }
 
   async write(relative: string, content: Readable): Promise<void> {

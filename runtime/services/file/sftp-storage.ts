@@ -22,19 +22,28 @@ export interface SftpOptions {
 function fingerprintMatches(expected: string, key: Buffer): boolean {
   const digest = createHash('sha256').update(key).digest();
   const given = expected.trim().replace(/^SHA256:/i, '');
-  return given.replace(/=+$/, '') === digest.toString('base64').replace(/=+$/, '') || given.replace(/:/g, '').toLowerCase() === digest.toString('hex');
+  return (
+    given.replace(/=+$/, '') === digest.toString('base64').replace(/=+$/, '') ||
+    given.replace(/:/g, '').toLowerCase() === digest.toString('hex')
+  );
 }
 
 export class SftpStorage implements FileStorage {
   private connection: Promise<SftpClient> | null = null;
 
-  constructor(private readonly service: string, private readonly options: SftpOptions) {}
+  constructor(
+    private readonly service: string,
+    private readonly options: SftpOptions,
+  ) {}
 
   private fail(error: unknown): never {
     const text = String((error as Error)?.message ?? '');
     throw backendError('SFTP', this.service, error, {
-      login: /authentication|auth methods|permission denied \(/i.test(text) || (error as { level?: string }).level === 'client-authentication',
-      network: networkCode(error) ?? (/connect|handshake|host key|fingerprint/i.test(text) && !/no such file/i.test(text) ? 'connection failed' : null),
+      login:
+        /authentication|auth methods|permission denied \(/i.test(text) || (error as { level?: string }).level === 'client-authentication',
+      network:
+        networkCode(error) ??
+        (/connect|handshake|host key|fingerprint/i.test(text) && !/no such file/i.test(text) ? 'connection failed' : null),
       notFound: /no such file/i.test(text),
     });
   }
@@ -43,24 +52,35 @@ export class SftpStorage implements FileStorage {
     if (!this.connection) {
       const client = new SftpClient(`portico-${this.service}`);
       const { options } = this;
-      const reset = () => { this.connection = null; };
-      this.connection = client.connect({
-        host: options.host, port: options.port, username: options.username, readyTimeout: options.timeout * 1000, retries: 0,
-        ...(options.password ? { password: options.password } : {}),
-        ...(options.privateKey ? { privateKey: options.privateKey } : {}),
-        ...(options.fingerprint ? { hostVerifier: (key: Buffer) => fingerprintMatches(options.fingerprint, key) } : {}),
-      }).then(async () => {
-        // The root folder is created on first use, as local storage does.
-        if ((await client.exists(options.root)) === false) await client.mkdir(options.root, true);
-        client.on('end', reset);
-        client.on('close', reset);
-        client.on('error', reset);
-        return client;
-      }, (error: unknown) => {
-        reset();
-        client.end().catch(() => undefined);
-        this.fail(error);
-      });
+      const reset = () => {
+        this.connection = null;
+      };
+      this.connection = client
+        .connect({
+          host: options.host,
+          port: options.port,
+          username: options.username,
+          readyTimeout: options.timeout * 1000,
+          retries: 0,
+          ...(options.password ? { password: options.password } : {}),
+          ...(options.privateKey ? { privateKey: options.privateKey } : {}),
+          ...(options.fingerprint ? { hostVerifier: (key: Buffer) => fingerprintMatches(options.fingerprint, key) } : {}),
+        })
+        .then(
+          async () => {
+            // The root folder is created on first use, as local storage does.
+            if ((await client.exists(options.root)) === false) await client.mkdir(options.root, true);
+            client.on('end', reset);
+            client.on('close', reset);
+            client.on('error', reset);
+            return client;
+          },
+          (error: unknown) => {
+            reset();
+            client.end().catch(() => undefined);
+            this.fail(error);
+          },
+        );
     }
     return this.connection;
   }
@@ -83,22 +103,33 @@ export class SftpStorage implements FileStorage {
       const kind = await client.exists(this.abs(relative));
       if (kind === false || kind === 'l') return relative === '' ? { path: '', type: 'folder', size: 0, modified: null } : null;
       const stats = await client.stat(this.abs(relative));
-      return { path: relative, type: stats.isDirectory ? 'folder' : 'file', size: stats.isDirectory ? 0 : stats.size, modified: new Date(stats.modifyTime) };
+      return {
+        path: relative,
+        type: stats.isDirectory ? 'folder' : 'file',
+        size: stats.isDirectory ? 0 : stats.size,
+        modified: new Date(stats.modifyTime),
+      };
     });
   }
 
   async list(folder: string): Promise<StoredEntry[]> {
-    return this.run(async (client) => (await client.list(this.abs(folder)))
-      // Links are not followed: they could name anything on the server.
-      .filter((entry) => (entry.type === 'd' || entry.type === '-') && !isTempName(entry.name))
-      .map((entry) => ({
-        path: folder === '' ? entry.name : `${folder}/${entry.name}`, type: entry.type === 'd' ? 'folder' : 'file',
-        size: entry.type === 'd' ? 0 : entry.size, modified: new Date(entry.modifyTime),
-      })));
+    return this.run(async (client) =>
+      (await client.list(this.abs(folder)))
+        // Links are not followed: they could name anything on the server.
+        .filter((entry) => (entry.type === 'd' || entry.type === '-') && !isTempName(entry.name))
+        .map((entry) => ({
+          path: folder === '' ? entry.name : `${folder}/${entry.name}`,
+          type: entry.type === 'd' ? 'folder' : 'file',
+          size: entry.type === 'd' ? 0 : entry.size,
+          modified: new Date(entry.modifyTime),
+        })),
+    );
   }
 
   async read(relative: string, range?: ByteRange): Promise<Readable> {
-    return this.run(async (client) => client.createReadStream(this.abs(relative), range ? { start: range.start, end: range.end } : {}) as Readable);
+    return this.run(
+      async (client) => client.createReadStream(this.abs(relative), range ? { start: range.start, end: range.end } : {}) as Readable,
+    );
   }
 
   async write(relative: string, content: Readable): Promise<void> {
@@ -136,6 +167,12 @@ export class SftpStorage implements FileStorage {
   async close(): Promise<void> {
     const connection = this.connection;
     this.connection = null;
-    if (connection) await connection.then((client) => client.end(), () => undefined).catch(() => undefined);
+    if (connection)
+      await connection
+        .then(
+          (client) => client.end(),
+          () => undefined,
+        )
+        .catch(() => undefined);
   }
 }

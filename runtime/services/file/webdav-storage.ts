@@ -14,20 +14,33 @@ export interface WebdavOptions {
   root: string;
 }
 
-const status = (error: unknown) => (error as { status?: number; response?: { status?: number } })?.status ?? (error as { response?: { status?: number } })?.response?.status ?? 0;
+const status = (error: unknown) =>
+  (error as { status?: number; response?: { status?: number } })?.status ??
+  (error as { response?: { status?: number } })?.response?.status ??
+  0;
 
 export class WebdavStorage implements FileStorage {
   private readonly client: WebDAVClient;
   private readonly root: string;
 
-  constructor(private readonly service: string, private readonly options: WebdavOptions) {
+  constructor(
+    private readonly service: string,
+    private readonly options: WebdavOptions,
+  ) {
     const authType = options.authType === 'none' ? AuthType.None : options.authType === 'digest' ? AuthType.Digest : AuthType.Password;
-    this.client = createClient(options.baseUri, authType === AuthType.None ? { authType } : { authType, username: options.username, password: options.password });
+    this.client = createClient(
+      options.baseUri,
+      authType === AuthType.None ? { authType } : { authType, username: options.username, password: options.password },
+    );
     this.root = posix.join('/', options.root || '/');
   }
 
   private fail(error: unknown): never {
-    throw backendError('WebDAV', this.service, error, { login: status(error) === 401, network: networkCode(error), notFound: status(error) === 404 });
+    throw backendError('WebDAV', this.service, error, {
+      login: status(error) === 401,
+      network: networkCode(error),
+      notFound: status(error) === 404,
+    });
   }
 
   private rootReady: Promise<void> | null = null;
@@ -38,7 +51,9 @@ export class WebdavStorage implements FileStorage {
       this.rootReady = (async () => {
         if (this.root !== '/' && !(await this.client.exists(this.root))) await this.client.createDirectory(this.root, { recursive: true });
       })();
-      this.rootReady.catch(() => { this.rootReady = null; });
+      this.rootReady.catch(() => {
+        this.rootReady = null;
+      });
     }
     return this.rootReady;
   }
@@ -58,13 +73,18 @@ export class WebdavStorage implements FileStorage {
 
   private entry(relative: string, stat: FileStat): StoredEntry {
     const modified = stat.lastmod ? new Date(stat.lastmod) : null;
-    return { path: relative, type: stat.type === 'directory' ? 'folder' : 'file', size: stat.type === 'directory' ? 0 : stat.size, modified: modified && !Number.isNaN(modified.getTime()) ? modified : null };
+    return {
+      path: relative,
+      type: stat.type === 'directory' ? 'folder' : 'file',
+      size: stat.type === 'directory' ? 0 : stat.size,
+      modified: modified && !Number.isNaN(modified.getTime()) ? modified : null,
+    };
   }
 
   async stat(relative: string): Promise<StoredEntry | null> {
     return this.run(async (signal) => {
       try {
-        return this.entry(relative, await this.client.stat(this.abs(relative), { signal }) as FileStat);
+        return this.entry(relative, (await this.client.stat(this.abs(relative), { signal })) as FileStat);
       } catch (error) {
         if (status(error) === 404) return null;
         throw error;
@@ -74,8 +94,10 @@ export class WebdavStorage implements FileStorage {
 
   async list(folder: string): Promise<StoredEntry[]> {
     return this.run(async (signal) => {
-      const entries = await this.client.getDirectoryContents(this.abs(folder), { signal }) as FileStat[];
-      return entries.filter((stat) => !isTempName(stat.basename)).map((stat) => this.entry(folder === '' ? stat.basename : `${folder}/${stat.basename}`, stat));
+      const entries = (await this.client.getDirectoryContents(this.abs(folder), { signal })) as FileStat[];
+      return entries
+        .filter((stat) => !isTempName(stat.basename))
+        .map((stat) => this.entry(folder === '' ? stat.basename : `${folder}/${stat.basename}`, stat));
     });
   }
 

@@ -29,14 +29,24 @@ const SCHEMA_URI = /^portico:\/\/([^/]+)\/_schema\/(.+)$/;
 
 function resultOf(response: { status: number; body: unknown }) {
   const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? null);
-  const structured = response.body !== null && typeof response.body === 'object' && !Array.isArray(response.body) ? response.body as Record<string, unknown> : undefined;
-  return { content: [{ type: 'text' as const, text }], ...(structured ? { structuredContent: structured } : {}), isError: response.status >= 400 };
+  const structured =
+    response.body !== null && typeof response.body === 'object' && !Array.isArray(response.body)
+      ? (response.body as Record<string, unknown>)
+      : undefined;
+  return {
+    content: [{ type: 'text' as const, text }],
+    ...(structured ? { structuredContent: structured } : {}),
+    isError: response.status >= 400,
+  };
 }
 
 export async function tools(platform: McpPlatform): Promise<McpTool[]> {
   const services = await platform.services();
-  const list = buildTools(services.map((s) => ({ service: s.name, fragment: s.fragment })), platform.sharedComponents(), (service, component, verb) =>
-    (platform.allowWrites || verb === 'GET') && platform.allows(service, component, verb));
+  const list = buildTools(
+    services.map((s) => ({ service: s.name, fragment: s.fragment })),
+    platform.sharedComponents(),
+    (service, component, verb) => (platform.allowWrites || verb === 'GET') && platform.allows(service, component, verb),
+  );
   return list.filter((tool) => !platform.disabledTools.has(tool.name));
 }
 
@@ -50,14 +60,25 @@ async function resources(platform: McpPlatform) {
       if (!match) continue;
       const table = decodeURIComponent(match[1]);
       if (!platform.allows(service.name, `_schema/${table}`, 'GET')) continue;
-      out.push({ uri: `portico://${service.name}/_schema/${encodeURIComponent(table)}`, name: `${service.name}/${table}`, mimeType: 'application/json', description: `Schema of table ${table} of ${service.label}.` });
+      out.push({
+        uri: `portico://${service.name}/_schema/${encodeURIComponent(table)}`,
+        name: `${service.name}/${table}`,
+        mimeType: 'application/json',
+        description: `Schema of table ${table} of ${service.label}.`,
+      });
     }
   }
   return out;
 }
 
 /** Answers one MCP HTTP request on raw Node objects (the route has hijacked the reply). */
-export async function serveMcp(request: IncomingMessage, response: ServerResponse, body: unknown, platform: McpPlatform, serverName: string): Promise<void> {
+export async function serveMcp(
+  request: IncomingMessage,
+  response: ServerResponse,
+  body: unknown,
+  platform: McpPlatform,
+  serverName: string,
+): Promise<void> {
   const [{ Server }, { StreamableHTTPServerTransport }, types] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
@@ -71,7 +92,8 @@ export async function serveMcp(request: IncomingMessage, response: ServerRespons
   }));
   server.setRequestHandler(types.CallToolRequestSchema, async (call) => {
     const tool = (await toolList()).find((candidate) => candidate.name === call.params.name);
-    if (!tool) return { content: [{ type: 'text', text: `Unknown tool '${call.params.name}', or not allowed for this role.` }], isError: true };
+    if (!tool)
+      return { content: [{ type: 'text', text: `Unknown tool '${call.params.name}', or not allowed for this role.` }], isError: true };
     let rest: ReturnType<typeof toolRequest>;
     try {
       rest = toolRequest(tool, (call.params.arguments ?? {}) as Record<string, unknown>);
@@ -85,7 +107,8 @@ export async function serveMcp(request: IncomingMessage, response: ServerRespons
     const match = SCHEMA_URI.exec(read.params.uri);
     if (!match) throw new types.McpError(types.ErrorCode.InvalidParams, `Unknown resource '${read.params.uri}'.`);
     const response = await platform.call('GET', `/api/v2/${encodeURIComponent(match[1])}/_schema/${match[2]}`, undefined);
-    if (response.status >= 400) throw new types.McpError(types.ErrorCode.InvalidParams, `Resource '${read.params.uri}': ${JSON.stringify(response.body)}`);
+    if (response.status >= 400)
+      throw new types.McpError(types.ErrorCode.InvalidParams, `Resource '${read.params.uri}': ${JSON.stringify(response.body)}`);
     return { contents: [{ uri: read.params.uri, mimeType: 'application/json', text: JSON.stringify(response.body) }] };
   });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

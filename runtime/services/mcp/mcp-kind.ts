@@ -12,9 +12,22 @@ export const mcpConfigSchema = {
   type: 'object',
   additionalProperties: true,
   properties: {
-    app: { type: 'string', default: 'admin', description: 'App whose role applies to callers that send a session token (Bearer) without an API key.' },
-    exposed_services: { type: 'array', items: { type: 'string' }, default: [], description: 'Services whose tools are offered; empty: every service the caller\'s role reaches.' },
-    allow_writes: { type: 'boolean', default: true, description: 'Offer tools that write (POST, PUT, PATCH, DELETE); false: read-only tools.' },
+    app: {
+      type: 'string',
+      default: 'admin',
+      description: 'App whose role applies to callers that send a session token (Bearer) without an API key.',
+    },
+    exposed_services: {
+      type: 'array',
+      items: { type: 'string' },
+      default: [],
+      description: "Services whose tools are offered; empty: every service the caller's role reaches.",
+    },
+    allow_writes: {
+      type: 'boolean',
+      default: true,
+      description: 'Offer tools that write (POST, PUT, PATCH, DELETE); false: read-only tools.',
+    },
     disabled_tools: { type: 'array', items: { type: 'string' }, default: [], description: 'Tool names not offered.' },
   },
 };
@@ -42,8 +55,15 @@ function mcpOpenApi(endpoint: string): OpenApiFragment {
     paths: {
       '/': {
         get: jsonOperation({
-          operationId: 'getMcpEndpoint', summary: `Where the MCP endpoint is (${endpoint}, Streamable HTTP, outside /api/v2).`,
-          response: { description: 'The endpoint.', schema: { type: 'object', properties: { service_id: { type: 'integer' }, api_name: { type: 'string' }, mcp_endpoint: { type: 'string' } } } },
+          operationId: 'getMcpEndpoint',
+          summary: `Where the MCP endpoint is (${endpoint}, Streamable HTTP, outside /api/v2).`,
+          response: {
+            description: 'The endpoint.',
+            schema: {
+              type: 'object',
+              properties: { service_id: { type: 'integer' }, api_name: { type: 'string' }, mcp_endpoint: { type: 'string' } },
+            },
+          },
         }),
       },
     },
@@ -62,7 +82,8 @@ export const mcpKind: ServiceKind = {
     const endpoint = `/mcp/${service.name}`;
     return {
       async handle(call) {
-        if (call.resource.length > 0 || call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), service.name);
+        if (call.resource.length > 0 || call.verb !== 'GET')
+          throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), service.name);
         return { body: { service_id: service.id, api_name: service.name, mcp_endpoint: endpoint } };
       },
       openapi: () => mcpOpenApi(endpoint),

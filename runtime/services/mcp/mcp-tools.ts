@@ -29,7 +29,13 @@ export interface ToolSource {
   fragment: OpenApiFragment;
 }
 
-const METHODS: Array<[keyof OpenAPIObject['paths'][string], Verb]> = [['get', 'GET'], ['post', 'POST'], ['put', 'PUT'], ['patch', 'PATCH'], ['delete', 'DELETE']];
+const METHODS: Array<[keyof OpenAPIObject['paths'][string], Verb]> = [
+  ['get', 'GET'],
+  ['post', 'POST'],
+  ['put', 'PUT'],
+  ['patch', 'PATCH'],
+  ['delete', 'DELETE'],
+];
 
 type Components = Record<string, Record<string, unknown>>;
 
@@ -69,25 +75,35 @@ export function pathComponent(path: string): string {
  * Generic table paths (`/_table/{table_name}`) and `_schema` paths are left to the typed table
  * tools and to resources.
  */
-export function buildTools(sources: ToolSource[], shared: Components, allows: (service: string, component: string, verb: Verb) => boolean): McpTool[] {
+export function buildTools(
+  sources: ToolSource[],
+  shared: Components,
+  allows: (service: string, component: string, verb: Verb) => boolean,
+): McpTool[] {
   const tools: McpTool[] = [];
   const names = new Set<string>();
   for (const { service, fragment } of sources) {
     const components = { ...shared } as Components;
-    for (const [section, entries] of Object.entries(fragment.components ?? {})) components[section] = { ...(components[section] ?? {}), ...(entries as Record<string, unknown>) };
+    for (const [section, entries] of Object.entries(fragment.components ?? {}))
+      components[section] = { ...(components[section] ?? {}), ...(entries as Record<string, unknown>) };
     for (const [path, item] of Object.entries(fragment.paths)) {
       if (path.includes('{table_name}') || path.startsWith('/_schema') || path === '/_spec') continue;
       for (const [method, verb] of METHODS) {
         const operation = item[method] as OperationObject | undefined;
         if (!operation?.operationId) continue;
         if (!allows(service, pathComponent(path), verb)) continue;
-        const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => inline(p, components) as ParameterObject);
+        const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(
+          (p) => inline(p, components) as ParameterObject,
+        );
         const properties: Record<string, unknown> = {};
         const required: string[] = [];
         const call: ToolCall = { verb, path, pathParams: [], queryParams: [], hasBody: false };
         for (const parameter of parameters) {
           if (parameter.in !== 'path' && parameter.in !== 'query') continue;
-          properties[parameter.name] = { ...(parameter.schema as SchemaObject ?? {}), ...(parameter.description ? { description: parameter.description } : {}) };
+          properties[parameter.name] = {
+            ...((parameter.schema as SchemaObject) ?? {}),
+            ...(parameter.description ? { description: parameter.description } : {}),
+          };
           if (parameter.in === 'path') {
             call.pathParams.push(parameter.name);
             required.push(parameter.name);
@@ -95,11 +111,17 @@ export function buildTools(sources: ToolSource[], shared: Components, allows: (s
             call.queryParams.push(parameter.name);
           }
         }
-        const body = operation.requestBody ? inline(operation.requestBody, components) as { description?: string; required?: boolean; content?: Record<string, { schema?: unknown }> } : null;
+        const body = operation.requestBody
+          ? (inline(operation.requestBody, components) as {
+              description?: string;
+              required?: boolean;
+              content?: Record<string, { schema?: unknown }>;
+            })
+          : null;
         const bodySchema = body?.content?.['application/json']?.schema;
         if (body) {
           call.hasBody = true;
-          properties.body = { ...(bodySchema as object ?? {}), description: body.description ?? 'Request body.' };
+          properties.body = { ...((bodySchema as object) ?? {}), description: body.description ?? 'Request body.' };
           if (body.required) required.push('body');
         }
         const name = toolName(service, operation.operationId);
@@ -134,5 +156,9 @@ export function toolRequest(tool: McpTool, args: Record<string, unknown>): { ver
     query.set(name, Array.isArray(value) ? value.join(',') : String(value));
   }
   const search = query.toString();
-  return { verb: tool.call.verb, url: `/api/v2/${encodeURIComponent(tool.service)}${path === '/' ? '' : path}${search ? `?${search}` : ''}`, body: tool.call.hasBody ? args.body : undefined };
+  return {
+    verb: tool.call.verb,
+    url: `/api/v2/${encodeURIComponent(tool.service)}${path === '/' ? '' : path}${search ? `?${search}` : ''}`,
+    body: tool.call.hasBody ? args.body : undefined,
+  };
 }

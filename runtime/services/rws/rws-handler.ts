@@ -30,15 +30,48 @@ export interface RwsOptions {
 
 /** Headers never forwarded: hop-by-hop (RFC 9110 7.6.1), what fetch sets itself, and the caller's credentials. */
 const NOT_FORWARDED = new Set([
-  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
-  'host', 'content-length', 'accept-encoding', 'expect', 'http2-settings',
-  'authorization', 'cookie', 'x-service-api-key', 'x-service-session-token', 'x-dreamfactory-api-key', 'x-dreamfactory-session-token',
-  'x-http-method', 'x-method-override', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded', 'x-real-ip',
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'accept-encoding',
+  'expect',
+  'http2-settings',
+  'authorization',
+  'cookie',
+  'x-service-api-key',
+  'x-service-session-token',
+  'x-dreamfactory-api-key',
+  'x-dreamfactory-session-token',
+  'x-http-method',
+  'x-method-override',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'forwarded',
+  'x-real-ip',
 ]);
 /** Query parameters of the caller that are its credentials to this platform. */
 const CREDENTIAL_PARAMETERS = new Set(['api_key', 'session_token', 'method']);
 /** Response headers not relayed: hop-by-hop, and what fetch already decoded. */
-const NOT_RELAYED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade', 'proxy-authenticate', 'content-encoding', 'content-length', 'set-cookie']);
+const NOT_RELAYED = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'content-encoding',
+  'content-length',
+  'set-cookie',
+]);
 const MAX_REDIRECTS = 5;
 const MAX_ERROR_TEXT = 64 * 1024;
 const MAX_CACHED = 1024 * 1024;
@@ -115,7 +148,9 @@ export class RwsHandler implements ServiceHandler {
   private unreachable(error: unknown): PorticoError {
     if (error instanceof PorticoError) return error;
     const timedOut = (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError';
-    const why = timedOut ? `did not answer within ${Math.round(this.options.timeoutMs / 1000)} s` : `is unreachable (${networkCode(error) ?? ((error as Error)?.cause as Error | undefined)?.message ?? (error as Error)?.message ?? 'error'})`;
+    const why = timedOut
+      ? `did not answer within ${Math.round(this.options.timeoutMs / 1000)} s`
+      : `is unreachable (${networkCode(error) ?? ((error as Error)?.cause as Error | undefined)?.message ?? (error as Error)?.message ?? 'error'})`;
     return new ServiceUnavailableError(`The remote server of service '${this.options.name}' ${why}.`);
   }
 
@@ -123,9 +158,14 @@ export class RwsHandler implements ServiceHandler {
     let url = this.outboundUrl(call);
     const cacheKeyParts = this.outboundQuery(call, url);
     const headers = this.outboundHeaders(call);
-    const cacheKey = this.cache && call.verb === 'GET'
-      ? JSON.stringify([url.pathname, cacheKeyParts, this.options.headers.filter((h) => h.passFromClient).map((h) => call.headers[h.name.toLowerCase()] ?? null)])
-      : null;
+    const cacheKey =
+      this.cache && call.verb === 'GET'
+        ? JSON.stringify([
+            url.pathname,
+            cacheKeyParts,
+            this.options.headers.filter((h) => h.passFromClient).map((h) => call.headers[h.name.toLowerCase()] ?? null),
+          ])
+        : null;
     if (cacheKey) {
       const hit = (await this.cache?.get(cacheKey)) as Cached | undefined;
       if (hit) return { status: hit.status, body: hit.body, headers: { ...hit.headers, 'x-cache': 'HIT' } };
@@ -139,7 +179,10 @@ export class RwsHandler implements ServiceHandler {
     try {
       for (let redirects = 0; ; redirects += 1) {
         response = await fetch(url, {
-          method: call.verb, headers, signal, redirect: 'manual',
+          method: call.verb,
+          headers,
+          signal,
+          redirect: 'manual',
           ...(hasBody && redirects === 0 ? { body: Readable.toWeb(call.stream as Readable) as unknown as BodyInit, duplex: 'half' } : {}),
         } as RequestInit);
         const location = response.headers.get('location');
@@ -157,10 +200,15 @@ export class RwsHandler implements ServiceHandler {
       clearTimeout(timer);
     }
     const relayed: Record<string, string> = {};
-    response.headers.forEach((value, name) => { if (!NOT_RELAYED.has(name)) relayed[name] = value; });
+    response.headers.forEach((value, name) => {
+      if (!NOT_RELAYED.has(name)) relayed[name] = value;
+    });
     if (response.status >= 400) {
       const text = await response.text().catch(() => '');
-      const error = new PorticoError(response.status, text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text || `The remote server answered ${response.status}.`);
+      const error = new PorticoError(
+        response.status,
+        text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text || `The remote server answered ${response.status}.`,
+      );
       return { status: response.status, body: error.toBody(), headers: { 'content-type': 'application/json; charset=utf-8' } };
     }
     if (cacheKey && response.status === 200) {

@@ -19,10 +19,26 @@ export function passThroughOpenApi(base: string): OpenApiFragment {
   const operation = (verb: string, id: string, withPath: boolean) => ({
     operationId: `${verb}${id}`,
     summary: `${verb.toUpperCase()} ${base}${withPath ? '/{path}' : ''} (passed through).`,
-    description: 'Query, body and headers pass through (the caller\'s credentials and hop-by-hop headers do not); the remote\'s status, headers and body come back; an error status comes back in the error envelope with the remote\'s text as message.',
-    ...(withPath ? { parameters: [{ name: 'path', in: 'path' as const, required: true, description: 'Path under the remote base URL (may hold `/`).', schema: { type: 'string' as const } }] } : {}),
+    description:
+      "Query, body and headers pass through (the caller's credentials and hop-by-hop headers do not); the remote's status, headers and body come back; an error status comes back in the error envelope with the remote's text as message.",
+    ...(withPath
+      ? {
+          parameters: [
+            {
+              name: 'path',
+              in: 'path' as const,
+              required: true,
+              description: 'Path under the remote base URL (may hold `/`).',
+              schema: { type: 'string' as const },
+            },
+          ],
+        }
+      : {}),
     ...(verb === 'get' || verb === 'delete' ? {} : { requestBody: { required: false, content: { '*/*': { schema: {} } } } }),
-    responses: { 200: { description: 'The remote\'s response.', content: { '*/*': { schema: {} } } }, 503: { description: 'The remote is unreachable or did not answer in time.' } },
+    responses: {
+      200: { description: "The remote's response.", content: { '*/*': { schema: {} } } },
+      503: { description: 'The remote is unreachable or did not answer in time.' },
+    },
   });
   return {
     paths: {
@@ -61,10 +77,12 @@ export const rwsKind: ServiceKind = {
     } catch {
       throw new InternalServerError(`Remote Web Service base url can not be empty or invalid (service '${service.name}').`);
     }
-    if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') throw new InternalServerError(`The base URL of service '${service.name}' must be http or https.`);
+    if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
+      throw new InternalServerError(`The base URL of service '${service.name}' must be http or https.`);
     let document: OpenApiFragment | null = null;
     try {
-      if (typeof config.openapi === 'string' && config.openapi !== '') document = fragmentOf(parseDocument(await fs.readFile(path.resolve(ctx.baseDir, config.openapi), 'utf8')));
+      if (typeof config.openapi === 'string' && config.openapi !== '')
+        document = fragmentOf(parseDocument(await fs.readFile(path.resolve(ctx.baseDir, config.openapi), 'utf8')));
       else if (config.openapi && typeof config.openapi === 'object') document = fragmentOf(config.openapi);
       if (!document && ctx.serviceDoc && service.id > 0) {
         const stored = await ctx.serviceDoc(service.id);
@@ -75,8 +93,10 @@ export const rwsKind: ServiceKind = {
     }
     const ttl = config.cache_enabled === true ? Number(config.cache_ttl ?? 0) : 0;
     return new RwsHandler({
-      name: service.name, baseUrl,
-      parameters: parameterEntries(config.parameters), headers: headerEntries(config.headers),
+      name: service.name,
+      baseUrl,
+      parameters: parameterEntries(config.parameters),
+      headers: headerEntries(config.headers),
       timeoutMs: Number(config.timeout ?? 30) * 1000,
       cacheTtlMs: Number.isFinite(ttl) && ttl > 0 ? ttl * 1000 : 0,
       keepTrailingSlash: config.preserve_forward_trailing_slash === true,

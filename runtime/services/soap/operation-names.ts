@@ -23,8 +23,12 @@ export function documentedNames(operations: readonly string[]): string[] {
     taken.add(name);
     names[index] = name;
   };
-  operations.forEach((name, index) => { if (plain(name)) claim(index, [documentedName(name)]); });
-  operations.forEach((name, index) => { if (!plain(name)) claim(index, [documentedName(name), name.toLowerCase()]); });
+  operations.forEach((name, index) => {
+    if (plain(name)) claim(index, [documentedName(name)]);
+  });
+  operations.forEach((name, index) => {
+    if (!plain(name)) claim(index, [documentedName(name), name.toLowerCase()]);
+  });
   return names;
 }
 

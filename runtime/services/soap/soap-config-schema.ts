@@ -9,7 +9,8 @@ const text = (description: string) => ({ type: 'string', description });
 const streamContextSchema = {
   type: ['object', 'string'],
   additionalProperties: false,
-  description: 'Transport options, as an object or JSON text: `ssl` (cafile, local_cert, local_pk, passphrase, peer_name) and `http` (header, user_agent).',
+  description:
+    'Transport options, as an object or JSON text: `ssl` (cafile, local_cert, local_pk, passphrase, peer_name) and `http` (header, user_agent).',
   properties: {
     ssl: {
       type: 'object',
@@ -17,7 +18,7 @@ const streamContextSchema = {
       properties: {
         cafile: text('PEM file of the certificate authorities to trust, relative to the platform directory.'),
         local_cert: text('PEM file of the client certificate (and its key, unless local_pk is given).'),
-        local_pk: text('PEM file of the client certificate\'s private key.'),
+        local_pk: text("PEM file of the client certificate's private key."),
         passphrase: text('Passphrase of the private key.'),
         peer_name: text('Host name to verify the server certificate against.'),
         verify_peer: { enum: [true], description: 'Certificates are always verified; false is refused.' },
@@ -48,23 +49,32 @@ export const soapConfigSchema: Record<string, unknown> = {
     wsdl: {
       type: 'string',
       minLength: 1,
-      description: 'The WSDL: an http(s) URL, a file name of the platform\'s wsdl/ directory, or a path relative to the platform directory.',
+      description: "The WSDL: an http(s) URL, a file name of the platform's wsdl/ directory, or a path relative to the platform directory.",
     },
     options: {
       type: 'object',
       additionalProperties: false,
       properties: {
-        soap_version: { enum: ['1.1', '1.2', 1.1, 1.2, 'SOAP_1_1', 'SOAP_1_2'], description: 'SOAP version of the requests; default: the version of the binding (1.1 when both exist).' },
+        soap_version: {
+          enum: ['1.1', '1.2', 1.1, 1.2, 'SOAP_1_1', 'SOAP_1_2'],
+          description: 'SOAP version of the requests; default: the version of the binding (1.1 when both exist).',
+        },
         login: text('User name for HTTP Basic authentication.'),
         password: text('Password for HTTP Basic authentication.'),
         ntlm_username: text('User name for NTLM authentication (WSDL and calls).'),
         ntlm_password: text('Password for NTLM authentication.'),
         ntlm_domain: text('NTLM domain.'),
         ntlm_workstation: text('NTLM workstation.'),
-        location: { type: 'string', pattern: '^https?://', patternErrorMessage: 'must be an http(s) URL', description: 'Endpoint address; overrides the WSDL\'s.' },
+        location: {
+          type: 'string',
+          pattern: '^https?://',
+          patternErrorMessage: 'must be an http(s) URL',
+          description: "Endpoint address; overrides the WSDL's.",
+        },
         cache_wsdl: {
           enum: ['memory', 'none', 'WSDL_CACHE_NONE', 'WSDL_CACHE_DISK', 'WSDL_CACHE_MEMORY', 'WSDL_CACHE_BOTH', 0, 1, 2, 3],
-          description: 'memory (default): the WSDL read at run time is kept until refresh=true or a cache clear; none: read it again for every call.',
+          description:
+            'memory (default): the WSDL read at run time is kept until refresh=true or a cache clear; none: read it again for every call.',
         },
         connection_timeout: { type: 'number', exclusiveMinimum: 0, description: 'Seconds to wait for the remote host (default 60).' },
         stream_context: streamContextSchema,
@@ -72,7 +82,8 @@ export const soapConfigSchema: Record<string, unknown> = {
     },
     headers: {
       type: 'array',
-      description: 'SOAP headers sent with every request: generic ones, or two `wsse` rows (`username`, `password`) for a WS-Security UsernameToken.',
+      description:
+        'SOAP headers sent with every request: generic ones, or two `wsse` rows (`username`, `password`) for a WS-Security UsernameToken.',
       items: {
         type: 'object',
         additionalProperties: true,
@@ -87,9 +98,16 @@ export const soapConfigSchema: Record<string, unknown> = {
       },
     },
     wsse_username_token: text('wsu:Id of the WS-Security UsernameToken.'),
-    wsse_password_type: { enum: ['PasswordDigest', 'PasswordText'], default: 'PasswordDigest', description: 'How the UsernameToken carries the password.' },
+    wsse_password_type: {
+      enum: ['PasswordDigest', 'PasswordText'],
+      default: 'PasswordDigest',
+      description: 'How the UsernameToken carries the password.',
+    },
     cache_enabled: { type: 'boolean', default: false, description: 'Cache the results of GET calls.' },
     cache_ttl: { type: 'integer', minimum: 0, default: 300, description: 'Seconds a cached GET result is kept; 0 caches nothing.' },
-    cache_service: { type: 'string', description: 'A cache_redis service to keep cached GET results in (shared by every instance); default: in process.' },
+    cache_service: {
+      type: 'string',
+      description: 'A cache_redis service to keep cached GET results in (shared by every instance); default: in process.',
+    },
   },
 };

@@ -117,7 +117,9 @@ function streamContext(value: unknown, baseDir: string): Pick<SoapOptions, 'tls'
   const sslOptions = record(ssl);
   for (const [key, insecureValue, effect] of INSECURE) {
     if (key in sslOptions && sslOptions[key] === insecureValue) {
-      throw new BadRequestError(`SOAP option 'stream_context.ssl.${key}: ${String(insecureValue)}' ${effect}; this is not allowed. Trust a private certificate authority with 'ssl.cafile' instead.`);
+      throw new BadRequestError(
+        `SOAP option 'stream_context.ssl.${key}: ${String(insecureValue)}' ${effect}; this is not allowed. Trust a private certificate authority with 'ssl.cafile' instead.`,
+      );
     }
   }
   const tls: TlsOptions = {
@@ -173,18 +175,26 @@ function headers(config: Record<string, unknown>): Pick<SoapOptions, 'headers' |
     const name = typeof row.name === 'string' ? row.name : '';
     if (type === 'wsse') {
       const which = name.toLowerCase();
-      if (which !== 'username' && which !== 'password') throw new BadRequestError(`SOAP header ${index}: a wsse row is named 'username' or 'password', not '${name}'.`);
+      if (which !== 'username' && which !== 'password')
+        throw new BadRequestError(`SOAP header ${index}: a wsse row is named 'username' or 'password', not '${name}'.`);
       wsse[which] = String(row.data ?? '');
     } else if (type === 'generic') {
       const namespace = typeof row.namespace === 'string' ? row.namespace : '';
       if (namespace === '' || name === '') throw new BadRequestError(`SOAP header ${index} needs 'namespace' and 'name'.`);
-      generic.push({ namespace, name, data: headerData(row.data), mustUnderstand: flag(row.mustunderstand), actor: optionalString(row.actor, `headers[${index}].actor`) });
+      generic.push({
+        namespace,
+        name,
+        data: headerData(row.data),
+        mustUnderstand: flag(row.mustunderstand),
+        actor: optionalString(row.actor, `headers[${index}].actor`),
+      });
     } else {
       throw new BadRequestError(`SOAP header ${index}: type must be generic or wsse, not '${type}'.`);
     }
   });
   const hasWsse = 'username' in wsse || 'password' in wsse;
-  if (hasWsse && !('username' in wsse && 'password' in wsse)) throw new BadRequestError('A WS-Security header needs two wsse rows: username and password.');
+  if (hasWsse && !('username' in wsse && 'password' in wsse))
+    throw new BadRequestError('A WS-Security header needs two wsse rows: username and password.');
   return {
     headers: generic,
     wsse: hasWsse
@@ -204,22 +214,25 @@ export function soapOptions(config: Record<string, unknown>, baseDir: string): S
   const login = optionalString(options.login, 'login');
   const ntlmUser = optionalString(options.ntlm_username, 'ntlm_username');
   const timeout = options.connection_timeout === undefined || options.connection_timeout === '' ? null : Number(options.connection_timeout);
-  if (timeout !== null && !(timeout > 0)) throw new BadRequestError("SOAP option 'connection_timeout' must be a number of seconds above 0.");
+  if (timeout !== null && !(timeout > 0))
+    throw new BadRequestError("SOAP option 'connection_timeout' must be a number of seconds above 0.");
   const location = optionalString(options.location, 'location');
-  if (location !== null && !/^https?:\/\//i.test(location)) throw new BadRequestError(`SOAP option 'location' must be an http(s) URL, not '${location}'.`);
+  if (location !== null && !/^https?:\/\//i.test(location))
+    throw new BadRequestError(`SOAP option 'location' must be an http(s) URL, not '${location}'.`);
   const ttl = Number(config.cache_ttl ?? 300);
   return {
     soapVersion: soapVersion(options.soap_version),
     location,
     basicAuth: login === null ? null : { username: login, password: optionalString(options.password, 'password') ?? '' },
-    ntlm: ntlmUser === null
-      ? null
-      : {
-          username: ntlmUser,
-          password: optionalString(options.ntlm_password, 'ntlm_password') ?? '',
-          domain: optionalString(options.ntlm_domain, 'ntlm_domain') ?? '',
-          workstation: optionalString(options.ntlm_workstation, 'ntlm_workstation') ?? '',
-        },
+    ntlm:
+      ntlmUser === null
+        ? null
+        : {
+            username: ntlmUser,
+            password: optionalString(options.ntlm_password, 'ntlm_password') ?? '',
+            domain: optionalString(options.ntlm_domain, 'ntlm_domain') ?? '',
+            workstation: optionalString(options.ntlm_workstation, 'ntlm_workstation') ?? '',
+          },
     cacheWsdl: cacheWsdl(options.cache_wsdl),
     timeoutMs: Math.round((timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
     ...streamContext(options.stream_context, baseDir),

@@ -27,7 +27,12 @@ export function declaredWsdl(service: ServiceModel): string {
  * Reads the WSDL named by `wsdl` (the resolved config value) and returns the service's model.
  * Problems are PorticoErrors: a missing file or an unusable document 500, an unreachable host 503.
  */
-export async function readSoapModel(service: ServiceModel, wsdl: unknown, baseDir: string, transport: SoapTransport): Promise<SoapServiceModel> {
+export async function readSoapModel(
+  service: ServiceModel,
+  wsdl: unknown,
+  baseDir: string,
+  transport: SoapTransport,
+): Promise<SoapServiceModel> {
   const location = resolveWsdlLocation(wsdl, baseDir, service.origin);
   const contract = describeOperations(readWsdl(await loadWsdlDocuments(location, transport)), RESERVED_NAMES);
   const { id, name, label, type, description, is_active, config, origin } = service;

@@ -26,7 +26,22 @@ const CREDENTIALS = new Set(['api_key', 'session_token']);
 /** A model with no operations yet, for a service that has not read its WSDL. */
 function unreadModel(service: ServiceModel): SoapServiceModel {
   const { id, name, label, type, description, is_active, config, origin } = service;
-  return { id, name, label, type, description, is_active, config, origin, kind: 'soap', wsdl: declaredWsdl(service), endpoints: {}, operations: [], definitions: {}, warnings: [] };
+  return {
+    id,
+    name,
+    label,
+    type,
+    description,
+    is_active,
+    config,
+    origin,
+    kind: 'soap',
+    wsdl: declaredWsdl(service),
+    endpoints: {},
+    operations: [],
+    definitions: {},
+    warnings: [],
+  };
 }
 
 export class SoapServiceHandler implements ServiceHandler {
@@ -42,23 +57,29 @@ export class SoapServiceHandler implements ServiceHandler {
   /** The cache service the GET results go to instead, when the config names one. */
   private readonly shared: Promise<SharedCache | null> | null;
 
-  constructor(service: ServiceModel, private readonly ctx: RuntimeContext) {
+  constructor(
+    service: ServiceModel,
+    private readonly ctx: RuntimeContext,
+  ) {
     this.config = ctx.resolveEnv(service.config);
     this.options = soapOptions(this.config, ctx.baseDir);
     this.transport = new SoapTransport(this.options);
     this.built = service.kind === 'soap' && service.operations.length > 0 ? new LiveContract(service) : null;
     this.latest = this.built ?? new LiveContract(unreadModel(service));
     this.contract = this.built && this.options.cacheWsdl ? Promise.resolve(this.built) : null;
-    const cacheService = typeof this.config.cache_service === 'string' && this.config.cache_service !== '' ? this.config.cache_service : null;
-    this.shared = this.options.responseTtlMs !== null && cacheService !== null && ctx.sharedCache
-      ? ctx.sharedCache(cacheService, service.name).catch(() => null)
-      : null;
+    const cacheService =
+      typeof this.config.cache_service === 'string' && this.config.cache_service !== '' ? this.config.cache_service : null;
+    this.shared =
+      this.options.responseTtlMs !== null && cacheService !== null && ctx.sharedCache
+        ? ctx.sharedCache(cacheService, service.name).catch(() => null)
+        : null;
     // Otherwise in the platform's Redis when it has one, per version of the service's configuration
     // (a changed service never serves older results), else in process.
     const version = createHash('sha256').update(JSON.stringify(this.config)).digest('hex').slice(0, 16);
-    this.responses = this.options.responseTtlMs === null || this.shared !== null
-      ? null
-      : new ResponseCache(this.options.responseTtlMs, ctx.platformCache?.(`soap:${service.name}:${version}`) ?? null);
+    this.responses =
+      this.options.responseTtlMs === null || this.shared !== null
+        ? null
+        : new ResponseCache(this.options.responseTtlMs, ctx.platformCache?.(`soap:${service.name}:${version}`) ?? null);
   }
 
   private async cached(key: string): Promise<unknown> {
@@ -90,7 +111,13 @@ export class SoapServiceHandler implements ServiceHandler {
     const contract = await this.current(false);
     const operation = contract.operation(name);
     if (operation === undefined) throw soapMessages.operationNotFound.error(name);
-    const parts = { service: contract.model, options: this.options, transport: this.transport, writer: contract.writer, reader: contract.reader };
+    const parts = {
+      service: contract.model,
+      options: this.options,
+      transport: this.transport,
+      writer: contract.writer,
+      reader: contract.reader,
+    };
     if (call.verb === 'POST') return { body: await invokeOperation(parts, operation, call.body, call.query) };
     const key = `${operation.name.toLowerCase()}?${cacheQuery(call.query)}`;
     const cached = refresh ? undefined : await this.cached(key);
@@ -135,7 +162,9 @@ export class SoapServiceHandler implements ServiceHandler {
     if (this.options.cacheWsdl) {
       this.contract = reading;
       // A failed read is tried again on the next call.
-      reading.catch(() => { if (this.contract === reading) this.contract = null; });
+      reading.catch(() => {
+        if (this.contract === reading) this.contract = null;
+      });
       if (refresh) void this.forgetResponses();
     }
     return reading;
@@ -147,9 +176,16 @@ function listing(contract: LiveContract, query: RawQuery): unknown {
   const operations = contract.model.operations;
   if (toBool(pick(query, 'as_list'))) return { resource: operations.map((operation) => operation.name) };
   const fields = toList(pick(query, 'fields'));
-  const wanted = fields === null ? ['name'] : fields.includes('*') ? ['name', 'description'] : fields.filter((field) => field === 'name' || field === 'description');
+  const wanted =
+    fields === null
+      ? ['name']
+      : fields.includes('*')
+        ? ['name', 'description']
+        : fields.filter((field) => field === 'name' || field === 'description');
   return {
-    resource: operations.map((operation) => Object.fromEntries(wanted.map((field) => [field, field === 'name' ? operation.name : operation.description]))),
+    resource: operations.map((operation) =>
+      Object.fromEntries(wanted.map((field) => [field, field === 'name' ? operation.name : operation.description])),
+    ),
   };
 }
 
@@ -168,5 +204,9 @@ function queryFields(contract: LiveContract, operation: SoapOperationModel, quer
 
 /** The query as a cache key: sorted, without credentials and `refresh`. */
 function cacheQuery(query: RawQuery): string {
-  return JSON.stringify(Object.entries(query).filter(([name]) => !CREDENTIALS.has(name) && name !== 'refresh').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return JSON.stringify(
+    Object.entries(query)
+      .filter(([name]) => !CREDENTIALS.has(name) && name !== 'refresh')
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }

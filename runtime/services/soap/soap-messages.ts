@@ -21,12 +21,20 @@ export const soapMessages = {
   notNumber: message(400, (path: string) => `${subject(path)} must be a number.`, field),
   notBoolean: message(400, (path: string) => `${subject(path)} must be true or false.`, field),
   notText: message(400, (path: string, given: 'a list' | 'an object') => `${subject(path)} must be a text, not ${given}.`, field),
-  notAllowed: message(400, (path: string, allowed: readonly unknown[]) => `${subject(path)} must be one of ${allowed.map((value) => `'${String(value)}'`).join(', ')}.`, field),
+  notAllowed: message(
+    400,
+    (path: string, allowed: readonly unknown[]) =>
+      `${subject(path)} must be one of ${allowed.map((value) => `'${String(value)}'`).join(', ')}.`,
+    field,
+  ),
   notObject: message(400, (path: string) => `${subject(path)} must be an object.`, field),
   required: message(400, (path: string) => `${subject(path)} is required.`, field),
 
   // Calling the SOAP host (call/).
-  noEndpoint: message(500, (version: string) => `The WSDL gives no endpoint address for SOAP ${version}; set the service option 'location'.`),
+  noEndpoint: message(
+    500,
+    (version: string) => `The WSDL gives no endpoint address for SOAP ${version}; set the service option 'location'.`,
+  ),
   hostTimeout: message(503, (host: string, seconds: number) => `The SOAP host ${host} did not answer within ${seconds} s.`),
   hostUnreachable: message(503, (host: string, reason: string) => `The SOAP host ${host} cannot be reached: ${reason}.`),
   /** 500; a gateway status (502-504) makes it a 503 (call/soap-invoker.ts). */
@@ -41,16 +49,37 @@ export const soapMessages = {
   wsdlMissing: message(400, () => "A SOAP service needs 'config.wsdl': an http(s) URL or a WSDL file name."),
   wsdlBadUrl: message(400, (text: string) => `'config.wsdl' is not a valid URL: '${text}'.`),
   wsdlNotUrlOrFile: message(400, (text: string) => `'config.wsdl' must be an http(s) URL or a file name, not '${text}'.`),
-  wsdlNotBareName: message(400, (directory: string, text: string) =>
-    `'config.wsdl' of a service created through the API must be an http(s) URL or a bare file name of the platform's ${directory}/ directory, not '${text}'.`),
-  wsdlFileNotFound: message(500, (text: string, tried: string) => `WSDL file '${text}' not found: looked for ${tried} in the platform directory.`),
-  wsdlImportNotHttp: message(500, (importedBy: string, location: string) => `'${importedBy}' imports '${location}': a WSDL read from a URL may only import over http(s).`),
+  wsdlNotBareName: message(
+    400,
+    (directory: string, text: string) =>
+      `'config.wsdl' of a service created through the API must be an http(s) URL or a bare file name of the platform's ${directory}/ directory, not '${text}'.`,
+  ),
+  wsdlFileNotFound: message(
+    500,
+    (text: string, tried: string) => `WSDL file '${text}' not found: looked for ${tried} in the platform directory.`,
+  ),
+  wsdlImportNotHttp: message(
+    500,
+    (importedBy: string, location: string) => `'${importedBy}' imports '${location}': a WSDL read from a URL may only import over http(s).`,
+  ),
   /** `document`: the URL, or the quoted label of a file; `from`: ` (imported by '...')` or ''. */
-  wsdlUnreadable: message(500, (document: string, from: string, reason: string) => `Could not read the WSDL document ${document}${from}: ${reason}.`),
-  wsdl2: message(500, (label: string) => `'${label}' is a WSDL 2.0 document; Portico reads WSDL 1.1 (wsdl:definitions), as most SOAP stacks do.`),
-  notWsdl: message(500, (label: string, root: string) => `'${label}' is not a WSDL 1.1 document: its root element is <${root}>, not wsdl:definitions.`),
+  wsdlUnreadable: message(
+    500,
+    (document: string, from: string, reason: string) => `Could not read the WSDL document ${document}${from}: ${reason}.`,
+  ),
+  wsdl2: message(
+    500,
+    (label: string) => `'${label}' is a WSDL 2.0 document; Portico reads WSDL 1.1 (wsdl:definitions), as most SOAP stacks do.`,
+  ),
+  notWsdl: message(
+    500,
+    (label: string, root: string) => `'${label}' is not a WSDL 1.1 document: its root element is <${root}>, not wsdl:definitions.`,
+  ),
   wsdlMalformed: message(500, (label: string, reason: string) => `'${label}' is not well-formed XML: ${reason}`),
   wsdlTooManyDocuments: message(500, (max: number) => `The WSDL imports more than ${max} documents.`),
   /** A config the API or the build let through: the platform's problem, not the caller's. */
-  configNotUsable: message(500, (service: string, reason: string) => `The configuration of SOAP service '${service}' is not usable: ${reason}`),
+  configNotUsable: message(
+    500,
+    (service: string, reason: string) => `The configuration of SOAP service '${service}' is not usable: ${reason}`,
+  ),
 } as const;

@@ -27,7 +27,9 @@ export class XmlSyntaxError extends Error {}
 /** Parses XML; an error throws XmlSyntaxError. xmldom is lenient: what it only warns about (an unclosed tag) is accepted. */
 export function parseXml(text: string): Document {
   let problem: string | null = null;
-  const record = (message: unknown) => { problem ??= String(message).replace(/^\[xmldom \w+\]\s*/, ''); };
+  const record = (message: unknown) => {
+    problem ??= String(message).replace(/^\[xmldom \w+\]\s*/, '');
+  };
   // The locator adds `@#[line:..,col:..]` to messages.
   const parser = new DOMParser({ locator: {}, errorHandler: { warning: () => undefined, error: record, fatalError: record } });
   let document: Document;
@@ -61,7 +63,7 @@ export function firstChildNamed(node: Node, ns: string, local: string): Element 
 
 /** An attribute in no namespace, or undefined when absent. */
 export function attribute(element: Element, name: string): string | undefined {
-  return element.hasAttribute(name) ? element.getAttribute(name) ?? undefined : undefined;
+  return element.hasAttribute(name) ? (element.getAttribute(name) ?? undefined) : undefined;
 }
 
 /** The text of a node's own text and CDATA children (not of its descendants). */
@@ -85,7 +87,7 @@ export function resolveQName(element: Element, value: string, fallbackNs = ''): 
   if (colon < 0) return { ns: element.lookupNamespaceURI('') || fallbackNs, local: text };
   const prefix = text.slice(0, colon);
   // `xml` is bound by XML itself and needs no declaration.
-  return { ns: prefix === 'xml' ? XML_NS : element.lookupNamespaceURI(prefix) ?? '', local: text.slice(colon + 1) };
+  return { ns: prefix === 'xml' ? XML_NS : (element.lookupNamespaceURI(prefix) ?? ''), local: text.slice(colon + 1) };
 }
 
 /** `{ns}local`: a map key for a QName. */

@@ -17,7 +17,10 @@ export class LiveSchema {
   #tables = new Map<string, TableModel>();
   #plans = new Map<string, TablePlan>();
 
-  constructor(schema: DatabaseSchema, private readonly dialect: SqlDialectModule) {
+  constructor(
+    schema: DatabaseSchema,
+    private readonly dialect: SqlDialectModule,
+  ) {
     this.replace(schema);
   }
 

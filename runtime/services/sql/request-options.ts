@@ -38,9 +38,11 @@ export function forceOption(query: RawQuery): boolean {
 export function filterParams(body: unknown): Record<string, unknown> | undefined {
   const params = bodyObject(body)?.params;
   if (Array.isArray(params)) {
-    return Object.fromEntries(params
-      .filter((p): p is { name: string; value: unknown } => bodyObject(p) !== null && typeof (p as { name?: unknown }).name === 'string')
-      .map((p) => [p.name, p.value]));
+    return Object.fromEntries(
+      params
+        .filter((p): p is { name: string; value: unknown } => bodyObject(p) !== null && typeof (p as { name?: unknown }).name === 'string')
+        .map((p) => [p.name, p.value]),
+    );
   }
   return bodyObject(params) ?? undefined;
 }

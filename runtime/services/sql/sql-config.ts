@@ -14,16 +14,20 @@ export const DEFAULT_MAX_RECORDS = 1000;
 /** JSON Schema properties of the shared keys. */
 export const sqlConfigProperties: Record<string, unknown> = {
   max_records: {
-    type: 'integer', minimum: 1, default: DEFAULT_MAX_RECORDS,
+    type: 'integer',
+    minimum: 1,
+    default: DEFAULT_MAX_RECORDS,
     description: 'Default and maximum number of records a table list returns; larger client limits are clamped.',
   },
   allow_upsert: {
-    type: 'boolean', default: false,
+    type: 'boolean',
+    default: false,
     description: 'PUT/PATCH by identifier create records that do not exist; POST with an existing key updates it.',
   },
   keep_case: {
-    type: 'boolean', default: false,
-    description: 'Keep the database\'s case in table and field names instead of lower-casing them.',
+    type: 'boolean',
+    default: false,
+    description: "Keep the database's case in table and field names instead of lower-casing them.",
   },
 };
 

@@ -85,9 +85,16 @@ export class SqlServiceHandler implements ServiceHandler {
       ['_table', tables.map((t) => t.name)],
     ];
     if (this.ctx.dialect.routines !== null) {
-      members.push(['_proc', routines.filter((r) => r.kind === 'procedure').map((r) => r.name)], ['_func', routines.filter((r) => r.kind === 'function').map((r) => r.name)]);
+      members.push(
+        ['_proc', routines.filter((r) => r.kind === 'procedure').map((r) => r.name)],
+        ['_func', routines.filter((r) => r.kind === 'function').map((r) => r.name)],
+      );
     }
-    return members.flatMap(([resource, names]) => [`${resource}/`, `${resource}/*`, ...names.flatMap((name) => [`${resource}/${name}/`, `${resource}/${name}/*`])]);
+    return members.flatMap(([resource, names]) => [
+      `${resource}/`,
+      `${resource}/*`,
+      ...names.flatMap((name) => [`${resource}/${name}/`, `${resource}/${name}/*`]),
+    ]);
   }
 
   openapi(): OpenApiFragment {

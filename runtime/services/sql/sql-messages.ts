@@ -12,12 +12,20 @@ export type RecordAction = 'create' | 'update' | 'delete' | 'retrieve';
 
 const PAST: Record<RecordAction, string> = { create: 'created', update: 'updated', delete: 'deleted', retrieve: 'retrieved' };
 const DRIVER: Record<RecordAction, string> = {
-  create: 'Failed to create records in', update: 'Failed to update records in',
-  delete: 'Failed to delete records from', retrieve: 'Failed to retrieve records from',
+  create: 'Failed to create records in',
+  update: 'Failed to update records in',
+  delete: 'Failed to delete records from',
+  retrieve: 'Failed to retrieve records from',
 };
 
 /** What was wrong with a value the database refused, in our words. */
-export type ValueProblem = 'too long' | 'out of range' | 'not a valid date or time' | 'not valid for the field type' | 'unstorable text' | 'not valid JSON';
+export type ValueProblem =
+  | 'too long'
+  | 'out of range'
+  | 'not a valid date or time'
+  | 'not valid for the field type'
+  | 'unstorable text'
+  | 'not valid JSON';
 
 const VALUE_PROBLEMS: Record<ValueProblem, string> = {
   'too long': 'the value is too long for the field',
@@ -33,8 +41,11 @@ const at = (position: number) => (position > 0 ? { position } : {});
 
 export const sqlMessages = {
   // Records (`_table`).
-  batch: message(400, (action: RecordAction, rolledBack: boolean) =>
-    `Batch Error: Not all requested records could be ${PAST[action]}.${rolledBack ? ' All changes rolled back.' : ''}`),
+  batch: message(
+    400,
+    (action: RecordAction, rolledBack: boolean) =>
+      `Batch Error: Not all requested records could be ${PAST[action]}.${rolledBack ? ' All changes rolled back.' : ''}`,
+  ),
   driverFailure: message(500, (action: RecordAction, table: string) => `${DRIVER[action]} '${table}'.`),
   invalidField: message(400, (name: string) => `Invalid field requested: ${name}`, field),
   notNull: message(400, (name: string | null) => `Field '${name}' can not be NULL.`, field),
@@ -42,41 +53,75 @@ export const sqlMessages = {
   noFields: message(400, () => 'No valid fields were found in record.'),
   noDeleteCriteria: message(400, () => 'No filter or records given for delete request.'),
   createById: message(400, () => 'Create record by identifier not currently supported.'),
-  idFieldsMissing: message(400, (index: number, fields: readonly string[]) => `Required id field(s) not found in record ${index}: ${fields.join(', ')}.`),
+  idFieldsMissing: message(
+    400,
+    (index: number, fields: readonly string[]) => `Required id field(s) not found in record ${index}: ${fields.join(', ')}.`,
+  ),
   invalidOrderField: message(400, (name: string) => `Invalid field '${name}' in order by clause.`, field),
   invalidGroupField: message(400, (name: string) => `Invalid or unknown field '${name}' in group by clause.`, field),
   readOnlyView: message(400, (table: string) => `Table '${table}' is a view; its records can not be written.`),
-  unknownRelation: message(400, (name: string, table: string) => `Invalid relationship '${name}' requested for table '${table}'.`, (name) => ({ related: name })),
+  unknownRelation: message(
+    400,
+    (name: string, table: string) => `Invalid relationship '${name}' requested for table '${table}'.`,
+    (name) => ({ related: name }),
+  ),
   multiColumnRelation: message(501, () => 'Relating records with multi-column foreign keys is not currently supported.'),
   modelHasNoField: message(400, (name: string | null, table: string) => `The model has no field '${name}' in table '${table}'.`),
-  compositeIds: message(400, (table: string) => `Table '${table}' has a composite identifier: address its records by record bodies, not 'ids'.`),
+  compositeIds: message(
+    400,
+    (table: string) => `Table '${table}' has a composite identifier: address its records by record bodies, not 'ids'.`,
+  ),
   recordChanged: message(412, (id: string) => `Record '${id}' has changed since it was read: its ETag no longer matches If-Match.`),
 
   // Record values (value codecs, filter values, driver refusals).
   /** `position`: where a filter holds the value (0: not in a filter). */
-  invalidValueOfType: message(400, (name: string, type: 'integer' | 'number' | 'boolean', _position?: number) => `Field '${name}' must be a valid ${type}.`,
-    (name: string, _type: string, position?: number) => ({ field: name, ...at(position ?? 0) })),
+  invalidValueOfType: message(
+    400,
+    (name: string, type: 'integer' | 'number' | 'boolean', _position?: number) => `Field '${name}' must be a valid ${type}.`,
+    (name: string, _type: string, position?: number) => ({ field: name, ...at(position ?? 0) }),
+  ),
   integerOutOfRange: message(400, (name: string) => `Field '${name}' is out of range: integers have at most 64 bits.`, field),
-  valueTooLong: message(400, (name: string, maxLength: number) => `Field '${name}' value is too long: at most ${maxLength} characters.`, field),
+  valueTooLong: message(
+    400,
+    (name: string, maxLength: number) => `Field '${name}' value is too long: at most ${maxLength} characters.`,
+    field,
+  ),
   notBase64: message(400, (name: string) => `Field '${name}' must be base64-encoded binary data.`, field),
   /** A value the column cannot take (type, range, length, format); `name` null when the driver does not say which field. */
-  valueRefused: message(400, (problem: ValueProblem, name: string | null) =>
-    `${name === null ? 'Invalid value' : `Invalid value for field '${name}'`}: ${VALUE_PROBLEMS[problem]}.`, (_problem, name) => (name === null ? null : field(name))),
+  valueRefused: message(
+    400,
+    (problem: ValueProblem, name: string | null) =>
+      `${name === null ? 'Invalid value' : `Invalid value for field '${name}'`}: ${VALUE_PROBLEMS[problem]}.`,
+    (_problem, name) => (name === null ? null : field(name)),
+  ),
 
   // What the database refused (each dialect's driver-error translation).
   /** A duplicate primary or unique key. */
-  duplicate: message(409, (fields: string[]) => `Duplicate entry: a record with the same ${fields.length === 0 ? 'key' : fields.map((f) => `'${f}'`).join(', ')} already exists.`,
-    (fields) => ({ fields })),
+  duplicate: message(
+    409,
+    (fields: string[]) =>
+      `Duplicate entry: a record with the same ${fields.length === 0 ? 'key' : fields.map((f) => `'${f}'`).join(', ')} already exists.`,
+    (fields) => ({ fields }),
+  ),
   /** The foreign key of a written or deleted record. */
-  foreignKey: message(409, () => 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.'),
+  foreignKey: message(
+    409,
+    () => 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.',
+  ),
   /** A check constraint refused a value; its name is the schema's, not the driver's. */
-  checkFailed: message(400, (constraint: string | null) => (constraint ? `Check constraint '${constraint}' failed.` : 'Check constraint failed.'),
-    (constraint) => (constraint ? { constraint } : null)),
+  checkFailed: message(
+    400,
+    (constraint: string | null) => (constraint ? `Check constraint '${constraint}' failed.` : 'Check constraint failed.'),
+    (constraint) => (constraint ? { constraint } : null),
+  ),
   /**
    * The request reached a limit of the database itself (expression depth, bound parameters,
    * columns, pattern complexity). The request limits keep clients below them; this is what is left.
    */
-  databaseLimit: message(400, () => 'The request is too large for the database: use fewer filter terms, values, fields or records at once.'),
+  databaseLimit: message(
+    400,
+    () => 'The request is too large for the database: use fewer filter terms, values, fields or records at once.',
+  ),
   /** A deadlock, serialization failure or lock timeout. */
   concurrentChange: message(409, () => 'The records were changed concurrently; try again.'),
   databaseUnavailable: message(503, () => 'The database is unavailable; try again later.'),
@@ -84,36 +129,76 @@ export const sqlMessages = {
 
   // The filter grammar. Positions are 1-based character offsets in the filter text; 0 marks a node
   // built in code (role row filters), for which no position is reported.
-  malformedFilter: message(400, (_filter: string, position: number, expected: string, found: string) =>
-    `Malformed filter at position ${position}: expected ${expected} but found ${found}`, (filter, position, expected, found) => ({ filter, position, expected, found })),
-  unknownFilterField: message(400, (name: string, _position: number) => `Invalid or unparsable field in filter request: '${name}'`,
-    (name, position) => ({ field: name, ...at(position) })),
-  aggregateOutsideHaving: message(400, (expression: string, _position: number) => `Aggregate function '${expression}' is only allowed in 'having'.`,
-    (expression, position) => ({ field: expression, ...at(position) })),
-  notGrouped: message(400, (name: string, _position: number) => `Field '${name}' in 'having' must be one of the 'group' fields or inside an aggregate function.`,
-    (name, position) => ({ field: name, ...at(position) })),
-  unknownFilterRelation: message(400, (relation: string, _position: number) => `Invalid or unknown relationship in filter request: '${relation}'`,
-    (relation, position) => ({ relation, ...at(position) })),
+  malformedFilter: message(
+    400,
+    (_filter: string, position: number, expected: string, found: string) =>
+      `Malformed filter at position ${position}: expected ${expected} but found ${found}`,
+    (filter, position, expected, found) => ({ filter, position, expected, found }),
+  ),
+  unknownFilterField: message(
+    400,
+    (name: string, _position: number) => `Invalid or unparsable field in filter request: '${name}'`,
+    (name, position) => ({ field: name, ...at(position) }),
+  ),
+  aggregateOutsideHaving: message(
+    400,
+    (expression: string, _position: number) => `Aggregate function '${expression}' is only allowed in 'having'.`,
+    (expression, position) => ({ field: expression, ...at(position) }),
+  ),
+  notGrouped: message(
+    400,
+    (name: string, _position: number) => `Field '${name}' in 'having' must be one of the 'group' fields or inside an aggregate function.`,
+    (name, position) => ({ field: name, ...at(position) }),
+  ),
+  unknownFilterRelation: message(
+    400,
+    (relation: string, _position: number) => `Invalid or unknown relationship in filter request: '${relation}'`,
+    (relation, position) => ({ relation, ...at(position) }),
+  ),
   /** A related table reached by several relationships: the client must name one. */
-  ambiguousFilterRelation: message(400, (table: string, relations: string[], _position: number) =>
-    `Ambiguous relationship in filter request: '${table}' matches ${relations.join(', ')}; use the relationship name.`,
-  (table, relations, position) => ({ relation: table, candidates: relations, ...at(position) })),
-  missingFilterParam: message(400, (name: string, _position: number) => `Missing value for filter parameter ':${name}' in 'params'.`,
-    (name, position) => ({ parameter: name, ...at(position) })),
+  ambiguousFilterRelation: message(
+    400,
+    (table: string, relations: string[], _position: number) =>
+      `Ambiguous relationship in filter request: '${table}' matches ${relations.join(', ')}; use the relationship name.`,
+    (table, relations, position) => ({ relation: table, candidates: relations, ...at(position) }),
+  ),
+  missingFilterParam: message(
+    400,
+    (name: string, _position: number) => `Missing value for filter parameter ':${name}' in 'params'.`,
+    (name, position) => ({ parameter: name, ...at(position) }),
+  ),
   /** `why` completes the sentence. */
-  unusableFilterParam: message(400, (name: string, why: string, _position: number) => `Filter parameter ':${name}' ${why}.`,
-    (name, _why, position) => ({ parameter: name, ...at(position) })),
+  unusableFilterParam: message(
+    400,
+    (name: string, why: string, _position: number) => `Filter parameter ':${name}' ${why}.`,
+    (name, _why, position) => ({ parameter: name, ...at(position) }),
+  ),
   /** Beyond one of the request limits (core/request-limits.ts). */
-  filterTooLarge: message(400, (what: string, limit: number, _position: number) => `Filter too large: ${what}; at most ${limit} are allowed.`,
-    (_what, limit, position) => ({ limit, ...at(position) })),
-  patternTooLong: message(400, (name: string, limit: number, _position: number) =>
-    `Filter pattern for field '${name}' is too long: at most ${limit} characters are allowed.`, (name, limit, position) => ({ field: name, limit, ...at(position) })),
+  filterTooLarge: message(
+    400,
+    (what: string, limit: number, _position: number) => `Filter too large: ${what}; at most ${limit} are allowed.`,
+    (_what, limit, position) => ({ limit, ...at(position) }),
+  ),
+  patternTooLong: message(
+    400,
+    (name: string, limit: number, _position: number) =>
+      `Filter pattern for field '${name}' is too long: at most ${limit} characters are allowed.`,
+    (name, limit, position) => ({ field: name, limit, ...at(position) }),
+  ),
   /**
    * A role's row filter the runtime cannot apply: a platform configuration problem, not the caller's.
    * `reason` completes "the filter is invalid: ..." (the generator reports it at build time).
    */
-  invalidRowFilter: message(500, (_filter: { name: string; operator: string; value: string }, _reason: string) => 'Invalid server-side filter configuration detected.',
-    (filter: { name: string; operator: string; value: string }, reason: string) => ({ name: filter.name, operator: filter.operator, value: filter.value, reason })),
+  invalidRowFilter: message(
+    500,
+    (_filter: { name: string; operator: string; value: string }, _reason: string) => 'Invalid server-side filter configuration detected.',
+    (filter: { name: string; operator: string; value: string }, reason: string) => ({
+      name: filter.name,
+      operator: filter.operator,
+      value: filter.value,
+      reason,
+    }),
+  ),
   /** The model names a table or field that does not exist: the model itself is inconsistent. */
   inconsistentModel: message(500, (detail: string) => `Filter cannot be applied: ${detail}.`),
 
@@ -121,13 +206,19 @@ export const sqlMessages = {
   noSchemaData: message(400, (what: 'create' | 'update' | 'delete') => `No data in schema ${what} request.`),
   invalidSchemaPath: message(400, (what: 'describe' | 'update' | 'delete') => `Invalid schema path in ${what} request.`),
   tableNameMissing: message(400, () => 'Table schema received does not have a valid name.'),
-  fieldNameMissing: message(400, (index: number, table: string) => `Invalid schema detected - no name element for field ${index} of table '${table}'.`),
+  fieldNameMissing: message(
+    400,
+    (index: number, table: string) => `Invalid schema detected - no name element for field ${index} of table '${table}'.`,
+  ),
   fieldExists: message(400, (name: string, table: string) => `Field '${name}' already exists in table '${table}'.`),
   /** `kind`: table, view, index, ... */
   alreadyExists: message(409, (kind: string, name: string) => `A ${kind} with name '${name}' already exist in the database.`),
   /** DELETE of a table (GET and field or relationship writes say coreMessages.tableNotFound). */
   tableToDropNotFound: message(404, (table: string) => `Table '${table}' not found.`),
-  partNotFound: message(404, (kind: 'Field' | 'Relationship', name: string, table: string) => `${kind} '${name}' not found in table '${table}'.`),
+  partNotFound: message(
+    404,
+    (kind: 'Field' | 'Relationship', name: string, table: string) => `${kind} '${name}' not found in table '${table}'.`,
+  ),
 
   // Stored procedures and functions.
   routineNotFound: message(404, (kind: 'Procedure' | 'Function', name: string) => `${kind} '${name}' does not exist in the database.`),

@@ -42,14 +42,19 @@ export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind
       const connection = await connect(config, ctx);
       try {
         // A model from the generator carries the schema; services created at run time are read live.
-        const schema = service.kind === 'sql' && service.schema.tables.length > 0
-          ? service.schema
-          : await readDatabaseSchema(connection.db, dialect, options.keepCase);
+        const schema =
+          service.kind === 'sql' && service.schema.tables.length > 0
+            ? service.schema
+            : await readDatabaseSchema(connection.db, dialect, options.keepCase);
         const model = sqlModel(service, dialect, schema);
         const live = new LiveSchema(schema, dialect);
         const extras = ctx.schemaExtras ? { serviceId: service.id, store: ctx.schemaExtras } : null;
         if (extras) live.setExtras(await extras.store.read(service.id));
-        return new SqlServiceHandler({ serviceName: service.name, db: connection.db, dialect, options, schema: live, extras }, model, connection);
+        return new SqlServiceHandler(
+          { serviceName: service.name, db: connection.db, dialect, options, schema: live, extras },
+          model,
+          connection,
+        );
       } catch (error) {
         await connection.close();
         throw error;

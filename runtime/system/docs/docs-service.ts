@@ -45,7 +45,13 @@ export function createDocsService(ctx: PlatformContext): DocsService {
         if (!call.auth.isAdmin && !callerMayRead(ctx, call.auth.role?.id ?? null, service.name)) continue;
         entries.push({ service, fragment: await fragmentOf(service) });
       }
-      return { body: combinedDocument(entries, { title: ctx.model.platform.title, description: ctx.model.platform.description, version: API_VERSION }) };
+      return {
+        body: combinedDocument(entries, {
+          title: ctx.model.platform.title,
+          description: ctx.model.platform.description,
+          version: API_VERSION,
+        }),
+      };
     },
   };
 }

@@ -45,7 +45,7 @@ export async function limitCache(ctx: PlatformContext, call: InternalCall, rest:
     const limit = await ctx.limits.find(filter.limitIds![0]);
     if (!limit) throw coreMessages.recordNotFound.error(rest[0]);
     // An each_user limit has a list of counters, unless one user's is asked for.
-    return isEachUser(limit.type) && filter.userId === undefined ? wrapList(states) : states[0] ?? null;
+    return isEachUser(limit.type) && filter.userId === undefined ? wrapList(states) : (states[0] ?? null);
   }
   if (call.verb !== 'DELETE') throw coreMessages.verbNotSupported.error(call.verb, 'limit_cache', 'system');
   if (filter.limitIds === undefined && !toBool(pick(call.query, 'force')) && !toBool(pick(call.query, 'allow_delete'))) {
@@ -61,6 +61,8 @@ export async function attachCounters(ctx: PlatformContext, records: Array<Record
   const ids = records.map((record) => Number(record.id));
   const states = ids.length === 0 ? [] : await ctx.limits.states({ limitIds: ids });
   for (const record of records) {
-    record.limit_cache_by_limit_id = states.filter((state) => state.limit_id === Number(record.id)).map(({ id, key, user_id, max, attempts, remaining }) => ({ id, key, user_id, max, attempts, remaining }));
+    record.limit_cache_by_limit_id = states
+      .filter((state) => state.limit_id === Number(record.id))
+      .map(({ id, key, user_id, max, attempts, remaining }) => ({ id, key, user_id, max, attempts, remaining }));
   }
 }

@@ -19,7 +19,10 @@ export const limitFields: ResourceDefinition = {
     type: field({ type: 'string', enum: [...LIMIT_TYPES] }, { required: true }),
     rate: field({ type: 'integer', minimum: 1, description: 'Requests allowed per period.' }, { required: true }),
     period: field({
-      anyOf: [{ type: 'string', enum: [...PERIODS] }, { type: 'integer', minimum: 0, maximum: PERIODS.length - 1 }],
+      anyOf: [
+        { type: 'string', enum: [...PERIODS] },
+        { type: 'integer', minimum: 0, maximum: PERIODS.length - 1 },
+      ],
       description: `One of ${PERIODS.join(', ')} (label, or its index from 0); shown as the label.`,
     }),
     user_id: field(nullableId, { references: 'user' }),

@@ -8,7 +8,16 @@ import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../record-r
 import { limitResource } from '../record-resources/system-records.js';
 import { attachCounters } from './limit-cache.js';
 import {
-  isEachUser, LIMIT_VERBS, limitKeyText, needsEndpoint, needsService, needsUser, normaliseEndpoint, periodIndex, PERIODS, type LimitFields,
+  isEachUser,
+  LIMIT_VERBS,
+  limitKeyText,
+  needsEndpoint,
+  needsService,
+  needsUser,
+  normaliseEndpoint,
+  periodIndex,
+  PERIODS,
+  type LimitFields,
 } from './limit-rules.js';
 import { systemMessages } from '../system-messages.js';
 
@@ -34,9 +43,8 @@ function normalise(record: Record<string, unknown>): void {
 /** Checks the fields a type needs and computes key_text, refusing a second limit with the same key. */
 async function check(w: WriteContext, verb: 'create' | 'update' | 'delete', keys: Key[], prepared: Prepared[]): Promise<void> {
   if (verb === 'delete') return;
-  const existing = verb === 'update' && keys.length > 0
-    ? await w.db.selectFrom('limits').selectAll().where('id', 'in', keys.map(Number)).execute()
-    : [];
+  const existing =
+    verb === 'update' && keys.length > 0 ? await w.db.selectFrom('limits').selectAll().where('id', 'in', keys.map(Number)).execute() : [];
   const seen = new Set<string>();
   for (const [index, p] of prepared.entries()) {
     const id = verb === 'update' ? Number(keys[index]) : undefined;
@@ -45,21 +53,25 @@ async function check(w: WriteContext, verb: 'create' | 'update' | 'delete', keys
     const type = String(row.type);
     const fields: LimitFields = {
       type,
-      user_id: needsUser(type) && !isEachUser(type) ? (row.user_id as number | null) ?? null : null,
-      role_id: type === 'instance.role' ? (row.role_id as number | null) ?? null : null,
-      service_id: needsService(type) ? (row.service_id as number | null) ?? null : null,
+      user_id: needsUser(type) && !isEachUser(type) ? ((row.user_id as number | null) ?? null) : null,
+      role_id: type === 'instance.role' ? ((row.role_id as number | null) ?? null) : null,
+      service_id: needsService(type) ? ((row.service_id as number | null) ?? null) : null,
       endpoint: needsEndpoint(type) ? normaliseEndpoint((row.endpoint as string | null) ?? null) : null,
       verb: (row.verb as string | null) ?? null,
       period: Number(row.period),
     };
-    if (needsUser(type) && !isEachUser(type) && fields.user_id === null) throw new BadRequestError(`user_id must be specified with this limit type. Limit: ${name}`, { field: 'user_id' });
-    if (type === 'instance.role' && fields.role_id === null) throw new BadRequestError(`role_id must be specified with this limit type. Limit: ${name}`, { field: 'role_id' });
+    if (needsUser(type) && !isEachUser(type) && fields.user_id === null)
+      throw new BadRequestError(`user_id must be specified with this limit type. Limit: ${name}`, { field: 'user_id' });
+    if (type === 'instance.role' && fields.role_id === null)
+      throw new BadRequestError(`role_id must be specified with this limit type. Limit: ${name}`, { field: 'role_id' });
     if (needsService(type)) {
-      if (fields.service_id === null) throw new BadRequestError('service_id must be specified with this limit type.', { field: 'service_id' });
+      if (fields.service_id === null)
+        throw new BadRequestError('service_id must be specified with this limit type.', { field: 'service_id' });
       const service = await w.db.selectFrom('service').select('id').where('id', '=', fields.service_id).executeTakeFirst();
       if (!service) throw new BadRequestError(`No service exists for ${name} limit.`, { field: 'service_id' });
     }
-    if (needsEndpoint(type) && fields.endpoint === null) throw new BadRequestError(`endpoint must be specified with this limit type. Limit: ${name}`, { field: 'endpoint' });
+    if (needsEndpoint(type) && fields.endpoint === null)
+      throw new BadRequestError(`endpoint must be specified with this limit type. Limit: ${name}`, { field: 'endpoint' });
     const keyText = limitKeyText(fields);
     const taken = await w.db.selectFrom('limits').select('id').where('key_text', '=', keyText).executeTakeFirst();
     if (seen.has(keyText) || (taken && taken.id !== id)) throw systemMessages.limitExists.error();

@@ -6,9 +6,16 @@
 import type { Verb } from '../../model/platform-model.js';
 
 export const LIMIT_TYPES = [
-  'instance', 'instance.user', 'instance.each_user', 'instance.user.service', 'instance.each_user.service',
-  'instance.service', 'instance.service.endpoint', 'instance.user.service.endpoint',
-  'instance.each_user.service.endpoint', 'instance.role',
+  'instance',
+  'instance.user',
+  'instance.each_user',
+  'instance.user.service',
+  'instance.each_user.service',
+  'instance.service',
+  'instance.service.endpoint',
+  'instance.user.service.endpoint',
+  'instance.each_user.service.endpoint',
+  'instance.role',
 ] as const;
 export type LimitType = (typeof LIMIT_TYPES)[number];
 
@@ -47,12 +54,19 @@ export const isEachUser = (type: string) => type.includes('each_user');
 /** Endpoints compare without surrounding slashes and case. */
 export function normaliseEndpoint(endpoint: string | null): string | null {
   if (endpoint === null) return null;
-  const trimmed = endpoint.trim().replace(/^\/+|\/+$/g, '').toLowerCase();
+  const trimmed = endpoint
+    .trim()
+    .replace(/^\/+|\/+$/g, '')
+    .toLowerCase();
   return trimmed === '' ? null : trimmed;
 }
 
 /** The scope part of a key (`instance.user:5.service:3`), user taken from `userId` for each_user types. */
-function scopeKey(type: string, fields: Pick<LimitFields, 'user_id' | 'role_id' | 'service_id' | 'endpoint'>, userId: number | null): string {
+function scopeKey(
+  type: string,
+  fields: Pick<LimitFields, 'user_id' | 'role_id' | 'service_id' | 'endpoint'>,
+  userId: number | null,
+): string {
   if (type === 'instance') return 'instance';
   if (type === 'instance.role') return `instance.role:${fields.role_id}`;
   let key = 'instance';

@@ -10,7 +10,17 @@ import { deleteByPrefix, type RedisLink } from '../shared/redis-link.js';
 import type { Selectable } from 'kysely';
 import type { SystemDb } from '../store/system-db.js';
 import type { SystemTables } from '../store/system-tables.js';
-import { counterKey, isEachUser, limitKeyText, matchLimits, needsUser, PERIOD_SECONDS, PERIODS, type LimitedRequest, type LimitRule } from './limit-rules.js';
+import {
+  counterKey,
+  isEachUser,
+  limitKeyText,
+  matchLimits,
+  needsUser,
+  PERIOD_SECONDS,
+  PERIODS,
+  type LimitedRequest,
+  type LimitRule,
+} from './limit-rules.js';
 import { systemMessages } from '../system-messages.js';
 
 interface Counter {
@@ -44,13 +54,31 @@ export interface CounterFilter {
 
 function toRule(row: Selectable<SystemTables['limits']>): LimitRule {
   return {
-    id: row.id, name: row.name, type: row.type, rate: row.rate, period: row.period,
-    user_id: row.user_id, role_id: row.role_id, service_id: row.service_id, endpoint: row.endpoint, verb: row.verb,
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    rate: row.rate,
+    period: row.period,
+    user_id: row.user_id,
+    role_id: row.role_id,
+    service_id: row.service_id,
+    endpoint: row.endpoint,
+    verb: row.verb,
     keyText: row.key_text,
     record: {
-      id: row.id, type: row.type, key_text: row.key_text, rate: row.rate, period: PERIODS[row.period] ?? row.period,
-      user_id: row.user_id, role_id: row.role_id, service_id: row.service_id, endpoint: row.endpoint, verb: row.verb,
-      name: row.name, description: row.description, is_active: row.is_active === 1,
+      id: row.id,
+      type: row.type,
+      key_text: row.key_text,
+      rate: row.rate,
+      period: PERIODS[row.period] ?? row.period,
+      user_id: row.user_id,
+      role_id: row.role_id,
+      service_id: row.service_id,
+      endpoint: row.endpoint,
+      verb: row.verb,
+      name: row.name,
+      description: row.description,
+      is_active: row.is_active === 1,
     },
   };
 }
@@ -59,7 +87,11 @@ export class RateLimits {
   private rules: LimitRule[] = [];
   private counters = new Map<number, Counter>();
 
-  constructor(private readonly db: SystemDb, private readonly redis: RedisLink | null, private readonly namespace: string) {}
+  constructor(
+    private readonly db: SystemDb,
+    private readonly redis: RedisLink | null,
+    private readonly namespace: string,
+  ) {}
 
   /** Reads the active limits again (after a change through /system/limit, or another instance's). */
   async reload(): Promise<void> {
@@ -78,7 +110,12 @@ export class RateLimits {
     let counter = this.counters.get(rule.id);
     if (counter?.shape === shape) return counter;
     const seconds = PERIOD_SECONDS[rule.period] ?? 60;
-    const options = { points: rule.rate, duration: seconds, blockDuration: seconds, keyPrefix: `${this.namespace}:limit:${rule.id}:${shape}` };
+    const options = {
+      points: rule.rate,
+      duration: seconds,
+      blockDuration: seconds,
+      keyPrefix: `${this.namespace}:limit:${rule.id}:${shape}`,
+    };
     const memory = new RateLimiterMemory(options);
     const limiter = this.redis
       ? new RateLimiterRedis({ ...options, storeClient: this.redis.client, insuranceLimiter: memory, rejectIfRedisNotReady: true })
@@ -93,17 +130,19 @@ export class RateLimits {
     if (this.rules.length === 0) return;
     const matches = matchLimits(this.rules, request);
     if (matches.length === 0) return;
-    const outcomes = await Promise.all(matches.map(async ({ rule, counterKey }) => {
-      const counter = this.counter(rule);
-      counter.keys.add(counterKey);
-      try {
-        await counter.limiter.consume(counterKey);
-        return null;
-      } catch (rejection) {
-        // A store error with no fallback left must not refuse the request.
-        return rejection instanceof RateLimiterRes ? { rule, res: rejection } : null;
-      }
-    }));
+    const outcomes = await Promise.all(
+      matches.map(async ({ rule, counterKey }) => {
+        const counter = this.counter(rule);
+        counter.keys.add(counterKey);
+        try {
+          await counter.limiter.consume(counterKey);
+          return null;
+        } catch (rejection) {
+          // A store error with no fallback left must not refuse the request.
+          return rejection instanceof RateLimiterRes ? { rule, res: rejection } : null;
+        }
+      }),
+    );
     const exceeded = outcomes.filter((outcome) => outcome !== null);
     if (exceeded.length === 0) return;
     const retryAfter = Math.max(1, ...exceeded.map(({ res }) => Math.ceil(res.msBeforeNext / 1000)));
@@ -132,10 +171,22 @@ export class RateLimits {
     for (const rule of rules) {
       const counter = this.counter(rule);
       const keys = this.keysOf(rule, users, filter.userId);
-      const attempts = await this.attempts(counter, keys.map(({ key }) => key));
+      const attempts = await this.attempts(
+        counter,
+        keys.map(({ key }) => key),
+      );
       for (const [index, { key, userId }] of keys.entries()) {
         const used = Math.min(attempts[index], rule.rate);
-        states.push({ id: rule.id, limit_id: rule.id, name: rule.name, key, user_id: userId, max: rule.rate, attempts: used, remaining: rule.rate - used });
+        states.push({
+          id: rule.id,
+          limit_id: rule.id,
+          name: rule.name,
+          key,
+          user_id: userId,
+          max: rule.rate,
+          attempts: used,
+          remaining: rule.rate - used,
+        });
       }
     }
     return states;
@@ -179,9 +230,13 @@ export class RateLimits {
   /** The users limits apply to: active, and not administrators (restricted ones excepted). */
   private async limitedUsers(rules: readonly LimitRule[]): Promise<number[]> {
     if (!rules.some((rule) => isEachUser(rule.type))) return [];
-    const rows = await this.db.selectFrom('user').select('id').where('is_active', '=', 1)
+    const rows = await this.db
+      .selectFrom('user')
+      .select('id')
+      .where('is_active', '=', 1)
       .where((eb) => eb.or([eb('is_sys_admin', '=', 0), eb('id', 'in', eb.selectFrom('user_to_app_to_role').select('user_id'))]))
-      .orderBy('id').execute();
+      .orderBy('id')
+      .execute();
     return rows.map((row) => row.id);
   }
 

@@ -28,7 +28,10 @@ function validatorFor(schema: JsonSchema): ValidateFunction {
 
 /** `a.b[0].c` from a JSON pointer and a prefix. */
 function fieldPath(prefix: string, pointer: string): string {
-  const parts = pointer.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   let path = prefix;
   for (const part of parts) path = /^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`;
   return path;

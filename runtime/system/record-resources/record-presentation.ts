@@ -70,7 +70,13 @@ export function storedColumns(def: RecordDefinition, record: Row): Row {
   if (def.table === 'email_template') {
     for (const name of ['to', 'cc', 'bcc']) {
       const raw = record[name];
-      if (typeof raw === 'string') columns[name] = JSON.stringify(raw.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+      if (typeof raw === 'string')
+        columns[name] = JSON.stringify(
+          raw
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== ''),
+        );
     }
   }
   return columns;

@@ -25,7 +25,9 @@ export function recordSchema(def: RecordDefinition, mode: WriteMode): JsonSchema
       }
       return { type: 'object', properties, additionalProperties: false, ...(required.length > 0 ? { required } : {}) };
     };
-    const required = Object.entries(def.fields).filter(([, rule]) => rule.required).map(([name]) => name);
+    const required = Object.entries(def.fields)
+      .filter(([, rule]) => rule.required)
+      .map(([name]) => name);
     both = { create: build(required), update: build([]) };
     schemas.set(def, both);
   }
@@ -62,7 +64,12 @@ function normaliseInput(def: RecordDefinition, record: Record<string, unknown>):
  * Checks one input record and the records nested in its writable relations; throws a 400 naming
  * the first bad field. `prefix` places the record in the request (`resource[2]`), for messages.
  */
-export function validateRecord(def: RecordDefinition, record: unknown, mode: WriteMode, prefix = ''): asserts record is Record<string, unknown> {
+export function validateRecord(
+  def: RecordDefinition,
+  record: unknown,
+  mode: WriteMode,
+  prefix = '',
+): asserts record is Record<string, unknown> {
   if (!isObject(record)) throw new BadRequestError(`${prefix || 'The record'} must be a JSON object.`, prefix ? { field: prefix } : null);
   normaliseInput(def, record);
   assertValid(recordSchema(def, mode), record, prefix, `${def.label} record`);

@@ -18,7 +18,12 @@ export function untyped(db: SystemDb): Kysely<any> {
 }
 
 /** The system tables behind the `references` of fields. */
-const REFERENCED_TABLES: Record<NonNullable<FieldRule['references']>, string> = { app: 'app', role: 'role', service: 'service', user: 'user' };
+const REFERENCED_TABLES: Record<NonNullable<FieldRule['references']>, string> = {
+  app: 'app',
+  role: 'role',
+  service: 'service',
+  user: 'user',
+};
 
 /** The relations `related=` names (`*`: all); unknown names are a 400. */
 export function requestedRelations(def: RecordDefinition, names: readonly string[] | null): Array<[string, RelationDefinition]> {
@@ -26,26 +31,38 @@ export function requestedRelations(def: RecordDefinition, names: readonly string
   if (names.includes('*')) return Object.entries(def.relations);
   return names.map((name) => {
     const relation = def.relations[name];
-    if (!relation) throw new BadRequestError(`Invalid relationship '${name}' requested. Known: ${Object.keys(def.relations).join(', ') || 'none'}.`, { field: 'related' });
+    if (!relation)
+      throw new BadRequestError(`Invalid relationship '${name}' requested. Known: ${Object.keys(def.relations).join(', ') || 'none'}.`, {
+        field: 'related',
+      });
     return [name, relation];
   });
 }
 
 /** Embeds the requested relations in presented records (which carry their id). */
-export async function attachRelated(db: SystemDb, def: RecordDefinition, records: Row[], relations: Array<[string, RelationDefinition]>): Promise<void> {
+export async function attachRelated(
+  db: SystemDb,
+  def: RecordDefinition,
+  records: Row[],
+  relations: Array<[string, RelationDefinition]>,
+): Promise<void> {
   const conn = untyped(db);
   for (const [name, relation] of relations) {
     const target = relation.target;
     if (relation.kind !== 'belongs_to') {
       const keys = records.map((r) => r[def.idField]).filter((k) => k !== undefined && k !== null);
-      const rows: Row[] = keys.length === 0 ? [] : await conn.selectFrom(target.table).selectAll().where(relation.field, 'in', keys).orderBy(target.idField).execute();
+      const rows: Row[] =
+        keys.length === 0
+          ? []
+          : await conn.selectFrom(target.table).selectAll().where(relation.field, 'in', keys).orderBy(target.idField).execute();
       for (const record of records) {
         const children = rows.filter((row) => row[relation.field] === record[def.idField]).map((row) => presentRecord(target, row));
-        record[name] = relation.kind === 'has_many' ? children : children[0] ?? null;
+        record[name] = relation.kind === 'has_many' ? children : (children[0] ?? null);
       }
     } else {
       const keys = [...new Set(records.map((r) => r[relation.field]).filter((k) => k !== undefined && k !== null))];
-      const rows: Row[] = keys.length === 0 ? [] : await conn.selectFrom(target.table).selectAll().where(target.idField, 'in', keys).execute();
+      const rows: Row[] =
+        keys.length === 0 ? [] : await conn.selectFrom(target.table).selectAll().where(target.idField, 'in', keys).execute();
       for (const record of records) {
         const row = rows.find((r) => r[target.idField] === record[relation.field]);
         record[name] = row ? presentRecord(target, row) : null;
@@ -69,16 +86,32 @@ export async function checkReferences(db: SystemDb, def: RecordDefinition, colum
 /** The audit columns a record has, for a create or an update. */
 function auditColumns(def: RecordDefinition, audit: { now: string; userId: number | null }, create: boolean): Row {
   const columns: Row = {};
-  if (def.readOnly.includes('created_date')) Object.assign(columns, create ? { created_date: audit.now, last_modified_date: audit.now } : { last_modified_date: audit.now });
-  if (def.readOnly.includes('created_by_id')) Object.assign(columns, create ? { created_by_id: audit.userId, last_modified_by_id: audit.userId } : { last_modified_by_id: audit.userId });
+  if (def.readOnly.includes('created_date'))
+    Object.assign(columns, create ? { created_date: audit.now, last_modified_date: audit.now } : { last_modified_date: audit.now });
+  if (def.readOnly.includes('created_by_id'))
+    Object.assign(
+      columns,
+      create ? { created_by_id: audit.userId, last_modified_by_id: audit.userId } : { last_modified_by_id: audit.userId },
+    );
   return columns;
 }
 
 /** A has-one child: the given record replaces the one there is (null or none removes it). */
-async function writeOne(db: SystemDb, relation: RelationDefinition, parentKey: unknown, child: Row | undefined, at: string, audit: { now: string; userId: number | null }): Promise<void> {
+async function writeOne(
+  db: SystemDb,
+  relation: RelationDefinition,
+  parentKey: unknown,
+  child: Row | undefined,
+  at: string,
+  audit: { now: string; userId: number | null },
+): Promise<void> {
   const conn = untyped(db);
   const target = relation.target;
-  const existing: Row | undefined = await conn.selectFrom(target.table).selectAll().where(relation.field, '=', parentKey).executeTakeFirst();
+  const existing: Row | undefined = await conn
+    .selectFrom(target.table)
+    .selectAll()
+    .where(relation.field, '=', parentKey)
+    .executeTakeFirst();
   if (child === undefined) {
     if (existing) await conn.deleteFrom(target.table).where(target.idField, '=', existing[target.idField]).execute();
     return;
@@ -88,9 +121,16 @@ async function writeOne(db: SystemDb, relation: RelationDefinition, parentKey: u
   columns[relation.field] = parentKey;
   await checkReferences(db, target, columns, at);
   if (existing) {
-    await conn.updateTable(target.table).set({ ...columns, ...auditColumns(target, audit, false) }).where(target.idField, '=', existing[target.idField]).execute();
+    await conn
+      .updateTable(target.table)
+      .set({ ...columns, ...auditColumns(target, audit, false) })
+      .where(target.idField, '=', existing[target.idField])
+      .execute();
   } else {
-    await conn.insertInto(target.table).values({ ...columns, ...auditColumns(target, audit, true) }).execute();
+    await conn
+      .insertInto(target.table)
+      .values({ ...columns, ...auditColumns(target, audit, true) })
+      .execute();
   }
 }
 
@@ -107,7 +147,11 @@ export async function assertLookupNameFree(db: SystemDb, row: Row, id: unknown, 
 
 /** Runs the has-many children of one parent record (already validated) against the database. */
 export async function writeNested(
-  db: SystemDb, def: RecordDefinition, parentKey: unknown, nested: Record<string, Row[]>, audit: { now: string; userId: number | null },
+  db: SystemDb,
+  def: RecordDefinition,
+  parentKey: unknown,
+  nested: Record<string, Row[]>,
+  audit: { now: string; userId: number | null },
 ): Promise<void> {
   const conn = untyped(db);
   for (const [name, children] of Object.entries(nested)) {
@@ -151,9 +195,10 @@ async function guardUnique(write: () => Promise<unknown>, target: RecordDefiniti
     await write();
   } catch (error) {
     if (isUniqueViolation(error)) {
-      const message = target.table === 'user_to_app_to_role'
-        ? 'Multiple user-to-app-to-role assignment. You can only have a single user-to-app-to-role assignment per app.'
-        : `Duplicate ${target.label} record.`;
+      const message =
+        target.table === 'user_to_app_to_role'
+          ? 'Multiple user-to-app-to-role assignment. You can only have a single user-to-app-to-role assignment per app.'
+          : `Duplicate ${target.label} record.`;
       throw new ConflictError(message, { field: at });
     }
     throw error;

@@ -79,11 +79,26 @@ const ORIGIN_NOTE: Record<string, string> = {
 };
 
 function auth(scope: RowFilterModel[] | undefined): AuthContext {
-  return { app: null, user: null, isAdmin: true, role: null, rowFilters: scope && scope.length > 0 ? { filters: scope, op: 'and' } : null, grants: null };
+  return {
+    app: null,
+    user: null,
+    isAdmin: true,
+    role: null,
+    rowFilters: scope && scope.length > 0 ? { filters: scope, op: 'and' } : null,
+    grants: null,
+  };
 }
 
 /** A call of the records engine on the resource's table. */
-function engine(db: SystemDb, ctx: PlatformContext, b: ResourceBehaviour, verb: Verb, query: RawQuery, body: unknown, id?: Key): Promise<ServiceResult> {
+function engine(
+  db: SystemDb,
+  ctx: PlatformContext,
+  b: ResourceBehaviour,
+  verb: Verb,
+  query: RawQuery,
+  body: unknown,
+  id?: Key,
+): Promise<ServiceResult> {
   const call: ServiceCall = { verb, resource: [], trailingSlash: false, query, body, headers: {}, auth: auth(b.scope) };
   return handleTableRecords(systemRecordsContext(db, ctx.systemSchema), call, b.def.table, id === undefined ? undefined : String(id));
 }
@@ -96,22 +111,37 @@ function relationsOf(b: ResourceBehaviour, names: readonly string[] | null) {
 }
 
 /** Serves `/system/{resource}` (id undefined) and `/system/{resource}/{id}`. */
-export async function serveResource(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, id: string | undefined): Promise<ServiceResult> {
+export async function serveResource(
+  ctx: PlatformContext,
+  b: ResourceBehaviour,
+  call: InternalCall,
+  id: string | undefined,
+): Promise<ServiceResult> {
   // A write returning related records names them before anything is written: an unknown one is a 400, not a half-done write.
   if (call.verb !== 'GET') relationsOf(b, parseCommonParams(call.query).related);
   switch (call.verb) {
-    case 'GET': return { body: await read(ctx, ctx.db, b, call.query, call.body, id) };
+    case 'GET':
+      return { body: await read(ctx, ctx.db, b, call.query, call.body, id) };
     case 'POST':
       if (id !== undefined) throw sqlMessages.createById.error();
       return create(ctx, b, call);
     case 'PUT':
-    case 'PATCH': return update(ctx, b, call, id);
-    case 'DELETE': return remove(ctx, b, call, id);
+    case 'PATCH':
+      return update(ctx, b, call, id);
+    case 'DELETE':
+      return remove(ctx, b, call, id);
   }
 }
 
 /** Reads records (a bare one by id, else the list envelope) with related records embedded. */
-export async function read(ctx: PlatformContext, db: SystemDb, b: ResourceBehaviour, query: RawQuery, body: unknown, id?: Key): Promise<unknown> {
+export async function read(
+  ctx: PlatformContext,
+  db: SystemDb,
+  b: ResourceBehaviour,
+  query: RawQuery,
+  body: unknown,
+  id?: Key,
+): Promise<unknown> {
   const params = parseCommonParams(query, body);
   const { stored: relations, computed } = relationsOf(b, params.related);
   const engineQuery: RawQuery = { ...query };
@@ -142,7 +172,14 @@ export async function read(ctx: PlatformContext, db: SystemDb, b: ResourceBehavi
   return { ...envelope, resource: await finish(envelope.resource) };
 }
 
-async function prepare(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, record: Row, mode: WriteMode, at: string): Promise<Prepared> {
+async function prepare(
+  ctx: PlatformContext,
+  b: ResourceBehaviour,
+  call: InternalCall,
+  record: Row,
+  mode: WriteMode,
+  at: string,
+): Promise<Prepared> {
   if (b.normalise && record !== null && typeof record === 'object' && !Array.isArray(record)) b.normalise(record, mode);
   validateRecord(b.def, record, mode, at);
   const nested: Record<string, Row[]> = {};
@@ -158,7 +195,13 @@ async function prepare(ctx: PlatformContext, b: ResourceBehaviour, call: Interna
 }
 
 /** Runs a write in one transaction, then the resource's after-commit hook. */
-async function transact<T>(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, verb: 'create' | 'update' | 'delete', run: (w: WriteContext) => Promise<{ keys: Key[]; result: T }>): Promise<T> {
+async function transact<T>(
+  ctx: PlatformContext,
+  b: ResourceBehaviour,
+  call: InternalCall,
+  verb: 'create' | 'update' | 'delete',
+  run: (w: WriteContext) => Promise<{ keys: Key[]; result: T }>,
+): Promise<T> {
   const state = new Map<string, unknown>();
   const now = formatTimestamp(new Date(ctx.clock.now()));
   const done = await ctx.db.transaction().execute((db) => run({ ctx, call, db, now, state }));
@@ -208,12 +251,21 @@ function audit(call: InternalCall, now: string, create: boolean): Row {
  */
 function createFailure(error: unknown, index: number | undefined, count: number): unknown {
   if (!(error instanceof PorticoError) || shaped.has(error)) return error;
-  const done = (failure: PorticoError) => { shaped.add(failure); return failure; };
+  const done = (failure: PorticoError) => {
+    shaped.add(failure);
+    return failure;
+  };
   if (error instanceof BatchError) {
     // The records engine's batch: the records it reports written were rolled back with the rest.
     const context = error.context as { errors: Array<{ index: number; message: string; code?: number }>; resource: unknown[] };
     const failed = Math.min(...context.errors.map((e) => e.index));
-    return done(new BatchError(sqlMessages.batch.text('create', true), context.errors, context.resource.map((entry, i) => (i < failed ? null : entry))));
+    return done(
+      new BatchError(
+        sqlMessages.batch.text('create', true),
+        context.errors,
+        context.resource.map((entry, i) => (i < failed ? null : entry)),
+      ),
+    );
   }
   const at = index ?? (count === 1 ? 0 : undefined);
   if (at === undefined) return error;
@@ -243,13 +295,21 @@ async function create(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   }
   const keys = await transact(ctx, b, call, 'create', async (w) => {
     await b.check?.(w, 'create', [], prepared);
-    for (const [index, p] of prepared.entries()) await checkReferences(w.db, b.def, p.columns).catch((error: unknown) => { throw fail(error, index); });
+    for (const [index, p] of prepared.entries())
+      await checkReferences(w.db, b.def, p.columns).catch((error: unknown) => {
+        throw fail(error, index);
+      });
     const rows = prepared.map((p) => ({ ...p.columns, ...audit(call, w.now, true) }));
     const result = await engine(w.db, ctx, b, 'POST', {}, { resource: rows });
     const created = (result.body as ListEnvelope<Row>).resource.map((row) => row[b.def.idField] as Key);
-    for (const [index, key] of created.entries()) await afterWrite(w, b, 'create', key, prepared[index]).catch((error: unknown) => { throw fail(error, index); });
+    for (const [index, key] of created.entries())
+      await afterWrite(w, b, 'create', key, prepared[index]).catch((error: unknown) => {
+        throw fail(error, index);
+      });
     return { keys: created, result: created };
-  }).catch((error: unknown) => { throw fail(error); });
+  }).catch((error: unknown) => {
+    throw fail(error);
+  });
   return { status: 201, body: await writeResult(ctx, b, call.query, keys, false) };
 }
 
@@ -294,20 +354,26 @@ function changes(def: ResourceDefinition, row: Row, name: string, value: unknown
  */
 async function assertChangeable(w: WriteContext, b: ResourceBehaviour, keys: Key[], prepared: Prepared[] | null): Promise<void> {
   if (!b.originEditable || keys.length === 0) return;
-  const rows = await untyped(w.db).selectFrom(b.def.table)
-    .selectAll().where(b.def.idField, 'in', keys).where('origin', '!=', 'api').execute() as Row[];
+  const rows = (await untyped(w.db)
+    .selectFrom(b.def.table)
+    .selectAll()
+    .where(b.def.idField, 'in', keys)
+    .where('origin', '!=', 'api')
+    .execute()) as Row[];
   for (const row of rows) {
     const origin = String(row.origin);
     const editable = b.originEditable(origin, row);
     const p = prepared?.[keys.findIndex((key) => String(key) === String(row[b.def.idField]))];
-    const refused = p === undefined
-      || Object.entries(p.columns).some(([name, value]) => !editable.includes(name) && changes(b.def, row, name, value))
-      || Object.keys(p.secrets).some((name) => !editable.includes(name))
-      || Object.values(p.nested).some((children) => children.length > 0);
+    const refused =
+      p === undefined ||
+      Object.entries(p.columns).some(([name, value]) => !editable.includes(name) && changes(b.def, row, name, value)) ||
+      Object.keys(p.secrets).some((name) => !editable.includes(name)) ||
+      Object.values(p.nested).some((children) => children.length > 0);
     if (!refused) continue;
     const what = `The ${b.def.name} '${String(row.name)}' ${ORIGIN_NOTE[origin] ?? 'is not managed through the API'}`;
     let message: string;
-    if (p === undefined) message = `${what} and cannot be deleted through the API${origin === 'platform' ? ': remove it from platform.yaml and rebuild' : ''}.`;
+    if (p === undefined)
+      message = `${what} and cannot be deleted through the API${origin === 'platform' ? ': remove it from platform.yaml and rebuild' : ''}.`;
     else if (editable.length === 0) message = `${what} and cannot be changed through the API: change platform.yaml and rebuild.`;
     else message = `${what}: only ${editable.join(', ')} can be changed through the API; change platform.yaml and rebuild for the rest.`;
     throw new BadRequestError(message, { field: b.def.idField, origin });
@@ -331,8 +397,10 @@ async function update(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   else {
     const records = unwrapRecords(call.body);
     if (params.ids !== null) targets = params.ids.map((key) => ({ key, record: records[0] }));
-    else if (params.filter !== null) { targets = null; shared = records[0]; }
-    else targets = records.map((record, index) => ({ key: keyOf(b, record, index), record }));
+    else if (params.filter !== null) {
+      targets = null;
+      shared = records[0];
+    } else targets = records.map((record, index) => ({ key: keyOf(b, record, index), record }));
   }
   const distinct = [...new Set([...(targets ?? []).map((t) => t.record), ...(shared ? [shared] : [])])];
   const preparedOf = new Map<Row, Prepared>();
@@ -341,13 +409,32 @@ async function update(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   }
   const keys = await transact(ctx, b, call, 'update', async (w) => {
     const given = targets ?? (await keysOf(w, b, params.filter)).map((key) => ({ key, record: shared as Row }));
-    const list = await existingKeys(w, b, given.map((t) => t.key), 'update');
+    const list = await existingKeys(
+      w,
+      b,
+      given.map((t) => t.key),
+      'update',
+    );
     const resolved = given.map((t, index) => ({ key: list[index], record: t.record }));
-    await assertChangeable(w, b, list, resolved.map((t) => preparedOf.get(t.record) as Prepared));
-    await b.check?.(w, 'update', list, resolved.map((t) => preparedOf.get(t.record) as Prepared));
+    await assertChangeable(
+      w,
+      b,
+      list,
+      resolved.map((t) => preparedOf.get(t.record) as Prepared),
+    );
+    await b.check?.(
+      w,
+      'update',
+      list,
+      resolved.map((t) => preparedOf.get(t.record) as Prepared),
+    );
     for (const t of resolved) await checkReferences(w.db, b.def, (preparedOf.get(t.record) as Prepared).columns);
     if (resolved.length > 0) {
-      const rows = resolved.map((t) => ({ ...(preparedOf.get(t.record) as Prepared).columns, ...audit(call, w.now, false), [b.def.idField]: t.key }));
+      const rows = resolved.map((t) => ({
+        ...(preparedOf.get(t.record) as Prepared).columns,
+        ...audit(call, w.now, false),
+        [b.def.idField]: t.key,
+      }));
       await engine(w.db, ctx, b, 'PATCH', {}, { resource: rows });
     }
     for (const t of resolved) await afterWrite(w, b, 'update', t.key, preparedOf.get(t.record) as Prepared);
@@ -371,9 +458,16 @@ async function remove(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
     const list = given === null ? await keysOf(w, b, params.filter) : await existingKeys(w, b, given, 'delete');
     await assertChangeable(w, b, list, null);
     await b.check?.(w, 'delete', list, []);
-    const before = wantsRecords && list.length > 0
-      ? await read(ctx, w.db, b, { fields: pick(call.query, 'fields'), related: pick(call.query, 'related'), ids: list.join(',') }, undefined) as ListEnvelope<Row>
-      : null;
+    const before =
+      wantsRecords && list.length > 0
+        ? ((await read(
+            ctx,
+            w.db,
+            b,
+            { fields: pick(call.query, 'fields'), related: pick(call.query, 'related'), ids: list.join(',') },
+            undefined,
+          )) as ListEnvelope<Row>)
+        : null;
     if (list.length > 0) await engine(w.db, ctx, b, 'DELETE', { ids: list.join(',') }, undefined);
     return { keys: list, result: { keys: list, records: before?.resource ?? list.map((key) => ({ [b.def.idField]: key })) } };
   });

@@ -4,7 +4,13 @@
  * OpenAPI builder documents it.
  */
 import { limitFields } from '../limits/limit-record.js';
-import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type RecordDefinition, type ResourceDefinition } from './resource-definition.js';
+import {
+  READ_ONLY_AUDITED,
+  type FieldRule,
+  type JsonSchema,
+  type RecordDefinition,
+  type ResourceDefinition,
+} from './resource-definition.js';
 
 const text = (maxLength?: number): JsonSchema => (maxLength === undefined ? { type: 'string' } : { type: 'string', maxLength });
 const nullableText = (maxLength?: number): JsonSchema => ({ ...text(maxLength), type: ['string', 'null'] });
@@ -134,8 +140,20 @@ const personRecord = {
   // The admin console also sends is_root_admin (derived, not kept) and its restricted-admin tab
   // choices, which the admin resource turns into a role (resources/restricted-admins.ts).
   ignored: [
-    'is_sys_admin', 'is_root_admin', 'confirmed', 'expired', 'security_question', 'security_answer', 'oauth_provider', 'adldap', 'ldap_username', 'saml',
-    'send_invite', 'user_custom_by_user_id', 'access_by_tabs', 'is_restricted_admin',
+    'is_sys_admin',
+    'is_root_admin',
+    'confirmed',
+    'expired',
+    'security_question',
+    'security_answer',
+    'oauth_provider',
+    'adldap',
+    'ldap_username',
+    'saml',
+    'send_invite',
+    'user_custom_by_user_id',
+    'access_by_tabs',
+    'is_restricted_admin',
   ],
   hidden: ['is_sys_admin'],
   relations: {
@@ -213,7 +231,15 @@ export const serviceResource: ResourceDefinition = {
   plural: 'Services',
   idField: 'id',
   fields: {
-    name: field({ type: 'string', pattern: '^[a-z0-9_][a-z0-9_-]*$', maxLength: 40, description: 'Lowercase letters, digits, underscores and dashes.' }, { required: true }),
+    name: field(
+      {
+        type: 'string',
+        pattern: '^[a-z0-9_][a-z0-9_-]*$',
+        maxLength: 40,
+        description: 'Lowercase letters, digits, underscores and dashes.',
+      },
+      { required: true },
+    ),
     label: field({ type: 'string', minLength: 1, maxLength: 80 }, { required: true }),
     type: field({ type: 'string', minLength: 1, description: 'A name from GET /system/service_type.' }, { required: true }),
     description: field(nullableText(255)),
@@ -238,13 +264,24 @@ export const corsResource: ResourceDefinition = {
   plural: 'CorsConfigs',
   idField: 'id',
   fields: {
-    path: field({ type: 'string', minLength: 1, maxLength: 255, description: 'Request path glob (`api/v2/*`, `*`), or a regular expression starting with `^`.' }, { required: true }),
+    path: field(
+      {
+        type: 'string',
+        minLength: 1,
+        maxLength: 255,
+        description: 'Request path glob (`api/v2/*`, `*`), or a regular expression starting with `^`.',
+      },
+      { required: true },
+    ),
     description: field(nullableText(255)),
     origin: field({ type: 'string', minLength: 1, description: 'Comma-separated origins, or `*`.' }, { required: true }),
     header: field(nullableText()),
     exposed_header: field(nullableText()),
     method: field({
-      anyOf: [{ type: 'array', items: { type: 'string', enum: [...VERB_NAMES] }, uniqueItems: true }, { type: 'integer', minimum: 0, maximum: 31 }],
+      anyOf: [
+        { type: 'array', items: { type: 'string', enum: [...VERB_NAMES] }, uniqueItems: true },
+        { type: 'integer', minimum: 0, maximum: 31 },
+      ],
       description: 'Allowed methods: verb names, or a verb mask.',
     }),
     max_age: field({ type: 'integer', minimum: 0 }),
@@ -335,5 +372,14 @@ export const limitResource: ResourceDefinition = {
 
 /** Every model-backed system resource, in the order the system listing shows them. */
 export const SYSTEM_RECORD_RESOURCES: readonly ResourceDefinition[] = [
-  adminResource, appResource, corsResource, customResource, emailTemplateResource, limitResource, lookupResource, roleResource, serviceResource, userResource,
+  adminResource,
+  appResource,
+  corsResource,
+  customResource,
+  emailTemplateResource,
+  limitResource,
+  lookupResource,
+  roleResource,
+  serviceResource,
+  userResource,
 ];

@@ -15,7 +15,17 @@ const SECRET_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 };
 
 const RECORD_TABLES = new Set([
-  'user', 'role', 'app', 'service', 'role_service_access', 'user_to_app_to_role', 'cors_config', 'lookup', 'email_template', 'system_custom', 'limits',
+  'user',
+  'role',
+  'app',
+  'service',
+  'role_service_access',
+  'user_to_app_to_role',
+  'cors_config',
+  'lookup',
+  'email_template',
+  'system_custom',
+  'limits',
 ]);
 
 /** Enough for any system list; the reference platform has no lower limit on system resources. */
@@ -36,7 +46,13 @@ export async function publicSystemSchema(db: SystemDb): Promise<DatabaseSchema> 
 
 /** A records-engine context over the system database (or one of its transactions). */
 export function systemRecordsContext(db: SystemDb, schema: LiveSchema): SqlServiceContext {
-  return { serviceName: 'system', db, dialect: systemDialect(db), options: { maxRecords: SYSTEM_MAX_RECORDS, allowUpsert: false, keepCase: false }, schema };
+  return {
+    serviceName: 'system',
+    db,
+    dialect: systemDialect(db),
+    options: { maxRecords: SYSTEM_MAX_RECORDS, allowUpsert: false, keepCase: false },
+    schema,
+  };
 }
 
 export async function openSystemSchema(db: SystemDb): Promise<LiveSchema> {

@@ -52,7 +52,8 @@ export async function listCaches(ctx: PlatformContext): Promise<Array<Record<str
   for (const model of ctx.services.list()) {
     if (INTERNAL_TYPES.has(model.type) || !model.is_active) continue;
     const handler = await ctx.services.handler(model.name).catch(() => null);
-    if (handler && cacheable(handler)) caches.push({ name: model.name, label: model.label, description: model.description, type: model.type });
+    if (handler && cacheable(handler))
+      caches.push({ name: model.name, label: model.label, description: model.description, type: model.type });
   }
   return caches;
 }

@@ -23,11 +23,22 @@ function header(call: InternalCall, name: string): string {
 
 /** The apps a login page offers: every active app with a URL or path (type 0 apps are keys only). */
 async function launchableApps(ctx: PlatformContext): Promise<Array<Record<string, unknown>>> {
-  const rows = await ctx.db.selectFrom('app').select(['id', 'name', 'description', 'url', 'type'])
-    .where('is_active', '=', 1).where('type', '!=', 0).orderBy('id').execute();
+  const rows = await ctx.db
+    .selectFrom('app')
+    .select(['id', 'name', 'description', 'url', 'type'])
+    .where('is_active', '=', 1)
+    .where('type', '!=', 0)
+    .orderBy('id')
+    .execute();
   return rows.map((app) => ({
-    id: app.id, name: app.name, description: app.description, url: app.url ?? '', is_default: false,
-    allow_fullscreen_toggle: true, requires_fullscreen: false, toggle_location: 'top',
+    id: app.id,
+    name: app.name,
+    description: app.description,
+    url: app.url ?? '',
+    is_default: false,
+    allow_fullscreen_toggle: true,
+    requires_fullscreen: false,
+    toggle_location: 'top',
   }));
 }
 

@@ -12,7 +12,12 @@ import type { PlatformContext } from '../../http/platform-context.js';
 import { serviceFragment } from '../docs/service-fragments.js';
 
 /** One path's events; `hooks` names the `{event}.pre_process` / `.post_process` events with hooks attached. */
-interface PathEvents { type: 'api'; endpoints: string[]; parameter: null; hooks?: string[] }
+interface PathEvents {
+  type: 'api';
+  endpoints: string[];
+  parameter: null;
+  hooks?: string[];
+}
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -33,7 +38,9 @@ export async function events(ctx: PlatformContext, call: InternalCall): Promise<
     const paths: Record<string, PathEvents> = {};
     for (const [path, item] of Object.entries(fragment.paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const base = [service.name, ...path.split('/').filter((part) => part !== '')].join('.');
-      const endpoints = METHODS.filter((method) => (item as Record<string, unknown>)[method] !== undefined).map((method) => `${base}.${method}`);
+      const endpoints = METHODS.filter((method) => (item as Record<string, unknown>)[method] !== undefined).map(
+        (method) => `${base}.${method}`,
+      );
       if (endpoints.length === 0) continue;
       const entry: PathEvents = { type: 'api', endpoints, parameter: null };
       const hooks = attached.filter((event) => endpoints.some((endpoint) => event.startsWith(`${endpoint}.`))).sort();

@@ -23,8 +23,14 @@ export const PACKAGE_VERSION = 1;
 
 /** Exported kinds in import order (what a record refers to comes first), with the field that names a record. */
 const KINDS = [
-  ['service', 'name'], ['role', 'name'], ['app', 'name'], ['user', 'email'],
-  ['cors', 'path'], ['email_template', 'name'], ['lookup', 'name'], ['custom', 'name'],
+  ['service', 'name'],
+  ['role', 'name'],
+  ['app', 'name'],
+  ['user', 'email'],
+  ['cors', 'path'],
+  ['email_template', 'name'],
+  ['lookup', 'name'],
+  ['custom', 'name'],
 ] as const;
 
 type Kind = (typeof KINDS)[number][0];
@@ -53,36 +59,86 @@ async function exportAll(ctx: PlatformContext): Promise<Record<Kind, Row[]>> {
     db.selectFrom('role').select(['id', 'name']).execute(),
     db.selectFrom('app').select(['id', 'name']).execute(),
   ]);
-  const nameOf = (list: Array<{ id: number; name: string }>, id: number | null) => (id === null ? null : list.find((x) => x.id === id)?.name ?? null);
-  const lookupsOf = (key: 'app_id' | 'role_id' | 'user_id', id: number | null) => lookups
-    .filter((l) => (id === null ? l.app_id === null && l.role_id === null && l.user_id === null : l[key] === id))
-    .map((l) => ({ name: l.name, value: l.value, private: flag(l.private), description: l.description }));
+  const nameOf = (list: Array<{ id: number; name: string }>, id: number | null) =>
+    id === null ? null : (list.find((x) => x.id === id)?.name ?? null);
+  const lookupsOf = (key: 'app_id' | 'role_id' | 'user_id', id: number | null) =>
+    lookups
+      .filter((l) => (id === null ? l.app_id === null && l.role_id === null && l.user_id === null : l[key] === id))
+      .map((l) => ({ name: l.name, value: l.value, private: flag(l.private), description: l.description }));
   return {
-    service: services.map((s) => ({ name: s.name, label: s.label, type: s.type, description: s.description, is_active: flag(s.is_active), config: parseJson(s.config) })),
+    service: services.map((s) => ({
+      name: s.name,
+      label: s.label,
+      type: s.type,
+      description: s.description,
+      is_active: flag(s.is_active),
+      config: parseJson(s.config),
+    })),
     role: roles.map((r) => ({
-      name: r.name, description: r.description, is_active: flag(r.is_active),
-      grants: grants.filter((g) => g.role_id === r.id).map((g) => ({
-        service: nameOf(allServices, g.service_id), component: g.component, verbs: maskToVerbs(g.verb_mask),
-        requestor_mask: g.requestor_mask, filters: parseJson(g.filters), filter_op: g.filter_op,
-      })),
+      name: r.name,
+      description: r.description,
+      is_active: flag(r.is_active),
+      grants: grants
+        .filter((g) => g.role_id === r.id)
+        .map((g) => ({
+          service: nameOf(allServices, g.service_id),
+          component: g.component,
+          verbs: maskToVerbs(g.verb_mask),
+          requestor_mask: g.requestor_mask,
+          filters: parseJson(g.filters),
+          filter_op: g.filter_op,
+        })),
       lookups: lookupsOf('role_id', r.id),
     })),
     app: apps.map((a) => ({
-      name: a.name, label: a.label, description: a.description, is_active: flag(a.is_active), api_key: a.api_key,
-      type: a.type, path: a.path, url: a.url, role: nameOf(allRoles, a.role_id), lookups: lookupsOf('app_id', a.id),
+      name: a.name,
+      label: a.label,
+      description: a.description,
+      is_active: flag(a.is_active),
+      api_key: a.api_key,
+      type: a.type,
+      path: a.path,
+      url: a.url,
+      role: nameOf(allRoles, a.role_id),
+      lookups: lookupsOf('app_id', a.id),
     })),
     user: users.map((u) => ({
-      name: u.name, email: u.email, first_name: u.first_name, last_name: u.last_name, username: u.username, phone: u.phone, is_active: flag(u.is_active),
-      roles: assignments.filter((x) => x.user_id === u.id).map((x) => ({ app: nameOf(allApps, x.app_id), role: nameOf(allRoles, x.role_id) })),
+      name: u.name,
+      email: u.email,
+      first_name: u.first_name,
+      last_name: u.last_name,
+      username: u.username,
+      phone: u.phone,
+      is_active: flag(u.is_active),
+      roles: assignments
+        .filter((x) => x.user_id === u.id)
+        .map((x) => ({ app: nameOf(allApps, x.app_id), role: nameOf(allRoles, x.role_id) })),
       lookups: lookupsOf('user_id', u.id),
     })),
     cors: cors.map((c) => ({
-      path: c.path, description: c.description, origin: c.origin, header: c.header, exposed_header: c.exposed_header,
-      method: maskToVerbs(c.method), max_age: c.max_age, supports_credentials: flag(c.supports_credentials), enabled: flag(c.enabled),
+      path: c.path,
+      description: c.description,
+      origin: c.origin,
+      header: c.header,
+      exposed_header: c.exposed_header,
+      method: maskToVerbs(c.method),
+      max_age: c.max_age,
+      supports_credentials: flag(c.supports_credentials),
+      enabled: flag(c.enabled),
     })),
     email_template: templates.map((t) => ({
-      name: t.name, description: t.description, to: parseJson(t.to), cc: parseJson(t.cc), bcc: parseJson(t.bcc), subject: t.subject,
-      body_text: t.body_text, body_html: t.body_html, from_name: t.from_name, from_email: t.from_email, reply_to_name: t.reply_to_name, reply_to_email: t.reply_to_email,
+      name: t.name,
+      description: t.description,
+      to: parseJson(t.to),
+      cc: parseJson(t.cc),
+      bcc: parseJson(t.bcc),
+      subject: t.subject,
+      body_text: t.body_text,
+      body_html: t.body_html,
+      from_name: t.from_name,
+      from_email: t.from_email,
+      reply_to_name: t.reply_to_name,
+      reply_to_email: t.reply_to_email,
     })),
     lookup: lookupsOf('app_id', null),
     custom: customs.map((c) => ({ name: c.name, value: parseJson(c.value) })),
@@ -95,13 +151,15 @@ function manifestOf(records: Record<Kind, Row[]>): Manifest {
 
 /** The manifest a client sent: `{service: {system: {...}}}` (the reference's form) or the bare `{role: [...], ...}`. */
 function readManifest(body: unknown): Manifest {
-  const object = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : null;
+  const object = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
   const nested = (object?.service as Record<string, unknown> | undefined)?.system;
   const manifest = (nested ?? object) as Record<string, unknown> | null;
-  if (manifest === null || typeof manifest !== 'object') throw new BadRequestError('The body must be a manifest: {"service": {"system": {"role": ["name", ...], ...}}}.');
+  if (manifest === null || typeof manifest !== 'object')
+    throw new BadRequestError('The body must be a manifest: {"service": {"system": {"role": ["name", ...], ...}}}.');
   for (const [kind, names] of Object.entries(manifest)) {
     if (!KINDS.some(([k]) => k === kind)) throw new BadRequestError(`Unknown kind '${kind}' in the manifest.`, { field: kind });
-    if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) throw new BadRequestError(`Manifest entry '${kind}' must be a list of names.`, { field: kind });
+    if (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))
+      throw new BadRequestError(`Manifest entry '${kind}' must be a list of names.`, { field: kind });
   }
   return manifest as Manifest;
 }
@@ -119,10 +177,12 @@ export async function postPackage(ctx: PlatformContext, call: InternalCall): Pro
   if (toBool(pick(call.query, 'import'))) return { status: 201, body: await importPackage(ctx, call) };
   const manifest = readManifest(call.body);
   const all = await exportAll(ctx);
-  const chosen = Object.fromEntries(KINDS.map(([kind, key]) => {
-    const names = manifest[kind];
-    return [kind, names === undefined ? [] : all[kind].filter((r) => names.includes(String(r[key])))];
-  })) as Record<Kind, Row[]>;
+  const chosen = Object.fromEntries(
+    KINDS.map(([kind, key]) => {
+      const names = manifest[kind];
+      return [kind, names === undefined ? [] : all[kind].filter((r) => names.includes(String(r[key])))];
+    }),
+  ) as Record<Kind, Row[]>;
   return { body: packageOf(ctx, chosen) };
 }
 
@@ -139,10 +199,16 @@ async function apiRecord(ctx: PlatformContext, kind: Kind, record: Row): Promise
   const { lookups, grants, roles, role, ...rest } = record as Row & { lookups?: Row[]; grants?: Row[]; roles?: Row[]; role?: unknown };
   const out: Row = { ...rest };
   if (kind === 'role') {
-    out.role_service_access_by_role_id = await Promise.all((grants ?? []).map(async (g) => {
-      const { service, verbs, ...grant } = g;
-      return { ...grant, service_id: await idByName(ctx, 'service', service, 'grants.service'), verb_mask: verbsToMask(Array.isArray(verbs) ? verbs as Verb[] : []) };
-    }));
+    out.role_service_access_by_role_id = await Promise.all(
+      (grants ?? []).map(async (g) => {
+        const { service, verbs, ...grant } = g;
+        return {
+          ...grant,
+          service_id: await idByName(ctx, 'service', service, 'grants.service'),
+          verb_mask: verbsToMask(Array.isArray(verbs) ? (verbs as Verb[]) : []),
+        };
+      }),
+    );
     out.lookup_by_role_id = lookups ?? [];
   }
   if (kind === 'app') {
@@ -150,9 +216,12 @@ async function apiRecord(ctx: PlatformContext, kind: Kind, record: Row): Promise
     out.lookup_by_app_id = lookups ?? [];
   }
   if (kind === 'user') {
-    out.user_to_app_to_role_by_user_id = await Promise.all((roles ?? []).map(async (r) => ({
-      app_id: await idByName(ctx, 'app', r.app, 'roles.app'), role_id: await idByName(ctx, 'role', r.role, 'roles.role'),
-    })));
+    out.user_to_app_to_role_by_user_id = await Promise.all(
+      (roles ?? []).map(async (r) => ({
+        app_id: await idByName(ctx, 'app', r.app, 'roles.app'),
+        role_id: await idByName(ctx, 'role', r.role, 'roles.role'),
+      })),
+    );
     out.lookup_by_user_id = lookups ?? [];
   }
   return out;
@@ -160,21 +229,34 @@ async function apiRecord(ctx: PlatformContext, kind: Kind, record: Row): Promise
 
 /** The relations an overwrite replaces: their current children, marked for deletion. */
 const REPLACED: Partial<Record<Kind, Array<[string, string, string]>>> = {
-  role: [['role_service_access_by_role_id', 'role_service_access', 'role_id'], ['lookup_by_role_id', 'lookup', 'role_id']],
+  role: [
+    ['role_service_access_by_role_id', 'role_service_access', 'role_id'],
+    ['lookup_by_role_id', 'lookup', 'role_id'],
+  ],
   app: [['lookup_by_app_id', 'lookup', 'app_id']],
-  user: [['user_to_app_to_role_by_user_id', 'user_to_app_to_role', 'user_id'], ['lookup_by_user_id', 'lookup', 'user_id']],
+  user: [
+    ['user_to_app_to_role_by_user_id', 'user_to_app_to_role', 'user_id'],
+    ['lookup_by_user_id', 'lookup', 'user_id'],
+  ],
 };
 
 async function importPackage(ctx: PlatformContext, call: InternalCall): Promise<{ success: true; log: Row[] }> {
   const body = call.body as { version?: unknown; records?: unknown } | undefined;
   if (!body || typeof body !== 'object' || body.records === null || typeof body.records !== 'object' || Array.isArray(body.records)) {
-    throw new BadRequestError("The body must be a package: {\"version\": 1, \"records\": {...}} as GET /system/package?export=true returns.", { field: 'records' });
+    throw new BadRequestError('The body must be a package: {"version": 1, "records": {...}} as GET /system/package?export=true returns.', {
+      field: 'records',
+    });
   }
-  if (body.version !== PACKAGE_VERSION) throw new BadRequestError(`Unsupported package version ${JSON.stringify(body.version)}; this platform reads version ${PACKAGE_VERSION}.`, { field: 'version' });
+  if (body.version !== PACKAGE_VERSION)
+    throw new BadRequestError(
+      `Unsupported package version ${JSON.stringify(body.version)}; this platform reads version ${PACKAGE_VERSION}.`,
+      { field: 'version' },
+    );
   const records = body.records as Record<string, unknown>;
   for (const kind of Object.keys(records)) {
     if (!KINDS.some(([k]) => k === kind)) throw new BadRequestError(`Unknown kind '${kind}' in the package.`, { field: `records.${kind}` });
-    if (!Array.isArray(records[kind])) throw new BadRequestError(`Package entry '${kind}' must be a list of records.`, { field: `records.${kind}` });
+    if (!Array.isArray(records[kind]))
+      throw new BadRequestError(`Package entry '${kind}' must be a list of records.`, { field: `records.${kind}` });
   }
   const overwrite = toBool(pick(call.query, 'overwrite'));
   const log: Row[] = [];
@@ -185,7 +267,11 @@ async function importPackage(ctx: PlatformContext, call: InternalCall): Promise<
       const internal = (verb: InternalCall['verb'], payload: unknown, id?: string) =>
         serveResource(ctx, behaviour, { ...call, verb, resource: [], query: {}, body: payload }, id);
       try {
-        const existing = await ctx.db.selectFrom(behaviour.def.table as 'role').select(behaviour.def.idField as 'id').where(key as 'name', '=', name).executeTakeFirst() as Row | undefined;
+        const existing = (await ctx.db
+          .selectFrom(behaviour.def.table as 'role')
+          .select(behaviour.def.idField as 'id')
+          .where(key as 'name', '=', name)
+          .executeTakeFirst()) as Row | undefined;
         const payload = await apiRecord(ctx, kind, record);
         if (!existing) {
           await internal('POST', { resource: [payload] });
@@ -193,7 +279,11 @@ async function importPackage(ctx: PlatformContext, call: InternalCall): Promise<
         } else if (overwrite) {
           const id = existing[behaviour.def.idField];
           for (const [relation, table, field] of REPLACED[kind] ?? []) {
-            const old = await ctx.db.selectFrom(table as 'lookup').select('id').where(field as 'role_id', '=', Number(id)).execute();
+            const old = await ctx.db
+              .selectFrom(table as 'lookup')
+              .select('id')
+              .where(field as 'role_id', '=', Number(id))
+              .execute();
             payload[relation] = [...old.map((o) => ({ id: o.id, [field]: null })), ...(payload[relation] as Row[])];
           }
           await internal('PATCH', payload, String(id));
@@ -203,7 +293,10 @@ async function importPackage(ctx: PlatformContext, call: InternalCall): Promise<
         }
       } catch (error) {
         if (!(error instanceof PorticoError)) throw error;
-        throw new PorticoError(error.status, `Import of ${kind} '${name}' (records.${kind}[${index}]) failed: ${error.message}`, { ...(error.context as object ?? {}), log });
+        throw new PorticoError(error.status, `Import of ${kind} '${name}' (records.${kind}[${index}]) failed: ${error.message}`, {
+          ...((error.context as object) ?? {}),
+          log,
+        });
       }
     }
   }

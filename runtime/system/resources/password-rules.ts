@@ -23,6 +23,9 @@ export function sessionCutoff(ctx: PlatformContext): RawBuilder<number> {
 }
 
 /** The secret columns a new password sets: its hash, and the cut-off that ends every session issued before. */
-export async function passwordSecrets(ctx: PlatformContext, password: string): Promise<{ password: string; tokens_valid_after: RawBuilder<number> }> {
+export async function passwordSecrets(
+  ctx: PlatformContext,
+  password: string,
+): Promise<{ password: string; tokens_valid_after: RawBuilder<number> }> {
   return { password: await hashPassword(password), tokens_valid_after: sessionCutoff(ctx) };
 }

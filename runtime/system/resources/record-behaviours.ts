@@ -14,7 +14,15 @@ import { assertValid } from '../record-resources/json-validator.js';
 import { assertLookupNameFree } from '../record-resources/related-records.js';
 import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../record-resources/resource-handler.js';
 import {
-  adminResource, appResource, corsResource, customResource, emailTemplateResource, lookupResource, roleResource, serviceResource, userResource,
+  adminResource,
+  appResource,
+  corsResource,
+  customResource,
+  emailTemplateResource,
+  lookupResource,
+  roleResource,
+  serviceResource,
+  userResource,
 } from '../record-resources/system-records.js';
 import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
 import { accessibleTabs, applyRestriction, requestedRestriction } from './restricted-admins.js';
@@ -44,12 +52,14 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
         else Object.assign(prepared.secrets, await passwordSecrets(ctx, record.password));
       }
       // Deactivating ends the account's sessions for good: reactivating does not bring them back.
-      if (mode === 'update' && (record.is_active === false || record.is_active === 0)) prepared.secrets.tokens_valid_after = sessionCutoff(ctx);
+      if (mode === 'update' && (record.is_active === false || record.is_active === 0))
+        prepared.secrets.tokens_valid_after = sessionCutoff(ctx);
       if (admin) prepared.notes = { restriction: requestedRestriction(record) };
     },
     async check(w, verb, keys) {
       const self = w.call.auth.user?.id;
-      if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self)) throw systemMessages.cannotDeleteSelf.error();
+      if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self))
+        throw systemMessages.cannotDeleteSelf.error();
       // A restricted administrator's own role goes with them.
       if (verb === 'delete' && admin) for (const key of keys) await applyRestriction(w, Number(key), false);
     },
@@ -63,7 +73,10 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
       if (verb === 'create' && toBool(pick(w.call.query, 'send_invite'))) {
         const config = userServiceConfig(w.ctx);
         for (const key of keys) {
-          await mailCode(w.ctx, admin ? 'admin' : 'user', Number(key), 'User Invite Default', { serviceId: config.inviteEmailServiceId, templateId: config.inviteEmailTemplateId });
+          await mailCode(w.ctx, admin ? 'admin' : 'user', Number(key), 'User Invite Default', {
+            serviceId: config.inviteEmailServiceId,
+            templateId: config.inviteEmailTemplateId,
+          });
         }
       }
     },
@@ -120,7 +133,7 @@ type ServiceRowValues = { id: number; name: string; type: string; config: string
  */
 function dropUnsetKeys(schema: Record<string, unknown>, config: Record<string, unknown>): void {
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
-  const required = Array.isArray(schema.required) ? schema.required as string[] : [];
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
   for (const [key, value] of Object.entries(config)) {
     const type = properties[key]?.type;
     const takesNull = type === 'null' || (Array.isArray(type) && type.includes('null'));
@@ -139,9 +152,12 @@ function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undef
     }
   }
   if (prepared.columns.config === undefined && prepared.columns.type === undefined) return;
-  const config = prepared.columns.config !== undefined && prepared.columns.config !== null
-    ? JSON.parse(prepared.columns.config as string) as Record<string, unknown>
-    : existing ? JSON.parse(existing.config) as Record<string, unknown> : {};
+  const config =
+    prepared.columns.config !== undefined && prepared.columns.config !== null
+      ? (JSON.parse(prepared.columns.config as string) as Record<string, unknown>)
+      : existing
+        ? (JSON.parse(existing.config) as Record<string, unknown>)
+        : {};
   dropUnsetKeys(kind.configSchema, config);
   assertValid(kind.configSchema, config, 'config', `configuration of a ${type} service`);
   prepared.columns.config = JSON.stringify(config);
@@ -154,7 +170,12 @@ export const serviceBehaviour: ResourceBehaviour = {
   originEditable: (origin, row) => (origin === 'builtin' && row.type === 'user' ? ['config'] : []),
   normalise(record, mode) {
     // The label defaults to the name (reference 5.4); forms send "" for it.
-    if (mode === 'create' && (record.label === undefined || record.label === '' || record.label === null) && typeof record.name === 'string') record.label = record.name;
+    if (
+      mode === 'create' &&
+      (record.label === undefined || record.label === '' || record.label === null) &&
+      typeof record.name === 'string'
+    )
+      record.label = record.name;
   },
   prepare(prepared, _record, mode) {
     activeByDefault(prepared, mode);
@@ -163,7 +184,10 @@ export const serviceBehaviour: ResourceBehaviour = {
     const changes = new Map<Key, ServiceChange>();
     w.state.set('services', changes);
     if (verb === 'create') {
-      const { max } = await w.db.selectFrom('service').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
+      const { max } = await w.db
+        .selectFrom('service')
+        .select((eb) => eb.fn.max('id').as('max'))
+        .executeTakeFirstOrThrow();
       let next = Math.max(Number(max ?? 0) + 1, FIRST_API_SERVICE_ID);
       for (const p of prepared) {
         checkServiceType(p, undefined);
@@ -171,7 +195,10 @@ export const serviceBehaviour: ResourceBehaviour = {
       }
       return;
     }
-    const rows = keys.length === 0 ? [] : await w.db.selectFrom('service').select(['id', 'name', 'type', 'config']).where('id', 'in', keys.map(Number)).execute();
+    const rows =
+      keys.length === 0
+        ? []
+        : await w.db.selectFrom('service').select(['id', 'name', 'type', 'config']).where('id', 'in', keys.map(Number)).execute();
     for (const [index, key] of keys.entries()) {
       const existing = rows.find((row) => row.id === Number(key));
       changes.set(key, { previousName: existing?.name });
@@ -186,8 +213,9 @@ export const serviceBehaviour: ResourceBehaviour = {
   async committed(w, verb) {
     const changes = w.state.get('services') as Map<Key, ServiceChange>;
     for (const change of changes.values()) {
-      if (verb === 'delete') { if (change.previousName) await w.ctx.services.remove(change.previousName); }
-      else if (change.model) await w.ctx.services.put(change.model, change.previousName ?? change.model.name);
+      if (verb === 'delete') {
+        if (change.previousName) await w.ctx.services.remove(change.previousName);
+      } else if (change.model) await w.ctx.services.put(change.model, change.previousName ?? change.model.name);
     }
     await w.ctx.directory.reload();
   },
@@ -222,6 +250,16 @@ export const customBehaviour: ResourceBehaviour = { def: customResource };
 
 /** The behaviours by resource name. */
 export const RECORD_BEHAVIOURS: ReadonlyMap<string, ResourceBehaviour> = new Map(
-  [adminBehaviour, appBehaviour, corsBehaviour, customBehaviour, emailTemplateBehaviour, limitBehaviour, lookupBehaviour, roleBehaviour, serviceBehaviour, userBehaviour]
-    .map((b) => [b.def.name, b]),
+  [
+    adminBehaviour,
+    appBehaviour,
+    corsBehaviour,
+    customBehaviour,
+    emailTemplateBehaviour,
+    limitBehaviour,
+    lookupBehaviour,
+    roleBehaviour,
+    serviceBehaviour,
+    userBehaviour,
+  ].map((b) => [b.def.name, b]),
 );

@@ -23,30 +23,59 @@ const ALL = ALL_VERBS_MASK;
 
 /** What each tab of the console needs (the reference's map, kept as it is). */
 const TAB_ACCESS: Readonly<Record<string, readonly TabAccess[]>> = {
-  apps: [{ component: 'app/*', verbMask: ALL }, { component: 'service/*', verbMask: GET }, { component: 'role/*', verbMask: GET }],
-  admins: [{ component: 'admin/*', verbMask: ALL }, { component: 'role/*', verbMask: GET }],
-  users: [{ component: 'user/*', verbMask: ALL }, { component: 'role/*', verbMask: GET }, { component: 'app/*', verbMask: GET }],
-  services: [{ component: 'service_type/', verbMask: ALL }, { component: 'service/*', verbMask: ALL }],
+  apps: [
+    { component: 'app/*', verbMask: ALL },
+    { component: 'service/*', verbMask: GET },
+    { component: 'role/*', verbMask: GET },
+  ],
+  admins: [
+    { component: 'admin/*', verbMask: ALL },
+    { component: 'role/*', verbMask: GET },
+  ],
+  users: [
+    { component: 'user/*', verbMask: ALL },
+    { component: 'role/*', verbMask: GET },
+    { component: 'app/*', verbMask: GET },
+  ],
+  services: [
+    { component: 'service_type/', verbMask: ALL },
+    { component: 'service/*', verbMask: ALL },
+  ],
   apidocs: [{ service: 'api_docs', component: '*', verbMask: ALL }],
   'schema/data': [{ service: 'db', component: '*', verbMask: ALL }],
   files: [{ service: 'files', component: '*', verbMask: ALL }],
-  scripts: [{ component: 'event/*', verbMask: ALL }, { component: 'event_script/*', verbMask: ALL }, { component: 'script_type/*', verbMask: ALL }],
+  scripts: [
+    { component: 'event/*', verbMask: ALL },
+    { component: 'event_script/*', verbMask: ALL },
+    { component: 'script_type/*', verbMask: ALL },
+  ],
   config: [
-    { component: 'custom/*', verbMask: ALL }, { component: 'cache/*', verbMask: ALL }, { component: 'cors/*', verbMask: ALL },
-    { component: 'email_template/*', verbMask: ALL }, { component: 'lookup/*', verbMask: ALL }, { component: '', verbMask: GET },
-    { service: 'logs', component: '*', verbMask: ALL }, { service: 'email', component: '*', verbMask: ALL },
+    { component: 'custom/*', verbMask: ALL },
+    { component: 'cache/*', verbMask: ALL },
+    { component: 'cors/*', verbMask: ALL },
+    { component: 'email_template/*', verbMask: ALL },
+    { component: 'lookup/*', verbMask: ALL },
+    { component: '', verbMask: GET },
+    { service: 'logs', component: '*', verbMask: ALL },
+    { service: 'email', component: '*', verbMask: ALL },
   ],
   packages: [{ component: 'package/*', verbMask: ALL }],
   limits: [
-    { component: 'limit/*', verbMask: ALL }, { component: 'limit_cache/*', verbMask: ALL }, { component: 'user/', verbMask: GET },
-    { component: 'role/', verbMask: GET }, { component: '', verbMask: GET }, { component: 'service/', verbMask: GET },
+    { component: 'limit/*', verbMask: ALL },
+    { component: 'limit_cache/*', verbMask: ALL },
+    { component: 'user/', verbMask: GET },
+    { component: 'role/', verbMask: GET },
+    { component: '', verbMask: GET },
+    { component: 'service/', verbMask: GET },
   ],
 };
 
 /** What every restricted administrator may do: read roles and administrators, keep their own profile and password. */
 const DEFAULT_ACCESS: readonly TabAccess[] = [
-  { component: 'role/*', verbMask: GET }, { component: 'admin/*', verbMask: GET },
-  { component: 'admin/profile', verbMask: ALL }, { component: 'admin/password', verbMask: ALL },
+  { component: 'role/*', verbMask: GET },
+  { component: 'admin/*', verbMask: GET },
+  { component: 'admin/profile', verbMask: ALL },
+  { component: 'admin/password', verbMask: ALL },
 ];
 
 /** The apps a restricted administrator's role is assigned for: the console's, and those of the tabs that open other apps. */
@@ -78,11 +107,19 @@ export async function applyRestriction(w: WriteContext, adminId: number, tabs: s
     }
     return;
   }
-  const audit = { created_date: w.now, last_modified_date: w.now, created_by_id: w.call.auth.user?.id ?? null, last_modified_by_id: w.call.auth.user?.id ?? null };
+  const audit = {
+    created_date: w.now,
+    last_modified_date: w.now,
+    created_by_id: w.call.auth.user?.id ?? null,
+    last_modified_by_id: w.call.auth.user?.id ?? null,
+  };
   let roleId = own[0];
   if (roleId === undefined) {
     const name = await freeRoleName(db, roleName(admin.email));
-    await db.insertInto('role').values({ name, description: `${admin.email}'s admin role`, is_active: 1, origin: 'api', ...audit }).execute();
+    await db
+      .insertInto('role')
+      .values({ name, description: `${admin.email}'s admin role`, is_active: 1, origin: 'api', ...audit })
+      .execute();
     // Role names are unique: the name finds the id on every system database kind.
     roleId = (await db.selectFrom('role').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
   } else {
@@ -94,22 +131,36 @@ export async function applyRestriction(w: WriteContext, adminId: number, tabs: s
     const serviceId = services.get(access.service ?? 'system');
     // A tab's service the platform does not have grants nothing (never "every service").
     if (serviceId === undefined) continue;
-    grants.set(`${serviceId}/${access.component}/${access.verbMask}`, { service_id: serviceId, component: access.component, verb_mask: access.verbMask });
+    grants.set(`${serviceId}/${access.component}/${access.verbMask}`, {
+      service_id: serviceId,
+      component: access.component,
+      verb_mask: access.verbMask,
+    });
   }
   if (grants.size > 0) {
-    await db.insertInto('role_service_access')
+    await db
+      .insertInto('role_service_access')
       .values([...grants.values()].map((grant) => ({ ...grant, role_id: roleId, requestor_mask: 3, filters: '[]', filter_op: 'AND' })))
       .execute();
   }
   const appNames = ['admin', ...tabs.map((tab) => TAB_APPS[tab]).filter((name): name is string => name !== undefined)];
   const apps = await db.selectFrom('app').select('id').where('name', 'in', appNames).orderBy('id').execute();
-  if (apps.length > 0) await db.insertInto('user_to_app_to_role').values(apps.map((app) => ({ user_id: adminId, app_id: app.id, role_id: roleId }))).execute();
+  if (apps.length > 0)
+    await db
+      .insertInto('user_to_app_to_role')
+      .values(apps.map((app) => ({ user_id: adminId, app_id: app.id, role_id: roleId })))
+      .execute();
 }
 
 /** The roles among those assigned to the administrator that were made for them (by name, and assigned to nobody else). */
 async function ownRoles(db: SystemDb, adminId: number, name: string, roleIds: number[]): Promise<number[]> {
   if (roleIds.length === 0) return [];
-  const shared = await db.selectFrom('user_to_app_to_role').select('role_id').where('role_id', 'in', roleIds).where('user_id', '!=', adminId).execute();
+  const shared = await db
+    .selectFrom('user_to_app_to_role')
+    .select('role_id')
+    .where('role_id', 'in', roleIds)
+    .where('user_id', '!=', adminId)
+    .execute();
   const apps = await db.selectFrom('app').select('role_id').where('role_id', 'in', roleIds).execute();
   const taken = new Set([...shared, ...apps].map((row) => row.role_id));
   const roles = await db.selectFrom('role').select(['id', 'name', 'origin']).where('id', 'in', roleIds).orderBy('id').execute();
@@ -121,15 +172,26 @@ async function ownRoles(db: SystemDb, adminId: number, name: string, roleIds: nu
 async function freeRoleName(db: SystemDb, name: string): Promise<string> {
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? name : `${name} ${n}`;
-    if (!await db.selectFrom('role').select('id').where('name', '=', candidate).executeTakeFirst()) return candidate;
+    if (!(await db.selectFrom('role').select('id').where('name', '=', candidate).executeTakeFirst())) return candidate;
   }
 }
 
 /** The tabs a role grants everything of (the configuration tab always: it is the console's home). */
 export async function accessibleTabs(db: SystemDb, roleId: number): Promise<string[]> {
-  const rows = await db.selectFrom('role_service_access').select(['service_id', 'component', 'verb_mask']).where('role_id', '=', roleId).execute();
+  const rows = await db
+    .selectFrom('role_service_access')
+    .select(['service_id', 'component', 'verb_mask'])
+    .where('role_id', '=', roleId)
+    .execute();
   const services = new Map((await db.selectFrom('service').select(['id', 'name']).execute()).map((row) => [row.name, row.id]));
-  const has = (access: TabAccess) => rows.some((row) => row.service_id === services.get(access.service ?? 'system')
-    && (row.component ?? '') === access.component && row.verb_mask === access.verbMask);
-  return Object.entries(TAB_ACCESS).filter(([tab, accesses]) => tab === 'config' || accesses.every(has)).map(([tab]) => tab);
+  const has = (access: TabAccess) =>
+    rows.some(
+      (row) =>
+        row.service_id === services.get(access.service ?? 'system') &&
+        (row.component ?? '') === access.component &&
+        row.verb_mask === access.verbMask,
+    );
+  return Object.entries(TAB_ACCESS)
+    .filter(([tab, accesses]) => tab === 'config' || accesses.every(has))
+    .map(([tab]) => tab);
 }

@@ -14,9 +14,15 @@ type ServiceRow = Pick<ServiceTable, 'id' | 'name' | 'label' | 'type' | 'descrip
 /** The plain model of a row: what every kind starts from. */
 export function plainServiceModel(row: ServiceRow): ServiceModel {
   return {
-    id: row.id, name: row.name, label: row.label, type: row.type, description: row.description,
-    is_active: row.is_active === 1, config: JSON.parse(row.config) as Record<string, unknown>,
-    origin: row.origin as ServiceModel['origin'], kind: 'plain',
+    id: row.id,
+    name: row.name,
+    label: row.label,
+    type: row.type,
+    description: row.description,
+    is_active: row.is_active === 1,
+    config: JSON.parse(row.config) as Record<string, unknown>,
+    origin: row.origin as ServiceModel['origin'],
+    kind: 'plain',
   };
 }
 
@@ -28,6 +34,8 @@ export async function liveServiceModel(row: ServiceRow, runtime: RuntimeContext)
   try {
     return await kind.introspect(model, runtime);
   } catch (error) {
-    throw new BadRequestError(`Service '${row.name}' could not be opened: ${error instanceof Error ? error.message : String(error)}`, { field: 'config' });
+    throw new BadRequestError(`Service '${row.name}' could not be opened: ${error instanceof Error ? error.message : String(error)}`, {
+      field: 'config',
+    });
   }
 }

@@ -18,9 +18,15 @@ const DOCUMENTED_GROUPS = new Set(['Remote Service', 'Script']);
 
 function describe(kind: ServiceType): Record<string, unknown> {
   return {
-    name: kind.type, label: kind.label, description: kind.description, group: kind.group,
-    singleton: SINGLETONS.has(kind.type), dependencies_required: null, subscription_required: false,
-    service_definition_editable: DOCUMENTED_GROUPS.has(kind.group), config_schema: configDescriptors(kind.configSchema),
+    name: kind.type,
+    label: kind.label,
+    description: kind.description,
+    group: kind.group,
+    singleton: SINGLETONS.has(kind.type),
+    dependencies_required: null,
+    subscription_required: false,
+    service_definition_editable: DOCUMENTED_GROUPS.has(kind.group),
+    config_schema: configDescriptors(kind.configSchema),
   };
 }
 

@@ -34,13 +34,20 @@ export class ChangeFeed {
     if (this.redis) {
       this.subscriber = this.redis.client.duplicate({ enableOfflineQueue: true });
       this.subscriber.on('error', () => undefined);
-      this.subscriber.on('message', (_channel: string, from: string) => { if (from !== this.instance) this.refresh(); });
+      this.subscriber.on('message', (_channel: string, from: string) => {
+        if (from !== this.instance) this.refresh();
+      });
       await this.subscriber.subscribe(this.channel);
       // Reconnected after an outage: what changed meanwhile is read once.
       this.subscriber.on('ready', () => this.refresh());
     }
     // Without Redis the token is the only path; with it, polling also covers messages lost in an outage.
-    this.timer = setInterval(() => { void this.poll(); }, this.redis ? POLL_MS * 5 : POLL_MS);
+    this.timer = setInterval(
+      () => {
+        void this.poll();
+      },
+      this.redis ? POLL_MS * 5 : POLL_MS,
+    );
     this.timer.unref();
   }
 
@@ -75,12 +82,14 @@ export class ChangeFeed {
       this.again = true;
       return;
     }
-    this.reloading = this.reload().catch(() => undefined).finally(() => {
-      this.reloading = null;
-      if (this.again) {
-        this.again = false;
-        this.refresh();
-      }
-    });
+    this.reloading = this.reload()
+      .catch(() => undefined)
+      .finally(() => {
+        this.reloading = null;
+        if (this.again) {
+          this.again = false;
+          this.refresh();
+        }
+      });
   }
 }

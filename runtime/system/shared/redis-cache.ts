@@ -15,7 +15,11 @@ export function redisPlatformCache(link: RedisLink, namespace: string): (name: s
       async get(key) {
         const stored = await client.get(base + key).catch(() => null);
         if (stored === null) return undefined;
-        try { return JSON.parse(stored) as unknown; } catch { return undefined; }
+        try {
+          return JSON.parse(stored) as unknown;
+        } catch {
+          return undefined;
+        }
       },
       async set(key, value, ttlSeconds) {
         await client.set(base + key, JSON.stringify(value), 'EX', Math.max(1, ttlSeconds)).catch(() => undefined);

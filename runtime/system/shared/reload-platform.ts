@@ -20,7 +20,12 @@ const shape = (s: ServiceModel) => JSON.stringify([s.name, s.label, s.descriptio
 /** Services created, changed or deleted through the API on another instance. */
 async function syncApiServices(ctx: PlatformContext): Promise<void> {
   const rows = await ctx.db.selectFrom('service').selectAll().where('origin', '=', 'api').execute();
-  const live = new Map(ctx.services.list().filter((s) => s.origin === 'api').map((s) => [s.id, s]));
+  const live = new Map(
+    ctx.services
+      .list()
+      .filter((s) => s.origin === 'api')
+      .map((s) => [s.id, s]),
+  );
   for (const row of rows) {
     const current = live.get(row.id);
     live.delete(row.id);

@@ -17,9 +17,18 @@ export function emailTemplateStore(db: SystemDb): EmailTemplateStore {
       const row = await ('id' in ref ? query.where('id', '=', ref.id) : query.where('name', '=', ref.name)).executeTakeFirst();
       if (!row) return null;
       return {
-        id: row.id, name: row.name, to: parseList(row.to), cc: parseList(row.cc), bcc: parseList(row.bcc),
-        subject: row.subject, body_text: row.body_text, body_html: row.body_html,
-        from_name: row.from_name, from_email: row.from_email, reply_to_name: row.reply_to_name, reply_to_email: row.reply_to_email,
+        id: row.id,
+        name: row.name,
+        to: parseList(row.to),
+        cc: parseList(row.cc),
+        bcc: parseList(row.bcc),
+        subject: row.subject,
+        body_text: row.body_text,
+        body_html: row.body_html,
+        from_name: row.from_name,
+        from_email: row.from_email,
+        reply_to_name: row.reply_to_name,
+        reply_to_email: row.reply_to_email,
       };
     },
   };

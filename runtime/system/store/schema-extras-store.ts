@@ -7,7 +7,8 @@ import type { SchemaExtrasStore, TableExtras } from '../../services/service-kind
 import type { SystemDb } from './system-db.js';
 
 /** A value to store: a given string (or null to clear), or undefined to keep what is stored. */
-const given = (value: string | null | undefined, stored: string | null | undefined): string | null => (value === undefined ? stored ?? null : value);
+const given = (value: string | null | undefined, stored: string | null | undefined): string | null =>
+  value === undefined ? (stored ?? null) : value;
 
 export function schemaExtrasStore(db: SystemDb): SchemaExtrasStore {
   return {
@@ -18,8 +19,10 @@ export function schemaExtrasStore(db: SystemDb): SchemaExtrasStore {
       ]);
       const byTable = new Map<string, TableExtras>();
       const entry = (table: string) => byTable.get(table) ?? byTable.set(table, { table, fields: [] }).get(table)!;
-      for (const row of tables) Object.assign(entry(row.table_name), { label: row.label, plural: row.plural, description: row.description });
-      for (const row of fields) entry(row.table_name).fields.push({ field: row.field_name, label: row.label, description: row.description, type: row.type });
+      for (const row of tables)
+        Object.assign(entry(row.table_name), { label: row.label, plural: row.plural, description: row.description });
+      for (const row of fields)
+        entry(row.table_name).fields.push({ field: row.field_name, label: row.label, description: row.description, type: row.type });
       return [...byTable.values()];
     },
 
@@ -27,18 +30,43 @@ export function schemaExtrasStore(db: SystemDb): SchemaExtrasStore {
       await db.transaction().execute(async (trx) => {
         for (const table of extras) {
           const tableName = table.table.toLowerCase();
-          const stored = await trx.selectFrom('schema_table_extra').selectAll().where('service_id', '=', serviceId).where('table_name', '=', tableName).executeTakeFirst();
-          const row = { label: given(table.label, stored?.label), plural: given(table.plural, stored?.plural), description: given(table.description, stored?.description) };
+          const stored = await trx
+            .selectFrom('schema_table_extra')
+            .selectAll()
+            .where('service_id', '=', serviceId)
+            .where('table_name', '=', tableName)
+            .executeTakeFirst();
+          const row = {
+            label: given(table.label, stored?.label),
+            plural: given(table.plural, stored?.plural),
+            description: given(table.description, stored?.description),
+          };
           if (stored) await trx.updateTable('schema_table_extra').set(row).where('id', '=', stored.id).execute();
-          else if (Object.values(row).some((value) => value !== null)) await trx.insertInto('schema_table_extra').values({ service_id: serviceId, table_name: tableName, ...row }).execute();
+          else if (Object.values(row).some((value) => value !== null))
+            await trx
+              .insertInto('schema_table_extra')
+              .values({ service_id: serviceId, table_name: tableName, ...row })
+              .execute();
           for (const field of table.fields) {
             const fieldName = field.field.toLowerCase();
-            const old = await trx.selectFrom('schema_field_extra').selectAll()
-              .where('service_id', '=', serviceId).where('table_name', '=', tableName).where('field_name', '=', fieldName).executeTakeFirst();
-            const values = { label: given(field.label, old?.label), description: given(field.description, old?.description), type: given(field.type, old?.type) };
+            const old = await trx
+              .selectFrom('schema_field_extra')
+              .selectAll()
+              .where('service_id', '=', serviceId)
+              .where('table_name', '=', tableName)
+              .where('field_name', '=', fieldName)
+              .executeTakeFirst();
+            const values = {
+              label: given(field.label, old?.label),
+              description: given(field.description, old?.description),
+              type: given(field.type, old?.type),
+            };
             if (old) await trx.updateTable('schema_field_extra').set(values).where('id', '=', old.id).execute();
             else if (Object.values(values).some((value) => value !== null)) {
-              await trx.insertInto('schema_field_extra').values({ service_id: serviceId, table_name: tableName, field_name: fieldName, ...values }).execute();
+              await trx
+                .insertInto('schema_field_extra')
+                .values({ service_id: serviceId, table_name: tableName, field_name: fieldName, ...values })
+                .execute();
             }
           }
         }
@@ -50,7 +78,8 @@ export function schemaExtrasStore(db: SystemDb): SchemaExtrasStore {
       let fields = db.deleteFrom('schema_field_extra').where('service_id', '=', serviceId).where('table_name', '=', tableName);
       if (field !== undefined) fields = fields.where('field_name', '=', field.toLowerCase());
       await fields.execute();
-      if (field === undefined) await db.deleteFrom('schema_table_extra').where('service_id', '=', serviceId).where('table_name', '=', tableName).execute();
+      if (field === undefined)
+        await db.deleteFrom('schema_table_extra').where('service_id', '=', serviceId).where('table_name', '=', tableName).execute();
     },
   };
 }

@@ -7,7 +7,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_MIGRATION_LOCK_TABLE, Kysely, MIGRATION_LOCK_ID, Migrator, MysqlAdapter, MysqlDialect, PostgresAdapter, PostgresDialect, SqliteDialect, type MigrationProvider } from 'kysely';
+import {
+  DEFAULT_MIGRATION_LOCK_TABLE,
+  Kysely,
+  MIGRATION_LOCK_ID,
+  Migrator,
+  MysqlAdapter,
+  MysqlDialect,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  type MigrationProvider,
+} from 'kysely';
 import type pg from 'pg';
 import { InternalServerError } from '../../core/errors.js';
 import type { SqlDialectModule } from '../../services/sql/dialects/sql-dialect.js';
@@ -26,7 +37,10 @@ export class StartupError extends Error {}
 const provider: MigrationProvider = { getMigrations: async () => systemMigrations };
 
 const URL_KINDS: ReadonlyArray<[string, SystemDbKind]> = [
-  ['postgres://', 'postgres'], ['postgresql://', 'postgres'], ['mysql://', 'mysql'], ['mariadb://', 'mysql'],
+  ['postgres://', 'postgres'],
+  ['postgresql://', 'postgres'],
+  ['mysql://', 'mysql'],
+  ['mariadb://', 'mysql'],
 ];
 
 /** The kind of database a system database target (file path, `:memory:` or URL) names. */
@@ -69,14 +83,18 @@ export async function openSystemDb(target: string): Promise<SystemDb> {
     await db.connection().execute(async () => undefined);
   } catch (error) {
     await db.destroy();
-    throw new StartupError(`Portico: cannot reach the system database ${describeTarget(target)}: ${(error as Error).message || String(error)}`);
+    throw new StartupError(
+      `Portico: cannot reach the system database ${describeTarget(target)}: ${(error as Error).message || String(error)}`,
+    );
   }
   // Branches developed side by side add migrations out of name order: run whichever have not run.
   const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
     await db.destroy();
-    throw new InternalServerError(`System database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+    throw new InternalServerError(
+      `System database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`,
+    );
   }
   return db;
 }
@@ -94,7 +112,10 @@ const JSON_OIDS = [114, 3802];
 const INT8_OID = 20;
 
 async function openPostgres(url: string): Promise<SystemDb> {
-  const [{ default: pg }, { postgresDialect }] = await Promise.all([import('pg'), import('../../services/sql/dialects/postgres/postgres-dialect.js')]);
+  const [{ default: pg }, { postgresDialect }] = await Promise.all([
+    import('pg'),
+    import('../../services/sql/dialects/postgres/postgres-dialect.js'),
+  ]);
   serverDialects.postgres = postgresDialect;
   const types = {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
@@ -113,11 +134,19 @@ async function openPostgres(url: string): Promise<SystemDb> {
 }
 
 async function openMysql(url: string): Promise<SystemDb> {
-  const [{ createPool }, { mysqlDialect }] = await Promise.all([import('mysql2'), import('../../services/sql/dialects/mysql/mysql-dialect.js')]);
+  const [{ createPool }, { mysqlDialect }] = await Promise.all([
+    import('mysql2'),
+    import('../../services/sql/dialects/mysql/mysql-dialect.js'),
+  ]);
   serverDialects.mysql = mysqlDialect;
   const pool = createPool({
-    uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: 10, connectTimeout: 5000,
-    dateStrings: true, supportBigNumbers: true, bigNumberStrings: false, charset: 'utf8mb4',
+    uri: url.replace(/^mariadb:/, 'mysql:'),
+    connectionLimit: 10,
+    connectTimeout: 5000,
+    dateStrings: true,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    charset: 'utf8mb4',
     // JSON columns as text, as on SQLite (mysql2 would parse them, MariaDB's too).
     jsonStrings: true,
   });
@@ -136,7 +165,13 @@ export function formatTimestamp(date: Date): string {
  * Inserts a row, or (when `update` is given) updates the existing one with the same key, else
  * leaves it: `on conflict` on SQLite and PostgreSQL, `on duplicate key` / `insert ignore` on MySQL.
  */
-export async function upsert(db: Kysely<any>, table: string, key: string, values: Record<string, unknown>, update?: Record<string, unknown>): Promise<void> {
+export async function upsert(
+  db: Kysely<any>,
+  table: string,
+  key: string,
+  values: Record<string, unknown>,
+  update?: Record<string, unknown>,
+): Promise<void> {
   const insert = db.insertInto(table).values(values);
   if (db.getExecutor().adapter instanceof MysqlAdapter) {
     await (update ? insert.onDuplicateKeyUpdate(update) : insert.ignore()).execute();

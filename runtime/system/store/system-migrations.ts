@@ -8,7 +8,16 @@
  * release used). Flags are declared `boolean` and structured values `json`, so that the SQL
  * records engine (which serves the system resources) reads them as JSON booleans and JSON text.
  */
-import { MysqlAdapter, PostgresAdapter, sql, type ColumnDataType, type CreateTableBuilder, type Expression, type Kysely, type Migration } from 'kysely';
+import {
+  MysqlAdapter,
+  PostgresAdapter,
+  sql,
+  type ColumnDataType,
+  type CreateTableBuilder,
+  type Expression,
+  type Kysely,
+  type Migration,
+} from 'kysely';
 
 type Builder = CreateTableBuilder<string, never>;
 
@@ -35,7 +44,10 @@ export function columnKit(db: Kysely<any>): ColumnKit {
   const { adapter } = db.getExecutor();
   if (adapter instanceof PostgresAdapter) {
     return {
-      name: 'text', text: 'text', json: 'json', email: 'text',
+      name: 'text',
+      text: 'text',
+      json: 'json',
+      email: 'text',
       flag: (on) => sql.raw(on ? 'true' : 'false'),
       textDefault: (value) => value,
       id: (table) => table.addColumn('id', 'serial', (c) => c.primaryKey()),
@@ -44,7 +56,10 @@ export function columnKit(db: Kysely<any>): ColumnKit {
   }
   if (adapter instanceof MysqlAdapter) {
     return {
-      name: 'varchar(255)', text: 'text', json: 'json', email: sql`varchar(255) collate utf8mb4_unicode_ci`,
+      name: 'varchar(255)',
+      text: 'text',
+      json: 'json',
+      email: sql`varchar(255) collate utf8mb4_unicode_ci`,
       flag: (on) => (on ? 1 : 0),
       textDefault: (value) => sql`(${sql.lit(value)})`,
       id: (table) => table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()),
@@ -52,7 +67,10 @@ export function columnKit(db: Kysely<any>): ColumnKit {
     };
   }
   return {
-    name: 'text', text: 'text', json: 'json', email: sql`text collate nocase`,
+    name: 'text',
+    text: 'text',
+    json: 'json',
+    email: sql`text collate nocase`,
     flag: (on) => (on ? 1 : 0),
     textDefault: (value) => value,
     id: (table) => table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()),
@@ -72,7 +90,8 @@ const m0001_initial: Migration = {
   async up(db: Kysely<any>) {
     const k = columnKit(db);
     await audit(
-      k.id(db.schema.createTable('user'))
+      k
+        .id(db.schema.createTable('user'))
         .addColumn('name', k.name, (c) => c.notNull())
         .addColumn('username', k.name, (c) => c.unique())
         .addColumn('first_name', k.name)
@@ -91,14 +110,16 @@ const m0001_initial: Migration = {
     ).execute();
     if (k.emailIndex) await db.schema.createIndex('user_email_unique').unique().on('user').expression(sql`lower(email)`).execute();
     await audit(
-      k.id(db.schema.createTable('role'))
+      k
+        .id(db.schema.createTable('role'))
         .addColumn('name', k.name, (c) => c.notNull().unique())
         .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
         .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(k.flag(true)))
         .addColumn('origin', k.name, (c) => c.notNull().defaultTo('api')),
     ).execute();
     await audit(
-      k.id(db.schema.createTable('app'))
+      k
+        .id(db.schema.createTable('app'))
         .addColumn('name', k.name, (c) => c.notNull().unique())
         .addColumn('label', k.name, (c) => c.notNull().defaultTo(''))
         .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
@@ -111,7 +132,8 @@ const m0001_initial: Migration = {
         .addColumn('origin', k.name, (c) => c.notNull().defaultTo('api')),
     ).execute();
     await audit(
-      db.schema.createTable('service')
+      db.schema
+        .createTable('service')
         .addColumn('id', 'integer', (c) => c.primaryKey())
         .addColumn('name', k.name, (c) => c.notNull().unique())
         .addColumn('label', k.name, (c) => c.notNull())
@@ -121,7 +143,8 @@ const m0001_initial: Migration = {
         .addColumn('config', k.json, (c) => c.notNull().defaultTo(k.textDefault('{}')))
         .addColumn('origin', k.name, (c) => c.notNull().defaultTo('api')),
     ).execute();
-    await k.id(db.schema.createTable('role_service_access'))
+    await k
+      .id(db.schema.createTable('role_service_access'))
       .addColumn('role_id', 'integer', (c) => c.notNull().references('role.id').onDelete('cascade'))
       .addColumn('service_id', 'integer', (c) => c.references('service.id').onDelete('cascade'))
       .addColumn('component', k.name, (c) => c.notNull().defaultTo('*'))
@@ -130,14 +153,16 @@ const m0001_initial: Migration = {
       .addColumn('filters', k.json, (c) => c.notNull().defaultTo(k.textDefault('[]')))
       .addColumn('filter_op', k.name, (c) => c.notNull().defaultTo('and'))
       .execute();
-    await k.id(db.schema.createTable('user_to_app_to_role'))
+    await k
+      .id(db.schema.createTable('user_to_app_to_role'))
       .addColumn('user_id', 'integer', (c) => c.notNull().references('user.id').onDelete('cascade'))
       .addColumn('app_id', 'integer', (c) => c.notNull().references('app.id').onDelete('cascade'))
       .addColumn('role_id', 'integer', (c) => c.notNull().references('role.id').onDelete('cascade'))
       .addUniqueConstraint('user_to_app_to_role_user_app', ['user_id', 'app_id'])
       .execute();
     await audit(
-      k.id(db.schema.createTable('cors_config'))
+      k
+        .id(db.schema.createTable('cors_config'))
         .addColumn('path', k.name, (c) => c.notNull().unique())
         .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
         .addColumn('origin', k.text, (c) => c.notNull())
@@ -149,7 +174,8 @@ const m0001_initial: Migration = {
         .addColumn('enabled', 'boolean', (c) => c.notNull().defaultTo(k.flag(true))),
     ).execute();
     await audit(
-      k.id(db.schema.createTable('lookup'))
+      k
+        .id(db.schema.createTable('lookup'))
         .addColumn('app_id', 'integer', (c) => c.references('app.id').onDelete('cascade'))
         .addColumn('role_id', 'integer', (c) => c.references('role.id').onDelete('cascade'))
         .addColumn('user_id', 'integer', (c) => c.references('user.id').onDelete('cascade'))
@@ -159,7 +185,8 @@ const m0001_initial: Migration = {
         .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault(''))),
     ).execute();
     await audit(
-      k.id(db.schema.createTable('email_template'))
+      k
+        .id(db.schema.createTable('email_template'))
         .addColumn('name', k.name, (c) => c.notNull().unique())
         .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
         .addColumn('to', k.json, (c) => c.notNull().defaultTo(k.textDefault('[]')))
@@ -174,15 +201,18 @@ const m0001_initial: Migration = {
         .addColumn('reply_to_email', k.name),
     ).execute();
     await audit(
-      db.schema.createTable('system_custom')
+      db.schema
+        .createTable('system_custom')
         .addColumn('name', k.name, (c) => c.primaryKey())
         .addColumn('value', k.json),
     ).execute();
-    await db.schema.createTable('revoked_token')
+    await db.schema
+      .createTable('revoked_token')
       .addColumn('jti', k.name, (c) => c.primaryKey())
       .addColumn('expires_at', 'integer', (c) => c.notNull())
       .execute();
-    await db.schema.createTable('system_setting')
+    await db.schema
+      .createTable('system_setting')
       .addColumn('name', k.name, (c) => c.primaryKey())
       .addColumn('value', k.text, (c) => c.notNull())
       .execute();
@@ -193,7 +223,8 @@ const m0001_initial: Migration = {
 const m0003_service_doc: Migration = {
   async up(db: Kysely<any>) {
     const k = columnKit(db);
-    await k.id(db.schema.createTable('service_doc'))
+    await k
+      .id(db.schema.createTable('service_doc'))
       .addColumn('service_id', 'integer', (c) => c.notNull().unique().references('service.id').onDelete('cascade'))
       .addColumn('format', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('content', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
@@ -208,7 +239,8 @@ const m0004_limits: Migration = {
   async up(db: Kysely<any>) {
     const k = columnKit(db);
     await audit(
-      k.id(db.schema.createTable('limits'))
+      k
+        .id(db.schema.createTable('limits'))
         .addColumn('type', k.name, (c) => c.notNull())
         .addColumn('key_text', k.name, (c) => c.notNull().unique())
         .addColumn('rate', 'integer', (c) => c.notNull())
@@ -230,7 +262,8 @@ const m0004_limits: Migration = {
 const m0005_schema_extras: Migration = {
   async up(db: Kysely<any>) {
     const k = columnKit(db);
-    await k.id(db.schema.createTable('schema_table_extra'))
+    await k
+      .id(db.schema.createTable('schema_table_extra'))
       .addColumn('service_id', 'integer', (c) => c.notNull().references('service.id').onDelete('cascade'))
       .addColumn('table_name', k.name, (c) => c.notNull())
       .addColumn('label', k.text)
@@ -238,7 +271,8 @@ const m0005_schema_extras: Migration = {
       .addColumn('description', k.text)
       .addUniqueConstraint('schema_table_extra_key', ['service_id', 'table_name'])
       .execute();
-    await k.id(db.schema.createTable('schema_field_extra'))
+    await k
+      .id(db.schema.createTable('schema_field_extra'))
       .addColumn('service_id', 'integer', (c) => c.notNull().references('service.id').onDelete('cascade'))
       .addColumn('table_name', k.name, (c) => c.notNull())
       .addColumn('field_name', k.name, (c) => c.notNull())

@@ -58,7 +58,9 @@ export async function register(ctx: PlatformContext, call: InternalCall): Promis
   const email = fields.email as string;
   const name = fields.name ?? ([fields.first_name, fields.last_name].filter(Boolean).join(' ') || email.split('@')[0]);
   const record = {
-    name, email, password,
+    name,
+    email,
+    password,
     ...(fields.first_name !== undefined ? { first_name: fields.first_name } : {}),
     ...(fields.last_name !== undefined ? { last_name: fields.last_name } : {}),
     ...(fields.username !== undefined ? { username: fields.username } : {}),
@@ -70,9 +72,16 @@ export async function register(ctx: PlatformContext, call: InternalCall): Promis
   const id = (created.body as { resource: Array<{ id: number }> }).resource[0].id;
   // With an email service named for registrations, the new user is told (reference 5.14).
   if (config.openRegEmailServiceId !== null) {
-    await sendTemplateMail(ctx, 'User Registration Default', { email, name }, { first_name: fields.first_name || name, name, email }, {
-      serviceId: config.openRegEmailServiceId, templateId: config.openRegEmailTemplateId,
-    });
+    await sendTemplateMail(
+      ctx,
+      'User Registration Default',
+      { email, name },
+      { first_name: fields.first_name || name, name, email },
+      {
+        serviceId: config.openRegEmailServiceId,
+        templateId: config.openRegEmailTemplateId,
+      },
+    );
   }
   if (!toBool(pick(call.query, 'login'))) return { status: 201, body: { success: true } };
   return { status: 201, body: { success: true, session_token: await issueSessionToken(ctx, id) } };

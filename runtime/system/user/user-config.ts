@@ -14,7 +14,9 @@ export const userConfigSchema: Record<string, unknown> = {
   additionalProperties: true,
   properties: {
     allow_open_registration: {
-      type: 'boolean', default: false, title: 'Allow Open Registration',
+      type: 'boolean',
+      default: false,
+      title: 'Allow Open Registration',
       description: 'Anyone may create an account through POST /user/register.',
     },
     open_reg_role_id: id('Open Reg Role', 'Role a self-registered user gets for every app (unless app_role_map names one for the app).'),
@@ -25,7 +27,9 @@ export const userConfigSchema: Record<string, unknown> = {
     password_email_service_id: id('Password Email Service', 'Email service of password-reset messages.'),
     password_email_template_id: id('Password Email Template', 'Email template of password-reset messages.'),
     app_role_map: {
-      type: 'array', title: 'App Role Map', default: [],
+      type: 'array',
+      title: 'App Role Map',
+      default: [],
       description: 'Role a self-registered user gets for one app, instead of the open registration role.',
       items: {
         type: 'object',
@@ -58,7 +62,7 @@ const idOrNull = (value: unknown): number | null => (typeof value === 'number' &
 export function userServiceConfig(ctx: PlatformContext): UserServiceConfig {
   const service = ctx.services.list().find((s) => s.type === 'user');
   const config = service?.config ?? {};
-  const map = Array.isArray(config.app_role_map) ? config.app_role_map as Array<Record<string, unknown>> : [];
+  const map = Array.isArray(config.app_role_map) ? (config.app_role_map as Array<Record<string, unknown>>) : [];
   return {
     allowOpenRegistration: config.allow_open_registration === true,
     openRegRoleId: idOrNull(config.open_reg_role_id),

@@ -44,4 +44,3 @@ export function createUserService(ctx: PlatformContext, name: string): InternalS
     },
   };
 }
-

@@ -11,7 +11,11 @@ import type { ApiClient } from './api-client.js';
 import { ADDRESS_BOOK_DIR } from '../../helpers/shared-dir.js';
 export { ADDRESS_BOOK_DIR };
 
-interface FixtureTable { name: string; field?: unknown[]; record?: Record<string, unknown>[] }
+interface FixtureTable {
+  name: string;
+  field?: unknown[];
+  record?: Record<string, unknown>[];
+}
 
 function fixture(file: string): FixtureTable[] {
   const json = JSON.parse(fs.readFileSync(path.join(ADDRESS_BOOK_DIR, file), 'utf8')) as { service: Array<{ table: FixtureTable[] }> };
@@ -21,7 +25,10 @@ function fixture(file: string): FixtureTable[] {
 /** Creates and loads the address book; returns the record counts by table. */
 export async function loadAddressBook(api: ApiClient): Promise<Record<string, number>> {
   const created = await api.call('POST', '_schema', { resource: fixture('schema.json') });
-  expect(created).toEqual({ status: 200, body: { resource: [{ name: 'contact' }, { name: 'contact_info' }, { name: 'contact_group' }, { name: 'contact_group_relationship' }] } });
+  expect(created).toEqual({
+    status: 200,
+    body: { resource: [{ name: 'contact' }, { name: 'contact_info' }, { name: 'contact_group' }, { name: 'contact_group_relationship' }] },
+  });
   const data = new Map(fixture('data.json').map((table) => [table.name, table.record ?? []]));
   const counts: Record<string, number> = {};
   // Referenced tables first.
@@ -38,12 +45,21 @@ export async function loadAddressBook(api: ApiClient): Promise<Record<string, nu
 /** The address-book tests; `api()` is the client of a database where loadAddressBook ran. */
 export function addressBookTests(api: () => ApiClient): void {
   it('lists the created tables and describes them with their relationships', async () => {
-    expect((await api().get('_table')).body).toEqual({ resource: [{ name: 'contact' }, { name: 'contact_group' }, { name: 'contact_group_relationship' }, { name: 'contact_info' }] });
+    expect((await api().get('_table')).body).toEqual({
+      resource: [{ name: 'contact' }, { name: 'contact_group' }, { name: 'contact_group_relationship' }, { name: 'contact_info' }],
+    });
     const info = (await api().get('_schema/contact_info')).body;
     expect(info.primary_key).toEqual(['id']);
     const byName = Object.fromEntries(info.field.map((f: { name: string }) => [f.name, f]));
     expect(byName.id).toMatchObject({ type: 'id', auto_increment: true, is_primary_key: true, allow_null: false });
-    expect(byName.contact_id).toMatchObject({ type: 'reference', is_foreign_key: true, ref_table: 'contact', ref_field: 'id', ref_on_delete: 'CASCADE', required: true });
+    expect(byName.contact_id).toMatchObject({
+      type: 'reference',
+      is_foreign_key: true,
+      ref_table: 'contact',
+      ref_field: 'id',
+      ref_on_delete: 'CASCADE',
+      required: true,
+    });
     expect(byName.info_type).toMatchObject({ type: 'string', length: 32, allow_null: false });
     expect(byName.ordinal).toMatchObject({ type: 'integer', allow_null: true, required: false });
     const contact = (await api().get('_schema/contact')).body;
@@ -57,17 +73,47 @@ export function addressBookTests(api: () => ApiClient): void {
   it('serves the loaded records with counts, filters, order and paging', async () => {
     expect((await api().get('_table/contact', { count_only: 'true' })).body).toEqual({ meta: { count: 100 } });
     expect((await api().get('_table/contact_info', { include_count: 'true', limit: '5' })).body.meta).toEqual({ count: 300, next: 5 });
-    const page = await api().get('_table/contact', { filter: "last_name like 'S%' or id = 1", fields: 'id,last_name', order: 'last_name desc,id', limit: '3', offset: '1', include_count: 'true' });
-    expect(page.body).toEqual({ resource: [{ id: 11, last_name: 'Suarez' }, { id: 33, last_name: 'Stone' }, { id: 44, last_name: 'Simmons' }], meta: { count: 7, next: 4 } });
-    expect((await api().get('_table/contact/7')).body).toEqual({ id: 7, first_name: 'Janet', last_name: 'Alvarez', image_url: '', twitter: '@janet9', skype: 'janet9', notes: '' });
+    const page = await api().get('_table/contact', {
+      filter: "last_name like 'S%' or id = 1",
+      fields: 'id,last_name',
+      order: 'last_name desc,id',
+      limit: '3',
+      offset: '1',
+      include_count: 'true',
+    });
+    expect(page.body).toEqual({
+      resource: [
+        { id: 11, last_name: 'Suarez' },
+        { id: 33, last_name: 'Stone' },
+        { id: 44, last_name: 'Simmons' },
+      ],
+      meta: { count: 7, next: 4 },
+    });
+    expect((await api().get('_table/contact/7')).body).toEqual({
+      id: 7,
+      first_name: 'Janet',
+      last_name: 'Alvarez',
+      image_url: '',
+      twitter: '@janet9',
+      skype: 'janet9',
+      notes: '',
+    });
   });
 
   it('reads belongs_to, has_many and many_many relationships', async () => {
-    const info = await api().get('_table/contact_info/4', { related: 'contact_by_contact_id', fields: 'id,info_type', 'contact_by_contact_id.fields': 'id,last_name' });
+    const info = await api().get('_table/contact_info/4', {
+      related: 'contact_by_contact_id',
+      fields: 'id,info_type',
+      'contact_by_contact_id.fields': 'id,last_name',
+    });
     expect(info.body).toEqual({ id: 4, info_type: 'home', contact_by_contact_id: { id: 2, last_name: 'Huang' } });
     const contact = await api().get('_table/contact/1', { related: '*', fields: 'first_name' });
     expect(contact.body.first_name).toBe('Jon');
-    expect(contact.body.contact_info_by_contact_id.map((r: { info_type: string }) => r.info_type).sort()).toEqual(['home', 'mobile', 'work']);
+    expect(contact.body.contact_info_by_contact_id.map((r: { info_type: string }) => r.info_type).sort()).toEqual([
+      'home',
+      'mobile',
+      'work',
+    ]);
     expect(contact.body.contact_group_by_contact_group_relationship).toEqual([{ id: 7, name: 'Mid West' }]);
     expect(contact.body.contact_group_relationship_by_contact_id).toEqual([{ id: 1, contact_id: 1, contact_group_id: 7 }]);
     expect(contact.body).not.toHaveProperty('id');
@@ -75,8 +121,11 @@ export function addressBookTests(api: () => ApiClient): void {
 
   it('reads many_many from the other side, for a whole page, with per-relationship options', async () => {
     const groups = await api().get('_table/contact_group', {
-      related: 'contact_by_contact_group_relationship', order: 'id', fields: 'name',
-      'contact_by_contact_group_relationship.fields': 'last_name', 'contact_by_contact_group_relationship.order': 'last_name',
+      related: 'contact_by_contact_group_relationship',
+      order: 'id',
+      fields: 'name',
+      'contact_by_contact_group_relationship.fields': 'last_name',
+      'contact_by_contact_group_relationship.order': 'last_name',
       'contact_by_contact_group_relationship.limit': '2',
     });
     expect(groups.status).toBe(200);
@@ -88,16 +137,28 @@ export function addressBookTests(api: () => ApiClient): void {
     }
     const total = await api().get('_table/contact_group_relationship', { count_only: 'true' });
     expect(total.body.meta.count).toBe(100);
-    const all = await api().get('_table/contact_group', { related: 'contact_by_contact_group_relationship', 'contact_by_contact_group_relationship.fields': 'id' });
-    const linked = all.body.resource.reduce((n: number, g: { contact_by_contact_group_relationship: unknown[] }) => n + g.contact_by_contact_group_relationship.length, 0);
+    const all = await api().get('_table/contact_group', {
+      related: 'contact_by_contact_group_relationship',
+      'contact_by_contact_group_relationship.fields': 'id',
+    });
+    const linked = all.body.resource.reduce(
+      (n: number, g: { contact_by_contact_group_relationship: unknown[] }) => n + g.contact_by_contact_group_relationship.length,
+      0,
+    );
     expect(linked).toBe(100);
   });
 
   it('filters on related fields with dot notation', async () => {
     const mid = await api().get('_table/contact', { filter: "contact_group.name = 'Mid West'", fields: 'id', order: 'id', limit: '3' });
     expect(mid.body.resource[0]).toEqual({ id: 1 });
-    const work = await api().get('_table/contact', { filter: "contact_info_by_contact_id.email like '%@Work.com' and id < 4", fields: 'id', order: 'id' });
+    const work = await api().get('_table/contact', {
+      filter: "contact_info_by_contact_id.email like '%@Work.com' and id < 4",
+      fields: 'id',
+      order: 'id',
+    });
     expect(work.body.resource).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
-    expect((await api().get('_table/contact', { filter: 'contact_group.bogus = 1' })).body.error.message).toBe("Invalid or unparsable field in filter request: 'contact_group.bogus'");
+    expect((await api().get('_table/contact', { filter: 'contact_group.bogus = 1' })).body.error.message).toBe(
+      "Invalid or unparsable field in filter request: 'contact_group.bogus'",
+    );
   });
 }

@@ -22,13 +22,22 @@ export interface ApiClient {
 
 /** `a=1&b=x%20y` */
 export function queryString(query: Record<string, string>): string {
-  return Object.entries(query).map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&');
+  return Object.entries(query)
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
+    .join('&');
 }
 
 export async function startApi(target: DatabaseTarget, config: Record<string, unknown> = {}): Promise<ApiClient> {
   const db: ServiceModel = {
-    id: 5, name: 'db', label: 'Database', type: target.type, description: '', is_active: true,
-    config: { ...target.config, ...config }, origin: 'platform', kind: 'plain',
+    id: 5,
+    name: 'db',
+    label: 'Database',
+    type: target.type,
+    description: '',
+    is_active: true,
+    config: { ...target.config, ...config },
+    origin: 'platform',
+    kind: 'plain',
   };
   const base = minimalModel();
   const server = await startTestServer(minimalModel({ services: [...base.services, db].sort((a, b) => a.id - b.id) }));
@@ -36,7 +45,9 @@ export async function startApi(target: DatabaseTarget, config: Record<string, un
   const headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': token };
   const call = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
     const response = await server.app.inject({
-      method: method as 'GET', url: `/api/v2/db${path.startsWith('/') || path.startsWith('?') || path === '' ? '' : '/'}${path}`, headers,
+      method: method as 'GET',
+      url: `/api/v2/db${path.startsWith('/') || path.startsWith('?') || path === '' ? '' : '/'}${path}`,
+      headers,
       ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { ...headers, 'content-type': 'application/json' } }),
     });
     return { status: response.statusCode, body: response.body === '' ? null : JSON.parse(response.body) };

@@ -38,10 +38,17 @@ export function conformanceTests(api: () => ApiClient): void {
 
   it('documents the _schema field and relationship paths it serves', async () => {
     const spec = (await api().call('GET', '_spec')).body;
-    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining([
-      '/_schema/{table_name}/_field', '/_schema/{table_name}/_field/{field_name}', '/_schema/{table_name}/_related', '/_schema/{table_name}/_related/{relationship_name}',
-    ]));
-    expect(Object.keys(spec.paths['/_schema/{table_name}/_field/{field_name}'])).toEqual(expect.arrayContaining(['get', 'put', 'patch', 'delete']));
+    expect(Object.keys(spec.paths)).toEqual(
+      expect.arrayContaining([
+        '/_schema/{table_name}/_field',
+        '/_schema/{table_name}/_field/{field_name}',
+        '/_schema/{table_name}/_related',
+        '/_schema/{table_name}/_related/{relationship_name}',
+      ]),
+    );
+    expect(Object.keys(spec.paths['/_schema/{table_name}/_field/{field_name}'])).toEqual(
+      expect.arrayContaining(['get', 'put', 'patch', 'delete']),
+    );
     expect((await api().call('GET', '_schema/contact/_field')).status).toBe(200);
     expect((await api().call('GET', '_schema/contact/_field/first_name')).body).toMatchObject({ name: 'first_name' });
     expect((await api().call('GET', '_schema/contact_info/_related')).status).toBe(200);
@@ -49,7 +56,8 @@ export function conformanceTests(api: () => ApiClient): void {
 
   it('tags a single record with an ETag that changes when the record does', async () => {
     const server = api().server;
-    const get = async (query = '') => server.app.inject({ method: 'GET', url: `/api/v2/db/_table/contact/1${query}`, headers: await credentials() });
+    const get = async (query = '') =>
+      server.app.inject({ method: 'GET', url: `/api/v2/db/_table/contact/1${query}`, headers: await credentials() });
     const first = await get();
     expect(first.headers.etag).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
     expect((await get()).headers.etag).toBe(first.headers.etag);
@@ -64,13 +72,18 @@ export function conformanceTests(api: () => ApiClient): void {
     const id = created.body.resource[0].id;
     const read = await server.app.inject({ method: 'GET', url: `/api/v2/db/_table/contact_group/${id}`, headers: await credentials() });
     const etag = read.headers.etag as string;
-    const write = async (method: 'PATCH' | 'PUT' | 'DELETE', ifMatch: string, body?: unknown) => server.app.inject({
-      method, url: `/api/v2/db/_table/contact_group/${id}`, headers: { ...(await credentials()), 'if-match': ifMatch, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
+    const write = async (method: 'PATCH' | 'PUT' | 'DELETE', ifMatch: string, body?: unknown) =>
+      server.app.inject({
+        method,
+        url: `/api/v2/db/_table/contact_group/${id}`,
+        headers: { ...(await credentials()), 'if-match': ifMatch, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      });
     const stale = await write('PATCH', 'W/"not-the-tag"', { name: 'stale write' });
     expect(stale.statusCode).toBe(412);
-    expect(stale.json()).toEqual({ error: { code: 412, message: `Record '${id}' has changed since it was read: its ETag no longer matches If-Match.` } });
+    expect(stale.json()).toEqual({
+      error: { code: 412, message: `Record '${id}' has changed since it was read: its ETag no longer matches If-Match.` },
+    });
     expect((await api().call('GET', `_table/contact_group/${id}`)).body.name).not.toBe('stale write');
     expect((await write('PATCH', etag, { name: `renamed ${id}` })).statusCode).toBe(200);
     expect((await write('PUT', etag, { name: 'old tag again' })).statusCode).toBe(412);
@@ -92,7 +105,9 @@ export function conformanceTests(api: () => ApiClient): void {
         const read = await server.app.inject({ method: 'GET', url, headers });
         const record = read.json() as { ordinal: number };
         const write = await server.app.inject({
-          method: 'PATCH', url, headers: { ...headers, 'if-match': read.headers.etag as string, 'content-type': 'application/json' },
+          method: 'PATCH',
+          url,
+          headers: { ...headers, 'if-match': read.headers.etag as string, 'content-type': 'application/json' },
           payload: JSON.stringify({ ordinal: record.ordinal + 1 }),
         });
         if (write.statusCode === 200) return;
@@ -106,14 +121,21 @@ export function conformanceTests(api: () => ApiClient): void {
 
   it('keeps the labels, plural, descriptions and declared types a client sets through _schema', async () => {
     const name = `labelled_${Date.now() % 100000}`;
-    const created = await api().call('POST', '_schema', { resource: [{
-      name, label: 'Labelled Thing', plural: 'Labelled Things', description: 'Things with labels.',
-      field: [
-        { name: 'id', type: 'id' },
-        { name: 'seen_at', type: 'datetime', label: 'Seen at', description: 'When it was seen.' },
-        { name: 'title', type: 'string', length: 40, label: 'Title' },
+    const created = await api().call('POST', '_schema', {
+      resource: [
+        {
+          name,
+          label: 'Labelled Thing',
+          plural: 'Labelled Things',
+          description: 'Things with labels.',
+          field: [
+            { name: 'id', type: 'id' },
+            { name: 'seen_at', type: 'datetime', label: 'Seen at', description: 'When it was seen.' },
+            { name: 'title', type: 'string', length: 40, label: 'Title' },
+          ],
+        },
       ],
-    }] });
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const described = (await api().call('GET', `_schema/${name}`)).body;
     expect(described).toMatchObject({ name, label: 'Labelled Thing', plural: 'Labelled Things', description: 'Things with labels.' });

@@ -32,7 +32,10 @@ const TYPES: Record<TargetKind, string> = { sqlite: 'sqlite', postgres: 'pgsql',
 
 /** Statements separated by a line holding `;;` only (routine bodies contain semicolons). */
 function statements(text: string): string[] {
-  return text.split(/^\s*;;\s*$/m).map((s) => s.trim()).filter((s) => s !== '');
+  return text
+    .split(/^\s*;;\s*$/m)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 export async function openDatabaseTarget(kind: TargetKind): Promise<DatabaseTarget> {
@@ -41,10 +44,19 @@ export async function openDatabaseTarget(kind: TargetKind): Promise<DatabaseTarg
     const file = path.join(dir, 'api.sqlite');
     const raw = new Database(file);
     return {
-      kind, type: TYPES[kind], config: { database: file },
-      async exec(text) { for (const statement of statements(text)) raw.exec(statement); },
-      async query(text) { return raw.prepare(text).all() as Record<string, unknown>[]; },
-      async close() { raw.close(); fs.rmSync(dir, { recursive: true, force: true }); },
+      kind,
+      type: TYPES[kind],
+      config: { database: file },
+      async exec(text) {
+        for (const statement of statements(text)) raw.exec(statement);
+      },
+      async query(text) {
+        return raw.prepare(text).all() as Record<string, unknown>[];
+      },
+      async close() {
+        raw.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
     };
   }
   const database = await createTestDatabase(kind);
@@ -52,17 +64,35 @@ export async function openDatabaseTarget(kind: TargetKind): Promise<DatabaseTarg
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     return {
-      kind, type: TYPES[kind], config: { ...database.config },
-      async exec(text) { for (const statement of statements(text)) await client.query(statement); },
-      async query(text) { return (await client.query(text)).rows as Record<string, unknown>[]; },
-      async close() { await client.end(); await database.drop(); },
+      kind,
+      type: TYPES[kind],
+      config: { ...database.config },
+      async exec(text) {
+        for (const statement of statements(text)) await client.query(statement);
+      },
+      async query(text) {
+        return (await client.query(text)).rows as Record<string, unknown>[];
+      },
+      async close() {
+        await client.end();
+        await database.drop();
+      },
     };
   }
   const connection = await mysql.createConnection({ uri: database.url, multipleStatements: true, dateStrings: true });
   return {
-    kind, type: TYPES[kind], config: { ...database.config },
-    async exec(text) { for (const statement of statements(text)) await connection.query(statement); },
-    async query(text) { return (await connection.query(text))[0] as Record<string, unknown>[]; },
-    async close() { await connection.end(); await database.drop(); },
+    kind,
+    type: TYPES[kind],
+    config: { ...database.config },
+    async exec(text) {
+      for (const statement of statements(text)) await connection.query(statement);
+    },
+    async query(text) {
+      return (await connection.query(text))[0] as Record<string, unknown>[];
+    },
+    async close() {
+      await connection.end();
+      await database.drop();
+    },
   };
 }

@@ -27,8 +27,12 @@ export const NOTE_TABLE = {
 const BATCH_NOT_CREATED = 'Batch Error: Not all requested records could be created.';
 
 export function recordTests(api: () => ApiClient, target: () => DatabaseTarget): void {
-  const count = async (table: string, where = '1 = 1') => Number((await target().query(`select count(*) as n from ${table} where ${where}`))[0].n);
-  const notes = async (where: string) => (await api().get('_table/note', { filter: where, fields: 'title', order: 'title' })).body.resource.map((r: { title: string }) => r.title);
+  const count = async (table: string, where = '1 = 1') =>
+    Number((await target().query(`select count(*) as n from ${table} where ${where}`))[0].n);
+  const notes = async (where: string) =>
+    (await api().get('_table/note', { filter: where, fields: 'title', order: 'title' })).body.resource.map(
+      (r: { title: string }) => r.title,
+    );
 
   beforeAll(async () => {
     expect((await api().call('POST', '_schema', { resource: [NOTE_TABLE] })).status).toBe(200);
@@ -41,11 +45,19 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       ['where alias', { where: 'id = 3', fields: 'id' }, [{ id: 3 }]],
       ['top and skip', { top: '2', skip: '1', order: 'id', fields: 'id' }, [{ id: 2 }, { id: 3 }]],
       ['sort alias, DESC upper case', { sort: 'id DESC', limit: '2', fields: 'id' }, [{ id: 100 }, { id: 99 }]],
-      ['order_by alias, several fields, lower-case directions', { order_by: 'twitter desc, id asc', filter: 'id < 4', fields: 'id' }, [{ id: 3 }, { id: 1 }, { id: 2 }]],
+      [
+        'order_by alias, several fields, lower-case directions',
+        { order_by: 'twitter desc, id asc', filter: 'id < 4', fields: 'id' },
+        [{ id: 3 }, { id: 1 }, { id: 2 }],
+      ],
       ['a literal + between field and direction', { order: 'id+Desc', limit: '1', fields: 'id' }, [{ id: 100 }]],
       ['ids in the order given', { ids: '5, 3', fields: 'id' }, [{ id: 5 }, { id: 3 }]],
       ['id_field', { ids: '@jon24', id_field: 'twitter', fields: 'id' }, [{ id: 1 }]],
-      ['empty values are absent', { fields: '', filter: '', related: '', limit: '', offset: '', ids: '3' }, [expect.objectContaining({ id: 3, last_name: 'Torres' })]],
+      [
+        'empty values are absent',
+        { fields: '', filter: '', related: '', limit: '', offset: '', ids: '3' },
+        [expect.objectContaining({ id: 3, last_name: 'Torres' })],
+      ],
     ])('%s', async (_name, query, want) => {
       const result = await api().get('_table/contact', query as Record<string, string>);
       expect(result.status, JSON.stringify(result.body)).toBe(200);
@@ -61,14 +73,18 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
     it('counts with include_count and count_only, and limit=0 means no explicit limit', async () => {
       expect((await api().get('_table/contact_info', { limit: '0', include_count: 'true', fields: 'id' })).body.resource).toHaveLength(300);
       expect((await api().get('_table/contact_info', { limit: '0', include_count: '1' })).body.meta).toEqual({ count: 300 });
-      expect((await api().get('_table/contact', { count_only: 'true', filter: "last_name like 'Z%'" })).body).toEqual({ meta: { count: 5 } });
+      expect((await api().get('_table/contact', { count_only: 'true', filter: "last_name like 'Z%'" })).body).toEqual({
+        meta: { count: 5 },
+      });
     });
 
     it('limits to 1000 records by default and clamps larger limits, saying how to go on', async () => {
       await api().call('POST', '_schema', { resource: [{ name: 'bulk', field: [{ name: 'n', type: 'integer' }] }] });
       // Two short recursions crossed: MariaDB stops recursive queries at 1000 iterations.
-      await target().exec('insert into bulk (n) with recursive s(n) as (select 0 union all select n + 1 from s where n < 99) '
-        + 'select a.n * 100 + b.n + 1 from s a cross join s b where a.n * 100 + b.n < 1100');
+      await target().exec(
+        'insert into bulk (n) with recursive s(n) as (select 0 union all select n + 1 from s where n < 99) ' +
+          'select a.n * 100 + b.n + 1 from s a cross join s b where a.n * 100 + b.n < 1100',
+      );
       const first = await api().get('_table/bulk');
       expect(first.body.resource).toHaveLength(1000);
       expect(first.body.meta).toEqual({ count: 1100, next: 1000 });
@@ -89,7 +105,7 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
     });
 
     it.each([
-      ['fields', { fields: 'id,bogus' }, "Invalid field requested: bogus", 'bogus'],
+      ['fields', { fields: 'id,bogus' }, 'Invalid field requested: bogus', 'bogus'],
       ['order', { order: 'bogus desc' }, "Invalid field 'bogus' in order by clause.", 'bogus'],
       ['filter', { filter: 'bogus = 1' }, "Invalid or unparsable field in filter request: 'bogus'", 'bogus'],
       ['group', { group: 'bogus' }, "Invalid or unknown field 'bogus' in group by clause.", 'bogus'],
@@ -102,12 +118,14 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
     it('answers a malformed filter with 400 naming the position and what was expected', async () => {
       const result = await api().get('_table/contact', { filter: "last_name = 'Yang' and (id > 2" });
       expect(result.status).toBe(400);
-      expect(result.body.error.message).toBe("Malformed filter at position 31: expected 'and', 'or' or ')' to close the '(' at position 24 but found end of input");
+      expect(result.body.error.message).toBe(
+        "Malformed filter at position 31: expected 'and', 'or' or ')' to close the '(' at position 24 but found end of input",
+      );
       expect(result.body.error.context).toMatchObject({ position: 31 });
     });
 
     it('binds injection attempts as values', async () => {
-      const attempts = ["x' or '1'='1", "1; drop table contact; --", "' union select * from contact --"];
+      const attempts = ["x' or '1'='1", '1; drop table contact; --', "' union select * from contact --"];
       for (const text of attempts) {
         const result = await api().get('_table/contact', { filter: `last_name = '${text.replace(/'/g, "''")}'` });
         expect(result.body).toEqual({ resource: [] });
@@ -119,53 +137,91 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
 
   describe('writes', () => {
     it('creates records, returning their keys, or the fields asked for, or related records', async () => {
-      const created = await api().call('POST', '_table/note', { resource: [{ title: 'a1', score: 1, price: '9.99', due: '2024-01-31', data: { k: [1, 2] } }, { title: 'a2', done: true }] });
+      const created = await api().call('POST', '_table/note', {
+        resource: [
+          { title: 'a1', score: 1, price: '9.99', due: '2024-01-31', data: { k: [1, 2] } },
+          { title: 'a2', done: true },
+        ],
+      });
       expect(created.status).toBe(200);
       expect(created.body.resource).toHaveLength(2);
       expect(Object.keys(created.body.resource[0])).toEqual(['id']);
       const [a1] = (await api().get('_table/note', { filter: "title = 'a1'" })).body.resource;
-      expect(a1).toMatchObject({ title: 'a1', body: null, score: 1, done: false, price: 9.99, due: '2024-01-31', data: { k: [1, 2] }, contact_id: null });
+      expect(a1).toMatchObject({
+        title: 'a1',
+        body: null,
+        score: 1,
+        done: false,
+        price: 9.99,
+        due: '2024-01-31',
+        data: { k: [1, 2] },
+        contact_id: null,
+      });
       expect(a1.created).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
       const fields = await api().call('POST', '_table/note?fields=title,done', { resource: [{ title: 'a3', done: 'yes' }] });
       expect(fields.body).toEqual({ resource: [{ title: 'a3', done: true }] });
-      const related = await api().call('POST', '_table/note?fields=title&related=contact_by_contact_id&contact_by_contact_id.fields=last_name', { resource: [{ title: 'a4', contact_id: 2 }] });
+      const related = await api().call(
+        'POST',
+        '_table/note?fields=title&related=contact_by_contact_id&contact_by_contact_id.fields=last_name',
+        { resource: [{ title: 'a4', contact_id: 2 }] },
+      );
       expect(related.body).toEqual({ resource: [{ title: 'a4', contact_by_contact_id: { last_name: 'Huang' } }] });
     });
 
     it('stops a default batch at the first failure, keeping what was written, with the BatchException shape', async () => {
-      const result = await api().call('POST', '_table/note?fields=title', { resource: [{ title: 'b1' }, { title: null }, { title: 'b3' }] });
+      const result = await api().call('POST', '_table/note?fields=title', {
+        resource: [{ title: 'b1' }, { title: null }, { title: 'b3' }],
+      });
       expect(result).toEqual({
         status: 400,
-        body: { error: { code: 400, message: BATCH_NOT_CREATED, context: {
-          errors: [{ index: 1, message: "Field 'title' can not be NULL.", code: 400 }],
-          resource: [{ title: 'b1' }, { code: 400, message: "Field 'title' can not be NULL.", context: { field: 'title' } }],
-        } } },
+        body: {
+          error: {
+            code: 400,
+            message: BATCH_NOT_CREATED,
+            context: {
+              errors: [{ index: 1, message: "Field 'title' can not be NULL.", code: 400 }],
+              resource: [{ title: 'b1' }, { code: 400, message: "Field 'title' can not be NULL.", context: { field: 'title' } }],
+            },
+          },
+        },
       });
       expect(await notes("title like 'b%'")).toEqual(['b1']);
     });
 
     it('tries every record with continue=true', async () => {
-      const result = await api().call('POST', '_table/note?continue=true&fields=title', { resource: [{ title: 'c1' }, { title: 'b1' }, { title: 'c3' }] });
+      const result = await api().call('POST', '_table/note?continue=true&fields=title', {
+        resource: [{ title: 'c1' }, { title: 'b1' }, { title: 'c3' }],
+      });
       expect(result.status).toBe(400);
-      expect(result.body.error.context.errors).toEqual([{ index: 1, message: "Duplicate entry: a record with the same 'title' already exists.", code: 409 }]);
+      expect(result.body.error.context.errors).toEqual([
+        { index: 1, message: "Duplicate entry: a record with the same 'title' already exists.", code: 409 },
+      ]);
       expect(result.body.error.context.resource[2]).toEqual({ title: 'c3' });
       expect(await notes("title like 'c%'")).toEqual(['c1', 'c3']);
     });
 
     it('undoes the whole batch with rollback=true', async () => {
-      const result = await api().call('POST', '_table/note?rollback=true', { resource: [{ title: 'd1' }, { title: 'd2' }, { title: 'd1' }] });
+      const result = await api().call('POST', '_table/note?rollback=true', {
+        resource: [{ title: 'd1' }, { title: 'd2' }, { title: 'd1' }],
+      });
       expect(result.status).toBe(400);
       expect(result.body.error.message).toBe(`${BATCH_NOT_CREATED} All changes rolled back.`);
-      expect(result.body.error.context.errors).toEqual([{ index: 2, message: "Duplicate entry: a record with the same 'title' already exists.", code: 409 }]);
+      expect(result.body.error.context.errors).toEqual([
+        { index: 2, message: "Duplicate entry: a record with the same 'title' already exists.", code: 409 },
+      ]);
       expect(await notes("title like 'd%'")).toEqual([]);
-      expect((await api().call('POST', '_table/note?rollback=1&continue=1', { resource: [{ title: 'd1' }] })).body.error.message)
-        .toBe('Rollback and continue operations can not be requested at the same time.');
+      expect((await api().call('POST', '_table/note?rollback=1&continue=1', { resource: [{ title: 'd1' }] })).body.error.message).toBe(
+        'Rollback and continue operations can not be requested at the same time.',
+      );
     });
 
     it('answers a duplicate key with 409, and upserts when the service allows it', async () => {
       const [a1] = (await api().get('_table/note', { filter: "title = 'a1'", fields: 'id' })).body.resource;
       const duplicate = await api().call('POST', '_table/note', { resource: [{ id: a1.id, title: 'other' }] });
-      expect(duplicate).toMatchObject({ status: 409, body: { error: { code: 409, message: "Duplicate entry: a record with the same 'id' already exists." } } });
+      expect(duplicate).toMatchObject({
+        status: 409,
+        body: { error: { code: 409, message: "Duplicate entry: a record with the same 'id' already exists." } },
+      });
       const upserting = await startApi(target(), { allow_upsert: true });
       try {
         const upserted = await upserting.call('POST', '_table/note?fields=id,title', { resource: [{ id: a1.id, title: 'a1-upserted' }] });
@@ -183,31 +239,60 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       const [a2] = (await api().get('_table/note', { filter: "title = 'a2'", fields: 'id' })).body.resource;
       expect((await api().call('PATCH', `_table/note/${a2.id}`, { body: 'patched', id: 12345, unknown: 1 })).body).toEqual({ id: a2.id });
       // Writing the values a record already has still finds it (MySQL counts matched, not changed, rows).
-      expect((await api().call('PATCH', `_table/note/${a2.id}`, { body: 'patched' }))).toMatchObject({ status: 200, body: { id: a2.id } });
+      expect(await api().call('PATCH', `_table/note/${a2.id}`, { body: 'patched' })).toMatchObject({ status: 200, body: { id: a2.id } });
       expect((await api().call('PUT', `_table/note/${a2.id}?fields=body,score`, { score: 7 })).body).toEqual({ body: 'patched', score: 7 });
       expect((await api().call('PATCH', '_table/note/999999', { body: 'x' })).status).toBe(404);
-      expect((await api().call('PATCH', `_table/note/${a2.id}`, { unknown: 1 })).body.error.message).toBe('No valid fields were found in record.');
+      expect((await api().call('PATCH', `_table/note/${a2.id}`, { unknown: 1 })).body.error.message).toBe(
+        'No valid fields were found in record.',
+      );
     });
 
     it('updates batches of records carrying their keys, by ids, and by filter', async () => {
-      const ids = (await api().get('_table/note', { filter: "title in ('c1', 'c3')", fields: 'id', order: 'id' })).body.resource.map((r: { id: number }) => r.id);
-      const batch = await api().call('PATCH', '_table/note?fields=title,score', { resource: ids.map((id: number, i: number) => ({ id, score: 10 + i })) });
-      expect(batch.body).toEqual({ resource: [{ title: 'c1', score: 10 }, { title: 'c3', score: 11 }] });
-      const missing = await api().call('PUT', '_table/note', { resource: [{ id: ids[0], score: 1 }, { id: 999999, score: 2 }] });
+      const ids = (await api().get('_table/note', { filter: "title in ('c1', 'c3')", fields: 'id', order: 'id' })).body.resource.map(
+        (r: { id: number }) => r.id,
+      );
+      const batch = await api().call('PATCH', '_table/note?fields=title,score', {
+        resource: ids.map((id: number, i: number) => ({ id, score: 10 + i })),
+      });
+      expect(batch.body).toEqual({
+        resource: [
+          { title: 'c1', score: 10 },
+          { title: 'c3', score: 11 },
+        ],
+      });
+      const missing = await api().call('PUT', '_table/note', {
+        resource: [
+          { id: ids[0], score: 1 },
+          { id: 999999, score: 2 },
+        ],
+      });
       expect(missing.status).toBe(400);
-      expect(missing.body.error).toMatchObject({ message: 'Batch Error: Not all requested records could be updated.', context: { errors: [{ index: 1, message: "Record with identifier '999999' not found.", code: 404 }] } });
-      expect((await api().call('PATCH', `_table/note?ids=${ids.join(',')}`, { resource: [{ body: 'same' }] })).body).toEqual({ resource: ids.map((id: number) => ({ id })) });
-      const filtered = await api().call('PATCH', `_table/note?filter=${encodeURIComponent("body = 'same'")}&fields=title`, { resource: [{ score: 99 }] });
+      expect(missing.body.error).toMatchObject({
+        message: 'Batch Error: Not all requested records could be updated.',
+        context: { errors: [{ index: 1, message: "Record with identifier '999999' not found.", code: 404 }] },
+      });
+      expect((await api().call('PATCH', `_table/note?ids=${ids.join(',')}`, { resource: [{ body: 'same' }] })).body).toEqual({
+        resource: ids.map((id: number) => ({ id })),
+      });
+      const filtered = await api().call('PATCH', `_table/note?filter=${encodeURIComponent("body = 'same'")}&fields=title`, {
+        resource: [{ score: 99 }],
+      });
       expect(filtered.body.resource.map((r: { title: string }) => r.title).sort()).toEqual(['c1', 'c3']);
       expect(await count('note', 'score = 99')).toBe(2);
     });
 
     it('deletes by id, by ids and by filter, returning keys or the deleted fields', async () => {
       await api().call('POST', '_table/note', { resource: [{ title: 'e1' }, { title: 'e2' }, { title: 'e3' }, { title: 'e4' }] });
-      const ids = (await api().get('_table/note', { filter: "title like 'e%'", fields: 'id', order: 'title' })).body.resource.map((r: { id: number }) => r.id);
+      const ids = (await api().get('_table/note', { filter: "title like 'e%'", fields: 'id', order: 'title' })).body.resource.map(
+        (r: { id: number }) => r.id,
+      );
       expect((await api().call('DELETE', `_table/note/${ids[0]}?fields=title`)).body).toEqual({ title: 'e1' });
       expect((await api().call('DELETE', `_table/note?ids=${ids[1]}`)).body).toEqual({ resource: [{ id: ids[1] }] });
-      expect((await api().call('DELETE', `_table/note?filter=${encodeURIComponent("title like 'e%'")}&fields=title`)).body.resource.map((r: { title: string }) => r.title).sort()).toEqual(['e3', 'e4']);
+      expect(
+        (await api().call('DELETE', `_table/note?filter=${encodeURIComponent("title like 'e%'")}&fields=title`)).body.resource
+          .map((r: { title: string }) => r.title)
+          .sort(),
+      ).toEqual(['e3', 'e4']);
       expect((await api().call('DELETE', '_table/note')).body.error.message).toBe('No filter or records given for delete request.');
       expect(await count('note', "title like 'e%'")).toBe(0);
     });
@@ -237,8 +322,14 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
     });
 
     it('refuses a body that is not a record list', async () => {
-      expect((await api().call('POST', '_table/note', { title: 'bare' })).body.error.message).toMatch(/^No record\(s\) detected in request/);
-      expect((await api().call('POST', '_table/note', { resource: [1] })).body.error).toEqual({ code: 400, message: 'Record 0 is not a JSON object.', context: { index: 0 } });
+      expect((await api().call('POST', '_table/note', { title: 'bare' })).body.error.message).toMatch(
+        /^No record\(s\) detected in request/,
+      );
+      expect((await api().call('POST', '_table/note', { resource: [1] })).body.error).toEqual({
+        code: 400,
+        message: 'Record 0 is not a JSON object.',
+        context: { index: 0 },
+      });
     });
   });
 }

@@ -52,7 +52,9 @@ export function routineTests(api: () => ApiClient, target: () => DatabaseTarget)
       return;
     }
     expect(root).toEqual(['_schema', '_table', '_proc', '_func']);
-    expect((await api().get('_func')).body).toEqual({ resource: [{ name: 'add_numbers' }, ...(kind() === 'postgres' ? [{ name: 'contacts_named' }] : [])] });
+    expect((await api().get('_func')).body).toEqual({
+      resource: [{ name: 'add_numbers' }, ...(kind() === 'postgres' ? [{ name: 'contacts_named' }] : [])],
+    });
     expect((await api().get('_proc')).body.resource).toContainEqual({ name: 'bump' });
   });
 
@@ -61,14 +63,23 @@ export function routineTests(api: () => ApiClient, target: () => DatabaseTarget)
     const described = (await api().get('_proc', { ids: 'bump' })).body.resource[0];
     expect(described).toMatchObject({ name: 'bump', return_type: null });
     expect(described.params.map((p: { name: string; param_type: string; type: string }) => [p.name, p.param_type, p.type])).toEqual([
-      ['counter', 'INOUT', 'integer'], ['step', 'IN', 'integer'], ['label', 'OUT', kind() === 'postgres' ? 'text' : 'string'],
+      ['counter', 'INOUT', 'integer'],
+      ['step', 'IN', 'integer'],
+      ['label', 'OUT', kind() === 'postgres' ? 'text' : 'string'],
     ]);
   });
 
   it('calls a function with query-string or body parameters, returning its value', async () => {
     if (kind() === 'sqlite') return;
     expect(await api().get('_func/add_numbers', { a: '2', b: '3' })).toEqual({ status: 200, body: 5 });
-    expect(await api().call('POST', '_func/add_numbers', { params: [{ name: 'A', value: 20 }, { name: 'b', value: 22 }] })).toEqual({ status: 200, body: 42 });
+    expect(
+      await api().call('POST', '_func/add_numbers', {
+        params: [
+          { name: 'A', value: 20 },
+          { name: 'b', value: 22 },
+        ],
+      }),
+    ).toEqual({ status: 200, body: 42 });
     expect((await api().call('POST', '_func/add_numbers', { params: [1, 2] })).body).toBe(3);
     // PostgreSQL fills a parameter left out with its default; MySQL has no defaults.
     expect((await api().get('_func/add_numbers', { a: '2' })).body).toBe(kind() === 'postgres' ? 12 : null);
@@ -76,7 +87,16 @@ export function routineTests(api: () => ApiClient, target: () => DatabaseTarget)
 
   it('calls a procedure, returning OUT and INOUT values', async () => {
     if (kind() === 'sqlite') return;
-    expect((await api().call('POST', '_proc/bump', { params: [{ name: 'counter', value: 5 }, { name: 'step', value: 2 }] })).body).toEqual({ counter: 7, label: 'bumped' });
+    expect(
+      (
+        await api().call('POST', '_proc/bump', {
+          params: [
+            { name: 'counter', value: 5 },
+            { name: 'step', value: 2 },
+          ],
+        })
+      ).body,
+    ).toEqual({ counter: 7, label: 'bumped' });
     expect((await api().get('_proc/bump', { counter: '1', step: '1' })).body).toEqual({ counter: 2, label: 'bumped' });
   });
 
@@ -95,7 +115,15 @@ export function routineTests(api: () => ApiClient, target: () => DatabaseTarget)
     expect((await api().get('_proc/nope')).body.error).toEqual({ code: 404, message: "Procedure 'nope' does not exist in the database." });
     expect((await api().get('_func/nope')).body.error).toEqual({ code: 404, message: "Function 'nope' does not exist in the database." });
     const unknown = await api().call('POST', '_func/add_numbers', { params: [{ name: 'zzz', value: 1 }] });
-    expect(unknown).toMatchObject({ status: 400, body: { error: { message: "Unknown parameter 'zzz' for function 'add_numbers' (its input parameters: a, b).", context: { parameter: 'zzz' } } } });
+    expect(unknown).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          message: "Unknown parameter 'zzz' for function 'add_numbers' (its input parameters: a, b).",
+          context: { parameter: 'zzz' },
+        },
+      },
+    });
     expect((await api().get('_func/add_numbers', { a: 'abc', b: '1' })).status).toBe(400);
     expect((await api().call('DELETE', '_proc/bump')).status).toBe(400);
   });

@@ -42,9 +42,22 @@ const TYPED_TABLE = {
 };
 
 const SAMPLE = {
-  f_string: 'hello', f_text: 'long text', f_integer: 42, f_bigint: 9007199254740991, f_boolean: true, f_float: 1.5, f_double: 2.25,
-  f_decimal: 1234.56, f_date: '2024-02-29', f_time: '13:45:00', f_datetime: '2024-02-29 13:45:00', f_timestamp: '2024-02-29 13:45:00',
-  f_binary: 'aGVsbG8=', f_json: { a: [1, 'two'] }, f_uuid: '123e4567-e89b-12d3-a456-426614174000', f_user_id: 3,
+  f_string: 'hello',
+  f_text: 'long text',
+  f_integer: 42,
+  f_bigint: 9007199254740991,
+  f_boolean: true,
+  f_float: 1.5,
+  f_double: 2.25,
+  f_decimal: 1234.56,
+  f_date: '2024-02-29',
+  f_time: '13:45:00',
+  f_datetime: '2024-02-29 13:45:00',
+  f_timestamp: '2024-02-29 13:45:00',
+  f_binary: 'aGVsbG8=',
+  f_json: { a: [1, 'two'] },
+  f_uuid: '123e4567-e89b-12d3-a456-426614174000',
+  f_user_id: 3,
 };
 
 export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget): void {
@@ -77,7 +90,9 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(row.f_timestamp).toMatch(/^2024-02-29[ T]13:45:00/);
       expect(row.f_timestamp_on_create).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
       void [time, datetime, timestamp];
-      const child = await api().call('POST', '_table/typed?fields=parent_id&related=typed_by_parent_id', { resource: [{ parent_id: row.id }] });
+      const child = await api().call('POST', '_table/typed?fields=parent_id&related=typed_by_parent_id', {
+        resource: [{ parent_id: row.id }],
+      });
       expect(child.body.resource[0]).toMatchObject({ parent_id: row.id, typed_by_parent_id: { id: row.id, f_string: 'hello' } });
     });
 
@@ -85,62 +100,128 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       const listed = await api().get('_schema', { fields: 'name,label' });
       expect(listed.body.resource).toContainEqual({ name: 'typed', label: 'Typed Things' });
       expect((await api().get('_schema', { ids: 'typed' })).body.resource[0].field).toHaveLength(TYPED_TABLE.field.length);
-      expect((await api().call('POST', '_schema?check_exist=true', { resource: [{ name: 'typed', field: [{ name: 'x', type: 'integer' }] }] })).status).toBe(409);
-      const bad = await api().call('POST', '_schema', { resource: [{ name: 'bad', field: [{ name: 'x', type: 'integer; drop table typed' }] }] });
+      expect(
+        (await api().call('POST', '_schema?check_exist=true', { resource: [{ name: 'typed', field: [{ name: 'x', type: 'integer' }] }] }))
+          .status,
+      ).toBe(409);
+      const bad = await api().call('POST', '_schema', {
+        resource: [{ name: 'bad', field: [{ name: 'x', type: 'integer; drop table typed' }] }],
+      });
       expect(bad.status).toBe(400);
-      expect(bad.body.error.message).toMatch(/^Invalid schema detected - invalid type 'integer; drop table typed' for field 'x' of table 'bad': use one of id, /);
-      const native = await api().call('POST', '_schema', { resource: [{ name: 'bad', field: [{ name: 'x', db_type: 'integer; drop table typed' }] }] });
-      expect(native).toMatchObject({ status: 400, body: { error: { message: "Invalid schema detected - invalid type 'integer; drop table typed' for field 'x' of table 'bad'." } } });
-      expect((await api().call('POST', '_schema', { resource: [{ name: 'bad' }] })).body.error.message).toBe("There are no fields in the requested schema of table 'bad'.");
+      expect(bad.body.error.message).toMatch(
+        /^Invalid schema detected - invalid type 'integer; drop table typed' for field 'x' of table 'bad': use one of id, /,
+      );
+      const native = await api().call('POST', '_schema', {
+        resource: [{ name: 'bad', field: [{ name: 'x', db_type: 'integer; drop table typed' }] }],
+      });
+      expect(native).toMatchObject({
+        status: 400,
+        body: { error: { message: "Invalid schema detected - invalid type 'integer; drop table typed' for field 'x' of table 'bad'." } },
+      });
+      expect((await api().call('POST', '_schema', { resource: [{ name: 'bad' }] })).body.error.message).toBe(
+        "There are no fields in the requested schema of table 'bad'.",
+      );
       expect((await api().call('POST', '_schema', {})).status).toBe(400);
     });
   });
 
   describe('changing tables', () => {
     it('adds and changes fields through PATCH and PUT _schema/{table}, keeping the records', async () => {
-      await api().call('POST', '_schema', { resource: [{ name: 'shelf', field: [{ name: 'id', type: 'id' }, { name: 'label', type: 'string', length: 10 }] }] });
+      await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'shelf',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'label', type: 'string', length: 10 },
+            ],
+          },
+        ],
+      });
       await api().call('POST', '_table/shelf', { resource: [{ label: 'top' }, { label: 'bottom' }] });
-      const patched = await api().call('PATCH', '_schema/shelf', { field: [{ name: 'depth', type: 'integer', allow_null: true }, { name: 'label', length: 30 }] });
+      const patched = await api().call('PATCH', '_schema/shelf', {
+        field: [
+          { name: 'depth', type: 'integer', allow_null: true },
+          { name: 'label', length: 30 },
+        ],
+      });
       expect(patched).toEqual({ status: 200, body: { name: 'shelf' } });
       expect(await describeField('shelf', 'label')).toMatchObject({ type: 'string', length: 30, allow_null: false });
       expect(await describeField('shelf', 'depth')).toMatchObject({ type: 'integer', allow_null: true });
-      expect((await api().call('POST', '_table/shelf?fields=label', { resource: [{ label: 'a label longer than ten', depth: 3 }] })).body).toEqual({ resource: [{ label: 'a label longer than ten' }] });
+      expect(
+        (await api().call('POST', '_table/shelf?fields=label', { resource: [{ label: 'a label longer than ten', depth: 3 }] })).body,
+      ).toEqual({ resource: [{ label: 'a label longer than ten' }] });
       const put = await api().call('PUT', '_schema/shelf?fields=*', { field: [{ name: 'label', allow_null: true }] });
       expect(put.body.field.find((f: { name: string }) => f.name === 'label')).toMatchObject({ allow_null: true, length: 30 });
       expect(put.body.field.map((f: { name: string }) => f.name)).toEqual(['id', 'label', 'depth']);
-      expect((await api().get('_table/shelf', { fields: 'label', order: 'id' })).body.resource.map((r: { label: string }) => r.label)).toEqual(['top', 'bottom', 'a label longer than ten']);
+      expect(
+        (await api().get('_table/shelf', { fields: 'label', order: 'id' })).body.resource.map((r: { label: string }) => r.label),
+      ).toEqual(['top', 'bottom', 'a label longer than ten']);
     });
 
     it('serves _field: add, get, change, drop', async () => {
-      const added = await api().call('POST', '_schema/shelf/_field', { resource: [{ name: 'color', type: 'string', length: 12, default: 'oak' }] });
+      const added = await api().call('POST', '_schema/shelf/_field', {
+        resource: [{ name: 'color', type: 'string', length: 12, default: 'oak' }],
+      });
       expect(added.body).toEqual({ resource: [{ name: 'color' }] });
       expect(await describeField('shelf', 'color')).toMatchObject({ type: 'string', length: 12, default: 'oak' });
-      expect((await api().call('POST', '_schema/shelf/_field', { resource: [{ name: 'color', type: 'text' }] })).body.error.message).toBe("Field 'color' already exists in table 'shelf'.");
+      expect((await api().call('POST', '_schema/shelf/_field', { resource: [{ name: 'color', type: 'text' }] })).body.error.message).toBe(
+        "Field 'color' already exists in table 'shelf'.",
+      );
       const changed = await api().call('PATCH', '_schema/shelf/_field/color?fields=*', { length: 20, allow_null: true });
       expect(changed.body).toMatchObject({ name: 'color', length: 20, allow_null: true, default: 'oak' });
       expect((await api().get('_table/shelf', { fields: 'color', order: 'id', limit: '1' })).body.resource).toEqual([{ color: 'oak' }]);
       expect((await api().call('DELETE', '_schema/shelf/_field/depth')).body).toEqual({ success: true });
-      expect((await api().get('_schema/shelf/_field')).body.resource.map((f: { name: string }) => f.name)).toEqual(['id', 'label', 'color']);
+      expect((await api().get('_schema/shelf/_field')).body.resource.map((f: { name: string }) => f.name)).toEqual([
+        'id',
+        'label',
+        'color',
+      ]);
       expect((await api().call('DELETE', '_schema/shelf/_field/nope')).status).toBe(404);
       expect((await api().get('_table/shelf', { fields: 'depth' })).status).toBe(400);
     });
 
     it('adds and drops foreign keys through _related', async () => {
-      await api().call('POST', '_schema', { resource: [{ name: 'book', field: [{ name: 'id', type: 'id' }, { name: 'shelf_id', type: 'integer', allow_null: true }] }] });
-      const added = await api().call('POST', '_schema/book/_related', { resource: [{ type: 'belongs_to', field: 'shelf_id', ref_table: 'shelf', ref_field: 'id' }] });
+      await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'book',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'shelf_id', type: 'integer', allow_null: true },
+            ],
+          },
+        ],
+      });
+      const added = await api().call('POST', '_schema/book/_related', {
+        resource: [{ type: 'belongs_to', field: 'shelf_id', ref_table: 'shelf', ref_field: 'id' }],
+      });
       expect(added.status, JSON.stringify(added.body)).toBe(200);
       expect(added.body.resource.map((r: { name: string }) => r.name)).toEqual(['shelf_by_shelf_id']);
-      expect((await api().get('_schema/shelf/_related')).body.resource.map((r: { name: string; type: string }) => [r.name, r.type])).toEqual([['book_by_shelf_id', 'has_many']]);
+      expect(
+        (await api().get('_schema/shelf/_related')).body.resource.map((r: { name: string; type: string }) => [r.name, r.type]),
+      ).toEqual([['book_by_shelf_id', 'has_many']]);
       await api().call('POST', '_table/book', { resource: [{ shelf_id: 1 }] });
       expect((await api().call('POST', '_table/book', { resource: [{ shelf_id: 999 }] })).status).toBe(409);
       expect((await api().call('DELETE', '_schema/book/_related/shelf_by_shelf_id')).body).toEqual({ success: true });
       expect((await api().get('_schema/book/_related')).body.resource).toEqual([]);
       expect((await api().call('POST', '_table/book', { resource: [{ shelf_id: 999 }] })).status).toBe(200);
-      expect((await api().call('POST', '_schema/book/_related', { resource: [{ type: 'belongs_to', field: 'shelf_id', ref_table: 'shelf', is_virtual: true }] })).status).toBe(400);
+      expect(
+        (
+          await api().call('POST', '_schema/book/_related', {
+            resource: [{ type: 'belongs_to', field: 'shelf_id', ref_table: 'shelf', is_virtual: true }],
+          })
+        ).status,
+      ).toBe(400);
     });
 
     it('drops tables, one by name or several by ids', async () => {
-      await api().call('POST', '_schema', { resource: [{ name: 'tmp_a', field: [{ name: 'id', type: 'id' }] }, { name: 'tmp_b', field: [{ name: 'id', type: 'id' }] }] });
+      await api().call('POST', '_schema', {
+        resource: [
+          { name: 'tmp_a', field: [{ name: 'id', type: 'id' }] },
+          { name: 'tmp_b', field: [{ name: 'id', type: 'id' }] },
+        ],
+      });
       expect((await api().call('DELETE', '_schema/book')).body).toEqual({ success: true });
       expect((await api().get('_table/book')).status).toBe(404);
       expect((await api().call('DELETE', '_schema?ids=tmp_a,tmp_b')).body).toEqual({ resource: [{ name: 'tmp_a' }, { name: 'tmp_b' }] });

@@ -22,7 +22,10 @@ interface Received {
 async function startSmtp(secure: boolean): Promise<{ server: SMTPServer; port: number; inbox: Received[] }> {
   const inbox: Received[] = [];
   const server = new SMTPServer({
-    secure, allowInsecureAuth: true, authMethods: ['PLAIN', 'LOGIN'], logger: false,
+    secure,
+    allowInsecureAuth: true,
+    authMethods: ['PLAIN', 'LOGIN'],
+    logger: false,
     onAuth(auth, _session, callback) {
       if (auth.username === 'mailer' && auth.password === 'mail-secret') callback(null, { user: auth.username });
       else callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
@@ -49,21 +52,51 @@ beforeAll(async () => {
   portico = await startTestServer();
   const token = await portico.adminToken();
   api = apiClient(portico.app, () => ({ key: portico.apiKey, token }));
-  const created = await api('POST', '/system/service', { resource: [
-    { name: 'mailer', label: 'SMTP', type: 'smtp_email', config: {
-      host: '127.0.0.1', port: plain.port, username: 'mailer', password: 'mail-secret', ssl_verify: false,
-      from_email: 'noreply@portico.test', from_name: 'Portico', parameters: [{ name: 'company', value: 'Acme' }],
-    } },
-    { name: 'mailer_tls', label: 'SMTP TLS', type: 'smtp_email', config: { host: '127.0.0.1', port: tls.port, encryption: 'ssl', username: 'mailer', password: 'mail-secret', ssl_verify: false } },
-    { name: 'mailer_badpw', label: 'Bad', type: 'smtp_email', config: { host: '127.0.0.1', port: plain.port, username: 'mailer', password: 'wrong-password-77', ssl_verify: false } },
-    { name: 'mailer_down', label: 'Down', type: 'smtp_email', config: { host: '127.0.0.1', port: 9, timeout: 5 } },
-  ] });
+  const created = await api('POST', '/system/service', {
+    resource: [
+      {
+        name: 'mailer',
+        label: 'SMTP',
+        type: 'smtp_email',
+        config: {
+          host: '127.0.0.1',
+          port: plain.port,
+          username: 'mailer',
+          password: 'mail-secret',
+          ssl_verify: false,
+          from_email: 'noreply@portico.test',
+          from_name: 'Portico',
+          parameters: [{ name: 'company', value: 'Acme' }],
+        },
+      },
+      {
+        name: 'mailer_tls',
+        label: 'SMTP TLS',
+        type: 'smtp_email',
+        config: { host: '127.0.0.1', port: tls.port, encryption: 'ssl', username: 'mailer', password: 'mail-secret', ssl_verify: false },
+      },
+      {
+        name: 'mailer_badpw',
+        label: 'Bad',
+        type: 'smtp_email',
+        config: { host: '127.0.0.1', port: plain.port, username: 'mailer', password: 'wrong-password-77', ssl_verify: false },
+      },
+      { name: 'mailer_down', label: 'Down', type: 'smtp_email', config: { host: '127.0.0.1', port: 9, timeout: 5 } },
+    ],
+  });
   expect(created.status).toBe(201);
   smtpId = created.body.resource[0].id;
 });
 afterAll(async () => {
   await portico.close();
-  await Promise.all([plain, tls].map((s) => new Promise<void>((resolve) => { s.server.close(() => resolve()); })));
+  await Promise.all(
+    [plain, tls].map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          s.server.close(() => resolve());
+        }),
+    ),
+  );
 });
 
 const last = (box: Received[]) => box[box.length - 1];
@@ -72,9 +105,15 @@ describe('smtp_email', () => {
   it('sends the reference payload and answers with the recipient count', async () => {
     const sent = await api('POST', '/mailer', {
       to: [{ name: 'Ann Lee', email: 'ann@example.com' }, 'bob@example.com'],
-      cc: 'Carl <carl@example.com>', bcc: [{ email: 'dora@example.com' }],
-      subject: 'Hello {first_name} from {company}', body_text: 'Dear {first_name},\nwelcome.', body_html: '<p>Dear {first_name}</p>',
-      from_name: 'Sales', from_email: 'sales@portico.test', reply_to_name: 'Help', reply_to_email: 'help@portico.test',
+      cc: 'Carl <carl@example.com>',
+      bcc: [{ email: 'dora@example.com' }],
+      subject: 'Hello {first_name} from {company}',
+      body_text: 'Dear {first_name},\nwelcome.',
+      body_html: '<p>Dear {first_name}</p>',
+      from_name: 'Sales',
+      from_email: 'sales@portico.test',
+      reply_to_name: 'Help',
+      reply_to_email: 'help@portico.test',
       first_name: 'Ann <3',
     });
     expect(sent.status).toBe(200);
@@ -84,26 +123,44 @@ describe('smtp_email', () => {
     expect(mail.subject).toBe('Hello Ann <3 from Acme');
     expect(mail.from?.value).toEqual([{ name: 'Sales', address: 'sales@portico.test' }]);
     expect(mail.replyTo?.value).toEqual([{ name: 'Help', address: 'help@portico.test' }]);
-    expect((Array.isArray(mail.to) ? mail.to[0] : mail.to)?.value).toEqual([{ name: 'Ann Lee', address: 'ann@example.com' }, { name: '', address: 'bob@example.com' }]);
+    expect((Array.isArray(mail.to) ? mail.to[0] : mail.to)?.value).toEqual([
+      { name: 'Ann Lee', address: 'ann@example.com' },
+      { name: '', address: 'bob@example.com' },
+    ]);
     expect((Array.isArray(mail.cc) ? mail.cc[0] : mail.cc)?.value).toEqual([{ name: 'Carl', address: 'carl@example.com' }]);
     expect(mail.bcc).toBeUndefined();
-    expect(envelope.rcptTo.map((r) => r.address).sort()).toEqual(['ann@example.com', 'bob@example.com', 'carl@example.com', 'dora@example.com']);
+    expect(envelope.rcptTo.map((r) => r.address).sort()).toEqual([
+      'ann@example.com',
+      'bob@example.com',
+      'carl@example.com',
+      'dora@example.com',
+    ]);
     expect(mail.text?.trim()).toBe('Dear Ann <3,\nwelcome.');
     expect(mail.html).toContain('<p>Dear Ann &#60;3</p>');
   });
 
   it('sends over TLS from the first byte, and uses the default sender', async () => {
-    expect((await api('POST', '/mailer_tls', { to: 'x@example.com', subject: 'over tls', body_text: 'secure' })).body).toEqual({ count: 1 });
+    expect((await api('POST', '/mailer_tls', { to: 'x@example.com', subject: 'over tls', body_text: 'secure' })).body).toEqual({
+      count: 1,
+    });
     expect(last(tls.inbox).mail.subject).toBe('over tls');
     await api('POST', '/mailer', { to: 'y@example.com', subject: 'no sender', body_text: 'x' });
     expect(last(plain.inbox).mail.from?.value).toEqual([{ name: 'Portico', address: 'noreply@portico.test' }]);
   });
 
   it('fills a template by name or id with merge fields and lookups', async () => {
-    const template = await api('POST', '/system/email_template', { resource: [{
-      name: 'welcome', to: ['templ@example.com'], subject: 'Welcome {first_name}', body_text: 'Hi {first_name} of {company}, see {site_url}.',
-      body_html: '<b>{first_name}</b>', from_email: 'templates@portico.test',
-    }] });
+    const template = await api('POST', '/system/email_template', {
+      resource: [
+        {
+          name: 'welcome',
+          to: ['templ@example.com'],
+          subject: 'Welcome {first_name}',
+          body_text: 'Hi {first_name} of {company}, see {site_url}.',
+          body_html: '<b>{first_name}</b>',
+          from_email: 'templates@portico.test',
+        },
+      ],
+    });
     expect(template.status).toBe(201);
     const id = template.body.resource[0].id;
     const lookup = await api('POST', '/system/lookup', { resource: [{ name: 'site_url', value: 'https://portico.test' }] });
@@ -117,52 +174,115 @@ describe('smtp_email', () => {
     ({ mail } = last(plain.inbox));
     expect(mail.subject).toBe('Welcome Yan');
     expect(last(plain.inbox).envelope.rcptTo.map((r) => r.address)).toEqual(['other@example.com']);
-    expect((await api('POST', '/mailer', { template: 'nosuch' })).body.error).toEqual({ code: 404, message: "Email Template 'nosuch' not found" });
-    expect((await api('POST', '/mailer?template_id=9999', {})).body.error).toEqual({ code: 404, message: "Email Template id '9999' not found" });
+    expect((await api('POST', '/mailer', { template: 'nosuch' })).body.error).toEqual({
+      code: 404,
+      message: "Email Template 'nosuch' not found",
+    });
+    expect((await api('POST', '/mailer?template_id=9999', {})).body.error).toEqual({
+      code: 404,
+      message: "Email Template id '9999' not found",
+    });
   });
 
   it('attaches uploaded files and files from URLs', async () => {
-    const form = multipart([{ field: 'attachment', name: 'report.csv', type: 'text/csv', content: 'a,b\n1,2\n' }, { field: 'file', name: 'logo.bin', content: Buffer.from([1, 2, 3]) }]);
-    const fields = Buffer.from(form.body.toString('latin1').replace(/^(--[^\r]+)\r\n/, (_whole, boundary: string) =>
-      `${boundary}\r\nContent-Disposition: form-data; name="to"\r\n\r\nfiles@example.com\r\n${boundary}\r\nContent-Disposition: form-data; name="subject"\r\n\r\nWith files\r\n${boundary}\r\n`), 'latin1');
+    const form = multipart([
+      { field: 'attachment', name: 'report.csv', type: 'text/csv', content: 'a,b\n1,2\n' },
+      { field: 'file', name: 'logo.bin', content: Buffer.from([1, 2, 3]) },
+    ]);
+    const fields = Buffer.from(
+      form.body
+        .toString('latin1')
+        .replace(
+          /^(--[^\r]+)\r\n/,
+          (_whole, boundary: string) =>
+            `${boundary}\r\nContent-Disposition: form-data; name="to"\r\n\r\nfiles@example.com\r\n${boundary}\r\nContent-Disposition: form-data; name="subject"\r\n\r\nWith files\r\n${boundary}\r\n`,
+        ),
+      'latin1',
+    );
     const token = await portico.adminToken();
-    const sent = await portico.app.inject({ method: 'POST', url: '/api/v2/mailer', payload: fields, headers: { 'content-type': form.type, 'x-service-api-key': portico.apiKey, 'x-service-session-token': token } });
+    const sent = await portico.app.inject({
+      method: 'POST',
+      url: '/api/v2/mailer',
+      payload: fields,
+      headers: { 'content-type': form.type, 'x-service-api-key': portico.apiKey, 'x-service-session-token': token },
+    });
     expect(sent.json()).toEqual({ count: 1 });
     let { mail } = last(plain.inbox);
     expect(mail.subject).toBe('With files');
-    expect(mail.attachments.map((a) => [a.filename, a.content.toString('hex')])).toEqual([['report.csv', Buffer.from('a,b\n1,2\n').toString('hex')], ['logo.bin', '010203']]);
+    expect(mail.attachments.map((a) => [a.filename, a.content.toString('hex')])).toEqual([
+      ['report.csv', Buffer.from('a,b\n1,2\n').toString('hex')],
+      ['logo.bin', '010203'],
+    ]);
 
     // From a file service, with the caller's GET grant on the path.
     await api('POST', '/files/mail/');
-    await portico.app.inject({ method: 'POST', url: '/api/v2/files/mail/', payload: 'stored attachment', headers: { 'x-file-name': 'note.txt', 'x-service-api-key': portico.apiKey, 'x-service-session-token': token } });
-    expect((await api('POST', '/mailer', { to: 'u@example.com', subject: 'stored', body_text: 'x', attachment: { service: 'files', path: 'mail/note.txt' } })).status).toBe(200);
+    await portico.app.inject({
+      method: 'POST',
+      url: '/api/v2/files/mail/',
+      payload: 'stored attachment',
+      headers: { 'x-file-name': 'note.txt', 'x-service-api-key': portico.apiKey, 'x-service-session-token': token },
+    });
+    expect(
+      (
+        await api('POST', '/mailer', {
+          to: 'u@example.com',
+          subject: 'stored',
+          body_text: 'x',
+          attachment: { service: 'files', path: 'mail/note.txt' },
+        })
+      ).status,
+    ).toBe(200);
     ({ mail } = last(plain.inbox));
     expect(mail.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['note.txt', 'stored attachment']]);
-    expect((await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service: 'files', path: 'mail/none.txt' } })).status).toBe(404);
+    expect(
+      (await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service: 'files', path: 'mail/none.txt' } })).status,
+    ).toBe(404);
     expect((await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service: 'files' } })).status).toBe(400);
     const service = (await api('GET', '/system/service?filter=name=mailer&fields=id')).body.resource[0].id;
-    const role = (await api('POST', '/system/role', { resource: [{ name: 'mail-only', role_service_access_by_role_id: [{ service_id: service, component: '*', verb_mask: 2 }] }] })).body.resource[0].id;
-    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'mail-app', role_id: role }] })).body.resource[0].api_key;
-    const denied = await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service: 'files', path: 'mail/note.txt' } }, { key });
+    const role = (
+      await api('POST', '/system/role', {
+        resource: [{ name: 'mail-only', role_service_access_by_role_id: [{ service_id: service, component: '*', verb_mask: 2 }] }],
+      })
+    ).body.resource[0].id;
+    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'mail-app', role_id: role }] })).body.resource[0]
+      .api_key;
+    const denied = await api(
+      'POST',
+      '/mailer',
+      { to: 'u@example.com', subject: 'x', attachment: { service: 'files', path: 'mail/note.txt' } },
+      { key },
+    );
     expect(denied.status).toBe(403);
-    expect(denied.body.error.message).toBe('Failed to get attachment file from storage service. You do not have enough privileges to access file: mail/note.txt in service files');
+    expect(denied.body.error.message).toBe(
+      'Failed to get attachment file from storage service. You do not have enough privileges to access file: mail/note.txt in service files',
+    );
 
-    const files = http.createServer((_request, response) => { response.setHeader('content-type', 'application/pdf'); response.end('%PDF-1.4 fake'); });
+    const files = http.createServer((_request, response) => {
+      response.setHeader('content-type', 'application/pdf');
+      response.end('%PDF-1.4 fake');
+    });
     await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(files.address() as AddressInfo).port}/docs/terms.pdf`;
       expect((await api('POST', '/mailer', { to: 'u@example.com', subject: 'url', body_text: 'x', import_url: url })).status).toBe(200);
       ({ mail } = last(plain.inbox));
-      expect(mail.attachments.map((a) => [a.filename, a.contentType, a.content.toString()])).toEqual([['terms.pdf', 'application/pdf', '%PDF-1.4 fake']]);
+      expect(mail.attachments.map((a) => [a.filename, a.contentType, a.content.toString()])).toEqual([
+        ['terms.pdf', 'application/pdf', '%PDF-1.4 fake'],
+      ]);
     } finally {
       files.close();
     }
   });
 
-  it('sends the platform\'s password-reset mail through the email service the user service names', async () => {
+  it("sends the platform's password-reset mail through the email service the user service names", async () => {
     const userService = (await api('GET', '/system/service?filter=name=user&fields=id,config')).body.resource[0];
-    expect((await api('PATCH', `/system/service/${userService.id}`, { config: { ...userService.config, password_email_service_id: smtpId } })).status).toBe(200);
-    await api('POST', '/system/user', { resource: [{ name: 'Rita', first_name: 'Rita', email: 'rita@example.com', password: 'rita-password-1234567' }] });
+    expect(
+      (await api('PATCH', `/system/service/${userService.id}`, { config: { ...userService.config, password_email_service_id: smtpId } }))
+        .status,
+    ).toBe(200);
+    await api('POST', '/system/user', {
+      resource: [{ name: 'Rita', first_name: 'Rita', email: 'rita@example.com', password: 'rita-password-1234567' }],
+    });
     const before = plain.inbox.length;
     expect((await api('POST', '/user/password?reset=true', { email: 'rita@example.com' }, null)).body).toEqual({ success: true });
     expect(plain.inbox.length).toBe(before + 1);
@@ -173,20 +293,41 @@ describe('smtp_email', () => {
 
   it('sends invitations (whose code sets the password) and registration mail through the services the user service names', async () => {
     const userService = (await api('GET', '/system/service?filter=name=user&fields=id,config')).body.resource[0];
-    const config = { ...userService.config, allow_open_registration: true, invite_email_service_id: smtpId, open_reg_email_service_id: smtpId };
+    const config = {
+      ...userService.config,
+      allow_open_registration: true,
+      invite_email_service_id: smtpId,
+      open_reg_email_service_id: smtpId,
+    };
     expect((await api('PATCH', `/system/service/${userService.id}`, { config })).status).toBe(200);
 
-    const invited = await api('POST', '/system/user?send_invite=true', { resource: [{ name: 'Ivan', first_name: 'Ivan', email: 'ivan@example.com' }] });
+    const invited = await api('POST', '/system/user?send_invite=true', {
+      resource: [{ name: 'Ivan', first_name: 'Ivan', email: 'ivan@example.com' }],
+    });
     expect(invited.status).toBe(201);
     let { mail, envelope } = last(plain.inbox);
     expect(envelope.rcptTo.map((r) => r.address)).toEqual(['ivan@example.com']);
     expect(mail.subject).toBe('You are invited to Test platform');
     const code = /the code (\S+) and a new password/.exec(mail.text ?? '')?.[1];
     expect(code).toBeDefined();
-    expect((await api('POST', '/user/password', { email: 'ivan@example.com', code, new_password: 'ivan-password-12345678' }, null)).body.success).toBe(true);
-    expect((await api('POST', '/user/session', { email: 'ivan@example.com', password: 'ivan-password-12345678' }, { key: portico.apiKey })).status).toBe(200);
+    expect(
+      (await api('POST', '/user/password', { email: 'ivan@example.com', code, new_password: 'ivan-password-12345678' }, null)).body.success,
+    ).toBe(true);
+    expect(
+      (await api('POST', '/user/session', { email: 'ivan@example.com', password: 'ivan-password-12345678' }, { key: portico.apiKey }))
+        .status,
+    ).toBe(200);
 
-    expect((await api('POST', '/user/register', { email: 'nora@example.com', password: 'nora-password-12345678', first_name: 'Nora' }, { key: portico.apiKey })).status).toBe(201);
+    expect(
+      (
+        await api(
+          'POST',
+          '/user/register',
+          { email: 'nora@example.com', password: 'nora-password-12345678', first_name: 'Nora' },
+          { key: portico.apiKey },
+        )
+      ).status,
+    ).toBe(201);
     ({ mail, envelope } = last(plain.inbox));
     expect(envelope.rcptTo.map((r) => r.address)).toEqual(['nora@example.com']);
     expect(mail.subject).toBe('Welcome to Test platform');
@@ -210,7 +351,9 @@ describe('smtp_email', () => {
   it('is listed with its group and configuration, and documented', async () => {
     const type = (await api('GET', '/system/service_type/smtp_email')).body;
     expect(type).toMatchObject({ name: 'smtp_email', label: 'SMTP', group: 'Email' });
-    expect(type.config_schema.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['host', 'port', 'encryption', 'username', 'password', 'parameters']));
+    expect(type.config_schema.map((f: { name: string }) => f.name)).toEqual(
+      expect.arrayContaining(['host', 'port', 'encryption', 'username', 'password', 'parameters']),
+    );
     expect(Object.keys((await api('GET', '/mailer/_spec')).body.paths)).toEqual(['/']);
   });
 });

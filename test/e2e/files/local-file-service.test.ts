@@ -20,10 +20,18 @@ let root: string;
 let adminToken: string;
 
 /** A request with a raw body (Buffer) and headers of its own. */
-async function raw(method: string, url: string, payload: Buffer | string | undefined, headers: Record<string, string> = {}, credentials = true) {
+async function raw(
+  method: string,
+  url: string,
+  payload: Buffer | string | undefined,
+  headers: Record<string, string> = {},
+  credentials = true,
+) {
   const token = credentials ? adminToken : undefined;
   const response = await server.app.inject({
-    method: method as 'POST', url: `/api/v2${url}`, payload,
+    method: method as 'POST',
+    url: `/api/v2${url}`,
+    payload,
     headers: { ...(credentials ? { 'x-service-api-key': server.apiKey, 'x-service-session-token': token } : {}), ...headers },
   });
   return response;
@@ -42,7 +50,10 @@ async function unzip(buffer: Buffer): Promise<Record<string, string>> {
   const zip = await yauzl.fromBufferPromise(buffer);
   const out: Record<string, string> = {};
   for await (const entry of zip.eachEntry()) {
-    if (entry.fileName.endsWith('/')) { out[entry.fileName] = ''; continue; }
+    if (entry.fileName.endsWith('/')) {
+      out[entry.fileName] = '';
+      continue;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
     out[entry.fileName] = Buffer.concat(chunks).toString();
@@ -77,12 +88,14 @@ describe('local_file: folders and files', () => {
     expect(put.statusCode).toBe(201);
     expect(fs.readFileSync(path.join(root, 'docs/sub/b.json'), 'utf8')).toBe('{"b":1}');
 
-    const json = await api('POST', '/files/docs/', { resource: [
-      { name: 'c.bin', type: 'file', content: Buffer.from([0, 1, 2, 255]).toString('base64'), is_base64: true },
-      { name: 'd.txt', type: 'file', content: 'plain text' },
-      { name: 'e', type: 'folder' },
-      { name: 'e', type: 'folder' },
-    ] });
+    const json = await api('POST', '/files/docs/', {
+      resource: [
+        { name: 'c.bin', type: 'file', content: Buffer.from([0, 1, 2, 255]).toString('base64'), is_base64: true },
+        { name: 'd.txt', type: 'file', content: 'plain text' },
+        { name: 'e', type: 'folder' },
+        { name: 'e', type: 'folder' },
+      ],
+    });
     expect(json.status).toBe(201);
     expect(json.body.resource).toEqual([
       { name: 'c.bin', path: 'docs/c.bin', type: 'file' },
@@ -92,31 +105,79 @@ describe('local_file: folders and files', () => {
     ]);
     expect([...fs.readFileSync(path.join(root, 'docs/c.bin'))]).toEqual([0, 1, 2, 255]);
 
-    const form = multipart([{ name: 'one.txt', content: 'first' }, { name: 'two.csv', content: 'a,b\n1,2\n' }]);
+    const form = multipart([
+      { name: 'one.txt', content: 'first' },
+      { name: 'two.csv', content: 'a,b\n1,2\n' },
+    ]);
     const uploaded = await raw('POST', '/files/docs/', form.body, { 'content-type': form.type });
     expect(uploaded.statusCode).toBe(201);
-    expect(uploaded.json().resource).toEqual([{ name: 'one.txt', path: 'docs/one.txt', type: 'file' }, { name: 'two.csv', path: 'docs/two.csv', type: 'file' }]);
+    expect(uploaded.json().resource).toEqual([
+      { name: 'one.txt', path: 'docs/one.txt', type: 'file' },
+      { name: 'two.csv', path: 'docs/two.csv', type: 'file' },
+    ]);
 
     const listing = await api('GET', '/files/docs/');
-    expect(listing.body.resource.map((e: { path: string }) => e.path)).toEqual(['docs/a.txt', 'docs/c.bin', 'docs/d.txt', 'docs/e/', 'docs/one.txt', 'docs/sub/', 'docs/two.csv']);
-    expect(listing.body.resource[0]).toEqual({ path: 'docs/a.txt', content_type: 'text/plain; charset=utf-8', last_modified: expect.stringMatching(/GMT$/), content_length: 11, name: 'a.txt', type: 'file' });
+    expect(listing.body.resource.map((e: { path: string }) => e.path)).toEqual([
+      'docs/a.txt',
+      'docs/c.bin',
+      'docs/d.txt',
+      'docs/e/',
+      'docs/one.txt',
+      'docs/sub/',
+      'docs/two.csv',
+    ]);
+    expect(listing.body.resource[0]).toEqual({
+      path: 'docs/a.txt',
+      content_type: 'text/plain; charset=utf-8',
+      last_modified: expect.stringMatching(/GMT$/),
+      content_length: 11,
+      name: 'a.txt',
+      type: 'file',
+    });
     expect(listing.body.resource[3]).toEqual({ path: 'docs/e/', last_modified: expect.stringMatching(/GMT$/), name: 'e', type: 'folder' });
     expect((await api('GET', '/files/docs/?include_files=false')).body.resource.map((e: { name: string }) => e.name)).toEqual(['e', 'sub']);
-    expect((await api('GET', '/files/docs/?include_folders=false&as_list=true')).body.resource).toEqual(['docs/a.txt', 'docs/c.bin', 'docs/d.txt', 'docs/one.txt', 'docs/two.csv']);
-    expect((await api('GET', '/files/?full_tree=true&as_list=true')).body.resource).toEqual([
-      'docs/', 'docs/a.txt', 'docs/c.bin', 'docs/d.txt', 'docs/e/', 'docs/one.txt', 'docs/sub/', 'docs/sub/b.json', 'docs/two.csv',
+    expect((await api('GET', '/files/docs/?include_folders=false&as_list=true')).body.resource).toEqual([
+      'docs/a.txt',
+      'docs/c.bin',
+      'docs/d.txt',
+      'docs/one.txt',
+      'docs/two.csv',
     ]);
-    expect((await api('GET', '/files/docs/?full_tree=true&search=B.&fields=name,type')).body.resource).toEqual([{ name: 'sub/b.json', type: 'file' }]);
-    expect((await api('GET', '/files/docs/sub/?include_properties=true')).body).toEqual({ name: 'sub', path: 'docs/sub/', last_modified: expect.stringMatching(/GMT$/) });
+    expect((await api('GET', '/files/?full_tree=true&as_list=true')).body.resource).toEqual([
+      'docs/',
+      'docs/a.txt',
+      'docs/c.bin',
+      'docs/d.txt',
+      'docs/e/',
+      'docs/one.txt',
+      'docs/sub/',
+      'docs/sub/b.json',
+      'docs/two.csv',
+    ]);
+    expect((await api('GET', '/files/docs/?full_tree=true&search=B.&fields=name,type')).body.resource).toEqual([
+      { name: 'sub/b.json', type: 'file' },
+    ]);
+    expect((await api('GET', '/files/docs/sub/?include_properties=true')).body).toEqual({
+      name: 'sub',
+      path: 'docs/sub/',
+      last_modified: expect.stringMatching(/GMT$/),
+    });
   });
 
   it('streams files with their type, as download, by range and as properties', async () => {
     const file = await raw('GET', '/files/docs/a.txt', undefined);
     expect(file.statusCode).toBe(200);
     expect(file.body).toBe('hello world');
-    expect(file.headers).toMatchObject({ 'content-type': 'text/plain; charset=utf-8', 'content-length': '11', 'content-disposition': 'inline', 'accept-ranges': 'bytes' });
+    expect(file.headers).toMatchObject({
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': '11',
+      'content-disposition': 'inline',
+      'accept-ranges': 'bytes',
+    });
     expect(file.headers['last-modified']).toMatch(/GMT$/);
-    expect((await raw('GET', '/files/docs/a.txt?download=true', undefined)).headers['content-disposition']).toBe('attachment; filename="a.txt"');
+    expect((await raw('GET', '/files/docs/a.txt?download=true', undefined)).headers['content-disposition']).toBe(
+      'attachment; filename="a.txt"',
+    );
     const part = await raw('GET', '/files/docs/a.txt', undefined, { range: 'bytes=6-' });
     expect(part.statusCode).toBe(206);
     expect(part.body).toBe('world');
@@ -130,9 +191,15 @@ describe('local_file: folders and files', () => {
     expect((await raw('GET', '/files/docs/a.txt', undefined, { 'if-modified-since': modified })).statusCode).toBe(304);
 
     expect((await api('GET', '/files/docs/a.txt?include_properties=true')).body).toEqual({
-      path: 'docs/a.txt', name: 'a.txt', content_type: 'text/plain; charset=utf-8', last_modified: modified, content_length: 11,
+      path: 'docs/a.txt',
+      name: 'a.txt',
+      content_type: 'text/plain; charset=utf-8',
+      last_modified: modified,
+      content_length: 11,
     });
-    expect((await api('GET', '/files/docs/c.bin?include_properties=true&content=true')).body.content).toBe(Buffer.from([0, 1, 2, 255]).toString('base64'));
+    expect((await api('GET', '/files/docs/c.bin?include_properties=true&content=true')).body.content).toBe(
+      Buffer.from([0, 1, 2, 255]).toString('base64'),
+    );
     expect((await api('GET', '/files/docs/a.txt?include_properties=true&content=true&is_base64=false')).body.content).toBe('hello world');
   });
 
@@ -145,7 +212,10 @@ describe('local_file: folders and files', () => {
 
     await api('POST', '/files/unpacked/');
     const archive = await zipOf({ 'top.txt': 'top', 'inner/deep.txt': 'deep' });
-    const extracted = await raw('POST', '/files/unpacked/?extract=true', archive, { 'x-file-name': 'bundle.zip', 'content-type': 'application/zip' });
+    const extracted = await raw('POST', '/files/unpacked/?extract=true', archive, {
+      'x-file-name': 'bundle.zip',
+      'content-type': 'application/zip',
+    });
     expect(extracted.statusCode).toBe(201);
     expect(extracted.json()).toEqual({ name: 'unpacked', path: 'unpacked/', type: 'folder' });
     expect(fs.readFileSync(path.join(root, 'unpacked/inner/deep.txt'), 'utf8')).toBe('deep');
@@ -157,7 +227,10 @@ describe('local_file: folders and files', () => {
 
     // An entry that would leave the folder refuses the whole archive: nothing is written.
     // yazl refuses to write such a name: the bytes of a harmless one of the same length are replaced.
-    const evil = Buffer.from((await zipOf({ 'ok.txt': 'ok', 'zz/zz/escaped.txt': 'no' })).toString('latin1').replaceAll('zz/zz/escaped.txt', '../../escaped.txt'), 'latin1');
+    const evil = Buffer.from(
+      (await zipOf({ 'ok.txt': 'ok', 'zz/zz/escaped.txt': 'no' })).toString('latin1').replaceAll('zz/zz/escaped.txt', '../../escaped.txt'),
+      'latin1',
+    );
     const refused = await raw('POST', '/files/unpacked/?extract=true', evil, { 'x-file-name': 'evil.zip' });
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error.message).toMatch(/traversal/);
@@ -168,7 +241,10 @@ describe('local_file: folders and files', () => {
   it('imports a file from a URL', async () => {
     const remote = http.createServer((request, response) => {
       if (request.url === '/report.csv') response.end('x,y\n1,2\n');
-      else { response.statusCode = 404; response.end('no'); }
+      else {
+        response.statusCode = 404;
+        response.end('no');
+      }
     });
     await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
@@ -178,7 +254,10 @@ describe('local_file: folders and files', () => {
       expect(imported.body).toEqual({ name: 'report.csv', path: 'docs/report.csv', type: 'file' });
       expect(fs.readFileSync(path.join(root, 'docs/report.csv'), 'utf8')).toBe('x,y\n1,2\n');
       expect((await api('POST', '/files/docs/', { url: `${base}/report.csv`, filename: 'copy.csv' })).body.path).toBe('docs/copy.csv');
-      expect((await api('POST', `/files/docs/?url=${encodeURIComponent(`${base}/missing.csv`)}`)).body.error).toEqual({ code: 404, message: 'Invalid URL entered. File not found.' });
+      expect((await api('POST', `/files/docs/?url=${encodeURIComponent(`${base}/missing.csv`)}`)).body.error).toEqual({
+        code: 404,
+        message: 'Invalid URL entered. File not found.',
+      });
       expect((await api('POST', '/files/docs/?url=file:///etc/passwd')).status).toBe(400);
     } finally {
       remote.close();
@@ -186,12 +265,14 @@ describe('local_file: folders and files', () => {
   });
 
   it('copies and moves with source_path, and deletes files and folders', async () => {
-    const copied = await api('POST', '/files/docs/e/', { resource: [
-      { type: 'file', source_path: 'docs/a.txt' },
-      { type: 'file', source_path: 'docs/d.txt', name: 'moved.txt', delete_source: true },
-      { type: 'folder', source_path: 'docs/sub/', name: 'subcopy' },
-      { type: 'file', source_path: 'docs/none.txt' },
-    ] });
+    const copied = await api('POST', '/files/docs/e/', {
+      resource: [
+        { type: 'file', source_path: 'docs/a.txt' },
+        { type: 'file', source_path: 'docs/d.txt', name: 'moved.txt', delete_source: true },
+        { type: 'folder', source_path: 'docs/sub/', name: 'subcopy' },
+        { type: 'file', source_path: 'docs/none.txt' },
+      ],
+    });
     expect(copied.status).toBe(201);
     expect(copied.body.resource).toEqual([
       { name: 'a.txt', path: 'docs/e/a.txt', type: 'file' },
@@ -204,12 +285,21 @@ describe('local_file: folders and files', () => {
 
     expect((await api('DELETE', '/files/docs/e/a.txt')).body).toEqual({ name: 'a.txt', path: 'docs/e/a.txt' });
     expect((await api('DELETE', '/files/docs/e/a.txt')).body.error).toEqual({ code: 404, message: "File 'docs/e/a.txt' was not found." });
-    expect((await api('DELETE', '/files/docs/e/')).body.error).toEqual({ code: 400, message: 'Directory not empty, can not delete without force option.' });
+    expect((await api('DELETE', '/files/docs/e/')).body.error).toEqual({
+      code: 400,
+      message: 'Directory not empty, can not delete without force option.',
+    });
     expect((await api('DELETE', '/files/docs/e/?content_only=true&force=true')).status).toBe(200);
     expect(fs.readdirSync(path.join(root, 'docs/e'))).toEqual([]);
     expect((await api('DELETE', '/files/docs/e/')).body).toEqual({ name: 'e', path: 'docs/e/' });
     expect((await api('DELETE', '/files/')).body.error).toEqual({ code: 400, message: 'No resources given for delete.' });
-    const batch = await api('DELETE', '/files/?force=true', { resource: [{ path: 'docs/one.txt', type: 'file' }, { name: 'unpacked', type: 'folder' }, { path: 'nope.txt', type: 'file' }] });
+    const batch = await api('DELETE', '/files/?force=true', {
+      resource: [
+        { path: 'docs/one.txt', type: 'file' },
+        { name: 'unpacked', type: 'folder' },
+        { path: 'nope.txt', type: 'file' },
+      ],
+    });
     expect(batch.body.resource).toEqual([
       { name: 'one.txt', path: 'docs/one.txt', type: 'file' },
       { name: 'unpacked', path: null, type: 'folder' },
@@ -219,17 +309,32 @@ describe('local_file: folders and files', () => {
   });
 
   it('answers bad input with the error envelope', async () => {
-    expect((await api('GET', '/files/docs/missing.txt')).body.error).toEqual({ code: 404, message: "The specified file 'docs/missing.txt' was not found in storage." });
-    expect((await api('GET', '/files/nowhere/')).body.error).toEqual({ code: 404, message: "Folder 'nowhere/' does not exist in storage." });
+    expect((await api('GET', '/files/docs/missing.txt')).body.error).toEqual({
+      code: 404,
+      message: "The specified file 'docs/missing.txt' was not found in storage.",
+    });
+    expect((await api('GET', '/files/nowhere/')).body.error).toEqual({
+      code: 404,
+      message: "Folder 'nowhere/' does not exist in storage.",
+    });
     expect((await api('GET', '/files/docs/a.txt/')).status).toBe(400);
     expect((await api('GET', '/files/docs')).status).toBe(400);
-    expect((await raw('POST', '/files/nowhere/x.txt', 'x', {})).json().error).toEqual({ code: 404, message: "Folder 'nowhere/' does not exist." });
-    expect((await raw('POST', '/files/docs/a.txt?check_exist=true', 'x', {})).json().error).toEqual({ code: 400, message: "File 'docs/a.txt' already exists." });
+    expect((await raw('POST', '/files/nowhere/x.txt', 'x', {})).json().error).toEqual({
+      code: 404,
+      message: "Folder 'nowhere/' does not exist.",
+    });
+    expect((await raw('POST', '/files/docs/a.txt?check_exist=true', 'x', {})).json().error).toEqual({
+      code: 400,
+      message: "File 'docs/a.txt' already exists.",
+    });
     expect(fs.readFileSync(path.join(root, 'docs/a.txt'), 'utf8')).toBe('hello world');
     expect((await raw('POST', '/files/docs/sub', 'x', {})).statusCode).toBe(400);
     expect((await api('POST', '/files/')).body.error).toEqual({ code: 400, message: 'Invalid empty path.' });
     expect((await api('PATCH', '/files/docs/a.txt', {})).status).toBe(501);
-    const two = multipart([{ name: 'x', content: '1' }, { name: 'y', content: '2' }]);
+    const two = multipart([
+      { name: 'x', content: '1' },
+      { name: 'y', content: '2' },
+    ]);
     expect((await raw('POST', '/files/docs/single.txt', two.body, { 'content-type': two.type })).statusCode).toBe(400);
     expect(fs.existsSync(path.join(root, 'docs/single.txt'))).toBe(false);
     expect((await raw('POST', '/files/docs/', 'x', { 'x-file-name': '../up.txt' })).statusCode).toBe(400);
@@ -265,7 +370,12 @@ describe('local_file: the root is never left', () => {
       expect(response.body).not.toContain('secret');
       expect(response.json().error.code).toBe(response.statusCode);
     }
-    const json = await api('POST', '/files/docs/', { resource: [{ type: 'file', source_path: '../outside/secret.txt' }, { type: 'file', source_path: 'link-out/secret.txt' }] });
+    const json = await api('POST', '/files/docs/', {
+      resource: [
+        { type: 'file', source_path: '../outside/secret.txt' },
+        { type: 'file', source_path: 'link-out/secret.txt' },
+      ],
+    });
     expect(json.body.resource?.every((item: { error?: unknown }) => item.error) ?? json.status === 400).toBe(true);
     expect((await api('DELETE', '/files/', { resource: [{ path: '../outside/secret.txt', type: 'file' }] })).status).toBe(400);
     expect(fs.readdirSync(outside)).toEqual(before);
@@ -281,34 +391,53 @@ describe('local_file: the root is never left', () => {
 
 describe('local_file: services created at run time, limits, grants', () => {
   it('serves a new service at once, with its size limit, its OpenAPI document and the logs service', async () => {
-    const created = await api('POST', '/system/service', { resource: [{ name: 'uploads', label: 'Uploads', type: 'local_file', config: { container: 'up', max_file_size: 100 } }] });
+    const created = await api('POST', '/system/service', {
+      resource: [{ name: 'uploads', label: 'Uploads', type: 'local_file', config: { container: 'up', max_file_size: 100 } }],
+    });
     expect(created.status).toBe(201);
     expect((await raw('POST', '/uploads/small.txt', 'x'.repeat(100), {})).statusCode).toBe(201);
     const big = await raw('POST', '/uploads/big.txt', 'x'.repeat(1000), {});
     expect(big.statusCode).toBe(413);
     expect(big.json().error.code).toBe(413);
-    const form = multipart([{ name: 'ok.txt', content: 'ok' }, { name: 'big.txt', content: 'y'.repeat(500) }]);
+    const form = multipart([
+      { name: 'ok.txt', content: 'ok' },
+      { name: 'big.txt', content: 'y'.repeat(500) },
+    ]);
     expect((await raw('POST', '/uploads/', form.body, { 'content-type': form.type })).statusCode).toBe(413);
     expect(fs.readdirSync(path.join(server.dir, 'up'))).toEqual(['small.txt']);
 
     const spec = await api('GET', '/uploads/_spec');
     expect(Object.keys(spec.body.paths)).toEqual(expect.arrayContaining(['/', '/{folder_path}/', '/{file_path}']));
-    expect((await api('GET', '/api/v2?fields=name,type')).body.services).toContainEqual(expect.objectContaining({ name: 'uploads', type: 'local_file' }));
+    expect((await api('GET', '/api/v2?fields=name,type')).body.services).toContainEqual(
+      expect.objectContaining({ name: 'uploads', type: 'local_file' }),
+    );
     expect((await api('GET', '/logs/')).body).toEqual({ resource: [] });
     fs.writeFileSync(path.join(server.dir, 'data', 'logs', 'server.log'), 'started\n');
     expect((await raw('GET', '/logs/server.log', undefined)).body).toBe('started\n');
-    expect((await api('GET', '/files?as_access_list=true')).body.resource).toEqual(expect.arrayContaining(['', '*', 'docs/', 'docs/*', 'docs/sub/', 'docs/sub/*']));
+    expect((await api('GET', '/files?as_access_list=true')).body.resource).toEqual(
+      expect.arrayContaining(['', '*', 'docs/', 'docs/*', 'docs/sub/', 'docs/sub/*']),
+    );
   });
 
   it('checks grants on the URL path and on every path named in headers and bodies', async () => {
     fs.mkdirSync(path.join(root, 'secret'), { recursive: true });
     fs.writeFileSync(path.join(root, 'secret/plan.txt'), 'plan');
     const service = (await api('GET', '/system/service?filter=name=files&fields=id')).body.resource[0].id;
-    const role = (await api('POST', '/system/role', { resource: [{ name: 'docs-only', role_service_access_by_role_id: [
-      { service_id: service, component: '', verb_mask: 3 },
-      { service_id: service, component: 'docs/*', verb_mask: 31 },
-    ] }] })).body.resource[0].id;
-    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'docs-app', role_id: role }] })).body.resource[0].api_key;
+    const role = (
+      await api('POST', '/system/role', {
+        resource: [
+          {
+            name: 'docs-only',
+            role_service_access_by_role_id: [
+              { service_id: service, component: '', verb_mask: 3 },
+              { service_id: service, component: 'docs/*', verb_mask: 31 },
+            ],
+          },
+        ],
+      })
+    ).body.resource[0].id;
+    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'docs-app', role_id: role }] })).body.resource[0]
+      .api_key;
     const as = { key };
     expect((await api('GET', '/files/docs/a.txt', undefined, as)).status).toBe(200);
     expect((await api('GET', '/files/docs/', undefined, as)).status).toBe(200);
@@ -320,7 +449,12 @@ describe('local_file: services created at run time, limits, grants', () => {
     expect((await api('POST', '/files/', { resource: [{ name: 'secret', type: 'folder' }] }, as)).status).toBe(403);
     expect((await api('POST', '/files/docs/', { resource: [{ type: 'file', source_path: 'secret/plan.txt' }] }, as)).status).toBe(403);
     expect((await api('DELETE', '/files/docs/', { resource: [{ path: 'secret/plan.txt', type: 'file' }] }, as)).status).toBe(403);
-    const headerWrite = await server.app.inject({ method: 'POST', url: '/api/v2/files/', payload: 'x', headers: { 'x-service-api-key': key, 'x-file-name': 'top.txt' } });
+    const headerWrite = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/files/',
+      payload: 'x',
+      headers: { 'x-service-api-key': key, 'x-file-name': 'top.txt' },
+    });
     expect(headerWrite.statusCode).toBe(403);
     expect(fs.readFileSync(path.join(root, 'secret/plan.txt'), 'utf8')).toBe('plan');
     expect(fs.existsSync(path.join(root, 'top.txt'))).toBe(false);

@@ -26,7 +26,12 @@ beforeAll(async () => {
 afterAll(async () => server.close());
 
 async function raw(method: string, url: string, payload?: Buffer | string, headers: Record<string, string> = {}) {
-  return server.app.inject({ method: method as 'POST', url: `/api/v2${url}`, payload, headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token, ...headers } });
+  return server.app.inject({
+    method: method as 'POST',
+    url: `/api/v2${url}`,
+    payload,
+    headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token, ...headers },
+  });
 }
 
 async function unzipNames(buffer: Buffer): Promise<string[]> {
@@ -50,23 +55,60 @@ const ftp = fileServer('ftp');
 const webdav = fileServer('webdav');
 const backends: Backend[] = [
   {
-    title: 'sftp_file (OpenSSH)', server: 'sftp', type: 'sftp_file',
-    config: (root, password = sftp.password) => ({ host: sftp.host, port: sftp.port, username: sftp.username, password, container: `${sftp.base}/${root}`, timeout: 10 }),
+    title: 'sftp_file (OpenSSH)',
+    server: 'sftp',
+    type: 'sftp_file',
+    config: (root, password = sftp.password) => ({
+      host: sftp.host,
+      port: sftp.port,
+      username: sftp.username,
+      password,
+      container: `${sftp.base}/${root}`,
+      timeout: 10,
+    }),
     disk: (root) => `${sftp.base}/${root}`,
   },
   {
-    title: 'ftp_file (vsftpd)', server: 'ftp', type: 'ftp_file',
-    config: (root, password = ftp.password) => ({ host: ftp.host, port: ftp.port, username: ftp.username, password, container: `${ftp.base}/${root}`, timeout: 10 }),
+    title: 'ftp_file (vsftpd)',
+    server: 'ftp',
+    type: 'ftp_file',
+    config: (root, password = ftp.password) => ({
+      host: ftp.host,
+      port: ftp.port,
+      username: ftp.username,
+      password,
+      container: `${ftp.base}/${root}`,
+      timeout: 10,
+    }),
     disk: (root) => `${ftp.base}/${root}`,
   },
   {
-    title: 'ftp_file over explicit FTPS (vsftpd)', server: 'ftp', type: 'ftp_file',
-    config: (root, password = ftp.password) => ({ host: ftp.host, port: ftp.port, username: ftp.username, password, container: `${ftp.base}/${root}`, ssl: true, ssl_verify: false, timeout: 10 }),
+    title: 'ftp_file over explicit FTPS (vsftpd)',
+    server: 'ftp',
+    type: 'ftp_file',
+    config: (root, password = ftp.password) => ({
+      host: ftp.host,
+      port: ftp.port,
+      username: ftp.username,
+      password,
+      container: `${ftp.base}/${root}`,
+      ssl: true,
+      ssl_verify: false,
+      timeout: 10,
+    }),
     disk: (root) => `${ftp.base}/${root}`,
   },
   {
-    title: 'webdav_file (rclone serve webdav)', server: 'webdav', type: 'webdav_file',
-    config: (root, password = webdav.password) => ({ base_uri: webdav.origin, username: webdav.username, password, container: `${webdav.base}/${root}`, timeout: 10 }),
+    title: 'webdav_file (rclone serve webdav)',
+    server: 'webdav',
+    type: 'webdav_file',
+    config: (root, password = webdav.password) => ({
+      base_uri: webdav.origin,
+      username: webdav.username,
+      password,
+      container: `${webdav.base}/${root}`,
+      timeout: 10,
+    }),
     disk: (root) => path.join('/srv/portico-files/dav', root),
   },
 ];
@@ -77,23 +119,50 @@ describe.each(backends)('$title', async (backend) => {
   const name = `remote_${randomBytes(3).toString('hex')}`;
 
   it.skipIf(!reachable)('serves folders and files through the back-end', async () => {
-    const created = await api('POST', '/system/service', { resource: [{ name, label: backend.title, type: backend.type, config: backend.config(root) }] });
+    const created = await api('POST', '/system/service', {
+      resource: [{ name, label: backend.title, type: backend.type, config: backend.config(root) }],
+    });
     expect(created.status).toBe(201);
     expect((await api('GET', `/${name}/`)).body).toEqual({ resource: [] });
     expect((await api('POST', `/${name}/docs/`)).status).toBe(201);
     expect((await api('POST', `/${name}/docs/`)).body.error.code).toBe(400);
-    expect((await raw('POST', `/${name}/docs/`, 'hello world', { 'x-file-name': 'a.txt' })).json()).toEqual({ name: 'a.txt', path: 'docs/a.txt', type: 'file' });
+    expect((await raw('POST', `/${name}/docs/`, 'hello world', { 'x-file-name': 'a.txt' })).json()).toEqual({
+      name: 'a.txt',
+      path: 'docs/a.txt',
+      type: 'file',
+    });
     expect((await raw('PUT', `/${name}/docs/sub dir/`)).statusCode).toBe(201);
     expect((await raw('PUT', `/${name}/docs/sub%20dir/b.txt`, 'bee')).statusCode).toBe(201);
-    const form = multipart([{ name: 'one.txt', content: 'first' }, { name: 'two.txt', content: 'second' }]);
+    const form = multipart([
+      { name: 'one.txt', content: 'first' },
+      { name: 'two.txt', content: 'second' },
+    ]);
     expect((await raw('POST', `/${name}/docs/`, form.body, { 'content-type': form.type })).json().resource).toHaveLength(2);
-    expect((await api('POST', `/${name}/docs/`, { resource: [{ name: 'c.bin', type: 'file', content: Buffer.from([0, 255]).toString('base64'), is_base64: true }] })).status).toBe(201);
+    expect(
+      (
+        await api('POST', `/${name}/docs/`, {
+          resource: [{ name: 'c.bin', type: 'file', content: Buffer.from([0, 255]).toString('base64'), is_base64: true }],
+        })
+      ).status,
+    ).toBe(201);
 
     const listing = (await api('GET', `/${name}/docs/`)).body.resource;
-    expect(listing.map((e: { path: string }) => e.path)).toEqual(['docs/a.txt', 'docs/c.bin', 'docs/one.txt', 'docs/sub dir/', 'docs/two.txt']);
+    expect(listing.map((e: { path: string }) => e.path)).toEqual([
+      'docs/a.txt',
+      'docs/c.bin',
+      'docs/one.txt',
+      'docs/sub dir/',
+      'docs/two.txt',
+    ]);
     expect(listing[0]).toMatchObject({ name: 'a.txt', type: 'file', content_length: 11, content_type: 'text/plain; charset=utf-8' });
     expect((await api('GET', `/${name}/?full_tree=true&as_list=true`)).body.resource).toEqual([
-      'docs/', 'docs/a.txt', 'docs/c.bin', 'docs/one.txt', 'docs/sub dir/', 'docs/sub dir/b.txt', 'docs/two.txt',
+      'docs/',
+      'docs/a.txt',
+      'docs/c.bin',
+      'docs/one.txt',
+      'docs/sub dir/',
+      'docs/sub dir/b.txt',
+      'docs/two.txt',
     ]);
 
     const file = await raw('GET', `/${name}/docs/a.txt`);
@@ -104,11 +173,24 @@ describe.each(backends)('$title', async (backend) => {
     const head = await raw('GET', `/${name}/docs/a.txt`, undefined, { range: 'bytes=0-4' });
     expect([head.statusCode, head.body]).toEqual([206, 'hello']);
     expect((await raw('GET', `/${name}/docs/a.txt`)).body).toBe('hello world');
-    expect((await api('GET', `/${name}/docs/c.bin?include_properties=true&content=true`)).body).toMatchObject({ path: 'docs/c.bin', content_length: 2, content: Buffer.from([0, 255]).toString('base64') });
+    expect((await api('GET', `/${name}/docs/c.bin?include_properties=true&content=true`)).body).toMatchObject({
+      path: 'docs/c.bin',
+      content_length: 2,
+      content: Buffer.from([0, 255]).toString('base64'),
+    });
     const zip = await raw('GET', `/${name}/docs/?zip=true`);
-    expect(await unzipNames(zip.rawPayload)).toEqual(['docs/a.txt', 'docs/c.bin', 'docs/one.txt', 'docs/sub dir/', 'docs/sub dir/b.txt', 'docs/two.txt']);
+    expect(await unzipNames(zip.rawPayload)).toEqual([
+      'docs/a.txt',
+      'docs/c.bin',
+      'docs/one.txt',
+      'docs/sub dir/',
+      'docs/sub dir/b.txt',
+      'docs/two.txt',
+    ]);
 
-    const copied = await api('POST', `/${name}/docs/sub dir/`, { resource: [{ type: 'file', source_path: 'docs/one.txt', name: 'copy.txt' }] });
+    const copied = await api('POST', `/${name}/docs/sub dir/`, {
+      resource: [{ type: 'file', source_path: 'docs/one.txt', name: 'copy.txt' }],
+    });
     expect(copied.body.resource).toEqual([{ name: 'copy.txt', path: 'docs/sub dir/copy.txt', type: 'file' }]);
     expect((await raw('GET', `/${name}/docs/sub%20dir/copy.txt`)).body).toBe('first');
 
@@ -124,7 +206,9 @@ describe.each(backends)('$title', async (backend) => {
 
   it.skipIf(!reachable)('leaves nothing behind when an upload fails, and reports a refused login as 503', async () => {
     const limited = `${name}_small`;
-    await api('POST', '/system/service', { resource: [{ name: limited, label: 'Small', type: backend.type, config: { ...backend.config(`${root}-small`), max_file_size: 100 } }] });
+    await api('POST', '/system/service', {
+      resource: [{ name: limited, label: 'Small', type: backend.type, config: { ...backend.config(`${root}-small`), max_file_size: 100 } }],
+    });
     expect((await raw('POST', `/${limited}/ok.txt`, 'x'.repeat(100))).statusCode).toBe(201);
     const big = await raw('POST', `/${limited}/big.txt`, Buffer.alloc(300_000, 1));
     expect(big.statusCode).toBe(413);
@@ -133,7 +217,9 @@ describe.each(backends)('$title', async (backend) => {
     if (fs.existsSync(disk)) expect(fs.readdirSync(disk)).toEqual(['ok.txt']);
 
     const refused = `${name}_refused`;
-    await api('POST', '/system/service', { resource: [{ name: refused, label: 'Refused', type: backend.type, config: backend.config(`${root}-x`, 'not-the-password-42') }] });
+    await api('POST', '/system/service', {
+      resource: [{ name: refused, label: 'Refused', type: backend.type, config: backend.config(`${root}-x`, 'not-the-password-42') }],
+    });
     const answer = await api('GET', `/${refused}/`);
     expect(answer.status).toBe(503);
     expect(answer.body.error.message).toMatch(/^The (FTP|SFTP|WebDAV) server of service '.*' refused the login\.$/);

@@ -15,9 +15,26 @@ import { hostileCases, type HostileCase } from './hostile-cases.js';
 
 /** Text that must never reach a client: driver error names and phrases, stack frames, source paths. */
 const LEAKS: RegExp[] = [
-  /SQLITE_/, /syntax error at/i, /\bER_[A-Z_]+/, /You have an error in your SQL syntax/, / at \//, /\.ts:\d/, /\.js:\d/, /node_modules/,
-  /bind message/, /invalid byte sequence/, /Expression tree is too large/, /too many SQL variables/, /pattern too complex/,
-  /bigint is too big/, /out of range for type/, /FST_ERR/, /\bat [A-Za-z.<>]+ \(/, /Cannot read propert/, /is not a function/, /undefined is not/,
+  /SQLITE_/,
+  /syntax error at/i,
+  /\bER_[A-Z_]+/,
+  /You have an error in your SQL syntax/,
+  / at \//,
+  /\.ts:\d/,
+  /\.js:\d/,
+  /node_modules/,
+  /bind message/,
+  /invalid byte sequence/,
+  /Expression tree is too large/,
+  /too many SQL variables/,
+  /pattern too complex/,
+  /bigint is too big/,
+  /out of range for type/,
+  /FST_ERR/,
+  /\bat [A-Za-z.<>]+ \(/,
+  /Cannot read propert/,
+  /is not a function/,
+  /undefined is not/,
 ];
 
 const SENTINEL_FIELDS = [
@@ -34,8 +51,28 @@ const SENTINEL_FIELDS = [
 ];
 
 const SENTINEL_ROWS = [
-  { name: 'alpha', amount: 1, big: 9007199254740991, price: 12.5, ratio: 0.25, flag: true, born: '2000-01-02', stamp: '2020-03-04 05:06:07', note: "it's 'quoted' \\ and %_" },
-  { name: 'beta', amount: -2147483648, big: -9007199254740991, price: 99999999.99, ratio: -1.5, flag: false, born: '1970-01-01', stamp: '1999-12-31 23:59:59', note: 'ünïcødé 💥' },
+  {
+    name: 'alpha',
+    amount: 1,
+    big: 9007199254740991,
+    price: 12.5,
+    ratio: 0.25,
+    flag: true,
+    born: '2000-01-02',
+    stamp: '2020-03-04 05:06:07',
+    note: "it's 'quoted' \\ and %_",
+  },
+  {
+    name: 'beta',
+    amount: -2147483648,
+    big: -9007199254740991,
+    price: 99999999.99,
+    ratio: -1.5,
+    flag: false,
+    born: '1970-01-01',
+    stamp: '1999-12-31 23:59:59',
+    note: 'ünïcødé 💥',
+  },
   { name: 'gamma', amount: 2147483647, big: 0, price: 0, ratio: 0, flag: null, born: null, stamp: null, note: null },
 ];
 
@@ -45,7 +82,8 @@ async function createTables(api: ApiClient): Promise<void> {
       { name: 'sentinel', field: SENTINEL_FIELDS },
       { name: 'scratch', field: SENTINEL_FIELDS },
       {
-        name: 'sentinel_child', field: [
+        name: 'sentinel_child',
+        field: [
           { name: 'id', type: 'id' },
           { name: 'sentinel_id', type: 'reference', ref_table: 'sentinel', ref_field: 'id', allow_null: true },
           { name: 'label', type: 'string', length: 32, allow_null: true },
@@ -56,19 +94,29 @@ async function createTables(api: ApiClient): Promise<void> {
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const loaded = await api.call('POST', '_table/sentinel', { resource: SENTINEL_ROWS });
   expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
-  const children = await api.call('POST', '_table/sentinel_child', { resource: [{ sentinel_id: 1, label: 'one' }, { sentinel_id: 2, label: 'two' }] });
+  const children = await api.call('POST', '_table/sentinel_child', {
+    resource: [
+      { sentinel_id: 1, label: 'one' },
+      { sentinel_id: 2, label: 'two' },
+    ],
+  });
   expect(children.status, JSON.stringify(children.body)).toBe(200);
 }
 
 /** Everything that must survive: the sentinel tables as the database holds them, the table list, every system table. */
 async function snapshot(target: DatabaseTarget, api: ApiClient): Promise<string> {
   const system = api.server.app.portico.db;
-  const tables = (await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(system)).rows.map((r) => r.name);
+  const tables = (await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(system)).rows.map(
+    (r) => r.name,
+  );
   const systemRows: Record<string, unknown[]> = {};
   for (const table of tables) {
     const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(system)).rows;
     // A successful login stamps the administrator's last login; nothing else may change.
-    systemRows[table] = rows.map(({ last_login_date: _stamp, ...rest }) => rest).map((row) => JSON.stringify(row)).sort();
+    systemRows[table] = rows
+      .map(({ last_login_date: _stamp, ...rest }) => rest)
+      .map((row) => JSON.stringify(row))
+      .sort();
   }
   const data = {
     sentinel: await target.query('select * from sentinel order by id'),
@@ -93,9 +141,19 @@ function judge(c: HostileCase, answer: Answer): string | null {
   if (leak !== undefined) return `leaks ${leak}`;
   if (answer.status >= 400) {
     let body: any;
-    try { body = JSON.parse(answer.text); } catch { return 'error body is not JSON'; }
+    try {
+      body = JSON.parse(answer.text);
+    } catch {
+      return 'error body is not JSON';
+    }
     const error = body?.error;
-    if (error === null || typeof error !== 'object' || error.code !== answer.status || typeof error.message !== 'string' || error.message === '') {
+    if (
+      error === null ||
+      typeof error !== 'object' ||
+      error.code !== answer.status ||
+      typeof error.message !== 'string' ||
+      error.message === ''
+    ) {
       return 'error body is not {"error":{"code","message"}} with code = status';
     }
   }
@@ -118,7 +176,9 @@ function rawExchange(port: number, request: string): Promise<Answer> {
     const socket = net.connect(port, '127.0.0.1');
     let data = '';
     socket.setEncoding('latin1');
-    socket.on('data', (chunk) => { data += chunk; });
+    socket.on('data', (chunk) => {
+      data += chunk;
+    });
     socket.on('error', reject);
     socket.on('close', () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0);
@@ -195,13 +255,18 @@ export function defineHostileInputSuite(kind: TargetKind): void {
   });
 
   it('validates the login duration: whole minutes up to a year', async () => {
-    const login = (duration: unknown) => api.server.app.inject({
-      method: 'POST', url: '/api/v2/system/admin/session', headers: { 'x-service-api-key': api.server.apiKey },
-      payload: { email: 'admin@test.local', password: 'admin-password-12345', duration },
-    });
+    const login = (duration: unknown) =>
+      api.server.app.inject({
+        method: 'POST',
+        url: '/api/v2/system/admin/session',
+        headers: { 'x-service-api-key': api.server.apiKey },
+        payload: { email: 'admin@test.local', password: 'admin-password-12345', duration },
+      });
     const absurd = await login(1e20);
     expect(absurd.statusCode).toBe(400);
-    expect(absurd.json()).toEqual({ error: { code: 400, message: "Field 'duration' must be a whole number of minutes from 0 to 525600.", context: { field: 'duration' } } });
+    expect(absurd.json()).toEqual({
+      error: { code: 400, message: "Field 'duration' must be a whole number of minutes from 0 to 525600.", context: { field: 'duration' } },
+    });
     const year = await login(525600);
     expect(year.statusCode).toBe(200);
     const days = (Date.parse(`${year.json().token_expiry_date.replace(' ', 'T')}Z`) - Date.now()) / 86_400_000;

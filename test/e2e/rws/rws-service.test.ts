@@ -26,7 +26,9 @@ const seen: Seen[] = [];
 let hits = 0;
 
 function listen(server: http.Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 let portico: TestServer;
@@ -40,52 +42,107 @@ beforeAll(async () => {
     request.on('end', () => {
       seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
       const url = new URL(request.url ?? '/', 'http://x');
-      if (url.pathname === '/v1/slow') { setTimeout(() => response.end('late'), 3000); return; }
-      if (url.pathname === '/v1/missing') { response.statusCode = 404; response.end('{"message":"no such thing"}'); return; }
-      if (url.pathname === '/v1/moved') { response.statusCode = 302; response.setHeader('location', '/v1/echo?moved=1'); response.end(); return; }
-      if (url.pathname === '/v1/away') { response.statusCode = 302; response.setHeader('location', `${otherBase}/stolen`); response.end(); return; }
-      if (url.pathname === '/v1/counter') { hits += 1; response.setHeader('content-type', 'text/plain'); response.end(`hit ${hits}`); return; }
+      if (url.pathname === '/v1/slow') {
+        setTimeout(() => response.end('late'), 3000);
+        return;
+      }
+      if (url.pathname === '/v1/missing') {
+        response.statusCode = 404;
+        response.end('{"message":"no such thing"}');
+        return;
+      }
+      if (url.pathname === '/v1/moved') {
+        response.statusCode = 302;
+        response.setHeader('location', '/v1/echo?moved=1');
+        response.end();
+        return;
+      }
+      if (url.pathname === '/v1/away') {
+        response.statusCode = 302;
+        response.setHeader('location', `${otherBase}/stolen`);
+        response.end();
+        return;
+      }
+      if (url.pathname === '/v1/counter') {
+        hits += 1;
+        response.setHeader('content-type', 'text/plain');
+        response.end(`hit ${hits}`);
+        return;
+      }
       response.statusCode = request.method === 'POST' ? 201 : 200;
       response.setHeader('content-type', 'application/json');
       response.setHeader('x-remote', 'yes');
-      response.end(JSON.stringify({ method: request.method, path: url.pathname, query: url.search, body: Buffer.concat(chunks).toString() }));
+      response.end(
+        JSON.stringify({ method: request.method, path: url.pathname, query: url.search, body: Buffer.concat(chunks).toString() }),
+      );
     });
   });
-  other = http.createServer((_request, response) => { response.end('should not be reached'); });
+  other = http.createServer((_request, response) => {
+    response.end('should not be reached');
+  });
   [base, otherBase] = await Promise.all([listen(remote), listen(other)]);
   // A port nobody listens on: one just closed.
   const closed = http.createServer();
   const closedBase = await listen(closed);
   await new Promise((resolve) => closed.close(resolve));
-  portico = await startTestServer(minimalModel({
-    services: [
-      ...minimalModel().services,
-      {
-        id: 20, name: 'declared_api', type: 'rws', label: 'Declared', description: '', is_active: true, origin: 'platform', kind: 'plain',
-        config: { base_url: `${base}/v1`, headers: [{ name: 'X-Declared', value: 'yes' }] },
-      },
-    ],
-  }));
+  portico = await startTestServer(
+    minimalModel({
+      services: [
+        ...minimalModel().services,
+        {
+          id: 20,
+          name: 'declared_api',
+          type: 'rws',
+          label: 'Declared',
+          description: '',
+          is_active: true,
+          origin: 'platform',
+          kind: 'plain',
+          config: { base_url: `${base}/v1`, headers: [{ name: 'X-Declared', value: 'yes' }] },
+        },
+      ],
+    }),
+  );
   token = await portico.adminToken();
   api = apiClient(portico.app, () => ({ key: portico.apiKey, token }));
   await api('POST', '/system/lookup', { resource: [{ name: 'partner_key', value: 'k-123' }] });
-  const created = await api('POST', '/system/service', { resource: [
-    {
-      name: 'remote', label: 'Remote', type: 'rws', config: {
-        base_url: `${base}/v1`, timeout: 1,
-        parameters: [{ name: 'apikey', value: '{partner_key}' }, { name: 'only_post', value: '1', action: ['POST'] }, { name: 'drop_me', exclude: true }],
-        headers: [{ name: 'X-Partner', value: 'partner-{partner_key}', action: 1 }, { name: 'Authorization', pass_from_client: true, action: ['GET'] }],
+  const created = await api('POST', '/system/service', {
+    resource: [
+      {
+        name: 'remote',
+        label: 'Remote',
+        type: 'rws',
+        config: {
+          base_url: `${base}/v1`,
+          timeout: 1,
+          parameters: [
+            { name: 'apikey', value: '{partner_key}' },
+            { name: 'only_post', value: '1', action: ['POST'] },
+            { name: 'drop_me', exclude: true },
+          ],
+          headers: [
+            { name: 'X-Partner', value: 'partner-{partner_key}', action: 1 },
+            { name: 'Authorization', pass_from_client: true, action: ['GET'] },
+          ],
+        },
       },
-    },
-    { name: 'cached', label: 'Cached', type: 'rws', config: { base_url: `${base}/v1`, cache_enabled: true, cache_ttl: 60 } },
-    { name: 'down', label: 'Down', type: 'rws', config: { base_url: `${closedBase}/api`, timeout: 2 } },
-    {
-      name: 'documented', label: 'Documented', type: 'rws', config: {
-        base_url: `${base}/v1`,
-        openapi: { openapi: '3.0.3', info: { title: 'Echo', version: '1' }, paths: { '/echo': { get: { operationId: 'echo', summary: 'Echoes', responses: { 200: { description: 'ok' } } } } } },
+      { name: 'cached', label: 'Cached', type: 'rws', config: { base_url: `${base}/v1`, cache_enabled: true, cache_ttl: 60 } },
+      { name: 'down', label: 'Down', type: 'rws', config: { base_url: `${closedBase}/api`, timeout: 2 } },
+      {
+        name: 'documented',
+        label: 'Documented',
+        type: 'rws',
+        config: {
+          base_url: `${base}/v1`,
+          openapi: {
+            openapi: '3.0.3',
+            info: { title: 'Echo', version: '1' },
+            paths: { '/echo': { get: { operationId: 'echo', summary: 'Echoes', responses: { 200: { description: 'ok' } } } } },
+          },
+        },
       },
-    },
-  ] });
+    ],
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
 });
 afterAll(async () => {
@@ -96,7 +153,12 @@ afterAll(async () => {
 });
 
 async function raw(method: string, url: string, payload?: string, headers: Record<string, string> = {}) {
-  return portico.app.inject({ method: method as 'GET', url: `/api/v2${url}`, payload, headers: { 'x-service-api-key': portico.apiKey, 'x-service-session-token': token, ...headers } });
+  return portico.app.inject({
+    method: method as 'GET',
+    url: `/api/v2${url}`,
+    payload,
+    headers: { 'x-service-api-key': portico.apiKey, 'x-service-session-token': token, ...headers },
+  });
 }
 const lastSeen = () => seen[seen.length - 1];
 
@@ -128,9 +190,13 @@ describe('rws', () => {
     expect((await raw('GET', '/remote')).json().path).toBe('/v1');
   });
 
-  it('keeps the caller\'s credentials and hop-by-hop headers, unless a header passes one on', async () => {
+  it("keeps the caller's credentials and hop-by-hop headers, unless a header passes one on", async () => {
     await raw('POST', `/remote/echo?api_key=${portico.apiKey}&session_token=${token}`, 'x', {
-      authorization: 'Bearer secret-token', cookie: 'sid=1', connection: 'keep-alive, x-drop', 'proxy-authorization': 'Basic eA==', 'x-forwarded-for': '10.0.0.1',
+      authorization: 'Bearer secret-token',
+      cookie: 'sid=1',
+      connection: 'keep-alive, x-drop',
+      'proxy-authorization': 'Basic eA==',
+      'x-forwarded-for': '10.0.0.1',
     });
     const { headers, url } = lastSeen();
     expect(headers.authorization).toBeUndefined();
@@ -163,13 +229,20 @@ describe('rws', () => {
     const address = await portico.app.listen({ port: 0, host: '127.0.0.1' });
     // Dot segments are refused (400) or resolved inside the service's own path before it sees
     // them; either way the outbound request stays under the base path.
-    for (const path of ['/api/v2/remote/%2e%2e/x', '/api/v2/remote/a/.%2E/x', '/api/v2/remote/echo/../../x', '/api/v2/remote/echo/%2E%2E']) {
+    for (const path of [
+      '/api/v2/remote/%2e%2e/x',
+      '/api/v2/remote/a/.%2E/x',
+      '/api/v2/remote/echo/../../x',
+      '/api/v2/remote/echo/%2E%2E',
+    ]) {
       const count = seen.length;
       const status = await new Promise<number>((resolve, reject) => {
-        http.get(`${address}${path}`, { headers: { 'x-service-api-key': portico.apiKey, 'x-service-session-token': token } }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        }).on('error', reject);
+        http
+          .get(`${address}${path}`, { headers: { 'x-service-api-key': portico.apiKey, 'x-service-session-token': token } }, (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          })
+          .on('error', reject);
       });
       expect([200, 400, 404], path).toContain(status);
       if (seen.length > count) expect(lastSeen().url, path).toMatch(/^\/v1(\/|$|\?)/);
@@ -203,13 +276,20 @@ describe('rws', () => {
     expect(lastSeen().headers['x-declared']).toBe('yes');
     const type = (await api('GET', '/system/service_type/rws')).body;
     expect(type).toMatchObject({ name: 'rws', label: 'HTTP Service', group: 'Remote Service' });
-    expect(type.config_schema.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['base_url', 'parameters', 'headers', 'cache_enabled', 'cache_ttl']));
+    expect(type.config_schema.map((f: { name: string }) => f.name)).toEqual(
+      expect.arrayContaining(['base_url', 'parameters', 'headers', 'cache_enabled', 'cache_ttl']),
+    );
   });
 
   it('follows role grants on its paths', async () => {
     const service = (await api('GET', '/system/service?filter=name=remote&fields=id')).body.resource[0].id;
-    const role = (await api('POST', '/system/role', { resource: [{ name: 'echo-reader', role_service_access_by_role_id: [{ service_id: service, component: 'echo/*', verb_mask: 1 }] }] })).body.resource[0].id;
-    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'echo-app', role_id: role }] })).body.resource[0].api_key;
+    const role = (
+      await api('POST', '/system/role', {
+        resource: [{ name: 'echo-reader', role_service_access_by_role_id: [{ service_id: service, component: 'echo/*', verb_mask: 1 }] }],
+      })
+    ).body.resource[0].id;
+    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'echo-app', role_id: role }] })).body.resource[0]
+      .api_key;
     expect((await api('GET', '/remote/echo/x', undefined, { key })).status).toBe(200);
     expect([401, 403]).toContain((await api('POST', '/remote/echo/x', {}, { key })).status);
     expect([401, 403]).toContain((await api('GET', '/remote/counter', undefined, { key })).status);

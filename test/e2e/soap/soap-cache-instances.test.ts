@@ -41,12 +41,24 @@ beforeAll(async () => {
   const services = {
     CapitalCity: (args: { sCountryISOCode: string }) => ({ CapitalCityResult: args.sCountryISOCode === 'NL' ? 'Amsterdam' : 'Unknown' }),
   };
-  peer = await startPeer('pm-countryinfo.wsdl', { CountryInfoService: { CountryInfoServiceSoap: services, CountryInfoServiceSoap12: services } });
+  peer = await startPeer('pm-countryinfo.wsdl', {
+    CountryInfoService: { CountryInfoServiceSoap: services, CountryInfoServiceSoap12: services },
+  });
   const ctx: RuntimeContext = { baseDir: '/', resolveEnv: (value) => value };
-  country = await soapKind.introspect!({
-    id: 10, name: 'country', label: 'country', type: 'soap', description: '', is_active: true, origin: 'platform', kind: 'plain',
-    config: { wsdl: peer.wsdlFile, cache_enabled: true, cache_ttl: 600, options: { connection_timeout: 5, location: peer.url } },
-  }, ctx);
+  country = await soapKind.introspect!(
+    {
+      id: 10,
+      name: 'country',
+      label: 'country',
+      type: 'soap',
+      description: '',
+      is_active: true,
+      origin: 'platform',
+      kind: 'plain',
+      config: { wsdl: peer.wsdlFile, cache_enabled: true, cache_ttl: 600, options: { connection_timeout: 5, location: peer.url } },
+    },
+    ctx,
+  );
 });
 afterAll(async () => peer?.close());
 
@@ -141,10 +153,13 @@ describe('the SOAP response cache without Redis', () => {
     expect(sent()).toBe(before + 3);
     // B reads the clear on its next look at the change token (every two seconds): until then it
     // answers from its cache, then calls the service once.
-    await vi.waitFor(async () => {
-      expect(await capital(s.onB, 'FR')).toBe('Unknown');
-      expect(sent()).toBe(before + 4);
-    }, { timeout: 5000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        expect(await capital(s.onB, 'FR')).toBe('Unknown');
+        expect(sent()).toBe(before + 4);
+      },
+      { timeout: 5000, interval: 200 },
+    );
     expect(await capital(s.onB, 'FR')).toBe('Unknown');
     expect(sent()).toBe(before + 4);
   });

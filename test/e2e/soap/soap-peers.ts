@@ -61,10 +61,11 @@ export async function startPeer(wsdl: string, services: IServices, options: Peer
     wsdlUrl: `${url}?wsdl`,
     wsdlFile,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -81,7 +82,8 @@ export function calculatorServices(soapHeaders: unknown[] = []): IServices {
     Subtract: (args: { intA: number; intB: number }) => ({ SubtractResult: Number(args.intA) - Number(args.intB) }),
     Multiply: (args: { intA: number; intB: number }) => ({ MultiplyResult: Number(args.intA) * Number(args.intB) }),
     Divide: (args: { intA: number; intB: number }) => {
-      if (Number(args.intB) === 0) throw { Fault: { faultcode: 'soap:Server', faultstring: 'Attempted to divide by zero.', statusCode: 500 } };
+      if (Number(args.intB) === 0)
+        throw { Fault: { faultcode: 'soap:Server', faultstring: 'Attempted to divide by zero.', statusCode: 500 } };
       return { DivideResult: Math.trunc(Number(args.intA) / Number(args.intB)) };
     },
   };

@@ -25,35 +25,71 @@ let headers: Record<string, string>;
 const ctx: RuntimeContext = { baseDir: '/', resolveEnv: (value) => value };
 
 /** A SOAP service model as `gen build` makes it, pointed at a peer. */
-async function soapModel(id: number, name: string, wsdlFile: string, config: Record<string, unknown> = {}, options: Record<string, unknown> = {}): Promise<ServiceModel> {
+async function soapModel(
+  id: number,
+  name: string,
+  wsdlFile: string,
+  config: Record<string, unknown> = {},
+  options: Record<string, unknown> = {},
+): Promise<ServiceModel> {
   const base: ServiceModel = {
-    id, name, label: name, type: 'soap', description: '', is_active: true, origin: 'platform', kind: 'plain',
+    id,
+    name,
+    label: name,
+    type: 'soap',
+    description: '',
+    is_active: true,
+    origin: 'platform',
+    kind: 'plain',
     config: { wsdl: wsdlFile, ...config, options: { connection_timeout: 5, ...options } },
   };
   return soapKind.introspect!(base, ctx);
 }
 
-const continents = [{ sCode: 'AF', sName: 'Africa' }, { sCode: 'AN', sName: 'Antarctica' }];
+const continents = [
+  { sCode: 'AF', sName: 'Africa' },
+  { sCode: 'AN', sName: 'Antarctica' },
+];
 
 beforeAll(async () => {
   peers.calc = await startPeer('pm-calculator.wsdl', calculatorServices());
   const country = {
-    ListOfContinentsByName: () => ({ ListOfContinentsByNameResult: { tContinent: continents.slice(0, ++countryResponses % 2 === 1 ? 1 : 2) } }),
+    ListOfContinentsByName: () => ({
+      ListOfContinentsByNameResult: { tContinent: continents.slice(0, ++countryResponses % 2 === 1 ? 1 : 2) },
+    }),
     CapitalCity: (args: { sCountryISOCode: string }) => ({ CapitalCityResult: args.sCountryISOCode === 'NL' ? 'Amsterdam' : 'Unknown' }),
     FullCountryInfo: () => ({
       FullCountryInfoResult: {
-        sISOCode: 'NL', sName: 'Netherlands', sCapitalCity: 'Amsterdam', sPhoneCode: '31', sContinentCode: 'EU', sCurrencyISOCode: 'EUR', sCountryFlag: 'nl.jpg',
+        sISOCode: 'NL',
+        sName: 'Netherlands',
+        sCapitalCity: 'Amsterdam',
+        sPhoneCode: '31',
+        sContinentCode: 'EU',
+        sCurrencyISOCode: 'EUR',
+        sCountryFlag: 'nl.jpg',
         Languages: { tLanguage: [{ sISOCode: 'nl', sName: 'Dutch' }] },
       },
     }),
   };
-  peers.country = await startPeer('pm-countryinfo.wsdl', { CountryInfoService: { CountryInfoServiceSoap: country, CountryInfoServiceSoap12: country } });
-  const numbers = { NumberToWords: (args: { ubiNum: string }) => ({ NumberToWordsResult: `words for ${args.ubiNum}` }) };
-  peers.wsse = await startPeer('pm-usernametoken.wsdl', { NumberConversion: { NumberConversionSoap: numbers, NumberConversionSoap12: numbers } }, {
-    authenticate: (security) => digestMatches(security, 'bob', 'bobs-secret'),
+  peers.country = await startPeer('pm-countryinfo.wsdl', {
+    CountryInfoService: { CountryInfoServiceSoap: country, CountryInfoServiceSoap12: country },
   });
+  const numbers = { NumberToWords: (args: { ubiNum: string }) => ({ NumberToWordsResult: `words for ${args.ubiNum}` }) };
+  peers.wsse = await startPeer(
+    'pm-usernametoken.wsdl',
+    { NumberConversion: { NumberConversionSoap: numbers, NumberConversionSoap12: numbers } },
+    {
+      authenticate: (security) => digestMatches(security, 'bob', 'bobs-secret'),
+    },
+  );
   peers.rpc = await startPeer('ns-rpcexample.wsdl', {
-    RpcExample: { RpcExample: { getKey: (args: { params: { module: string; key: string } }) => ({ base64EncodedVariantResult: `${args.params.module}/${args.params.key}` }) } },
+    RpcExample: {
+      RpcExample: {
+        getKey: (args: { params: { module: string; key: string } }) => ({
+          base64EncodedVariantResult: `${args.params.module}/${args.params.key}`,
+        }),
+      },
+    },
   });
   const pets = { addPets: () => ({ status: null }) };
   peers.nillable = await startPeer('ss-nillable.wsdl', { Service1: { Service1Soap: pets, Service1Soap12: pets } });
@@ -69,18 +105,44 @@ beforeAll(async () => {
     await soapModel(8, 'calc', peers.calc.wsdlFile, {}, { location: peers.calc.url, login: 'al', password: 'pw' }),
     await soapModel(9, 'calc12', peers.calc.wsdlFile, {}, { location: peers.calc.url, soap_version: 'SOAP_1_2' }),
     await soapModel(10, 'country', peers.country.wsdlFile, { cache_enabled: true, cache_ttl: 600 }, { location: peers.country.url }),
-    await soapModel(11, 'numbers', peers.wsse.wsdlFile, {
-      headers: [{ type: 'wsse', name: 'username', data: 'bob' }, { type: 'wsse', name: 'password', data: 'bobs-secret' }],
-      wsse_username_token: 'UsernameToken-7',
-    }, { location: peers.wsse.url }),
-    await soapModel(17, 'numbersbad', peers.wsse.wsdlFile, {
-      headers: [{ type: 'wsse', name: 'username', data: 'bob' }, { type: 'wsse', name: 'password', data: 'wrong' }],
-    }, { location: peers.wsse.url }),
+    await soapModel(
+      11,
+      'numbers',
+      peers.wsse.wsdlFile,
+      {
+        headers: [
+          { type: 'wsse', name: 'username', data: 'bob' },
+          { type: 'wsse', name: 'password', data: 'bobs-secret' },
+        ],
+        wsse_username_token: 'UsernameToken-7',
+      },
+      { location: peers.wsse.url },
+    ),
+    await soapModel(
+      17,
+      'numbersbad',
+      peers.wsse.wsdlFile,
+      {
+        headers: [
+          { type: 'wsse', name: 'username', data: 'bob' },
+          { type: 'wsse', name: 'password', data: 'wrong' },
+        ],
+      },
+      { location: peers.wsse.url },
+    ),
     await soapModel(12, 'rpc', peers.rpc.wsdlFile, {}, { location: peers.rpc.url }),
     await soapModel(13, 'pets', peers.nillable.wsdlFile, {}, { location: peers.nillable.url }),
-    await soapModel(14, 'traced', peers.header.wsdlFile, {
-      headers: [{ type: 'generic', namespace: 'urn:trace', name: 'Trace', data: '{"id":"svc:trace","app":"portico"}', mustunderstand: true }],
-    }, { location: peers.header.url }),
+    await soapModel(
+      14,
+      'traced',
+      peers.header.wsdlFile,
+      {
+        headers: [
+          { type: 'generic', namespace: 'urn:trace', name: 'Trace', data: '{"id":"svc:trace","app":"portico"}', mustunderstand: true },
+        ],
+      },
+      { location: peers.header.url },
+    ),
     await soapModel(15, 'down', peers.calc.wsdlFile, {}, { location: 'http://127.0.0.1:9/soap' }),
     await soapModel(16, 'slow', peers.calc.wsdlFile, {}, { location: silentUrl, connection_timeout: 0.3 }),
   ];
@@ -105,7 +167,10 @@ const lastRequest = (peer: Peer) => peer.requests[peer.requests.length - 1];
 
 describe('Calculator over SOAP 1.1 and 1.2', () => {
   it('lists the operations of both ports once', async () => {
-    expect(await api('GET', 'calc')).toEqual({ status: 200, body: { resource: [{ name: 'Add' }, { name: 'Divide' }, { name: 'Multiply' }, { name: 'Subtract' }] } });
+    expect(await api('GET', 'calc')).toEqual({
+      status: 200,
+      body: { resource: [{ name: 'Add' }, { name: 'Divide' }, { name: 'Multiply' }, { name: 'Subtract' }] },
+    });
     expect((await api('GET', 'calc?as_list=true')).body).toEqual({ resource: ['Add', 'Divide', 'Multiply', 'Subtract'] });
     expect((await api('GET', 'calc?refresh=true&fields=*')).body).toEqual({
       resource: [
@@ -124,7 +189,9 @@ describe('Calculator over SOAP 1.1 and 1.2', () => {
     expect(sent.headers.soapaction).toBe('"http://tempuri.org/Add"');
     expect(sent.headers.authorization).toBe(`Basic ${Buffer.from('al:pw').toString('base64')}`);
     expect(sent.body).toContain('<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"');
-    expect(sent.body).toContain('<soap:Body><Add xmlns="http://tempuri.org/"><intA xmlns="">2</intA><intB xmlns="">3</intB></Add></soap:Body>');
+    expect(sent.body).toContain(
+      '<soap:Body><Add xmlns="http://tempuri.org/"><intA xmlns="">2</intA><intB xmlns="">3</intB></Add></soap:Body>',
+    );
   });
 
   it('calls an operation with GET and query parameters', async () => {
@@ -142,7 +209,13 @@ describe('Calculator over SOAP 1.1 and 1.2', () => {
   it('answers a SOAP fault with 500, its text and its code', async () => {
     expect(await api('POST', 'calc/Divide', { intA: 1, intB: 0 })).toEqual({
       status: 500,
-      body: { error: { code: 500, message: 'Attempted to divide by zero. [Fault code:soap:Server]', context: { faultcode: 'soap:Server', faultstring: 'Attempted to divide by zero.' } } },
+      body: {
+        error: {
+          code: 500,
+          message: 'Attempted to divide by zero. [Fault code:soap:Server]',
+          context: { faultcode: 'soap:Server', faultstring: 'Attempted to divide by zero.' },
+        },
+      },
     });
   });
 
@@ -159,8 +232,13 @@ describe('Calculator over SOAP 1.1 and 1.2', () => {
   it('answers 503 when the endpoint cannot be reached, and when it does not answer within connection_timeout', async () => {
     const down = await api('POST', 'down/Add', { intA: 1, intB: 2 });
     expect(down.status).toBe(503);
-    expect((down.body.error as { message: string }).message).toMatch(/^The SOAP host http:\/\/127\.0\.0\.1:9\/soap cannot be reached: .*ECONNREFUSED/);
-    expect(await api('POST', 'slow/Add', { intA: 1, intB: 2 })).toEqual({ status: 503, body: { error: { code: 503, message: `The SOAP host ${silentUrl} did not answer within 0.3 s.` } } });
+    expect((down.body.error as { message: string }).message).toMatch(
+      /^The SOAP host http:\/\/127\.0\.0\.1:9\/soap cannot be reached: .*ECONNREFUSED/,
+    );
+    expect(await api('POST', 'slow/Add', { intA: 1, intB: 2 })).toEqual({
+      status: 503,
+      body: { error: { code: 503, message: `The SOAP host ${silentUrl} did not answer within 0.3 s.` } },
+    });
   });
 });
 
@@ -175,7 +253,13 @@ describe('CountryInfoService: arrays and nesting', () => {
   it('returns nested structures', async () => {
     expect((await api('POST', 'country/FullCountryInfo', { sCountryISOCode: 'NL' })).body).toEqual({
       FullCountryInfoResult: {
-        sISOCode: 'NL', sName: 'Netherlands', sCapitalCity: 'Amsterdam', sPhoneCode: '31', sContinentCode: 'EU', sCurrencyISOCode: 'EUR', sCountryFlag: 'nl.jpg',
+        sISOCode: 'NL',
+        sName: 'Netherlands',
+        sCapitalCity: 'Amsterdam',
+        sPhoneCode: '31',
+        sContinentCode: 'EU',
+        sCurrencyISOCode: 'EUR',
+        sCountryFlag: 'nl.jpg',
         Languages: { tLanguage: [{ sISOCode: 'nl', sName: 'Dutch' }] },
       },
     });
@@ -206,7 +290,9 @@ describe('headers', () => {
   it('sends a WS-Security UsernameToken the peer verifies (digest, nonce, created, wsu:Id)', async () => {
     expect(await api('GET', 'numbers/NumberToWords?ubiNum=12')).toEqual({ status: 200, body: { NumberToWordsResult: 'words for 12' } });
     const sent = lastRequest(peers.wsse).body;
-    expect(sent).toMatch(/<wsse:UsernameToken wsu:Id="UsernameToken-7"><wsse:Username>bob<\/wsse:Username><wsse:Password Type="[^"]+#PasswordDigest">[^<]+<\/wsse:Password><wsse:Nonce EncodingType="[^"]+#Base64Binary">[^<]+<\/wsse:Nonce><wsu:Created>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ<\/wsu:Created>/);
+    expect(sent).toMatch(
+      /<wsse:UsernameToken wsu:Id="UsernameToken-7"><wsse:Username>bob<\/wsse:Username><wsse:Password Type="[^"]+#PasswordDigest">[^<]+<\/wsse:Password><wsse:Nonce EncodingType="[^"]+#Base64Binary">[^<]+<\/wsse:Nonce><wsu:Created>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ<\/wsu:Created>/,
+    );
     expect(sent).not.toContain('bobs-secret');
     const refused = await api('GET', 'numbersbad/NumberToWords?ubiNum=12');
     expect(refused.status).toBe(500);
@@ -215,14 +301,19 @@ describe('headers', () => {
 
   it('sends generic headers with values from the query', async () => {
     expect((await api('POST', 'traced/Add?trace=t-42', { intA: 1, intB: 1 })).body).toEqual({ AddResult: 2 });
-    expect(lastRequest(peers.header).body).toContain('<soap:Header><Trace xmlns="urn:trace" soap:mustUnderstand="1"><id>t-42</id><app>portico</app></Trace></soap:Header>');
+    expect(lastRequest(peers.header).body).toContain(
+      '<soap:Header><Trace xmlns="urn:trace" soap:mustUnderstand="1"><id>t-42</id><app>portico</app></Trace></soap:Header>',
+    );
     expect(receivedHeaders).toEqual([{ Trace: { attributes: { 'soap:mustUnderstand': '1' }, id: 't-42', app: 'portico' } }]);
   });
 });
 
 describe('rpc/encoded and nil', () => {
   it('calls an rpc/encoded SOAP 1.2 operation with its parts as JSON members', async () => {
-    expect(await api('POST', 'rpc/getKey', { params: { module: 'm', key: 'k' } })).toEqual({ status: 200, body: { base64EncodedVariantResult: 'm/k' } });
+    expect(await api('POST', 'rpc/getKey', { params: { module: 'm', key: 'k' } })).toEqual({
+      status: 200,
+      body: { base64EncodedVariantResult: 'm/k' },
+    });
     const sent = lastRequest(peers.rpc);
     expect(sent.headers['content-type']).toContain('application/soap+xml');
     expect(sent.body).toContain('soap:encodingStyle="http://www.w3.org/2003/05/soap-encoding"');
@@ -231,27 +322,59 @@ describe('rpc/encoded and nil', () => {
 
   it('returns xsi:nil as null', async () => {
     expect(await api('POST', 'pets/addPets', { pet: [{ Name: 'Rex', Breed: null }] })).toEqual({ status: 200, body: { status: null } });
-    expect(lastRequest(peers.nillable).body).toContain('<addPets xmlns="http://tempuri.org/"><pet xmlns=""><Name>Rex</Name><Breed xsi:nil="true"/></pet></addPets>');
+    expect(lastRequest(peers.nillable).body).toContain(
+      '<addPets xmlns="http://tempuri.org/"><pet xmlns=""><Name>Rex</Name><Breed xsi:nil="true"/></pet></addPets>',
+    );
   });
 });
 
 describe('a SOAP service created at run time', () => {
   it('is saved through POST /system/service and works at once; TLS switches are refused on save', async () => {
-    const created = await api('POST', 'system/service', { resource: [{ name: 'saved', label: 'Saved', type: 'soap', config: { wsdl: peers.calc.wsdlUrl, options: { location: peers.calc.url } } }] });
+    const created = await api('POST', 'system/service', {
+      resource: [
+        { name: 'saved', label: 'Saved', type: 'soap', config: { wsdl: peers.calc.wsdlUrl, options: { location: peers.calc.url } } },
+      ],
+    });
     expect(created.status).toBe(201);
     expect(await api('GET', 'saved/Add?intA=1&intB=2')).toEqual({ status: 200, body: { AddResult: 3 } });
-    const refused = await api('POST', 'system/service', { resource: [{ name: 'unsafe', label: 'Unsafe', type: 'soap', config: { wsdl: peers.calc.wsdlUrl, options: { stream_context: { ssl: { verify_peer: false } } } } }] });
+    const refused = await api('POST', 'system/service', {
+      resource: [
+        {
+          name: 'unsafe',
+          label: 'Unsafe',
+          type: 'soap',
+          config: { wsdl: peers.calc.wsdlUrl, options: { stream_context: { ssl: { verify_peer: false } } } },
+        },
+      ],
+    });
     expect(refused.status).toBe(400);
   });
 
   it('reads its WSDL on its first call, not when it is saved', async () => {
     const base = { type: 'soap', label: 'Dynamic', description: '', is_active: true, origin: 'api', kind: 'plain' } as const;
-    await server.app.portico.services.put({ ...base, id: 30, name: 'dyn', config: { wsdl: peers.calc.wsdlUrl, options: { location: peers.calc.url } } });
+    await server.app.portico.services.put({
+      ...base,
+      id: 30,
+      name: 'dyn',
+      config: { wsdl: peers.calc.wsdlUrl, options: { location: peers.calc.url } },
+    });
     await server.app.portico.services.put({ ...base, id: 31, name: 'nowhere', config: { wsdl: 'http://127.0.0.1:9/none?wsdl' } });
     await server.app.portico.services.put({ ...base, id: 32, name: 'nofile', config: { wsdl: 'missing.wsdl' } });
-    expect((await api('GET', 'dyn')).body).toEqual({ resource: [{ name: 'Add' }, { name: 'Divide' }, { name: 'Multiply' }, { name: 'Subtract' }] });
+    expect((await api('GET', 'dyn')).body).toEqual({
+      resource: [{ name: 'Add' }, { name: 'Divide' }, { name: 'Multiply' }, { name: 'Subtract' }],
+    });
     expect(await api('POST', 'dyn/Add', { intA: 40, intB: 2 })).toEqual({ status: 200, body: { AddResult: 42 } });
-    expect(await api('POST', 'nowhere/Add', { intA: 1, intB: 2 })).toEqual({ status: 503, body: { error: { code: 503, message: expect.stringMatching(/^The SOAP host http:\/\/127\.0\.0\.1:9\/none\?wsdl cannot be reached/) } } });
-    expect(await api('GET', 'nofile')).toEqual({ status: 500, body: { error: { code: 500, message: "WSDL file 'missing.wsdl' not found: looked for wsdl/missing.wsdl in the platform directory." } } });
+    expect(await api('POST', 'nowhere/Add', { intA: 1, intB: 2 })).toEqual({
+      status: 503,
+      body: {
+        error: { code: 503, message: expect.stringMatching(/^The SOAP host http:\/\/127\.0\.0\.1:9\/none\?wsdl cannot be reached/) },
+      },
+    });
+    expect(await api('GET', 'nofile')).toEqual({
+      status: 500,
+      body: {
+        error: { code: 500, message: "WSDL file 'missing.wsdl' not found: looked for wsdl/missing.wsdl in the platform directory." },
+      },
+    });
   });
 });

@@ -22,23 +22,51 @@ describe.skipIf(!(await requireBroker('redis')))('SOAP response cache in a cache
 
   const get = async (server: TestServer, path: string) => {
     const token = await server.adminToken();
-    const response = await server.app.inject({ method: 'GET', url: `/api/v2/${path}`, headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token } });
+    const response = await server.app.inject({
+      method: 'GET',
+      url: `/api/v2/${path}`,
+      headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token },
+    });
     return { status: response.statusCode, body: response.json() as unknown };
   };
 
   beforeAll(async () => {
     peer = await startPeer('pm-calculator.wsdl', calculatorServices());
     const ctx = { baseDir: '/', resolveEnv: <T>(value: T) => value };
-    const soap = (id: number, name: string, cacheService: string) => soapKind.introspect!({
-      id, name, label: name, type: 'soap', description: '', is_active: true, origin: 'platform', kind: 'plain',
-      config: { wsdl: peer.wsdlFile, cache_enabled: true, cache_ttl: 60, cache_service: cacheService, options: { location: peer.url } },
-    } satisfies ServiceModel, ctx);
+    const soap = (id: number, name: string, cacheService: string) =>
+      soapKind.introspect!(
+        {
+          id,
+          name,
+          label: name,
+          type: 'soap',
+          description: '',
+          is_active: true,
+          origin: 'platform',
+          kind: 'plain',
+          config: { wsdl: peer.wsdlFile, cache_enabled: true, cache_ttl: 60, cache_service: cacheService, options: { location: peer.url } },
+        } satisfies ServiceModel,
+        ctx,
+      );
     const cache = (id: number, name: string, port: number): ServiceModel => ({
-      id, name, label: name, type: 'cache_redis', description: '', is_active: true, origin: 'platform', kind: 'plain',
+      id,
+      name,
+      label: name,
+      type: 'cache_redis',
+      description: '',
+      is_active: true,
+      origin: 'platform',
+      kind: 'plain',
       config: { host: url.hostname, port, key_prefix: prefix, timeout_ms: 500 },
     });
     const model = minimalModel();
-    const services = [...model.services, cache(20, 'cache', Number(url.port)), cache(21, 'nocache', await closedPort()), await soap(22, 'calc', 'cache'), await soap(23, 'calcdown', 'nocache')];
+    const services = [
+      ...model.services,
+      cache(20, 'cache', Number(url.port)),
+      cache(21, 'nocache', await closedPort()),
+      await soap(22, 'calc', 'cache'),
+      await soap(23, 'calcdown', 'nocache'),
+    ];
     one = await startTestServer({ ...model, services });
     two = await startTestServer({ ...model, services });
     redis = new Redis(brokerUrl('redis'));
@@ -70,7 +98,11 @@ describe.skipIf(!(await requireBroker('redis')))('SOAP response cache in a cache
     await get(two, 'calc/Add?intA=2&intB=3&refresh=true');
     expect(peer.requests.length).toBe(before + 1);
     const token = await one.adminToken();
-    await one.app.inject({ method: 'DELETE', url: '/api/v2/system/cache/calc', headers: { 'x-service-api-key': one.apiKey, 'x-service-session-token': token } });
+    await one.app.inject({
+      method: 'DELETE',
+      url: '/api/v2/system/cache/calc',
+      headers: { 'x-service-api-key': one.apiKey, 'x-service-session-token': token },
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await redis.keys(`${prefix}~responses:calc:*`)).toEqual([]);
     await get(two, 'calc/Add?intA=2&intB=3');

@@ -28,14 +28,28 @@ interface BaselineRow {
   loads: boolean;
 }
 
-const baseline: BaselineRow[] = fs.readFileSync(path.join(corpus, 'BASELINE.tsv'), 'utf8').trim().split('\n').slice(1)
+const baseline: BaselineRow[] = fs
+  .readFileSync(path.join(corpus, 'BASELINE.tsv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
   .map((line) => line.split('\t'))
   .map((cells) => ({ file: cells[0], loads: cells[3] === 'ok' }));
 
 const ctx = { baseDir: corpus, resolveEnv: <T>(value: T) => value };
 
 function service(file: string): ServiceModel {
-  return { id: 8, name: 'corpus', label: file, type: 'soap', description: '', is_active: true, config: { wsdl: file }, origin: 'platform', kind: 'plain' };
+  return {
+    id: 8,
+    name: 'corpus',
+    label: file,
+    type: 'soap',
+    description: '',
+    is_active: true,
+    config: { wsdl: file },
+    origin: 'platform',
+    kind: 'plain',
+  };
 }
 
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
@@ -61,7 +75,10 @@ describe('WSDL corpus', () => {
       }
     }
     fs.writeFileSync(path.join(folder, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }));
-    const tsc = await execa(path.join(repo, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(folder, 'tsconfig.json')], { cwd: repo, reject: false });
+    const tsc = await execa(path.join(repo, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(folder, 'tsconfig.json')], {
+      cwd: repo,
+      reject: false,
+    });
     if (tsc.exitCode !== 0) failures.push(`tsc: ${(tsc.stdout + tsc.stderr).slice(0, 2000)}`);
     const passed = loadable.length - new Set(failures.map((failure) => failure.split(':')[0])).size;
     console.log(`WSDL corpus: ${passed} of ${loadable.length} WSDLs that node-soap loads pass (${operations} operations).`);
@@ -69,9 +86,12 @@ describe('WSDL corpus', () => {
     expect(passed).toBe(75);
   });
 
-  it.each(baseline.filter((row) => row.file.includes('wsdl20')).map((row) => row.file))('refuses the WSDL 2.0 document %s clearly', async (file) => {
-    await expect(soapKind.introspect!(service(file), ctx)).rejects.toThrow(`'${file}' is a WSDL 2.0 document; Portico reads WSDL 1.1`);
-  });
+  it.each(baseline.filter((row) => row.file.includes('wsdl20')).map((row) => row.file))(
+    'refuses the WSDL 2.0 document %s clearly',
+    async (file) => {
+      await expect(soapKind.introspect!(service(file), ctx)).rejects.toThrow(`'${file}' is a WSDL 2.0 document; Portico reads WSDL 1.1`);
+    },
+  );
 
   it('builds the same model twice', async () => {
     const once = await soapKind.introspect!(service('w2p-ews/services.wsdl'), ctx);

@@ -8,13 +8,24 @@ import { useSystemDatabase } from '../../helpers/platform-fixtures.js';
 import type { ExternalDatabase } from '../../helpers/require-service.js';
 
 export const SYSTEM_SUITES = [
-  'system-resources', 'system-bad-input', 'admin-session', 'user-sessions', 'credentials-and-cors',
-  'live-services', 'role-access', 'access-matrix', 'admin-console', 'rate-limits', 'restricted-admins',
+  'system-resources',
+  'system-bad-input',
+  'admin-session',
+  'user-sessions',
+  'credentials-and-cors',
+  'live-services',
+  'role-access',
+  'access-matrix',
+  'admin-console',
+  'rate-limits',
+  'restricted-admins',
 ] as const;
 
 export function defineSystemSuites(kind: ExternalDatabase): void {
   useSystemDatabase(kind);
   for (const suite of SYSTEM_SUITES) {
-    describe(suite, async () => { await import(`../${suite}.test.ts`); });
+    describe(suite, async () => {
+      await import(`../${suite}.test.ts`);
+    });
   }
 }

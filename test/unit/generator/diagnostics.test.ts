@@ -28,7 +28,9 @@ describe('formatting', () => {
 
   it('shows file:line:col: message [code], or as much of the place as is known', () => {
     expect(formatDiagnostic(at(3, 5, 'Unknown key.'))).toBe('platform.yaml:3:5: Unknown key. [PCO102]');
-    expect(formatDiagnostic({ code: 'PCO100', file: 'platform.yaml', message: 'Cannot read.' })).toBe('platform.yaml: Cannot read. [PCO100]');
+    expect(formatDiagnostic({ code: 'PCO100', file: 'platform.yaml', message: 'Cannot read.' })).toBe(
+      'platform.yaml: Cannot read. [PCO100]',
+    );
     expect(formatDiagnostic({ code: 'PCO401', message: 'Cannot write.' })).toBe('Cannot write. [PCO401]');
   });
 

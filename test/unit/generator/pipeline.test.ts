@@ -34,19 +34,28 @@ function registry(): KindRegistry {
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-pipeline-'));
   fs.mkdirSync(path.join(dir, 'site'));
-  fs.writeFileSync(path.join(dir, 'site', 'platform.yaml'), [
-    'platform: { name: shop }',
-    'services:',
-    '  - name: orders',
-    '    type: sqlite',
-    '    config: { database: "${env:ORDERS_DB}" }',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'site', 'platform.yaml'),
+    [
+      'platform: { name: shop }',
+      'services:',
+      '  - name: orders',
+      '    type: sqlite',
+      '    config: { database: "${env:ORDERS_DB}" }',
+      '',
+    ].join('\n'),
+  );
   calls = [];
   failure = null;
 });
 
-const options = (extra: object = {}) => ({ configPath: 'site/platform.yaml', cwd: dir, env: { ORDERS_DB: 'data/orders.sqlite' }, kinds: registry(), ...extra });
+const options = (extra: object = {}) => ({
+  configPath: 'site/platform.yaml',
+  cwd: dir,
+  env: { ORDERS_DB: 'data/orders.sqlite' },
+  kinds: registry(),
+  ...extra,
+});
 
 describe('modelPlatform', () => {
   it('introspects every service that can be, in the platform directory, with env resolved', async () => {
@@ -57,7 +66,10 @@ describe('modelPlatform', () => {
     ]);
     expect(loaded.platformDir).toBe(path.join(dir, 'site'));
     expect(model.services.filter((service) => service.kind === 'sql').map((service) => service.name)).toEqual(['db', 'orders']);
-    expect(model.services.find((service) => service.name === 'orders')!.config).toEqual({ database: '${env:ORDERS_DB}', max_records: 1000 });
+    expect(model.services.find((service) => service.name === 'orders')!.config).toEqual({
+      database: '${env:ORDERS_DB}',
+      max_records: 1000,
+    });
   });
 
   it('reports a failing introspection at the service entry', async () => {

@@ -32,34 +32,84 @@ interface Pinned {
   text: string;
 }
 
-const pin = (entry: Message<any[]>, args: unknown[], status: number, reference: string, text = reference): Pinned => ({ entry, args, status, reference, text });
+const pin = (entry: Message<any[]>, args: unknown[], status: number, reference: string, text = reference): Pinned => ({
+  entry,
+  args,
+  status,
+  reference,
+  text,
+});
 
 /** Reference 6.7, 5.8-5.9 and the spec's "Authentication failure messages". The reference's X-DreamFactory-* headers are the spec's X-Service-*. */
 const AUTHENTICATION: Record<string, Pinned> = {
-  'no credentials': pin(coreMessages.noCredentials, [], 401, 'No session token or API Key detected in request.',
-    'No session token or API Key detected in request. Please send in X-Service-Session-Token and/or X-Service-API-Key request header. You can also use URL query parameters session_token and/or api_key.'),
-  'no API key': pin(coreMessages.noApiKey, [], 401, 'No API Key provided. Please provide a valid API Key using X-',
-    "No API Key provided. Please provide a valid API Key using X-Service-API-Key request header or 'api_key' url query parameter."),
-  'no session token': pin(coreMessages.noSessionToken, [], 401, 'No session token (JWT) provided. Please provide a valid ',
-    "No session token (JWT) provided. Please provide a valid session token using X-Service-Session-Token request header or 'session_token' url query parameter."),
+  'no credentials': pin(
+    coreMessages.noCredentials,
+    [],
+    401,
+    'No session token or API Key detected in request.',
+    'No session token or API Key detected in request. Please send in X-Service-Session-Token and/or X-Service-API-Key request header. You can also use URL query parameters session_token and/or api_key.',
+  ),
+  'no API key': pin(
+    coreMessages.noApiKey,
+    [],
+    401,
+    'No API Key provided. Please provide a valid API Key using X-',
+    "No API Key provided. Please provide a valid API Key using X-Service-API-Key request header or 'api_key' url query parameter.",
+  ),
+  'no session token': pin(
+    coreMessages.noSessionToken,
+    [],
+    401,
+    'No session token (JWT) provided. Please provide a valid ',
+    "No session token (JWT) provided. Please provide a valid session token using X-Service-Session-Token request header or 'session_token' url query parameter.",
+  ),
   'role not found': pin(coreMessages.roleNotFound, [], 403, 'Role not found. A role may not be assigned to you or your application.'),
-  'role inactive': pin(coreMessages.roleInactive, [], 403,
-    'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.'),
-  'access forbidden': pin(coreMessages.accessForbidden, ['GET', "component '_table/contact' of service 'db'"], 403,
-    "Access Forbidden. GET access to component '_table/contact' of service 'db' is not allowed by this user's role."),
+  'role inactive': pin(
+    coreMessages.roleInactive,
+    [],
+    403,
+    'Access Forbidden. The role assigned to you or your application or the default role of your application is not active.',
+  ),
+  'access forbidden': pin(
+    coreMessages.accessForbidden,
+    ['GET', "component '_table/contact' of service 'db'"],
+    403,
+    "Access Forbidden. GET access to component '_table/contact' of service 'db' is not allowed by this user's role.",
+  ),
   'user verification failed': pin(coreMessages.tokenUserUnknown, [], 401, 'Invalid token: User verification failed.'),
-  'token expired': pin(coreMessages.tokenExpired, [], 401, 'Token has expired: Session expired. Please ', 'Token has expired: Session expired. Please re-login.'),
+  'token expired': pin(
+    coreMessages.tokenExpired,
+    [],
+    401,
+    'Token has expired: Session expired. Please ',
+    'Token has expired: Session expired. Please re-login.',
+  ),
   'login without email': pin(systemMessages.loginMissing, ['email'], 400, 'Login request is missing required email.'),
   'invalid credentials': pin(systemMessages.invalidCredentials, [], 401, 'Invalid credentials supplied.'),
   'no valid session': pin(systemMessages.noValidSession, [], 401, 'There is no valid session for the current request.'),
   'not authorized': pin(systemMessages.notAuthorized, [], 401, 'You are not authorized to perform this action.'),
   'password mismatch': pin(systemMessages.passwordMismatch, ['old_password'], 400, 'The password supplied does not match.'),
-  'reset for the other kind of account': pin(systemMessages.notAuthorizedForAccount, ['a@b.c'], 401, 'You are not authorized to reset/change password for the account a@b.c'),
+  'reset for the other kind of account': pin(
+    systemMessages.notAuthorizedForAccount,
+    ['a@b.c'],
+    401,
+    'You are not authorized to reset/change password for the account a@b.c',
+  ),
   'reset: unknown email': pin(systemMessages.emailNotFound, [], 404, 'The supplied email was not found in the system.'),
-  'reset: unknown code': pin(systemMessages.codeNotFound, [], 404, 'The supplied email and/or confirmation code were not found in the system.'),
+  'reset: unknown code': pin(
+    systemMessages.codeNotFound,
+    [],
+    404,
+    'The supplied email and/or confirmation code were not found in the system.',
+  ),
   'reset: code expired': pin(systemMessages.codeExpired, [], 400, 'Confirmation code expired.'),
   'registration closed': pin(systemMessages.openRegistrationDisabled, [], 403, 'Open Registration is not enabled.'),
-  'short password': pin(systemMessages.passwordTooShort, [16, 'password'], 400, 'Invalid data supplied. The password must be at least 16 characters.'),
+  'short password': pin(
+    systemMessages.passwordTooShort,
+    [16, 'password'],
+    400,
+    'Invalid data supplied. The password must be at least 16 characters.',
+  ),
 };
 
 /** Reference 1-3 and 7.2: records, tables, schema, routines, services. */
@@ -68,8 +118,13 @@ const DATA: Record<string, Pinned> = {
   'resource not found': pin(coreMessages.resourceNotFound, ['_nope', 'db'], 404, "Resource '_nope' not found for service 'db'."),
   'table not found': pin(coreMessages.tableNotFound, ['nope'], 404, 'Table "nope" does not exist in the database.'),
   'record not found': pin(coreMessages.recordNotFound, ['7'], 404, "Record with identifier '7' not found."),
-  'no records': pin(coreMessages.noRecords, [], 400, "No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag.",
-    `No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag. Example: {"resource":[{"record":1},{"record":2}]}`),
+  'no records': pin(
+    coreMessages.noRecords,
+    [],
+    400,
+    "No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag.",
+    `No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag. Example: {"resource":[{"record":1},{"record":2}]}`,
+  ),
   'invalid field': pin(sqlMessages.invalidField, ['nope'], 400, 'Invalid field requested: nope'),
   'invalid order field': pin(sqlMessages.invalidOrderField, ['nope'], 400, "Invalid field 'nope' in order by clause."),
   'invalid group field': pin(sqlMessages.invalidGroupField, ['nope'], 400, "Invalid or unknown field 'nope' in group by clause."),
@@ -81,7 +136,12 @@ const DATA: Record<string, Pinned> = {
   'no valid fields': pin(sqlMessages.noFields, [], 400, 'No valid fields were found in record.'),
   'not null': pin(sqlMessages.notNull, ['name'], 400, "Field 'name' can not be NULL."),
   'required id fields': pin(sqlMessages.idFieldsMissing, [0, ['id']], 400, 'Required id field(s) not found in record 0: id.'),
-  'multi-column relation': pin(sqlMessages.multiColumnRelation, [], 501, 'Relating records with multi-column foreign keys is not currently supported.'),
+  'multi-column relation': pin(
+    sqlMessages.multiColumnRelation,
+    [],
+    501,
+    'Relating records with multi-column foreign keys is not currently supported.',
+  ),
   'schema: no data': pin(sqlMessages.noSchemaData, ['create'], 400, 'No data in schema create request.'),
   'schema: no table name': pin(sqlMessages.tableNameMissing, [], 400, 'Table schema received does not have a valid name.'),
   'schema: table exists': pin(sqlMessages.alreadyExists, ['table', 't'], 409, "A table with name 't' already exist in the database."),
@@ -102,7 +162,11 @@ const LIMITS: Record<string, Pinned> = {
   'limit exists': pin(systemMessages.limitExists, [], 400, 'A limit already exists with those parameters. No records added.'),
 };
 
-describe.each([['authentication', AUTHENTICATION], ['data', DATA], ['limits', LIMITS]])('texts clients match (%s)', (_group, pinned) => {
+describe.each([
+  ['authentication', AUTHENTICATION],
+  ['data', DATA],
+  ['limits', LIMITS],
+])('texts clients match (%s)', (_group, pinned) => {
   it.each(Object.entries(pinned))('%s', (_name, { entry, args, status, reference, text }) => {
     expect(entry.text(...args)).toBe(text);
     expect(text.startsWith(reference)).toBe(true);
@@ -113,22 +177,27 @@ describe.each([['authentication', AUTHENTICATION], ['data', DATA], ['limits', LI
   });
 });
 
-describe('the classes\' own texts', () => {
-  it('a malformed body is the reference\'s InvalidJson', () => {
+describe("the classes' own texts", () => {
+  it("a malformed body is the reference's InvalidJson", () => {
     expect(new InvalidJsonError().toBody()).toEqual({ error: { code: 400, message: 'Invalid or malformed JSON.' } });
   });
 });
 
 describe('catalogue entries', () => {
-  const entries = Object.entries(CATALOGUES).flatMap(([file, catalogue]) => Object.entries(catalogue).map(([name, entry]) => ({ file, name, entry })));
+  const entries = Object.entries(CATALOGUES).flatMap(([file, catalogue]) =>
+    Object.entries(catalogue).map(([name, entry]) => ({ file, name, entry })),
+  );
 
-  it.each(entries.map(({ file, name, entry }) => [`${path.basename(file, '.ts')}.${name}`, entry]))('%s throws its own status', (_name, entry) => {
-    expect([400, 401, 403, 404, 405, 409, 412, 429, 500, 501, 503]).toContain(entry.status);
-    if (entry.text.length > 0) return;
-    const error = entry.error();
-    expect(error.status).toBe(entry.status);
-    expect(error.message).toBe(entry.text());
-  });
+  it.each(entries.map(({ file, name, entry }) => [`${path.basename(file, '.ts')}.${name}`, entry]))(
+    '%s throws its own status',
+    (_name, entry) => {
+      expect([400, 401, 403, 404, 405, 409, 412, 429, 500, 501, 503]).toContain(entry.status);
+      if (entry.text.length > 0) return;
+      const error = entry.error();
+      expect(error.status).toBe(entry.status);
+      expect(error.message).toBe(entry.text());
+    },
+  );
 
   it('carry the context their entry derives: the field named', () => {
     expect(sqlMessages.invalidField.error('nope').context).toEqual({ field: 'nope' });

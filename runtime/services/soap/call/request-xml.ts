@@ -31,7 +31,11 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       text = String(value).trim();
       break;
     case 'number':
-      if (!(typeof value === 'number' ? Number.isFinite(value) : typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))) {
+      if (
+        !(typeof value === 'number'
+          ? Number.isFinite(value)
+          : typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+      ) {
         throw soapMessages.notNumber.error(path);
       }
       text = String(value).trim();
@@ -80,7 +84,11 @@ export class RequestWriter {
         continue;
       }
       const itemShape = this.view.shape(member.schema);
-      const content = scalarText(item, itemShape.kind === 'scalar' ? itemShape : { kind: 'scalar', type: 'string', enum: null }, join(path, member.key));
+      const content = scalarText(
+        item,
+        itemShape.kind === 'scalar' ? itemShape : { kind: 'scalar', type: 'string', enum: null },
+        join(path, member.key),
+      );
       if (member.namespace === '') text += ` ${member.xmlName}="${content}"`;
       else text += ` xmlns:a${prefix}="${escapeXml(member.namespace)}" a${prefix++}:${member.xmlName}="${content}"`;
     }
@@ -104,7 +112,9 @@ export class RequestWriter {
       }
       if (member.array) {
         const items = Array.isArray(item) ? item : [item];
-        items.forEach((entry, index) => { xml += this.element(member, entry, inScope, `${where}[${index}]`); });
+        items.forEach((entry, index) => {
+          xml += this.element(member, entry, inScope, `${where}[${index}]`);
+        });
       } else {
         xml += this.element(member, item, inScope, where);
       }

@@ -89,8 +89,21 @@ function dataAttributes(element: Element, references: References): Attr[] {
   for (let index = 0; index < element.attributes.length; index++) {
     const attribute = element.attributes.item(index)!;
     const ns = attribute.namespaceURI ?? '';
-    if (ns === XMLNS_NS || attribute.name === 'xmlns' || attribute.name.startsWith('xmlns:') || isXsi(attribute) || ENCODING_NAMESPACES.has(ns) || ENVELOPES.has(ns)) continue;
-    if (ns === '' && ((attribute.localName === 'href' && attribute.value.startsWith('#')) || (attribute.localName === 'id' && references.isTarget(element)))) continue;
+    if (
+      ns === XMLNS_NS ||
+      attribute.name === 'xmlns' ||
+      attribute.name.startsWith('xmlns:') ||
+      isXsi(attribute) ||
+      ENCODING_NAMESPACES.has(ns) ||
+      ENVELOPES.has(ns)
+    )
+      continue;
+    if (
+      ns === '' &&
+      ((attribute.localName === 'href' && attribute.value.startsWith('#')) ||
+        (attribute.localName === 'id' && references.isTarget(element)))
+    )
+      continue;
     attributes.push(attribute);
   }
   return attributes;
@@ -135,7 +148,8 @@ export class ResponseReader {
     const shape = this.view.shape(schema);
     if (shape.kind === 'object') return this.object(target, shape, references);
     if (shape.kind === 'array') return childElements(target).map((child) => this.value(child, shape.items, references));
-    if (shape.type === null && (childElements(target).length > 0 || dataAttributes(target, references).length > 0)) return generic(target, references);
+    if (shape.type === null && (childElements(target).length > 0 || dataAttributes(target, references).length > 0))
+      return generic(target, references);
     return typed(ownText(target), shape);
   }
 
@@ -144,7 +158,9 @@ export class ResponseReader {
     const repeated = new Set<string>();
     for (const attribute of dataAttributes(element, references)) {
       const member = shape.attributes.get(attribute.localName ?? attribute.name);
-      result[member?.key ?? attribute.localName ?? attribute.name] = member ? typed(attribute.value, this.view.shape(member.schema)) : attribute.value;
+      result[member?.key ?? attribute.localName ?? attribute.name] = member
+        ? typed(attribute.value, this.view.shape(member.schema))
+        : attribute.value;
     }
     if (shape.text !== null) {
       const text = ownText(element);
@@ -172,7 +188,8 @@ function generic(element: Element, references: References): Json {
   const repeated = new Set<string>();
   for (const attribute of attributes) result[attribute.localName ?? attribute.name] = attribute.value;
   if (text.trim() !== '') result._ = text;
-  for (const child of children) put(result, child.localName ?? child.nodeName, generic(references.target(child), references), false, repeated);
+  for (const child of children)
+    put(result, child.localName ?? child.nodeName, generic(references.target(child), references), false, repeated);
   return result;
 }
 
@@ -214,13 +231,15 @@ function text(element: Element | undefined): string {
 }
 
 function readFault(fault: Element): SoapFault {
-  const child = (parent: Element | undefined, local: string) => (parent === undefined ? undefined : childElements(parent).find((c) => c.localName === local));
+  const child = (parent: Element | undefined, local: string) =>
+    parent === undefined ? undefined : childElements(parent).find((c) => c.localName === local);
   const references = new References(fault);
   const code = child(fault, 'Code');
   let result: SoapFault;
   if (code !== undefined) {
     const values: string[] = [];
-    for (let level: Element | undefined = code; level !== undefined; level = child(level, 'Subcode')) values.push(text(child(level, 'Value')));
+    for (let level: Element | undefined = code; level !== undefined; level = child(level, 'Subcode'))
+      values.push(text(child(level, 'Value')));
     result = { code: values.filter(Boolean).join(' / '), text: text(child(child(fault, 'Reason'), 'Text')) };
     const role = child(fault, 'Role');
     if (role !== undefined) result.actor = text(role);

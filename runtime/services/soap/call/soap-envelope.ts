@@ -15,15 +15,20 @@ const WSSE_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecur
 const WSU_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';
 const TOKEN_PROFILE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0';
 const BASE64_ENCODING = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary';
-const ENCODING: Record<SoapVersion, string> = { '1.1': 'http://schemas.xmlsoap.org/soap/encoding/', '1.2': 'http://www.w3.org/2003/05/soap-encoding' };
+const ENCODING: Record<SoapVersion, string> = {
+  '1.1': 'http://schemas.xmlsoap.org/soap/encoding/',
+  '1.2': 'http://www.w3.org/2003/05/soap-encoding',
+};
 
 /** The envelope; the `soap` prefix is bound to the version's namespace. */
 export function envelope(version: SoapVersion, header: string, body: string, encoded: boolean): string {
   const ns = version === '1.2' ? SOAP12_ENVELOPE_NS : SOAP11_ENVELOPE_NS;
   const encoding = encoded ? ` soap:encodingStyle="${ENCODING[version]}"` : '';
-  return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}" xmlns:xsi="${XSI_NS}" xmlns:xsd="${XSD_NS}"${encoding}>`
-    + (header === '' ? '' : `<soap:Header>${header}</soap:Header>`)
-    + `<soap:Body>${body}</soap:Body></soap:Envelope>`;
+  return (
+    `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}" xmlns:xsi="${XSI_NS}" xmlns:xsd="${XSD_NS}"${encoding}>` +
+    (header === '' ? '' : `<soap:Header>${header}</soap:Header>`) +
+    `<soap:Body>${body}</soap:Body></soap:Envelope>`
+  );
 }
 
 /** HTTP headers of a call: 1.1 sends SOAPAction, 1.2 puts the action in the content type. */
@@ -34,13 +39,14 @@ export function envelopeHeaders(version: SoapVersion, soapAction: string): Recor
 
 function queryValue(query: RawQuery, name: string): string {
   const value = query[name];
-  return Array.isArray(value) ? value[value.length - 1] ?? '' : value ?? '';
+  return Array.isArray(value) ? (value[value.length - 1] ?? '') : (value ?? '');
 }
 
 /** Header content: objects as child elements in the header's namespace, `svc:<param>` texts from the query. */
 function content(data: unknown, query: RawQuery): string {
   if (data === null || data === undefined) return '';
-  if (typeof data === 'string') return escapeXml(data.startsWith(QUERY_VALUE_PREFIX) ? queryValue(query, data.slice(QUERY_VALUE_PREFIX.length)) : data);
+  if (typeof data === 'string')
+    return escapeXml(data.startsWith(QUERY_VALUE_PREFIX) ? queryValue(query, data.slice(QUERY_VALUE_PREFIX.length)) : data);
   if (typeof data !== 'object') return escapeXml(String(data));
   return Object.entries(data as Record<string, unknown>)
     .filter(([key]) => /^[A-Za-z_][\w.-]*$/.test(key))
@@ -62,7 +68,9 @@ function created(now: Date): string {
 
 /** base64(SHA-1(nonce bytes + created + password)): the UsernameToken profile's PasswordDigest. */
 export function passwordDigest(nonce: Buffer, createdAt: string, password: string): string {
-  return createHash('sha1').update(Buffer.concat([nonce, Buffer.from(createdAt, 'utf8'), Buffer.from(password, 'utf8')])).digest('base64');
+  return createHash('sha1')
+    .update(Buffer.concat([nonce, Buffer.from(createdAt, 'utf8'), Buffer.from(password, 'utf8')]))
+    .digest('base64');
 }
 
 function wsseHeader(wsse: WsseHeader, version: SoapVersion, now: Date): string {
@@ -70,16 +78,24 @@ function wsseHeader(wsse: WsseHeader, version: SoapVersion, now: Date): string {
   const createdAt = created(now);
   const password = wsse.passwordType === 'PasswordDigest' ? passwordDigest(nonce, createdAt, wsse.password) : wsse.password;
   const id = wsse.tokenId === null ? '' : ` wsu:Id="${escapeXml(wsse.tokenId)}"`;
-  return `<wsse:Security xmlns:wsse="${WSSE_NS}" xmlns:wsu="${WSU_NS}" soap:mustUnderstand="${version === '1.2' ? 'true' : '1'}">`
-    + `<wsse:UsernameToken${id}>`
-    + `<wsse:Username>${escapeXml(wsse.username)}</wsse:Username>`
-    + `<wsse:Password Type="${TOKEN_PROFILE}#${wsse.passwordType}">${escapeXml(password)}</wsse:Password>`
-    + `<wsse:Nonce EncodingType="${BASE64_ENCODING}">${nonce.toString('base64')}</wsse:Nonce>`
-    + `<wsu:Created>${createdAt}</wsu:Created>`
-    + '</wsse:UsernameToken></wsse:Security>';
+  return (
+    `<wsse:Security xmlns:wsse="${WSSE_NS}" xmlns:wsu="${WSU_NS}" soap:mustUnderstand="${version === '1.2' ? 'true' : '1'}">` +
+    `<wsse:UsernameToken${id}>` +
+    `<wsse:Username>${escapeXml(wsse.username)}</wsse:Username>` +
+    `<wsse:Password Type="${TOKEN_PROFILE}#${wsse.passwordType}">${escapeXml(password)}</wsse:Password>` +
+    `<wsse:Nonce EncodingType="${BASE64_ENCODING}">${nonce.toString('base64')}</wsse:Nonce>` +
+    `<wsu:Created>${createdAt}</wsu:Created>` +
+    '</wsse:UsernameToken></wsse:Security>'
+  );
 }
 
 /** The content of soap:Header for one request. */
-export function soapHeaders(headers: readonly GenericHeader[], wsse: WsseHeader | null, version: SoapVersion, query: RawQuery, now = new Date()): string {
+export function soapHeaders(
+  headers: readonly GenericHeader[],
+  wsse: WsseHeader | null,
+  version: SoapVersion,
+  query: RawQuery,
+  now = new Date(),
+): string {
   return headers.map((header) => genericHeader(header, version, query)).join('') + (wsse === null ? '' : wsseHeader(wsse, version, now));
 }

@@ -23,16 +23,26 @@ export interface InvokerParts {
 }
 
 function versionOf(operation: SoapOperationModel, options: SoapOptions): SoapVersion {
-  return options.soapVersion ?? (operation.soapVersions.includes('1.1') || operation.soapVersions.length === 0 ? '1.1' : operation.soapVersions[0]);
+  return (
+    options.soapVersion ??
+    (operation.soapVersions.includes('1.1') || operation.soapVersions.length === 0 ? '1.1' : operation.soapVersions[0])
+  );
 }
 
 function httpError(status: number): PorticoError {
   const gateway = status >= 502 && status <= 504;
-  return gateway ? new ServiceUnavailableError(soapMessages.httpWithoutEnvelope.text(status)) : soapMessages.httpWithoutEnvelope.error(status);
+  return gateway
+    ? new ServiceUnavailableError(soapMessages.httpWithoutEnvelope.text(status))
+    : soapMessages.httpWithoutEnvelope.error(status);
 }
 
 /** Calls `operation` with the JSON `args`; `query` feeds `svc:` header values. */
-export async function invokeOperation(parts: InvokerParts, operation: SoapOperationModel, args: unknown, query: RawQuery): Promise<Record<string, unknown>> {
+export async function invokeOperation(
+  parts: InvokerParts,
+  operation: SoapOperationModel,
+  args: unknown,
+  query: RawQuery,
+): Promise<Record<string, unknown>> {
   const { service, options, transport, writer, reader } = parts;
   const version = versionOf(operation, options);
   const endpoint = options.location ?? service.endpoints[version] ?? service.endpoints['1.1'] ?? service.endpoints['1.2'];

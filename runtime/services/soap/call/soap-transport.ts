@@ -59,7 +59,9 @@ export class SoapTransport {
     const requestHeaders: Record<string, string> = { ...this.options.httpHeaders, ...headers };
     const { basicAuth } = this.options;
     if (basicAuth) requestHeaders.Authorization = `Basic ${Buffer.from(`${basicAuth.username}:${basicAuth.password}`).toString('base64')}`;
-    const exchange = this.ntlmClient ? this.ntlmExchange(this.ntlmClient, url, body, requestHeaders) : this.send(url, body, requestHeaders, body === null ? MAX_REDIRECTS : 0);
+    const exchange = this.ntlmClient
+      ? this.ntlmExchange(this.ntlmClient, url, body, requestHeaders)
+      : this.send(url, body, requestHeaders, body === null ? MAX_REDIRECTS : 0);
     return exchange.catch((error: unknown) => {
       throw error instanceof TimeoutError
         ? soapMessages.hostTimeout.error(shown(url), this.options.timeoutMs / 1000)
@@ -77,25 +79,33 @@ export class SoapTransport {
       const target = new URL(url);
       const secure = target.protocol === 'https:';
       const payload = body === null ? undefined : Buffer.from(body, 'utf8');
-      const request = (secure ? https : http).request(target, {
-        method: body === null ? 'GET' : 'POST',
-        agent: secure ? this.httpsAgent : this.httpAgent,
-        headers: payload === undefined ? headers : { ...headers, 'Content-Length': String(payload.length) },
-      }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', fail);
-        response.on('end', () => {
-          clearTimeout(timer);
-          const status = response.statusCode ?? 0;
-          const location = response.headers.location;
-          if (redirects > 0 && status >= 301 && status <= 308 && status !== 304 && location !== undefined) {
-            resolve(this.send(new URL(location, target).href, body, headers, redirects - 1));
-            return;
-          }
-          resolve({ status, headers: headerMap(response.headers), body: decode(Buffer.concat(chunks), response.headers['content-type']) });
-        });
-      });
+      const request = (secure ? https : http).request(
+        target,
+        {
+          method: body === null ? 'GET' : 'POST',
+          agent: secure ? this.httpsAgent : this.httpAgent,
+          headers: payload === undefined ? headers : { ...headers, 'Content-Length': String(payload.length) },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', fail);
+          response.on('end', () => {
+            clearTimeout(timer);
+            const status = response.statusCode ?? 0;
+            const location = response.headers.location;
+            if (redirects > 0 && status >= 301 && status <= 308 && status !== 304 && location !== undefined) {
+              resolve(this.send(new URL(location, target).href, body, headers, redirects - 1));
+              return;
+            }
+            resolve({
+              status,
+              headers: headerMap(response.headers),
+              body: decode(Buffer.concat(chunks), response.headers['content-type']),
+            });
+          });
+        },
+      );
       const timer = setTimeout(() => {
         timedOut = true;
         request.destroy(new TimeoutError());
@@ -108,16 +118,22 @@ export class SoapTransport {
   private ntlmExchange(client: HttpClient, url: string, body: string | null, headers: Record<string, string>): Promise<HttpReply> {
     const exOptions = { ntlm: true, ...this.options.ntlm, timeout: this.options.timeoutMs, httpsAgent: this.httpsAgent };
     return new Promise((resolve, reject) => {
-      client.request(url, body, (error: AxiosLikeError | null, response?: AxiosLikeResponse, data?: unknown) => {
-        // axios-ntlm rejects on error statuses: those are answers too.
-        const answer = error ? error.response : response;
-        if (!answer) {
-          reject(error?.code === 'ECONNABORTED' ? new TimeoutError() : new Error(error?.message ?? 'no answer'));
-          return;
-        }
-        const text = error ? answer.data : data;
-        resolve({ status: answer.status, headers: headerMap(answer.headers ?? {}), body: typeof text === 'string' ? text : '' });
-      }, headers, exOptions);
+      client.request(
+        url,
+        body,
+        (error: AxiosLikeError | null, response?: AxiosLikeResponse, data?: unknown) => {
+          // axios-ntlm rejects on error statuses: those are answers too.
+          const answer = error ? error.response : response;
+          if (!answer) {
+            reject(error?.code === 'ECONNABORTED' ? new TimeoutError() : new Error(error?.message ?? 'no answer'));
+            return;
+          }
+          const text = error ? answer.data : data;
+          resolve({ status: answer.status, headers: headerMap(answer.headers ?? {}), body: typeof text === 'string' ? text : '' });
+        },
+        headers,
+        exOptions,
+      );
     });
   }
 }

@@ -10,9 +10,19 @@ import { uniqueNamer } from '../../../openapi/code-identifiers.js';
 export const DEFINITION_REF = '#/components/schemas/';
 
 const INTEGER_FORMATS: Record<string, string | undefined> = {
-  int: 'int32', short: 'int32', byte: 'int32', unsignedShort: 'int32', unsignedByte: 'int32',
-  long: 'int64', unsignedInt: 'int64',
-  integer: undefined, unsignedLong: undefined, nonNegativeInteger: undefined, positiveInteger: undefined, nonPositiveInteger: undefined, negativeInteger: undefined,
+  int: 'int32',
+  short: 'int32',
+  byte: 'int32',
+  unsignedShort: 'int32',
+  unsignedByte: 'int32',
+  long: 'int64',
+  unsignedInt: 'int64',
+  integer: undefined,
+  unsignedLong: undefined,
+  nonNegativeInteger: undefined,
+  positiveInteger: undefined,
+  nonPositiveInteger: undefined,
+  negativeInteger: undefined,
 };
 
 const STRING_FORMATS: Record<string, string> = { date: 'date', dateTime: 'date-time', base64Binary: 'byte', anyURI: 'uri' };

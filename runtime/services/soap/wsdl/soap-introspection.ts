@@ -34,7 +34,10 @@ interface Occurrence {
 }
 
 class OperationBuilder {
-  constructor(private readonly wsdl: WsdlDescription, private readonly schemas: JsonSchemaBuilder) {}
+  constructor(
+    private readonly wsdl: WsdlDescription,
+    private readonly schemas: JsonSchemaBuilder,
+  ) {}
 
   operation(occurrences: Occurrence[]): Omit<SoapOperationModel, 'name' | 'simpleInput'> {
     const primary = occurrences.find((o) => o.binding.version === '1.1') ?? occurrences[0];
@@ -61,7 +64,10 @@ class OperationBuilder {
     const parts = this.bodyParts(message, body);
     if (style === 'rpc') {
       const members = parts.map((part) => ({ ...this.partMember(part), required: true }));
-      return { wrapper: { name: isOutput ? `${operation}Response` : operation, namespace: body?.namespace ?? '' }, schema: objectSchema(members) };
+      return {
+        wrapper: { name: isOutput ? `${operation}Response` : operation, namespace: body?.namespace ?? '' },
+        schema: objectSchema(members),
+      };
     }
     if (parts.length === 1 && parts[0].element !== null) {
       const element = this.element(parts[0].element, parts[0].name);
@@ -88,7 +94,10 @@ class OperationBuilder {
     if (part.element !== null) {
       const element = this.element(part.element, part.name);
       const nillable = attribute(element.node, 'nillable') === 'true';
-      const schema = withMembers(this.schemas.elementContentSchema(element), { nullable: nillable || undefined, xml: xmlMember(element.name.ns, false) });
+      const schema = withMembers(this.schemas.elementContentSchema(element), {
+        nullable: nillable || undefined,
+        xml: xmlMember(element.name.ns, false),
+      });
       return { key: element.name.local, schema, required: !nillable };
     }
     return { key: part.name, schema: part.type === null ? {} : this.schemas.typeSchema(part.type), required: true };
@@ -105,7 +114,11 @@ function objectSchema(members: Array<{ key: string; schema: JsonSchema; required
 /** Whether every member of the input is a single scalar (so that query parameters can carry it). */
 export function isSimpleInput(view: SchemaView, schema: JsonSchema): boolean {
   const shape = view.shape(schema);
-  return shape.kind === 'object' && !shape.open && shape.members.every((member) => !member.array && view.shape(member.schema).kind === 'scalar' && member.key !== '_');
+  return (
+    shape.kind === 'object' &&
+    !shape.open &&
+    shape.members.every((member) => !member.array && view.shape(member.schema).kind === 'scalar' && member.key !== '_')
+  );
 }
 
 /**
@@ -126,12 +139,15 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
         continue;
       }
       if (binding.version === null) {
-        if (!binding.isHttp) warnings.add(`${where} uses the binding '${binding.name.local}', which is neither SOAP 1.1 nor SOAP 1.2; the port is left out.`);
+        if (!binding.isHttp)
+          warnings.add(`${where} uses the binding '${binding.name.local}', which is neither SOAP 1.1 nor SOAP 1.2; the port is left out.`);
         continue;
       }
       const portType = lookup(wsdl.portTypes, binding.portType);
       if (portType === undefined) {
-        warnings.add(`${where}: the port type '${binding.portType?.local ?? ''}' of binding '${binding.name.local}' is not defined; the port is left out.`);
+        warnings.add(
+          `${where}: the port type '${binding.portType?.local ?? ''}' of binding '${binding.name.local}' is not defined; the port is left out.`,
+        );
         continue;
       }
       if (port.address !== null && port.address !== '') endpoints[binding.version] ??= port.address;

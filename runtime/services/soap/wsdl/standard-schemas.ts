@@ -23,9 +23,13 @@ const KNOWN_LOCATIONS = new Set([
 ]);
 
 /** Absolute paths of the built-in schema files. */
-export const STANDARD_SCHEMA_FILES: readonly string[] = Object.values(FILES).map((file) => fileURLToPath(new URL(`./standard-schemas/${file}`, import.meta.url)));
+export const STANDARD_SCHEMA_FILES: readonly string[] = Object.values(FILES).map((file) =>
+  fileURLToPath(new URL(`./standard-schemas/${file}`, import.meta.url)),
+);
 
 /** Whether an import of `namespace` at `location` is satisfied by a built-in schema. */
 export function isStandardSchema(namespace: string | undefined, location: string | undefined): boolean {
-  return (namespace !== undefined && namespace in FILES) || (location !== undefined && (location in FILES || KNOWN_LOCATIONS.has(location)));
+  return (
+    (namespace !== undefined && namespace in FILES) || (location !== undefined && (location in FILES || KNOWN_LOCATIONS.has(location)))
+  );
 }

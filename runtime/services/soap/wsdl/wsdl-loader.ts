@@ -63,7 +63,7 @@ async function readText(pending: Pending, transport: SoapTransport): Promise<str
     return await fs.readFile(pending.uri, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw soapMessages.wsdlUnreadable.error(`'${pending.label}'`, from, code === 'ENOENT' ? 'no such file' : code ?? String(error));
+    throw soapMessages.wsdlUnreadable.error(`'${pending.label}'`, from, code === 'ENOENT' ? 'no such file' : (code ?? String(error)));
   }
 }
 
@@ -92,7 +92,8 @@ function importsOf(document: WsdlDocument): Array<{ location: string; chameleonN
   for (const child of childElements(document.root)) {
     if (child.localName !== 'import' || child.namespaceURI !== document.root.namespaceURI) continue;
     const location = attribute(child, 'location');
-    if (location !== undefined && !isStandardSchema(attribute(child, 'namespace'), location)) found.push({ location, chameleonNamespace: null });
+    if (location !== undefined && !isStandardSchema(attribute(child, 'namespace'), location))
+      found.push({ location, chameleonNamespace: null });
   }
   for (const schema of schemaElements(document.root)) {
     const ownNamespace = attribute(schema, 'targetNamespace') ?? document.chameleonNamespace ?? '';
@@ -100,8 +101,10 @@ function importsOf(document: WsdlDocument): Array<{ location: string; chameleonN
       if (!isXsdNamespace(child.namespaceURI)) continue;
       const location = attribute(child, 'schemaLocation');
       if (location === undefined || location.trim() === '') continue;
-      if (child.localName === 'import' && !isStandardSchema(attribute(child, 'namespace'), location)) found.push({ location, chameleonNamespace: null });
-      if ((child.localName === 'include' || child.localName === 'redefine') && !isStandardSchema(undefined, location)) found.push({ location, chameleonNamespace: ownNamespace });
+      if (child.localName === 'import' && !isStandardSchema(attribute(child, 'namespace'), location))
+        found.push({ location, chameleonNamespace: null });
+      if ((child.localName === 'include' || child.localName === 'redefine') && !isStandardSchema(undefined, location))
+        found.push({ location, chameleonNamespace: ownNamespace });
     }
   }
   return found;
@@ -114,7 +117,9 @@ function importsOf(document: WsdlDocument): Array<{ location: string; chameleonN
  */
 export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapTransport): Promise<WsdlDocument[]> {
   const main = location.kind === 'url' ? location.url : location.path;
-  const queue: Pending[] = [{ uri: main, label: location.kind === 'url' ? main : path.basename(main), chameleonNamespace: null, importedBy: null }];
+  const queue: Pending[] = [
+    { uri: main, label: location.kind === 'url' ? main : path.basename(main), chameleonNamespace: null, importedBy: null },
+  ];
   const seen = new Set([main]);
   const documents: WsdlDocument[] = [];
   while (queue.length > 0) {
@@ -145,11 +150,13 @@ let standard: Promise<WsdlDocument[]> | null = null;
 
 /** The built-in schemas, parsed once per process (nothing changes them). */
 function standardDocuments(): Promise<WsdlDocument[]> {
-  standard ??= Promise.all(STANDARD_SCHEMA_FILES.map(async (file) => ({
-    uri: file,
-    label: path.basename(file),
-    root: parseXml(await fs.readFile(file, 'utf8')).documentElement!,
-    chameleonNamespace: null,
-  })));
+  standard ??= Promise.all(
+    STANDARD_SCHEMA_FILES.map(async (file) => ({
+      uri: file,
+      label: path.basename(file),
+      root: parseXml(await fs.readFile(file, 'utf8')).documentElement!,
+      chameleonNamespace: null,
+    })),
+  );
   return standard;
 }

@@ -88,7 +88,10 @@ export interface WsdlDescription {
 }
 
 /** WSDL children of a node: in the namespace of the document's root (see WsdlDocument). */
-const wsdlChildren = (node: Element, local: string) => childElements(node).filter((child) => child.localName === local && child.namespaceURI === node.ownerDocument?.documentElement?.namespaceURI);
+const wsdlChildren = (node: Element, local: string) =>
+  childElements(node).filter(
+    (child) => child.localName === local && child.namespaceURI === node.ownerDocument?.documentElement?.namespaceURI,
+  );
 
 function qnameAttribute(node: Element, name: string): QName | null {
   const value = attribute(node, name);
@@ -96,7 +99,10 @@ function qnameAttribute(node: Element, name: string): QName | null {
 }
 
 function documentation(node: Element): string {
-  return wsdlChildren(node, 'documentation').map((doc) => ownText(doc).replace(/\s+/g, ' ').trim()).filter(Boolean).join(' ');
+  return wsdlChildren(node, 'documentation')
+    .map((doc) => ownText(doc).replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .join(' ');
 }
 
 /**
@@ -200,18 +206,24 @@ export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
             const io = wsdlChildren(operation, local)[0];
             return io === undefined ? null : qnameAttribute(io, 'message');
           };
-          if (!operations.has(name)) operations.set(name, { name, documentation: documentation(operation), input: message('input'), output: message('output') });
+          if (!operations.has(name))
+            operations.set(name, { name, documentation: documentation(operation), input: message('input'), output: message('output') });
         }
         return operations;
       });
     }
-    for (const binding of wsdlChildren(document.root, 'binding')) addOnce(description.bindings, named(binding), () => bindingDef(binding, named(binding)));
+    for (const binding of wsdlChildren(document.root, 'binding'))
+      addOnce(description.bindings, named(binding), () => bindingDef(binding, named(binding)));
     for (const service of wsdlChildren(document.root, 'service')) {
       description.services.push({
         name: attribute(service, 'name') ?? '',
         ports: wsdlChildren(service, 'port').map((port) => {
           const address = childElements(port).find((child) => child.localName === 'address');
-          return { name: attribute(port, 'name') ?? '', binding: qnameAttribute(port, 'binding'), address: (address === undefined ? undefined : attribute(address, 'location')) ?? null };
+          return {
+            name: attribute(port, 'name') ?? '',
+            binding: qnameAttribute(port, 'binding'),
+            address: (address === undefined ? undefined : attribute(address, 'location')) ?? null,
+          };
         }),
       });
     }

@@ -61,7 +61,10 @@ export class JsonSchemaBuilder {
   /** Simple types and groups being expanded, against cycles. */
   private readonly expanding = new Set<string>();
 
-  constructor(private readonly index: XsdIndex, private readonly warn: (message: string) => void) {}
+  constructor(
+    private readonly index: XsdIndex,
+    private readonly warn: (message: string) => void,
+  ) {}
 
   /** JSON Schema of a type by name: built-ins and simple types inline, complex types by reference. */
   typeSchema(name: QName, context?: SchemaContext): JsonSchema {
@@ -112,7 +115,12 @@ export class JsonSchemaBuilder {
     const key = `${component.kind}${qnameKey(component.name)}`;
     let definition = this.definitions.get(key);
     if (definition === undefined) {
-      definition = { preferred: component.name.local, sortKey: `${component.name.local}\u0000${component.kind}\u0000${component.name.ns}`, schema: null, refs: [] };
+      definition = {
+        preferred: component.name.local,
+        sortKey: `${component.name.local}\u0000${component.kind}\u0000${component.name.ns}`,
+        schema: null,
+        refs: [],
+      };
       this.definitions.set(key, definition);
       definition.schema = build();
     }
@@ -149,7 +157,12 @@ export class JsonSchemaBuilder {
     if (restriction) {
       const base = attribute(restriction, 'base');
       const inline = xsdChild(restriction, 'simpleType');
-      const baseSchema = base !== undefined ? this.typeSchema(this.index.qname(restriction, base, context), context) : inline ? this.simpleTypeSchema(inline, context) : {};
+      const baseSchema =
+        base !== undefined
+          ? this.typeSchema(this.index.qname(restriction, base, context), context)
+          : inline
+            ? this.simpleTypeSchema(inline, context)
+            : {};
       schema = '$ref' in baseSchema ? {} : { ...baseSchema };
       this.applyFacets(schema, restriction);
     }
@@ -161,7 +174,9 @@ export class JsonSchemaBuilder {
     const enumeration = facets.filter((facet) => facet.localName === 'enumeration').map((facet) => attribute(facet, 'value') ?? '');
     if (enumeration.length > 0) {
       const numeric = schema.type === 'integer' || schema.type === 'number';
-      schema.enum = [...new Set(enumeration)].map((value) => (numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value));
+      schema.enum = [...new Set(enumeration)].map((value) =>
+        numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value,
+      );
     }
     for (const facet of facets) {
       const value = Number(attribute(facet, 'value'));
@@ -187,15 +202,24 @@ export class JsonSchemaBuilder {
   }
 
   /** Adds the particles and attributes declared directly in `node` to `model`. */
-  private collect(node: Element, context: SchemaContext, model: ObjectModel, occurrence: Occurrence = { repeated: false, optional: false }): void {
+  private collect(
+    node: Element,
+    context: SchemaContext,
+    model: ObjectModel,
+    occurrence: Occurrence = { repeated: false, optional: false },
+  ): void {
     for (const child of xsdChildren(node)) {
-      if (['sequence', 'all', 'choice', 'group', 'element', 'any'].includes(child.localName)) this.particle(child, context, model, occurrence);
+      if (['sequence', 'all', 'choice', 'group', 'element', 'any'].includes(child.localName))
+        this.particle(child, context, model, occurrence);
       else this.attributeMember(child, context, model);
     }
   }
 
   private particle(node: Element, context: SchemaContext, model: ObjectModel, outer: Occurrence): void {
-    const occurrence: Occurrence = { repeated: outer.repeated || occurs(node, 'maxOccurs') > 1, optional: outer.optional || occurs(node, 'minOccurs') === 0 };
+    const occurrence: Occurrence = {
+      repeated: outer.repeated || occurs(node, 'maxOccurs') > 1,
+      optional: outer.optional || occurs(node, 'minOccurs') === 0,
+    };
     switch (node.localName) {
       case 'element':
         this.elementMember(node, context, model, occurrence);
@@ -236,7 +260,8 @@ export class JsonSchemaBuilder {
       for (const [key, schema] of branch.properties) if (!model.properties.has(key)) model.add(key, schema, false, false);
       model.open ||= branch.open;
     }
-    if (!occurrence.optional && !occurrence.repeated && branches.length > 1 && branches.every((names) => names.length === 1)) model.choices.push(branches.map((names) => names[0]));
+    if (!occurrence.optional && !occurrence.repeated && branches.length > 1 && branches.every((names) => names.length === 1))
+      model.choices.push(branches.map((names) => names[0]));
   }
 
   private elementMember(node: Element, context: SchemaContext, model: ObjectModel, occurrence: Occurrence): void {
@@ -256,7 +281,9 @@ export class JsonSchemaBuilder {
         [name, namespace] = [global.name.local, global.name.ns];
         // An anonymous type of a referenced element is shared: it may be recursive.
         const anonymous = attribute(global.node, 'type') === undefined && xsdChild(global.node, 'complexType') !== undefined;
-        schema = anonymous ? this.reference(global, () => this.declaredType(global.node, global.context)) : this.declaredType(global.node, global.context);
+        schema = anonymous
+          ? this.reference(global, () => this.declaredType(global.node, global.context))
+          : this.declaredType(global.node, global.context);
       }
     } else {
       name = attribute(node, 'name') ?? '';
@@ -314,9 +341,12 @@ export class JsonSchemaBuilder {
     }
     const type = attribute(declaration, 'type');
     const inline = xsdChild(declaration, 'simpleType');
-    let schema = type !== undefined
-      ? this.typeSchema(this.index.qname(declaration, type, declarationContext), declarationContext)
-      : inline ? this.simpleTypeSchema(inline, declarationContext) : { type: 'string' };
+    let schema =
+      type !== undefined
+        ? this.typeSchema(this.index.qname(declaration, type, declarationContext), declarationContext)
+        : inline
+          ? this.simpleTypeSchema(inline, declarationContext)
+          : { type: 'string' };
     if ('$ref' in schema) schema = { type: 'string' };
     const description = annotation(declaration);
     model.add(name.local, withMembers(schema, { description, xml: xmlMember(name.ns, true) }), attribute(node, 'use') === 'required', true);
@@ -327,13 +357,15 @@ export class JsonSchemaBuilder {
     if (derivation === undefined) return { type: 'string' };
     const base = attribute(derivation, 'base');
     const baseName = base === undefined ? undefined : this.index.qname(derivation, base, context);
-    const complexBase = baseName === undefined || isXsdNamespace(baseName.ns) ? undefined : this.index.find('complexType', baseName, context);
+    const complexBase =
+      baseName === undefined || isXsdNamespace(baseName.ns) ? undefined : this.index.find('complexType', baseName, context);
     const own = new ObjectModel();
     this.collect(derivation, context, own);
     if (complexBase !== undefined) {
       const baseSchema = this.typeSchema(baseName!, context);
       // A restriction only narrows the base's text and attributes.
-      if (own.properties.size === 0 || derivation.localName === 'restriction') return description === undefined ? baseSchema : withMembers(baseSchema, { description });
+      if (own.properties.size === 0 || derivation.localName === 'restriction')
+        return description === undefined ? baseSchema : withMembers(baseSchema, { description });
       return withMembers({ allOf: [baseSchema, own.toSchema()] }, { description });
     }
     let text = baseName === undefined ? { type: 'string' } : this.typeSchema(baseName, context);
@@ -386,7 +418,8 @@ export class JsonSchemaBuilder {
     const model = new ObjectModel();
     this.collect(restriction, context, model);
     const [only] = [...model.properties.values()];
-    if (model.properties.size === 1 && only !== undefined) return only.type === 'array' ? { type: 'array', items: only.items } : { type: 'array', items: only };
+    if (model.properties.size === 1 && only !== undefined)
+      return only.type === 'array' ? { type: 'array', items: only.items } : { type: 'array', items: only };
     return { type: 'array', items: {} };
   }
 }

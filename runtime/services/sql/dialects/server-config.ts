@@ -35,7 +35,8 @@ export function serverConfigSchema(label: string, defaults: ServerDefaults, extr
     anyOf: [{ required: ['url'] }, { required: ['database'] }],
     properties: {
       url: {
-        type: 'string', minLength: 1,
+        type: 'string',
+        minLength: 1,
         description: `Connection URL (${scheme}://user:password@host:port/database), instead of the separate fields.`,
       },
       host: { type: 'string', minLength: 1, description: `${label} server host name (default localhost).` },
@@ -71,7 +72,9 @@ export function serverConnection(config: Record<string, unknown>, defaults: Serv
     }
     const scheme = parsed.protocol.replace(/:$/, '');
     if (!defaults.schemes.includes(scheme)) {
-      throw new InternalServerError(`Database service config 'url' must start with ${defaults.schemes.map((s) => `${s}://`).join(' or ')}.`);
+      throw new InternalServerError(
+        `Database service config 'url' must start with ${defaults.schemes.map((s) => `${s}://`).join(' or ')}.`,
+      );
     }
     fromUrl = {
       host: parsed.hostname || undefined,
@@ -82,7 +85,8 @@ export function serverConnection(config: Record<string, unknown>, defaults: Serv
     };
   }
   const database = fromUrl.database ?? text('database');
-  if (database === undefined || database === '') throw new InternalServerError(`Database service config needs 'database' (or a 'url' naming one).`);
+  if (database === undefined || database === '')
+    throw new InternalServerError(`Database service config needs 'database' (or a 'url' naming one).`);
   return {
     host: fromUrl.host ?? text('host') ?? 'localhost',
     port: fromUrl.port ?? positiveInteger(config.port, 'port', defaults.port),

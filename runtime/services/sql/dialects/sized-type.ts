@@ -11,6 +11,7 @@ export function sizedType(type: string, field: FieldDefinition, sized: ReadonlyS
   if (type.includes('(')) return type;
   if (sized.has(type) && field.length !== null) return `${type}(${field.length})`;
   const precision = field.precision ?? field.length;
-  if (DECIMALS.has(type) && precision !== null) return field.scale === null ? `${type}(${precision})` : `${type}(${precision},${field.scale})`;
+  if (DECIMALS.has(type) && precision !== null)
+    return field.scale === null ? `${type}(${precision})` : `${type}(${precision},${field.scale})`;
   return type;
 }

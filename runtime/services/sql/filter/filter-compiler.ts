@@ -35,7 +35,12 @@ const TEXT_TYPES = new Set(['string', 'text']);
 
 /** Compiles a filter AST to a Kysely boolean expression with bound parameters. */
 export function compileFilter(node: FilterNode, scope: FilterScope): Expression<SqlBool> {
-  const context: FieldContext = { table: scope.table, schema: scope.schema, qualifier: scope.alias ?? scope.table.sourceName, groupFields: scope.groupFields };
+  const context: FieldContext = {
+    table: scope.table,
+    schema: scope.schema,
+    qualifier: scope.alias ?? scope.table.sourceName,
+    groupFields: scope.groupFields,
+  };
   return compileNode(node, context, { ...scope, bound: { count: 0 } });
 }
 
@@ -46,7 +51,8 @@ interface CompileScope extends FilterScope {
 
 function bind(scope: CompileScope, count: number, position: number): void {
   scope.bound.count += count;
-  if (scope.bound.count > limits.filterValues) throw sqlMessages.filterTooLarge.error(`more than ${limits.filterValues} values`, limits.filterValues, position);
+  if (scope.bound.count > limits.filterValues)
+    throw sqlMessages.filterTooLarge.error(`more than ${limits.filterValues} values`, limits.filterValues, position);
 }
 
 function compileNode(node: FilterNode, context: FieldContext, scope: CompileScope): RawBuilder<SqlBool> {
@@ -61,12 +67,17 @@ function compileNode(node: FilterNode, context: FieldContext, scope: CompileScop
     default: {
       const target = resolveField(node.field, context);
       const predicate = compilePredicate(node, target, scope);
-      const reached = target.reached === undefined || scope.reach === undefined ? null : scope.reach(target.reached.table, target.reached.relation);
+      const reached =
+        target.reached === undefined || scope.reach === undefined ? null : scope.reach(target.reached.table, target.reached.relation);
       if (reached === null || target.reached === undefined) return target.wrap(predicate);
       // The related rows the predicate may test are those the caller could read; the row filter is
       // the platform's own configuration, compiled as such (it reaches no further tables).
       const { table, alias } = target.reached;
-      const rowFilter = compileNode(reached, { table, schema: scope.schema, qualifier: alias }, { table, schema: scope.schema, dialect: scope.dialect, alias, bound: scope.bound });
+      const rowFilter = compileNode(
+        reached,
+        { table, schema: scope.schema, qualifier: alias },
+        { table, schema: scope.schema, dialect: scope.dialect, alias, bound: scope.bound },
+      );
       return target.wrap(sql<SqlBool>`(${predicate} and ${rowFilter})`);
     }
   }
@@ -99,14 +110,13 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Com
     case 'between': {
       const low = sql.val(nonNull(node.low, target, scope, "in 'between'"));
       const high = sql.val(nonNull(node.high, target, scope, "in 'between'"));
-      return node.negated
-        ? sql<SqlBool>`${column} not between ${low} and ${high}`
-        : sql<SqlBool>`${column} between ${low} and ${high}`;
+      return node.negated ? sql<SqlBool>`${column} not between ${low} and ${high}` : sql<SqlBool>`${column} between ${low} and ${high}`;
     }
     case 'like': {
       const [text] = valueTexts(node.value, scope.params, false);
       if (text === null) throw paramError(node.value, 'can not be null in a pattern');
-      if (text.length > limits.patternLength) throw sqlMessages.patternTooLong.error(target.label, limits.patternLength, node.value.position);
+      if (text.length > limits.patternLength)
+        throw sqlMessages.patternTooLong.error(target.label, limits.patternLength, node.value.position);
       // PostgreSQL has no LIKE for numbers, dates or uuids; the others convert implicitly.
       const subject = scope.dialect === 'postgres' && !TEXT_TYPES.has(target.field.type) ? sql`cast(${column} as text)` : column;
       const not = node.negated ? sql`not ` : sql``;

@@ -48,7 +48,12 @@ function resolveAggregate(ref: FieldRef, context: FieldContext): ResolvedField {
   const field = ref.path[0] === '*' ? null : findField(context.table, ref.path[0]);
   if (field === undefined) throw sqlMessages.unknownFilterField.error(ref.path[0], ref.position);
   const model = aggregateField(fn, field);
-  return { field: model, label: model.name, column: aggregateSql(fn, field === null ? null : column(context.qualifier, field)), wrap: (predicate) => predicate };
+  return {
+    field: model,
+    label: model.name,
+    column: aggregateSql(fn, field === null ? null : column(context.qualifier, field)),
+    wrap: (predicate) => predicate,
+  };
 }
 
 function resolvePlain(ref: FieldRef, context: FieldContext): ResolvedField {
@@ -92,15 +97,20 @@ function findRelation(table: TableModel, name: string, position: number): Relati
   const named = table.relations.find((relation) => relation.name.toLowerCase() === lower);
   if (named !== undefined) return named;
   const leading = table.relations.filter((relation) => relation.refTable.toLowerCase() === lower);
-  if (leading.length > 1) throw sqlMessages.ambiguousFilterRelation.error(name, leading.map((relation) => relation.name), position);
+  if (leading.length > 1)
+    throw sqlMessages.ambiguousFilterRelation.error(
+      name,
+      leading.map((relation) => relation.name),
+      position,
+    );
   if (leading.length === 0) throw sqlMessages.unknownFilterRelation.error(name, position);
   return leading[0];
 }
 
 function modelTable(schema: DatabaseSchema, name: string): TableModel {
   const lower = name.toLowerCase();
-  const table = schema.tables.find((t) => t.name.toLowerCase() === lower)
-    ?? schema.tables.find((t) => t.sourceName.toLowerCase() === lower);
+  const table =
+    schema.tables.find((t) => t.name.toLowerCase() === lower) ?? schema.tables.find((t) => t.sourceName.toLowerCase() === lower);
   if (table === undefined) throw sqlMessages.inconsistentModel.error(`table '${name}' is not in the schema`);
   return table;
 }
@@ -128,7 +138,11 @@ function freeAlias(base: string, taken: string[]): string {
 
 /** EXISTS over the related rows that satisfy `predicate` (which refers to the related table as `alias`). */
 function exists(
-  relation: RelationModel, context: FieldContext, related: TableModel, alias: string, predicate: RawBuilder<SqlBool>,
+  relation: RelationModel,
+  context: FieldContext,
+  related: TableModel,
+  alias: string,
+  predicate: RawBuilder<SqlBool>,
 ): RawBuilder<SqlBool> {
   const { table, schema, qualifier } = context;
   if (relation.type === 'many_many') {
@@ -140,7 +154,8 @@ function exists(
     return sql<SqlBool>`exists (select 1 from ${tableRef(junction)} as ${sql.id(link)} inner join ${tableRef(related)} as ${sql.id(alias)} on ${toRelated} where ${toOuter} and ${predicate})`;
   }
   // belongs_to, has_many and has_one all join refField (on the related table) to field (on this one).
-  const joins = relation.field.map((name, i) =>
-    sql`${column(alias, modelField(related, relation.refField[i]))} = ${column(qualifier, modelField(table, name))}`);
+  const joins = relation.field.map(
+    (name, i) => sql`${column(alias, modelField(related, relation.refField[i]))} = ${column(qualifier, modelField(table, name))}`,
+  );
   return sql<SqlBool>`exists (select 1 from ${tableRef(related)} as ${sql.id(alias)} where ${sql.join(joins, sql` and `)} and ${predicate})`;
 }

@@ -29,7 +29,10 @@ export function tokenize(text: string): Token[] {
   let i = 0;
   while (i < text.length) {
     const ch = text[i];
-    if (/\s/u.test(ch)) { i++; continue; }
+    if (/\s/u.test(ch)) {
+      i++;
+      continue;
+    }
     const position = i + 1;
     if (ch === '(' || ch === ')' || ch === ',') {
       tokens.push({ type: ch, text: ch, value: ch, position });
@@ -76,7 +79,12 @@ function readString(text: string, start: number): { value: string; end: number }
       i++;
     }
   }
-  throw sqlMessages.malformedFilter.error(text, text.length + 1, `a closing ${quote} for the string opened at position ${start + 1}`, 'end of input');
+  throw sqlMessages.malformedFilter.error(
+    text,
+    text.length + 1,
+    `a closing ${quote} for the string opened at position ${start + 1}`,
+    'end of input',
+  );
 }
 
 /** How a token is named in error messages. */

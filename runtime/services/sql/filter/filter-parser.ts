@@ -106,9 +106,22 @@ export type PredicateNode = CompareNode | LikeNode | InNode | BetweenNode | IsNu
 export type FilterNode = LogicalNode | NotNode | PredicateNode;
 
 // Maps, not object literals: a word such as `constructor` must not find an inherited property.
-const WORD_OPERATORS = new Map<string, CompareOperator>([['eq', '='], ['ne', '!='], ['gt', '>'], ['gte', '>='], ['lt', '<'], ['lte', '<=']]);
+const WORD_OPERATORS = new Map<string, CompareOperator>([
+  ['eq', '='],
+  ['ne', '!='],
+  ['gt', '>'],
+  ['gte', '>='],
+  ['lt', '<'],
+  ['lte', '<='],
+]);
 const SYMBOL_OPERATORS = new Map<string, CompareOperator>([
-  ['=', '='], ['!=', '!='], ['<>', '!='], ['>', '>'], ['>=', '>='], ['<', '<'], ['<=', '<='],
+  ['=', '='],
+  ['!=', '!='],
+  ['<>', '!='],
+  ['>', '>'],
+  ['>=', '>='],
+  ['<', '<'],
+  ['<=', '<='],
 ]);
 const FIELD_NAME = /^[\p{L}_][\p{L}\p{N}_$]*(\.[\p{L}_][\p{L}\p{N}_$]*)?$/u;
 const PARAM_NAME = /^:[\p{L}_][\p{L}\p{N}_]*$/u;
@@ -176,7 +189,8 @@ class Parser {
 
   private predicate(): PredicateNode {
     const token = this.peek();
-    if (++this.terms > limits.filterTerms) throw sqlMessages.filterTooLarge.error(`more than ${limits.filterTerms} comparisons`, limits.filterTerms, token.position);
+    if (++this.terms > limits.filterTerms)
+      throw sqlMessages.filterTooLarge.error(`more than ${limits.filterTerms} comparisons`, limits.filterTerms, token.position);
     if (token.type !== 'word' || !FIELD_NAME.test(token.text)) this.fail("a field name, 'not' or '('");
     this.index++;
     const field = this.aggregate(token) ?? { path: token.text.split('.'), position: token.position };
@@ -233,9 +247,11 @@ class Parser {
         return { kind: 'between', field, negated, low, high: this.value(`a value after '${keyword.text} ... ${and.text}'`), position };
       }
     }
-    return this.fail(negated
-      ? "'like', 'in', 'between', 'contains', 'starts with' or 'ends with' after 'not'"
-      : 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)');
+    return this.fail(
+      negated
+        ? "'like', 'in', 'between', 'contains', 'starts with' or 'ends with' after 'not'"
+        : 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)',
+    );
   }
 
   /** `count(*)`, `sum(price)`: an aggregate function name followed by '('; null for a plain field. */

@@ -11,12 +11,26 @@ import { sqlMessages } from '../sql-messages.js';
 export type BoundValue = string | number | boolean;
 
 const INTEGER_TYPES = new Set<AbstractType>([
-  'id', 'bigid', 'reference', 'user_id', 'user_id_on_create', 'user_id_on_update', 'integer', 'bigint',
+  'id',
+  'bigid',
+  'reference',
+  'user_id',
+  'user_id_on_create',
+  'user_id_on_update',
+  'integer',
+  'bigint',
 ]);
 const NUMBER_TYPES = new Set<AbstractType>(['float', 'double', 'decimal', 'money']);
 const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const BOOLEANS = new Map([['true', true], ['false', false], ['1', true], ['0', false], ['yes', true], ['no', false]]);
+const BOOLEANS = new Map([
+  ['true', true],
+  ['false', false],
+  ['1', true],
+  ['0', false],
+  ['yes', true],
+  ['no', false],
+]);
 
 /**
  * The texts a value stands for: a literal's own text, or its parameter's value as text (null when
@@ -33,7 +47,11 @@ export function valueTexts(value: FilterValue, params: Record<string, unknown> |
     if (item === null) return null;
     if (typeof item === 'string') return item;
     if (typeof item === 'number' || typeof item === 'boolean' || typeof item === 'bigint') return String(item);
-    throw sqlMessages.unusableFilterParam.error(value.name, list ? 'must be a scalar or a list of scalars' : 'must be a string, number, boolean or null', value.position);
+    throw sqlMessages.unusableFilterParam.error(
+      value.name,
+      list ? 'must be a scalar or a list of scalars' : 'must be a string, number, boolean or null',
+      value.position,
+    );
   });
 }
 

@@ -11,7 +11,6 @@ export function mayHoldLookups(text: string): boolean {
   return text.includes('{');
 }
 
-
 function value(node: FilterValue, lookup: LookupResolver): FilterValue {
   return node.kind === 'literal' ? { ...node, text: substituteLookups(node.text, lookup) } : node;
 }
@@ -19,11 +18,19 @@ function value(node: FilterValue, lookup: LookupResolver): FilterValue {
 /** A copy of the filter with lookups substituted in its values. */
 export function substituteFilterLookups(node: FilterNode, lookup: LookupResolver): FilterNode {
   switch (node.kind) {
-    case 'and': case 'or': return { ...node, operands: node.operands.map((operand) => substituteFilterLookups(operand, lookup)) };
-    case 'not': return { ...node, operand: substituteFilterLookups(node.operand, lookup) };
-    case 'compare': case 'like': return { ...node, value: value(node.value, lookup) };
-    case 'in': return { ...node, values: node.values.map((item) => value(item, lookup)) };
-    case 'between': return { ...node, low: value(node.low, lookup), high: value(node.high, lookup) };
-    case 'is_null': return node;
+    case 'and':
+    case 'or':
+      return { ...node, operands: node.operands.map((operand) => substituteFilterLookups(operand, lookup)) };
+    case 'not':
+      return { ...node, operand: substituteFilterLookups(node.operand, lookup) };
+    case 'compare':
+    case 'like':
+      return { ...node, value: value(node.value, lookup) };
+    case 'in':
+      return { ...node, values: node.values.map((item) => value(item, lookup)) };
+    case 'between':
+      return { ...node, low: value(node.low, lookup), high: value(node.high, lookup) };
+    case 'is_null':
+      return node;
   }
 }

@@ -21,7 +21,8 @@ function literalValue(value: FilterValue): unknown {
 
 /** Numbers compare as numbers (also `'7'` against 7), booleans as 1/0, everything else as text. */
 function compare(a: unknown, b: unknown): number {
-  const num = (v: unknown) => (typeof v === 'boolean' ? Number(v) : typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
+  const num = (v: unknown) =>
+    typeof v === 'boolean' ? Number(v) : typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
   const [x, y] = [num(a), num(b)];
   if (!Number.isNaN(x) && !Number.isNaN(y)) return x - y;
   const [s, t] = [String(a), String(b)];
@@ -34,21 +35,27 @@ function likeMatches(text: string, pattern: string, mode: 'pattern' | 'contains'
   if (mode === 'contains') return lower.includes(wanted);
   if (mode === 'starts_with') return lower.startsWith(wanted);
   if (mode === 'ends_with') return lower.endsWith(wanted);
-  const regex = wanted.split('').map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  const regex = wanted
+    .split('')
+    .map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${regex}$`, 's').test(lower);
 }
 
 function predicate(node: PredicateNode, value: unknown): boolean {
   switch (node.kind) {
-    case 'is_null': return (value === null) !== node.negated;
+    case 'is_null':
+      return (value === null) !== node.negated;
     case 'compare': {
       const wanted = literalValue(node.value);
       if (value === null || wanted === null) return (node.operator === '=') === (value === wanted);
       const order = compare(value, wanted);
       return { '=': order === 0, '!=': order !== 0, '>': order > 0, '>=': order >= 0, '<': order < 0, '<=': order <= 0 }[node.operator];
     }
-    case 'like': return value !== null && likeMatches(String(value), String(literalValue(node.value)), node.mode) !== node.negated;
-    case 'in': return value !== null && node.values.some((v) => compare(value, literalValue(v)) === 0) !== node.negated;
+    case 'like':
+      return value !== null && likeMatches(String(value), String(literalValue(node.value)), node.mode) !== node.negated;
+    case 'in':
+      return value !== null && node.values.some((v) => compare(value, literalValue(v)) === 0) !== node.negated;
     case 'between': {
       const inside = value !== null && compare(value, literalValue(node.low)) >= 0 && compare(value, literalValue(node.high)) <= 0;
       return inside !== node.negated;
@@ -57,11 +64,19 @@ function predicate(node: PredicateNode, value: unknown): boolean {
 }
 
 /** Whether `record` satisfies the filter; `fieldKey` finds the record's key for a filter's field name. */
-export function recordSatisfies(node: FilterNode, record: Record_, creating: boolean, fieldKey: (name: string) => string | undefined): boolean {
+export function recordSatisfies(
+  node: FilterNode,
+  record: Record_,
+  creating: boolean,
+  fieldKey: (name: string) => string | undefined,
+): boolean {
   switch (node.kind) {
-    case 'and': return node.operands.every((operand) => recordSatisfies(operand, record, creating, fieldKey));
-    case 'or': return node.operands.some((operand) => recordSatisfies(operand, record, creating, fieldKey));
-    case 'not': return !recordSatisfies(node.operand, record, creating, fieldKey);
+    case 'and':
+      return node.operands.every((operand) => recordSatisfies(operand, record, creating, fieldKey));
+    case 'or':
+      return node.operands.some((operand) => recordSatisfies(operand, record, creating, fieldKey));
+    case 'not':
+      return !recordSatisfies(node.operand, record, creating, fieldKey);
     default: {
       const key = fieldKey(node.field.path.join('.'));
       if (key === undefined || !(key in record)) return !creating;

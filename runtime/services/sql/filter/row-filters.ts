@@ -12,11 +12,25 @@ import { sqlMessages } from '../sql-messages.js';
 const NO_POSITION = 0;
 
 const COMPARE = new Map<string, CompareOperator>([
-  ['=', '='], ['eq', '='], ['!=', '!='], ['<>', '!='], ['ne', '!='], ['>', '>'], ['gt', '>'],
-  ['>=', '>='], ['gte', '>='], ['<', '<'], ['lt', '<'], ['<=', '<='], ['lte', '<='],
+  ['=', '='],
+  ['eq', '='],
+  ['!=', '!='],
+  ['<>', '!='],
+  ['ne', '!='],
+  ['>', '>'],
+  ['gt', '>'],
+  ['>=', '>='],
+  ['gte', '>='],
+  ['<', '<'],
+  ['lt', '<'],
+  ['<=', '<='],
+  ['lte', '<='],
 ]);
 const LIKE = new Map<string, LikeNode['mode']>([
-  ['like', 'pattern'], ['contains', 'contains'], ['starts with', 'starts_with'], ['ends with', 'ends_with'],
+  ['like', 'pattern'],
+  ['contains', 'contains'],
+  ['starts with', 'starts_with'],
+  ['ends with', 'ends_with'],
 ]);
 const LOOKUP = /\{([^{}\s]+)\}/g;
 
@@ -27,7 +41,9 @@ const LOOKUP = /\{([^{}\s]+)\}/g;
  * the platform's configuration is wrong, not the request.
  */
 export function rowFiltersToNode(
-  filters: RowFilterModel[], op: 'and' | 'or', lookup: (name: string) => string | undefined,
+  filters: RowFilterModel[],
+  op: 'and' | 'or',
+  lookup: (name: string) => string | undefined,
 ): FilterNode | null {
   const nodes = filters.map((filter) => rowFilterToNode(filter, lookup));
   if (nodes.length === 0) return null;
@@ -94,7 +110,9 @@ function listValues(filter: RowFilterModel, lookup: (name: string) => string | u
     if (group.length === 1 && group[0].type === 'string') return [literal(substitute(group[0].value, lookup), true)];
     const last = group[group.length - 1];
     const raw = text.slice(group[0].position - 1, last.position - 1 + last.text.length);
-    return substitute(raw, lookup).split(',').map((item) => literal(item.trim(), false));
+    return substitute(raw, lookup)
+      .split(',')
+      .map((item) => literal(item.trim(), false));
   });
 }
 

@@ -39,8 +39,22 @@ function aggregateType(fn: AggregateFunction, field: FieldModel | null): Abstrac
 export function aggregateField(fn: AggregateFunction, field: FieldModel | null): FieldModel {
   const name = `${fn.toUpperCase()}(${field === null ? '*' : field.name})`;
   return {
-    name, sourceName: name, label: name, type: aggregateType(fn, field), dbType: '', length: null, precision: null, scale: null,
-    default: null, allowNull: true, isPrimaryKey: false, autoIncrement: false, isUnique: false, isForeignKey: false, refTable: null, refField: null,
+    name,
+    sourceName: name,
+    label: name,
+    type: aggregateType(fn, field),
+    dbType: '',
+    length: null,
+    precision: null,
+    scale: null,
+    default: null,
+    allowNull: true,
+    isPrimaryKey: false,
+    autoIncrement: false,
+    isUnique: false,
+    isForeignKey: false,
+    refTable: null,
+    refField: null,
   };
 }
 
@@ -50,7 +64,8 @@ export function aggregateSql(fn: AggregateFunction, column: RawBuilder<unknown> 
 }
 
 // Drivers return exact sums and averages (and 64-bit counts) as text.
-const toNumber: Decoder = (value) => (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value);
+const toNumber: Decoder = (value) =>
+  typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
 
 /** The aggregate as a selectable, orderable field plan named by its alias. */
 export function aggregatePlan(fn: AggregateFunction, field: FieldPlan | null): FieldPlan {

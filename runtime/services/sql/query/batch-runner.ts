@@ -43,7 +43,9 @@ async function runAll<T>(db: Kysely<any>, options: BatchOptions<T>, run: BatchIt
 }
 
 class RollbackSignal extends Error {
-  constructor(readonly outcome: Outcome) { super('rollback'); }
+  constructor(readonly outcome: Outcome) {
+    super('rollback');
+  }
 }
 
 /** Runs every item; returns the results in input order or throws (the item's own error, or a BatchError). */

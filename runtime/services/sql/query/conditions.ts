@@ -16,7 +16,12 @@ export function keyCondition(fields: readonly FieldPlan[], values: readonly unkn
 
 /** Any of several keys: `a in (...)` for single-field keys. */
 export function keysCondition(fields: readonly FieldPlan[], keys: readonly (readonly unknown[])[]): Condition {
-  if (fields.length === 1) return eb(fields[0].ref, 'in', keys.map((key) => key[0]));
+  if (fields.length === 1)
+    return eb(
+      fields[0].ref,
+      'in',
+      keys.map((key) => key[0]),
+    );
   return eb.or(keys.map((key) => keyCondition(fields, key)));
 }
 
@@ -34,7 +39,9 @@ export function allOf(conditions: readonly (Condition | null)[]): Condition | nu
 export function parseKey(fields: readonly FieldPlan[], text: string): unknown[] {
   const parts = fields.length === 1 ? [text] : text.split(',').map((part) => part.trim());
   if (parts.length !== fields.length) {
-    throw new BadRequestError(`Identifier '${text}' must give ${fields.length} values (${fields.map((f) => f.name).join(', ')}) separated by commas.`);
+    throw new BadRequestError(
+      `Identifier '${text}' must give ${fields.length} values (${fields.map((f) => f.name).join(', ')}) separated by commas.`,
+    );
   }
   return fields.map((f, i) => f.encode(parts[i]));
 }
@@ -53,7 +60,11 @@ export function findRecordKey(fields: readonly FieldPlan[], record: Record<strin
 /** The encoded key of a record, which must hold every identifying field. */
 export function recordKey(fields: readonly FieldPlan[], record: Record<string, unknown>, index: number): unknown[] {
   const key = findRecordKey(fields, record);
-  if (key === null) throw sqlMessages.idFieldsMissing.error(index, fields.map((f) => f.name));
+  if (key === null)
+    throw sqlMessages.idFieldsMissing.error(
+      index,
+      fields.map((f) => f.name),
+    );
   return key;
 }
 

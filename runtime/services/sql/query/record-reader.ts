@@ -41,8 +41,12 @@ function buildSelect(db: Kysely<any>, plan: TablePlan, query: RowQuery) {
 
 /** Selects decoded records keyed by API names. */
 export async function selectRows(db: Kysely<any>, plan: TablePlan, query: RowQuery): Promise<Record<string, unknown>[]> {
-  const plain = query.where === null && query.selection === plan.all && (query.order ?? []).length === 0 && query.limit !== undefined
-    && query.groupBy === undefined;
+  const plain =
+    query.where === null &&
+    query.selection === plan.all &&
+    (query.order ?? []).length === 0 &&
+    query.limit !== undefined &&
+    query.groupBy === undefined;
   if (plain) return selectPage(db, plan, query.limit as number, query.offset ?? 0);
   let q = buildSelect(db, plan, query);
   if (query.limit !== undefined) q = q.limit(query.limit);
@@ -56,7 +60,12 @@ export async function selectRows(db: Kysely<any>, plan: TablePlan, query: RowQue
  * run with the page's limit and offset (the last two bound values).
  */
 export async function selectShapedPage(
-  db: Kysely<any>, plan: TablePlan, shape: string, describe: () => Omit<RowQuery, 'limit' | 'offset'>, limit: number, offset: number,
+  db: Kysely<any>,
+  plan: TablePlan,
+  shape: string,
+  describe: () => Omit<RowQuery, 'limit' | 'offset'>,
+  limit: number,
+  offset: number,
 ): Promise<Record<string, unknown>[]> {
   const { compiled, selection } = plan.memo(`shape:${shape}`, () => {
     const query = describe();
@@ -74,7 +83,8 @@ type Row = Record<string, unknown>;
  */
 export async function selectByPrimaryKey(db: Kysely<any>, plan: TablePlan, key: unknown): Promise<Row | undefined> {
   const compiled = plan.memo('byPrimaryKey', () =>
-    db.selectFrom(plan.source).select(plan.all.columns).where(plan.primaryKey[0].ref, '=', 0).compile());
+    db.selectFrom(plan.source).select(plan.all.columns).where(plan.primaryKey[0].ref, '=', 0).compile(),
+  );
   const result = await runCompiled<Row>(db, compiled, [key]);
   return decodeRows(result.rows, plan.all)[0];
 }
@@ -91,12 +101,21 @@ export async function selectPage(db: Kysely<any>, plan: TablePlan, limit: number
 }
 
 /** Number of groups a grouped read finds. */
-export async function countGroups(db: Kysely<any>, plan: TablePlan, where: Condition | null, groupBy: readonly FieldPlan[], having: Condition | null): Promise<number> {
+export async function countGroups(
+  db: Kysely<any>,
+  plan: TablePlan,
+  where: Condition | null,
+  groupBy: readonly FieldPlan[],
+  having: Condition | null,
+): Promise<number> {
   let inner = db.selectFrom(plan.source).select(sql`1`.as('one'));
   if (where !== null) inner = inner.where(where);
   if (groupBy.length > 0) inner = inner.groupBy(groupBy.map((f) => f.ref));
   if (having !== null) inner = inner.having(having);
-  const row = await db.selectFrom(inner.as('grouped')).select(sql<number | bigint | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom(inner.as('grouped'))
+    .select(sql<number | bigint | string>`count(*)`.as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 

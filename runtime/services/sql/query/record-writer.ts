@@ -102,8 +102,11 @@ function insertQuery(db: Kysely<any>, target: WriteTarget, values: Row) {
 
 /** Whether every output field is a primary-key field whose integer value is known once the row is inserted. */
 function insertKeyKnown(target: WriteTarget, values: Row): boolean {
-  return target.output.fields.every((f) => target.plan.primaryKey.includes(f)
-    && (typeof values[f.field.sourceName] === 'number' || (f.field.autoIncrement && !(f.field.sourceName in values))));
+  return target.output.fields.every(
+    (f) =>
+      target.plan.primaryKey.includes(f) &&
+      (typeof values[f.field.sourceName] === 'number' || (f.field.autoIncrement && !(f.field.sourceName in values))),
+  );
 }
 
 /** Inserts one row and returns its output columns. */
@@ -119,10 +122,13 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
   }
   if (dialect.supportsReturning) {
     // The statement of one set of columns is compiled once per table; only the values change.
-    const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () => insertQuery(db, target, values).returning(target.output.columns).compile());
+    const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () =>
+      insertQuery(db, target, values).returning(target.output.columns).compile(),
+    );
     const { rows } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
     if (dialect.afterExplicitKey !== undefined) {
-      for (const f of plan.fields) if (f.field.autoIncrement && f.field.sourceName in values) await dialect.afterExplicitKey(db, plan.table, f.field);
+      for (const f of plan.fields)
+        if (f.field.autoIncrement && f.field.sourceName in values) await dialect.afterExplicitKey(db, plan.table, f.field);
     }
     return decodeRows(rows, target.output)[0];
   }
@@ -134,7 +140,13 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
 }
 
 /** Updates the row with this key (one field's or several); returns its output columns after the update (none when no row matched). */
-export async function updateRowByKey(db: Kysely<any>, target: WriteTarget, keyFields: readonly FieldPlan[], key: readonly unknown[], values: Row): Promise<Row[]> {
+export async function updateRowByKey(
+  db: Kysely<any>,
+  target: WriteTarget,
+  keyFields: readonly FieldPlan[],
+  key: readonly unknown[],
+  values: Row,
+): Promise<Row[]> {
   const { plan, dialect } = target;
   const columns = Object.keys(values);
   // The key (never changed by an update) is the whole output when it is what the client asked for:
@@ -151,7 +163,8 @@ export async function updateRowByKey(db: Kysely<any>, target: WriteTarget, keyFi
   if (!dialect.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
   const shape = shapeKey(`update:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
   const compiled = plan.memo(shape, () =>
-    db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile());
+    db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile(),
+  );
   const { rows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...key]);
   return decodeRows(rows, target.output);
 }
@@ -165,9 +178,16 @@ export async function updateRows(db: Kysely<any>, target: WriteTarget, where: Co
   }
   // Without RETURNING: note the matching keys first, since the update may change what `where` matches.
   const keyFields = plan.primaryKey;
-  const keys = keyFields.length === 0
-    ? []
-    : (await db.selectFrom(plan.source).select(keyFields.map((f) => f.column)).where(where).execute()).map((row) => keyFields.map((f) => (row as Row)[f.name]));
+  const keys =
+    keyFields.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom(plan.source)
+            .select(keyFields.map((f) => f.column))
+            .where(where)
+            .execute()
+        ).map((row) => keyFields.map((f) => (row as Row)[f.name]));
   if (keyFields.length > 0 && keys.length === 0) return [];
   await db.updateTable(plan.source).set(values).where(where).execute();
   return selectWhere(db, target, keyFields.length === 0 ? where : keysCondition(keyFields, keys));

@@ -15,7 +15,11 @@ export function registerDirectRunner(db: Kysely<any>, runner: DirectRunner): voi
   runners.set(db, runner);
 }
 
-export function runCompiled<R>(db: Kysely<any>, compiled: CompiledQuery, parameters: readonly unknown[]): QueryResult<R> | Promise<QueryResult<R>> {
+export function runCompiled<R>(
+  db: Kysely<any>,
+  compiled: CompiledQuery,
+  parameters: readonly unknown[],
+): QueryResult<R> | Promise<QueryResult<R>> {
   const direct = runners.get(db)?.(compiled.sql, parameters);
   return direct ? (direct as QueryResult<R> | Promise<QueryResult<R>>) : db.executeQuery<R>({ ...compiled, parameters });
 }

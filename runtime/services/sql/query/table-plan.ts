@@ -119,11 +119,13 @@ export function buildTablePlan(table: TableModel, dialect: SqlDialectModule): Ta
 /** The fields of a `fields` parameter; null means all. Unknown names are a 400 naming them. */
 export function selectFields(plan: TablePlan, names: readonly string[] | null): Selection {
   if (names === null) return plan.all;
-  return selectionOf(names.map((name) => {
-    const f = plan.field(name);
-    if (f === undefined) throw sqlMessages.invalidField.error(name);
-    return f;
-  }));
+  return selectionOf(
+    names.map((name) => {
+      const f = plan.field(name);
+      if (f === undefined) throw sqlMessages.invalidField.error(name);
+      return f;
+    }),
+  );
 }
 
 /**
@@ -134,7 +136,10 @@ export function identifierFields(plan: TablePlan, idField: readonly string[] | n
   if (idField !== null) {
     return idField.map((name) => {
       const f = plan.field(name);
-      if (f === undefined) throw new BadRequestError(`Identifying field(s) could not be determined: '${name}' is not a field of table '${plan.table.name}'.`, { field: name });
+      if (f === undefined)
+        throw new BadRequestError(`Identifying field(s) could not be determined: '${name}' is not a field of table '${plan.table.name}'.`, {
+          field: name,
+        });
       return f;
     });
   }

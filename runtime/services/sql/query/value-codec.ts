@@ -102,14 +102,24 @@ const jsonEncoder: Encoder = (value) => (typeof value === 'string' ? value : JSO
 export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encoder {
   if (INTEGER_TYPES.has(field.type)) return integerEncoder(field.name);
   switch (field.type) {
-    case 'boolean': return booleanEncoder(field.name, dialect);
-    case 'float': case 'double': return numberEncoder(field.name, false);
-    case 'decimal': case 'money': return numberEncoder(field.name, true);
-    case 'binary': return binaryEncoder(field.name);
-    case 'json': return jsonEncoder;
-    case 'array': return (value) => value;
-    case 'string': return stringEncoder(field.name, field.length !== null && field.length > 0 ? field.length : null);
-    default: return stringEncoder(field.name, null);
+    case 'boolean':
+      return booleanEncoder(field.name, dialect);
+    case 'float':
+    case 'double':
+      return numberEncoder(field.name, false);
+    case 'decimal':
+    case 'money':
+      return numberEncoder(field.name, true);
+    case 'binary':
+      return binaryEncoder(field.name);
+    case 'json':
+      return jsonEncoder;
+    case 'array':
+      return (value) => value;
+    case 'string':
+      return stringEncoder(field.name, field.length !== null && field.length > 0 ? field.length : null);
+    default:
+      return stringEncoder(field.name, null);
   }
 }
 

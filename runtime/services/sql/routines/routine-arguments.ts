@@ -24,15 +24,21 @@ function inputs(routine: RoutineModel): RoutineParamModel[] {
 function byName(routine: RoutineModel, name: string, label: string): RoutineParamModel {
   const param = inputs(routine).find((p) => p.name.toLowerCase() === name.toLowerCase());
   if (param === undefined) {
-    const known = inputs(routine).map((p) => p.name).join(', ') || 'none';
-    throw new BadRequestError(`Unknown parameter '${name}' for ${label} '${routine.name}' (its input parameters: ${known}).`, { parameter: name });
+    const known =
+      inputs(routine)
+        .map((p) => p.name)
+        .join(', ') || 'none';
+    throw new BadRequestError(`Unknown parameter '${name}' for ${label} '${routine.name}' (its input parameters: ${known}).`, {
+      parameter: name,
+    });
   }
   return param;
 }
 
 function positional(routine: RoutineModel, values: unknown[], label: string): Map<string, unknown> {
   const params = inputs(routine);
-  if (values.length > params.length) throw new BadRequestError(`The ${label} '${routine.name}' takes ${params.length} input parameter(s); ${values.length} given.`);
+  if (values.length > params.length)
+    throw new BadRequestError(`The ${label} '${routine.name}' takes ${params.length} input parameter(s); ${values.length} given.`);
   return new Map(values.map((value, index) => [params[index].name, value]));
 }
 
@@ -51,7 +57,13 @@ export function splitInlineCall(segment: string): { name: string; values: string
 }
 
 /** The arguments by parameter name. */
-export function routineArguments(routine: RoutineModel, label: string, body: unknown, inline: string[] | null, query: RawQuery): Map<string, unknown> {
+export function routineArguments(
+  routine: RoutineModel,
+  label: string,
+  body: unknown,
+  inline: string[] | null,
+  query: RawQuery,
+): Map<string, unknown> {
   const params = isObject(body) ? body.params : undefined;
   if (Array.isArray(params) && params.length > 0) {
     if (params.every((item) => isObject(item) && typeof item.name === 'string')) {

@@ -42,8 +42,15 @@ function describeRoutine(routine: RoutineModel): Record<string, unknown> {
     params: routine.params.map((p) => {
       const info = nativeTypeInfo(p.dbType);
       return {
-        name: p.name, position: p.position, param_type: p.mode, type: info.type, db_type: p.dbType,
-        length: info.length, precision: info.precision, scale: info.scale, default: null,
+        name: p.name,
+        position: p.position,
+        param_type: p.mode,
+        type: info.type,
+        db_type: p.dbType,
+        length: info.length,
+        precision: info.precision,
+        scale: info.scale,
+        default: null,
       };
     }),
   };
@@ -53,11 +60,21 @@ function describeRoutine(routine: RoutineModel): Record<string, unknown> {
 function converted(value: unknown, returns: string | undefined): unknown {
   if (returns === undefined || value === null || value === undefined) return value;
   switch (returns.trim().toLowerCase()) {
-    case 'int': case 'integer': return Math.trunc(Number(value));
-    case 'float': case 'double': case 'decimal': case 'number': return Number(value);
-    case 'bool': case 'boolean': return typeof value === 'boolean' ? value : toBool(String(value));
-    case 'string': return String(value);
-    default: return value;
+    case 'int':
+    case 'integer':
+      return Math.trunc(Number(value));
+    case 'float':
+    case 'double':
+    case 'decimal':
+    case 'number':
+      return Number(value);
+    case 'bool':
+    case 'boolean':
+      return typeof value === 'boolean' ? value : toBool(String(value));
+    case 'string':
+      return String(value);
+    default:
+      return value;
   }
 }
 
@@ -82,7 +99,11 @@ async function callRoutine(ctx: SqlServiceContext, call: ServiceCall, kind: Rout
   const { name, values } = splitInlineCall(segment);
   const routine = findRoutine(ctx, kind, name);
   const args = routineArguments(routine, LABEL[kind].text, call.body, values, call.query);
-  const option = (key: string) => pick(call.query, key) ?? (typeof (call.body as Record<string, unknown> | undefined)?.[key] === 'string' ? (call.body as Record<string, string>)[key] : undefined);
+  const option = (key: string) =>
+    pick(call.query, key) ??
+    (typeof (call.body as Record<string, unknown> | undefined)?.[key] === 'string'
+      ? (call.body as Record<string, string>)[key]
+      : undefined);
   let outcome: RoutineOutcome;
   try {
     outcome = await routines.call(ctx.db, routine, args);
@@ -95,10 +116,12 @@ async function callRoutine(ctx: SqlServiceContext, call: ServiceCall, kind: Rout
 /** Serves `_proc[/{name}]` and `_func[/{name}]`; `rest` are the segments after it. */
 export async function handleRoutines(ctx: SqlServiceContext, call: ServiceCall, kind: RoutineKind, rest: string[]): Promise<ServiceResult> {
   const segment = kind === 'procedure' ? '_proc' : '_func';
-  if (ctx.dialect.routines === null) throw new NotImplementedError(`${LABEL[kind].plural} are not supported by this database type (${ctx.dialect.dialect}).`);
+  if (ctx.dialect.routines === null)
+    throw new NotImplementedError(`${LABEL[kind].plural} are not supported by this database type (${ctx.dialect.dialect}).`);
   if (rest.length > 1) throw coreMessages.resourceNotFound.error(`${segment}/${rest.join('/')}`, ctx.serviceName);
   if (rest.length === 1) {
-    if (call.verb !== 'GET' && call.verb !== 'POST') throw coreMessages.verbNotSupported.error(call.verb, `${segment}/${rest[0]}`, ctx.serviceName);
+    if (call.verb !== 'GET' && call.verb !== 'POST')
+      throw coreMessages.verbNotSupported.error(call.verb, `${segment}/${rest[0]}`, ctx.serviceName);
     return callRoutine(ctx, call, kind, rest[0]);
   }
   if (call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, segment, ctx.serviceName);

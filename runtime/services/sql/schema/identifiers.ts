@@ -32,10 +32,7 @@ function size(name: string, unit: 'bytes' | 'characters'): number {
 export function assertNewIdentifier(dialect: SqlDialect, name: string, what: string, context: Record<string, unknown>): void {
   const limit = IDENTIFIER_LIMITS[dialect];
   if (!IDENTIFIER.test(name)) {
-    throw new BadRequestError(
-      `Invalid name for ${what}: use letters, digits, '_' and '$', starting with a letter or '_'.`,
-      context,
-    );
+    throw new BadRequestError(`Invalid name for ${what}: use letters, digits, '_' and '$', starting with a letter or '_'.`, context);
   }
   if (size(name, limit.unit) > limit.length) {
     throw new BadRequestError(`Invalid name for ${what}: at most ${limit.length} ${limit.unit} on this database.`, context);

@@ -24,10 +24,14 @@ export function definitionInput(schema: DatabaseSchema, table: TableModel, field
     auto_increment: field.autoIncrement,
     is_primary_key: field.isPrimaryKey,
     is_unique: field.isUnique,
-    ...(fk === undefined ? {} : {
-      ref_table: target?.sourceName ?? fk.refTable, ref_field: refField?.sourceName ?? fk.refFields[0],
-      ref_on_update: fk.onUpdate, ref_on_delete: fk.onDelete,
-    }),
+    ...(fk === undefined
+      ? {}
+      : {
+          ref_table: target?.sourceName ?? fk.refTable,
+          ref_field: refField?.sourceName ?? fk.refFields[0],
+          ref_on_update: fk.onUpdate,
+          ref_on_delete: fk.onDelete,
+        }),
   };
 }
 
@@ -38,7 +42,13 @@ const SIZE_KEYS = ['length', 'size', 'precision', 'scale', 'decimals'];
  * A client's (partial) definition of an existing field merged onto the field's own: what it
  * leaves out stays as it is. A new type replaces the old one; a new size alone resizes it.
  */
-export function mergedDefinition(schema: DatabaseSchema, table: TableModel, field: FieldModel, raw: unknown, index: number): FieldDefinition {
+export function mergedDefinition(
+  schema: DatabaseSchema,
+  table: TableModel,
+  field: FieldModel,
+  raw: unknown,
+  index: number,
+): FieldDefinition {
   const input = lowerKeys(raw);
   const base = definitionInput(schema, table, field);
   const typeGiven = TYPE_KEYS.some((key) => input[key] !== undefined && input[key] !== '');
@@ -70,7 +80,10 @@ export function rebuiltDefinition(schema: DatabaseSchema, table: TableModel, fie
     label: null,
     description: null,
     fields,
-    uniqueKeys: table.uniqueKeys.filter((key) => key.length > 1).map(sources).filter((key) => key.every((f) => kept.has(f))),
+    uniqueKeys: table.uniqueKeys
+      .filter((key) => key.length > 1)
+      .map(sources)
+      .filter((key) => key.every((f) => kept.has(f))),
     foreignKeys: table.foreignKeys
       .filter((fk) => fk.fields.length > 1 && sources(fk.fields).every((f) => kept.has(f)))
       .map((fk) => {

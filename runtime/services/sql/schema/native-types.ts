@@ -22,7 +22,13 @@ function splitNativeType(dbType: string): { base: string; args: number[] } {
     .split(',')
     .map((part) => Number(part.trim()))
     .filter((n) => Number.isFinite(n));
-  return { base: text.slice(0, open).replace(/\b(un)?signed\b/g, '').trim(), args };
+  return {
+    base: text
+      .slice(0, open)
+      .replace(/\b(un)?signed\b/g, '')
+      .trim(),
+    args,
+  };
 }
 
 const INTEGER_BASES = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'integer', 'serial', 'int2', 'int4']);
@@ -64,5 +70,12 @@ export function nativeTypeInfo(dbType: string): NativeTypeInfo {
 
 /** Abstract types stored as whole numbers (ids, keys, integers). */
 export const INTEGER_TYPES: ReadonlySet<AbstractType> = new Set<AbstractType>([
-  'id', 'bigid', 'reference', 'user_id', 'user_id_on_create', 'user_id_on_update', 'integer', 'bigint',
+  'id',
+  'bigid',
+  'reference',
+  'user_id',
+  'user_id_on_create',
+  'user_id_on_update',
+  'integer',
+  'bigint',
 ]);

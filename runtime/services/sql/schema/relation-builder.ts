@@ -27,13 +27,24 @@ export function buildRelations(tables: readonly TableWithoutRelations[]): TableM
     for (const fk of table.foreignKeys) {
       const fieldPart = fk.fields.join('_');
       add(table.name, {
-        name: `${fk.refTable}_by_${fieldPart}`, type: 'belongs_to', field: fk.fields, refTable: fk.refTable,
-        refField: fk.refFields, junctionTable: null, junctionField: null, junctionRefField: null,
+        name: `${fk.refTable}_by_${fieldPart}`,
+        type: 'belongs_to',
+        field: fk.fields,
+        refTable: fk.refTable,
+        refField: fk.refFields,
+        junctionTable: null,
+        junctionField: null,
+        junctionRefField: null,
       });
       add(fk.refTable, {
-        name: `${table.name}_by_${fieldPart}`, type: isUniqueIn(table, fk.fields) ? 'has_one' : 'has_many',
-        field: fk.refFields, refTable: table.name, refField: fk.fields,
-        junctionTable: null, junctionField: null, junctionRefField: null,
+        name: `${table.name}_by_${fieldPart}`,
+        type: isUniqueIn(table, fk.fields) ? 'has_one' : 'has_many',
+        field: fk.refFields,
+        refTable: table.name,
+        refField: fk.fields,
+        junctionTable: null,
+        junctionField: null,
+        junctionRefField: null,
       });
     }
     // Every pair of single-column keys of a third table makes it a junction between their targets.
@@ -42,8 +53,14 @@ export function buildRelations(tables: readonly TableWithoutRelations[]): TableM
       for (const far of singles) {
         if (near === far || near.refTable === table.name || far.refTable === table.name) continue;
         add(near.refTable, {
-          name: `${far.refTable}_by_${table.name}`, type: 'many_many', field: near.refFields, refTable: far.refTable,
-          refField: far.refFields, junctionTable: table.name, junctionField: near.fields[0], junctionRefField: far.fields[0],
+          name: `${far.refTable}_by_${table.name}`,
+          type: 'many_many',
+          field: near.refFields,
+          refTable: far.refTable,
+          refField: far.refFields,
+          junctionTable: table.name,
+          junctionField: near.fields[0],
+          junctionRefField: far.fields[0],
         });
       }
     }

@@ -34,10 +34,10 @@ function findField(table: TableModel, name: string): FieldModel | undefined {
   return table.fields.find((f) => f.name.toLowerCase() === lower || f.sourceName.toLowerCase() === lower);
 }
 
-
 /** The items of a body: a list, `{resource: [...]}` (or one object there), or one object. */
 function bodyItems(body: unknown, what: 'create' | 'update' | 'delete'): unknown[] {
-  const resource = body !== null && typeof body === 'object' && !Array.isArray(body) && 'resource' in body ? (body as Input).resource : body;
+  const resource =
+    body !== null && typeof body === 'object' && !Array.isArray(body) && 'resource' in body ? (body as Input).resource : body;
   const items = Array.isArray(resource) ? resource : resource !== null && typeof resource === 'object' ? [resource] : [];
   if (items.length === 0) throw sqlMessages.noSchemaData.error(what);
   return items;
@@ -59,17 +59,21 @@ function changesFor(ctx: SqlServiceContext, table: TableModel, fields: readonly 
     if (typeof name !== 'string' || name === '') throw sqlMessages.fieldNameMissing.error(index, table.name);
     const current = findField(table, name);
     if (current === undefined) {
-      assertNewIdentifier(ctx.dialect.dialect, name, `field '${shownName(name)}' of table '${table.name}'`, { table: table.name, field: name });
+      assertNewIdentifier(ctx.dialect.dialect, name, `field '${shownName(name)}' of table '${table.name}'`, {
+        table: table.name,
+        field: name,
+      });
       changes.add.push(parseField(raw, table.sourceName, index));
-    }
-    else if (addOnly) throw sqlMessages.fieldExists.error(current.name, table.name);
+    } else if (addOnly) throw sqlMessages.fieldExists.error(current.name, table.name);
     else changes.modify.push({ definition: mergedDefinition(ctx.schema.current, table, current, raw, index), current });
   });
   return changes;
 }
 
 function isEmpty(changes: TableChanges): boolean {
-  return changes.add.length === 0 && changes.modify.length === 0 && changes.drop.length === 0 && (changes.dropForeignKeys ?? []).length === 0;
+  return (
+    changes.add.length === 0 && changes.modify.length === 0 && changes.drop.length === 0 && (changes.dropForeignKeys ?? []).length === 0
+  );
 }
 
 /** Runs DDL, turning driver errors into PorticoErrors naming the table, then re-reads the schema. */
@@ -138,7 +142,10 @@ async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<S
       await createTables(ctx.db, ctx.dialect, creates, ctx.schema.current);
     });
   }
-  await remember(ctx, inputs.map((input) => extrasOf(String(input.name), input, fieldList(input))));
+  await remember(
+    ctx,
+    inputs.map((input) => extrasOf(String(input.name), input, fieldList(input))),
+  );
   return tablesResult(ctx, call, names, false);
 }
 
@@ -185,7 +192,10 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     return { body: bare ? entries[0] : wrapList(entries) };
   };
   if (call.verb === 'DELETE') {
-    const names = name !== undefined ? [name] : (parseCommonParams(call.query).ids ?? bodyItems(call.body, 'delete').map((item) => lowerKeys(item).name));
+    const names =
+      name !== undefined
+        ? [name]
+        : (parseCommonParams(call.query).ids ?? bodyItems(call.body, 'delete').map((item) => lowerKeys(item).name));
     const drop = names.map((n) => {
       const field = typeof n === 'string' ? findField(table, n) : undefined;
       if (field === undefined) throw sqlMessages.partNotFound.error('Field', String(n), table.name);
@@ -196,7 +206,8 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     return { body: name !== undefined ? { success: true } : wrapList(drop.map((f) => ({ name: f.name }))) };
   }
   if (name !== undefined) {
-    if (call.verb === 'POST') throw new BadRequestError(`Field '${name}' is addressed by name: use PUT or PATCH to change it, or POST to '_field' to add fields.`);
+    if (call.verb === 'POST')
+      throw new BadRequestError(`Field '${name}' is addressed by name: use PUT or PATCH to change it, or POST to '_field' to add fields.`);
     const current = findField(table, name);
     if (current === undefined) throw sqlMessages.partNotFound.error('Field', name, table.name);
     const input = { ...lowerKeys(call.body), name: current.sourceName };
@@ -207,7 +218,10 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
   const items = bodyItems(call.body, call.verb === 'POST' ? 'create' : 'update');
   await alter(ctx, table, changesFor(ctx, table, items, call.verb === 'POST'));
   await remember(ctx, [extrasOf(table.name, {}, items)]);
-  return result(items.map((item) => String(lowerKeys(item).name)), false);
+  return result(
+    items.map((item) => String(lowerKeys(item).name)),
+    false,
+  );
 }
 
 /** The foreign key a (non-virtual) relationship definition asks for, as a field change of the table holding it. */
@@ -221,12 +235,20 @@ function relationChange(ctx: SqlServiceContext, table: TableModel, raw: unknown)
   const refField = String(input.ref_field ?? '');
   const actions = { ref_on_update: input.ref_on_update, ref_on_delete: input.ref_on_delete };
   if (type === 'belongs_to') {
-    return { holder: table, changes: changesFor(ctx, table, [{ name: field, ref_table: refTable.sourceName, ref_field: refField || null, ...actions }], false) };
+    return {
+      holder: table,
+      changes: changesFor(ctx, table, [{ name: field, ref_table: refTable.sourceName, ref_field: refField || null, ...actions }], false),
+    };
   }
   if (type === 'has_many' || type === 'has_one') {
-    return { holder: refTable, changes: changesFor(ctx, refTable, [{ name: refField, ref_table: table.sourceName, ref_field: field || null, ...actions }], false) };
+    return {
+      holder: refTable,
+      changes: changesFor(ctx, refTable, [{ name: refField, ref_table: table.sourceName, ref_field: field || null, ...actions }], false),
+    };
   }
-  throw new BadRequestError("Relationship 'type' must be belongs_to, has_many or has_one; many_many comes from a junction table with two foreign keys.");
+  throw new BadRequestError(
+    "Relationship 'type' must be belongs_to, has_many or has_one; many_many comes from a junction table with two foreign keys.",
+  );
 }
 
 function relationNamed(table: TableModel, name: string): RelationModel {
@@ -236,10 +258,18 @@ function relationNamed(table: TableModel, name: string): RelationModel {
 }
 
 /** `_schema/{table}/_related[/{name}]` writes: foreign keys added or dropped. */
-async function writeRelations(ctx: SqlServiceContext, call: ServiceCall, table: TableModel, name: string | undefined): Promise<ServiceResult> {
+async function writeRelations(
+  ctx: SqlServiceContext,
+  call: ServiceCall,
+  table: TableModel,
+  name: string | undefined,
+): Promise<ServiceResult> {
   if (call.verb === 'DELETE') {
     const relation = relationNamed(table, name ?? '');
-    if (relation.type === 'many_many') throw new BadRequestError(`Relationship '${relation.name}' comes from junction table '${relation.junctionTable}': drop that table or its foreign keys.`);
+    if (relation.type === 'many_many')
+      throw new BadRequestError(
+        `Relationship '${relation.name}' comes from junction table '${relation.junctionTable}': drop that table or its foreign keys.`,
+      );
     const holder = relation.type === 'belongs_to' ? table : ctx.schema.table(relation.refTable);
     const fields = relation.type === 'belongs_to' ? relation.field : relation.refField;
     const fk = holder.foreignKeys.find((key) => key.fields.join() === fields.join());

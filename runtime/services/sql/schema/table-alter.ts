@@ -31,15 +31,21 @@ function tableDefinition(table: TableModel, fields: FieldDefinition[]): TableDef
 }
 
 function addForeignKey(db: Kysely<any>, table: TableModel, field: FieldDefinition) {
-  return db.schema.alterTable(table.sourceName).addForeignKeyConstraint(
-    `fk_${table.sourceName}_${field.name}`, [field.name], field.refTable as string, [field.refField ?? 'id'],
-    (constraint) => {
-      let c = constraint;
-      if (field.refOnDelete) c = c.onDelete(field.refOnDelete);
-      if (field.refOnUpdate) c = c.onUpdate(field.refOnUpdate);
-      return c;
-    },
-  ).execute();
+  return db.schema
+    .alterTable(table.sourceName)
+    .addForeignKeyConstraint(
+      `fk_${table.sourceName}_${field.name}`,
+      [field.name],
+      field.refTable as string,
+      [field.refField ?? 'id'],
+      (constraint) => {
+        let c = constraint;
+        if (field.refOnDelete) c = c.onDelete(field.refOnDelete);
+        if (field.refOnUpdate) c = c.onUpdate(field.refOnUpdate);
+        return c;
+      },
+    )
+    .execute();
 }
 
 /**
@@ -47,7 +53,13 @@ function addForeignKey(db: Kysely<any>, table: TableModel, field: FieldDefinitio
  * dropped columns first), additions with their keys and indexes, then changes, adding the unique
  * and foreign keys a change asks for.
  */
-export async function alterInPlace(db: Kysely<any>, dialect: SqlDialectModule, table: TableModel, changes: TableChanges, modifyColumn: ModifyColumn): Promise<void> {
+export async function alterInPlace(
+  db: Kysely<any>,
+  dialect: SqlDialectModule,
+  table: TableModel,
+  changes: TableChanges,
+  modifyColumn: ModifyColumn,
+): Promise<void> {
   const name = table.sourceName;
   for (const fk of changes.dropForeignKeys ?? []) await db.schema.alterTable(name).dropConstraint(fk).execute();
   for (const field of changes.drop) {
@@ -58,7 +70,10 @@ export async function alterInPlace(db: Kysely<any>, dialect: SqlDialectModule, t
   }
   const hasKey = table.primaryKey.length > 0;
   for (const field of changes.add) {
-    await db.schema.alterTable(name).addColumn(field.name, sql.raw(dialect.columnType(field)), columnClauses(field, !hasKey, dialect)).execute();
+    await db.schema
+      .alterTable(name)
+      .addColumn(field.name, sql.raw(dialect.columnType(field)), columnClauses(field, !hasKey, dialect))
+      .execute();
     if (field.refTable !== null) await addForeignKey(db, table, field);
   }
   await createIndexes(db, tableDefinition(table, changes.add), changes.add);
@@ -70,5 +85,12 @@ export async function alterInPlace(db: Kysely<any>, dialect: SqlDialectModule, t
     }
     if (definition.refTable !== null && !current.isForeignKey) await addForeignKey(db, table, definition);
   }
-  await createIndexes(db, tableDefinition(table, changes.modify.map((c) => c.definition)), changes.modify.map((c) => c.definition));
+  await createIndexes(
+    db,
+    tableDefinition(
+      table,
+      changes.modify.map((c) => c.definition),
+    ),
+    changes.modify.map((c) => c.definition),
+  );
 }

@@ -43,7 +43,11 @@ export function columnDefault(field: FieldDefinition, dialect: SqlDialectModule)
 }
 
 /** The clauses of a column after its type: NOT NULL, DEFAULT, PRIMARY KEY / UNIQUE, the dialect's suffix. */
-export function columnClauses(field: FieldDefinition, singlePrimaryKey: boolean, dialect: SqlDialectModule): (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder {
+export function columnClauses(
+  field: FieldDefinition,
+  singlePrimaryKey: boolean,
+  dialect: SqlDialectModule,
+): (column: ColumnDefinitionBuilder) => ColumnDefinitionBuilder {
   return (column) => {
     let c = field.allowNull ? column : column.notNull();
     const value = columnDefault(field, dialect);
@@ -80,21 +84,38 @@ function refFieldOf(field: FieldDefinition, known: KnownTables): string {
  * CREATE TABLE `sqlName` (default: the definition's name) with its keys, then its indexes.
  * Constraint and index names always use the definition's name.
  */
-export async function createTable(db: Kysely<any>, table: TableDefinition, known: KnownTables, dialect: SqlDialectModule, sqlName = table.name): Promise<void> {
+export async function createTable(
+  db: Kysely<any>,
+  table: TableDefinition,
+  known: KnownTables,
+  dialect: SqlDialectModule,
+  sqlName = table.name,
+): Promise<void> {
   const keys = table.fields.filter((field) => field.isPrimaryKey);
   let builder = db.schema.createTable(sqlName);
-  for (const field of table.fields) builder = builder.addColumn(field.name, sql.raw(dialect.columnType(field)), columnClauses(field, keys.length === 1, dialect));
+  for (const field of table.fields)
+    builder = builder.addColumn(field.name, sql.raw(dialect.columnType(field)), columnClauses(field, keys.length === 1, dialect));
   if (keys.length > 1) builder = builder.addPrimaryKeyConstraint(`pk_${table.name}`, keys.map((field) => field.name) as never[]);
-  for (const unique of table.uniqueKeys ?? []) builder = builder.addUniqueConstraint(`undx_${table.name}_${unique.join('_')}`, unique as never[]);
+  for (const unique of table.uniqueKeys ?? [])
+    builder = builder.addUniqueConstraint(`undx_${table.name}_${unique.join('_')}`, unique as never[]);
   const references = [
-    ...table.fields.filter((field) => field.refTable !== null).map((field) => ({
-      fields: [field.name], refTable: field.refTable as string, refFields: [refFieldOf(field, known)], onUpdate: field.refOnUpdate, onDelete: field.refOnDelete,
-    })),
+    ...table.fields
+      .filter((field) => field.refTable !== null)
+      .map((field) => ({
+        fields: [field.name],
+        refTable: field.refTable as string,
+        refFields: [refFieldOf(field, known)],
+        onUpdate: field.refOnUpdate,
+        onDelete: field.refOnDelete,
+      })),
     ...(table.foreignKeys ?? []),
   ];
   for (const fk of references) {
     builder = builder.addForeignKeyConstraint(
-      `fk_${table.name}_${fk.fields.join('_')}`, fk.fields as never[], fk.refTable, fk.refFields,
+      `fk_${table.name}_${fk.fields.join('_')}`,
+      fk.fields as never[],
+      fk.refTable,
+      fk.refFields,
       (constraint) => {
         let c = constraint;
         if (fk.onDelete) c = c.onDelete(fk.onDelete);
@@ -108,7 +129,12 @@ export async function createTable(db: Kysely<any>, table: TableDefinition, known
 }
 
 /** `ndx_{table}_{field}` for fields marked is_index that no key indexes already. */
-export async function createIndexes(db: Kysely<any>, table: TableDefinition, fields: readonly FieldDefinition[], sqlName = table.name): Promise<void> {
+export async function createIndexes(
+  db: Kysely<any>,
+  table: TableDefinition,
+  fields: readonly FieldDefinition[],
+  sqlName = table.name,
+): Promise<void> {
   for (const field of fields) {
     if (!field.isIndex || field.isPrimaryKey || field.isUnique || ID_TYPES.has(field.type)) continue;
     await db.schema.createIndex(`ndx_${table.name}_${field.name}`).on(sqlName).column(field.name).execute();
@@ -121,12 +147,20 @@ export async function createIndexes(db: Kysely<any>, table: TableDefinition, fie
  * the tables created before a failure are dropped again. Bad definitions and failed DDL are 400s
  * (409 when a table exists).
  */
-export async function createTables(db: Kysely<any>, dialect: SqlDialectModule, tableDefs: readonly unknown[], existing: DatabaseSchema | null = null): Promise<string[]> {
+export async function createTables(
+  db: Kysely<any>,
+  dialect: SqlDialectModule,
+  tableDefs: readonly unknown[],
+  existing: DatabaseSchema | null = null,
+): Promise<string[]> {
   const tables = parseTableDefinitions(tableDefs);
   for (const table of tables) {
     assertNewIdentifier(dialect.dialect, table.name, `table '${shownName(table.name)}'`, { table: table.name });
     for (const field of table.fields) {
-      assertNewIdentifier(dialect.dialect, field.name, `field '${shownName(field.name)}' of table '${shownName(table.name)}'`, { table: table.name, field: field.name });
+      assertNewIdentifier(dialect.dialect, field.name, `field '${shownName(field.name)}' of table '${shownName(table.name)}'`, {
+        table: table.name,
+        field: field.name,
+      });
     }
   }
   const known: KnownTables = { created: tables, existing };
@@ -147,7 +181,12 @@ export async function createTables(db: Kysely<any>, dialect: SqlDialectModule, t
     try {
       await createAll(db, done);
     } catch (error) {
-      for (const table of done.reverse()) await db.schema.dropTable(table.name).ifExists().execute().catch(() => undefined);
+      for (const table of done.reverse())
+        await db.schema
+          .dropTable(table.name)
+          .ifExists()
+          .execute()
+          .catch(() => undefined);
       throw error;
     }
   }

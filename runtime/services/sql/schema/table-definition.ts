@@ -53,10 +53,43 @@ export interface TableDefinition {
 
 /** The reference platform's type vocabulary (DbSimpleTypes). */
 export const ABSTRACT_TYPES: ReadonlySet<string> = new Set([
-  'id', 'bigid', 'mediumid', 'smallid', 'reference', 'user_id', 'user_id_on_create', 'user_id_on_update',
-  'timestamp_on_create', 'timestamp_on_update', 'string', 'text', 'mediumtext', 'longtext', 'integer', 'tinyint',
-  'smallint', 'mediumint', 'bigint', 'boolean', 'float', 'double', 'decimal', 'money', 'date', 'time', 'timetz',
-  'datetime', 'datetimetz', 'timestamp', 'timestamptz', 'binary', 'json', 'jsonb', 'uuid', 'array', 'object',
+  'id',
+  'bigid',
+  'mediumid',
+  'smallid',
+  'reference',
+  'user_id',
+  'user_id_on_create',
+  'user_id_on_update',
+  'timestamp_on_create',
+  'timestamp_on_update',
+  'string',
+  'text',
+  'mediumtext',
+  'longtext',
+  'integer',
+  'tinyint',
+  'smallint',
+  'mediumint',
+  'bigint',
+  'boolean',
+  'float',
+  'double',
+  'decimal',
+  'money',
+  'date',
+  'time',
+  'timetz',
+  'datetime',
+  'datetimetz',
+  'timestamp',
+  'timestamptz',
+  'binary',
+  'json',
+  'jsonb',
+  'uuid',
+  'array',
+  'object',
 ]);
 
 const TYPE_ALIASES: Record<string, string> = { pk: 'id', fk: 'reference' };
@@ -72,7 +105,9 @@ export function schemaBodyTables(body: unknown): unknown[] {
   if (Array.isArray(object.resource)) return object.resource;
   if (Array.isArray(object.table)) return object.table;
   if (Array.isArray(object.service)) {
-    return object.service.flatMap((service) => schemaBodyTables(typeof service === 'object' && service !== null ? { table: (service as Record<string, unknown>).table ?? [] } : []));
+    return object.service.flatMap((service) =>
+      schemaBodyTables(typeof service === 'object' && service !== null ? { table: (service as Record<string, unknown>).table ?? [] } : []),
+    );
   }
   throw sqlMessages.noSchemaData.error('create');
 }
@@ -91,7 +126,8 @@ function identifier(value: unknown, message: string): string {
 function integerOption(value: unknown, where: string, key: string): number | null {
   if (value === undefined || value === null || value === '') return null;
   const n = typeof value === 'string' ? Number(value.trim()) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new BadRequestError(`Invalid '${key}' for ${where}: must be a non-negative integer.`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    throw new BadRequestError(`Invalid '${key}' for ${where}: must be a non-negative integer.`);
   return n;
 }
 
@@ -102,7 +138,8 @@ function bool(value: unknown): boolean {
 function action(value: unknown, where: string, key: string): ReferentialAction | null {
   if (value === undefined || value === null || value === '') return null;
   const text = String(value).trim().toLowerCase();
-  if (!ACTIONS.has(text)) throw new BadRequestError(`Invalid '${key}' for ${where}: use one of NO ACTION, RESTRICT, CASCADE, SET NULL, SET DEFAULT.`);
+  if (!ACTIONS.has(text))
+    throw new BadRequestError(`Invalid '${key}' for ${where}: use one of NO ACTION, RESTRICT, CASCADE, SET NULL, SET DEFAULT.`);
   return text as ReferentialAction;
 }
 
@@ -136,7 +173,8 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
   const native = abstract === null || !ABSTRACT_TYPES.has(abstract);
   const type = native ? (dbType ?? declared) : abstract;
   if (type === null) throw new BadRequestError(`Invalid schema detected - no type or db_type element for ${where}.`);
-  if (native && !trustedType && !NATIVE_TYPE.test(type)) throw new BadRequestError(`Invalid schema detected - invalid type '${type}' for ${where}.`);
+  if (native && !trustedType && !NATIVE_TYPE.test(type))
+    throw new BadRequestError(`Invalid schema detected - invalid type '${type}' for ${where}.`);
   const refTable = typeof input.ref_table === 'string' && input.ref_table !== '' ? input.ref_table : null;
   const refFieldInput = input.ref_field ?? input.ref_fields;
   const refField = typeof refFieldInput === 'string' && refFieldInput !== '' ? refFieldInput.split(',')[0].trim() : null;
@@ -176,7 +214,9 @@ export function parseTableDefinitions(records: readonly unknown[]): TableDefinit
       throw new BadRequestError(`There are no fields in the requested schema of table '${name}'.`);
     }
     const fields = input.field.map((field, index) => parseField(field, name, index));
-    const duplicate = fields.find((field, index) => fields.findIndex((other) => other.name.toLowerCase() === field.name.toLowerCase()) !== index);
+    const duplicate = fields.find(
+      (field, index) => fields.findIndex((other) => other.name.toLowerCase() === field.name.toLowerCase()) !== index,
+    );
     if (duplicate) throw sqlMessages.fieldExists.error(duplicate.name, name);
     return {
       name,

@@ -7,7 +7,14 @@ import { humanize, pluralize } from './display-names.js';
 
 /** A listing entry with every descriptor key (`fields=*`). */
 export function tableSummary(table: TableModel): Record<string, unknown> {
-  return { name: table.name, label: table.label, description: table.description, native: null, plural: table.plural ?? pluralize(table.label), is_view: table.isView };
+  return {
+    name: table.name,
+    label: table.label,
+    description: table.description,
+    native: null,
+    plural: table.plural ?? pluralize(table.label),
+    is_view: table.isView,
+  };
 }
 
 function action(fk: ForeignKeyModel | undefined, which: 'onUpdate' | 'onDelete'): string | null {
@@ -52,7 +59,8 @@ export function describeField(table: TableModel, field: FieldModel): Record<stri
 }
 
 function relationKey(schema: DatabaseSchema, table: TableModel, relation: RelationModel): ForeignKeyModel | undefined {
-  if (relation.type === 'belongs_to') return table.foreignKeys.find((fk) => fk.fields.join() === relation.field.join() && fk.refTable === relation.refTable);
+  if (relation.type === 'belongs_to')
+    return table.foreignKeys.find((fk) => fk.fields.join() === relation.field.join() && fk.refTable === relation.refTable);
   if (relation.type === 'many_many') return undefined;
   const other = schema.tables.find((t) => t.name === relation.refTable);
   return other?.foreignKeys.find((fk) => fk.fields.join() === relation.refField.join() && fk.refTable === table.name);

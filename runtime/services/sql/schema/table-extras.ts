@@ -31,7 +31,12 @@ export function withExtras(schema: DatabaseSchema, extras: readonly TableExtras[
         fields: table.fields.map((field): FieldModel => {
           const extra = fields.get(field.name.toLowerCase());
           if (extra === undefined) return field;
-          return { ...field, label: extra.label || field.label, type: declaredType(field, extra.type), ...(extra.description != null ? { description: extra.description } : {}) };
+          return {
+            ...field,
+            label: extra.label || field.label,
+            type: declaredType(field, extra.type),
+            ...(extra.description != null ? { description: extra.description } : {}),
+          };
         }),
       };
     }),
@@ -51,7 +56,14 @@ export function extrasOf(table: string, input: Record<string, unknown>, fields: 
       if (raw === null || typeof raw !== 'object') return [];
       const field = Object.fromEntries(Object.entries(raw as Record<string, unknown>).map(([key, value]) => [key.toLowerCase(), value]));
       if (typeof field.name !== 'string') return [];
-      return [{ field: field.name, label: text(field.label), description: text(field.description), type: typeof field.type === 'string' ? field.type.toLowerCase() : undefined }];
+      return [
+        {
+          field: field.name,
+          label: text(field.label),
+          description: text(field.description),
+          type: typeof field.type === 'string' ? field.type.toLowerCase() : undefined,
+        },
+      ];
     }),
   };
 }

@@ -27,7 +27,8 @@ export function sessionLookup(auth: AuthContext): (name: string) => string | und
   return (name) => {
     const user = auth.user;
     if (user !== null && name.startsWith('user.')) {
-      const session = name === 'user.id' ? String(user.id) : name === 'user.email' ? user.email : name === 'user.name' ? user.name : undefined;
+      const session =
+        name === 'user.id' ? String(user.id) : name === 'user.email' ? user.email : name === 'user.name' ? user.name : undefined;
       if (session !== undefined) return session;
     }
     return auth.lookup?.(name);
@@ -69,7 +70,13 @@ function refused(ctx: SqlServiceContext, verb: Verb, table: string, relation: st
 }
 
 /** The row filter of another table the caller reads through `relation` (null: all rows); 403 when the role may not read it. */
-function relatedReadScope(ctx: SqlServiceContext, auth: AuthContext, grants: readonly Grant[], table: string, relation: string): FilterNode | null {
+function relatedReadScope(
+  ctx: SqlServiceContext,
+  auth: AuthContext,
+  grants: readonly Grant[],
+  table: string,
+  relation: string,
+): FilterNode | null {
   const grant = matchGrant(grants, ctx.serviceName.toLowerCase(), `_table/${table}`.toLowerCase(), 'GET');
   if (grant === null) throw refused(ctx, 'GET', table, relation);
   return scopeOf(auth, { filters: grant.filters, op: grant.filterOp });

@@ -48,7 +48,9 @@ function groupedSelection(plan: TablePlan, names: readonly string[] | null, grou
     const field = plan.field(name);
     if (field === undefined) throw sqlMessages.invalidField.error(name);
     if (!group.includes(field)) {
-      throw new BadRequestError(`Field '${field.name}' must be one of the 'group' fields or an aggregate when records are grouped.`, { field: field.name });
+      throw new BadRequestError(`Field '${field.name}' must be one of the 'group' fields or an aggregate when records are grouped.`, {
+        field: field.name,
+      });
     }
     return field;
   });
@@ -72,16 +74,29 @@ export async function listGroups(op: TableOp): Promise<ServiceResult> {
   const group = (params.group ?? []).map((name) => groupField(plan, name));
   const selected = groupedSelection(plan, params.fields, group);
   const where = allOf([filterCondition(op), op.rowFilter]);
-  const having = params.having === null ? null : compileFilter(parseFilter(params.having), {
-    table: plan.table, schema: op.ctx.schema.current, dialect: op.ctx.dialect.dialect, params: filterParams(op.call.body),
-    groupFields: group.map((f) => f.name), reach: filterReach(op.ctx, op.call.auth),
-  });
+  const having =
+    params.having === null
+      ? null
+      : compileFilter(parseFilter(params.having), {
+          table: plan.table,
+          schema: op.ctx.schema.current,
+          dialect: op.ctx.dialect.dialect,
+          params: filterParams(op.call.body),
+          groupFields: group.map((f) => f.name),
+          reach: filterReach(op.ctx, op.call.auth),
+        });
   if (params.countOnly) return { body: { meta: { count: await countGroups(db(op), plan, where, group, having) } } };
 
   const max = op.ctx.options.maxRecords;
   const limit = params.limit !== null && params.limit <= max ? params.limit : max;
   const rows = await selectRows(db(op), plan, {
-    where, selection: selectionOf(selected), groupBy: group, having, order: groupedOrder(op, selected, group), limit, offset: params.offset,
+    where,
+    selection: selectionOf(selected),
+    groupBy: group,
+    having,
+    order: groupedOrder(op, selected, group),
+    limit,
+    offset: params.offset,
   });
   if (!params.includeCount) return { body: wrapList(rows) };
   const count = await countGroups(db(op), plan, where, group, having);

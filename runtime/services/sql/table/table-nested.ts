@@ -20,7 +20,16 @@ import { pick, toBool } from '../../../core/query-params.js';
 import type { RelationModel, TableModel, Verb } from '../../../model/platform-model.js';
 import { allOf, findRecordKey, keyCondition, keyText } from '../query/conditions.js';
 import { selectRows } from '../query/record-reader.js';
-import { deleteRows, insertRow, insertValues, toPorticoError, updateRows, updateValues, type Row, type WriteTarget } from '../query/record-writer.js';
+import {
+  deleteRows,
+  insertRow,
+  insertValues,
+  toPorticoError,
+  updateRows,
+  updateValues,
+  type Row,
+  type WriteTarget,
+} from '../query/record-writer.js';
 import { selectionOf, type FieldPlan, type TablePlan } from '../query/table-plan.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { relationOf } from './table-related.js';
@@ -70,8 +79,14 @@ const PREFIX: Record<RelationModel['type'], string> = {
 
 /** Runs `write` with the `nested` records of `record` (see nestedValues) in one transaction (the current one, if any). */
 export async function writeWithNested(
-  ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, record: Row, nested: readonly Nested[], allowRelatedDelete: boolean,
-  write: (conn: Kysely<any>, record: Row) => Promise<Row>, guard: NestedGuard = null,
+  ctx: SqlServiceContext,
+  conn: Kysely<any>,
+  table: TableModel,
+  record: Row,
+  nested: readonly Nested[],
+  allowRelatedDelete: boolean,
+  write: (conn: Kysely<any>, record: Row) => Promise<Row>,
+  guard: NestedGuard = null,
 ): Promise<Row> {
   if (nested.length === 0) return write(conn, record);
   const run = async (trx: Kysely<any>) => {
@@ -98,7 +113,10 @@ async function guarded(ctx: SqlServiceContext, relation: RelationModel, run: () 
     await run();
   } catch (error) {
     const inner = toPorticoError(error, ctx.dialect, ctx.schema.table(relation.refTable), 'update');
-    throw new PorticoError(inner.status, `${PREFIX[relation.type]}\n${inner.message}`, { relation: relation.name, ...(inner.context ?? {}) });
+    throw new PorticoError(inner.status, `${PREFIX[relation.type]}\n${inner.message}`, {
+      relation: relation.name,
+      ...(inner.context ?? {}),
+    });
   }
 }
 
@@ -111,7 +129,8 @@ function asObject(value: unknown, relation: RelationModel): Row {
 
 function asList(value: unknown, relation: RelationModel): Row[] {
   const list = relation.type === 'has_one' && !Array.isArray(value) ? [value] : value;
-  if (!Array.isArray(list)) throw new BadRequestError(`Related records '${relation.name}' must be a JSON array.`, { relation: relation.name });
+  if (!Array.isArray(list))
+    throw new BadRequestError(`Related records '${relation.name}' must be a JSON array.`, { relation: relation.name });
   return list.map((item) => asObject(item, relation));
 }
 
@@ -132,7 +151,14 @@ function field(plan: TablePlan, name: string | null): FieldPlan {
  * when it does not); `extra` values (a foreign key) are written too. Returns the written row.
  */
 async function saveRecord(
-  ctx: SqlServiceContext, conn: Kysely<any>, plan: TablePlan, record: Row, extra: Row, output: readonly FieldPlan[], relation: RelationModel, guard: NestedGuard,
+  ctx: SqlServiceContext,
+  conn: Kysely<any>,
+  plan: TablePlan,
+  record: Row,
+  extra: Row,
+  output: readonly FieldPlan[],
+  relation: RelationModel,
+  guard: NestedGuard,
 ): Promise<Row> {
   const to = target(plan, ctx, output);
   const key = plan.primaryKey.length === 0 ? null : findRecordKey(plan.primaryKey, record);
@@ -149,13 +175,20 @@ async function saveRecord(
     const existing = await selectRows(conn, plan, { where, selection: selectionOf(plan.primaryKey), limit: 1 });
     guard(existing.length > 0 ? 'PATCH' : 'POST', plan.table.name, relation);
   }
-  const rows = Object.keys(values).length > 0
-    ? await updateRows(conn, to, where, values)
-    : await selectRows(conn, plan, { where, selection: to.output, limit: 1 });
+  const rows =
+    Object.keys(values).length > 0
+      ? await updateRows(conn, to, where, values)
+      : await selectRows(conn, plan, { where, selection: to.output, limit: 1 });
   return rows[0] ?? insert();
 }
 
-async function writeBelongsTo(ctx: SqlServiceContext, conn: Kysely<any>, { relation, value }: Nested, own: Row, guard: NestedGuard): Promise<void> {
+async function writeBelongsTo(
+  ctx: SqlServiceContext,
+  conn: Kysely<any>,
+  { relation, value }: Nested,
+  own: Row,
+  guard: NestedGuard,
+): Promise<void> {
   if (value === null) return;
   const parent = ctx.schema.plan(relation.refTable);
   const refField = field(parent, relation.refField[0]);
@@ -164,7 +197,13 @@ async function writeBelongsTo(ctx: SqlServiceContext, conn: Kysely<any>, { relat
 }
 
 async function writeChildren(
-  ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, { relation, value }: Nested, parentRow: Row, allowDelete: boolean, guard: NestedGuard,
+  ctx: SqlServiceContext,
+  conn: Kysely<any>,
+  table: TableModel,
+  { relation, value }: Nested,
+  parentRow: Row,
+  allowDelete: boolean,
+  guard: NestedGuard,
 ): Promise<void> {
   const parentValue = parentRow[relation.field[0]];
   if (parentValue === undefined || parentValue === null) {
@@ -189,24 +228,43 @@ async function writeChildren(
 }
 
 async function unlinkChild(
-  ctx: SqlServiceContext, conn: Kysely<any>, plan: TablePlan, foreignKey: FieldPlan, child: Row, allowDelete: boolean, relation: RelationModel, guard: NestedGuard,
+  ctx: SqlServiceContext,
+  conn: Kysely<any>,
+  plan: TablePlan,
+  foreignKey: FieldPlan,
+  child: Row,
+  allowDelete: boolean,
+  relation: RelationModel,
+  guard: NestedGuard,
 ): Promise<void> {
   const key = plan.primaryKey.length === 0 ? null : findRecordKey(plan.primaryKey, child);
-  if (key === null) throw new BadRequestError(`Required id field(s) not found in related record: ${plan.primaryKey.map((f) => f.name).join(', ')}.`);
+  if (key === null)
+    throw new BadRequestError(`Required id field(s) not found in related record: ${plan.primaryKey.map((f) => f.name).join(', ')}.`);
   const to = target(plan, ctx, []);
   const where = keyCondition(plan.primaryKey, key);
   if (foreignKey.field.allowNull || allowDelete) guard?.(foreignKey.field.allowNull ? 'PATCH' : 'DELETE', plan.table.name, relation);
   const done = foreignKey.field.allowNull
     ? await updateRows(conn, to, where, updateValues(plan, { [foreignKey.name]: null }, plan.primaryKey))
-    : allowDelete ? await deleteRows(conn, to, where) : null;
+    : allowDelete
+      ? await deleteRows(conn, to, where)
+      : null;
   if (done === null) {
-    throw new BadRequestError(`Field '${foreignKey.name}' of '${plan.table.name}' can not be NULL: unlinking needs allow_related_delete=true, which deletes the record.`, { field: foreignKey.name });
+    throw new BadRequestError(
+      `Field '${foreignKey.name}' of '${plan.table.name}' can not be NULL: unlinking needs allow_related_delete=true, which deletes the record.`,
+      { field: foreignKey.name },
+    );
   }
   if (done.length === 0) throw coreMessages.recordNotFound.error(keyText(key));
 }
 
 async function linkThroughJunction(
-  ctx: SqlServiceContext, conn: Kysely<any>, table: TableModel, relation: RelationModel, parentValue: unknown, child: Row, guard: NestedGuard,
+  ctx: SqlServiceContext,
+  conn: Kysely<any>,
+  table: TableModel,
+  relation: RelationModel,
+  parentValue: unknown,
+  child: Row,
+  guard: NestedGuard,
 ): Promise<void> {
   const junction = ctx.schema.plan(relation.junctionTable ?? '');
   const near = field(junction, relation.junctionField);
@@ -220,7 +278,8 @@ async function linkThroughJunction(
 
   if (unlinkKey !== undefined && child[unlinkKey] === null) {
     const refValue = child[refField.name] ?? (findRecordKey([refField], child) ?? [])[0];
-    if (refValue === undefined || refValue === null) throw new BadRequestError(`Required field '${refField.name}' not found in related record to unlink.`);
+    if (refValue === undefined || refValue === null)
+      throw new BadRequestError(`Required field '${refField.name}' not found in related record to unlink.`);
     guard?.('DELETE', junction.table.name, relation);
     await deleteRows(conn, to, link(refField.encode(refValue)));
     return;

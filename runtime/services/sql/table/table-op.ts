@@ -39,7 +39,13 @@ export interface Keyed {
   key: unknown[];
 }
 
-const ACTIONS: Record<ServiceCall['verb'], RecordAction> = { GET: 'retrieve', POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
+const ACTIONS: Record<ServiceCall['verb'], RecordAction> = {
+  GET: 'retrieve',
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'update',
+  DELETE: 'delete',
+};
 
 /** Resolves the table (404 when unknown) and parses what every operation needs. */
 export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: string): TableOp {
@@ -50,7 +56,12 @@ export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: st
   const related = relatedRequests(ctx, plan, params.related, call.query, call.body, call.auth);
   const scope = scopeOf(call.auth, call.auth.rowFilters);
   return {
-    ctx, call, plan, params, related, action: ACTIONS[call.verb],
+    ctx,
+    call,
+    plan,
+    params,
+    related,
+    action: ACTIONS[call.verb],
     rowFilter: scopeCondition(ctx, plan, scope),
     // Internal callers (no grants: the system service's scopes) fill scoped fields themselves.
     writeScope: call.auth.grants === null ? null : scope,
@@ -74,7 +85,10 @@ export function filterCondition(op: TableOp): Condition | null {
   // Lookups are substituted in the parsed values: data, never syntax.
   const filter = mayHoldLookups(op.params.filter) ? substituteFilterLookups(parsed, sessionLookup(op.call.auth)) : parsed;
   return compileFilter(filter, {
-    table: op.plan.table, schema: op.ctx.schema.current, dialect: op.ctx.dialect.dialect, params: filterParams(op.call.body),
+    table: op.plan.table,
+    schema: op.ctx.schema.current,
+    dialect: op.ctx.dialect.dialect,
+    params: filterParams(op.call.body),
     reach: filterReach(op.ctx, op.call.auth),
   });
 }

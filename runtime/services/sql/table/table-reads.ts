@@ -17,7 +17,13 @@ import { coreMessages } from '../../../core/messages.js';
 /** `GET _table/{table}/{id}`: the bare record. */
 export async function getRecord(op: TableOp, id: string): Promise<ServiceResult> {
   const idFields = identifiers(op);
-  if (op.params.fields === null && op.params.idField === null && op.rowFilter === null && idFields.length === 1 && op.related.length === 0) {
+  if (
+    op.params.fields === null &&
+    op.params.idField === null &&
+    op.rowFilter === null &&
+    idFields.length === 1 &&
+    op.related.length === 0
+  ) {
     const record = await selectByPrimaryKey(db(op), op.plan, parseKey(idFields, id)[0]);
     if (record === undefined) throw coreMessages.recordNotFound.error(id);
     return { body: record, headers: { etag: recordEtag(record) } };
@@ -37,22 +43,41 @@ export async function getRecord(op: TableOp, id: string): Promise<ServiceResult>
 
 async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Promise<ServiceResult> {
   // One `in` list holds every key: its length is bounded as `ids` is.
-  if (keyed.length > limits.ids) throw new BadRequestError(`Request names ${keyed.length} records by identifier; at most ${limits.ids} are allowed.`, { limit: limits.ids });
+  if (keyed.length > limits.ids)
+    throw new BadRequestError(`Request names ${keyed.length} records by identifier; at most ${limits.ids} are allowed.`, {
+      limit: limits.ids,
+    });
   const selection = selectFields(op.plan, op.params.fields);
   // Identifiers put the rows in the requested order and join fields find related records; those not asked for are dropped after.
   const read = withJoinFields(selectionOf([...selection.fields, ...idFields.filter((f) => !selection.fields.includes(f))]), op.related);
   const extra = read.fields.filter((f) => !selection.fields.includes(f));
-  const rows = await selectRows(db(op), op.plan, { where: allOf([keysCondition(idFields, keyed.map((k) => k.key)), op.rowFilter]), selection: read });
+  const rows = await selectRows(db(op), op.plan, {
+    where: allOf([
+      keysCondition(
+        idFields,
+        keyed.map((k) => k.key),
+      ),
+      op.rowFilter,
+    ]),
+    selection: read,
+  });
   const byKey = new Map(rows.map((row) => [keyText(idFields.map((f) => row[f.name])), row]));
   await attachRelated(op.ctx, rows, op.related, extra);
   for (const row of rows) for (const f of extra) delete row[f.name];
-  const resource = await runBatch({
-    db: db(op), items: keyed, mode: op.params.continue ? 'continue' : 'default', action: 'retrieve', toError: toError(op),
-  }, async (_db, item) => {
-    const row = byKey.get(keyText(item.key));
-    if (row === undefined) throw coreMessages.recordNotFound.error(item.text);
-    return row;
-  });
+  const resource = await runBatch(
+    {
+      db: db(op),
+      items: keyed,
+      mode: op.params.continue ? 'continue' : 'default',
+      action: 'retrieve',
+      toError: toError(op),
+    },
+    async (_db, item) => {
+      const row = byKey.get(keyText(item.key));
+      if (row === undefined) throw coreMessages.recordNotFound.error(item.text);
+      return row;
+    },
+  );
   return { body: wrapList(resource) };
 }
 
@@ -91,11 +116,22 @@ export async function listRecords(op: TableOp): Promise<ServiceResult> {
   // A filter from the query string alone (no body parameters, no role filter) always compiles alike: share its statement.
   // Not one that may name a related field (`relation.field`) for a caller with grants: it compiles with that table's row filter.
   // Nor one holding lookups (`{name}`): their values are the caller's own.
-  const shared = op.rowFilter === null && op.call.body === undefined && op.related.length === 0 && params.filter !== null
-    && (op.call.auth.grants === null || !params.filter.includes('.')) && !mayHoldLookups(params.filter);
+  const shared =
+    op.rowFilter === null &&
+    op.call.body === undefined &&
+    op.related.length === 0 &&
+    params.filter !== null &&
+    (op.call.auth.grants === null || !params.filter.includes('.')) &&
+    !mayHoldLookups(params.filter);
   const rows = shared
     ? await selectShapedPage(db(op), plan, shapeOf(op), () => ({ where: where(), selection, order: orderOf(op) }), pageLimit, params.offset)
-    : await selectRows(db(op), plan, { where: where(), selection: withJoinFields(selection, op.related), order: orderOf(op), limit: pageLimit, offset: params.offset });
+    : await selectRows(db(op), plan, {
+        where: where(),
+        selection: withJoinFields(selection, op.related),
+        order: orderOf(op),
+        limit: pageLimit,
+        offset: params.offset,
+      });
   // One row past the limit tells whether more remain; the count query runs only when that cannot give the total.
   const more = counting && rows.length > limit;
   if (more) rows.length = limit;

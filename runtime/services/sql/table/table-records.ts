@@ -11,7 +11,12 @@ import { getRecord, listRecords } from './table-reads.js';
 import { createRecords, deleteRecord, deleteRecords, updateRecord, updateRecords } from './table-writes.js';
 
 /** Serves `_table/{table}` (id undefined) and `_table/{table}/{id}`. */
-export async function handleTableRecords(ctx: SqlServiceContext, call: ServiceCall, table: string, id: string | undefined): Promise<ServiceResult> {
+export async function handleTableRecords(
+  ctx: SqlServiceContext,
+  call: ServiceCall,
+  table: string,
+  id: string | undefined,
+): Promise<ServiceResult> {
   const op = openTableOp(ctx, call, table);
   try {
     switch (call.verb) {
@@ -22,8 +27,10 @@ export async function handleTableRecords(ctx: SqlServiceContext, call: ServiceCa
         if (id !== undefined) throw sqlMessages.createById.error();
         return await createRecords(op);
       case 'PUT':
-      case 'PATCH': return await (id === undefined ? updateRecords(op) : updateRecord(op, id));
-      case 'DELETE': return await (id === undefined ? deleteRecords(op) : deleteRecord(op, id));
+      case 'PATCH':
+        return await (id === undefined ? updateRecords(op) : updateRecord(op, id));
+      case 'DELETE':
+        return await (id === undefined ? deleteRecords(op) : deleteRecord(op, id));
     }
   } catch (error) {
     throw toError(op)(error);

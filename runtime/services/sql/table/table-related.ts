@@ -65,16 +65,23 @@ function planField(plan: TablePlan, name: string | null): FieldPlan {
  * The relationships `related` names (`*` for all), with their options; 400 for an unknown name.
  * Empty when the parameter is absent.
  */
-export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: readonly string[] | null, query: RawQuery, body: unknown, auth: AuthContext): RelatedRequest[] {
+export function relatedRequests(
+  ctx: SqlServiceContext,
+  plan: TablePlan,
+  names: readonly string[] | null,
+  query: RawQuery,
+  body: unknown,
+  auth: AuthContext,
+): RelatedRequest[] {
   if (names === null) return [];
   const table = plan.table;
   const relations = names.includes('*')
     ? table.relations
     : names.map((name) => {
-      const relation = table.relations.find((r) => r.name.toLowerCase() === name.toLowerCase());
-      if (relation === undefined) throw sqlMessages.unknownRelation.error(name, table.name);
-      return relation;
-    });
+        const relation = table.relations.find((r) => r.name.toLowerCase() === name.toLowerCase());
+        if (relation === undefined) throw sqlMessages.unknownRelation.error(name, table.name);
+        return relation;
+      });
   return relations.map((relation) => {
     singleField(relation);
     const related = ctx.schema.plan(relation.refTable);
@@ -82,11 +89,18 @@ export function relatedRequests(ctx: SqlServiceContext, plan: TablePlan, names: 
     const filterText = option(query, relation.name, 'filter')?.trim();
     const clientWhere = filterText
       ? compileFilter(parseFilter(filterText), {
-        table: related.table, schema: ctx.schema.current, dialect: ctx.dialect.dialect, params: filterParams(body), reach: filterReach(ctx, auth),
-      })
+          table: related.table,
+          schema: ctx.schema.current,
+          dialect: ctx.dialect.dialect,
+          params: filterParams(body),
+          reach: filterReach(ctx, auth),
+        })
       : null;
     const where = allOf([clientWhere, relatedReadCondition(ctx, auth, related, relation.name)]);
-    const order = parseOrder(option(query, relation.name, 'order')).map((term) => ({ field: orderField(related, term.field), direction: term.direction }));
+    const order = parseOrder(option(query, relation.name, 'order')).map((term) => ({
+      field: orderField(related, term.field),
+      direction: term.direction,
+    }));
     const limitText = option(query, relation.name, 'limit')?.trim();
     const limit = limitText ? Number(limitText) : ctx.options.maxRecords;
     if (!Number.isInteger(limit) || limit < 0) throw coreMessages.parameterNotInteger.error(`${relation.name}.limit`);
@@ -133,11 +147,31 @@ function distinct(values: unknown[]): unknown[] {
 }
 
 /** Rows of `plan` whose `field` is one of `values`, read in chunks, in the requested order within each chunk. */
-async function rowsWhereIn(ctx: SqlServiceContext, plan: TablePlan, field: FieldPlan, values: unknown[], selection: Selection, where: Condition | null, order: OrderBy[]): Promise<Row[]> {
+async function rowsWhereIn(
+  ctx: SqlServiceContext,
+  plan: TablePlan,
+  field: FieldPlan,
+  values: unknown[],
+  selection: Selection,
+  where: Condition | null,
+  order: OrderBy[],
+): Promise<Row[]> {
   const rows: Row[] = [];
   for (let start = 0; start < values.length; start += CHUNK) {
     const chunk = values.slice(start, start + CHUNK);
-    rows.push(...await selectRows(ctx.db, plan, { where: allOf([keysCondition([field], chunk.map((v) => [v])), where]), selection, order }));
+    rows.push(
+      ...(await selectRows(ctx.db, plan, {
+        where: allOf([
+          keysCondition(
+            [field],
+            chunk.map((v) => [v]),
+          ),
+          where,
+        ]),
+        selection,
+        order,
+      })),
+    );
   }
   return rows;
 }
@@ -181,9 +215,12 @@ async function attachOne(ctx: SqlServiceContext, rows: Row[], request: RelatedRe
   for (const row of rows) {
     const value = row[parentField.name];
     const group = value === null || value === undefined ? [] : (groups.get(keyOf(value)) ?? []);
-    row[relation.name] = relation.type === 'has_many' || relation.type === 'many_many'
-      ? group.slice(0, limit).map(strip)
-      : (group.length > 0 ? strip(group[0]) : null);
+    row[relation.name] =
+      relation.type === 'has_many' || relation.type === 'many_many'
+        ? group.slice(0, limit).map(strip)
+        : group.length > 0
+          ? strip(group[0])
+          : null;
   }
 }
 
@@ -191,7 +228,12 @@ async function attachOne(ctx: SqlServiceContext, rows: Row[], request: RelatedRe
  * Adds the requested related records to `rows` (in place); `dropAfter` are join fields that were
  * selected only for this and are removed afterwards.
  */
-export async function attachRelated(ctx: SqlServiceContext, rows: Row[], requests: readonly RelatedRequest[], dropAfter: readonly FieldPlan[] = []): Promise<void> {
+export async function attachRelated(
+  ctx: SqlServiceContext,
+  rows: Row[],
+  requests: readonly RelatedRequest[],
+  dropAfter: readonly FieldPlan[] = [],
+): Promise<void> {
   if (requests.length === 0 || rows.length === 0) return;
   for (const request of requests) await attachOne(ctx, rows, request);
   for (const row of rows) for (const f of dropAfter) delete row[f.name];

@@ -9,7 +9,16 @@ import type { ServiceResult } from '../../service-kind.js';
 import { runBatch } from '../query/batch-runner.js';
 import { allOf, findRecordKey, keyCondition, keyText, parseKey, recordKey, type Condition } from '../query/conditions.js';
 import { selectRows } from '../query/record-reader.js';
-import { deleteRows, insertRow, insertValues, updateRowByKey, updateRows, updateValues, type Row, type WriteTarget } from '../query/record-writer.js';
+import {
+  deleteRows,
+  insertRow,
+  insertValues,
+  updateRowByKey,
+  updateRows,
+  updateValues,
+  type Row,
+  type WriteTarget,
+} from '../query/record-writer.js';
 import type { FieldPlan } from '../query/table-plan.js';
 import { etagMatches, recordEtag } from './record-etag.js';
 import { batchMode, forceOption, hasRecordBody } from '../request-options.js';
@@ -17,17 +26,35 @@ import { sqlMessages } from '../sql-messages.js';
 import { assertNestedWrite, assertRecordInScope } from './table-access.js';
 import { allowRelatedDelete, nestedValues, writeWithNested, type NestedGuard } from './table-nested.js';
 import {
-  assertWritable, db, filterCondition, finishWritten, identifiers, idsKeys, recordsKeys, toError, writeTarget, type Keyed, type TableOp,
+  assertWritable,
+  db,
+  filterCondition,
+  finishWritten,
+  identifiers,
+  idsKeys,
+  recordsKeys,
+  toError,
+  writeTarget,
+  type Keyed,
+  type TableOp,
 } from './table-op.js';
 import { coreMessages } from '../../../core/messages.js';
 
 /** Updates the keyed record, or creates it when none matches (allow_upsert). */
-async function upsert(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], key: unknown[], record: Row): Promise<Row> {
+async function upsert(
+  conn: Kysely<any>,
+  op: TableOp,
+  target: WriteTarget,
+  idFields: FieldPlan[],
+  key: unknown[],
+  record: Row,
+): Promise<Row> {
   const where = keyCondition(idFields, key);
   const values = updateValues(op.plan, record, idFields);
-  const rows = Object.keys(values).length > 0
-    ? await updateRows(conn, target, where, values)
-    : await selectRows(conn, op.plan, { where, selection: target.output, limit: 1 });
+  const rows =
+    Object.keys(values).length > 0
+      ? await updateRows(conn, target, where, values)
+      : await selectRows(conn, op.plan, { where, selection: target.output, limit: 1 });
   if (rows.length > 0) return rows[0];
   const insert = insertValues(op.plan, { ...record, ...Object.fromEntries(idFields.map((f, i) => [f.name, key[i]])) });
   return insertRow(conn, target, insert);
@@ -56,14 +83,22 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
   const idFields = op.params.idField !== null ? identifiers(op) : [...op.plan.primaryKey];
   const target = writeTarget(op, idFields, records);
   const upsertable = op.ctx.options.allowUpsert && idFields.length > 0;
-  const resource = await runBatch({
-    db: db(op), items: records, mode: batchMode(op.params), action: 'create', toError: toError(op),
-  }, (conn, item) => withNested(op, conn, item, (c, record) => {
-    assertRecordInScope(op.plan, op.writeScope, record, true);
-    const key = upsertable ? findRecordKey(idFields, record) : null;
-    if (key !== null) return upsert(c, op, target, idFields, key, record);
-    return insertRow(c, target, insertValues(op.plan, record));
-  }));
+  const resource = await runBatch(
+    {
+      db: db(op),
+      items: records,
+      mode: batchMode(op.params),
+      action: 'create',
+      toError: toError(op),
+    },
+    (conn, item) =>
+      withNested(op, conn, item, (c, record) => {
+        assertRecordInScope(op.plan, op.writeScope, record, true);
+        const key = upsertable ? findRecordKey(idFields, record) : null;
+        if (key !== null) return upsert(c, op, target, idFields, key, record);
+        return insertRow(c, target, insertValues(op.plan, record));
+      }),
+  );
   return { body: wrapList(await finishWritten(op, target, resource)) };
 }
 
@@ -71,7 +106,14 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
  * Updates one keyed record; 404 when none matches, unless upsert creates it. A record with
  * nothing to change is an error, unless it only carries related records.
  */
-async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], keyed: Keyed, record: Row): Promise<Row> {
+async function updateByKey(
+  conn: Kysely<any>,
+  op: TableOp,
+  target: WriteTarget,
+  idFields: FieldPlan[],
+  keyed: Keyed,
+  record: Row,
+): Promise<Row> {
   return withNested(op, conn, record, async (c, own) => {
     if (op.ctx.options.allowUpsert && op.rowFilter === null) return upsert(c, op, target, idFields, keyed.key, own);
     assertRecordInScope(op.plan, op.writeScope, own, false);
@@ -81,7 +123,8 @@ async function updateByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, 
     else {
       const where = allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
       if (Object.keys(values).length > 0) rows = await updateRows(c, target, where, values);
-      else if (nestedValues(op.plan.table, own).length > 0) rows = await selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
+      else if (nestedValues(op.plan.table, own).length > 0)
+        rows = await selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
       else throw sqlMessages.noFields.error();
     }
     if (rows.length === 0) throw coreMessages.recordNotFound.error(keyed.text);
@@ -95,7 +138,9 @@ export async function updateRecord(op: TableOp, id: string): Promise<ServiceResu
   const idFields = identifiers(op);
   const record = unwrapRecord(op.call.body);
   const target = writeTarget(op, idFields, [record]);
-  const row = await ifMatching(op, idFields, id, (conn) => updateByKey(conn, op, target, idFields, { text: id, key: parseKey(idFields, id) }, record));
+  const row = await ifMatching(op, idFields, id, (conn) =>
+    updateByKey(conn, op, target, idFields, { text: id, key: parseKey(idFields, id) }, record),
+  );
   return { body: await finishWritten(op, target, row) };
 }
 
@@ -108,9 +153,16 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
   if (op.params.ids !== null) {
     // The first record's values go to every id (reference 2.1).
     const target = writeTarget(op, idFields, records.slice(0, 1));
-    const resource = await runBatch({
-      db: db(op), items: idsKeys(op, idFields, op.params.ids), mode, action: 'update', toError: toError(op),
-    }, (conn, item) => updateByKey(conn, op, target, idFields, item, records[0]));
+    const resource = await runBatch(
+      {
+        db: db(op),
+        items: idsKeys(op, idFields, op.params.ids),
+        mode,
+        action: 'update',
+        toError: toError(op),
+      },
+      (conn, item) => updateByKey(conn, op, target, idFields, item, records[0]),
+    );
     return { body: wrapList(await finishWritten(op, target, resource)) };
   }
   if (op.params.filter !== null) {
@@ -118,15 +170,26 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
     assertRecordInScope(op.plan, op.writeScope, records[0], false);
     const values = updateValues(op.plan, records[0], idFields);
     if (Object.keys(values).length === 0) throw sqlMessages.noFields.error();
-    return { body: wrapList(await finishWritten(op, target, await updateRows(db(op), target, allOf([filterCondition(op), op.rowFilter]) as Condition, values))) };
+    return {
+      body: wrapList(
+        await finishWritten(op, target, await updateRows(db(op), target, allOf([filterCondition(op), op.rowFilter]) as Condition, values)),
+      ),
+    };
   }
   const target = writeTarget(op, idFields, records);
-  const resource = await runBatch({
-    db: db(op), items: records, mode, action: 'update', toError: toError(op),
-  }, (conn, record, index) => {
-    const key = recordKey(idFields, record, index);
-    return updateByKey(conn, op, target, idFields, { text: keyText(key), key }, record);
-  });
+  const resource = await runBatch(
+    {
+      db: db(op),
+      items: records,
+      mode,
+      action: 'update',
+      toError: toError(op),
+    },
+    (conn, record, index) => {
+      const key = recordKey(idFields, record, index);
+      return updateByKey(conn, op, target, idFields, { text: keyText(key), key }, record);
+    },
+  );
   return { body: wrapList(await finishWritten(op, target, resource)) };
 }
 
@@ -142,7 +205,12 @@ async function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write:
   const run = async (conn: Kysely<any>) => {
     const where = allOf([keyCondition(idFields, parseKey(idFields, id)), op.rowFilter]) as Condition;
     // Locks the row (SQLite's one connection serialises writes already), so that no other write slips in between.
-    const [current] = await selectRows(conn, op.plan, { where, selection: op.plan.all, limit: 1, forUpdate: op.ctx.dialect.dialect !== 'sqlite' });
+    const [current] = await selectRows(conn, op.plan, {
+      where,
+      selection: op.plan.all,
+      limit: 1,
+      forUpdate: op.ctx.dialect.dialect !== 'sqlite',
+    });
     if (current === undefined) throw coreMessages.recordNotFound.error(id);
     if (!etagMatches(ifMatch, recordEtag(current))) throw sqlMessages.recordChanged.error(id);
     return write(conn);
@@ -151,7 +219,14 @@ async function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write:
   return conn.isTransaction ? run(conn) : conn.transaction().execute(run);
 }
 
-async function deleteByKey(conn: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], key: unknown[], text: string): Promise<Row> {
+async function deleteByKey(
+  conn: Kysely<any>,
+  op: TableOp,
+  target: WriteTarget,
+  idFields: FieldPlan[],
+  key: unknown[],
+  text: string,
+): Promise<Row> {
   const rows = await deleteRows(conn, target, allOf([keyCondition(idFields, key), op.rowFilter]));
   if (rows.length === 0) throw coreMessages.recordNotFound.error(text);
   return rows[0];
@@ -175,13 +250,23 @@ export async function deleteRecords(op: TableOp): Promise<ServiceResult> {
     const idFields = identifiers(op);
     const target = writeTarget(op, idFields);
     const keyed = params.ids !== null ? idsKeys(op, idFields, params.ids) : recordsKeys(idFields, unwrapRecords(call.body));
-    const resource = await runBatch({
-      db: db(op), items: keyed, mode: batchMode(params), action: 'delete', toError: toError(op),
-    }, (conn, item) => deleteByKey(conn, op, target, idFields, item.key, item.text));
+    const resource = await runBatch(
+      {
+        db: db(op),
+        items: keyed,
+        mode: batchMode(params),
+        action: 'delete',
+        toError: toError(op),
+      },
+      (conn, item) => deleteByKey(conn, op, target, idFields, item.key, item.text),
+    );
     return { body: wrapList(await finishWritten(op, target, resource)) };
   }
   const target = writeTarget(op, op.plan.primaryKey);
-  if (params.filter !== null) return { body: wrapList(await finishWritten(op, target, await deleteRows(db(op), target, allOf([filterCondition(op), op.rowFilter])))) };
+  if (params.filter !== null)
+    return {
+      body: wrapList(await finishWritten(op, target, await deleteRows(db(op), target, allOf([filterCondition(op), op.rowFilter])))),
+    };
   if (forceOption(call.query)) {
     await deleteRows(db(op), target, op.rowFilter);
     return { body: { success: true } };

@@ -47,7 +47,9 @@ describe('gen: config problems', () => {
     for (const command of ['build', 'check', 'inspect']) {
       const { io, out } = captureIo(dir);
       expect(await runCli([command, configPath], io)).toBe(1);
-      expect(out.stderr).toContain(`${configPath}:3:3: Unknown key 'nmae' in platform. Did you mean 'name'? [PCO102]\n   3 |   nmae: x\n     |   ^\n`);
+      expect(out.stderr).toContain(
+        `${configPath}:3:3: Unknown key 'nmae' in platform. Did you mean 'name'? [PCO102]\n   3 |   nmae: x\n     |   ^\n`,
+      );
       expect(out.stderr).toContain(`${configPath}:6:11: Unknown service type 'sqlit'.`);
       expect(out.stderr).not.toMatch(/\n\s+at /);
       expect(out.stdout).toBe('');
@@ -61,13 +63,22 @@ describe('gen: build, check, inspect (needs the sqlite kind)', () => {
     const piped = captureIo(dir);
     expect(await runCli(['build', configPath], piped.io)).toBe(0);
     expect(piped.out.stderr).toBe('');
-    expect(piped.out.stdout).toMatch(/^Built site\/server\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/);
+    expect(piped.out.stdout).toMatch(
+      /^Built site\/server\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/,
+    );
 
     const tty = captureIo(dir, true);
     expect(await runCli(['build', configPath, '-o', 'out'], tty.io)).toBe(0);
-    expect(tty.out.stderr.split('\n').filter(Boolean).map((line) => line.trim().split(/\s+/)[0])).toEqual(['load', 'introspect', 'model', 'emit', 'write']);
+    expect(
+      tty.out.stderr
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.trim().split(/\s+/)[0]),
+    ).toEqual(['load', 'introspect', 'model', 'emit', 'write']);
     expect(tty.out.stderr).toMatch(/^ {2}load +\d+ ms$/m);
-    expect(tty.out.stdout).toMatch(/^Built out\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/);
+    expect(tty.out.stdout).toMatch(
+      /^Built out\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/,
+    );
     const added = Number(/(\d+) added/.exec(tty.out.stdout)![1]);
     expect(await listFiles(path.join(dir, 'out'))).toHaveLength(added);
     expect(await listFiles(path.join(platformDir, 'server'))).toHaveLength(added);
@@ -84,7 +95,9 @@ describe('gen: build, check, inspect (needs the sqlite kind)', () => {
     const drift = captureIo(dir);
     expect(await runCli(['check', configPath], drift.io)).toBe(1);
     expect(drift.out.stdout).toContain('--- a/stale.ts\n+++ /dev/null\n');
-    expect(drift.out.stderr).toBe(`${path.join('site', 'server')}/ is out of date: 0 added, 0 changed, 1 removed. Run \`gen build ${configPath}\` to update it.\n`);
+    expect(drift.out.stderr).toBe(
+      `${path.join('site', 'server')}/ is out of date: 0 added, 0 changed, 1 removed. Run \`gen build ${configPath}\` to update it.\n`,
+    );
 
     expect(await runCli(['build', configPath], captureIo(dir).io)).toBe(0);
     expect(fs.existsSync(path.join(serverDir, 'stale.ts'))).toBe(false);

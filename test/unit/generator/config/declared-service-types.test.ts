@@ -20,7 +20,14 @@ services:
 it('accepts services of every new type declared in platform.yaml', () => {
   const { config } = parseConfig(DECLARED, 'platform.yaml', { env: { SFTP_PW: 'pw' } });
   const types = Object.fromEntries(config.services.map((service) => [service.name, service.type]));
-  expect(types).toMatchObject({ uploads: 'local_file', partner: 'sftp_file', ftp: 'ftp_file', dav: 'webdav_file', mailer: 'smtp_email', weather: 'rws' });
+  expect(types).toMatchObject({
+    uploads: 'local_file',
+    partner: 'sftp_file',
+    ftp: 'ftp_file',
+    dav: 'webdav_file',
+    mailer: 'smtp_email',
+    weather: 'rws',
+  });
   // Schema defaults are filled in (a port the config left out).
   expect(config.services.find((s) => s.name === 'partner')?.config.port).toBe(22);
 });

@@ -11,7 +11,11 @@ import type { ServiceGroup, ServiceKind, ServiceType } from '../../../../runtime
 
 function descriptor(type: string, group: ServiceGroup, configSchema: Record<string, unknown>): ServiceKind {
   return {
-    type, label: type, group, description: `${type} for tests`, configSchema,
+    type,
+    label: type,
+    group,
+    description: `${type} for tests`,
+    configSchema,
     open: () => Promise.reject(new Error('not opened in config tests')),
   };
 }

@@ -37,7 +37,11 @@ describe('parseConfig: valid configs', () => {
       ['user', 'user', 'User Management'],
     ]);
     expect(config.services.find((service) => service.name === 'db')!.config).toEqual({ database: 'data/db.sqlite', max_records: 1000 });
-    expect(config.apps.map((app) => [app.name, app.api_key, app.role])).toEqual([['admin', null, null], ['api_docs', null, null], ['file_manager', null, null]]);
+    expect(config.apps.map((app) => [app.name, app.api_key, app.role])).toEqual([
+      ['admin', null, null],
+      ['api_docs', null, null],
+      ['file_manager', null, null],
+    ]);
     expect(config.roles).toEqual([]);
     expect(config.admins).toEqual([]);
     expect(config.system).toEqual({
@@ -97,29 +101,73 @@ system:
 `);
     expect(config.platform).toEqual({ name: 'shop', title: 'Shop', description: 'The shop' });
     expect(config.services.slice(4, 5)).toEqual([
-      { name: 'db', label: 'Main database', type: 'sqlite', description: 'The embedded SQLite database.', is_active: true, config: { database: 'data/main.sqlite', max_records: 1000 } },
+      {
+        name: 'db',
+        label: 'Main database',
+        type: 'sqlite',
+        description: 'The embedded SQLite database.',
+        is_active: true,
+        config: { database: 'data/main.sqlite', max_records: 1000 },
+      },
     ]);
     expect(config.services.slice(7)).toEqual([
-      { name: 'crm', label: 'CRM', type: 'pgsql', description: 'Customers', is_active: false, config: { database: 'crm', max_records: 50 } },
-      { name: 'orders', label: 'orders', type: 'sqlite', description: '', is_active: true, config: { database: 'data/orders.sqlite', max_records: 1000 } },
+      {
+        name: 'crm',
+        label: 'CRM',
+        type: 'pgsql',
+        description: 'Customers',
+        is_active: false,
+        config: { database: 'crm', max_records: 50 },
+      },
+      {
+        name: 'orders',
+        label: 'orders',
+        type: 'sqlite',
+        description: '',
+        is_active: true,
+        config: { database: 'data/orders.sqlite', max_records: 1000 },
+      },
     ]);
-    expect(config.roles).toEqual([{
-      name: 'reader',
-      description: 'Reads everything',
-      is_active: true,
-      grants: [
-        { service: 'crm', component: '_table/*', verbs: ['GET'], requestor: ['api'], filters: [{ name: 'owner_id', operator: '=', value: 7 }], filter_op: 'and' },
-        { service: '*', component: '*', verbs: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], requestor: ['api'], filters: [], filter_op: 'and' },
-      ],
-    }]);
+    expect(config.roles).toEqual([
+      {
+        name: 'reader',
+        description: 'Reads everything',
+        is_active: true,
+        grants: [
+          {
+            service: 'crm',
+            component: '_table/*',
+            verbs: ['GET'],
+            requestor: ['api'],
+            filters: [{ name: 'owner_id', operator: '=', value: 7 }],
+            filter_op: 'and',
+          },
+          {
+            service: '*',
+            component: '*',
+            verbs: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+            requestor: ['api'],
+            filters: [],
+            filter_op: 'and',
+          },
+        ],
+      },
+    ]);
     expect(config.apps.map((app) => [app.name, app.label, app.api_key, app.role])).toEqual([
       ['admin', 'Administration', null, null],
       ['api_docs', 'API Docs', null, null],
       ['file_manager', 'File Manager', null, null],
       ['web', 'web', KEY, 'reader'],
     ]);
-    expect(config.admins).toEqual([{ email: 'ada@example.com', password: 'a-long-enough-password', name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace' }]);
-    expect(config.system).toMatchObject({ session_ttl_minutes: 60, allow_open_registration: true, open_registration_role: 'reader', open_registration_app_roles: { web: 'reader' } });
+    expect(config.admins).toEqual([
+      { email: 'ada@example.com', password: 'a-long-enough-password', name: 'Ada Lovelace', first_name: 'Ada', last_name: 'Lovelace' },
+    ]);
+    expect(config.system).toMatchObject({
+      session_ttl_minutes: 60,
+      allow_open_registration: true,
+      open_registration_role: 'reader',
+      open_registration_app_roles: { web: 'reader' },
+    });
   });
 
   it('lets the built-in db become another database type, keeping its id slot', () => {
@@ -245,7 +293,7 @@ describe('parseConfig: every problem at once', () => {
   });
 
   it('hints at quoting an env reference inside a flow mapping', () => {
-    expect(problems('platform: { name: demo, title: ${env:T} }\n')[0]).toContain("Quote values holding ${env:...} inside { } or [ ].");
+    expect(problems('platform: { name: demo, title: ${env:T} }\n')[0]).toContain('Quote values holding ${env:...} inside { } or [ ].');
   });
 });
 
@@ -272,7 +320,9 @@ describe('parseConfig: ${env:NAME}', () => {
   });
 
   it('checks the resolved value against the schema, at the reference', () => {
-    expect(problems(text, { CRM_PASSWORD: 'x', WEB_KEY: 'short' })).toEqual(['platform.yaml:9:14: apps[0].api_key must be 64 lowercase hex characters. [PCO106]']);
+    expect(problems(text, { CRM_PASSWORD: 'x', WEB_KEY: 'short' })).toEqual([
+      'platform.yaml:9:14: apps[0].api_key must be 64 lowercase hex characters. [PCO106]',
+    ]);
   });
 
   it('needs no variable to load: unset ones stay references, and what their empty value would break is not reported', () => {

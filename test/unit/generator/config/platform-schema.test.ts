@@ -51,7 +51,8 @@ describe('schemas/platform.schema.json', () => {
   });
 
   it('has exactly the fields of the normalised config (PlatformConfig), every default filled in', () => {
-    const { config } = parseConfig(`
+    const { config } = parseConfig(
+      `
 platform: { name: demo }
 roles:
   - name: reader
@@ -59,7 +60,10 @@ roles:
 admins: [{ email: a@example.com }]
 limits: [{ name: l, type: instance.role, rate: 5, role: reader }]
 hooks: [{ file: hooks/db.ts }]
-`, 'platform.yaml', { env: {}, kinds: fixtureRegistry });
+`,
+      'platform.yaml',
+      { env: {}, kinds: fixtureRegistry },
+    );
     expect(dataPaths(config).sort()).toEqual([...schemaPaths].sort());
   });
 });

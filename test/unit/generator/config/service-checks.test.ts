@@ -6,7 +6,10 @@ import { DiagnosticError, formatDiagnostic } from '../../../../generator/diagnos
 
 function problems(services: string[]): string[] {
   try {
-    parseConfig(['platform: { name: demo }', 'services:', ...services, ''].join('\n'), 'platform.yaml', { env: {}, kinds: serviceKindRegistry });
+    parseConfig(['platform: { name: demo }', 'services:', ...services, ''].join('\n'), 'platform.yaml', {
+      env: {},
+      kinds: serviceKindRegistry,
+    });
   } catch (error) {
     if (error instanceof DiagnosticError) return error.diagnostics.map(formatDiagnostic);
     throw error;
@@ -36,25 +39,24 @@ describe('service types', () => {
 
 describe('service configs', () => {
   it('reports a misspelt key once, with did-you-mean, not also the key it misses', () => {
-    expect(problems([
-      '  - name: db',
-      '    type: sqlite',
-      '    config:',
-      '      databse: data/db.sqlite',
-    ])).toEqual(["platform.yaml:6:7: Unknown key 'databse' in services[0].config (type sqlite). Did you mean 'database'? [PCO102]"]);
+    expect(problems(['  - name: db', '    type: sqlite', '    config:', '      databse: data/db.sqlite'])).toEqual([
+      "platform.yaml:6:7: Unknown key 'databse' in services[0].config (type sqlite). Did you mean 'database'? [PCO102]",
+    ]);
   });
 
   it('checks the rest as if the misspelt keys were written as suggested', () => {
-    expect(problems([
-      '  - name: crm',
-      '    type: mysql',
-      '    config:',
-      '      host: localhost',
-      '      databse: crm',
-      '      usernme: root',
-      '      max_records: many',
-      '      colour: blue',
-    ])).toEqual([
+    expect(
+      problems([
+        '  - name: crm',
+        '    type: mysql',
+        '    config:',
+        '      host: localhost',
+        '      databse: crm',
+        '      usernme: root',
+        '      max_records: many',
+        '      colour: blue',
+      ]),
+    ).toEqual([
       "platform.yaml:7:7: Unknown key 'databse' in services[0].config (type mysql). Did you mean 'database'? [PCO102]",
       "platform.yaml:8:7: Unknown key 'usernme' in services[0].config (type mysql). Did you mean 'username'? [PCO102]",
       'platform.yaml:9:20: services[0].config.max_records must be an integer, not a string. [PCO104]',
@@ -72,6 +74,8 @@ describe('service configs', () => {
     expect(problems(['  - { name: weather, type: soap, config: { wsdll: weather.wsdl } }'])).toEqual([
       "platform.yaml:3:44: Unknown key 'wsdll' in services[0].config (type soap). Did you mean 'wsdl'? [PCO102]",
     ]);
-    expect(problems(['  - { name: weather, type: soap, config: { wsdl: weather.wsdl, cache_enabled: true, options: { cache_wsdl: memory } } }'])).toEqual([]);
+    expect(
+      problems(['  - { name: weather, type: soap, config: { wsdl: weather.wsdl, cache_enabled: true, options: { cache_wsdl: memory } } }']),
+    ).toEqual([]);
   });
 });

@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { YamlSource } from '../../../../generator/config/yaml-source.js';
 
-const source = new YamlSource('platform.yaml', [
-  'platform:',
-  '  name: demo',
-  'services:',
-  '  - name: db',
-  '    config: { database: a.sqlite }',
-  'roles:',
-  'apps: &apps',
-  '  - name: web',
-  '',
-].join('\n'));
+const source = new YamlSource(
+  'platform.yaml',
+  [
+    'platform:',
+    '  name: demo',
+    'services:',
+    '  - name: db',
+    '    config: { database: a.sqlite }',
+    'roles:',
+    'apps: &apps',
+    '  - name: web',
+    '',
+  ].join('\n'),
+);
 
 describe('YamlSource.locate', () => {
   it.each([
@@ -30,7 +33,12 @@ describe('YamlSource.locate', () => {
 
 describe('YamlSource', () => {
   it('gives plain data, an empty document as an empty object', () => {
-    expect(source.toJS()).toEqual({ platform: { name: 'demo' }, services: [{ name: 'db', config: { database: 'a.sqlite' } }], roles: null, apps: [{ name: 'web' }] });
+    expect(source.toJS()).toEqual({
+      platform: { name: 'demo' },
+      services: [{ name: 'db', config: { database: 'a.sqlite' } }],
+      roles: null,
+      apps: [{ name: 'web' }],
+    });
     expect(new YamlSource('empty.yaml', '').toJS()).toEqual({});
   });
 

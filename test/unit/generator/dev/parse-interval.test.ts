@@ -3,8 +3,15 @@ import { parseInterval } from '../../../../generator/dev/dev-server.js';
 
 describe('parseInterval (gen dev --poll)', () => {
   it.each([
-    ['5s', 5000], ['500ms', 500], ['2m', 120_000], ['10', 10_000], ['1.5s', 1500], ['50ms', 100],
-    ['off', null], ['0', null], ['none', null],
+    ['5s', 5000],
+    ['500ms', 500],
+    ['2m', 120_000],
+    ['10', 10_000],
+    ['1.5s', 1500],
+    ['50ms', 100],
+    ['off', null],
+    ['0', null],
+    ['none', null],
   ])('reads %s', (text, ms) => {
     expect(parseInterval(text)).toBe(ms);
   });

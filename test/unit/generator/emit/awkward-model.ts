@@ -7,9 +7,16 @@ import type { FieldModel, ForeignKeyModel, PlatformModel, ReferentialAction } fr
 import { field, platform, sqlService, table } from '../../../golden/fixtures/model-builders.js';
 
 const id = field('id', { type: 'id', dbType: 'integer', allowNull: false, isPrimaryKey: true, autoIncrement: true });
-const int = (name: string, given: Partial<FieldModel> = {}) => field(name, { type: 'integer', dbType: 'integer', allowNull: false, ...given });
-const fk = (name: string, fields: string[], refTable: string, refFields: string[], onDelete: ReferentialAction = 'no action', onUpdate: ReferentialAction = 'no action'): ForeignKeyModel =>
-  ({ name, fields, refTable, refFields, onDelete, onUpdate });
+const int = (name: string, given: Partial<FieldModel> = {}) =>
+  field(name, { type: 'integer', dbType: 'integer', allowNull: false, ...given });
+const fk = (
+  name: string,
+  fields: string[],
+  refTable: string,
+  refFields: string[],
+  onDelete: ReferentialAction = 'no action',
+  onUpdate: ReferentialAction = 'no action',
+): ForeignKeyModel => ({ name, fields, refTable, refFields, onDelete, onUpdate });
 
 export const awkwardModel: PlatformModel = platform('awkward', [
   sqlService(1, 'my_db', 'sqlite', [
@@ -51,7 +58,11 @@ export const awkwardModel: PlatformModel = platform('awkward', [
     }),
     table('membership', {
       primaryKey: ['group_id', 'person_id'],
-      fields: [int('group_id', { isPrimaryKey: true }), int('person_id', { isPrimaryKey: true }), field('since', { type: 'datetime', dbType: 'datetime', default: { expression: "datetime('now')" } })],
+      fields: [
+        int('group_id', { isPrimaryKey: true }),
+        int('person_id', { isPrimaryKey: true }),
+        field('since', { type: 'datetime', dbType: 'datetime', default: { expression: "datetime('now')" } }),
+      ],
     }),
     table('membership_note', {
       fields: [id, int('group_id'), int('person_id'), field('text', { type: 'text', dbType: 'text' })],
@@ -81,12 +92,22 @@ export const awkwardModel: PlatformModel = platform('awkward', [
         field('mood', { dbType: 'mood', picklist: ['happy', 'so-so', ''], default: 'so-so' }),
       ],
     }),
-    table('audit', { sourceSchema: 'public', fields: [field('id', { type: 'bigid', dbType: 'bigint', allowNull: false, isPrimaryKey: true, autoIncrement: true })] }),
+    table('audit', {
+      sourceSchema: 'public',
+      fields: [field('id', { type: 'bigid', dbType: 'bigint', allowNull: false, isPrimaryKey: true, autoIncrement: true })],
+    }),
   ]),
   sqlService(3, 'shop', 'mysql', [
-    table('customer', { fields: [id, field('name', { dbType: 'varchar(100)', length: 100, allowNull: false }), field('kind', { dbType: "enum('a','b')" })] }),
+    table('customer', {
+      fields: [id, field('name', { dbType: 'varchar(100)', length: 100, allowNull: false }), field('kind', { dbType: "enum('a','b')" })],
+    }),
     table('order', {
-      fields: [id, int('customer_id'), int('agent_id', { allowNull: true }), field('flag', { type: 'boolean', dbType: 'tinyint(1)', default: 1 })],
+      fields: [
+        id,
+        int('customer_id'),
+        int('agent_id', { allowNull: true }),
+        field('flag', { type: 'boolean', dbType: 'tinyint(1)', default: 1 }),
+      ],
       foreignKeys: [
         fk('fk_order_agent', ['agent_id'], 'customer', ['id'], 'set null', 'cascade'),
         fk('fk_order_customer', ['customer_id'], 'customer', ['id'], 'set null', 'set default'),

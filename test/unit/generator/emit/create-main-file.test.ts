@@ -14,10 +14,16 @@ describe('createMainFile', () => {
 
   it('names the route schema file of each database service', () => {
     const text = createMainFile(
-      platform('p', [plain(1, 'system', 'System', 'system', ''), sqlService(2, 'run_server', 'sqlite', []), sqlService(3, 'run-server', 'sqlite', [])]),
+      platform('p', [
+        plain(1, 'system', 'System', 'system', ''),
+        sqlService(2, 'run_server', 'sqlite', []),
+        sqlService(3, 'run-server', 'sqlite', []),
+      ]),
       '..',
     );
-    expect(text).toContain('  routeFiles: [\n    new URL("./services/run_server/routes.json", import.meta.url),\n    new URL("./services/run-server/routes.json", import.meta.url),\n  ],');
+    expect(text).toContain(
+      '  routeFiles: [\n    new URL("./services/run_server/routes.json", import.meta.url),\n    new URL("./services/run-server/routes.json", import.meta.url),\n  ],',
+    );
   });
 
   it('is plain JavaScript importing only portico/runtime', () => {
@@ -33,7 +39,10 @@ describe('createMainFile', () => {
   });
 
   it('compiles a hook module to JavaScript with its types erased', () => {
-    const text = compileHookModule('hooks/contacts.ts', "import { defineHooks } from 'portico/runtime';\nimport type { Tables } from '../server/services/db/types.js';\nconst n: number = 1;\nexport default defineHooks<Tables>({});\n");
+    const text = compileHookModule(
+      'hooks/contacts.ts',
+      "import { defineHooks } from 'portico/runtime';\nimport type { Tables } from '../server/services/db/types.js';\nconst n: number = 1;\nexport default defineHooks<Tables>({});\n",
+    );
     expect(text).toContain("import { defineHooks } from 'portico/runtime';");
     expect(text).not.toContain('types.js');
     expect(text).toContain('const n = 1;');

@@ -32,12 +32,20 @@ describe('createPrismaFile', () => {
     ['an unknown column type', 'Model2faCodes', 'geom Unsupported("geometry")?'],
     ['a reserved scalar name', 'String2', '@@map("string")'],
     ['a composite key', 'Membership', '@@id([group_id, person_id])'],
-    ['a composite relation', 'MembershipNote', '@relation(fields: [group_id, person_id], references: [group_id, person_id], onDelete: Cascade, onUpdate: Cascade)'],
+    [
+      'a composite relation',
+      'MembershipNote',
+      '@relation(fields: [group_id, person_id], references: [group_id, person_id], onDelete: Cascade, onUpdate: Cascade)',
+    ],
     ['a one-to-one back relation', 'Person', 'profile_by_person_id Profile?'],
     ['a self relation, named', 'Node', 'node_by_parent_id2 Node[] @relation("Node_node_by_parent_id")'],
     ['two relations to one table, named', 'Person', 'message_by_sender_id Message[] @relation("Message_person_by_sender_id")'],
     ['a relation to a unique key', 'Message', 'references: [email]'],
-    ['no SetNull on a required column', 'Message', '@relation("Message_person_by_recipient_id", fields: [recipient_id], references: [id], onUpdate: NoAction)'],
+    [
+      'no SetNull on a required column',
+      'Message',
+      '@relation("Message_person_by_recipient_id", fields: [recipient_id], references: [id], onUpdate: NoAction)',
+    ],
     ['a table without a usable key, ignored', 'NoKey', '@@ignore'],
     ['no relation to an ignored model', 'Link', 'code Int @@map("link") }'],
   ])('maps %s', (_, model, text) => {
@@ -61,7 +69,11 @@ describe('createPrismaFile', () => {
     const text = schema('pg');
     expect(block(text, 'Contact')).toMatch(/mood\s+mood\?\s+@default\(so_so\)/);
     const enumBlock = /^enum mood \{\n([\s\S]*?)^\}/m.exec(text)![1];
-    expect(enumBlock.split('\n').map((line) => line.trim().replace(/\s+/g, ' ')).filter(Boolean))
-      .toEqual(['happy', 'so_so @map("so-so")', 'EMPTY_ENUM_VALUE @map("")', '@@schema("sales")']);
+    expect(
+      enumBlock
+        .split('\n')
+        .map((line) => line.trim().replace(/\s+/g, ' '))
+        .filter(Boolean),
+    ).toEqual(['happy', 'so_so @map("so-so")', 'EMPTY_ENUM_VALUE @map("")', '@@schema("sales")']);
   });
 });

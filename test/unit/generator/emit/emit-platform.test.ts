@@ -13,14 +13,23 @@ const options = { platformDirFromOutput: '..', templates: loadTemplates() };
 function reverseKeys<T>(value: T): T {
   if (Array.isArray(value)) return value.map(reverseKeys) as T;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([key, member]) => [key, reverseKeys(member)])) as T;
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([key, member]) => [key, reverseKeys(member)]),
+  ) as T;
 }
 
 describe('emitPlatform', () => {
   it('lists every output file, in path order', () => {
     expect([...emitPlatform(addressBookModel, options).keys()]).toEqual([
-      'README.md', 'main.mjs', 'model.json', 'openapi/db.json',
-      'prisma/db.prisma', 'services/db/routes.json', 'services/db/types.ts',
+      'README.md',
+      'main.mjs',
+      'model.json',
+      'openapi/db.json',
+      'prisma/db.prisma',
+      'services/db/routes.json',
+      'services/db/types.ts',
     ]);
   });
 

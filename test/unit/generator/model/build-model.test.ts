@@ -4,7 +4,8 @@ import { buildModel, serviceModels, type IntrospectionSnapshot } from '../../../
 import type { FieldModel, SqlServiceModel, TableModel } from '../../../../runtime/model/platform-model.js';
 import { fixtureRegistry } from '../config/fixture-kinds.js';
 
-const config = parseConfig(`
+const config = parseConfig(
+  `
 platform: { name: shop, title: Shop }
 services:
   - name: orders
@@ -30,20 +31,43 @@ admins:
     password: \${env:ADA_PASSWORD}
 system:
   database: postgres://portico@localhost/system
-`, 'platform.yaml', { env: { CRM_PASSWORD: 'x', ADMIN_KEY: 'c'.repeat(64), ADA_PASSWORD: 'p'.repeat(20) }, kinds: fixtureRegistry }).config;
+`,
+  'platform.yaml',
+  { env: { CRM_PASSWORD: 'x', ADMIN_KEY: 'c'.repeat(64), ADA_PASSWORD: 'p'.repeat(20) }, kinds: fixtureRegistry },
+).config;
 
 const empty: IntrospectionSnapshot = { services: {} };
 
 function field(name: string): FieldModel {
   return {
-    name, sourceName: name, label: name, type: 'integer', dbType: 'integer', length: null, precision: null, scale: null, default: null,
-    allowNull: false, isPrimaryKey: name === 'id', autoIncrement: false, isUnique: false, isForeignKey: false, refTable: null, refField: null,
+    name,
+    sourceName: name,
+    label: name,
+    type: 'integer',
+    dbType: 'integer',
+    length: null,
+    precision: null,
+    scale: null,
+    default: null,
+    allowNull: false,
+    isPrimaryKey: name === 'id',
+    autoIncrement: false,
+    isUnique: false,
+    isForeignKey: false,
+    refTable: null,
+    refField: null,
   };
 }
 
 function table(name: string): TableModel {
   return {
-    name, sourceName: name, sourceSchema: null, label: name, description: '', isView: false, primaryKey: ['id'],
+    name,
+    sourceName: name,
+    sourceSchema: null,
+    label: name,
+    description: '',
+    isView: false,
+    primaryKey: ['id'],
     fields: [field('id'), field('b'), field('a')],
     foreignKeys: [
       { name: 'fk_z', fields: ['b'], refTable: 'x', refFields: ['id'], onUpdate: 'no action', onDelete: 'cascade' },
@@ -75,8 +99,15 @@ describe('buildModel', () => {
 
   it('keeps the declared fields of services, env references unresolved', () => {
     expect(model.services[4]).toEqual({
-      id: 5, name: 'db', label: 'Main', type: 'sqlite', description: 'The embedded SQLite database.', is_active: true,
-      config: { database: 'data/db.sqlite', max_records: 1000 }, origin: 'builtin', kind: 'plain',
+      id: 5,
+      name: 'db',
+      label: 'Main',
+      type: 'sqlite',
+      description: 'The embedded SQLite database.',
+      is_active: true,
+      config: { database: 'data/db.sqlite', max_records: 1000 },
+      origin: 'builtin',
+      kind: 'plain',
     });
     expect(model.services[8]!.config).toEqual({ database: 'postgres://app:${env:CRM_PASSWORD}@localhost/crm', max_records: 1000 });
   });
@@ -84,8 +115,20 @@ describe('buildModel', () => {
   it('sorts roles by name and maps grants to the model', () => {
     expect(model.roles.map((role) => role.name)).toEqual(['auditor', 'writer']);
     expect(model.roles[1]).toEqual({
-      name: 'writer', description: '', is_active: true, origin: 'platform',
-      grants: [{ service: 'orders', component: '*', verbs: ['GET', 'POST'], requestor: ['api'], filters: [{ name: 'owner', operator: '=', value: '7' }], filterOp: 'or' }],
+      name: 'writer',
+      description: '',
+      is_active: true,
+      origin: 'platform',
+      grants: [
+        {
+          service: 'orders',
+          component: '*',
+          verbs: ['GET', 'POST'],
+          requestor: ['api'],
+          filters: [{ name: 'owner', operator: '=', value: '7' }],
+          filterOp: 'or',
+        },
+      ],
     });
   });
 
@@ -100,7 +143,9 @@ describe('buildModel', () => {
   });
 
   it('seeds administrators and maps the settings', () => {
-    expect(model.admins).toEqual([{ email: 'ada@example.com', password: '${env:ADA_PASSWORD}', name: 'ada@example.com', first_name: '', last_name: '' }]);
+    expect(model.admins).toEqual([
+      { email: 'ada@example.com', password: '${env:ADA_PASSWORD}', name: 'ada@example.com', first_name: '', last_name: '' },
+    ]);
     expect(model.settings).toEqual({
       systemDatabase: { type: 'pgsql', url: 'postgres://portico@localhost/system' },
       redisUrl: '',
@@ -112,13 +157,18 @@ describe('buildModel', () => {
       openRegistrationAppRoles: {},
       maxRecords: 1000,
     });
-    expect(buildModel({ ...config, system: { ...config.system, database: 'data/system.sqlite' } }, empty).settings.systemDatabase)
-      .toEqual({ type: 'sqlite', database: 'data/system.sqlite' });
+    expect(buildModel({ ...config, system: { ...config.system, database: 'data/system.sqlite' } }, empty).settings.systemDatabase).toEqual({
+      type: 'sqlite',
+      database: 'data/system.sqlite',
+    });
   });
 
   it('takes introspected services, sorted again, with the declared fields winning', () => {
     const introspected: SqlServiceModel = {
-      ...serviceModels(config)[7]!, label: 'stale label', kind: 'sql', dialect: 'sqlite',
+      ...serviceModels(config)[7]!,
+      label: 'stale label',
+      kind: 'sql',
+      dialect: 'sqlite',
       schema: { tables: [table('zeta'), table('Alpha'), table('beta')], routines: [] },
     };
     const built = buildModel(config, { services: { orders: introspected } });

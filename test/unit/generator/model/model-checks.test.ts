@@ -3,35 +3,86 @@ import { parseConfig } from '../../../../generator/config/load-config.js';
 import { buildModel, serviceModels, type IntrospectionSnapshot } from '../../../../generator/model/build-model.js';
 import { checkModel } from '../../../../generator/model/model-checks.js';
 import { formatDiagnostic } from '../../../../generator/diagnostics.js';
-import type { FieldModel, ServiceModel, SoapOperationModel, SoapServiceModel, SqlServiceModel, TableModel } from '../../../../runtime/model/platform-model.js';
+import type {
+  FieldModel,
+  ServiceModel,
+  SoapOperationModel,
+  SoapServiceModel,
+  SqlServiceModel,
+  TableModel,
+} from '../../../../runtime/model/platform-model.js';
 import { fixtureRegistry } from '../config/fixture-kinds.js';
 
 function field(name: string, type: FieldModel['type'] = 'integer'): FieldModel {
   return {
-    name, sourceName: name, label: name, type, dbType: type === 'integer' ? 'integer' : 'text', length: null, precision: null, scale: null,
-    default: null, allowNull: true, isPrimaryKey: name === 'id', autoIncrement: false, isUnique: false, isForeignKey: false, refTable: null, refField: null,
+    name,
+    sourceName: name,
+    label: name,
+    type,
+    dbType: type === 'integer' ? 'integer' : 'text',
+    length: null,
+    precision: null,
+    scale: null,
+    default: null,
+    allowNull: true,
+    isPrimaryKey: name === 'id',
+    autoIncrement: false,
+    isUnique: false,
+    isForeignKey: false,
+    refTable: null,
+    refField: null,
   };
 }
 
 function table(name: string, fields: FieldModel[], relations: TableModel['relations'] = []): TableModel {
   return {
-    name, sourceName: name, sourceSchema: 'public', label: name, description: '', isView: false, primaryKey: ['id'],
-    fields, foreignKeys: [], uniqueKeys: [], relations,
+    name,
+    sourceName: name,
+    sourceSchema: 'public',
+    label: name,
+    description: '',
+    isView: false,
+    primaryKey: ['id'],
+    fields,
+    foreignKeys: [],
+    uniqueKeys: [],
+    relations,
   };
 }
 
 function operation(sourceName: string): SoapOperationModel {
   return {
-    name: sourceName, sourceName, description: '', style: 'document', use: 'literal', soapAction: '', soapVersions: ['1.1'],
-    input: { wrapper: null, schema: { type: 'object' } }, output: null, simpleInput: true,
+    name: sourceName,
+    sourceName,
+    description: '',
+    style: 'document',
+    use: 'literal',
+    soapAction: '',
+    soapVersions: ['1.1'],
+    input: { wrapper: null, schema: { type: 'object' } },
+    output: null,
+    simpleInput: true,
   };
 }
 
 const tables = [
   table('customer', [field('id'), field('name', 'string'), field('owner_id')]),
-  table('orders', [field('id'), field('customer_id'), field('total'), field('owner_id')], [
-    { name: 'customer_by_customer_id', type: 'belongs_to', field: ['customer_id'], refTable: 'customer', refField: ['id'], junctionTable: null, junctionField: null, junctionRefField: null },
-  ]),
+  table(
+    'orders',
+    [field('id'), field('customer_id'), field('total'), field('owner_id')],
+    [
+      {
+        name: 'customer_by_customer_id',
+        type: 'belongs_to',
+        field: ['customer_id'],
+        refTable: 'customer',
+        refField: ['id'],
+        junctionTable: null,
+        junctionField: null,
+        junctionRefField: null,
+      },
+    ],
+  ),
 ];
 
 /** What introspection would find: a PostgreSQL database with two tables and two routines, a WSDL with two operations. */
@@ -40,17 +91,27 @@ function snapshot(yamlConfig: ReturnType<typeof parseConfig>['config']): Introsp
   for (const service of serviceModels(yamlConfig)) {
     if (service.name === 'shop') {
       const sql: SqlServiceModel = {
-        ...service, kind: 'sql', dialect: 'postgres',
-        schema: { tables, routines: [
-          { name: 'restock', sourceName: 'restock', kind: 'procedure', returnType: null, params: [] },
-          { name: 'total_of', sourceName: 'total_of', kind: 'function', returnType: 'numeric', params: [] },
-        ] },
+        ...service,
+        kind: 'sql',
+        dialect: 'postgres',
+        schema: {
+          tables,
+          routines: [
+            { name: 'restock', sourceName: 'restock', kind: 'procedure', returnType: null, params: [] },
+            { name: 'total_of', sourceName: 'total_of', kind: 'function', returnType: 'numeric', params: [] },
+          ],
+        },
       };
       services.shop = sql;
     }
     if (service.name === 'weather') {
       const soap: SoapServiceModel = {
-        ...service, kind: 'soap', wsdl: 'weather.wsdl', endpoints: {}, definitions: {}, warnings: [],
+        ...service,
+        kind: 'soap',
+        wsdl: 'weather.wsdl',
+        endpoints: {},
+        definitions: {},
+        warnings: [],
         operations: [operation('GetWeather'), operation('Get_Forecast')],
       };
       services.weather = soap;
@@ -76,40 +137,44 @@ function problems(grants: string[], options: { unavailable?: Set<string> } = {})
 
 describe('checkModel: grants', () => {
   it('accepts what exists, named in any case, and wildcards that match', () => {
-    expect(problems([
-      '      - { service: shop, component: "*" }',
-      '      - { service: shop, component: "" }',
-      '      - { service: shop, component: _table }',
-      '      - { service: shop, component: "_table/*" }',
-      '      - { service: shop, component: _table/Customer }',
-      '      - { service: shop, component: "/_table/orders/" }',
-      '      - { service: shop, component: "_table/orders/*" }',
-      '      - { service: shop, component: _table/orders/5 }',
-      '      - { service: shop, component: "_table/ord*" }',
-      '      - { service: shop, component: _schema/new_table }',
-      '      - { service: shop, component: "_proc/*" }',
-      '      - { service: shop, component: _proc/restock }',
-      '      - { service: shop, component: _func/total_of }',
-      '      - { service: weather, component: GetWeather }',
-      '      - { service: weather, component: getweather }',
-      '      - { service: weather, component: getforecast }',
-      '      - { service: weather, component: Get_Forecast }',
-      '      - { service: weather, component: "get*" }',
-      '      - { service: "*", component: "*" }',
-      '      - { service: files, component: "some/dir/*" }',
-    ])).toEqual([]);
+    expect(
+      problems([
+        '      - { service: shop, component: "*" }',
+        '      - { service: shop, component: "" }',
+        '      - { service: shop, component: _table }',
+        '      - { service: shop, component: "_table/*" }',
+        '      - { service: shop, component: _table/Customer }',
+        '      - { service: shop, component: "/_table/orders/" }',
+        '      - { service: shop, component: "_table/orders/*" }',
+        '      - { service: shop, component: _table/orders/5 }',
+        '      - { service: shop, component: "_table/ord*" }',
+        '      - { service: shop, component: _schema/new_table }',
+        '      - { service: shop, component: "_proc/*" }',
+        '      - { service: shop, component: _proc/restock }',
+        '      - { service: shop, component: _func/total_of }',
+        '      - { service: weather, component: GetWeather }',
+        '      - { service: weather, component: getweather }',
+        '      - { service: weather, component: getforecast }',
+        '      - { service: weather, component: Get_Forecast }',
+        '      - { service: weather, component: "get*" }',
+        '      - { service: "*", component: "*" }',
+        '      - { service: files, component: "some/dir/*" }',
+      ]),
+    ).toEqual([]);
   });
 
   it('reports missing tables, routines, resources and operations with did-you-mean', () => {
-    expect(problems([
-      '      - { service: shop, component: _table/custmer }',
-      '      - { service: shop, component: _tabel/orders }',
-      '      - { service: shop, component: "_table/x*" }',
-      '      - { service: shop, component: _proc/restok }',
-      '      - { service: shop, component: _func/restock }',
-      '      - { service: weather, component: GetWether }',
-      '      - { service: weather, component: "set*" }',
-    ])).toEqual([
+    expect(
+      problems([
+        '      - { service: shop, component: _table/custmer }',
+        '      - { service: shop, component: _tabel/orders }',
+        '      - { service: shop, component: "_table/x*" }',
+        '      - { service: shop, component: _proc/restok }',
+        '      - { service: shop, component: _func/restock }',
+        '      - { service: weather, component: GetWether }',
+        '      - { service: weather, component: "set*" }',
+      ]),
+    ).toEqual([
       "platform.yaml:8:37: Unknown table 'custmer' in roles[0].grants[0] (role 'clerk'): service 'shop' has no such table. Did you mean 'customer'? [PCO202]",
       "platform.yaml:9:37: Unknown resource '_tabel' in roles[0].grants[1] (role 'clerk'): a component of service 'shop' starts with '_table', '_schema', '_proc' or '_func'. Did you mean '_table'? [PCO202]",
       "platform.yaml:10:37: '_table/x*' in roles[0].grants[2] (role 'clerk') matches nothing in service 'shop'. [PCO202]",
@@ -127,38 +192,42 @@ describe('checkModel: grants', () => {
 
 describe('checkModel: row filters', () => {
   it('accepts columns of every covered table, related fields, lookups and typed values', () => {
-    expect(problems([
-      '      - service: shop',
-      '        component: "_table/*"',
-      '        filters:',
-      '          - { name: owner_id, operator: "=", value: "{user.id}" }',
-      '          - { name: id, operator: in, value: "(1, 2)" }',
-      '      - service: shop',
-      '        component: _table/orders',
-      '        filters:',
-      '          - { name: customer_by_customer_id.name, operator: like, value: "A%" }',
-      '          - { name: total, operator: ">", value: 10 }',
-    ])).toEqual([]);
+    expect(
+      problems([
+        '      - service: shop',
+        '        component: "_table/*"',
+        '        filters:',
+        '          - { name: owner_id, operator: "=", value: "{user.id}" }',
+        '          - { name: id, operator: in, value: "(1, 2)" }',
+        '      - service: shop',
+        '        component: _table/orders',
+        '        filters:',
+        '          - { name: customer_by_customer_id.name, operator: like, value: "A%" }',
+        '          - { name: total, operator: ">", value: 10 }',
+      ]),
+    ).toEqual([]);
   });
 
   it('reports missing columns, invalid filters and values the column cannot take, each at its place', () => {
-    expect(problems([
-      '      - service: shop',
-      '        component: _table/orders',
-      '        filters:',
-      '          - { name: totl, operator: ">", value: 1 }',
-      '          - { name: id, operator: in, value: "(1,,2)" }',
-      '          - { name: id, operator: ">", value: "null" }',
-      '          - { name: id, operator: ">", value: abc }',
-      '          - { name: customer_by_customer_id.nme, operator: "=", value: x }',
-      '      - service: shop',
-      '        component: "*"',
-      '        filters:',
-      '          - { name: customer_id, operator: "=", value: 1 }',
-      '      - service: "*"',
-      '        filters:',
-      '          - { name: ownr_id, operator: "=", value: 1 }',
-    ])).toEqual([
+    expect(
+      problems([
+        '      - service: shop',
+        '        component: _table/orders',
+        '        filters:',
+        '          - { name: totl, operator: ">", value: 1 }',
+        '          - { name: id, operator: in, value: "(1,,2)" }',
+        '          - { name: id, operator: ">", value: "null" }',
+        '          - { name: id, operator: ">", value: abc }',
+        '          - { name: customer_by_customer_id.nme, operator: "=", value: x }',
+        '      - service: shop',
+        '        component: "*"',
+        '        filters:',
+        '          - { name: customer_id, operator: "=", value: 1 }',
+        '      - service: "*"',
+        '        filters:',
+        '          - { name: ownr_id, operator: "=", value: 1 }',
+      ]),
+    ).toEqual([
       "platform.yaml:11:21: Row filter field 'totl' in roles[0].grants[0] (role 'clerk') is not a column of table 'orders' of service 'shop'. Did you mean 'total'? [PCO203]",
       "platform.yaml:12:46: Row filter 'id in (1,,2)' in roles[0].grants[0] (role 'clerk') is invalid: the list has an empty item. [PCO204]",
       "platform.yaml:13:47: Row filter 'id > null' in roles[0].grants[0] (role 'clerk') is invalid: null can only be compared with = or !=, not >. [PCO204]",

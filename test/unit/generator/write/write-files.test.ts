@@ -81,12 +81,29 @@ describe('verifyFiles', () => {
     await writeFiles(dir, files({ 'main.ts': `${HEADER}one\ntwo\nthree\n`, 'old.ts': `${HEADER}old\n` }));
     const report = await verifyFiles(dir, files({ 'main.ts': `${HEADER}one\n2\nthree\n`, 'new.ts': `${HEADER}new\n` }));
     expect(report).toMatchObject({ added: ['new.ts'], changed: ['main.ts'], removed: ['old.ts'], upToDate: false });
-    expect(report.diff).toBe([
-      '--- a/main.ts', '+++ b/main.ts', '@@ -1,4 +1,4 @@', ` ${HEADER.trimEnd()}`, ' one', '-two', '+2', ' three',
-      '--- /dev/null', '+++ b/new.ts', '@@ -0,0 +1,2 @@', `+${HEADER.trimEnd()}`, '+new',
-      '--- a/old.ts', '+++ /dev/null', '@@ -1,2 +0,0 @@', `-${HEADER.trimEnd()}`, '-old',
-      '',
-    ].join('\n'));
+    expect(report.diff).toBe(
+      [
+        '--- a/main.ts',
+        '+++ b/main.ts',
+        '@@ -1,4 +1,4 @@',
+        ` ${HEADER.trimEnd()}`,
+        ' one',
+        '-two',
+        '+2',
+        ' three',
+        '--- /dev/null',
+        '+++ b/new.ts',
+        '@@ -0,0 +1,2 @@',
+        `+${HEADER.trimEnd()}`,
+        '+new',
+        '--- a/old.ts',
+        '+++ /dev/null',
+        '@@ -1,2 +0,0 @@',
+        `-${HEADER.trimEnd()}`,
+        '-old',
+        '',
+      ].join('\n'),
+    );
     expect(read('main.ts')).toBe(`${HEADER}one\ntwo\nthree\n`);
     expect(fs.existsSync(path.join(dir, 'new.ts'))).toBe(false);
   });

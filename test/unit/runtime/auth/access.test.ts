@@ -4,17 +4,40 @@ import { UnauthorizedError } from '../../../../runtime/core/errors.js';
 import type { AppPrincipal, Grant, RolePrincipal, UserPrincipal } from '../../../../runtime/auth/principals.js';
 
 const grant = (service: string | null, component: string, verbMask: number, extra: Partial<Grant> = {}): Grant => ({
-  service, component, verbMask, requestorMask: 1, filters: [], filterOp: 'and', ...extra,
+  service,
+  component,
+  verbMask,
+  requestorMask: 1,
+  filters: [],
+  filterOp: 'and',
+  ...extra,
 });
 const role = (grants: Grant[], isActive = true): RolePrincipal => ({ id: 7, name: 'reader', isActive, grants });
 const app: AppPrincipal = { id: 4, name: 'addressbook', isActive: true, roleId: 7 };
-const user = (isSysAdmin = false): UserPrincipal => ({ id: 2, email: 'u@x.io', name: 'U', isSysAdmin, isAdminAccount: isSysAdmin, isActive: true, tokensValidAfter: 0, appRoles: new Map() });
+const user = (isSysAdmin = false): UserPrincipal => ({
+  id: 2,
+  email: 'u@x.io',
+  name: 'U',
+  isSysAdmin,
+  isAdminAccount: isSysAdmin,
+  isActive: true,
+  tokensValidAfter: 0,
+  appRoles: new Map(),
+});
 /** An administrator with a role assignment: roles govern them (reference 6.3). */
 const restricted = (): UserPrincipal => ({ ...user(), isAdminAccount: true, appRoles: new Map([[4, 7]]) });
 
 const base: AccessRequest = {
-  verb: 'GET', service: 'db', component: '_table/contact', apiKeyGiven: true, app, tokenError: null,
-  user: null, role: role([grant('db', '_table/*', 1)]), exception: false, adminOnly: false,
+  verb: 'GET',
+  service: 'db',
+  component: '_table/contact',
+  apiKeyGiven: true,
+  app,
+  tokenError: null,
+  user: null,
+  role: role([grant('db', '_table/*', 1)]),
+  exception: false,
+  adminOnly: false,
 };
 
 describe('decideAccess', () => {
@@ -32,25 +55,69 @@ describe('decideAccess', () => {
     ['admin-only resource, non-admin user', { adminOnly: true, user: user() }, 403, /Only administrators/],
     ['no role, anonymous', { role: null }, 401],
     ['no role, user', { role: null, user: user() }, 403, /Role not found/],
-    ['inactive role', { role: role([grant('db', '*', 31)], false), user: user() }, 403, /^Access Forbidden. The role assigned to you or your application or the default role of your application is not active.$/],
+    [
+      'inactive role',
+      { role: role([grant('db', '*', 31)], false), user: user() },
+      403,
+      /^Access Forbidden. The role assigned to you or your application or the default role of your application is not active.$/,
+    ],
     ['inactive role, anonymous app', { role: role([grant('db', '*', 31)], false) }, 403, /not active/],
     ['inactive app on a login endpoint', { app: { ...app, isActive: false }, exception: true }, 403, /App is not active/],
-    ['revoked token', { tokenError: new UnauthorizedError('Invalid token: Session terminated. Please re-login.'), user: null }, 401, /Session terminated/],
-    ['bad token with an admin-only resource', { adminOnly: true, tokenError: new UnauthorizedError('Invalid token: x') }, 401, /Invalid token/],
-    ['admin-only resource, no credentials', { adminOnly: true, apiKeyGiven: false, app: null, role: null }, 401, /No session token or API Key detected/],
+    [
+      'revoked token',
+      { tokenError: new UnauthorizedError('Invalid token: Session terminated. Please re-login.'), user: null },
+      401,
+      /Session terminated/,
+    ],
+    [
+      'bad token with an admin-only resource',
+      { adminOnly: true, tokenError: new UnauthorizedError('Invalid token: x') },
+      401,
+      /Invalid token/,
+    ],
+    [
+      'admin-only resource, no credentials',
+      { adminOnly: true, apiKeyGiven: false, app: null, role: null },
+      401,
+      /No session token or API Key detected/,
+    ],
     ['admin-only resource, administrator', { adminOnly: true, user: user(true) }, 'allowed'],
     ['user with a token only, no app', { apiKeyGiven: false, app: null, role: null, user: user() }, 401, /^No API Key provided\./],
-    ['user with a token only, admin-only resource', { apiKeyGiven: false, app: null, role: null, user: user(), adminOnly: true }, 403, /Only administrators/],
+    [
+      'user with a token only, admin-only resource',
+      { apiKeyGiven: false, app: null, role: null, user: user(), adminOnly: true },
+      403,
+      /Only administrators/,
+    ],
     ['granted verb, user', { user: user() }, 'allowed'],
     ['every-service grant', { role: role([grant(null, '*', 1)]), user: user() }, 'allowed'],
     ['granted verb, anonymous app', {}, 'allowed'],
     ['verb not granted, user', { verb: 'POST', user: user() }, 403, /POST access to component '_table\/contact' of service 'db'/],
     ['verb not granted, anonymous', { verb: 'DELETE' }, 401],
     ['service root denied', { component: '', user: user(), role: role([grant('db', '_table/*', 1)]) }, 403, /access to service 'db'/],
-    ['admin-only resource, restricted administrator granted it', { adminOnly: true, user: restricted(), service: 'system', component: 'admin/3', role: role([grant('system', 'admin/*', 1)]) }, 'allowed'],
-    ['admin-only resource, restricted administrator not granted it', { adminOnly: true, user: restricted(), service: 'system', component: 'user', role: role([grant('system', 'admin/*', 1)]) }, 403, /GET access to component 'user' of service 'system'/],
-    ['restricted administrator, a service the role does not name', { user: restricted(), role: role([grant('system', 'admin/*', 1)]) }, 403, /of service 'db'/],
-    ['admin-only resource, user granted it', { adminOnly: true, user: user(), service: 'system', component: 'admin', role: role([grant('system', '*', 31)]) }, 403, /Only administrators/],
+    [
+      'admin-only resource, restricted administrator granted it',
+      { adminOnly: true, user: restricted(), service: 'system', component: 'admin/3', role: role([grant('system', 'admin/*', 1)]) },
+      'allowed',
+    ],
+    [
+      'admin-only resource, restricted administrator not granted it',
+      { adminOnly: true, user: restricted(), service: 'system', component: 'user', role: role([grant('system', 'admin/*', 1)]) },
+      403,
+      /GET access to component 'user' of service 'system'/,
+    ],
+    [
+      'restricted administrator, a service the role does not name',
+      { user: restricted(), role: role([grant('system', 'admin/*', 1)]) },
+      403,
+      /of service 'db'/,
+    ],
+    [
+      'admin-only resource, user granted it',
+      { adminOnly: true, user: user(), service: 'system', component: 'admin', role: role([grant('system', '*', 31)]) },
+      403,
+      /Only administrators/,
+    ],
   ];
   it.each(cases)('%s', (_name, change, want, message) => {
     const decision = decideAccess({ ...base, ...change });
@@ -79,12 +146,54 @@ describe('matchGrant', () => {
     ['a component does not cover a longer name', [grant('db', '_table/contact', 1)], 'db', '_table/contact2', 'GET', false],
     ['a component does not cover its parent', [grant('db', '_table/contact', 1)], 'db', '_table', 'GET', false],
     ['the service root does not cover components', [grant('db', '', 1)], 'db', '_table/contact', 'GET', false],
-    ['a component keeps its records read-only under a service-wide grant', [grant('db', '*', 31), grant('db', '_table/contact', 1)], 'db', '_table/contact/5', 'DELETE', false],
-    ['a component keeps its records read-only under a table wildcard', [grant('db', '_table/*', 31), grant('db', '_table/contact', 1)], 'db', '_table/contact/5', 'PATCH', false],
-    ['a component and its wildcard add up on records', [grant('db', '_table/contact', 1), grant('db', '_table/contact/*', 2)], 'db', '_table/contact/5', 'POST', true],
-    ['the longer covered path wins', [grant('db', '_table/con*', 31), grant('db', '_table/contact', 1)], 'db', '_table/contact/5', 'POST', false],
-    ['a record grant wins over its table', [grant('db', '_table/contact', 1), grant('db', '_table/contact/5', 16)], 'db', '_table/contact/5', 'DELETE', true],
-    ['an exact component wins over its wildcard', [grant('db', '_table/contact/*', 31), grant('db', '_table/contact', 1)], 'db', '_table/contact', 'POST', false],
+    [
+      'a component keeps its records read-only under a service-wide grant',
+      [grant('db', '*', 31), grant('db', '_table/contact', 1)],
+      'db',
+      '_table/contact/5',
+      'DELETE',
+      false,
+    ],
+    [
+      'a component keeps its records read-only under a table wildcard',
+      [grant('db', '_table/*', 31), grant('db', '_table/contact', 1)],
+      'db',
+      '_table/contact/5',
+      'PATCH',
+      false,
+    ],
+    [
+      'a component and its wildcard add up on records',
+      [grant('db', '_table/contact', 1), grant('db', '_table/contact/*', 2)],
+      'db',
+      '_table/contact/5',
+      'POST',
+      true,
+    ],
+    [
+      'the longer covered path wins',
+      [grant('db', '_table/con*', 31), grant('db', '_table/contact', 1)],
+      'db',
+      '_table/contact/5',
+      'POST',
+      false,
+    ],
+    [
+      'a record grant wins over its table',
+      [grant('db', '_table/contact', 1), grant('db', '_table/contact/5', 16)],
+      'db',
+      '_table/contact/5',
+      'DELETE',
+      true,
+    ],
+    [
+      'an exact component wins over its wildcard',
+      [grant('db', '_table/contact/*', 31), grant('db', '_table/contact', 1)],
+      'db',
+      '_table/contact',
+      'POST',
+      false,
+    ],
     ['more specific class replaces', [grant('db', '*', 3), grant('db', '_table/contact', 1)], 'db', '_table/contact', 'POST', false],
     ['less specific applies elsewhere', [grant('db', '*', 3), grant('db', '_table/contact', 1)], 'db', '_table/other', 'POST', true],
     ['masks of one class add up', [grant('db', '_table/*', 1), grant('db', '_table/*', 2)], 'db', '_table/x', 'POST', true],
@@ -109,7 +218,10 @@ describe('matchGrant', () => {
 });
 
 describe('resolveRole', () => {
-  const roles = new Map([[7, role([])], [9, { ...role([]), id: 9, name: 'editor' }]]);
+  const roles = new Map([
+    [7, role([])],
+    [9, { ...role([]), id: 9, name: 'editor' }],
+  ]);
   it('takes the user role for the app, else the app default', () => {
     expect(resolveRole(null, app, roles)?.id).toBe(7);
     expect(resolveRole({ ...user(), appRoles: new Map([[4, 9]]) }, app, roles)?.id).toBe(9);

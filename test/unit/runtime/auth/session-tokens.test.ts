@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createSessionTokens } from '../../../../runtime/auth/session-tokens.js';
 
-const clock = { time: Date.UTC(2026, 0, 1), now() { return this.time; } };
+const clock = {
+  time: Date.UTC(2026, 0, 1),
+  now() {
+    return this.time;
+  },
+};
 
 describe('session tokens', () => {
   const tokens = createSessionTokens('s'.repeat(64), clock);
@@ -19,7 +24,9 @@ describe('session tokens', () => {
   it('refuses tampered, foreign and malformed tokens', () => {
     const { token } = tokens.issue(7, 60);
     const [header, payload, signature] = token.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), user_id: 1 })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), user_id: 1 })).toString(
+      'base64url',
+    );
     expect(() => tokens.verify(`${header}.${forged}.${signature}`)).toThrow(/Invalid token/);
     expect(() => createSessionTokens('t'.repeat(64), clock).verify(token)).toThrow(/Invalid token/);
     expect(() => tokens.verify('not-a-token')).toThrow(/Invalid token/);

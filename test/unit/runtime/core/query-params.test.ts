@@ -3,17 +3,40 @@ import { parseCommonParams, parseOrder, toBool } from '../../../../runtime/core/
 
 describe('parseCommonParams', () => {
   it('reads aliases and lenient forms real clients send', () => {
-    const params = parseCommonParams({ select: 'id, first_name', where: 'id>1', top: '10', skip: '20', sort: 'last_name+DESC,first_name asc', include_count: '1' });
+    const params = parseCommonParams({
+      select: 'id, first_name',
+      where: 'id>1',
+      top: '10',
+      skip: '20',
+      sort: 'last_name+DESC,first_name asc',
+      include_count: '1',
+    });
     expect(params).toMatchObject({
-      fields: ['id', 'first_name'], filter: 'id>1', limit: 10, offset: 20, includeCount: true,
-      order: [{ field: 'last_name', direction: 'desc' }, { field: 'first_name', direction: 'asc' }],
+      fields: ['id', 'first_name'],
+      filter: 'id>1',
+      limit: 10,
+      offset: 20,
+      includeCount: true,
+      order: [
+        { field: 'last_name', direction: 'desc' },
+        { field: 'first_name', direction: 'asc' },
+      ],
     });
   });
   it('treats empty values, limit=0 and fields=* as absent', () => {
-    expect(parseCommonParams({ limit: '0', offset: '', fields: '*', related: '' })).toMatchObject({ limit: null, offset: 0, fields: null, related: null });
+    expect(parseCommonParams({ limit: '0', offset: '', fields: '*', related: '' })).toMatchObject({
+      limit: null,
+      offset: 0,
+      fields: null,
+      related: null,
+    });
   });
   it('takes options from the body under the query', () => {
-    expect(parseCommonParams({ limit: '5' }, { limit: 9, filter: 'a=1', ids: [1, 2] })).toMatchObject({ limit: 5, filter: 'a=1', ids: ['1', '2'] });
+    expect(parseCommonParams({ limit: '5' }, { limit: 9, filter: 'a=1', ids: [1, 2] })).toMatchObject({
+      limit: 5,
+      filter: 'a=1',
+      ids: ['1', '2'],
+    });
   });
   it.each([
     [{ limit: 'ten' }, /'limit' must be an integer/],
@@ -27,10 +50,21 @@ describe('parseCommonParams', () => {
 });
 
 describe('toBool and parseOrder', () => {
-  it.each([['true', true], ['1', true], ['YES', true], ['t', true], ['false', false], ['0', false], ['', false]])('%s -> %s', (text, want) => {
+  it.each([
+    ['true', true],
+    ['1', true],
+    ['YES', true],
+    ['t', true],
+    ['false', false],
+    ['0', false],
+    ['', false],
+  ])('%s -> %s', (text, want) => {
     expect(toBool(text)).toBe(want);
   });
   it('parses several terms', () => {
-    expect(parseOrder('a, b DESC')).toEqual([{ field: 'a', direction: 'asc' }, { field: 'b', direction: 'desc' }]);
+    expect(parseOrder('a, b DESC')).toEqual([
+      { field: 'a', direction: 'asc' },
+      { field: 'b', direction: 'desc' },
+    ]);
   });
 });

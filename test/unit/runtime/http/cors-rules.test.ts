@@ -9,15 +9,28 @@ beforeAll(async () => {
   db = await openSystemDb(':memory:');
   const audit = { created_date: '', last_modified_date: '', created_by_id: null, last_modified_by_id: null };
   const rule = (path: string, origin: string, method: number, extra: Record<string, unknown> = {}) => ({
-    path, origin, method, description: '', header: '', exposed_header: '', max_age: 0, supports_credentials: 0, enabled: 1, ...audit, ...extra,
+    path,
+    origin,
+    method,
+    description: '',
+    header: '',
+    exposed_header: '',
+    max_age: 0,
+    supports_credentials: 0,
+    enabled: 1,
+    ...audit,
+    ...extra,
   });
-  await db.insertInto('cors_config').values([
-    rule('*', 'https://any.example', 1),
-    rule('api/v2/*', 'https://app.example', 3, { header: 'X-One, X-Two', max_age: 60 }),
-    rule('api/v2/db/*', '*', 31, { supports_credentials: 1 }),
-    rule('^api/v2/(user|files)/', '*', 1, { enabled: 0 }),
-    rule('^api/v2/logs/', 'https://logs.example', 1),
-  ]).execute();
+  await db
+    .insertInto('cors_config')
+    .values([
+      rule('*', 'https://any.example', 1),
+      rule('api/v2/*', 'https://app.example', 3, { header: 'X-One, X-Two', max_age: 60 }),
+      rule('api/v2/db/*', '*', 31, { supports_credentials: 1 }),
+      rule('^api/v2/(user|files)/', '*', 1, { enabled: 0 }),
+      rule('^api/v2/logs/', 'https://logs.example', 1),
+    ])
+    .execute();
   rules = new CorsRules(db);
   await rules.reload();
 });
@@ -39,9 +52,11 @@ describe('CorsRules.decide', () => {
     if (methods) expect(decision.methods).toEqual(methods);
   });
 
-  it('allows the spec\'s headers, their aliases and the rule\'s own', () => {
+  it("allows the spec's headers, their aliases and the rule's own", () => {
     const decision = rules.decide('api/v2/system/app', 'https://app.example');
-    expect(decision.allowedHeaders).toEqual(expect.arrayContaining(['X-Service-API-Key', 'X-DreamFactory-Session-Token', 'X-One', 'X-Two']));
+    expect(decision.allowedHeaders).toEqual(
+      expect.arrayContaining(['X-Service-API-Key', 'X-DreamFactory-Session-Token', 'X-One', 'X-Two']),
+    );
     expect(decision.maxAge).toBe(60);
   });
 

@@ -15,6 +15,12 @@ describe('names', () => {
 
   it('hands out each name once, suffixing 2, 3, ... in call order', () => {
     const name = uniqueNamer(['Tables']);
-    expect(['Contact', 'Contact', 'Tables', 'Contact', 'Contact2'].map(name)).toEqual(['Contact', 'Contact2', 'Tables2', 'Contact3', 'Contact22']);
+    expect(['Contact', 'Contact', 'Tables', 'Contact', 'Contact2'].map(name)).toEqual([
+      'Contact',
+      'Contact2',
+      'Tables2',
+      'Contact3',
+      'Contact22',
+    ]);
   });
 });

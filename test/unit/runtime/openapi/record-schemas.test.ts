@@ -3,7 +3,13 @@ import addFormatsModule from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
 import type { FieldModel } from '../../../../runtime/model/platform-model.js';
-import { fieldJsonSchema, insertJsonSchema, recordJsonSchema, tableRouteSchemas, updateJsonSchema } from '../../../../runtime/openapi/record-schemas.js';
+import {
+  fieldJsonSchema,
+  insertJsonSchema,
+  recordJsonSchema,
+  tableRouteSchemas,
+  updateJsonSchema,
+} from '../../../../runtime/openapi/record-schemas.js';
 import { field, table } from '../../../golden/fixtures/model-builders.js';
 import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
 
@@ -16,21 +22,64 @@ function fastifyAjv(): Ajv {
 
 describe('fieldJsonSchema', () => {
   it.each<[string, Partial<FieldModel>, Record<string, unknown>]>([
-    ['auto-increment key', { type: 'id', dbType: 'integer', allowNull: false, autoIncrement: true }, { type: 'integer', description: 'integer', readOnly: true }],
-    ['nullable varchar', { type: 'string', dbType: 'varchar(40)', length: 40 }, { type: 'string', description: 'varchar(40)', maxLength: 40, nullable: true }],
+    [
+      'auto-increment key',
+      { type: 'id', dbType: 'integer', allowNull: false, autoIncrement: true },
+      { type: 'integer', description: 'integer', readOnly: true },
+    ],
+    [
+      'nullable varchar',
+      { type: 'string', dbType: 'varchar(40)', length: 40 },
+      { type: 'string', description: 'varchar(40)', maxLength: 40, nullable: true },
+    ],
     ['text ignores length', { type: 'text', dbType: 'text', length: 65535, allowNull: false }, { type: 'string', description: 'text' }],
     ['boolean', { type: 'boolean', dbType: 'tinyint(1)', allowNull: false }, { type: 'boolean', description: 'tinyint(1)' }],
     ['decimal', { type: 'decimal', dbType: 'numeric(10,2)', allowNull: false }, { type: 'number', description: 'numeric(10,2)' }],
     ['money is text', { type: 'money', dbType: 'money', allowNull: false }, { type: 'string', description: 'money' }],
     ['json admits anything', { type: 'json', dbType: 'json' }, { description: 'json' }],
-    ['array typed by element', { type: 'array', dbType: 'text[]', allowNull: false }, { type: 'array', items: { type: 'string' }, description: 'text[]' }],
-    ['array of an unknown element', { type: 'array', dbType: 'anyarray', allowNull: false }, { type: 'array', items: {}, description: 'anyarray' }],
-    ['bigint: number or digits', { type: 'bigint', dbType: 'bigint', allowNull: false }, { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }], description: 'bigint: a number, or a string beyond 2^53' }],
-    ['bigserial key, nullable branches', { type: 'id', dbType: 'bigint', allowNull: true, autoIncrement: true }, { anyOf: [{ type: 'integer', nullable: true }, { type: 'string', pattern: '^-?[0-9]+$', nullable: true }], description: 'bigint: a number, or a string beyond 2^53', readOnly: true }],
-    ['filled on create', { type: 'timestamp_on_create', dbType: 'timestamp', default: { expression: 'CURRENT_TIMESTAMP' } }, { type: 'string', description: 'timestamp', nullable: true, readOnly: true }],
+    [
+      'array typed by element',
+      { type: 'array', dbType: 'text[]', allowNull: false },
+      { type: 'array', items: { type: 'string' }, description: 'text[]' },
+    ],
+    [
+      'array of an unknown element',
+      { type: 'array', dbType: 'anyarray', allowNull: false },
+      { type: 'array', items: {}, description: 'anyarray' },
+    ],
+    [
+      'bigint: number or digits',
+      { type: 'bigint', dbType: 'bigint', allowNull: false },
+      { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }], description: 'bigint: a number, or a string beyond 2^53' },
+    ],
+    [
+      'bigserial key, nullable branches',
+      { type: 'id', dbType: 'bigint', allowNull: true, autoIncrement: true },
+      {
+        anyOf: [
+          { type: 'integer', nullable: true },
+          { type: 'string', pattern: '^-?[0-9]+$', nullable: true },
+        ],
+        description: 'bigint: a number, or a string beyond 2^53',
+        readOnly: true,
+      },
+    ],
+    [
+      'filled on create',
+      { type: 'timestamp_on_create', dbType: 'timestamp', default: { expression: 'CURRENT_TIMESTAMP' } },
+      { type: 'string', description: 'timestamp', nullable: true, readOnly: true },
+    ],
     ['no description without db type', { type: 'integer', dbType: '', allowNull: false }, { type: 'integer' }],
-    ['enumerated, nullable', { type: 'string', dbType: 'mood', picklist: ['happy', 'sad'] }, { type: 'string', description: 'mood', nullable: true, enum: ['happy', 'sad', null] }],
-    ['enumerated', { type: 'string', dbType: "enum('a','b')", allowNull: false, picklist: ['a', 'b'] }, { type: 'string', description: "enum('a','b')", enum: ['a', 'b'] }],
+    [
+      'enumerated, nullable',
+      { type: 'string', dbType: 'mood', picklist: ['happy', 'sad'] },
+      { type: 'string', description: 'mood', nullable: true, enum: ['happy', 'sad', null] },
+    ],
+    [
+      'enumerated',
+      { type: 'string', dbType: "enum('a','b')", allowNull: false, picklist: ['a', 'b'] },
+      { type: 'string', description: "enum('a','b')", enum: ['a', 'b'] },
+    ],
   ])('%s', (_, given, want) => {
     expect(fieldJsonSchema(field('x', given))).toEqual(want);
   });
@@ -39,7 +88,7 @@ describe('fieldJsonSchema', () => {
 describe('route schemas', () => {
   const tables = addressBookModel.services.flatMap((service) => (service.kind === 'sql' ? service.schema.tables : []));
 
-  it('compile in Fastify\'s ajv, strict', () => {
+  it("compile in Fastify's ajv, strict", () => {
     const ajv = fastifyAjv();
     for (const schemas of tables.map(tableRouteSchemas)) {
       for (const schema of Object.values(schemas)) expect(() => ajv.compile(schema)).not.toThrow();
@@ -55,7 +104,12 @@ describe('route schemas', () => {
   });
 
   it('serialise a 64-bit key beyond 2^53 without losing a digit, and a safe one as a number', () => {
-    const orders = table('orders', { fields: [field('id', { type: 'id', dbType: 'bigint', allowNull: false, autoIncrement: true }), field('total', { type: 'bigint', dbType: 'bigint' })] });
+    const orders = table('orders', {
+      fields: [
+        field('id', { type: 'id', dbType: 'bigint', allowNull: false, autoIncrement: true }),
+        field('total', { type: 'bigint', dbType: 'bigint' }),
+      ],
+    });
     const schema = tableRouteSchemas(orders).record;
     expect(() => fastifyAjv().compile(schema)).not.toThrow();
     const serialise = fastJson(schema as unknown as Parameters<typeof fastJson>[0]);

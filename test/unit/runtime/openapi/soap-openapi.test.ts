@@ -9,7 +9,10 @@ import { openApiErrors } from '../../../golden/validators.js';
 import { soapService } from '../services/soap/soap-test-helpers.js';
 import { WSDL_CORPUS_DIR } from '../../../helpers/shared-dir.js';
 
-const calculator = (await soapKind.introspect!(soapService({ wsdl: 'pm-calculator.wsdl' }, { name: 'my_calc' }), { baseDir: WSDL_CORPUS_DIR, resolveEnv: (value) => value })) as SoapServiceModel;
+const calculator = (await soapKind.introspect!(soapService({ wsdl: 'pm-calculator.wsdl' }, { name: 'my_calc' }), {
+  baseDir: WSDL_CORPUS_DIR,
+  resolveEnv: (value) => value,
+})) as SoapServiceModel;
 
 describe('SOAP OpenAPI fragment', () => {
   it('documents the operation list, then POST and (for simple inputs) GET per operation', async () => {

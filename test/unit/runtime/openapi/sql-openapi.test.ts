@@ -21,12 +21,21 @@ describe('sqlServiceOpenApi', () => {
   const fragment = sqlServiceOpenApi(db);
 
   it('documents the service paths and one typed pair per table', () => {
-    expect(Object.keys(fragment.paths).sort()).toEqual([
-      '/', '/_schema', '/_schema/{table_name}', '/_schema/{table_name}/_field', '/_schema/{table_name}/_field/{field_name}',
-      '/_schema/{table_name}/_related', '/_schema/{table_name}/_related/{relationship_name}', '/_table',
-      ...db.schema.tables.flatMap((t) => [`/_table/${t.name}`, `/_table/${t.name}/{id}`]),
-      '/_table/{table_name}', '/_table/{table_name}/{id}',
-    ].sort());
+    expect(Object.keys(fragment.paths).sort()).toEqual(
+      [
+        '/',
+        '/_schema',
+        '/_schema/{table_name}',
+        '/_schema/{table_name}/_field',
+        '/_schema/{table_name}/_field/{field_name}',
+        '/_schema/{table_name}/_related',
+        '/_schema/{table_name}/_related/{relationship_name}',
+        '/_table',
+        ...db.schema.tables.flatMap((t) => [`/_table/${t.name}`, `/_table/${t.name}/{id}`]),
+        '/_table/{table_name}',
+        '/_table/{table_name}/{id}',
+      ].sort(),
+    );
   });
 
   it.each([
@@ -51,17 +60,31 @@ describe('sqlServiceOpenApi', () => {
 
   it('lists records with every query parameter of the spec', () => {
     const refs = (fragment.paths['/_table/contact'].get!.parameters ?? []).map((p) => ('$ref' in p ? p.$ref.split('/').pop() : p.name));
-    expect(refs).toEqual(['fields', 'filter', 'limit', 'offset', 'order', 'include_count', 'count_only', 'ids', 'id_field', 'related', 'group', 'having']);
+    expect(refs).toEqual([
+      'fields',
+      'filter',
+      'limit',
+      'offset',
+      'order',
+      'include_count',
+      'count_only',
+      'ids',
+      'id_field',
+      'related',
+      'group',
+      'having',
+    ]);
   });
 
-  it('types table paths with the table\'s record, insert and update components', () => {
+  it("types table paths with the table's record, insert and update components", () => {
     const contact = db.schema.tables[0];
     expect(fragment.components.schemas?.contact).toEqual(recordJsonSchema(contact, { required: true }));
     expect(fragment.components.schemas?.['contact.insert']).toEqual(insertJsonSchema(contact));
     expect(fragment.components.schemas?.['contact.update']).toEqual(updateJsonSchema(contact));
     const one = fragment.paths['/_table/contact/{id}'];
     const list = fragment.paths['/_table/contact'];
-    const body = (operation: { requestBody?: unknown } | undefined) => (operation!.requestBody as { content: Record<string, { schema: unknown }> }).content['application/json'].schema;
+    const body = (operation: { requestBody?: unknown } | undefined) =>
+      (operation!.requestBody as { content: Record<string, { schema: unknown }> }).content['application/json'].schema;
     expect(one.get!.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/contact' });
     expect(body(one.patch)).toEqual({ $ref: '#/components/schemas/contact.update' });
     expect(body(one.put)).toEqual({ $ref: '#/components/schemas/contact.insert' });
@@ -84,11 +107,19 @@ describe('sqlServiceOpenApi', () => {
     expect(awkward.components.schemas).toHaveProperty('my_table');
     expect(awkward.components.schemas).toHaveProperty('Error2');
     expect(awkward.paths['/_table/table'].get!.operationId).toBe('getMyDbTable2Records');
-    expect(awkward.paths['/_table/Error/{id}'].get!.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error2');
+    expect(awkward.paths['/_table/Error/{id}'].get!.responses['200'].content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/Error2',
+    );
   });
 
   it('documents routines only when the database has them', () => {
-    const withRoutines = { ...db, schema: { ...db.schema, routines: [{ name: 'tally', sourceName: 'tally', kind: 'function' as const, returnType: 'integer', params: [] }] } };
+    const withRoutines = {
+      ...db,
+      schema: {
+        ...db.schema,
+        routines: [{ name: 'tally', sourceName: 'tally', kind: 'function' as const, returnType: 'integer', params: [] }],
+      },
+    };
     const paths = Object.keys(sqlServiceOpenApi(withRoutines).paths);
     expect(paths).toEqual(expect.arrayContaining(['/_func', '/_func/{function_name}']));
     expect(paths).not.toContain('/_proc');

@@ -43,10 +43,27 @@ describe('systemServiceOpenApi', () => {
 
 describe('toOpenApiSchema', () => {
   it.each([
-    [{ type: ['string', 'null'], maxLength: 3 }, { type: 'string', maxLength: 3, nullable: true }],
-    [{ type: ['boolean', 'integer'], enum: [true, false, 0, 1] }, { anyOf: [{ type: 'boolean', enum: [true, false] }, { type: 'integer', enum: [0, 1] }] }],
-    [{ type: 'array', items: { type: ['integer', 'null'] } }, { type: 'array', items: { type: 'integer', nullable: true } }],
-    [{ type: 'string', enum: ['a'] }, { type: 'string', enum: ['a'] }],
+    [
+      { type: ['string', 'null'], maxLength: 3 },
+      { type: 'string', maxLength: 3, nullable: true },
+    ],
+    [
+      { type: ['boolean', 'integer'], enum: [true, false, 0, 1] },
+      {
+        anyOf: [
+          { type: 'boolean', enum: [true, false] },
+          { type: 'integer', enum: [0, 1] },
+        ],
+      },
+    ],
+    [
+      { type: 'array', items: { type: ['integer', 'null'] } },
+      { type: 'array', items: { type: 'integer', nullable: true } },
+    ],
+    [
+      { type: 'string', enum: ['a'] },
+      { type: 'string', enum: ['a'] },
+    ],
   ])('%o', (schema, want) => {
     expect(toOpenApiSchema(schema)).toEqual(want);
   });

@@ -3,12 +3,28 @@ import type { FieldDefinition } from '../../schema/table-definition.js';
 import { sizedType } from '../sized-type.js';
 
 const FIXED: Record<string, string> = {
-  id: 'int(11)', bigid: 'bigint(20)', mediumid: 'mediumint', smallid: 'smallint',
-  reference: 'int(11)', user_id: 'int(11)', user_id_on_create: 'int(11)', user_id_on_update: 'int(11)',
-  timestamp_on_create: 'timestamp', timestamp_on_update: 'timestamp',
-  boolean: 'tinyint(1)', money: 'decimal(19,4)', integer: 'int(11)', bigint: 'bigint(20)',
-  datetimetz: 'datetime', timestamptz: 'timestamp', timetz: 'time',
-  json: 'json', jsonb: 'json', object: 'json', array: 'json', uuid: 'char(36)',
+  id: 'int(11)',
+  bigid: 'bigint(20)',
+  mediumid: 'mediumint',
+  smallid: 'smallint',
+  reference: 'int(11)',
+  user_id: 'int(11)',
+  user_id_on_create: 'int(11)',
+  user_id_on_update: 'int(11)',
+  timestamp_on_create: 'timestamp',
+  timestamp_on_update: 'timestamp',
+  boolean: 'tinyint(1)',
+  money: 'decimal(19,4)',
+  integer: 'int(11)',
+  bigint: 'bigint(20)',
+  datetimetz: 'datetime',
+  timestamptz: 'timestamp',
+  timetz: 'time',
+  json: 'json',
+  jsonb: 'json',
+  object: 'json',
+  array: 'json',
+  uuid: 'char(36)',
 };
 
 /** Native types whose single size argument is a length. */

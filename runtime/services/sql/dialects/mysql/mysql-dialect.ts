@@ -34,8 +34,16 @@ export const mysqlDialect: SqlDialectModule = {
 /** Opens a connection pool on the server's database. */
 export async function openMysqlDatabase(server: ServerConnection): Promise<SqlConnection> {
   const pool = createPool({
-    host: server.host, port: server.port, database: server.database, user: server.username, password: server.password,
-    connectionLimit: server.maxConnections, dateStrings: true, supportBigNumbers: true, bigNumberStrings: false, charset: 'utf8mb4',
+    host: server.host,
+    port: server.port,
+    database: server.database,
+    user: server.username,
+    password: server.password,
+    connectionLimit: server.maxConnections,
+    dateStrings: true,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    charset: 'utf8mb4',
   });
   pool.on('connection', (connection) => {
     connection.query("set session sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')");

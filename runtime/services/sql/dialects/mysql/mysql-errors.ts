@@ -10,13 +10,29 @@ interface MysqlError extends Error {
   sqlMessage?: string;
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_CON_COUNT_ERROR',
+]);
 
 /** Value errors by error number: what they say about the value. */
 const VALUE_ERRNOS = new Map<number, ValueProblem>([
-  [1406, 'too long'], [1264, 'out of range'], [1690, 'out of range'], [1292, 'not a valid date or time'], [1367, 'not valid for the field type'],
-  [1265, 'not valid for the field type'], [1366, 'not valid for the field type'], [1411, 'not a valid date or time'], [1300, 'unstorable text'],
-  [3140, 'not valid JSON'], [4038, 'not valid JSON'],
+  [1406, 'too long'],
+  [1264, 'out of range'],
+  [1690, 'out of range'],
+  [1292, 'not a valid date or time'],
+  [1367, 'not valid for the field type'],
+  [1265, 'not valid for the field type'],
+  [1366, 'not valid for the field type'],
+  [1411, 'not a valid date or time'],
+  [1300, 'unstorable text'],
+  [3140, 'not valid JSON'],
+  [4038, 'not valid JSON'],
 ]);
 
 /**
@@ -58,19 +74,34 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
   const problem = VALUE_ERRNOS.get(errno);
   if (problem !== undefined) return sqlMessages.valueRefused.error(problem, field);
   switch (errno) {
-    case 1048: return sqlMessages.notNull.error(field);
-    case 1364: return sqlMessages.required.error(field);
-    case 1062: case 1586: return sqlMessages.duplicate.error(duplicateFields(message, table));
-    case 1451: case 1452: case 1216: case 1217: return sqlMessages.foreignKey.error();
-    case 4025: case 3819: return sqlMessages.checkFailed.error(/constraint [`']?([^`'\s]+)[`']?/i.exec(message)?.[1] ?? null);
+    case 1048:
+      return sqlMessages.notNull.error(field);
+    case 1364:
+      return sqlMessages.required.error(field);
+    case 1062:
+    case 1586:
+      return sqlMessages.duplicate.error(duplicateFields(message, table));
+    case 1451:
+    case 1452:
+    case 1216:
+    case 1217:
+      return sqlMessages.foreignKey.error();
+    case 4025:
+    case 3819:
+      return sqlMessages.checkFailed.error(/constraint [`']?([^`'\s]+)[`']?/i.exec(message)?.[1] ?? null);
     // A routine's own SIGNAL: its text is the routine author's message to the caller.
-    case 1644: return new BadRequestError(message);
+    case 1644:
+      return new BadRequestError(message);
     case 1050: {
       const name = /Table '([^']+)' already exists/.exec(message)?.[1] ?? table?.name ?? '';
       return sqlMessages.alreadyExists.error('table', name);
     }
-    case 1060: return sqlMessages.fieldExists.error(/'([^']+)'/.exec(message)?.[1] ?? '', table?.name ?? '');
-    case 1213: case 1205: return sqlMessages.concurrentChange.error();
-    default: return null;
+    case 1060:
+      return sqlMessages.fieldExists.error(/'([^']+)'/.exec(message)?.[1] ?? '', table?.name ?? '');
+    case 1213:
+    case 1205:
+      return sqlMessages.concurrentChange.error();
+    default:
+      return null;
   }
 }

@@ -7,17 +7,34 @@ import { sql, type Kysely } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
 import { groupByTable, referentialAction, type CatalogForeignKey, type CatalogTable } from '../../schema/catalog.js';
 
-interface TableRow { name: string; type: string }
+interface TableRow {
+  name: string;
+  type: string;
+}
 interface ColumnRow {
-  table_name: string; name: string; column_type: string; data_type: string;
-  nullable: string; default_sql: string | null; extra: string;
+  table_name: string;
+  name: string;
+  column_type: string;
+  data_type: string;
+  nullable: string;
+  default_sql: string | null;
+  extra: string;
 }
 interface KeyRow {
-  table_name: string; name: string; type: string; column_name: string;
-  ref_schema_same: number | null; ref_table: string | null; ref_column: string | null;
-  update_rule: string | null; delete_rule: string | null;
+  table_name: string;
+  name: string;
+  type: string;
+  column_name: string;
+  ref_schema_same: number | null;
+  ref_table: string | null;
+  ref_column: string | null;
+  update_rule: string | null;
+  delete_rule: string | null;
 }
-interface CheckRow { table_name: string; clause: string }
+interface CheckRow {
+  table_name: string;
+  clause: string;
+}
 
 const TIME_EXPRESSION = /^(current_timestamp|now|localtimestamp|localtime|current_date|curdate|current_time|curtime)(\(\d*\))?$/i;
 
@@ -49,9 +66,11 @@ function typeOverride(row: ColumnRow, jsonColumns: ReadonlySet<string>): Abstrac
 async function jsonColumns(db: Kysely<any>): Promise<Set<string>> {
   const { rows } = await sql<{ version: string }>`select version() as version`.execute(db);
   if (!/mariadb/i.test(rows[0]?.version ?? '')) return new Set();
-  const checks = (await sql<CheckRow>`
+  const checks = (
+    await sql<CheckRow>`
     select table_name as table_name, check_clause as clause from information_schema.check_constraints
-    where constraint_schema = database() order by table_name, constraint_name`.execute(db)).rows;
+    where constraint_schema = database() order by table_name, constraint_name`.execute(db)
+  ).rows;
   const found = new Set<string>();
   for (const check of checks) {
     const match = /^json_valid\(`((?:[^`]|``)+)`\)$/i.exec(check.clause.trim());
@@ -63,19 +82,26 @@ async function jsonColumns(db: Kysely<any>): Promise<Set<string>> {
 /** Tables and views of the current database, sorted by name. */
 /** The values of `enum('a','it''s')`, as declared (case kept, '' unescaped). */
 function enumValues(columnType: string): string[] {
-  return [...columnType.slice(columnType.indexOf('(') + 1, columnType.lastIndexOf(')')).matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1].replace(/''/g, "'"));
+  return [...columnType.slice(columnType.indexOf('(') + 1, columnType.lastIndexOf(')')).matchAll(/'((?:[^']|'')*)'/g)].map((m) =>
+    m[1].replace(/''/g, "'"),
+  );
 }
 
 export async function readMysqlCatalog(db: Kysely<any>): Promise<CatalogTable[]> {
-  const tables = (await sql<TableRow>`
+  const tables = (
+    await sql<TableRow>`
     select table_name as name, table_type as type from information_schema.tables
-    where table_schema = database() order by table_name`.execute(db)).rows;
-  const columns = (await sql<ColumnRow>`
+    where table_schema = database() order by table_name`.execute(db)
+  ).rows;
+  const columns = (
+    await sql<ColumnRow>`
     select table_name as table_name, column_name as name, column_type as column_type, data_type as data_type,
       is_nullable as nullable, column_default as default_sql, extra as extra
     from information_schema.columns where table_schema = database()
-    order by table_name, ordinal_position`.execute(db)).rows;
-  const keys = (await sql<KeyRow>`
+    order by table_name, ordinal_position`.execute(db)
+  ).rows;
+  const keys = (
+    await sql<KeyRow>`
     select tc.table_name as table_name, tc.constraint_name as name, tc.constraint_type as type, k.column_name as column_name,
       k.referenced_table_schema = database() as ref_schema_same, k.referenced_table_name as ref_table,
       k.referenced_column_name as ref_column, rc.update_rule as update_rule, rc.delete_rule as delete_rule
@@ -85,7 +111,8 @@ export async function readMysqlCatalog(db: Kysely<any>): Promise<CatalogTable[]>
       left join information_schema.referential_constraints rc
         on rc.constraint_schema = tc.constraint_schema and rc.table_name = tc.table_name and rc.constraint_name = tc.constraint_name
     where tc.table_schema = database() and tc.constraint_type in ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')
-    order by tc.table_name, tc.constraint_name, k.ordinal_position`.execute(db)).rows;
+    order by tc.table_name, tc.constraint_name, k.ordinal_position`.execute(db)
+  ).rows;
   const json = await jsonColumns(db);
 
   const columnsOf = groupByTable(columns);

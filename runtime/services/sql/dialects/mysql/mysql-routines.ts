@@ -7,35 +7,53 @@ import { sql, type Kysely } from 'kysely';
 import type { RoutineModel, RoutineParamModel } from '../../../../model/platform-model.js';
 import type { RoutineOutcome, RoutineSupport } from '../sql-dialect.js';
 
-interface RoutineRow { name: string; type: string; return_type: string | null }
-interface ParamRow { routine: string; position: number; mode: string | null; name: string | null; db_type: string }
+interface RoutineRow {
+  name: string;
+  type: string;
+  return_type: string | null;
+}
+interface ParamRow {
+  routine: string;
+  position: number;
+  mode: string | null;
+  name: string | null;
+  db_type: string;
+}
 
 async function readRoutines(db: Kysely<any>): Promise<RoutineModel[]> {
-  const routines = (await sql<RoutineRow>`
+  const routines = (
+    await sql<RoutineRow>`
     select routine_name as name, routine_type as type, dtd_identifier as return_type
-    from information_schema.routines where routine_schema = database() order by routine_name, routine_type`.execute(db)).rows;
-  const params = (await sql<ParamRow>`
+    from information_schema.routines where routine_schema = database() order by routine_name, routine_type`.execute(db)
+  ).rows;
+  const params = (
+    await sql<ParamRow>`
     select specific_name as routine, ordinal_position as position, parameter_mode as mode, parameter_name as name, dtd_identifier as db_type
     from information_schema.parameters where specific_schema = database() and ordinal_position > 0
-    order by specific_name, routine_type, ordinal_position`.execute(db)).rows;
+    order by specific_name, routine_type, ordinal_position`.execute(db)
+  ).rows;
   const seen = new Set<string>();
   return routines.flatMap((row): RoutineModel[] => {
     // A procedure and a function may share a name; the API serves the first.
     if (seen.has(row.name)) return [];
     seen.add(row.name);
     const kind = row.type === 'PROCEDURE' ? 'procedure' : 'function';
-    return [{
-      name: row.name,
-      sourceName: row.name,
-      kind,
-      returnType: kind === 'function' && row.return_type !== null ? row.return_type.toLowerCase() : null,
-      params: params.filter((param) => param.routine === row.name).map((param, index) => ({
-        name: param.name ?? `param${index + 1}`,
-        position: index + 1,
-        mode: (param.mode ?? 'IN').toUpperCase() as RoutineParamModel['mode'],
-        dbType: param.db_type.toLowerCase(),
-      })),
-    }];
+    return [
+      {
+        name: row.name,
+        sourceName: row.name,
+        kind,
+        returnType: kind === 'function' && row.return_type !== null ? row.return_type.toLowerCase() : null,
+        params: params
+          .filter((param) => param.routine === row.name)
+          .map((param, index) => ({
+            name: param.name ?? `param${index + 1}`,
+            position: index + 1,
+            mode: (param.mode ?? 'IN').toUpperCase() as RoutineParamModel['mode'],
+            dbType: param.db_type.toLowerCase(),
+          })),
+      },
+    ];
   });
 }
 
@@ -50,7 +68,9 @@ const variable = (index: number) => sql.raw(`@portico_p${index}`);
 async function callRoutine(db: Kysely<any>, routine: RoutineModel, args: ReadonlyMap<string, unknown>): Promise<RoutineOutcome> {
   const value = (p: RoutineParamModel) => (args.has(p.name) ? args.get(p.name) : null);
   if (routine.kind === 'function') {
-    const { rows } = await sql<{ output: unknown }>`select ${sql.id(routine.sourceName)}(${sql.join(routine.params.map((p) => sql`${value(p)}`))}) as output`.execute(db);
+    const { rows } = await sql<{
+      output: unknown;
+    }>`select ${sql.id(routine.sourceName)}(${sql.join(routine.params.map((p) => sql`${value(p)}`))}) as output`.execute(db);
     return { resultSets: [], out: {}, value: rows[0]?.output ?? null };
   }
   return db.connection().execute(async (conn) => {
@@ -60,7 +80,9 @@ async function callRoutine(db: Kysely<any>, routine: RoutineModel, args: Readonl
     const called = await sql<unknown>`call ${sql.id(routine.sourceName)}(${sql.join(list)})`.execute(conn);
     const out: Record<string, unknown> = {};
     if (outputs.length > 0) {
-      const { rows } = await sql<Record<string, unknown>>`select ${sql.join(outputs.map((p) => sql`${variable(p.position)} as ${sql.id(p.name)}`))}`.execute(conn);
+      const { rows } = await sql<
+        Record<string, unknown>
+      >`select ${sql.join(outputs.map((p) => sql`${variable(p.position)} as ${sql.id(p.name)}`))}`.execute(conn);
       Object.assign(out, rows[0]);
     }
     return { resultSets: resultSets(called.rows as unknown[]), out };

@@ -8,19 +8,35 @@ import type { SqlDialectModule } from '../sql-dialect.js';
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Type (converting the values with a cast), NOT NULL and DEFAULT, each only when it changes; serial keys keep their type. */
-async function modifyColumn(db: Kysely<any>, table: TableModel, { definition, current }: FieldChange, dialect: SqlDialectModule): Promise<void> {
-  const alter = (change: ReturnType<typeof sql>) => sql`alter table ${sql.id(table.sourceName)} alter column ${sql.id(definition.name)} ${change}`.execute(db);
+async function modifyColumn(
+  db: Kysely<any>,
+  table: TableModel,
+  { definition, current }: FieldChange,
+  dialect: SqlDialectModule,
+): Promise<void> {
+  const alter = (change: ReturnType<typeof sql>) =>
+    sql`alter table ${sql.id(table.sourceName)} alter column ${sql.id(definition.name)} ${change}`.execute(db);
   const type = dialect.columnType(definition);
   if (!current.autoIncrement && type !== current.dbType) {
     await alter(sql`type ${sql.raw(type)} using ${sql.id(definition.name)}::${sql.raw(type)}`);
   }
-  if (definition.allowNull !== current.allowNull && !current.isPrimaryKey) await alter(definition.allowNull ? sql`drop not null` : sql`set not null`);
+  if (definition.allowNull !== current.allowNull && !current.isPrimaryKey)
+    await alter(definition.allowNull ? sql`drop not null` : sql`set not null`);
   if (definition.default !== undefined && !same(definition.default, current.default)) {
     const value = columnDefault(definition, dialect);
-    await db.schema.alterTable(table.sourceName).alterColumn(definition.name, (c) => (value === null || value === undefined ? c.dropDefault() : c.setDefault(value))).execute();
+    await db.schema
+      .alterTable(table.sourceName)
+      .alterColumn(definition.name, (c) => (value === null || value === undefined ? c.dropDefault() : c.setDefault(value)))
+      .execute();
   }
 }
 
-export function alterPostgresTable(db: Kysely<any>, _schema: DatabaseSchema, table: TableModel, changes: TableChanges, dialect: SqlDialectModule): Promise<void> {
+export function alterPostgresTable(
+  db: Kysely<any>,
+  _schema: DatabaseSchema,
+  table: TableModel,
+  changes: TableChanges,
+  dialect: SqlDialectModule,
+): Promise<void> {
   return db.transaction().execute((trx) => alterInPlace(trx, dialect, table, changes, modifyColumn));
 }

@@ -23,7 +23,13 @@ const int8 = (value: string) => {
 };
 /** date, time, timestamp, timestamptz, timetz, interval: as PostgreSQL writes them; int8 as a number. */
 const PARSERS = new Map<number, (value: string) => unknown>([
-  [1082, asText], [1083, asText], [1114, asText], [1184, asText], [1266, asText], [1186, asText], [20, int8],
+  [1082, asText],
+  [1083, asText],
+  [1114, asText],
+  [1184, asText],
+  [1266, asText],
+  [1186, asText],
+  [20, int8],
 ]);
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
@@ -61,21 +67,29 @@ export const postgresDialect: SqlDialectModule = {
  * close it; a broken connection is closed. (Callbacks are anonymous: no per-request named closures.)
  */
 function runOnPool(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>> {
-  return new Promise((resolve, reject) => pool.connect((error, client, release) => {
-    if (error || !client) return reject(error);
-    client.query(text, values, (queryError, result) => {
-      release(queryError instanceof pg.DatabaseError ? undefined : (queryError ?? undefined));
-      if (queryError) reject(queryError);
-      else resolve(result);
-    });
-  }));
+  return new Promise((resolve, reject) =>
+    pool.connect((error, client, release) => {
+      if (error || !client) return reject(error);
+      client.query(text, values, (queryError, result) => {
+        release(queryError instanceof pg.DatabaseError ? undefined : (queryError ?? undefined));
+        if (queryError) reject(queryError);
+        else resolve(result);
+      });
+    }),
+  );
 }
 
 /** Opens a pool on the server; every connection works in `schema` (which must exist). */
 export async function openPostgresDatabase(server: ServerConnection, schema: string): Promise<SqlConnection> {
   const pool = new pg.Pool({
-    host: server.host, port: server.port, database: server.database, user: server.username, password: server.password,
-    max: server.maxConnections, types, Client: preparingClient(),
+    host: server.host,
+    port: server.port,
+    database: server.database,
+    user: server.username,
+    password: server.password,
+    max: server.maxConnections,
+    types,
+    Client: preparingClient(),
     // The schema is a startup parameter: no extra query races the first one on a new connection.
     // In `options`, spaces and backslashes are escaped with a backslash (libpq).
     options: `-c search_path=${quoteIdentifier(schema).replace(/[\\ ]/g, '\\$&')}`,
@@ -86,12 +100,16 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   // Precompiled statements go straight to the pool (a transaction has its own Kysely instance and client).
-  registerDirectRunner(db, (text, parameters) => runOnPool(pool, text, parameters as unknown[]).then((result) => ({
-    rows: result.rows, numAffectedRows: result.rowCount === null ? undefined : BigInt(result.rowCount),
-  })));
+  registerDirectRunner(db, (text, parameters) =>
+    runOnPool(pool, text, parameters as unknown[]).then((result) => ({
+      rows: result.rows,
+      numAffectedRows: result.rowCount === null ? undefined : BigInt(result.rowCount),
+    })),
+  );
   try {
     const found = await sql<{ n: number }>`select count(*)::int as n from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db);
-    if (found.rows[0].n === 0) throw new InternalServerError(`Schema '${schema}' does not exist in PostgreSQL database '${server.database}'.`);
+    if (found.rows[0].n === 0)
+      throw new InternalServerError(`Schema '${schema}' does not exist in PostgreSQL database '${server.database}'.`);
   } catch (error) {
     await db.destroy();
     throw translatePostgresError(error, null) ?? error;

@@ -12,13 +12,31 @@ interface PgError extends Error {
   table?: string;
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 /** Data exceptions (class 22) by what they say about the value. */
 const VALUE_CODES = new Map<string, ValueProblem>([
-  ['22001', 'too long'], ['22003', 'out of range'], ['22008', 'not a valid date or time'], ['22007', 'not a valid date or time'],
-  ['22P02', 'not valid for the field type'], ['22023', 'not valid for the field type'], ['2202E', 'not valid for the field type'],
-  ['22021', 'unstorable text'], ['22P05', 'unstorable text'], ['22030', 'not valid JSON'], ['22032', 'not valid JSON'],
+  ['22001', 'too long'],
+  ['22003', 'out of range'],
+  ['22008', 'not a valid date or time'],
+  ['22007', 'not a valid date or time'],
+  ['22P02', 'not valid for the field type'],
+  ['22023', 'not valid for the field type'],
+  ['2202E', 'not valid for the field type'],
+  ['22021', 'unstorable text'],
+  ['22P05', 'unstorable text'],
+  ['22030', 'not valid JSON'],
+  ['22032', 'not valid JSON'],
 ]);
 
 /**
@@ -37,8 +55,15 @@ function isPgError(error: unknown): error is PgError {
 /** `Key (a, b)=(1, x) already exists.` -> ['a', 'b']; an expression index's `lower(email)` -> ['email']. */
 function keyColumns(detail: string | undefined): string[] {
   const match = /^Key \((.*?)\)=\(/.exec(detail ?? '');
-  return match === null ? [] : match[1].split(',').map((column) => column.trim()
-    .replace(/^\w+\((.*)\)$/, '$1').replace(/::\w+$/, '').replace(/^"|"$/g, ''));
+  return match === null
+    ? []
+    : match[1].split(',').map((column) =>
+        column
+          .trim()
+          .replace(/^\w+\((.*)\)$/, '$1')
+          .replace(/::\w+$/, '')
+          .replace(/^"|"$/g, ''),
+      );
 }
 
 /** Maps constraint, value, limit, DDL, concurrency and connection errors; null for anything else. */
@@ -48,7 +73,8 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
   if (isLimit(code)) return sqlMessages.databaseLimit.error();
   if (CONNECTION_CODES.has(code) || code.startsWith('08')) return sqlMessages.databaseUnavailable.error();
   const problem = VALUE_CODES.get(code);
-  if (problem !== undefined) return sqlMessages.valueRefused.error(problem, error.column === undefined ? null : fieldName(error.column, table));
+  if (problem !== undefined)
+    return sqlMessages.valueRefused.error(problem, error.column === undefined ? null : fieldName(error.column, table));
   switch (code) {
     case '23502': {
       const field = fieldName(error.column ?? '', table);
@@ -73,7 +99,9 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
       const names = /^column "([^"]+)" of relation "([^"]+)" already exists$/.exec(message);
       return names ? sqlMessages.fieldExists.error(names[1], names[2]) : new BadRequestError('A field of that name already exists.');
     }
-    case '40001': case '40P01': case '55P03':
+    case '40001':
+    case '40P01':
+    case '55P03':
       return sqlMessages.concurrentChange.error();
     default:
       return null;

@@ -7,16 +7,35 @@ import { sql, type Kysely } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
 import { groupByTable, referentialAction, type CatalogForeignKey, type CatalogTable } from '../../schema/catalog.js';
 
-interface RelationRow { name: string; kind: string }
+interface RelationRow {
+  name: string;
+  kind: string;
+}
 interface ColumnRow {
-  table_name: string; name: string; db_type: string; not_null: boolean;
-  default_sql: string | null; identity: string; type_kind: string; enum_labels: string[] | null;
+  table_name: string;
+  name: string;
+  db_type: string;
+  not_null: boolean;
+  default_sql: string | null;
+  identity: string;
+  type_kind: string;
+  enum_labels: string[] | null;
 }
 interface ConstraintRow {
-  table_name: string; name: string; type: string; columns: string[];
-  ref_table: string | null; same_schema: boolean | null; ref_columns: string[] | null; on_update: string; on_delete: string;
+  table_name: string;
+  name: string;
+  type: string;
+  columns: string[];
+  ref_table: string | null;
+  same_schema: boolean | null;
+  ref_columns: string[] | null;
+  on_update: string;
+  on_delete: string;
 }
-interface IndexRow { table_name: string; columns: string[] }
+interface IndexRow {
+  table_name: string;
+  columns: string[];
+}
 
 /** pg_constraint's action codes. */
 const ACTIONS: Record<string, string> = { a: 'no action', r: 'restrict', c: 'cascade', n: 'set null', d: 'set default' };
@@ -50,14 +69,17 @@ function typeOverride(row: ColumnRow): AbstractType | undefined {
 
 /** Tables and views of the connection's current schema (the service's `schema`), sorted by name. */
 export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable[]> {
-  const relations = (await sql<RelationRow>`
+  const relations = (
+    await sql<RelationRow>`
     select c.relname as name, c.relkind::text as kind
     from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
     where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v', 'm', 'f') and not c.relispartition
-    order by c.relname`.execute(db)).rows;
+    order by c.relname`.execute(db)
+  ).rows;
 
   // Domains are read as their base type, as Prisma does.
-  const columns = (await sql<ColumnRow>`
+  const columns = (
+    await sql<ColumnRow>`
     select c.relname as table_name, a.attname as name,
       pg_catalog.format_type(coalesce(nullif(t.typbasetype, 0), a.atttypid), case when t.typbasetype <> 0 then t.typtypmod else a.atttypmod end) as db_type,
       a.attnotnull as not_null, pg_catalog.pg_get_expr(d.adbin, d.adrelid) as default_sql,
@@ -71,9 +93,11 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
       left join pg_catalog.pg_type bt on bt.oid = nullif(t.typbasetype, 0)
       left join pg_catalog.pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
     where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v', 'm', 'f') and a.attnum > 0 and not a.attisdropped
-    order by c.relname, a.attnum`.execute(db)).rows;
+    order by c.relname, a.attnum`.execute(db)
+  ).rows;
 
-  const constraints = (await sql<ConstraintRow>`
+  const constraints = (
+    await sql<ConstraintRow>`
     select c.relname as table_name, con.conname as name, con.contype::text as type,
       array(select a.attname from unnest(con.conkey) with ordinality k(num, ord)
         join pg_catalog.pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.num order by k.ord)::text[] as columns,
@@ -87,10 +111,12 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
       left join pg_catalog.pg_class fc on fc.oid = con.confrelid
       left join pg_catalog.pg_namespace fn on fn.oid = fc.relnamespace
     where n.nspname = current_schema() and con.contype in ('p', 'u', 'f')
-    order by c.relname, con.conname`.execute(db)).rows;
+    order by c.relname, con.conname`.execute(db)
+  ).rows;
 
   // Unique indexes on plain columns that no constraint owns (CREATE UNIQUE INDEX).
-  const indexes = (await sql<IndexRow>`
+  const indexes = (
+    await sql<IndexRow>`
     select c.relname as table_name,
       array(select a.attname from unnest(ix.indkey::int2[]) with ordinality k(num, ord)
         join pg_catalog.pg_attribute a on a.attrelid = ix.indrelid and a.attnum = k.num order by k.ord)::text[] as columns
@@ -101,7 +127,8 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
     where n.nspname = current_schema() and ix.indisunique and not ix.indisprimary
       and ix.indexprs is null and ix.indpred is null
       and not exists (select 1 from pg_catalog.pg_constraint con where con.conindid = ix.indexrelid)
-    order by c.relname, i.relname`.execute(db)).rows;
+    order by c.relname, i.relname`.execute(db)
+  ).rows;
 
   const columnsOf = groupByTable(columns);
   const constraintsOf = groupByTable(constraints);

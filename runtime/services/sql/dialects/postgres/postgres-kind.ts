@@ -6,10 +6,15 @@ const DEFAULTS: ServerDefaults = { schemes: ['postgres', 'postgresql'], port: 54
 const DEFAULT_SCHEMA = 'public';
 
 const configSchema = serverConfigSchema('PostgreSQL', DEFAULTS, {
-  schema: { type: 'string', minLength: 1, description: `The schema whose tables, views and routines the service serves (default ${DEFAULT_SCHEMA}).` },
+  schema: {
+    type: 'string',
+    minLength: 1,
+    description: `The schema whose tables, views and routines the service serves (default ${DEFAULT_SCHEMA}).`,
+  },
 });
 
-const schemaOf = (config: Record<string, unknown>) => typeof config.schema === 'string' && config.schema !== '' ? config.schema : DEFAULT_SCHEMA;
+const schemaOf = (config: Record<string, unknown>) =>
+  typeof config.schema === 'string' && config.schema !== '' ? config.schema : DEFAULT_SCHEMA;
 
 export const postgresKind: SqlKindDefinition = {
   type: 'pgsql',

@@ -33,18 +33,25 @@ export function preparingClient(maxPrepared = DEFAULT_MAX_PREPARED): typeof pg.C
 
     query(...args: any[]): any {
       const [text, values, callback] = args;
-      if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || args.length > 3) return (super.query as any)(...args);
+      if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || args.length > 3)
+        return (super.query as any)(...args);
       if (typeof callback !== 'function') {
-        return new Promise((resolve, reject) => this.query(text, values, ((error, result) => (error ? reject(error) : resolve(result))) satisfies Callback));
+        return new Promise((resolve, reject) =>
+          this.query(text, values, ((error, result) => (error ? reject(error) : resolve(result))) satisfies Callback),
+        );
       }
       const name = this.nameFor(text);
-      return super.query(this.withClosing(new pg.Query({ name, text, values }, undefined, ((error, result) => {
-        if (error && this.parsed[name] === undefined && this.prepared.get(text) === name) this.prepared.delete(text); // never prepared (e.g. a syntax error)
-        if (error?.code !== STALE_PLAN) return callback(error, result);
-        // The table changed under the statement: prepare it afresh next time, run it unprepared now.
-        this.forget(text);
-        super.query(this.withClosing(new pg.Query(text, values, callback)));
-      }) satisfies Callback as never)));
+      return super.query(
+        this.withClosing(
+          new pg.Query({ name, text, values }, undefined, ((error, result) => {
+            if (error && this.parsed[name] === undefined && this.prepared.get(text) === name) this.prepared.delete(text); // never prepared (e.g. a syntax error)
+            if (error?.code !== STALE_PLAN) return callback(error, result);
+            // The table changed under the statement: prepare it afresh next time, run it unprepared now.
+            this.forget(text);
+            super.query(this.withClosing(new pg.Query(text, values, callback)));
+          }) satisfies Callback as never),
+        ),
+      );
     }
 
     private get connectionState(): Connection {

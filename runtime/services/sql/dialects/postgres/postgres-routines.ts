@@ -7,27 +7,42 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { RoutineModel, RoutineParamModel } from '../../../../model/platform-model.js';
 import type { RoutineOutcome, RoutineSupport } from '../sql-dialect.js';
 
-interface RoutineRow { oid: number; name: string; kind: string; return_type: string | null }
-interface ParamRow { oid: number; ord: number; name: string; mode: string; db_type: string }
+interface RoutineRow {
+  oid: number;
+  name: string;
+  kind: string;
+  return_type: string | null;
+}
+interface ParamRow {
+  oid: number;
+  ord: number;
+  name: string;
+  mode: string;
+  db_type: string;
+}
 
 const MODES: Record<string, RoutineParamModel['mode'] | undefined> = { i: 'IN', v: 'IN', o: 'OUT', b: 'INOUT' };
 
 async function readRoutines(db: Kysely<any>): Promise<RoutineModel[]> {
-  const rows = (await sql<RoutineRow>`
+  const rows = (
+    await sql<RoutineRow>`
     select p.oid::int8 as oid, p.proname as name, p.prokind::text as kind, pg_catalog.pg_get_function_result(p.oid) as return_type
     from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
     where n.nspname = current_schema() and p.prokind in ('f', 'p')
       and p.prorettype not in ('pg_catalog.trigger'::regtype, 'pg_catalog.event_trigger'::regtype)
       and not exists (select 1 from pg_catalog.pg_depend d where d.classid = 'pg_catalog.pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
-    order by p.proname, p.oid`.execute(db)).rows;
+    order by p.proname, p.oid`.execute(db)
+  ).rows;
   // Table-function columns (mode t) are result columns, not parameters.
-  const params = (await sql<ParamRow>`
+  const params = (
+    await sql<ParamRow>`
     select p.oid::int8 as oid, a.ord::int as ord, coalesce(p.proargnames[a.ord], '') as name,
       coalesce(p.proargmodes[a.ord]::text, 'i') as mode, pg_catalog.format_type(a.type_oid, null) as db_type
     from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
       cross join lateral unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality a(type_oid, ord)
     where n.nspname = current_schema() and p.prokind in ('f', 'p')
-    order by p.oid, a.ord`.execute(db)).rows;
+    order by p.oid, a.ord`.execute(db)
+  ).rows;
 
   const seen = new Set<string>();
   const routines: RoutineModel[] = [];
@@ -89,7 +104,7 @@ async function callRoutine(db: Kysely<any>, routine: RoutineModel, args: Readonl
     return { resultSets: [], out: rows[0] ?? {} };
   }
   const { rows } = await sql<{ output: unknown }>`select ${target} as output`.execute(db);
-  return { resultSets: [], out: {}, value: routine.returnType === 'void' ? null : rows[0]?.output ?? null };
+  return { resultSets: [], out: {}, value: routine.returnType === 'void' ? null : (rows[0]?.output ?? null) };
 }
 
 export const postgresRoutines: RoutineSupport = { read: readRoutines, call: callRoutine };

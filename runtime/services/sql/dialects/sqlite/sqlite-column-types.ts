@@ -3,10 +3,20 @@ import type { FieldDefinition } from '../../schema/table-definition.js';
 import { sizedType } from '../sized-type.js';
 
 const FIXED: Record<string, string> = {
-  id: 'integer', bigid: 'integer', mediumid: 'integer', smallid: 'integer',
-  reference: 'integer', user_id: 'integer', user_id_on_create: 'integer', user_id_on_update: 'integer',
-  timestamp_on_create: 'timestamp', timestamp_on_update: 'timestamp',
-  boolean: 'boolean', money: 'decimal(19,4)', binary: 'blob', object: 'text',
+  id: 'integer',
+  bigid: 'integer',
+  mediumid: 'integer',
+  smallid: 'integer',
+  reference: 'integer',
+  user_id: 'integer',
+  user_id_on_create: 'integer',
+  user_id_on_update: 'integer',
+  timestamp_on_create: 'timestamp',
+  timestamp_on_update: 'timestamp',
+  boolean: 'boolean',
+  money: 'decimal(19,4)',
+  binary: 'blob',
+  object: 'text',
 };
 
 // Native types whose single size argument is a length.

@@ -1,6 +1,14 @@
 /** The SQLite dialect: better-sqlite3 under Kysely, with a prepared-statement cache. */
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteStatement, type TransactionSettings } from 'kysely';
+import {
+  Kysely,
+  SqliteDialect,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteStatement,
+  type TransactionSettings,
+} from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
 import { registerDirectRunner } from '../../query/run-compiled.js';
 import { decodeJsonText } from '../../query/value-codec.js';
@@ -11,7 +19,15 @@ import { alterSqliteTable } from './sqlite-table-rebuild.js';
 import { readSqliteCatalog } from './sqlite-introspector.js';
 
 const TEXT_TYPES = new Set<AbstractType>([
-  'string', 'text', 'uuid', 'date', 'time', 'datetime', 'timestamp', 'timestamp_on_create', 'timestamp_on_update',
+  'string',
+  'text',
+  'uuid',
+  'date',
+  'time',
+  'datetime',
+  'timestamp',
+  'timestamp_on_create',
+  'timestamp_on_update',
 ]);
 
 /** SQLite's type affinity of a declared column type (https://sqlite.org/datatype3.html 3.1). */
@@ -58,7 +74,9 @@ interface CachingDatabase extends SqliteDatabase {
 function cachingDatabase(sqlite: Database.Database): CachingDatabase {
   const statements = new Map<string, Database.Statement>();
   return {
-    close: () => { sqlite.close(); },
+    close: () => {
+      sqlite.close();
+    },
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (statement === undefined) {
@@ -80,20 +98,30 @@ class HeldTrackingDriver implements Driver {
 
   constructor(private readonly inner: Driver) {}
 
-  init(): Promise<void> { return this.inner.init(); }
+  init(): Promise<void> {
+    return this.inner.init();
+  }
   async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await this.inner.acquireConnection();
     this.held = true;
     return connection;
   }
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> { return this.inner.beginTransaction(connection, settings); }
-  commitTransaction(connection: DatabaseConnection): Promise<void> { return this.inner.commitTransaction(connection); }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> { return this.inner.rollbackTransaction(connection); }
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
+  }
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
+  }
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection);
+  }
   releaseConnection(connection: DatabaseConnection): Promise<void> {
     this.held = false;
     return this.inner.releaseConnection(connection);
   }
-  destroy(): Promise<void> { return this.inner.destroy(); }
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
 }
 
 class TrackingSqliteDialect extends SqliteDialect {

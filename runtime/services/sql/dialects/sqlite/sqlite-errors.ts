@@ -13,7 +13,8 @@ function fieldNames(list: string, table: TableModel | null): string[] {
  * SQLite's own limits, reported as SQLITE_ERROR with these texts (depth of an expression tree,
  * bound variables, LIKE pattern complexity, result columns, ORDER BY terms, parser stack).
  */
-const LIMIT_MESSAGES = /Expression tree is too large|too many SQL variables|pattern too complex|too many columns|too many terms|parser stack overflow|too many arguments/i;
+const LIMIT_MESSAGES =
+  /Expression tree is too large|too many SQL variables|pattern too complex|too many columns|too many terms|parser stack overflow|too many arguments/i;
 
 /** Maps constraint, type, limit and lock errors; returns null for anything else. */
 export function translateSqliteError(error: unknown, table: TableModel | null): PorticoError | null {

@@ -7,9 +7,29 @@ import type { FieldModel } from '../../../../model/platform-model.js';
 import { referentialAction, type CatalogForeignKey, type CatalogTable } from '../../schema/catalog.js';
 import { nativeTypeInfo } from '../../schema/native-types.js';
 
-interface ColumnRow { cid: number; name: string; type: string; notnull: number; dflt_value: string | null; pk: number }
-interface ForeignKeyRow { id: number; seq: number; table: string; from: string; to: string | null; on_update: string; on_delete: string }
-interface IndexRow { name: string; unique: number; origin: string; partial: number }
+interface ColumnRow {
+  cid: number;
+  name: string;
+  type: string;
+  notnull: number;
+  dflt_value: string | null;
+  pk: number;
+}
+interface ForeignKeyRow {
+  id: number;
+  seq: number;
+  table: string;
+  from: string;
+  to: string | null;
+  on_update: string;
+  on_delete: string;
+}
+interface IndexRow {
+  name: string;
+  unique: number;
+  origin: string;
+  partial: number;
+}
 
 /** A default's SQL text as a value: literals unquoted, numbers as numbers, anything else an expression. */
 export function parseSqliteDefault(text: string | null): FieldModel['default'] {
@@ -25,11 +45,21 @@ export function parseSqliteDefault(text: string | null): FieldModel['default'] {
 }
 
 async function readTable(db: Kysely<any>, name: string, isView: boolean): Promise<CatalogTable> {
-  const columns = (await sql<ColumnRow>`select cid, name, type, "notnull", dflt_value, pk from pragma_table_info(${name}) order by cid`.execute(db)).rows;
-  const fkRows = (await sql<ForeignKeyRow>`select id, seq, "table", "from", "to", on_update, on_delete from pragma_foreign_key_list(${name}) order by id, seq`.execute(db)).rows;
-  const indexes = (await sql<IndexRow>`select name, "unique", origin, partial from pragma_index_list(${name}) order by name`.execute(db)).rows;
+  const columns = (
+    await sql<ColumnRow>`select cid, name, type, "notnull", dflt_value, pk from pragma_table_info(${name}) order by cid`.execute(db)
+  ).rows;
+  const fkRows = (
+    await sql<ForeignKeyRow>`select id, seq, "table", "from", "to", on_update, on_delete from pragma_foreign_key_list(${name}) order by id, seq`.execute(
+      db,
+    )
+  ).rows;
+  const indexes = (await sql<IndexRow>`select name, "unique", origin, partial from pragma_index_list(${name}) order by name`.execute(db))
+    .rows;
 
-  const primaryKey = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+  const primaryKey = columns
+    .filter((c) => c.pk > 0)
+    .sort((a, b) => a.pk - b.pk)
+    .map((c) => c.name);
   const uniqueKeys: string[][] = [];
   for (const index of indexes) {
     if (index.unique !== 1 || index.origin === 'pk' || index.partial === 1) continue;
@@ -42,7 +72,14 @@ async function readTable(db: Kysely<any>, name: string, isView: boolean): Promis
   for (const row of fkRows) {
     let fk = foreignKeys[foreignKeys.length - 1];
     if (row.seq === 0 || fk === undefined) {
-      fk = { name: null, columns: [], refTable: row.table, refColumns: [], onUpdate: referentialAction(row.on_update), onDelete: referentialAction(row.on_delete) };
+      fk = {
+        name: null,
+        columns: [],
+        refTable: row.table,
+        refColumns: [],
+        onUpdate: referentialAction(row.on_update),
+        onDelete: referentialAction(row.on_delete),
+      };
       foreignKeys.push(fk);
     }
     fk.columns.push(row.from);
@@ -50,7 +87,7 @@ async function readTable(db: Kysely<any>, name: string, isView: boolean): Promis
   }
 
   // SQLite's affinity rule: any other declared type naming INT (`point`, `mediumint unsigned`) holds integers.
-  const typeOf = (dbType: string) => (nativeTypeInfo(dbType).type === 'string' && /int/.test(dbType) ? 'integer' as const : undefined);
+  const typeOf = (dbType: string) => (nativeTypeInfo(dbType).type === 'string' && /int/.test(dbType) ? ('integer' as const) : undefined);
   // INTEGER PRIMARY KEY aliases the rowid (auto-assigned) unless the table is WITHOUT ROWID, which has a pk index.
   const rowidAlias = primaryKey.length === 1 && !indexes.some((index) => index.origin === 'pk');
   return {
@@ -73,10 +110,12 @@ async function readTable(db: Kysely<any>, name: string, isView: boolean): Promis
 
 /** Tables and views sorted by name, SQLite's own tables left out. */
 export async function readSqliteCatalog(db: Kysely<any>): Promise<CatalogTable[]> {
-  const objects = (await sql<{ name: string; type: string }>`
+  const objects = (
+    await sql<{ name: string; type: string }>`
     select name, type from sqlite_master
     where type in ('table', 'view') and name not like 'sqlite\\_%' escape '\\'
-    order by name`.execute(db)).rows;
+    order by name`.execute(db)
+  ).rows;
   const tables: CatalogTable[] = [];
   for (const object of objects) tables.push(await readTable(db, object.name, object.type === 'view'));
   return tables;

@@ -13,25 +13,33 @@ const configSchema = {
   additionalProperties: true,
   properties: {
     database: {
-      type: 'string', minLength: 1,
+      type: 'string',
+      minLength: 1,
       description: 'Database file, relative to the platform directory, or `:memory:`.',
     },
     wal: {
-      type: 'boolean', default: true,
-      description: 'Switch the database file to write-ahead logging (WAL) when the service opens it: the server owns the file, and readers no longer wait for writers. false keeps the file\'s own journal mode.',
+      type: 'boolean',
+      default: true,
+      description:
+        "Switch the database file to write-ahead logging (WAL) when the service opens it: the server owns the file, and readers no longer wait for writers. false keeps the file's own journal mode.",
     },
     seed: {
-      type: 'string', minLength: 1,
-      description: 'Directory (relative to the platform directory) holding schema.json and data.json, loaded when the database file does not exist yet.',
+      type: 'string',
+      minLength: 1,
+      description:
+        'Directory (relative to the platform directory) holding schema.json and data.json, loaded when the database file does not exist yet.',
     },
     ...sqlConfigProperties,
   },
 };
 
 async function connect(config: Record<string, unknown>, ctx: RuntimeContext): Promise<SqlConnection> {
-  const [{ openSqliteDatabase, sqliteDialect }, { seedDatabase }] = await Promise.all([import('./sqlite-dialect.js'), import('./sqlite-seed.js')]);
+  const [{ openSqliteDatabase, sqliteDialect }, { seedDatabase }] = await Promise.all([
+    import('./sqlite-dialect.js'),
+    import('./sqlite-seed.js'),
+  ]);
   if (typeof config.database !== 'string' || config.database === '') {
-    throw new InternalServerError('SQLite service config needs \'database\': a file path or \':memory:\'.');
+    throw new InternalServerError("SQLite service config needs 'database': a file path or ':memory:'.");
   }
   const file = config.database === ':memory:' ? ':memory:' : path.resolve(ctx.baseDir, config.database);
   const seedDir = typeof config.seed === 'string' && config.seed !== '' ? path.resolve(ctx.baseDir, config.seed) : null;

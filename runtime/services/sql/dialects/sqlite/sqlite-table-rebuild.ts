@@ -22,20 +22,40 @@ function addableInPlace(field: FieldDefinition): boolean {
   return field.allowNull || (field.default !== undefined && field.default !== null);
 }
 
-export async function alterSqliteTable(db: Kysely<any>, schema: DatabaseSchema, table: TableModel, changes: TableChanges, dialect: SqlDialectModule): Promise<void> {
-  if (changes.modify.length > 0 || changes.drop.length > 0 || (changes.dropForeignKeys ?? []).length > 0 || !changes.add.every(addableInPlace)) {
+export async function alterSqliteTable(
+  db: Kysely<any>,
+  schema: DatabaseSchema,
+  table: TableModel,
+  changes: TableChanges,
+  dialect: SqlDialectModule,
+): Promise<void> {
+  if (
+    changes.modify.length > 0 ||
+    changes.drop.length > 0 ||
+    (changes.dropForeignKeys ?? []).length > 0 ||
+    !changes.add.every(addableInPlace)
+  ) {
     await rebuild(db, schema, table, changes, dialect);
     return;
   }
   await db.transaction().execute(async (trx) => {
     for (const field of changes.add) {
-      await trx.schema.alterTable(table.sourceName).addColumn(field.name, sql.raw(dialect.columnType(field)), columnClauses(field, false, dialect)).execute();
+      await trx.schema
+        .alterTable(table.sourceName)
+        .addColumn(field.name, sql.raw(dialect.columnType(field)), columnClauses(field, false, dialect))
+        .execute();
     }
     await createIndexes(trx, { name: table.sourceName, label: null, description: null, fields: changes.add }, changes.add);
   });
 }
 
-async function rebuild(db: Kysely<any>, schema: DatabaseSchema, table: TableModel, changes: TableChanges, dialect: SqlDialectModule): Promise<void> {
+async function rebuild(
+  db: Kysely<any>,
+  schema: DatabaseSchema,
+  table: TableModel,
+  changes: TableChanges,
+  dialect: SqlDialectModule,
+): Promise<void> {
   const dropped = new Set(changes.drop.map((f) => f.name));
   const modified = new Map(changes.modify.map((c) => [c.current.name, c.definition]));
   // The table as it will be: its foreign keys but the dropped ones.
@@ -48,9 +68,11 @@ async function rebuild(db: Kysely<any>, schema: DatabaseSchema, table: TableMode
   const copied = table.fields.filter((f) => !dropped.has(f.name)).map((f) => f.sourceName);
   const temporary = `portico_rebuild_${table.sourceName}`;
   await db.connection().execute(async (conn) => {
-    const extras = (await sql<{ sql: string }>`
+    const extras = (
+      await sql<{ sql: string }>`
       select sql from sqlite_master where tbl_name = ${table.sourceName} and type in ('index', 'trigger') and sql is not null
-      order by type, name`.execute(conn)).rows.map((row) => row.sql);
+      order by type, name`.execute(conn)
+    ).rows.map((row) => row.sql);
     await sql`pragma foreign_keys = off`.execute(conn);
     await sql`pragma legacy_alter_table = on`.execute(conn);
     try {
@@ -62,7 +84,11 @@ async function rebuild(db: Kysely<any>, schema: DatabaseSchema, table: TableMode
         await sql`drop table ${sql.id(table.sourceName)}`.execute(conn);
         await sql`alter table ${sql.id(temporary)} rename to ${sql.id(table.sourceName)}`.execute(conn);
         // Indexes and triggers on dropped columns cannot come back; the others must.
-        for (const text of extras) await sql.raw(text).execute(conn).catch(() => undefined);
+        for (const text of extras)
+          await sql
+            .raw(text)
+            .execute(conn)
+            .catch(() => undefined);
         const broken = await sql`select 1 from pragma_foreign_key_check(${table.sourceName}) limit 1`.execute(conn);
         if (broken.rows.length > 0) throw new ConflictError(`Records of table '${table.name}' do not satisfy the changed foreign keys.`);
         await sql`commit`.execute(conn);

@@ -7,7 +7,7 @@ import { DiagnosticError, formatDiagnostic } from '../../../../../generator/diag
 const parse = (text: string) => parseConfig(text, 'platform.yaml', { env: { AMQP_URL: 'amqp://x' }, kinds: serviceKindRegistry }).config;
 
 describe('cache, broker and MCP services in platform.yaml', () => {
-  it('fills each type\'s defaults', () => {
+  it("fills each type's defaults", () => {
     const config = parse(`
 platform: { name: demo }
 services:
@@ -18,7 +18,13 @@ services:
 `);
     const config_ = (name: string) => config.services.find((s) => s.name === name)!.config;
     expect(config_('cache')).toMatchObject({ host: '127.0.0.1', port: 6379, default_ttl: 300, timeout_ms: 5000 });
-    expect(config_('events')).toMatchObject({ port: 5672, vhost: '/', persistent: true, exchange: '', queues: [{ name: 'q', durable: true }] });
+    expect(config_('events')).toMatchObject({
+      port: 5672,
+      vhost: '/',
+      persistent: true,
+      exchange: '',
+      queues: [{ name: 'q', durable: true }],
+    });
     expect(config_('iot')).toMatchObject({ port: 1883, qos: 1, retain: false, clean_session: true });
     expect(config_('agent')).toMatchObject({ app: 'admin', allow_writes: true });
   });
@@ -44,7 +50,17 @@ services:
 describe('build-time OpenAPI of these types', () => {
   it('documents their endpoints from the model alone (no server needed)', async () => {
     const { modelFragment } = await import('../../../../../runtime/openapi/model-fragment.js');
-    const model = (type: string) => ({ id: 1, name: 'svc', label: 'Svc', type, description: '', is_active: true, origin: 'platform' as const, kind: 'plain' as const, config: {} });
+    const model = (type: string) => ({
+      id: 1,
+      name: 'svc',
+      label: 'Svc',
+      type,
+      description: '',
+      is_active: true,
+      origin: 'platform' as const,
+      kind: 'plain' as const,
+      config: {},
+    });
     expect(Object.keys(modelFragment(model('cache_redis')).paths)).toEqual(['/', '/{key}']);
     expect(Object.keys(modelFragment(model('amqp')).paths)).toEqual(['/', '/pub', '/pub/{topic}', '/sub', '/sub/{topic}']);
     expect(Object.keys(modelFragment(model('mqtt')).paths)).toEqual(['/', '/pub', '/pub/{topic}', '/sub', '/sub/{topic}']);

@@ -3,9 +3,19 @@ import { checkTopicFilter, checkTopicName, topicMatches } from '../../../../../r
 
 describe('MQTT topics', () => {
   it.each([
-    ['a/+/c', 'a/b/c', true], ['a/+/c', 'a/b/d', false], ['a/#', 'a', true], ['a/#', 'a/b/c', true], ['#', 'a/b', true],
-    ['+', 'a', true], ['+', 'a/b', false], ['a/b', 'a/b', true], ['+/b', '$SYS/b', false], ['#', '$SYS/x', false], ['$SYS/#', '$SYS/x', true],
-    ['a/+', 'a/', true], ['a//b', 'a//b', true],
+    ['a/+/c', 'a/b/c', true],
+    ['a/+/c', 'a/b/d', false],
+    ['a/#', 'a', true],
+    ['a/#', 'a/b/c', true],
+    ['#', 'a/b', true],
+    ['+', 'a', true],
+    ['+', 'a/b', false],
+    ['a/b', 'a/b', true],
+    ['+/b', '$SYS/b', false],
+    ['#', '$SYS/x', false],
+    ['$SYS/#', '$SYS/x', true],
+    ['a/+', 'a/', true],
+    ['a//b', 'a//b', true],
   ])('filter %s matches %s: %s', (filter, topic, want) => {
     expect(topicMatches(filter, topic)).toBe(want);
   });

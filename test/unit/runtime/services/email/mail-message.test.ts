@@ -9,7 +9,10 @@ describe('addresses', () => {
     ['Ada Lovelace <ada@b.io>', [{ email: 'ada@b.io', name: 'Ada Lovelace' }]],
     ['a@b.io, c@d.io', [{ email: 'a@b.io' }, { email: 'c@d.io' }]],
     [{ email: 'a@b.io', name: 'A' }, [{ email: 'a@b.io', name: 'A' }]],
-    [['a@b.io', { email: 'c@d.io' }], [{ email: 'a@b.io' }, { email: 'c@d.io' }]],
+    [
+      ['a@b.io', { email: 'c@d.io' }],
+      [{ email: 'a@b.io' }, { email: 'c@d.io' }],
+    ],
     [undefined, []],
   ])('%o', (value, want) => {
     expect(addresses(value, 'to')).toEqual(want);
@@ -30,7 +33,14 @@ describe('fillTemplate', () => {
 describe('messageFromBody', () => {
   it('reads the reference email fields', () => {
     expect(messageFromBody({ to: 'a@b.io', subject: 's', body_text: 't', from_email: 'f@b.io', from_name: 'F' })).toEqual({
-      to: [{ email: 'a@b.io' }], cc: [], bcc: [], from: { email: 'f@b.io', name: 'F' }, reply_to: null, subject: 's', body_text: 't', body_html: '',
+      to: [{ email: 'a@b.io' }],
+      cc: [],
+      bcc: [],
+      from: { email: 'f@b.io', name: 'F' },
+      reply_to: null,
+      subject: 's',
+      body_text: 't',
+      body_html: '',
     });
   });
 

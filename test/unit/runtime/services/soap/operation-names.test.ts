@@ -6,7 +6,12 @@ import { documentedName, documentedNames } from '../../../../../runtime/services
 import { documentWsdl, introspectText } from './soap-test-helpers.js';
 
 describe('documented operation names', () => {
-  it.each([['Get_Quote', 'getquote'], ['AddNumbers', 'addnumbers'], ['__x__', 'x'], ['plain', 'plain']])('%s -> %s', (name, want) => {
+  it.each([
+    ['Get_Quote', 'getquote'],
+    ['AddNumbers', 'addnumbers'],
+    ['__x__', 'x'],
+    ['plain', 'plain'],
+  ])('%s -> %s', (name, want) => {
     expect(documentedName(name)).toBe(want);
   });
 
@@ -17,8 +22,18 @@ describe('documented operation names', () => {
 });
 
 describe('a SOAP service document and its calls', async () => {
-  const schema = ['Get_Quote', 'AddNumbers'].map((name) => `<xs:element name="${name}"><xs:complexType><xs:sequence><xs:element name="value" type="xs:string"/></xs:sequence></xs:complexType></xs:element>`).join('');
-  const model = await introspectText(documentWsdl(schema, [{ name: 'Get_Quote', input: 'Get_Quote' }, { name: 'AddNumbers', input: 'AddNumbers' }]));
+  const schema = ['Get_Quote', 'AddNumbers']
+    .map(
+      (name) =>
+        `<xs:element name="${name}"><xs:complexType><xs:sequence><xs:element name="value" type="xs:string"/></xs:sequence></xs:complexType></xs:element>`,
+    )
+    .join('');
+  const model = await introspectText(
+    documentWsdl(schema, [
+      { name: 'Get_Quote', input: 'Get_Quote' },
+      { name: 'AddNumbers', input: 'AddNumbers' },
+    ]),
+  );
 
   it('documents each operation at its lowercase name without underscores', () => {
     expect(Object.keys(soapServiceOpenApi(model).paths).sort()).toEqual(['/', '/addnumbers', '/getquote']);
@@ -26,7 +41,8 @@ describe('a SOAP service document and its calls', async () => {
 
   it('finds an operation by the documented path and by its WSDL name, in any case', () => {
     const contract = new LiveContract(model);
-    for (const name of ['getquote', 'GetQuote', 'Get_Quote', 'get_quote', 'GET_QUOTE']) expect(contract.operation(name)?.name).toBe('Get_Quote');
+    for (const name of ['getquote', 'GetQuote', 'Get_Quote', 'get_quote', 'GET_QUOTE'])
+      expect(contract.operation(name)?.name).toBe('Get_Quote');
     expect(contract.operation('addnumbers')?.name).toBe('AddNumbers');
     expect(contract.operation('add_numbers')).toBeUndefined();
   });

@@ -7,18 +7,29 @@ const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).
 
 describe('SOAP config', () => {
   it('normalises the options, PHP constant names included', () => {
-    const options = soapOptions({
-      wsdl: 'x.wsdl',
-      options: { soap_version: 'SOAP_1_2', login: 'al', password: 'pw', location: 'http://h/x', cache_wsdl: 'WSDL_CACHE_NONE', connection_timeout: 2.5, stream_context: { http: { header: 'X-A: 1\r\nX-B: two' } } },
-      headers: [
-        { type: 'generic', namespace: 'urn:h', name: 'Trace', data: '{"id":"svc:trace"}', mustunderstand: 1, actor: 'next' },
-        { Type: 'wsse', Name: 'username', Data: 'bob' },
-        { type: 'wsse', name: 'password', data: 'secret' },
-      ],
-      wsse_username_token: 'tok-1',
-      cache_enabled: true,
-      cache_ttl: 60,
-    }, '/');
+    const options = soapOptions(
+      {
+        wsdl: 'x.wsdl',
+        options: {
+          soap_version: 'SOAP_1_2',
+          login: 'al',
+          password: 'pw',
+          location: 'http://h/x',
+          cache_wsdl: 'WSDL_CACHE_NONE',
+          connection_timeout: 2.5,
+          stream_context: { http: { header: 'X-A: 1\r\nX-B: two' } },
+        },
+        headers: [
+          { type: 'generic', namespace: 'urn:h', name: 'Trace', data: '{"id":"svc:trace"}', mustunderstand: 1, actor: 'next' },
+          { Type: 'wsse', Name: 'username', Data: 'bob' },
+          { type: 'wsse', name: 'password', data: 'secret' },
+        ],
+        wsse_username_token: 'tok-1',
+        cache_enabled: true,
+        cache_ttl: 60,
+      },
+      '/',
+    );
     expect(options).toEqual({
       soapVersion: '1.2',
       location: 'http://h/x',
@@ -34,12 +45,22 @@ describe('SOAP config', () => {
     });
   });
 
-  it('has defaults: the binding\'s version, a 60 s timeout, the WSDL kept, no response cache', () => {
-    expect(soapOptions({ wsdl: 'x.wsdl' }, '/')).toMatchObject({ soapVersion: null, timeoutMs: 60_000, cacheWsdl: true, responseTtlMs: null, headers: [], wsse: null });
+  it("has defaults: the binding's version, a 60 s timeout, the WSDL kept, no response cache", () => {
+    expect(soapOptions({ wsdl: 'x.wsdl' }, '/')).toMatchObject({
+      soapVersion: null,
+      timeoutMs: 60_000,
+      cacheWsdl: true,
+      responseTtlMs: null,
+      headers: [],
+      wsse: null,
+    });
   });
 
   it.each([
-    [{ ssl: { verify_peer: false } }, "'stream_context.ssl.verify_peer: false' turns off TLS certificate verification; this is not allowed."],
+    [
+      { ssl: { verify_peer: false } },
+      "'stream_context.ssl.verify_peer: false' turns off TLS certificate verification; this is not allowed.",
+    ],
     ['{"ssl":{"verify_peer_name":false}}', "'stream_context.ssl.verify_peer_name: false' turns off TLS host name verification"],
     [{ ssl: { allow_self_signed: true } }, "'stream_context.ssl.allow_self_signed: true' accepts self-signed certificates"],
   ])('refuses stream_context %j, which turns off certificate checks', (streamContext, message) => {

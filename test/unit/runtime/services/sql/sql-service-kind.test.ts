@@ -8,7 +8,9 @@ import { getServiceKind } from '../../../../../runtime/services/registry.js';
 import { ADDRESS_BOOK_DIR, caller, runtimeContext, sqliteKind, sqliteService, tempDir } from './sql-test-helpers.js';
 
 let env: ReturnType<typeof tempDir>;
-beforeEach(() => { env = tempDir(); });
+beforeEach(() => {
+  env = tempDir();
+});
 afterEach(() => env.cleanup());
 
 const kind = sqliteKind();
@@ -70,7 +72,9 @@ describe('the sqlite service kind', () => {
     raw.close();
     const handler = await kind.open(sqliteService({ database: 'case.sqlite', keep_case: true }), runtimeContext(env.dir));
     const call = caller(handler);
-    expect((await call('POST', '_table/people', { fields: '*' }, { resource: [{ fullname: 'Ada' }] })).body).toEqual({ resource: [{ PersonId: 1, FullName: 'Ada' }] });
+    expect((await call('POST', '_table/people', { fields: '*' }, { resource: [{ fullname: 'Ada' }] })).body).toEqual({
+      resource: [{ PersonId: 1, FullName: 'Ada' }],
+    });
     expect((await call('GET', '_table/People/1')).body).toEqual({ PersonId: 1, FullName: 'Ada' });
     expect((await call('GET', '_table')).body).toEqual({ resource: [{ name: 'People' }] });
     await handler.close();
@@ -96,10 +100,12 @@ describe('the sqlite service kind', () => {
 
   it('reports configuration problems as 500s', async () => {
     await expect(kind.open(sqliteService({}), runtimeContext(env.dir))).rejects.toMatchObject({
-      status: 500, message: "SQLite service config needs 'database': a file path or ':memory:'.",
+      status: 500,
+      message: "SQLite service config needs 'database': a file path or ':memory:'.",
     });
     await expect(kind.open(sqliteService({ database: 'x.sqlite', seed: 'missing' }), runtimeContext(env.dir))).rejects.toMatchObject({
-      status: 500, message: `Seed directory '${path.join(env.dir, 'missing')}' has no schema.json.`,
+      status: 500,
+      message: `Seed directory '${path.join(env.dir, 'missing')}' has no schema.json.`,
     });
     expect(fs.existsSync(path.join(env.dir, 'x.sqlite'))).toBe(false);
   });

@@ -55,9 +55,23 @@ export interface CallResult {
 
 /** Drives a handler: returns status and body, errors as their spec body (never throws a PorticoError). */
 export function caller(handler: ServiceHandler) {
-  return async (verb: Verb, resource: string, query: RawQuery = {}, body?: unknown, auth: AuthContext = adminContext()): Promise<CallResult> => {
+  return async (
+    verb: Verb,
+    resource: string,
+    query: RawQuery = {},
+    body?: unknown,
+    auth: AuthContext = adminContext(),
+  ): Promise<CallResult> => {
     try {
-      const result = await handler.handle({ verb, resource: resource.split('/').filter((s) => s !== ''), trailingSlash: false, query, body, headers: {}, auth });
+      const result = await handler.handle({
+        verb,
+        resource: resource.split('/').filter((s) => s !== ''),
+        trailingSlash: false,
+        query,
+        body,
+        headers: {},
+        auth,
+      });
       return { status: result.status ?? 200, body: result.body };
     } catch (error) {
       if (error instanceof PorticoError) return { status: error.status, body: error.toBody() };

@@ -5,10 +5,18 @@ import { RequestWriter } from '../../../../../../runtime/services/soap/call/requ
 
 const NS = 'urn:shop';
 const definitions: Record<string, JsonSchema> = {
-  Money: { type: 'object', properties: { _: { type: 'number' }, currency: { type: 'string', xml: { attribute: true } } }, required: ['currency'] },
+  Money: {
+    type: 'object',
+    properties: { _: { type: 'number' }, currency: { type: 'string', xml: { attribute: true } } },
+    required: ['currency'],
+  },
   Line: {
     type: 'object',
-    properties: { sku: { type: 'string', xml: { namespace: NS } }, qty: { type: 'integer', xml: { namespace: NS } }, price: { $ref: '#/components/schemas/Money' } },
+    properties: {
+      sku: { type: 'string', xml: { namespace: NS } },
+      qty: { type: 'integer', xml: { namespace: NS } },
+      price: { $ref: '#/components/schemas/Money' },
+    },
     required: ['sku', 'qty'],
   },
   Base: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
@@ -28,24 +36,40 @@ const definitions: Record<string, JsonSchema> = {
     ],
   },
 };
-const message: SoapMessageModel = { wrapper: { name: 'PlaceOrder', namespace: NS }, schema: { type: 'object', properties: { order: { $ref: '#/components/schemas/Order' } }, required: ['order'] } };
+const message: SoapMessageModel = {
+  wrapper: { name: 'PlaceOrder', namespace: NS },
+  schema: { type: 'object', properties: { order: { $ref: '#/components/schemas/Order' } }, required: ['order'] },
+};
 const writer = new RequestWriter(new SchemaView(definitions));
 
 describe('request XML', () => {
   it('writes members in schema order with attributes, `_` text, repeated elements, nil and namespace changes', () => {
     const xml = writer.message(message, {
-      order: { note: null, line: [{ qty: '2', sku: 'A&1', price: { currency: 'EUR', _: 9.5 } }, { sku: 'B', qty: 1, price: { currency: 'USD', _: '3' } }], id: 7, express: 'false', status: 'paid', rush: 'y', unknown: 'ignored' },
+      order: {
+        note: null,
+        line: [
+          { qty: '2', sku: 'A&1', price: { currency: 'EUR', _: 9.5 } },
+          { sku: 'B', qty: 1, price: { currency: 'USD', _: '3' } },
+        ],
+        id: 7,
+        express: 'false',
+        status: 'paid',
+        rush: 'y',
+        unknown: 'ignored',
+      },
     });
     expect(xml).toBe(
-      '<PlaceOrder xmlns="urn:shop"><order xmlns="" xmlns:a0="urn:flags" a0:rush="y"><id>7</id><status>paid</status><express>false</express>'
-      + '<line xmlns="urn:shop"><sku>A&amp;1</sku><qty>2</qty><price xmlns="" currency="EUR">9.5</price></line>'
-      + '<line xmlns="urn:shop"><sku>B</sku><qty>1</qty><price xmlns="" currency="USD">3</price></line>'
-      + '<note xsi:nil="true"/></order></PlaceOrder>',
+      '<PlaceOrder xmlns="urn:shop"><order xmlns="" xmlns:a0="urn:flags" a0:rush="y"><id>7</id><status>paid</status><express>false</express>' +
+        '<line xmlns="urn:shop"><sku>A&amp;1</sku><qty>2</qty><price xmlns="" currency="EUR">9.5</price></line>' +
+        '<line xmlns="urn:shop"><sku>B</sku><qty>1</qty><price xmlns="" currency="USD">3</price></line>' +
+        '<note xsi:nil="true"/></order></PlaceOrder>',
     );
   });
 
   it('takes one object where an array is expected', () => {
-    expect(writer.message(message, { order: { id: 1, line: { sku: 'A', qty: 1 } } })).toContain('<line xmlns="urn:shop"><sku>A</sku><qty>1</qty></line></order>');
+    expect(writer.message(message, { order: { id: 1, line: { sku: 'A', qty: 1 } } })).toContain(
+      '<line xmlns="urn:shop"><sku>A</sku><qty>1</qty></line></order>',
+    );
   });
 
   it.each([
@@ -62,7 +86,10 @@ describe('request XML', () => {
   });
 
   it('writes the parts of a bare message as body elements', () => {
-    const bare: SoapMessageModel = { wrapper: null, schema: { type: 'object', properties: { Code: { type: 'string', xml: { namespace: NS } } }, required: ['Code'] } };
+    const bare: SoapMessageModel = {
+      wrapper: null,
+      schema: { type: 'object', properties: { Code: { type: 'string', xml: { namespace: NS } } }, required: ['Code'] },
+    };
     expect(writer.message(bare, { Code: 'x' })).toBe('<Code xmlns="urn:shop">x</Code>');
   });
 });

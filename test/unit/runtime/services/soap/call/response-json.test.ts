@@ -5,28 +5,51 @@ import { faultError, parseEnvelope, ResponseReader } from '../../../../../../run
 
 const definitions: Record<string, JsonSchema> = {
   Money: { type: 'object', properties: { _: { type: 'number' }, currency: { type: 'string', xml: { attribute: true } } } },
-  Item: { type: 'object', properties: { name: { type: 'string' }, count: { type: 'integer' }, big: { type: 'integer' }, ok: { type: 'boolean' }, price: { $ref: '#/components/schemas/Money' } } },
+  Item: {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      count: { type: 'integer' },
+      big: { type: 'integer' },
+      ok: { type: 'boolean' },
+      price: { $ref: '#/components/schemas/Money' },
+    },
+  },
 };
 const output: SoapMessageModel = {
   wrapper: { name: 'ListResponse', namespace: 'urn:shop' },
-  schema: { type: 'object', properties: { item: { type: 'array', items: { $ref: '#/components/schemas/Item' } }, total: { type: 'number', nullable: true }, tags: { type: 'array', items: { type: 'string' } } } },
+  schema: {
+    type: 'object',
+    properties: {
+      item: { type: 'array', items: { $ref: '#/components/schemas/Item' } },
+      total: { type: 'number', nullable: true },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
+  },
 };
 const reader = new ResponseReader(new SchemaView(definitions));
 
 function envelope(body: string, version: '1.1' | '1.2' = '1.1'): Element {
   const ns = version === '1.1' ? 'http://schemas.xmlsoap.org/soap/envelope/' : 'http://www.w3.org/2003/05/soap-envelope';
-  return parseEnvelope(`<?xml version="1.0"?><s:Envelope xmlns:s="${ns}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><s:Body>${body}</s:Body></s:Envelope>`);
+  return parseEnvelope(
+    `<?xml version="1.0"?><s:Envelope xmlns:s="${ns}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><s:Body>${body}</s:Body></s:Envelope>`,
+  );
 }
 
 describe('response JSON', () => {
   it('drops namespaces, types values, keeps attributes and `_`, reads nil as null, and makes a single repeated element an array', () => {
-    const reply = reader.read(envelope(`<p:ListResponse xmlns:p="urn:shop" p:extra="attr">
+    const reply = reader.read(
+      envelope(`<p:ListResponse xmlns:p="urn:shop" p:extra="attr">
       <p:item><p:name> spaced </p:name><p:count>3</p:count><p:big>9007199254740993</p:big><p:ok>1</p:ok><p:price currency="EUR">9.50</p:price><p:other a="1">x</p:other></p:item>
-      <p:total xsi:nil="true"/></p:ListResponse>`), output);
+      <p:total xsi:nil="true"/></p:ListResponse>`),
+      output,
+    );
     expect(reply).toEqual({
       value: {
         extra: 'attr',
-        item: [{ name: ' spaced ', count: 3, big: '9007199254740993', ok: true, price: { currency: 'EUR', _: 9.5 }, other: { a: '1', _: 'x' } }],
+        item: [
+          { name: ' spaced ', count: 3, big: '9007199254740993', ok: true, price: { currency: 'EUR', _: 9.5 }, other: { a: '1', _: 'x' } },
+        ],
         total: null,
       },
     });
@@ -51,7 +74,10 @@ describe('response JSON', () => {
     ],
     [
       'SOAP 1.2',
-      envelope('<s:Fault><s:Code><s:Value>s:Sender</s:Value><s:Subcode><s:Value>t:NotFound</s:Value></s:Subcode></s:Code><s:Reason><s:Text xml:lang="en">Missing</s:Text></s:Reason></s:Fault>', '1.2'),
+      envelope(
+        '<s:Fault><s:Code><s:Value>s:Sender</s:Value><s:Subcode><s:Value>t:NotFound</s:Value></s:Subcode></s:Code><s:Reason><s:Text xml:lang="en">Missing</s:Text></s:Reason></s:Fault>',
+        '1.2',
+      ),
       { code: 's:Sender / t:NotFound', text: 'Missing' },
     ],
   ])('reads a %s fault', (_, root, fault) => {
@@ -60,7 +86,13 @@ describe('response JSON', () => {
 
   it('turns a fault into the spec error: 500 with text and code', () => {
     const error = faultError({ code: 'soap:Server', text: 'Attempted to divide by zero.' });
-    expect(error.toBody()).toEqual({ error: { code: 500, message: 'Attempted to divide by zero. [Fault code:soap:Server]', context: { faultcode: 'soap:Server', faultstring: 'Attempted to divide by zero.' } } });
+    expect(error.toBody()).toEqual({
+      error: {
+        code: 500,
+        message: 'Attempted to divide by zero. [Fault code:soap:Server]',
+        context: { faultcode: 'soap:Server', faultstring: 'Attempted to divide by zero.' },
+      },
+    });
   });
 
   it.each([

@@ -15,18 +15,35 @@ describe('SOAP envelope', () => {
   });
 
   it('writes generic headers, taking svc: values from the query', () => {
-    const xml = soapHeaders([
-      { namespace: 'urn:h', name: 'Session', data: 'svc:token', mustUnderstand: true, actor: 'urn:next' },
-      { namespace: 'urn:h', name: 'Trace', data: { id: 'svc:trace', tags: ['a', 'b'], fixed: 'x<y' }, mustUnderstand: false, actor: null },
-    ], null, '1.1', { token: 'abc', trace: ['1', '2'] });
+    const xml = soapHeaders(
+      [
+        { namespace: 'urn:h', name: 'Session', data: 'svc:token', mustUnderstand: true, actor: 'urn:next' },
+        {
+          namespace: 'urn:h',
+          name: 'Trace',
+          data: { id: 'svc:trace', tags: ['a', 'b'], fixed: 'x<y' },
+          mustUnderstand: false,
+          actor: null,
+        },
+      ],
+      null,
+      '1.1',
+      { token: 'abc', trace: ['1', '2'] },
+    );
     expect(xml).toBe(
-      '<Session xmlns="urn:h" soap:mustUnderstand="1" soap:actor="urn:next">abc</Session>'
-      + '<Trace xmlns="urn:h"><id>2</id><tags>a</tags><tags>b</tags><fixed>x&lt;y</fixed></Trace>',
+      '<Session xmlns="urn:h" soap:mustUnderstand="1" soap:actor="urn:next">abc</Session>' +
+        '<Trace xmlns="urn:h"><id>2</id><tags>a</tags><tags>b</tags><fixed>x&lt;y</fixed></Trace>',
     );
   });
 
   it('writes a WS-Security UsernameToken whose digest is base64(SHA-1(nonce + created + password))', () => {
-    const xml = soapHeaders([], { username: 'bob', password: 'pw', tokenId: 'Token-1', passwordType: 'PasswordDigest' }, '1.1', {}, new Date('2024-05-06T07:08:09.123Z'));
+    const xml = soapHeaders(
+      [],
+      { username: 'bob', password: 'pw', tokenId: 'Token-1', passwordType: 'PasswordDigest' },
+      '1.1',
+      {},
+      new Date('2024-05-06T07:08:09.123Z'),
+    );
     const security = parseXml(`<r xmlns:soap="urn:s">${xml}</r>`).documentElement!.firstChild as Element;
     const token = security.getElementsByTagNameNS(WSSE, 'UsernameToken')[0];
     const text = (local: string, ns = WSSE) => security.getElementsByTagNameNS(ns, local)[0]?.textContent ?? '';
@@ -38,6 +55,8 @@ describe('SOAP envelope', () => {
     expect(nonce).toHaveLength(16);
     expect(text('Password')).toBe(passwordDigest(nonce, '2024-05-06T07:08:09Z', 'pw'));
     // The profile's own example: nonce, created and password give this digest.
-    expect(passwordDigest(Buffer.from('LKqI6G/AikKCQrN0zqZFlg==', 'base64'), '2010-09-16T07:50:45Z', 'userpassword')).toBe('tuOSpGlFlIXsozq4HFNeeGeFLEI=');
+    expect(passwordDigest(Buffer.from('LKqI6G/AikKCQrN0zqZFlg==', 'base64'), '2010-09-16T07:50:45Z', 'userpassword')).toBe(
+      'tuOSpGlFlIXsozq4HFNeeGeFLEI=',
+    );
   });
 });

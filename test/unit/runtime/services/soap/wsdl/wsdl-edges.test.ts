@@ -64,9 +64,17 @@ describe('schemas that import each other in a cycle', () => {
 </xs:schema>`;
 
   it('A imports B imports A: both load, each once, and the types resolve across them', async () => {
-    const dir = files({ 'service.wsdl': wsdlImportingA(SOAP11_BINDING), 'A.xsd': PING_SCHEMA('<xs:import namespace="urn:b" schemaLocation="B.xsd"/>'), 'B.xsd': B_IMPORTING_A });
-    const documents = await loadWsdlDocuments({ kind: 'file', path: path.join(dir, 'service.wsdl') }, { exchange: () => Promise.reject(new Error('no network')) } as never);
-    const labels = documents.map((document) => document.label).filter((label) => !label.endsWith('.xsd') || ['./A.xsd', 'B.xsd', './B.xsd'].includes(label));
+    const dir = files({
+      'service.wsdl': wsdlImportingA(SOAP11_BINDING),
+      'A.xsd': PING_SCHEMA('<xs:import namespace="urn:b" schemaLocation="B.xsd"/>'),
+      'B.xsd': B_IMPORTING_A,
+    });
+    const documents = await loadWsdlDocuments({ kind: 'file', path: path.join(dir, 'service.wsdl') }, {
+      exchange: () => Promise.reject(new Error('no network')),
+    } as never);
+    const labels = documents
+      .map((document) => document.label)
+      .filter((label) => !label.endsWith('.xsd') || ['./A.xsd', 'B.xsd', './B.xsd'].includes(label));
     expect(labels).toEqual(['service.wsdl', './A.xsd', 'B.xsd']);
     const model = await introspect(dir);
     expect(model.operations.map((operation) => operation.name)).toEqual(['Ping']);
@@ -83,8 +91,13 @@ describe('schemas that import each other in a cycle', () => {
   <xs:complexType name="Item"><xs:sequence><xs:element name="note" type="a:Note"/></xs:sequence></xs:complexType>
 </xs:schema>`,
     });
-    const documents = await loadWsdlDocuments({ kind: 'file', path: path.join(dir, 'service.wsdl') }, { exchange: () => Promise.reject(new Error('no network')) } as never);
-    expect(documents.filter((document) => /[AB]\.xsd$/.test(document.label)).map((document) => path.basename(document.uri))).toEqual(['A.xsd', 'B.xsd']);
+    const documents = await loadWsdlDocuments({ kind: 'file', path: path.join(dir, 'service.wsdl') }, {
+      exchange: () => Promise.reject(new Error('no network')),
+    } as never);
+    expect(documents.filter((document) => /[AB]\.xsd$/.test(document.label)).map((document) => path.basename(document.uri))).toEqual([
+      'A.xsd',
+      'B.xsd',
+    ]);
     expect((await introspect(dir)).operations.map((operation) => operation.name)).toEqual(['Ping']);
   });
 });

@@ -16,7 +16,9 @@ let base: string;
 
 beforeAll(async () => {
   // A WSDL served over HTTP that tries to import a local file.
-  const wsdl = documentWsdl('<xs:include schemaLocation="file:///etc/passwd"/><xs:element name="R" type="xs:string"/>', [{ name: 'Op', input: 'R' }]);
+  const wsdl = documentWsdl('<xs:include schemaLocation="file:///etc/passwd"/><xs:element name="R" type="xs:string"/>', [
+    { name: 'Op', input: 'R' },
+  ]);
   server = http.createServer((request, response) => {
     if (request.url === '/svc?wsdl') response.end(wsdl);
     else response.writeHead(404).end('no');
@@ -43,9 +45,17 @@ describe('WSDL location', () => {
 
   it.each([
     ['beside.wsdl', 'api', "WSDL file 'beside.wsdl' not found: looked for wsdl/beside.wsdl in the platform directory."],
-    ['sub/deep.wsdl', 'api', "'config.wsdl' of a service created through the API must be an http(s) URL or a bare file name of the platform's wsdl/ directory, not 'sub/deep.wsdl'."],
+    [
+      'sub/deep.wsdl',
+      'api',
+      "'config.wsdl' of a service created through the API must be an http(s) URL or a bare file name of the platform's wsdl/ directory, not 'sub/deep.wsdl'.",
+    ],
     ['file:///etc/passwd', 'platform', "'config.wsdl' must be an http(s) URL or a file name, not 'file:///etc/passwd'."],
-    ['missing.wsdl', 'platform', "WSDL file 'missing.wsdl' not found: looked for wsdl/missing.wsdl and missing.wsdl in the platform directory."],
+    [
+      'missing.wsdl',
+      'platform',
+      "WSDL file 'missing.wsdl' not found: looked for wsdl/missing.wsdl and missing.wsdl in the platform directory.",
+    ],
     ['', 'platform', "A SOAP service needs 'config.wsdl': an http(s) URL or a WSDL file name."],
   ] as const)('refuses %j (%s)', (declared, origin, message) => {
     expect(() => resolveWsdlLocation(declared, files.dir, origin)).toThrow(message);
@@ -61,11 +71,19 @@ describe('WSDL loading', () => {
   it('uses the built-in standard schemas instead of fetching them', async () => {
     // w2p-acton.wsdl imports http://www.w3.org/2005/05/xmlmime: there is no network here.
     const documents = await loadWsdlDocuments({ kind: 'file', path: path.join(corpus, 'w2p-acton.wsdl') }, transport);
-    expect(documents.map((document) => path.basename(document.uri))).toEqual(['w2p-acton.wsdl', 'soap-encoding.xsd', 'soap12-encoding.xsd', 'xmlmime.xsd', 'xml.xsd']);
+    expect(documents.map((document) => path.basename(document.uri))).toEqual([
+      'w2p-acton.wsdl',
+      'soap-encoding.xsd',
+      'soap12-encoding.xsd',
+      'xmlmime.xsd',
+      'xml.xsd',
+    ]);
   });
 
   it('reads a WSDL over HTTP and refuses its imports of local files', async () => {
-    await expect(loadWsdlDocuments({ kind: 'url', url: `${base}/svc?wsdl` }, transport)).rejects.toThrow(`'${base}/svc?wsdl' imports 'file:///etc/passwd': a WSDL read from a URL may only import over http(s).`);
+    await expect(loadWsdlDocuments({ kind: 'url', url: `${base}/svc?wsdl` }, transport)).rejects.toThrow(
+      `'${base}/svc?wsdl' imports 'file:///etc/passwd': a WSDL read from a URL may only import over http(s).`,
+    );
   });
 
   it.each([
@@ -78,6 +96,8 @@ describe('WSDL loading', () => {
   });
 
   it('reports an HTTP error of the WSDL URL', async () => {
-    await expect(loadWsdlDocuments({ kind: 'url', url: `${base}/other?wsdl` }, transport)).rejects.toThrow(`Could not read the WSDL document ${base}/other?wsdl: HTTP 404.`);
+    await expect(loadWsdlDocuments({ kind: 'url', url: `${base}/other?wsdl` }, transport)).rejects.toThrow(
+      `Could not read the WSDL document ${base}/other?wsdl: HTTP 404.`,
+    );
   });
 });

@@ -18,7 +18,15 @@ describe('XSD -> JSON Schema', () => {
       `<xs:element name="Req"><xs:complexType><xs:sequence>
          <xs:element name="a" type="xs:int"/><xs:element name="b" type="xs:string" minOccurs="0"/><xs:element name="c" type="xs:boolean" nillable="true"/>
        </xs:sequence></xs:complexType></xs:element>`,
-      { type: 'object', properties: { a: { type: 'integer', format: 'int32', ...ns }, b: { type: 'string', ...ns }, c: { type: 'boolean', nullable: true, ...ns } }, required: ['a'] },
+      {
+        type: 'object',
+        properties: {
+          a: { type: 'integer', format: 'int32', ...ns },
+          b: { type: 'string', ...ns },
+          c: { type: 'boolean', nullable: true, ...ns },
+        },
+        required: ['a'],
+      },
     ],
     [
       'arrays from maxOccurs, on the element or on its sequence',
@@ -27,7 +35,14 @@ describe('XSD -> JSON Schema', () => {
          <xs:element name="tag" type="xs:string" maxOccurs="unbounded"/>
          <xs:sequence maxOccurs="3"><xs:element name="n" type="xs:long" minOccurs="0"/></xs:sequence>
        </xs:sequence></xs:complexType></xs:element>`,
-      { type: 'object', properties: { tag: { type: 'array', items: { type: 'string' }, ...ns }, n: { type: 'array', items: { type: 'integer', format: 'int64' }, ...ns } }, required: ['tag'] },
+      {
+        type: 'object',
+        properties: {
+          tag: { type: 'array', items: { type: 'string' }, ...ns },
+          n: { type: 'array', items: { type: 'integer', format: 'int64' }, ...ns },
+        },
+        required: ['tag'],
+      },
     ],
     [
       'enumerations of a named simple type, numeric ones as numbers, facets',
@@ -40,7 +55,11 @@ describe('XSD -> JSON Schema', () => {
        </xs:sequence></xs:complexType></xs:element>`,
       {
         type: 'object',
-        properties: { colour: { type: 'string', enum: ['red', 'blue'], ...ns }, level: { type: 'integer', format: 'int32', enum: [1, 2], ...ns }, code: { type: 'string', maxLength: 3, ...ns } },
+        properties: {
+          colour: { type: 'string', enum: ['red', 'blue'], ...ns },
+          level: { type: 'integer', format: 'int32', enum: [1, 2], ...ns },
+          code: { type: 'string', maxLength: 3, ...ns },
+        },
         required: ['colour', 'level', 'code'],
       },
     ],
@@ -53,7 +72,12 @@ describe('XSD -> JSON Schema', () => {
        </xs:sequence></xs:complexType></xs:element>`,
       {
         type: 'object',
-        properties: { byId: { type: 'integer', format: 'int32', ...ns }, byName: { type: 'string', ...ns }, x: { type: 'integer', format: 'int32', ...ns }, y: { type: 'integer', format: 'int32', ...ns } },
+        properties: {
+          byId: { type: 'integer', format: 'int32', ...ns },
+          byName: { type: 'string', ...ns },
+          x: { type: 'integer', format: 'int32', ...ns },
+          y: { type: 'integer', format: 'int32', ...ns },
+        },
         oneOf: [{ required: ['byId'] }, { required: ['byName'] }],
       },
     ],
@@ -63,7 +87,15 @@ describe('XSD -> JSON Schema', () => {
       `<xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="v" type="xs:decimal"/></xs:sequence>
          <xs:attribute name="id" type="xs:ID" use="required"/><xs:attribute name="note" type="xs:string"/><xs:attribute name="gone" type="xs:string" use="prohibited"/>
        </xs:complexType></xs:element>`,
-      { type: 'object', properties: { v: { type: 'number' }, id: { type: 'string', xml: { attribute: true } }, note: { type: 'string', xml: { attribute: true } } }, required: ['v', 'id'] },
+      {
+        type: 'object',
+        properties: {
+          v: { type: 'number' },
+          id: { type: 'string', xml: { attribute: true } },
+          note: { type: 'string', xml: { attribute: true } },
+        },
+        required: ['v', 'id'],
+      },
     ],
   ])('%s', async (_, elementFormDefault, schema, expected) => {
     const { input } = await request(schema, { elementFormDefault });
@@ -76,38 +108,64 @@ describe('XSD -> JSON Schema', () => {
       <xs:complexType name="Money"><xs:simpleContent><xs:extension base="xs:decimal"><xs:attribute name="currency" type="xs:string" use="required"/></xs:extension></xs:simpleContent></xs:complexType>
       <xs:complexType name="Label"><xs:simpleContent><xs:extension base="xs:string"/></xs:simpleContent></xs:complexType>
       <xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="price" type="tns:Money"/><xs:element name="label" type="tns:Label"/></xs:sequence></xs:complexType></xs:element>`);
-    expect(definitions.Money).toEqual({ type: 'object', properties: { _: { type: 'number' }, currency: { type: 'string', xml: { attribute: true } } }, required: ['currency'] });
+    expect(definitions.Money).toEqual({
+      type: 'object',
+      properties: { _: { type: 'number' }, currency: { type: 'string', xml: { attribute: true } } },
+      required: ['currency'],
+    });
     expect(definitions.Label).toEqual({ type: 'string' });
   });
 
   it('makes an extension an allOf of its base and its own members', async () => {
-    const { definitions } = await request(`
+    const { definitions } = await request(
+      `
       <xs:complexType name="Base"><xs:sequence><xs:element name="id" type="xs:int"/></xs:sequence></xs:complexType>
       <xs:complexType name="Derived"><xs:complexContent><xs:extension base="tns:Base"><xs:sequence><xs:element name="extra" type="xs:string"/></xs:sequence></xs:extension></xs:complexContent></xs:complexType>
-      <xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="item" type="tns:Derived"/></xs:sequence></xs:complexType></xs:element>`, { elementFormDefault: 'unqualified' });
-    expect(definitions.Derived).toEqual({ allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', properties: { extra: { type: 'string' } }, required: ['extra'] }] });
+      <xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="item" type="tns:Derived"/></xs:sequence></xs:complexType></xs:element>`,
+      { elementFormDefault: 'unqualified' },
+    );
+    expect(definitions.Derived).toEqual({
+      allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', properties: { extra: { type: 'string' } }, required: ['extra'] }],
+    });
   });
 
   it('ends recursive types with $ref, through named types and through element references', async () => {
-    const { input, definitions } = await request(`
+    const { input, definitions } = await request(
+      `
       <xs:complexType name="Node"><xs:sequence><xs:element name="child" type="tns:Node" minOccurs="0" maxOccurs="unbounded"/></xs:sequence></xs:complexType>
       <xs:element name="Part"><xs:complexType><xs:sequence><xs:element ref="tns:Part" minOccurs="0"/></xs:sequence></xs:complexType></xs:element>
-      <xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="tree" type="tns:Node"/><xs:element ref="tns:Part"/></xs:sequence></xs:complexType></xs:element>`, { elementFormDefault: 'unqualified' });
-    expect(definitions.Node).toEqual({ type: 'object', properties: { child: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } });
+      <xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="tree" type="tns:Node"/><xs:element ref="tns:Part"/></xs:sequence></xs:complexType></xs:element>`,
+      { elementFormDefault: 'unqualified' },
+    );
+    expect(definitions.Node).toEqual({
+      type: 'object',
+      properties: { child: { type: 'array', items: { $ref: '#/components/schemas/Node' } } },
+    });
     expect(definitions.Part).toEqual({ type: 'object', properties: { Part: { allOf: [{ $ref: '#/components/schemas/Part' }], ...ns } } });
-    expect(input?.schema).toEqual({ type: 'object', properties: { tree: { $ref: '#/components/schemas/Node' }, Part: { allOf: [{ $ref: '#/components/schemas/Part' }], ...ns } }, required: ['tree', 'Part'] });
+    expect(input?.schema).toEqual({
+      type: 'object',
+      properties: { tree: { $ref: '#/components/schemas/Node' }, Part: { allOf: [{ $ref: '#/components/schemas/Part' }], ...ns } },
+      required: ['tree', 'Part'],
+    });
   });
 
   it('expands groups and attribute groups, and reads SOAP-encoded arrays as arrays', async () => {
-    const { definitions } = await request(`
+    const { definitions } = await request(
+      `
       <xs:group name="Pair"><xs:sequence><xs:element name="k" type="xs:string"/><xs:element name="v" type="xs:string"/></xs:sequence></xs:group>
       <xs:attributeGroup name="Meta"><xs:attribute name="rev" type="xs:int"/></xs:attributeGroup>
       <xs:complexType name="Entry"><xs:sequence><xs:group ref="tns:Pair"/></xs:sequence><xs:attributeGroup ref="tns:Meta"/></xs:complexType>
       <xs:complexType name="Entries" xmlns:enc="http://schemas.xmlsoap.org/soap/encoding/" xmlns:w="http://schemas.xmlsoap.org/wsdl/">
         <xs:complexContent><xs:restriction base="enc:Array"><xs:attribute ref="enc:arrayType" w:arrayType="tns:Entry[]"/></xs:restriction></xs:complexContent>
       </xs:complexType>
-      <xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="all" type="tns:Entries"/></xs:sequence></xs:complexType></xs:element>`, { elementFormDefault: 'unqualified' });
-    expect(definitions.Entry).toEqual({ type: 'object', properties: { k: { type: 'string' }, v: { type: 'string' }, rev: { type: 'integer', format: 'int32', xml: { attribute: true } } }, required: ['k', 'v'] });
+      <xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="all" type="tns:Entries"/></xs:sequence></xs:complexType></xs:element>`,
+      { elementFormDefault: 'unqualified' },
+    );
+    expect(definitions.Entry).toEqual({
+      type: 'object',
+      properties: { k: { type: 'string' }, v: { type: 'string' }, rev: { type: 'integer', format: 'int32', xml: { attribute: true } } },
+      required: ['k', 'v'],
+    });
     expect(definitions.Entries).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Entry' } });
   });
 
@@ -119,7 +177,10 @@ describe('XSD -> JSON Schema', () => {
   });
 
   it('warns about undefined types and accepts any value for them', async () => {
-    const { input, warnings } = await request(`<xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="x" type="tns:Missing"/></xs:sequence></xs:complexType></xs:element>`, { elementFormDefault: 'unqualified' });
+    const { input, warnings } = await request(
+      `<xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="x" type="tns:Missing"/></xs:sequence></xs:complexType></xs:element>`,
+      { elementFormDefault: 'unqualified' },
+    );
     expect(input?.schema).toEqual({ type: 'object', properties: { x: {} }, required: ['x'] });
     expect(warnings).toEqual([`Type 'Missing' of namespace '${TNS}' is not defined; any value is accepted.`]);
   });

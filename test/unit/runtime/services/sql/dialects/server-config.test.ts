@@ -7,12 +7,27 @@ const PG: ServerDefaults = { schemes: ['postgres', 'postgresql'], port: 5432, us
 
 describe('serverConnection', () => {
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
-    ['the reference platform fields', { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret' },
-      { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret', maxConnections: 10 }],
+    [
+      'the reference platform fields',
+      { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret' },
+      { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret', maxConnections: 10 },
+    ],
     ['defaults', { database: 'shop' }, { host: 'localhost', port: 5432, database: 'shop', username: 'postgres', password: '' }],
-    ['a port from an env reference is a string', { database: 'shop', port: '7000', max_connections: '3' }, { port: 7000, maxConnections: 3 }],
-    ['a url', { url: 'postgresql://bob:p%40ss@pg.local:5433/sales' }, { host: 'pg.local', port: 5433, database: 'sales', username: 'bob', password: 'p@ss' }],
-    ['a url leaving parts to the fields', { url: 'postgres://pg.local/sales', username: 'carl' }, { host: 'pg.local', port: 5432, username: 'carl' }],
+    [
+      'a port from an env reference is a string',
+      { database: 'shop', port: '7000', max_connections: '3' },
+      { port: 7000, maxConnections: 3 },
+    ],
+    [
+      'a url',
+      { url: 'postgresql://bob:p%40ss@pg.local:5433/sales' },
+      { host: 'pg.local', port: 5433, database: 'sales', username: 'bob', password: 'p@ss' },
+    ],
+    [
+      'a url leaving parts to the fields',
+      { url: 'postgres://pg.local/sales', username: 'carl' },
+      { host: 'pg.local', port: 5432, username: 'carl' },
+    ],
   ])('%s', (_name, config, want) => {
     expect(serverConnection(config, PG)).toMatchObject(want);
   });

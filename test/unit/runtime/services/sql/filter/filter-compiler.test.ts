@@ -21,7 +21,10 @@ const sqlite: Array<[string, { given: string; want: Want }]> = [
   ['word operators', { given: 'age gte 3 and age LT 9', want: { sql: `(${c('age')} >= ? and ${c('age')} < ?)`, parameters: [3, 9] } }],
   ['integer from a quoted string', { given: "id = '7'", want: { sql: `${c('id')} = ?`, parameters: [7] } }],
   ['negative integer', { given: 'age > -1', want: { sql: `${c('age')} > ?`, parameters: [-1] } }],
-  ['integer beyond 2^53 stays exact text', { given: 'id = 9007199254740993', want: { sql: `${c('id')} = ?`, parameters: ['9007199254740993'] } }],
+  [
+    'integer beyond 2^53 stays exact text',
+    { given: 'id = 9007199254740993', want: { sql: `${c('id')} = ?`, parameters: ['9007199254740993'] } },
+  ],
   ['float', { given: 'score >= 4.5', want: { sql: `${c('score')} >= ?`, parameters: [4.5] } }],
   ['float from an integer', { given: 'score < 5', want: { sql: `${c('score')} < ?`, parameters: [5] } }],
   ['boolean true', { given: 'is_active = true', want: { sql: `${c('is_active')} = ?`, parameters: [1] } }],
@@ -35,22 +38,40 @@ const sqlite: Array<[string, { given: string; want: Want }]> = [
   ['is not null', { given: 'email is not null', want: { sql: `${c('email')} is not null`, parameters: [] } }],
   ['like keeps the pattern', { given: "email like '%@example.com'", want: { sql: `${c('email')} like ?`, parameters: ['%@example.com'] } }],
   ['not like', { given: 'email not like %.org', want: { sql: `${c('email')} not like ?`, parameters: ['%.org'] } }],
-  ['contains escapes wildcards', { given: "last_name contains '100%'", want: { sql: `${c('Last_Name')} like ? escape '!'`, parameters: ['%100!%%'] } }],
-  ['starts with escapes _ and !', { given: "email starts with 'a_b!'", want: { sql: `${c('email')} like ? escape '!'`, parameters: ['a!_b!!%'] } }],
+  [
+    'contains escapes wildcards',
+    { given: "last_name contains '100%'", want: { sql: `${c('Last_Name')} like ? escape '!'`, parameters: ['%100!%%'] } },
+  ],
+  [
+    'starts with escapes _ and !',
+    { given: "email starts with 'a_b!'", want: { sql: `${c('email')} like ? escape '!'`, parameters: ['a!_b!!%'] } },
+  ],
   ['not ends with', { given: "email not ends with '.com'", want: { sql: `${c('email')} not like ? escape '!'`, parameters: ['%.com'] } }],
   ['in', { given: 'id in (1, 2, "3")', want: { sql: `${c('id')} in (?, ?, ?)`, parameters: [1, 2, 3] } }],
   ['not in', { given: "first_name not in ('a', 'b')", want: { sql: `${c('first_name')} not in (?, ?)`, parameters: ['a', 'b'] } }],
   ['between', { given: 'age between 18 and 65', want: { sql: `${c('age')} between ? and ?`, parameters: [18, 65] } }],
   ['not between', { given: 'score not between 1 and 2.5', want: { sql: `${c('score')} not between ? and ?`, parameters: [1, 2.5] } }],
-  ['and / or / not', {
-    given: 'not age = 1 and (email is null or id = 2)',
-    want: { sql: `(not (${c('age')} = ?) and (${c('email')} is null or ${c('id')} = ?))`, parameters: [1, 2] },
-  }],
+  [
+    'and / or / not',
+    {
+      given: 'not age = 1 and (email is null or id = 2)',
+      want: { sql: `(not (${c('age')} = ?) and (${c('email')} is null or ${c('id')} = ?))`, parameters: [1, 2] },
+    },
+  ],
   ['table name prefix is the table itself', { given: 'contact.id = 1', want: { sql: `${c('id')} = ?`, parameters: [1] } }],
   // injection attempts: the text only ever reaches the parameters
-  ['quote injection is one parameter', { given: "first_name = 'x'' OR 1=1 --'", want: { sql: `${c('first_name')} = ?`, parameters: ["x' OR 1=1 --"] } }],
-  ['double-quoted injection', { given: `first_name = "x"" or ""1""=""1"`, want: { sql: `${c('first_name')} = ?`, parameters: [`x" or "1"="1`] } }],
-  ['union in a value', { given: "email = '1 union select * from users'", want: { sql: `${c('email')} = ?`, parameters: ['1 union select * from users'] } }],
+  [
+    'quote injection is one parameter',
+    { given: "first_name = 'x'' OR 1=1 --'", want: { sql: `${c('first_name')} = ?`, parameters: ["x' OR 1=1 --"] } },
+  ],
+  [
+    'double-quoted injection',
+    { given: `first_name = "x"" or ""1""=""1"`, want: { sql: `${c('first_name')} = ?`, parameters: [`x" or "1"="1`] } },
+  ],
+  [
+    'union in a value',
+    { given: "email = '1 union select * from users'", want: { sql: `${c('email')} = ?`, parameters: ['1 union select * from users'] } },
+  ],
 ];
 
 describe('compileFilter (sqlite)', () => {
@@ -60,54 +81,90 @@ describe('compileFilter (sqlite)', () => {
 });
 
 const dialects: Array<[string, { given: string; want: Record<SqlDialect, Want> }]> = [
-  ['quoting and placeholders', {
-    given: "last_name = 'Doe' and id in (1, 2)",
-    want: {
-      sqlite: { sql: '("contact"."Last_Name" = ? and "contact"."id" in (?, ?))', parameters: ['Doe', 1, 2] },
-      postgres: { sql: '("contact"."Last_Name" = $1 and "contact"."id" in ($2, $3))', parameters: ['Doe', 1, 2] },
-      mysql: { sql: '(`contact`.`Last_Name` = ? and `contact`.`id` in (?, ?))', parameters: ['Doe', 1, 2] },
+  [
+    'quoting and placeholders',
+    {
+      given: "last_name = 'Doe' and id in (1, 2)",
+      want: {
+        sqlite: { sql: '("contact"."Last_Name" = ? and "contact"."id" in (?, ?))', parameters: ['Doe', 1, 2] },
+        postgres: { sql: '("contact"."Last_Name" = $1 and "contact"."id" in ($2, $3))', parameters: ['Doe', 1, 2] },
+        mysql: { sql: '(`contact`.`Last_Name` = ? and `contact`.`id` in (?, ?))', parameters: ['Doe', 1, 2] },
+      },
     },
-  }],
-  ['booleans: 1/0 or true/false', {
-    given: 'is_active = true or is_active = 0',
-    want: {
-      sqlite: { sql: '("contact"."is_active" = ? or "contact"."is_active" = ?)', parameters: [1, 0] },
-      postgres: { sql: '("contact"."is_active" = $1 or "contact"."is_active" = $2)', parameters: [true, false] },
-      mysql: { sql: '(`contact`.`is_active` = ? or `contact`.`is_active` = ?)', parameters: [1, 0] },
+  ],
+  [
+    'booleans: 1/0 or true/false',
+    {
+      given: 'is_active = true or is_active = 0',
+      want: {
+        sqlite: { sql: '("contact"."is_active" = ? or "contact"."is_active" = ?)', parameters: [1, 0] },
+        postgres: { sql: '("contact"."is_active" = $1 or "contact"."is_active" = $2)', parameters: [true, false] },
+        mysql: { sql: '(`contact`.`is_active` = ? or `contact`.`is_active` = ?)', parameters: [1, 0] },
+      },
     },
-  }],
-  ['contains on a number casts on postgres only', {
-    given: 'age contains 4',
-    want: {
-      sqlite: { sql: `"contact"."age" like ? escape '!'`, parameters: ['%4%'] },
-      postgres: { sql: `cast("contact"."age" as text) like $1 escape '!'`, parameters: ['%4%'] },
-      mysql: { sql: "`contact`.`age` like ? escape '!'", parameters: ['%4%'] },
+  ],
+  [
+    'contains on a number casts on postgres only',
+    {
+      given: 'age contains 4',
+      want: {
+        sqlite: { sql: `"contact"."age" like ? escape '!'`, parameters: ['%4%'] },
+        postgres: { sql: `cast("contact"."age" as text) like $1 escape '!'`, parameters: ['%4%'] },
+        mysql: { sql: "`contact`.`age` like ? escape '!'", parameters: ['%4%'] },
+      },
     },
-  }],
-  ['injection stays a parameter everywhere', {
-    given: "email = 'a'';drop table contact;--'",
-    want: {
-      sqlite: { sql: '"contact"."email" = ?', parameters: ["a';drop table contact;--"] },
-      postgres: { sql: '"contact"."email" = $1', parameters: ["a';drop table contact;--"] },
-      mysql: { sql: '`contact`.`email` = ?', parameters: ["a';drop table contact;--"] },
+  ],
+  [
+    'injection stays a parameter everywhere',
+    {
+      given: "email = 'a'';drop table contact;--'",
+      want: {
+        sqlite: { sql: '"contact"."email" = ?', parameters: ["a';drop table contact;--"] },
+        postgres: { sql: '"contact"."email" = $1', parameters: ["a';drop table contact;--"] },
+        mysql: { sql: '`contact`.`email` = ?', parameters: ["a';drop table contact;--"] },
+      },
     },
-  }],
-  ['has_many related field', {
-    given: "contact_info.city = 'Boston'",
-    want: {
-      sqlite: { sql: 'exists (select 1 from "contact_info" as "rel" where "rel"."contact_id" = "contact"."id" and "rel"."city" = ?)', parameters: ['Boston'] },
-      postgres: { sql: 'exists (select 1 from "contact_info" as "rel" where "rel"."contact_id" = "contact"."id" and "rel"."city" = $1)', parameters: ['Boston'] },
-      mysql: { sql: 'exists (select 1 from `contact_info` as `rel` where `rel`.`contact_id` = `contact`.`id` and `rel`.`city` = ?)', parameters: ['Boston'] },
+  ],
+  [
+    'has_many related field',
+    {
+      given: "contact_info.city = 'Boston'",
+      want: {
+        sqlite: {
+          sql: 'exists (select 1 from "contact_info" as "rel" where "rel"."contact_id" = "contact"."id" and "rel"."city" = ?)',
+          parameters: ['Boston'],
+        },
+        postgres: {
+          sql: 'exists (select 1 from "contact_info" as "rel" where "rel"."contact_id" = "contact"."id" and "rel"."city" = $1)',
+          parameters: ['Boston'],
+        },
+        mysql: {
+          sql: 'exists (select 1 from `contact_info` as `rel` where `rel`.`contact_id` = `contact`.`id` and `rel`.`city` = ?)',
+          parameters: ['Boston'],
+        },
+      },
     },
-  }],
-  ['many_many related field through the junction', {
-    given: "contact_group_by_contact_group_relationship.name = 'Work'",
-    want: {
-      sqlite: { sql: 'exists (select 1 from "contact_group_relationship" as "jct" inner join "contact_group" as "rel" on "rel"."id" = "jct"."contact_group_id" where "jct"."contact_id" = "contact"."id" and "rel"."name" = ?)', parameters: ['Work'] },
-      postgres: { sql: 'exists (select 1 from "contact_group_relationship" as "jct" inner join "contact_group" as "rel" on "rel"."id" = "jct"."contact_group_id" where "jct"."contact_id" = "contact"."id" and "rel"."name" = $1)', parameters: ['Work'] },
-      mysql: { sql: 'exists (select 1 from `contact_group_relationship` as `jct` inner join `contact_group` as `rel` on `rel`.`id` = `jct`.`contact_group_id` where `jct`.`contact_id` = `contact`.`id` and `rel`.`name` = ?)', parameters: ['Work'] },
+  ],
+  [
+    'many_many related field through the junction',
+    {
+      given: "contact_group_by_contact_group_relationship.name = 'Work'",
+      want: {
+        sqlite: {
+          sql: 'exists (select 1 from "contact_group_relationship" as "jct" inner join "contact_group" as "rel" on "rel"."id" = "jct"."contact_group_id" where "jct"."contact_id" = "contact"."id" and "rel"."name" = ?)',
+          parameters: ['Work'],
+        },
+        postgres: {
+          sql: 'exists (select 1 from "contact_group_relationship" as "jct" inner join "contact_group" as "rel" on "rel"."id" = "jct"."contact_group_id" where "jct"."contact_id" = "contact"."id" and "rel"."name" = $1)',
+          parameters: ['Work'],
+        },
+        mysql: {
+          sql: 'exists (select 1 from `contact_group_relationship` as `jct` inner join `contact_group` as `rel` on `rel`.`id` = `jct`.`contact_group_id` where `jct`.`contact_id` = `contact`.`id` and `rel`.`name` = ?)',
+          parameters: ['Work'],
+        },
+      },
     },
-  }],
+  ],
 ];
 
 describe('compileFilter per dialect', () => {
@@ -120,22 +177,28 @@ describe('compileFilter in having', () => {
   const having = { groupFields: ['last_name', 'is_active'] };
 
   it.each<[string, { given: string; want: Record<SqlDialect, Want> }]>([
-    ['count(*) and a grouped field', {
-      given: "count(*) > 2 and last_name != 'Doe'",
-      want: {
-        sqlite: { sql: `(count(*) > ? and ${c('Last_Name')} <> ?)`, parameters: [2, 'Doe'] },
-        postgres: { sql: '(count(*) > $1 and "contact"."Last_Name" <> $2)', parameters: [2, 'Doe'] },
-        mysql: { sql: '(count(*) > ? and `contact`.`Last_Name` <> ?)', parameters: [2, 'Doe'] },
+    [
+      'count(*) and a grouped field',
+      {
+        given: "count(*) > 2 and last_name != 'Doe'",
+        want: {
+          sqlite: { sql: `(count(*) > ? and ${c('Last_Name')} <> ?)`, parameters: [2, 'Doe'] },
+          postgres: { sql: '(count(*) > $1 and "contact"."Last_Name" <> $2)', parameters: [2, 'Doe'] },
+          mysql: { sql: '(count(*) > ? and `contact`.`Last_Name` <> ?)', parameters: [2, 'Doe'] },
+        },
       },
-    }],
-    ['aggregates of fields cast their values', {
-      given: 'sum(age) >= 10.5 or max(is_active) = true',
-      want: {
-        sqlite: { sql: `(sum(${c('age')}) >= ? or max(${c('is_active')}) = ?)`, parameters: [10.5, 1] },
-        postgres: { sql: '(sum("contact"."age") >= $1 or max("contact"."is_active") = $2)', parameters: [10.5, true] },
-        mysql: { sql: '(sum(`contact`.`age`) >= ? or max(`contact`.`is_active`) = ?)', parameters: [10.5, 1] },
+    ],
+    [
+      'aggregates of fields cast their values',
+      {
+        given: 'sum(age) >= 10.5 or max(is_active) = true',
+        want: {
+          sqlite: { sql: `(sum(${c('age')}) >= ? or max(${c('is_active')}) = ?)`, parameters: [10.5, 1] },
+          postgres: { sql: '(sum("contact"."age") >= $1 or max("contact"."is_active") = $2)', parameters: [10.5, true] },
+          mysql: { sql: '(sum(`contact`.`age`) >= ? or max(`contact`.`is_active`) = ?)', parameters: [10.5, 1] },
+        },
       },
-    }],
+    ],
   ])('%s', (_name, { given, want }) => {
     for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) expect(compile(given, dialect, having)).toEqual(want[dialect]);
   });
@@ -160,19 +223,24 @@ describe('compileFilter scope', () => {
   });
 
   it('keeps subquery aliases clear of the outer one', () => {
-    expect(compile("contact_info.city = 'x'", 'sqlite', { alias: 'rel' }).sql)
-      .toBe('exists (select 1 from "contact_info" as "rel_" where "rel_"."contact_id" = "rel"."id" and "rel_"."city" = ?)');
+    expect(compile("contact_info.city = 'x'", 'sqlite', { alias: 'rel' }).sql).toBe(
+      'exists (select 1 from "contact_info" as "rel_" where "rel_"."contact_id" = "rel"."id" and "rel_"."city" = ?)',
+    );
   });
 
   it('quotes a schema-qualified related table', () => {
     const inSchema: TableModel = { ...contactInfo, sourceSchema: 'crm' };
     const withSchema = { ...schema, tables: [contact, contactGroup, inSchema] };
-    expect(compile("contact_info.city = 'x'", 'postgres', { schema: withSchema }).sql)
-      .toBe('exists (select 1 from "crm"."contact_info" as "rel" where "rel"."contact_id" = "contact"."id" and "rel"."city" = $1)');
+    expect(compile("contact_info.city = 'x'", 'postgres', { schema: withSchema }).sql).toBe(
+      'exists (select 1 from "crm"."contact_info" as "rel" where "rel"."contact_id" = "contact"."id" and "rel"."city" = $1)',
+    );
   });
 
   it('resolves a belongs_to relation by related table name', () => {
-    const { sql, parameters } = toSql(compileFilter(parseFilter("contact.first_name = 'Jon'"), { table: contactInfo, schema, dialect: 'sqlite' }), 'sqlite');
+    const { sql, parameters } = toSql(
+      compileFilter(parseFilter("contact.first_name = 'Jon'"), { table: contactInfo, schema, dialect: 'sqlite' }),
+      'sqlite',
+    );
     expect({ sql, parameters }).toEqual({
       sql: 'exists (select 1 from "contact" as "rel" where "rel"."id" = "contact_info"."contact_id" and "rel"."first_name" = ?)',
       parameters: ['Jon'],
@@ -180,13 +248,17 @@ describe('compileFilter scope', () => {
   });
 
   it('takes :name placeholders from params, with or without the colon', () => {
-    expect(compile('id = :id and first_name = :name', 'sqlite', { params: { ':id': '4', name: 'Bob' } }))
-      .toEqual({ sql: `(${c('id')} = ? and ${c('first_name')} = ?)`, parameters: [4, 'Bob'] });
+    expect(compile('id = :id and first_name = :name', 'sqlite', { params: { ':id': '4', name: 'Bob' } })).toEqual({
+      sql: `(${c('id')} = ? and ${c('first_name')} = ?)`,
+      parameters: [4, 'Bob'],
+    });
   });
 
   it('expands a list parameter in in()', () => {
-    expect(compile('id in (:ids, 9)', 'sqlite', { params: { ids: [1, 2] } }))
-      .toEqual({ sql: `${c('id')} in (?, ?, ?)`, parameters: [1, 2, 9] });
+    expect(compile('id in (:ids, 9)', 'sqlite', { params: { ids: [1, 2] } })).toEqual({
+      sql: `${c('id')} in (?, ?, ?)`,
+      parameters: [1, 2, 9],
+    });
   });
 
   it('turns a null parameter with = into is null', () => {
@@ -195,8 +267,10 @@ describe('compileFilter scope', () => {
   });
 
   it('escapes a parameter used with contains', () => {
-    expect(compile('email contains :q', 'sqlite', { params: { q: '%' } }))
-      .toEqual({ sql: `${c('email')} like ? escape '!'`, parameters: ['%!%%'] });
+    expect(compile('email contains :q', 'sqlite', { params: { q: '%' } })).toEqual({
+      sql: `${c('email')} like ? escape '!'`,
+      parameters: ['%!%%'],
+    });
   });
 });
 
@@ -213,25 +287,137 @@ function failure(run: () => unknown): { status: number; message: string; context
 }
 
 const rejected: Array<[string, { given: string; params?: Record<string, unknown>; want: { message: string; context: unknown } }]> = [
-  ['unknown field', { given: 'nope = 1', want: { message: "Invalid or unparsable field in filter request: 'nope'", context: { field: 'nope', position: 1 } } }],
-  ['unknown field after and', { given: 'id = 1 and nope = 1', want: { message: "Invalid or unparsable field in filter request: 'nope'", context: { field: 'nope', position: 12 } } }],
-  ['source name is not an API name', { given: "contact.Last_Namex = 'x'", want: { message: "Invalid or unparsable field in filter request: 'contact.Last_Namex'", context: { field: 'contact.Last_Namex', position: 1 } } }],
-  ['unknown related field', { given: 'contact_info.nope = 1', want: { message: "Invalid or unparsable field in filter request: 'contact_info.nope'", context: { field: 'contact_info.nope', position: 1 } } }],
-  ['unknown relation', { given: 'orders.total = 1', want: { message: "Invalid or unknown relationship in filter request: 'orders'", context: { relation: 'orders', position: 1 } } }],
-  ['integer column with text', { given: "age = 'abc'", want: { message: "Field 'age' must be a valid integer.", context: { field: 'age', position: 7 } } }],
-  ['integer column with a statement', { given: "id = '1; drop table x'", want: { message: "Field 'id' must be a valid integer.", context: { field: 'id', position: 6 } } }],
-  ['integer column with a decimal', { given: 'id = 1.5', want: { message: "Field 'id' must be a valid integer.", context: { field: 'id', position: 6 } } }],
-  ['integer in a list', { given: 'id in (1, x)', want: { message: "Field 'id' must be a valid integer.", context: { field: 'id', position: 11 } } }],
-  ['related integer', { given: 'contact_info.contact_id = x', want: { message: "Field 'contact_info_by_contact_id.contact_id' must be a valid integer.", context: { field: 'contact_info_by_contact_id.contact_id', position: 27 } } }],
-  ['float column', { given: 'score > high', want: { message: "Field 'score' must be a valid number.", context: { field: 'score', position: 9 } } }],
-  ['boolean column', { given: 'is_active = maybe', want: { message: "Field 'is_active' must be a valid boolean.", context: { field: 'is_active', position: 13 } } }],
-  ['inherited property name as boolean', { given: 'is_active = constructor', want: { message: "Field 'is_active' must be a valid boolean.", context: { field: 'is_active', position: 13 } } }],
-  ['missing parameter', { given: 'id = :id', want: { message: "Missing value for filter parameter ':id' in 'params'.", context: { parameter: 'id', position: 6 } } }],
-  ['inherited property name as parameter', { given: 'id = :toString', want: { message: "Missing value for filter parameter ':toString' in 'params'.", context: { parameter: 'toString', position: 6 } } }],
-  ['object parameter', { given: 'id = :id', params: { id: { a: 1 } }, want: { message: "Filter parameter ':id' must be a string, number, boolean or null.", context: { parameter: 'id', position: 6 } } }],
-  ['array parameter outside a list', { given: 'id = :id', params: { id: [1] }, want: { message: "Filter parameter ':id' must be a string, number, boolean or null.", context: { parameter: 'id', position: 6 } } }],
-  ['null parameter with >', { given: 'age > :a', params: { a: null }, want: { message: "Filter parameter ':a' can not be null with '>'.", context: { parameter: 'a', position: 7 } } }],
-  ['empty list parameter', { given: 'id in (:ids)', params: { ids: [] }, want: { message: "Filter parameter ':ids' must not be an empty list.", context: { parameter: 'ids', position: 8 } } }],
+  [
+    'unknown field',
+    {
+      given: 'nope = 1',
+      want: { message: "Invalid or unparsable field in filter request: 'nope'", context: { field: 'nope', position: 1 } },
+    },
+  ],
+  [
+    'unknown field after and',
+    {
+      given: 'id = 1 and nope = 1',
+      want: { message: "Invalid or unparsable field in filter request: 'nope'", context: { field: 'nope', position: 12 } },
+    },
+  ],
+  [
+    'source name is not an API name',
+    {
+      given: "contact.Last_Namex = 'x'",
+      want: {
+        message: "Invalid or unparsable field in filter request: 'contact.Last_Namex'",
+        context: { field: 'contact.Last_Namex', position: 1 },
+      },
+    },
+  ],
+  [
+    'unknown related field',
+    {
+      given: 'contact_info.nope = 1',
+      want: {
+        message: "Invalid or unparsable field in filter request: 'contact_info.nope'",
+        context: { field: 'contact_info.nope', position: 1 },
+      },
+    },
+  ],
+  [
+    'unknown relation',
+    {
+      given: 'orders.total = 1',
+      want: { message: "Invalid or unknown relationship in filter request: 'orders'", context: { relation: 'orders', position: 1 } },
+    },
+  ],
+  [
+    'integer column with text',
+    { given: "age = 'abc'", want: { message: "Field 'age' must be a valid integer.", context: { field: 'age', position: 7 } } },
+  ],
+  [
+    'integer column with a statement',
+    { given: "id = '1; drop table x'", want: { message: "Field 'id' must be a valid integer.", context: { field: 'id', position: 6 } } },
+  ],
+  [
+    'integer column with a decimal',
+    { given: 'id = 1.5', want: { message: "Field 'id' must be a valid integer.", context: { field: 'id', position: 6 } } },
+  ],
+  [
+    'integer in a list',
+    { given: 'id in (1, x)', want: { message: "Field 'id' must be a valid integer.", context: { field: 'id', position: 11 } } },
+  ],
+  [
+    'related integer',
+    {
+      given: 'contact_info.contact_id = x',
+      want: {
+        message: "Field 'contact_info_by_contact_id.contact_id' must be a valid integer.",
+        context: { field: 'contact_info_by_contact_id.contact_id', position: 27 },
+      },
+    },
+  ],
+  [
+    'float column',
+    { given: 'score > high', want: { message: "Field 'score' must be a valid number.", context: { field: 'score', position: 9 } } },
+  ],
+  [
+    'boolean column',
+    {
+      given: 'is_active = maybe',
+      want: { message: "Field 'is_active' must be a valid boolean.", context: { field: 'is_active', position: 13 } },
+    },
+  ],
+  [
+    'inherited property name as boolean',
+    {
+      given: 'is_active = constructor',
+      want: { message: "Field 'is_active' must be a valid boolean.", context: { field: 'is_active', position: 13 } },
+    },
+  ],
+  [
+    'missing parameter',
+    {
+      given: 'id = :id',
+      want: { message: "Missing value for filter parameter ':id' in 'params'.", context: { parameter: 'id', position: 6 } },
+    },
+  ],
+  [
+    'inherited property name as parameter',
+    {
+      given: 'id = :toString',
+      want: { message: "Missing value for filter parameter ':toString' in 'params'.", context: { parameter: 'toString', position: 6 } },
+    },
+  ],
+  [
+    'object parameter',
+    {
+      given: 'id = :id',
+      params: { id: { a: 1 } },
+      want: { message: "Filter parameter ':id' must be a string, number, boolean or null.", context: { parameter: 'id', position: 6 } },
+    },
+  ],
+  [
+    'array parameter outside a list',
+    {
+      given: 'id = :id',
+      params: { id: [1] },
+      want: { message: "Filter parameter ':id' must be a string, number, boolean or null.", context: { parameter: 'id', position: 6 } },
+    },
+  ],
+  [
+    'null parameter with >',
+    {
+      given: 'age > :a',
+      params: { a: null },
+      want: { message: "Filter parameter ':a' can not be null with '>'.", context: { parameter: 'a', position: 7 } },
+    },
+  ],
+  [
+    'empty list parameter',
+    {
+      given: 'id in (:ids)',
+      params: { ids: [] },
+      want: { message: "Filter parameter ':ids' must not be an empty list.", context: { parameter: 'ids', position: 8 } },
+    },
+  ],
 ];
 
 describe('compileFilter rejects', () => {
@@ -246,7 +432,8 @@ describe('compileFilter rejects', () => {
     };
     expect(failure(() => compileFilter(parseFilter('contact.id = 1'), { table: twice, schema, dialect: 'sqlite' }))).toEqual({
       status: 400,
-      message: "Ambiguous relationship in filter request: 'contact' matches contact_by_contact_id, contact_by_owner_id; use the relationship name.",
+      message:
+        "Ambiguous relationship in filter request: 'contact' matches contact_by_contact_id, contact_by_owner_id; use the relationship name.",
       context: { relation: 'contact', candidates: ['contact_by_contact_id', 'contact_by_owner_id'], position: 1 },
     });
   });
@@ -254,13 +441,16 @@ describe('compileFilter rejects', () => {
   it('is a 500 when the model names a table it lacks', () => {
     const partial = { ...schema, tables: [contact] };
     expect(failure(() => compile("contact_info.city = 'x'", 'sqlite', { schema: partial }))).toEqual({
-      status: 500, message: "Filter cannot be applied: table 'contact_info' is not in the schema.", context: null,
+      status: 500,
+      message: "Filter cannot be applied: table 'contact_info' is not in the schema.",
+      context: null,
     });
   });
 
   it('never interpolates identifiers from a hand-built AST', () => {
     const node: FilterNode = { kind: 'is_null', negated: false, position: 0, field: { path: ['id" = 1 or "1'], position: 0 } };
-    expect(failure(() => compileFilter(node, { table: contact, schema, dialect: 'sqlite' })).message)
-      .toBe(`Invalid or unparsable field in filter request: 'id" = 1 or "1'`);
+    expect(failure(() => compileFilter(node, { table: contact, schema, dialect: 'sqlite' })).message).toBe(
+      `Invalid or unparsable field in filter request: 'id" = 1 or "1'`,
+    );
   });
 });

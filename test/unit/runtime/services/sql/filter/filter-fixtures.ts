@@ -3,81 +3,146 @@
  * contact_group_relationship junction), its SQLite DDL and rows, and a query-only Kysely per dialect.
  */
 import {
-  DummyDriver, Kysely, MysqlAdapter, MysqlIntrospector, MysqlQueryCompiler, PostgresAdapter, PostgresIntrospector,
-  PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Expression, type SqlBool,
+  DummyDriver,
+  Kysely,
+  MysqlAdapter,
+  MysqlIntrospector,
+  MysqlQueryCompiler,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+  type Expression,
+  type SqlBool,
 } from 'kysely';
 import type {
-  AbstractType, DatabaseSchema, FieldModel, RelationModel, SqlDialect, TableModel,
+  AbstractType,
+  DatabaseSchema,
+  FieldModel,
+  RelationModel,
+  SqlDialect,
+  TableModel,
 } from '../../../../../../runtime/model/platform-model.js';
 
 export function field(name: string, type: AbstractType, extra: Partial<FieldModel> = {}): FieldModel {
   return {
-    name, sourceName: name, label: name, type, dbType: type, length: null, precision: null, scale: null, default: null,
-    allowNull: true, isPrimaryKey: type === 'id', autoIncrement: type === 'id', isUnique: type === 'id',
-    isForeignKey: type === 'reference', refTable: null, refField: null, ...extra,
+    name,
+    sourceName: name,
+    label: name,
+    type,
+    dbType: type,
+    length: null,
+    precision: null,
+    scale: null,
+    default: null,
+    allowNull: true,
+    isPrimaryKey: type === 'id',
+    autoIncrement: type === 'id',
+    isUnique: type === 'id',
+    isForeignKey: type === 'reference',
+    refTable: null,
+    refField: null,
+    ...extra,
   };
 }
 
 function relation(
-  name: string, type: RelationModel['type'], fieldName: string, refTable: string, refField: string,
+  name: string,
+  type: RelationModel['type'],
+  fieldName: string,
+  refTable: string,
+  refField: string,
   junction: [table: string, field: string, refField: string] | null = null,
 ): RelationModel {
   return {
-    name, type, field: [fieldName], refTable, refField: [refField],
-    junctionTable: junction?.[0] ?? null, junctionField: junction?.[1] ?? null, junctionRefField: junction?.[2] ?? null,
+    name,
+    type,
+    field: [fieldName],
+    refTable,
+    refField: [refField],
+    junctionTable: junction?.[0] ?? null,
+    junctionField: junction?.[1] ?? null,
+    junctionRefField: junction?.[2] ?? null,
   };
 }
 
 function table(name: string, fields: FieldModel[], relations: RelationModel[], sourceName = name): TableModel {
   return {
-    name, sourceName, sourceSchema: null, label: name, description: '', isView: false, primaryKey: ['id'],
-    fields, foreignKeys: [], uniqueKeys: [], relations,
+    name,
+    sourceName,
+    sourceSchema: null,
+    label: name,
+    description: '',
+    isView: false,
+    primaryKey: ['id'],
+    fields,
+    foreignKeys: [],
+    uniqueKeys: [],
+    relations,
   };
 }
 
 const junction: [string, string, string] = ['contact_group_relationship', 'contact_id', 'contact_group_id'];
 
-export const contact = table('contact', [
-  field('id', 'id'),
-  field('first_name', 'string'),
-  // The API name differs from the column's own name: compiled SQL must use the source name.
-  field('last_name', 'string', { sourceName: 'Last_Name' }),
-  field('email', 'string'),
-  field('age', 'integer'),
-  field('score', 'float'),
-  field('is_active', 'boolean'),
-  field('birthday', 'date'),
-], [
-  relation('contact_group_by_contact_group_relationship', 'many_many', 'id', 'contact_group', 'id', junction),
-  relation('contact_group_relationship_by_contact_id', 'has_many', 'id', 'contact_group_relationship', 'contact_id'),
-  relation('contact_info_by_contact_id', 'has_many', 'id', 'contact_info', 'contact_id'),
-]);
+export const contact = table(
+  'contact',
+  [
+    field('id', 'id'),
+    field('first_name', 'string'),
+    // The API name differs from the column's own name: compiled SQL must use the source name.
+    field('last_name', 'string', { sourceName: 'Last_Name' }),
+    field('email', 'string'),
+    field('age', 'integer'),
+    field('score', 'float'),
+    field('is_active', 'boolean'),
+    field('birthday', 'date'),
+  ],
+  [
+    relation('contact_group_by_contact_group_relationship', 'many_many', 'id', 'contact_group', 'id', junction),
+    relation('contact_group_relationship_by_contact_id', 'has_many', 'id', 'contact_group_relationship', 'contact_id'),
+    relation('contact_info_by_contact_id', 'has_many', 'id', 'contact_info', 'contact_id'),
+  ],
+);
 
-export const contactInfo = table('contact_info', [
-  field('id', 'id'),
-  field('contact_id', 'reference', { refTable: 'contact', refField: 'id' }),
-  field('info_type', 'string'),
-  field('city', 'string'),
-], [
-  relation('contact_by_contact_id', 'belongs_to', 'contact_id', 'contact', 'id'),
-]);
+export const contactInfo = table(
+  'contact_info',
+  [
+    field('id', 'id'),
+    field('contact_id', 'reference', { refTable: 'contact', refField: 'id' }),
+    field('info_type', 'string'),
+    field('city', 'string'),
+  ],
+  [relation('contact_by_contact_id', 'belongs_to', 'contact_id', 'contact', 'id')],
+);
 
-export const contactGroup = table('contact_group', [
-  field('id', 'id'),
-  field('name', 'string'),
-], [
-  relation('contact_by_contact_group_relationship', 'many_many', 'id', 'contact', 'id', ['contact_group_relationship', 'contact_group_id', 'contact_id']),
-  relation('contact_group_relationship_by_contact_group_id', 'has_many', 'id', 'contact_group_relationship', 'contact_group_id'),
-]);
+export const contactGroup = table(
+  'contact_group',
+  [field('id', 'id'), field('name', 'string')],
+  [
+    relation('contact_by_contact_group_relationship', 'many_many', 'id', 'contact', 'id', [
+      'contact_group_relationship',
+      'contact_group_id',
+      'contact_id',
+    ]),
+    relation('contact_group_relationship_by_contact_group_id', 'has_many', 'id', 'contact_group_relationship', 'contact_group_id'),
+  ],
+);
 
-export const contactGroupRelationship = table('contact_group_relationship', [
-  field('id', 'id'),
-  field('contact_id', 'reference', { refTable: 'contact', refField: 'id' }),
-  field('contact_group_id', 'reference', { refTable: 'contact_group', refField: 'id' }),
-], [
-  relation('contact_by_contact_id', 'belongs_to', 'contact_id', 'contact', 'id'),
-  relation('contact_group_by_contact_group_id', 'belongs_to', 'contact_group_id', 'contact_group', 'id'),
-]);
+export const contactGroupRelationship = table(
+  'contact_group_relationship',
+  [
+    field('id', 'id'),
+    field('contact_id', 'reference', { refTable: 'contact', refField: 'id' }),
+    field('contact_group_id', 'reference', { refTable: 'contact_group', refField: 'id' }),
+  ],
+  [
+    relation('contact_by_contact_id', 'belongs_to', 'contact_id', 'contact', 'id'),
+    relation('contact_group_by_contact_group_id', 'belongs_to', 'contact_group_id', 'contact_group', 'id'),
+  ],
+);
 
 export const schema: DatabaseSchema = {
   tables: [contact, contactGroup, contactGroupRelationship, contactInfo],
@@ -125,7 +190,9 @@ function queryOnly(dialect: SqlDialect): Kysely<unknown> {
     mysql: [() => new MysqlAdapter(), (db: Kysely<unknown>) => new MysqlIntrospector(db), () => new MysqlQueryCompiler()],
   } as const;
   const [createAdapter, createIntrospector, createQueryCompiler] = parts[dialect];
-  return new Kysely<unknown>({ dialect: { createAdapter, createDriver: () => new DummyDriver(), createIntrospector, createQueryCompiler } });
+  return new Kysely<unknown>({
+    dialect: { createAdapter, createDriver: () => new DummyDriver(), createIntrospector, createQueryCompiler },
+  });
 }
 
 const builders = { sqlite: queryOnly('sqlite'), postgres: queryOnly('postgres'), mysql: queryOnly('mysql') };

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../../../../../runtime/core/errors.js';
-import { parseFilter, type FieldRef, type FilterNode, type FilterValue } from '../../../../../../runtime/services/sql/filter/filter-parser.js';
+import {
+  parseFilter,
+  type FieldRef,
+  type FilterNode,
+  type FilterValue,
+} from '../../../../../../runtime/services/sql/filter/filter-parser.js';
 
 /** A compact S-expression of an AST, so the tables below stay readable. */
 function show(node: FilterNode): string {
@@ -115,11 +120,28 @@ describe('parseFilter accepts', () => {
 describe('parseFilter positions', () => {
   it('records 1-based positions of nodes, fields and values', () => {
     expect(parseFilter("a = 1 and (b like 'x%' or not c is null)")).toEqual({
-      kind: 'and', position: 1, operands: [
-        { kind: 'compare', operator: '=', position: 1, field: { path: ['a'], position: 1 }, value: { kind: 'literal', text: '1', quoted: false, position: 5 } },
+      kind: 'and',
+      position: 1,
+      operands: [
         {
-          kind: 'or', position: 12, operands: [
-            { kind: 'like', mode: 'pattern', negated: false, position: 12, field: { path: ['b'], position: 12 }, value: { kind: 'literal', text: 'x%', quoted: true, position: 19 } },
+          kind: 'compare',
+          operator: '=',
+          position: 1,
+          field: { path: ['a'], position: 1 },
+          value: { kind: 'literal', text: '1', quoted: false, position: 5 },
+        },
+        {
+          kind: 'or',
+          position: 12,
+          operands: [
+            {
+              kind: 'like',
+              mode: 'pattern',
+              negated: false,
+              position: 12,
+              field: { path: ['b'], position: 12 },
+              value: { kind: 'literal', text: 'x%', quoted: true, position: 19 },
+            },
             { kind: 'not', position: 27, operand: { kind: 'is_null', negated: false, position: 31, field: { path: ['c'], position: 31 } } },
           ],
         },
@@ -136,17 +158,43 @@ const rejected: Array<[string, { given: string; want: { position: number; expect
   ['blank filter', { given: '   ', want: { position: 4, expected: "a field name, 'not' or '('", found: 'end of input' } }],
   ['missing value', { given: 'first_name = ', want: { position: 14, expected: "a value after '='", found: 'end of input' } }],
   ['lone operator', { given: '=', want: { position: 1, expected: "a field name, 'not' or '('", found: "'='" } }],
-  ['field only', { given: 'name', want: { position: 5, expected: 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)', found: 'end of input' } }],
-  ['unknown operator word', { given: 'name foo 1', want: { position: 6, expected: 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)', found: "'foo'" } }],
+  [
+    'field only',
+    {
+      given: 'name',
+      want: {
+        position: 5,
+        expected: 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)',
+        found: 'end of input',
+      },
+    },
+  ],
+  [
+    'unknown operator word',
+    {
+      given: 'name foo 1',
+      want: {
+        position: 6,
+        expected: 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)',
+        found: "'foo'",
+      },
+    },
+  ],
   ['== is not an operator', { given: 'a == 1', want: { position: 4, expected: "a value after '='", found: "'='" } }],
   ['value as field', { given: '1 = a', want: { position: 1, expected: "a field name, 'not' or '('", found: "'1'" } }],
   ['quoted field name', { given: `"name" = 1`, want: { position: 1, expected: "a field name, 'not' or '('", found: `'"name"'` } }],
-  ['quote inside a field name', { given: `na"me = 1`, want: { position: 10, expected: 'a closing " for the string opened at position 3', found: 'end of input' } }],
+  [
+    'quote inside a field name',
+    { given: `na"me = 1`, want: { position: 10, expected: 'a closing " for the string opened at position 3', found: 'end of input' } },
+  ],
   ['three-part field', { given: 'a.b.c = 1', want: { position: 1, expected: "a field name, 'not' or '('", found: "'a.b.c'" } }],
   ['sum of everything', { given: 'sum(*) > 1', want: { position: 5, expected: 'a field name', found: "'*'" } }],
   ['unclosed aggregate', { given: 'count(id > 1', want: { position: 10, expected: "')' to close 'count('", found: "'>'" } }],
   ['related field in an aggregate', { given: 'min(a.b) = 1', want: { position: 5, expected: 'a field name', found: "'a.b'" } }],
-  ['unbalanced open', { given: '(a = 1', want: { position: 7, expected: "'and', 'or' or ')' to close the '(' at position 1", found: 'end of input' } }],
+  [
+    'unbalanced open',
+    { given: '(a = 1', want: { position: 7, expected: "'and', 'or' or ')' to close the '(' at position 1", found: 'end of input' } },
+  ],
   ['unbalanced close', { given: 'a = 1)', want: { position: 6, expected: "'and', 'or' or end of input", found: "')'" } }],
   ['empty parentheses', { given: '()', want: { position: 2, expected: "a field name, 'not' or '('", found: "')'" } }],
   ['dangling and', { given: 'a = 1 and', want: { position: 10, expected: "a field name, 'not' or '('", found: 'end of input' } }],
@@ -156,26 +204,79 @@ const rejected: Array<[string, { given: string; want: { position: number; expect
   ['trailing garbage', { given: 'a = 1 b', want: { position: 7, expected: "'and', 'or' or end of input", found: "'b'" } }],
   ['statement separator', { given: 'id = 1; drop table x', want: { position: 7, expected: "'and', 'or' or end of input", found: "';'" } }],
   ['comment after a value', { given: 'id = 1 --', want: { position: 8, expected: "'and', 'or' or end of input", found: "'--'" } }],
-  ['unterminated string', { given: "name = 'abc", want: { position: 12, expected: "a closing ' for the string opened at position 8", found: 'end of input' } }],
-  ['escaped closing quote leaves it open', { given: "name = 'abc\\'", want: { position: 14, expected: "a closing ' for the string opened at position 8", found: 'end of input' } }],
+  [
+    'unterminated string',
+    { given: "name = 'abc", want: { position: 12, expected: "a closing ' for the string opened at position 8", found: 'end of input' } },
+  ],
+  [
+    'escaped closing quote leaves it open',
+    { given: "name = 'abc\\'", want: { position: 14, expected: "a closing ' for the string opened at position 8", found: 'end of input' } },
+  ],
   ['in without parentheses', { given: 'id in 1,2', want: { position: 7, expected: "'(' after 'in'", found: "'1'" } }],
   ['empty list', { given: 'id in ()', want: { position: 8, expected: 'a value in the list', found: "')'" } }],
   ['trailing comma in list', { given: 'id in (1,)', want: { position: 10, expected: 'a value in the list', found: "')'" } }],
   ['unclosed list', { given: 'id in (1, 2', want: { position: 12, expected: "',' or ')' in the list", found: 'end of input' } }],
   ['list items without comma', { given: 'id in (1 2)', want: { position: 10, expected: "',' or ')' in the list", found: "'2'" } }],
-  ['parenthesised value (raw SQL in the reference)', { given: 'd = (NOW())', want: { position: 5, expected: "a value after '='", found: "'('" } }],
+  [
+    'parenthesised value (raw SQL in the reference)',
+    { given: 'd = (NOW())', want: { position: 5, expected: "a value after '='", found: "'('" } },
+  ],
   ['is without null', { given: 'a is 1', want: { position: 6, expected: "'null' or 'not null' after 'is'", found: "'1'" } }],
   ['is not without null', { given: 'a is not', want: { position: 9, expected: "'null' after 'is not'", found: 'end of input' } }],
-  ['null with >', { given: 'a > null', want: { position: 5, expected: "a value after '>' other than null (use 'is null')", found: "'null'" } }],
-  ['null in a list', { given: 'a in (1, NULL)', want: { position: 10, expected: "a value in the list other than null (use 'is null')", found: "'NULL'" } }],
-  ['not without operator', { given: 'a not = 1', want: { position: 7, expected: "'like', 'in', 'between', 'contains', 'starts with' or 'ends with' after 'not'", found: "'='" } }],
+  [
+    'null with >',
+    { given: 'a > null', want: { position: 5, expected: "a value after '>' other than null (use 'is null')", found: "'null'" } },
+  ],
+  [
+    'null in a list',
+    { given: 'a in (1, NULL)', want: { position: 10, expected: "a value in the list other than null (use 'is null')", found: "'NULL'" } },
+  ],
+  [
+    'not without operator',
+    {
+      given: 'a not = 1',
+      want: { position: 7, expected: "'like', 'in', 'between', 'contains', 'starts with' or 'ends with' after 'not'", found: "'='" },
+    },
+  ],
   ['starts without with', { given: 'a starts x', want: { position: 10, expected: "'with' after 'starts'", found: "'x'" } }],
-  ['between without and', { given: 'a between 1 or 2', want: { position: 13, expected: "'and' after the first value of 'between'", found: "'or'" } }],
-  ['between missing high', { given: 'a between 1 and', want: { position: 16, expected: "a value after 'between ... and'", found: 'end of input' } }],
+  [
+    'between without and',
+    { given: 'a between 1 or 2', want: { position: 13, expected: "'and' after the first value of 'between'", found: "'or'" } },
+  ],
+  [
+    'between missing high',
+    { given: 'a between 1 and', want: { position: 16, expected: "a value after 'between ... and'", found: 'end of input' } },
+  ],
   ['single ampersand', { given: 'a = 1 & b = 2', want: { position: 7, expected: "'and', 'or' or end of input", found: "'&'" } }],
-  ['inherited property name as operator', { given: 'a constructor 1', want: { position: 3, expected: 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)', found: "'constructor'" } }],
-  ['bang alone', { given: 'a ! 1', want: { position: 3, expected: 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)', found: "'!'" } }],
-  ['too deep', { given: `${'('.repeat(65)}a=1${')'.repeat(65)}`, want: { position: 65, expected: "at most 64 levels of parentheses and 'not'", found: "'('" } }],
+  [
+    'inherited property name as operator',
+    {
+      given: 'a constructor 1',
+      want: {
+        position: 3,
+        expected: 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)',
+        found: "'constructor'",
+      },
+    },
+  ],
+  [
+    'bang alone',
+    {
+      given: 'a ! 1',
+      want: {
+        position: 3,
+        expected: 'a comparison operator (=, !=, <>, >, >=, <, <=, like, in, between, is, contains, starts with, ends with)',
+        found: "'!'",
+      },
+    },
+  ],
+  [
+    'too deep',
+    {
+      given: `${'('.repeat(65)}a=1${')'.repeat(65)}`,
+      want: { position: 65, expected: "at most 64 levels of parentheses and 'not'", found: "'('" },
+    },
+  ],
 ];
 
 describe('parseFilter rejects', () => {
@@ -194,7 +295,9 @@ describe('parseFilter rejects', () => {
   });
 
   it('names position and expectation in the message', () => {
-    expect(() => parseFilter('first_name = ')).toThrow("Malformed filter at position 14: expected a value after '=' but found end of input");
+    expect(() => parseFilter('first_name = ')).toThrow(
+      "Malformed filter at position 14: expected a value after '=' but found end of input",
+    );
   });
 
   it('accepts nesting up to the limit', () => {

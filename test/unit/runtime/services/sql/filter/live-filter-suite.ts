@@ -38,7 +38,10 @@ export const contactFilters: Array<[string, { given: string; params?: Record<str
   ['some related row differs', { given: "contact_info.city != 'Boston'", want: [1, 4] }],
   ['related is null means a related row with null', { given: 'contact_info.city is null', want: [] }],
   ['many_many through the junction, by table name', { given: "contact_group.name = 'Work'", want: [2, 5] }],
-  ['two related conditions', { given: "contact_group_by_contact_group_relationship.name = 'Friends' and contact_group.name = 'Work'", want: [2] }],
+  [
+    'two related conditions',
+    { given: "contact_group_by_contact_group_relationship.name = 'Friends' and contact_group.name = 'Work'", want: [2] },
+  ],
   ['has_many to the junction table', { given: 'contact_group_relationship.contact_group_id = 1', want: [1, 2] }],
   ['related or own field', { given: "contact_group.name contains 'end' or first_name = Bob", want: [1, 2, 4] }],
 ];

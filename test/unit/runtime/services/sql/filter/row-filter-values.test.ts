@@ -28,7 +28,10 @@ describe('recordSatisfies', () => {
   });
 
   it('needs every filter with and, one with or', () => {
-    const filters = [{ name: 'a', operator: '=', value: '1' }, { name: 'b', operator: '=', value: '2' }];
+    const filters = [
+      { name: 'a', operator: '=', value: '1' },
+      { name: 'b', operator: '=', value: '2' },
+    ];
     expect(recordSatisfies(rowFiltersToNode(filters, 'and', lookup)!, { a: 1, b: 3 }, true, key)).toBe(false);
     expect(recordSatisfies(rowFiltersToNode(filters, 'or', lookup)!, { a: 1, b: 3 }, true, key)).toBe(true);
   });

@@ -30,35 +30,84 @@ const cases: Array<[string, { given: RowFilterModel[]; op?: 'and' | 'or'; want: 
   ['lookup into an integer', { given: [f('id', '=', '{user.id}')], want: { sql: '"contact"."id" = ?', parameters: [2] } }],
   ['word operator, any case', { given: [f('age', 'Gte', '18')], want: { sql: '"contact"."age" >= ?', parameters: [18] } }],
   ['<>', { given: [f('first_name', '<>', "'Bob'")], want: { sql: '"contact"."first_name" <> ?', parameters: ['Bob'] } }],
-  ['quoted value is unquoted', { given: [f('first_name', '=', '"Jon"')], want: { sql: '"contact"."first_name" = ?', parameters: ['Jon'] } }],
-  ['unquoted value with spaces', { given: [f('first_name', '=', 'Mary Ann')], want: { sql: '"contact"."first_name" = ?', parameters: ['Mary Ann'] } }],
-  ['lookup with quotes stays data', { given: [f('email', '=', "'{user.email}'")], want: { sql: '"contact"."email" = ?', parameters: ["x' or '1'='1"] } }],
-  ['unquoted lookup with quotes stays data', { given: [f('email', '=', '{user.email}')], want: { sql: '"contact"."email" = ?', parameters: ["x' or '1'='1"] } }],
-  ['unknown lookup stays as written', { given: [f('email', '=', '{nope}')], want: { sql: '"contact"."email" = ?', parameters: ['{nope}'] } }],
-  ['starts with escapes the lookup value', { given: [f('last_name', 'STARTS WITH', '{user.first_name}')], want: { sql: `"contact"."Last_Name" like ? escape '!'`, parameters: ["O'Ne!_il%"] } }],
-  ['not contains', { given: [f('email', 'not contains', 'spam')], want: { sql: `"contact"."email" not like ? escape '!'`, parameters: ['%spam%'] } }],
+  [
+    'quoted value is unquoted',
+    { given: [f('first_name', '=', '"Jon"')], want: { sql: '"contact"."first_name" = ?', parameters: ['Jon'] } },
+  ],
+  [
+    'unquoted value with spaces',
+    { given: [f('first_name', '=', 'Mary Ann')], want: { sql: '"contact"."first_name" = ?', parameters: ['Mary Ann'] } },
+  ],
+  [
+    'lookup with quotes stays data',
+    { given: [f('email', '=', "'{user.email}'")], want: { sql: '"contact"."email" = ?', parameters: ["x' or '1'='1"] } },
+  ],
+  [
+    'unquoted lookup with quotes stays data',
+    { given: [f('email', '=', '{user.email}')], want: { sql: '"contact"."email" = ?', parameters: ["x' or '1'='1"] } },
+  ],
+  [
+    'unknown lookup stays as written',
+    { given: [f('email', '=', '{nope}')], want: { sql: '"contact"."email" = ?', parameters: ['{nope}'] } },
+  ],
+  [
+    'starts with escapes the lookup value',
+    {
+      given: [f('last_name', 'STARTS WITH', '{user.first_name}')],
+      want: { sql: `"contact"."Last_Name" like ? escape '!'`, parameters: ["O'Ne!_il%"] },
+    },
+  ],
+  [
+    'not contains',
+    { given: [f('email', 'not contains', 'spam')], want: { sql: `"contact"."email" not like ? escape '!'`, parameters: ['%spam%'] } },
+  ],
   ['like', { given: [f('email', 'LIKE', "'%.com'")], want: { sql: '"contact"."email" like ?', parameters: ['%.com'] } }],
   ['IN list', { given: [f('id', 'IN', '(1,2,3)')], want: { sql: '"contact"."id" in (?, ?, ?)', parameters: [1, 2, 3] } }],
   ['lower-case in without parentheses', { given: [f('id', 'in', '1, 2')], want: { sql: '"contact"."id" in (?, ?)', parameters: [1, 2] } }],
-  ['NOT IN quoted', { given: [f('first_name', 'NOT  IN', "('a,b', \"c\")")], want: { sql: '"contact"."first_name" not in (?, ?)', parameters: ['a,b', 'c'] } }],
-  ['IN from a list lookup', { given: [f('id', 'IN', '({user.groups}, 7)')], want: { sql: '"contact"."id" in (?, ?, ?)', parameters: [1, 3, 7] } }],
-  ['quoted lookup in a list stays one item', { given: [f('first_name', 'in', "('{user.quoted}')")], want: { sql: '"contact"."first_name" in (?)', parameters: ["a', 'b"] } }],
+  [
+    'NOT IN quoted',
+    {
+      given: [f('first_name', 'NOT  IN', '(\'a,b\', "c")')],
+      want: { sql: '"contact"."first_name" not in (?, ?)', parameters: ['a,b', 'c'] },
+    },
+  ],
+  [
+    'IN from a list lookup',
+    { given: [f('id', 'IN', '({user.groups}, 7)')], want: { sql: '"contact"."id" in (?, ?, ?)', parameters: [1, 3, 7] } },
+  ],
+  [
+    'quoted lookup in a list stays one item',
+    { given: [f('first_name', 'in', "('{user.quoted}')")], want: { sql: '"contact"."first_name" in (?)', parameters: ["a', 'b"] } },
+  ],
   ['IS NULL', { given: [f('email', 'IS NULL')], want: { sql: '"contact"."email" is null', parameters: [] } }],
   ['is not null', { given: [f('email', 'is not null', 'ignored')], want: { sql: '"contact"."email" is not null', parameters: [] } }],
   ['= null', { given: [f('email', '=', 'NULL')], want: { sql: '"contact"."email" is null', parameters: [] } }],
   ["= 'null' is a string", { given: [f('email', '=', "'null'")], want: { sql: '"contact"."email" = ?', parameters: ['null'] } }],
-  ['joined with and', {
-    given: [f('id', '>', '0'), f('age', '<', '99')],
-    want: { sql: '("contact"."id" > ? and "contact"."age" < ?)', parameters: [0, 99] },
-  }],
-  ['joined with or', {
-    op: 'or', given: [f('id', '=', '{user.id}'), f('email', 'is null')],
-    want: { sql: '("contact"."id" = ? or "contact"."email" is null)', parameters: [2] },
-  }],
-  ['related field', {
-    given: [f('contact_info.city', '=', "'Boston'")],
-    want: { sql: 'exists (select 1 from "contact_info" as "rel" where "rel"."contact_id" = "contact"."id" and "rel"."city" = ?)', parameters: ['Boston'] },
-  }],
+  [
+    'joined with and',
+    {
+      given: [f('id', '>', '0'), f('age', '<', '99')],
+      want: { sql: '("contact"."id" > ? and "contact"."age" < ?)', parameters: [0, 99] },
+    },
+  ],
+  [
+    'joined with or',
+    {
+      op: 'or',
+      given: [f('id', '=', '{user.id}'), f('email', 'is null')],
+      want: { sql: '("contact"."id" = ? or "contact"."email" is null)', parameters: [2] },
+    },
+  ],
+  [
+    'related field',
+    {
+      given: [f('contact_info.city', '=', "'Boston'")],
+      want: {
+        sql: 'exists (select 1 from "contact_info" as "rel" where "rel"."contact_id" = "contact"."id" and "rel"."city" = ?)',
+        parameters: ['Boston'],
+      },
+    },
+  ],
 ];
 
 describe('rowFiltersToNode', () => {
@@ -84,7 +133,8 @@ describe('rowFiltersToNode', () => {
     }
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error).toMatchObject({
-      status: 500, message: 'Invalid server-side filter configuration detected.',
+      status: 500,
+      message: 'Invalid server-side filter configuration detected.',
       context: { name: filter.name, operator: filter.operator, value: filter.value, reason: expect.any(String) },
     });
   });
@@ -109,7 +159,8 @@ describe('combineAnd', () => {
 
   it('keeps the role filter grouped', () => {
     expect(compiled(combineAnd(a, b))).toEqual({
-      sql: '("contact"."id" = ? and ("contact"."age" = ? or "contact"."age" = ?))', parameters: [1, 2, 3],
+      sql: '("contact"."id" = ? and ("contact"."age" = ? or "contact"."age" = ?))',
+      parameters: [1, 2, 3],
     });
   });
 

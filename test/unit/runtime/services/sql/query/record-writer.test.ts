@@ -3,7 +3,13 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqlConnection, SqlDialectModule } from '../../../../../../runtime/services/sql/dialects/sql-dialect.js';
 import { openSqliteDatabase, sqliteDialect } from '../../../../../../runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
-import { deleteRows, insertRow, insertValues, updateRows, updateValues } from '../../../../../../runtime/services/sql/query/record-writer.js';
+import {
+  deleteRows,
+  insertRow,
+  insertValues,
+  updateRows,
+  updateValues,
+} from '../../../../../../runtime/services/sql/query/record-writer.js';
 import { buildTablePlan, type TablePlan } from '../../../../../../runtime/services/sql/query/table-plan.js';
 import { readDatabaseSchema } from '../../../../../../runtime/services/sql/sql-service-kind.js';
 import { tempDir } from '../sql-test-helpers.js';
@@ -20,7 +26,9 @@ let connection: SqlConnection;
 beforeEach(async () => {
   env = tempDir();
   connection = openSqliteDatabase(path.join(env.dir, 'w.sqlite'));
-  await sql`create table item (id integer primary key, name text not null, qty integer not null default 0, made timestamp default CURRENT_TIMESTAMP)`.execute(connection.db);
+  await sql`create table item (id integer primary key, name text not null, qty integer not null default 0, made timestamp default CURRENT_TIMESTAMP)`.execute(
+    connection.db,
+  );
 });
 afterEach(async () => {
   await connection.close();
@@ -37,8 +45,9 @@ describe.each(dialects)('record writes %s', (_name, dialect) => {
     const p = await plan(dialect);
     const target = { plan: p, dialect, output: p.keys };
     expect(await insertRow(connection.db, target, insertValues(p, { name: 'a' }))).toEqual({ id: 1 });
-    expect(await insertRow(connection.db, { ...target, output: p.all }, insertValues(p, { id: 10, name: 'b', qty: '3', made: 'ignored' })))
-      .toMatchObject({ id: 10, name: 'b', qty: 3 });
+    expect(
+      await insertRow(connection.db, { ...target, output: p.all }, insertValues(p, { id: 10, name: 'b', qty: '3', made: 'ignored' })),
+    ).toMatchObject({ id: 10, name: 'b', qty: 3 });
     const made = (await sql<{ made: string }>`select made from item where id = 10`.execute(connection.db)).rows[0].made;
     expect(made).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
   });
@@ -49,7 +58,10 @@ describe.each(dialects)('record writes %s', (_name, dialect) => {
     for (const name of ['a', 'b', 'c']) await insertRow(connection.db, target, insertValues(p, { name }));
     const where = sql<boolean>`${sql.id('qty')} = 0 and ${sql.id('name')} != 'c'`;
     const rows = await updateRows(connection.db, target, where, updateValues(p, { qty: 5, id: 99 }, p.primaryKey));
-    expect(rows.map((r) => [r.id, r.qty])).toEqual([[1, 5], [2, 5]]);
+    expect(rows.map((r) => [r.id, r.qty])).toEqual([
+      [1, 5],
+      [2, 5],
+    ]);
     expect(await updateRows(connection.db, target, where, updateValues(p, { qty: 6 }, p.primaryKey))).toEqual([]);
   });
 

@@ -6,8 +6,22 @@ import { decoderFor, encoderFor } from '../../../../../../runtime/services/sql/q
 
 function field(type: AbstractType, dbType = type as string): FieldModel {
   return {
-    name: 'f', sourceName: 'f', label: 'F', type, dbType, length: null, precision: null, scale: null, default: null,
-    allowNull: true, isPrimaryKey: false, autoIncrement: false, isUnique: false, isForeignKey: false, refTable: null, refField: null,
+    name: 'f',
+    sourceName: 'f',
+    label: 'F',
+    type,
+    dbType,
+    length: null,
+    precision: null,
+    scale: null,
+    default: null,
+    allowNull: true,
+    isPrimaryKey: false,
+    autoIncrement: false,
+    isUnique: false,
+    isForeignKey: false,
+    refTable: null,
+    refField: null,
   };
 }
 

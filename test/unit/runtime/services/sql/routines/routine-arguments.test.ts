@@ -3,7 +3,10 @@ import type { RoutineModel } from '../../../../../../runtime/model/platform-mode
 import { routineArguments, splitInlineCall } from '../../../../../../runtime/services/sql/routines/routine-arguments.js';
 
 const bump: RoutineModel = {
-  name: 'bump', sourceName: 'bump', kind: 'procedure', returnType: null,
+  name: 'bump',
+  sourceName: 'bump',
+  kind: 'procedure',
+  returnType: null,
   params: [
     { name: 'counter', position: 1, mode: 'INOUT', dbType: 'integer' },
     { name: 'step', position: 2, mode: 'IN', dbType: 'integer' },
@@ -16,7 +19,16 @@ const args = (body: unknown, inline: string[] | null = null, query: Record<strin
 
 describe('routineArguments', () => {
   it.each<[string, unknown, Record<string, unknown>]>([
-    ['params as name/value pairs, names in any case', { params: [{ name: 'COUNTER', value: 5 }, { name: 'step', value: 2 }] }, { counter: 5, step: 2 }],
+    [
+      'params as name/value pairs, names in any case',
+      {
+        params: [
+          { name: 'COUNTER', value: 5 },
+          { name: 'step', value: 2 },
+        ],
+      },
+      { counter: 5, step: 2 },
+    ],
     ['params as values in declared order (OUT skipped)', { params: [5, 2] }, { counter: 5, step: 2 }],
     ['params as an object', { params: { step: 3, counter: { value: 1 } } }, { counter: 1, step: 3 }],
     ['objects travel as JSON text', { params: [{ name: 'step', value: { a: 1 } }] }, { step: '{"a":1}' }],

@@ -4,10 +4,29 @@ import { buildRelations } from '../../../../../../runtime/services/sql/schema/re
 
 type Table = Omit<TableModel, 'relations'>;
 
-function table(name: string, primaryKey: string[], foreignKeys: Array<Partial<ForeignKeyModel> & Pick<ForeignKeyModel, 'fields' | 'refTable'>>, uniqueKeys: string[][] = []): Table {
+function table(
+  name: string,
+  primaryKey: string[],
+  foreignKeys: Array<Partial<ForeignKeyModel> & Pick<ForeignKeyModel, 'fields' | 'refTable'>>,
+  uniqueKeys: string[][] = [],
+): Table {
   return {
-    name, sourceName: name, sourceSchema: null, label: name, description: '', isView: false, primaryKey, fields: [], uniqueKeys,
-    foreignKeys: foreignKeys.map((fk) => ({ name: `fk_${name}_${fk.fields.join('_')}`, refFields: ['id'], onUpdate: 'no action', onDelete: 'no action', ...fk })),
+    name,
+    sourceName: name,
+    sourceSchema: null,
+    label: name,
+    description: '',
+    isView: false,
+    primaryKey,
+    fields: [],
+    uniqueKeys,
+    foreignKeys: foreignKeys.map((fk) => ({
+      name: `fk_${name}_${fk.fields.join('_')}`,
+      refFields: ['id'],
+      onUpdate: 'no action',
+      onDelete: 'no action',
+      ...fk,
+    })),
   };
 }
 
@@ -28,16 +47,31 @@ describe('buildRelations', () => {
     const tables = buildRelations([
       table('a', ['id'], []),
       table('b', ['id'], []),
-      table('a_b', ['a_id', 'b_id'], [{ fields: ['a_id'], refTable: 'a' }, { fields: ['b_id'], refTable: 'b' }]),
+      table(
+        'a_b',
+        ['a_id', 'b_id'],
+        [
+          { fields: ['a_id'], refTable: 'a' },
+          { fields: ['b_id'], refTable: 'b' },
+        ],
+      ),
       table('c', ['id'], [{ fields: ['x', 'y'], refTable: 'a_b', refFields: ['a_id', 'b_id'] }]),
     ]);
     expect(names(tables, 'a')).toEqual(['a_b_by_a_id:has_many', 'b_by_a_b:many_many']);
     expect(names(tables, 'b')).toEqual(['a_b_by_b_id:has_many', 'a_by_a_b:many_many']);
     expect(names(tables, 'a_b')).toEqual(['a_by_a_id:belongs_to', 'b_by_b_id:belongs_to', 'c_by_x_y:has_many']);
-    expect(tables.find((t) => t.name === 'c')?.relations).toEqual([{
-      name: 'a_b_by_x_y', type: 'belongs_to', field: ['x', 'y'], refTable: 'a_b', refField: ['a_id', 'b_id'],
-      junctionTable: null, junctionField: null, junctionRefField: null,
-    }]);
+    expect(tables.find((t) => t.name === 'c')?.relations).toEqual([
+      {
+        name: 'a_b_by_x_y',
+        type: 'belongs_to',
+        field: ['x', 'y'],
+        refTable: 'a_b',
+        refField: ['a_id', 'b_id'],
+        junctionTable: null,
+        junctionField: null,
+        junctionRefField: null,
+      },
+    ]);
   });
 
   it('keeps the first relation of a name (a self reference is belongs_to and has_many of one name)', () => {

@@ -56,7 +56,15 @@ describe('GET _table/{table}: lists', () => {
     const result = await call('GET', '_table/contact');
     expect(result.status).toBe(200);
     expect(resource(result)).toHaveLength(100);
-    expect(resource(result)[0]).toEqual({ id: 1, first_name: 'Jon', last_name: 'Yang', image_url: '', twitter: '@jon24', skype: 'jon24', notes: '' });
+    expect(resource(result)[0]).toEqual({
+      id: 1,
+      first_name: 'Jon',
+      last_name: 'Yang',
+      image_url: '',
+      twitter: '@jon24',
+      skype: 'jon24',
+      notes: '',
+    });
     expect(result.body).not.toHaveProperty('meta');
   });
 
@@ -97,10 +105,18 @@ describe('GET _table/{table}: lists', () => {
   });
 
   it('selects fields (aliases, spaces, any case) and rejects unknown ones', async () => {
-    expect(resource(await call('GET', '_table/contact', { fields: 'id, Last_Name', limit: '1', order: 'id' }))).toEqual([{ id: 1, last_name: 'Yang' }]);
-    expect(resource(await call('GET', '_table/contact', { select: 'first_name', limit: '1', order: 'id' }))).toEqual([{ first_name: 'Jon' }]);
+    expect(resource(await call('GET', '_table/contact', { fields: 'id, Last_Name', limit: '1', order: 'id' }))).toEqual([
+      { id: 1, last_name: 'Yang' },
+    ]);
+    expect(resource(await call('GET', '_table/contact', { select: 'first_name', limit: '1', order: 'id' }))).toEqual([
+      { first_name: 'Jon' },
+    ]);
     expect(resource(await call('GET', '_table/contact', { fields: '*', limit: '1' }))[0]).toHaveProperty('notes');
-    expect(errorOf(await call('GET', '_table/contact', { fields: 'id,bogus' }))).toEqual({ status: 400, message: 'Invalid field requested: bogus', context: { field: 'bogus' } });
+    expect(errorOf(await call('GET', '_table/contact', { fields: 'id,bogus' }))).toEqual({
+      status: 400,
+      message: 'Invalid field requested: bogus',
+      context: { field: 'bogus' },
+    });
   });
 
   it('orders by checked fields', async () => {
@@ -108,7 +124,9 @@ describe('GET _table/{table}: lists', () => {
     expect(rows).toEqual([{ last_name: 'Zhu' }, { last_name: 'Zhou' }]);
     expect(resource(await call('GET', '_table/contact', { sort: 'ID+DESC', fields: 'id', limit: '1' }))).toEqual([{ id: 100 }]);
     expect(errorOf(await call('GET', '_table/contact', { order: 'bogus desc' }))).toEqual({
-      status: 400, message: "Invalid field 'bogus' in order by clause.", context: { field: 'bogus' },
+      status: 400,
+      message: "Invalid field 'bogus' in order by clause.",
+      context: { field: 'bogus' },
     });
     expect((await call('GET', '_table/contact', { order: 'id; drop table contact' })).status).toBe(400);
   });
@@ -118,35 +136,57 @@ describe('GET _table/{table}: lists', () => {
     expect(rows).toEqual([{ id: 4 }, { id: 23 }]);
     const byParam = await call('GET', '_table/contact', { filter: 'last_name = :name', fields: 'id' }, { params: { ':name': 'Zhu' } });
     expect(resource(byParam)).toEqual([{ id: 4 }]);
-    const listParams = await call('GET', '_table/contact', { filter: 'first_name = :n', fields: 'id' }, { params: [{ name: 'n', value: 'Eugene' }] });
+    const listParams = await call(
+      'GET',
+      '_table/contact',
+      { filter: 'first_name = :n', fields: 'id' },
+      { params: [{ name: 'n', value: 'Eugene' }] },
+    );
     expect(resource(listParams)).toEqual([{ id: 2 }]);
-    expect((await call('GET', '_table/contact', { filter: "last_name like 'Z%'", count_only: 'true' })).body).toEqual({ meta: { count: 5 } });
+    expect((await call('GET', '_table/contact', { filter: "last_name like 'Z%'", count_only: 'true' })).body).toEqual({
+      meta: { count: 5 },
+    });
     const counted = await call('GET', '_table/contact', { where: "last_name like 'Z%'", include_count: 'true', limit: '1' });
     expect((counted.body as { meta: unknown }).meta).toEqual({ count: 5, next: 1 });
   });
 
   it('rejects bad filters with 400 naming the problem', async () => {
-    expect(errorOf(await call('GET', '_table/contact', { filter: 'bogus = 1' })).message).toBe("Invalid or unparsable field in filter request: 'bogus'");
+    expect(errorOf(await call('GET', '_table/contact', { filter: 'bogus = 1' })).message).toBe(
+      "Invalid or unparsable field in filter request: 'bogus'",
+    );
     expect(errorOf(await call('GET', '_table/contact', { filter: "id = 'x'" })).message).toBe("Field 'id' must be a valid integer.");
     expect((await call('GET', '_table/contact', { filter: 'id = ' })).status).toBe(400);
   });
 
   it('reads ids in the order given, with id_field, and from body records', async () => {
     expect(resource(await call('GET', '_table/contact', { ids: '5,2,9', fields: 'first_name' }))).toEqual([
-      { first_name: 'Elizabeth' }, { first_name: 'Eugene' }, { first_name: 'Rob' },
+      { first_name: 'Elizabeth' },
+      { first_name: 'Eugene' },
+      { first_name: 'Rob' },
     ]);
-    expect(resource(await call('GET', '_table/contact', { ids: 'Rob,Eugene', id_field: 'first_name', fields: 'id' }))).toEqual([{ id: 9 }, { id: 2 }]);
+    expect(resource(await call('GET', '_table/contact', { ids: 'Rob,Eugene', id_field: 'first_name', fields: 'id' }))).toEqual([
+      { id: 9 },
+      { id: 2 },
+    ]);
     expect(resource(await call('GET', '_table/contact', { fields: 'id,last_name' }, { resource: [{ id: 3 }, { id: 1 }] }))).toEqual([
-      { id: 3, last_name: 'Torres' }, { id: 1, last_name: 'Yang' },
+      { id: 3, last_name: 'Torres' },
+      { id: 1, last_name: 'Yang' },
     ]);
   });
 
   it('reports missing ids: one id its own 404, several a batch error (continue lists all)', async () => {
-    expect(errorOf(await call('GET', '_table/contact', { ids: '999' }))).toEqual({ status: 404, message: "Record with identifier '999' not found." });
+    expect(errorOf(await call('GET', '_table/contact', { ids: '999' }))).toEqual({
+      status: 404,
+      message: "Record with identifier '999' not found.",
+    });
     const batch = errorOf(await call('GET', '_table/contact', { ids: '1,998,999', fields: 'id' }));
     expect(batch).toEqual({
-      status: 400, message: 'Batch Error: Not all requested records could be retrieved.',
-      context: { errors: [{ index: 1, message: "Record with identifier '998' not found.", code: 404 }], resource: [{ id: 1 }, { code: 404, message: "Record with identifier '998' not found." }] },
+      status: 400,
+      message: 'Batch Error: Not all requested records could be retrieved.',
+      context: {
+        errors: [{ index: 1, message: "Record with identifier '998' not found.", code: 404 }],
+        resource: [{ id: 1 }, { code: 404, message: "Record with identifier '998' not found." }],
+      },
     });
     const all = errorOf(await call('GET', '_table/contact', { ids: '1,998,999', continue: 'true', fields: 'id' }));
     expect((all.context as { errors: Array<{ index: number }> }).errors.map((e) => e.index)).toEqual([1, 2]);
@@ -165,22 +205,40 @@ describe('GET _table/{table}: lists', () => {
   });
 
   it('embeds related records, and answers an unknown relationship with 400', async () => {
-    const record = (await call('GET', '_table/contact_info/1', { related: 'contact_by_contact_id', fields: 'id', 'contact_by_contact_id.fields': 'last_name' })).body;
+    const record = (
+      await call('GET', '_table/contact_info/1', {
+        related: 'contact_by_contact_id',
+        fields: 'id',
+        'contact_by_contact_id.fields': 'last_name',
+      })
+    ).body;
     expect(record).toEqual({ id: 1, contact_by_contact_id: { last_name: 'Yang' } });
     expect(errorOf(await call('GET', '_table/contact', { related: 'nope' }))).toEqual({
-      status: 400, message: "Invalid relationship 'nope' requested for table 'contact'.", context: { related: 'nope' },
+      status: 400,
+      message: "Invalid relationship 'nope' requested for table 'contact'.",
+      context: { related: 'nope' },
     });
     expect((await call('GET', '_table/contact', { related: '' })).status).toBe(200);
   });
 
   it('groups records', async () => {
-    expect(resource(await call('GET', '_table/contact', { group: 'last_name', fields: 'last_name,count(*)', filter: "last_name = 'Yang'" }))).toEqual([{ last_name: 'Yang', COUNT_ALL: 1 }]);
+    expect(
+      resource(await call('GET', '_table/contact', { group: 'last_name', fields: 'last_name,count(*)', filter: "last_name = 'Yang'" })),
+    ).toEqual([{ last_name: 'Yang', COUNT_ALL: 1 }]);
   });
 });
 
 describe('GET _table/{table}/{id}', () => {
   it('returns the bare record, honours fields and id_field', async () => {
-    expect((await call('GET', '_table/contact/3')).body).toEqual({ id: 3, first_name: 'Ruben', last_name: 'Torres', image_url: '', twitter: '@ruben35', skype: 'ruben35', notes: '' });
+    expect((await call('GET', '_table/contact/3')).body).toEqual({
+      id: 3,
+      first_name: 'Ruben',
+      last_name: 'Torres',
+      image_url: '',
+      twitter: '@ruben35',
+      skype: 'ruben35',
+      notes: '',
+    });
     expect((await call('GET', '_table/contact/3', { fields: 'first_name' })).body).toEqual({ first_name: 'Ruben' });
     expect((await call('GET', '_table/contact/@jon24', { id_field: 'twitter', fields: 'id' })).body).toEqual({ id: 1 });
   });
@@ -201,7 +259,10 @@ describe('GET _table/{table}/{id}', () => {
   });
 
   it('reads tables without a key and views in lists', async () => {
-    expect(resource(await call('GET', '_table/loose'))).toEqual([{ n: 1, s: 'one' }, { n: 2, s: 'two' }]);
+    expect(resource(await call('GET', '_table/loose'))).toEqual([
+      { n: 1, s: 'one' },
+      { n: 2, s: 'two' },
+    ]);
     expect(resource(await call('GET', '_table/contact_name', { limit: '1', order: 'id' }))).toEqual([{ id: 1, first_name: 'Jon' }]);
   });
 });
@@ -210,7 +271,17 @@ describe('POST _table/{table}', () => {
   const person = { first_name: 'Ada', last_name: 'Lovelace' };
 
   it('creates records and returns their keys with status 200, dropping unknown keys', async () => {
-    const result = await call('POST', '_table/contact', {}, { resource: [{ ...person, unknown: 1 }, { ...person, first_name: 'Bob' }] });
+    const result = await call(
+      'POST',
+      '_table/contact',
+      {},
+      {
+        resource: [
+          { ...person, unknown: 1 },
+          { ...person, first_name: 'Bob' },
+        ],
+      },
+    );
     expect(result).toEqual({ status: 200, body: { resource: [{ id: 101 }, { id: 102 }] } });
     expect(count('contact')).toBe(102);
     expect((await call('POST', '_table/contact', {}, [person])).body).toEqual({ resource: [{ id: 103 }] });
@@ -218,17 +289,33 @@ describe('POST _table/{table}', () => {
   });
 
   it('returns the fields asked for (not adding the key), or every field for *', async () => {
-    expect((await call('POST', '_table/contact', { fields: 'first_name' }, { resource: [person] })).body).toEqual({ resource: [{ first_name: 'Ada' }] });
+    expect((await call('POST', '_table/contact', { fields: 'first_name' }, { resource: [person] })).body).toEqual({
+      resource: [{ first_name: 'Ada' }],
+    });
     expect(resource(await call('POST', '_table/contact', { fields: '*' }, { resource: [person] }))[0]).toEqual({
-      id: 102, first_name: 'Ada', last_name: 'Lovelace', image_url: null, twitter: null, skype: null, notes: null,
+      id: 102,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      image_url: null,
+      twitter: null,
+      skype: null,
+      notes: null,
     });
     expect((await call('POST', '_table/contact', { fields: 'id' }, { resource: [person] })).body).toEqual({ resource: [{ id: 103 }] });
   });
 
   it('writes JSON types and reads them back', async () => {
-    const created = await call('POST', '_table/flag', { fields: '*' }, { resource: [{ done: true, data: 'aGk=', ratio: '0.5', uid: 'u-1', price: '9.99' }] });
+    const created = await call(
+      'POST',
+      '_table/flag',
+      { fields: '*' },
+      { resource: [{ done: true, data: 'aGk=', ratio: '0.5', uid: 'u-1', price: '9.99' }] },
+    );
     expect(resource(created)).toEqual([{ id: 1, done: true, data: 'aGk=', ratio: 0.5, uid: 'u-1', price: 9.99 }]);
-    expect(resource(await call('POST', '_table/flag', { fields: 'done' }, { resource: [{ done: 'false' }, {}] }))).toEqual([{ done: false }, { done: false }]);
+    expect(resource(await call('POST', '_table/flag', { fields: 'done' }, { resource: [{ done: 'false' }, {}] }))).toEqual([
+      { done: false },
+      { done: false },
+    ]);
   });
 
   it.each([
@@ -243,7 +330,12 @@ describe('POST _table/{table}', () => {
 
   it.each([
     ['contact_info', { contact_id: 'abc' }, 400, "Field 'contact_id' must be a valid integer."],
-    ['contact_info', { contact_id: 9999, info_type: 'home', phone: '1', email: 'e', address: 'a', city: 'c', state: 's', zip: 'z', country: 'c' }, 409, 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.'],
+    [
+      'contact_info',
+      { contact_id: 9999, info_type: 'home', phone: '1', email: 'e', address: 'a', city: 'c', state: 's', zip: 'z', country: 'c' },
+      409,
+      'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.',
+    ],
     ['flag', { done: 'maybe' }, 400, "Field 'done' must be a valid boolean."],
     ['flag', { ratio: 'lots' }, 400, "Field 'ratio' must be a valid number."],
     ['flag', { data: 'not base64!' }, 400, "Field 'data' must be base64-encoded binary data."],
@@ -252,9 +344,18 @@ describe('POST _table/{table}', () => {
   });
 
   it.each([
-    [{ first_name: 'a' }, "No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag. Example: {\"resource\":[{\"record\":1},{\"record\":2}]}"],
-    [{ resource: [] }, "No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag. Example: {\"resource\":[{\"record\":1},{\"record\":2}]}"],
-    [undefined, "No record(s) detected in request. Please make sure record(s) are wrapped in a 'resource' tag. Example: {\"resource\":[{\"record\":1},{\"record\":2}]}"],
+    [
+      { first_name: 'a' },
+      'No record(s) detected in request. Please make sure record(s) are wrapped in a \'resource\' tag. Example: {"resource":[{"record":1},{"record":2}]}',
+    ],
+    [
+      { resource: [] },
+      'No record(s) detected in request. Please make sure record(s) are wrapped in a \'resource\' tag. Example: {"resource":[{"record":1},{"record":2}]}',
+    ],
+    [
+      undefined,
+      'No record(s) detected in request. Please make sure record(s) are wrapped in a \'resource\' tag. Example: {"resource":[{"record":1},{"record":2}]}',
+    ],
     [{ resource: [1] }, 'Record 0 is not a JSON object.'],
   ])('rejects the body %j', async (body, message) => {
     expect(errorOf(await call('POST', '_table/contact', {}, body))).toMatchObject({ status: 400, message });
@@ -263,7 +364,8 @@ describe('POST _table/{table}', () => {
   it('stops a default batch at the first failure, keeping earlier records', async () => {
     const result = errorOf(await call('POST', '_table/contact', {}, { resource: [person, { last_name: 'x' }, person] }));
     expect(result).toEqual({
-      status: 400, message: 'Batch Error: Not all requested records could be created.',
+      status: 400,
+      message: 'Batch Error: Not all requested records could be created.',
       context: {
         errors: [{ index: 1, message: "Required field 'first_name' can not be NULL.", code: 400 }],
         resource: [{ id: 101 }, { code: 400, message: "Required field 'first_name' can not be NULL.", context: { field: 'first_name' } }],
@@ -273,33 +375,68 @@ describe('POST _table/{table}', () => {
   });
 
   it('tries every record with continue=true', async () => {
-    const result = errorOf(await call('POST', '_table/contact', { continue: 'true' }, { resource: [person, { id: 1, ...person }, person] }));
-    expect((result.context as { errors: unknown[] }).errors).toEqual([{ index: 1, message: "Duplicate entry: a record with the same 'id' already exists.", code: 409 }]);
+    const result = errorOf(
+      await call('POST', '_table/contact', { continue: 'true' }, { resource: [person, { id: 1, ...person }, person] }),
+    );
+    expect((result.context as { errors: unknown[] }).errors).toEqual([
+      { index: 1, message: "Duplicate entry: a record with the same 'id' already exists.", code: 409 },
+    ]);
     expect((result.context as { resource: unknown[] }).resource[2]).toEqual({ id: 102 });
     expect(count('contact')).toBe(102);
   });
 
   it('rolls everything back with rollback=true', async () => {
-    const result = errorOf(await call('POST', '_table/contact', { rollback: 'true' }, { resource: [person, person, { first_name: null }] }));
+    const result = errorOf(
+      await call('POST', '_table/contact', { rollback: 'true' }, { resource: [person, person, { first_name: null }] }),
+    );
     expect(result.message).toBe('Batch Error: Not all requested records could be created. All changes rolled back.');
-    expect((result.context as { errors: unknown[] }).errors).toEqual([{ index: 2, message: "Field 'first_name' can not be NULL.", code: 400 }]);
+    expect((result.context as { errors: unknown[] }).errors).toEqual([
+      { index: 2, message: "Field 'first_name' can not be NULL.", code: 400 },
+    ]);
     expect(count('contact')).toBe(100);
-    expect((await call('POST', '_table/contact', { rollback: 'true' }, { resource: [person, person] })).body).toEqual({ resource: [{ id: 101 }, { id: 102 }] });
+    expect((await call('POST', '_table/contact', { rollback: 'true' }, { resource: [person, person] })).body).toEqual({
+      resource: [{ id: 101 }, { id: 102 }],
+    });
     expect(errorOf(await call('POST', '_table/contact', { rollback: 'true', continue: 'true' }, { resource: [person] }))).toEqual({
-      status: 400, message: 'Rollback and continue operations can not be requested at the same time.',
+      status: 400,
+      message: 'Rollback and continue operations can not be requested at the same time.',
     });
   });
 
   it('upserts an existing key when allow_upsert is on', async () => {
     await open({ allow_upsert: true });
-    expect((await call('POST', '_table/contact', { fields: 'id,first_name' }, { resource: [{ id: 1, first_name: 'Jonny', last_name: 'Yang' }, { id: 500, ...person }] })).body)
-      .toEqual({ resource: [{ id: 1, first_name: 'Jonny' }, { id: 500, first_name: 'Ada' }] });
+    expect(
+      (
+        await call(
+          'POST',
+          '_table/contact',
+          { fields: 'id,first_name' },
+          {
+            resource: [
+              { id: 1, first_name: 'Jonny', last_name: 'Yang' },
+              { id: 500, ...person },
+            ],
+          },
+        )
+      ).body,
+    ).toEqual({
+      resource: [
+        { id: 1, first_name: 'Jonny' },
+        { id: 500, first_name: 'Ada' },
+      ],
+    });
     expect(count('contact')).toBe(101);
   });
 
   it('refuses creating by identifier and writing to views', async () => {
-    expect(errorOf(await call('POST', '_table/contact/5', {}, { resource: [person] }))).toEqual({ status: 400, message: 'Create record by identifier not currently supported.' });
-    expect(errorOf(await call('POST', '_table/contact_name', {}, { resource: [person] }))).toEqual({ status: 400, message: "Table 'contact_name' is a view; its records can not be written." });
+    expect(errorOf(await call('POST', '_table/contact/5', {}, { resource: [person] }))).toEqual({
+      status: 400,
+      message: 'Create record by identifier not currently supported.',
+    });
+    expect(errorOf(await call('POST', '_table/contact_name', {}, { resource: [person] }))).toEqual({
+      status: 400,
+      message: "Table 'contact_name' is a view; its records can not be written.",
+    });
   });
 });
 
@@ -307,7 +444,11 @@ describe('PUT and PATCH', () => {
   it.each(['PATCH', 'PUT'] as const)('%s by id changes only the given fields and returns the key', async (verb) => {
     expect((await call(verb, '_table/contact/1', {}, { notes: 'hello', id: 77, bogus: 1 })).body).toEqual({ id: 1 });
     expect((await call('GET', '_table/contact/1', { fields: 'first_name,notes' })).body).toEqual({ first_name: 'Jon', notes: 'hello' });
-    expect((await call(verb, '_table/contact/1', { fields: '*' }, { resource: [{ twitter: null }] })).body).toMatchObject({ id: 1, twitter: null, notes: 'hello' });
+    expect((await call(verb, '_table/contact/1', { fields: '*' }, { resource: [{ twitter: null }] })).body).toMatchObject({
+      id: 1,
+      twitter: null,
+      notes: 'hello',
+    });
   });
 
   it.each([
@@ -321,26 +462,70 @@ describe('PUT and PATCH', () => {
   });
 
   it('updates records carrying their keys, each its own result', async () => {
-    const result = await call('PATCH', '_table/contact', { fields: 'id,notes' }, { resource: [{ id: 2, notes: 'two' }, { id: 3, notes: 'three' }] });
-    expect(result.body).toEqual({ resource: [{ id: 2, notes: 'two' }, { id: 3, notes: 'three' }] });
-    expect(errorOf(await call('PATCH', '_table/contact', {}, { resource: [{ notes: 'x' }] }))).toEqual({ status: 400, message: 'Required id field(s) not found in record 0: id.' });
-    const batch = errorOf(await call('PUT', '_table/contact', {}, { resource: [{ id: 4, notes: 'x' }, { id: 999, notes: 'y' }] }));
+    const result = await call(
+      'PATCH',
+      '_table/contact',
+      { fields: 'id,notes' },
+      {
+        resource: [
+          { id: 2, notes: 'two' },
+          { id: 3, notes: 'three' },
+        ],
+      },
+    );
+    expect(result.body).toEqual({
+      resource: [
+        { id: 2, notes: 'two' },
+        { id: 3, notes: 'three' },
+      ],
+    });
+    expect(errorOf(await call('PATCH', '_table/contact', {}, { resource: [{ notes: 'x' }] }))).toEqual({
+      status: 400,
+      message: 'Required id field(s) not found in record 0: id.',
+    });
+    const batch = errorOf(
+      await call(
+        'PUT',
+        '_table/contact',
+        {},
+        {
+          resource: [
+            { id: 4, notes: 'x' },
+            { id: 999, notes: 'y' },
+          ],
+        },
+      ),
+    );
     expect(batch).toMatchObject({ status: 400, message: 'Batch Error: Not all requested records could be updated.' });
-    expect((batch.context as { errors: unknown[] }).errors).toEqual([{ index: 1, message: "Record with identifier '999' not found.", code: 404 }]);
+    expect((batch.context as { errors: unknown[] }).errors).toEqual([
+      { index: 1, message: "Record with identifier '999' not found.", code: 404 },
+    ]);
   });
 
   it('applies the first record to every id of ids, and to every match of a filter', async () => {
-    expect((await call('PATCH', '_table/contact', { ids: '5,6' }, { resource: [{ notes: 'bulk' }] })).body).toEqual({ resource: [{ id: 5 }, { id: 6 }] });
+    expect((await call('PATCH', '_table/contact', { ids: '5,6' }, { resource: [{ notes: 'bulk' }] })).body).toEqual({
+      resource: [{ id: 5 }, { id: 6 }],
+    });
     expect(count('contact', "notes = 'bulk'")).toBe(2);
-    const filtered = await call('PATCH', '_table/contact', { filter: "last_name like 'Z%'", fields: 'id,notes' }, { resource: [{ notes: 'zed' }] });
+    const filtered = await call(
+      'PATCH',
+      '_table/contact',
+      { filter: "last_name like 'Z%'", fields: 'id,notes' },
+      { resource: [{ notes: 'zed' }] },
+    );
     expect(resource(filtered).map((r) => r.notes)).toEqual(['zed', 'zed', 'zed', 'zed', 'zed']);
     expect(count('contact', "notes = 'zed'")).toBe(5);
   });
 
   it('creates a missing record by id when allow_upsert is on', async () => {
     await open({ allow_upsert: true });
-    expect((await call('PUT', '_table/contact/300', { fields: 'id,first_name' }, { first_name: 'New', last_name: 'One' })).body).toEqual({ id: 300, first_name: 'New' });
-    expect((await call('PATCH', '_table/contact', {}, { resource: [{ id: 301, first_name: 'N', last_name: 'O' }] })).body).toEqual({ resource: [{ id: 301 }] });
+    expect((await call('PUT', '_table/contact/300', { fields: 'id,first_name' }, { first_name: 'New', last_name: 'One' })).body).toEqual({
+      id: 300,
+      first_name: 'New',
+    });
+    expect((await call('PATCH', '_table/contact', {}, { resource: [{ id: 301, first_name: 'N', last_name: 'O' }] })).body).toEqual({
+      resource: [{ id: 301 }],
+    });
     expect(count('contact')).toBe(102);
   });
 });
@@ -349,7 +534,10 @@ describe('DELETE', () => {
   it('deletes by id, returning the key (or the deleted data with fields)', async () => {
     expect((await call('DELETE', '_table/contact_group/1')).body).toEqual({ id: 1 });
     expect((await call('DELETE', '_table/contact_group/2', { fields: 'name' })).body).toEqual({ name: 'Pacific' });
-    expect(errorOf(await call('DELETE', '_table/contact_group/1'))).toEqual({ status: 404, message: "Record with identifier '1' not found." });
+    expect(errorOf(await call('DELETE', '_table/contact_group/1'))).toEqual({
+      status: 404,
+      message: "Record with identifier '1' not found.",
+    });
     expect(count('contact_group')).toBe(7);
   });
 
@@ -362,7 +550,9 @@ describe('DELETE', () => {
   it('deletes by ids, body records and filter', async () => {
     expect((await call('DELETE', '_table/contact_info', { ids: '1,2' })).body).toEqual({ resource: [{ id: 1 }, { id: 2 }] });
     expect((await call('DELETE', '_table/contact_info', {}, { resource: [{ id: 3 }] })).body).toEqual({ resource: [{ id: 3 }] });
-    expect((await call('DELETE', '_table/contact_info', { filter: 'contact_id = 2' })).body).toEqual({ resource: [{ id: 4 }, { id: 5 }, { id: 6 }] });
+    expect((await call('DELETE', '_table/contact_info', { filter: 'contact_id = 2' })).body).toEqual({
+      resource: [{ id: 4 }, { id: 5 }, { id: 6 }],
+    });
     expect((await call('DELETE', '_table/contact_info', { filter: 'contact_id = 2' })).body).toEqual({ resource: [] });
     expect(count('contact_info')).toBe(294);
   });
@@ -371,7 +561,10 @@ describe('DELETE', () => {
     const batch = errorOf(await call('DELETE', '_table/contact_info', { ids: '10,9999,11', continue: 'true' }));
     expect(batch).toMatchObject({ status: 400, message: 'Batch Error: Not all requested records could be deleted.' });
     expect(count('contact_info')).toBe(298);
-    expect(errorOf(await call('DELETE', '_table/contact_info'))).toEqual({ status: 400, message: 'No filter or records given for delete request.' });
+    expect(errorOf(await call('DELETE', '_table/contact_info'))).toEqual({
+      status: 400,
+      message: 'No filter or records given for delete request.',
+    });
     expect((await call('DELETE', '_table/contact_info', { force: 'true' })).body).toEqual({ success: true });
     expect(count('contact_info')).toBe(0);
   });
@@ -379,17 +572,24 @@ describe('DELETE', () => {
 
 describe('role row filters', () => {
   const restricted: AuthContext = {
-    ...adminContext(), isAdmin: false,
+    ...adminContext(),
+    isAdmin: false,
     user: { id: 3, email: 'u@example.com', name: 'U', isSysAdmin: false },
     rowFilters: { filters: [{ name: 'contact_id', operator: '=', value: '{user.id}' }], op: 'and' },
     grants: null,
   };
 
   it('restrict reads, updates and deletes to the granted rows', async () => {
-    expect(resource(await call('GET', '_table/contact_info', { fields: 'id' }, undefined, restricted))).toEqual([{ id: 7 }, { id: 8 }, { id: 9 }]);
+    expect(resource(await call('GET', '_table/contact_info', { fields: 'id' }, undefined, restricted))).toEqual([
+      { id: 7 },
+      { id: 8 },
+      { id: 9 },
+    ]);
     expect((await call('GET', '_table/contact_info/1', {}, undefined, restricted)).status).toBe(404);
     expect((await call('PATCH', '_table/contact_info/1', {}, { city: 'x' }, restricted)).status).toBe(404);
-    expect((await call('DELETE', '_table/contact_info', { filter: 'id < 100' }, undefined, restricted)).body).toEqual({ resource: [{ id: 7 }, { id: 8 }, { id: 9 }] });
+    expect((await call('DELETE', '_table/contact_info', { filter: 'id < 100' }, undefined, restricted)).body).toEqual({
+      resource: [{ id: 7 }, { id: 8 }, { id: 9 }],
+    });
     expect(count('contact_info')).toBe(297);
   });
 });

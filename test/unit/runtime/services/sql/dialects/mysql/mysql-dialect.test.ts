@@ -13,9 +13,16 @@ import { createTestDatabase, requireService, type TestDatabase } from '../../../
 
 describe('parseMysqlDefault', () => {
   it.each<[string | null, string, unknown]>([
-    [null, '', null], ['NULL', '', null], ["'abc'", '', 'abc'], ["'it''s'", '', "it's"], ['abc', '', 'abc'],
-    ['42', '', 42], ['1.50', '', 1.5], ['current_timestamp()', 'on update current_timestamp()', { expression: 'CURRENT_TIMESTAMP' }],
-    ['CURRENT_TIMESTAMP', 'DEFAULT_GENERATED', { expression: 'CURRENT_TIMESTAMP' }], ['uuid()', 'DEFAULT_GENERATED', { expression: 'uuid()' }],
+    [null, '', null],
+    ['NULL', '', null],
+    ["'abc'", '', 'abc'],
+    ["'it''s'", '', "it's"],
+    ['abc', '', 'abc'],
+    ['42', '', 42],
+    ['1.50', '', 1.5],
+    ['current_timestamp()', 'on update current_timestamp()', { expression: 'CURRENT_TIMESTAMP' }],
+    ['CURRENT_TIMESTAMP', 'DEFAULT_GENERATED', { expression: 'CURRENT_TIMESTAMP' }],
+    ['uuid()', 'DEFAULT_GENERATED', { expression: 'uuid()' }],
   ])('%s (%s)', (text, extra, want) => {
     expect(parseMysqlDefault(text, extra)).toEqual(want);
   });
@@ -23,10 +30,17 @@ describe('parseMysqlDefault', () => {
 
 describe('mysqlColumnType', () => {
   it.each<[Record<string, unknown>, string, string | null]>([
-    [{ type: 'id' }, 'int(11)', null], [{ type: 'string', length: 40 }, 'varchar(40)', null], [{ type: 'string', supports_multibyte: true }, 'national varchar(255)', null],
-    [{ type: 'boolean' }, 'tinyint(1)', null], [{ type: 'money' }, 'decimal(19,4)', null], [{ type: 'binary' }, 'varbinary(255)', null],
-    [{ type: 'binary', length: 16, fixed_length: true }, 'binary(16)', null], [{ type: 'uuid' }, 'char(36)', null], [{ type: 'json' }, 'json', null],
-    [{ type: 'timestamp_on_update' }, 'timestamp', 'on update CURRENT_TIMESTAMP'], [{ type: 'decimal', precision: 8, scale: 3 }, 'decimal(8,3)', null],
+    [{ type: 'id' }, 'int(11)', null],
+    [{ type: 'string', length: 40 }, 'varchar(40)', null],
+    [{ type: 'string', supports_multibyte: true }, 'national varchar(255)', null],
+    [{ type: 'boolean' }, 'tinyint(1)', null],
+    [{ type: 'money' }, 'decimal(19,4)', null],
+    [{ type: 'binary' }, 'varbinary(255)', null],
+    [{ type: 'binary', length: 16, fixed_length: true }, 'binary(16)', null],
+    [{ type: 'uuid' }, 'char(36)', null],
+    [{ type: 'json' }, 'json', null],
+    [{ type: 'timestamp_on_update' }, 'timestamp', 'on update CURRENT_TIMESTAMP'],
+    [{ type: 'decimal', precision: 8, scale: 3 }, 'decimal(8,3)', null],
   ])('%j -> %s', (definition, type, suffix) => {
     const field = parseField({ name: 'f', ...definition }, 't', 0);
     expect([mysqlColumnType(field), mysqlColumnSuffix(field)]).toEqual([type, suffix]);
@@ -34,7 +48,14 @@ describe('mysqlColumnType', () => {
 });
 
 describe('translateMysqlError', () => {
-  const table = { name: 'item', primaryKey: ['id'], fields: [{ name: 'code', sourceName: 'Code' }, { name: 'id', sourceName: 'id' }] } as unknown as TableModel;
+  const table = {
+    name: 'item',
+    primaryKey: ['id'],
+    fields: [
+      { name: 'code', sourceName: 'Code' },
+      { name: 'id', sourceName: 'id' },
+    ],
+  } as unknown as TableModel;
   const error = (errno: number, sqlMessage: string) => Object.assign(new Error(sqlMessage), { code: 'ER', errno, sqlMessage });
   it.each<[Error, number, string]>([
     [error(1062, "Duplicate entry 'x' for key 'Code'"), 409, "Duplicate entry: a record with the same 'code' already exists."],
@@ -42,19 +63,36 @@ describe('translateMysqlError', () => {
     [error(1048, "Column 'Code' cannot be null"), 400, "Field 'code' can not be NULL."],
     [error(1364, "Field 'Code' doesn't have a default value"), 400, "Required field 'code' can not be NULL."],
     [error(1406, "Data too long for column 'Code' at row 1"), 400, "Invalid value for field 'code': the value is too long for the field."],
-    [error(1366, "Incorrect integer value: 'x' for column `db`.`item`.`Code` at row 1"), 400, "Invalid value for field 'code': not a valid value for the field's type."],
-    [error(1264, "Out of range value for column 'Code' at row 1"), 400, "Invalid value for field 'code': the number is out of range for the field."],
-    [error(1390, 'Prepared statement contains too many placeholders'), 400, 'The request is too large for the database: use fewer filter terms, values, fields or records at once.'],
+    [
+      error(1366, "Incorrect integer value: 'x' for column `db`.`item`.`Code` at row 1"),
+      400,
+      "Invalid value for field 'code': not a valid value for the field's type.",
+    ],
+    [
+      error(1264, "Out of range value for column 'Code' at row 1"),
+      400,
+      "Invalid value for field 'code': the number is out of range for the field.",
+    ],
+    [
+      error(1390, 'Prepared statement contains too many placeholders'),
+      400,
+      'The request is too large for the database: use fewer filter terms, values, fields or records at once.',
+    ],
     [error(3819, "Check constraint 'positive' is violated."), 400, "Check constraint 'positive' failed."],
     [error(1644, 'Stock may not go negative'), 400, 'Stock may not go negative'],
-    [error(1452, 'Cannot add or update a child row'), 409, 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.'],
+    [
+      error(1452, 'Cannot add or update a child row'),
+      409,
+      'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.',
+    ],
     [error(1050, "Table 'item' already exists"), 409, "A table with name 'item' already exist in the database."],
   ])('%s', (thrown, status, message) => {
     expect(translateMysqlError(thrown, table)).toMatchObject({ status, message });
   });
   it('maps connection failures to 503 and leaves others alone', () => {
-    expect(translateMysqlError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:3306'), { code: 'ECONNREFUSED' }), null))
-      .toMatchObject({ status: 503, message: 'The database is unavailable; try again later.' });
+    expect(
+      translateMysqlError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:3306'), { code: 'ECONNREFUSED' }), null),
+    ).toMatchObject({ status: 503, message: 'The database is unavailable; try again later.' });
     expect(translateMysqlError(error(1234, 'other'), table)).toBeNull();
   });
 });
@@ -83,7 +121,11 @@ describe.skipIf(!(await requireService('mysql')))('the MySQL/MariaDB catalog', (
   });
 
   it('reads tables and views, columns with types, defaults and keys', () => {
-    expect(schema.tables.map((t) => [t.name, t.isView])).toEqual([['big_orders', true], ['customer', false], ['orders', false]]);
+    expect(schema.tables.map((t) => [t.name, t.isView])).toEqual([
+      ['big_orders', true],
+      ['customer', false],
+      ['orders', false],
+    ]);
     const customer = schema.tables.find((t) => t.name === 'customer')!;
     expect(customer.fields.map((f) => [f.name, f.sourceName, f.type, f.default, f.allowNull])).toEqual([
       ['id', 'id', 'id', null, false],
@@ -99,7 +141,16 @@ describe.skipIf(!(await requireService('mysql')))('the MySQL/MariaDB catalog', (
     expect(customer.uniqueKeys).toEqual([['email']]);
     const orders = schema.tables.find((t) => t.name === 'orders')!;
     expect(orders.uniqueKeys).toEqual([['customer_id', 'total']]);
-    expect(orders.foreignKeys).toEqual([{ name: 'fk_orders_customer', fields: ['customer_id'], refTable: 'customer', refFields: ['id'], onUpdate: 'restrict', onDelete: 'cascade' }]);
+    expect(orders.foreignKeys).toEqual([
+      {
+        name: 'fk_orders_customer',
+        fields: ['customer_id'],
+        refTable: 'customer',
+        refFields: ['id'],
+        onUpdate: 'restrict',
+        onDelete: 'cascade',
+      },
+    ]);
     expect(customer.relations.map((r) => r.name)).toEqual(['orders_by_customer_id']);
   });
 });

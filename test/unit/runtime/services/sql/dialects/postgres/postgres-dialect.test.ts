@@ -17,7 +17,7 @@ describe('parsePostgresDefault', () => {
     [null, null],
     ["'abc'::character varying", 'abc'],
     ["'it''s'::text", "it's"],
-    ["NULL::character varying", null],
+    ['NULL::character varying', null],
     ['42', 42],
     ["'-1'::integer", '-1'],
     ['(-1)', -1],
@@ -34,12 +34,25 @@ describe('parsePostgresDefault', () => {
 
 describe('postgresColumnType', () => {
   it.each<[Record<string, unknown>, string]>([
-    [{ type: 'id' }, 'serial'], [{ type: 'bigid' }, 'bigserial'], [{ type: 'reference', ref_table: 't' }, 'integer'],
-    [{ type: 'string' }, 'varchar(255)'], [{ type: 'string', length: 3, fixed_length: true }, 'char(3)'], [{ type: 'boolean' }, 'boolean'],
-    [{ type: 'money' }, 'money'], [{ type: 'binary' }, 'bytea'], [{ type: 'float' }, 'real'], [{ type: 'double' }, 'double precision'],
-    [{ type: 'datetime' }, 'timestamp'], [{ type: 'timestamptz' }, 'timestamp with time zone'], [{ type: 'decimal', precision: 10, scale: 2 }, 'numeric(10,2)'],
-    [{ type: 'json' }, 'json'], [{ type: 'uuid' }, 'uuid'], [{ type: 'array' }, 'text[]'], [{ type: 'timestamp_on_update' }, 'timestamp'],
-    [{ db_type: 'character varying', length: 30 }, 'character varying(30)'], [{ db_type: 'int4[]' }, 'int4[]'],
+    [{ type: 'id' }, 'serial'],
+    [{ type: 'bigid' }, 'bigserial'],
+    [{ type: 'reference', ref_table: 't' }, 'integer'],
+    [{ type: 'string' }, 'varchar(255)'],
+    [{ type: 'string', length: 3, fixed_length: true }, 'char(3)'],
+    [{ type: 'boolean' }, 'boolean'],
+    [{ type: 'money' }, 'money'],
+    [{ type: 'binary' }, 'bytea'],
+    [{ type: 'float' }, 'real'],
+    [{ type: 'double' }, 'double precision'],
+    [{ type: 'datetime' }, 'timestamp'],
+    [{ type: 'timestamptz' }, 'timestamp with time zone'],
+    [{ type: 'decimal', precision: 10, scale: 2 }, 'numeric(10,2)'],
+    [{ type: 'json' }, 'json'],
+    [{ type: 'uuid' }, 'uuid'],
+    [{ type: 'array' }, 'text[]'],
+    [{ type: 'timestamp_on_update' }, 'timestamp'],
+    [{ db_type: 'character varying', length: 30 }, 'character varying(30)'],
+    [{ db_type: 'int4[]' }, 'int4[]'],
   ])('%j -> %s', (definition, want) => {
     expect(postgresColumnType(parseField({ name: 'f', ...definition }, 't', 0))).toBe(want);
   });
@@ -49,14 +62,26 @@ describe('translatePostgresError', () => {
   const table = { name: 'item', fields: [{ name: 'code', sourceName: 'Code' }] } as unknown as TableModel;
   const pgError = (code: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(`pg ${code}`), { code, ...extra });
   it.each<[Error, number, string]>([
-    [pgError('23505', { detail: 'Key ("Code")=(x) already exists.' }), 409, "Duplicate entry: a record with the same 'code' already exists."],
+    [
+      pgError('23505', { detail: 'Key ("Code")=(x) already exists.' }),
+      409,
+      "Duplicate entry: a record with the same 'code' already exists.",
+    ],
     [pgError('23502', { column: 'Code' }), 400, "Field 'code' can not be NULL."],
-    [pgError('23503'), 409, 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.'],
+    [
+      pgError('23503'),
+      409,
+      'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.',
+    ],
     [pgError('22P02'), 400, "Invalid value: not a valid value for the field's type."],
     [pgError('22021', { column: 'Code' }), 400, "Invalid value for field 'code': the text holds characters the database can not store."],
     [pgError('22003'), 400, 'Invalid value: the number is out of range for the field.'],
     [pgError('54001'), 400, 'The request is too large for the database: use fewer filter terms, values, fields or records at once.'],
-    [pgError('08P01', { message: 'bind message has 4464 parameter formats but 0 parameters' }), 400, 'The request is too large for the database: use fewer filter terms, values, fields or records at once.'],
+    [
+      pgError('08P01', { message: 'bind message has 4464 parameter formats but 0 parameters' }),
+      400,
+      'The request is too large for the database: use fewer filter terms, values, fields or records at once.',
+    ],
     [pgError('23514', { constraint: 'positive' }), 400, "Check constraint 'positive' failed."],
     [pgError('P0001', { message: 'Stock may not go negative' }), 400, 'Stock may not go negative'],
     [pgError('42P07', { message: 'relation "item" already exists' }), 409, "A table with name 'item' already exist in the database."],
@@ -104,7 +129,10 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
 
   it('reads the tables and views of the service schema only', () => {
     expect(schema.tables.map((t) => [t.name, t.sourceName, t.isView])).toEqual([
-      ['big_orders', 'big_orders', true], ['customer', 'customer', false], ['order', 'Order', false], ['thing', 'Thing', false],
+      ['big_orders', 'big_orders', true],
+      ['customer', 'customer', false],
+      ['order', 'Order', false],
+      ['thing', 'Thing', false],
     ]);
   });
 
@@ -123,15 +151,31 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
     expect(order.fields.find((f) => f.name === 'id')).toMatchObject({ type: 'bigid', autoIncrement: true });
     expect(order.fields.find((f) => f.name === 'tags')).toMatchObject({ type: 'array', dbType: 'text[]' });
     expect(order.uniqueKeys).toEqual([['customer_id', 'total']]);
-    expect(order.foreignKeys).toEqual([{ name: 'Order_customer_id_fkey', fields: ['customer_id'], refTable: 'customer', refFields: ['id'], onUpdate: 'no action', onDelete: 'cascade' }]);
+    expect(order.foreignKeys).toEqual([
+      {
+        name: 'Order_customer_id_fkey',
+        fields: ['customer_id'],
+        refTable: 'customer',
+        refFields: ['id'],
+        onUpdate: 'no action',
+        onDelete: 'cascade',
+      },
+    ]);
     expect(customer.relations.map((r) => [r.name, r.type])).toEqual([['order_by_customer_id', 'has_many']]);
   });
 
   it('reads routines (of overloads the oldest) with their parameters', () => {
     expect(schema.routines).toEqual([
-      { name: 'add', sourceName: 'add', kind: 'function', returnType: 'integer', params: [
-        { name: 'a', position: 1, mode: 'IN', dbType: 'integer' }, { name: 'b', position: 2, mode: 'IN', dbType: 'integer' },
-      ] },
+      {
+        name: 'add',
+        sourceName: 'add',
+        kind: 'function',
+        returnType: 'integer',
+        params: [
+          { name: 'a', position: 1, mode: 'IN', dbType: 'integer' },
+          { name: 'b', position: 2, mode: 'IN', dbType: 'integer' },
+        ],
+      },
       { name: 'noop', sourceName: 'noop', kind: 'procedure', returnType: null, params: [] },
     ]);
   });
@@ -168,6 +212,8 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
   });
 
   it('refuses a schema that does not exist', async () => {
-    await expect(openPostgresDatabase({ ...database.config, maxConnections: 1 }, 'nope')).rejects.toThrow(`Schema 'nope' does not exist in PostgreSQL database '${database.name}'.`);
+    await expect(openPostgresDatabase({ ...database.config, maxConnections: 1 }, 'nope')).rejects.toThrow(
+      `Schema 'nope' does not exist in PostgreSQL database '${database.name}'.`,
+    );
   });
 });

@@ -7,11 +7,19 @@ import { preparingClient } from '../../../../../../../runtime/services/sql/diale
 import { runCompiled } from '../../../../../../../runtime/services/sql/query/run-compiled.js';
 import { createTestDatabase, requireService, type TestDatabase } from '../../../../../../helpers/require-service.js';
 
-interface Prepared { name: string; statement: string; runs: number }
+interface Prepared {
+  name: string;
+  statement: string;
+  runs: number;
+}
 
 /** The statements the connection's session holds prepared (the query itself has no values, so it is not one of them). */
 const preparedIn = async (query: (text: string) => Promise<{ rows: unknown[] }>) =>
-  (await query('select name, statement, (generic_plans + custom_plans)::int as runs from pg_prepared_statements order by prepare_time, name')).rows as Prepared[];
+  (
+    await query(
+      'select name, statement, (generic_plans + custom_plans)::int as runs from pg_prepared_statements order by prepare_time, name',
+    )
+  ).rows as Prepared[];
 
 describe.skipIf(!(await requireService('postgres')))('PostgreSQL prepared statements', () => {
   let database: TestDatabase;
@@ -61,31 +69,33 @@ describe.skipIf(!(await requireService('postgres')))('PostgreSQL prepared statem
     }
   }
 
-  it('keeps at most its bound per connection, closing the least recently used', () => withClient(3, async (client) => {
-    const texts = [1, 2, 3, 4, 5].map((n) => `select id from item where id = $1 and ${n} = ${n}`);
-    for (const text of texts) await client.query(text, [1]);
-    await client.query(texts[2], [1]); // used again: now the most recent
-    await client.query('select $1::int as six', [6]);
-    await client.query(texts[0], [1]); // closed earlier: prepared again, under a new name
-    const prepared = await preparedIn((text) => client.query(text));
-    expect(prepared.map((p) => p.statement)).toEqual([texts[2], 'select $1::int as six', texts[0]]);
-    expect(new Set(prepared.map((p) => p.name)).size).toBe(3);
-  }));
+  it('keeps at most its bound per connection, closing the least recently used', () =>
+    withClient(3, async (client) => {
+      const texts = [1, 2, 3, 4, 5].map((n) => `select id from item where id = $1 and ${n} = ${n}`);
+      for (const text of texts) await client.query(text, [1]);
+      await client.query(texts[2], [1]); // used again: now the most recent
+      await client.query('select $1::int as six', [6]);
+      await client.query(texts[0], [1]); // closed earlier: prepared again, under a new name
+      const prepared = await preparedIn((text) => client.query(text));
+      expect(prepared.map((p) => p.statement)).toEqual([texts[2], 'select $1::int as six', texts[0]]);
+      expect(new Set(prepared.map((p) => p.name)).size).toBe(3);
+    }));
 
-  it('prepares again when a table change made a statement stale, and recovers from a statement that fails to parse', () => withClient(undefined, async (client) => {
-    const text = 'select * from item where id = $1';
-    try {
-      expect((await client.query(text, [2])).rows).toEqual([{ id: 2, label: 'two' }]);
-      await client.query('alter table item add column size integer default 7');
-      expect((await client.query(text, [2])).rows).toEqual([{ id: 2, label: 'two', size: 7 }]);
-      expect((await client.query(text, [2])).rows).toEqual([{ id: 2, label: 'two', size: 7 }]);
-      await expect(client.query('select nope from item where id = $1', [1])).rejects.toThrow('column "nope" does not exist');
-      await expect(client.query('select nope from item where id = $1', [1])).rejects.toThrow('column "nope" does not exist');
-      const prepared = await preparedIn((t) => client.query(t));
-      // The second run found the statement stale, closed it and ran unprepared; the third prepared it again.
-      expect(prepared.map(({ name, statement, runs }) => [name, statement, runs])).toEqual([['portico_2', text, 1]]);
-    } finally {
-      await client.query('alter table item drop column if exists size');
-    }
-  }));
+  it('prepares again when a table change made a statement stale, and recovers from a statement that fails to parse', () =>
+    withClient(undefined, async (client) => {
+      const text = 'select * from item where id = $1';
+      try {
+        expect((await client.query(text, [2])).rows).toEqual([{ id: 2, label: 'two' }]);
+        await client.query('alter table item add column size integer default 7');
+        expect((await client.query(text, [2])).rows).toEqual([{ id: 2, label: 'two', size: 7 }]);
+        expect((await client.query(text, [2])).rows).toEqual([{ id: 2, label: 'two', size: 7 }]);
+        await expect(client.query('select nope from item where id = $1', [1])).rejects.toThrow('column "nope" does not exist');
+        await expect(client.query('select nope from item where id = $1', [1])).rejects.toThrow('column "nope" does not exist');
+        const prepared = await preparedIn((t) => client.query(t));
+        // The second run found the statement stale, closed it and ran unprepared; the third prepared it again.
+        expect(prepared.map(({ name, statement, runs }) => [name, statement, runs])).toEqual([['portico_2', text, 1]]);
+      } finally {
+        await client.query('alter table item drop column if exists size');
+      }
+    }));
 });

@@ -20,16 +20,36 @@ const LIMIT = 'The request is too large for the database: use fewer filter terms
 
 describe('translateSqliteError', () => {
   it.each<[string, () => unknown, number, string]>([
-    ['an expression tree deeper than 1000', () => db.prepare(`select * from t where ${Array.from({ length: 1100 }, (_, i) => `id = ${i}`).join(' or ')}`).all(), 400, LIMIT],
-    ['more bound variables than SQLite takes', () => db.prepare(`select * from t where id in (${Array(40000).fill('?').join(',')})`).all(...Array(40000).fill(1)), 400, LIMIT],
+    [
+      'an expression tree deeper than 1000',
+      () => db.prepare(`select * from t where ${Array.from({ length: 1100 }, (_, i) => `id = ${i}`).join(' or ')}`).all(),
+      400,
+      LIMIT,
+    ],
+    [
+      'more bound variables than SQLite takes',
+      () => db.prepare(`select * from t where id in (${Array(40000).fill('?').join(',')})`).all(...Array(40000).fill(1)),
+      400,
+      LIMIT,
+    ],
     ['a LIKE pattern beyond 50,000 bytes', () => db.prepare('select * from t where name like ?').all('%a'.repeat(30000)), 400, LIMIT],
-    ['a bigint beyond 64 bits', () => db.prepare('select * from t where id = ?').all(2n ** 70n), 400, 'Invalid value: the number is out of range for the field.'],
+    [
+      'a bigint beyond 64 bits',
+      () => db.prepare('select * from t where id = ?').all(2n ** 70n),
+      400,
+      'Invalid value: the number is out of range for the field.',
+    ],
     ['a failed check', () => db.prepare('insert into t (n) values (-1)').run(), 400, "Check constraint 'n >= 0' failed."],
   ])('%s', (_name, run, status, message) => {
     expect(translateSqliteError(thrown(run), null)).toMatchObject({ status, message });
   });
 
   it('leaves unknown errors alone (their callers answer without the driver text)', () => {
-    expect(translateSqliteError(thrown(() => db.prepare('select nosuch from t').all()), null)).toBeNull();
+    expect(
+      translateSqliteError(
+        thrown(() => db.prepare('select nosuch from t').all()),
+        null,
+      ),
+    ).toBeNull();
   });
 });

@@ -86,12 +86,21 @@ afterAll(cleanup);
 describe('sqlite introspection', () => {
   it('lists tables and views sorted, with API names lower-cased and source names kept', () => {
     expect(schema.tables.map((t) => [t.name, t.sourceName, t.isView])).toEqual([
-      ['author', 'author', false], ['book', 'book', false], ['book_tag', 'book_tag', false],
-      ['book_titles', 'book_titles', true], ['edition', 'edition', false], ['mixedcase', 'MixedCase', false],
-      ['profile', 'profile', false], ['review', 'review', false], ['tag', 'tag', false],
+      ['author', 'author', false],
+      ['book', 'book', false],
+      ['book_tag', 'book_tag', false],
+      ['book_titles', 'book_titles', true],
+      ['edition', 'edition', false],
+      ['mixedcase', 'MixedCase', false],
+      ['profile', 'profile', false],
+      ['review', 'review', false],
+      ['tag', 'tag', false],
     ]);
     expect(schema.routines).toEqual([]);
-    expect(table('mixedcase').fields.map((f) => [f.name, f.sourceName, f.label])).toEqual([['id', 'ID', 'ID'], ['fullname', 'FullName', 'Full Name']]);
+    expect(table('mixedcase').fields.map((f) => [f.name, f.sourceName, f.label])).toEqual([
+      ['id', 'ID', 'ID'],
+      ['fullname', 'FullName', 'Full Name'],
+    ]);
     expect(table('book_tag').label).toBe('Book Tag');
   });
 
@@ -144,13 +153,31 @@ describe('sqlite introspection', () => {
 
   it('reads foreign keys with actions and implicit reference columns', () => {
     expect(table('book').foreignKeys).toEqual([
-      { name: 'fk_book_author_id', fields: ['author_id'], refTable: 'author', refFields: ['id'], onUpdate: 'no action', onDelete: 'cascade' },
+      {
+        name: 'fk_book_author_id',
+        fields: ['author_id'],
+        refTable: 'author',
+        refFields: ['id'],
+        onUpdate: 'no action',
+        onDelete: 'cascade',
+      },
     ]);
-    expect(table('author').foreignKeys[0]).toMatchObject({ fields: ['mentor_id'], refTable: 'author', refFields: ['id'], onDelete: 'set null' });
-    expect(table('review').foreignKeys).toEqual([{
-      name: 'fk_review_book_id_book_number', fields: ['book_id', 'book_number'], refTable: 'edition',
-      refFields: ['book_id', 'number'], onUpdate: 'no action', onDelete: 'no action',
-    }]);
+    expect(table('author').foreignKeys[0]).toMatchObject({
+      fields: ['mentor_id'],
+      refTable: 'author',
+      refFields: ['id'],
+      onDelete: 'set null',
+    });
+    expect(table('review').foreignKeys).toEqual([
+      {
+        name: 'fk_review_book_id_book_number',
+        fields: ['book_id', 'book_number'],
+        refTable: 'edition',
+        refFields: ['book_id', 'number'],
+        onUpdate: 'no action',
+        onDelete: 'no action',
+      },
+    ]);
     // Part of a multi-column key: a foreign key field, but not a `reference`.
     expect(field('review', 'book_number')).toMatchObject({ type: 'integer', isForeignKey: true, refTable: 'edition', refField: 'number' });
     expect(field('profile', 'author_id')).toMatchObject({ type: 'id', isForeignKey: true, refTable: 'author', refField: 'id' });
@@ -158,18 +185,25 @@ describe('sqlite introspection', () => {
 
   it('derives every relation kind with the reference naming, sorted', () => {
     const relations = (name: string) => table(name).relations.map((r) => `${r.name}:${r.type}`);
-    expect(relations('author')).toEqual([
-      'author_by_mentor_id:belongs_to', 'book_by_author_id:has_many', 'profile_by_author_id:has_one',
-    ]);
+    expect(relations('author')).toEqual(['author_by_mentor_id:belongs_to', 'book_by_author_id:has_many', 'profile_by_author_id:has_one']);
     expect(relations('book')).toEqual([
-      'author_by_author_id:belongs_to', 'book_tag_by_book_id:has_many', 'edition_by_book_id:has_many', 'tag_by_book_tag:many_many',
+      'author_by_author_id:belongs_to',
+      'book_tag_by_book_id:has_many',
+      'edition_by_book_id:has_many',
+      'tag_by_book_tag:many_many',
     ]);
     expect(relations('tag')).toEqual(['book_by_book_tag:many_many', 'book_tag_by_tag_code:has_many']);
     expect(relations('review')).toEqual(['edition_by_book_id_book_number:belongs_to']);
     expect(relations('edition')).toEqual(['book_by_book_id:belongs_to', 'review_by_book_id_book_number:has_many']);
     expect(table('book').relations.find((r) => r.type === 'many_many')).toEqual({
-      name: 'tag_by_book_tag', type: 'many_many', field: ['id'], refTable: 'tag', refField: ['code'],
-      junctionTable: 'book_tag', junctionField: 'book_id', junctionRefField: 'tag_code',
+      name: 'tag_by_book_tag',
+      type: 'many_many',
+      field: ['id'],
+      refTable: 'tag',
+      refField: ['code'],
+      junctionTable: 'book_tag',
+      junctionField: 'book_id',
+      junctionRefField: 'tag_code',
     });
   });
 
