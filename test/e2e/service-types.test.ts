@@ -55,6 +55,16 @@ it('lists every type the spec names, in its group, with a config schema', async 
   expect(sftp.config_schema.find((f: { name: string }) => f.name === 'host').required).toBe(true);
 });
 
+it("describes the databases' data retrieval cache with the reference's labels", async () => {
+  for (const type of ['sqlite', 'pgsql', 'mysql']) {
+    const fields = (await api('GET', `/system/service_type/${type}`)).body.config_schema as Array<Record<string, unknown>>;
+    const field = (name: string) => fields.find((f) => f.name === name);
+    expect(field('cache_enabled'), type).toMatchObject({ label: 'Data Retrieval Caching Enabled', type: 'boolean', default: false });
+    expect(field('cache_ttl'), type).toMatchObject({ label: 'Cache Time To Live (seconds)', type: 'integer', default: 0 });
+    expect(field('cache_service'), type).toMatchObject({ type: 'string', required: false });
+  }
+});
+
 it('refuses a file service config without its required fields', async () => {
   const refused = await api('POST', '/system/service', {
     resource: [{ name: 'no_host', label: 'x', type: 'ftp_file', config: { container: '/x' } }],

@@ -29,7 +29,42 @@ export const sqlConfigProperties: Record<string, unknown> = {
     default: false,
     description: "Keep the database's case in table and field names instead of lower-casing them.",
   },
+  cache_enabled: {
+    type: 'boolean',
+    default: false,
+    title: 'Data Retrieval Caching Enabled',
+    description:
+      'Keep the answers of `_table` reads for cache_ttl seconds, per caller; any write through the service and DELETE /system/cache/{service} clear them.',
+  },
+  cache_ttl: {
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+    title: 'Cache Time To Live (seconds)',
+    description: 'Seconds a cached answer is kept; 0 caches nothing.',
+  },
+  cache_service: {
+    type: 'string',
+    description:
+      "A cache_redis service to keep the cached answers in (shared by every instance); default: the platform's Redis when it has one, else in process.",
+  },
 };
+
+/** The data retrieval cache of a (resolved) config: its TTL and the cache service it uses, or null when off. */
+export interface SqlCacheSettings {
+  ttlSeconds: number;
+  /** The `cache_redis` service named by `cache_service`, or null. */
+  service: string | null;
+}
+
+/** The cache settings, or null when caching is off (`cache_enabled` not true, or a TTL that is not a positive whole number). */
+export function sqlCacheSettings(config: Record<string, unknown>): SqlCacheSettings | null {
+  if (config.cache_enabled !== true) return null;
+  const ttl = Number(config.cache_ttl ?? 0);
+  if (!Number.isInteger(ttl) || ttl <= 0) return null;
+  const service = typeof config.cache_service === 'string' && config.cache_service !== '' ? config.cache_service : null;
+  return { ttlSeconds: ttl, service };
+}
 
 /** Options from a (resolved) service config; invalid or non-positive max_records means the default. */
 export function sqlServiceOptions(config: Record<string, unknown>): SqlServiceOptions {

@@ -22,7 +22,15 @@ describe('the sqlite service kind', () => {
     const validate = new Ajv({ useDefaults: true }).compile(kind.configSchema);
     const config: Record<string, unknown> = { database: 'db.sqlite' };
     expect(validate(config)).toBe(true);
-    expect(config).toEqual({ database: 'db.sqlite', wal: true, max_records: 1000, allow_upsert: false, keep_case: false });
+    expect(config).toEqual({
+      database: 'db.sqlite',
+      wal: true,
+      max_records: 1000,
+      allow_upsert: false,
+      keep_case: false,
+      cache_enabled: false,
+      cache_ttl: 0,
+    });
     expect(validate({})).toBe(false);
     expect(validate({ database: 'x', max_records: 0 })).toBe(false);
   });
