@@ -1,6 +1,7 @@
 /**
  * A SQL service's request handler: routes a ServiceCall to the service root listing, `_table`,
  * `_schema`, `_proc` or `_func`, and answers anything else with the reference's 400/404 messages.
+ * With the data retrieval cache on, requests pass through it (sql-response-cache.ts).
  */
 import { sql } from 'kysely';
 import { InternalServerError, type PorticoError } from '../../core/errors.js';
@@ -21,6 +22,7 @@ import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { handleTableRecords } from './table/table-records.js';
 import { databaseError } from './dialects/driver-errors.js';
 import { coreMessages } from '../../core/messages.js';
+import type { SqlResponseCache } from './sql-response-cache.js';
 
 const ROOT_RESOURCES = [{ name: '_schema' }, { name: '_table' }];
 /** Databases with stored routines also list these (reference 1.4). */
@@ -31,23 +33,27 @@ export class SqlServiceHandler implements ServiceHandler {
     private readonly ctx: SqlServiceContext,
     private readonly model: SqlServiceModel,
     private readonly connection: SqlConnection,
+    /** The data retrieval cache, or null when it is off. */
+    private readonly responses: SqlResponseCache | null = null,
   ) {}
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
     try {
       if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) await this.refresh();
-      return await this.route(call);
+      if (this.responses === null) return await this.route(call);
+      return await this.responses.through(call, async () => this.route(call));
     } catch (error) {
       throw databaseError(error, this.ctx.dialect, null, new InternalServerError());
     }
   }
 
-  /** Re-reads the database catalog (`refresh=true`). */
+  /** Re-reads the database catalog (`refresh=true`), forgetting cached answers. */
   async refresh(): Promise<void> {
     this.ctx.schema.replace(await readDatabaseSchema(this.ctx.db, this.ctx.dialect, this.ctx.options.keepCase));
+    await this.responses?.clear();
   }
 
-  /** The catalog is this service's cache (DELETE /system/cache/{service}): read it again. */
+  /** The catalog and the cached answers are this service's cache (DELETE /system/cache/{service}): read and forget them. */
   clearCache(): Promise<void> {
     return this.refresh();
   }

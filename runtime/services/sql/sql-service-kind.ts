@@ -4,8 +4,9 @@ import type { RuntimeContext, ServiceHandler, ServiceKind } from '../service-kin
 import type { SqlDialectModule, SqlKindDefinition } from './dialects/sql-dialect.js';
 import { LiveSchema } from './live-schema.js';
 import { readDatabaseSchema } from './schema/database-schema-reader.js';
-import { sqlServiceOptions } from './sql-config.js';
+import { sqlCacheSettings, sqlServiceOptions } from './sql-config.js';
 import { SqlServiceHandler } from './sql-handler.js';
+import { SqlResponseCache } from './sql-response-cache.js';
 
 export { readDatabaseSchema };
 
@@ -50,10 +51,12 @@ export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind
         const live = new LiveSchema(schema, dialect);
         const extras = ctx.schemaExtras ? { serviceId: service.id, store: ctx.schemaExtras } : null;
         if (extras) live.setExtras(await extras.store.read(service.id));
+        const cache = sqlCacheSettings(config);
         return new SqlServiceHandler(
           { serviceName: service.name, db: connection.db, dialect, options, schema: live, extras },
           model,
           connection,
+          cache === null ? null : SqlResponseCache.open(cache, ctx, service.name, config),
         );
       } catch (error) {
         await connection.close();
