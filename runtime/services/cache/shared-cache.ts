@@ -1,7 +1,8 @@
 /**
- * A cache service lent to other services for their response caches (a SOAP service's GET results
- * with `cache_service: <name>`): shared by every instance on the same Redis, namespaced per
- * borrowing service, best effort (a cache that cannot be reached is a miss, never an error).
+ * A cache service lent to other services for their response caches (a SOAP service's GET results,
+ * a database service's `_table` reads, with `cache_service: <name>`): shared by every instance on
+ * the same Redis, namespaced per borrowing service, best effort (a cache that cannot be reached is
+ * a miss, never an error).
  */
 
 export interface SharedCache {

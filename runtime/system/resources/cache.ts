@@ -1,7 +1,7 @@
 /**
  * GET /system/cache lists the services with a cache of their own; DELETE
  * /system/cache[/{service}] (reference 5.13) asks services that cache (a SOAP service its
- * WSDL and responses) to clear it; the platform's own in-memory directory and CORS rules are
+ * WSDL and responses, a database its catalog and cached reads) to clear it; the platform's own in-memory directory and CORS rules are
  * re-read too. The clear reaches every instance on the system database (shared/cache-clears.ts).
  */
 import type { PlatformContext } from '../../http/platform-context.js';

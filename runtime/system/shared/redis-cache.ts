@@ -1,6 +1,6 @@
 /**
- * The store services share between instances through the platform's Redis (a SOAP service's
- * response cache when its config names no cache service): `{namespace}:cache:{service's
+ * The store services share between instances through the platform's Redis (a SOAP or database
+ * service's response cache when its config names no cache service): `{namespace}:cache:{service's
  * namespace}:{key}`, each entry with its own expiry. Best effort: a failing call is a miss.
  */
 import type { PlatformCache } from '../../services/cache/shared-cache.js';
