@@ -1,8 +1,8 @@
 /** The `amqp` kind (group IoT, reference df-amqp): publish, pull and stream over REST on an AMQP 0-9-1 broker (RabbitMQ). */
 import { AmqpBrokerClient } from './amqp-client.js';
 import { amqpConfigSchema, readAmqpConfig } from './amqp-config.js';
-import { BrokerHandler, brokerOpenApi, type BrokerDocs } from './broker-handler.js';
-import type { ServiceKind } from '../service-kind.js';
+import type { BrokerDocs } from './broker-handler.js';
+import { brokerKind } from './broker-kind.js';
 
 const declaration = { oneOf: [{ type: 'string' as const }, { type: 'object' as const, additionalProperties: true }] };
 
@@ -43,18 +43,11 @@ const docs: BrokerDocs = {
     'Declare a queue (body: durable, exclusive, auto_delete, arguments, bindings [{exchange, routing_key}]) to pull from with GET sub/{queue}.',
 };
 
-export const amqpKind: ServiceKind = {
+export const amqpKind = brokerKind({
   type: 'amqp',
   label: 'AMQP Client',
-  group: 'IoT',
   description: 'Publishes to and reads from an AMQP 0-9-1 broker (RabbitMQ).',
   configSchema: amqpConfigSchema,
-  describe: () => brokerOpenApi(docs),
-  async open(service, ctx) {
-    return new BrokerHandler(
-      service.name,
-      new AmqpBrokerClient(service.name, readAmqpConfig(service.name, ctx.resolveEnv(service.config), ctx.baseDir)),
-      docs,
-    );
-  },
-};
+  docs,
+  client: (service, config, baseDir) => new AmqpBrokerClient(service, readAmqpConfig(service, config, baseDir)),
+});

@@ -1,7 +1,7 @@
 /** The `mqtt` kind (group IoT, reference df-mqtt): publish, pull and stream over REST on an MQTT broker. */
-import { BrokerHandler, brokerOpenApi, type BrokerDocs } from './broker-handler.js';
+import type { BrokerDocs } from './broker-handler.js';
+import { brokerKind } from './broker-kind.js';
 import { MqttBrokerClient, mqttConfigSchema } from './mqtt-client.js';
-import type { ServiceKind } from '../service-kind.js';
 
 const docs: BrokerDocs = {
   topicLabel: 'topic',
@@ -22,17 +22,16 @@ const docs: BrokerDocs = {
   subscribeSummary: 'Subscribe to a topic filter for pulling: what arrives is kept (bounded) until pulled with GET sub/{topic}.',
 };
 
-export const mqttKind: ServiceKind = {
+export const mqttKind = brokerKind({
   type: 'mqtt',
   label: 'MQTT Client',
-  group: 'IoT',
   description: 'Publishes to and reads from an MQTT broker.',
   configSchema: mqttConfigSchema,
-  describe: () => brokerOpenApi(docs),
-  async open(service, ctx) {
-    const client = new MqttBrokerClient(service.name, ctx.resolveEnv(service.config), ctx.baseDir);
+  docs,
+  client(service, config, baseDir) {
+    const client = new MqttBrokerClient(service, config, baseDir);
     // Connect and subscribe in the background: an unreachable broker answers 503 on the calls, not here.
     void client.ensureStarted().catch(() => undefined);
-    return new BrokerHandler(service.name, client, docs);
+    return client;
   },
-};
+});
