@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { createServer } from '../runtime/http/create-server.js';
-import type { ServiceModel } from '../runtime/model/platform-model.js';
-import { getServiceKind } from '../runtime/services/registry.js';
-import { minimalModel } from '../test/helpers/platform-fixtures.js';
+import { createServer } from '#runtime/http/create-server.js';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import { getServiceKind } from '#runtime/services/registry.js';
+import { minimalModel } from '#test/helpers/platform-fixtures.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-broker-bench-'));
 const db = new Database(path.join(dir, 'bench.sqlite'));

@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { buildPlatform, type StageTiming } from '../generator/pipeline.js';
-import { createTestDatabase } from '../test/helpers/require-service.js';
-import { WSDL_CORPUS_DIR } from '../test/helpers/shared-dir.js';
+import { buildPlatform, type StageTiming } from '#generator/pipeline.js';
+import { createTestDatabase } from '#test/helpers/require-service.js';
+import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
 
 const { values } = parseArgs({
   options: {

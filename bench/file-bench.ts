@@ -16,8 +16,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import Fastify from 'fastify';
-import { createServer } from '../runtime/http/create-server.js';
-import { minimalModel } from '../test/helpers/platform-fixtures.js';
+import { createServer } from '#runtime/http/create-server.js';
+import { minimalModel } from '#test/helpers/platform-fixtures.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {

@@ -8,10 +8,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createServer } from '../runtime/http/create-server.js';
-import type { ServiceModel } from '../runtime/model/platform-model.js';
-import { soapKind } from '../runtime/services/soap/soap-kind.js';
-import { minimalModel } from '../test/helpers/platform-fixtures.js';
+import { createServer } from '#runtime/http/create-server.js';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
+import { minimalModel } from '#test/helpers/platform-fixtures.js';
 import { CALCULATOR_WSDL } from './shared-corpus.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-soap-bench-'));

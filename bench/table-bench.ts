@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { buildPlatform } from '../generator/pipeline.js';
+import { buildPlatform } from '#generator/pipeline.js';
 import { createPostgresData, createSqliteData } from './bench-data.js';
 import { SCENARIOS, startLoad, type Scenario } from './load.js';
 import { summariseProfile } from './profile-summary.js';

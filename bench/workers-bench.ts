@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { copyQuickstart, startQuickstart } from '../test/helpers/quickstart-copy.js';
+import { copyQuickstart, startQuickstart } from '#test/helpers/quickstart-copy.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 const ADMIN = { email: 'admin@bench.local', password: 'admin-password-12345' };

@@ -9,14 +9,21 @@ import { describe, expect, it } from 'vitest';
 
 interface ImportRule {
   name: string;
-  /** A folder relative to the repository; `*` matches one path segment. */
-  from: string;
+  /** Folders relative to the repository; `*` matches one path segment. */
+  from: string | string[];
   forbid?: string[];
+  /** Like `forbid`, for relative specifiers only (the `#` aliases stay allowed). */
+  forbidRelative?: string[];
   only?: string[];
 }
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const { rules } = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'import-rules.json'), 'utf8')) as { rules: ImportRule[] };
+
+/** package.json's subpath imports (`#runtime/*` -> `./runtime/*`), as [specifier prefix, folder]. */
+const ALIASES = Object.entries(
+  (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { imports: Record<string, string> }).imports,
+).map(([alias, folder]) => [alias.replace(/\*$/, ''), path.posix.normalize(folder.replace(/\*$/, ''))] as const);
 
 /** Source files (.ts) under a folder pattern, as repository-relative posix paths. */
 function sourceFiles(folderPattern: string): string[] {
@@ -45,13 +52,16 @@ function importsOf(file: string): string[] {
   return info.importedFiles.map((ref) => ref.fileName);
 }
 
-/** What an import names: a repository-relative path for relative specifiers, else the bare specifier. */
+/** What an import names: a repository-relative path for relative and `#` specifiers, else the bare specifier. */
 function target(file: string, specifier: string): string {
+  const alias = ALIASES.find(([prefix]) => specifier.startsWith(prefix));
+  if (alias) return path.posix.join(alias[1], specifier.slice(alias[0].length));
   if (!specifier.startsWith('.')) return specifier;
   return path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
 }
 
 function matches(file: string, specifier: string, pattern: string): boolean {
+  if (pattern.endsWith('*') && !pattern.includes('/')) return specifier.startsWith(pattern.slice(0, -1));
   if (pattern === './')
     return specifier.startsWith('./') || specifier.startsWith('../') ? !target(file, specifier).startsWith('..') : false;
   if (pattern.endsWith('/')) return `${target(file, specifier)}/`.startsWith(pattern) || target(file, specifier).startsWith(pattern);
@@ -67,14 +77,18 @@ function staysInside(file: string, specifier: string, folderPattern: string): bo
 
 function violations(rule: ImportRule): string[] {
   const found: string[] = [];
-  for (const file of sourceFiles(rule.from)) {
-    for (const specifier of importsOf(file)) {
-      if (rule.forbid?.some((pattern) => matches(file, specifier, pattern))) found.push(`${file} imports ${specifier}`);
-      if (rule.only !== undefined) {
-        const allowed = rule.only.some((pattern) =>
-          pattern === './' ? specifier.startsWith('.') && staysInside(file, specifier, rule.from) : matches(file, specifier, pattern),
-        );
-        if (!allowed) found.push(`${file} imports ${specifier}`);
+  for (const from of [rule.from].flat()) {
+    for (const file of sourceFiles(from)) {
+      for (const specifier of importsOf(file)) {
+        if (rule.forbid?.some((pattern) => matches(file, specifier, pattern))) found.push(`${file} imports ${specifier}`);
+        if (specifier.startsWith('.') && rule.forbidRelative?.some((pattern) => matches(file, specifier, pattern)))
+          found.push(`${file} imports ${specifier}`);
+        if (rule.only !== undefined) {
+          const allowed = rule.only.some((pattern) =>
+            pattern === './' ? specifier.startsWith('.') && staysInside(file, specifier, from) : matches(file, specifier, pattern),
+          );
+          if (!allowed) found.push(`${file} imports ${specifier}`);
+        }
       }
     }
   }
@@ -102,5 +116,13 @@ describe('import rules (test/architecture/import-rules.json)', () => {
     expect(matches('runtime/http/x.ts', '../core/errors.js', 'generator/')).toBe(false);
     expect(matches('generator/emit/x.ts', 'node:fs', 'node:fs')).toBe(true);
     expect(matches('generator/emit/x.ts', 'node:fs/promises', 'node:fs')).toBe(true);
+    expect(matches('runtime/http/x.ts', '#runtime/core/errors.js', '#*')).toBe(true);
+    expect(matches('runtime/http/x.ts', 'node:fs', '#*')).toBe(false);
+  });
+
+  it("resolves package.json's # aliases to the folders they name", () => {
+    expect(target('test/unit/x.test.ts', '#runtime/core/errors.js')).toBe('runtime/core/errors.js');
+    expect(target('bench/x.ts', '#test/helpers/require-service.js')).toBe('test/helpers/require-service.js');
+    expect(matches('test/e2e/x.test.ts', '#generator/pipeline.js', 'generator/')).toBe(true);
   });
 });

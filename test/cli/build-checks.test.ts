@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
-import { runCli } from '../../generator/cli/program.js';
-import { createServer } from '../../runtime/http/create-server.js';
-import { loadModel } from '../../runtime/http/run-server.js';
+import { runCli } from '#generator/cli/program.js';
+import { createServer } from '#runtime/http/create-server.js';
+import { loadModel } from '#runtime/http/run-server.js';
 import { captureIo } from './cli-fixtures.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-build-checks-'));

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { CliIo } from '../../generator/cli/cli-io.js';
+import type { CliIo } from '#generator/cli/cli-io.js';
 
 export interface TestPlatform {
   /** Temp directory holding site/platform.yaml and site/data/app.sqlite. */

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
-import { buildPlatform } from '../../generator/pipeline.js';
+import { buildPlatform } from '#generator/pipeline.js';
 import { makeSqlitePlatform } from './cli-fixtures.js';
 
 const platform = makeSqlitePlatform();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { linkRuntime, makeSqlitePlatform, REPO_ROOT } from './cli-fixtures.js';
-import { SOURCE_NODE_ARGS } from '../helpers/source-node.js';
+import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
 
 const GEN = path.join(REPO_ROOT, 'bin', 'gen.ts');
 

@@ -10,8 +10,8 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../generator/cli/program.js';
-import { createTestDatabase, requireService, type ExternalDatabase } from '../helpers/require-service.js';
+import { runCli } from '#generator/cli/program.js';
+import { createTestDatabase, requireService, type ExternalDatabase } from '#test/helpers/require-service.js';
 import { captureIo } from './cli-fixtures.js';
 
 const dirs: string[] = [];

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { runCli } from '../../generator/cli/program.js';
-import { requireService } from '../helpers/require-service.js';
+import { runCli } from '#generator/cli/program.js';
+import { requireService } from '#test/helpers/require-service.js';
 import { captureIo } from './cli-fixtures.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-introspect-'));

@@ -10,10 +10,10 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../runtime/auth/clock.js';
-import type { Verb } from '../../runtime/model/platform-model.js';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import type { Clock } from '#runtime/auth/clock.js';
+import type { Verb } from '#runtime/model/platform-model.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 const SCENARIOS = [
   'no key',

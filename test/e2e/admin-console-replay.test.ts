@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyQuickstart, startQuickstart, type RunningQuickstart } from '../helpers/quickstart-copy.js';
+import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
 
 const ADMIN = { email: 'console@portico.local', password: 'console-password-0123456789' };
 /** The keys the console's bundle carries for the admin, api_docs and file_manager apps. */

@@ -9,10 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer } from '../../runtime/http/create-server.js';
-import type { PlatformModel } from '../../runtime/model/platform-model.js';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import { createServer } from '#runtime/http/create-server.js';
+import type { PlatformModel } from '#runtime/model/platform-model.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 /** The admin app key the reference's console bundle is built with. */
 const REFERENCE_ADMIN_KEY = '6498a8ad1beb9d84d63035c5d1120c007fad6de706734db9689f8996707e0f7d';

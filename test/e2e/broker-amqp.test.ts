@@ -8,10 +8,10 @@ import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { brokerService, openEvents } from '../helpers/broker-fixtures.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
-import { brokerUrl, closedPort, requireBroker, silentServer } from '../helpers/require-broker.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { brokerService, openEvents } from '#test/helpers/broker-fixtures.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { brokerUrl, closedPort, requireBroker, silentServer } from '#test/helpers/require-broker.js';
 
 const run = promisify(execFile);
 

@@ -5,11 +5,11 @@
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { brokerService, openEvents } from '../helpers/broker-fixtures.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
-import { startMosquitto, type PrivateMosquitto } from '../helpers/private-mosquitto.js';
-import { brokerUrl, closedPort, requireBroker, silentServer } from '../helpers/require-broker.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { brokerService, openEvents } from '#test/helpers/broker-fixtures.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { startMosquitto, type PrivateMosquitto } from '#test/helpers/private-mosquitto.js';
+import { brokerUrl, closedPort, requireBroker, silentServer } from '#test/helpers/require-broker.js';
 
 describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
   const tag = crypto.randomBytes(4).toString('hex');

@@ -5,9 +5,9 @@
 import crypto from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
-import { brokerUrl, closedPort, requireBroker, silentServer } from '../helpers/require-broker.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { brokerUrl, closedPort, requireBroker, silentServer } from '#test/helpers/require-broker.js';
 
 describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
   const prefix = `portico-test:${crypto.randomBytes(4).toString('hex')}:`;

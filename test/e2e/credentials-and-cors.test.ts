@@ -3,8 +3,8 @@
  * parameters, Authorization: Bearer), verb tunnelling, and CORS from /system/cors rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 let server: TestServer;
 let api: Api;

@@ -8,11 +8,11 @@
 import crypto from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceModel } from '../../runtime/model/platform-model.js';
-import { apiClient, type Api, type ApiResponse } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
-import { brokerUrl, requireBroker } from '../helpers/require-broker.js';
-import { requireService } from '../helpers/require-service.js';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import { apiClient, type Api, type ApiResponse } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
+import { requireService } from '#test/helpers/require-service.js';
 import { openDatabaseTarget, type DatabaseTarget } from './database-api/database-targets.js';
 
 const redisUp = await requireBroker('redis');

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyQuickstart, startQuickstart, type RunningQuickstart } from '../helpers/quickstart-copy.js';
+import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
 
 const CHROMIUM = process.env.PORTICO_CHROMIUM ?? '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);

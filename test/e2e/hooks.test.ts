@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadModel } from '../../runtime/http/run-server.js';
-import { BadRequestError } from '../../runtime/core/errors.js';
-import { defineHooks, type TableEvents } from '../../runtime/http/hooks.js';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
-import { copyQuickstart, repoRoot } from '../helpers/quickstart-copy.js';
+import { loadModel } from '#runtime/http/run-server.js';
+import { BadRequestError } from '#runtime/core/errors.js';
+import { defineHooks, type TableEvents } from '#runtime/http/hooks.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { copyQuickstart, repoRoot } from '#test/helpers/quickstart-copy.js';
 import type { TableInserts, TableUpdates, Tables } from '../../examples/quickstart/server/services/db/types.js';
 
 type DbEvents = TableEvents<'db', Tables, TableInserts, TableUpdates>;

@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer } from '../../runtime/http/create-server.js';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import { createServer } from '#runtime/http/create-server.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 const FIXED_KEY = 'c'.repeat(64);
 const declared = minimalModel({

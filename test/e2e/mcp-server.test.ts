@@ -8,9 +8,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { brokerService } from '../helpers/broker-fixtures.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { brokerService } from '#test/helpers/broker-fixtures.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 let server: TestServer;
 let api: Api;

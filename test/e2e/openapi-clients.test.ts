@@ -10,8 +10,8 @@ import path from 'node:path';
 import { execa } from 'execa';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildScenario } from '../golden/scenario-build.js';
-import { repoRoot } from '../helpers/quickstart-copy.js';
+import { buildScenario } from '#test/golden/scenario-build.js';
+import { repoRoot } from '#test/helpers/quickstart-copy.js';
 
 const dir = path.join(repoRoot, `.tmp-openapi-${randomBytes(4).toString('hex')}`);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

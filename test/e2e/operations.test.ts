@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyQuickstart, startQuickstart, type RunningQuickstart } from '../helpers/quickstart-copy.js';
-import { createTestDatabase, requireService } from '../helpers/require-service.js';
+import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
+import { createTestDatabase, requireService } from '#test/helpers/require-service.js';
 
 const ADMIN = { email: 'ops@portico.local', password: 'ops-password-0123456789' };
 let server: RunningQuickstart;

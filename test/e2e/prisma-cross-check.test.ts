@@ -12,14 +12,14 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPrismaFile } from '../../generator/emit/create-prisma-file.js';
-import type { ServiceModel, SqlServiceModel } from '../../runtime/model/platform-model.js';
-import { sqlServiceKinds } from '../../runtime/services/sql/sql-service-kinds.js';
-import { prismaSchemaError } from '../golden/validators.js';
-import { prismaIntrospect } from '../helpers/prisma-schema-engine.js';
-import { prismaSchemaShape } from '../helpers/prisma-schema-shape.js';
-import { createTestDatabase, requireService, type TestDatabase } from '../helpers/require-service.js';
-import { loadTemplates } from '../../generator/load-templates.js';
+import { createPrismaFile } from '#generator/emit/create-prisma-file.js';
+import type { ServiceModel, SqlServiceModel } from '#runtime/model/platform-model.js';
+import { sqlServiceKinds } from '#runtime/services/sql/sql-service-kinds.js';
+import { prismaSchemaError } from '#test/golden/validators.js';
+import { prismaIntrospect } from '#test/helpers/prisma-schema-engine.js';
+import { prismaSchemaShape } from '#test/helpers/prisma-schema-shape.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
+import { loadTemplates } from '#generator/load-templates.js';
 
 /**
  * Every relation kind: one-to-many with cascade, a self relation with SET NULL, one-to-one (the

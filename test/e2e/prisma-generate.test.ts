@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/quickstart-copy.js';
+import { repoRoot } from '#test/helpers/quickstart-copy.js';
 
 const dir = path.join(repoRoot, `.tmp-prisma-${randomBytes(4).toString('hex')}`);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

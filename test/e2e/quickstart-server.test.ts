@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyQuickstart, startQuickstart, type RunningQuickstart } from '../helpers/quickstart-copy.js';
+import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
 
 const ADMIN = { email: 'e2e@portico.local', password: 'e2e-password-0123456789' };
 let server: RunningQuickstart;

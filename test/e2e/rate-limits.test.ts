@@ -4,8 +4,8 @@
  * X-RateLimit-* headers; /system/limit_cache to read and reset counters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 const PASSWORD = 'user-password-123456';
 let server: TestServer;

@@ -6,8 +6,8 @@
  * count restricted administrators; unrestricting removes the role.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 describe('restricted administrators', () => {
   const PASSWORD = 'restricted-password-1234';

@@ -6,8 +6,8 @@
  * and a grant's component covers its records (`_table/parent` covers `_table/parent/1`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api, type Credentials } from '../helpers/api-client.js';
-import { requireService } from '../helpers/require-service.js';
+import { apiClient, type Api, type Credentials } from '#test/helpers/api-client.js';
+import { requireService } from '#test/helpers/require-service.js';
 import { startApi, type ApiClient } from './database-api/api-client.js';
 import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-api/database-targets.js';
 

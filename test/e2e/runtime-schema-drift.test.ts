@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPlatform, checkPlatform } from '../../generator/pipeline.js';
-import { createServer } from '../../runtime/http/create-server.js';
-import type { PlatformModel, SqlServiceModel } from '../../runtime/model/platform-model.js';
-import { createTestDatabase, requireService, type TestDatabase } from '../helpers/require-service.js';
+import { buildPlatform, checkPlatform } from '#generator/pipeline.js';
+import { createServer } from '#runtime/http/create-server.js';
+import type { PlatformModel, SqlServiceModel } from '#runtime/model/platform-model.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
 interface Platform {
   dir: string;

@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { copyQuickstart, startQuickstart, type RunningQuickstart } from '../helpers/quickstart-copy.js';
-import { createTestDatabase, requireService, type TestDatabase } from '../helpers/require-service.js';
+import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
 const REDIS_URL = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN = { email: 'admin@scale.local', password: 'admin-password-12345' };

@@ -6,8 +6,8 @@
  * table's fields is 400 "Invalid field requested", also next to `*`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDENTIFIER_LIMITS } from '../../runtime/services/sql/schema/identifiers.js';
-import { requireService } from '../helpers/require-service.js';
+import { IDENTIFIER_LIMITS } from '#runtime/services/sql/schema/identifiers.js';
+import { requireService } from '#test/helpers/require-service.js';
 import { startApi, type ApiClient } from './database-api/api-client.js';
 import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-api/database-targets.js';
 

@@ -3,8 +3,8 @@
  * config_schema, and a service of each served type can be created through /system/service.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 let server: TestServer;
 let api: Api;

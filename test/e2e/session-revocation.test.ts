@@ -8,9 +8,9 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../runtime/auth/clock.js';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
+import type { Clock } from '#runtime/auth/clock.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 /** A clock that stands still: every token and every change happen in the same second. */
 const clock: Clock = { now: () => Date.UTC(2026, 2, 1, 12, 0, 0, 500) };

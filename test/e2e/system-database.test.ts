@@ -10,13 +10,13 @@ import type { FastifyInstance } from 'fastify';
 import { execa } from 'execa';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createServer } from '../../runtime/http/create-server.js';
-import { openPlatform } from '../../runtime/http/platform-context.js';
-import { StartupError } from '../../runtime/system/store/system-db.js';
-import { systemMigrations } from '../../runtime/system/store/system-migrations.js';
-import { minimalModel } from '../helpers/platform-fixtures.js';
-import { createTestDatabase, requireService, type ExternalDatabase, type TestDatabase } from '../helpers/require-service.js';
-import { SOURCE_NODE_ARGS } from '../helpers/source-node.js';
+import { createServer } from '#runtime/http/create-server.js';
+import { openPlatform } from '#runtime/http/platform-context.js';
+import { StartupError } from '#runtime/system/store/system-db.js';
+import { systemMigrations } from '#runtime/system/store/system-migrations.js';
+import { minimalModel } from '#test/helpers/platform-fixtures.js';
+import { createTestDatabase, requireService, type ExternalDatabase, type TestDatabase } from '#test/helpers/require-service.js';
+import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
 
 const ADMIN = { email: 'admin@test.local', password: 'admin-password-12345' };
 // The JWT secret as platform.yaml declares it by default: from the environment, else kept in the system database.

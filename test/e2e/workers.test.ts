@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { copyQuickstart, startQuickstart, type RunningQuickstart } from '../helpers/quickstart-copy.js';
+import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
 
 const ADMIN = { email: 'admin@workers.local', password: 'admin-password-12345' };
 

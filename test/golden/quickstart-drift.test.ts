@@ -3,9 +3,9 @@
  * examples/quickstart/platform.yaml and its seeded database (as `gen check` reports it).
  */
 import { expect, it } from 'vitest';
-import { runCli } from '../../generator/cli/program.js';
-import { captureIo } from '../cli/cli-fixtures.js';
-import { repoRoot } from '../helpers/quickstart-copy.js';
+import { runCli } from '#generator/cli/program.js';
+import { captureIo } from '#test/cli/cli-fixtures.js';
+import { repoRoot } from '#test/helpers/quickstart-copy.js';
 
 it('examples/quickstart/server has not drifted from its platform.yaml', async () => {
   const { io, out } = captureIo(repoRoot);

@@ -10,13 +10,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { serviceKindRegistry } from '../../generator/config/kind-registry.js';
-import { loadConfig, type LoadedConfig } from '../../generator/config/load-config.js';
-import { emitPlatform, type FileMap } from '../../generator/emit/emit-platform.js';
-import { buildModel, type IntrospectionSnapshot } from '../../generator/model/build-model.js';
-import { introspectServices } from '../../generator/pipeline.js';
-import type { Env } from '../../runtime/core/env.js';
-import { loadTemplates } from '../../generator/load-templates.js';
+import { serviceKindRegistry } from '#generator/config/kind-registry.js';
+import { loadConfig, type LoadedConfig } from '#generator/config/load-config.js';
+import { emitPlatform, type FileMap } from '#generator/emit/emit-platform.js';
+import { buildModel, type IntrospectionSnapshot } from '#generator/model/build-model.js';
+import { introspectServices } from '#generator/pipeline.js';
+import type { Env } from '#runtime/core/env.js';
+import { loadTemplates } from '#generator/load-templates.js';
 
 export const SCENARIOS_DIR = path.join(import.meta.dirname, 'scenarios');
 

@@ -9,9 +9,9 @@ import path from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { serviceKindRegistry } from '../../generator/config/kind-registry.js';
-import { introspectServices } from '../../generator/pipeline.js';
-import { createTestDatabase, requireService, type ExternalDatabase } from '../helpers/require-service.js';
+import { serviceKindRegistry } from '#generator/config/kind-registry.js';
+import { introspectServices } from '#generator/pipeline.js';
+import { createTestDatabase, requireService, type ExternalDatabase } from '#test/helpers/require-service.js';
 import { openScenario, SCENARIOS_DIR } from './scenario-build.js';
 
 const recorded: Array<[folder: string, kind: ExternalDatabase, variable: string]> = [

@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emitPlatform, type FileMap } from '../../generator/emit/emit-platform.js';
-import { repoRoot } from '../helpers/quickstart-copy.js';
+import { emitPlatform, type FileMap } from '#generator/emit/emit-platform.js';
+import { repoRoot } from '#test/helpers/quickstart-copy.js';
 import { addressBookModel } from './fixtures/address-book-model.js';
 import { buildScenario, SCENARIOS_DIR } from './scenario-build.js';
 import { openApiErrors, prismaSchemaError, unresolvedRefs } from './validators.js';
-import { loadTemplates } from '../../generator/load-templates.js';
+import { loadTemplates } from '#generator/load-templates.js';
 
 const scenarios: Array<[title: string, folder: string, build: () => Promise<FileMap>]> = [
   [

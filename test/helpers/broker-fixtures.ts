@@ -1,6 +1,6 @@
 /** Servers with broker services for tests: a listening server (SSE needs real HTTP) and an SSE reader. */
 import http from 'node:http';
-import type { ServiceModel } from '../../runtime/model/platform-model.js';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
 
 /** A service declared as in platform.yaml. */
 export function brokerService(id: number, name: string, type: string, config: Record<string, unknown>): ServiceModel {

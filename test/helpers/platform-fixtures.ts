@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createServer, type ServerOptions } from '../../runtime/http/create-server.js';
-import type { PlatformModel, ServiceModel } from '../../runtime/model/platform-model.js';
+import { createServer, type ServerOptions } from '#runtime/http/create-server.js';
+import type { PlatformModel, ServiceModel } from '#runtime/model/platform-model.js';
 import { createTestDatabase, type ExternalDatabase, type TestDatabase } from './require-service.js';
 
 const plain = (id: number, name: string, type: string, label: string): ServiceModel => ({

@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, requireService, type TestDatabase } from '../helpers/require-service.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-user-'));

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import type { ApiClient } from './api-client.js';
 
-import { ADDRESS_BOOK_DIR } from '../../helpers/shared-dir.js';
+import { ADDRESS_BOOK_DIR } from '#test/helpers/shared-dir.js';
 export { ADDRESS_BOOK_DIR };
 
 interface FixtureTable {

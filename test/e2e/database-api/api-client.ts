@@ -2,8 +2,8 @@
  * A platform serving one database service `db` over a target database, driven through Fastify's
  * inject as an administrator: the database API as clients see it, HTTP parsing included.
  */
-import type { ServiceModel } from '../../../runtime/model/platform-model.js';
-import { minimalModel, startTestServer, type TestServer } from '../../helpers/platform-fixtures.js';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import type { DatabaseTarget } from './database-targets.js';
 
 export interface ApiResponse {

@@ -10,8 +10,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import type { SqlDialect } from '../../../runtime/model/platform-model.js';
-import { createTestDatabase } from '../../helpers/require-service.js';
+import type { SqlDialect } from '#runtime/model/platform-model.js';
+import { createTestDatabase } from '#test/helpers/require-service.js';
 
 export type TargetKind = SqlDialect;
 

@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerEnvelope } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../../helpers/api-client.js';
-import { startTestServer, type TestServer } from '../../helpers/platform-fixtures.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { multipart } from '../files/multipart.js';
 
 interface Received {

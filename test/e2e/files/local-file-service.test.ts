@@ -10,8 +10,8 @@ import path from 'node:path';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../../helpers/api-client.js';
-import { startTestServer, type TestServer } from '../../helpers/platform-fixtures.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { multipart } from './multipart.js';
 
 let server: TestServer;

@@ -9,9 +9,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, type Api } from '../../helpers/api-client.js';
-import { fileServer, type FileServer, requireFileServer } from '../../helpers/file-servers.js';
-import { startTestServer, type TestServer } from '../../helpers/platform-fixtures.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { fileServer, type FileServer, requireFileServer } from '#test/helpers/file-servers.js';
+import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { multipart } from './multipart.js';
 
 let server: TestServer;

@@ -11,11 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ServiceModel } from '../../../runtime/model/platform-model.js';
-import type { RuntimeContext } from '../../../runtime/services/service-kind.js';
-import { soapKind } from '../../../runtime/services/soap/soap-kind.js';
-import { apiClient, type Api } from '../../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../../helpers/platform-fixtures.js';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import type { RuntimeContext } from '#runtime/services/service-kind.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { startPeer, type Peer } from './soap-peers.js';
 
 const REDIS_URL = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

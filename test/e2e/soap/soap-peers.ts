@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { listen, passwordDigest, type IServices } from 'soap';
-import { WSDL_CORPUS_DIR } from '../../helpers/shared-dir.js';
+import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
 
 export const CORPUS = WSDL_CORPUS_DIR;
 

@@ -7,11 +7,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceModel } from '../../../runtime/model/platform-model.js';
-import type { RuntimeContext } from '../../../runtime/services/service-kind.js';
-import type { SoapServiceHandler } from '../../../runtime/services/soap/soap-handler.js';
-import { soapKind } from '../../../runtime/services/soap/soap-kind.js';
-import { minimalModel, startTestServer, type TestServer } from '../../helpers/platform-fixtures.js';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import type { RuntimeContext } from '#runtime/services/service-kind.js';
+import type { SoapServiceHandler } from '#runtime/services/soap/soap-handler.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { calculatorServices, digestMatches, startPeer, type Peer } from './soap-peers.js';
 
 const peers: Record<string, Peer> = {};

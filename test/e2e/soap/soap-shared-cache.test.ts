@@ -6,10 +6,10 @@
 import crypto from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceModel } from '../../../runtime/model/platform-model.js';
-import { soapKind } from '../../../runtime/services/soap/soap-kind.js';
-import { minimalModel, startTestServer, type TestServer } from '../../helpers/platform-fixtures.js';
-import { brokerUrl, closedPort, requireBroker } from '../../helpers/require-broker.js';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { brokerUrl, closedPort, requireBroker } from '#test/helpers/require-broker.js';
 import { calculatorServices, startPeer, type Peer } from './soap-peers.js';
 
 describe.skipIf(!(await requireBroker('redis')))('SOAP response cache in a cache_redis service', () => {

@@ -4,8 +4,8 @@
  * a random-named database of their own. Each suite file keeps its hooks inside its own describe.
  */
 import { describe } from 'vitest';
-import { useSystemDatabase } from '../../helpers/platform-fixtures.js';
-import type { ExternalDatabase } from '../../helpers/require-service.js';
+import { useSystemDatabase } from '#test/helpers/platform-fixtures.js';
+import type { ExternalDatabase } from '#test/helpers/require-service.js';
 
 export const SYSTEM_SUITES = [
   'system-resources',

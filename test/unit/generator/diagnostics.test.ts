@@ -8,8 +8,8 @@ import {
   formatDiagnosticReport,
   isUserError,
   type Diagnostic,
-} from '../../../generator/diagnostics.js';
-import { NotFoundError, PorticoError } from '../../../runtime/core/errors.js';
+} from '#generator/diagnostics.js';
+import { NotFoundError, PorticoError } from '#runtime/core/errors.js';
 
 describe('diagnostic catalogue', () => {
   it('groups codes by stage: 1xx config, 2xx introspect, 3xx emit, 4xx write, 5xx serve, 6xx init', () => {

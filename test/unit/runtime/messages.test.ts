@@ -7,11 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidJsonError, type Message, PorticoError } from '../../../runtime/core/errors.js';
-import { coreMessages } from '../../../runtime/core/messages.js';
-import { soapMessages } from '../../../runtime/services/soap/soap-messages.js';
-import { sqlMessages } from '../../../runtime/services/sql/sql-messages.js';
-import { systemMessages } from '../../../runtime/system/system-messages.js';
+import { InvalidJsonError, type Message, PorticoError } from '#runtime/core/errors.js';
+import { coreMessages } from '#runtime/core/messages.js';
+import { soapMessages } from '#runtime/services/soap/soap-messages.js';
+import { sqlMessages } from '#runtime/services/sql/sql-messages.js';
+import { systemMessages } from '#runtime/system/system-messages.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 

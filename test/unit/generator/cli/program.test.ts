@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../../generator/cli/program.js';
-import { listFiles } from '../../../../generator/write/generated-files.js';
-import { captureIo, makeSqlitePlatform } from '../../../cli/cli-fixtures.js';
+import { runCli } from '#generator/cli/program.js';
+import { listFiles } from '#generator/write/generated-files.js';
+import { captureIo, makeSqlitePlatform } from '#test/cli/cli-fixtures.js';
 
 describe('gen: usage', () => {
   it.each(['build', 'serve', 'check', 'inspect'])('prints help for %s', async (command) => {

@@ -3,8 +3,8 @@
  * the real registry's config schemas (required fields, types), with positions when wrong.
  */
 import { expect, it } from 'vitest';
-import { parseConfig } from '../../../../generator/config/load-config.js';
-import { DiagnosticError, formatDiagnostic } from '../../../../generator/diagnostics.js';
+import { parseConfig } from '#generator/config/load-config.js';
+import { DiagnosticError, formatDiagnostic } from '#generator/diagnostics.js';
 
 const DECLARED = `platform:
   name: demo

@@ -3,11 +3,11 @@
  * two database kinds and a SOAP kind, so that these tests do not depend on which kinds the
  * registry holds. Opening them is never needed here.
  */
-import type { KindRegistry } from '../../../../generator/config/kind-registry.js';
-import { localFileKind } from '../../../../runtime/services/file/file-kinds.js';
-import { plainServiceKinds } from '../../../../runtime/services/plain/plain-service-kinds.js';
-import { internalServiceTypes } from '../../../../runtime/system/internal-service-types.js';
-import type { ServiceGroup, ServiceKind, ServiceType } from '../../../../runtime/services/service-kind.js';
+import type { KindRegistry } from '#generator/config/kind-registry.js';
+import { localFileKind } from '#runtime/services/file/file-kinds.js';
+import { plainServiceKinds } from '#runtime/services/plain/plain-service-kinds.js';
+import { internalServiceTypes } from '#runtime/system/internal-service-types.js';
+import type { ServiceGroup, ServiceKind, ServiceType } from '#runtime/services/service-kind.js';
 
 function descriptor(type: string, group: ServiceGroup, configSchema: Record<string, unknown>): ServiceKind {
   return {

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, missingEnvDiagnostics, parseConfig } from '../../../../generator/config/load-config.js';
-import { DiagnosticError, formatDiagnostic } from '../../../../generator/diagnostics.js';
+import { loadConfig, missingEnvDiagnostics, parseConfig } from '#generator/config/load-config.js';
+import { DiagnosticError, formatDiagnostic } from '#generator/diagnostics.js';
 import { fixtureRegistry } from './fixture-kinds.js';
 
 const KEY = 'ab'.repeat(32);

@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import platformSchema from '../../../../schemas/platform.schema.json' with { type: 'json' };
-import { parseConfig } from '../../../../generator/config/load-config.js';
+import { parseConfig } from '#generator/config/load-config.js';
 import { fixtureRegistry } from './fixture-kinds.js';
 
 const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;

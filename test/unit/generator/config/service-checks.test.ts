@@ -1,8 +1,8 @@
 /** Service types and service configs as the runtime's registry declares them: "did you mean" for both. */
 import { describe, expect, it } from 'vitest';
-import { serviceKindRegistry } from '../../../../generator/config/kind-registry.js';
-import { parseConfig } from '../../../../generator/config/load-config.js';
-import { DiagnosticError, formatDiagnostic } from '../../../../generator/diagnostics.js';
+import { serviceKindRegistry } from '#generator/config/kind-registry.js';
+import { parseConfig } from '#generator/config/load-config.js';
+import { DiagnosticError, formatDiagnostic } from '#generator/diagnostics.js';
 
 function problems(services: string[]): string[] {
   try {

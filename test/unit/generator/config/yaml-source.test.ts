@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { YamlSource } from '../../../../generator/config/yaml-source.js';
+import { YamlSource } from '#generator/config/yaml-source.js';
 
 const source = new YamlSource(
   'platform.yaml',

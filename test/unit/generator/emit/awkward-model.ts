@@ -3,8 +3,8 @@
  * names, types Prisma does not know, tables without keys, composite keys, self relations, two
  * relations between one pair of tables, and the three dialects.
  */
-import type { FieldModel, ForeignKeyModel, PlatformModel, ReferentialAction } from '../../../../runtime/model/platform-model.js';
-import { field, platform, sqlService, table } from '../../../golden/fixtures/model-builders.js';
+import type { FieldModel, ForeignKeyModel, PlatformModel, ReferentialAction } from '#runtime/model/platform-model.js';
+import { field, platform, sqlService, table } from '#test/golden/fixtures/model-builders.js';
 
 const id = field('id', { type: 'id', dbType: 'integer', allowNull: false, isPrimaryKey: true, autoIncrement: true });
 const int = (name: string, given: Partial<FieldModel> = {}) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileHookModule, createMainFile, hookModulePath } from '../../../../generator/emit/create-main-file.js';
-import { plain, platform, sqlService } from '../../../golden/fixtures/model-builders.js';
+import { compileHookModule, createMainFile, hookModulePath } from '#generator/emit/create-main-file.js';
+import { plain, platform, sqlService } from '#test/golden/fixtures/model-builders.js';
 
 describe('createMainFile', () => {
   it.each([

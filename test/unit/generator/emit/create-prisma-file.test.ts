@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createPrismaFile } from '../../../../generator/emit/create-prisma-file.js';
-import type { SqlServiceModel } from '../../../../runtime/model/platform-model.js';
-import { prismaSchemaError } from '../../../golden/validators.js';
+import { createPrismaFile } from '#generator/emit/create-prisma-file.js';
+import type { SqlServiceModel } from '#runtime/model/platform-model.js';
+import { prismaSchemaError } from '#test/golden/validators.js';
 import { awkwardModel } from './awkward-model.js';
-import { loadTemplates } from '../../../../generator/load-templates.js';
+import { loadTemplates } from '#generator/load-templates.js';
 
 const services = awkwardModel.services.filter((service): service is SqlServiceModel => service.kind === 'sql');
 const schema = (name: string) => createPrismaFile(services.find((service) => service.name === name)!, loadTemplates().prismaSchema);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTypesFile } from '../../../../generator/emit/create-types-file.js';
-import type { SqlServiceModel } from '../../../../runtime/model/platform-model.js';
+import { createTypesFile } from '#generator/emit/create-types-file.js';
+import type { SqlServiceModel } from '#runtime/model/platform-model.js';
 import { awkwardModel } from './awkward-model.js';
 
 const myDb = awkwardModel.services.find((service): service is SqlServiceModel => service.name === 'my_db')!;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { emitPlatform } from '../../../../generator/emit/emit-platform.js';
-import { GENERATED_NOTICE } from '../../../../generator/emit/generated-notice.js';
-import { isGeneratedContent } from '../../../../generator/write/generated-files.js';
-import type { PlatformModel } from '../../../../runtime/model/platform-model.js';
-import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
+import { emitPlatform } from '#generator/emit/emit-platform.js';
+import { GENERATED_NOTICE } from '#generator/emit/generated-notice.js';
+import { isGeneratedContent } from '#generator/write/generated-files.js';
+import type { PlatformModel } from '#runtime/model/platform-model.js';
+import { addressBookModel } from '#test/golden/fixtures/address-book-model.js';
 import { awkwardModel } from './awkward-model.js';
-import { loadTemplates } from '../../../../generator/load-templates.js';
+import { loadTemplates } from '#generator/load-templates.js';
 
 const options = { platformDirFromOutput: '..', templates: loadTemplates() };
 

@@ -9,11 +9,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emitPlatform } from '../../../../generator/emit/emit-platform.js';
-import type { PlatformModel } from '../../../../runtime/model/platform-model.js';
-import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
+import { emitPlatform } from '#generator/emit/emit-platform.js';
+import type { PlatformModel } from '#runtime/model/platform-model.js';
+import { addressBookModel } from '#test/golden/fixtures/address-book-model.js';
 import { awkwardModel } from './awkward-model.js';
-import { loadTemplates } from '../../../../generator/load-templates.js';
+import { loadTemplates } from '#generator/load-templates.js';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const folders: string[] = [];

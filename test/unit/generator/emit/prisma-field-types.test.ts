@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { prismaDefault, prismaScalar } from '../../../../generator/emit/prisma-field-types.js';
-import type { FieldModel, SqlDialect } from '../../../../runtime/model/platform-model.js';
-import { field } from '../../../golden/fixtures/model-builders.js';
+import { prismaDefault, prismaScalar } from '#generator/emit/prisma-field-types.js';
+import type { FieldModel, SqlDialect } from '#runtime/model/platform-model.js';
+import { field } from '#test/golden/fixtures/model-builders.js';
 
 describe('prismaScalar', () => {
   it.each<[string, Partial<FieldModel>, SqlDialect, string, string | null]>([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { prismaNativeType } from '../../../../generator/emit/prisma-native-types.js';
-import type { SqlDialect } from '../../../../runtime/model/platform-model.js';
+import { prismaNativeType } from '#generator/emit/prisma-native-types.js';
+import type { SqlDialect } from '#runtime/model/platform-model.js';
 
 describe('prismaNativeType', () => {
   it.each<[SqlDialect, string, string, string | null]>([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../../generator/config/load-config.js';
-import { buildModel, serviceModels, type IntrospectionSnapshot } from '../../../../generator/model/build-model.js';
-import type { FieldModel, SqlServiceModel, TableModel } from '../../../../runtime/model/platform-model.js';
+import { parseConfig } from '#generator/config/load-config.js';
+import { buildModel, serviceModels, type IntrospectionSnapshot } from '#generator/model/build-model.js';
+import type { FieldModel, SqlServiceModel, TableModel } from '#runtime/model/platform-model.js';
 import { fixtureRegistry } from '../config/fixture-kinds.js';
 
 const config = parseConfig(

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../../generator/config/load-config.js';
-import { buildModel, serviceModels, type IntrospectionSnapshot } from '../../../../generator/model/build-model.js';
-import { checkModel } from '../../../../generator/model/model-checks.js';
-import { formatDiagnostic } from '../../../../generator/diagnostics.js';
+import { parseConfig } from '#generator/config/load-config.js';
+import { buildModel, serviceModels, type IntrospectionSnapshot } from '#generator/model/build-model.js';
+import { checkModel } from '#generator/model/model-checks.js';
+import { formatDiagnostic } from '#generator/diagnostics.js';
 import type {
   FieldModel,
   ServiceModel,
@@ -10,7 +10,7 @@ import type {
   SoapServiceModel,
   SqlServiceModel,
   TableModel,
-} from '../../../../runtime/model/platform-model.js';
+} from '#runtime/model/platform-model.js';
 import { fixtureRegistry } from '../config/fixture-kinds.js';
 
 function field(name: string, type: FieldModel['type'] = 'integer'): FieldModel {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unifiedDiff } from '../../../../generator/write/text-diff.js';
+import { unifiedDiff } from '#generator/write/text-diff.js';
 
 const lines = (...items: string[]) => `${items.join('\n')}\n`;
 const numbered = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decideAccess, matchGrant, resolveRole, type AccessRequest } from '../../../../runtime/auth/access.js';
-import { UnauthorizedError } from '../../../../runtime/core/errors.js';
-import type { AppPrincipal, Grant, RolePrincipal, UserPrincipal } from '../../../../runtime/auth/principals.js';
+import { decideAccess, matchGrant, resolveRole, type AccessRequest } from '#runtime/auth/access.js';
+import { UnauthorizedError } from '#runtime/core/errors.js';
+import type { AppPrincipal, Grant, RolePrincipal, UserPrincipal } from '#runtime/auth/principals.js';
 
 const grant = (service: string | null, component: string, verbMask: number, extra: Partial<Grant> = {}): Grant => ({
   service,

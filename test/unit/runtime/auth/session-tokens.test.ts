@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSessionTokens } from '../../../../runtime/auth/session-tokens.js';
+import { createSessionTokens } from '#runtime/auth/session-tokens.js';
 
 const clock = {
   time: Date.UTC(2026, 0, 1),

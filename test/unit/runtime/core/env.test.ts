@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findEnvRefs, hasEnvRef, resolveEnv } from '../../../../runtime/core/env.js';
-import { InternalServerError } from '../../../../runtime/core/errors.js';
+import { findEnvRefs, hasEnvRef, resolveEnv } from '#runtime/core/env.js';
+import { InternalServerError } from '#runtime/core/errors.js';
 
 const env = { HOST: 'db.local', EMPTY: '', PASSWORD: 's3cret' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommonParams, parseOrder, toBool } from '../../../../runtime/core/query-params.js';
+import { parseCommonParams, parseOrder, toBool } from '#runtime/core/query-params.js';
 
 describe('parseCommonParams', () => {
   it('reads aliases and lenient forms real clients send', () => {

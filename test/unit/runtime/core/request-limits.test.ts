@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkListLength, findUnacceptableText, fitsInt64, limits, unacceptableText } from '../../../../runtime/core/request-limits.js';
+import { checkListLength, findUnacceptableText, fitsInt64, limits, unacceptableText } from '#runtime/core/request-limits.js';
 
 describe('fitsInt64', () => {
   it.each([

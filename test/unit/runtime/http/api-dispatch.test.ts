@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveVerb, parsePath } from '../../../../runtime/http/api-dispatch.js';
+import { effectiveVerb, parsePath } from '#runtime/http/api-dispatch.js';
 
 describe('parsePath', () => {
   it.each([

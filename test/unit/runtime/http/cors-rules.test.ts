@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CorsRules } from '../../../../runtime/http/cors-rules.js';
-import { openSystemDb, type SystemDb } from '../../../../runtime/system/store/system-db.js';
+import { CorsRules } from '#runtime/http/cors-rules.js';
+import { openSystemDb, type SystemDb } from '#runtime/system/store/system-db.js';
 
 let db: SystemDb;
 let rules: CorsRules;

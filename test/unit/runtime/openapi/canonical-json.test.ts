@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../../runtime/openapi/canonical-json.js';
+import { canonicalJson } from '#runtime/openapi/canonical-json.js';
 
 describe('canonicalJson', () => {
   it.each([

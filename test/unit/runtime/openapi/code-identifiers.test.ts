@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { camelCase, pascalCase, uniqueNamer } from '../../../../runtime/openapi/code-identifiers.js';
+import { camelCase, pascalCase, uniqueNamer } from '#runtime/openapi/code-identifiers.js';
 
 describe('names', () => {
   it.each([

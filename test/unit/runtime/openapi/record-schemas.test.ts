@@ -2,16 +2,16 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
-import type { FieldModel } from '../../../../runtime/model/platform-model.js';
+import type { FieldModel } from '#runtime/model/platform-model.js';
 import {
   fieldJsonSchema,
   insertJsonSchema,
   recordJsonSchema,
   tableRouteSchemas,
   updateJsonSchema,
-} from '../../../../runtime/openapi/record-schemas.js';
-import { field, table } from '../../../golden/fixtures/model-builders.js';
-import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
+} from '#runtime/openapi/record-schemas.js';
+import { field, table } from '#test/golden/fixtures/model-builders.js';
+import { addressBookModel } from '#test/golden/fixtures/address-book-model.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 

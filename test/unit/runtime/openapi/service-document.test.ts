@@ -1,12 +1,12 @@
 import type { OpenAPIObject, OperationObject, PathItemObject } from 'openapi3-ts/oas30';
 import { describe, expect, it } from 'vitest';
-import type { OpenApiFragment } from '../../../../runtime/openapi/fragment.js';
-import { combinedDocument, serviceDocument } from '../../../../runtime/openapi/service-document.js';
-import { sqlServiceOpenApi } from '../../../../runtime/openapi/sql-openapi.js';
-import { systemServiceOpenApi } from '../../../../runtime/openapi/system-openapi.js';
-import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
-import { field, sqlService, table } from '../../../golden/fixtures/model-builders.js';
-import { openApiErrors, unresolvedRefs } from '../../../golden/validators.js';
+import type { OpenApiFragment } from '#runtime/openapi/fragment.js';
+import { combinedDocument, serviceDocument } from '#runtime/openapi/service-document.js';
+import { sqlServiceOpenApi } from '#runtime/openapi/sql-openapi.js';
+import { systemServiceOpenApi } from '#runtime/openapi/system-openapi.js';
+import { addressBookModel } from '#test/golden/fixtures/address-book-model.js';
+import { field, sqlService, table } from '#test/golden/fixtures/model-builders.js';
+import { openApiErrors, unresolvedRefs } from '#test/golden/validators.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const allOperations = (document: OpenAPIObject): OperationObject[] =>

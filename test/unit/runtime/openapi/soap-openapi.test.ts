@@ -1,13 +1,13 @@
 /** The OpenAPI fragment and the TypeScript types of a SOAP service (runtime/openapi/soap-openapi.ts, generator/emit/soap/). */
 import { describe, expect, it } from 'vitest';
-import { createSoapTypesFile } from '../../../../generator/emit/soap/create-soap-types-file.js';
-import type { SoapServiceModel } from '../../../../runtime/model/platform-model.js';
-import { serviceDocument } from '../../../../runtime/openapi/service-document.js';
-import { soapServiceOpenApi } from '../../../../runtime/openapi/soap-openapi.js';
-import { soapKind } from '../../../../runtime/services/soap/soap-kind.js';
-import { openApiErrors } from '../../../golden/validators.js';
+import { createSoapTypesFile } from '#generator/emit/soap/create-soap-types-file.js';
+import type { SoapServiceModel } from '#runtime/model/platform-model.js';
+import { serviceDocument } from '#runtime/openapi/service-document.js';
+import { soapServiceOpenApi } from '#runtime/openapi/soap-openapi.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
+import { openApiErrors } from '#test/golden/validators.js';
 import { soapService } from '../services/soap/soap-test-helpers.js';
-import { WSDL_CORPUS_DIR } from '../../../helpers/shared-dir.js';
+import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
 
 const calculator = (await soapKind.introspect!(soapService({ wsdl: 'pm-calculator.wsdl' }, { name: 'my_calc' }), {
   baseDir: WSDL_CORPUS_DIR,

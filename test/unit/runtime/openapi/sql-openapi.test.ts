@@ -1,12 +1,12 @@
 import type { OperationObject, PathItemObject } from 'openapi3-ts/oas30';
 import { describe, expect, it } from 'vitest';
-import type { SqlServiceModel } from '../../../../runtime/model/platform-model.js';
-import { insertJsonSchema, recordJsonSchema, updateJsonSchema } from '../../../../runtime/openapi/record-schemas.js';
-import { serviceDocument } from '../../../../runtime/openapi/service-document.js';
-import { sqlServiceOpenApi } from '../../../../runtime/openapi/sql-openapi.js';
-import { addressBookModel } from '../../../golden/fixtures/address-book-model.js';
-import { field, sqlService, table } from '../../../golden/fixtures/model-builders.js';
-import { openApiErrors, unresolvedRefs } from '../../../golden/validators.js';
+import type { SqlServiceModel } from '#runtime/model/platform-model.js';
+import { insertJsonSchema, recordJsonSchema, updateJsonSchema } from '#runtime/openapi/record-schemas.js';
+import { serviceDocument } from '#runtime/openapi/service-document.js';
+import { sqlServiceOpenApi } from '#runtime/openapi/sql-openapi.js';
+import { addressBookModel } from '#test/golden/fixtures/address-book-model.js';
+import { field, sqlService, table } from '#test/golden/fixtures/model-builders.js';
+import { openApiErrors, unresolvedRefs } from '#test/golden/validators.js';
 
 const db = addressBookModel.services.find((service): service is SqlServiceModel => service.kind === 'sql')!;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;

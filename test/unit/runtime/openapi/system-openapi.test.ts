@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { docsServiceOpenApi } from '../../../../runtime/openapi/docs-openapi.js';
-import { serviceDocument } from '../../../../runtime/openapi/service-document.js';
-import { systemServiceOpenApi, toOpenApiSchema } from '../../../../runtime/openapi/system-openapi.js';
-import { userServiceOpenApi } from '../../../../runtime/openapi/user-openapi.js';
-import { SYSTEM_RECORD_RESOURCES } from '../../../../runtime/system/record-resources/system-records.js';
-import { SYSTEM_RESOURCES } from '../../../../runtime/system/system-service.js';
-import { openApiErrors, unresolvedRefs } from '../../../golden/validators.js';
+import { docsServiceOpenApi } from '#runtime/openapi/docs-openapi.js';
+import { serviceDocument } from '#runtime/openapi/service-document.js';
+import { systemServiceOpenApi, toOpenApiSchema } from '#runtime/openapi/system-openapi.js';
+import { userServiceOpenApi } from '#runtime/openapi/user-openapi.js';
+import { SYSTEM_RECORD_RESOURCES } from '#runtime/system/record-resources/system-records.js';
+import { SYSTEM_RESOURCES } from '#runtime/system/system-service.js';
+import { openApiErrors, unresolvedRefs } from '#test/golden/validators.js';
 
 describe('systemServiceOpenApi', () => {
   const fragment = systemServiceOpenApi();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Verb } from '../../../../runtime/model/platform-model.js';
-import { systemAccess } from '../../../../runtime/system/system-service.js';
+import type { Verb } from '#runtime/model/platform-model.js';
+import { systemAccess } from '#runtime/system/system-service.js';
 
 describe('systemAccess', () => {
   const cases: Array<[Verb, string, 'open' | 'role' | 'admin']> = [

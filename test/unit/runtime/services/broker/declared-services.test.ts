@@ -1,8 +1,8 @@
 /** The cache, broker and MCP types declared in platform.yaml: their config schemas fill defaults and refuse bad values, positioned. */
 import { describe, expect, it } from 'vitest';
-import { serviceKindRegistry } from '../../../../../generator/config/kind-registry.js';
-import { parseConfig } from '../../../../../generator/config/load-config.js';
-import { DiagnosticError, formatDiagnostic } from '../../../../../generator/diagnostics.js';
+import { serviceKindRegistry } from '#generator/config/kind-registry.js';
+import { parseConfig } from '#generator/config/load-config.js';
+import { DiagnosticError, formatDiagnostic } from '#generator/diagnostics.js';
 
 const parse = (text: string) => parseConfig(text, 'platform.yaml', { env: { AMQP_URL: 'amqp://x' }, kinds: serviceKindRegistry }).config;
 
@@ -49,7 +49,7 @@ services:
 
 describe('build-time OpenAPI of these types', () => {
   it('documents their endpoints from the model alone (no server needed)', async () => {
-    const { modelFragment } = await import('../../../../../runtime/openapi/model-fragment.js');
+    const { modelFragment } = await import('#runtime/openapi/model-fragment.js');
     const model = (type: string) => ({
       id: 1,
       name: 'svc',

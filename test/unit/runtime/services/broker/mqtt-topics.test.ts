@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkTopicFilter, checkTopicName, topicMatches } from '../../../../../runtime/services/broker/mqtt-topics.js';
+import { checkTopicFilter, checkTopicName, topicMatches } from '#runtime/services/broker/mqtt-topics.js';
 
 describe('MQTT topics', () => {
   it.each([

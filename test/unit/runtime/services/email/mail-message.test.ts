@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PorticoError } from '../../../../../runtime/core/errors.js';
-import { messageFromBody } from '../../../../../runtime/services/email/message-body.js';
-import { addresses, fillTemplate } from '../../../../../runtime/services/email/mail-message.js';
+import { PorticoError } from '#runtime/core/errors.js';
+import { messageFromBody } from '#runtime/services/email/message-body.js';
+import { addresses, fillTemplate } from '#runtime/services/email/mail-message.js';
 
 describe('addresses', () => {
   it.each([

@@ -1,8 +1,8 @@
 /** SOAP operation names in the API (issue 9 item 11): documented lowercase without underscores, called by any case of either name. */
 import { describe, expect, it } from 'vitest';
-import { soapServiceOpenApi } from '../../../../../runtime/openapi/soap-openapi.js';
-import { LiveContract } from '../../../../../runtime/services/soap/soap-contract.js';
-import { documentedName, documentedNames } from '../../../../../runtime/services/soap/operation-names.js';
+import { soapServiceOpenApi } from '#runtime/openapi/soap-openapi.js';
+import { LiveContract } from '#runtime/services/soap/soap-contract.js';
+import { documentedName, documentedNames } from '#runtime/services/soap/operation-names.js';
 import { documentWsdl, introspectText } from './soap-test-helpers.js';
 
 describe('documented operation names', () => {

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { soapConfigSchema } from '../../../../../runtime/services/soap/soap-config-schema.js';
-import { soapOptions } from '../../../../../runtime/services/soap/soap-config.js';
+import { soapConfigSchema } from '#runtime/services/soap/soap-config-schema.js';
+import { soapOptions } from '#runtime/services/soap/soap-config.js';
 
 const validate = new Ajv({ allErrors: true, strict: false, useDefaults: true }).compile(soapConfigSchema);
 

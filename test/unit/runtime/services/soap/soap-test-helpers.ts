@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ServiceModel, SoapServiceModel } from '../../../../../runtime/model/platform-model.js';
-import { soapKind } from '../../../../../runtime/services/soap/soap-kind.js';
+import type { ServiceModel, SoapServiceModel } from '#runtime/model/platform-model.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
 
 export const TNS = 'urn:test';
 

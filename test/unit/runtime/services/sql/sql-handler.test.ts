@@ -1,8 +1,8 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Verb } from '../../../../../runtime/model/platform-model.js';
-import type { ServiceHandler } from '../../../../../runtime/services/service-kind.js';
+import type { Verb } from '#runtime/model/platform-model.js';
+import type { ServiceHandler } from '#runtime/services/service-kind.js';
 import { type caller, openAddressBook, tempDir } from './sql-test-helpers.js';
 
 const env = tempDir();

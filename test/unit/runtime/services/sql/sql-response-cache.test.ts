@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { adminContext, type AuthContext } from '../../../../../runtime/auth/auth-context.js';
-import type { RawQuery } from '../../../../../runtime/core/query-params.js';
-import type { Verb } from '../../../../../runtime/model/platform-model.js';
-import { ResponseCache } from '../../../../../runtime/services/response-cache.js';
-import type { ServiceCall, ServiceResult } from '../../../../../runtime/services/service-kind.js';
-import { sqlCacheSettings } from '../../../../../runtime/services/sql/sql-config.js';
-import { SqlResponseCache } from '../../../../../runtime/services/sql/sql-response-cache.js';
+import { adminContext, type AuthContext } from '#runtime/auth/auth-context.js';
+import type { RawQuery } from '#runtime/core/query-params.js';
+import type { Verb } from '#runtime/model/platform-model.js';
+import { ResponseCache } from '#runtime/services/response-cache.js';
+import type { ServiceCall, ServiceResult } from '#runtime/services/service-kind.js';
+import { sqlCacheSettings } from '#runtime/services/sql/sql-config.js';
+import { SqlResponseCache } from '#runtime/services/sql/sql-response-cache.js';
 
 const role = (user: number | null, filters: AuthContext['rowFilters'] = null): AuthContext => ({
   app: { id: 3, name: 'app' },

@@ -3,8 +3,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SqlServiceModel } from '../../../../../runtime/model/platform-model.js';
-import { getServiceKind } from '../../../../../runtime/services/registry.js';
+import type { SqlServiceModel } from '#runtime/model/platform-model.js';
+import { getServiceKind } from '#runtime/services/registry.js';
 import { ADDRESS_BOOK_DIR, caller, runtimeContext, sqliteKind, sqliteService, tempDir } from './sql-test-helpers.js';
 
 let env: ReturnType<typeof tempDir>;

@@ -2,16 +2,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { adminContext, type AuthContext } from '../../../../../runtime/auth/auth-context.js';
-import { PorticoError } from '../../../../../runtime/core/errors.js';
-import type { RawQuery } from '../../../../../runtime/core/query-params.js';
-import type { PlainServiceModel, Verb } from '../../../../../runtime/model/platform-model.js';
-import type { RuntimeContext, ServiceHandler } from '../../../../../runtime/services/service-kind.js';
-import { seedDatabase } from '../../../../../runtime/services/sql/dialects/sqlite/sqlite-seed.js';
-import { readSeedDirectory } from '../../../../../runtime/services/sql/schema/seed-tables.js';
-import { sqlServiceKinds } from '../../../../../runtime/services/sql/sql-service-kinds.js';
+import { adminContext, type AuthContext } from '#runtime/auth/auth-context.js';
+import { PorticoError } from '#runtime/core/errors.js';
+import type { RawQuery } from '#runtime/core/query-params.js';
+import type { PlainServiceModel, Verb } from '#runtime/model/platform-model.js';
+import type { RuntimeContext, ServiceHandler } from '#runtime/services/service-kind.js';
+import { seedDatabase } from '#runtime/services/sql/dialects/sqlite/sqlite-seed.js';
+import { readSeedDirectory } from '#runtime/services/sql/schema/seed-tables.js';
+import { sqlServiceKinds } from '#runtime/services/sql/sql-service-kinds.js';
 
-import { ADDRESS_BOOK_DIR } from '../../../../helpers/shared-dir.js';
+import { ADDRESS_BOOK_DIR } from '#test/helpers/shared-dir.js';
 export { ADDRESS_BOOK_DIR };
 
 /** A fresh temp directory, removed by the returned cleanup. */

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { PorticoError } from '../../../../../runtime/core/errors.js';
-import { validateRecord, type WriteMode } from '../../../../../runtime/system/record-resources/record-validation.js';
-import {
-  appResource,
-  corsResource,
-  roleResource,
-  serviceResource,
-  userResource,
-} from '../../../../../runtime/system/record-resources/system-records.js';
-import type { RecordDefinition } from '../../../../../runtime/system/record-resources/resource-definition.js';
+import { PorticoError } from '#runtime/core/errors.js';
+import { validateRecord, type WriteMode } from '#runtime/system/record-resources/record-validation.js';
+import { appResource, corsResource, roleResource, serviceResource, userResource } from '#runtime/system/record-resources/system-records.js';
+import type { RecordDefinition } from '#runtime/system/record-resources/resource-definition.js';
 
 function problem(
   def: RecordDefinition,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema, SoapMessageModel } from '../../../../../../runtime/model/platform-model.js';
-import { SchemaView } from '../../../../../../runtime/services/soap/wsdl/json-schema-view.js';
-import { RequestWriter } from '../../../../../../runtime/services/soap/call/request-xml.js';
+import type { JsonSchema, SoapMessageModel } from '#runtime/model/platform-model.js';
+import { SchemaView } from '#runtime/services/soap/wsdl/json-schema-view.js';
+import { RequestWriter } from '#runtime/services/soap/call/request-xml.js';
 
 const NS = 'urn:shop';
 const definitions: Record<string, JsonSchema> = {

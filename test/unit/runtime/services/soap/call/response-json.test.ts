@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema, SoapMessageModel } from '../../../../../../runtime/model/platform-model.js';
-import { SchemaView } from '../../../../../../runtime/services/soap/wsdl/json-schema-view.js';
-import { faultError, parseEnvelope, ResponseReader } from '../../../../../../runtime/services/soap/call/response-json.js';
+import type { JsonSchema, SoapMessageModel } from '#runtime/model/platform-model.js';
+import { SchemaView } from '#runtime/services/soap/wsdl/json-schema-view.js';
+import { faultError, parseEnvelope, ResponseReader } from '#runtime/services/soap/call/response-json.js';
 
 const definitions: Record<string, JsonSchema> = {
   Money: { type: 'object', properties: { _: { type: 'number' }, currency: { type: 'string', xml: { attribute: true } } } },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseXml } from '../../../../../../runtime/services/soap/xml-dom.js';
-import { envelope, envelopeHeaders, passwordDigest, soapHeaders } from '../../../../../../runtime/services/soap/call/soap-envelope.js';
+import { parseXml } from '#runtime/services/soap/xml-dom.js';
+import { envelope, envelopeHeaders, passwordDigest, soapHeaders } from '#runtime/services/soap/call/soap-envelope.js';
 
 const WSSE = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd';
 const WSU = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';

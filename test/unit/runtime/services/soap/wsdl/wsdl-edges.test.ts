@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { soapKind } from '../../../../../../runtime/services/soap/soap-kind.js';
-import { loadWsdlDocuments } from '../../../../../../runtime/services/soap/wsdl/wsdl-loader.js';
-import type { SoapServiceModel } from '../../../../../../runtime/model/platform-model.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
+import { loadWsdlDocuments } from '#runtime/services/soap/wsdl/wsdl-loader.js';
+import type { SoapServiceModel } from '#runtime/model/platform-model.js';
 import { soapService, tempFiles, TNS } from '../soap-test-helpers.js';
 
 const cleanups: Array<() => void> = [];

@@ -2,11 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SoapTransport } from '../../../../../../runtime/services/soap/call/soap-transport.js';
-import { loadWsdlDocuments } from '../../../../../../runtime/services/soap/wsdl/wsdl-loader.js';
-import { resolveWsdlLocation } from '../../../../../../runtime/services/soap/wsdl/wsdl-source.js';
+import { SoapTransport } from '#runtime/services/soap/call/soap-transport.js';
+import { loadWsdlDocuments } from '#runtime/services/soap/wsdl/wsdl-loader.js';
+import { resolveWsdlLocation } from '#runtime/services/soap/wsdl/wsdl-source.js';
 import { documentWsdl, tempFiles } from '../soap-test-helpers.js';
-import { WSDL_CORPUS_DIR } from '../../../../../helpers/shared-dir.js';
+import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
 
 const corpus = WSDL_CORPUS_DIR;
 const transport = new SoapTransport({ basicAuth: null, ntlm: null, timeoutMs: 2000, tls: null, httpHeaders: {} });

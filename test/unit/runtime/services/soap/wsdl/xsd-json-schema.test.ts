@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../../../../../../runtime/model/platform-model.js';
+import type { JsonSchema } from '#runtime/model/platform-model.js';
 import { documentWsdl, introspectText, TNS } from '../soap-test-helpers.js';
 
 /** The request schema and definitions of an operation `Op` whose input element is `Req`. */

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { serverConnection, type ServerDefaults } from '../../../../../../runtime/services/sql/dialects/server-config.js';
-import { getServiceKind } from '../../../../../../runtime/services/registry.js';
+import { serverConnection, type ServerDefaults } from '#runtime/services/sql/dialects/server-config.js';
+import { getServiceKind } from '#runtime/services/registry.js';
 
 const PG: ServerDefaults = { schemes: ['postgres', 'postgresql'], port: 5432, username: 'postgres' };
 

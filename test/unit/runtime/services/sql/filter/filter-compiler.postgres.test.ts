@@ -2,7 +2,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { createTestDatabase, requireService, type TestDatabase } from '../../../../../helpers/require-service.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 import { ddlFor } from './filter-fixtures.js';
 import { liveFilterTests } from './live-filter-suite.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError, InternalServerError } from '../../../../../../runtime/core/errors.js';
-import type { SqlDialect, TableModel } from '../../../../../../runtime/model/platform-model.js';
-import { compileFilter, type FilterScope } from '../../../../../../runtime/services/sql/filter/filter-compiler.js';
-import { parseFilter, type FilterNode } from '../../../../../../runtime/services/sql/filter/filter-parser.js';
+import { BadRequestError, InternalServerError } from '#runtime/core/errors.js';
+import type { SqlDialect, TableModel } from '#runtime/model/platform-model.js';
+import { compileFilter, type FilterScope } from '#runtime/services/sql/filter/filter-compiler.js';
+import { parseFilter, type FilterNode } from '#runtime/services/sql/filter/filter-parser.js';
 import { contact, contactGroup, contactInfo, schema, toSql } from './filter-fixtures.js';
 
 type Want = { sql: string; parameters: unknown[] };

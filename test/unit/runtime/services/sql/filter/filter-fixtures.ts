@@ -18,14 +18,7 @@ import {
   type Expression,
   type SqlBool,
 } from 'kysely';
-import type {
-  AbstractType,
-  DatabaseSchema,
-  FieldModel,
-  RelationModel,
-  SqlDialect,
-  TableModel,
-} from '../../../../../../runtime/model/platform-model.js';
+import type { AbstractType, DatabaseSchema, FieldModel, RelationModel, SqlDialect, TableModel } from '#runtime/model/platform-model.js';
 
 export function field(name: string, type: AbstractType, extra: Partial<FieldModel> = {}): FieldModel {
   return {

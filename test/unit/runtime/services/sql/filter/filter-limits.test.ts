@@ -1,8 +1,8 @@
 /** The request limits of filters: comparisons, bound values and pattern length, each a 400 before any SQL runs. */
 import { describe, expect, it } from 'vitest';
-import { limits } from '../../../../../../runtime/core/request-limits.js';
-import { compileFilter } from '../../../../../../runtime/services/sql/filter/filter-compiler.js';
-import { parseFilter } from '../../../../../../runtime/services/sql/filter/filter-parser.js';
+import { limits } from '#runtime/core/request-limits.js';
+import { compileFilter } from '#runtime/services/sql/filter/filter-compiler.js';
+import { parseFilter } from '#runtime/services/sql/filter/filter-parser.js';
 import { contact, schema } from './filter-fixtures.js';
 
 const compile = (filter: string, params?: Record<string, unknown>) =>

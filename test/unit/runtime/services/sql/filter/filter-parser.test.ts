@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../../../../../runtime/core/errors.js';
-import {
-  parseFilter,
-  type FieldRef,
-  type FilterNode,
-  type FilterValue,
-} from '../../../../../../runtime/services/sql/filter/filter-parser.js';
+import { BadRequestError } from '#runtime/core/errors.js';
+import { parseFilter, type FieldRef, type FilterNode, type FilterValue } from '#runtime/services/sql/filter/filter-parser.js';
 
 /** A compact S-expression of an AST, so the tables below stay readable. */
 function show(node: FilterNode): string {

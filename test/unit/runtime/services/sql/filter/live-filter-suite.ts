@@ -5,9 +5,9 @@
  */
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { SqlDialect, TableModel } from '../../../../../../runtime/model/platform-model.js';
-import { compileFilter } from '../../../../../../runtime/services/sql/filter/filter-compiler.js';
-import { parseFilter } from '../../../../../../runtime/services/sql/filter/filter-parser.js';
+import type { SqlDialect, TableModel } from '#runtime/model/platform-model.js';
+import { compileFilter } from '#runtime/services/sql/filter/filter-compiler.js';
+import { parseFilter } from '#runtime/services/sql/filter/filter-parser.js';
 import { contact, contactGroup, contactInfo, schema } from './filter-fixtures.js';
 
 export const contactFilters: Array<[string, { given: string; params?: Record<string, unknown>; want: number[] }]> = [

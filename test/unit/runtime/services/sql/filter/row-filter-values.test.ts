@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { recordSatisfies } from '../../../../../../runtime/services/sql/filter/row-filter-values.js';
-import { rowFiltersToNode } from '../../../../../../runtime/services/sql/filter/row-filters.js';
+import { recordSatisfies } from '#runtime/services/sql/filter/row-filter-values.js';
+import { rowFiltersToNode } from '#runtime/services/sql/filter/row-filters.js';
 
 const lookup = (name: string) => (name === 'user.id' ? '7' : name === 'user.email' ? 'u@x.io' : undefined);
 const key = (name: string) => name;

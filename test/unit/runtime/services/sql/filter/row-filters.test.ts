@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
 import { Kysely, sql, SqliteDialect } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { InternalServerError } from '../../../../../../runtime/core/errors.js';
-import type { RowFilterModel } from '../../../../../../runtime/model/platform-model.js';
-import { compileFilter } from '../../../../../../runtime/services/sql/filter/filter-compiler.js';
-import { parseFilter, type FilterNode } from '../../../../../../runtime/services/sql/filter/filter-parser.js';
-import { combineAnd, rowFiltersToNode } from '../../../../../../runtime/services/sql/filter/row-filters.js';
+import { InternalServerError } from '#runtime/core/errors.js';
+import type { RowFilterModel } from '#runtime/model/platform-model.js';
+import { compileFilter } from '#runtime/services/sql/filter/filter-compiler.js';
+import { parseFilter, type FilterNode } from '#runtime/services/sql/filter/filter-parser.js';
+import { combineAnd, rowFiltersToNode } from '#runtime/services/sql/filter/row-filters.js';
 import { contact, ddl, schema, toSql } from './filter-fixtures.js';
 
 const lookups: Record<string, string> = {

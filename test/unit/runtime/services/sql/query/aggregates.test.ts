@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateAlias, aggregateField, parseAggregate } from '../../../../../../runtime/services/sql/query/aggregates.js';
+import { aggregateAlias, aggregateField, parseAggregate } from '#runtime/services/sql/query/aggregates.js';
 import { field } from '../filter/filter-fixtures.js';
 
 describe('parseAggregate', () => {

@@ -1,17 +1,11 @@
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SqlConnection, SqlDialectModule } from '../../../../../../runtime/services/sql/dialects/sql-dialect.js';
-import { openSqliteDatabase, sqliteDialect } from '../../../../../../runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
-import {
-  deleteRows,
-  insertRow,
-  insertValues,
-  updateRows,
-  updateValues,
-} from '../../../../../../runtime/services/sql/query/record-writer.js';
-import { buildTablePlan, type TablePlan } from '../../../../../../runtime/services/sql/query/table-plan.js';
-import { readDatabaseSchema } from '../../../../../../runtime/services/sql/sql-service-kind.js';
+import type { SqlConnection, SqlDialectModule } from '#runtime/services/sql/dialects/sql-dialect.js';
+import { openSqliteDatabase, sqliteDialect } from '#runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
+import { deleteRows, insertRow, insertValues, updateRows, updateValues } from '#runtime/services/sql/query/record-writer.js';
+import { buildTablePlan, type TablePlan } from '#runtime/services/sql/query/table-plan.js';
+import { readDatabaseSchema } from '#runtime/services/sql/sql-service-kind.js';
 import { tempDir } from '../sql-test-helpers.js';
 
 // The same writes with and without RETURNING (MySQL has none): results must not differ.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { PorticoError } from '../../../../../../runtime/core/errors.js';
-import type { AbstractType, FieldModel } from '../../../../../../runtime/model/platform-model.js';
-import { sqliteDialect } from '../../../../../../runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
-import { decoderFor, encoderFor } from '../../../../../../runtime/services/sql/query/value-codec.js';
+import { PorticoError } from '#runtime/core/errors.js';
+import type { AbstractType, FieldModel } from '#runtime/model/platform-model.js';
+import { sqliteDialect } from '#runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
+import { decoderFor, encoderFor } from '#runtime/services/sql/query/value-codec.js';
 
 function field(type: AbstractType, dbType = type as string): FieldModel {
   return {

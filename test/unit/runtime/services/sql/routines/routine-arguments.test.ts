@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RoutineModel } from '../../../../../../runtime/model/platform-model.js';
-import { routineArguments, splitInlineCall } from '../../../../../../runtime/services/sql/routines/routine-arguments.js';
+import type { RoutineModel } from '#runtime/model/platform-model.js';
+import { routineArguments, splitInlineCall } from '#runtime/services/sql/routines/routine-arguments.js';
 
 const bump: RoutineModel = {
   name: 'bump',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiName, humanize, pluralize } from '../../../../../../runtime/services/sql/schema/display-names.js';
+import { apiName, humanize, pluralize } from '#runtime/services/sql/schema/display-names.js';
 
 describe('humanize', () => {
   it.each([

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DatabaseSchema, FieldModel, TableModel } from '../../../../../../runtime/model/platform-model.js';
-import {
-  currentDefinition,
-  definitionInput,
-  mergedDefinition,
-  rebuiltDefinition,
-} from '../../../../../../runtime/services/sql/schema/model-definitions.js';
+import type { DatabaseSchema, FieldModel, TableModel } from '#runtime/model/platform-model.js';
+import { currentDefinition, definitionInput, mergedDefinition, rebuiltDefinition } from '#runtime/services/sql/schema/model-definitions.js';
 import { field } from '../filter/filter-fixtures.js';
 
 const parent: TableModel = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nativeTypeInfo } from '../../../../../../runtime/services/sql/schema/native-types.js';
+import { nativeTypeInfo } from '#runtime/services/sql/schema/native-types.js';
 
 describe('nativeTypeInfo (reference 3.2 reverse mapping)', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ForeignKeyModel, TableModel } from '../../../../../../runtime/model/platform-model.js';
-import { buildRelations } from '../../../../../../runtime/services/sql/schema/relation-builder.js';
+import type { ForeignKeyModel, TableModel } from '#runtime/model/platform-model.js';
+import { buildRelations } from '#runtime/services/sql/schema/relation-builder.js';
 
 type Table = Omit<TableModel, 'relations'>;
 

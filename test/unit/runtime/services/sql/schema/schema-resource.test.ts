@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceHandler } from '../../../../../../runtime/services/service-kind.js';
+import type { ServiceHandler } from '#runtime/services/service-kind.js';
 import { type caller, openAddressBook, tempDir } from '../sql-test-helpers.js';
 
 const env = tempDir();

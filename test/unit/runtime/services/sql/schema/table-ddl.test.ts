@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PorticoError } from '../../../../../../runtime/core/errors.js';
-import type { DatabaseSchema, FieldModel } from '../../../../../../runtime/model/platform-model.js';
-import { openSqliteDatabase, sqliteDialect } from '../../../../../../runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
-import type { SqlConnection } from '../../../../../../runtime/services/sql/dialects/sql-dialect.js';
-import { createTables } from '../../../../../../runtime/services/sql/schema/table-ddl.js';
-import { readDatabaseSchema } from '../../../../../../runtime/services/sql/sql-service-kind.js';
+import { PorticoError } from '#runtime/core/errors.js';
+import type { DatabaseSchema, FieldModel } from '#runtime/model/platform-model.js';
+import { openSqliteDatabase, sqliteDialect } from '#runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
+import type { SqlConnection } from '#runtime/services/sql/dialects/sql-dialect.js';
+import { createTables } from '#runtime/services/sql/schema/table-ddl.js';
+import { readDatabaseSchema } from '#runtime/services/sql/sql-service-kind.js';
 import { tempDir } from '../sql-test-helpers.js';
 
 let env: ReturnType<typeof tempDir>;

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adminContext, type AuthContext } from '../../../../../../runtime/auth/auth-context.js';
-import type { ServiceHandler } from '../../../../../../runtime/services/service-kind.js';
+import { adminContext, type AuthContext } from '#runtime/auth/auth-context.js';
+import type { ServiceHandler } from '#runtime/services/service-kind.js';
 import { addressBookFile, caller, runtimeContext, sqliteKind, sqliteService, tempDir } from '../sql-test-helpers.js';
 
 // Extra tables beside the address book: JSON typing, composite keys, no key, a view.

@@ -1,15 +1,15 @@
 /** The MySQL/MariaDB dialect: defaults, column types and driver errors offline; the catalog on the live server. */
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseSchema, TableModel } from '../../../../../../../runtime/model/platform-model.js';
-import { mysqlColumnSuffix, mysqlColumnType } from '../../../../../../../runtime/services/sql/dialects/mysql/mysql-column-types.js';
-import { mysqlDialect, openMysqlDatabase } from '../../../../../../../runtime/services/sql/dialects/mysql/mysql-dialect.js';
-import { translateMysqlError } from '../../../../../../../runtime/services/sql/dialects/mysql/mysql-errors.js';
-import { parseMysqlDefault } from '../../../../../../../runtime/services/sql/dialects/mysql/mysql-introspector.js';
-import type { SqlConnection } from '../../../../../../../runtime/services/sql/dialects/sql-dialect.js';
-import { readDatabaseSchema } from '../../../../../../../runtime/services/sql/schema/database-schema-reader.js';
-import { parseField } from '../../../../../../../runtime/services/sql/schema/table-definition.js';
-import { createTestDatabase, requireService, type TestDatabase } from '../../../../../../helpers/require-service.js';
+import type { DatabaseSchema, TableModel } from '#runtime/model/platform-model.js';
+import { mysqlColumnSuffix, mysqlColumnType } from '#runtime/services/sql/dialects/mysql/mysql-column-types.js';
+import { mysqlDialect, openMysqlDatabase } from '#runtime/services/sql/dialects/mysql/mysql-dialect.js';
+import { translateMysqlError } from '#runtime/services/sql/dialects/mysql/mysql-errors.js';
+import { parseMysqlDefault } from '#runtime/services/sql/dialects/mysql/mysql-introspector.js';
+import type { SqlConnection } from '#runtime/services/sql/dialects/sql-dialect.js';
+import { readDatabaseSchema } from '#runtime/services/sql/schema/database-schema-reader.js';
+import { parseField } from '#runtime/services/sql/schema/table-definition.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
 describe('parseMysqlDefault', () => {
   it.each<[string | null, string, unknown]>([

@@ -2,15 +2,15 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseSchema, TableModel } from '../../../../../../../runtime/model/platform-model.js';
-import { postgresColumnType } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-column-types.js';
-import { openPostgresDatabase, postgresDialect } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-dialect.js';
-import { translatePostgresError } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-errors.js';
-import { parsePostgresDefault } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-introspector.js';
-import type { SqlConnection } from '../../../../../../../runtime/services/sql/dialects/sql-dialect.js';
-import { readDatabaseSchema } from '../../../../../../../runtime/services/sql/schema/database-schema-reader.js';
-import { parseField } from '../../../../../../../runtime/services/sql/schema/table-definition.js';
-import { createTestDatabase, requireService, type TestDatabase } from '../../../../../../helpers/require-service.js';
+import type { DatabaseSchema, TableModel } from '#runtime/model/platform-model.js';
+import { postgresColumnType } from '#runtime/services/sql/dialects/postgres/postgres-column-types.js';
+import { openPostgresDatabase, postgresDialect } from '#runtime/services/sql/dialects/postgres/postgres-dialect.js';
+import { translatePostgresError } from '#runtime/services/sql/dialects/postgres/postgres-errors.js';
+import { parsePostgresDefault } from '#runtime/services/sql/dialects/postgres/postgres-introspector.js';
+import type { SqlConnection } from '#runtime/services/sql/dialects/sql-dialect.js';
+import { readDatabaseSchema } from '#runtime/services/sql/schema/database-schema-reader.js';
+import { parseField } from '#runtime/services/sql/schema/table-definition.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
 describe('parsePostgresDefault', () => {
   it.each<[string | null, unknown]>([

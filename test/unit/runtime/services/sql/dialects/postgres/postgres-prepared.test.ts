@@ -2,10 +2,10 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresDatabase } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-dialect.js';
-import { preparingClient } from '../../../../../../../runtime/services/sql/dialects/postgres/postgres-prepared.js';
-import { runCompiled } from '../../../../../../../runtime/services/sql/query/run-compiled.js';
-import { createTestDatabase, requireService, type TestDatabase } from '../../../../../../helpers/require-service.js';
+import { openPostgresDatabase } from '#runtime/services/sql/dialects/postgres/postgres-dialect.js';
+import { preparingClient } from '#runtime/services/sql/dialects/postgres/postgres-prepared.js';
+import { runCompiled } from '#runtime/services/sql/query/run-compiled.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
 interface Prepared {
   name: string;

@@ -1,7 +1,7 @@
 /** SQLite's limit errors, raised for real by better-sqlite3, come out as our own 400s. */
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { translateSqliteError } from '../../../../../../../runtime/services/sql/dialects/sqlite/sqlite-errors.js';
+import { translateSqliteError } from '#runtime/services/sql/dialects/sqlite/sqlite-errors.js';
 
 const db = new Database(':memory:');
 db.exec("create table t (id integer primary key, name text, n integer check (n >= 0)); insert into t (name, n) values ('a', 1)");

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseSchema, FieldModel, TableModel } from '../../../../../../../runtime/model/platform-model.js';
-import { openSqliteDatabase } from '../../../../../../../runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
-import { parseSqliteDefault } from '../../../../../../../runtime/services/sql/dialects/sqlite/sqlite-introspector.js';
-import { sqliteDialect } from '../../../../../../../runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
-import { readDatabaseSchema } from '../../../../../../../runtime/services/sql/sql-service-kind.js';
+import type { DatabaseSchema, FieldModel, TableModel } from '#runtime/model/platform-model.js';
+import { openSqliteDatabase } from '#runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
+import { parseSqliteDefault } from '#runtime/services/sql/dialects/sqlite/sqlite-introspector.js';
+import { sqliteDialect } from '#runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
+import { readDatabaseSchema } from '#runtime/services/sql/sql-service-kind.js';
 import { tempDir } from '../../sql-test-helpers.js';
 
 // Every column kind, key kind and relation kind SQLite can express.

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseSchema } from '../../../../../../../runtime/model/platform-model.js';
-import { openSqliteDatabase, sqliteDialect } from '../../../../../../../runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
-import { seedDatabase } from '../../../../../../../runtime/services/sql/dialects/sqlite/sqlite-seed.js';
-import { readSeedDirectory } from '../../../../../../../runtime/services/sql/schema/seed-tables.js';
-import { readDatabaseSchema } from '../../../../../../../runtime/services/sql/sql-service-kind.js';
+import type { DatabaseSchema } from '#runtime/model/platform-model.js';
+import { openSqliteDatabase, sqliteDialect } from '#runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
+import { seedDatabase } from '#runtime/services/sql/dialects/sqlite/sqlite-seed.js';
+import { readSeedDirectory } from '#runtime/services/sql/schema/seed-tables.js';
+import { readDatabaseSchema } from '#runtime/services/sql/sql-service-kind.js';
 import { ADDRESS_BOOK_DIR, tempDir } from '../../sql-test-helpers.js';
 
 const env = tempDir();
