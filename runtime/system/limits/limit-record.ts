@@ -1,20 +1,16 @@
 /**
  * The fields of a `/system/limit` record (reference 5.11); its relations are added with the
- * other system records (records/system-records.ts).
+ * other system records (record-resources/system-records.ts).
  */
-import { READ_ONLY_AUDITED, type FieldRule, type JsonSchema, type ResourceDefinition } from '../record-resources/resource-definition.js';
+import { field, flag, nullableId, READ_ONLY_AUDITED, resource } from '../record-resources/resource-definition.js';
 import { LIMIT_TYPES, LIMIT_VERBS, PERIODS } from './limit-rules.js';
 
-const field = (schema: JsonSchema, extra: Omit<FieldRule, 'schema'> = {}): FieldRule => ({ schema, ...extra });
-const nullableId: JsonSchema = { type: ['integer', 'null'], minimum: 1 };
-
-export const limitFields: ResourceDefinition = {
+export const limitFields = resource({
   name: 'limit',
   summary: 'Rate limits: how many requests an instance, user, each user, service, endpoint or role may make per period.',
   table: 'limits',
   label: 'Limit',
   plural: 'Limits',
-  idField: 'id',
   fields: {
     type: field({ type: 'string', enum: [...LIMIT_TYPES] }, { required: true }),
     rate: field({ type: 'integer', minimum: 1, description: 'Requests allowed per period.' }, { required: true }),
@@ -32,10 +28,7 @@ export const limitFields: ResourceDefinition = {
     verb: field({ type: ['string', 'null'], enum: [...LIMIT_VERBS, null] }),
     name: field({ type: 'string', minLength: 1, maxLength: 255 }, { required: true }),
     description: field({ type: ['string', 'null'] }),
-    is_active: field({ type: ['boolean', 'integer'], enum: [true, false, 0, 1] }),
+    is_active: field(flag),
   },
   readOnly: [...READ_ONLY_AUDITED, 'key_text', 'origin'],
-  ignored: [],
-  hidden: [],
-  relations: {},
-};
+});

@@ -65,3 +65,55 @@ export const AUDIT_FIELDS = ['created_date', 'last_modified_date', 'created_by_i
 
 /** Read-only fields every audited record has. */
 export const READ_ONLY_AUDITED = ['id', ...AUDIT_FIELDS] as const;
+
+/** A field's rule: its JSON Schema and what else holds for it. */
+export const field = (schema: JsonSchema, extra: Omit<FieldRule, 'schema'> = {}): FieldRule => ({ schema, ...extra });
+
+/** A flag: JSON booleans, and the 0/1 some clients send. */
+export const flag: JsonSchema = { type: ['boolean', 'integer'], enum: [true, false, 0, 1] };
+
+/** The id of another record, or null. */
+export const nullableId: JsonSchema = { type: ['integer', 'null'], minimum: 1 };
+
+/** Children pointing at the record through `field` (an array under `related=`). */
+export const hasMany = (target: RecordDefinition, field: string, writable: boolean): RelationDefinition => ({
+  kind: 'has_many',
+  target,
+  field,
+  writable,
+});
+
+/** At most one child pointing at the record through `field`. */
+export const hasOne = (target: RecordDefinition, field: string, writable: boolean): RelationDefinition => ({
+  kind: 'has_one',
+  target,
+  field,
+  writable,
+});
+
+/** The record this one's `field` points at (never written through). */
+export const belongsTo = (target: RecordDefinition, field: string): RelationDefinition => ({
+  kind: 'belongs_to',
+  target,
+  field,
+  writable: false,
+});
+
+type RecordParts = Pick<RecordDefinition, 'table' | 'label' | 'plural' | 'fields'> & Partial<RecordDefinition>;
+
+/** A record definition: key `id`, the audited read-only fields, nothing ignored, hidden or related, unless given. */
+export const record = (parts: RecordParts): RecordDefinition => ({
+  idField: 'id',
+  readOnly: [...READ_ONLY_AUDITED],
+  ignored: [],
+  hidden: [],
+  relations: {},
+  ...parts,
+});
+
+/** A system resource served at /system/{name}: a record definition with a name and a summary. */
+export const resource = (parts: RecordParts & Pick<ResourceDefinition, 'name' | 'summary'>): ResourceDefinition => ({
+  ...record(parts),
+  name: parts.name,
+  summary: parts.summary,
+});

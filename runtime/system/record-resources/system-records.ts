@@ -5,20 +5,23 @@
  */
 import { limitFields } from '../limits/limit-record.js';
 import {
-  READ_ONLY_AUDITED,
+  AUDIT_FIELDS,
+  belongsTo,
   type FieldRule,
+  field,
+  flag,
+  hasMany,
+  hasOne,
   type JsonSchema,
-  type RecordDefinition,
+  nullableId,
+  READ_ONLY_AUDITED,
   type ResourceDefinition,
+  record,
+  resource,
 } from './resource-definition.js';
 
 const text = (maxLength?: number): JsonSchema => (maxLength === undefined ? { type: 'string' } : { type: 'string', maxLength });
 const nullableText = (maxLength?: number): JsonSchema => ({ ...text(maxLength), type: ['string', 'null'] });
-/** A flag: JSON booleans, and the 0/1 some clients send. */
-const flag: JsonSchema = { type: ['boolean', 'integer'], enum: [true, false, 0, 1] };
-const nullableId: JsonSchema = { type: ['integer', 'null'], minimum: 1 };
-
-const field = (schema: JsonSchema, extra: Omit<FieldRule, 'schema'> = {}): FieldRule => ({ schema, ...extra });
 
 export const VERB_NAMES = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -34,11 +37,10 @@ const rowFilterSchema: JsonSchema = {
 };
 
 /** A grant of a role: service (null: every service), component, verbs, requestors, row filters. */
-export const roleServiceAccessRecord: RecordDefinition = {
+export const roleServiceAccessRecord = record({
   table: 'role_service_access',
   label: 'RoleServiceAccess',
   plural: 'RoleServiceAccesses',
-  idField: 'id',
   fields: {
     role_id: field(nullableId, { references: 'role' }),
     service_id: field(nullableId, { references: 'service' }),
@@ -50,27 +52,21 @@ export const roleServiceAccessRecord: RecordDefinition = {
     filter_op: field({ type: 'string', pattern: '^([aA][nN][dD]|[oO][rR])$', description: 'and (default) or or, in any case.' }),
   },
   readOnly: ['id'],
-  ignored: ['created_date', 'last_modified_date', 'created_by_id', 'last_modified_by_id'],
-  hidden: [],
-  relations: {},
-};
+  ignored: [...AUDIT_FIELDS],
+});
 
 /** A user's role for one app. */
-export const userAppRoleRecord: RecordDefinition = {
+export const userAppRoleRecord = record({
   table: 'user_to_app_to_role',
   label: 'UserAppRole',
   plural: 'UserAppRoles',
-  idField: 'id',
   fields: {
     user_id: field(nullableId, { references: 'user' }),
     app_id: field({ type: 'integer', minimum: 1 }, { required: true, references: 'app' }),
     role_id: field({ type: 'integer', minimum: 1 }, { required: true, references: 'role' }),
   },
   readOnly: ['id'],
-  ignored: [],
-  hidden: [],
-  relations: {},
-};
+});
 
 const lookupFields: Record<string, FieldRule> = {
   name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
@@ -80,30 +76,24 @@ const lookupFields: Record<string, FieldRule> = {
 };
 
 /** A lookup (global variable), scoped to an app, a role or a user. */
-export const scopedLookupRecord: RecordDefinition = {
+export const scopedLookupRecord = record({
   table: 'lookup',
   label: 'ScopedLookup',
   plural: 'ScopedLookups',
-  idField: 'id',
   fields: {
     ...lookupFields,
     app_id: field(nullableId, { references: 'app' }),
     role_id: field(nullableId, { references: 'role' }),
     user_id: field(nullableId, { references: 'user' }),
   },
-  readOnly: [...READ_ONLY_AUDITED],
-  ignored: [],
-  hidden: [],
-  relations: {},
-};
+});
 
-export const roleResource: ResourceDefinition = {
+export const roleResource = resource({
   name: 'role',
   summary: 'Roles: what the calls of an app or user may reach, per service, component and verb.',
   table: 'role',
   label: 'Role',
   plural: 'Roles',
-  idField: 'id',
   fields: {
     name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
     description: field(nullableText()),
@@ -111,13 +101,12 @@ export const roleResource: ResourceDefinition = {
   },
   readOnly: [...READ_ONLY_AUDITED, 'origin'],
   ignored: ['accessible_tabs'],
-  hidden: [],
   relations: {
-    role_service_access_by_role_id: { kind: 'has_many', target: roleServiceAccessRecord, field: 'role_id', writable: true },
-    lookup_by_role_id: { kind: 'has_many', target: scopedLookupRecord, field: 'role_id', writable: true },
-    user_to_app_to_role_by_role_id: { kind: 'has_many', target: userAppRoleRecord, field: 'role_id', writable: false },
+    role_service_access_by_role_id: hasMany(roleServiceAccessRecord, 'role_id', true),
+    lookup_by_role_id: hasMany(scopedLookupRecord, 'role_id', true),
+    user_to_app_to_role_by_role_id: hasMany(userAppRoleRecord, 'role_id', false),
   },
-};
+});
 
 const personFields: Record<string, FieldRule> = {
   name: field({ type: 'string', minLength: 1, maxLength: 255 }, { required: true }),
@@ -132,9 +121,8 @@ const personFields: Record<string, FieldRule> = {
   password: field({ type: ['string', 'null'] }, { writeOnly: true, emptyIsNull: true }),
 };
 
-const personRecord = {
+const person = {
   table: 'user',
-  idField: 'id',
   fields: personFields,
   readOnly: [...READ_ONLY_AUDITED, 'last_login_date'],
   // The admin console also sends is_root_admin (derived, not kept) and its restricted-admin tab
@@ -157,34 +145,33 @@ const personRecord = {
   ],
   hidden: ['is_sys_admin'],
   relations: {
-    user_to_app_to_role_by_user_id: { kind: 'has_many', target: userAppRoleRecord, field: 'user_id', writable: true },
-    lookup_by_user_id: { kind: 'has_many', target: scopedLookupRecord, field: 'user_id', writable: true },
+    user_to_app_to_role_by_user_id: hasMany(userAppRoleRecord, 'user_id', true),
+    lookup_by_user_id: hasMany(scopedLookupRecord, 'user_id', true),
   },
 } as const;
 
-export const adminResource: ResourceDefinition = {
-  ...personRecord,
+export const adminResource = resource({
+  ...person,
   name: 'admin',
   summary: 'Administrators: users who bypass role checks and manage the platform.',
   label: 'Admin',
   plural: 'Admins',
-};
+});
 
-export const userResource: ResourceDefinition = {
-  ...personRecord,
+export const userResource = resource({
+  ...person,
   name: 'user',
   summary: 'Regular users: their roles per app come from user_to_app_to_role_by_user_id.',
   label: 'User',
   plural: 'Users',
-};
+});
 
-export const appResource: ResourceDefinition = {
+export const appResource = resource({
   name: 'app',
   summary: 'Apps: each holds an API key; its role_id is the default role of calls made with that key.',
   table: 'app',
   label: 'App',
   plural: 'Apps',
-  idField: 'id',
   fields: {
     name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
     label: field(nullableText(255)),
@@ -198,38 +185,32 @@ export const appResource: ResourceDefinition = {
   },
   readOnly: [...READ_ONLY_AUDITED, 'origin', 'launch_url'],
   ignored: ['storage_service_id', 'storage_container', 'requires_fullscreen', 'allow_fullscreen_toggle', 'toggle_location'],
-  hidden: [],
   relations: {
-    role_by_role_id: { kind: 'belongs_to', target: roleResource, field: 'role_id', writable: false },
-    lookup_by_app_id: { kind: 'has_many', target: scopedLookupRecord, field: 'app_id', writable: true },
-    user_to_app_to_role_by_app_id: { kind: 'has_many', target: userAppRoleRecord, field: 'app_id', writable: false },
+    role_by_role_id: belongsTo(roleResource, 'role_id'),
+    lookup_by_app_id: hasMany(scopedLookupRecord, 'app_id', true),
+    user_to_app_to_role_by_app_id: hasMany(userAppRoleRecord, 'app_id', false),
   },
-};
+});
 
 /** A service's own OpenAPI document (reference 5.4). */
-export const serviceDocRecord: RecordDefinition = {
+export const serviceDocRecord = record({
   table: 'service_doc',
   label: 'ServiceDoc',
   plural: 'ServiceDocs',
-  idField: 'id',
   fields: {
     service_id: field(nullableId, { references: 'service' }),
     format: field({ type: 'integer', enum: [0, 1], description: '0 JSON, 1 YAML.' }),
     content: field({ type: ['string', 'null'] }),
   },
   readOnly: ['id', 'created_date', 'last_modified_date'],
-  ignored: [],
-  hidden: [],
-  relations: {},
-};
+});
 
-export const serviceResource: ResourceDefinition = {
+export const serviceResource = resource({
   name: 'service',
   summary: 'Services: each is served under /api/v2/{name} as soon as it is created.',
   table: 'service',
   label: 'Service',
   plural: 'Services',
-  idField: 'id',
   fields: {
     name: field(
       {
@@ -249,20 +230,18 @@ export const serviceResource: ResourceDefinition = {
   readOnly: [...READ_ONLY_AUDITED, 'origin', 'mutable', 'deletable'],
   // The admin console's service form sends storage_service_id for every type (Excel services use it).
   ignored: ['storage_service_id'],
-  hidden: [],
   relations: {
-    role_service_access_by_service_id: { kind: 'has_many', target: roleServiceAccessRecord, field: 'service_id', writable: false },
-    service_doc_by_service_id: { kind: 'has_one', target: serviceDocRecord, field: 'service_id', writable: true },
+    role_service_access_by_service_id: hasMany(roleServiceAccessRecord, 'service_id', false),
+    service_doc_by_service_id: hasOne(serviceDocRecord, 'service_id', true),
   },
-};
+});
 
-export const corsResource: ResourceDefinition = {
+export const corsResource = resource({
   name: 'cors',
   summary: 'CORS rules: which origins may call which paths, with which methods and headers.',
   table: 'cors_config',
   label: 'Cors',
   plural: 'CorsConfigs',
-  idField: 'id',
   fields: {
     path: field(
       {
@@ -288,38 +267,29 @@ export const corsResource: ResourceDefinition = {
     supports_credentials: field(flag),
     enabled: field(flag),
   },
-  readOnly: [...READ_ONLY_AUDITED],
-  ignored: [],
-  hidden: [],
-  relations: {},
-};
+});
 
-export const lookupResource: ResourceDefinition = {
+export const lookupResource = resource({
   name: 'lookup',
   summary: 'Global lookups: named values usable as {name} in role filters and configs; private values are masked.',
   table: 'lookup',
   label: 'Lookup',
   plural: 'Lookups',
-  idField: 'id',
   fields: lookupFields,
-  readOnly: [...READ_ONLY_AUDITED],
-  ignored: [],
   hidden: ['app_id', 'role_id', 'user_id'],
-  relations: {},
-};
+});
 
 const addresses: JsonSchema = {
   anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
   description: 'Email addresses: an array, or a comma-separated string.',
 };
 
-export const emailTemplateResource: ResourceDefinition = {
+export const emailTemplateResource = resource({
   name: 'email_template',
   summary: 'Email templates: subject and bodies with {placeholders}, used for password resets and invitations.',
   table: 'email_template',
   label: 'EmailTemplate',
   plural: 'EmailTemplates',
-  idField: 'id',
   fields: {
     name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
     description: field(nullableText(255)),
@@ -334,13 +304,10 @@ export const emailTemplateResource: ResourceDefinition = {
     reply_to_name: field(nullableText(255)),
     reply_to_email: field(nullableText(255)),
   },
-  readOnly: [...READ_ONLY_AUDITED],
   ignored: ['attachment', 'defaults'],
-  hidden: [],
-  relations: {},
-};
+});
 
-export const customResource: ResourceDefinition = {
+export const customResource = resource({
   name: 'custom',
   summary: 'Custom settings: named JSON values; GET /system/custom/{name} returns the value alone.',
   table: 'system_custom',
@@ -351,11 +318,8 @@ export const customResource: ResourceDefinition = {
     name: field({ type: 'string', minLength: 1, maxLength: 255 }, { required: true }),
     value: field({}, { json: true }),
   },
-  readOnly: ['created_date', 'last_modified_date', 'created_by_id', 'last_modified_by_id'],
-  ignored: [],
-  hidden: [],
-  relations: {},
-};
+  readOnly: [...AUDIT_FIELDS],
+});
 
 /**
  * Rate limits, with the records they name; `related=limit_cache_by_limit_id` adds their counters
@@ -364,9 +328,9 @@ export const customResource: ResourceDefinition = {
 export const limitResource: ResourceDefinition = {
   ...limitFields,
   relations: {
-    service_by_service_id: { kind: 'belongs_to', target: serviceResource, field: 'service_id', writable: false },
-    role_by_role_id: { kind: 'belongs_to', target: roleResource, field: 'role_id', writable: false },
-    user_by_user_id: { kind: 'belongs_to', target: userResource, field: 'user_id', writable: false },
+    service_by_service_id: belongsTo(serviceResource, 'service_id'),
+    role_by_role_id: belongsTo(roleResource, 'role_id'),
+    user_by_user_id: belongsTo(userResource, 'user_id'),
   },
 };
 
