@@ -6,31 +6,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPlatform } from '#runtime/http/platform-context.js';
 import { StartupError } from '#runtime/system/store/system-db.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
 
-const REDIS_URL = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = brokerUrl('redis');
 const PASSWORD = 'user-password-123456';
 
-async function redisReachable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await client.connect();
-    await client.quit();
-    return true;
-  } catch (error) {
-    client.disconnect();
-    if (process.env.CI === 'true') throw new Error(`Redis at ${REDIS_URL} is unreachable; CI needs it.`);
-    process.stderr.write(`\n[skipped] Redis at ${REDIS_URL} is unreachable (${(error as Error).message}): its tests are skipped.\n`);
-    return false;
-  }
-}
-
-describe.skipIf(!(await redisReachable()))('rate limits counted in Redis', () => {
+describe.skipIf(!(await requireBroker('redis')))('rate limits counted in Redis', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-redis-'));
   const systemDatabase = path.join(dir, 'system.sqlite');
   let a: TestServer;

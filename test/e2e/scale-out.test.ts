@@ -10,12 +10,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
+import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
 import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
-const REDIS_URL = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = brokerUrl('redis');
 const ADMIN = { email: 'admin@scale.local', password: 'admin-password-12345' };
 const PASSWORD = 'user-password-123456';
 
@@ -27,18 +27,6 @@ function haproxyInstalled(): boolean {
   return found;
 }
 
-async function redisUp(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await client.connect();
-    await client.quit();
-    return true;
-  } catch {
-    client.disconnect();
-    return process.env.CI === 'true';
-  }
-}
-
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
@@ -48,7 +36,7 @@ function freePort(): Promise<number> {
   });
 }
 
-const ready = haproxyInstalled() && (await requireService('postgres')) && (await redisUp());
+const ready = haproxyInstalled() && (await requireService('postgres')) && (await requireBroker('redis'));
 
 describe.skipIf(!ready)('two instances behind HAProxy on one PostgreSQL system database and one Redis', () => {
   let database: TestDatabase;

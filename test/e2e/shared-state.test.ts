@@ -10,15 +10,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
 
-const REDIS_URL = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PASSWORD = 'user-password-123456';
 
-for (const [label, env, within] of [
-  ['through Redis', { PORTICO_REDIS_URL: REDIS_URL }, 1000],
-  ['through the system database alone', {}, 4000],
+for (const [label, env, within, reachable] of [
+  ['through Redis', { PORTICO_REDIS_URL: brokerUrl('redis') }, 1000, await requireBroker('redis')],
+  ['through the system database alone', {}, 4000, true],
 ] as const) {
-  describe(`two instances sharing state ${label}`, () => {
+  describe.skipIf(!reachable)(`two instances sharing state ${label}`, () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-shared-'));
     let a: TestServer;
     let b: TestServer;

@@ -15,6 +15,7 @@ import { openPlatform } from '#runtime/http/platform-context.js';
 import { StartupError } from '#runtime/system/store/system-db.js';
 import { systemMigrations } from '#runtime/system/store/system-migrations.js';
 import { minimalModel } from '#test/helpers/platform-fixtures.js';
+import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
 import { createTestDatabase, requireService, type ExternalDatabase, type TestDatabase } from '#test/helpers/require-service.js';
 import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
 
@@ -98,7 +99,8 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
   });
 }
 
-describe.skipIf(!(await requireService('postgres')))("platform.yaml's system.database.url and system.redis.url", () => {
+const postgresAndRedis = (await requireService('postgres')) && (await requireBroker('redis'));
+describe.skipIf(!postgresAndRedis)("platform.yaml's system.database.url and system.redis.url", () => {
   it('put the system database and Redis where they say (as ${env:...} references too), and the environment wins over them', async () => {
     const declared = await createTestDatabase('postgres');
     const other = await createTestDatabase('postgres');
@@ -121,7 +123,7 @@ describe.skipIf(!(await requireService('postgres')))("platform.yaml's system.dat
       });
       return app;
     };
-    const redis = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const redis = brokerUrl('redis');
     const fromYaml = await start({ DECLARED_DB: declared.url, DECLARED_REDIS: redis });
     await fromYaml.inject({ method: 'POST', url: '/api/v2/system/admin/session', payload: ADMIN });
     expect(fromYaml.portico.redis?.ready()).toBe(true);

@@ -9,30 +9,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServiceModel } from '#runtime/model/platform-model.js';
 import type { RuntimeContext } from '#runtime/services/service-kind.js';
 import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
 import { startPeer, type Peer } from './soap-peers.js';
 
-const REDIS_URL = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisReachable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await client.connect();
-    await client.quit();
-    return true;
-  } catch (error) {
-    client.disconnect();
-    if (process.env.CI === 'true') throw new Error(`Redis at ${REDIS_URL} is unreachable; CI needs it.`);
-    process.stderr.write(`\n[skipped] Redis at ${REDIS_URL} is unreachable (${(error as Error).message}): its tests are skipped.\n`);
-    return false;
-  }
-}
+const REDIS_URL = brokerUrl('redis');
 
 let peer: Peer;
 let country: ServiceModel;
@@ -91,7 +77,7 @@ const capital = async (api: Api, code = 'NL') => {
   return response.body.CapitalCityResult;
 };
 
-describe.skipIf(!(await redisReachable()))('the SOAP response cache in Redis', () => {
+describe.skipIf(!(await requireBroker('redis')))('the SOAP response cache in Redis', () => {
   const s = twoInstances({ PORTICO_REDIS_URL: REDIS_URL });
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
   afterAll(() => warn.mockRestore());
