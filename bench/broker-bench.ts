@@ -9,16 +9,14 @@
  *
  * Env: BENCH_AMQP_URL (amqp://guest:guest@127.0.0.1:5672), BENCH_MQTT_URL (mqtt://127.0.0.1:1883).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import amqp from 'amqplib';
+import { closedLoops, type Figures, median, percentile } from './closed-loops.js';
+import { startScript } from './launch.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '5' },
@@ -35,41 +33,14 @@ const MQTT_URL = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883';
 const QUEUE = `portico_bench_${process.pid}`;
 const JWT_SECRET = 'test-secret-test-secret-test-secret';
 
-function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('\n')) resolve({ child, line: output.split('\n')[0].trim() });
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
-  });
-}
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-}
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 /** `connections` closed loops of POSTs of a small JSON body for `duration` seconds. */
 async function publishLoops(url: string, headers: Record<string, string>): Promise<Figures> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const body = JSON.stringify({ sensor: 'bench', value: 21.5 });
-  const latencies: number[] = [];
-  const end = performance.now() + duration * 1000;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < end) {
-        const started = performance.now();
-        await new Promise<void>((resolve, reject) => {
+  try {
+    return await closedLoops(
+      () =>
+        new Promise<void>((resolve, reject) => {
           const request = http.request(
             url,
             {
@@ -89,19 +60,17 @@ async function publishLoops(url: string, headers: Record<string, string>): Promi
           );
           request.on('error', reject);
           request.end(body);
-        });
-        latencies.push(performance.now() - started);
-      }
-    }),
-  );
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / duration, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+        }),
+      { connections, duration },
+    );
+  } finally {
+    agent.destroy();
+  }
 }
 
-const portico = await start('bench/broker-portico-server.ts', { AMQP_URL, MQTT_URL, QUEUE, PORT: '0' });
+const portico = await startScript('bench/broker-portico-server.ts', { AMQP_URL, MQTT_URL, QUEUE, PORT: '0' });
 const [url, apiKey, token] = portico.line.split(' ');
-const hand = await start('bench/broker-hand-server.ts', { AMQP_URL, MQTT_URL, API_KEY: apiKey, JWT_SECRET, PORT: '0' });
+const hand = await startScript('bench/broker-hand-server.ts', { AMQP_URL, MQTT_URL, API_KEY: apiKey, JWT_SECRET, PORT: '0' });
 const credentials = { 'x-service-api-key': apiKey, 'x-service-session-token': token };
 const targets = {
   amqp: { portico: `${url}/api/v2/amqp/pub/${QUEUE}`, hand: `${hand.line}/amqp/${QUEUE}` },

@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { createServer } from '#runtime/http/create-server.js';
 import type { ServiceModel } from '#runtime/model/platform-model.js';
 import { getServiceKind } from '#runtime/services/registry.js';
 import { minimalModel } from '#test/helpers/platform-fixtures.js';
+import { announcePortico } from './launch.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-broker-bench-'));
 const db = new Database(path.join(dir, 'bench.sqlite'));
@@ -36,7 +36,7 @@ const sqlite = await getServiceKind('sqlite')!.introspect!(service(20, 'db', 'sq
   resolveEnv: <T>(value: T) => value,
 });
 const model = minimalModel();
-const app = await createServer(
+await announcePortico(
   {
     ...model,
     services: [
@@ -47,20 +47,5 @@ const app = await createServer(
       service(23, 'agent', 'mcp', {}),
     ],
   },
-  { baseDir: dir, systemDatabase: ':memory:', env: {} },
+  dir,
 );
-const { api_key: apiKey } = await app.portico.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
-const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
-const login = await fetch(`${address}/api/v2/system/admin/session`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
-  body: JSON.stringify({ email: model.admins[0].email, password: model.admins[0].password }),
-});
-const { session_token: token } = (await login.json()) as { session_token: string };
-console.log(`${address} ${apiKey} ${token}`);
-process.on('SIGTERM', () => {
-  void app
-    .close()
-    .then(() => fs.rmSync(dir, { recursive: true, force: true }))
-    .finally(() => process.exit(0));
-});

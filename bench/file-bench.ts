@@ -16,8 +16,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import Fastify from 'fastify';
-import { createServer } from '#runtime/http/create-server.js';
 import { minimalModel } from '#test/helpers/platform-fixtures.js';
+import { median } from './closed-loops.js';
+import { servePortico } from './launch.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
@@ -68,8 +69,6 @@ async function rate(run: (index: number) => Promise<unknown>): Promise<number> {
   return (PARALLEL * SIZE) / 1024 / 1024 / seconds;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 async function main(): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'portico-file-bench-'));
   const filesDir = path.join(dir, 'data', 'files');
@@ -87,21 +86,9 @@ async function main(): Promise<void> {
   );
   await fs.copyFile(path.join(filesDir, 'big.bin'), path.join(handDir, 'big.bin'));
 
-  const model = minimalModel();
-  const portico = await createServer(model, { baseDir: dir, systemDatabase: ':memory:', env: {} });
-  const { api_key: key } = await portico.portico.db
-    .selectFrom('app')
-    .select('api_key')
-    .where('name', '=', 'admin')
-    .executeTakeFirstOrThrow();
-  const porticoUrl = await portico.listen({ port: 0, host: '127.0.0.1' });
-  const login = await fetch(`${porticoUrl}/api/v2/system/admin/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-api-key': key },
-    body: JSON.stringify({ email: model.admins[0].email, password: model.admins[0].password }),
-  });
-  const token = ((await login.json()) as { session_token: string }).session_token;
-  const auth = { 'x-service-api-key': key, 'x-service-session-token': token };
+  const portico = await servePortico(minimalModel(), dir);
+  const porticoUrl = portico.url;
+  const auth = { 'x-service-api-key': portico.apiKey, 'x-service-session-token': portico.token };
 
   const hand = Fastify({ bodyLimit: 2 * 1024 * 1024 * 1024 });
   hand.addContentTypeParser('*', (_request, _payload, done) => done(null));

@@ -8,15 +8,13 @@
  *
  *   npx tsx bench/soap-bench.ts [--duration 5] [--rounds 3] [--connections 10]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import http from 'node:http';
 import { createClientAsync } from 'soap';
+import { closedLoops as loops, type Figures, median } from './closed-loops.js';
+import { startScript } from './launch.js';
 import { CALCULATOR_WSDL } from './shared-corpus.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '5' },
@@ -28,47 +26,8 @@ const duration = Number(args.duration);
 const rounds = Number(args.rounds);
 const connections = Number(args.connections);
 
-/** Starts a script with tsx and resolves with the first line it prints. */
-function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('\n')) resolve({ child, line: output.split('\n')[0].trim() });
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
-  });
-}
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-
 /** `connections` closed loops of `call` for `duration` seconds. */
-async function closedLoops(call: () => Promise<void>): Promise<Figures> {
-  const latencies: number[] = [];
-  const end = performance.now() + duration * 1000;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < end) {
-        const started = performance.now();
-        await call();
-        latencies.push(performance.now() - started);
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / duration, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
-}
+const closedLoops = (call: () => Promise<void>): Promise<Figures> => loops(call, { connections, duration });
 
 /** Add with the bare node-soap client. */
 function direct(client: { AddAsync(args: object): Promise<[{ AddResult: number }]> }): Promise<Figures> {
@@ -106,8 +65,8 @@ function portico(url: string, headers: Record<string, string>): Promise<Figures>
   ).finally(() => agent.destroy());
 }
 
-const peer = await start('bench/soap-peer-server.ts', { PORT: '0' });
-const server = await start('bench/soap-portico-server.ts', { PEER_URL: peer.line, PORT: '0' });
+const peer = await startScript('bench/soap-peer-server.ts', { PORT: '0' });
+const server = await startScript('bench/soap-portico-server.ts', { PEER_URL: peer.line, PORT: '0' });
 const [url, apiKey, token] = server.line.split(' ');
 const headers = { 'content-type': 'application/json', 'x-service-api-key': apiKey, 'x-service-session-token': token };
 const client = (await createClientAsync(CALCULATOR_WSDL, { endpoint: peer.line })) as unknown as Parameters<typeof direct>[0];
@@ -116,7 +75,6 @@ const client = (await createClientAsync(CALCULATOR_WSDL, { endpoint: peer.line }
 await portico(url, headers);
 await direct(client);
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const runs: { portico: Figures[]; direct: Figures[] } = { portico: [], direct: [] };
 for (let round = 0; round < rounds; round++) {
   runs.portico.push(await portico(url, headers));

@@ -8,10 +8,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createServer } from '#runtime/http/create-server.js';
 import type { ServiceModel } from '#runtime/model/platform-model.js';
 import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { minimalModel } from '#test/helpers/platform-fixtures.js';
+import { announcePortico } from './launch.js';
 import { CALCULATOR_WSDL } from './shared-corpus.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-soap-bench-'));
@@ -31,19 +31,4 @@ const calc = await soapKind.introspect!(
   ctx,
 );
 const model = minimalModel();
-const app = await createServer({ ...model, services: [...model.services, calc] }, { baseDir: dir, systemDatabase: ':memory:', env: {} });
-const { api_key: apiKey } = await app.portico.db.selectFrom('app').select('api_key').where('name', '=', 'admin').executeTakeFirstOrThrow();
-const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
-const login = await fetch(`${address}/api/v2/system/admin/session`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
-  body: JSON.stringify({ email: model.admins[0].email, password: model.admins[0].password }),
-});
-const { session_token: token } = (await login.json()) as { session_token: string };
-console.log(`${address} ${apiKey} ${token}`);
-process.on('SIGTERM', () => {
-  void app
-    .close()
-    .then(() => fs.rmSync(dir, { recursive: true, force: true }))
-    .finally(() => process.exit(0));
-});
+await announcePortico({ ...model, services: [...model.services, calc] }, dir);

@@ -25,6 +25,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { buildPlatform } from '#generator/pipeline.js';
 import { createPostgresData, createSqliteData } from './bench-data.js';
+import { median } from './closed-loops.js';
 import { SCENARIOS, startLoad, type Scenario } from './load.js';
 import { summariseProfile } from './profile-summary.js';
 import { cpuSeconds, listeningProcess, machineCpu, ownCpuSeconds, rssMb } from './proc-stats.js';
@@ -51,7 +52,6 @@ const ADMIN = 'bench@portico.local';
 const START_RUNS = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
