@@ -4,22 +4,13 @@
  */
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
 import { fitsInt64 } from '../../../core/request-limits.js';
+import { INTEGER_TYPES } from '../schema/native-types.js';
 import type { FilterValue } from './filter-parser.js';
 import { sqlMessages } from '../sql-messages.js';
 
 /** What gets bound as a parameter. */
 export type BoundValue = string | number | boolean;
 
-const INTEGER_TYPES = new Set<AbstractType>([
-  'id',
-  'bigid',
-  'reference',
-  'user_id',
-  'user_id_on_create',
-  'user_id_on_update',
-  'integer',
-  'bigint',
-]);
 const NUMBER_TYPES = new Set<AbstractType>(['float', 'double', 'decimal', 'money']);
 const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
