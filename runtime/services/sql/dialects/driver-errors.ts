@@ -9,6 +9,9 @@ import { PorticoError } from '../../../core/errors.js';
 import type { TableModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from './sql-dialect.js';
 
+/** Node's socket errors of a database connection that is refused, lost or never made: the database is unavailable. */
+export const SOCKET_ERROR_CODES: readonly string[] = ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH'];
+
 /** The API name of a database column, or the column itself when the table does not know it. */
 export function fieldName(column: string, table: TableModel | null): string {
   return table?.fields.find((field) => field.sourceName === column)?.name ?? column;

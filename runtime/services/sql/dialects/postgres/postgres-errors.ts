@@ -1,7 +1,7 @@
 /** node-postgres errors (SQLSTATE codes) -> PorticoErrors naming API fields. */
 import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { fieldName } from '../driver-errors.js';
+import { fieldName, SOCKET_ERROR_CODES } from '../driver-errors.js';
 import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface PgError extends Error {
@@ -12,17 +12,7 @@ interface PgError extends Error {
   table?: string;
 }
 
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
-]);
+const CONNECTION_CODES = new Set([...SOCKET_ERROR_CODES, '57P01', '57P02', '57P03', '53300']);
 
 /** Data exceptions (class 22) by what they say about the value. */
 const VALUE_CODES = new Map<string, ValueProblem>([
