@@ -4,7 +4,15 @@
  */
 import type { Generated } from 'kysely';
 
-export interface UserTable {
+/** The columns every audited system table ends with. */
+export interface AuditColumns {
+  created_date: string;
+  last_modified_date: string;
+  created_by_id: number | null;
+  last_modified_by_id: number | null;
+}
+
+export interface UserTable extends AuditColumns {
   id: Generated<number>;
   name: string;
   username: string | null;
@@ -23,13 +31,9 @@ export interface UserTable {
   confirm_code_expiry: number | null;
   /** Tokens issued before this instant (epoch seconds) are refused: set on password change. */
   tokens_valid_after: number;
-  created_date: string;
-  last_modified_date: string;
-  created_by_id: number | null;
-  last_modified_by_id: number | null;
 }
 
-export interface AppTable {
+export interface AppTable extends AuditColumns {
   id: Generated<number>;
   name: string;
   label: string;
@@ -41,22 +45,14 @@ export interface AppTable {
   path: string | null;
   url: string | null;
   origin: string;
-  created_date: string;
-  last_modified_date: string;
-  created_by_id: number | null;
-  last_modified_by_id: number | null;
 }
 
-export interface RoleTable {
+export interface RoleTable extends AuditColumns {
   id: Generated<number>;
   name: string;
   description: string;
   is_active: number;
   origin: string;
-  created_date: string;
-  last_modified_date: string;
-  created_by_id: number | null;
-  last_modified_by_id: number | null;
 }
 
 export interface RoleServiceAccessTable {
@@ -72,7 +68,7 @@ export interface RoleServiceAccessTable {
   filter_op: string;
 }
 
-export interface ServiceTable {
+export interface ServiceTable extends AuditColumns {
   id: number;
   name: string;
   label: string;
@@ -82,10 +78,6 @@ export interface ServiceTable {
   /** JSON object. */
   config: string;
   origin: string;
-  created_date: string;
-  last_modified_date: string;
-  created_by_id: number | null;
-  last_modified_by_id: number | null;
 }
 
 export interface ServiceDocTable {
@@ -105,7 +97,7 @@ export interface UserAppRoleTable {
   role_id: number;
 }
 
-export interface CorsConfigTable {
+export interface CorsConfigTable extends AuditColumns {
   id: Generated<number>;
   /** Request path the rule applies to: a glob (`api/v2/*`, `*`) or a regular expression starting with `^`. */
   path: string;
@@ -119,13 +111,9 @@ export interface CorsConfigTable {
   max_age: number;
   supports_credentials: number;
   enabled: number;
-  created_date: string;
-  last_modified_date: string;
-  created_by_id: number | null;
-  last_modified_by_id: number | null;
 }
 
-export interface LookupTable {
+export interface LookupTable extends AuditColumns {
   id: Generated<number>;
   /** The scope: all three null for a global (system) lookup. */
   app_id: number | null;
@@ -135,13 +123,9 @@ export interface LookupTable {
   value: string | null;
   private: number;
   description: string;
-  created_date: string;
-  last_modified_date: string;
-  created_by_id: number | null;
-  last_modified_by_id: number | null;
 }
 
-export interface EmailTemplateTable {
+export interface EmailTemplateTable extends AuditColumns {
   id: Generated<number>;
   name: string;
   description: string;
@@ -156,20 +140,12 @@ export interface EmailTemplateTable {
   from_email: string | null;
   reply_to_name: string | null;
   reply_to_email: string | null;
-  created_date: string;
-  last_modified_date: string;
-  created_by_id: number | null;
-  last_modified_by_id: number | null;
 }
 
-export interface SystemCustomTable {
+export interface SystemCustomTable extends AuditColumns {
   name: string;
   /** JSON value. */
   value: string | null;
-  created_date: string;
-  last_modified_date: string;
-  created_by_id: number | null;
-  last_modified_by_id: number | null;
 }
 
 export interface RevokedTokenTable {
@@ -183,7 +159,7 @@ export interface SettingTable {
   value: string;
 }
 
-export interface LimitTable {
+export interface LimitTable extends AuditColumns {
   id: Generated<number>;
   /** `instance`, `instance.user`, `instance.each_user.service`, ... (reference 5.11). */
   type: string;
@@ -201,10 +177,6 @@ export interface LimitTable {
   description: string | null;
   is_active: number;
   origin: string;
-  created_date: string;
-  last_modified_date: string;
-  created_by_id: number | null;
-  last_modified_by_id: number | null;
 }
 
 export interface SchemaTableExtraTable {
