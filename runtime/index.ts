@@ -9,5 +9,15 @@ export type { ServiceRoutes } from './http/generated-routes.js';
 export type { TableRouteSchemas } from './openapi/record-schemas.js';
 export { runServer, type RunServerOptions } from './http/run-server.js';
 export { createServer, type ServerOptions } from './http/create-server.js';
-export { defineHooks, type Hook, type HookContext, type HookSet, type TableEvents } from './http/hooks.js';
+export {
+  defineHooks,
+  DEFAULT_HOOK_TIMEOUT_MS,
+  type Hook,
+  type HookContext,
+  type HookModule,
+  type HookPhase,
+  type HookSet,
+  type RoutineRequest,
+  type TableEvents,
+} from './http/hooks.js';
 export { PorticoError, BadRequestError, ForbiddenError, NotFoundError, ConflictError } from './core/errors.js';

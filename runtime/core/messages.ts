@@ -98,6 +98,8 @@ export const coreMessages = {
     (path) => (path === '' ? null : { field: path }),
   ),
   preflightWithoutMethod: message(400, () => 'Invalid preflight request: Access-Control-Request-Method is missing.'),
+  /** A user's hook (runtime/http/hooks.ts) that did not finish within its time. */
+  hookTimedOut: message(503, () => 'The request did not complete in time: a hook of the platform took too long.'),
 
   // Credentials and access (reference 6.7; the spec's "Authentication failure messages").
   noCredentials: message(

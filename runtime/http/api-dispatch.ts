@@ -8,10 +8,12 @@ import type { AuthContext } from '../auth/auth-context.js';
 import { readCredentials } from '../auth/credentials.js';
 import { wrapList } from '../core/envelope.js';
 import { pick, toBool, type RawQuery } from '../core/query-params.js';
-import type { Verb } from '../model/platform-model.js';
-import type { ServiceResult } from '../services/service-kind.js';
+import type { ServiceModel, Verb } from '../model/platform-model.js';
+import { internalServiceFragment } from '../openapi/model-fragment.js';
+import type { ServiceCall, ServiceKind, ServiceResult } from '../services/service-kind.js';
 import { getServiceKind } from '../services/registry.js';
 import { bodyStream } from './body-parsing.js';
+import { databaseEventPath, PathTemplates, soapEventPath } from './hook-events.js';
 import { identify } from './identify.js';
 import type { DocsService } from '../system/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
@@ -77,6 +79,26 @@ export function parsePath(url: string): ParsedPath {
 }
 
 export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** The event path of a request to a service (hook-events.ts): its root, tables, routines, SOAP operations; null elsewhere. */
+function serviceEventPath(model: ServiceModel, kind: ServiceKind | undefined, resource: readonly string[]): string[] | null {
+  if (resource.length === 0) return [];
+  if (model.kind === 'sql' || kind?.group === 'Database') return databaseEventPath(resource);
+  if (model.kind === 'soap' || model.type === 'soap') return soapEventPath(model, resource);
+  return null;
+}
+
+const internalTemplates = new Map<string, PathTemplates>();
+
+/** The event path of a request to the runtime's own services: the path of their (fixed) OpenAPI document it matches. */
+function internalEventPath(type: string, resource: readonly string[]): string[] | null {
+  let templates = internalTemplates.get(type);
+  if (templates === undefined) {
+    templates = new PathTemplates(Object.keys(internalServiceFragment(type)?.paths ?? {}));
+    internalTemplates.set(type, templates);
+  }
+  return templates.match(resource);
+}
 
 /** `internal` maps a service type (system, user, swagger) to the runtime's own implementation. */
 export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: DocsService): Dispatch {
@@ -145,19 +167,20 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
       const source = internalService ?? ctx.services.openHandler(service) ?? (await ctx.services.handler(service));
       result = { body: wrapList(['', '*', ...((await source.accessComponents?.()) ?? [])]) };
     } else if (internalService) {
-      result = await internalService.handle({
-        ...call,
-        session: caller.session,
-        tokenError: caller.tokenError,
-        host: request.hostname,
-        clientIp: request.ip,
-      });
+      const internalCall = { session: caller.session, tokenError: caller.tokenError, host: request.hostname, clientIp: request.ip };
+      const handler = { handle: (serviceCall: ServiceCall) => internalService.handle({ ...serviceCall, ...internalCall }) };
+      const path = ctx.hooks?.touches(model.name) ? internalEventPath(model.type, resource) : null;
+      result =
+        path === null
+          ? await handler.handle(call)
+          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log }, handler);
     } else {
       const handler = ctx.services.openHandler(service) ?? (await ctx.services.handler(service));
-      const hooks = ctx.hooks;
-      if (hooks !== undefined && model.kind === 'sql' && resource[0] === '_table' && resource.length >= 2 && hooks.touches(model.name)) {
-        result = await hooks.aroundTable(model.name, resource[1], call, (body) => handler.handle({ ...call, body }));
-      } else result = await handler.handle(call);
+      const path = ctx.hooks?.touches(model.name) ? serviceEventPath(model, kind, resource) : null;
+      result =
+        path === null
+          ? await handler.handle(call)
+          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log }, handler);
     }
     // A write through the system or user service is news for the other instances on this system database.
     // (A login changes nothing another instance keeps in memory.)

@@ -22,7 +22,7 @@ import { loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
 import { installUrlGuard } from './url-guard.js';
 import { registerMcpRoutes } from './mcp-route.js';
-import { HookRegistry } from './hooks.js';
+import { HookRegistry, type HookModule } from './hooks.js';
 
 export interface ServerOptions extends PlatformOptions {
   /** Precompiled route schemas of the generated database services. */
@@ -31,8 +31,8 @@ export interface ServerOptions extends PlatformOptions {
   logLevel?: string;
   /** Largest accepted request body in bytes (default 10 MiB). */
   bodyLimit?: number;
-  /** The user's hook modules' default exports (`defineHooks({...})`), in declaration order. */
-  hooks?: ReadonlyArray<Record<string, unknown>>;
+  /** The user's hook modules (or their exports, `defineHooks({...})`), in declaration order. */
+  hooks?: ReadonlyArray<HookModule | Readonly<Record<string, unknown>>>;
 }
 
 declare module 'fastify' {

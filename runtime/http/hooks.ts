@@ -1,61 +1,147 @@
 /**
  * Typed pre- and post-process hooks (issue 17): the user's own TypeScript, declared in
- * platform.yaml, default-exporting `defineHooks({...})` keyed by the reference's event names
- * (`{service}._table.{table}.{verb}.pre_process` / `.post_process`). A pre_process hook sees and
- * may replace the records a write sends; a post_process hook sees and may replace the records a
- * call answers with. A hook refuses with a thrown PorticoError (its status and message, in the
- * spec's envelope); anything else it throws is a 500 with a generic message.
+ * platform.yaml, exporting `defineHooks({...})` keyed by the reference's event names
+ * (hook-events.ts: `{service}._table.{table}.{verb}.pre_process`, `db._proc.{name}.post.post_process`,
+ * `calc.add.post.pre_process`, `system.role.post.pre_process`, ...).
+ *
+ * What a hook receives and may replace (returning nothing keeps it):
+ * - `_table` events: records. A pre_process hook the records the request sends (none for a read),
+ *   a post_process hook the records the call answers with.
+ * - every other event: the payload. A pre_process hook the request body (undefined when there is
+ *   none: query parameters are in `context.query`, which it may change), a post_process hook the
+ *   response body.
+ * A hook refuses with a thrown PorticoError (its status and message, in the spec's envelope);
+ * anything else it throws is a 500 with a generic message, the cause in the log only. A hook that
+ * has not finished after its module's timeout is cut off with a 503. The hooks of a table write
+ * run inside the write's transaction: when one throws, nothing of the write is kept.
  */
-import { PorticoError } from '../core/errors.js';
+import type { FastifyBaseLogger } from 'fastify';
 import type { AuthContext } from '../auth/auth-context.js';
+import { PorticoError, type ErrorContext } from '../core/errors.js';
+import { coreMessages } from '../core/messages.js';
 import type { RawQuery } from '../core/query-params.js';
 import type { Verb } from '../model/platform-model.js';
-import type { ServiceResult } from '../services/service-kind.js';
+import type { ServiceCall, ServiceHandler, ServiceResult } from '../services/service-kind.js';
+import { eventName, type HookPhase } from './hook-events.js';
 
-/** What a hook is told about the request besides its records. */
+export type { HookPhase } from './hook-events.js';
+
+/** What a hook is told about the request besides its data. */
 export interface HookContext {
+  /** The event, `{service}.{path}.{verb}.{phase}`. */
   event: string;
   service: string;
+  /** The table of a `_table` event; '' for other events. */
   table: string;
   verb: Verb;
+  /** The request's query parameters: what a pre_process hook changes here is what the operation sees. */
   query: RawQuery;
   auth: AuthContext;
+  /** The path after /api/v2/{service}, URL-decoded (`['_table', 'contact', '7']`). */
+  resource: readonly string[];
+  phase: HookPhase;
+  /** The request's logger (pino, carrying the request id): what a hook logs goes with the request's own lines. */
+  log: FastifyBaseLogger;
 }
 
-/** A hook: may return replacement records; returning nothing keeps them as they are. */
+/** A hook: may return replacement data; returning nothing keeps the data as it is. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a hook written without a return statement returns void.
-export type Hook<R> = (records: R[], context: HookContext) => R[] | undefined | void | Promise<R[] | undefined | void>;
+export type Hook<D> = (data: D, context: HookContext) => D | undefined | void | Promise<D | undefined | void>;
 
-/** The hook events of a SQL service's tables, with the records each one sees (from the generated `Tables`, `TableInserts`, `TableUpdates`). */
-export type TableEvents<S extends string, T, I = T, U = T> = { [K in keyof T & string as `${S}._table.${K}.get.post_process`]: T[K] } & {
-  [K in keyof T & string as `${S}._table.${K}.${'post' | 'put' | 'patch' | 'delete'}.post_process`]: T[K];
-} & { [K in keyof I & string as `${S}._table.${K}.${'post' | 'put'}.pre_process`]: I[K] } & {
-  [K in keyof U & string as `${S}._table.${K}.patch.pre_process`]: U[K];
+/** The body of a `_proc` or `_func` call (reference 4): arguments by name, in order, or as an object. */
+export interface RoutineRequest {
+  params?: Array<{ name: string; value?: unknown }> | unknown[] | Record<string, unknown>;
+  /** Wrap result rows under this name. */
+  wrapper?: string;
+  /** Type to cast a single result to. */
+  returns?: string;
+  [member: string]: unknown;
+}
+
+type TablePath<K extends string> = K | `${K}.{id}`;
+
+/**
+ * The `_table` events of a SQL service, with the records each hook sees (from the generated
+ * `Tables`, `TableInserts`, `TableUpdates`); the generated `Events` of a service's types.ts lists
+ * the same events, with its routines'. Writes answer with the identifiers (or the `fields` asked
+ * for), hence `Partial`.
+ */
+export type TableEvents<S extends string, T, I = T, U = T> = {
+  [K in keyof T & string as `${S}._table.${TablePath<K>}.get.pre_process`]: [];
+} & { [K in keyof T & string as `${S}._table.${TablePath<K>}.get.post_process`]: T[K][] } & {
+  [K in keyof I & string as `${S}._table.${K}.post.pre_process` | `${S}._table.${TablePath<K>}.put.pre_process`]: I[K][];
+} & { [K in keyof U & string as `${S}._table.${TablePath<K>}.patch.pre_process`]: U[K][] } & {
+  [K in keyof I & string as `${S}._table.${K}.delete.pre_process`]: Array<Partial<K extends keyof T ? T[K] : never>>;
+} & { [K in keyof I & string as `${S}._table.${K}.{id}.delete.pre_process`]: [] } & {
+  [K in keyof I & string as
+    | `${S}._table.${K}.post.post_process`
+    | `${S}._table.${TablePath<K>}.${'put' | 'patch' | 'delete'}.post_process`]: Array<Partial<K extends keyof T ? T[K] : never>>;
 };
 
-/** A module's hooks, by event name. */
+/** A module's hooks, by event. */
 export type HookSet<E = Record<string, unknown>> = { [K in keyof E]?: Hook<E[K]> };
 
-/** Declares a module's hooks; `E` is an event map such as `TableEvents<'db', Tables, TableInserts, TableUpdates>`. */
+/** Declares a module's hooks; `E` is an event map such as the generated `Events` of a service's types.ts. */
 export function defineHooks<E>(hooks: HookSet<E>): HookSet<E> {
   return hooks;
 }
 
+/** A hook module as the generated main.mjs passes it to runServer. */
+export interface HookModule {
+  /** The module's hooks by event (its default export, or the export platform.yaml names). */
+  hooks: Readonly<Record<string, unknown>>;
+  /** Where it comes from (platform.yaml `hooks[].file`), for logs and GET /system/event. */
+  file?: string;
+  /** How long one of its hooks may take, in milliseconds (platform.yaml `hooks[].timeout_ms`). */
+  timeoutMs?: number;
+}
+
+/** How long a hook may take unless its module says otherwise. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
+
+const MODULE_KEYS = new Set(['hooks', 'file', 'timeoutMs']);
+
+/** A HookModule, or a bare set of hooks (event names always hold a dot). */
+function asModule(entry: HookModule | Readonly<Record<string, unknown>>, index: number): Required<HookModule> {
+  const keys = Object.keys(entry);
+  const described = typeof entry.hooks === 'object' && entry.hooks !== null && keys.every((key) => MODULE_KEYS.has(key));
+  const module = (described ? entry : { hooks: entry }) as HookModule;
+  return { hooks: module.hooks, file: module.file ?? `hooks[${index}]`, timeoutMs: module.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS };
+}
+
+interface AttachedHook {
+  hook: Hook<unknown>;
+  file: string;
+  timeoutMs: number;
+}
+
+/** Where a hooked call goes: a service's handler, which may run calls inside one transaction. */
+export type HookTarget = Pick<ServiceHandler, 'handle' | 'transaction'>;
+
+/** A hooked request: the service, its event path (hook-events.ts) and the request's logger. */
+export interface HookedCall {
+  service: string;
+  path: readonly string[];
+  call: ServiceCall;
+  log: FastifyBaseLogger;
+}
+
 /** The hooks of a platform, by event; several modules may hook one event (run in declaration order). */
 export class HookRegistry {
-  private readonly byEvent = new Map<string, Array<Hook<unknown>>>();
+  private readonly byEvent = new Map<string, AttachedHook[]>();
   private readonly services = new Set<string>();
 
-  constructor(sets: ReadonlyArray<Record<string, unknown>> = []) {
-    for (const set of sets) {
-      for (const [event, hook] of Object.entries(set)) {
-        if (typeof hook !== 'function') throw new TypeError(`Hook '${event}' is not a function.`);
+  constructor(modules: ReadonlyArray<HookModule | Readonly<Record<string, unknown>>> = []) {
+    modules.forEach((entry, index) => {
+      const module = asModule(entry, index);
+      for (const [event, hook] of Object.entries(module.hooks)) {
+        if (typeof hook !== 'function') throw new TypeError(`Hook '${event}' of ${module.file} is not a function.`);
         const list = this.byEvent.get(event) ?? [];
-        list.push(hook as Hook<unknown>);
+        list.push({ hook: hook as Hook<unknown>, file: module.file, timeoutMs: module.timeoutMs });
         this.byEvent.set(event, list);
         this.services.add(event.split('.')[0]);
       }
-    }
+    });
   }
 
   get size(): number {
@@ -67,72 +153,170 @@ export class HookRegistry {
     return this.services.has(service);
   }
 
-  /** The names of the events with hooks, and how many each has. */
-  attached(): Map<string, number> {
-    return new Map([...this.byEvent].map(([event, hooks]) => [event, hooks.length]));
+  /** The events with hooks, each with the modules its hooks come from, in order. */
+  attached(): Map<string, string[]> {
+    return new Map([...this.byEvent].map(([event, hooks]) => [event, hooks.map((hook) => hook.file)]));
   }
 
-  private async run(event: string, records: unknown[], context: Omit<HookContext, 'event'>): Promise<unknown[]> {
-    let current = records;
-    for (const hook of this.byEvent.get(event) ?? []) {
+  /**
+   * Runs a call through the hooks of its event. A table write with a post_process hook runs in
+   * one transaction with its hooks when the target offers one: a hook that throws rolls the write
+   * back; the operation's own failure keeps what its batch mode keeps (it undoes its own partial
+   * work). Without a post_process hook no transaction is needed: a pre_process hook that throws
+   * stops the write before it starts.
+   */
+  async around(hooked: HookedCall, target: HookTarget): Promise<ServiceResult> {
+    const { service, path, call } = hooked;
+    const pre = this.byEvent.get(eventName(service, path, call.verb, 'pre_process'));
+    const post = this.byEvent.get(eventName(service, path, call.verb, 'post_process'));
+    if (pre === undefined && post === undefined) return target.handle(call);
+    const records = path[0] === '_table';
+    const context = {
+      service,
+      table: records ? path[1] : '',
+      verb: call.verb,
+      query: call.query,
+      auth: call.auth,
+      resource: call.resource,
+      log: hooked.log,
+    };
+    const before = async (): Promise<unknown> => {
+      if (pre === undefined) return call.body;
+      const event = eventName(service, path, call.verb, 'pre_process');
+      const phase = 'pre_process' as const;
+      if (!records) return this.run(pre, call.body, { ...context, event, phase }, false);
+      const sent = toRecords(call.body) ?? [];
+      const changed = await this.run(pre, sent, { ...context, event, phase }, true);
+      return changed === sent ? call.body : fromRecords(call.body, changed as unknown[]);
+    };
+    const after = async (result: ServiceResult): Promise<ServiceResult> => {
+      if (post === undefined || (result.status ?? 200) >= 400) return result;
+      const event = eventName(service, path, call.verb, 'post_process');
+      const phase = 'post_process' as const;
+      if (!records) return { ...result, body: await this.run(post, result.body, { ...context, event, phase }, false) };
+      const answered = toRecords(result.body);
+      if (answered === null) return result;
+      const changed = await this.run(post, answered, { ...context, event, phase }, true);
+      return changed === answered ? result : { ...result, body: fromRecords(result.body, changed as unknown[]) };
+    };
+    // A write with a post_process hook runs in one transaction with its hooks, so that the hook can still undo it.
+    if (records && call.verb !== 'GET' && post !== undefined && target.transaction !== undefined) {
+      const outcome = await target.transaction(async (handler): Promise<{ result: ServiceResult } | { failed: unknown }> => {
+        const body = await before();
+        let result: ServiceResult;
+        try {
+          result = await handler.handle(body === call.body ? call : { ...call, body });
+        } catch (failed) {
+          return { failed };
+        }
+        return { result: await after(result) };
+      });
+      if ('failed' in outcome) throw outcome.failed;
+      return outcome.result;
+    }
+    const body = await before();
+    return after(await target.handle(body === call.body ? call : { ...call, body }));
+  }
+
+  /** Runs an event's hooks in turn, each on what the one before returned. */
+  private async run(hooks: readonly AttachedHook[], data: unknown, context: HookContext, records: boolean): Promise<unknown> {
+    let current = data;
+    for (const attached of hooks) {
       let result: unknown;
       try {
-        result = await hook(current, { ...context, event });
+        result = attached.hook(current, context);
+        if (isThenable(result)) result = await withTimeout(result, attached, context);
       } catch (error) {
-        if (error instanceof PorticoError) throw error;
-        throw new HookFailure(event, error);
+        throw asRequestError(error, attached, context);
       }
-      if (result !== undefined) {
-        if (!Array.isArray(result)) throw new HookFailure(event, new TypeError('a hook must return an array of records or nothing'));
-        current = result;
+      if (result === undefined) continue;
+      if (records && !Array.isArray(result)) {
+        throw new HookFailure(
+          context.event,
+          attached.file,
+          new TypeError('a hook of a _table event must return an array of records or nothing'),
+        );
       }
+      current = result;
     }
     return current;
   }
+}
 
-  /** Runs a `_table` call through its pre_process and post_process hooks. */
-  async aroundTable(
-    service: string,
-    table: string,
-    call: { verb: Verb; query: RawQuery; body: unknown; auth: AuthContext },
-    operation: (body: unknown) => Promise<ServiceResult>,
-  ): Promise<ServiceResult> {
-    const base = `${service}._table.${table}.${call.verb.toLowerCase()}`;
-    const context = { service, table, verb: call.verb, query: call.query, auth: call.auth };
-    let body = call.body;
-    if (this.byEvent.has(`${base}.pre_process`) && body !== undefined && body !== null) {
-      body = fromRecords(body, await this.run(`${base}.pre_process`, toRecords(body), context));
-    }
-    const result = await operation(body);
-    if (this.byEvent.has(`${base}.post_process`) && (result.status ?? 200) < 400 && result.body !== undefined && result.body !== null) {
-      return { ...result, body: fromRecords(result.body, await this.run(`${base}.post_process`, toRecords(result.body), context)) };
-    }
-    return result;
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/** A hook's promise, or a HookTimeout once the hook's time is up. */
+async function withTimeout(pending: PromiseLike<unknown>, attached: AttachedHook, context: HookContext): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HookTimeout(context.event, attached.file, attached.timeoutMs)), attached.timeoutMs);
+  });
+  try {
+    return await Promise.race([pending, expired]);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** What a hook threw, as the request's error. */
+function asRequestError(error: unknown, attached: AttachedHook, context: HookContext): Error {
+  if (error instanceof PorticoError) return error;
+  if (error instanceof HookTimeout) {
+    const answer = coreMessages.hookTimedOut.error();
+    answer.cause = error;
+    return answer;
+  }
+  // A PorticoError of another copy of the runtime (a hook module resolving its own `portico/runtime`).
+  if (
+    error instanceof Error &&
+    typeof (error as Partial<PorticoError>).status === 'number' &&
+    typeof (error as Partial<PorticoError>).toBody === 'function'
+  ) {
+    const { status, context: errorContext } = error as PorticoError;
+    if (status >= 400 && status < 600) return new PorticoError(status, error.message, (errorContext ?? null) as ErrorContext);
+  }
+  return new HookFailure(context.event, attached.file, error);
 }
 
 /** A hook's unexpected exception: a 500 with a generic message; the cause goes to the log, never the client. */
 export class HookFailure extends Error {
   constructor(
     readonly event: string,
+    readonly file: string,
     readonly cause: unknown,
   ) {
-    super(`Hook on '${event}' failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(`Hook on '${event}' (${file}) failed: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
 }
 
-/** The records of a body: `{resource: [...]}`, an array, or one record. */
-function toRecords(body: unknown): unknown[] {
+/** A hook that did not finish in time (the cause of the 503, in the log). */
+export class HookTimeout extends Error {
+  constructor(
+    readonly event: string,
+    readonly file: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`Hook on '${event}' (${file}) did not finish within ${timeoutMs} ms; the request was answered 503.`);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The records of a body: `{resource: [...]}`, an array, or one record; null when it holds none (a count, nothing). */
+function toRecords(body: unknown): unknown[] | null {
   if (Array.isArray(body)) return body;
-  if (typeof body === 'object' && body !== null && Array.isArray((body as { resource?: unknown }).resource))
-    return (body as { resource: unknown[] }).resource;
-  return [body];
+  if (isObject(body)) return Array.isArray(body.resource) ? body.resource : [body];
+  return null;
 }
 
 /** Puts records back in the shape the body had. */
 function fromRecords(body: unknown, records: unknown[]): unknown {
   if (Array.isArray(body)) return records;
-  if (typeof body === 'object' && body !== null && Array.isArray((body as { resource?: unknown }).resource))
-    return { ...(body as object), resource: records };
-  return records.length === 1 ? records[0] : records;
+  if (isObject(body) && Array.isArray(body.resource)) return { ...body, resource: records };
+  if (isObject(body) && records.length === 1) return records[0];
+  return body === undefined || body === null ? (records.length === 0 ? body : { resource: records }) : records;
 }

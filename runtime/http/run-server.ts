@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
 import { StartupError } from '../system/store/system-db.js';
 import { createServer } from './create-server.js';
+import type { HookModule } from './hooks.js';
 import { logLevelFrom } from './request-logging.js';
 import type { ServiceRoutes } from './generated-routes.js';
 
@@ -19,8 +20,8 @@ export interface RunServerOptions {
   baseUrl: URL;
   /** URLs of the generated route schema files (routes.json) of the database services. */
   routeFiles: URL[];
-  /** The user's hook modules' default exports (compiled by `gen build`, imported by main.mjs). */
-  hooks?: ReadonlyArray<Record<string, unknown>>;
+  /** The user's hook modules (compiled by `gen build`, imported by main.mjs), with their files and timeouts. */
+  hooks?: ReadonlyArray<HookModule | Readonly<Record<string, unknown>>>;
 }
 
 /** Reads a generated JSON file (ignoring the generator's `$comment`). */

@@ -127,6 +127,12 @@ export interface ServiceHandler {
    * /{service}?as_access_list=true, which the reference's role editor lists).
    */
   accessComponents?(): Promise<string[]> | string[];
+  /**
+   * Runs `work` in one transaction of the service's back-end, with a handler whose calls run in
+   * it: committed when `work` resolves, rolled back when it throws (the user's hooks around a
+   * table write, runtime/http/hooks.ts). Services without transactions leave it out.
+   */
+  transaction?<T>(work: (handler: Pick<ServiceHandler, 'handle'>) => Promise<T>): Promise<T>;
   /** Checks that the back-end answers (GET /ready); services without one are always ready. */
   ping?(): Promise<void>;
   close(): Promise<void>;

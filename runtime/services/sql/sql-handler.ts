@@ -47,6 +47,21 @@ export class SqlServiceHandler implements ServiceHandler {
     }
   }
 
+  /**
+   * Calls on a handler of this service whose statements all go through one transaction. The
+   * cached answers are forgotten again once it has ended: a read between a write in it and its
+   * commit may have kept what the database held before.
+   */
+  async transaction<T>(work: (handler: Pick<ServiceHandler, 'handle'>) => Promise<T>): Promise<T> {
+    try {
+      return await this.ctx.db
+        .transaction()
+        .execute((trx) => work(new SqlServiceHandler({ ...this.ctx, db: trx }, this.model, this.connection, this.responses)));
+    } finally {
+      await this.responses?.clear();
+    }
+  }
+
   /** Re-reads the database catalog (`refresh=true`), forgetting cached answers. */
   async refresh(): Promise<void> {
     this.ctx.schema.replace(await readDatabaseSchema(this.ctx.db, this.ctx.dialect, this.ctx.options.keepCase));

@@ -1,8 +1,8 @@
 /**
  * GET /system/event (reference 5.10): the events the platform emits, one per route and verb of
  * each service the caller may reach, named `{service}.{path with / as .}.{verb}`
- * (`db._table.{table_name}.get`). Derived from the services' OpenAPI paths, so a new route is
- * a new event.
+ * (`db._table.{table_name}.get`; http/hook-events.ts builds the names, as the dispatch does).
+ * Derived from the services' OpenAPI paths, so a new route is a new event.
  */
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
@@ -10,13 +10,18 @@ import type { InternalCall } from '../../http/internal-service.js';
 import { roleReaches } from '../../auth/access.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import { serviceFragment } from '../docs/service-fragments.js';
+import { endpointPattern, eventName, pathSegments } from '../../http/hook-events.js';
 
-/** One path's events; `hooks` names the `{event}.pre_process` / `.post_process` events with hooks attached. */
+/**
+ * One path's events; `hooks` names the events of its endpoints (`{endpoint}.pre_process` /
+ * `.post_process`) with the user's hooks attached, and `hook_modules` the modules they come from.
+ */
 interface PathEvents {
   type: 'api';
   endpoints: string[];
   parameter: null;
   hooks?: string[];
+  hook_modules?: Record<string, string[]>;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -30,22 +35,32 @@ export async function events(ctx: PlatformContext, call: InternalCall): Promise<
   const only = pick(call.query, 'service');
   const services = ctx.services.list().filter((s) => (only === undefined || s.name === only) && mayReach(ctx, call, s.name));
   if (toBool(pick(call.query, 'services_only'))) return wrapList(services.map((s) => s.name));
-  // Events with the user's hooks attached (issue 17): listed on their path as `hooks`.
-  const attached = [...(ctx.hooks?.attached().keys() ?? [])];
+  // Events with the user's hooks attached (issue 17), each listed on the most specific path whose endpoints name it.
+  const attached = ctx.hooks?.attached() ?? new Map<string, string[]>();
   const byService: Record<string, Record<string, PathEvents>> = {};
   for (const service of services) {
     const fragment = await serviceFragment(ctx, service).catch(() => ({ paths: {} }));
     const paths: Record<string, PathEvents> = {};
+    const matchers: Array<{ entry: PathEvents; pattern: RegExp; literal: number }> = [];
     for (const [path, item] of Object.entries(fragment.paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const base = [service.name, ...path.split('/').filter((part) => part !== '')].join('.');
-      const endpoints = METHODS.filter((method) => (item as Record<string, unknown>)[method] !== undefined).map(
-        (method) => `${base}.${method}`,
-      );
-      if (endpoints.length === 0) continue;
-      const entry: PathEvents = { type: 'api', endpoints, parameter: null };
-      const hooks = attached.filter((event) => endpoints.some((endpoint) => event.startsWith(`${endpoint}.`))).sort();
-      if (hooks.length > 0) entry.hooks = hooks;
+      const segments = pathSegments(path);
+      const methods = METHODS.filter((method) => (item as Record<string, unknown>)[method] !== undefined);
+      if (methods.length === 0) continue;
+      const entry: PathEvents = {
+        type: 'api',
+        endpoints: methods.map((method) => eventName(service.name, segments, method)),
+        parameter: null,
+      };
       paths[path === '/' ? service.name : `${service.name}${path}`] = entry;
+      if (attached.size > 0) matchers.push(...methods.map((method) => ({ entry, ...endpointPattern(service.name, segments, method) })));
+    }
+    for (const [event, modules] of attached) {
+      let best: (typeof matchers)[number] | undefined;
+      for (const matcher of matchers)
+        if (matcher.pattern.test(event) && (best === undefined || matcher.literal > best.literal)) best = matcher;
+      if (best === undefined) continue;
+      best.entry.hooks = [...(best.entry.hooks ?? []), event].sort();
+      best.entry.hook_modules = { ...best.entry.hook_modules, [event]: modules };
     }
     byService[service.name] = paths;
   }

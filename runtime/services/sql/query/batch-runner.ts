@@ -2,11 +2,14 @@
  * Multi-record operations with the reference's three modes (reference 2.3) and the spec's error
  * shape: default stops at the first failure and keeps what was written; `continue` tries every
  * record; `rollback` runs in a transaction and undoes everything at the first failure. A batch of
- * one record fails with that record's own error.
+ * one record fails with that record's own error. Inside a transaction already (hooks around the
+ * write, runtime/http/hooks.ts) each record, or a rollback batch as a whole, runs in a savepoint,
+ * so that the modes keep and undo what they do without one.
  */
 import type { Kysely } from 'kysely';
 import { BatchError, type PorticoError } from '../../../core/errors.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';
+import { atomically } from './atomic.js';
 
 export type BatchMode = 'default' | 'continue' | 'rollback';
 
@@ -29,9 +32,12 @@ export type BatchItemRunner<T> = (db: Kysely<any>, item: T, index: number) => Pr
 
 async function runAll<T>(db: Kysely<any>, options: BatchOptions<T>, run: BatchItemRunner<T>, stopAtFirst: boolean): Promise<Outcome> {
   const outcome: Outcome = { results: [], errors: [] };
+  // In an enclosing transaction, a record that fails must not take the others (or the transaction) with it.
+  const each = db.isTransaction && options.mode !== 'rollback' && options.items.length > 1;
   for (let index = 0; index < options.items.length; index++) {
     try {
-      outcome.results.push(await run(db, options.items[index], index));
+      const item = options.items[index];
+      outcome.results.push(await (each ? atomically(db, (conn) => run(conn, item, index)) : run(db, item, index)));
     } catch (thrown) {
       const error = options.toError(thrown);
       outcome.errors.push({ index, error });
@@ -53,7 +59,7 @@ export async function runBatch<T>(options: BatchOptions<T>, run: BatchItemRunner
   let outcome: Outcome;
   if (options.mode === 'rollback') {
     try {
-      outcome = await options.db.transaction().execute(async (trx) => {
+      outcome = await atomically(options.db, async (trx) => {
         const result = await runAll(trx, options, run, true);
         if (result.errors.length > 0) throw new RollbackSignal(result);
         return result;

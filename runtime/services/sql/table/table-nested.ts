@@ -18,6 +18,7 @@ import type { Kysely } from 'kysely';
 import { BadRequestError, PorticoError } from '../../../core/errors.js';
 import { pick, toBool } from '../../../core/query-params.js';
 import type { RelationModel, TableModel, Verb } from '../../../model/platform-model.js';
+import { atomically } from '../query/atomic.js';
 import { allOf, findRecordKey, keyCondition, keyText } from '../query/conditions.js';
 import { selectRows } from '../query/record-reader.js';
 import {
@@ -77,7 +78,7 @@ const PREFIX: Record<RelationModel['type'], string> = {
   many_many: 'Failed to update many to one map assignment.',
 };
 
-/** Runs `write` with the `nested` records of `record` (see nestedValues) in one transaction (the current one, if any). */
+/** Runs `write` with the `nested` records of `record` (see nestedValues) all or nothing (query/atomic.ts). */
 export async function writeWithNested(
   ctx: SqlServiceContext,
   conn: Kysely<any>,
@@ -100,7 +101,7 @@ export async function writeWithNested(
     }
     return row;
   };
-  return conn.isTransaction ? run(conn) : conn.transaction().execute(run);
+  return atomically(conn, run);
 }
 
 /** `allow_related_delete` of the request. */

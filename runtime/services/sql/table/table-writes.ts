@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import { unwrapRecord, unwrapRecords, wrapList } from '../../../core/envelope.js';
 import type { ServiceResult } from '../../service-kind.js';
+import { atomically } from '../query/atomic.js';
 import { runBatch } from '../query/batch-runner.js';
 import { allOf, findRecordKey, keyCondition, keyText, parseKey, recordKey, type Condition } from '../query/conditions.js';
 import { selectRows } from '../query/record-reader.js';
@@ -215,8 +216,7 @@ async function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write:
     if (!etagMatches(ifMatch, recordEtag(current))) throw sqlMessages.recordChanged.error(id);
     return write(conn);
   };
-  const conn = db(op);
-  return conn.isTransaction ? run(conn) : conn.transaction().execute(run);
+  return atomically(db(op), run);
 }
 
 async function deleteByKey(

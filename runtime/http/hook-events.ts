@@ -1,0 +1,121 @@
+/**
+ * Event names (reference 5.10): `{service}.{path with / as .}.{verb}`, with `.pre_process` or
+ * `.post_process` for the hooks around it (`db._table.contact.post.pre_process`). `eventName` is
+ * the one place they are built: the dispatch names the event of a request with it, GET
+ * /system/event names the events of a service's OpenAPI paths with it, and the generator names
+ * the keys of the generated `Events` types with it.
+ *
+ * A request's event follows the path it matches: `_table/contact/7` is `db._table.contact.{id}`,
+ * `_proc/bump` is `db._proc.bump` (the listing's `{procedure_name}` filled in), a SOAP operation
+ * is its documented name (`calc.add`), `system/role/3` is `system.role.{id}`.
+ */
+import type { ServiceModel, SoapServiceModel, Verb } from '../model/platform-model.js';
+import { documentedNames, operationsByApiName } from '../services/soap/operation-names.js';
+import { splitInlineCall } from '../services/sql/routines/routine-arguments.js';
+
+export type HookPhase = 'pre_process' | 'post_process';
+
+export const HOOK_PHASES: readonly HookPhase[] = ['pre_process', 'post_process'];
+
+/** `{service}.{path...}.{verb}[.{phase}]`, the verb lower-cased. */
+export function eventName(service: string, path: readonly string[], verb: Verb | Lowercase<Verb>, phase?: HookPhase): string {
+  const parts = [service, ...path, verb.toLowerCase()];
+  if (phase !== undefined) parts.push(phase);
+  return parts.join('.');
+}
+
+/** The segments of an OpenAPI path (`/_table/contact/{id}` -> `_table`, `contact`, `{id}`). */
+export function pathSegments(openApiPath: string): string[] {
+  return openApiPath
+    .split('/')
+    .filter((part) => part !== '')
+    .map((part) => {
+      try {
+        return decodeURIComponent(part);
+      } catch {
+        return part;
+      }
+    });
+}
+
+/**
+ * Placeholders of the listing's generic paths that a request's event fills in with the name it
+ * calls (`/_table/{table_name}` -> `db._table.contact`); `{id}` and the rest stay as written.
+ */
+export const NAMED_PLACEHOLDERS: ReadonlySet<string> = new Set(['{table_name}', '{procedure_name}', '{function_name}']);
+
+/** The event path of a database service's request: `_table/{table}[/{id}]`, `_proc/{name}`, `_func/{name}`; null for the rest. */
+export function databaseEventPath(resource: readonly string[]): string[] | null {
+  const [segment, name, id] = resource;
+  if (name === undefined) return null;
+  if (segment === '_table' && resource.length <= 3) return id === undefined ? ['_table', name] : ['_table', name, '{id}'];
+  if ((segment === '_proc' || segment === '_func') && resource.length === 2) return [segment, splitInlineCall(name).name];
+  return null;
+}
+
+const soapNames = new WeakMap<SoapServiceModel, Map<string, string>>();
+
+/** The event path of a SOAP operation call: its documented name (as the service's OpenAPI path). */
+export function soapEventPath(model: ServiceModel, resource: readonly string[]): string[] | null {
+  if (resource.length !== 1) return null;
+  const requested = resource[0].toLowerCase();
+  if (model.kind !== 'soap' || model.operations.length === 0) return [requested.replace(/_/g, '')];
+  let names = soapNames.get(model);
+  if (names === undefined) {
+    const documented = documentedNames(model.operations.map((operation) => operation.name));
+    const index = new Map(model.operations.map((operation, i) => [operation, documented[i]]));
+    names = new Map([...operationsByApiName(model.operations)].map(([apiName, operation]) => [apiName, index.get(operation)!]));
+    soapNames.set(model, names);
+  }
+  return [names.get(requested) ?? requested];
+}
+
+/** The paths of a service whose paths never change (the runtime's own services), matched against requests. */
+export class PathTemplates {
+  private readonly templates: string[][];
+
+  constructor(openApiPaths: Iterable<string>) {
+    this.templates = [...openApiPaths].map(pathSegments);
+  }
+
+  /** The template a request's path matches, literal segments before placeholders; null when none does. */
+  match(resource: readonly string[]): string[] | null {
+    let best: string[] | null = null;
+    let bestScore = -1;
+    for (const template of this.templates) {
+      if (template.length !== resource.length) continue;
+      let score = 0;
+      let fits = true;
+      for (let i = 0; i < template.length && fits; i++) {
+        const part = template[i];
+        if (part.startsWith('{') && part.endsWith('}')) continue;
+        if (part.toLowerCase() === resource[i].toLowerCase()) score += 2 ** (template.length - i);
+        else fits = false;
+      }
+      if (fits && score > bestScore) {
+        best = template.map((part, i) => (NAMED_PLACEHOLDERS.has(part) ? resource[i] : part));
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The events of a listed endpoint (a path template and verb) as a pattern over event names with
+ * either phase, a named placeholder standing for any name; `literal` counts the path's other
+ * segments, so that of two endpoints matching an event the more specific one can be chosen.
+ */
+export function endpointPattern(
+  service: string,
+  path: readonly string[],
+  verb: Verb | Lowercase<Verb>,
+): { pattern: RegExp; literal: number } {
+  const parts = [service, ...path, verb.toLowerCase()].map((part) => (NAMED_PLACEHOLDERS.has(part) ? '.+' : escapeRegExp(part)));
+  return {
+    pattern: new RegExp(`^${parts.join('\\.')}\\.(?:${HOOK_PHASES.join('|')})$`),
+    literal: path.filter((part) => !NAMED_PLACEHOLDERS.has(part)).length,
+  };
+}
