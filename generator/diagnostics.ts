@@ -24,6 +24,8 @@ export const diagnosticCatalogue = {
   PCO111: 'Environment variable not set',
   PCO112: 'Service type not registered',
   PCO113: 'Hook module not found',
+  PCO114: 'Hook module export not found',
+  PCO115: 'Hook module syntax error',
   PCO201: 'Introspection failed',
   PCO202: 'Grant names a missing table, procedure, function or operation',
   PCO203: 'Row filter names a missing column',

@@ -3,7 +3,6 @@
  * Only `introspect` talks to databases and WSDL hosts, only `write` touches the output directory;
  * `model` and `emit` are pure.
  */
-import fs from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveEnv, type Env } from '../runtime/core/env.js';
@@ -14,10 +13,12 @@ import { loadConfig, missingEnvDiagnostics, type LoadedConfig } from './config/l
 import { objectItems, isRecord } from './config/loose-data.js';
 import { DiagnosticError, isUserError, type Diagnostic } from './diagnostics.js';
 import { emitPlatform, type FileMap } from './emit/emit-platform.js';
+import type { HookSource } from './emit/create-main-file.js';
 import { buildModel, serviceModels, type IntrospectionSnapshot } from './model/build-model.js';
 import { checkModel } from './model/model-checks.js';
 import { verifyFiles, writeFiles, type DriftReport, type WritePlan } from './write/write-files.js';
 import { loadTemplates } from './load-templates.js';
+import { readHookModules } from './hook-modules.js';
 
 export type StageName = 'load' | 'introspect' | 'model' | 'emit' | 'write' | 'verify';
 
@@ -47,6 +48,8 @@ export interface PipelineOptions {
 export interface ModelResult {
   loaded: LoadedConfig;
   model: PlatformModel;
+  /** The hook modules platform.yaml names, read and checked (hook-modules.ts). */
+  hooks: HookSource[];
 }
 
 export interface GenerateResult extends ModelResult {
@@ -72,17 +75,24 @@ export async function modelPlatform(options: PipelineOptions): Promise<ModelResu
   );
   const model = await timed(options, 'model', async () => buildModel(loaded.config, introspected.snapshot));
   const problems = checkModel(model, loaded.config, loaded.source, { unavailable: introspected.unavailable });
-  const diagnostics = [...loaded.deferred, ...introspected.diagnostics, ...problems];
+  let hooks: HookSource[] = [];
+  const hookProblems: Diagnostic[] = [];
+  try {
+    hooks = readHookModules(loaded);
+  } catch (error) {
+    if (!(error instanceof DiagnosticError)) throw error;
+    hookProblems.push(...error.diagnostics);
+  }
+  const diagnostics = [...loaded.deferred, ...introspected.diagnostics, ...problems, ...hookProblems];
   if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
-  return { loaded, model };
+  return { loaded, model, hooks };
 }
 
 /** Everything up to the in-memory file map. */
 export async function generatePlatform(options: PipelineOptions): Promise<GenerateResult> {
-  const { loaded, model } = await modelPlatform(options);
+  const { loaded, model, hooks } = await modelPlatform(options);
   const outDir = outputDir(options, loaded);
   const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
-  const hooks = readHookModules(loaded);
   const files = await timed(options, 'emit', async () =>
     emitPlatform(model, {
       platformDirFromOutput,
@@ -91,25 +101,7 @@ export async function generatePlatform(options: PipelineOptions): Promise<Genera
       hooks,
     }),
   );
-  return { loaded, model, outDir, files };
-}
-
-/** The sources of platform.yaml's hook modules; a missing one is a diagnostic (PCO113). */
-function readHookModules(loaded: LoadedConfig): Array<{ file: string; source: string }> {
-  const diagnostics: Diagnostic[] = [];
-  const hooks = loaded.config.hooks.flatMap(({ file }) => {
-    try {
-      return [{ file, source: fs.readFileSync(path.resolve(loaded.platformDir, file), 'utf8') }];
-    } catch {
-      diagnostics.push({
-        code: 'PCO113',
-        message: `The hook module '${file}' named in platform.yaml \`hooks\` does not exist (relative to ${loaded.platformDir}).`,
-      });
-      return [];
-    }
-  });
-  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
-  return hooks;
+  return { loaded, model, hooks, outDir, files };
 }
 
 /** Generates and writes changed files, pruning stale ones; `dryRun` only plans. */

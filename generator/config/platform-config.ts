@@ -25,6 +25,10 @@ export interface PlatformConfig {
 export interface HookConfig {
   /** A .ts file relative to platform.yaml. */
   file: string;
+  /** The export holding the hooks (`default`, or a named export). */
+  export: string;
+  /** How long one of its hooks may take before the request is answered 503, in milliseconds. */
+  timeout_ms: number;
 }
 
 /** What `gen build` writes besides the server itself. */

@@ -1,6 +1,6 @@
 /**
- * `gen dev`: builds, serves, and rebuilds on change. platform.yaml and local WSDL files are
- * watched; database schemas are polled (introspected every `pollMs`). A rebuild prints which
+ * `gen dev`: builds, serves, and rebuilds on change. platform.yaml, the hook modules it names and
+ * local WSDL files are watched; database schemas are polled (introspected every `pollMs`). A rebuild prints which
  * generated files changed and swaps the server without dropping a request: one node:http server
  * keeps the port and hands each request to the current build's Fastify instance (its `routing`);
  * the previous instance is closed once the requests it was given have finished.
@@ -8,15 +8,18 @@
  * It serves what the generated main.mjs serves: the model the build wrote to model.json, with the
  * same precompiled route schemas as the generated routes.json files (runtime/openapi/record-schemas.ts).
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Env } from '../../runtime/core/env.js';
 import { resolveEnv } from '../../runtime/core/env.js';
 import { createServer } from '../../runtime/http/create-server.js';
+import type { HookModule } from '../../runtime/http/hooks.js';
 import type { ServiceRoutes } from '../../runtime/http/generated-routes.js';
 import { startupSummary } from '../../runtime/http/run-server.js';
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
@@ -25,6 +28,7 @@ import { isRecord } from '../config/loose-data.js';
 import type { LoadedConfig } from '../config/load-config.js';
 import { DiagnosticError, formatDiagnosticReport, isUserError } from '../diagnostics.js';
 import { buildSummary, type CliIo } from '../cli/cli-io.js';
+import { hookModulePath, type HookSource } from '../emit/create-main-file.js';
 import { buildPlatform, databaseSchemas, liveDatabaseSchemas } from '../pipeline.js';
 
 export interface DevOptions {
@@ -206,6 +210,7 @@ export class DevServer {
       app = await createServer(model, {
         baseDir: loaded.platformDir,
         routes: serviceRoutes(model),
+        hooks: await importHooks(built),
         logLevel: this.io.env.PORTICO_LOG_LEVEL,
       });
       await app.ready();
@@ -291,9 +296,33 @@ export class DevServer {
   }
 }
 
-/** platform.yaml and the WSDL files of SOAP services read from disk (with the directories holding them, for imported schemas). */
+/**
+ * The hook modules as main.mjs passes them: the compiled files the build wrote, imported under a
+ * URL naming their content, so that a changed module is imported afresh.
+ */
+async function importHooks(built: {
+  outDir: string;
+  hooks: readonly HookSource[];
+  files: ReadonlyMap<string, string>;
+}): Promise<HookModule[]> {
+  const modules: HookModule[] = [];
+  for (const hook of built.hooks) {
+    const compiled = hookModulePath(hook.file);
+    const version = createHash('sha256')
+      .update(built.files.get(compiled) ?? '')
+      .digest('hex')
+      .slice(0, 16);
+    const module = (await import(`${pathToFileURL(path.join(built.outDir, compiled)).href}?v=${version}`)) as Record<string, unknown>;
+    const hooks = module[hook.export];
+    if (typeof hooks !== 'object' || hooks === null) throw new Error(`${hook.file} exports no hooks as '${hook.export}'.`);
+    modules.push({ file: hook.file, timeoutMs: hook.timeoutMs, hooks: hooks as Record<string, unknown> });
+  }
+  return modules;
+}
+
+/** platform.yaml, the hook modules, and the WSDL files of SOAP services read from disk (with the directories holding them, for imported schemas). */
 function watchedFiles(loaded: LoadedConfig, env: Env): Watched {
-  const files = new Set([loaded.path]);
+  const files = new Set([loaded.path, ...loaded.config.hooks.map((hook) => path.resolve(loaded.platformDir, hook.file))]);
   const wsdlDirs = new Set<string>();
   for (const service of loaded.config.services) {
     if (service.type !== 'soap' || !isRecord(service.config) || typeof service.config.wsdl !== 'string') continue;

@@ -35,20 +35,39 @@ export function compileHookModule(file: string, source: string): string {
   return `${LINE_COMMENT_NOTICE}\n// Compiled from ${file}; edit that file, not this one.\n\n${outputText}`;
 }
 
-export function createMainFile(model: PlatformModel, platformDirFromOutput: string, hookModules: readonly string[] = []): string {
+/** A platform.yaml `hooks` entry with the module's TypeScript source. */
+export interface HookSource {
+  /** The .ts file, relative to platform.yaml. */
+  file: string;
+  source: string;
+  /** `default`, or the named export holding the hooks. */
+  export: string;
+  timeoutMs: number;
+}
+
+export function createMainFile(model: PlatformModel, platformDirFromOutput: string, hooks: readonly HookSource[] = []): string {
   const url = (relative: string) => `new URL(${JSON.stringify(relative)}, import.meta.url)`;
   const routeFiles = model.services.filter((service) => service.kind === 'sql').map((service) => url(`./${routesFilePath(service.name)}`));
   return [
     LINE_COMMENT_NOTICE,
     '',
     `import { runServer } from ${JSON.stringify(RUNTIME_SPECIFIER)};`,
-    ...hookModules.map((module, index) => `import hooks${index} from ${JSON.stringify(`./${module}`)};`),
+    ...hooks.map((hook, index) => {
+      const binding = hook.export === 'default' ? `hooks${index}` : `{ ${hook.export} as hooks${index} }`;
+      return `import ${binding} from ${JSON.stringify(`./${hookModulePath(hook.file)}`)};`;
+    }),
     '',
     'await runServer({',
     `  modelUrl: ${url('./model.json')},`,
     `  baseUrl: ${url(directoryUrl(platformDirFromOutput))},`,
     routeFiles.length === 0 ? '  routeFiles: [],' : ['  routeFiles: [', ...routeFiles.map((file) => `    ${file},`), '  ],'].join('\n'),
-    ...(hookModules.length === 0 ? [] : [`  hooks: [${hookModules.map((_, index) => `hooks${index}`).join(', ')}],`]),
+    ...(hooks.length === 0
+      ? []
+      : [
+          '  hooks: [',
+          ...hooks.map((hook, index) => `    { file: ${JSON.stringify(hook.file)}, timeoutMs: ${hook.timeoutMs}, hooks: hooks${index} },`),
+          '  ],',
+        ]),
     '});',
     '',
   ].join('\n');

@@ -2,16 +2,17 @@
  * `services/<name>/types.ts`: per table a record interface (`Contact`, as reads return it), an
  * insert interface (`ContactInsert`: what a create may send, optional where the database fills
  * in a value) and an update interface (`ContactUpdate`: any writable column), and the maps
- * `Tables`, `TableInserts` and `TableUpdates` keyed by table name, for hooks and clients. The
- * types agree with the OpenAPI record schemas (runtime/openapi/record-schemas.ts): both follow
- * runtime/model/field-rules.ts.
+ * `Tables`, `TableInserts` and `TableUpdates` keyed by table name, for hooks and clients, and the
+ * service's hook events (`Events`, create-events.ts). The types agree with the OpenAPI record
+ * schemas (runtime/openapi/record-schemas.ts): both follow runtime/model/field-rules.ts.
  */
-import { StructureKind, type InterfaceDeclarationStructure, type PropertySignatureStructure } from 'ts-morph';
+import { StructureKind, type InterfaceDeclarationStructure, type PropertySignatureStructure, type StatementStructures } from 'ts-morph';
 import { isBigInteger, isRequiredOnCreate, isServerFilled } from '../../runtime/model/field-rules.js';
 import type { AbstractType, FieldModel, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../runtime/openapi/code-identifiers.js';
 import { nativeTypeInfo } from '../../runtime/services/sql/schema/native-types.js';
-import { docText, printTypeScript, propertyKey } from './typescript-printer.js';
+import { databaseEvents, eventsInterface } from './create-events.js';
+import { docText, printTypeScript, propertyKey, RUNTIME_SPECIFIER } from './typescript-printer.js';
 
 /** TypeScript type of a value as the API returns it (matches runtime/openapi/record-schemas.ts). */
 const TS_TYPE: Record<AbstractType, string> = {
@@ -117,7 +118,7 @@ const GLOBAL_TYPE_NAMES = [
 ];
 
 export function createTypesFile(service: SqlServiceModel): string {
-  const name = uniqueNamer(['Tables', 'TableInserts', 'TableUpdates', ...GLOBAL_TYPE_NAMES]);
+  const name = uniqueNamer(['Tables', 'TableInserts', 'TableUpdates', 'Events', 'RoutineRequest', ...GLOBAL_TYPE_NAMES]);
   const tables = service.schema.tables.map((table) => {
     const base = pascalCase(table.name);
     const record = name(/^[A-Za-z]/.test(base) ? base : `Table${base}`);
@@ -155,7 +156,12 @@ export function createTypesFile(service: SqlServiceModel): string {
     }
     return declarations;
   });
+  const events = databaseEvents(service, tables);
+  const imports: StatementStructures[] = events.routineRequest
+    ? [{ kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: RUNTIME_SPECIFIER, namedImports: ['RoutineRequest'] }]
+    : [];
   return printTypeScript([
+    ...imports,
     ...statements,
     mapInterface(
       'Tables',
@@ -172,5 +178,6 @@ export function createTypesFile(service: SqlServiceModel): string {
       `Update types of the \`${service.name}\` service, by table name.`,
       tables.flatMap(({ table, update }) => (update === null ? [] : [[table.name, update] as [string, string]])),
     ),
+    eventsInterface(service.name, events.entries),
   ]);
 }

@@ -5,7 +5,8 @@
  */
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
 import { createCombinedOpenApiFile, createServiceOpenApiFile } from './create-openapi-files.js';
-import { compileHookModule, createMainFile, hookModulePath, routesFilePath, SERVER_ENTRY } from './create-main-file.js';
+import { compileHookModule, createMainFile, hookModulePath, routesFilePath, SERVER_ENTRY, type HookSource } from './create-main-file.js';
+import { createEventsFile } from './create-events.js';
 import { createModelFile } from './create-model-file.js';
 import { createPrismaFile } from './create-prisma-file.js';
 import { createReadmeFile, type FileEntry } from './create-readme-file.js';
@@ -32,7 +33,7 @@ export interface EmitOptions {
   /** Also write openapi.json, the combined document of every service (platform.yaml `output.combined_openapi`). */
   combinedOpenApi?: boolean;
   /** The user's hook modules (platform.yaml `hooks`) with their TypeScript source, compiled to hooks/<name>.mjs. */
-  hooks?: ReadonlyArray<{ file: string; source: string }>;
+  hooks?: ReadonlyArray<HookSource>;
 }
 
 /**
@@ -56,12 +57,12 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
     {
       path: SERVER_ENTRY,
       description: 'starts the server (`runServer` of `portico/runtime`).',
-      create: () =>
-        createMainFile(
-          model,
-          options.platformDirFromOutput,
-          (options.hooks ?? []).map((hook) => hookModulePath(hook.file)),
-        ),
+      create: () => createMainFile(model, options.platformDirFromOutput, options.hooks ?? []),
+    },
+    {
+      path: 'events.ts',
+      description: 'every hook event of the platform with the data its hooks see (`defineHooks<Events>` of `portico/runtime`).',
+      create: () => createEventsFile(model),
     },
     ...(options.hooks ?? []).map((hook) => ({
       path: hookModulePath(hook.file),

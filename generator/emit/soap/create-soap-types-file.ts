@@ -1,7 +1,8 @@
 /**
  * `services/<name>/types.ts` of a SOAP service: a type per shared schema definition (named after
  * the XSD type), the request and response type of every operation (`AddRequest`, `AddResponse`),
- * and the map `Operations` keyed by operation name, for hooks and clients. The types follow the
+ * the map `Operations` keyed by operation name, for hooks and clients, and the service's hook
+ * events (`Events`, ../create-events.ts). The types follow the
  * JSON the API takes and returns (runtime/services/soap): optional members are those the schema
  * does not require, `nullable` adds `| null`, repeated elements are arrays.
  */
@@ -9,6 +10,7 @@ import { StructureKind, type InterfaceDeclarationStructure, type PropertySignatu
 import type { JsonSchema, SoapServiceModel } from '../../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../../runtime/openapi/code-identifiers.js';
 import { DEFINITION_REF } from '../../../runtime/services/soap/wsdl/json-schema-parts.js';
+import { eventsInterface, soapEvents } from '../create-events.js';
 import { docText, printTypeScript, propertyKey } from '../typescript-printer.js';
 
 /** Global names a generated type should not shadow, for the readers of the file. */
@@ -22,6 +24,7 @@ const RESERVED = [
   'Map',
   'Number',
   'Object',
+  'Events',
   'Omit',
   'Operations',
   'Partial',
@@ -187,5 +190,6 @@ export function createSoapTypesFile(service: SoapServiceModel): string {
       type: `{ request: ${request}; response: ${response} }`,
     })),
   });
+  statements.push(eventsInterface(service.name, soapEvents(service, operations)));
   return printTypeScript(statements);
 }

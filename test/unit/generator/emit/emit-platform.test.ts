@@ -24,6 +24,7 @@ describe('emitPlatform', () => {
   it('lists every output file, in path order', () => {
     expect([...emitPlatform(addressBookModel, options).keys()]).toEqual([
       'README.md',
+      'events.ts',
       'main.mjs',
       'model.json',
       'openapi/db.json',

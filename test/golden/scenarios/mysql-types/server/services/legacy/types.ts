@@ -169,3 +169,45 @@ export interface TableUpdates {
   item: ItemUpdate;
   warehouse: WarehouseUpdate;
 }
+
+/** Hook events of the `legacy` service, with the data each hook receives and may return: `defineHooks<Events>({...})` of portico/runtime. */
+export interface Events {
+  "legacy.get.pre_process": undefined;
+  "legacy.get.post_process": unknown;
+  "legacy._table.item.get.pre_process": [];
+  "legacy._table.item.get.post_process": Item[];
+  "legacy._table.item.post.pre_process": ItemInsert[];
+  "legacy._table.item.post.post_process": Array<Partial<Item>>;
+  "legacy._table.item.put.pre_process": ItemInsert[];
+  "legacy._table.item.put.post_process": Array<Partial<Item>>;
+  "legacy._table.item.patch.pre_process": ItemUpdate[];
+  "legacy._table.item.patch.post_process": Array<Partial<Item>>;
+  "legacy._table.item.delete.pre_process": Array<Partial<Item>>;
+  "legacy._table.item.delete.post_process": Array<Partial<Item>>;
+  "legacy._table.item.{id}.get.pre_process": [];
+  "legacy._table.item.{id}.get.post_process": Item[];
+  "legacy._table.item.{id}.put.pre_process": ItemInsert[];
+  "legacy._table.item.{id}.put.post_process": Array<Partial<Item>>;
+  "legacy._table.item.{id}.patch.pre_process": ItemUpdate[];
+  "legacy._table.item.{id}.patch.post_process": Array<Partial<Item>>;
+  "legacy._table.item.{id}.delete.pre_process": [];
+  "legacy._table.item.{id}.delete.post_process": Array<Partial<Item>>;
+  "legacy._table.warehouse.get.pre_process": [];
+  "legacy._table.warehouse.get.post_process": Warehouse[];
+  "legacy._table.warehouse.post.pre_process": WarehouseInsert[];
+  "legacy._table.warehouse.post.post_process": Array<Partial<Warehouse>>;
+  "legacy._table.warehouse.put.pre_process": WarehouseInsert[];
+  "legacy._table.warehouse.put.post_process": Array<Partial<Warehouse>>;
+  "legacy._table.warehouse.patch.pre_process": WarehouseUpdate[];
+  "legacy._table.warehouse.patch.post_process": Array<Partial<Warehouse>>;
+  "legacy._table.warehouse.delete.pre_process": Array<Partial<Warehouse>>;
+  "legacy._table.warehouse.delete.post_process": Array<Partial<Warehouse>>;
+  "legacy._table.warehouse.{id}.get.pre_process": [];
+  "legacy._table.warehouse.{id}.get.post_process": Warehouse[];
+  "legacy._table.warehouse.{id}.put.pre_process": WarehouseInsert[];
+  "legacy._table.warehouse.{id}.put.post_process": Array<Partial<Warehouse>>;
+  "legacy._table.warehouse.{id}.patch.pre_process": WarehouseUpdate[];
+  "legacy._table.warehouse.{id}.patch.post_process": Array<Partial<Warehouse>>;
+  "legacy._table.warehouse.{id}.delete.pre_process": [];
+  "legacy._table.warehouse.{id}.delete.post_process": Array<Partial<Warehouse>>;
+}

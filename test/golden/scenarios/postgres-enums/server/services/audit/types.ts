@@ -52,3 +52,27 @@ export interface TableInserts {
 export interface TableUpdates {
   event: EventUpdate;
 }
+
+/** Hook events of the `audit` service, with the data each hook receives and may return: `defineHooks<Events>({...})` of portico/runtime. */
+export interface Events {
+  "audit.get.pre_process": undefined;
+  "audit.get.post_process": unknown;
+  "audit._table.event.get.pre_process": [];
+  "audit._table.event.get.post_process": Event[];
+  "audit._table.event.post.pre_process": EventInsert[];
+  "audit._table.event.post.post_process": Array<Partial<Event>>;
+  "audit._table.event.put.pre_process": EventInsert[];
+  "audit._table.event.put.post_process": Array<Partial<Event>>;
+  "audit._table.event.patch.pre_process": EventUpdate[];
+  "audit._table.event.patch.post_process": Array<Partial<Event>>;
+  "audit._table.event.delete.pre_process": Array<Partial<Event>>;
+  "audit._table.event.delete.post_process": Array<Partial<Event>>;
+  "audit._table.event.{id}.get.pre_process": [];
+  "audit._table.event.{id}.get.post_process": Event[];
+  "audit._table.event.{id}.put.pre_process": EventInsert[];
+  "audit._table.event.{id}.put.post_process": Array<Partial<Event>>;
+  "audit._table.event.{id}.patch.pre_process": EventUpdate[];
+  "audit._table.event.{id}.patch.post_process": Array<Partial<Event>>;
+  "audit._table.event.{id}.delete.pre_process": [];
+  "audit._table.event.{id}.delete.post_process": Array<Partial<Event>>;
+}

@@ -11,3 +11,9 @@ export interface TableInserts {
 /** Update types of the `db` service, by table name. */
 export interface TableUpdates {
 }
+
+/** Hook events of the `db` service, with the data each hook receives and may return: `defineHooks<Events>({...})` of portico/runtime. */
+export interface Events {
+  "db.get.pre_process": undefined;
+  "db.get.post_process": unknown;
+}

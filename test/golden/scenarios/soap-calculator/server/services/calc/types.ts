@@ -51,3 +51,23 @@ export interface Operations {
   Multiply: { request: MultiplyRequest; response: MultiplyResponse };
   Subtract: { request: SubtractRequest; response: SubtractResponse };
 }
+
+/** Hook events of the `calc` service, with the data each hook receives and may return: `defineHooks<Events>({...})` of portico/runtime. */
+export interface Events {
+  "calc.add.post.pre_process": AddRequest;
+  "calc.add.post.post_process": AddResponse;
+  "calc.add.get.pre_process": undefined;
+  "calc.add.get.post_process": AddResponse;
+  "calc.divide.post.pre_process": DivideRequest;
+  "calc.divide.post.post_process": DivideResponse;
+  "calc.divide.get.pre_process": undefined;
+  "calc.divide.get.post_process": DivideResponse;
+  "calc.multiply.post.pre_process": MultiplyRequest;
+  "calc.multiply.post.post_process": MultiplyResponse;
+  "calc.multiply.get.pre_process": undefined;
+  "calc.multiply.get.post_process": MultiplyResponse;
+  "calc.subtract.post.pre_process": SubtractRequest;
+  "calc.subtract.post.post_process": SubtractResponse;
+  "calc.subtract.get.pre_process": undefined;
+  "calc.subtract.get.post_process": SubtractResponse;
+}

@@ -1,0 +1,123 @@
+/**
+ * The hook modules platform.yaml names under `hooks`, read and checked before anything is
+ * written: each file exists (PCO113), parses (PCO115) and has the export it names, `default`
+ * unless `export` says otherwise (PCO114); two modules may not compile to the same file (PCO107).
+ * Problems are positioned in platform.yaml, or in the module for a syntax error.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ts } from 'ts-morph';
+import { DiagnosticError, type Diagnostic } from './diagnostics.js';
+import { hookModulePath, type HookSource } from './emit/create-main-file.js';
+import type { LoadedConfig } from './config/load-config.js';
+
+/** The runtime values a module exports by name (`default` included), and whether it re-exports a whole module (unknown names). */
+export function valueExports(file: string, source: string): { names: Set<string>; exportsAll: boolean } {
+  const sourceFile = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const names = new Set<string>();
+  let exportsAll = false;
+  for (const statement of sourceFile.statements) {
+    if (ts.isExportAssignment(statement)) {
+      if (!statement.isExportEquals) names.add('default');
+    } else if (ts.isExportDeclaration(statement)) {
+      if (statement.isTypeOnly) continue;
+      const clause = statement.exportClause;
+      if (clause === undefined) exportsAll = true;
+      else if (ts.isNamespaceExport(clause)) names.add(clause.name.text);
+      else for (const element of clause.elements) if (!element.isTypeOnly) names.add(element.name.text);
+    } else if (ts.canHaveModifiers(statement)) {
+      const modifiers = ts.getModifiers(statement) ?? [];
+      if (!modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword)) continue;
+      if (modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.DeclareKeyword)) continue;
+      if (modifiers.some((modifier) => modifier.kind === ts.SyntaxKind.DefaultKeyword)) names.add('default');
+      else if (ts.isVariableStatement(statement)) {
+        for (const declaration of statement.declarationList.declarations) {
+          if (ts.isIdentifier(declaration.name)) names.add(declaration.name.text);
+        }
+      } else if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name !== undefined) {
+        names.add(statement.name.text);
+      }
+    }
+  }
+  return { names, exportsAll };
+}
+
+/** The first syntax error of a module, 1-based, or null. */
+function syntaxError(file: string, source: string): { line: number; col: number; message: string } | null {
+  const { diagnostics } = ts.transpileModule(source, {
+    fileName: file,
+    reportDiagnostics: true,
+    compilerOptions: { module: ts.ModuleKind.ESNext },
+  });
+  const first = diagnostics?.find((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error && diagnostic.file !== undefined);
+  if (first === undefined || first.file === undefined) return null;
+  const { line, character } = first.file.getLineAndCharacterOfPosition(first.start ?? 0);
+  return { line: line + 1, col: character + 1, message: ts.flattenDiagnosticMessageText(first.messageText, ' ') };
+}
+
+/** Reads and checks platform.yaml's hook modules; every problem at once as a DiagnosticError. */
+export function readHookModules(loaded: LoadedConfig): HookSource[] {
+  const diagnostics: Diagnostic[] = [];
+  const compiledTo = new Map<string, number>();
+  const hooks = loaded.config.hooks.flatMap(({ file, export: exported, timeout_ms }, index): HookSource[] => {
+    const at = (key: string) => ['hooks', index, key];
+    const output = hookModulePath(file);
+    const first = compiledTo.get(output);
+    if (first !== undefined) {
+      diagnostics.push(
+        loaded.source.diagnosticAt(
+          at('file'),
+          'PCO107',
+          `The hook module '${file}' compiles to ${output} as hooks[${first}] does: rename one of them.`,
+        ),
+      );
+    } else compiledTo.set(output, index);
+    let source: string;
+    try {
+      source = fs.readFileSync(path.resolve(loaded.platformDir, file), 'utf8');
+    } catch {
+      diagnostics.push(
+        loaded.source.diagnosticAt(
+          at('file'),
+          'PCO113',
+          `The hook module '${file}' does not exist (relative to the directory of platform.yaml).`,
+        ),
+      );
+      return [];
+    }
+    const broken = syntaxError(file, source);
+    if (broken !== null) {
+      const shown = path.join(path.dirname(loaded.source.file), file);
+      diagnostics.push({
+        code: 'PCO115',
+        message: `${broken.message} (hook module '${file}')`,
+        file: shown,
+        line: broken.line,
+        col: broken.col,
+      });
+      return [];
+    }
+    const { names, exportsAll } = valueExports(file, source);
+    if (!names.has(exported) && !exportsAll) {
+      const wanted = exported === 'default' ? 'a default export' : `an export named '${exported}'`;
+      const found = [...names].filter((name) => name !== 'default');
+      const hint =
+        exported === 'default'
+          ? ` Write \`export default defineHooks({...})\`${found.length > 0 ? `, or name its export with \`export: ${found[0]}\`` : ''}.`
+          : found.length > 0
+            ? ` It exports ${found.map((name) => `'${name}'`).join(', ')}.`
+            : '';
+      diagnostics.push(
+        loaded.source.diagnosticAt(
+          exported === 'default' ? at('file') : at('export'),
+          'PCO114',
+          `The hook module '${file}' has no ${wanted.replace(/^an? /, '')}: platform.yaml \`hooks\` needs ${wanted}.${hint}`,
+        ),
+      );
+      return [];
+    }
+    return [{ file, source, export: exported, timeoutMs: timeout_ms }];
+  });
+  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
+  return hooks;
+}
