@@ -1,8 +1,10 @@
 /**
  * Typed pre/post-process hooks (issue 17) on the quickstart platform, in process: a pre_process
- * hook changes a field on create, a post_process hook filters a read, a thrown PorticoError is the
- * spec's envelope with its status, any other exception a generic 500, and GET /system/event lists
- * the hooks attached. A deliberately wrong hook does not compile against the generated types.
+ * hook changes a field on create, a post_process hook filters a read, a record path has events of
+ * its own (`{id}`), a thrown PorticoError is the spec's envelope with its status, any other
+ * exception a generic 500, a hook that never finishes is cut off with a 503 while other requests
+ * are served, and GET /system/event lists the hooks attached. A deliberately wrong hook does not
+ * compile against the generated `Events`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,21 +12,39 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '#runtime/http/run-server.js';
 import { BadRequestError } from '#runtime/core/errors.js';
-import { defineHooks, type TableEvents } from '#runtime/http/hooks.js';
+import { defineHooks, type HookContext } from '#runtime/http/hooks.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { copyQuickstart, repoRoot } from '#test/helpers/quickstart-copy.js';
-import type { TableInserts, TableUpdates, Tables } from '../../examples/quickstart/server/services/db/types.js';
+import type { Events } from '../../examples/quickstart/server/events.js';
 
-type DbEvents = TableEvents<'db', Tables, TableInserts, TableUpdates>;
+const seen: Array<Pick<HookContext, 'event' | 'table' | 'resource' | 'phase'> & { logs: boolean }> = [];
+let release: (() => void) | null = null;
 
-const hooks = defineHooks<DbEvents>({
+const hooks = defineHooks<Events>({
   'db._table.contact.post.pre_process': (records) => {
     if (records.some((r) => r.first_name === 'Refused')) throw new BadRequestError('No contact may be called Refused.');
     if (records.some((r) => r.first_name === 'Broken')) throw new Error('secret internals');
     return records.map((r) => ({ ...r, last_name: r.last_name.toUpperCase() }));
   },
   'db._table.contact.get.post_process': (records) => records.filter((r) => r.notes !== 'hidden'),
+  'db._table.contact.{id}.get.post_process': (records, context) => {
+    seen.push({
+      event: context.event,
+      table: context.table,
+      resource: context.resource,
+      phase: context.phase,
+      logs: typeof context.log.info === 'function',
+    });
+    return records.map((r) => ({ ...r, notes: `seen by ${context.event}` }));
+  },
+  'db._table.contact_group.get.pre_process': async (_records, context) => {
+    // Waits for the test to release it: longer than the module's timeout.
+    if (context.query.filter !== "name = 'hang'") return;
+    await new Promise<void>((resolve) => {
+      release = resolve;
+    });
+  },
 });
 
 let dir: string;
@@ -34,11 +54,12 @@ let api: Api;
 beforeAll(async () => {
   dir = copyQuickstart();
   const model = { ...loadModel(new URL(`file://${dir}/server/model.json`)), admins: minimalModel().admins };
-  server = await startTestServer(model, { baseDir: dir, hooks: [hooks] });
+  server = await startTestServer(model, { baseDir: dir, hooks: [{ file: 'hooks/contact.ts', timeoutMs: 1000, hooks }] });
   const token = await server.adminToken();
   api = apiClient(server.app, () => ({ key: server.apiKey, token }));
 });
 afterAll(async () => {
+  release?.();
   await server?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -48,8 +69,6 @@ describe('hooks on the _table path', () => {
     const created = await api('POST', '/db/_table/contact?fields=*', { resource: [{ first_name: 'Ada', last_name: 'Lovelace' }] });
     expect(created.status).toBe(200);
     expect(created.body.resource[0]).toMatchObject({ first_name: 'Ada', last_name: 'LOVELACE' });
-    const read = await api('GET', `/db/_table/contact/${created.body.resource[0].id}`);
-    expect(read.body.last_name).toBe('LOVELACE');
   });
 
   it('a post_process hook filters the records a read answers with', async () => {
@@ -59,58 +78,128 @@ describe('hooks on the _table path', () => {
     expect(list.body.resource).toEqual([]);
   });
 
+  it('a record path raises its own event ({id}), with the table, the path and the request logger in the context', async () => {
+    const id = (await api('GET', '/db/_table/contact?filter=first_name%3DAda')).body.resource[0].id;
+    const read = await api('GET', `/db/_table/contact/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ last_name: 'LOVELACE', notes: 'seen by db._table.contact.{id}.get.post_process' });
+    expect(seen).toEqual([
+      {
+        event: 'db._table.contact.{id}.get.post_process',
+        table: 'contact',
+        resource: ['_table', 'contact', String(id)],
+        phase: 'post_process',
+        logs: true,
+      },
+    ]);
+  });
+
   it('a thrown PorticoError is the spec envelope with its status; anything else a generic 500', async () => {
     const refused = await api('POST', '/db/_table/contact', { resource: [{ first_name: 'Refused', last_name: 'X' }] });
     expect(refused.status).toBe(400);
     expect(refused.body).toEqual({ error: { code: 400, message: 'No contact may be called Refused.' } });
     const broken = await api('POST', '/db/_table/contact', { resource: [{ first_name: 'Broken', last_name: 'X' }] });
     expect(broken.status).toBe(500);
-    expect(JSON.stringify(broken.body)).not.toContain('secret internals');
-    expect(broken.body.error.code).toBe(500);
+    expect(broken.body).toEqual({ error: { code: 500, message: 'Internal server error.' } });
     expect((await api('GET', '/db/_table/contact?filter=first_name%3DRefused')).body.resource).toEqual([]);
   });
 
-  it('GET /system/event lists the hooks attached to each event', async () => {
+  it('a hook that does not finish in its module time is cut off with a 503, and other requests are served meanwhile', async () => {
+    let cutOff = false;
+    const hanging = api('GET', `/db/_table/contact_group?filter=${encodeURIComponent("name = 'hang'")}`).finally(() => {
+      cutOff = true;
+    });
+    // While it waits: reads and writes of the same database, and another service, answer.
+    const others = await Promise.all([
+      api('GET', '/db/_table/contact_group'),
+      api('POST', '/db/_table/contact_group', { resource: [{ name: 'While waiting' }] }),
+      api('GET', '/system/role'),
+    ]);
+    expect(others.map((other) => other.status)).toEqual([200, 200, 200]);
+    expect(cutOff).toBe(false);
+    const cut = await hanging;
+    expect(cut.status).toBe(503);
+    expect(cut.body).toEqual({
+      error: { code: 503, message: 'The request did not complete in time: a hook of the platform took too long.' },
+    });
+    expect(
+      (await api('GET', `/db/_table/contact_group?filter=${encodeURIComponent("name = 'While waiting'")}`)).body.resource,
+    ).toHaveLength(1);
+  });
+
+  it('GET /system/event lists the hooks attached to each event and the modules they come from', async () => {
     const events = await api('GET', '/system/event?service=db');
     expect(events.status).toBe(200);
     expect(events.body.db['db/_table/contact'].hooks).toEqual(['db._table.contact.get.post_process', 'db._table.contact.post.pre_process']);
-    expect(events.body.db['db/_table/contact_group']?.hooks).toBeUndefined();
+    expect(events.body.db['db/_table/contact'].hook_modules).toEqual({
+      'db._table.contact.get.post_process': ['hooks/contact.ts'],
+      'db._table.contact.post.pre_process': ['hooks/contact.ts'],
+    });
+    expect(events.body.db['db/_table/contact/{id}'].hooks).toEqual(['db._table.contact.{id}.get.post_process']);
+    expect(events.body.db['db/_table/{table_name}']?.hooks).toBeUndefined();
+    expect(events.body.db['db/_table/contact_info']?.hooks).toBeUndefined();
   });
 });
 
-it('a hook that reads a column that does not exist, or returns the wrong shape, fails tsc', { timeout: 300_000 }, async () => {
+it('a hook that reads a column that does not exist, returns the wrong shape or names an unknown event fails tsc', {
+  timeout: 300_000,
+}, async () => {
   // Inside the repository, so that `portico/runtime` resolves through the package's self-reference.
   const project = fs.mkdtempSync(path.join(repoRoot, '.tmp-hooks-'));
   try {
     fs.cpSync(path.join(repoRoot, 'examples/quickstart/server/services'), path.join(project, 'server/services'), { recursive: true });
+    fs.cpSync(path.join(repoRoot, 'examples/quickstart/server/events.ts'), path.join(project, 'server/events.ts'));
     fs.mkdirSync(path.join(project, 'hooks'));
     const header = [
-      "import { defineHooks, type TableEvents } from 'portico/runtime';",
-      "import type { TableInserts, TableUpdates, Tables } from '../server/services/db/types.js';",
-      "type DbEvents = TableEvents<'db', Tables, TableInserts, TableUpdates>;",
+      "import { BadRequestError, defineHooks } from 'portico/runtime';",
+      "import type { Events } from '../server/events.js';",
     ].join('\n');
     fs.writeFileSync(
       path.join(project, 'hooks/good.ts'),
-      `${header}\nexport default defineHooks<DbEvents>({\n  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, first_name: r.first_name.trim() })),\n  'db._table.contact.get.post_process': (records) => records.filter((r) => r.twitter !== null),\n});\n`,
+      [
+        header,
+        'export default defineHooks<Events>({',
+        "  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, first_name: r.first_name.trim() })),",
+        "  'db._table.contact.get.post_process': (records) => records.filter((r) => r.twitter !== null),",
+        "  'db._table.contact.{id}.patch.pre_process': (records) => records.map((r) => ({ ...r, notes: r.notes ?? null })),",
+        "  'db._table.contact_info.post.post_process': (records, context) => { context.log.info({ count: records.length }, 'written'); },",
+        "  'system.role.post.pre_process': (body, context) => { if (context.auth.isAdmin) return body; throw new BadRequestError('no'); },",
+        '});',
+        '',
+      ].join('\n'),
     );
     fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
-    const tsc = () =>
-      execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(project, 'tsconfig.json')], {
-        cwd: repoRoot,
-        reject: false,
-      });
     fs.writeFileSync(
       path.join(project, 'hooks/wrong.ts'),
-      `${header}\nexport default defineHooks<DbEvents>({\n  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, nickname: r.nick_name })),\n  'db._table.contact.get.post_process': (records) => records.map((r) => r.id),\n  'db._table.nope.get.post_process': (records) => records,\n});\n`,
+      [
+        header,
+        'export default defineHooks<Events>({',
+        "  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, nickname: r.nick_name })),",
+        "  'db._table.contact.get.post_process': (records) => records.map((r) => r.id),",
+        "  'db._table.contact.{id}.get.pre_process': () => [{ id: 1 }],",
+        '});',
+        '',
+      ].join('\n'),
     );
-    // One tsc run (it checks the runtime's source too): the good hook compiles, the wrong one does not.
-    const wrong = await tsc();
+    fs.writeFileSync(
+      path.join(project, 'hooks/unknown.ts'),
+      `${header}\nexport default defineHooks<Events>({\n  'db._table.nope.get.post_process': (records: unknown[]) => records,\n});\n`,
+    );
+    // One tsc run (it checks the runtime's source too): the good hooks compile, the wrong ones do not.
+    const wrong = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(project, 'tsconfig.json')], {
+      cwd: repoRoot,
+      reject: false,
+    });
     expect(wrong.exitCode).not.toBe(0);
     expect(wrong.stdout).not.toContain('good.ts');
     expect(wrong.stdout).toContain("Property 'nick_name' does not exist on type 'ContactInsert'");
     expect(wrong.stdout).toContain("Type 'number' is not assignable to type 'Contact'");
-    // An event the platform does not have gives its hook no record type.
-    expect(wrong.stdout).toMatch(/hooks\/wrong\.ts\(7,\d+\): error TS/);
+    // An event the platform does not have is an unknown key.
+    expect(wrong.stdout).toMatch(
+      /hooks\/unknown\.ts\(4,\d+\): error TS2353: Object literal may only specify known properties, and ''db\._table\.nope\.get\.post_process''/,
+    );
+    // A read's pre_process hook has no records to give back.
+    expect(wrong.stdout).toMatch(/hooks\/wrong\.ts\(6,\d+\): error TS2322/);
   } finally {
     fs.rmSync(project, { recursive: true, force: true });
   }
