@@ -38,7 +38,7 @@ export function addDevCommand(program: Command, io: CliIo): void {
         'Environment: PORT, HOST (default 127.0.0.1), and those of `gen serve`.',
       ].join('\n'),
     )
-    .action(async (configPath: string, options: { out?: string; port?: string; poll?: number | null }) => {
+    .action(async (configPath: string, options: { out?: string; port?: string; poll?: number | null | '' }) => {
       const port = Number(options.port ?? io.env.PORT ?? 8080);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new InvalidArgumentError(`'${options.port ?? io.env.PORT}' is not a port.`);
@@ -48,7 +48,8 @@ export function addDevCommand(program: Command, io: CliIo): void {
           outDir: options.out,
           port,
           host: io.env.HOST ?? '127.0.0.1',
-          pollMs: options.poll === undefined ? parseInterval(DEFAULT_POLL) : options.poll,
+          // Commander keeps a parser's null (`--poll off`) as '': both mean no polling.
+          pollMs: options.poll === undefined ? parseInterval(DEFAULT_POLL) : options.poll || null,
         },
         io,
       );
