@@ -3,7 +3,7 @@
  * names, types Prisma does not know, tables without keys, composite keys, self relations, two
  * relations between one pair of tables, and the three dialects.
  */
-import type { FieldModel, ForeignKeyModel, PlatformModel, ReferentialAction } from '#runtime/model/platform-model.js';
+import type { FieldModel, ForeignKeyModel, PlatformModel, ReferentialAction, RoutineModel } from '#runtime/model/platform-model.js';
 import { field, platform, sqlService, table } from '#test/golden/fixtures/model-builders.js';
 
 const id = field('id', { type: 'id', dbType: 'integer', allowNull: false, isPrimaryKey: true, autoIncrement: true });
@@ -115,3 +115,21 @@ export const awkwardModel: PlatformModel = platform('awkward', [
     }),
   ]),
 ]);
+
+const routine = (name: string, kind: RoutineModel['kind']): RoutineModel => ({
+  name,
+  sourceName: name,
+  kind,
+  returnType: null,
+  params: [],
+});
+
+/** The same platform with a procedure and a function on its PostgreSQL service (their hook events take RoutineRequest). */
+export const awkwardRoutinesModel: PlatformModel = {
+  ...awkwardModel,
+  services: awkwardModel.services.map((service) =>
+    service.name === 'pg' && service.kind === 'sql'
+      ? { ...service, schema: { ...service.schema, routines: [routine('bump', 'procedure'), routine('add_numbers', 'function')] } }
+      : service,
+  ),
+};

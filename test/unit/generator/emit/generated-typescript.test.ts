@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emitPlatform } from '#generator/emit/emit-platform.js';
 import type { PlatformModel } from '#runtime/model/platform-model.js';
 import { addressBookModel } from '#test/golden/fixtures/address-book-model.js';
-import { awkwardModel } from './awkward-model.js';
+import { awkwardModel, awkwardRoutinesModel } from './awkward-model.js';
 import { loadTemplates } from '#generator/load-templates.js';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -39,6 +39,7 @@ describe('generated TypeScript', () => {
   it.each([
     ['the address book', addressBookModel],
     ['awkward names and types', awkwardModel],
+    ['stored routines (their hook events)', awkwardRoutinesModel],
   ])('type-checks: %s', { timeout: 180_000 }, async (_, model) => {
     const result = await typecheck(model);
     expect(result.stdout + result.stderr).toBe('');

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { createEventsFile } from '#generator/emit/create-events.js';
+import { createTypesFile } from '#generator/emit/create-types-file.js';
+import type { SqlServiceModel } from '#runtime/model/platform-model.js';
+import { plain, platform } from '#test/golden/fixtures/model-builders.js';
+import { awkwardRoutinesModel as routinesModel } from './awkward-model.js';
+
+describe('the Events of a database service', () => {
+  const pg = routinesModel.services.find((service): service is SqlServiceModel => service.name === 'pg')!;
+  const text = createTypesFile(pg);
+
+  it.each([
+    [
+      'a read: no records before, the records after',
+      '"pg._table.contact.get.pre_process": [];',
+      '"pg._table.contact.get.post_process": Contact[];',
+    ],
+    [
+      'a create: the inserts before, what was written after',
+      '"pg._table.contact.post.pre_process": ContactInsert[];',
+      '"pg._table.contact.post.post_process": Array<Partial<Contact>>;',
+    ],
+    [
+      'an update of one record',
+      '"pg._table.contact.{id}.patch.pre_process": ContactUpdate[];',
+      '"pg._table.contact.{id}.delete.pre_process": [];',
+    ],
+    [
+      'a routine called by POST: its request',
+      '"pg._proc.bump.post.pre_process": RoutineRequest;',
+      '"pg._func.add_numbers.post.post_process": unknown;',
+    ],
+    [
+      'a routine called by GET: nothing (its arguments are in the query)',
+      '"pg._func.add_numbers.get.pre_process": undefined;',
+      '"pg.get.post_process": unknown;',
+    ],
+  ])('types %s', (_, first, second) => {
+    expect(text).toContain(first);
+    expect(text).toContain(second);
+  });
+
+  it('imports RoutineRequest from portico/runtime only where there are routines', () => {
+    expect(text).toContain('import type { RoutineRequest } from "portico/runtime";');
+    const sqlite = routinesModel.services.find((service): service is SqlServiceModel => service.name === 'my_db')!;
+    expect(createTypesFile(sqlite)).not.toMatch(/^import /m);
+  });
+
+  it('gives a view read events only', () => {
+    const sqlite = createTypesFile(routinesModel.services.find((service): service is SqlServiceModel => service.name === 'my_db')!);
+    expect(sqlite).toContain('"my_db._table.odd_view.get.post_process": OddView[];');
+    expect(sqlite).not.toContain('"my_db._table.odd_view.post.');
+  });
+});
+
+describe('events.ts', () => {
+  it("combines the services' Events with those of the runtime's own services", () => {
+    const text = createEventsFile(
+      platform('p', [
+        plain(1, 'system', 'System', 'system', ''),
+        plain(2, 'user', 'User', 'user', ''),
+        plain(3, 'files', 'Files', 'local_file', ''),
+        ...routinesModel.services.filter((service) => service.kind === 'sql'),
+      ]),
+    );
+    expect(text).toContain('import type { Events as MyDbEvents } from "./services/my_db/types.js";');
+    expect(text).toContain('import type { Events as PgEvents } from "./services/pg/types.js";');
+    expect(text).toContain('  "system.role.{id}.patch.pre_process": unknown;');
+    expect(text).toContain('  "user.session.post.post_process": unknown;');
+    expect(text).not.toContain('"files.');
+    expect(text).toMatch(/export type Events = MyDbEvents & PgEvents & \w+Events & BuiltinEvents;/);
+  });
+});
