@@ -5,7 +5,13 @@
  * and cold start. See README.md beside this file.
  *
  *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 5] [--connections 32]
- *                    [--only list,get,insert,patch,start] [--profile [--profile-dir DIR]]
+ *                    [--only list,get,insert,patch,start] [--hooks none|noop|pre] [--profile [--profile-dir DIR]]
+ *
+ * --hooks noop: Portico's platform gets one hook module with a no-op pre_process and post_process
+ * hook on the event of every request the bench sends (platform.yaml `hooks`), to measure what a
+ * hook per operation costs: compare the ratios with those of a run without it. A write with a
+ * post_process hook runs in a transaction with it; `--hooks pre` (pre_process hooks only) shows
+ * the hooks' cost without that transaction.
  *
  * --profile: instead of the comparison, runs Portico alone under `node --cpu-prof` for each
  * request and prints where a request's CPU time goes (profile-summary.ts); --profile-dir keeps the
@@ -38,6 +44,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '32' },
     only: { type: 'string', default: 'list,get,insert,patch,start' },
+    hooks: { type: 'string', default: 'none' },
     profile: { type: 'boolean', default: false },
     'profile-dir': { type: 'string' },
   },
@@ -47,6 +54,22 @@ const rounds = Number(args.rounds);
 const connections = Number(args.connections);
 const only = new Set(args.only.split(','));
 const scenarios = SCENARIOS.filter((s) => only.has(s.name));
+if (!['none', 'noop', 'pre'].includes(args.hooks)) throw new Error(`Unknown --hooks '${args.hooks}': use none, noop or pre.`);
+
+/**
+ * The hook module of `--hooks noop`: a pre_process and a post_process hook doing nothing (an
+ * async function each, as a real hook that awaits something is) on the events of the requests the
+ * bench sends (list and insert on `_table/orders`, get and patch on `_table/orders/{id}`).
+ */
+const noopHooks = (phases: string[]) =>
+  [
+    `// A no-op hook (${phases.join(', ')}) on every operation the bench runs (bench/table-bench.ts --hooks).`,
+    "const events = ['db._table.orders.get', 'db._table.orders.post', 'db._table.orders.{id}.get', 'db._table.orders.{id}.patch'];",
+    `const phases = ${JSON.stringify(phases)};`,
+    'const noop = async () => undefined;',
+    'export default Object.fromEntries(events.flatMap((event) => phases.map((phase) => [`${event}.${phase}`, noop])));',
+    '',
+  ].join('\n');
 const PASSWORD = 'bench-password-0123456789';
 const ADMIN = 'bench@portico.local';
 const START_RUNS = 5;
@@ -185,11 +208,16 @@ async function preparePortico(
       'services:',
       '  - name: db',
       ...service.map((line) => `    ${line}`),
+      ...(args.hooks === 'none' ? [] : ['hooks:', '  - file: hooks/noop.ts']),
       'system:',
       '  database: data/system.sqlite',
       '',
     ].join('\n'),
   );
+  if (args.hooks !== 'none') {
+    fs.mkdirSync(path.join(work, 'hooks'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'hooks/noop.ts'), noopHooks(args.hooks === 'pre' ? ['pre_process'] : ['pre_process', 'post_process']));
+  }
   await buildPlatform({ configPath: 'platform.yaml', cwd: work });
   const launch = readmeLaunch(path.join(work, 'server'), {});
   const first = await start({ ...launch, env: { PORTICO_ADMIN_EMAIL: ADMIN, PORTICO_ADMIN_PASSWORD: PASSWORD } });
@@ -467,7 +495,7 @@ async function run(setup: Setup): Promise<void> {
       }
       const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
       lines.push(
-        `${setup.label}: ${connections} connections, ${seconds}s x ${rounds} rounds, order rotated; ratio = median of per-round Portico/hand req/s; other figures medians`,
+        `${setup.label}: ${connections} connections, ${seconds}s x ${rounds} rounds, order rotated; ratio = median of per-round Portico/hand req/s; other figures medians${args.hooks === 'none' ? '' : `; Portico with a no-op ${args.hooks === 'pre' ? 'pre_process' : 'pre_process and post_process'} hook per operation`}`,
       );
       for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
       for (const [name, m] of memory)
