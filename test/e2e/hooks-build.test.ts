@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildPlatform } from '../../generator/pipeline.js';
-import { copyQuickstart, startQuickstart, type RunningQuickstart } from '../helpers/quickstart-copy.js';
+import { buildPlatform } from '#generator/pipeline.js';
+import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
 
 const ADMIN = { email: 'hooks@portico.local', password: 'hooks-password-0123456789' };
 

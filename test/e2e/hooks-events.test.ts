@@ -6,16 +6,16 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadRequestError, ForbiddenError } from '../../runtime/core/errors.js';
-import { defineHooks, type RoutineRequest } from '../../runtime/http/hooks.js';
-import type { ServiceModel } from '../../runtime/model/platform-model.js';
-import { soapKind } from '../../runtime/services/soap/soap-kind.js';
-import { apiClient, type Api } from '../helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '../helpers/platform-fixtures.js';
-import { requireService } from '../helpers/require-service.js';
-import { WSDL_CORPUS_DIR } from '../helpers/shared-dir.js';
+import { BadRequestError, ForbiddenError } from '#runtime/core/errors.js';
+import { defineHooks, type RoutineRequest } from '#runtime/http/hooks.js';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { requireService } from '#test/helpers/require-service.js';
+import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
 import type { BuiltinEvents } from '../../examples/quickstart/server/events.js';
-import type { Events as CalcEvents } from '../golden/scenarios/soap-calculator/server/services/calc/types.js';
+import type { Events as CalcEvents } from '#test/golden/scenarios/soap-calculator/server/services/calc/types.js';
 import { openDatabaseTarget, type DatabaseTarget } from './database-api/database-targets.js';
 import { calculatorServices, startPeer, type Peer } from './soap/soap-peers.js';
 

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../generator/config/load-config.js';
-import { DiagnosticError, formatDiagnostic } from '../../../generator/diagnostics.js';
-import { readHookModules, valueExports } from '../../../generator/hook-modules.js';
+import { loadConfig } from '#generator/config/load-config.js';
+import { DiagnosticError, formatDiagnostic } from '#generator/diagnostics.js';
+import { readHookModules, valueExports } from '#generator/hook-modules.js';
 import { fixtureRegistry } from './config/fixture-kinds.js';
 
 describe('valueExports', () => {

@@ -47,7 +47,7 @@ describe('createMainFile', () => {
   it('compiles a hook module to JavaScript with its types erased', () => {
     const text = compileHookModule(
       'hooks/contacts.ts',
-      "import { defineHooks } from 'portico/runtime';\nimport type { Tables } from '../server/services/db/types.js';\nconst n: number = 1;\nexport default defineHooks<Tables>({});\n",
+      "import { defineHooks } from 'portico/runtime';\nimport type { Tables } from '#test/unit/generator/server/services/db/types.js';\nconst n: number = 1;\nexport default defineHooks<Tables>({});\n",
     );
     expect(text).toContain("import { defineHooks } from 'portico/runtime';");
     expect(text).not.toContain('types.js');
