@@ -15,7 +15,7 @@ for (const oid of [1082, 1083, 1114, 1184]) pg.types.setTypeParser(oid, (value: 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 10 });
 const authorised = createAuthCheck(process.env.API_KEY!, process.env.JWT_SECRET!);
 
-const list = { name: 'list', text: 'SELECT * FROM orders WHERE status = $1 LIMIT $2' };
+const list = { name: 'list', text: 'SELECT * FROM orders WHERE status = $1 ORDER BY id LIMIT $2' };
 const byId = { name: 'by_id', text: 'SELECT * FROM orders WHERE id = $1' };
 const insert = { name: 'insert', text: 'INSERT INTO orders (customer_id, status, total, note) VALUES ($1, $2, $3, $4) RETURNING id' };
 const patch = { name: 'patch', text: 'UPDATE orders SET status = $1, note = $2 WHERE id = $3' };

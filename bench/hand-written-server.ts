@@ -15,7 +15,7 @@ db.pragma('journal_mode = WAL');
 db.pragma('foreign_keys = ON');
 const authorised = createAuthCheck(process.env.API_KEY!, process.env.JWT_SECRET!);
 
-const list = db.prepare('SELECT * FROM orders WHERE status = ? LIMIT ?');
+const list = db.prepare('SELECT * FROM orders WHERE status = ? ORDER BY id LIMIT ?');
 const byId = db.prepare('SELECT * FROM orders WHERE id = ?');
 const insert = db.prepare('INSERT INTO orders (customer_id, status, total, note) VALUES (?, ?, ?, ?)');
 const patch = db.prepare('UPDATE orders SET status = ?, note = ? WHERE id = ?');

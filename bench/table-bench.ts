@@ -100,6 +100,7 @@ interface Launch {
 }
 
 const running = new Set<ChildProcess>();
+const OUTPUT_KEPT = 64 * 1024;
 process.once('exit', () => {
   for (const child of running) child.kill();
 });
@@ -116,8 +117,9 @@ async function start(launch: Launch, ready?: (url: string) => Promise<boolean>):
   });
   running.add(child);
   let output = '';
+  // Keep the tail only: the server logs a line per request, megabytes in a load run.
   child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
+    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
   });
   let exited = false;
   child.once('exit', () => {
