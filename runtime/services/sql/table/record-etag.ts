@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 
 /** `W/"<base64url of SHA-1>"` of the record's JSON. */
 export function recordEtag(record: Record<string, unknown>): string {
-  return `W/"${crypto.createHash('sha1').update(JSON.stringify(record)).digest('base64url')}"`;
+  return `W/"${crypto.hash('sha1', JSON.stringify(record), 'base64url')}"`;
 }
 
 /** Whether an `If-Match` header value names the tag (`*` names any; weak tags compare by value, as RFC 9110 allows for If-Match's weak use here). */
