@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import YAML from 'yaml';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { InternalServerError } from '../../core/errors.js';
 import type { ServiceKind } from '../service-kind.js';
@@ -49,8 +48,11 @@ export function passThroughOpenApi(base: string): OpenApiFragment {
   };
 }
 
-function parseDocument(text: string): unknown {
-  return text.trim().startsWith('{') ? JSON.parse(text) : YAML.parse(text);
+async function parseDocument(text: string): Promise<unknown> {
+  if (text.trim().startsWith('{')) return JSON.parse(text);
+  // YAML documents are rare and the parser is large: loaded when one comes.
+  const { default: YAML } = await import('yaml');
+  return YAML.parse(text);
 }
 
 /** The remote API's document as this service's fragment (its servers dropped: the service is the server). */
@@ -82,11 +84,11 @@ export const rwsKind: ServiceKind = {
     let document: OpenApiFragment | null = null;
     try {
       if (typeof config.openapi === 'string' && config.openapi !== '')
-        document = fragmentOf(parseDocument(await fs.readFile(path.resolve(ctx.baseDir, config.openapi), 'utf8')));
+        document = fragmentOf(await parseDocument(await fs.readFile(path.resolve(ctx.baseDir, config.openapi), 'utf8')));
       else if (config.openapi && typeof config.openapi === 'object') document = fragmentOf(config.openapi);
       if (!document && ctx.serviceDoc && service.id > 0) {
         const stored = await ctx.serviceDoc(service.id);
-        if (stored) document = fragmentOf(parseDocument(stored));
+        if (stored) document = fragmentOf(await parseDocument(stored));
       }
     } catch (error) {
       throw new InternalServerError(`The OpenAPI document of service '${service.name}' cannot be read: ${(error as Error).message}`);

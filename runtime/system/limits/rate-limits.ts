@@ -4,7 +4,7 @@
  * locked for one period. Counters live in Redis when the platform has one (atomic, shared by
  * every instance; while Redis is away each instance counts on its own) and in process otherwise.
  */
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { TooManyRequestsError } from '../../core/errors.js';
 import { deleteByPrefix, type RedisLink } from '../shared/redis-link.js';
 import type { Selectable } from 'kysely';
@@ -86,6 +86,7 @@ function toRule(row: Selectable<SystemTables['limits']>): LimitRule {
 export class RateLimits {
   private rules: LimitRule[] = [];
   private counters = new Map<number, Counter>();
+  private counting: typeof import('rate-limiter-flexible') | undefined;
 
   constructor(
     private readonly db: SystemDb,
@@ -97,12 +98,18 @@ export class RateLimits {
   async reload(): Promise<void> {
     const rows = await this.db.selectFrom('limits').selectAll().where('is_active', '=', 1).orderBy('id').execute();
     this.rules = rows.map(toRule);
+    if (this.rules.length > 0) await this.loadCounting();
     const live = new Set(this.rules.map((rule) => rule.id));
     for (const id of this.counters.keys()) if (!live.has(id)) this.counters.delete(id);
   }
 
   get active(): readonly LimitRule[] {
     return this.rules;
+  }
+
+  /** The counting library loads with the first limit: most platforms have none. */
+  private async loadCounting(): Promise<void> {
+    this.counting ??= await import('rate-limiter-flexible');
   }
 
   private counter(rule: LimitRule): Counter {
@@ -116,6 +123,7 @@ export class RateLimits {
       blockDuration: seconds,
       keyPrefix: `${this.namespace}:limit:${rule.id}:${shape}`,
     };
+    const { RateLimiterMemory, RateLimiterRedis } = this.counting!;
     const memory = new RateLimiterMemory(options);
     const limiter = this.redis
       ? new RateLimiterRedis({ ...options, storeClient: this.redis.client, insuranceLimiter: memory, rejectIfRedisNotReady: true })
@@ -139,7 +147,7 @@ export class RateLimits {
           return null;
         } catch (rejection) {
           // A store error with no fallback left must not refuse the request.
-          return rejection instanceof RateLimiterRes ? { rule, res: rejection } : null;
+          return rejection instanceof this.counting!.RateLimiterRes ? { rule, res: rejection } : null;
         }
       }),
     );
@@ -167,6 +175,7 @@ export class RateLimits {
   async states(filter: CounterFilter = {}): Promise<CounterState[]> {
     const states: CounterState[] = [];
     const rules = await this.named(filter);
+    if (rules.length > 0) await this.loadCounting();
     const users = await this.limitedUsers(rules);
     for (const rule of rules) {
       const counter = this.counter(rule);
@@ -200,6 +209,7 @@ export class RateLimits {
     const rules = await this.named(filter);
     const missing = (filter.limitIds ?? []).filter((id) => !rules.some((rule) => rule.id === id));
     if (missing.length > 0) return missing;
+    if (rules.length > 0) await this.loadCounting();
     const users = await this.limitedUsers(rules);
     for (const rule of rules) {
       const counter = this.counter(rule);
