@@ -6,13 +6,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ts } from 'ts-morph';
 import { DiagnosticError, type Diagnostic } from './diagnostics.js';
 import { hookModulePath, type HookSource } from './emit/create-main-file.js';
 import type { LoadedConfig } from './config/load-config.js';
+import { typescript } from './typescript-compiler.js';
 
 /** The runtime values a module exports by name (`default` included), and whether it re-exports a whole module (unknown names). */
 export function valueExports(file: string, source: string): { names: Set<string>; exportsAll: boolean } {
+  const ts = typescript();
   const sourceFile = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const names = new Set<string>();
   let exportsAll = false;
@@ -44,6 +45,7 @@ export function valueExports(file: string, source: string): { names: Set<string>
 
 /** The first syntax error of a module, 1-based, or null. */
 function syntaxError(file: string, source: string): { line: number; col: number; message: string } | null {
+  const ts = typescript();
   const { diagnostics } = ts.transpileModule(source, {
     fileName: file,
     reportDiagnostics: true,

@@ -4,12 +4,11 @@
  * and GET /system/event lists them) with the data its hooks receive and may return, for
  * `defineHooks<Events>({...})` of portico/runtime (runtime/http/hooks.ts says what the data is).
  */
-import { StructureKind, type InterfaceDeclarationStructure, type StatementStructures } from 'ts-morph';
 import { eventName, HOOK_PHASES, pathSegments, type HookPhase } from '../../runtime/http/hook-events.js';
 import type { PlatformModel, SoapServiceModel, SqlServiceModel, TableModel, Verb } from '../../runtime/model/platform-model.js';
 import { internalServiceFragment } from '../../runtime/openapi/model-fragment.js';
 import { documentedNames } from '../../runtime/services/soap/operation-names.js';
-import { docText, printTypeScript, propertyKey } from './typescript-printer.js';
+import { docText, printTypeScript, propertyKey, type Declaration, type InterfaceDeclaration } from './typescript-printer.js';
 
 /** An event and the TypeScript type of what its hooks see. */
 type EventEntry = [name: string, type: string];
@@ -77,17 +76,14 @@ export function soapEvents(service: SoapServiceModel, types: ReadonlyArray<{ req
 }
 
 /** The `Events` interface of a service's types.ts. */
-export function eventsInterface(service: string, entries: readonly EventEntry[]): InterfaceDeclarationStructure {
+export function eventsInterface(service: string, entries: readonly EventEntry[]): InterfaceDeclaration {
   return {
-    kind: StructureKind.Interface,
+    kind: 'interface',
     name: 'Events',
-    isExported: true,
-    docs: [
-      docText(
-        `Hook events of the \`${service}\` service, with the data each hook receives and may return: \`defineHooks<Events>({...})\` of portico/runtime.`,
-      ),
-    ],
-    properties: entries.map(([name, type]) => ({ kind: StructureKind.PropertySignature, name: propertyKey(name), type })),
+    doc: docText(
+      `Hook events of the \`${service}\` service, with the data each hook receives and may return: \`defineHooks<Events>({...})\` of portico/runtime.`,
+    ),
+    properties: entries.map(([name, type]) => ({ name: propertyKey(name), type })),
   };
 }
 
@@ -121,31 +117,26 @@ export function createEventsFile(model: PlatformModel): string {
   const typed = model.services
     .filter((service) => service.kind === 'sql' || service.kind === 'soap')
     .map((service) => ({ service: service.name, alias: aliasOf(service.name, taken) }));
-  const statements: StatementStructures[] = typed.map(({ service, alias }) => ({
-    kind: StructureKind.ImportDeclaration,
-    isTypeOnly: true,
-    moduleSpecifier: `./services/${service}/types.js`,
-    namedImports: [{ name: 'Events', alias }],
+  const statements: Declaration[] = typed.map(({ service, alias }) => ({
+    kind: 'typeImport',
+    names: [`Events as ${alias}`],
+    from: `./services/${service}/types.js`,
   }));
   statements.push(
     {
-      kind: StructureKind.Interface,
+      kind: 'interface',
       name: 'BuiltinEvents',
-      isExported: true,
-      docs: [
-        docText("Hook events of the runtime's own services (`system`, `user`, `api_docs`): the request and response bodies as they are."),
-      ],
-      properties: builtinEvents(model).map(([name, type]) => ({ kind: StructureKind.PropertySignature, name: propertyKey(name), type })),
+      doc: docText(
+        "Hook events of the runtime's own services (`system`, `user`, `api_docs`): the request and response bodies as they are.",
+      ),
+      properties: builtinEvents(model).map(([name, type]) => ({ name: propertyKey(name), type })),
     },
     {
-      kind: StructureKind.TypeAlias,
+      kind: 'typeAlias',
       name: 'Events',
-      isExported: true,
-      docs: [
-        docText(
-          'Every hook event of the platform with the data its hooks receive and may return: `export default defineHooks<Events>({...})` of portico/runtime in a module platform.yaml names under `hooks`.',
-        ),
-      ],
+      doc: docText(
+        'Every hook event of the platform with the data its hooks receive and may return: `export default defineHooks<Events>({...})` of portico/runtime in a module platform.yaml names under `hooks`.',
+      ),
       type: [...typed.map(({ alias }) => alias), 'BuiltinEvents'].join(' & '),
     },
   );

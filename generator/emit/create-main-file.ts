@@ -4,7 +4,7 @@
  * that `node main.mjs` runs it with no TypeScript toolchain in the user's project.
  */
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
-import { ts } from 'ts-morph';
+import { typescript } from '../typescript-compiler.js';
 import { LINE_COMMENT_NOTICE } from './generated-notice.js';
 import { RUNTIME_SPECIFIER } from './typescript-printer.js';
 
@@ -28,6 +28,7 @@ export function hookModulePath(file: string): string {
 
 /** A user's hook module compiled to plain JavaScript (types erased), so that `node main.mjs` needs no TypeScript toolchain. */
 export function compileHookModule(file: string, source: string): string {
+  const ts = typescript();
   const { outputText } = ts.transpileModule(source, {
     fileName: file,
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },

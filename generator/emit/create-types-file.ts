@@ -6,13 +6,20 @@
  * service's hook events (`Events`, create-events.ts). The types agree with the OpenAPI record
  * schemas (runtime/openapi/record-schemas.ts): both follow runtime/model/field-rules.ts.
  */
-import { StructureKind, type InterfaceDeclarationStructure, type PropertySignatureStructure, type StatementStructures } from 'ts-morph';
 import { isBigInteger, isRequiredOnCreate, isServerFilled } from '../../runtime/model/field-rules.js';
 import type { AbstractType, FieldModel, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../runtime/openapi/code-identifiers.js';
 import { nativeTypeInfo } from '../../runtime/services/sql/schema/native-types.js';
 import { databaseEvents, eventsInterface } from './create-events.js';
-import { docText, printTypeScript, propertyKey, RUNTIME_SPECIFIER } from './typescript-printer.js';
+import {
+  docText,
+  printTypeScript,
+  propertyKey,
+  RUNTIME_SPECIFIER,
+  type Declaration,
+  type InterfaceDeclaration,
+  type PropertySignature,
+} from './typescript-printer.js';
 
 /** TypeScript type of a value as the API returns it (matches runtime/openapi/record-schemas.ts). */
 const TS_TYPE: Record<AbstractType, string> = {
@@ -71,26 +78,25 @@ function fieldDoc(field: FieldModel, table: TableModel): string {
   return docText(notes.join(', '));
 }
 
-function property(field: FieldModel, table: TableModel, optional: boolean): PropertySignatureStructure {
+function property(field: FieldModel, table: TableModel, optional: boolean): PropertySignature {
   const type = valueType(field);
   return {
-    kind: StructureKind.PropertySignature,
     name: propertyKey(field.name),
     type: field.allowNull && type !== 'unknown' ? `${type} | null` : type,
-    hasQuestionToken: optional,
-    docs: [fieldDoc(field, table)],
+    optional,
+    doc: fieldDoc(field, table),
   };
 }
 
-function tableInterface(name: string, docs: string, properties: PropertySignatureStructure[]): InterfaceDeclarationStructure {
-  return { kind: StructureKind.Interface, name, isExported: true, docs: [docText(docs)], properties };
+function tableInterface(name: string, doc: string, properties: PropertySignature[]): InterfaceDeclaration {
+  return { kind: 'interface', name, doc: docText(doc), properties };
 }
 
-function mapInterface(name: string, docs: string, entries: Array<[string, string]>): InterfaceDeclarationStructure {
+function mapInterface(name: string, doc: string, entries: Array<[string, string]>): InterfaceDeclaration {
   return tableInterface(
     name,
-    docs,
-    entries.map(([table, type]) => ({ kind: StructureKind.PropertySignature, name: propertyKey(table), type })),
+    doc,
+    entries.map(([table, type]) => ({ name: propertyKey(table), type })),
   );
 }
 
@@ -157,9 +163,7 @@ export function createTypesFile(service: SqlServiceModel): string {
     return declarations;
   });
   const events = databaseEvents(service, tables);
-  const imports: StatementStructures[] = events.routineRequest
-    ? [{ kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: RUNTIME_SPECIFIER, namedImports: ['RoutineRequest'] }]
-    : [];
+  const imports: Declaration[] = events.routineRequest ? [{ kind: 'typeImport', names: ['RoutineRequest'], from: RUNTIME_SPECIFIER }] : [];
   return printTypeScript([
     ...imports,
     ...statements,

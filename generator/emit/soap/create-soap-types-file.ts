@@ -6,12 +6,11 @@
  * JSON the API takes and returns (runtime/services/soap): optional members are those the schema
  * does not require, `nullable` adds `| null`, repeated elements are arrays.
  */
-import { StructureKind, type InterfaceDeclarationStructure, type PropertySignatureStructure, type StatementStructures } from 'ts-morph';
 import type { JsonSchema, SoapServiceModel } from '../../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../../runtime/openapi/code-identifiers.js';
 import { DEFINITION_REF } from '../../../runtime/services/soap/wsdl/json-schema-parts.js';
 import { eventsInterface, soapEvents } from '../create-events.js';
-import { docText, printTypeScript, propertyKey } from '../typescript-printer.js';
+import { docText, printTypeScript, propertyKey, type Declaration, type PropertySignature } from '../typescript-printer.js';
 
 /** Global names a generated type should not shadow, for the readers of the file. */
 const RESERVED = [
@@ -58,18 +57,16 @@ class TypeWriter {
   }
 
   /** Members of an object schema as property signatures. */
-  properties(schema: JsonSchema): PropertySignatureStructure[] {
+  properties(schema: JsonSchema): PropertySignature[] {
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
     return Object.entries(isRecord(schema.properties) ? schema.properties : {})
       .filter(([, member]) => isRecord(member))
       .map(([key, member]) => {
-        const docs = this.docs(member as JsonSchema);
         return {
-          kind: StructureKind.PropertySignature,
           name: propertyKey(key),
           type: this.type(member as JsonSchema),
-          hasQuestionToken: !required.has(key),
-          docs: docs === undefined ? [] : [docs],
+          optional: !required.has(key),
+          doc: this.docs(member as JsonSchema),
         };
       });
   }
@@ -121,26 +118,17 @@ class TypeWriter {
 
   private objectLiteral(schema: JsonSchema): string {
     const members = this.properties(schema).map((property) => {
-      const docs = property.docs?.length ? `/** ${String(property.docs[0])} */ ` : '';
-      return `${docs}${property.name}${property.hasQuestionToken ? '?' : ''}: ${String(property.type)};`;
+      const doc = property.doc === undefined ? '' : `/** ${property.doc} */ `;
+      return `${doc}${property.name}${property.optional ? '?' : ''}: ${property.type};`;
     });
     if (schema.additionalProperties === true) members.push('[member: string]: unknown;');
     return members.length === 0 ? 'Record<string, never>' : `{ ${members.join(' ')} }`;
   }
 }
 
-function declaration(writer: TypeWriter, name: string, schema: JsonSchema, docs: string): StatementStructures {
-  if (writer.isInterface(schema)) {
-    const structure: InterfaceDeclarationStructure = {
-      kind: StructureKind.Interface,
-      name,
-      isExported: true,
-      docs: [docText(docs)],
-      properties: writer.properties(schema),
-    };
-    return structure;
-  }
-  return { kind: StructureKind.TypeAlias, name, isExported: true, docs: [docText(docs)], type: writer.type(schema) };
+function declaration(writer: TypeWriter, name: string, schema: JsonSchema, doc: string): Declaration {
+  if (writer.isInterface(schema)) return { kind: 'interface', name, doc: docText(doc), properties: writer.properties(schema) };
+  return { kind: 'typeAlias', name, doc: docText(doc), type: writer.type(schema) };
 }
 
 export function createSoapTypesFile(service: SoapServiceModel): string {
@@ -156,7 +144,7 @@ export function createSoapTypesFile(service: SoapServiceModel): string {
     request: namer(`${typeName(operation.name)}Request`),
     response: namer(`${typeName(operation.name)}Response`),
   }));
-  const statements: StatementStructures[] = [];
+  const statements: Declaration[] = [];
   for (const [name, typeNameOf] of definitionNames) {
     const schema = service.definitions[name];
     statements.push(declaration(writer, typeNameOf, schema, writer.docs(schema) ?? `The XML Schema type \`${name}\` as JSON.`));
@@ -180,12 +168,10 @@ export function createSoapTypesFile(service: SoapServiceModel): string {
     );
   }
   statements.push({
-    kind: StructureKind.Interface,
+    kind: 'interface',
     name: 'Operations',
-    isExported: true,
-    docs: [docText(`Request and response types of the \`${service.name}\` SOAP service, by operation name.`)],
+    doc: docText(`Request and response types of the \`${service.name}\` SOAP service, by operation name.`),
     properties: operations.map(({ operation, request, response }) => ({
-      kind: StructureKind.PropertySignature,
       name: propertyKey(operation.name),
       type: `{ request: ${request}; response: ${response} }`,
     })),
