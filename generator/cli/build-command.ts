@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { buildPlatform } from '../pipeline.js';
 import { buildSummary, stageReporter, type CliIo } from './cli-io.js';
 
 /** `gen build [platform.yaml] [-o dir] [--dry-run]`: writes the server and prints a one-line summary. */
@@ -12,6 +11,7 @@ export function addBuildCommand(program: Command, io: CliIo): void {
     .option('--dry-run', 'show what would change without writing')
     .action(async (configPath: string, options: { out?: string; dryRun?: boolean }) => {
       const start = performance.now();
+      const { buildPlatform } = await import('../pipeline.js');
       const { outDir, plan, model } = await buildPlatform({
         configPath,
         outDir: options.out,

@@ -1,6 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { DiagnosticError, formatDiagnosticReport } from '../diagnostics.js';
-import { checkPlatform } from '../pipeline.js';
+import type { checkPlatform } from '../pipeline.js';
 import { displayDir, stageReporter, type CliIo } from './cli-io.js';
 
 /**
@@ -20,6 +20,7 @@ export function addCheckCommand(program: Command, io: CliIo): void {
       '\nExit codes: 0 up to date, 1 drift or a config problem, 3 a database or WSDL cannot be introspected (unreachable, or a variable it needs is not set).',
     )
     .action(async (configPath: string, options: { out?: string; offline?: boolean }) => {
+      const { checkPlatform } = await import('../pipeline.js');
       let result: Awaited<ReturnType<typeof checkPlatform>>;
       try {
         result = await checkPlatform({

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { DevServer, parseInterval } from '../dev/dev-server.js';
 import type { CliIo } from './cli-io.js';
 
 const DEFAULT_POLL = '10s';
@@ -42,6 +41,7 @@ export function addDevCommand(program: Command, io: CliIo): void {
       const port = Number(options.port ?? io.env.PORT ?? 8080);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new InvalidArgumentError(`'${options.port ?? io.env.PORT}' is not a port.`);
+      const { DevServer } = await import('../dev/dev-server.js');
       const dev = new DevServer(
         {
           configPath,
@@ -65,4 +65,13 @@ export function addDevCommand(program: Command, io: CliIo): void {
         process.on('SIGTERM', stop);
       });
     });
+}
+
+/** `5s`, `500ms`, `2m`, a number of seconds, or `off`/`0`: milliseconds, or null for no polling. */
+export function parseInterval(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/i.exec(text);
+  if (/^\s*(off|no|false|none)\s*$/i.test(text)) return null;
+  if (!match) throw new Error(`'${text}' is not an interval: write 5s, 500ms, 2m or off.`);
+  const value = Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[(match[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm'];
+  return value === 0 ? null : Math.max(100, Math.round(value));
 }

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { ServiceModel } from '../../runtime/model/platform-model.js';
-import { getServiceKind } from '../../runtime/services/registry.js';
 import { DiagnosticError, isUserError } from '../diagnostics.js';
 import { GITIGNORE_LINES, starterPlatform, type StarterSource } from '../init/starter-platform.js';
 import type { CliIo } from './cli-io.js';
@@ -111,6 +110,7 @@ async function introspect(
   service: { type: string; name: string; config: Record<string, unknown> },
   baseDir: string,
 ): Promise<ServiceModel> {
+  const { getServiceKind } = await import('../../runtime/services/registry.js');
   const kind = getServiceKind(service.type);
   const model: ServiceModel = {
     id: 8,

@@ -3,7 +3,6 @@ import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { DiagnosticError } from '../diagnostics.js';
 import { SERVER_ENTRY } from '../emit/create-main-file.js';
-import { buildPlatform } from '../pipeline.js';
 import { displayDir, planSummary, stageReporter, type CliIo } from './cli-io.js';
 
 /** `gen serve <platform.yaml> [-o dir]`: build, then import the generated entry, which starts the server. */
@@ -31,6 +30,7 @@ export function addServeCommand(program: Command, io: CliIo): void {
     .action(async (configPath: string, options: { out?: string; workers?: string }) => {
       // The generated server reads the count from the environment (its workers inherit it).
       if (options.workers !== undefined) process.env.PORTICO_WORKERS = options.workers;
+      const { buildPlatform } = await import('../pipeline.js');
       const { outDir, files, plan } = await buildPlatform({
         configPath,
         outDir: options.out,

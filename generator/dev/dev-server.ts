@@ -358,15 +358,6 @@ function serviceRoutes(model: PlatformModel): ServiceRoutes[] {
   );
 }
 
-/** `5s`, `500ms`, `2m`, a number of seconds, or `off`/`0`: milliseconds, or null for no polling. */
-export function parseInterval(text: string): number | null {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/i.exec(text);
-  if (/^\s*(off|no|false|none)\s*$/i.test(text)) return null;
-  if (!match) throw new Error(`'${text}' is not an interval: write 5s, 500ms, 2m or off.`);
-  const value = Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[(match[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm'];
-  return value === 0 ? null : Math.max(100, Math.round(value));
-}
-
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

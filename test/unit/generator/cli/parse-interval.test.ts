@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseInterval } from '#generator/dev/dev-server.js';
+import { parseInterval } from '#generator/cli/dev-command.js';
 
 describe('parseInterval (gen dev --poll)', () => {
   it.each([
