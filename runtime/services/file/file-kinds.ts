@@ -1,6 +1,7 @@
 /**
- * The file-service types: one engine (./file-handler.ts), a storage driver per back-end. Remote
- * drivers load their client library only when a service of their type opens.
+ * The file-service types: one engine (./file-handler.ts), a storage driver per back-end. The
+ * engine and the drivers (remote ones with their client library) load when a service of their
+ * type opens: the generator reads only the config schemas and OpenAPI here.
  */
 import path from 'node:path';
 import { InternalServerError } from '../../core/errors.js';
@@ -15,10 +16,8 @@ import {
   sftpFileConfigSchema,
   webdavFileConfigSchema,
 } from './file-config.js';
-import { FileHandler } from './file-handler.js';
 import { fileServiceOpenApi } from './file-openapi.js';
 import type { FileStorage } from './file-storage.js';
-import { LocalStorage } from './local-storage.js';
 
 type Config = Record<string, unknown>;
 
@@ -41,6 +40,7 @@ function fileKind(
     describe: (service) => fileServiceOpenApi(service.name),
     async open(service, ctx) {
       const config = ctx.resolveEnv(service.config) as Config;
+      const { FileHandler } = await import('./file-handler.js');
       return new FileHandler({
         name: service.name,
         backend,
@@ -70,6 +70,7 @@ export const localFileKind = fileKind(
   async (config, service, ctx) => {
     const container = configString(config.container).trim();
     const root = container === '' || container === 'local' ? path.join('data', service.name) : container;
+    const { LocalStorage } = await import('./local-storage.js');
     return LocalStorage.open(path.resolve(ctx.baseDir, root), service.name);
   },
 );

@@ -1,12 +1,13 @@
-/** Turns a SQL kind definition into a ServiceKind: build-time introspection and serving, loading the dialect on first use. */
+/**
+ * Turns a SQL kind definition into a ServiceKind: build-time introspection and serving, loading the
+ * dialect on first use, and the request handler (with the live schema and response cache) when a
+ * service opens.
+ */
 import type { DatabaseSchema, ServiceModel, SqlServiceModel } from '../../model/platform-model.js';
 import type { RuntimeContext, ServiceHandler, ServiceKind } from '../service-kind.js';
 import type { SqlDialectModule, SqlKindDefinition } from './dialects/sql-dialect.js';
-import { LiveSchema } from './live-schema.js';
 import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { sqlCacheSettings, sqlServiceOptions } from './sql-config.js';
-import { SqlServiceHandler } from './sql-handler.js';
-import { SqlResponseCache } from './sql-response-cache.js';
 
 export { readDatabaseSchema };
 
@@ -39,7 +40,12 @@ export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind
     async open(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceHandler> {
       const config = ctx.resolveEnv(service.config);
       const options = sqlServiceOptions(config);
-      const { dialect, connect } = await load();
+      const [{ dialect, connect }, { LiveSchema }, { SqlServiceHandler }, { SqlResponseCache }] = await Promise.all([
+        load(),
+        import('./live-schema.js'),
+        import('./sql-handler.js'),
+        import('./sql-response-cache.js'),
+      ]);
       const connection = await connect(config, ctx);
       try {
         // A model from the generator carries the schema; services created at run time are read live.

@@ -3,12 +3,13 @@
  * (the whole exchange must finish within it), TLS material and extra headers from the service
  * options, keep-alive connections per service. Plain HTTP goes through node:http (a SOAP call is
  * mostly transport, and axios costs a third of it); NTLM, a handshake over several requests, goes
- * through node-soap's HttpClient and its axios-ntlm. A host that cannot be reached (refused,
- * unknown, timed out) is a 503; every HTTP answer, errors included, is returned to the caller.
+ * through node-soap's HttpClient and its axios-ntlm, loaded only for such a service. A host that
+ * cannot be reached (refused, unknown, timed out) is a 503; every HTTP answer, errors included, is
+ * returned to the caller.
  */
 import http from 'node:http';
 import https from 'node:https';
-import { HttpClient } from 'soap';
+import type { HttpClient } from 'soap';
 import type { SoapOptions } from '../soap-config.js';
 import { soapMessages } from '../soap-messages.js';
 
@@ -41,11 +42,11 @@ interface AxiosLikeError {
 export class SoapTransport {
   private readonly httpAgent = new http.Agent({ keepAlive: true });
   private readonly httpsAgent: https.Agent;
-  private readonly ntlmClient: HttpClient | null;
+  private readonly ntlmClient: Promise<HttpClient> | null;
 
   constructor(private readonly options: TransportOptions) {
     this.httpsAgent = new https.Agent({ keepAlive: true, ...options.tls });
-    this.ntlmClient = options.ntlm ? new HttpClient() : null;
+    this.ntlmClient = options.ntlm ? import('soap').then(({ HttpClient }) => new HttpClient()) : null;
   }
 
   /** Closes the service's idle connections. */
@@ -60,7 +61,7 @@ export class SoapTransport {
     const { basicAuth } = this.options;
     if (basicAuth) requestHeaders.Authorization = `Basic ${Buffer.from(`${basicAuth.username}:${basicAuth.password}`).toString('base64')}`;
     const exchange = this.ntlmClient
-      ? this.ntlmExchange(this.ntlmClient, url, body, requestHeaders)
+      ? this.ntlmClient.then((client) => this.ntlmExchange(client, url, body, requestHeaders))
       : this.send(url, body, requestHeaders, body === null ? MAX_REDIRECTS : 0);
     return exchange.catch((error: unknown) => {
       throw error instanceof TimeoutError
