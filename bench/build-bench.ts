@@ -3,7 +3,10 @@
  * command in a fresh process, cold) on a large platform: a PostgreSQL database of 200 tables with
  * 174 foreign keys, plus the two largest WSDLs of ../shared/wsdl-corpus (197 and 177 operations).
  * Prints wall times of several runs and, from one in-process build, the time of each stage.
- * Needs the local PostgreSQL (PORTICO_TEST_POSTGRES_URL to point elsewhere) and the shared folder.
+ * `--profile` (with the package built) then runs `gen build` and `gen check` once more under
+ * `node --cpu-prof` and prints their CPU time by stage (build-profile.ts); `--profile-dir` keeps
+ * the .cpuprofile files. Needs the local PostgreSQL (PORTICO_TEST_POSTGRES_URL to point elsewhere)
+ * and the shared folder.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,12 +17,15 @@ import pg from 'pg';
 import { buildPlatform, type StageTiming } from '#generator/pipeline.js';
 import { createTestDatabase } from '#test/helpers/require-service.js';
 import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
+import { summariseBuildProfile } from './build-profile.js';
 
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
     tables: { type: 'string', default: '200' },
     keep: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    'profile-dir': { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -64,10 +70,11 @@ function genCommand(): [string, string[]] {
   return [path.join(repo, 'node_modules', '.bin', 'tsx'), [path.join(repo, 'bin', 'gen.ts')]];
 }
 
-function timeCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv): { ms: number; status: number | null } {
+function timeCommand(args: string[], cwd: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []): { ms: number; status: number | null } {
   const [command, prefix] = genCommand();
+  if (nodeFlags.length > 0 && command !== process.execPath) throw new Error('--profile needs the compiled CLI: run `npm run build` first.');
   const start = performance.now();
-  const result = spawnSync(command, [...prefix, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const result = spawnSync(command, [...nodeFlags, ...prefix, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = performance.now() - start;
   if (result.status !== 0 && args[0] === 'build') throw new Error(`gen ${args.join(' ')} failed: ${result.stderr.toString()}`);
   return { ms, status: result.status };
@@ -77,6 +84,23 @@ const stats = (list: number[]) => {
   const sorted = [...list].sort((a, b) => a - b);
   return `median ${(sorted[Math.floor(sorted.length / 2)] / 1000).toFixed(2)} s (min ${(sorted[0] / 1000).toFixed(2)}, max ${(sorted[sorted.length - 1] / 1000).toFixed(2)})`;
 };
+
+/** `gen build` (empty output) and `gen check` once each under the CPU profiler: CPU time by stage. */
+function profileCommands(dir: string, env: NodeJS.ProcessEnv): void {
+  const profiles = values['profile-dir'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'portico-build-profile-'));
+  for (const command of ['build', 'check']) {
+    const out = path.join(profiles, command);
+    if (command === 'build') fs.rmSync(path.join(dir, 'server'), { recursive: true, force: true });
+    const { ms } = timeCommand([command, 'platform.yaml'], dir, env, ['--cpu-prof', `--cpu-prof-dir=${out}`]);
+    const file = path.join(out, fs.readdirSync(out)[0]);
+    const shares = summariseBuildProfile(file);
+    const busy = shares.filter(({ stage }) => stage !== 'idle').reduce((sum, { ms: stageMs }) => sum + stageMs, 0);
+    console.log(
+      `gen ${command} profiled: ${(ms / 1000).toFixed(2)} s wall, ${Math.round(busy)} ms busy: ${shares.map(({ stage, ms: stageMs }) => `${stage} ${Math.round(stageMs)}`).join(', ')}`,
+    );
+  }
+  if (values['profile-dir'] === undefined) fs.rmSync(profiles, { recursive: true, force: true });
+}
 
 async function main(): Promise<void> {
   const database = await createTestDatabase('postgres');
@@ -115,6 +139,7 @@ async function main(): Promise<void> {
       .trim()
       .split('\n').length;
     console.log(`output: ${files} files`);
+    if (values.profile) profileCommands(dir, env);
   } finally {
     if (values.keep) console.log(`kept ${dir} (BENCH_DATABASE_URL=${database.url})`);
     else {
