@@ -11,6 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { REPO_ROOT } from './cli-fixtures.js';
+import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
 
 const KEY = 'cd'.repeat(32);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-dev-hooks-'));
@@ -86,7 +87,7 @@ it('serves the hooks, reloads when the hook file changes, and keeps the last goo
   fs.writeFileSync(path.join(dir, 'platform.yaml'), PLATFORM);
   fs.writeFileSync(path.join(dir, 'hooks/notes.ts'), hooks('first'));
 
-  child = spawn(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [path.join(REPO_ROOT, 'bin', 'gen.ts'), 'dev', '--poll', 'off'], {
+  child = spawn(process.execPath, [...SOURCE_NODE_ARGS, path.join(REPO_ROOT, 'bin', 'gen.ts'), 'dev', '--poll', 'off'], {
     cwd: dir,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,6 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { REPO_ROOT } from './cli-fixtures.js';
+import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
 
 const KEY = 'ab'.repeat(32);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-dev-'));
@@ -99,7 +100,7 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
   fs.copyFileSync(path.join(REPO_ROOT, 'test/golden/scenarios/soap-calculator/calculator.wsdl'), path.join(dir, 'calculator.wsdl'));
 
   const output = new Output();
-  child = spawn(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [path.join(REPO_ROOT, 'bin', 'gen.ts'), 'dev', '--poll', '300ms'], {
+  child = spawn(process.execPath, [...SOURCE_NODE_ARGS, path.join(REPO_ROOT, 'bin', 'gen.ts'), 'dev', '--poll', '300ms'], {
     cwd: dir,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
