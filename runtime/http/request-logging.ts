@@ -5,6 +5,7 @@
  * the event loop leave stdout in one write (see BatchedLines).
  */
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import os from 'node:os';
 import pino from 'pino';
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -25,35 +26,71 @@ export function logLevelFrom(value: string | undefined): string {
 
 /** Fastify's request lines, one per request: nothing on arrival, the whole request on completion. */
 class OneLinePerRequest extends LogController {
+  /** `out`: where completed-request lines go, when the server's level shows info lines at all. */
+  constructor(private readonly out: BatchedLines | null) {
+    super();
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { req: request, res: reply, responseTime: Math.round(reply.elapsedTime * 100) / 100 };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    if (error) {
+      const line = { req: request, res: reply, responseTime: responseTime(reply) };
+      reply.log.error({ ...line, err: error }, 'request errored');
+    } else this.out?.write(completedLine(request, reply));
   }
 }
 
+const responseTime = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100) / 100;
+
+// The fields pino writes first on every line of this process.
+const LINE_PROCESS = `,"pid":${process.pid},"hostname":${JSON.stringify(os.hostname())}`;
+
 /**
- * Collects the lines written during one turn of the event loop and writes them together once it
- * ends: a busy server finishes several requests per turn, and one write per line cost about as
- * much as formatting it. Nothing waits longer than the turn; what is left is written at exit.
+ * The line pino would write for a completed request (the same fields, in the same order), built
+ * directly: this line is written for every request, and pino's generic formatting of it cost
+ * about three times as much.
  */
+function completedLine(request: FastifyRequest, reply: FastifyReply): string {
+  const url = request.url.includes('=') ? maskSecrets(request.url) : request.url;
+  return (
+    `{"level":30,"time":${Date.now()}${LINE_PROCESS},"reqId":${JSON.stringify(request.id)},` +
+    `"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(url)},"remoteAddress":${JSON.stringify(request.ip)}},` +
+    `"res":{"statusCode":${reply.statusCode}},"responseTime":${responseTime(reply)},"msg":"request completed"}\n`
+  );
+}
+
+/**
+ * Collects log lines and writes them together: at most FLUSH_MS after the first, or at once when
+ * FLUSH_BYTES are waiting. A write per line cost about as much as formatting it; a busy server now
+ * makes one write per many requests. What is left is written at exit.
+ */
+const FLUSH_MS = 50;
+const FLUSH_BYTES = 16 * 1024;
+
 class BatchedLines {
   private pending: string[] = [];
+  private bytes = 0;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly out: { write(text: string): unknown }) {
     process.once('exit', this.flush);
   }
 
   write(line: string): void {
-    if (this.pending.push(line) === 1) setImmediate(this.flush);
+    this.pending.push(line);
+    this.bytes += line.length;
+    if (this.bytes >= FLUSH_BYTES) this.flush();
+    else if (this.timer === null) this.timer = setTimeout(this.flush, FLUSH_MS).unref();
   }
 
   private readonly flush = (): void => {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
     if (this.pending.length === 0) return;
     const text = this.pending.join('');
     this.pending = [];
+    this.bytes = 0;
     this.out.write(text);
   };
 }
@@ -78,7 +115,7 @@ export function loggerOptions(level: string | undefined): Pick<FastifyServerOpti
         res: (reply) => ({ statusCode: reply.statusCode }),
       },
     },
-    logController: new OneLinePerRequest(),
+    logController: new OneLinePerRequest(['trace', 'debug', 'info'].includes(level) ? stdoutLines() : null),
     requestIdHeader: 'x-request-id',
   };
 }
