@@ -25,7 +25,27 @@ export {
   type RoutineRequest,
   type TableEvents,
 } from './http/hooks.js';
-export { PorticoError, BadRequestError, ForbiddenError, NotFoundError, ConflictError } from './core/errors.js';
+export {
+  defineEndpoints,
+  type EndpointContext,
+  type EndpointReply,
+  type EndpointRequest,
+  type EndpointRoute,
+  type EndpointSet,
+} from './services/custom/endpoints.js';
+export type {
+  ApiQuery,
+  ApiResponse,
+  ApiTables,
+  CallOptions,
+  ListParams,
+  ServiceApi,
+  TableClient,
+  TableTypes,
+  UntypedTables,
+} from './services/service-api.js';
+export type { AuthContext } from './auth/auth-context.js';
+export { PorticoError, BadRequestError, UnauthorizedError, ForbiddenError, NotFoundError, ConflictError } from './core/errors.js';
 
 // Node.js 22.1 and later keep the compiled code of the modules loaded below on disk (in the OS's
 // temporary folder, or NODE_COMPILE_CACHE), so that every start after the first skips compiling

@@ -14,6 +14,7 @@ import {
   type ServiceModel,
   type TableModel,
 } from '../../runtime/model/platform-model.js';
+import { sortRoutes } from '../../runtime/services/custom/endpoints.js';
 import { builtinApps, builtinServices, FIRST_DECLARED_SERVICE_ID } from '../config/builtins.js';
 import type { PlatformConfig, SystemConfig } from '../config/platform-config.js';
 
@@ -74,6 +75,7 @@ function withIntrospection(base: ServiceModel, found: ServiceModel | undefined):
   const declared = { id, name, label, type, description, is_active, config, origin };
   // SOAP models are sorted by their introspection already.
   if (found.kind === 'soap') return { ...found, ...declared };
+  if (found.kind === 'custom') return { ...declared, kind: 'custom', routes: sortRoutes(found.routes) };
   return { ...declared, kind: 'sql', dialect: found.dialect, schema: sortSchema(found.schema) };
 }
 

@@ -45,6 +45,29 @@ export function resolveRole(
   return roleId === null || roleId === undefined ? null : (roles.get(roleId) ?? null);
 }
 
+/** Who makes a request: a client over HTTP, or a hook or custom endpoint in process (the reference's SCRIPT requestor). */
+export type Requestor = 'api' | 'script';
+
+const scriptRoles = new WeakMap<RolePrincipal, RolePrincipal>();
+
+/**
+ * The role as a server-side script's call sees it: only the grants whose requestor includes
+ * `script` (requestor_mask bit 2), offered to the one access decision as usable (reference 6.5:
+ * the requestor type is part of the match).
+ */
+export function roleForRequestor(role: RolePrincipal | null, requestor: Requestor): RolePrincipal | null {
+  if (role === null || requestor === 'api') return role;
+  let view = scriptRoles.get(role);
+  if (view === undefined) {
+    const grants = role.grants
+      .filter((grant) => (grant.requestorMask & 2) !== 0)
+      .map((grant) => ({ ...grant, requestorMask: grant.requestorMask | 1 }));
+    view = { ...role, grants };
+    scriptRoles.set(role, view);
+  }
+  return view;
+}
+
 const deny = (error: PorticoError): AccessDecision => ({ allowed: false, error });
 
 export function decideAccess(request: AccessRequest): AccessDecision {

@@ -100,6 +100,11 @@ export const coreMessages = {
   preflightWithoutMethod: message(400, () => 'Invalid preflight request: Access-Control-Request-Method is missing.'),
   /** A user's hook (runtime/http/hooks.ts) that did not finish within its time. */
   hookTimedOut: message(503, () => 'The request did not complete in time: a hook of the platform took too long.'),
+  /** Hooks and custom endpoints calling services in process (runtime/http/in-process-api.ts). */
+  inProcessTooDeep: message(
+    500,
+    (depth: number) => `In-process service calls nested more than ${depth} deep: a hook or endpoint seems to call itself.`,
+  ),
 
   // Credentials and access (reference 6.7; the spec's "Authentication failure messages").
   noCredentials: message(

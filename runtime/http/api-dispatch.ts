@@ -1,9 +1,12 @@
 /**
  * Every /api/v2 request goes through here: verb tunnelling, path, caller, access decision, then
- * the service (an internal one for system, user and api_docs; a ServiceHandler otherwise).
+ * the service (an internal one for system, user and api_docs; a ServiceHandler otherwise). The
+ * in-process calls of hooks and custom endpoints (in-process-api.ts) take the same path from the
+ * access decision on (`Serve`), as the reference's SCRIPT requestor.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { decideAccess, resolveRole } from '../auth/access.js';
+import type { Readable } from 'node:stream';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { decideAccess, resolveRole, roleForRequestor, type AccessDecision, type Requestor } from '../auth/access.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { readCredentials } from '../auth/credentials.js';
 import { wrapList } from '../core/envelope.js';
@@ -11,10 +14,13 @@ import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import type { ServiceModel, Verb } from '../model/platform-model.js';
 import { internalServiceFragment } from '../openapi/model-fragment.js';
 import type { ServiceCall, ServiceKind, ServiceResult } from '../services/service-kind.js';
+import type { ServiceApi } from '../services/service-api.js';
 import { getServiceKind } from '../services/registry.js';
 import { bodyStream } from './body-parsing.js';
 import { databaseEventPath, PathTemplates, soapEventPath } from './hook-events.js';
-import { identify } from './identify.js';
+import type { JoinedTransaction } from './hooks.js';
+import { identify, type Caller } from './identify.js';
+import { inProcessApi } from './in-process-api.js';
 import type { DocsService } from '../system/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
 import type { PlatformContext } from './platform-context.js';
@@ -100,57 +106,122 @@ function internalEventPath(type: string, resource: readonly string[]): string[] 
   return templates.match(resource);
 }
 
+/** Who a request is served for: a client's credentials over HTTP, or the caller of a hook or endpoint calling in process. */
+export interface Acting {
+  caller: Caller;
+  /** `script` for in-process calls: role grants apply where their requestor includes it, and rate limits do not count them (reference 6.5, 6.8). */
+  requestor: Requestor;
+  /** An administrator's rights, which a hook or endpoint asks for explicitly (never a client). */
+  elevated: boolean;
+  /** How many in-process calls deep this request is (0 for a client's). */
+  depth: number;
+  /** The transaction of a table write whose hook makes this call: calls to its service run inside it. */
+  joined?: JoinedTransaction;
+}
+
+/** One request to a service, whoever makes it. */
+export interface DispatchRequest {
+  verb: Verb;
+  service: string;
+  resource: string[];
+  trailingSlash: boolean;
+  rawPath: string;
+  query: RawQuery;
+  body: unknown;
+  headers: ServiceCall['headers'];
+  stream?: Readable;
+  host: string;
+  clientIp: string;
+  log: FastifyBaseLogger;
+}
+
+/** Serves a request: access decision, rate limits, then the service (through its hooks). */
+export type Serve = (request: DispatchRequest, acting: Acting) => Promise<ServiceResult>;
+
 /** `internal` maps a service type (system, user, swagger) to the runtime's own implementation. */
 export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: DocsService): Dispatch {
+  const serve = createServe(ctx, internal, docs);
   return async (request, reply) => {
     const query = request.query as RawQuery;
     const verb = effectiveVerb(request.method, request.headers, query);
     const { service, resource, trailingSlash, rawPath } = parsePath(request.url);
     const identified = identify(ctx, readCredentials(request.headers, query));
     const caller = identified instanceof Promise ? await identified : identified;
+    const result = await serve(
+      {
+        verb,
+        service,
+        resource,
+        trailingSlash,
+        rawPath,
+        query,
+        body: request.body,
+        headers: request.headers,
+        stream: bodyStream(request),
+        host: request.hostname,
+        clientIp: request.ip,
+        log: request.log,
+      },
+      { caller, requestor: 'api', elevated: false, depth: 0 },
+    );
+    if (result.headers) void reply.headers(result.headers);
+    return reply.status(result.status ?? 200).send(result.body);
+  };
+}
 
+const ELEVATED: AccessDecision = { allowed: true, grant: null };
+
+function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: DocsService): Serve {
+  const serve: Serve = async (request, acting) => {
+    const { verb, service, resource, trailingSlash, query } = request;
+    const { caller } = acting;
     const model = ctx.services.get(service);
     const internalService = model ? internal.get(model.type) : undefined;
     const isSpec = resource.length === 1 && resource[0] === '_spec';
     const rule = internalService && !isSpec ? internalService.access(verb, resource) : OPEN_RULE;
-    const role = resolveRole(caller.user, caller.app, ctx.directory.roles);
+    const role = roleForRequestor(resolveRole(caller.user, caller.app, ctx.directory.roles), acting.requestor);
     const kind = model && !internalService ? getServiceKind(model.type) : undefined;
     // File services: `docs/` (the folder) is a component of its own, as their grants name folders.
     const component = `${resource.join('/')}${kind?.folderComponents && trailingSlash && resource.length > 0 ? '/' : ''}`.toLowerCase();
-    const decision = decideAccess({
-      verb,
-      service: service.toLowerCase(),
-      component,
-      apiKeyGiven: caller.apiKeyGiven,
-      app: caller.app,
-      tokenError: caller.tokenError,
-      user: caller.user,
-      role,
-      exception: rule.exception,
-      adminOnly: rule.adminOnly,
-    });
+    const decision = acting.elevated
+      ? ELEVATED
+      : decideAccess({
+          verb,
+          service: service.toLowerCase(),
+          component,
+          apiKeyGiven: caller.apiKeyGiven,
+          app: caller.app,
+          tokenError: caller.tokenError,
+          user: caller.user,
+          role,
+          exception: rule.exception,
+          adminOnly: rule.adminOnly,
+        });
     // Credentials are judged first; then an unknown service is a 404 for everyone with valid credentials.
     if (!model && (decision.allowed || decision.error.status === 403)) throw coreMessages.serviceNotFound.error(service);
     if (!decision.allowed) throw decision.error;
     if (!model) throw coreMessages.serviceNotFound.error(service);
-    if (!model.is_active && !caller.user?.isSysAdmin) throw coreMessages.serviceDeactivated.error(service);
+    const isAdmin = acting.elevated || caller.user?.isSysAdmin === true;
+    if (!model.is_active && !isAdmin) throw coreMessages.serviceDeactivated.error(service);
 
     // The directory's principals are shared, read-only, by every request of the caller.
     const auth: AuthContext = {
       app: caller.app,
       user: caller.user,
-      isAdmin: caller.user?.isSysAdmin === true,
-      role,
+      isAdmin,
+      role: acting.elevated ? null : role,
       rowFilters:
         decision.grant && decision.grant.filters.length > 0 ? { filters: decision.grant.filters, op: decision.grant.filterOp } : null,
-      grants: caller.user?.isSysAdmin ? null : (role?.grants ?? []),
+      grants: isAdmin ? null : (role?.grants ?? []),
       lookup: ctx.directory.lookupFor(caller.app?.id ?? null, role?.id ?? null, caller.user?.id ?? null),
     };
-    // Rate limits count every request after authentication and access, except administrators' (reference 6.8).
-    if (!auth.isAdmin && ctx.limits.active.length > 0) {
+    // Rate limits count every client request after authentication and access, except administrators' (reference 6.8).
+    if (!auth.isAdmin && acting.requestor === 'api' && ctx.limits.active.length > 0) {
       await ctx.limits.check({ userId: caller.user?.id ?? null, roleId: role?.id ?? null, serviceId: model.id, component, verb });
     }
-    const call = {
+    // The in-process API of hooks and custom endpoints, for this caller (joining a hook's transaction when given one).
+    const api = (joined?: JoinedTransaction): ServiceApi => inProcessApi(ctx, serve, joined ? { ...acting, joined } : acting, request);
+    const call: ServiceCall = {
       verb,
       resource,
       trailingSlash,
@@ -158,36 +229,42 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
       body: request.body,
       headers: request.headers,
       auth,
-      stream: bodyStream(request),
-      rawPath,
+      stream: request.stream,
+      rawPath: request.rawPath,
+      log: request.log,
     };
+    if (kind?.callsApi) call.api = api();
     let result: ServiceResult;
     if (isSpec && verb === 'GET') result = await docs.spec(service);
     else if (verb === 'GET' && resource.length === 0 && query.as_access_list !== undefined && toBool(pick(query, 'as_access_list'))) {
       const source = internalService ?? ctx.services.openHandler(service) ?? (await ctx.services.handler(service));
       result = { body: wrapList(['', '*', ...((await source.accessComponents?.()) ?? [])]) };
     } else if (internalService) {
-      const internalCall = { session: caller.session, tokenError: caller.tokenError, host: request.hostname, clientIp: request.ip };
+      const internalCall = { session: caller.session, tokenError: caller.tokenError, host: request.host, clientIp: request.clientIp };
       const handler = { handle: (serviceCall: ServiceCall) => internalService.handle({ ...serviceCall, ...internalCall }) };
       const path = ctx.hooks?.touches(model.name) ? internalEventPath(model.type, resource) : null;
       result =
         path === null
           ? await handler.handle(call)
-          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log }, handler);
+          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log, api }, handler);
     } else {
-      const handler = ctx.services.openHandler(service) ?? (await ctx.services.handler(service));
+      // A hook's call to the service whose write it is part of runs in that write's transaction.
+      const handler =
+        acting.joined?.service === service
+          ? acting.joined.handler
+          : (ctx.services.openHandler(service) ?? (await ctx.services.handler(service)));
       const path = ctx.hooks?.touches(model.name) ? serviceEventPath(model, kind, resource) : null;
       result =
         path === null
           ? await handler.handle(call)
-          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log }, handler);
+          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log, api }, handler);
     }
     // A write through the system or user service is news for the other instances on this system database.
     // (A login changes nothing another instance keeps in memory.)
     if (internalService && verb !== 'GET' && (result.status ?? 200) < 400 && !(verb === 'POST' && component.endsWith('session'))) {
       await ctx.changes.announce();
     }
-    if (result.headers) void reply.headers(result.headers);
-    return reply.status(result.status ?? 200).send(result.body);
+    return result;
   };
+  return serve;
 }

@@ -33,6 +33,8 @@ export interface ServerOptions extends PlatformOptions {
   bodyLimit?: number;
   /** The user's hook modules (or their exports, `defineHooks({...})`), in declaration order. */
   hooks?: ReadonlyArray<HookModule | Readonly<Record<string, unknown>>>;
+  /** The default exports (`defineEndpoints({...})`) of the custom services' modules, by service name. */
+  endpoints?: Readonly<Record<string, unknown>>;
 }
 
 declare module 'fastify' {
@@ -44,6 +46,8 @@ declare module 'fastify' {
 export async function createServer(model: PlatformModel, options: ServerOptions): Promise<FastifyInstance> {
   const ctx = await openPlatform(model, options);
   if (options.hooks !== undefined && options.hooks.length > 0) ctx.hooks = new HookRegistry(options.hooks);
+  const endpoints = options.endpoints ?? {};
+  ctx.runtime.userModule = (service) => (Object.hasOwn(endpoints, service) ? endpoints[service] : undefined);
   const app = Fastify({
     ...loggerOptions(options.logLevel),
     bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,

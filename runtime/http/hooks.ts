@@ -22,12 +22,13 @@ import { coreMessages } from '../core/messages.js';
 import type { RawQuery } from '../core/query-params.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../services/service-kind.js';
+import type { ServiceApi, UntypedTables } from '../services/service-api.js';
 import { eventName, type HookPhase } from './hook-events.js';
 
 export type { HookPhase } from './hook-events.js';
 
-/** What a hook is told about the request besides its data. */
-export interface HookContext {
+/** What a hook is told about the request besides its data; `A` types `api` (`ApiTables<...>`, or the generated `Api`). */
+export interface HookContext<A = UntypedTables> {
   /** The event, `{service}.{path}.{verb}.{phase}`. */
   event: string;
   service: string;
@@ -42,11 +43,16 @@ export interface HookContext {
   phase: HookPhase;
   /** The request's logger (pino, carrying the request id): what a hook logs goes with the request's own lines. */
   log: FastifyBaseLogger;
+  /**
+   * The platform's services in process, with the caller's rights as a script (`api.asAdmin()` for
+   * an administrator's). Inside a table write's transaction, calls to the same service join it.
+   */
+  api: ServiceApi<A>;
 }
 
 /** A hook: may return replacement data; returning nothing keeps the data as it is. */
 // biome-ignore lint/suspicious/noConfusingVoidType: a hook written without a return statement returns void.
-export type Hook<D> = (data: D, context: HookContext) => D | undefined | void | Promise<D | undefined | void>;
+export type Hook<D, A = UntypedTables> = (data: D, context: HookContext<A>) => D | undefined | void | Promise<D | undefined | void>;
 
 /** The body of a `_proc` or `_func` call (reference 4): arguments by name, in order, or as an object. */
 export interface RoutineRequest {
@@ -79,10 +85,13 @@ export type TableEvents<S extends string, T, I = T, U = T> = {
 };
 
 /** A module's hooks, by event. */
-export type HookSet<E = Record<string, unknown>> = { [K in keyof E]?: Hook<E[K]> };
+export type HookSet<E = Record<string, unknown>, A = UntypedTables> = { [K in keyof E]?: Hook<E[K], A> };
 
-/** Declares a module's hooks; `E` is an event map such as the generated `Events` of a service's types.ts. */
-export function defineHooks<E>(hooks: HookSet<E>): HookSet<E> {
+/**
+ * Declares a module's hooks; `E` is an event map such as the generated `Events` of a service's
+ * types.ts, `A` the tables `context.api` is typed by (the generated `Api` of events.ts).
+ */
+export function defineHooks<E, A = UntypedTables>(hooks: HookSet<E, A>): HookSet<E, A> {
   return hooks;
 }
 
@@ -118,12 +127,20 @@ interface AttachedHook {
 /** Where a hooked call goes: a service's handler, which may run calls inside one transaction. */
 export type HookTarget = Pick<ServiceHandler, 'handle' | 'transaction'>;
 
-/** A hooked request: the service, its event path (hook-events.ts) and the request's logger. */
+/** The transaction a hook's in-process calls to the same service join: that service's handler inside it. */
+export interface JoinedTransaction {
+  service: string;
+  handler: Pick<ServiceHandler, 'handle'>;
+}
+
+/** A hooked request: the service, its event path (hook-events.ts), the request's logger and its in-process API. */
 export interface HookedCall {
   service: string;
   path: readonly string[];
   call: ServiceCall;
   log: FastifyBaseLogger;
+  /** The caller's in-process API; given a transaction, its calls to that service run inside it. */
+  api(joined?: JoinedTransaction): ServiceApi;
 }
 
 /** The hooks of a platform, by event; several modules may hook one event (run in declaration order). */
@@ -171,7 +188,7 @@ export class HookRegistry {
     const post = this.byEvent.get(eventName(service, path, call.verb, 'post_process'));
     if (pre === undefined && post === undefined) return target.handle(call);
     const records = path[0] === '_table';
-    const context = {
+    let context = {
       service,
       table: records ? path[1] : '',
       verb: call.verb,
@@ -179,6 +196,7 @@ export class HookRegistry {
       auth: call.auth,
       resource: call.resource,
       log: hooked.log,
+      api: hooked.api(),
     };
     const before = async (): Promise<unknown> => {
       if (pre === undefined) return call.body;
@@ -202,6 +220,9 @@ export class HookRegistry {
     // A write with a post_process hook runs in one transaction with its hooks, so that the hook can still undo it.
     if (records && call.verb !== 'GET' && post !== undefined && target.transaction !== undefined) {
       const outcome = await target.transaction(async (handler): Promise<{ result: ServiceResult } | { failed: unknown }> => {
+        // The hooks' own calls to this service go through the transaction too (on SQLite's one
+        // connection they could not run beside it).
+        context = { ...context, api: hooked.api({ service, handler }) };
         const body = await before();
         let result: ServiceResult;
         try {

@@ -22,6 +22,8 @@ export interface RunServerOptions {
   routeFiles: URL[];
   /** The user's hook modules (compiled by `gen build`, imported by main.mjs), with their files and timeouts. */
   hooks?: ReadonlyArray<HookModule | Readonly<Record<string, unknown>>>;
+  /** The custom services' endpoint modules' default exports by service name (compiled by `gen build`, imported by main.mjs). */
+  endpoints?: Readonly<Record<string, unknown>>;
 }
 
 /** Reads a generated JSON file (ignoring the generator's `$comment`). */
@@ -117,6 +119,7 @@ async function start(model: PlatformModel, routes: ServiceRoutes[], options: Run
     baseDir: fileURLToPath(options.baseUrl),
     routes,
     hooks: options.hooks,
+    endpoints: options.endpoints,
     logLevel: logLevel(),
   }).catch((error: unknown) => {
     // A store the server cannot reach at start is the operator's to fix: one line, exit 1.

@@ -105,7 +105,31 @@ export interface SoapServiceModel extends ServiceBase {
   warnings: string[];
 }
 
-export type ServiceModel = SqlServiceModel | SoapServiceModel | PlainServiceModel;
+/**
+ * A custom service (`custom`): route handlers in the user's TypeScript module (config `module`),
+ * compiled with the server by `gen build`, which reads the module's routes into the model for
+ * the OpenAPI documents.
+ */
+export interface CustomServiceModel extends ServiceBase {
+  kind: 'custom';
+  /** Sorted by path, then method. */
+  routes: EndpointRouteModel[];
+}
+
+/** One route of a custom service, as its module declares it (the handler stays in the module). */
+export interface EndpointRouteModel {
+  method: Verb;
+  /** Relative to the service, with `:name` segments for path parameters: `/contacts/:id`. */
+  path: string;
+  summary?: string;
+  description?: string;
+  /** JSON Schema the request body must match (OpenAPI 3.0 dialect). */
+  request?: JsonSchema;
+  /** JSON Schema of the response body, for the documents. */
+  response?: JsonSchema;
+}
+
+export type ServiceModel = SqlServiceModel | SoapServiceModel | PlainServiceModel | CustomServiceModel;
 
 /** A JSON Schema (the OpenAPI 3.0 dialect: `nullable`, `xml`), as plain data. */
 export type JsonSchema = Record<string, unknown>;

@@ -5,6 +5,7 @@
 import { amqpKind } from './broker/amqp-kind.js';
 import { mqttKind } from './broker/mqtt-kind.js';
 import { redisCacheKind } from './cache/redis-cache-kind.js';
+import { customKind } from './custom/custom-kind.js';
 import { fileServiceKinds } from './file/file-kinds.js';
 import { mcpKind } from './mcp/mcp-kind.js';
 import { plainServiceKinds } from './plain/plain-service-kinds.js';
@@ -14,9 +15,18 @@ import { soapKind } from './soap/soap-kind.js';
 import { sqlServiceKinds } from './sql/sql-service-kinds.js';
 
 const kinds = new Map<string, ServiceKind>(
-  [...plainServiceKinds, ...fileServiceKinds, ...sqlServiceKinds, soapKind, rwsKind, redisCacheKind, amqpKind, mqttKind, mcpKind].map(
-    (kind) => [kind.type, kind],
-  ),
+  [
+    ...plainServiceKinds,
+    ...fileServiceKinds,
+    ...sqlServiceKinds,
+    soapKind,
+    rwsKind,
+    redisCacheKind,
+    amqpKind,
+    mqttKind,
+    mcpKind,
+    customKind,
+  ].map((kind) => [kind.type, kind]),
 );
 
 /** The kind of a service type id, or undefined. */

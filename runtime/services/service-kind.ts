@@ -6,11 +6,13 @@
  * `handle` with a framework-neutral ServiceCall. Handlers return data or throw PorticoError.
  */
 import type { Readable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
 import type { AuthContext } from '../auth/auth-context.js';
 import type { RawQuery } from '../core/query-params.js';
 import type { ServiceModel, Verb } from '../model/platform-model.js';
 import type { OpenApiFragment } from '../openapi/fragment.js';
 import type { PlatformCache, SharedCache } from './cache/shared-cache.js';
+import type { ServiceApi } from './service-api.js';
 
 export type ServiceGroup =
   | 'System'
@@ -24,7 +26,8 @@ export type ServiceGroup =
   | 'IoT'
   | 'Notification'
   | 'OAuth'
-  | 'MCP';
+  | 'MCP'
+  | 'Script';
 
 /** What the runtime gives a service when it opens it. */
 export interface RuntimeContext {
@@ -52,6 +55,17 @@ export interface RuntimeContext {
   ): Promise<{ filename: string; content: Buffer; contentType: string }>;
   /** The OpenAPI document stored for a service (service_doc_by_service_id), as text; absent at build time. */
   serviceDoc?(serviceId: number): Promise<string | null>;
+  /**
+   * The default export of a service's user module (a custom service's endpoints), compiled with
+   * the server by `gen build` and handed to runServer by main.mjs; absent at build time.
+   */
+  userModule?(service: string): unknown;
+  /**
+   * At build time only: loads a user module (a `.ts` file named in a service's config, relative
+   * to the platform directory) and answers its default export (`gen build` reads custom
+   * endpoints' routes this way).
+   */
+  loadModule?(file: string): Promise<unknown>;
 }
 
 /** An email template as /system/email_template keeps it (reference 3.3). */
@@ -108,6 +122,10 @@ export interface ServiceCall {
   rawPath?: string;
   headers: Record<string, string | string[] | undefined>;
   auth: AuthContext;
+  /** The request's logger (pino, with the request id); absent for calls made outside a request. */
+  log?: FastifyBaseLogger;
+  /** The in-process API with the caller's rights, for kinds that say `callsApi`. */
+  api?: ServiceApi;
 }
 
 export interface ServiceResult {
@@ -147,6 +165,11 @@ export interface ServiceType {
   description: string;
   /** JSON Schema of the service's `config`. */
   configSchema: Record<string, unknown>;
+  /**
+   * Services of this type are declared in platform.yaml only (their code is compiled with the
+   * server); POST /system/service refuses them.
+   */
+  declaredOnly?: boolean;
 }
 
 /** A service family: a service type the registry opens and serves. */
@@ -165,6 +188,8 @@ export interface ServiceKind extends ServiceType {
    * grants of file services name folders.
    */
   folderComponents?: boolean;
+  /** Its handlers call other services in process: every call gets `api` (custom endpoints). */
+  callsApi?: boolean;
   /** Opens the service for serving. */
   open(service: ServiceModel, ctx: RuntimeContext): Promise<ServiceHandler>;
 }

@@ -70,6 +70,12 @@ export const systemMessages = {
   // Resources.
   /** 404 for GET /system/service_type/{name}; a service's `type` names no kind: the same text as a 400 on the field. */
   serviceTypeNotFound: message(404, (type: string) => `Service type '${type}' not found.`),
+  serviceTypeDeclaredOnly: message(
+    400,
+    (type: string) =>
+      `Service type '${type}' can only be declared in platform.yaml: its code is compiled with the server by \`gen build\`.`,
+    () => ({ field: 'type' }),
+  ),
   constantNotFound: message(404, (name: string) => `Constant '${name}' not found.`),
   noCacheControl: message(501, () => 'Service does not implement API controlled cache.'),
   noDocsAccess: message(403, (service: string) => `You do not have access to API Docs for the requested service ${service}.`),

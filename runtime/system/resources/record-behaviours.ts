@@ -146,6 +146,10 @@ function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undef
   const type = (prepared.columns.type ?? existing?.type) as string;
   const kind = findServiceType(type);
   if (!kind) throw new BadRequestError(systemMessages.serviceTypeNotFound.text(type), { field: 'type' });
+  // A type whose code is compiled with the server (custom endpoints) cannot be added while it runs.
+  if (kind.declaredOnly && prepared.columns.type !== undefined && prepared.columns.type !== existing?.type) {
+    throw systemMessages.serviceTypeDeclaredOnly.error(type);
+  }
   if (kind.group === 'System' || kind.type === 'user' || kind.type === 'swagger') {
     if (prepared.columns.type !== undefined && prepared.columns.type !== existing?.type) {
       throw new BadRequestError(`Service type '${type}' is built in: a platform has one service of it.`, { field: 'type' });

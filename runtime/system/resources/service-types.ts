@@ -13,8 +13,12 @@ import { systemMessages } from '../system-messages.js';
 /** Types a platform has exactly one service of. */
 const SINGLETONS = new Set(['system', 'user', 'swagger']);
 
-/** Groups whose services carry an OpenAPI document of their own (service_doc_by_service_id). */
-const DOCUMENTED_GROUPS = new Set(['Remote Service', 'Script']);
+/**
+ * Groups whose services carry an OpenAPI document of their own (service_doc_by_service_id). The
+ * reference's Script group does too; Portico's one Script type, `custom`, documents itself from
+ * its module's routes.
+ */
+const DOCUMENTED_GROUPS = new Set(['Remote Service']);
 
 function describe(kind: ServiceType): Record<string, unknown> {
   return {

@@ -1,0 +1,86 @@
+/**
+ * Serves a custom service: finds the route of a call's verb and path (the most specific match),
+ * checks the body against the route's request schema, and runs the handler with the caller's
+ * in-process API and the request's logger. Access was decided before (grants name the path,
+ * `contacts` or `contacts/*`, as for any service).
+ */
+import { InternalServerError } from '../../core/errors.js';
+import { coreMessages } from '../../core/messages.js';
+import type { OpenApiFragment } from '../../openapi/fragment.js';
+import { silentLogger } from '../../http/silent-logger.js';
+import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
+import type { ServiceApi } from '../service-api.js';
+import { endpointReply, isEndpointReply, sortRoutes, type EndpointContext, type LoadedRoute } from './endpoints.js';
+import { accessComponent, bySpecificity, endpointsOpenApi, matchPattern, routePattern, type RoutePattern } from './endpoint-routes.js';
+import { bodyCheck, type BodyCheck } from './request-validation.js';
+
+const unavailable = async (): Promise<never> => {
+  throw new InternalServerError('The in-process API is available only while serving a request.');
+};
+
+/** What a handler called outside a request gets as `api`. */
+const NO_API: ServiceApi = {
+  call: unavailable,
+  table: () => ({ list: unavailable, count: unavailable, get: unavailable, create: unavailable, update: unavailable, delete: unavailable }),
+  asAdmin: () => NO_API,
+} as unknown as ServiceApi;
+
+interface ServedRoute extends LoadedRoute {
+  pattern: RoutePattern;
+  check: BodyCheck | null;
+}
+
+export class CustomHandler implements ServiceHandler {
+  private readonly routes: ServedRoute[];
+
+  constructor(
+    private readonly name: string,
+    routes: readonly LoadedRoute[],
+  ) {
+    this.routes = routes
+      .map((route) => ({
+        ...route,
+        pattern: routePattern(route.model.path),
+        check: route.model.request === undefined ? null : bodyCheck(route.model.request, `${route.model.method} ${route.model.path}`),
+      }))
+      .sort((a, b) => bySpecificity(a.pattern, b.pattern));
+  }
+
+  async handle(call: ServiceCall): Promise<ServiceResult> {
+    let pathMatched = false;
+    for (const route of this.routes) {
+      const params = matchPattern(route.pattern, call.resource);
+      if (params === null) continue;
+      pathMatched = true;
+      if (route.model.method !== call.verb) continue;
+      route.check?.(call.body);
+      const ctx: EndpointContext = {
+        service: this.name,
+        auth: call.auth,
+        api: call.api ?? NO_API,
+        log: call.log ?? silentLogger,
+        reply: endpointReply,
+      };
+      const path = `/${call.resource.join('/')}`;
+      const answer = await route.handler(
+        { method: call.verb, path, params, query: call.query, body: call.body, headers: call.headers },
+        ctx,
+      );
+      if (isEndpointReply(answer)) return { status: answer.status, body: answer.body, headers: answer.headers };
+      return answer === undefined ? { status: 204, body: undefined } : { body: answer };
+    }
+    const resource = call.resource.join('/');
+    if (pathMatched) throw coreMessages.verbNotSupported.error(call.verb, resource, this.name);
+    throw coreMessages.resourceNotFound.error(resource, this.name);
+  }
+
+  openapi(): OpenApiFragment {
+    return endpointsOpenApi(sortRoutes(this.routes.map((route) => route.model)));
+  }
+
+  accessComponents(): string[] {
+    return [...new Set(this.routes.map((route) => accessComponent(route.pattern)))].sort();
+  }
+
+  async close(): Promise<void> {}
+}
