@@ -26,6 +26,8 @@ export const diagnosticCatalogue = {
   PCO113: 'Hook module not found',
   PCO114: 'Hook module export not found',
   PCO115: 'Hook module syntax error',
+  PCO116: 'Custom endpoint module not found or not loadable',
+  PCO117: 'Custom endpoint module invalid',
   PCO201: 'Introspection failed',
   PCO202: 'Grant names a missing table, procedure, function or operation',
   PCO203: 'Row filter names a missing column',

@@ -19,6 +19,8 @@ import { checkModel } from './model/model-checks.js';
 import { verifyFiles, writeFiles, type DriftReport, type WritePlan } from './write/write-files.js';
 import { loadTemplates } from './load-templates.js';
 import { readHookModules } from './hook-modules.js';
+import { EndpointModuleError } from '../runtime/services/custom/endpoints.js';
+import { isInside, loadUserModule, readUserModule, UserModuleError } from './user-modules.js';
 
 export type StageName = 'load' | 'introspect' | 'model' | 'emit' | 'write' | 'verify';
 
@@ -71,7 +73,7 @@ export async function modelPlatform(options: PipelineOptions): Promise<ModelResu
   const introspected = await timed(options, 'introspect', async () =>
     options.offline
       ? { snapshot: await committedSnapshot(loaded, outputDir(options, loaded)), diagnostics: [], unavailable: new Set<string>() }
-      : introspectAll(loaded, { env, kinds }),
+      : introspectAll(loaded, { env, kinds, outDir: outputDir(options, loaded) }),
   );
   const model = await timed(options, 'model', async () => buildModel(loaded.config, introspected.snapshot));
   const problems = checkModel(model, loaded.config, loaded.source, { unavailable: introspected.unavailable });
@@ -93,15 +95,85 @@ export async function generatePlatform(options: PipelineOptions): Promise<Genera
   const { loaded, model, hooks } = await modelPlatform(options);
   const outDir = outputDir(options, loaded);
   const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
+  const endpoints = await readEndpointModules(loaded, model, outDir);
   const files = await timed(options, 'emit', async () =>
     emitPlatform(model, {
       platformDirFromOutput,
       templates: loadTemplates(),
       combinedOpenApi: loaded.config.output.combined_openapi,
       hooks,
+      endpoints,
     }),
   );
   return { loaded, model, hooks, outDir, files };
+}
+
+/**
+ * The sources of the custom services' modules (compiled into the server by emit). A module must
+ * exist and lie outside the generated directory (PCO116, at its `module` entry).
+ */
+async function readEndpointModules(
+  loaded: LoadedConfig,
+  model: PlatformModel,
+  outDir: string,
+): Promise<Array<{ service: string; file: string; source: string }>> {
+  const diagnostics: Diagnostic[] = [];
+  const modules = [];
+  for (const service of model.services) {
+    if (service.kind !== 'custom') continue;
+    const file = String(service.config.module);
+    const at = [...declaredEntry(loaded, service.name), 'config', 'module'];
+    if (isInside(loaded.platformDir, file, outDir)) {
+      const message = `The module '${file}' of service '${service.name}' is inside the generated directory, which gen build rewrites: keep it next to platform.yaml.`;
+      diagnostics.push(loaded.source.diagnosticAt(at, 'PCO116', message));
+      continue;
+    }
+    try {
+      modules.push({ service: service.name, file, source: await readUserModule(loaded.platformDir, file) });
+    } catch (error) {
+      if (!(error instanceof UserModuleError)) throw error;
+      diagnostics.push(loaded.source.diagnosticAt(at, 'PCO116', `Service '${service.name}': ${error.message}`));
+    }
+  }
+  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
+  return modules;
+}
+
+/**
+ * Build-time loading of a service's module, for its kind's introspection: a module that is
+ * missing or fails to load is PCO116, one without a default export PCO117, each at the service's
+ * `module` entry.
+ */
+function moduleLoader(loaded: LoadedConfig, service: string, outDir: string | undefined): RuntimeContext['loadModule'] {
+  if (outDir === undefined) return undefined;
+  const at = [...declaredEntry(loaded, service), 'config', 'module'];
+  return async (file) => {
+    let namespace: Record<string, unknown>;
+    try {
+      namespace = await loadUserModule(loaded.platformDir, file, outDir);
+    } catch (error) {
+      if (!(error instanceof UserModuleError)) throw error;
+      throw new DiagnosticError([loaded.source.diagnosticAt(at, 'PCO116', `Service '${service}': ${error.message}`)]);
+    }
+    if (namespace.default === undefined) {
+      const message = `Service '${service}': the module '${file}' has no default export; it must \`export default defineEndpoints({ routes: [...] })\`.`;
+      throw new DiagnosticError([loaded.source.diagnosticAt(at, 'PCO117', message)]);
+    }
+    return namespace.default;
+  };
+}
+
+/**
+ * The custom services' modules as the generated main.mjs hands them to runServer (their default
+ * exports by service), loaded from their TypeScript (`gen dev` serves these).
+ */
+export async function loadEndpointModules(loaded: LoadedConfig, model: PlatformModel, outDir: string): Promise<Record<string, unknown>> {
+  const endpoints: Record<string, unknown> = {};
+  for (const service of model.services) {
+    if (service.kind === 'custom')
+      endpoints[service.name] = (await loadUserModule(loaded.platformDir, String(service.config.module), outDir)).default;
+  }
+  return endpoints;
 }
 
 /** Generates and writes changed files, pruning stale ones; `dryRun` only plans. */
@@ -122,7 +194,10 @@ export async function checkPlatform(options: PipelineOptions): Promise<GenerateR
  * Stage 2: each service's kind adds what introspection finds (tables, operations). Every failing
  * service is reported, at its entry in platform.yaml when it has one.
  */
-export async function introspectServices(loaded: LoadedConfig, options: { env: Env; kinds: KindRegistry }): Promise<IntrospectionSnapshot> {
+export async function introspectServices(
+  loaded: LoadedConfig,
+  options: { env: Env; kinds: KindRegistry; outDir?: string },
+): Promise<IntrospectionSnapshot> {
   const { snapshot, diagnostics } = await introspectAll(loaded, options);
   if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
   return snapshot;
@@ -138,7 +213,7 @@ interface Introspected {
 
 async function introspectAll(
   loaded: LoadedConfig,
-  options: { env: Env; kinds: KindRegistry },
+  options: { env: Env; kinds: KindRegistry; outDir?: string },
   only: (service: ServiceModel) => boolean = () => true,
 ): Promise<Introspected> {
   const ctx: RuntimeContext = { baseDir: loaded.platformDir, resolveEnv: (value) => resolveEnv(value, options.env) };
@@ -158,8 +233,18 @@ async function introspectAll(
         const missing = entry.length > 0 ? missingEnvDiagnostics(loaded.source, [...entry, 'config'], options.env) : [];
         if (missing.length > 0) return { service, model: undefined, diagnostics: missing };
         try {
-          return { service, model: await kind.introspect(service, ctx), diagnostics: [] };
+          const loadModule = moduleLoader(loaded, service.name, options.outDir);
+          return { service, model: await kind.introspect(service, { ...ctx, loadModule }), diagnostics: [] };
         } catch (error) {
+          if (error instanceof DiagnosticError) return { service, model: undefined, diagnostics: error.diagnostics };
+          if (error instanceof EndpointModuleError) {
+            const message = `Service '${service.name}': the module '${String(service.config.module)}' cannot serve: ${error.message}.`;
+            return {
+              service,
+              model: undefined,
+              diagnostics: [loaded.source.diagnosticAt([...entry, 'config', 'module'], 'PCO117', message)],
+            };
+          }
           if (isProgrammingError(error)) throw error;
           const reason = (error instanceof Error ? error.message : String(error)).replace(/:\/\/[^@/\s]*@/g, '://***@');
           const message = `Introspection of service '${service.name}' (${service.type}) failed: ${reason}`;

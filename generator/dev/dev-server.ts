@@ -29,7 +29,7 @@ import type { LoadedConfig } from '../config/load-config.js';
 import { DiagnosticError, formatDiagnosticReport, isUserError } from '../diagnostics.js';
 import { buildSummary, type CliIo } from '../cli/cli-io.js';
 import { hookModulePath, type HookSource } from '../emit/create-main-file.js';
-import { buildPlatform, databaseSchemas, liveDatabaseSchemas } from '../pipeline.js';
+import { buildPlatform, databaseSchemas, liveDatabaseSchemas, loadEndpointModules } from '../pipeline.js';
 
 export interface DevOptions {
   configPath: string;
@@ -194,7 +194,7 @@ export class DevServer {
       return;
     }
     const { plan, model, outDir, loaded } = built;
-    this.watch(watchedFiles(loaded, this.io.env));
+    this.watch(watchedFiles(loaded, model, this.io.env));
     this.schemas = databaseSchemas(model);
     const changes = [
       ...plan.added.map((file) => `  add     ${file}`),
@@ -212,6 +212,8 @@ export class DevServer {
         routes: serviceRoutes(model),
         hooks: await importHooks(built),
         logLevel: this.io.env.PORTICO_LOG_LEVEL,
+        // The custom endpoints main.mjs would import, fresh from their TypeScript.
+        endpoints: await loadEndpointModules(loaded, model, outDir),
       });
       await app.ready();
     } catch (error) {
@@ -320,9 +322,15 @@ async function importHooks(built: {
   return modules;
 }
 
-/** platform.yaml, the hook modules, and the WSDL files of SOAP services read from disk (with the directories holding them, for imported schemas). */
-function watchedFiles(loaded: LoadedConfig, env: Env): Watched {
+/**
+ * platform.yaml, the hook modules, the custom services' modules, and the WSDL files of SOAP
+ * services read from disk (with the directories holding them, for imported schemas).
+ */
+function watchedFiles(loaded: LoadedConfig, model: PlatformModel, env: Env): Watched {
   const files = new Set([loaded.path, ...loaded.config.hooks.map((hook) => path.resolve(loaded.platformDir, hook.file))]);
+  for (const service of model.services) {
+    if (service.kind === 'custom') files.add(path.resolve(loaded.platformDir, String(service.config.module)));
+  }
   const wsdlDirs = new Set<string>();
   for (const service of loaded.config.services) {
     if (service.type !== 'soap' || !isRecord(service.config) || typeof service.config.wsdl !== 'string') continue;

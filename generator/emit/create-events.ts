@@ -3,12 +3,21 @@
  * platform as events.ts: each event (named by runtime/http/hook-events.ts, as the runtime fires
  * and GET /system/event lists them) with the data its hooks receive and may return, for
  * `defineHooks<Events>({...})` of portico/runtime (runtime/http/hooks.ts says what the data is).
+ * events.ts also has `Api`, the database services' tables for the in-process API of hooks and
+ * custom endpoints (`defineHooks<Events, Api>`, `defineEndpoints<Api>`).
  */
 import { eventName, HOOK_PHASES, pathSegments, type HookPhase } from '../../runtime/http/hook-events.js';
 import type { PlatformModel, SoapServiceModel, SqlServiceModel, TableModel, Verb } from '../../runtime/model/platform-model.js';
 import { internalServiceFragment } from '../../runtime/openapi/model-fragment.js';
 import { documentedNames } from '../../runtime/services/soap/operation-names.js';
-import { docText, printTypeScript, propertyKey, type Declaration, type InterfaceDeclaration } from './typescript-printer.js';
+import {
+  docText,
+  printTypeScript,
+  propertyKey,
+  RUNTIME_SPECIFIER,
+  type Declaration,
+  type InterfaceDeclaration,
+} from './typescript-printer.js';
 
 /** An event and the TypeScript type of what its hooks see. */
 type EventEntry = [name: string, type: string];
@@ -102,26 +111,51 @@ function builtinEvents(model: PlatformModel): EventEntry[] {
   });
 }
 
-/** A TypeScript identifier for a service's `Events` in events.ts (`db` -> `DbEvents`). */
-function aliasOf(service: string, taken: Set<string>): string {
+/** A TypeScript identifier for a service's `Events` (or `suffix`) in events.ts (`db` -> `DbEvents`). */
+function aliasOf(service: string, taken: Set<string>, suffix = 'Events'): string {
   const base = `${service.replace(/[^A-Za-z0-9]+(.)?/g, (_, next: string | undefined) => (next ?? '').toUpperCase()).replace(/^[^A-Za-z_$]*/, '')}`;
-  let alias = `${base.charAt(0).toUpperCase()}${base.slice(1)}Events`;
-  for (let n = 2; taken.has(alias); n++) alias = `${base.charAt(0).toUpperCase()}${base.slice(1)}Events${n}`;
+  let alias = `${base.charAt(0).toUpperCase()}${base.slice(1)}${suffix}`;
+  for (let n = 2; taken.has(alias); n++) alias = `${base.charAt(0).toUpperCase()}${base.slice(1)}${suffix}${n}`;
   taken.add(alias);
   return alias;
 }
 
 /** events.ts: every hook event of the platform, from the services' types.ts and the runtime's own services. */
 export function createEventsFile(model: PlatformModel): string {
-  const taken = new Set(['BuiltinEvents', 'Events']);
+  const taken = new Set(['BuiltinEvents', 'Events', 'Api', 'ApiTables']);
   const typed = model.services
     .filter((service) => service.kind === 'sql' || service.kind === 'soap')
-    .map((service) => ({ service: service.name, alias: aliasOf(service.name, taken) }));
-  const statements: Declaration[] = typed.map(({ service, alias }) => ({
-    kind: 'typeImport',
-    names: [`Events as ${alias}`],
-    from: `./services/${service}/types.js`,
-  }));
+    .map((service) => ({
+      service: service.name,
+      alias: aliasOf(service.name, taken),
+      // The database services' record types, for `Api`.
+      tables:
+        service.kind === 'sql'
+          ? {
+              tables: aliasOf(service.name, taken, 'Tables'),
+              inserts: aliasOf(service.name, taken, 'TableInserts'),
+              updates: aliasOf(service.name, taken, 'TableUpdates'),
+            }
+          : null,
+    }));
+  const statements: Declaration[] = [
+    { kind: 'typeImport', names: ['ApiTables'], from: RUNTIME_SPECIFIER },
+    ...typed.map(
+      ({ service, alias, tables }): Declaration => ({
+        kind: 'typeImport',
+        names: [
+          `Events as ${alias}`,
+          ...(tables === null
+            ? []
+            : [`TableInserts as ${tables.inserts}`, `TableUpdates as ${tables.updates}`, `Tables as ${tables.tables}`]),
+        ],
+        from: `./services/${service}/types.js`,
+      }),
+    ),
+  ];
+  const apis = typed.flatMap(({ service, tables }) =>
+    tables === null ? [] : [`ApiTables<${JSON.stringify(service)}, ${tables.tables}, ${tables.inserts}, ${tables.updates}>`],
+  );
   statements.push(
     {
       kind: 'interface',
@@ -138,6 +172,14 @@ export function createEventsFile(model: PlatformModel): string {
         'Every hook event of the platform with the data its hooks receive and may return: `export default defineHooks<Events>({...})` of portico/runtime in a module platform.yaml names under `hooks`.',
       ),
       type: [...typed.map(({ alias }) => alias), 'BuiltinEvents'].join(' & '),
+    },
+    {
+      kind: 'typeAlias',
+      name: 'Api',
+      doc: docText(
+        "The tables of the platform's database services as the in-process API of hooks and custom endpoints sees them (`ctx.api.table('db', 'contact')`): `defineHooks<Events, Api>({...})` and `defineEndpoints<Api>({...})` of portico/runtime.",
+      ),
+      type: apis.length === 0 ? 'Record<never, never>' : apis.join(' & '),
     },
   );
   return printTypeScript(statements);

@@ -46,7 +46,17 @@ export interface HookSource {
   timeoutMs: number;
 }
 
-export function createMainFile(model: PlatformModel, platformDirFromOutput: string, hooks: readonly HookSource[] = []): string {
+/** Where `gen build` writes the compiled module of a custom service, relative to the output directory. */
+export function endpointModulePath(service: string): string {
+  return `endpoints/${service}.mjs`;
+}
+
+export function createMainFile(
+  model: PlatformModel,
+  platformDirFromOutput: string,
+  hooks: readonly HookSource[] = [],
+  endpointModules: ReadonlyArray<{ service: string; path: string }> = [],
+): string {
   const url = (relative: string) => `new URL(${JSON.stringify(relative)}, import.meta.url)`;
   const routeFiles = model.services.filter((service) => service.kind === 'sql').map((service) => url(`./${routesFilePath(service.name)}`));
   return [
@@ -57,6 +67,7 @@ export function createMainFile(model: PlatformModel, platformDirFromOutput: stri
       const binding = hook.export === 'default' ? `hooks${index}` : `{ ${hook.export} as hooks${index} }`;
       return `import ${binding} from ${JSON.stringify(`./${hookModulePath(hook.file)}`)};`;
     }),
+    ...endpointModules.map((module, index) => `import endpoints${index} from ${JSON.stringify(`./${module.path}`)};`),
     '',
     'await runServer({',
     `  modelUrl: ${url('./model.json')},`,
@@ -69,6 +80,9 @@ export function createMainFile(model: PlatformModel, platformDirFromOutput: stri
           ...hooks.map((hook, index) => `    { file: ${JSON.stringify(hook.file)}, timeoutMs: ${hook.timeoutMs}, hooks: hooks${index} },`),
           '  ],',
         ]),
+    ...(endpointModules.length === 0
+      ? []
+      : [`  endpoints: { ${endpointModules.map((module, index) => `${JSON.stringify(module.service)}: endpoints${index}`).join(', ')} },`]),
     '});',
     '',
   ].join('\n');

@@ -5,7 +5,15 @@
  */
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
 import { createCombinedOpenApiFile, createServiceOpenApiFile } from './create-openapi-files.js';
-import { compileHookModule, createMainFile, hookModulePath, routesFilePath, SERVER_ENTRY, type HookSource } from './create-main-file.js';
+import {
+  compileHookModule,
+  createMainFile,
+  endpointModulePath,
+  hookModulePath,
+  routesFilePath,
+  SERVER_ENTRY,
+  type HookSource,
+} from './create-main-file.js';
 import { createEventsFile } from './create-events.js';
 import { createModelFile } from './create-model-file.js';
 import { createPrismaFile } from './create-prisma-file.js';
@@ -34,6 +42,8 @@ export interface EmitOptions {
   combinedOpenApi?: boolean;
   /** The user's hook modules (platform.yaml `hooks`) with their TypeScript source, compiled to hooks/<name>.mjs. */
   hooks?: ReadonlyArray<HookSource>;
+  /** The custom services' modules (config `module`) with their TypeScript source, compiled to endpoints/<service>.mjs. */
+  endpoints?: ReadonlyArray<{ service: string; file: string; source: string }>;
 }
 
 /**
@@ -57,17 +67,29 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
     {
       path: SERVER_ENTRY,
       description: 'starts the server (`runServer` of `portico/runtime`).',
-      create: () => createMainFile(model, options.platformDirFromOutput, options.hooks ?? []),
+      create: () =>
+        createMainFile(
+          model,
+          options.platformDirFromOutput,
+          options.hooks ?? [],
+          (options.endpoints ?? []).map((module) => ({ service: module.service, path: endpointModulePath(module.service) })),
+        ),
     },
     {
       path: 'events.ts',
-      description: 'every hook event of the platform with the data its hooks see (`defineHooks<Events>` of `portico/runtime`).',
+      description:
+        'every hook event of the platform with the data its hooks see (`defineHooks<Events>` of `portico/runtime`), and `Api`, the database tables of the in-process API of hooks and endpoints.',
       create: () => createEventsFile(model),
     },
     ...(options.hooks ?? []).map((hook) => ({
       path: hookModulePath(hook.file),
       description: `\`${hook.file}\` compiled to JavaScript (the hooks main.mjs passes to \`runServer\`).`,
       create: () => compileHookModule(hook.file, hook.source),
+    })),
+    ...(options.endpoints ?? []).map((module) => ({
+      path: endpointModulePath(module.service),
+      description: `\`${module.file}\` compiled to JavaScript (the endpoints of the \`${module.service}\` service).`,
+      create: () => compileHookModule(module.file, module.source),
     })),
     {
       path: 'model.json',

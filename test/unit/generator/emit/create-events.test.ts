@@ -63,11 +63,26 @@ describe('events.ts', () => {
         ...routinesModel.services.filter((service) => service.kind === 'sql'),
       ]),
     );
-    expect(text).toContain('import type { Events as MyDbEvents } from "./services/my_db/types.js";');
-    expect(text).toContain('import type { Events as PgEvents } from "./services/pg/types.js";');
+    expect(text).toContain(
+      'import type { Events as MyDbEvents, TableInserts as MyDbTableInserts, TableUpdates as MyDbTableUpdates, Tables as MyDbTables } from "./services/my_db/types.js";',
+    );
+    expect(text).toContain(
+      'import type { Events as PgEvents, TableInserts as PgTableInserts, TableUpdates as PgTableUpdates, Tables as PgTables } from "./services/pg/types.js";',
+    );
     expect(text).toContain('  "system.role.{id}.patch.pre_process": unknown;');
     expect(text).toContain('  "user.session.post.post_process": unknown;');
     expect(text).not.toContain('"files.');
     expect(text).toMatch(/export type Events = MyDbEvents & PgEvents & \w+Events & BuiltinEvents;/);
+    // The database services' tables for the in-process API.
+    expect(text).toContain('import type { ApiTables } from "portico/runtime";');
+    expect(text).toMatch(
+      /export type Api = ApiTables<"my_db", MyDbTables, MyDbTableInserts, MyDbTableUpdates> & ApiTables<"pg", PgTables, /,
+    );
+  });
+
+  it('has an Api without tables when the platform has no database service', () => {
+    expect(createEventsFile(platform('p', [plain(1, 'system', 'System', 'system', '')]))).toContain(
+      'export type Api = Record<never, never>;',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileHookModule, createMainFile, hookModulePath } from '#generator/emit/create-main-file.js';
+import { compileHookModule, createMainFile, endpointModulePath, hookModulePath } from '#generator/emit/create-main-file.js';
 import { plain, platform, sqlService } from '#test/golden/fixtures/model-builders.js';
 
 describe('createMainFile', () => {
@@ -42,6 +42,12 @@ describe('createMainFile', () => {
     expect(text).toContain(
       '  hooks: [\n    { file: "hooks/contacts.ts", timeoutMs: 10000, hooks: hooks0 },\n    { file: "extra/audit.ts", timeoutMs: 500, hooks: hooks1 },\n  ],\n});',
     );
+  });
+
+  it('imports the compiled endpoint modules and passes them to runServer by service', () => {
+    const text = createMainFile(platform('p', []), '..', [], [{ service: 'stats', path: endpointModulePath('stats') }]);
+    expect(text).toContain('import endpoints0 from "./endpoints/stats.mjs";');
+    expect(text).toContain('  endpoints: { "stats": endpoints0 },\n});');
   });
 
   it('compiles a hook module to JavaScript with its types erased', () => {
