@@ -61,13 +61,16 @@ async function logLine(matches: (line: Record<string, any>) => boolean): Promise
 
 beforeAll(async () => {
   const dir = copyQuickstart();
-  fs.mkdirSync(path.join(dir, 'hooks'));
   fs.writeFileSync(path.join(dir, 'hooks/contact.ts'), HOOKS);
-  fs.appendFileSync(path.join(dir, 'platform.yaml'), '\nhooks:\n  - file: hooks/contact.ts\n    timeout_ms: 300\n');
+  // After the quickstart's own hook module.
+  const yaml = fs.readFileSync(path.join(dir, 'platform.yaml'), 'utf8');
+  const own = '  - file: hooks/contact-info.ts\n';
+  expect(yaml).toContain(own);
+  fs.writeFileSync(path.join(dir, 'platform.yaml'), yaml.replace(own, `${own}  - file: hooks/contact.ts\n    timeout_ms: 300\n`));
   const built = await buildPlatform({ configPath: 'platform.yaml', cwd: dir, env: {} });
   expect(built.plan.added).toEqual(['hooks/contact.mjs']);
   expect(fs.readFileSync(path.join(dir, 'server/main.mjs'), 'utf8')).toContain(
-    '  hooks: [\n    { file: "hooks/contact.ts", timeoutMs: 300, hooks: hooks0 },\n  ],',
+    '    { file: "hooks/contact.ts", timeoutMs: 300, hooks: hooks1 },\n  ],',
   );
   server = await startQuickstart(dir, {
     PORTICO_ADMIN_EMAIL: ADMIN.email,

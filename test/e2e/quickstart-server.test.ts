@@ -1,6 +1,7 @@
 /**
  * The generated quickstart server, listening on a real port, driven over HTTP as a client would:
- * admin login, the address book through _table and _schema, discovery, and the error rules.
+ * admin login, the address book through _table and _schema, discovery, the error rules, and the
+ * platform's own TypeScript compiled into the server (the contact_info hook and the stats endpoint).
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +62,8 @@ describe('the generated quickstart server', () => {
       [5, 'db', 'sqlite'],
       [6, 'email', 'local_email'],
       [7, 'user', 'user'],
+      [8, 'audit', 'sqlite'],
+      [9, 'stats', 'custom'],
     ]);
   });
 
@@ -187,5 +190,34 @@ describe('the generated quickstart server', () => {
       body: { resource: [{ name: 'x' }] },
     });
     expect(write.status).toBe(401);
+  });
+
+  it("runs the platform's hook: phone numbers normalised, an audit entry per write", async () => {
+    const info = { contact_id: 2, info_type: 'home', email: 'e@x.io', address: '1 Way', city: 'C', state: 'S', zip: '1', country: 'X' };
+    const created = await call('POST', '/api/v2/db/_table/contact_info?fields=id,phone', {
+      body: { resource: [{ ...info, phone: '+1 (500) 555.0142' }] },
+    });
+    expect(created.status).toBe(200);
+    const { id, phone } = created.body.resource[0];
+    expect(phone).toBe('500 555-0142');
+    const audit = await call('GET', `/api/v2/audit/_table/entry?filter=${encodeURIComponent(`record_ids = '${id}'`)}`);
+    expect(audit.body.resource).toEqual([
+      expect.objectContaining({ event: 'db._table.contact_info.post.post_process', actor: ADMIN.email, at: expect.any(String) }),
+    ]);
+    const refused = await call('PATCH', `/api/v2/db/_table/contact_info/${id}`, { body: { phone: 'ask reception' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/^Phone number 'ask reception' is not valid/);
+  });
+
+  it('serves the stats endpoint, documented, to the addressbook app through its role', async () => {
+    const apps = await call('GET', '/api/v2/system/app?fields=name,api_key');
+    const key = apps.body.resource.find((a: { name: string }) => a.name === 'addressbook').api_key;
+    const stats = await call('GET', '/api/v2/stats/contacts', { auth: false, headers: { 'X-Service-API-Key': key } });
+    expect(stats.status).toBe(200);
+    expect(stats.body.total).toBe(100);
+    expect(stats.body.groups).toHaveLength(9);
+    expect(stats.body.groups[0]).toEqual({ id: expect.any(Number), name: expect.any(String), contacts: expect.any(Number) });
+    const spec = await call('GET', '/api/v2/stats/_spec');
+    expect(spec.body.paths['/contacts'].get.responses['200'].content['application/json'].schema.required).toEqual(['total', 'groups']);
   });
 });

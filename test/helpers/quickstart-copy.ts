@@ -26,7 +26,8 @@ export interface RunningQuickstart {
 
 export function copyQuickstart(): string {
   const dir = fs.mkdtempSync(path.join(repoRoot, '.tmp-quickstart-'));
-  for (const entry of ['platform.yaml', 'seed', 'server']) {
+  // The platform's own TypeScript (hooks, endpoints) too, for tests that build the copy again.
+  for (const entry of ['platform.yaml', 'seed', 'audit-seed', 'server', 'hooks', 'endpoints']) {
     fs.cpSync(path.join(repoRoot, 'examples/quickstart', entry), path.join(dir, entry), { recursive: true });
   }
   return dir;
