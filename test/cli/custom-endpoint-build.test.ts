@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { runCli } from '#generator/cli/program.js';
 import { captureIo, REPO_ROOT } from './cli-fixtures.js';
+import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
 
 const KEY = 'cd'.repeat(32);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-custom-'));
@@ -151,7 +152,7 @@ it('gen dev serves the endpoints and reloads when the module changes', { timeout
         }
       }, 50);
     });
-  child = spawn(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [path.join(REPO_ROOT, 'bin', 'gen.ts'), 'dev', '--poll', 'off'], {
+  child = spawn(process.execPath, [...SOURCE_NODE_ARGS, path.join(REPO_ROOT, 'bin', 'gen.ts'), 'dev', '--poll', 'off'], {
     cwd: dir,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
