@@ -184,37 +184,28 @@ export class HookRegistry {
    */
   async around(hooked: HookedCall, target: HookTarget): Promise<ServiceResult> {
     const { service, path, call } = hooked;
-    const pre = this.byEvent.get(eventName(service, path, call.verb, 'pre_process'));
-    const post = this.byEvent.get(eventName(service, path, call.verb, 'post_process'));
+    const preEvent = eventName(service, path, call.verb, 'pre_process');
+    const postEvent = eventName(service, path, call.verb, 'post_process');
+    const pre = this.byEvent.get(preEvent);
+    const post = this.byEvent.get(postEvent);
     if (pre === undefined && post === undefined) return target.handle(call);
     const records = path[0] === '_table';
-    let context = {
-      service,
-      table: records ? path[1] : '',
-      verb: call.verb,
-      query: call.query,
-      auth: call.auth,
-      resource: call.resource,
-      log: hooked.log,
-      api: hooked.api(),
-    };
+    let makeApi = () => hooked.api();
+    const context = (event: string, phase: HookPhase): HookContext =>
+      new CallContext(event, phase, service, records ? path[1] : '', call, hooked.log, makeApi);
     const before = async (): Promise<unknown> => {
       if (pre === undefined) return call.body;
-      const event = eventName(service, path, call.verb, 'pre_process');
-      const phase = 'pre_process' as const;
-      if (!records) return this.run(pre, call.body, { ...context, event, phase }, false);
+      if (!records) return this.run(pre, call.body, context(preEvent, 'pre_process'), false);
       const sent = toRecords(call.body) ?? [];
-      const changed = await this.run(pre, sent, { ...context, event, phase }, true);
+      const changed = await this.run(pre, sent, context(preEvent, 'pre_process'), true);
       return changed === sent ? call.body : fromRecords(call.body, changed as unknown[]);
     };
     const after = async (result: ServiceResult): Promise<ServiceResult> => {
       if (post === undefined || (result.status ?? 200) >= 400) return result;
-      const event = eventName(service, path, call.verb, 'post_process');
-      const phase = 'post_process' as const;
-      if (!records) return { ...result, body: await this.run(post, result.body, { ...context, event, phase }, false) };
+      if (!records) return { ...result, body: await this.run(post, result.body, context(postEvent, 'post_process'), false) };
       const answered = toRecords(result.body);
       if (answered === null) return result;
-      const changed = await this.run(post, answered, { ...context, event, phase }, true);
+      const changed = await this.run(post, answered, context(postEvent, 'post_process'), true);
       return changed === answered ? result : { ...result, body: fromRecords(result.body, changed as unknown[]) };
     };
     // A write with a post_process hook runs in one transaction with its hooks, so that the hook can still undo it.
@@ -222,7 +213,7 @@ export class HookRegistry {
       const outcome = await target.transaction(async (handler): Promise<{ result: ServiceResult } | { failed: unknown }> => {
         // The hooks' own calls to this service go through the transaction too (on SQLite's one
         // connection they could not run beside it).
-        context = { ...context, api: hooked.api({ service, handler }) };
+        makeApi = () => hooked.api({ service, handler });
         const body = await before();
         let result: ServiceResult;
         try {
@@ -264,20 +255,92 @@ export class HookRegistry {
   }
 }
 
+/** What a hook is told; its `api` is made when a hook first uses it (most hooks call no other service). */
+class CallContext implements HookContext {
+  readonly verb: Verb;
+  readonly query: RawQuery;
+  readonly auth: AuthContext;
+  readonly resource: readonly string[];
+  private made: ServiceApi | undefined;
+
+  constructor(
+    readonly event: string,
+    readonly phase: HookPhase,
+    readonly service: string,
+    readonly table: string,
+    call: ServiceCall,
+    readonly log: FastifyBaseLogger,
+    private readonly makeApi: () => ServiceApi,
+  ) {
+    this.verb = call.verb;
+    this.query = call.query;
+    this.auth = call.auth;
+    this.resource = call.resource;
+  }
+
+  get api(): ServiceApi {
+    this.made ??= this.makeApi();
+    return this.made;
+  }
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
+/**
+ * Hook calls in flight with their deadlines, checked by one timer every SWEEP_MS while any is
+ * waiting: a timer of its own per call made Node create and drop its timer list on every
+ * request. A hook is cut off between its timeout and SWEEP_MS later.
+ */
+const SWEEP_MS = 50;
+
+interface Deadline {
+  at: number;
+  expire: () => void;
+}
+
+class Deadlines {
+  private readonly waiting = new Set<Deadline>();
+  private timer: NodeJS.Timeout | null = null;
+
+  watch(ms: number, expire: () => void): Deadline {
+    const entry = { at: Date.now() + ms, expire };
+    this.waiting.add(entry);
+    this.timer ??= setInterval(this.sweep, SWEEP_MS).unref();
+    return entry;
+  }
+
+  release(entry: Deadline): void {
+    this.waiting.delete(entry);
+  }
+
+  private readonly sweep = (): void => {
+    const now = Date.now();
+    for (const entry of this.waiting) {
+      if (entry.at > now) continue;
+      this.waiting.delete(entry);
+      entry.expire();
+    }
+    if (this.waiting.size === 0 && this.timer !== null) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  };
+}
+
+const deadlines = new Deadlines();
+
 /** A hook's promise, or a HookTimeout once the hook's time is up. */
 async function withTimeout(pending: PromiseLike<unknown>, attached: AttachedHook, context: HookContext): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
+  let deadline: Deadline | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HookTimeout(context.event, attached.file, attached.timeoutMs)), attached.timeoutMs);
+    deadline = deadlines.watch(attached.timeoutMs, () => reject(new HookTimeout(context.event, attached.file, attached.timeoutMs)));
   });
   try {
     return await Promise.race([pending, expired]);
   } finally {
-    clearTimeout(timer);
+    deadlines.release(deadline!);
   }
 }
 
