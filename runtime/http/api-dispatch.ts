@@ -86,12 +86,28 @@ export function parsePath(url: string): ParsedPath {
 
 export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
-/** The event path of a request to a service (hook-events.ts): its root, tables, routines, SOAP operations; null elsewhere. */
+/**
+ * The event path of a request to a service (hook-events.ts): its root, tables, routines, SOAP
+ * operations, or for other kinds (custom endpoints, files, brokers...) the path of the kind's
+ * OpenAPI document it matches, as GET /system/event names it; null when none does.
+ */
 function serviceEventPath(model: ServiceModel, kind: ServiceKind | undefined, resource: readonly string[]): string[] | null {
   if (resource.length === 0) return [];
   if (model.kind === 'sql' || kind?.group === 'Database') return databaseEventPath(resource);
   if (model.kind === 'soap' || model.type === 'soap') return soapEventPath(model, resource);
-  return null;
+  return describedTemplates(model, kind)?.match(resource) ?? null;
+}
+
+// Per service model: a service replaced at run time is a new model object, with its own document.
+const describedPaths = new WeakMap<ServiceModel, PathTemplates | null>();
+
+function describedTemplates(model: ServiceModel, kind: ServiceKind | undefined): PathTemplates | null {
+  let templates = describedPaths.get(model);
+  if (templates === undefined) {
+    templates = kind?.describe ? new PathTemplates(Object.keys(kind.describe(model).paths ?? {})) : null;
+    describedPaths.set(model, templates);
+  }
+  return templates;
 }
 
 const internalTemplates = new Map<string, PathTemplates>();

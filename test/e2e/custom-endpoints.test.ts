@@ -170,7 +170,15 @@ beforeAll(async () => {
       if (context.query.refuse !== undefined) throw new ConflictError('Refused after tagging.');
     },
   });
-  const hooks = [(await quickstartModule('hooks/contact-info.ts')) as Record<string, unknown>, groupThenRefuse];
+  // Hooks on custom endpoint paths, named as GET /system/event lists them.
+  const endpointHooks = defineHooks({
+    'shop.greet.{name}.get.post_process': (body) => ({ ...(body as object), hooked: true }),
+    // A pre_process hook sees the body before the route's schema check does.
+    'shop.orders.post.pre_process': (body) => {
+      if ((body as { item?: string } | null)?.item === 'forbidden') throw new ConflictError('No forbidden items.');
+    },
+  });
+  const hooks = [(await quickstartModule('hooks/contact-info.ts')) as Record<string, unknown>, groupThenRefuse, endpointHooks];
   server = await startTestServer(model, { baseDir: dir, hooks, endpoints: { shop, stats: await quickstartModule('endpoints/stats.ts') } });
   const token = await server.adminToken();
   admin = apiClient(server.app, () => ({ key: server.apiKey, token }));
@@ -210,6 +218,16 @@ describe('a custom service', () => {
     expect((await as.counter('GET', '/shop/orders/12')).body).toEqual({ id: 12 });
     const quiet = await as.counter('DELETE', '/shop/quiet');
     expect(quiet.status).toBe(204);
+  });
+
+  it('runs hooks on its paths, named as GET /system/event lists them', async () => {
+    expect((await as.outsider('GET', '/shop/greet/Ada')).body).toMatchObject({ hello: 'Ada', hooked: true });
+    const refused = await as.outsider('POST', '/shop/orders', { item: 'forbidden', quantity: 1 });
+    expect(refused).toMatchObject({ status: 409, body: { error: { code: 409, message: 'No forbidden items.' } } });
+    expect((await as.outsider('POST', '/shop/orders', { item: 'tea', quantity: 1 })).status).toBe(201);
+    const events = await admin('GET', '/system/event?service=shop');
+    expect(events.body.shop['shop/greet/{name}'].hooks).toEqual(['shop.greet.{name}.get.post_process']);
+    expect(events.body.shop['shop/orders'].hooks).toEqual(['shop.orders.post.pre_process']);
   });
 
   it('applies role grants as for any service: the component is the path', async () => {
