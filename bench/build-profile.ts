@@ -7,17 +7,7 @@
  * V8's own entries.
  */
 import fs from 'node:fs';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import type { Profile, ProfileNode } from './profile-summary.js';
 
 export interface StageShare {
   stage: string;

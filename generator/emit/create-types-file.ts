@@ -13,6 +13,7 @@ import { nativeTypeInfo } from '../../runtime/services/sql/schema/native-types.j
 import { databaseEvents, eventsInterface } from './create-events.js';
 import {
   docText,
+  GLOBAL_TYPE_NAMES,
   printTypeScript,
   propertyKey,
   RUNTIME_SPECIFIER,
@@ -99,29 +100,6 @@ function mapInterface(name: string, doc: string, entries: Array<[string, string]
     entries.map(([table, type]) => ({ name: propertyKey(table), type })),
   );
 }
-
-/** Global names a table type should not shadow, for the readers of the file. */
-const GLOBAL_TYPE_NAMES = [
-  'Array',
-  'BigInt',
-  'Boolean',
-  'Date',
-  'Error',
-  'Function',
-  'Map',
-  'Number',
-  'Object',
-  'Omit',
-  'Partial',
-  'Pick',
-  'Promise',
-  'Readonly',
-  'Record',
-  'RegExp',
-  'Set',
-  'String',
-  'Symbol',
-];
 
 export function createTypesFile(service: SqlServiceModel): string {
   const name = uniqueNamer(['Tables', 'TableInserts', 'TableUpdates', 'Events', 'RoutineRequest', ...GLOBAL_TYPE_NAMES]);

@@ -101,3 +101,26 @@ export function propertyKey(name: string): string {
 export function docText(text: string): string {
   return text.replace(/\*\//g, '*\\/');
 }
+
+/** Global names a generated type should not shadow, for the readers of the file. */
+export const GLOBAL_TYPE_NAMES = [
+  'Array',
+  'BigInt',
+  'Boolean',
+  'Date',
+  'Error',
+  'Function',
+  'Map',
+  'Number',
+  'Object',
+  'Omit',
+  'Partial',
+  'Pick',
+  'Promise',
+  'Readonly',
+  'Record',
+  'RegExp',
+  'Set',
+  'String',
+  'Symbol',
+];

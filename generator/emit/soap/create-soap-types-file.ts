@@ -10,32 +10,14 @@ import type { JsonSchema, SoapServiceModel } from '../../../runtime/model/platfo
 import { pascalCase, uniqueNamer } from '../../../runtime/openapi/code-identifiers.js';
 import { DEFINITION_REF } from '../../../runtime/services/soap/wsdl/json-schema-parts.js';
 import { eventsInterface, soapEvents } from '../create-events.js';
-import { docText, printTypeScript, propertyKey, type Declaration, type PropertySignature } from '../typescript-printer.js';
-
-/** Global names a generated type should not shadow, for the readers of the file. */
-const RESERVED = [
-  'Array',
-  'BigInt',
-  'Boolean',
-  'Date',
-  'Error',
-  'Function',
-  'Map',
-  'Number',
-  'Object',
-  'Events',
-  'Omit',
-  'Operations',
-  'Partial',
-  'Pick',
-  'Promise',
-  'Readonly',
-  'Record',
-  'RegExp',
-  'Set',
-  'String',
-  'Symbol',
-];
+import {
+  docText,
+  GLOBAL_TYPE_NAMES,
+  printTypeScript,
+  propertyKey,
+  type Declaration,
+  type PropertySignature,
+} from '../typescript-printer.js';
 
 function isRecord(value: unknown): value is JsonSchema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -132,7 +114,7 @@ function declaration(writer: TypeWriter, name: string, schema: JsonSchema, doc: 
 }
 
 export function createSoapTypesFile(service: SoapServiceModel): string {
-  const namer = uniqueNamer(RESERVED);
+  const namer = uniqueNamer(['Events', 'Operations', ...GLOBAL_TYPE_NAMES]);
   const definitionNames = new Map(
     Object.keys(service.definitions)
       .sort()
