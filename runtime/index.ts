@@ -25,6 +25,7 @@ export {
   type RoutineRequest,
   type TableEvents,
 } from './http/hooks.js';
+export type { EndpointEvents, InternalServiceEvents, InternalServiceType } from './http/service-events.js';
 export {
   defineEndpoints,
   type EndpointContext,

@@ -3,12 +3,22 @@
  * platform as events.ts: each event (named by runtime/http/hook-events.ts, as the runtime fires
  * and GET /system/event lists them) with the data its hooks receive and may return, for
  * `defineHooks<Events>({...})` of portico/runtime (runtime/http/hooks.ts says what the data is).
+ * The events of the other services (the runtime's own, files, email, custom endpoints...) are
+ * types of portico/runtime that events.ts names (runtime/http/service-events.ts).
  * events.ts also has `Api`, the database services' tables for the in-process API of hooks and
  * custom endpoints (`defineHooks<Events, Api>`, `defineEndpoints<Api>`).
  */
-import { eventName, HOOK_PHASES, pathSegments, type HookPhase } from '../../runtime/http/hook-events.js';
-import type { PlatformModel, SoapServiceModel, SqlServiceModel, TableModel, Verb } from '../../runtime/model/platform-model.js';
-import { internalServiceFragment } from '../../runtime/openapi/model-fragment.js';
+import { eventName, HOOK_PHASES, type HookPhase } from '../../runtime/http/hook-events.js';
+import { documentedEndpoints, INTERNAL_SERVICE_PATHS } from '../../runtime/http/service-events.js';
+import type {
+  PlatformModel,
+  ServiceModel,
+  SoapServiceModel,
+  SqlServiceModel,
+  TableModel,
+  Verb,
+} from '../../runtime/model/platform-model.js';
+import { modelFragment } from '../../runtime/openapi/model-fragment.js';
 import { documentedNames } from '../../runtime/services/soap/operation-names.js';
 import {
   docText,
@@ -21,8 +31,6 @@ import {
 
 /** An event and the TypeScript type of what its hooks see. */
 type EventEntry = [name: string, type: string];
-
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** The type names of one table in types.ts (insert and update are null for a view). */
 export interface TableTypeNames {
@@ -96,19 +104,18 @@ export function eventsInterface(service: string, entries: readonly EventEntry[])
   };
 }
 
-/** The events of the runtime's own services (system, user, api_docs): every path and verb of their documents, the bodies as they are. */
-function builtinEvents(model: PlatformModel): EventEntry[] {
-  return model.services.flatMap((service) => {
-    const fragment = internalServiceFragment(service.type);
-    if (fragment === null) return [];
-    return Object.entries(fragment.paths)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .flatMap(([path, item]) =>
-        METHODS.filter((method) => (item as Record<string, unknown>)[method] !== undefined).flatMap((method) =>
-          both(service.name, pathSegments(path), method, 'unknown', 'unknown'),
-        ),
-      );
-  });
+/**
+ * The events of a service whose bodies the generated types do not describe, as a type of
+ * portico/runtime (service-events.ts): a service of one of the runtime's own types by its type,
+ * any other by the paths of its OpenAPI document; null for a database or SOAP service (their
+ * types.ts has their `Events`) and for a service with no paths.
+ */
+function untypedEvents(service: ServiceModel): string | null {
+  if (service.kind === 'sql' || service.kind === 'soap') return null;
+  const name = JSON.stringify(service.name);
+  if (Object.hasOwn(INTERNAL_SERVICE_PATHS, service.type)) return `InternalServiceEvents<${JSON.stringify(service.type)}, ${name}>`;
+  const endpoints = documentedEndpoints(modelFragment(service).paths);
+  return endpoints.length === 0 ? null : `EndpointEvents<${name}, ${endpoints.map((endpoint) => JSON.stringify(endpoint)).join(' | ')}>`;
 }
 
 /** A TypeScript identifier for a service's `Events` (or `suffix`) in events.ts (`db` -> `DbEvents`). */
@@ -120,9 +127,10 @@ function aliasOf(service: string, taken: Set<string>, suffix = 'Events'): string
   return alias;
 }
 
-/** events.ts: every hook event of the platform, from the services' types.ts and the runtime's own services. */
+/** events.ts: every hook event of the platform, from the services' types.ts and portico/runtime. */
 export function createEventsFile(model: PlatformModel): string {
-  const taken = new Set(['BuiltinEvents', 'Events', 'Api', 'ApiTables']);
+  const runtimeTypes = ['ApiTables', 'EndpointEvents', 'InternalServiceEvents'];
+  const taken = new Set(['Events', 'Api', ...runtimeTypes]);
   const typed = model.services
     .filter((service) => service.kind === 'sql' || service.kind === 'soap')
     .map((service) => ({
@@ -138,8 +146,13 @@ export function createEventsFile(model: PlatformModel): string {
             }
           : null,
     }));
+  const events = [...typed.map(({ alias }) => alias), ...model.services.flatMap((service) => untypedEvents(service) ?? [])];
+  const apis = typed.flatMap(({ service, tables }) =>
+    tables === null ? [] : [`ApiTables<${JSON.stringify(service)}, ${tables.tables}, ${tables.inserts}, ${tables.updates}>`],
+  );
+  const used = runtimeTypes.filter((name) => name === 'ApiTables' || events.some((type) => type.startsWith(`${name}<`)));
   const statements: Declaration[] = [
-    { kind: 'typeImport', names: ['ApiTables'], from: RUNTIME_SPECIFIER },
+    { kind: 'typeImport', names: used, from: RUNTIME_SPECIFIER },
     ...typed.map(
       ({ service, alias, tables }): Declaration => ({
         kind: 'typeImport',
@@ -152,26 +165,14 @@ export function createEventsFile(model: PlatformModel): string {
         from: `./services/${service}/types.js`,
       }),
     ),
-  ];
-  const apis = typed.flatMap(({ service, tables }) =>
-    tables === null ? [] : [`ApiTables<${JSON.stringify(service)}, ${tables.tables}, ${tables.inserts}, ${tables.updates}>`],
-  );
-  statements.push(
-    {
-      kind: 'interface',
-      name: 'BuiltinEvents',
-      doc: docText(
-        "Hook events of the runtime's own services (`system`, `user`, `api_docs`): the request and response bodies as they are.",
-      ),
-      properties: builtinEvents(model).map(([name, type]) => ({ name: propertyKey(name), type })),
-    },
     {
       kind: 'typeAlias',
       name: 'Events',
       doc: docText(
-        'Every hook event of the platform with the data its hooks receive and may return: `export default defineHooks<Events>({...})` of portico/runtime in a module platform.yaml names under `hooks`.',
+        "Every hook event of the platform with the data its hooks receive and may return (the databases' and SOAP services' from their types.ts; the other services' on the paths of their OpenAPI documents, the bodies as they are): `export default defineHooks<Events>({...})` of portico/runtime in a module platform.yaml names under `hooks`.",
       ),
-      type: [...typed.map(({ alias }) => alias), 'BuiltinEvents'].join(' & '),
+      // One service a line: a file service has many endpoints.
+      type: events.length === 0 ? 'Record<never, never>' : events.join(' &\n  '),
     },
     {
       kind: 'typeAlias',
@@ -181,6 +182,6 @@ export function createEventsFile(model: PlatformModel): string {
       ),
       type: apis.length === 0 ? 'Record<never, never>' : apis.join(' & '),
     },
-  );
+  ];
   return printTypeScript(statements);
 }

@@ -8,18 +8,18 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ForbiddenError } from '#runtime/core/errors.js';
 import { defineHooks, type RoutineRequest } from '#runtime/http/hooks.js';
+import type { InternalServiceEvents } from '#runtime/http/service-events.js';
 import type { ServiceModel } from '#runtime/model/platform-model.js';
 import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { requireService } from '#test/helpers/require-service.js';
 import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
-import type { BuiltinEvents } from '../../examples/quickstart/server/events.js';
 import type { Events as CalcEvents } from '#test/golden/scenarios/soap-calculator/server/services/calc/types.js';
 import { openDatabaseTarget, type DatabaseTarget } from './database-api/database-targets.js';
 import { calculatorServices, startPeer, type Peer } from './soap/soap-peers.js';
 
-const builtinHooks = defineHooks<BuiltinEvents>({
+const builtinHooks = defineHooks<InternalServiceEvents<'system', 'system'>>({
   'system.role.post.pre_process': (body) => {
     const records = (body as { resource: Array<Record<string, unknown>> }).resource;
     return { resource: records.map((record) => ({ ...record, description: 'stamped by a hook' })) };

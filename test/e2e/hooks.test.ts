@@ -164,6 +164,9 @@ it('a hook that reads a column that does not exist, returns the wrong shape or n
         "  'db._table.contact.{id}.patch.pre_process': (records) => records.map((r) => ({ ...r, notes: r.notes ?? null })),",
         "  'db._table.contact_info.post.post_process': (records, context) => { context.log.info({ count: records.length }, 'written'); },",
         "  'system.role.post.pre_process': (body, context) => { if (context.auth.isAdmin) return body; throw new BadRequestError('no'); },",
+        // A custom endpoint's and a file service's events, on the paths of their documents.
+        "  'stats.contacts.get.post_process': (body) => body,",
+        "  'files.{folder_path}.post.pre_process': () => undefined,",
         '});',
         '',
       ].join('\n'),
@@ -185,6 +188,10 @@ it('a hook that reads a column that does not exist, returns the wrong shape or n
       path.join(project, 'hooks/unknown.ts'),
       `${header}\nexport default defineHooks<Events>({\n  'db._table.nope.get.post_process': (records: unknown[]) => records,\n});\n`,
     );
+    fs.writeFileSync(
+      path.join(project, 'hooks/misspelt.ts'),
+      `${header}\nexport default defineHooks<Events>({\n  'stats.contact.get.post_process': (body: unknown) => body,\n});\n`,
+    );
     // One tsc run (it checks the runtime's source too): the good hooks compile, the wrong ones do not.
     const wrong = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(project, 'tsconfig.json')], {
       cwd: repoRoot,
@@ -194,10 +201,11 @@ it('a hook that reads a column that does not exist, returns the wrong shape or n
     expect(wrong.stdout).not.toContain('good.ts');
     expect(wrong.stdout).toContain("Property 'nick_name' does not exist on type 'ContactInsert'");
     expect(wrong.stdout).toContain("Type 'number' is not assignable to type 'Contact'");
-    // An event the platform does not have is an unknown key.
+    // An event the platform does not have is an unknown key, a custom endpoint's as a table's.
     expect(wrong.stdout).toMatch(
       /hooks\/unknown\.ts\(4,\d+\): error TS2353: Object literal may only specify known properties, and ''db\._table\.nope\.get\.post_process''/,
     );
+    expect(wrong.stdout).toMatch(/hooks\/misspelt\.ts\(4,\d+\): error TS2353: .*''stats\.contact\.get\.post_process''/);
     // A read's pre_process hook has no records to give back.
     expect(wrong.stdout).toMatch(/hooks\/wrong\.ts\(6,\d+\): error TS2322/);
   } finally {

@@ -54,35 +54,42 @@ describe('the Events of a database service', () => {
 });
 
 describe('events.ts', () => {
-  it("combines the services' Events with those of the runtime's own services", () => {
-    const text = createEventsFile(
-      platform('p', [
-        plain(1, 'system', 'System', 'system', ''),
-        plain(2, 'user', 'User', 'user', ''),
-        plain(3, 'files', 'Files', 'local_file', ''),
-        ...routinesModel.services.filter((service) => service.kind === 'sql'),
-      ]),
-    );
+  const services = [
+    plain(1, 'system', 'System', 'system', ''),
+    plain(2, 'members', 'Members', 'user', ''),
+    plain(3, 'mail', 'Mail', 'local_email', ''),
+    plain(4, 'cache', 'Cache', 'cache_redis', ''),
+  ];
+
+  it("combines the services' Events with those of the other services, named by portico/runtime", () => {
+    const text = createEventsFile(platform('p', [...services, ...routinesModel.services.filter((service) => service.kind === 'sql')]));
     expect(text).toContain(
       'import type { Events as MyDbEvents, TableInserts as MyDbTableInserts, TableUpdates as MyDbTableUpdates, Tables as MyDbTables } from "./services/my_db/types.js";',
     );
     expect(text).toContain(
       'import type { Events as PgEvents, TableInserts as PgTableInserts, TableUpdates as PgTableUpdates, Tables as PgTables } from "./services/pg/types.js";',
     );
-    expect(text).toContain('  "system.role.{id}.patch.pre_process": unknown;');
-    expect(text).toContain('  "user.session.post.post_process": unknown;');
-    expect(text).not.toContain('"files.');
-    expect(text).toMatch(/export type Events = MyDbEvents & PgEvents & \w+Events & BuiltinEvents;/);
+    expect(text).toContain('import type { ApiTables, EndpointEvents, InternalServiceEvents } from "portico/runtime";');
+    // The databases' own first; a service of the runtime's own types by its type and name; the others by the paths of their documents.
+    expect(text).toMatch(
+      /export type Events = MyDbEvents &\n {2}PgEvents &\n {2}\w+Events &\n {2}InternalServiceEvents<"system", "system"> &\n {2}InternalServiceEvents<"user", "members"> &\n {2}EndpointEvents<"mail", "post"> &\n {2}EndpointEvents<"cache", "get" \| /,
+    );
     // The database services' tables for the in-process API.
-    expect(text).toContain('import type { ApiTables } from "portico/runtime";');
     expect(text).toMatch(
       /export type Api = ApiTables<"my_db", MyDbTables, MyDbTableInserts, MyDbTableUpdates> & ApiTables<"pg", PgTables, /,
     );
   });
 
-  it('has an Api without tables when the platform has no database service', () => {
-    expect(createEventsFile(platform('p', [plain(1, 'system', 'System', 'system', '')]))).toContain(
-      'export type Api = Record<never, never>;',
-    );
+  it('imports only the runtime types it names', () => {
+    const text = createEventsFile(platform('p', [services[0]]));
+    expect(text).toContain('import type { ApiTables, InternalServiceEvents } from "portico/runtime";');
+    expect(text).toContain('export type Events = InternalServiceEvents<"system", "system">;');
+    expect(text).toContain('export type Api = Record<never, never>;');
+  });
+
+  it('keeps the names of the runtime types free of the aliases of services', () => {
+    const endpointService = routinesModel.services.find((service): service is SqlServiceModel => service.name === 'my_db')!;
+    const text = createEventsFile(platform('p', [{ ...endpointService, name: 'endpoint' }, services[0]]));
+    expect(text).toContain('import type { Events as EndpointEvents2,');
   });
 });
