@@ -5,13 +5,18 @@
  * and cold start. See README.md beside this file.
  *
  *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 5] [--connections 32]
- *                    [--only list,get,insert,patch,start] [--hooks none|noop|pre] [--profile [--profile-dir DIR]]
+ *                    [--only list,get,insert,patch,start] [--hooks none|noop|pre] [--against hand|plain]
+ *                    [--profile [--profile-dir DIR]]
  *
  * --hooks noop: Portico's platform gets one hook module with a no-op pre_process and post_process
  * hook on the event of every request the bench sends (platform.yaml `hooks`), to measure what a
  * hook per operation costs: compare the ratios with those of a run without it. A write with a
  * post_process hook runs in a transaction with it; `--hooks pre` (pre_process hooks only) shows
  * the hooks' cost without that transaction.
+ *
+ * --against plain (with --hooks noop or pre): the second server is Portico too, the same platform
+ * without the hook module, on a copy of the same data and credentials, so that the ratio per round
+ * is the hooks' cost alone (the machine's drift between rounds cancels out).
  *
  * --profile: instead of the comparison, runs Portico alone under `node --cpu-prof` for each
  * request and prints where a request's CPU time goes (profile-summary.ts); --profile-dir keeps the
@@ -45,6 +50,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     only: { type: 'string', default: 'list,get,insert,patch,start' },
     hooks: { type: 'string', default: 'none' },
+    against: { type: 'string', default: 'hand' },
     profile: { type: 'boolean', default: false },
     'profile-dir': { type: 'string' },
   },
@@ -55,6 +61,13 @@ const connections = Number(args.connections);
 const only = new Set(args.only.split(','));
 const scenarios = SCENARIOS.filter((s) => only.has(s.name));
 if (!['none', 'noop', 'pre'].includes(args.hooks)) throw new Error(`Unknown --hooks '${args.hooks}': use none, noop or pre.`);
+if (!['hand', 'plain'].includes(args.against)) throw new Error(`Unknown --against '${args.against}': use hand or plain.`);
+if (args.against === 'plain' && args.hooks === 'none')
+  throw new Error('--against plain compares Portico with hooks to Portico without: give --hooks noop or pre.');
+/** Whether the second server is Portico without hooks instead of the hand-written one. */
+const againstPlain = args.against === 'plain';
+const second = againstPlain ? 'plain' : 'hand';
+const secondLetter = againstPlain ? 'N' : 'H';
 
 /**
  * The hook module of `--hooks noop`: a pre_process and a post_process hook doing nothing (an
@@ -169,6 +182,7 @@ const handLaunch = (script: string, env: Record<string, string>): Launch => ({
 });
 
 interface Contestant {
+  /** The slot: Portico, and what it is compared with (the hand-written server, or Portico without hooks). */
   name: 'portico' | 'hand';
   launch: Launch;
   server?: Server;
@@ -201,25 +215,7 @@ async function preparePortico(
   work: string,
   service: string[],
 ): Promise<{ launch: Launch; headers: Record<string, string>; jwtSecret: string }> {
-  fs.writeFileSync(
-    path.join(work, 'platform.yaml'),
-    [
-      'platform:',
-      '  name: bench',
-      '  title: Benchmark platform',
-      'services:',
-      '  - name: db',
-      ...service.map((line) => `    ${line}`),
-      ...(args.hooks === 'none' ? [] : ['hooks:', '  - file: hooks/noop.ts']),
-      'system:',
-      '  database: data/system.sqlite',
-      '',
-    ].join('\n'),
-  );
-  if (args.hooks !== 'none') {
-    fs.mkdirSync(path.join(work, 'hooks'), { recursive: true });
-    fs.writeFileSync(path.join(work, 'hooks/noop.ts'), noopHooks(args.hooks === 'pre' ? ['pre_process'] : ['pre_process', 'post_process']));
-  }
+  writePlatform(work, service, args.hooks);
   await buildPlatform({ configPath: 'platform.yaml', cwd: work });
   const launch = readmeLaunch(path.join(work, 'server'), {});
   const first = await start({ ...launch, env: { PORTICO_ADMIN_EMAIL: ADMIN, PORTICO_ADMIN_PASSWORD: PASSWORD } });
@@ -243,6 +239,39 @@ async function preparePortico(
   }
 }
 
+function writePlatform(work: string, service: string[], hooks: string): void {
+  fs.writeFileSync(
+    path.join(work, 'platform.yaml'),
+    [
+      'platform:',
+      '  name: bench',
+      '  title: Benchmark platform',
+      'services:',
+      '  - name: db',
+      ...service.map((line) => `    ${line}`),
+      ...(hooks === 'none' ? [] : ['hooks:', '  - file: hooks/noop.ts']),
+      'system:',
+      '  database: data/system.sqlite',
+      '',
+    ].join('\n'),
+  );
+  if (hooks !== 'none') {
+    fs.mkdirSync(path.join(work, 'hooks'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'hooks/noop.ts'), noopHooks(hooks === 'pre' ? ['pre_process'] : ['pre_process', 'post_process']));
+  }
+}
+
+/**
+ * `--against plain`: the same platform without hooks in `plain`, with a copy of `work`'s system
+ * database (the same administrator, API key and JWT secret, so one set of headers serves both).
+ */
+async function preparePlain(work: string, plain: string, service: string[]): Promise<Launch> {
+  writePlatform(plain, service, 'none');
+  await buildPlatform({ configPath: 'platform.yaml', cwd: plain });
+  fs.copyFileSync(path.join(work, 'data/system.sqlite'), path.join(plain, 'data/system.sqlite'));
+  return readmeLaunch(path.join(plain, 'server'), {});
+}
+
 const probeWith = (headers: Record<string, string>) => async (url: string) => {
   try {
     const response = await fetch(`${url}/api/v2/db/_table/orders/1`, { headers });
@@ -255,35 +284,41 @@ const probeWith = (headers: Record<string, string>) => async (url: string) => {
 
 async function sqliteSetup(): Promise<Setup> {
   const work = workDir('.bench-tmp');
+  const plain = workDir('.bench-tmp-plain');
+  const service = ['type: sqlite', 'config:', '  database: data/bench.sqlite'];
+  const cleanup = async () => {
+    for (const dir of [work, plain]) fs.rmSync(dir, { recursive: true, force: true });
+  };
   let portico: Awaited<ReturnType<typeof preparePortico>>;
+  let second: Launch;
   try {
     createSqliteData(path.join(work, 'data/bench.sqlite'));
-    fs.copyFileSync(path.join(work, 'data/bench.sqlite'), path.join(work, 'hand.sqlite'));
-    portico = await preparePortico(work, ['type: sqlite', 'config:', '  database: data/bench.sqlite']);
+    fs.copyFileSync(
+      path.join(work, 'data/bench.sqlite'),
+      path.join(againstPlain ? plain : work, againstPlain ? 'data/bench.sqlite' : 'hand.sqlite'),
+    );
+    portico = await preparePortico(work, service);
+    second = againstPlain
+      ? await preparePlain(work, plain, service)
+      : handLaunch('hand-written-server.ts', {
+          DATABASE: path.join(work, 'hand.sqlite'),
+          API_KEY: portico.headers['x-service-api-key'],
+          JWT_SECRET: portico.jwtSecret,
+        });
   } catch (error) {
-    fs.rmSync(work, { recursive: true, force: true });
+    await cleanup();
     throw error;
   }
   return {
     label: 'SQLite',
     contestants: [
       { name: 'portico', launch: portico.launch, database: null },
-      {
-        name: 'hand',
-        launch: handLaunch('hand-written-server.ts', {
-          DATABASE: path.join(work, 'hand.sqlite'),
-          API_KEY: portico.headers['x-service-api-key'],
-          JWT_SECRET: portico.jwtSecret,
-        }),
-        database: null,
-      },
+      { name: 'hand', launch: second, database: null },
     ],
     headers: portico.headers,
     probe: probeWith(portico.headers),
     databaseCpu: async () => new Map(),
-    async cleanup() {
-      fs.rmSync(work, { recursive: true, force: true });
-    },
+    cleanup,
   };
 }
 
@@ -295,18 +330,27 @@ async function postgresSetup(): Promise<Setup> {
   const client = new pg.Client({ connectionString: admin.href });
   await client.connect();
   const work = workDir('.bench-tmp-pg');
+  const plain = workDir('.bench-tmp-pg-plain');
   const cleanup = async () => {
-    fs.rmSync(work, { recursive: true, force: true });
+    for (const dir of [work, plain]) fs.rmSync(dir, { recursive: true, force: true });
     for (const name of Object.values(names)) await client.query(`drop database if exists "${name}" with (force)`);
     await client.end();
   };
   let portico: Awaited<ReturnType<typeof preparePortico>>;
+  let second: Launch;
   try {
     await client.query(`create database "${names.portico}"`);
     await createPostgresData(urlOf(names.portico), names.portico);
     await client.query(`create database "${names.hand}" template "${names.portico}"`);
     await client.query(`alter database "${names.hand}" set synchronous_commit = off`);
     portico = await preparePortico(work, ['type: pgsql', 'config:', `  url: ${urlOf(names.portico)}`]);
+    second = againstPlain
+      ? await preparePlain(work, plain, ['type: pgsql', 'config:', `  url: ${urlOf(names.hand)}`])
+      : handLaunch('hand-written-pg-server.ts', {
+          DATABASE_URL: urlOf(names.hand),
+          API_KEY: portico.headers['x-service-api-key'],
+          JWT_SECRET: portico.jwtSecret,
+        });
   } catch (error) {
     // A failed setup leaves no databases behind.
     await cleanup();
@@ -316,15 +360,7 @@ async function postgresSetup(): Promise<Setup> {
     label: 'PostgreSQL',
     contestants: [
       { name: 'portico', launch: portico.launch, database: names.portico },
-      {
-        name: 'hand',
-        launch: handLaunch('hand-written-pg-server.ts', {
-          DATABASE_URL: urlOf(names.hand),
-          API_KEY: portico.headers['x-service-api-key'],
-          JWT_SECRET: portico.jwtSecret,
-        }),
-        database: names.hand,
-      },
+      { name: 'hand', launch: second, database: names.hand },
     ],
     headers: portico.headers,
     probe: probeWith(portico.headers),
@@ -466,12 +502,12 @@ async function run(setup: Setup): Promise<void> {
           'portico req/s',
           'p50 ms',
           'p99 ms',
-          'hand req/s',
+          `${second} req/s`,
           'p50 ms',
           'p99 ms',
           'p99 x',
-          'server CPU us/req P/H',
-          'DB CPU us/req P/H',
+          `server CPU us/req P/${secondLetter}`,
+          `DB CPU us/req P/${secondLetter}`,
           'other load (cores)',
         ],
       ];
@@ -497,12 +533,12 @@ async function run(setup: Setup): Promise<void> {
       }
       const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
       lines.push(
-        `${setup.label}: ${connections} connections, ${seconds}s x ${rounds} rounds, order rotated; ratio = median of per-round Portico/hand req/s; other figures medians${args.hooks === 'none' ? '' : `; Portico with a no-op ${args.hooks === 'pre' ? 'pre_process' : 'pre_process and post_process'} hook per operation`}`,
+        `${setup.label}: ${connections} connections, ${seconds}s x ${rounds} rounds, order rotated; ratio = median of per-round Portico/${second} req/s; other figures medians${args.hooks === 'none' ? '' : `; Portico with a no-op ${args.hooks === 'pre' ? 'pre_process' : 'pre_process and post_process'} hook per operation`}${againstPlain ? ', plain = the same platform without it' : ''}`,
       );
       for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
       for (const [name, m] of memory)
         lines.push(
-          `RSS ${name}: idle ${m.idle.toFixed(0)} MB, under load ${m.load.toFixed(0)} MB, idle after load ${m.afterLoad.toFixed(0)} MB`,
+          `RSS ${name === 'hand' ? second : name}: idle ${m.idle.toFixed(0)} MB, under load ${m.load.toFixed(0)} MB, idle after load ${m.afterLoad.toFixed(0)} MB`,
         );
     }
     if (only.has('start')) {
@@ -517,11 +553,11 @@ async function run(setup: Setup): Promise<void> {
           await server.stop();
         }
         const how =
-          contestant.name === 'portico'
+          contestant.name === 'portico' || againstPlain
             ? `\`${[contestant.launch.command, ...contestant.launch.args].join(' ')}\` in server/`
             : 'node --import tsx';
         lines.push(
-          `start ${contestant.name} (${how}): spawn to first authenticated 200 median ${median(times).toFixed(2)} s (${times.map((t) => t.toFixed(2)).join(', ')}), idle RSS 1 s later median ${median(rss).toFixed(0)} MB`,
+          `start ${contestant.name === 'hand' ? second : contestant.name} (${how}): spawn to first authenticated 200 median ${median(times).toFixed(2)} s (${times.map((t) => t.toFixed(2)).join(', ')}), idle RSS 1 s later median ${median(rss).toFixed(0)} MB`,
         );
       }
     }

@@ -61,7 +61,7 @@ function syntaxError(file: string, source: string): { line: number; col: number;
 export function readHookModules(loaded: LoadedConfig): HookSource[] {
   const diagnostics: Diagnostic[] = [];
   const compiledTo = new Map<string, number>();
-  const hooks = loaded.config.hooks.flatMap(({ file, export: exported, timeout_ms }, index): HookSource[] => {
+  const hooks = loaded.config.hooks.flatMap(({ file, export: exported, timeout_ms, transaction }, index): HookSource[] => {
     const at = (key: string) => ['hooks', index, key];
     const output = hookModulePath(file);
     const first = compiledTo.get(output);
@@ -118,7 +118,7 @@ export function readHookModules(loaded: LoadedConfig): HookSource[] {
       );
       return [];
     }
-    return [{ file, source, export: exported, timeoutMs: timeout_ms }];
+    return [{ file, source, export: exported, timeoutMs: timeout_ms, transaction }];
   });
   if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
   return hooks;

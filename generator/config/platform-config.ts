@@ -29,6 +29,8 @@ export interface HookConfig {
   export: string;
   /** How long one of its hooks may take before the request is answered 503, in milliseconds. */
   timeout_ms: number;
+  /** Table writes its post_process hooks follow run in one transaction with the hooks (a hook that throws undoes the write). */
+  transaction: boolean;
 }
 
 /** What `gen build` writes besides the server itself. */

@@ -317,7 +317,7 @@ async function importHooks(built: {
     const module = (await import(`${pathToFileURL(path.join(built.outDir, compiled)).href}?v=${version}`)) as Record<string, unknown>;
     const hooks = module[hook.export];
     if (typeof hooks !== 'object' || hooks === null) throw new Error(`${hook.file} exports no hooks as '${hook.export}'.`);
-    modules.push({ file: hook.file, timeoutMs: hook.timeoutMs, hooks: hooks as Record<string, unknown> });
+    modules.push({ file: hook.file, timeoutMs: hook.timeoutMs, transaction: hook.transaction, hooks: hooks as Record<string, unknown> });
   }
   return modules;
 }

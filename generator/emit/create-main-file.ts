@@ -44,6 +44,8 @@ export interface HookSource {
   /** `default`, or the named export holding the hooks. */
   export: string;
   timeoutMs: number;
+  /** platform.yaml `transaction`: table writes its post_process hooks follow run in one transaction with them. */
+  transaction: boolean;
 }
 
 /** Where `gen build` writes the compiled module of a custom service, relative to the output directory. */
@@ -77,7 +79,10 @@ export function createMainFile(
       ? []
       : [
           '  hooks: [',
-          ...hooks.map((hook, index) => `    { file: ${JSON.stringify(hook.file)}, timeoutMs: ${hook.timeoutMs}, hooks: hooks${index} },`),
+          ...hooks.map(
+            (hook, index) =>
+              `    { file: ${JSON.stringify(hook.file)}, timeoutMs: ${hook.timeoutMs}, ${hook.transaction ? 'transaction: true, ' : ''}hooks: hooks${index} },`,
+          ),
           '  ],',
         ]),
     ...(endpointModules.length === 0

@@ -19,10 +19,25 @@ export const HOOK_PHASES: readonly HookPhase[] = ['pre_process', 'post_process']
 
 /** `{service}.{path...}.{verb}[.{phase}]`, the verb lower-cased. */
 export function eventName(service: string, path: readonly string[], verb: Verb | Lowercase<Verb>, phase?: HookPhase): string {
-  const parts = [service, ...path, verb.toLowerCase()];
-  if (phase !== undefined) parts.push(phase);
-  return parts.join('.');
+  // Built by concatenation: the dispatch names the event of every hooked request with it.
+  let name = service;
+  for (const part of path) name += `.${part}`;
+  name += `.${LOWER_VERBS[verb] ?? verb.toLowerCase()}`;
+  return phase === undefined ? name : `${name}.${phase}`;
 }
+
+const LOWER_VERBS: Readonly<Partial<Record<string, Lowercase<Verb>>>> = {
+  GET: 'get',
+  POST: 'post',
+  PUT: 'put',
+  PATCH: 'patch',
+  DELETE: 'delete',
+  get: 'get',
+  post: 'post',
+  put: 'put',
+  patch: 'patch',
+  delete: 'delete',
+};
 
 /** The segments of an OpenAPI path (`/_table/contact/{id}` -> `_table`, `contact`, `{id}`). */
 export function pathSegments(openApiPath: string): string[] {

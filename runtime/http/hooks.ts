@@ -12,18 +12,21 @@
  *   response body.
  * A hook refuses with a thrown PorticoError (its status and message, in the spec's envelope);
  * anything else it throws is a 500 with a generic message, the cause in the log only. A hook that
- * has not finished after its module's timeout is cut off with a 503. The hooks of a table write
- * run inside the write's transaction: when one throws, nothing of the write is kept.
+ * has not finished after its module's timeout is cut off with a 503. A pre_process hook that
+ * throws stops a write before it starts. A post_process hook runs inside the write's transaction
+ * when it has one (a batch in rollback mode), or when its module asks for one (platform.yaml
+ * `transaction: true`): then when it throws, nothing of the write is kept. Otherwise the write has
+ * ended when the hook runs, as in the reference: its error is the answer, the write stays.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthContext } from '../auth/auth-context.js';
 import { PorticoError, type ErrorContext } from '../core/errors.js';
 import { coreMessages } from '../core/messages.js';
-import type { RawQuery } from '../core/query-params.js';
+import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../services/service-kind.js';
 import type { ServiceApi, UntypedTables } from '../services/service-api.js';
-import { eventName, type HookPhase } from './hook-events.js';
+import { eventName, HOOK_PHASES, type HookPhase } from './hook-events.js';
 
 export type { HookPhase } from './hook-events.js';
 
@@ -103,19 +106,26 @@ export interface HookModule {
   file?: string;
   /** How long one of its hooks may take, in milliseconds (platform.yaml `hooks[].timeout_ms`). */
   timeoutMs?: number;
+  /** Table writes its post_process hooks follow run in one transaction with the hooks (platform.yaml `hooks[].transaction`). */
+  transaction?: boolean;
 }
 
 /** How long a hook may take unless its module says otherwise. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
 
-const MODULE_KEYS = new Set(['hooks', 'file', 'timeoutMs']);
+const MODULE_KEYS = new Set(['hooks', 'file', 'timeoutMs', 'transaction']);
 
 /** A HookModule, or a bare set of hooks (event names always hold a dot). */
 function asModule(entry: HookModule | Readonly<Record<string, unknown>>, index: number): Required<HookModule> {
   const keys = Object.keys(entry);
   const described = typeof entry.hooks === 'object' && entry.hooks !== null && keys.every((key) => MODULE_KEYS.has(key));
   const module = (described ? entry : { hooks: entry }) as HookModule;
-  return { hooks: module.hooks, file: module.file ?? `hooks[${index}]`, timeoutMs: module.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS };
+  return {
+    hooks: module.hooks,
+    file: module.file ?? `hooks[${index}]`,
+    timeoutMs: module.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
+    transaction: module.transaction ?? false,
+  };
 }
 
 interface AttachedHook {
@@ -143,9 +153,20 @@ export interface HookedCall {
   api(joined?: JoinedTransaction): ServiceApi;
 }
 
+/** The hooks of one event (an operation), before and after it. */
+interface EventHooks {
+  pre: AttachedHook[] | undefined;
+  post: AttachedHook[] | undefined;
+  /** Whether a module of its post_process hooks asked for the write's transaction. */
+  transaction: boolean;
+}
+
 /** The hooks of a platform, by event; several modules may hook one event (run in declaration order). */
 export class HookRegistry {
+  /** Every hooked event name as declared, for GET /system/event. */
   private readonly byEvent = new Map<string, AttachedHook[]>();
+  /** The same hooks by operation (the event without its phase): one lookup per request. */
+  private readonly byOperation = new Map<string, EventHooks>();
   private readonly services = new Set<string>();
 
   constructor(modules: ReadonlyArray<HookModule | Readonly<Record<string, unknown>>> = []) {
@@ -157,6 +178,13 @@ export class HookRegistry {
         list.push({ hook: hook as Hook<unknown>, file: module.file, timeoutMs: module.timeoutMs });
         this.byEvent.set(event, list);
         this.services.add(event.split('.')[0]);
+        const phase = HOOK_PHASES.find((name) => event.endsWith(`.${name}`));
+        if (phase === undefined) continue;
+        const operation = event.slice(0, -phase.length - 1);
+        const hooks = this.byOperation.get(operation) ?? { pre: undefined, post: undefined, transaction: false };
+        hooks[phase === 'pre_process' ? 'pre' : 'post'] = list;
+        if (phase === 'post_process' && module.transaction) hooks.transaction = true;
+        this.byOperation.set(operation, hooks);
       }
     });
   }
@@ -177,82 +205,123 @@ export class HookRegistry {
 
   /**
    * Runs a call through the hooks of its event. A table write with a post_process hook runs in
-   * one transaction with its hooks when the target offers one: a hook that throws rolls the write
-   * back; the operation's own failure keeps what its batch mode keeps (it undoes its own partial
-   * work). Without a post_process hook no transaction is needed: a pre_process hook that throws
-   * stops the write before it starts.
+   * one transaction with its hooks when the write is in rollback mode or the hook's module asks
+   * for it, and the target offers one: a hook that throws rolls the write back; the operation's
+   * own failure keeps what its batch mode keeps (it undoes its own partial work). Otherwise no
+   * transaction is taken (on PostgreSQL and MySQL it would cost two round trips per write): a
+   * pre_process hook that throws stops the write before it starts, and a post_process hook runs
+   * after it, as in the reference.
    */
-  async around(hooked: HookedCall, target: HookTarget): Promise<ServiceResult> {
+  around(hooked: HookedCall, target: HookTarget): Promise<ServiceResult> {
     const { service, path, call } = hooked;
-    const preEvent = eventName(service, path, call.verb, 'pre_process');
-    const postEvent = eventName(service, path, call.verb, 'post_process');
-    const pre = this.byEvent.get(preEvent);
-    const post = this.byEvent.get(postEvent);
-    if (pre === undefined && post === undefined) return target.handle(call);
-    const records = path[0] === '_table';
-    let makeApi = () => hooked.api();
-    const context = (event: string, phase: HookPhase): HookContext =>
-      new CallContext(event, phase, service, records ? path[1] : '', call, hooked.log, makeApi);
-    const before = async (): Promise<unknown> => {
-      if (pre === undefined) return call.body;
-      if (!records) return this.run(pre, call.body, context(preEvent, 'pre_process'), false);
-      const sent = toRecords(call.body) ?? [];
-      const changed = await this.run(pre, sent, context(preEvent, 'pre_process'), true);
-      return changed === sent ? call.body : fromRecords(call.body, changed as unknown[]);
-    };
-    const after = async (result: ServiceResult): Promise<ServiceResult> => {
-      if (post === undefined || (result.status ?? 200) >= 400) return result;
-      if (!records) return { ...result, body: await this.run(post, result.body, context(postEvent, 'post_process'), false) };
-      const answered = toRecords(result.body);
-      if (answered === null) return result;
-      const changed = await this.run(post, answered, context(postEvent, 'post_process'), true);
-      return changed === answered ? result : { ...result, body: fromRecords(result.body, changed as unknown[]) };
-    };
-    // A write with a post_process hook runs in one transaction with its hooks, so that the hook can still undo it.
-    if (records && call.verb !== 'GET' && post !== undefined && target.transaction !== undefined) {
-      const outcome = await target.transaction(async (handler): Promise<{ result: ServiceResult } | { failed: unknown }> => {
-        // The hooks' own calls to this service go through the transaction too (on SQLite's one
-        // connection they could not run beside it).
-        makeApi = () => hooked.api({ service, handler });
-        const body = await before();
-        let result: ServiceResult;
-        try {
-          result = await handler.handle(body === call.body ? call : { ...call, body });
-        } catch (failed) {
-          return { failed };
-        }
-        return { result: await after(result) };
-      });
-      if ('failed' in outcome) throw outcome.failed;
-      return outcome.result;
+    const operation = eventName(service, path, call.verb);
+    const hooks = this.byOperation.get(operation);
+    if (hooks === undefined) return target.handle(call);
+    const run = new HookedRun(hooked, operation, hooks);
+    // Inside the write's transaction, the post_process hook can still undo it.
+    if (
+      run.records &&
+      call.verb !== 'GET' &&
+      hooks.post !== undefined &&
+      target.transaction !== undefined &&
+      (hooks.transaction || toBool(pick(call.query, 'rollback')))
+    ) {
+      return target.transaction((handler) => run.inside(handler)).then(HookedRun.outcome);
     }
-    const body = await before();
-    return after(await target.handle(body === call.body ? call : { ...call, body }));
+    return run.through(target);
+  }
+}
+
+type Outcome = { result: ServiceResult } | { failed: unknown };
+
+/** One hooked call: its pre_process hooks, the operation, its post_process hooks. */
+class HookedRun {
+  readonly records: boolean;
+  private joined: JoinedTransaction | undefined;
+
+  constructor(
+    private readonly hooked: HookedCall,
+    private readonly operation: string,
+    private readonly hooks: EventHooks,
+  ) {
+    this.records = hooked.path[0] === '_table';
   }
 
-  /** Runs an event's hooks in turn, each on what the one before returned. */
-  private async run(hooks: readonly AttachedHook[], data: unknown, context: HookContext, records: boolean): Promise<unknown> {
-    let current = data;
-    for (const attached of hooks) {
-      let result: unknown;
-      try {
-        result = attached.hook(current, context);
-        if (isThenable(result)) result = await withTimeout(result, attached, context);
-      } catch (error) {
-        throw asRequestError(error, attached, context);
-      }
-      if (result === undefined) continue;
-      if (records && !Array.isArray(result)) {
-        throw new HookFailure(
-          context.event,
-          attached.file,
-          new TypeError('a hook of a _table event must return an array of records or nothing'),
-        );
-      }
-      current = result;
-    }
-    return current;
+  static outcome(this: void, outcome: Outcome): ServiceResult {
+    if ('failed' in outcome) throw outcome.failed;
+    return outcome.result;
   }
+
+  async through(target: Pick<ServiceHandler, 'handle'>): Promise<ServiceResult> {
+    const { call } = this.hooked;
+    const body = this.hooks.pre === undefined ? call.body : await this.before(this.hooks.pre);
+    const result = await target.handle(body === call.body ? call : { ...call, body });
+    return this.hooks.post === undefined ? result : this.after(this.hooks.post, result);
+  }
+
+  /** Inside a write's transaction: the operation's own failure is returned, so that it keeps what its batch mode keeps. */
+  async inside(handler: Pick<ServiceHandler, 'handle'>): Promise<Outcome> {
+    // The hooks' own calls to this service go through the transaction too (on SQLite's one
+    // connection they could not run beside it).
+    this.joined = { service: this.hooked.service, handler };
+    const { call } = this.hooked;
+    const body = this.hooks.pre === undefined ? call.body : await this.before(this.hooks.pre);
+    let result: ServiceResult;
+    try {
+      result = await handler.handle(body === call.body ? call : { ...call, body });
+    } catch (failed) {
+      return { failed };
+    }
+    return { result: this.hooks.post === undefined ? result : await this.after(this.hooks.post, result) };
+  }
+
+  private context(phase: HookPhase): HookContext {
+    const { service, path, call, log } = this.hooked;
+    return new CallContext(`${this.operation}.${phase}`, phase, service, this.records ? path[1] : '', call, log, () =>
+      this.hooked.api(this.joined),
+    );
+  }
+
+  private async before(pre: readonly AttachedHook[]): Promise<unknown> {
+    const { body } = this.hooked.call;
+    if (!this.records) return runHooks(pre, body, this.context('pre_process'), false);
+    const sent = toRecords(body) ?? [];
+    const changed = await runHooks(pre, sent, this.context('pre_process'), true);
+    return changed === sent ? body : fromRecords(body, changed as unknown[]);
+  }
+
+  private async after(post: readonly AttachedHook[], result: ServiceResult): Promise<ServiceResult> {
+    if ((result.status ?? 200) >= 400) return result;
+    if (!this.records) return { ...result, body: await runHooks(post, result.body, this.context('post_process'), false) };
+    const answered = toRecords(result.body);
+    if (answered === null) return result;
+    const changed = await runHooks(post, answered, this.context('post_process'), true);
+    return changed === answered ? result : { ...result, body: fromRecords(result.body, changed as unknown[]) };
+  }
+}
+
+/** Runs an event's hooks in turn, each on what the one before returned. */
+async function runHooks(hooks: readonly AttachedHook[], data: unknown, context: HookContext, records: boolean): Promise<unknown> {
+  let current = data;
+  for (const attached of hooks) {
+    let result: unknown;
+    try {
+      result = attached.hook(current, context);
+      if (isThenable(result)) result = await withTimeout(result, attached, context);
+    } catch (error) {
+      throw asRequestError(error, attached, context);
+    }
+    if (result === undefined) continue;
+    if (records && !Array.isArray(result)) {
+      throw new HookFailure(
+        context.event,
+        attached.file,
+        new TypeError('a hook of a _table event must return an array of records or nothing'),
+      );
+    }
+    current = result;
+  }
+  return current;
 }
 
 /** What a hook is told; its `api` is made when a hook first uses it (most hooks call no other service). */
@@ -291,38 +360,55 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 /**
  * Hook calls in flight with their deadlines, checked by one timer every SWEEP_MS while any is
  * waiting: a timer of its own per call made Node create and drop its timer list on every
- * request. A hook is cut off between its timeout and SWEEP_MS later.
+ * request. A hook is cut off between its timeout and SWEEP_MS later. The calls are a linked list:
+ * a settled call is unlinked at once (so it dies young), without the table a Set reallocates as
+ * it empties and fills again.
  */
 const SWEEP_MS = 50;
 
 interface Deadline {
   at: number;
   expire: () => void;
+  previous: Deadline | null;
+  next: Deadline | null;
 }
 
 class Deadlines {
-  private readonly waiting = new Set<Deadline>();
+  private first: Deadline | null = null;
+  private last: Deadline | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   watch(ms: number, expire: () => void): Deadline {
-    const entry = { at: Date.now() + ms, expire };
-    this.waiting.add(entry);
+    const entry: Deadline = { at: Date.now() + ms, expire, previous: this.last, next: null };
+    if (this.last === null) this.first = entry;
+    else this.last.next = entry;
+    this.last = entry;
     this.timer ??= setInterval(this.sweep, SWEEP_MS).unref();
     return entry;
   }
 
   release(entry: Deadline): void {
-    this.waiting.delete(entry);
+    if (entry.previous === null) {
+      if (this.first !== entry) return; // already released
+      this.first = entry.next;
+    } else entry.previous.next = entry.next;
+    if (entry.next === null) this.last = entry.previous;
+    else entry.next.previous = entry.previous;
+    entry.previous = null;
+    entry.next = null;
   }
 
   private readonly sweep = (): void => {
     const now = Date.now();
-    for (const entry of this.waiting) {
-      if (entry.at > now) continue;
-      this.waiting.delete(entry);
-      entry.expire();
+    for (let entry = this.first; entry !== null; ) {
+      const next = entry.next;
+      if (entry.at <= now) {
+        this.release(entry);
+        entry.expire();
+      }
+      entry = next;
     }
-    if (this.waiting.size === 0 && this.timer !== null) {
+    if (this.first === null && this.timer !== null) {
       clearInterval(this.timer);
       this.timer = null;
     }
@@ -332,16 +418,20 @@ class Deadlines {
 const deadlines = new Deadlines();
 
 /** A hook's promise, or a HookTimeout once the hook's time is up. */
-async function withTimeout(pending: PromiseLike<unknown>, attached: AttachedHook, context: HookContext): Promise<unknown> {
-  let deadline: Deadline | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    deadline = deadlines.watch(attached.timeoutMs, () => reject(new HookTimeout(context.event, attached.file, attached.timeoutMs)));
+function withTimeout(pending: PromiseLike<unknown>, attached: AttachedHook, context: HookContext): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const deadline = deadlines.watch(attached.timeoutMs, () => reject(new HookTimeout(context.event, attached.file, attached.timeoutMs)));
+    pending.then(
+      (value) => {
+        deadlines.release(deadline);
+        resolve(value);
+      },
+      (error: unknown) => {
+        deadlines.release(deadline);
+        reject(error);
+      },
+    );
   });
-  try {
-    return await Promise.race([pending, expired]);
-  } finally {
-    deadlines.release(deadline!);
-  }
 }
 
 /** What a hook threw, as the request's error. */

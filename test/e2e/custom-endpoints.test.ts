@@ -178,7 +178,12 @@ beforeAll(async () => {
       if ((body as { item?: string } | null)?.item === 'forbidden') throw new ConflictError('No forbidden items.');
     },
   });
-  const hooks = [(await quickstartModule('hooks/contact-info.ts')) as Record<string, unknown>, groupThenRefuse, endpointHooks];
+  const hooks = [
+    (await quickstartModule('hooks/contact-info.ts')) as Record<string, unknown>,
+    // platform.yaml `transaction: true`: the write and this hook's own write are kept or undone together.
+    { file: 'hooks/group-then-refuse.ts', transaction: true, hooks: groupThenRefuse },
+    endpointHooks,
+  ];
   server = await startTestServer(model, { baseDir: dir, hooks, endpoints: { shop, stats: await quickstartModule('endpoints/stats.ts') } });
   const token = await server.adminToken();
   admin = apiClient(server.app, () => ({ key: server.apiKey, token }));
@@ -401,7 +406,7 @@ describe('the in-process API', () => {
     expect(refused.body.error.message).toMatch(/^Phone number 'call me' is not valid/);
   });
 
-  it("a hook's in-process write to its own service joins the write's transaction: kept or undone with it, no wait for the connection", async () => {
+  it("a hook's in-process write to its own service joins the write's transaction (`transaction: true`): kept or undone with it, no wait for the connection", async () => {
     const info = { contact_id: 1, phone: '500 555 0000', email: 'x', address: 'x', city: 'x', state: 'x', zip: 'x', country: 'x' };
     const groups = async (name: string) => (await admin('GET', `/db/_table/contact_group?filter=name%3D'${name}'`)).body.resource;
     const started = Date.now();

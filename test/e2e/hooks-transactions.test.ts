@@ -1,9 +1,11 @@
 /**
- * Hooks run inside the write's transaction (issue 17): on SQLite, PostgreSQL and MariaDB/MySQL, a
- * pre_process hook that refuses a batch leaves nothing written, a post_process hook that throws
- * after a batch write (or an update or delete) rolls the write back, and with a post_process hook
- * attached the batch modes keep what they keep without one (default: the records before the
- * failing one; continue: all but the failing one; rollback: nothing).
+ * Hooks and the write's transaction (issue 17), on SQLite, PostgreSQL and MariaDB/MySQL: a
+ * pre_process hook that refuses a batch leaves nothing written. A module with `transaction: true`
+ * (`note`): a post_process hook that throws after a batch write (or an update or delete) rolls the
+ * write back, and the batch modes keep what they keep without hooks (default: the records before
+ * the failing one; continue: all but the failing one; rollback: nothing). A module without it
+ * (`memo`): the write has ended when its post_process hook runs (as in the reference), unless the
+ * request is in rollback mode, whose transaction the hook joins.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError } from '#runtime/core/errors.js';
@@ -20,9 +22,9 @@ interface Note {
 }
 
 const TABLE: Record<TargetKind, string> = {
-  sqlite: 'create table note (id integer primary key autoincrement, body varchar(40) not null unique)',
-  postgres: 'create table note (id serial primary key, body varchar(40) not null unique)',
-  mysql: 'create table note (id int auto_increment primary key, body varchar(40) not null unique)',
+  sqlite: 'create table {t} (id integer primary key autoincrement, body varchar(40) not null unique)',
+  postgres: 'create table {t} (id serial primary key, body varchar(40) not null unique)',
+  mysql: 'create table {t} (id int auto_increment primary key, body varchar(40) not null unique)',
 };
 
 const refuseAfter = (query: Record<string, unknown>) => {
@@ -38,15 +40,21 @@ const hooks = defineHooks<Record<string, Note[]>>({
   'db._table.note.delete.post_process': (_records, context) => refuseAfter(context.query),
 });
 
+/** The same post_process hooks on `memo`, from a module that takes no transaction. */
+const memoHooks = defineHooks<Record<string, Note[]>>({
+  'db._table.memo.post.post_process': (_records, context) => refuseAfter(context.query),
+  'db._table.memo.{id}.patch.post_process': (_records, context) => refuseAfter(context.query),
+});
+
 function defineSuite(kind: TargetKind): void {
   let target: DatabaseTarget;
   let server: TestServer;
   let api: Api;
-  const bodies = async () => (await target.query('select body from note order by id')).map((row) => row.body);
+  const bodies = async (table = 'note') => (await target.query(`select body from ${table} order by id`)).map((row) => row.body);
 
   beforeAll(async () => {
     target = await openDatabaseTarget(kind);
-    await target.exec(TABLE[kind]);
+    for (const table of ['note', 'memo']) await target.exec(TABLE[kind].replace('{t}', table));
     const db: ServiceModel = {
       id: 5,
       name: 'db',
@@ -59,7 +67,12 @@ function defineSuite(kind: TargetKind): void {
       kind: 'plain',
     };
     const base = minimalModel();
-    server = await startTestServer(minimalModel({ services: [...base.services, db].sort((a, b) => a.id - b.id) }), { hooks: [hooks] });
+    server = await startTestServer(minimalModel({ services: [...base.services, db].sort((a, b) => a.id - b.id) }), {
+      hooks: [
+        { file: 'hooks/notes.ts', transaction: true, hooks },
+        { file: 'hooks/memos.ts', hooks: memoHooks },
+      ],
+    });
     const token = await server.adminToken();
     api = apiClient(server.app, () => ({ key: server.apiKey, token }));
   });
@@ -108,6 +121,22 @@ function defineSuite(kind: TargetKind): void {
     expect(await bodies()).toEqual(['kept-1', 'kept-2', 'kept-3', 'default-1', 'continue-1', 'continue-3']);
     // And the hooks' transaction left the connection usable.
     expect((await api('POST', '/db/_table/note', { resource: [{ body: 'last' }] })).status).toBe(200);
+  });
+
+  it('without `transaction`, answers with the error of a post_process hook that throws and keeps the write', async () => {
+    const refused = await api('POST', '/db/_table/memo?refuse_after=1', { resource: [{ body: 'memo-1' }] });
+    expect(refused).toMatchObject({ status: 400, body: { error: { message: 'Refused after the write.' } } });
+    const id = (await target.query("select id from memo where body = 'memo-1'"))[0].id;
+    expect((await api('PATCH', `/db/_table/memo/${id}?refuse_after=1`, { body: 'memo-changed' })).status).toBe(400);
+    expect(await bodies('memo')).toEqual(['memo-changed']);
+  });
+
+  it('without `transaction`, runs the post_process hook inside the transaction of a rollback-mode write', async () => {
+    const refused = await api('POST', '/db/_table/memo?refuse_after=1&rollback=true', three('rolled'));
+    expect(refused).toMatchObject({ status: 400, body: { error: { message: 'Refused after the write.' } } });
+    expect(await bodies('memo')).toEqual(['memo-changed']);
+    expect((await api('POST', '/db/_table/memo?rollback=true', three('kept'))).status).toBe(200);
+    expect(await bodies('memo')).toEqual(['memo-changed', 'kept-1', 'kept-2', 'kept-3']);
   });
 }
 

@@ -20,6 +20,7 @@ import { writeSchema } from './schema/schema-writes.js';
 import type { SqlServiceContext } from './sql-service-context.js';
 import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { handleTableRecords } from './table/table-records.js';
+import { inTransaction } from './query/run-compiled.js';
 import { databaseError } from './dialects/driver-errors.js';
 import { coreMessages } from '../../core/messages.js';
 import type { SqlResponseCache } from './sql-response-cache.js';
@@ -54,9 +55,9 @@ export class SqlServiceHandler implements ServiceHandler {
    */
   async transaction<T>(work: (handler: Pick<ServiceHandler, 'handle'>) => Promise<T>): Promise<T> {
     try {
-      return await this.ctx.db
-        .transaction()
-        .execute((trx) => work(new SqlServiceHandler({ ...this.ctx, db: trx }, this.model, this.connection, this.responses)));
+      return await inTransaction(this.ctx.db, (trx) =>
+        work(new SqlServiceHandler({ ...this.ctx, db: trx }, this.model, this.connection, this.responses)),
+      );
     } finally {
       await this.responses?.clear();
     }

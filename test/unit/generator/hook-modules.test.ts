@@ -81,13 +81,14 @@ describe('readHookModules', () => {
         '  - file: hooks/named.ts',
         '    export: auditHooks',
         '    timeout_ms: 250',
+        '    transaction: true',
         '',
       ].join('\n'),
     );
     const good = readHookModules(await loadConfig('platform.yaml', { cwd: dir, env: {}, kinds: fixtureRegistry }));
     expect(good.map(({ source: _source, ...hook }) => hook)).toEqual([
-      { file: 'hooks/good.ts', export: 'default', timeoutMs: 10_000 },
-      { file: 'hooks/named.ts', export: 'auditHooks', timeoutMs: 250 },
+      { file: 'hooks/good.ts', export: 'default', timeoutMs: 10_000, transaction: false },
+      { file: 'hooks/named.ts', export: 'auditHooks', timeoutMs: 250, transaction: true },
     ]);
   });
 });

@@ -6,11 +6,12 @@
  * a rollback to a savepoint).
  */
 import { sql, type Kysely } from 'kysely';
+import { inTransaction } from './run-compiled.js';
 
 let savepoints = 0;
 
 export async function atomically<T>(conn: Kysely<any>, work: (conn: Kysely<any>) => Promise<T>): Promise<T> {
-  if (!conn.isTransaction) return conn.transaction().execute(work);
+  if (!conn.isTransaction) return inTransaction(conn, work);
   const name = sql.id(`portico_${++savepoints}`);
   await sql`savepoint ${name}`.execute(conn);
   let result: T;

@@ -3,16 +3,34 @@
  * A dialect may register a direct runner for its Kysely instance, which skips Kysely's
  * connection hand-off: SQLite runs the statement at once (in-process, synchronous) and declines
  * (null) while a transaction or a held connection owns the database; PostgreSQL hands it to its
- * pool. Every other instance (transactions, MySQL) goes through Kysely.
+ * pool. A dialect may also give a runner for its transactions (SQLite: the transaction holds the
+ * one connection, so its statements run at once); transactions begun by `inTransaction` use it.
+ * Every other instance (PostgreSQL's transactions, MySQL) goes through Kysely.
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 
 export type DirectRunner = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | Promise<QueryResult<unknown>> | null;
 
 const runners = new WeakMap<Kysely<any>, DirectRunner>();
+const transactionRunners = new WeakMap<Kysely<any>, DirectRunner>();
 
-export function registerDirectRunner(db: Kysely<any>, runner: DirectRunner): void {
+export function registerDirectRunner(db: Kysely<any>, runner: DirectRunner, inTransactions?: DirectRunner): void {
   runners.set(db, runner);
+  if (inTransactions !== undefined) transactionRunners.set(db, inTransactions);
+}
+
+/** Runs work in a transaction of `db`, its precompiled statements taken by the dialect's runner for transactions. */
+export function inTransaction<T>(db: Kysely<any>, work: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+  const runner = transactionRunners.get(db);
+  if (runner === undefined) return db.transaction().execute(work);
+  return db.transaction().execute(async (trx) => {
+    runners.set(trx, runner);
+    try {
+      return await work(trx);
+    } finally {
+      runners.delete(trx);
+    }
+  });
 }
 
 export function runCompiled<R>(

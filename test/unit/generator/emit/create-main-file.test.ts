@@ -32,15 +32,15 @@ describe('createMainFile', () => {
     expect(text.match(/^import .*$/gm)).toEqual(['import { runServer } from "portico/runtime";']);
   });
 
-  it('imports the compiled hook modules and passes them to runServer with their files and timeouts', () => {
+  it('imports the compiled hook modules and passes them to runServer with their files, timeouts and transaction choice', () => {
     const text = createMainFile(platform('p', []), '..', [
-      { file: 'hooks/contacts.ts', source: '', export: 'default', timeoutMs: 10_000 },
-      { file: 'extra/audit.ts', source: '', export: 'auditHooks', timeoutMs: 500 },
+      { file: 'hooks/contacts.ts', source: '', export: 'default', timeoutMs: 10_000, transaction: false },
+      { file: 'extra/audit.ts', source: '', export: 'auditHooks', timeoutMs: 500, transaction: true },
     ]);
     expect(hookModulePath('extra/audit.ts')).toBe('hooks/audit.mjs');
     expect(text).toContain('import hooks0 from "./hooks/contacts.mjs";\nimport { auditHooks as hooks1 } from "./hooks/audit.mjs";');
     expect(text).toContain(
-      '  hooks: [\n    { file: "hooks/contacts.ts", timeoutMs: 10000, hooks: hooks0 },\n    { file: "extra/audit.ts", timeoutMs: 500, hooks: hooks1 },\n  ],\n});',
+      '  hooks: [\n    { file: "hooks/contacts.ts", timeoutMs: 10000, hooks: hooks0 },\n    { file: "extra/audit.ts", timeoutMs: 500, transaction: true, hooks: hooks1 },\n  ],\n});',
     );
   });
 

@@ -10,7 +10,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
-import { registerDirectRunner } from '../../query/run-compiled.js';
+import { registerDirectRunner, type DirectRunner } from '../../query/run-compiled.js';
 import { decodeJsonText } from '../../query/value-codec.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import { sqliteColumnType } from './sqlite-column-types.js';
@@ -145,12 +145,13 @@ export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}
   const dialect = new TrackingSqliteDialect({ database });
   const db = new Kysely<any>({ dialect });
   const driver = dialect.driver!;
-  registerDirectRunner(db, (sql, parameters) => {
-    if (driver.held) return null;
+  const run: DirectRunner = (sql, parameters) => {
     const statement = database.prepare(sql);
     if (statement.reader) return { rows: statement.all(parameters) };
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
-  });
+  };
+  // Outside a transaction only while no one holds the connection; a transaction holds it, so its own statements run at once.
+  registerDirectRunner(db, (sql, parameters) => (driver.held ? null : run(sql, parameters)), run);
   return { db, close: () => db.destroy() };
 }
