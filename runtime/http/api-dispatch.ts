@@ -91,11 +91,16 @@ export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise
  * operations, or for other kinds (custom endpoints, files, brokers...) the path of the kind's
  * OpenAPI document it matches, as GET /system/event names it; null when none does.
  */
-function serviceEventPath(model: ServiceModel, kind: ServiceKind | undefined, resource: readonly string[]): string[] | null {
+function serviceEventPath(
+  model: ServiceModel,
+  kind: ServiceKind | undefined,
+  resource: readonly string[],
+  trailingSlash: boolean,
+): string[] | null {
   if (resource.length === 0) return [];
   if (model.kind === 'sql' || kind?.group === 'Database') return databaseEventPath(resource);
   if (model.kind === 'soap' || model.type === 'soap') return soapEventPath(model, resource);
-  return describedTemplates(model, kind)?.match(resource) ?? null;
+  return describedTemplates(model, kind)?.match(resource, trailingSlash) ?? null;
 }
 
 // Per service model: a service replaced at run time is a new model object, with its own document.
@@ -104,7 +109,8 @@ const describedPaths = new WeakMap<ServiceModel, PathTemplates | null>();
 function describedTemplates(model: ServiceModel, kind: ServiceKind | undefined): PathTemplates | null {
   let templates = describedPaths.get(model);
   if (templates === undefined) {
-    templates = kind?.describe ? new PathTemplates(Object.keys(kind.describe(model).paths ?? {})) : null;
+    // File services' path placeholders may hold `/` (the kinds whose access components name folders).
+    templates = kind?.describe ? new PathTemplates(Object.keys(kind.describe(model).paths ?? {}), kind.folderComponents === true) : null;
     describedPaths.set(model, templates);
   }
   return templates;
@@ -269,7 +275,7 @@ function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, Interna
         acting.joined?.service === service
           ? acting.joined.handler
           : (ctx.services.openHandler(service) ?? (await ctx.services.handler(service)));
-      const path = ctx.hooks?.touches(model.name) ? serviceEventPath(model, kind, resource) : null;
+      const path = ctx.hooks?.touches(model.name) ? serviceEventPath(model, kind, resource, trailingSlash) : null;
       result =
         path === null
           ? await handler.handle(call)

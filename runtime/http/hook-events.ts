@@ -85,26 +85,49 @@ export function soapEventPath(model: ServiceModel, resource: readonly string[]):
   return [names.get(requested) ?? requested];
 }
 
-/** The paths of a service whose paths never change (the runtime's own services), matched against requests. */
-export class PathTemplates {
-  private readonly templates: string[][];
+interface PathTemplate {
+  segments: string[];
+  /** The document's path ends with `/` (a file service's `/{folder_path}/`). */
+  trailingSlash: boolean;
+}
 
-  constructor(openApiPaths: Iterable<string>) {
-    this.templates = [...openApiPaths].map(pathSegments);
+/**
+ * The paths of a service's OpenAPI document, matched against requests. With `restOfPath` (file
+ * services, whose `{file_path}` and `{folder_path}` may hold `/`), a template's last placeholder
+ * takes every remaining segment of the request.
+ */
+export class PathTemplates {
+  private readonly templates: PathTemplate[];
+
+  constructor(
+    openApiPaths: Iterable<string>,
+    private readonly restOfPath = false,
+  ) {
+    this.templates = [...openApiPaths].map((path) => ({
+      segments: pathSegments(path),
+      trailingSlash: path.length > 1 && path.endsWith('/'),
+    }));
   }
 
-  /** The template a request's path matches, literal segments before placeholders; null when none does. */
-  match(resource: readonly string[]): string[] | null {
+  /**
+   * The template a request's path matches, literal segments before placeholders and then the one
+   * whose trailing slash the request has (`docs/` is a folder, `docs/a.txt` a file); null when
+   * none does.
+   */
+  match(resource: readonly string[], trailingSlash = false): string[] | null {
     let best: string[] | null = null;
     let bestScore = -1;
-    for (const template of this.templates) {
-      if (template.length !== resource.length) continue;
-      let score = 0;
+    for (const { segments: template, trailingSlash: slashed } of this.templates) {
+      const last = template.length - 1;
+      const rest = this.restOfPath && last >= 0 && isPlaceholder(template[last]);
+      if (rest ? resource.length < template.length : template.length !== resource.length) continue;
+      // Literal segments weigh by position (2 per later segment less), the trailing slash least.
+      let score = slashed === trailingSlash ? 1 : 0;
       let fits = true;
       for (let i = 0; i < template.length && fits; i++) {
         const part = template[i];
-        if (part.startsWith('{') && part.endsWith('}')) continue;
-        if (part.toLowerCase() === resource[i].toLowerCase()) score += 2 ** (template.length - i);
+        if (isPlaceholder(part)) continue;
+        if (part.toLowerCase() === resource[i].toLowerCase()) score += 2 ** (template.length - i + 1);
         else fits = false;
       }
       if (fits && score > bestScore) {
@@ -115,6 +138,8 @@ export class PathTemplates {
     return best;
   }
 }
+
+const isPlaceholder = (part: string) => part.startsWith('{') && part.endsWith('}');
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

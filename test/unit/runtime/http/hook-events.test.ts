@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fileServiceOpenApi } from '#runtime/services/file/file-openapi.js';
 import { databaseEventPath, endpointPattern, eventName, PathTemplates, pathSegments, soapEventPath } from '#runtime/http/hook-events.js';
 import type { SoapServiceModel } from '#runtime/model/platform-model.js';
 import { internalServiceFragment } from '#runtime/openapi/model-fragment.js';
@@ -68,6 +69,17 @@ describe('the event path of a request', () => {
     expect(tables.match(['_table', 'contact'])).toEqual(['_table', 'contact']);
     expect(tables.match(['_table', 'other'])).toEqual(['_table', 'other']);
     expect(tables.match(['_proc', 'bump'])).toEqual(['_proc', 'bump']);
+  });
+
+  it('of a file service is its file or its folder by the trailing slash, at any depth', () => {
+    const files = new PathTemplates(Object.keys(fileServiceOpenApi('files').paths!), true);
+    expect(files.match([])).toEqual([]);
+    expect(files.match(['a.txt'])).toEqual(['{file_path}']);
+    expect(files.match(['docs'], true)).toEqual(['{folder_path}']);
+    expect(files.match(['docs', 'sub', 'a.txt'])).toEqual(['{file_path}']);
+    expect(files.match(['docs', 'sub'], true)).toEqual(['{folder_path}']);
+    // Without `restOfPath` a placeholder is one segment.
+    expect(new PathTemplates(['/{file_path}']).match(['docs', 'a.txt'])).toBeNull();
   });
 });
 
