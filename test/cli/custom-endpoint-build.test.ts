@@ -6,25 +6,20 @@
  * imports it in main.mjs and documents its routes in openapi/<service>.json. `gen dev` serves the
  * endpoints and reloads when the module changes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { runCli } from '#generator/cli/program.js';
-import { captureIo, REPO_ROOT } from './cli-fixtures.js';
-import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
+import { captureIo } from './cli-fixtures.js';
+import { GenDev } from './gen-dev-process.js';
 
 const KEY = 'cd'.repeat(32);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-custom-'));
-let child: ChildProcess | null = null;
+let dev: GenDev | null = null;
 afterAll(async () => {
-  if (child !== null && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await dev?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -139,37 +134,14 @@ it('compiles the module into the server, imports it in main.mjs and documents it
 });
 
 it('gen dev serves the endpoints and reloads when the module changes', { timeout: 120_000 }, async () => {
-  let output = '';
-  const waitFor = (pattern: RegExp, from: number) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error(`no ${pattern} in:\n${output.slice(from)}`)), 60_000);
-      const timer = setInterval(() => {
-        const match = pattern.exec(output.slice(from));
-        if (match) {
-          clearInterval(timer);
-          clearTimeout(deadline);
-          resolve(match);
-        }
-      }, 50);
-    });
-  child = spawn(process.execPath, [...SOURCE_NODE_ARGS, path.join(REPO_ROOT, 'bin', 'gen.ts'), 'dev', '--poll', 'off'], {
-    cwd: dir,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const [, url] = await waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/v2/, 0);
-  expect(output).toContain('Watching platform.yaml, endpoints/shop.ts;');
+  dev = new GenDev(dir, ['--poll', 'off']);
+  const url = await dev.listening();
+  expect(dev.text).toContain('Watching platform.yaml, endpoints/shop.ts;');
   const get = async () => (await fetch(`${url}/api/v2/shop/items`, { headers: { 'x-service-api-key': KEY } })).json();
   expect(await get()).toEqual({ count: 2, version: 1 });
-  const mark = output.length;
+  const mark = dev.text.length;
   fs.writeFileSync(path.join(dir, 'endpoints/shop.ts'), GOOD.replace('version: 1', 'version: 2'));
-  await waitFor(/Reloaded: /, mark);
-  expect(output.slice(mark)).toContain('  change  endpoints/shop.mjs\n');
+  await dev.waitFor(/Reloaded: /, mark);
+  expect(dev.text.slice(mark)).toContain('  change  endpoints/shop.mjs\n');
   expect(await get()).toEqual({ count: 2, version: 2 });
 });

@@ -4,7 +4,6 @@
  * an edit of a WSDL file each rebuild, print the generated files that changed and are served on the same port; a request
  * in flight while the server reloads completes on the build it started on.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -12,18 +11,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { REPO_ROOT } from './cli-fixtures.js';
-import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
+import { GenDev } from './gen-dev-process.js';
 
 const KEY = 'ab'.repeat(32);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-dev-'));
-let child: ChildProcess | null = null;
+let dev: GenDev | null = null;
 
 afterAll(async () => {
-  if (child !== null && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await dev?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -63,29 +58,6 @@ const EDITED = PLATFORM.replace(
   ].join('\n'),
 );
 
-/** What the child printed, and a way to wait for a line after a given point. */
-class Output {
-  text = '';
-  waitFor(pattern: RegExp, from = 0, timeoutMs = 60_000): Promise<RegExpExecArray> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const match = pattern.exec(this.text.slice(from));
-        if (match) {
-          clearInterval(timer);
-          clearTimeout(deadline);
-          resolve(match);
-        }
-      };
-      const timer = setInterval(check, 50);
-      const deadline = setTimeout(() => {
-        clearInterval(timer);
-        reject(new Error(`no ${pattern} in the output of gen dev:\n${this.text.slice(from)}`));
-      }, timeoutMs);
-      check();
-    });
-  }
-}
-
 async function get(url: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url, { headers: { 'x-service-api-key': KEY } });
   return { status: response.status, body: await response.json() };
@@ -99,20 +71,9 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
   fs.writeFileSync(path.join(dir, 'platform.yaml'), PLATFORM);
   fs.copyFileSync(path.join(REPO_ROOT, 'test/golden/scenarios/soap-calculator/calculator.wsdl'), path.join(dir, 'calculator.wsdl'));
 
-  const output = new Output();
-  child = spawn(process.execPath, [...SOURCE_NODE_ARGS, path.join(REPO_ROOT, 'bin', 'gen.ts'), 'dev', '--poll', '300ms'], {
-    cwd: dir,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk: Buffer) => {
-    output.text += chunk.toString();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output.text += chunk.toString();
-  });
-
-  const [, url] = await output.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/v2/);
+  dev = new GenDev(dir, ['--poll', '300ms']);
+  const output = dev;
+  const url = await output.listening();
   expect(output.text).toMatch(/Built server\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added/);
   expect(output.text).toContain('Watching platform.yaml; database schemas polled every 300 ms.');
   expect((await get(`${url}/api/v2/db/_table/contact`)).status).toBe(200);
@@ -199,7 +160,5 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
   );
   expect((await get(`${url}/api/v2/db/_table/note`)).status).toBe(200);
 
-  const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  expect(await exited).toBe(0);
+  expect(await dev.stop()).toBe(0);
 }, 180_000);
