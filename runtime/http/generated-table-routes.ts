@@ -24,7 +24,9 @@ export function registerGeneratedTableRoutes(
       return dispatch(request, reply);
     };
     for (const [table, schemas] of Object.entries(service.tables)) {
-      app.get(`/api/v2/${service.service}/_table/${table}/:id`, { schema: { response: { 200: schemas.record } } }, guarded);
+      // A post_process hook's answer is sent as the hook made it, not coerced to the columns' types.
+      const hooked = ctx.hooks?.rewritesAnswer(service.service, ['_table', table, '{id}'], 'GET') === true;
+      app.get(`/api/v2/${service.service}/_table/${table}/:id`, hooked ? {} : { schema: { response: { 200: schemas.record } } }, guarded);
     }
   }
 }

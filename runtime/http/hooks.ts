@@ -198,6 +198,11 @@ export class HookRegistry {
     return this.services.has(service);
   }
 
+  /** Whether a post_process hook follows this operation: it may answer with other fields and types than the columns'. */
+  rewritesAnswer(service: string, path: readonly string[], verb: Verb): boolean {
+    return this.byOperation.get(eventName(service, path, verb))?.post !== undefined;
+  }
+
   /** The events with hooks, each with the modules its hooks come from, in order. */
   attached(): Map<string, string[]> {
     return new Map([...this.byEvent].map(([event, hooks]) => [event, hooks.map((hook) => hook.file)]));
