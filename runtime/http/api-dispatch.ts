@@ -97,10 +97,12 @@ function serviceEventPath(
   resource: readonly string[],
   trailingSlash: boolean,
 ): string[] | null {
-  if (resource.length === 0) return [];
-  if (model.kind === 'sql' || kind?.group === 'Database') return databaseEventPath(resource);
-  if (model.kind === 'soap' || model.type === 'soap') return soapEventPath(model, resource);
-  return describedTemplates(model, kind)?.match(resource, trailingSlash) ?? null;
+  if (model.kind === 'sql' || kind?.group === 'Database') return resource.length === 0 ? [] : databaseEventPath(resource);
+  if (model.kind === 'soap' || model.type === 'soap') return resource.length === 0 ? [] : soapEventPath(model, resource);
+  // A described service's root has an event only when its document has the root path (as GET /system/event lists it).
+  const templates = describedTemplates(model, kind);
+  if (templates !== null) return templates.match(resource, trailingSlash);
+  return resource.length === 0 ? [] : null;
 }
 
 // Per service model: a service replaced at run time is a new model object, with its own document.

@@ -174,6 +174,10 @@ beforeAll(async () => {
   const endpointHooks = defineHooks({
     'shop.greet.{name}.get.post_process': (body) => ({ ...(body as object), hooked: true }),
     // A pre_process hook sees the body before the route's schema check does.
+    // Not an event of `shop` (its document has no root path): never runs.
+    'shop.get.pre_process': () => {
+      throw new ConflictError('The root is hooked.');
+    },
     'shop.orders.post.pre_process': (body) => {
       if ((body as { item?: string } | null)?.item === 'forbidden') throw new ConflictError('No forbidden items.');
     },
@@ -233,6 +237,12 @@ describe('a custom service', () => {
     const events = await admin('GET', '/system/event?service=shop');
     expect(events.body.shop['shop/greet/{name}'].hooks).toEqual(['shop.greet.{name}.get.post_process']);
     expect(events.body.shop['shop/orders'].hooks).toEqual(['shop.orders.post.pre_process']);
+    // The service's root is not in its document: no event, so its hook does not run.
+    expect(events.body.shop.shop).toBeUndefined();
+    expect(await admin('GET', '/shop')).toMatchObject({
+      status: 404,
+      body: { error: { code: 404, message: "Resource '' not found for service 'shop'." } },
+    });
   });
 
   it('applies role grants as for any service: the component is the path', async () => {
