@@ -10,9 +10,9 @@
  *
  * --hooks noop: Portico's platform gets one hook module with a no-op pre_process and post_process
  * hook on the event of every request the bench sends (platform.yaml `hooks`), to measure what a
- * hook per operation costs: compare the ratios with those of a run without it. A write with a
- * post_process hook runs in a transaction with it; `--hooks pre` (pre_process hooks only) shows
- * the hooks' cost without that transaction.
+ * hook per operation costs: compare the ratios with those of a run without it (or use --against
+ * plain). `--hooks pre` gives pre_process hooks only. (The module does not ask for
+ * `transaction: true`: its writes run as they would without hooks.)
  *
  * --against plain (with --hooks noop or pre): the second server is Portico too, the same platform
  * without the hook module, on a copy of the same data and credentials, so that the ratio per round
