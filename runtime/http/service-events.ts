@@ -12,7 +12,7 @@ import { pathSegments, type HookPhase } from './hook-events.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const satisfies ReadonlyArray<Lowercase<Verb>>;
 
-const ALL = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const ALL = METHODS;
 const ONE = ['get', 'put', 'patch', 'delete'] as const;
 
 /**
