@@ -47,9 +47,10 @@ export class GenDev {
     });
   }
 
-  /** The served API's origin, once it listens. */
+  /** The served API's origin, once it listens and gen dev watches (it says what it watches just after the server starts). */
   async listening(): Promise<string> {
     const [, url] = await this.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)\/api\/v2/);
+    await this.waitFor(/^Watching .*\n/m);
     return url;
   }
 
