@@ -25,7 +25,7 @@ import { CacheClears } from '../system/shared/cache-clears.js';
 import { CorsRules } from './cors-rules.js';
 import { matchGrant } from '../auth/access.js';
 import { BadRequestError, ForbiddenError } from '../core/errors.js';
-import { FileHandler } from '../services/file/file-handler.js';
+import type { FileHandler } from '../services/file/file-handler.js';
 import { emailTemplateStore } from '../system/store/email-template-store.js';
 import type { HookRegistry } from './hooks.js';
 import { schemaExtrasStore } from '../system/store/schema-extras-store.js';
@@ -117,7 +117,8 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
       throw new ForbiddenError(`${prefix} You do not have enough privileges to access file: ${filePath} in service ${name}`);
     }
     const handler = await services.handler(name);
-    if (!(handler instanceof FileHandler)) throw new BadRequestError(`${prefix} Service '${name}' is not a file service.`);
+    // Duck-typed: the file kind's code (and mime-db) loads only when a platform has a file service.
+    if (!isFileHandler(handler)) throw new BadRequestError(`${prefix} Service '${name}' is not a file service.`);
     return handler.readFile(filePath, maxBytes);
   };
   const limits = new RateLimits(db, redis, namespace);
@@ -180,4 +181,8 @@ function systemDatabaseTarget(model: PlatformModel, options: PlatformOptions, en
     // `${env:...}` stays a reference in the model (a SQLite path or a URL alike) and resolves here.
     runtime.resolveEnv(declared.type === 'sqlite' ? declared.database : declared.url);
   return target === ':memory:' || systemDbKind(target) !== 'sqlite' ? target : path.resolve(options.baseDir, target);
+}
+
+function isFileHandler(handler: object): handler is FileHandler {
+  return typeof (handler as Partial<FileHandler>).readFile === 'function';
 }

@@ -171,6 +171,9 @@ describe('the packed package', () => {
         'dist/bin/gen.js',
         'dist/runtime/index.js',
         'dist/runtime/index.d.ts',
+        // What generated servers load: the runtime bundled, with the files its modules read beside them.
+        'dist/runtime-bundle/index.js',
+        'dist/runtime-bundle/standard-schemas/soap-encoding.xsd',
         'dist/templates/README.md.hbs',
         'package.json',
       ]),
@@ -180,7 +183,7 @@ describe('the packed package', () => {
     ).toEqual([]);
     const manifest = JSON.parse(fs.readFileSync(path.join(cjsProject, 'node_modules/portico/package.json'), 'utf8'));
     expect(manifest.bin).toEqual({ gen: 'dist/bin/gen.js' });
-    expect(manifest.exports['./runtime']).toMatchObject({ types: './dist/runtime/index.d.ts', default: './dist/runtime/index.js' });
+    expect(manifest.exports['./runtime']).toMatchObject({ types: './dist/runtime/index.d.ts', default: './dist/runtime-bundle/index.js' });
     for (const testOnly of ['vitest', 'tsx', 'execa', 'typescript', 'prisma', 'autocannon'])
       expect(Object.keys(manifest.dependencies)).not.toContain(testOnly);
   });

@@ -35,6 +35,8 @@ export type SystemDbKind = 'sqlite' | 'postgres' | 'mysql';
 export class StartupError extends Error {}
 
 const provider: MigrationProvider = { getMigrations: async () => systemMigrations };
+// Migration names are ASCII; kysely's default (localeCompare) loads ICU's collator, ~10 ms of every start.
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const URL_KINDS: ReadonlyArray<[string, SystemDbKind]> = [
   ['postgres://', 'postgres'],
@@ -88,7 +90,12 @@ export async function openSystemDb(target: string): Promise<SystemDb> {
     );
   }
   // Branches developed side by side add migrations out of name order: run whichever have not run.
-  const { error, results } = await new Migrator({ db, provider, allowUnorderedMigrations: true }).migrateToLatest();
+  const { error, results } = await new Migrator({
+    db,
+    provider,
+    allowUnorderedMigrations: true,
+    nameComparator: byCodeUnits,
+  }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
     await db.destroy();
