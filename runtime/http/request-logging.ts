@@ -63,18 +63,50 @@ function completedLine(request: FastifyRequest, reply: FastifyReply): string {
 /**
  * Collects log lines and writes them together: at most FLUSH_MS after the first, or at once when
  * FLUSH_BYTES are waiting. A write per line cost about as much as formatting it; a busy server now
- * makes one write per many requests. What is left is written at exit.
+ * makes one write per many requests.
+ *
+ * Writes never block the server: they are asynchronous, and when whatever reads stdout falls
+ * behind (a stalled log collector, a full pipe) at most MAX_PENDING_BYTES wait; lines beyond that
+ * are dropped, and the next line written says how many. (A synchronous write to a full pipe
+ * stopped every request until the reader came back.) What is left is written at exit, as far as
+ * the reader takes it.
  */
 const FLUSH_MS = 50;
 const FLUSH_BYTES = 16 * 1024;
+const MAX_PENDING_BYTES = 1024 * 1024;
 
 class BatchedLines {
   private pending: string[] = [];
   private bytes = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** Lines dropped since the last write that went through. */
+  private dropped = 0;
+  private lastWriteDropped = false;
+  private exiting = false;
+  private readonly out: ReturnType<typeof pino.destination>;
 
-  constructor(private readonly out: { write(text: string): unknown }) {
-    process.once('exit', this.flush);
+  constructor(fd: number) {
+    this.out = pino.destination({
+      dest: fd,
+      sync: false,
+      maxLength: MAX_PENDING_BYTES,
+      // A full pipe is retried later, except at exit, where the process must not wait for a reader.
+      retryEAGAIN: () => !this.exiting,
+    });
+    this.out.on('drop', () => {
+      this.lastWriteDropped = true;
+    });
+    // Write errors (the reader closed stdout) must not stop the server: its logs are lost either way.
+    this.out.on('error', () => {});
+    process.once('exit', () => {
+      this.exiting = true;
+      this.flush();
+      try {
+        this.out.flushSync();
+      } catch {
+        // stdout is full or closed: what is left is lost.
+      }
+    });
   }
 
   write(line: string): void {
@@ -88,18 +120,35 @@ class BatchedLines {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0) return;
-    const text = this.pending.join('');
+    const text = (this.dropped > 0 ? droppedLine(this.dropped) : '') + this.pending.join('');
     this.pending = [];
     this.bytes = 0;
+    this.lastWriteDropped = false;
     this.out.write(text);
+    // 'drop' is emitted during write(): these lines (with the notice, which counts for itself) are gone too.
+    this.dropped = this.lastWriteDropped ? this.dropped + lineCount(text) - (this.dropped > 0 ? 1 : 0) : 0;
   };
+}
+
+function lineCount(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/** A warning in pino's format: `count` lines were dropped because stdout was not being read. */
+function droppedLine(count: number): string {
+  return (
+    `{"level":40,"time":${Date.now()}${LINE_PROCESS},` +
+    `"msg":"${count} log line${count === 1 ? ' was' : 's were'} dropped: standard output was not being read fast enough"}\n`
+  );
 }
 
 let stdout: BatchedLines | undefined;
 
 /** One batching stream on stdout for the process, however many servers it runs. */
 function stdoutLines(): BatchedLines {
-  stdout ??= new BatchedLines(pino.destination({ dest: 1, sync: true }));
+  stdout ??= new BatchedLines(1);
   return stdout;
 }
 

@@ -95,6 +95,48 @@ describe('request logs', () => {
   });
 });
 
+describe('request logs nobody reads', () => {
+  it('keep the server answering: lines past the waiting limit are dropped, and the next line says how many', async () => {
+    const stalled = await startQuickstart(copyQuickstart(), { PORTICO_LOG_LEVEL: 'info' });
+    try {
+      // Nothing reads the server's stdout from here on: the pipe fills after 64 KiB.
+      stalled.stdout.pause();
+      const url = `${stalled.url}/health?pad=${'x'.repeat(400)}`;
+      // 8,000 lines of ~550 bytes: past the pipe and the 1 MiB the server lets wait. Each answer must still come.
+      for (let batch = 0; batch < 160; batch++) {
+        const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(url, { signal: AbortSignal.timeout(5_000) })));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(200));
+      }
+      stalled.stdout.resume();
+      let notice: Record<string, any> | undefined;
+      for (let attempt = 0; attempt < 100 && notice === undefined; attempt++) {
+        await fetch(`${stalled.url}/health`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const line = stalled
+          .printed()
+          .split('\n')
+          .find((text) => text.includes('dropped: standard output'));
+        notice = line === undefined ? undefined : JSON.parse(line);
+      }
+      expect(notice).toMatchObject({
+        level: 40,
+        msg: expect.stringMatching(/^\d+ log lines were dropped: standard output was not being read fast enough$/),
+      });
+      const dropped = Number(/^\d+/.exec(notice!.msg)![0]);
+      const kept = stalled
+        .printed()
+        .split('\n')
+        .filter((text) => text.includes('"url":"/health?pad=')).length;
+      // Every request is either logged or counted as dropped.
+      expect(dropped).toBeGreaterThan(0);
+      expect(kept + dropped).toBe(8_000);
+    } finally {
+      await stalled.stop();
+      fs.rmSync(stalled.dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe('shutdown', () => {
   it('SIGTERM lets a request in flight finish, then exits 0', async () => {
     const { port } = new URL(server.url);

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { SOURCE_NODE_ARGS } from './source-node.js';
 
@@ -19,6 +20,8 @@ export interface RunningQuickstart {
   pid: number;
   /** Everything the server has printed so far (stdout and stderr). */
   printed(): string;
+  /** The server's stdout as this process reads it (pause it to stop reading). */
+  stdout: Readable;
   /** The exit code, once the process ends (null when a signal ended it). */
   exited: Promise<number | null>;
   stop(): Promise<void>;
@@ -57,6 +60,7 @@ export function startQuickstart(dir: string, env: Record<string, string>): Promi
           output,
           pid: child.pid!,
           printed: () => output,
+          stdout: child.stdout!,
           exited,
           stop: () =>
             new Promise<void>((done) => {
