@@ -498,6 +498,7 @@ async function run(setup: Setup): Promise<void> {
         [
           'request',
           'ratio',
+          'rounds min-max',
           'portico req/s',
           'p50 ms',
           'p99 ms',
@@ -513,11 +514,14 @@ async function run(setup: Setup): Promise<void> {
       for (const scenario of scenarios) {
         const { portico: p, hand: h } = runs.get(scenario.name)!;
         const m = (runsOf: Run[], key: keyof Run) => median(runsOf.map((r) => r[key]));
-        const ratio = median(p.map((r, i) => r.rps / h[i].rps));
+        const ratios = p.map((r, i) => r.rps / h[i].rps);
+        const ratio = median(ratios);
         const others = [...p, ...h].map((r) => r.otherCores);
         table.push([
           scenario.name,
           ratio.toFixed(2),
+          // How far single rounds strayed: the machine's noise, which the median rides out.
+          `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`,
           m(p, 'rps').toFixed(0),
           m(p, 'p50').toFixed(2),
           m(p, 'p99').toFixed(2),

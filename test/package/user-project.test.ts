@@ -204,6 +204,35 @@ describe('a CommonJS project (npm init -y)', () => {
     await served.stop();
   });
 
+  it('loads the bundled runtime and only what the platform uses: no SOAP, XSD, Prisma, ts-morph, TypeScript or generator code', {
+    timeout: 300_000,
+  }, async () => {
+    // A loader hook (in Node's hooks thread) writes down every ES module the server loads.
+    const loads = path.join(work, 'cjs-loads.txt');
+    fs.writeFileSync(
+      path.join(work, 'record-loads.mjs'),
+      "import { register } from 'node:module';\nregister('./record-loads-hooks.mjs', import.meta.url);\n",
+    );
+    fs.writeFileSync(
+      path.join(work, 'record-loads-hooks.mjs'),
+      "import fs from 'node:fs';\nexport async function load(url, context, next) {\n  fs.appendFileSync(process.env.LOAD_LOG, `${url}\\n`);\n  return next(url, context);\n}\n",
+    );
+    const served = await serve('node', ['--import', path.join(work, 'record-loads.mjs'), 'main.mjs'], path.join(cjsProject, 'server'), {
+      LOAD_LOG: loads,
+    });
+    await expectServing(served);
+    await served.stop();
+    const loaded = fs.readFileSync(loads, 'utf8').trim().split('\n');
+    expect(loaded).toContainEqual(expect.stringMatching(/node_modules\/portico\/dist\/runtime-bundle\/index\.js$/));
+    const unwanted = loaded.filter(
+      (url) =>
+        /\/dist\/(runtime|generator|bin)\//.test(url) ||
+        /node_modules\/(soap|@xmldom|ts-morph|typescript|@prisma|prisma|mysql2|pg|yaml|handlebars)\//.test(url) ||
+        /runtime-bundle\/(soap|wsdl|xsd)/i.test(url),
+    );
+    expect(unwanted).toEqual([]);
+  });
+
   it('serves with npx gen serve', { timeout: 300_000 }, async () => {
     const served = await serve('npx', ['--no-install', 'gen', 'serve', 'platform.yaml'], cjsProject);
     await expectServing(served);
