@@ -45,12 +45,20 @@ export async function readUserModule(platformDir: string, file: string): Promise
   }
 }
 
-/** Loads a module and answers its namespace (`default` is its default export, if it has one). */
-export async function loadUserModule(platformDir: string, file: string, outDir: string): Promise<Record<string, unknown>> {
+/**
+ * Loads a module and answers its namespace (`default` is its default export, if it has one).
+ * `copy` is where the server's compiled copy lives in the output directory (an endpoints module by
+ * default; `hooks/<name>.mjs` for hooks), so that the module's own imports resolve from there.
+ */
+export async function loadUserModule(
+  platformDir: string,
+  file: string,
+  outDir: string,
+  copy: string = endpointModulePath('_'),
+): Promise<Record<string, unknown>> {
   const source = await readUserModule(platformDir, file);
   const compiled = compileHookModule(file, source).replace(/((?:from|import)\s*\(?\s*)(['"])portico\/runtime\2/g, `$1$2${RUNTIME_URL}$2`);
-  // Beside the server's compiled copy (endpoints/<service>.mjs).
-  const dir = path.join(outDir, path.dirname(endpointModulePath('_')));
+  const dir = path.join(outDir, path.dirname(copy));
   const temp = path.join(dir, `.load-${process.pid}-${++loads}.mjs`);
   let created: string | undefined;
   try {

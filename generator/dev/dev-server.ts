@@ -8,13 +8,11 @@
  * It serves what the generated main.mjs serves: the model the build wrote to model.json, with the
  * same precompiled route schemas as the generated routes.json files (runtime/openapi/record-schemas.ts).
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Env } from '../../runtime/core/env.js';
 import { resolveEnv } from '../../runtime/core/env.js';
@@ -30,6 +28,7 @@ import { DiagnosticError, formatDiagnosticReport, isUserError } from '../diagnos
 import { buildSummary, type CliIo } from '../cli/cli-io.js';
 import { hookModulePath, type HookSource } from '../emit/create-main-file.js';
 import { buildPlatform, databaseSchemas, liveDatabaseSchemas, loadEndpointModules } from '../pipeline.js';
+import { loadUserModule } from '../user-modules.js';
 
 export interface DevOptions {
   configPath: string;
@@ -210,7 +209,7 @@ export class DevServer {
       app = await createServer(model, {
         baseDir: loaded.platformDir,
         routes: serviceRoutes(model),
-        hooks: await importHooks(built),
+        hooks: await importHooks(loaded.platformDir, outDir, built.hooks),
         logLevel: this.io.env.PORTICO_LOG_LEVEL,
         // The custom endpoints main.mjs would import, fresh from their TypeScript.
         endpoints: await loadEndpointModules(loaded, model, outDir),
@@ -299,25 +298,18 @@ export class DevServer {
 }
 
 /**
- * The hook modules as main.mjs passes them: the compiled files the build wrote, imported under a
- * URL naming their content, so that a changed module is imported afresh.
+ * The hook modules as main.mjs passes them, loaded afresh from their TypeScript on every build
+ * with `portico/runtime` pointing at the runtime this server runs on (as the custom endpoints
+ * are): the package's servers load a bundled copy of it, and a hook's PorticoError or
+ * NotFoundError must be this server's classes for its `instanceof` checks, and the hook's own.
  */
-async function importHooks(built: {
-  outDir: string;
-  hooks: readonly HookSource[];
-  files: ReadonlyMap<string, string>;
-}): Promise<HookModule[]> {
+async function importHooks(platformDir: string, outDir: string, hooks: readonly HookSource[]): Promise<HookModule[]> {
   const modules: HookModule[] = [];
-  for (const hook of built.hooks) {
-    const compiled = hookModulePath(hook.file);
-    const version = createHash('sha256')
-      .update(built.files.get(compiled) ?? '')
-      .digest('hex')
-      .slice(0, 16);
-    const module = (await import(`${pathToFileURL(path.join(built.outDir, compiled)).href}?v=${version}`)) as Record<string, unknown>;
-    const hooks = module[hook.export];
-    if (typeof hooks !== 'object' || hooks === null) throw new Error(`${hook.file} exports no hooks as '${hook.export}'.`);
-    modules.push({ file: hook.file, timeoutMs: hook.timeoutMs, transaction: hook.transaction, hooks: hooks as Record<string, unknown> });
+  for (const hook of hooks) {
+    const module = await loadUserModule(platformDir, hook.file, outDir, hookModulePath(hook.file));
+    const exported = module[hook.export];
+    if (typeof exported !== 'object' || exported === null) throw new Error(`${hook.file} exports no hooks as '${hook.export}'.`);
+    modules.push({ file: hook.file, timeoutMs: hook.timeoutMs, transaction: hook.transaction, hooks: exported as Record<string, unknown> });
   }
   return modules;
 }
