@@ -239,6 +239,52 @@ describe('a CommonJS project (npm init -y)', () => {
     await served.stop();
   });
 
+  it("serves with gen dev, whose hooks see the runtime's error classes as the server's own", { timeout: 300_000 }, async () => {
+    const project = path.join(work, 'dev');
+    fs.cpSync(cjsProject, project, { recursive: true, verbatimSymlinks: true });
+    fs.rmSync(path.join(project, 'server'), { recursive: true, force: true });
+    fs.appendFileSync(path.join(project, 'platform.yaml'), 'hooks:\n  - file: hooks/probe.ts\n');
+    fs.mkdirSync(path.join(project, 'hooks'));
+    // The in-process read of a missing record throws the server's PorticoError (a 404); the hook reports what instanceof says.
+    fs.writeFileSync(
+      path.join(project, 'hooks/probe.ts'),
+      [
+        "import { ConflictError, defineHooks, PorticoError } from 'portico/runtime';",
+        'export default defineHooks({',
+        "  'db._table.contact.{id}.get.pre_process': async (_request, ctx) => {",
+        '    try {',
+        "      await ctx.api.asAdmin().table('db', 'contact').get(999999);",
+        '    } catch (error) {',
+        '      throw new ConflictError(`instanceof PorticoError: ${error instanceof PorticoError}`);',
+        '    }',
+        '  },',
+        '});',
+        '',
+      ].join('\n'),
+    );
+    // The bin itself rather than npx, so that stopping it stops the dev server (npx would leave it running).
+    const served = await serve(path.join(project, 'node_modules/.bin/gen'), ['dev', 'platform.yaml'], project);
+    try {
+      await expectServing(served);
+      const key = /admin app API key: ([0-9a-f]{64})/.exec(served.output())![1];
+      const login = await fetch(`${served.url}/api/v2/system/admin/session`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Service-API-Key': key },
+        body: JSON.stringify(ADMIN),
+      });
+      const token = ((await login.json()) as { session_token: string }).session_token;
+      const probed = await fetch(`${served.url}/api/v2/db/_table/contact/1`, {
+        headers: { 'X-Service-API-Key': key, 'X-Service-Session-Token': token },
+      });
+      expect({ status: probed.status, body: await probed.json() }).toEqual({
+        status: 409,
+        body: { error: { code: 409, message: 'instanceof PorticoError: true' } },
+      });
+    } finally {
+      await served.stop();
+    }
+  });
+
   it("type-checks the generated server and the user's own file with the user's tsc (nodenext, strict)", { timeout: 300_000 }, async () => {
     const typescript = JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modules/typescript/package.json'), 'utf8')).version;
     expect((await run('npm', ['install', '--save-dev', `typescript@${typescript}`, '--ignore-scripts'], cjsProject)).exitCode).toBe(0);
