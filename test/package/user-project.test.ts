@@ -130,9 +130,8 @@ function serve(command: string, args: string[], cwd: string, env: Record<string,
   });
 }
 
-/** Health, an admin login and an authenticated read of the user's table. */
-async function expectServing(served: Served): Promise<void> {
-  expect((await fetch(`${served.url}/health`)).status).toBe(200);
+/** The served platform's admin app key and a session token of the seeded administrator, as request headers. */
+async function adminHeaders(served: Served): Promise<Record<string, string>> {
   const key = /admin app API key: ([0-9a-f]{64})/.exec(served.output())![1];
   const login = await fetch(`${served.url}/api/v2/system/admin/session`, {
     method: 'POST',
@@ -140,9 +139,13 @@ async function expectServing(served: Served): Promise<void> {
     body: JSON.stringify(ADMIN),
   });
   const token = ((await login.json()) as { session_token: string }).session_token;
-  const read = await fetch(`${served.url}/api/v2/db/_table/contact`, {
-    headers: { 'X-Service-API-Key': key, 'X-Service-Session-Token': token },
-  });
+  return { 'X-Service-API-Key': key, 'X-Service-Session-Token': token };
+}
+
+/** Health, an admin login and an authenticated read of the user's table. */
+async function expectServing(served: Served): Promise<void> {
+  expect((await fetch(`${served.url}/health`)).status).toBe(200);
+  const read = await fetch(`${served.url}/api/v2/db/_table/contact`, { headers: await adminHeaders(served) });
   expect(await read.json()).toEqual({ resource: [{ id: 1, name: 'Ada', email: null }] });
 }
 
@@ -266,16 +269,7 @@ describe('a CommonJS project (npm init -y)', () => {
     const served = await serve(path.join(project, 'node_modules/.bin/gen'), ['dev', 'platform.yaml'], project);
     try {
       await expectServing(served);
-      const key = /admin app API key: ([0-9a-f]{64})/.exec(served.output())![1];
-      const login = await fetch(`${served.url}/api/v2/system/admin/session`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Service-API-Key': key },
-        body: JSON.stringify(ADMIN),
-      });
-      const token = ((await login.json()) as { session_token: string }).session_token;
-      const probed = await fetch(`${served.url}/api/v2/db/_table/contact/1`, {
-        headers: { 'X-Service-API-Key': key, 'X-Service-Session-Token': token },
-      });
+      const probed = await fetch(`${served.url}/api/v2/db/_table/contact/1`, { headers: await adminHeaders(served) });
       expect({ status: probed.status, body: await probed.json() }).toEqual({
         status: 409,
         body: { error: { code: 409, message: 'instanceof PorticoError: true' } },
