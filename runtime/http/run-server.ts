@@ -9,6 +9,7 @@ import { createServer } from './create-server.js';
 import type { HookModule } from './hooks.js';
 import { logLevelFrom } from './request-logging.js';
 import type { ServiceRoutes } from './generated-routes.js';
+import { memoryReturnedMessage, returnMemoryWhenIdle } from './idle-memory.js';
 
 /** The generated server's entry, beside model.json: what worker processes run. */
 const SERVER_ENTRY = './main.mjs';
@@ -46,6 +47,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
   const app = await start(model, routes, options);
   const address = await app.listen({ port, host });
   if (cluster.isPrimary) console.log(await startupSummary(app, model, address));
+  returnMemoryWhenIdle((returned) => app.log.debug(memoryReturnedMessage(returned)));
   const stop = () => drainAndExit(app);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
