@@ -85,6 +85,8 @@ const noopHooks = (phases: string[]) =>
 const PASSWORD = 'bench-password-0123456789';
 const ADMIN = 'bench@portico.local';
 const START_RUNS = 5;
+/** How long after a load the settled idle RSS is read: Portico gives memory back after two idle 6 s checks. */
+const SETTLE_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -466,12 +468,12 @@ async function run(setup: Setup): Promise<void> {
   const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-bench-'));
   const lines: string[] = [];
   try {
-    const memory = new Map<string, { idle: number; afterLoad: number; load: number }>();
+    const memory = new Map<string, { idle: number; afterLoad: number; settled: number; load: number }>();
     if (scenarios.length > 0) {
       for (const contestant of setup.contestants) {
         contestant.server = await start(contestant.launch, setup.probe);
         await sleep(1000);
-        memory.set(contestant.name, { idle: rssMb(contestant.server.pid), afterLoad: 0, load: 0 });
+        memory.set(contestant.name, { idle: rssMb(contestant.server.pid), afterLoad: 0, settled: 0, load: 0 });
         // Warm-up (JIT, caches, pool): one short run of each request, not counted.
         for (const scenario of scenarios)
           await startLoad(contestant.server.url, scenario, setup.headers, { connections, seconds: Math.min(2, seconds), dir }).done;
@@ -492,6 +494,10 @@ async function run(setup: Setup): Promise<void> {
         const m = memory.get(contestant.name)!;
         m.afterLoad = rssMb(contestant.server!.pid);
         m.load = Math.max(...[...runs.values()].flatMap((r) => r[contestant.name].map((x) => x.rssLoad)));
+      }
+      await sleep(SETTLE_MS - 2000);
+      for (const contestant of setup.contestants) {
+        memory.get(contestant.name)!.settled = rssMb(contestant.server!.pid);
         await contestant.server!.stop();
       }
       const table = [
@@ -541,7 +547,7 @@ async function run(setup: Setup): Promise<void> {
       for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
       for (const [name, m] of memory)
         lines.push(
-          `RSS ${name === 'hand' ? second : name}: idle ${m.idle.toFixed(0)} MB, under load ${m.load.toFixed(0)} MB, idle after load ${m.afterLoad.toFixed(0)} MB`,
+          `RSS ${name === 'hand' ? second : name}: idle ${m.idle.toFixed(0)} MB, under load ${m.load.toFixed(0)} MB, idle after load ${m.afterLoad.toFixed(0)} MB (2 s), ${m.settled.toFixed(0)} MB (${SETTLE_MS / 1000} s)`,
         );
     }
     if (only.has('start')) {

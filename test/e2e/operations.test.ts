@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadThenAwaitMemoryReturned } from '#test/helpers/memory-returned.js';
 import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
 import { createTestDatabase, requireService } from '#test/helpers/require-service.js';
 
@@ -158,27 +159,11 @@ describe('memory after a load', () => {
         body: JSON.stringify(ADMIN),
       });
       const auth = { 'X-Service-API-Key': busy.apiKey, 'X-Service-Session-Token': ((await login.json()) as any).session_token };
-      // A load that makes V8 grow the heap: 32 clients listing the address book for 4 s.
-      const until = Date.now() + 4_000;
-      await Promise.all(
-        Array.from({ length: 32 }, async () => {
-          while (Date.now() < until) {
-            const answer = await fetch(`${busy.url}/api/v2/db/_table/contact?related=*`, { headers: auth });
-            expect(answer.status).toBe(200);
-            await answer.arrayBuffer();
-          }
-        }),
-      );
-      // Idle: within two or three of its 6 s checks the server collects and says so (at debug level).
-      let returned: RegExpExecArray | null = null;
-      for (let waited = 0; waited < 30_000 && returned === null; waited += 500) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        returned = /idle: returned memory to the system \(heap (\d+) -> (\d+) MB, RSS (\d+) -> (\d+) MB, \d+ ms\)/.exec(busy.printed());
-      }
+      // A load makes V8 grow the heap; once idle, the server gives the growth back and says so.
+      const returned = await loadThenAwaitMemoryReturned(busy.url, '/api/v2/db/_table/contact?related=*', auth, busy.printed);
       expect(returned, busy.printed().slice(-2_000)).not.toBeNull();
-      const [heapBefore, heapAfter, rssBefore, rssAfter] = returned!.slice(1).map(Number);
-      expect(heapAfter).toBeLessThan(heapBefore);
-      expect(rssAfter).toBeLessThan(rssBefore);
+      expect(returned!.heapAfter).toBeLessThan(returned!.heapBefore);
+      expect(returned!.rssAfter).toBeLessThan(returned!.rssBefore);
       expect((await fetch(`${busy.url}/api/v2/db/_table/contact?limit=1`, { headers: auth })).status).toBe(200);
     } finally {
       await busy.stop();

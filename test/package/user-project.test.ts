@@ -3,7 +3,7 @@
  * fresh `npm init -y` project (CommonJS) and an ES-module one, `npx gen build`, the generated
  * server started the way its README says (`node main.mjs` from server/, no TypeScript toolchain),
  * `npx gen serve`, the user's own `tsc --noEmit`, and the server on Node.js 22 and 24 taken from
- * npm's node binary packages, as a user's CI would.
+ * npm's node binary packages, as a user's CI would (serving, and giving memory back after a load).
  *
  * better-sqlite3 is a native addon: npm builds it on install (no prebuilt binaries reach this
  * machine), which takes minutes. To keep the suite within its time, packages are installed
@@ -17,6 +17,7 @@ import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadThenAwaitMemoryReturned } from '#test/helpers/memory-returned.js';
 import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -390,11 +391,19 @@ describe.skipIf(!(await requireService('postgres')))('Node.js versions from npm'
     await systemDatabase?.drop();
   });
 
-  it.each(['22', '24'])('serves on Node.js %s (LTS)', { timeout: 300_000 }, async (major) => {
+  it.each(['22', '24'])('serves on Node.js %s (LTS), and gives memory back after a load', { timeout: 300_000 }, async (major) => {
     const nodeBin = path.join(nodes, `node_modules/node${major}/bin/node`);
     expect((await run(nodeBin, ['-v'], work)).stdout).toMatch(new RegExp(`^v${major}\\.`));
-    const served = await serve(nodeBin, ['main.mjs'], path.join(pgProject, 'server'), { PORTICO_SYSTEM_DATABASE_URL: systemDatabase.url });
+    const served = await serve(nodeBin, ['main.mjs'], path.join(pgProject, 'server'), {
+      PORTICO_SYSTEM_DATABASE_URL: systemDatabase.url,
+      PORTICO_LOG_LEVEL: 'debug',
+    });
     await expectServing(served);
+    // These versions' V8 keeps freed pages until asked to reduce memory (runtime/http/idle-memory.ts).
+    const returned = await loadThenAwaitMemoryReturned(served.url, '/api/v2/db/_table/contact', await adminHeaders(served), served.output);
+    expect(returned, served.output().slice(-2_000)).not.toBeNull();
+    expect(returned!.heapAfter).toBeLessThan(returned!.heapBefore);
+    expect(returned!.rssAfter).toBeLessThan(returned!.rssBefore);
     await served.stop();
   });
 
