@@ -18,7 +18,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /** Longer than the 5 s over which V8 measures allocation throughput (a low one lets Node.js 20 shrink). */
-export const CHECK_MS = 6_000;
+const CHECK_MS = 6_000;
 /** An event loop busy for less than this share of an interval counts as idle. */
 const IDLE_UTILISATION = 0.02;
 /** When the resident set has shrunk, after the collection. */
@@ -26,13 +26,21 @@ const REPORT_AFTER_MS = 1_000;
 
 type Collect = (options: { type: 'minor' } | { type: 'major'; flavor: 'last-resort' }) => void;
 
-let collect: Collect | undefined;
+let collect: Collect | null | undefined;
 
-/** V8's `gc()`, exposed once for the process (the flag applies to contexts created after it). */
-function collector(): Collect {
+/**
+ * V8's `gc()`, exposed once for the process (the flag applies to contexts created after it); null
+ * where it cannot be had (a Node.js that refuses the flag): the server then keeps its memory.
+ */
+function collector(): Collect | null {
   if (collect === undefined) {
-    v8.setFlagsFromString('--expose-gc');
-    collect = vm.runInNewContext('gc') as Collect;
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      const gc: unknown = vm.runInNewContext('typeof gc === "function" ? gc : null');
+      collect = typeof gc === 'function' ? (gc as Collect) : null;
+    } catch {
+      collect = null;
+    }
   }
   return collect;
 }
@@ -47,14 +55,19 @@ export interface MemoryReturned {
   ms: number;
 }
 
-/** Starts looking (the timer does not keep the process alive); returns what stops it. */
-export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void, checkMs = CHECK_MS): () => void {
+/** Starts looking, for the life of the process (the timer does not keep it alive). */
+export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void): void {
   let since = performance.eventLoopUtilization();
   /** Whether the server worked since the last collection (starting up leaves garbage too). */
   let loaded = true;
   /** Set by the first, young-generation collection: the heap and resident set before it. */
   let started: { heap: number; rss: number; ms: number } | null = null;
   const timer = setInterval(() => {
+    const gc = collector();
+    if (gc === null) {
+      clearInterval(timer);
+      return;
+    }
     const busy = performance.eventLoopUtilization(since).utilization > IDLE_UTILISATION;
     if (busy) {
       loaded = true;
@@ -62,14 +75,14 @@ export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void,
     } else if (loaded && started === null) {
       const began = performance.now();
       started = { heap: v8.getHeapStatistics().total_heap_size, rss: process.memoryUsage.rss(), ms: 0 };
-      collector()({ type: 'minor' });
+      gc({ type: 'minor' });
       started.ms = performance.now() - began;
     } else if (started !== null) {
       const before = started;
       const began = performance.now();
       // Even when the young-generation collection emptied the heap, Node.js 22's V8 keeps the
       // pages it freed until a collection that reduces memory.
-      collector()({ type: 'major', flavor: 'last-resort' });
+      gc({ type: 'major', flavor: 'last-resort' });
       const ms = before.ms + performance.now() - began;
       const heapAfter = v8.getHeapStatistics().total_heap_size;
       // V8 hands emptied pages back to the system from a background thread, soon after.
@@ -81,9 +94,8 @@ export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void,
       loaded = false;
     }
     since = performance.eventLoopUtilization();
-  }, checkMs);
+  }, CHECK_MS);
   timer.unref();
-  return () => clearInterval(timer);
 }
 
 /** The report as a log message. */
