@@ -7,20 +7,26 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadThenAwaitMemoryReturned } from '#test/helpers/memory-returned.js';
+import { expectMemoryReturnedAfterLoad } from '#test/helpers/memory-returned.js';
 import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
 import { createTestDatabase, requireService } from '#test/helpers/require-service.js';
 
 const ADMIN = { email: 'ops@portico.local', password: 'ops-password-0123456789' };
 let server: RunningQuickstart;
 
-async function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  const response = await fetch(server.url + path, {
+async function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown, base = server.url) {
+  const response = await fetch(base + path, {
     method,
     headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any, headers: response.headers };
+}
+
+/** The administrator's credentials on a running quickstart (the shared one by default). */
+async function adminAuth(target: RunningQuickstart = server): Promise<Record<string, string>> {
+  const login = await call('POST', '/api/v2/system/admin/session', { 'X-Service-API-Key': target.apiKey }, ADMIN, target.url);
+  return { 'X-Service-API-Key': target.apiKey, 'X-Service-Session-Token': login.body.session_token };
 }
 
 /** The JSON log lines the server has written so far. */
@@ -58,8 +64,7 @@ describe('operations endpoints', () => {
 describe.skipIf(!(await requireService('postgres')))('GET /ready with a database gone', () => {
   it('is 503 naming the service whose database stopped answering, and 200 again once it is removed', async () => {
     const database = await createTestDatabase('postgres');
-    const login = await call('POST', '/api/v2/system/admin/session', { 'X-Service-API-Key': server.apiKey }, ADMIN);
-    const auth = { 'X-Service-API-Key': server.apiKey, 'X-Service-Session-Token': login.body.session_token };
+    const auth = await adminAuth();
     const created = await call('POST', '/api/v2/system/service', auth, {
       resource: [{ name: 'orders', label: 'Orders', type: 'pgsql', config: database.config }],
     });
@@ -74,8 +79,7 @@ describe.skipIf(!(await requireService('postgres')))('GET /ready with a database
 
 describe('request logs', () => {
   it('writes one JSON line per request with its id, and no API key, session token or password', async () => {
-    const login = await call('POST', '/api/v2/system/admin/session', { 'X-Service-API-Key': server.apiKey }, ADMIN);
-    const token: string = login.body.session_token;
+    const token = (await adminAuth())['X-Service-Session-Token'];
     await call('GET', '/api/v2/db/_table/contact?limit=1', { 'X-Service-API-Key': server.apiKey, 'X-Service-Session-Token': token });
     await call('GET', `/api/v2/db/_table/contact?limit=1&api_key=${server.apiKey}&session_token=${token}`);
     await call('GET', '/api/v2/db/_table/contact', { 'X-Request-Id': 'trace-me-42', Authorization: `Bearer ${token}` });
@@ -153,17 +157,9 @@ describe('memory after a load', () => {
       PORTICO_LOG_LEVEL: 'debug',
     });
     try {
-      const login = await fetch(`${busy.url}/api/v2/system/admin/session`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Service-API-Key': busy.apiKey },
-        body: JSON.stringify(ADMIN),
-      });
-      const auth = { 'X-Service-API-Key': busy.apiKey, 'X-Service-Session-Token': ((await login.json()) as any).session_token };
+      const auth = await adminAuth(busy);
       // A load makes V8 grow the heap; once idle, the server gives the growth back and says so.
-      const returned = await loadThenAwaitMemoryReturned(busy.url, '/api/v2/db/_table/contact?related=*', auth, busy.printed);
-      expect(returned, busy.printed().slice(-2_000)).not.toBeNull();
-      expect(returned!.heapAfter).toBeLessThan(returned!.heapBefore);
-      expect(returned!.rssAfter).toBeLessThan(returned!.rssBefore);
+      await expectMemoryReturnedAfterLoad(busy.url, '/api/v2/db/_table/contact?related=*', auth, busy.printed);
       expect((await fetch(`${busy.url}/api/v2/db/_table/contact?limit=1`, { headers: auth })).status).toBe(200);
     } finally {
       await busy.stop();
