@@ -8,8 +8,10 @@
  * namespace in `xml`, which the request writer uses.
  *
  * Named complex types (and global elements referenced by `ref`) become shared definitions
- * referenced by `$ref`, which is how recursive types end; everything else is inlined. Definition
- * names are the types' local names, made unique in a fixed order once all are known.
+ * referenced by `$ref`, which is how recursive types end; everything else is inlined. Definitions
+ * are built one after another, not inside each other, so that a chain of types thousands long
+ * (large generated WSDLs) does not exhaust the stack. Definition names are the types' local
+ * names, made unique in a fixed order once all are known.
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
 import { uniqueNamer } from '../../../openapi/code-identifiers.js';
@@ -58,6 +60,10 @@ interface Definition {
  */
 export class JsonSchemaBuilder {
   private readonly definitions = new Map<string, Definition>();
+  /** Definitions referenced but not built yet, with how to build them. */
+  private readonly pending: Array<{ definition: Definition; build: () => JsonSchema }> = [];
+  /** The definition of each `$ref` handed out. */
+  private readonly targets = new WeakMap<JsonSchema, Definition>();
   /** Simple types and groups being expanded, against cycles. */
   private readonly expanding = new Set<string>();
 
@@ -85,13 +91,15 @@ export class JsonSchemaBuilder {
   }
 
   /** Whether a schema stands for a JSON object (a complex type with members), following references. */
-  isObject(schema: JsonSchema): boolean {
-    const ref = schema.$ref;
-    if (typeof ref === 'string') {
-      const target = [...this.definitions.values()].find((definition) => definition.refs.includes(schema));
-      return target?.schema === null || (target?.schema !== undefined && target.schema !== null && this.isObject(target.schema));
+  isObject(schema: JsonSchema, seen = new Set<Definition>()): boolean {
+    this.buildPending();
+    if (typeof schema.$ref === 'string') {
+      const target = this.targets.get(schema);
+      if (target === undefined || seen.has(target)) return false;
+      seen.add(target);
+      return target.schema !== null && this.isObject(target.schema, seen);
     }
-    if (Array.isArray(schema.allOf)) return (schema.allOf as JsonSchema[]).some((member) => this.isObject(member));
+    if (Array.isArray(schema.allOf)) return (schema.allOf as JsonSchema[]).some((member) => this.isObject(member, seen));
     return schema.type === 'object';
   }
 
@@ -100,6 +108,7 @@ export class JsonSchemaBuilder {
    * local name then namespace), fills in every `$ref`, and returns the definitions by name.
    */
   finish(reserved: Iterable<string>): Record<string, JsonSchema> {
+    this.buildPending();
     const namer = uniqueNamer(reserved);
     const entries = [...this.definitions.values()].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
     const named: Array<[string, JsonSchema]> = [];
@@ -122,11 +131,17 @@ export class JsonSchemaBuilder {
         refs: [],
       };
       this.definitions.set(key, definition);
-      definition.schema = build();
+      this.pending.push({ definition, build });
     }
     const ref: JsonSchema = { $ref: '' };
     definition.refs.push(ref);
+    this.targets.set(ref, definition);
     return ref;
+  }
+
+  /** Builds the definitions referenced so far; those they reference join the queue. */
+  private buildPending(): void {
+    for (let next = this.pending.pop(); next !== undefined; next = this.pending.pop()) next.definition.schema = next.build();
   }
 
   private guarded(key: string, build: () => JsonSchema): JsonSchema {

@@ -149,6 +149,22 @@ describe('XSD -> JSON Schema', () => {
     });
   });
 
+  it('builds a chain of 5,000 types, each referring to the next (large generated WSDLs), without exhausting the stack', async () => {
+    const chain = Array.from(
+      { length: 5000 },
+      (_, index) =>
+        `<xs:complexType name="T${index}"><xs:sequence><xs:element name="next" type="tns:T${index + 1}" minOccurs="0"/></xs:sequence></xs:complexType>`,
+    ).join('');
+    const { input, definitions } = await request(
+      `${chain}<xs:complexType name="T5000"><xs:sequence><xs:element name="end" type="xs:int"/></xs:sequence></xs:complexType>
+      <xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="first" type="tns:T0"/></xs:sequence></xs:complexType></xs:element>`,
+      { elementFormDefault: 'unqualified' },
+    );
+    expect(input?.schema).toEqual({ type: 'object', properties: { first: { $ref: '#/components/schemas/T0' } }, required: ['first'] });
+    expect(Object.keys(definitions)).toHaveLength(5001);
+    expect(definitions.T4999).toEqual({ type: 'object', properties: { next: { $ref: '#/components/schemas/T5000' } } });
+  });
+
   it('expands groups and attribute groups, and reads SOAP-encoded arrays as arrays', async () => {
     const { definitions } = await request(
       `
