@@ -148,6 +148,11 @@ export interface SoapOperationModel {
   soapAction: string;
   /** SOAP versions of the bindings that offer the operation, sorted. */
   soapVersions: SoapVersion[];
+  /**
+   * Where the operation's own ports are, by SOAP version, when that is not the service's address
+   * for the version (a WSDL whose ports of other bindings are at other addresses); absent otherwise.
+   */
+  endpoints?: Partial<Record<SoapVersion, string>>;
   input: SoapMessageModel;
   /** null for a one-way operation. */
   output: SoapMessageModel | null;

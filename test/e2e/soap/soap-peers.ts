@@ -1,12 +1,15 @@
 /**
  * Real SOAP peers for the tests: node-soap servers on 127.0.0.1 (port 0) built from WSDLs of the
- * corpus, with small fake implementations. Each records the raw requests it receives (HTTP
- * headers and the envelope text) so that tests can check what was actually sent.
+ * corpus, with small fake implementations, and a plain HTTP peer for the WSDLs written for the
+ * tests (test/e2e/soap/wsdl/) that answers with the envelopes a test gives it. Each records the
+ * raw requests it receives (HTTP headers and the envelope text) so that tests can check what was
+ * actually sent.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { listen, passwordDigest, type IServices } from 'soap';
 import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
 
@@ -60,6 +63,70 @@ export async function startPeer(wsdl: string, services: IServices, options: Peer
     url,
     wsdlUrl: `${url}?wsdl`,
     wsdlFile,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The WSDLs written for Portico's tests (test/e2e/soap/wsdl/), beyond the corpus. */
+export const FIXTURES = fileURLToPath(new URL('./wsdl/', import.meta.url));
+
+/** The address the fixture WSDLs give their ports; a fixture peer serves them with its own instead. */
+const FIXTURE_HOST = 'http://peer.invalid';
+
+export interface FixtureRequest extends RecordedRequest {
+  /** The request path, e.g. `/rpclit`. */
+  path: string;
+}
+
+export interface FixtureReply {
+  status?: number;
+  body: string | Buffer;
+  contentType?: string;
+}
+
+export interface FixturePeer {
+  /** `http://127.0.0.1:{port}`. */
+  base: string;
+  requests: FixtureRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A SOAP peer for the fixture WSDLs: GET serves the files of test/e2e/soap/wsdl/ with
+ * `http://peer.invalid` replaced by its own address (so a WSDL read by URL points at it), POST is
+ * answered by `reply` (an envelope written by the test) and recorded.
+ */
+export async function startFixturePeer(reply: (request: FixtureRequest) => FixtureReply): Promise<FixturePeer> {
+  const requests: FixtureRequest[] = [];
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const requestPath = new URL(request.url ?? '/', base).pathname;
+      if (request.method === 'GET') {
+        const file = path.join(FIXTURES, decodeURIComponent(requestPath));
+        if (!file.startsWith(FIXTURES) || !fs.existsSync(file)) {
+          response.writeHead(404).end();
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'text/xml' }).end(fs.readFileSync(file, 'utf8').replaceAll(FIXTURE_HOST, base));
+        return;
+      }
+      const recorded = { path: requestPath, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      requests.push(recorded);
+      const answer = reply(recorded);
+      response.writeHead(answer.status ?? 200, { 'content-type': answer.contentType ?? 'text/xml; charset=utf-8' }).end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,8 +1,9 @@
 /**
  * Calls one operation: JSON -> envelope -> HTTP -> JSON. The SOAP version is the configured one,
  * else the binding's (1.1 when both exist); the endpoint is `options.location`, else the WSDL's
- * address for that version. A Fault is a 500 with its text and code; an HTTP error without an
- * envelope is a 503 for a gateway status (502-504) and a 500 otherwise; no answer is a 503.
+ * address for that version (of a port that offers the operation). A Fault is a 500 with its text
+ * and code; an HTTP error without an envelope is a 503 for a gateway status (502-504) and a 500
+ * otherwise; no answer is a 503.
  */
 import { type PorticoError, ServiceUnavailableError } from '../../../core/errors.js';
 import type { RawQuery } from '../../../core/query-params.js';
@@ -45,7 +46,14 @@ export async function invokeOperation(
 ): Promise<Record<string, unknown>> {
   const { service, options, transport, writer, reader } = parts;
   const version = versionOf(operation, options);
-  const endpoint = options.location ?? service.endpoints[version] ?? service.endpoints['1.1'] ?? service.endpoints['1.2'];
+  const endpoint =
+    options.location ??
+    operation.endpoints?.[version] ??
+    service.endpoints[version] ??
+    operation.endpoints?.['1.1'] ??
+    operation.endpoints?.['1.2'] ??
+    service.endpoints['1.1'] ??
+    service.endpoints['1.2'];
   if (endpoint === undefined) throw soapMessages.noEndpoint.error(version);
   const body = writer.message(operation.input, args);
   const request = envelope(version, soapHeaders(options.headers, options.wsse, version, query), body, operation.use === 'encoded');

@@ -31,6 +31,8 @@ interface Occurrence {
   binding: BindingDef;
   operation: BindingOperation;
   portType: PortTypeOperation;
+  /** The address of the first port of the binding that has one, or null. */
+  address: string | null;
 }
 
 class OperationBuilder {
@@ -104,6 +106,21 @@ class OperationBuilder {
   }
 }
 
+/**
+ * The addresses of an operation's ports by SOAP version, when one differs from the service's
+ * (the first port's of that version): a WSDL may put the ports of different bindings at
+ * different addresses, and each operation must go to a port that offers it.
+ */
+function ownEndpoints(
+  occurrences: Occurrence[],
+  service: Partial<Record<SoapVersion, string>>,
+): Partial<Record<SoapVersion, string>> | null {
+  const own: Partial<Record<SoapVersion, string>> = {};
+  for (const { binding, address } of occurrences) if (address !== null) own[binding.version as SoapVersion] ??= address;
+  const versions = Object.keys(own) as SoapVersion[];
+  return versions.some((version) => own[version] !== service[version]) ? own : null;
+}
+
 function objectSchema(members: Array<{ key: string; schema: JsonSchema; required: boolean }>): JsonSchema {
   const schema: JsonSchema = { type: 'object', properties: Object.fromEntries(members.map((m) => [m.key, m.schema])) };
   const required = members.filter((m) => m.required).map((m) => m.key);
@@ -150,7 +167,8 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
         );
         continue;
       }
-      if (port.address !== null && port.address !== '') endpoints[binding.version] ??= port.address;
+      const address = port.address !== null && port.address !== '' ? port.address : null;
+      if (address !== null) endpoints[binding.version] ??= address;
       for (const operation of binding.operations) {
         const portTypeOperation = portType.get(operation.name);
         if (portTypeOperation === undefined) {
@@ -158,7 +176,9 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
           continue;
         }
         const list = byName.get(operation.name) ?? [];
-        if (!list.some((o) => o.binding === binding)) list.push({ binding, operation, portType: portTypeOperation });
+        const known = list.find((o) => o.binding === binding);
+        if (known === undefined) list.push({ binding, operation, portType: portTypeOperation, address });
+        else known.address ??= address;
         byName.set(operation.name, list);
       }
     }
@@ -167,7 +187,8 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
   const built: Array<Omit<SoapOperationModel, 'name' | 'simpleInput'>> = [];
   for (const [name, occurrences] of [...byName].sort(([a], [b]) => compareNames(a, b))) {
     try {
-      built.push(builder.operation(occurrences));
+      const own = ownEndpoints(occurrences, endpoints);
+      built.push({ ...builder.operation(occurrences), ...(own === null ? {} : { endpoints: own }) });
     } catch (error) {
       if (!(error instanceof Unusable)) throw error;
       warnings.add(`Operation '${name}' is left out: ${error.message}.`);

@@ -1,0 +1,220 @@
+/**
+ * SOAP services built from the WSDLs written for the tests (test/e2e/soap/wsdl/), read by URL from
+ * a local peer that serves them and answers the calls: what the corpus may not show (a WSDL split
+ * over files, ports of several bindings at different addresses, rpc/encoded arrays, a SOAP
+ * 1.2-only binding, schema features), the JSON returned and the envelopes actually sent.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { startFixturePeer, type FixturePeer, type FixtureRequest } from './soap-peers.js';
+
+const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
+const SOAP12 = 'http://www.w3.org/2003/05/soap-envelope';
+const ENCODING = 'http://schemas.xmlsoap.org/soap/encoding/';
+
+/** The envelope of a reply whose Body holds `body`. */
+function envelope(body: string, version: '1.1' | '1.2' = '1.1'): string {
+  return (
+    `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${version === '1.1' ? SOAP11 : SOAP12}" ` +
+    `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:soapenc="${ENCODING}">` +
+    `<soap:Body>${body}</soap:Body></soap:Envelope>`
+  );
+}
+
+/** The action of a request: SOAPAction (1.1) or the content type's action (1.2). */
+function actionOf(request: FixtureRequest): string {
+  const soapAction = request.headers.soapaction;
+  if (typeof soapAction === 'string') return soapAction.replace(/"/g, '');
+  return /action="([^"]*)"/.exec(request.headers['content-type'] ?? '')?.[1] ?? '';
+}
+
+/** The replies of the peer by action; a test sets the ones it calls. */
+const replies = new Map<string, { body: string; contentType?: string; status?: number }>();
+let peer: FixturePeer;
+let server: TestServer;
+let headers: Record<string, string>;
+
+async function soapModel(id: number, name: string, wsdl: string): Promise<ServiceModel> {
+  const base: ServiceModel = {
+    id,
+    name,
+    label: name,
+    type: 'soap',
+    description: '',
+    is_active: true,
+    origin: 'platform',
+    kind: 'plain',
+    config: { wsdl, options: { connection_timeout: 5 } },
+  };
+  return soapKind.introspect!(base, { baseDir: '/', resolveEnv: (value) => value });
+}
+
+beforeAll(async () => {
+  peer = await startFixturePeer((request) => replies.get(actionOf(request)) ?? { status: 500, body: 'no reply set' });
+  const services = [
+    await soapModel(8, 'shop', `${peer.base}/shop/main.wsdl`),
+    await soapModel(9, 'rpc', `${peer.base}/rpc.wsdl`),
+    await soapModel(10, 'types', `${peer.base}/types.wsdl`),
+  ];
+  const model = minimalModel();
+  server = await startTestServer({ ...model, services: [...model.services, ...services] });
+  headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() };
+});
+
+afterAll(async () => {
+  await server?.close();
+  await peer?.close();
+});
+
+async function api(method: 'GET' | 'POST', url: string, payload?: unknown) {
+  const response = await server.app.inject({ method, url: `/api/v2/${url}`, headers, payload: payload as object | undefined });
+  return { status: response.statusCode, body: response.json() as Record<string, unknown> };
+}
+
+const lastRequest = () => peer.requests[peer.requests.length - 1];
+/** The content of the Body of the last request. */
+const lastBody = () => /<soap:Body>(.*)<\/soap:Body>/s.exec(lastRequest().body)?.[1];
+
+describe('a WSDL split over files, with several services, bindings and ports', () => {
+  it('lists the operations of its SOAP ports once, leaving out the HTTP bindings', async () => {
+    expect(await api('GET', 'shop?as_list=true')).toEqual({
+      status: 200,
+      body: {
+        resource: ['BareSum', 'Echo', 'get-item.v2', 'GetItem', 'getItem_2', 'GetOrder', 'Größe', 'Notify', 'Ping', 'PlaceOrder'],
+      },
+    });
+  });
+
+  it('calls a wrapped operation whose schema comes through wsdl:import, xsd:import and a chameleon xsd:include', async () => {
+    replies.set('urn:GetOrder', {
+      body: envelope(
+        '<GetOrderResponse xmlns="urn:example:orders"><order><id>7</id><placed>2024-01-01T00:00:00Z</placed><status>PAID</status>' +
+          '<items><item id="i1"><sku>A</sku><qty>2</qty><price currency="EUR">10.50</price></item></items>' +
+          '<customer xmlns:c="urn:example:common" xsi:type="c:Person"><name xmlns="">Al</name></customer><total>21.00</total></order></GetOrderResponse>',
+      ),
+    });
+    expect(await api('GET', 'shop/getorder?id=5&expand=false')).toEqual({
+      status: 200,
+      body: {
+        order: {
+          id: 7,
+          placed: '2024-01-01T00:00:00Z',
+          status: 'PAID',
+          items: { item: [{ id: 'i1', sku: 'A', qty: 2, price: { currency: 'EUR', _: 10.5 } }] },
+          customer: { name: 'Al' },
+          total: 21,
+        },
+      },
+    });
+    expect(lastRequest().path).toBe('/shop');
+    expect(lastBody()).toBe('<GetOrder xmlns="urn:example:orders"><id>5</id><expand>false</expand></GetOrder>');
+  });
+
+  it('sends the parts of a bare message as body elements and reads them back', async () => {
+    replies.set('urn:BareSum', { body: envelope('<a:sum xmlns:a="urn:example:abstract">12345678901234567890</a:sum>') });
+    expect(await api('POST', 'shop/BareSum', { a: 1, b: '2' })).toEqual({ status: 200, body: { sum: '12345678901234567890' } });
+    expect(lastBody()).toBe('<a xmlns="urn:example:abstract">1</a><b xmlns="urn:example:abstract">2</b>');
+  });
+
+  it('answers a fault with its detail, and a one-way operation with {}', async () => {
+    replies.set('urn:PlaceOrder', {
+      status: 500,
+      body: envelope(
+        '<soap:Fault><faultcode>soap:Client</faultcode><faultstring>Bad order</faultstring>' +
+          '<detail><NotFoundFault xmlns="urn:example:abstract"><id>3</id><reason>gone</reason></NotFoundFault></detail></soap:Fault>',
+      ),
+    });
+    const order = { id: 1, placed: '2024-01-01T00:00:00Z', status: 'NEW', customer: { name: 'x' }, total: 1 };
+    expect(await api('POST', 'shop/PlaceOrder', { order, Note: ['n1', 'n2'] })).toEqual({
+      status: 500,
+      body: {
+        error: {
+          code: 500,
+          message: 'Bad order [Fault code:soap:Client]',
+          context: { faultcode: 'soap:Client', faultstring: 'Bad order', detail: { NotFoundFault: { id: '3', reason: 'gone' } } },
+        },
+      },
+    });
+    expect(lastBody()).toContain('<Note xmlns="urn:example:common">n1</Note><Note xmlns="urn:example:common">n2</Note></PlaceOrder>');
+    replies.set('urn:Notify', { status: 202, body: '' });
+    expect(await api('POST', 'shop/notify', { message: 'm' })).toEqual({ status: 200, body: {} });
+  });
+});
+
+describe('rpc/encoded and rpc/literal on ports at different addresses', () => {
+  it('sends each operation to the address of a port that offers it', async () => {
+    replies.set('urn:rpc#login', {
+      body: envelope('<ns1:loginResponse xmlns:ns1="urn:rpc"><return xsi:type="xsd:string">sess-1</return></ns1:loginResponse>'),
+    });
+    replies.set('urn:rpc#saveUser', { body: envelope('<l:saveUserResponse xmlns:l="urn:rpc:lit"><ok>1</ok></l:saveUserResponse>') });
+    expect(await api('GET', 'rpc/login?username=a&password=b')).toEqual({ status: 200, body: { return: 'sess-1' } });
+    expect(lastRequest().path).toBe('/rpc');
+    const user = { id: 1, name: 'n', tags: ['a'] };
+    expect(await api('POST', 'rpc/saveUser', { user, when: '2020-01-01T00:00:00Z' })).toEqual({ status: 200, body: { ok: true } });
+    expect(lastRequest().path).toBe('/rpclit');
+    expect(lastBody()).toBe(
+      '<saveUser xmlns="urn:rpc:lit"><user xmlns=""><id>1</id><name>n</name><tags><item>a</item></tags></user><when xmlns="">2020-01-01T00:00:00Z</when></saveUser>',
+    );
+  });
+
+  it('reads SOAP-encoded arrays of structs (with multi-references) and of arrays', async () => {
+    replies.set('urn:rpc#listUsers', {
+      body: envelope(
+        '<ns1:listUsersResponse xmlns:ns1="urn:rpc"><return xsi:type="soapenc:Array" soapenc:arrayType="ns1:User[2]"><item href="#id1"/>' +
+          '<item><id>2</id><name>b</name><tags soapenc:arrayType="xsd:string[0]"/></item></return><count>2</count></ns1:listUsersResponse>' +
+          '<multiRef id="id1"><id>1</id><name>a</name><tags soapenc:arrayType="xsd:string[1]"><item>x</item></tags></multiRef>',
+      ),
+    });
+    expect(await api('POST', 'rpc/listUsers', { session: 's', ids: ['1', '2'] })).toEqual({
+      status: 200,
+      body: {
+        return: [
+          { id: 1, name: 'a', tags: ['x'] },
+          { id: 2, name: 'b', tags: [] },
+        ],
+        count: 2,
+      },
+    });
+    replies.set('urn:rpc#transpose', {
+      body: envelope(
+        '<ns1:transposeResponse xmlns:ns1="urn:rpc"><m><item><item>1</item><item>2</item></item><item><item>3</item></item></m></ns1:transposeResponse>',
+      ),
+    });
+    expect(await api('POST', 'rpc/transpose', { m: [[1, 2], [3]] })).toEqual({ status: 200, body: { m: [[1, 2], [3]] } });
+  });
+});
+
+describe('a SOAP 1.2-only binding and XML Schema features', () => {
+  it('reads recursive and mutually recursive types, simple content with attributes, and elements of a substitution group', async () => {
+    replies.set('', {
+      contentType: 'application/soap+xml; charset=utf-8',
+      body: envelope(
+        '<GetTreeResponse xmlns="urn:types"><root><name>r</name><entries><file size="10" mime="a/b">f1.txt</file>' +
+          '<folder><name>sub</name><entries><file size="9007199254740993">big</file></entries></folder></entries></root>' +
+          '<list><value>1</value><next><value>2</value></next></list><Circle><r>1.5</r></Circle></GetTreeResponse>',
+        '1.2',
+      ),
+    });
+    expect(await api('GET', 'types/gettree?depth=2')).toEqual({
+      status: 200,
+      body: {
+        root: {
+          name: 'r',
+          entries: {
+            file: [{ size: 10, mime: 'a/b', _: 'f1.txt' }],
+            folder: [{ name: 'sub', entries: { file: [{ size: '9007199254740993', _: 'big' }] } }],
+          },
+        },
+        list: { value: '1', next: { value: '2' } },
+        Circle: { r: '1.5' },
+      },
+    });
+    expect(lastRequest().headers['content-type']).toBe('application/soap+xml; charset=utf-8; action=""');
+    expect(await api('GET', 'types/gettree?depth=5')).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'depth' must be one of '1', '2', '3'.", context: { field: 'depth' } } },
+    });
+  });
+});
