@@ -21,6 +21,34 @@ export interface QName {
   local: string;
 }
 
+/**
+ * The text of an XML document's bytes, in the encoding XML's rules give it: a byte order mark,
+ * else the charset of the HTTP content type when there is one, else the encoding of the XML
+ * declaration (`ISO-8859-1` is common in older WSDLs), else UTF-8. The byte order mark is dropped.
+ */
+export function decodeXml(bytes: Uint8Array, charset?: string): string {
+  const [b0, b1, b2] = bytes;
+  let encoding: string | undefined;
+  if (b0 === 0xef && b1 === 0xbb && b2 === 0xbf) encoding = 'utf-8';
+  else if (b0 === 0xfe && b1 === 0xff) encoding = 'utf-16be';
+  else if (b0 === 0xff && b1 === 0xfe) encoding = 'utf-16le';
+  // `<?` without a byte order mark.
+  else if (b0 === 0x3c && b1 === 0x00) encoding = 'utf-16le';
+  else if (b0 === 0x00 && b1 === 0x3c) encoding = 'utf-16be';
+  else
+    encoding =
+      charset ??
+      /^<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(Buffer.from(bytes.subarray(0, 200)).toString('latin1'))?.[1];
+  let text: string;
+  try {
+    text = new TextDecoder(encoding ?? 'utf-8').decode(bytes);
+  } catch {
+    // An encoding TextDecoder does not know: read as UTF-8, the default.
+    text = new TextDecoder('utf-8').decode(bytes);
+  }
+  return text.replace(/^\uFEFF/, '');
+}
+
 /** Thrown when a text is no well-formed XML; `message` says where. */
 export class XmlSyntaxError extends Error {}
 

@@ -114,7 +114,9 @@ export async function startFixturePeer(reply: (request: FixtureRequest) => Fixtu
           response.writeHead(404).end();
           return;
         }
-        response.writeHead(200, { 'content-type': 'text/xml' }).end(fs.readFileSync(file, 'utf8').replaceAll(FIXTURE_HOST, base));
+        // Byte for byte (as latin1), so that a file in another encoding stays as written.
+        const text = fs.readFileSync(file).toString('latin1').replaceAll(FIXTURE_HOST, base);
+        response.writeHead(200, { 'content-type': 'text/xml' }).end(Buffer.from(text, 'latin1'));
         return;
       }
       const recorded = { path: requestPath, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };

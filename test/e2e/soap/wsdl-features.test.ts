@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceModel } from '#runtime/model/platform-model.js';
 import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
-import { startFixturePeer, type FixturePeer, type FixtureRequest } from './soap-peers.js';
+import { startFixturePeer, type FixturePeer, type FixtureReply, type FixtureRequest } from './soap-peers.js';
 
 const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
 const SOAP12 = 'http://www.w3.org/2003/05/soap-envelope';
@@ -31,7 +31,7 @@ function actionOf(request: FixtureRequest): string {
 }
 
 /** The replies of the peer by action; a test sets the ones it calls. */
-const replies = new Map<string, { body: string; contentType?: string; status?: number }>();
+const replies = new Map<string, FixtureReply>();
 let peer: FixturePeer;
 let server: TestServer;
 let headers: Record<string, string>;
@@ -57,6 +57,7 @@ beforeAll(async () => {
     await soapModel(8, 'shop', `${peer.base}/shop/main.wsdl`),
     await soapModel(9, 'rpc', `${peer.base}/rpc.wsdl`),
     await soapModel(10, 'types', `${peer.base}/types.wsdl`),
+    await soapModel(11, 'latin', `${peer.base}/latin1.wsdl`),
   ];
   const model = minimalModel();
   server = await startTestServer({ ...model, services: [...model.services, ...services] });
@@ -216,5 +217,23 @@ describe('a SOAP 1.2-only binding and XML Schema features', () => {
       status: 400,
       body: { error: { code: 400, message: "Field 'depth' must be one of '1', '2', '3'.", context: { field: 'depth' } } },
     });
+  });
+});
+
+describe('a WSDL in ISO-8859-1', () => {
+  it('reads it in the encoding its XML declaration names, and a response in the same way', async () => {
+    expect(await api('GET', 'latin?fields=*')).toEqual({
+      status: 200,
+      body: { resource: [{ name: 'Messen', description: 'Misst die Größe.' }] },
+    });
+    replies.set('urn:latin:Messen', {
+      contentType: 'text/xml',
+      body: Buffer.from(
+        envelope('<MessenResponse xmlns="urn:latin"><ergebnis>3 Maß</ergebnis></MessenResponse>').replace('utf-8', 'ISO-8859-1'),
+        'latin1',
+      ),
+    });
+    expect(await api('POST', 'latin/messen', { einheit: 'Maß' })).toEqual({ status: 200, body: { ergebnis: '3 Maß' } });
+    expect(lastBody()).toBe('<Messen xmlns="urn:latin"><einheit>Maß</einheit></Messen>');
   });
 });

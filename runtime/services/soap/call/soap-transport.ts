@@ -12,6 +12,7 @@ import https from 'node:https';
 import type { HttpClient } from 'soap';
 import type { SoapOptions } from '../soap-config.js';
 import { soapMessages } from '../soap-messages.js';
+import { decodeXml } from '../xml-dom.js';
 
 export interface HttpReply {
   status: number;
@@ -145,15 +146,9 @@ function headerMap(headers: Record<string, unknown>): Record<string, string> {
   return map;
 }
 
-/** The body as text in the charset the content type names (UTF-8 by default). */
+/** The body (an XML document) as text: in the charset the content type names, else as the document says (xml-dom.ts). */
 function decode(body: Buffer, contentType: string | undefined): string {
-  const charset = /charset="?([^";\s]+)/i.exec(contentType ?? '')?.[1];
-  if (charset === undefined || /^utf-?8$/i.test(charset)) return body.toString('utf8');
-  try {
-    return new TextDecoder(charset).decode(body);
-  } catch {
-    return body.toString('utf8');
-  }
+  return decodeXml(body, /charset="?([^";\s]+)/i.exec(contentType ?? '')?.[1]);
 }
 
 /** The URL without credentials, for messages. */

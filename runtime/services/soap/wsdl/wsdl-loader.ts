@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { isStandardSchema, STANDARD_SCHEMA_FILES } from './standard-schemas.js';
 import type { SoapTransport } from '../call/soap-transport.js';
 import type { WsdlLocation } from './wsdl-source.js';
-import { attribute, childElements, isXsdNamespace, parseXml, XmlSyntaxError } from '../xml-dom.js';
+import { attribute, childElements, decodeXml, isXsdNamespace, parseXml, XmlSyntaxError } from '../xml-dom.js';
 import { soapMessages } from '../soap-messages.js';
 
 const WSDL2_NS = 'http://www.w3.org/ns/wsdl';
@@ -60,7 +60,7 @@ async function readText(pending: Pending, transport: SoapTransport): Promise<str
     return reply.body;
   }
   try {
-    return await fs.readFile(pending.uri, 'utf8');
+    return decodeXml(await fs.readFile(pending.uri));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw soapMessages.wsdlUnreadable.error(`'${pending.label}'`, from, code === 'ENOENT' ? 'no such file' : (code ?? String(error)));
