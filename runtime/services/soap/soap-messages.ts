@@ -18,6 +18,12 @@ export const soapMessages = {
   // The request, checked against the operation's message schema (call/request-xml.ts).
   bodyNotObject: message(400, () => "The request must be a JSON object of the operation's fields."),
   notInteger: message(400, (path: string) => `${subject(path)} must be an integer.`, field),
+  outOfRange: message(400, (path: string, min: string, max: string) => `${subject(path)} must be an integer from ${min} to ${max}.`, field),
+  notXmlCharacter: message(
+    400,
+    (path: string, code: string) => `${subject(path)} holds the character U+${code}, which XML cannot carry.`,
+    field,
+  ),
   notNumber: message(400, (path: string) => `${subject(path)} must be a number.`, field),
   notBoolean: message(400, (path: string) => `${subject(path)} must be true or false.`, field),
   notText: message(400, (path: string, given: 'a list' | 'an object') => `${subject(path)} must be a text, not ${given}.`, field),

@@ -123,7 +123,9 @@ export function qnameKey(name: QName): string {
   return `{${name.ns}}${name.local}`;
 }
 
-/** Escapes text for element content and attribute values. */
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
+
+/** Escapes text for element content and attribute values (a carriage return too, which parsers would turn into a line feed). */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&quot;' : '&apos;'));
+  return text.replace(/[&<>"'\r]/g, (c) => ESCAPES[c]);
 }

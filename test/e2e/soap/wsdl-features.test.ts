@@ -119,6 +119,25 @@ describe('a WSDL split over files, with several services, bindings and ports', (
     expect(lastBody()).toBe('<a xmlns="urn:example:abstract">1</a><b xmlns="urn:example:abstract">2</b>');
   });
 
+  it('refuses values XML cannot carry with a 400 before calling the peer', async () => {
+    const sent = peer.requests.length;
+    expect(await api('POST', 'shop/Echo', { EchoText: 'bell\u0007' })).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: "Field 'EchoText' holds the character U+0007, which XML cannot carry.",
+          context: { field: 'EchoText' },
+        },
+      },
+    });
+    expect(await api('POST', 'shop/BareSum', { a: 1, b: 2 ** 31 })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'b' must be an integer from -2147483648 to 2147483647.", context: { field: 'b' } } },
+    });
+    expect(peer.requests.length).toBe(sent);
+  });
+
   it('answers a fault with its detail, and a one-way operation with {}', async () => {
     replies.set('urn:PlaceOrder', {
       status: 500,

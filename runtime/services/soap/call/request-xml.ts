@@ -20,17 +20,61 @@ function isObject(value: Json): value is Record<string, Json> {
 
 const join = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
 
+/** The ranges of the integer formats the schemas use (json-schema-parts.ts). */
+const INTEGER_RANGES: Record<string, [bigint, bigint]> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+};
+
+/** Characters XML 1.0 cannot carry, not even as references (C0 controls but tab, LF and CR; U+FFFE, U+FFFF). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding these characters is the point.
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+/** Text for XML, escaped; a character XML cannot carry is a 400 naming the field. */
+export function xmlText(text: string, path: string): string {
+  const bad = NOT_XML.exec(text);
+  if (bad !== null) throw soapMessages.notXmlCharacter.error(path, bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0'));
+  return escapeXml(text);
+}
+
+/**
+ * A number in exponent notation (`1e+21`, `1.5E-7`) written out in digits, as xsd:decimal and
+ * the integer types require; other text unchanged. null when the exponent is beyond any sense.
+ */
+function plainDigits(text: string): string | null {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?[eE]([+-]?\d+)$/.exec(text);
+  if (match === null) return text;
+  const [, sign, whole, fraction = '', exponent] = match;
+  if (Math.abs(Number(exponent)) > 1000) return null;
+  const digits = whole + fraction;
+  const point = whole.length + Number(exponent);
+  let plain =
+    point <= 0
+      ? `0.${'0'.repeat(-point)}${digits}`
+      : point >= digits.length
+        ? digits + '0'.repeat(point - digits.length)
+        : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  plain = plain.replace(/^0+(?=\d)/, '');
+  if (plain.includes('.')) plain = plain.replace(/\.?0+$/, '');
+  return sign === '-' && /[1-9]/.test(plain) ? `-${plain}` : plain;
+}
+
 /** The text of a scalar, checked against its shape. */
 function scalarText(value: Json, shape: ScalarShape, path: string): string {
   let text: string;
   switch (shape.type) {
-    case 'integer':
+    case 'integer': {
       if (!(typeof value === 'number' ? Number.isInteger(value) : typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value))) {
         throw soapMessages.notInteger.error(path);
       }
-      text = String(value).trim();
+      text = typeof value === 'number' ? BigInt(value).toString() : String(value).trim();
+      const range = shape.format === undefined ? undefined : INTEGER_RANGES[shape.format];
+      if (range !== undefined && (BigInt(text) < range[0] || BigInt(text) > range[1])) {
+        throw soapMessages.outOfRange.error(path, String(range[0]), String(range[1]));
+      }
       break;
-    case 'number':
+    }
+    case 'number': {
       if (
         !(typeof value === 'number'
           ? Number.isFinite(value)
@@ -39,7 +83,12 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
         throw soapMessages.notNumber.error(path);
       }
       text = String(value).trim();
+      // float and double take exponents; xsd:decimal (no format) does not.
+      const plain = shape.format === undefined ? plainDigits(text) : text;
+      if (plain === null) throw soapMessages.notNumber.error(path);
+      text = plain;
       break;
+    }
     case 'boolean': {
       const normalised = typeof value === 'string' ? value.trim().toLowerCase() : value;
       if (normalised === true || normalised === 'true' || normalised === '1' || normalised === 1) text = 'true';
@@ -57,7 +106,7 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
   if (shape.enum !== null && !shape.enum.some((allowed) => String(allowed) === text)) {
     throw soapMessages.notAllowed.error(path, shape.enum);
   }
-  return escapeXml(text);
+  return xmlText(text, path);
 }
 
 export class RequestWriter {
@@ -137,7 +186,7 @@ export class RequestWriter {
       const item: Member = { ...member, xmlName: 'item', namespace: '', schema: shape.items };
       return `<${open}>${items.map((entry, index) => this.element(item, entry, member.namespace, `${path}[${index}]`)).join('')}</${member.xmlName}>`;
     }
-    if (shape.type === null && (isObject(value) || Array.isArray(value))) return `<${open}>${anyContent(value)}</${member.xmlName}>`;
+    if (shape.type === null && (isObject(value) || Array.isArray(value))) return `<${open}>${anyContent(value, path)}</${member.xmlName}>`;
     return `<${open}>${this.scalar(member.schema, value, path)}</${member.xmlName}>`;
   }
 
@@ -148,11 +197,13 @@ export class RequestWriter {
 }
 
 /** A value of no declared type: object members as child elements, arrays as repeated ones. */
-function anyContent(value: Json): string {
-  if (Array.isArray(value)) return value.map((item) => anyContent(item)).join('');
-  if (!isObject(value)) return value === null || value === undefined ? '' : escapeXml(String(value));
+function anyContent(value: Json, path: string): string {
+  if (Array.isArray(value)) return value.map((item, index) => anyContent(item, `${path}[${index}]`)).join('');
+  if (!isObject(value)) return value === null || value === undefined ? '' : xmlText(String(value), path);
   return Object.entries(value)
     .filter(([key]) => /^[A-Za-z_][\w.-]*$/.test(key))
-    .flatMap(([key, member]) => (Array.isArray(member) ? member : [member]).map((item) => `<${key}>${anyContent(item)}</${key}>`))
+    .flatMap(([key, member]) =>
+      (Array.isArray(member) ? member : [member]).map((item) => `<${key}>${anyContent(item, join(path, key))}</${key}>`),
+    )
     .join('');
 }

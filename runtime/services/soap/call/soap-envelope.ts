@@ -10,6 +10,7 @@ import type { SoapVersion } from '../../../model/platform-model.js';
 import { QUERY_VALUE_PREFIX, type GenericHeader, type WsseHeader } from '../soap-config.js';
 import { SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS } from './response-json.js';
 import { escapeXml, XSI_NS, XSD_NS } from '../xml-dom.js';
+import { xmlText } from './request-xml.js';
 
 const WSSE_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd';
 const WSU_NS = 'http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd';
@@ -45,8 +46,11 @@ function queryValue(query: RawQuery, name: string): string {
 /** Header content: objects as child elements in the header's namespace, `svc:<param>` texts from the query. */
 function content(data: unknown, query: RawQuery): string {
   if (data === null || data === undefined) return '';
-  if (typeof data === 'string')
-    return escapeXml(data.startsWith(QUERY_VALUE_PREFIX) ? queryValue(query, data.slice(QUERY_VALUE_PREFIX.length)) : data);
+  if (typeof data === 'string') {
+    if (!data.startsWith(QUERY_VALUE_PREFIX)) return escapeXml(data);
+    const parameter = data.slice(QUERY_VALUE_PREFIX.length);
+    return xmlText(queryValue(query, parameter), parameter);
+  }
   if (typeof data !== 'object') return escapeXml(String(data));
   return Object.entries(data as Record<string, unknown>)
     .filter(([key]) => /^[A-Za-z_][\w.-]*$/.test(key))

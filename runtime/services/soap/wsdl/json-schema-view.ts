@@ -44,6 +44,8 @@ export interface ScalarShape {
   /** null: any JSON value. */
   type: 'string' | 'integer' | 'number' | 'boolean' | null;
   enum: unknown[] | null;
+  /** The schema's `format` (`int32`, `int64`, `double`, ...), when it has one. */
+  format?: string;
 }
 
 export type Shape = ObjectShape | ArrayShape | ScalarShape;
@@ -92,6 +94,7 @@ export class SchemaView {
         kind: 'scalar',
         type: type === 'string' || type === 'integer' || type === 'number' || type === 'boolean' ? type : null,
         enum: Array.isArray(schema.enum) ? schema.enum : null,
+        ...(typeof schema.format === 'string' ? { format: schema.format } : {}),
       };
     }
     const members = objectParts.flatMap((part) => part.members);

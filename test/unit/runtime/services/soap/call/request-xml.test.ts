@@ -19,7 +19,7 @@ const definitions: Record<string, JsonSchema> = {
     },
     required: ['sku', 'qty'],
   },
-  Base: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+  Base: { type: 'object', properties: { id: { type: 'integer', format: 'int32' } }, required: ['id'] },
   Order: {
     allOf: [
       { $ref: '#/components/schemas/Base' },
@@ -80,9 +80,34 @@ describe('request XML', () => {
     [{ order: { id: 1, line: [{ sku: 'A' }] } }, "Field 'order.line[0].qty' is required."],
     [{ order: { id: 1, line: [{ sku: 'A', qty: 1, price: { _: 1 } }] } }, "Field 'order.line[0].price.currency' is required."],
     [{ order: 'x' }, "Field 'order' must be an object."],
+    [{ order: { id: 2147483648 } }, "Field 'order.id' must be an integer from -2147483648 to 2147483647."],
+    [{ order: { id: '-2147483649' } }, "Field 'order.id' must be an integer from -2147483648 to 2147483647."],
+    [{ order: { id: 1, note: 'a\u0001b' } }, "Field 'order.note' holds the character U+0001, which XML cannot carry."],
+    [{ order: { id: 1, rush: '\u001f' } }, "Field 'order.rush' holds the character U+001F, which XML cannot carry."],
+    [{ order: { id: 1, note: '\uffff' } }, "Field 'order.note' holds the character U+FFFF, which XML cannot carry."],
+    [
+      { order: { id: 1, line: [{ sku: 'A', qty: 1, price: { _: '1e-5000', currency: 'EUR' } }] } },
+      "Field 'order.line[0].price._' must be a number.",
+    ],
     [[1, 2], "The request must be a JSON object of the operation's fields."],
   ])('refuses %j: %s', (body, message400) => {
     expect(() => writer.message(message, body)).toThrow(message400);
+  });
+
+  it('writes numbers given in exponent notation in digits where the XML type takes no exponent, and keeps carriage returns', () => {
+    const xml = writer.message(message, {
+      order: {
+        id: 1,
+        note: 'a\r\nb\tc',
+        line: [
+          { sku: 'A', qty: 1e21, price: { currency: 'EUR', _: 1e21 } },
+          { sku: 'B', qty: '7', price: { currency: 'EUR', _: '-1.5E-7' } },
+        ],
+      },
+    });
+    expect(xml).toContain('<sku>A</sku><qty>1000000000000000000000</qty><price xmlns="" currency="EUR">1000000000000000000000</price>');
+    expect(xml).toContain('<price xmlns="" currency="EUR">-0.00000015</price>');
+    expect(xml).toContain('<note>a&#13;\nb\tc</note>');
   });
 
   it('writes the parts of a bare message as body elements', () => {

@@ -36,6 +36,13 @@ describe('SOAP envelope', () => {
     );
   });
 
+  it('refuses an svc: value from the query that XML cannot carry, naming the parameter', () => {
+    const session = { namespace: 'urn:h', name: 'Session', data: 'svc:token', mustUnderstand: false, actor: null };
+    expect(() => soapHeaders([session], null, '1.1', { token: 'a\u0002b' })).toThrow(
+      "Field 'token' holds the character U+0002, which XML cannot carry.",
+    );
+  });
+
   it('writes a WS-Security UsernameToken whose digest is base64(SHA-1(nonce + created + password))', () => {
     const xml = soapHeaders(
       [],
