@@ -90,6 +90,19 @@ export async function modelPlatform(options: PipelineOptions): Promise<ModelResu
   return { loaded, model, hooks };
 }
 
+/**
+ * What introspection left out without failing (a SOAP service's ports or operations the WSDL does
+ * not make usable, a WSDL with no SOAP operation at all), one `platform.yaml:LINE:COL: warning:
+ * ...` line each, at the service's entry: the build goes on, and the user learns why.
+ */
+export function introspectionWarnings({ loaded, model }: ModelResult): string[] {
+  return model.services.flatMap((service) => {
+    if (service.kind !== 'soap' || service.warnings.length === 0) return [];
+    const { file, line, col } = loaded.source.locate(declaredEntry(loaded, service.name));
+    return service.warnings.map((warning) => `${file}:${line}:${col}: warning: service '${service.name}': ${warning}`);
+  });
+}
+
 /** Everything up to the in-memory file map. */
 export async function generatePlatform(options: PipelineOptions): Promise<GenerateResult> {
   const { loaded, model, hooks } = await modelPlatform(options);

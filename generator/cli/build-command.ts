@@ -11,8 +11,8 @@ export function addBuildCommand(program: Command, io: CliIo): void {
     .option('--dry-run', 'show what would change without writing')
     .action(async (configPath: string, options: { out?: string; dryRun?: boolean }) => {
       const start = performance.now();
-      const { buildPlatform } = await import('../pipeline.js');
-      const { outDir, plan, model } = await buildPlatform({
+      const { buildPlatform, introspectionWarnings } = await import('../pipeline.js');
+      const built = await buildPlatform({
         configPath,
         outDir: options.out,
         dryRun: options.dryRun,
@@ -20,6 +20,8 @@ export function addBuildCommand(program: Command, io: CliIo): void {
         env: io.env,
         onStage: stageReporter(io),
       });
+      const { outDir, plan, model } = built;
+      for (const warning of introspectionWarnings(built)) io.stderr(`${warning}\n`);
       if (options.dryRun) {
         const lines = [
           ...plan.added.map((file) => `add     ${file}`),

@@ -54,6 +54,7 @@ export class XmlSyntaxError extends Error {}
 
 /** Parses XML; an error throws XmlSyntaxError. xmldom is lenient: what it only warns about (an unclosed tag) is accepted. */
 export function parseXml(text: string): Document {
+  if (text.trim() === '') throw new XmlSyntaxError('the document is empty');
   let problem: string | null = null;
   const record = (message: unknown) => {
     problem ??= String(message).replace(/^\[xmldom \w+\]\s*/, '');
@@ -66,7 +67,17 @@ export function parseXml(text: string): Document {
   } catch (error) {
     throw new XmlSyntaxError(error instanceof Error ? error.message : String(error));
   }
-  if (problem !== null || !document.documentElement) throw new XmlSyntaxError((problem ?? 'no root element').replace(/\s+/g, ' ').trim());
+  if (problem !== null || !document.documentElement) {
+    let reason = (problem ?? 'no root element')
+      .replace(/\s+/g, ' ')
+      .replace(/\s*@#\[line:(\d+),col:(\d+)\]/, ' (line $1, column $2)')
+      .trim();
+    // xmldom reads no DTD, so an entity declared in one (XXE, entity bombs) is never expanded: say so.
+    const entity = /^entity not found:\s*(&[^;\s]+;)(.*)$/.exec(reason);
+    if (entity !== null && /<!ENTITY/.test(text))
+      reason = `it uses the entity ${entity[1]} of its DTD, and DTD entities are not read (none is expanded)${entity[2]}`;
+    throw new XmlSyntaxError(reason);
+  }
   return document;
 }
 
