@@ -35,6 +35,7 @@ export const soapMessages = {
   ),
   notObject: message(400, (path: string) => `${subject(path)} must be an object.`, field),
   required: message(400, (path: string) => `${subject(path)} is required.`, field),
+  tooDeep: message(400, (path: string, max: number) => `${subject(path)} is nested more than ${max} levels deep.`, field),
 
   // Calling the SOAP host (call/).
   noEndpoint: message(
@@ -47,6 +48,7 @@ export const soapMessages = {
   httpWithoutEnvelope: message(500, (status: number) => `The SOAP service answered HTTP ${status} without a SOAP envelope.`),
   malformedResponse: message(500, (reason: string) => `The SOAP service answered with malformed XML: ${reason}`),
   notAnEnvelope: message(500, (element: string) => `The SOAP service answered with <${element}>, not a SOAP envelope.`),
+  responseTooDeep: message(500, (max: number) => `The SOAP service answered with XML nested more than ${max} levels deep.`),
   envelopeWithoutBody: message(500, () => 'The SOAP service answered with an envelope without a Body.'),
   /** The spec's text for a fault (its parts go in the context: call/response-json.ts). */
   fault: message(500, (text: string, code: string) => `${text} [Fault code:${code}]`),

@@ -81,6 +81,23 @@ export function parseXml(text: string): Document {
   return document;
 }
 
+/**
+ * How deeply SOAP values may nest, in a request's JSON and in a response's XML: far beyond what
+ * any schema needs, and well within the stack that writing and reading them recursively takes.
+ */
+export const MAX_NESTING = 500;
+
+/** Whether elements nest more than `max` levels below `root` (walked with its own stack). */
+export function nestsDeeperThan(root: Element, max: number): boolean {
+  const stack: Array<[Node, number]> = [[root, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > max) return true;
+    for (let child = node.firstChild; child !== null; child = child.nextSibling) if (child.nodeType === 1) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** The element children of a node, in document order. */
 export function childElements(node: Node): Element[] {
   const elements: Element[] = [];

@@ -207,6 +207,31 @@ describe('rpc/encoded and rpc/literal on ports at different addresses', () => {
 });
 
 describe('a SOAP 1.2-only binding and XML Schema features', () => {
+  it('refuses an anyType value nested 20,000 levels deep with a 400, and a reply nested as deep with a 500 in the error shape', async () => {
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/types/Everything',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: `{"version":"1","nilInt":1,"anything":${deep}}`,
+    });
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'anything' is nested more than 500 levels deep.", context: { field: 'anything' } } },
+    });
+    replies.set('urn:Everything', {
+      contentType: 'application/soap+xml',
+      body: envelope(
+        `<EverythingResponse xmlns="urn:types"><echo>${'<a>'.repeat(20_000)}${'</a>'.repeat(20_000)}</echo></EverythingResponse>`,
+        '1.2',
+      ),
+    });
+    expect(await api('POST', 'types/Everything', { version: '1', nilInt: null })).toEqual({
+      status: 500,
+      body: { error: { code: 500, message: 'The SOAP service answered with XML nested more than 500 levels deep.' } },
+    });
+  });
+
   it('reads recursive and mutually recursive types, simple content with attributes, and elements of a substitution group', async () => {
     replies.set('', {
       contentType: 'application/soap+xml; charset=utf-8',

@@ -9,7 +9,7 @@
  */
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { Member, ObjectShape, SchemaView, ScalarShape } from '../wsdl/json-schema-view.js';
-import { escapeXml } from '../xml-dom.js';
+import { escapeXml, MAX_NESTING } from '../xml-dom.js';
 import { soapMessages } from '../soap-messages.js';
 
 type Json = unknown;
@@ -116,6 +116,8 @@ export class RequestWriter {
   message(message: SoapMessageModel, value: Json): string {
     const body = value === undefined || value === null ? {} : value;
     if (!isObject(body)) throw soapMessages.bodyNotObject.error();
+    const deep = deepMember(body);
+    if (deep !== null) throw soapMessages.tooDeep.error(deep, MAX_NESTING);
     const shape = this.view.shape(message.schema);
     if (shape.kind !== 'object') return '';
     if (message.wrapper === null) return this.children(shape, body, '', '');
@@ -194,6 +196,18 @@ export class RequestWriter {
     const shape = this.view.shape(schema);
     return scalarText(value, shape.kind === 'scalar' ? shape : { kind: 'scalar', type: null, enum: null }, path);
   }
+}
+
+/** The member of a request that nests more than MAX_NESTING levels deep (writing is recursive), or null; walked with its own stack. */
+function deepMember(body: Record<string, Json>): string | null {
+  const stack: Array<[Json, string, number]> = Object.entries(body).map(([key, item]) => [item, key, 1]);
+  while (stack.length > 0) {
+    const [item, member, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > MAX_NESTING) return member;
+    for (const entry of Array.isArray(item) ? item : Object.values(item)) stack.push([entry, member, depth + 1]);
+  }
+  return null;
 }
 
 /** A value of no declared type: object members as child elements, arrays as repeated ones. */

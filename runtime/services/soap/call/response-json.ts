@@ -9,7 +9,7 @@
 import { InternalServerError } from '../../../core/errors.js';
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { ObjectShape, SchemaView, Shape } from '../wsdl/json-schema-view.js';
-import { childElements, ownText, parseXml, XmlSyntaxError, XMLNS_NS, XSI_NS } from '../xml-dom.js';
+import { childElements, MAX_NESTING, nestsDeeperThan, ownText, parseXml, XmlSyntaxError, XMLNS_NS, XSI_NS } from '../xml-dom.js';
 import { soapMessages } from '../soap-messages.js';
 
 export const SOAP11_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -45,6 +45,8 @@ export function parseEnvelope(xml: string): Element {
   if (root.localName !== 'Envelope' || !ENVELOPES.has(root.namespaceURI ?? '')) {
     throw soapMessages.notAnEnvelope.error(root.nodeName);
   }
+  // Reading is recursive: a hostile nesting must not exhaust the stack. Envelope and Body come on top.
+  if (nestsDeeperThan(root, MAX_NESTING + 2)) throw soapMessages.responseTooDeep.error(MAX_NESTING);
   return root;
 }
 

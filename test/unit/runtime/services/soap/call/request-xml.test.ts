@@ -110,6 +110,13 @@ describe('request XML', () => {
     expect(xml).toContain('<note>a&#13;\nb\tc</note>');
   });
 
+  it('refuses a value nested more than 500 levels deep (objects or arrays) before writing it', () => {
+    const objects = JSON.parse(`${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`);
+    expect(() => writer.message(message, { order: objects })).toThrow("Field 'order' is nested more than 500 levels deep.");
+    const arrays = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    expect(() => writer.message(message, { order: { id: 1, line: arrays } })).toThrow("Field 'order' is nested more than 500 levels deep.");
+  });
+
   it('writes the parts of a bare message as body elements', () => {
     const bare: SoapMessageModel = {
       wrapper: null,

@@ -102,4 +102,10 @@ describe('response JSON', () => {
   ])('refuses a reply that is no envelope: %s', (text, message) => {
     expect(() => parseEnvelope(text)).toThrow(message);
   });
+
+  it('refuses a reply nested more than 500 levels deep (reading it would exhaust the stack)', () => {
+    const deep = `<r>${'<a>'.repeat(20_000)}${'</a>'.repeat(20_000)}</r>`;
+    expect(() => envelope(deep)).toThrow('The SOAP service answered with XML nested more than 500 levels deep.');
+    expect(() => envelope(`<r>${'<a>'.repeat(400)}${'</a>'.repeat(400)}</r>`)).not.toThrow();
+  });
 });
