@@ -195,7 +195,7 @@ function queryFields(contract: LiveContract, operation: SoapOperationModel, quer
   const fields: Record<string, unknown> = {};
   if (shape.kind !== 'object') return fields;
   for (const member of shape.members) {
-    const value = query[member.key];
+    const value = Object.hasOwn(query, member.key) ? query[member.key] : undefined;
     if (value === undefined || CREDENTIALS.has(member.key)) continue;
     fields[member.key] = Array.isArray(value) && !member.array ? value[value.length - 1] : value;
   }

@@ -232,6 +232,24 @@ describe('a SOAP 1.2-only binding and XML Schema features', () => {
     });
   });
 
+  it('takes and returns members named like what every JavaScript object inherits (constructor, toString, valueOf, __proto__)', async () => {
+    expect(await api('POST', 'types/Names', {})).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'constructor' is required.", context: { field: 'constructor' } } },
+    });
+    replies.set('urn:Names', {
+      contentType: 'application/soap+xml',
+      body: envelope(
+        '<NamesResponse xmlns="urn:types"><constructor>c</constructor><__proto__>p</__proto__><valueOf>v</valueOf><toString a="1">t</toString></NamesResponse>',
+        '1.2',
+      ),
+    });
+    const reply = await api('POST', 'types/Names', { constructor: 'a', valueOf: 3 });
+    expect(lastBody()).toBe('<Names xmlns="urn:types" valueOf="3"><constructor>a</constructor></Names>');
+    expect(reply.status).toBe(200);
+    expect(JSON.stringify(reply.body)).toBe('{"constructor":"c","__proto__":["p"],"valueOf":"v","toString":{"a":"1","_":"t"}}');
+  });
+
   it('reads recursive and mutually recursive types, simple content with attributes, and elements of a substitution group', async () => {
     replies.set('', {
       contentType: 'application/soap+xml; charset=utf-8',

@@ -20,6 +20,9 @@ function isObject(value: Json): value is Record<string, Json> {
 
 const join = (path: string, key: string) => (path === '' ? key : `${path}.${key}`);
 
+/** A member the JSON object itself has (a field named `constructor` is not Object's). */
+const own = (value: Record<string, Json>, key: string): Json => (Object.hasOwn(value, key) ? value[key] : undefined);
+
 /** The ranges of the integer formats the schemas use (json-schema-parts.ts). */
 const INTEGER_RANGES: Record<string, [bigint, bigint]> = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
@@ -129,7 +132,7 @@ export class RequestWriter {
     let text = '';
     let prefix = 0;
     for (const member of shape.attributes.values()) {
-      const item = value[member.key];
+      const item = own(value, member.key);
       if (item === undefined || item === null) {
         if (member.required) throw soapMessages.required.error(join(path, member.key));
         continue;
@@ -151,7 +154,7 @@ export class RequestWriter {
     let xml = '';
     for (const member of shape.members) {
       if (member.attribute) continue;
-      const item = value[member.key];
+      const item = own(value, member.key);
       const where = join(path, member.key);
       if (member === shape.text) {
         if (item !== undefined && item !== null) xml += this.scalar(member.schema, item, where);

@@ -111,17 +111,25 @@ function dataAttributes(element: Element, references: References): Attr[] {
   return attributes;
 }
 
+/**
+ * Sets an own member, whatever its name: XML names such as `constructor`, `toString` or
+ * `__proto__` are data here, not the members every object inherits.
+ */
+function setMember(target: Record<string, Json>, key: string, value: Json): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Sets `key` on an object: always an array for a repeated member; a second value of another member makes one. */
 function put(target: Record<string, Json>, key: string, value: Json, array: boolean, repeated: Set<string>): void {
-  const existing = target[key];
+  const existing = Object.hasOwn(target, key) ? target[key] : undefined;
   if (array || repeated.has(key)) {
     if (Array.isArray(existing)) existing.push(value);
-    else target[key] = existing === undefined ? [value] : [existing, value];
+    else setMember(target, key, existing === undefined ? [value] : [existing, value]);
     repeated.add(key);
   } else if (existing === undefined) {
-    target[key] = value;
+    setMember(target, key, value);
   } else {
-    target[key] = [existing, value];
+    setMember(target, key, [existing, value]);
     repeated.add(key);
   }
 }
@@ -160,9 +168,11 @@ export class ResponseReader {
     const repeated = new Set<string>();
     for (const attribute of dataAttributes(element, references)) {
       const member = shape.attributes.get(attribute.localName ?? attribute.name);
-      result[member?.key ?? attribute.localName ?? attribute.name] = member
-        ? typed(attribute.value, this.view.shape(member.schema))
-        : attribute.value;
+      setMember(
+        result,
+        member?.key ?? attribute.localName ?? attribute.name,
+        member ? typed(attribute.value, this.view.shape(member.schema)) : attribute.value,
+      );
     }
     if (shape.text !== null) {
       const text = ownText(element);
@@ -188,7 +198,7 @@ function generic(element: Element, references: References): Json {
   if (attributes.length === 0 && children.length === 0) return text;
   const result: Record<string, Json> = {};
   const repeated = new Set<string>();
-  for (const attribute of attributes) result[attribute.localName ?? attribute.name] = attribute.value;
+  for (const attribute of attributes) setMember(result, attribute.localName ?? attribute.name, attribute.value);
   if (text.trim() !== '') result._ = text;
   for (const child of children)
     put(result, child.localName ?? child.nodeName, generic(references.target(child), references), false, repeated);
