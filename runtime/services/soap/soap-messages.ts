@@ -42,6 +42,11 @@ export const soapMessages = {
     500,
     (version: string) => `The WSDL gives no endpoint address for SOAP ${version}; set the service option 'location'.`,
   ),
+  endpointNotUrl: message(
+    500,
+    (address: string, version: string) =>
+      `The WSDL's address for SOAP ${version}, '${address}', is no http(s) URL; set the service option 'location'.`,
+  ),
   hostTimeout: message(503, (host: string, seconds: number) => `The SOAP host ${host} did not answer within ${seconds} s.`),
   hostUnreachable: message(503, (host: string, reason: string) => `The SOAP host ${host} cannot be reached: ${reason}.`),
   /** 500; a gateway status (502-504) makes it a 503 (call/soap-invoker.ts). */

@@ -4,11 +4,12 @@
  * over files, ports of several bindings at different addresses, rpc/encoded arrays, a SOAP
  * 1.2-only binding, schema features), the JSON returned and the envelopes actually sent.
  */
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceModel } from '#runtime/model/platform-model.js';
 import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
-import { startFixturePeer, type FixturePeer, type FixtureReply, type FixtureRequest } from './soap-peers.js';
+import { FIXTURES, startFixturePeer, type FixturePeer, type FixtureReply, type FixtureRequest } from './soap-peers.js';
 
 const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
 const SOAP12 = 'http://www.w3.org/2003/05/soap-envelope';
@@ -58,6 +59,8 @@ beforeAll(async () => {
     await soapModel(9, 'rpc', `${peer.base}/rpc.wsdl`),
     await soapModel(10, 'types', `${peer.base}/types.wsdl`),
     await soapModel(11, 'latin', `${peer.base}/latin1.wsdl`),
+    await soapModel(12, 'relative', `${peer.base}/relative-address.wsdl`),
+    await soapModel(13, 'relativefile', path.join(FIXTURES, 'relative-address.wsdl')),
   ];
   const model = minimalModel();
   server = await startTestServer({ ...model, services: [...model.services, ...services] });
@@ -297,5 +300,22 @@ describe('a WSDL in ISO-8859-1', () => {
     });
     expect(await api('POST', 'latin/messen', { einheit: 'Maß' })).toEqual({ status: 200, body: { ergebnis: '3 Maß' } });
     expect(lastBody()).toBe('<Messen xmlns="urn:latin"><einheit>Maß</einheit></Messen>');
+  });
+});
+
+describe('a port address relative to the WSDL', () => {
+  it('is relative to the URL the WSDL was read from; in a WSDL file it asks for the option location', async () => {
+    replies.set('urn:relative:Echo', { body: envelope('<EchoResponse xmlns="urn:relative"><text>back</text></EchoResponse>') });
+    expect(await api('POST', 'relative/Echo', { text: 'hi' })).toEqual({ status: 200, body: { text: 'back' } });
+    expect(lastRequest().path).toBe('/services/echo');
+    expect(await api('POST', 'relativefile/Echo', { text: 'hi' })).toEqual({
+      status: 500,
+      body: {
+        error: {
+          code: 500,
+          message: "The WSDL's address for SOAP 1.1, 'services/echo', is no http(s) URL; set the service option 'location'.",
+        },
+      },
+    });
   });
 });

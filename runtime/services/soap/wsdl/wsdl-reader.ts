@@ -168,6 +168,20 @@ function bindingDef(node: Element, name: QName): BindingDef {
   };
 }
 
+/**
+ * A port's address: a relative one (`/services/Echo`, seen in WSDLs a server generates) is
+ * relative to the WSDL's URL, as for any link in a fetched document; in a WSDL file it stays as
+ * written (the service option `location` must then say where the host is).
+ */
+function resolveAddress(location: string, documentUri: string): string {
+  if (location === '' || /^[a-z][a-z0-9+.-]*:/i.test(location) || !/^https?:\/\//i.test(documentUri)) return location;
+  try {
+    return new URL(location, documentUri).href;
+  } catch {
+    return location;
+  }
+}
+
 /** Reads the WSDL structure of the documents (the first is the main WSDL). */
 export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
   const description: WsdlDescription = {
@@ -219,10 +233,11 @@ export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
         name: attribute(service, 'name') ?? '',
         ports: wsdlChildren(service, 'port').map((port) => {
           const address = childElements(port).find((child) => child.localName === 'address');
+          const location = address === undefined ? undefined : attribute(address, 'location');
           return {
             name: attribute(port, 'name') ?? '',
             binding: qnameAttribute(port, 'binding'),
-            address: (address === undefined ? undefined : attribute(address, 'location')) ?? null,
+            address: location === undefined ? null : resolveAddress(location.trim(), document.uri),
           };
         }),
       });
