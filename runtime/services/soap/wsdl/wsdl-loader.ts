@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { isStandardSchema, STANDARD_SCHEMA_FILES } from './standard-schemas.js';
 import type { SoapTransport } from '../call/soap-transport.js';
 import type { WsdlLocation } from './wsdl-source.js';
-import { attribute, childElements, decodeXml, isXsdNamespace, parseXml, XmlSyntaxError } from '../xml-dom.js';
+import { attribute, childElements, decodeXml, isXsdNamespace, MAX_NESTING, nestsDeeperThan, parseXml, XmlSyntaxError } from '../xml-dom.js';
 import { soapMessages } from '../soap-messages.js';
 
 const WSDL2_NS = 'http://www.w3.org/ns/wsdl';
@@ -133,6 +133,8 @@ export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapT
       throw soapMessages.wsdlMalformed.error(pending.label, error.message);
     }
     checkRoot(root, pending);
+    // Schemas are read recursively: a nesting no real WSDL has must not exhaust the stack.
+    if (nestsDeeperThan(root, MAX_NESTING)) throw soapMessages.wsdlTooDeep.error(pending.label, MAX_NESTING);
     const document: WsdlDocument = { uri: pending.uri, label: pending.label, root, chameleonNamespace: pending.chameleonNamespace };
     documents.push(document);
     for (const { location: written, chameleonNamespace } of importsOf(document)) {

@@ -1,14 +1,15 @@
 /**
  * WSDLs seen in the wild that node-soap loads (issue 9 items 18, 19): a binding written with an
  * undeclared `soap:` prefix beside a declared `soap12:` namespace, and schemas that import or
- * include each other in a cycle (each document is read once).
+ * include each other in a cycle (each document is read once). And one no real WSDL is: anonymous
+ * types nested thousands deep, refused clearly rather than with a stack overflow.
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { loadWsdlDocuments } from '#runtime/services/soap/wsdl/wsdl-loader.js';
 import type { SoapServiceModel } from '#runtime/model/platform-model.js';
-import { soapService, tempFiles, TNS } from '../soap-test-helpers.js';
+import { documentWsdl, introspectText, soapService, tempFiles, TNS } from '../soap-test-helpers.js';
 
 const cleanups: Array<() => void> = [];
 afterAll(() => {
@@ -99,5 +100,17 @@ describe('schemas that import each other in a cycle', () => {
       'B.xsd',
     ]);
     expect((await introspect(dir)).operations.map((operation) => operation.name)).toEqual(['Ping']);
+  });
+});
+
+describe('anonymous types nested 3,000 deep', () => {
+  it('are refused with a clear message, not a stack overflow', async () => {
+    const nested = Array.from({ length: 3000 }).reduce<string>(
+      (inner, _, index) => `<xs:element name="e${index}"><xs:complexType><xs:sequence>${inner}</xs:sequence></xs:complexType></xs:element>`,
+      '<xs:element name="leaf" type="xs:string"/>',
+    );
+    await expect(introspectText(documentWsdl(nested, [{ name: 'Op', input: 'e2999' }]))).rejects.toThrow(
+      "'test.wsdl' nests elements more than 500 levels deep, beyond what Portico reads.",
+    );
   });
 });
