@@ -14,6 +14,7 @@ import { loadWsdlDocuments } from './wsdl/wsdl-loader.js';
 import { readWsdl } from './wsdl/wsdl-reader.js';
 import { resolveWsdlLocation } from './wsdl/wsdl-source.js';
 import { operationsByApiName } from './operation-names.js';
+import { soapMessages } from './soap-messages.js';
 
 /** Definition names the shared OpenAPI components already use. */
 const RESERVED_NAMES = Object.keys(sharedComponents().schemas ?? {});
@@ -34,7 +35,16 @@ export async function readSoapModel(
   transport: SoapTransport,
 ): Promise<SoapServiceModel> {
   const location = resolveWsdlLocation(wsdl, baseDir, service.origin);
-  const contract = describeOperations(readWsdl(await loadWsdlDocuments(location, transport)), RESERVED_NAMES);
+  const documents = await loadWsdlDocuments(location, transport);
+  let contract: ReturnType<typeof describeOperations>;
+  try {
+    contract = describeOperations(readWsdl(documents), RESERVED_NAMES);
+  } catch (error) {
+    // Types are read recursively: a chain of types thousands long (each extending, restricting
+    // or including the next) is no schema anyone writes, and must not crash the build.
+    if (error instanceof RangeError && /call stack/i.test(error.message)) throw soapMessages.wsdlTooDeep.error(documents[0].label, null);
+    throw error;
+  }
   const { id, name, label, type, description, is_active, config, origin } = service;
   return { id, name, label, type, description, is_active, config, origin, kind: 'soap', wsdl: declaredWsdl(service), ...contract };
 }

@@ -89,9 +89,11 @@ export const soapMessages = {
     (label: string, root: string) => `'${label}' is not a WSDL 1.1 document: its root element is <${root}>, not wsdl:definitions.`,
   ),
   wsdlMalformed: message(500, (label: string, reason: string) => `'${label}' is not well-formed XML: ${reason}`),
-  wsdlTooDeep: message(
-    500,
-    (label: string, max: number) => `'${label}' nests elements more than ${max} levels deep, beyond what Portico reads.`,
+  /** `max` null: its types chain (extend, restrict or include one another) too deeply. */
+  wsdlTooDeep: message(500, (label: string, max: number | null) =>
+    max === null
+      ? `'${label}' has types that extend, restrict or include one another in chains too long to read.`
+      : `'${label}' nests elements more than ${max} levels deep, beyond what Portico reads.`,
   ),
   wsdlTooManyDocuments: message(500, (max: number) => `The WSDL imports more than ${max} documents.`),
   /** A config the API or the build let through: the platform's problem, not the caller's. */

@@ -1,8 +1,9 @@
 /**
  * WSDLs seen in the wild that node-soap loads (issue 9 items 18, 19): a binding written with an
  * undeclared `soap:` prefix beside a declared `soap12:` namespace, and schemas that import or
- * include each other in a cycle (each document is read once). And one no real WSDL is: anonymous
- * types nested thousands deep, refused clearly rather than with a stack overflow.
+ * include each other in a cycle (each document is read once). And what no real WSDL does:
+ * anonymous types nested thousands deep, types chained thousands deep, refused clearly rather
+ * than with a stack overflow.
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -111,6 +112,37 @@ describe('anonymous types nested 3,000 deep', () => {
     );
     await expect(introspectText(documentWsdl(nested, [{ name: 'Op', input: 'e2999' }]))).rejects.toThrow(
       "'test.wsdl' nests elements more than 500 levels deep, beyond what Portico reads.",
+    );
+  });
+});
+
+describe('types that chain 3,000 deep', () => {
+  const chain = (make: (index: number) => string) => Array.from({ length: 3000 }, (_, index) => make(index)).join('');
+  it.each([
+    [
+      'extensions',
+      chain(
+        (i) =>
+          `<xs:complexType name="A${i}"><xs:complexContent><xs:extension base="tns:A${i + 1}"><xs:sequence><xs:element name="f${i}" type="xs:string"/></xs:sequence></xs:extension></xs:complexContent></xs:complexType>`,
+      ),
+      '<xs:complexType name="A3000"><xs:sequence><xs:element name="end" type="xs:string"/></xs:sequence></xs:complexType><xs:element name="Req" type="tns:A0"/>',
+    ],
+    [
+      'simple type restrictions',
+      chain((i) => `<xs:simpleType name="S${i}"><xs:restriction base="tns:S${i + 1}"/></xs:simpleType>`),
+      '<xs:simpleType name="S3000"><xs:restriction base="xs:int"/></xs:simpleType><xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="s" type="tns:S0"/></xs:sequence></xs:complexType></xs:element>',
+    ],
+    [
+      'groups',
+      chain(
+        (i) =>
+          `<xs:group name="G${i}"><xs:sequence><xs:element name="g${i}" type="xs:string"/><xs:group ref="tns:G${i + 1}"/></xs:sequence></xs:group>`,
+      ),
+      '<xs:group name="G3000"><xs:sequence><xs:element name="end" type="xs:string"/></xs:sequence></xs:group><xs:element name="Req"><xs:complexType><xs:group ref="tns:G0"/></xs:complexType></xs:element>',
+    ],
+  ])('of %s are refused with a clear message, not a stack overflow', async (_, types, request) => {
+    await expect(introspectText(documentWsdl(types + request, [{ name: 'Op', input: 'Req' }]))).rejects.toThrow(
+      "'test.wsdl' has types that extend, restrict or include one another in chains too long to read.",
     );
   });
 });
