@@ -1,8 +1,8 @@
 /**
  * SOAP services over HTTP (Fastify inject) against real node-soap peers on 127.0.0.1: the JSON
  * returned and the envelopes actually sent, for SOAP 1.1 and 1.2, faults, arrays and nesting,
- * WS-Security, rpc/encoded, nil, generic headers, caching, unreachable and slow hosts, and a
- * service created at run time.
+ * WS-Security, rpc/encoded (MantisConnect's arrays of structs too), nil, generic headers,
+ * caching, unreachable and slow hosts, and a service created at run time.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -91,6 +91,25 @@ beforeAll(async () => {
       },
     },
   });
+  const mantis = {
+    mc_enum_status: () => ({
+      return: [
+        { id: 10, name: 'new' },
+        { id: 20, name: 'feedback' },
+      ],
+    }),
+    mc_issue_get: () => ({
+      return: {
+        id: 5,
+        summary: 'S',
+        tags: [
+          { id: 1, name: 't' },
+          { id: 2, name: 'u' },
+        ],
+      },
+    }),
+  };
+  peers.mantis = await startPeer('mantis-connect.wsdl', { MantisConnect: { MantisConnectPort: mantis } });
   const pets = { addPets: () => ({ status: null }) };
   peers.nillable = await startPeer('ss-nillable.wsdl', { Service1: { Service1Soap: pets, Service1Soap12: pets } });
   // zeep-soap-header.wsdl declares its headers as the first parts of the input message, which
@@ -131,6 +150,7 @@ beforeAll(async () => {
       { location: peers.wsse.url },
     ),
     await soapModel(12, 'rpc', peers.rpc.wsdlFile, {}, { location: peers.rpc.url }),
+    await soapModel(18, 'mantis', peers.mantis.wsdlFile, {}, { location: peers.mantis.url }),
     await soapModel(13, 'pets', peers.nillable.wsdlFile, {}, { location: peers.nillable.url }),
     await soapModel(
       14,
@@ -318,6 +338,34 @@ describe('rpc/encoded and nil', () => {
     expect(sent.headers['content-type']).toContain('application/soap+xml');
     expect(sent.body).toContain('soap:encodingStyle="http://www.w3.org/2003/05/soap-encoding"');
     expect(sent.body).toContain('<getKey xmlns="urn:RpcExample"><params xmlns=""><module>m</module><key>k</key></params></getKey>');
+  });
+
+  it('reads SOAP-encoded arrays of structs as node-soap writes them (each item as the array element itself, repeated)', async () => {
+    expect(await api('POST', 'mantis/mc_enum_status', { username: 'u', password: 'p' })).toEqual({
+      status: 200,
+      body: {
+        return: [
+          { id: 10, name: 'new' },
+          { id: 20, name: 'feedback' },
+        ],
+      },
+    });
+    expect(lastRequest(peers.mantis).body).toContain(
+      '<mc_enum_status xmlns="http://futureware.biz/mantisconnect"><username xmlns="">u</username><password xmlns="">p</password></mc_enum_status>',
+    );
+    expect(await api('POST', 'mantis/mc_issue_get', { username: 'u', password: 'p', issue_id: 5 })).toEqual({
+      status: 200,
+      body: {
+        return: {
+          id: 5,
+          summary: 'S',
+          tags: [
+            { id: 1, name: 't' },
+            { id: 2, name: 'u' },
+          ],
+        },
+      },
+    });
   });
 
   it('returns xsi:nil as null', async () => {

@@ -157,10 +157,26 @@ export class ResponseReader {
     if (isNil(target)) return null;
     const shape = this.view.shape(schema);
     if (shape.kind === 'object') return this.object(target, shape, references);
-    if (shape.kind === 'array') return childElements(target).map((child) => this.value(child, shape.items, references));
+    if (shape.kind === 'array') return this.array(target, shape.items, references);
     if (shape.type === null && (childElements(target).length > 0 || dataAttributes(target, references).length > 0))
       return generic(target, references);
     return typed(ownText(target), shape);
+  }
+
+  /**
+   * A SOAP-encoded array: its child elements are the items. Servers that write such an array as
+   * if it were literal (node-soap's) repeat the array's element once per item instead, each holding
+   * one item's members (or text): that element is then one item.
+   */
+  private array(element: Element, itemSchema: JsonSchema, references: References): Json[] {
+    const children = childElements(element);
+    const item = this.view.shape(itemSchema);
+    const oneItem =
+      children.length === 0
+        ? item.kind === 'scalar' && ownText(element).trim() !== ''
+        : item.kind === 'object' && children.every((child) => item.elements.has(child.localName ?? child.nodeName));
+    if (oneItem) return [this.value(element, itemSchema, references)];
+    return children.map((child) => this.value(child, itemSchema, references));
   }
 
   private object(element: Element, shape: ObjectShape, references: References): Record<string, Json> {
@@ -183,7 +199,14 @@ export class ResponseReader {
       const name = child.localName ?? child.nodeName;
       const member = shape.elements.get(name);
       if (member === undefined) put(result, name, generic(references.target(child), references), false, repeated);
-      else put(result, member.key, this.value(child, member.schema, references), member.array, repeated);
+      else {
+        const value = this.value(child, member.schema, references);
+        const existing = Object.hasOwn(result, member.key) ? result[member.key] : undefined;
+        // An encoded array repeated item by item (see array()): one array of all.
+        if (!member.array && Array.isArray(value) && Array.isArray(existing) && this.view.shape(member.schema).kind === 'array')
+          existing.push(...value);
+        else put(result, member.key, value, member.array, repeated);
+      }
     }
     return result;
   }

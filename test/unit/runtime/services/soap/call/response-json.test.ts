@@ -61,6 +61,28 @@ describe('response JSON', () => {
     expect(reader.read(envelope(encoded), output)).toEqual({ value: { item: [{ name: 'a' }, { name: 'b', count: 2 }] } });
   });
 
+  it('reads a SOAP-encoded array written item by item as the array element itself (node-soap), of structs and of strings', () => {
+    const encoded = new ResponseReader(
+      new SchemaView({
+        Refs: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } },
+        Names: { type: 'array', items: { type: 'string' } },
+      }),
+    );
+    const message: SoapMessageModel = {
+      wrapper: { name: 'r', namespace: '' },
+      schema: {
+        type: 'object',
+        properties: { refs: { $ref: '#/components/schemas/Refs' }, names: { $ref: '#/components/schemas/Names' } },
+      },
+    };
+    const asItems = '<r><refs><item><id>1</id></item><item><name>b</name></item></refs><names><item>x</item><item>y</item></names></r>';
+    const asRepeats = '<r><refs><id>1</id></refs><refs><name>b</name></refs><names>x</names><names>y</names></r>';
+    for (const body of [asItems, asRepeats]) {
+      expect(encoded.read(envelope(body), message)).toEqual({ value: { refs: [{ id: 1 }, { name: 'b' }], names: ['x', 'y'] } });
+    }
+    expect(encoded.read(envelope('<r><refs/><names></names></r>'), message)).toEqual({ value: { refs: [], names: [] } });
+  });
+
   it('reads elements the schema does not describe generically, repeats as arrays', () => {
     const reply = reader.read(envelope('<ListResponse><x>1</x><x>2</x><y><z/></y></ListResponse>'), output);
     expect(reply).toEqual({ value: { x: ['1', '2'], y: { z: '' } } });
