@@ -178,6 +178,10 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
         const list = byName.get(operation.name) ?? [];
         const known = list.find((o) => o.binding === binding);
         if (known === undefined) list.push({ binding, operation, portType: portTypeOperation, address });
+        else if (known.operation !== operation)
+          warnings.add(
+            `Operation '${operation.name}' is overloaded in binding '${binding.name.local}' (WSDL 1.1 allows it, JSON names cannot tell the forms apart): only its first form is offered.`,
+          );
         else known.address ??= address;
         byName.set(operation.name, list);
       }

@@ -146,3 +146,28 @@ describe('types that chain 3,000 deep', () => {
     );
   });
 });
+
+describe('an overloaded operation (two forms of one name, told apart by their input names)', () => {
+  it('offers the first form and says so', async () => {
+    const model = await introspectText(`<?xml version="1.0"?>
+<wsdl:definitions xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:o" targetNamespace="urn:o">
+<wsdl:message name="AddInt"><wsdl:part name="a" type="xs:int"/><wsdl:part name="b" type="xs:int"/></wsdl:message>
+<wsdl:message name="AddFloat"><wsdl:part name="a" type="xs:float"/><wsdl:part name="b" type="xs:float"/></wsdl:message>
+<wsdl:message name="AddIntOut"><wsdl:part name="r" type="xs:int"/></wsdl:message>
+<wsdl:message name="AddFloatOut"><wsdl:part name="r" type="xs:float"/></wsdl:message>
+<wsdl:portType name="P">
+<wsdl:operation name="Add"><wsdl:input name="AddInt" message="tns:AddInt"/><wsdl:output name="AddIntOut" message="tns:AddIntOut"/></wsdl:operation>
+<wsdl:operation name="Add"><wsdl:input name="AddFloat" message="tns:AddFloat"/><wsdl:output name="AddFloatOut" message="tns:AddFloatOut"/></wsdl:operation>
+</wsdl:portType>
+<wsdl:binding name="B" type="tns:P"><soap:binding style="rpc" transport="http://schemas.xmlsoap.org/soap/http"/>
+<wsdl:operation name="Add"><soap:operation soapAction="urn:AddInt"/><wsdl:input name="AddInt"><soap:body use="literal" namespace="urn:o"/></wsdl:input><wsdl:output name="AddIntOut"><soap:body use="literal" namespace="urn:o"/></wsdl:output></wsdl:operation>
+<wsdl:operation name="Add"><soap:operation soapAction="urn:AddFloat"/><wsdl:input name="AddFloat"><soap:body use="literal" namespace="urn:o"/></wsdl:input><wsdl:output name="AddFloatOut"><soap:body use="literal" namespace="urn:o"/></wsdl:output></wsdl:operation>
+</wsdl:binding>
+<wsdl:service name="S"><wsdl:port name="P" binding="tns:B"><soap:address location="http://127.0.0.1:1/o"/></wsdl:port></wsdl:service></wsdl:definitions>`);
+    expect(model.operations.map((operation) => [operation.name, operation.soapAction])).toEqual([['Add', 'urn:AddInt']]);
+    expect(model.operations[0].input.schema).toMatchObject({ properties: { a: { type: 'integer' }, b: { type: 'integer' } } });
+    expect(model.warnings).toEqual([
+      "Operation 'Add' is overloaded in binding 'B' (WSDL 1.1 allows it, JSON names cannot tell the forms apart): only its first form is offered.",
+    ]);
+  });
+});
