@@ -180,7 +180,7 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
         if (known === undefined) list.push({ binding, operation, portType: portTypeOperation, address });
         else if (known.operation !== operation)
           warnings.add(
-            `Operation '${operation.name}' is overloaded in binding '${binding.name.local}' (WSDL 1.1 allows it, JSON names cannot tell the forms apart): only its first form is offered.`,
+            `Operation '${operation.name}' appears more than once in binding '${binding.name.local}' (an overload, which one JSON name cannot tell apart, or a copy): only the first is offered.`,
           );
         else known.address ??= address;
         byName.set(operation.name, list);

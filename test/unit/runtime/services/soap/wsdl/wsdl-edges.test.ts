@@ -167,7 +167,7 @@ describe('an overloaded operation (two forms of one name, told apart by their in
     expect(model.operations.map((operation) => [operation.name, operation.soapAction])).toEqual([['Add', 'urn:AddInt']]);
     expect(model.operations[0].input.schema).toMatchObject({ properties: { a: { type: 'integer' }, b: { type: 'integer' } } });
     expect(model.warnings).toEqual([
-      "Operation 'Add' is overloaded in binding 'B' (WSDL 1.1 allows it, JSON names cannot tell the forms apart): only its first form is offered.",
+      "Operation 'Add' appears more than once in binding 'B' (an overload, which one JSON name cannot tell apart, or a copy): only the first is offered.",
     ]);
   });
 });
