@@ -33,6 +33,11 @@ const INTEGER_RANGES: Record<string, [bigint, bigint]> = {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding these characters is the point.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 
+/** A member's value, or when left out the fixed or default value its declaration gives (xsd-json-schema.ts: `default`). */
+function withPreset(item: Json, member: Member): Json {
+  return item === undefined && !member.array ? member.schema.default : item;
+}
+
 /** Text for XML, escaped; a character XML cannot carry is a 400 naming the field. */
 export function xmlText(text: string, path: string): string {
   const bad = NOT_XML.exec(text);
@@ -132,7 +137,7 @@ export class RequestWriter {
     let text = '';
     let prefix = 0;
     for (const member of shape.attributes.values()) {
-      const item = own(value, member.key);
+      const item = withPreset(own(value, member.key), member);
       if (item === undefined || item === null) {
         if (member.required) throw soapMessages.required.error(join(path, member.key));
         continue;
@@ -154,7 +159,7 @@ export class RequestWriter {
     let xml = '';
     for (const member of shape.members) {
       if (member.attribute) continue;
-      const item = own(value, member.key);
+      const item = withPreset(own(value, member.key), member);
       const where = join(path, member.key);
       if (member === shape.text) {
         if (item !== undefined && item !== null) xml += this.scalar(member.schema, item, where);

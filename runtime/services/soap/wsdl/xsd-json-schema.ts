@@ -3,7 +3,7 @@
  * messages: an element's children and attributes are members of one object (attributes flagged
  * `xml.attribute`), simple content beside attributes is the member `_`, `maxOccurs > 1` is an
  * array, `nillable` is `nullable`, minOccurs >= 1 (not nillable) and use="required" are
- * `required`, enumerations are `enum`, a choice of required branches is a `oneOf` of `required`,
+ * `required` (unless a fixed or default value stands in: then it is the member's `default`), enumerations are `enum`, a choice of required branches is a `oneOf` of `required`,
  * and an extension is an `allOf` of its base and its own members. Qualified names carry their
  * namespace in `xml`, which the request writer uses.
  *
@@ -40,6 +40,19 @@ function annotation(node: Element): string | undefined {
 
 const xsdChildren = (node: Element) => childElements(node).filter((child) => isXsdNamespace(child.namespaceURI));
 const xsdChild = (node: Element, local: string) => xsdChildren(node).find((child) => child.localName === local);
+
+/** The `fixed` or else `default` value of an element or attribute declaration. */
+function presetValue(node: Element): string | undefined {
+  return attribute(node, 'fixed') ?? attribute(node, 'default');
+}
+
+/** A fixed or default value as the JSON value of its schema's type. */
+function typedPreset(value: string, schema: JsonSchema): unknown {
+  const trimmed = value.trim();
+  if ((schema.type === 'integer' || schema.type === 'number') && trimmed !== '' && Number.isFinite(Number(trimmed))) return Number(trimmed);
+  if (schema.type === 'boolean') return trimmed === 'true' || trimmed === '1';
+  return value;
+}
 
 /** How the particles above an element repeat or may be left out. */
 interface Occurrence {
@@ -310,9 +323,16 @@ export class JsonSchemaBuilder {
     if (nillable) schema = withMembers(schema, { nullable: true });
     const description = annotation(declaration);
     if (description !== undefined) schema = withMembers(schema, { description });
+    let required = !occurrence.optional && !nillable;
+    // A required element with a fixed or default value need not be given: the writer sends that value.
+    const preset = presetValue(node) ?? presetValue(declaration);
+    if (required && !occurrence.repeated && preset !== undefined) {
+      schema = withMembers(schema, { default: typedPreset(preset, schema) });
+      required = false;
+    }
     const xml = xmlMember(namespace, false);
     const member = occurrence.repeated ? withMembers({ type: 'array', items: schema }, { xml }) : withMembers(schema, { xml });
-    model.add(name, member, !occurrence.optional && !nillable, false);
+    model.add(name, member, required, false);
   }
 
   private attributeMember(node: Element, context: SchemaContext, model: ObjectModel): void {
@@ -364,7 +384,14 @@ export class JsonSchemaBuilder {
           : { type: 'string' };
     if ('$ref' in schema) schema = { type: 'string' };
     const description = annotation(declaration);
-    model.add(name.local, withMembers(schema, { description, xml: xmlMember(name.ns, true) }), attribute(node, 'use') === 'required', true);
+    let required = attribute(node, 'use') === 'required';
+    // As for elements: a required attribute with a fixed or default value is sent with it when not given.
+    const preset = presetValue(node) ?? presetValue(declaration);
+    if (required && preset !== undefined) {
+      schema = { ...schema, default: typedPreset(preset, schema) };
+      required = false;
+    }
+    model.add(name.local, withMembers(schema, { description, xml: xmlMember(name.ns, true) }), required, true);
   }
 
   private simpleContentSchema(node: Element, context: SchemaContext, description?: string): JsonSchema {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '#runtime/model/platform-model.js';
+import { RequestWriter } from '#runtime/services/soap/call/request-xml.js';
+import { SchemaView } from '#runtime/services/soap/wsdl/json-schema-view.js';
 import { documentWsdl, introspectText, TNS } from '../soap-test-helpers.js';
 
 /** The request schema and definitions of an operation `Op` whose input element is `Req`. */
@@ -147,6 +149,33 @@ describe('XSD -> JSON Schema', () => {
       properties: { tree: { $ref: '#/components/schemas/Node' }, Part: { allOf: [{ $ref: '#/components/schemas/Part' }], ...ns } },
       required: ['tree', 'Part'],
     });
+  });
+
+  it('makes a required element or attribute with a fixed or default value optional, that value its default (as FedEx versions are)', async () => {
+    const { input } = await request(
+      `<xs:element name="Req"><xs:complexType><xs:sequence>
+         <xs:element name="ServiceId" type="xs:string" fixed="crs"/><xs:element name="Major" type="xs:int" fixed="28"/>
+         <xs:element name="Rush" type="xs:boolean" default="true"/><xs:element name="Note" type="xs:string" minOccurs="0" default="n"/>
+       </xs:sequence><xs:attribute name="version" type="xs:decimal" use="required" fixed="1.3"/></xs:complexType></xs:element>`,
+      { elementFormDefault: 'unqualified' },
+    );
+    expect(input?.schema).toEqual({
+      type: 'object',
+      properties: {
+        ServiceId: { type: 'string', default: 'crs' },
+        Major: { type: 'integer', format: 'int32', default: 28 },
+        Rush: { type: 'boolean', default: true },
+        Note: { type: 'string' },
+        version: { type: 'number', default: 1.3, xml: { attribute: true } },
+      },
+    });
+    const writer = new RequestWriter(new SchemaView({}));
+    expect(writer.message(input!, {})).toBe(
+      '<Req xmlns="urn:test" version="1.3"><ServiceId xmlns="">crs</ServiceId><Major xmlns="">28</Major><Rush xmlns="">true</Rush></Req>',
+    );
+    expect(writer.message(input!, { Major: 29, version: 2, Note: 'x' })).toBe(
+      '<Req xmlns="urn:test" version="2"><ServiceId xmlns="">crs</ServiceId><Major xmlns="">29</Major><Rush xmlns="">true</Rush><Note xmlns="">x</Note></Req>',
+    );
   });
 
   it('builds a chain of 5,000 types, each referring to the next (large generated WSDLs), without exhausting the stack', async () => {
