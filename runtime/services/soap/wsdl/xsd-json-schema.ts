@@ -3,7 +3,8 @@
  * messages: an element's children and attributes are members of one object (attributes flagged
  * `xml.attribute`), simple content beside attributes is the member `_`, `maxOccurs > 1` is an
  * array, `nillable` is `nullable`, minOccurs >= 1 (not nillable) and use="required" are
- * `required` (unless a fixed or default value stands in: then it is the member's `default`), enumerations are `enum`, a choice of required branches is a `oneOf` of `required`,
+ * `required` (unless a fixed or default value stands in: then it is the member's `default`; a
+ * nillable element that must occur has the default null), enumerations are `enum`, a choice of required branches is a `oneOf` of `required`,
  * and an extension is an `allOf` of its base and its own members. Qualified names carry their
  * namespace in `xml`, which the request writer uses.
  *
@@ -330,6 +331,9 @@ export class JsonSchemaBuilder {
       schema = withMembers(schema, { default: typedPreset(preset, schema) });
       required = false;
     }
+    // A nillable element that must occur is sent as nil when left out (the reference's client does
+    // so too): strict servers refuse a message without it.
+    if (nillable && !occurrence.optional && !occurrence.repeated && preset === undefined) schema = withMembers(schema, { default: null });
     const xml = xmlMember(namespace, false);
     const member = occurrence.repeated ? withMembers({ type: 'array', items: schema }, { xml }) : withMembers(schema, { xml });
     model.add(name, member, required, false);

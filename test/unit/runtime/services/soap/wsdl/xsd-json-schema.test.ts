@@ -15,7 +15,7 @@ const ns = { xml: { namespace: TNS } };
 describe('XSD -> JSON Schema', () => {
   it.each<[string, 'qualified' | 'unqualified', string, JsonSchema]>([
     [
-      'required from minOccurs, optional with minOccurs 0, nullable from nillable (and so not required)',
+      'required from minOccurs, optional with minOccurs 0, nullable from nillable (and so not required; null by default when it must occur)',
       'qualified',
       `<xs:element name="Req"><xs:complexType><xs:sequence>
          <xs:element name="a" type="xs:int"/><xs:element name="b" type="xs:string" minOccurs="0"/><xs:element name="c" type="xs:boolean" nillable="true"/>
@@ -25,7 +25,7 @@ describe('XSD -> JSON Schema', () => {
         properties: {
           a: { type: 'integer', format: 'int32', ...ns },
           b: { type: 'string', ...ns },
-          c: { type: 'boolean', nullable: true, ...ns },
+          c: { type: 'boolean', nullable: true, default: null, ...ns },
         },
         required: ['a'],
       },
@@ -151,11 +151,12 @@ describe('XSD -> JSON Schema', () => {
     });
   });
 
-  it('makes a required element or attribute with a fixed or default value optional, that value its default (as FedEx versions are)', async () => {
+  it('makes a required element or attribute with a fixed or default value optional, that value its default (as FedEx versions are), and sends nil for a nillable one left out', async () => {
     const { input } = await request(
       `<xs:element name="Req"><xs:complexType><xs:sequence>
          <xs:element name="ServiceId" type="xs:string" fixed="crs"/><xs:element name="Major" type="xs:int" fixed="28"/>
          <xs:element name="Rush" type="xs:boolean" default="true"/><xs:element name="Note" type="xs:string" minOccurs="0" default="n"/>
+         <xs:element name="Stamp" type="xs:dateTime" nillable="true"/><xs:element name="Memo" type="xs:string" nillable="true" minOccurs="0"/>
        </xs:sequence><xs:attribute name="version" type="xs:decimal" use="required" fixed="1.3"/></xs:complexType></xs:element>`,
       { elementFormDefault: 'unqualified' },
     );
@@ -166,15 +167,17 @@ describe('XSD -> JSON Schema', () => {
         Major: { type: 'integer', format: 'int32', default: 28 },
         Rush: { type: 'boolean', default: true },
         Note: { type: 'string' },
+        Stamp: { type: 'string', format: 'date-time', nullable: true, default: null },
+        Memo: { type: 'string', nullable: true },
         version: { type: 'number', default: 1.3, xml: { attribute: true } },
       },
     });
     const writer = new RequestWriter(new SchemaView({}));
     expect(writer.message(input!, {})).toBe(
-      '<Req xmlns="urn:test" version="1.3"><ServiceId xmlns="">crs</ServiceId><Major xmlns="">28</Major><Rush xmlns="">true</Rush></Req>',
+      '<Req xmlns="urn:test" version="1.3"><ServiceId xmlns="">crs</ServiceId><Major xmlns="">28</Major><Rush xmlns="">true</Rush><Stamp xmlns="" xsi:nil="true"/></Req>',
     );
     expect(writer.message(input!, { Major: 29, version: 2, Note: 'x' })).toBe(
-      '<Req xmlns="urn:test" version="2"><ServiceId xmlns="">crs</ServiceId><Major xmlns="">29</Major><Rush xmlns="">true</Rush><Note xmlns="">x</Note></Req>',
+      '<Req xmlns="urn:test" version="2"><ServiceId xmlns="">crs</ServiceId><Major xmlns="">29</Major><Rush xmlns="">true</Rush><Note xmlns="">x</Note><Stamp xmlns="" xsi:nil="true"/></Req>',
     );
   });
 
