@@ -1,7 +1,8 @@
 /**
  * The global components of every schema a WSDL loaded (elements, types, groups, attributes), by
  * qualified name, each with its schema's target namespace and form defaults. A name defined twice
- * keeps its first definition; a chameleon-included schema takes its includer's namespace.
+ * keeps its first definition; a chameleon-included schema takes its includer's namespace. A name
+ * in a namespace no schema defines finds the one component of its local name, if there is one.
  */
 import { attribute, childElements, isXsdNamespace, qnameKey, resolveQName, type QName } from '../xml-dom.js';
 
@@ -26,6 +27,10 @@ export interface XsdComponent {
 
 export class XsdIndex {
   private readonly components = new Map<string, XsdComponent>();
+  /** The target namespaces of the schemas added. */
+  private readonly namespaces = new Set<string>();
+  /** Components by kind and local name, across namespaces. */
+  private readonly byLocal = new Map<string, XsdComponent[]>();
 
   /** Adds the global components of a schema element. */
   addSchema(schema: Element, chameleonNamespace: string | null): void {
@@ -42,8 +47,14 @@ export class XsdIndex {
       const kind = child.localName as ComponentKind;
       const name = { ns: context.targetNamespace, local };
       const key = `${kind}${qnameKey(name)}`;
-      if (!this.components.has(key)) this.components.set(key, { kind, name, node: child, context });
+      if (this.components.has(key)) continue;
+      const component = { kind, name, node: child, context };
+      this.components.set(key, component);
+      const sameLocal = this.byLocal.get(`${kind}:${name.local}`);
+      if (sameLocal === undefined) this.byLocal.set(`${kind}:${name.local}`, [component]);
+      else sameLocal.push(component);
     }
+    this.namespaces.add(context.targetNamespace);
   }
 
   /**
@@ -56,8 +67,16 @@ export class XsdIndex {
 
   find(kind: ComponentKind, name: QName, context?: SchemaContext): XsdComponent | undefined {
     const found = this.components.get(`${kind}${qnameKey(name)}`);
-    if (found || name.ns !== '' || context === undefined) return found;
-    return this.components.get(`${kind}${qnameKey({ ns: context.targetNamespace, local: name.local })}`);
+    if (found) return found;
+    if (name.ns === '' && context !== undefined) {
+      const own = this.components.get(`${kind}${qnameKey({ ns: context.targetNamespace, local: name.local })}`);
+      if (own) return own;
+    }
+    // A namespace no schema defines: an unprefixed name in a hand-written WSDL whose default
+    // namespace is WSDL's own, or a stale prefix. The one component of that local name is meant.
+    if (this.namespaces.has(name.ns)) return undefined;
+    const candidates = this.byLocal.get(`${kind}:${name.local}`);
+    return candidates?.length === 1 ? candidates[0] : undefined;
   }
 
   /** Resolves a QName value in the scope of `node` (a chameleon schema's unprefixed names take its namespace). */

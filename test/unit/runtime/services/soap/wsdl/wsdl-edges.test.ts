@@ -171,3 +171,34 @@ describe('an overloaded operation (two forms of one name, told apart by their in
     ]);
   });
 });
+
+describe("a WSDL whose default namespace is WSDL's own, naming schema components of no namespace without a prefix", () => {
+  it('finds them by their local name (node-soap cannot load it)', async () => {
+    const model = await introspectText(`<?xml version="1.0"?>
+<definitions xmlns="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:xs="http://www.w3.org/2001/XMLSchema">
+  <types><xs:schema elementFormDefault="qualified">
+    <xs:element name="Hello"><xs:complexType><xs:sequence><xs:element name="name" type="xs:string"/><xs:element name="p" type="Point"/></xs:sequence></xs:complexType></xs:element>
+    <xs:complexType name="Point"><xs:sequence><xs:element name="x" type="xs:int"/></xs:sequence></xs:complexType>
+    <xs:element name="HelloResponse"><xs:complexType><xs:sequence><xs:element name="greeting" type="xs:string"/></xs:sequence></xs:complexType></xs:element>
+  </xs:schema></types>
+  <message name="HelloIn"><part name="parameters" element="Hello"/></message>
+  <message name="HelloOut"><part name="parameters" element="HelloResponse"/></message>
+  <portType name="P"><operation name="Hello"><input message="HelloIn"/><output message="HelloOut"/></operation></portType>
+  <binding name="B" type="P"><soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+    <operation name="Hello"><soap:operation soapAction="Hello"/><input><soap:body use="literal"/></input><output><soap:body use="literal"/></output></operation></binding>
+  <service name="S"><port name="P" binding="B"><soap:address location="http://127.0.0.1:1/h"/></port></service>
+</definitions>
+`);
+    expect(model.warnings).toEqual([]);
+    expect(model.operations.map((operation) => operation.name)).toEqual(['Hello']);
+    expect(model.operations[0].input).toEqual({
+      wrapper: { name: 'Hello', namespace: '' },
+      schema: {
+        type: 'object',
+        properties: { name: { type: 'string' }, p: { $ref: '#/components/schemas/Point' } },
+        required: ['name', 'p'],
+      },
+    });
+    expect(model.definitions.Point).toEqual({ type: 'object', properties: { x: { type: 'integer', format: 'int32' } }, required: ['x'] });
+  });
+});
