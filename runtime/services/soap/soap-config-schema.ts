@@ -5,9 +5,22 @@
 
 const text = (description: string) => ({ type: 'string', description });
 
-/** An object, or its JSON text (checked when the options are read); the object keywords apply to objects only. */
+/** An XML element name without a prefix (ASCII letters, digits, `_`, `-`, `.`): a generic header's name. */
+export const XML_NAME = '^[A-Za-z_][A-Za-z0-9_.-]*$';
+
+/**
+ * An object, or its JSON text (parsed when the options are read); the object keywords apply to
+ * objects only. The text must look like an object and must not hold the switches refused below,
+ * so that a service saved through the API with the text is refused as with the object.
+ */
 const streamContextSchema = {
   type: ['object', 'string'],
+  pattern: '^\\s*(\\{[\\s\\S]*\\})?\\s*$',
+  patternErrorMessage: 'must be a JSON object or its text',
+  not: {
+    type: 'string',
+    pattern: '"(verify_peer|verify_peer_name)"\\s*:\\s*(false|0|"false")|"allow_self_signed"\\s*:\\s*(true|1|"true")',
+  },
   additionalProperties: false,
   description:
     'Transport options, as an object or JSON text: `ssl` (cafile, local_cert, local_pk, passphrase, peer_name) and `http` (header, user_agent).',
@@ -90,7 +103,7 @@ export const soapConfigSchema: Record<string, unknown> = {
         properties: {
           type: { enum: ['generic', 'wsse'], default: 'generic' },
           namespace: { type: 'string' },
-          name: { type: 'string' },
+          name: { type: 'string', pattern: XML_NAME, patternErrorMessage: 'must be an XML element name' },
           data: { description: 'A JSON object (or its text), a text, or `svc:<param>` for the value of that query parameter.' },
           mustunderstand: { type: ['boolean', 'integer', 'string'] },
           actor: { type: 'string' },

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BadRequestError } from '../../core/errors.js';
 import type { SoapVersion } from '../../model/platform-model.js';
+import { XML_NAME } from './soap-config-schema.js';
 
 /** A generic SOAP header row. `data` is an object, a text, or `{param}` for a query parameter. */
 export interface GenericHeader {
@@ -55,6 +56,7 @@ export interface SoapOptions {
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 60;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The reference's prefix for values taken from the request's query parameters. */
 export const QUERY_VALUE_PREFIX = 'svc:';
@@ -181,6 +183,7 @@ function headers(config: Record<string, unknown>): Pick<SoapOptions, 'headers' |
     } else if (type === 'generic') {
       const namespace = typeof row.namespace === 'string' ? row.namespace : '';
       if (namespace === '' || name === '') throw new BadRequestError(`SOAP header ${index} needs 'namespace' and 'name'.`);
+      if (!new RegExp(XML_NAME).test(name)) throw new BadRequestError(`SOAP header ${index}: '${name}' is not an XML element name.`);
       generic.push({
         namespace,
         name,
@@ -234,7 +237,8 @@ export function soapOptions(config: Record<string, unknown>, baseDir: string): S
             workstation: optionalString(options.ntlm_workstation, 'ntlm_workstation') ?? '',
           },
     cacheWsdl: cacheWsdl(options.cache_wsdl),
-    timeoutMs: Math.round((timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
+    // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer one would fire at once.
+    timeoutMs: Math.min(Math.round((timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000), MAX_TIMER_MS),
     ...streamContext(options.stream_context, baseDir),
     ...headers(config),
     responseTtlMs: flag(config.cache_enabled) && Number.isFinite(ttl) && ttl > 0 ? ttl * 1000 : null,

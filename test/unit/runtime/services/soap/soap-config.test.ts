@@ -75,6 +75,26 @@ describe('SOAP config', () => {
   });
 
   it.each([
+    ['{"ssl":{"verify_peer":false}}', false],
+    ['{ "ssl": { "allow_self_signed": true } }', false],
+    ['{bad json', false],
+    ['{"http":{"user_agent":"portico"}}', true],
+    ['', true],
+  ])('checks stream_context given as JSON text %j in its JSON Schema too (the API saves what it accepts)', (text, valid) => {
+    expect(validate({ wsdl: 'x', options: { stream_context: text } })).toBe(valid);
+  });
+
+  it('refuses a generic header whose name is no XML element name, in its JSON Schema and when read', () => {
+    const header = { type: 'generic', namespace: 'urn:h', name: 'a b<', data: 'x' };
+    expect(validate({ wsdl: 'x', headers: [header] })).toBe(false);
+    expect(() => soapOptions({ wsdl: 'x', headers: [header] }, '/')).toThrow("SOAP header 0: 'a b<' is not an XML element name.");
+  });
+
+  it('caps connection_timeout at what a Node.js timer holds (a longer one would fire at once)', () => {
+    expect(soapOptions({ wsdl: 'x', options: { connection_timeout: 1e308 } }, '/').timeoutMs).toBe(2 ** 31 - 1);
+  });
+
+  it.each([
     [{ options: { soap_version: '2' } }, "SOAP option 'soap_version' must be 1.1 or 1.2, not '2'."],
     [{ options: { connection_timeout: 0 } }, "SOAP option 'connection_timeout' must be a number of seconds above 0."],
     [{ options: { location: 'ftp://x' } }, "SOAP option 'location' must be an http(s) URL, not 'ftp://x'."],
