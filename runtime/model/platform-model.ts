@@ -103,6 +103,11 @@ export interface SoapServiceModel extends ServiceBase {
   definitions: Record<string, JsonSchema>;
   /** What introspection left out and why (unusable ports, missing elements), sorted. */
   warnings: string[];
+  /**
+   * The definitions of complex types derived from others, by XML name (`{namespace}local`): a
+   * reply element whose xsi:type names one is read as that type. Absent when there are none.
+   */
+  derivedTypes?: Record<string, string>;
 }
 
 /**

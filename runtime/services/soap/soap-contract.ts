@@ -60,7 +60,7 @@ export class LiveContract {
     this.operations = operationsByApiName(model.operations);
     this.view = new SchemaView(model.definitions);
     this.writer = new RequestWriter(this.view);
-    this.reader = new ResponseReader(this.view);
+    this.reader = new ResponseReader(this.view, model.derivedTypes ?? {});
   }
 
   /** The operation of an API name (WSDL or documented), ignoring case. */

@@ -116,6 +116,22 @@ describe('a WSDL split over files, with several services, bindings and ports', (
     expect(lastBody()).toBe('<GetOrder xmlns="urn:example:orders"><id>5</id><expand>false</expand></GetOrder>');
   });
 
+  it('reads an element by the derived type its xsi:type names (an abstract Party that is a Person)', async () => {
+    replies.set('urn:GetOrder', {
+      body: envelope(
+        '<GetOrderResponse xmlns="urn:example:orders"><order><id>7</id><placed>2024-01-01T00:00:00Z</placed><status>PAID</status>' +
+          '<customer xmlns:c="urn:example:common" xsi:type="c:Person"><name xmlns="">Al</name><born xmlns="">1990-01-01</born>' +
+          '<age xmlns="">33</age><nickname xmlns="">Big Al</nickname></customer><total>21.00</total></order></GetOrderResponse>',
+      ),
+    });
+    const reply = await api('POST', 'shop/GetOrder', { id: 7 });
+    expect(reply.body.order).toMatchObject({ customer: { name: 'Al', born: '1990-01-01', age: 33, nickname: ['Big Al'] } });
+    const docs = await api('GET', 'api_docs/shop');
+    expect(Object.keys((docs.body.components as { schemas: object }).schemas)).toEqual(
+      expect.arrayContaining(['Party', 'Person', 'Company']),
+    );
+  });
+
   it('sends the parts of a bare message as body elements and reads them back', async () => {
     replies.set('urn:BareSum', { body: envelope('<a:sum xmlns:a="urn:example:abstract">12345678901234567890</a:sum>') });
     expect(await api('POST', 'shop/BareSum', { a: 1, b: '2' })).toEqual({ status: 200, body: { sum: '12345678901234567890' } });

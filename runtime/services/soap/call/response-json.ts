@@ -3,12 +3,14 @@
  * dropped), attributes as plain members, text beside attributes under `_`, xsi:nil as null,
  * arrays wherever the schema says an element repeats (one occurrence is still an array), and
  * values typed as the schema says (integers beyond 2^53 stay text, so no digit is lost). What the
- * schema does not describe is still returned, read generically. SOAP-encoded multi-references
- * (`href="#id"`) are followed. A Fault becomes a SoapFault.
+ * schema does not describe is still returned, read generically. An element whose xsi:type names a
+ * derived type is read as that type. SOAP-encoded multi-references (`href="#id"`) are followed. A
+ * Fault becomes a SoapFault.
  */
 import { InternalServerError } from '../../../core/errors.js';
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { ObjectShape, SchemaView, Shape } from '../wsdl/json-schema-view.js';
+import { DEFINITION_REF } from '../wsdl/json-schema-parts.js';
 import { childElements, MAX_NESTING, nestsDeeperThan, ownText, parseXml, XmlSyntaxError, XMLNS_NS, XSI_NS } from '../xml-dom.js';
 import { soapMessages } from '../soap-messages.js';
 
@@ -53,6 +55,15 @@ export function parseEnvelope(xml: string): Element {
 /** An xsi: attribute; some servers (node-soap's own) write the prefix without declaring it. */
 function isXsi(attribute: Attr): boolean {
   return attribute.namespaceURI === XSI_NS || (!attribute.namespaceURI && attribute.prefix === 'xsi');
+}
+
+/** The value of an element's xsi:type, or undefined. */
+function xsiType(element: Element): string | undefined {
+  for (let index = 0; index < element.attributes.length; index++) {
+    const attribute = element.attributes.item(index)!;
+    if (attribute.localName === 'type' && isXsi(attribute)) return attribute.value.trim();
+  }
+  return undefined;
 }
 
 function isNil(element: Element): boolean {
@@ -135,7 +146,14 @@ function put(target: Record<string, Json>, key: string, value: Json, array: bool
 }
 
 export class ResponseReader {
-  constructor(private readonly view: SchemaView) {}
+  /**
+   * `derivedTypes`: definition names of complex types derived from others, by XML name
+   * (`{ns}local`), for elements whose xsi:type names one (the model's `derivedTypes`).
+   */
+  constructor(
+    private readonly view: SchemaView,
+    private readonly derivedTypes: Readonly<Record<string, string>> = {},
+  ) {}
 
   /** The JSON of a response envelope: the message's value, or the fault. */
   read(envelope: Element, message: SoapMessageModel | null): SoapReply {
@@ -155,12 +173,22 @@ export class ResponseReader {
   private value(element: Element, schema: JsonSchema, references: References): Json {
     const target = references.target(element);
     if (isNil(target)) return null;
-    const shape = this.view.shape(schema);
+    const shape = this.view.shape(this.declaredType(target) ?? schema);
     if (shape.kind === 'object') return this.object(target, shape, references);
     if (shape.kind === 'array') return this.array(target, shape.items, references);
     if (shape.type === null && (childElements(target).length > 0 || dataAttributes(target, references).length > 0))
       return generic(target, references);
     return typed(ownText(target), shape);
+  }
+
+  /** The schema of a derived type an element names in xsi:type (polymorphic replies), or undefined. */
+  private declaredType(element: Element): JsonSchema | undefined {
+    const type = xsiType(element);
+    if (type === undefined) return undefined;
+    const colon = type.indexOf(':');
+    const ns = colon < 0 ? element.lookupNamespaceURI('') : element.lookupNamespaceURI(type.slice(0, colon));
+    const name = this.derivedTypes[`{${ns ?? ''}}${type.slice(colon + 1)}`];
+    return name === undefined ? undefined : { $ref: `${DEFINITION_REF}${name}` };
   }
 
   /**

@@ -13,7 +13,7 @@ import { JsonSchemaBuilder } from './xsd-json-schema.js';
 import { attribute, qnameKey, type QName } from '../xml-dom.js';
 
 /** What introspection adds to a SOAP service model. */
-export type SoapContract = Pick<SoapServiceModel, 'endpoints' | 'operations' | 'definitions' | 'warnings'>;
+export type SoapContract = Pick<SoapServiceModel, 'endpoints' | 'operations' | 'definitions' | 'warnings' | 'derivedTypes'>;
 
 /** An operation that cannot be offered; the message says why. */
 class Unusable extends Error {}
@@ -199,7 +199,9 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
     }
   }
   if (built.length === 0) warnings.add('The WSDL offers no usable SOAP 1.1 or SOAP 1.2 operation, so the service has none.');
+  const derived = schemas.addDerivedTypes();
   const definitions = schemas.finish(reserved);
+  const derivedTypes = Object.fromEntries(derived.map((xmlName) => [xmlName, schemas.definitionName(xmlName)!]));
   const view = new SchemaView(definitions);
   // Names that differ only in case would be one API name: later ones get a suffix.
   const taken = new Set<string>();
@@ -209,7 +211,13 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
     taken.add(name.toLowerCase());
     return { name, ...operation, simpleInput: isSimpleInput(view, operation.input.schema) };
   });
-  return { endpoints, operations, definitions, warnings: [...warnings].sort() };
+  return {
+    endpoints,
+    operations,
+    definitions,
+    warnings: [...warnings].sort(),
+    ...(derived.length === 0 ? {} : { derivedTypes }),
+  };
 }
 
 /** Lower-cased name, then the name itself: the order of the operation list. */

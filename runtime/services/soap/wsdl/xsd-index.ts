@@ -65,6 +65,11 @@ export class XsdIndex {
     return this.find(kind, this.qname(node, value, context), context);
   }
 
+  /** Every component of a kind, in the order the schemas were added. */
+  all(kind: ComponentKind): XsdComponent[] {
+    return [...this.components.values()].filter((component) => component.kind === kind);
+  }
+
   find(kind: ComponentKind, name: QName, context?: SchemaContext): XsdComponent | undefined {
     const found = this.components.get(`${kind}${qnameKey(name)}`);
     if (found) return found;

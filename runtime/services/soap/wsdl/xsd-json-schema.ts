@@ -66,6 +66,8 @@ interface Definition {
   sortKey: string;
   schema: JsonSchema | null;
   refs: JsonSchema[];
+  /** The name `finish` gives it. */
+  name?: string;
 }
 
 /**
@@ -128,10 +130,49 @@ export class JsonSchemaBuilder {
     const named: Array<[string, JsonSchema]> = [];
     for (const definition of entries) {
       const name = namer(definition.preferred.replace(/[^A-Za-z0-9._-]/g, '_') || 'Type');
+      definition.name = name;
       for (const ref of definition.refs) ref.$ref = `${DEFINITION_REF}${name}`;
       named.push([name, definition.schema ?? {}]);
     }
     return Object.fromEntries(named.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  /**
+   * Adds the complex types derived (by extension or restriction, at any depth) from those defined
+   * so far, which a reply may name in xsi:type. Returns their XML names (`{ns}local`); their
+   * definition names are known after `finish` (`definitionName`).
+   */
+  addDerivedTypes(): string[] {
+    this.buildPending();
+    const derived = new Map<string, XsdComponent[]>();
+    for (const type of this.index.all('complexType')) {
+      const content = xsdChild(type.node, 'complexContent') ?? xsdChild(type.node, 'simpleContent');
+      const derivation = content === undefined ? undefined : (xsdChild(content, 'extension') ?? xsdChild(content, 'restriction'));
+      const base = derivation === undefined ? undefined : attribute(derivation, 'base');
+      const baseType = base === undefined ? undefined : this.index.lookup('complexType', derivation!, base, type.context);
+      if (baseType === undefined || baseType === type) continue;
+      const key = `complexType${qnameKey(baseType.name)}`;
+      const siblings = derived.get(key);
+      if (siblings === undefined) derived.set(key, [type]);
+      else siblings.push(type);
+    }
+    const added = new Set<string>();
+    const queue = [...this.definitions.keys()];
+    for (let key = queue.pop(); key !== undefined; key = queue.pop()) {
+      for (const type of derived.get(key) ?? []) {
+        if (added.has(qnameKey(type.name))) continue;
+        added.add(qnameKey(type.name));
+        queue.push(`complexType${qnameKey(type.name)}`);
+        this.typeSchema(type.name, type.context);
+      }
+    }
+    this.buildPending();
+    return [...added].sort();
+  }
+
+  /** The definition name of a complex type by XML name (`{ns}local`), once `finish` has named it. */
+  definitionName(xmlName: string): string | undefined {
+    return this.definitions.get(`complexType${xmlName}`)?.name;
   }
 
   private reference(component: XsdComponent, build: () => JsonSchema): JsonSchema {
