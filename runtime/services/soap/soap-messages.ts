@@ -47,6 +47,7 @@ export const soapMessages = {
     (address: string, version: string) =>
       `The WSDL's address for SOAP ${version}, '${address}', is no http(s) URL; set the service option 'location'.`,
   ),
+  answerTooLarge: message(500, (url: string, mib: number) => `The answer of ${url} exceeds ${mib} MiB.`),
   hostTimeout: message(503, (host: string, seconds: number) => `The SOAP host ${host} did not answer within ${seconds} s.`),
   hostUnreachable: message(503, (host: string, reason: string) => `The SOAP host ${host} cannot be reached: ${reason}.`),
   /** 500; a gateway status (502-504) makes it a 503 (call/soap-invoker.ts). */

@@ -26,7 +26,12 @@ export type TransportOptions = Pick<SoapOptions, 'basicAuth' | 'ntlm' | 'timeout
 /** Redirects a WSDL read follows (calls follow none: a SOAP POST is not replayed elsewhere). */
 const MAX_REDIRECTS = 5;
 
+/** The most an answer (a reply or a WSDL document) may hold: far beyond any real one, well within memory. */
+export const MAX_ANSWER_BYTES = 100 * 1024 * 1024;
+
 class TimeoutError extends Error {}
+
+class TooLargeError extends Error {}
 
 interface AxiosLikeResponse {
   status: number;
@@ -65,6 +70,7 @@ export class SoapTransport {
       ? this.ntlmClient.then((client) => this.ntlmExchange(client, url, body, requestHeaders))
       : this.send(url, body, requestHeaders, body === null ? MAX_REDIRECTS : 0);
     return exchange.catch((error: unknown) => {
+      if (error instanceof TooLargeError) throw soapMessages.answerTooLarge.error(shown(url), MAX_ANSWER_BYTES / 1024 / 1024);
       throw error instanceof TimeoutError
         ? soapMessages.hostTimeout.error(shown(url), this.options.timeoutMs / 1000)
         : soapMessages.hostUnreachable.error(shown(url), (error as Error).message);
@@ -74,9 +80,10 @@ export class SoapTransport {
   private send(url: string, body: string | null, headers: Record<string, string>, redirects: number): Promise<HttpReply> {
     return new Promise((resolve, reject) => {
       let timedOut = false;
+      let tooLarge = false;
       const fail = (error: Error) => {
         clearTimeout(timer);
-        reject(timedOut ? new TimeoutError() : error);
+        reject(timedOut ? new TimeoutError() : tooLarge ? new TooLargeError() : error);
       };
       const target = new URL(url);
       const secure = target.protocol === 'https:';
@@ -90,7 +97,16 @@ export class SoapTransport {
         },
         (response) => {
           const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            // An endless or huge answer is cut off before it fills the memory.
+            if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
+            else if (!tooLarge) {
+              tooLarge = true;
+              request.destroy(new TooLargeError());
+            }
+          });
           response.on('error', fail);
           response.on('end', () => {
             clearTimeout(timer);

@@ -19,14 +19,23 @@ beforeAll(async () => {
   const wsdl = documentWsdl('<xs:include schemaLocation="file:///etc/passwd"/><xs:element name="R" type="xs:string"/>', [
     { name: 'Op', input: 'R' },
   ]);
+  const megabyte = Buffer.alloc(1024 * 1024, ' ');
   server = http.createServer((request, response) => {
     if (request.url === '/svc?wsdl') response.end(wsdl);
-    else response.writeHead(404).end('no');
+    else if (request.url === '/endless?wsdl') {
+      // Never ends: spaces as fast as they are read.
+      const pump = () => {
+        while (!response.destroyed && response.write(megabyte));
+      };
+      response.on('drain', pump);
+      pump();
+    } else response.writeHead(404).end('no');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => {
+  server.closeAllConnections();
   server.close();
   files.cleanup();
 });
@@ -93,6 +102,11 @@ describe('WSDL loading', () => {
     const error = await loadWsdlDocuments(location, transport).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ status });
     expect((error as Error).message).toContain(message);
+  });
+
+  it('cuts off an answer beyond 100 MiB (an endless one) with a clear error', async () => {
+    const error = await loadWsdlDocuments({ kind: 'url', url: `${base}/endless?wsdl` }, transport).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 500, message: `The answer of ${base}/endless?wsdl exceeds 100 MiB.` });
   });
 
   it('reports an HTTP error of the WSDL URL', async () => {
