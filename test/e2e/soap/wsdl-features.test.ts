@@ -179,6 +179,12 @@ describe('a WSDL split over files, with several services, bindings and ports', (
     expect(lastBody()).toContain('<Note xmlns="urn:example:common">n1</Note><Note xmlns="urn:example:common">n2</Note></PlaceOrder>');
     replies.set('urn:Notify', { status: 202, body: '' });
     expect(await api('POST', 'shop/notify', { message: 'm' })).toEqual({ status: 200, body: {} });
+    // A redirect (to https, say) is not a one-way operation's empty answer.
+    replies.set('urn:Notify', { status: 301, body: '' });
+    expect(await api('POST', 'shop/notify', { message: 'm' })).toEqual({
+      status: 500,
+      body: { error: { code: 500, message: 'The SOAP service answered HTTP 301 without a SOAP envelope.' } },
+    });
   });
 });
 
