@@ -157,7 +157,7 @@ describe('a WSDL split over files, with several services, bindings and ports', (
     expect(peer.requests.length).toBe(sent);
   });
 
-  it('answers a fault with its detail, and a one-way operation with {}', async () => {
+  it('answers a fault with its detail, a one-way operation with {}, and nothing or a redirect for another with a 500', async () => {
     replies.set('urn:PlaceOrder', {
       status: 500,
       body: envelope(
@@ -179,7 +179,12 @@ describe('a WSDL split over files, with several services, bindings and ports', (
     expect(lastBody()).toContain('<Note xmlns="urn:example:common">n1</Note><Note xmlns="urn:example:common">n2</Note></PlaceOrder>');
     replies.set('urn:Notify', { status: 202, body: '' });
     expect(await api('POST', 'shop/notify', { message: 'm' })).toEqual({ status: 200, body: {} });
-    // A redirect (to https, say) is not a one-way operation's empty answer.
+    // Nothing is no answer for an operation with an output; a redirect (to https, say) is no answer at all.
+    replies.set('urn:Ping', { status: 200, body: '' });
+    expect(await api('POST', 'shop/Ping')).toEqual({
+      status: 500,
+      body: { error: { code: 500, message: 'The SOAP service answered HTTP 200 without a SOAP envelope.' } },
+    });
     replies.set('urn:Notify', { status: 301, body: '' });
     expect(await api('POST', 'shop/notify', { message: 'm' })).toEqual({
       status: 500,

@@ -59,9 +59,10 @@ export async function invokeOperation(
   const body = writer.message(operation.input, args);
   const request = envelope(version, soapHeaders(options.headers, options.wsse, version, query), body, operation.use === 'encoded');
   const reply = await transport.exchange(endpoint, request, envelopeHeaders(version, operation.soapAction));
-  // A redirect is no answer either: a SOAP POST is not sent again elsewhere (soap-transport.ts).
+  // Nothing is the answer of a one-way operation only; a redirect is no answer either (a SOAP
+  // POST is not sent again elsewhere: soap-transport.ts).
   if (reply.body.trim() === '') {
-    if (reply.status >= 300) throw httpError(reply.status);
+    if (reply.status >= 300 || operation.output !== null) throw httpError(reply.status);
     return {};
   }
   let root: Element;
