@@ -138,6 +138,23 @@ describe('a WSDL split over files, with several services, bindings and ports', (
     expect(lastBody()).toBe('<a xmlns="urn:example:abstract">1</a><b xmlns="urn:example:abstract">2</b>');
   });
 
+  it('reads an MTOM answer (multipart/related): the envelope part, its xop:Include as base64', async () => {
+    const bytes = Buffer.from([0, 1, 2, 255]);
+    const root = envelope(
+      '<EchoText xmlns="urn:example:orders"><xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:bin%40peer"/></EchoText>',
+    );
+    replies.set('urn:Echo', {
+      contentType: 'multipart/related; type="application/xop+xml"; boundary="MIMEBoundary"; start="<root@peer>"',
+      body: Buffer.concat([
+        Buffer.from(`--MIMEBoundary\r\nContent-Type: application/xop+xml; charset=UTF-8\r\nContent-ID: <root@peer>\r\n\r\n${root}\r\n`),
+        Buffer.from('--MIMEBoundary\r\nContent-Type: application/octet-stream\r\nContent-ID: <bin@peer>\r\n\r\n'),
+        bytes,
+        Buffer.from('\r\n--MIMEBoundary--\r\n'),
+      ]),
+    });
+    expect(await api('POST', 'shop/Echo', { EchoText: 'x' })).toEqual({ status: 200, body: { EchoText: bytes.toString('base64') } });
+  });
+
   it('refuses values XML cannot carry with a 400 before calling the peer', async () => {
     const sent = peer.requests.length;
     expect(await api('POST', 'shop/Echo', { EchoText: 'bell\u0007' })).toEqual({

@@ -13,6 +13,7 @@ import type { HttpClient } from 'soap';
 import type { SoapOptions } from '../soap-config.js';
 import { soapMessages } from '../soap-messages.js';
 import { decodeXml } from '../xml-dom.js';
+import { xopEnvelope } from './xop.js';
 
 export interface HttpReply {
   status: number;
@@ -162,8 +163,15 @@ function headerMap(headers: Record<string, unknown>): Record<string, string> {
   return map;
 }
 
-/** The body (an XML document) as text: in the charset the content type names, else as the document says (xml-dom.ts). */
+/**
+ * The body (an XML document) as text: in the charset the content type names, else as the document
+ * says (xml-dom.ts); of an MTOM answer (multipart/related), the envelope with its parts inlined.
+ */
 function decode(body: Buffer, contentType: string | undefined): string {
+  if (contentType !== undefined && /^\s*multipart\/related/i.test(contentType)) {
+    const envelope = xopEnvelope(body, contentType);
+    if (envelope !== null) return envelope;
+  }
   return decodeXml(body, /charset="?([^";\s]+)/i.exec(contentType ?? '')?.[1]);
 }
 
