@@ -132,6 +132,17 @@ describe('a WSDL split over files, with several services, bindings and ports', (
     );
   });
 
+  it('calls an operation named and with an action beyond ASCII (the action percent-encoded, as a header must carry it)', async () => {
+    replies.set('urn:Gr%C3%B6%C3%9Fe/%E6%93%8D%E4%BD%9C', {
+      body: envelope('<Item xmlns="urn:example:orders"><sku>x</sku><qty>1</qty><price currency="EUR">2</price></Item>'),
+    });
+    expect(await api('POST', `shop/${encodeURIComponent('größe')}`, { id: 'x' })).toEqual({
+      status: 200,
+      body: { sku: 'x', qty: 1, price: { currency: 'EUR', _: 2 } },
+    });
+    expect(lastRequest().headers.soapaction).toBe('"urn:Gr%C3%B6%C3%9Fe/%E6%93%8D%E4%BD%9C"');
+  });
+
   it('sends the parts of a bare message as body elements and reads them back', async () => {
     replies.set('urn:BareSum', { body: envelope('<a:sum xmlns:a="urn:example:abstract">12345678901234567890</a:sum>') });
     expect(await api('POST', 'shop/BareSum', { a: 1, b: '2' })).toEqual({ status: 200, body: { sum: '12345678901234567890' } });

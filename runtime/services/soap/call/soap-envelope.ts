@@ -32,10 +32,26 @@ export function envelope(version: SoapVersion, header: string, body: string, enc
   );
 }
 
+/**
+ * The action as an HTTP header can carry it: a URI, so characters beyond ASCII (an IRI such as
+ * `urn:操作`, which Node.js refuses in a header) and quotes are percent-encoded as UTF-8.
+ */
+function headerAction(soapAction: string): string {
+  return soapAction.replace(/[^\x20-\x7E]|"/gu, (character) => {
+    try {
+      return encodeURIComponent(character);
+    } catch {
+      // A lone surrogate: no character at all.
+      return '';
+    }
+  });
+}
+
 /** HTTP headers of a call: 1.1 sends SOAPAction, 1.2 puts the action in the content type. */
 export function envelopeHeaders(version: SoapVersion, soapAction: string): Record<string, string> {
-  if (version === '1.2') return { 'Content-Type': `application/soap+xml; charset=utf-8; action="${soapAction}"` };
-  return { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${soapAction}"` };
+  const action = headerAction(soapAction);
+  if (version === '1.2') return { 'Content-Type': `application/soap+xml; charset=utf-8; action="${action}"` };
+  return { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${action}"` };
 }
 
 function queryValue(query: RawQuery, name: string): string {

@@ -14,6 +14,11 @@ describe('SOAP envelope', () => {
     expect(parseXml(envelope(version, '', '<x/>', false)).documentElement?.namespaceURI).toBe(ns);
   });
 
+  it('percent-encodes an action beyond ASCII (an IRI) and its quotes, which an HTTP header cannot carry', () => {
+    expect(envelopeHeaders('1.1', 'urn:Größe/操作 "x"').SOAPAction).toBe('"urn:Gr%C3%B6%C3%9Fe/%E6%93%8D%E4%BD%9C %22x%22"');
+    expect(envelopeHeaders('1.2', 'urn:操作')['Content-Type']).toBe('application/soap+xml; charset=utf-8; action="urn:%E6%93%8D%E4%BD%9C"');
+  });
+
   it('writes generic headers, taking svc: values from the query', () => {
     const xml = soapHeaders(
       [
