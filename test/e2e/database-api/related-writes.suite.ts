@@ -26,6 +26,16 @@ export function groupTests(api: () => ApiClient): void {
     });
   });
 
+  it('aggregates the whole table when fields hold aggregates only (no primary-key order on PostgreSQL)', async () => {
+    const result = await api().get('_table/contact_info', { fields: 'count(*),max(id)' });
+    expect(result).toEqual({ status: 200, body: { resource: [{ COUNT_ALL: 300, MAX_id: 300 }] } });
+    const filtered = await api().get('_table/contact_info', { fields: 'COUNT(*)', filter: "info_type = 'home'", include_count: 'true' });
+    expect(filtered.body).toEqual({ resource: [{ COUNT_ALL: 100 }], meta: { count: 1 } });
+    expect((await api().get('_table/contact_info', { fields: 'count(*)', count_only: 'true' })).body).toEqual({ meta: { count: 1 } });
+    const refused = await api().get('_table/contact_info', { fields: 'count(*)', having: 'count(*) > 1000', include_count: 'true' });
+    expect(refused.body).toEqual({ resource: [], meta: { count: 0 } });
+  });
+
   it('filters groups with having, and takes group_by', async () => {
     const all = (await api().get('_table/contact_group_relationship', { group: 'contact_group_id', fields: 'contact_group_id,count(*)' }))
       .body.resource;

@@ -30,8 +30,9 @@ function keyOrder(plan: TablePlan): OrderBy[] {
 function buildSelect(db: Kysely<any>, plan: TablePlan, query: RowQuery) {
   let q = db.selectFrom(plan.source).select(query.selection.columns);
   if (query.where !== null) q = q.where(query.where);
-  const grouped = query.groupBy !== undefined && query.groupBy.length > 0;
-  if (grouped) q = q.groupBy(query.groupBy!.map((f) => f.ref));
+  // A grouped read (aggregates without group fields too) has no primary key to order by.
+  const grouped = query.groupBy !== undefined;
+  if (grouped && query.groupBy!.length > 0) q = q.groupBy(query.groupBy!.map((f) => f.ref));
   if (query.having) q = q.having(query.having);
   const order = query.order !== undefined && query.order.length > 0 ? query.order : grouped ? [] : keyOrder(plan);
   for (const term of order) q = q.orderBy(term.field.ref, term.direction);
@@ -108,7 +109,8 @@ export async function countGroups(
   groupBy: readonly FieldPlan[],
   having: Condition | null,
 ): Promise<number> {
-  let inner = db.selectFrom(plan.source).select(sql`1`.as('one'));
+  // Without group fields the aggregates make one group of every row (none when `having` refuses it).
+  let inner = db.selectFrom(plan.source).select((groupBy.length > 0 ? sql`1` : sql`count(*)`).as('one'));
   if (where !== null) inner = inner.where(where);
   if (groupBy.length > 0) inner = inner.groupBy(groupBy.map((f) => f.ref));
   if (having !== null) inner = inner.having(having);
