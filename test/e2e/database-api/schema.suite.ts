@@ -96,6 +96,20 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(child.body.resource[0]).toMatchObject({ parent_id: row.id, typed_by_parent_id: { id: row.id, f_string: 'hello' } });
     });
 
+    it('returns 64-bit integers beyond 2^53 exactly, as text, on every database', async () => {
+      const created = await api().call('POST', '_table/typed?fields=f_bigint', {
+        resource: [{ f_bigint: '9223372036854775807' }, { f_bigint: '-9223372036854775808' }, { f_bigint: '9007199254740993' }],
+      });
+      expect(created.body).toEqual({
+        resource: [{ f_bigint: '9223372036854775807' }, { f_bigint: '-9223372036854775808' }, { f_bigint: '9007199254740993' }],
+      });
+      const found = await api().get('_table/typed', { filter: 'f_bigint = 9223372036854775807', fields: 'f_bigint' });
+      expect(found.body).toEqual({ resource: [{ f_bigint: '9223372036854775807' }] });
+      // Exact integers stay numbers.
+      const small = await api().get('_table/typed', { filter: 'f_bigint = 9007199254740991', fields: 'f_bigint,f_integer' });
+      expect(small.body).toEqual({ resource: [{ f_bigint: 9007199254740991, f_integer: 42 }] });
+    });
+
     it('lists tables (names, chosen keys, ids) and refuses bad definitions', async () => {
       const listed = await api().get('_schema', { fields: 'name,label' });
       expect(listed.body.resource).toContainEqual({ name: 'typed', label: 'Typed Things' });

@@ -71,6 +71,33 @@ interface CachingDatabase extends SqliteDatabase {
   prepare(sql: string): SqliteStatement & { reader: boolean; all(parameters: readonly unknown[]): unknown[] };
 }
 
+/**
+ * Integers as PostgreSQL's and MySQL's drivers give them: a number while it is exact, else its
+ * text. better-sqlite3 would round a 64-bit integer beyond 2^53 to the nearest double.
+ */
+function exactIntegers(rows: unknown[]): unknown[] {
+  for (const row of rows as Record<string, unknown>[]) {
+    for (const key in row) {
+      const value = row[key];
+      if (typeof value === 'bigint') {
+        row[key] = value >= -MAX_SAFE && value <= MAX_SAFE ? Number(value) : value.toString();
+      }
+    }
+  }
+  return rows;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A reading statement whose integers come back exact (see exactIntegers). */
+function readingExactly(statement: Database.Statement): Database.Statement {
+  if (!statement.reader) return statement;
+  statement.safeIntegers(true);
+  const all = statement.all.bind(statement);
+  statement.all = ((...parameters: unknown[]) => exactIntegers(all(...parameters))) as typeof statement.all;
+  return statement;
+}
+
 function cachingDatabase(sqlite: Database.Database): CachingDatabase {
   const statements = new Map<string, Database.Statement>();
   return {
@@ -80,7 +107,7 @@ function cachingDatabase(sqlite: Database.Database): CachingDatabase {
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (statement === undefined) {
-        statement = sqlite.prepare(sql);
+        statement = readingExactly(sqlite.prepare(sql));
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
         statements.set(sql, statement);
       }
