@@ -122,6 +122,8 @@ export const sqlMessages = {
     400,
     () => 'The request is too large for the database: use fewer filter terms, values, fields or records at once.',
   ),
+  /** Ordering, grouping or comparing by a field whose type the database can not compare (PostgreSQL's json). */
+  notComparable: message(400, () => 'The database can not compare, order or group the values of a field of this type.'),
   /** A deadlock, serialization failure or lock timeout. */
   concurrentChange: message(409, () => 'The records were changed concurrently; try again.'),
   databaseUnavailable: message(503, () => 'The database is unavailable; try again later.'),

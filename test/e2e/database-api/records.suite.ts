@@ -115,6 +115,23 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(result).toMatchObject({ status: 400, body: { error: { code: 400, message, context: { field } } } });
     });
 
+    it('compares a json field in filters, and orders or groups by it without a 500 (PostgreSQL json has no operators)', async () => {
+      await api().call('POST', '_table/note', { resource: [{ title: 'json1', data: { k: 'v' } }] });
+      const compared = await api().get('_table/note', { filter: "data is not null and data != 'x' and title = 'json1'", fields: 'title' });
+      expect(compared).toEqual({ status: 200, body: { resource: [{ title: 'json1' }] } });
+      expect((await api().get('_table/note', { filter: "data in ('x', 'y')", fields: 'title' })).body).toEqual({ resource: [] });
+      for (const query of [{ order: 'data' }, { group: 'data' }, { ids: 'x', id_field: 'data' }] as Record<string, string>[]) {
+        const result = await api().get('_table/note', { fields: 'data', ...query });
+        if (target().kind !== 'postgres') expect(result.status, JSON.stringify(query)).toBeLessThan(500);
+        else {
+          expect(result.body, JSON.stringify(query)).toEqual({
+            error: { code: 400, message: 'The database can not compare, order or group the values of a field of this type.' },
+          });
+        }
+      }
+      await api().call('DELETE', `_table/note?filter=${encodeURIComponent("title = 'json1'")}`);
+    });
+
     it('answers a malformed filter with 400 naming the position and what was expected', async () => {
       const result = await api().get('_table/contact', { filter: "last_name = 'Yang' and (id > 2" });
       expect(result.status).toBe(400);
@@ -245,6 +262,34 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect((await api().call('PATCH', `_table/note/${a2.id}`, { unknown: 1 })).body.error.message).toBe(
         'No valid fields were found in record.',
       );
+    });
+
+    it('takes a single-record body as the record: fields named like options (order, fields, limit, ...) are values', async () => {
+      const keywords = ['order', 'fields', 'select', 'limit', 'filter', 'group', 'ids', 'related', 'continue'];
+      const created = await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'keyword',
+            field: [{ name: 'id', type: 'id' }, ...keywords.map((name) => ({ name, type: 'string', length: 20, allow_null: true }))],
+          },
+        ],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const values = Object.fromEntries(keywords.map((name) => [name, `${name} value`]));
+      const [{ id }] = (await api().call('POST', '_table/keyword', { resource: [values] })).body.resource;
+      const patched = await api().call('PATCH', `_table/keyword/${id}?fields=order,limit`, { order: '3', limit: 'x', fields: 'f' });
+      expect(patched).toEqual({ status: 200, body: { order: '3', limit: 'x' } });
+      expect((await api().call('PUT', `_table/keyword/${id}`, { select: 'nothing', filter: 'id = 0', ids: '1,2' })).body).toEqual({ id });
+      expect((await api().call('GET', `_table/keyword/${id}`)).body).toEqual({
+        ...values,
+        id,
+        order: '3',
+        limit: 'x',
+        fields: 'f',
+        select: 'nothing',
+        filter: 'id = 0',
+        ids: '1,2',
+      });
     });
 
     it('updates batches of records carrying their keys, by ids, and by filter', async () => {

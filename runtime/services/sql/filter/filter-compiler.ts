@@ -84,7 +84,8 @@ function compileNode(node: FilterNode, context: FieldContext, scope: CompileScop
 }
 
 function compilePredicate(node: PredicateNode, target: ResolvedField, scope: CompileScope): RawBuilder<SqlBool> {
-  const { column } = target;
+  // PostgreSQL's json has no comparison operators; its text does (as the others compare JSON kept as text).
+  const column = scope.dialect === 'postgres' && target.field.type === 'json' ? sql`cast(${target.column} as text)` : target.column;
   bind(scope, node.kind === 'between' ? 2 : 1, node.position);
   switch (node.kind) {
     case 'is_null':

@@ -31,6 +31,8 @@ export interface TableOp {
   action: RecordAction;
   /** The relationships `related` asks for (empty when none). */
   related: RelatedRequest[];
+  /** The body options (`fields`, `filter` `params`, ...) may come from: none when the body is one record. */
+  optionsBody: unknown;
 }
 
 /** A key with the text the client sent for it (for messages). */
@@ -47,13 +49,18 @@ const ACTIONS: Record<ServiceCall['verb'], RecordAction> = {
   DELETE: 'delete',
 };
 
-/** Resolves the table (404 when unknown) and parses what every operation needs. */
-export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: string): TableOp {
+/**
+ * Resolves the table (404 when unknown) and parses what every operation needs. The bare object of
+ * a single-record PUT/PATCH is the record (reference 2.1): its fields named `fields`, `order`,
+ * `limit`, ... are values, so that request's options come from the query only.
+ */
+export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: string, id?: string): TableOp {
   const plan = ctx.schema.plan(table);
-  const params = parseCommonParams(call.query, call.body);
+  const optionsBody = id !== undefined && (call.verb === 'PUT' || call.verb === 'PATCH') ? undefined : call.body;
+  const params = parseCommonParams(call.query, optionsBody);
   // `*,x` selects every field, and x must be one of them: nothing the client names is dropped unseen.
   if (params.fieldsBesideAll.length > 0) selectFields(plan, params.fieldsBesideAll);
-  const related = relatedRequests(ctx, plan, params.related, call.query, call.body, call.auth);
+  const related = relatedRequests(ctx, plan, params.related, call.query, optionsBody, call.auth);
   const scope = scopeOf(call.auth, call.auth.rowFilters);
   return {
     ctx,
@@ -61,6 +68,7 @@ export function openTableOp(ctx: SqlServiceContext, call: ServiceCall, table: st
     plan,
     params,
     related,
+    optionsBody,
     action: ACTIONS[call.verb],
     rowFilter: scopeCondition(ctx, plan, scope),
     // Internal callers (no grants: the system service's scopes) fill scoped fields themselves.
@@ -88,7 +96,7 @@ export function filterCondition(op: TableOp): Condition | null {
     table: op.plan.table,
     schema: op.ctx.schema.current,
     dialect: op.ctx.dialect.dialect,
-    params: filterParams(op.call.body),
+    params: filterParams(op.optionsBody),
     reach: filterReach(op.ctx, op.call.auth),
   });
 }
@@ -135,7 +143,7 @@ export interface TableWriteTarget extends WriteTarget {
  * the fields the relationships join on (dropped again by `finishWritten`).
  */
 export function writeTarget(op: TableOp, idFields: readonly FieldPlan[] | null, records: readonly Row[] = []): TableWriteTarget {
-  const fields = fieldsOption(op.call.query, op.call.body);
+  const fields = fieldsOption(op.call.query, op.optionsBody);
   let output: Selection;
   if (fields === '*') output = op.plan.all;
   else if (fields !== null) output = selectFields(op.plan, fields);

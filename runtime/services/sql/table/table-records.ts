@@ -17,7 +17,7 @@ export async function handleTableRecords(
   table: string,
   id: string | undefined,
 ): Promise<ServiceResult> {
-  const op = openTableOp(ctx, call, table);
+  const op = openTableOp(ctx, call, table, id);
   try {
     switch (call.verb) {
       case 'GET':
