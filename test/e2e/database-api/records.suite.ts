@@ -351,6 +351,35 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       ['a null in a NOT NULL field', { title: 'x2', done: null }, 400, "Field 'done' can not be NULL.", 'done'],
       ['a bad boolean', { title: 'x3', done: 'perhaps' }, 400, "Field 'done' must be a valid boolean.", 'done'],
       ['a bad number', { title: 'x4', price: 'cheap' }, 400, "Field 'price' must be a valid number.", 'price'],
+      // Refused alike by every database (SQLite stored these as given; PostgreSQL did not name the field).
+      [
+        'a date that does not exist',
+        { title: 'x5', due: '2024-02-30' },
+        400,
+        "Invalid value for field 'due': not a valid date or time.",
+        'due',
+      ],
+      [
+        'a month that does not exist',
+        { title: 'x6', due: '2024-13-01' },
+        400,
+        "Invalid value for field 'due': not a valid date or time.",
+        'due',
+      ],
+      [
+        'a date that is no date',
+        { title: 'x7', due: '2024-01-01 25:00' },
+        400,
+        "Invalid value for field 'due': not a valid date or time.",
+        'due',
+      ],
+      [
+        'a decimal beyond its precision',
+        { title: 'x8', price: 1000000 },
+        400,
+        "Invalid value for field 'price': the number is out of range for the field.",
+        'price',
+      ],
       ['a duplicate unique value', { title: 'a2' }, 409, "Duplicate entry: a record with the same 'title' already exists.", 'title'],
     ])('%s: %i naming the field', async (_name, record, status, message, field) => {
       const result = await api().call('POST', '_table/note', { resource: [record] });

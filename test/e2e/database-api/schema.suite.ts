@@ -110,6 +110,41 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(small.body).toEqual({ resource: [{ f_bigint: 9007199254740991, f_integer: 42 }] });
     });
 
+    it('writes ISO 8601 dates and times (T, fractions, zones) and JSON strings alike on every database', async () => {
+      const created = await api().call('POST', '_table/typed?fields=f_date,f_time,f_datetime,f_timestamp,f_json', {
+        resource: [
+          {
+            f_date: '2024-03-10T10:00:00.000Z',
+            f_time: '12:00:00+02:00',
+            f_datetime: '2024-03-10T12:34:56Z',
+            f_timestamp: '2024-03-10T12:34:56+05:00',
+            f_json: 'hello',
+          },
+        ],
+      });
+      // The wall time as written, as PostgreSQL keeps it in a column without time zone (MariaDB refused the zone).
+      const written = { f_date: '2024-03-10', f_time: '12:00:00', f_datetime: '2024-03-10 12:34:56', f_timestamp: '2024-03-10 12:34:56' };
+      expect(created).toEqual({ status: 200, body: { resource: [{ ...written, f_json: 'hello' }] } });
+      const found = await api().get('_table/typed', {
+        filter: "f_datetime = '2024-03-10T12:34:56Z' and f_date >= '2024-03-10' and f_timestamp < '2024-03-10T13:00:00'",
+        fields: 'f_date',
+      });
+      expect(found.body).toEqual({ resource: [{ f_date: '2024-03-10' }] });
+      for (const [field, value] of [
+        ['f_date', '2023-02-29'],
+        ['f_datetime', '2024-04-31T10:00:00Z'],
+        ['f_timestamp', '2024-01-01 24:30:00'],
+        ['f_time', '12:61:00'],
+      ]) {
+        expect((await api().call('POST', '_table/typed', { resource: [{ [field]: value }] })).body.error).toEqual({
+          code: 400,
+          message: `Invalid value for field '${field}': not a valid date or time.`,
+          context: { field },
+        });
+      }
+      expect((await api().get('_table/typed', { filter: "f_date = '2024-02-30'" })).status).toBe(400);
+    });
+
     it('lists tables (names, chosen keys, ids) and refuses bad definitions', async () => {
       const listed = await api().get('_schema', { fields: 'name,label' });
       expect(listed.body.resource).toContainEqual({ name: 'typed', label: 'Typed Things' });

@@ -5,6 +5,7 @@
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
 import { fitsInt64 } from '../../../core/request-limits.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
+import { DATE_TIME_TYPES, dateTimeText } from '../query/date-time-text.js';
 import type { FilterValue } from './filter-parser.js';
 import { sqlMessages } from '../sql-messages.js';
 
@@ -70,6 +71,12 @@ export function castValue(text: string, field: FieldModel, label: string, dialec
     const flag = BOOLEANS.get(trimmed.toLowerCase());
     if (flag === undefined) throw sqlMessages.invalidValueOfType.error(label, 'boolean', position);
     return dialect === 'postgres' ? flag : flag ? 1 : 0;
+  }
+  if (DATE_TIME_TYPES.has(field.type)) {
+    // Compared as the values were written (SQLite compares the text itself).
+    const written = dateTimeText(text, field.type, dialect !== 'postgres');
+    if (written === 'invalid') throw sqlMessages.valueRefused.error('not a valid date or time', label);
+    return written ?? text;
   }
   return text;
 }

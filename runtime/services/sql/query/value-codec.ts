@@ -4,9 +4,10 @@
  * Encoders see non-null values only; nullability is checked by the writer.
  */
 import { fitsInt64 } from '../../../core/request-limits.js';
-import type { FieldModel } from '../../../model/platform-model.js';
+import type { AbstractType, FieldModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
+import { dateTimeText } from './date-time-text.js';
 import { coreMessages } from '../../../core/messages.js';
 import { sqlMessages } from '../sql-messages.js';
 
@@ -42,17 +43,31 @@ function integerEncoder(name: string): Encoder {
   };
 }
 
-function numberEncoder(name: string, exact: boolean): Encoder {
+/**
+ * `digits`: how many digits an exact type holds before its decimal point (precision - scale), so
+ * that every database refuses a larger value alike (SQLite would store it).
+ */
+function numberEncoder(name: string, exact: boolean, digits: number | null = null): Encoder {
+  const bound = digits === null ? null : 10 ** digits;
+  const inRange = <T>(value: T, number: number): T => {
+    if (bound !== null && Math.abs(number) >= bound) throw sqlMessages.valueRefused.error('out of range', name);
+    return value;
+  };
   return (value) => {
-    if (typeof value === 'number' && Number.isFinite(value)) return value;
+    if (typeof value === 'number' && Number.isFinite(value)) return inRange(value, value);
     if (typeof value === 'string' && NUMBER_TEXT.test(value.trim())) {
       // Exact types keep their text (the database rounds or refuses it); a double must be finite.
-      if (exact) return value.trim();
+      if (exact) return inRange(value.trim(), Number(value.trim()));
       const number = Number(value.trim());
       if (Number.isFinite(number)) return number;
     }
     throw sqlMessages.invalidValueOfType.error(name, 'number');
   };
+}
+
+/** Digits before the decimal point of a decimal field with a known precision, else null. */
+function integerDigits(field: FieldModel): number | null {
+  return field.precision !== null && field.precision > 0 ? field.precision - (field.scale ?? 0) : null;
 }
 
 function booleanEncoder(name: string, dialect: SqlDialectModule): Encoder {
@@ -96,7 +111,30 @@ function binaryEncoder(name: string): Encoder {
   };
 }
 
-const jsonEncoder: Encoder = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
+/** Date and time values checked against the calendar and written as the dialect needs them (date-time-text.ts). */
+function dateTimeEncoder(name: string, type: AbstractType, dialect: SqlDialectModule): Encoder {
+  const asText = stringEncoder(name, null);
+  return (value) => {
+    const text = asText(value) as string;
+    const written = dateTimeText(text, type, dialect.dateTimes !== 'parsed');
+    if (written === 'invalid' || (written === null && dialect.dateTimes === 'text')) {
+      throw sqlMessages.valueRefused.error('not a valid date or time', name);
+    }
+    return written ?? text;
+  };
+}
+
+function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A string is taken as JSON text when it is JSON, else as a JSON string (so that `"hello"` round-trips on every database). */
+const jsonEncoder: Encoder = (value) => (typeof value === 'string' && isJsonText(value) ? value : JSON.stringify(value));
 
 /** The write encoder of a field. */
 export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encoder {
@@ -109,13 +147,18 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
       return numberEncoder(field.name, false);
     case 'decimal':
     case 'money':
-      return numberEncoder(field.name, true);
+      return numberEncoder(field.name, true, integerDigits(field));
     case 'binary':
       return binaryEncoder(field.name);
     case 'json':
       return jsonEncoder;
     case 'array':
       return (value) => value;
+    case 'date':
+    case 'time':
+    case 'datetime':
+    case 'timestamp':
+      return dateTimeEncoder(field.name, field.type, dialect);
     case 'string':
       return stringEncoder(field.name, field.length !== null && field.length > 0 ? field.length : null);
     default:

@@ -25,6 +25,7 @@ export const mysqlDialect: SqlDialectModule = {
   transactionalDdl: false,
   supportsReturning: false,
   keyInsertsWithoutReturning: true,
+  dateTimes: 'zoneless',
   bindBoolean: (value) => (value ? 1 : 0),
   readConverter: (field: FieldModel) => (field.type === 'json' ? decodeJsonText : null),
   alterTable: (db, schema, table, changes) => alterMysqlTable(db, schema, table, changes, mysqlDialect),

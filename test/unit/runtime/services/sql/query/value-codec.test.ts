@@ -58,8 +58,23 @@ describe('write encoders', () => {
     ['text', false, 'false'],
     ['string', [1], "400: Field 'f' must be a string."],
     ['datetime', '2024-01-31 10:00:00', '2024-01-31 10:00:00'],
+    // SQLite keeps dates as text: ISO 8601 only, the wall time without T and zone, real dates only.
+    ['datetime', '2024-01-31T10:00:00.250Z', '2024-01-31 10:00:00.250'],
+    ['timestamp', '2024-02-29T23:59+05:30', '2024-02-29 23:59:00'],
+    ['timestamp', '2024-01-31', '2024-01-31 00:00:00'],
+    ['timestamp', '2024-01-31T24:00:00', '2024-01-31 24:00:00'],
+    ['date', '2024-01-31T22:00:00-03:00', '2024-01-31'],
+    ['time', '08:30:00.5Z', '08:30:00.5'],
+    ['time', '8:30', '8:30:00'],
+    ['date', '2023-02-29', "400: Invalid value for field 'f': not a valid date or time."],
+    ['date', '2024-00-10', "400: Invalid value for field 'f': not a valid date or time."],
+    ['datetime', '2024-01-31 24:01:00', "400: Invalid value for field 'f': not a valid date or time."],
+    ['time', '10:60', "400: Invalid value for field 'f': not a valid date or time."],
+    ['date', 'tomorrow', "400: Invalid value for field 'f': not a valid date or time."],
+    ['decimal', '1e400', '1e400'],
     ['json', { a: [1] }, '{"a":[1]}'],
     ['json', '{"raw":true}', '{"raw":true}'],
+    ['json', 'plain text', '"plain text"'],
     ['json', 3, '3'],
     ['binary', 'aGk=', Buffer.from('hi')],
     ['binary', 'a b c', "400: Field 'f' must be base64-encoded binary data."],
@@ -74,6 +89,21 @@ describe('write encoders', () => {
     expect(encode3('😀é€')).toBe('😀é€');
     expect(() => encode3('abcd')).toThrow("Field 'f' value is too long: at most 3 characters.");
     expect(encoderFor({ ...field('text'), length: 3 }, sqliteDialect)('abcd')).toBe('abcd');
+  });
+
+  it('leaves dates in forms other than ISO 8601 to databases that parse them, and keeps their zones for PostgreSQL', () => {
+    const date = (dialect: typeof sqliteDialect) => encoderFor(field('timestamp'), dialect);
+    expect(date({ ...sqliteDialect, dateTimes: 'zoneless' })('Jan 31 2024')).toBe('Jan 31 2024');
+    expect(date({ ...sqliteDialect, dateTimes: 'parsed' })('2024-01-31T10:00:00+02:00')).toBe('2024-01-31T10:00:00+02:00');
+    expect(() => date({ ...sqliteDialect, dateTimes: 'parsed' })('2024-02-30')).toThrow("Invalid value for field 'f'");
+  });
+
+  it('refuses decimals beyond their precision', () => {
+    const price = encoderFor({ ...field('decimal', 'decimal(5,2)'), precision: 5, scale: 2 }, sqliteDialect);
+    expect(price('999.99')).toBe('999.99');
+    expect(price(-999.5)).toBe(-999.5);
+    expect(() => price(1000)).toThrow("Invalid value for field 'f': the number is out of range for the field.");
+    expect(() => price('-1000.00')).toThrow('out of range');
   });
 
   it('keeps integers beyond 2^53 exact as BigInt', () => {
