@@ -215,6 +215,21 @@ export const sqlMessages = {
   fieldExists: message(400, (name: string, table: string) => `Field '${name}' already exists in table '${table}'.`),
   /** `kind`: table, view, index, ... */
   alreadyExists: message(409, (kind: string, name: string) => `A ${kind} with name '${name}' already exist in the database.`),
+  /** Dropping what another table's foreign key references. */
+  tableReferenced: message(
+    409,
+    (table: string, by: string) =>
+      `Table '${table}' is referenced by a foreign key of table '${by}': drop that relationship or table first.`,
+    (table, by) => ({ table, referenced_by: by }),
+  ),
+  fieldReferenced: message(
+    409,
+    (name: string, table: string, by: string) =>
+      `Field '${name}' of table '${table}' is referenced by a foreign key of table '${by}': drop that relationship first.`,
+    (name, table, by) => ({ field: name, table, referenced_by: by }),
+  ),
+  /** A schema change the database refuses because other objects (views, keys) depend on what it drops. */
+  dependentObjects: message(409, () => 'Other database objects (views, foreign keys) depend on what the change drops: drop them first.'),
   /** DELETE of a table (GET and field or relationship writes say coreMessages.tableNotFound). */
   tableToDropNotFound: message(404, (table: string) => `Table '${table}' not found.`),
   partNotFound: message(

@@ -264,6 +264,57 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       ).toBe(400);
     });
 
+    it('refuses what would leave a foreign key dangling or a field twice, changing nothing (SQLite dropped the key)', async () => {
+      const created = await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'owner',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'label', type: 'string', length: 10, allow_null: true },
+            ],
+          },
+          {
+            name: 'owned',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'owner_id', type: 'reference', ref_table: 'owner', ref_field: 'id', allow_null: true },
+              { name: 'parent_id', type: 'reference', ref_table: 'owned', ref_field: 'id', allow_null: true },
+            ],
+          },
+        ],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      await api().call('POST', '_table/owner', { resource: [{ label: 'o' }] });
+      const fieldsOf = async (table: string) => (await api().get(`_schema/${table}`)).body.field.map((f: { name: string }) => f.name);
+
+      expect((await api().call('DELETE', '_schema/owner/_field/id')).body.error).toEqual({
+        code: 409,
+        message: "Field 'id' of table 'owner' is referenced by a foreign key of table 'owned': drop that relationship first.",
+        context: { field: 'id', table: 'owner', referenced_by: 'owned' },
+      });
+      expect((await api().call('DELETE', '_schema/owner')).body.error).toMatchObject({
+        code: 409,
+        message: "Table 'owner' is referenced by a foreign key of table 'owned': drop that relationship or table first.",
+      });
+      expect(await fieldsOf('owner')).toEqual(['id', 'label']);
+      expect((await api().get('_table/owner', { fields: 'id,label' })).body).toEqual({ resource: [{ id: 1, label: 'o' }] });
+
+      // One change per field: names differing in case only are the same field (MySQL added the first before failing).
+      const twice = await api().call('PATCH', '_schema/owner', {
+        field: [
+          { name: 'extra', type: 'integer', allow_null: true },
+          { name: 'EXTRA', type: 'string', allow_null: true },
+        ],
+      });
+      expect(twice.body.error).toEqual({ code: 400, message: "Field 'EXTRA' already exists in table 'owner'." });
+      expect(await fieldsOf('owner')).toEqual(['id', 'label']);
+
+      // Together, the referencing table first whatever the order given; a self-reference does not hold a table.
+      expect((await api().call('DELETE', '_schema?ids=owner,owned')).body).toEqual({ resource: [{ name: 'owner' }, { name: 'owned' }] });
+      expect((await api().get('_table/owner')).status).toBe(404);
+    });
+
     it('drops tables, one by name or several by ids', async () => {
       await api().call('POST', '_schema', {
         resource: [

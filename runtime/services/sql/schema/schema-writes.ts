@@ -11,7 +11,7 @@
 import { BadRequestError, NotFoundError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
-import type { FieldModel, RelationModel, TableModel } from '../../../model/platform-model.js';
+import type { FieldModel, ForeignKeyModel, RelationModel, TableModel } from '../../../model/platform-model.js';
 import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import { readDatabaseSchema } from './database-schema-reader.js';
 import { mergedDefinition } from './model-definitions.js';
@@ -54,9 +54,13 @@ function fieldList(input: Input): unknown[] {
 /** Splits field definitions into changes of an existing table; `addOnly` refuses fields that exist. */
 function changesFor(ctx: SqlServiceContext, table: TableModel, fields: readonly unknown[], addOnly: boolean): TableChanges {
   const changes: TableChanges = { add: [], modify: [], drop: [] };
+  const named = new Set<string>();
   fields.forEach((raw, index) => {
     const name = lowerKeys(raw).name;
     if (typeof name !== 'string' || name === '') throw sqlMessages.fieldNameMissing.error(index, table.name);
+    // Names are case-insensitive (records come back keyed by lower-case names): one change per field.
+    if (named.has(name.toLowerCase())) throw sqlMessages.fieldExists.error(name, table.name);
+    named.add(name.toLowerCase());
     const current = findField(table, name);
     if (current === undefined) {
       assertNewIdentifier(ctx.dialect.dialect, name, `field '${shownName(name)}' of table '${table.name}'`, {
@@ -87,8 +91,55 @@ async function applying(ctx: SqlServiceContext, table: TableModel | null, what: 
   }
 }
 
+/** Whether a foreign key points at the table. */
+function pointsAt(fk: ForeignKeyModel, table: TableModel): boolean {
+  const target = fk.refTable.toLowerCase();
+  return target === table.name.toLowerCase() || target === table.sourceName.toLowerCase();
+}
+
+/**
+ * A foreign key that points at the table (`fields` null: of another table), or at one of `fields`
+ * of it (from another table, or from fields of this one that stay): dropping what it references
+ * would leave it dangling (SQLite allows that; PostgreSQL and MySQL refuse in their own words).
+ */
+function referencedBy(
+  ctx: SqlServiceContext,
+  table: TableModel,
+  fields: readonly FieldModel[] | null,
+): { table: string; field: string } | null {
+  const dropped = fields?.flatMap((f) => [f.name.toLowerCase(), f.sourceName.toLowerCase()]);
+  for (const other of ctx.schema.current.tables) {
+    const self = other.name === table.name;
+    for (const fk of other.foreignKeys) {
+      if (!pointsAt(fk, table)) continue;
+      if (dropped === undefined) {
+        if (!self) return { table: other.name, field: fk.refFields[0] };
+        continue;
+      }
+      const target = fk.refFields.find((f) => dropped.includes(f.toLowerCase()));
+      const staying = !self || fk.fields.some((f) => !dropped.includes(f.toLowerCase()));
+      if (target !== undefined && staying) return { table: other.name, field: target };
+    }
+  }
+  return null;
+}
+
+/** Tables to drop together, each after the ones among them that reference it. */
+function dropOrder(tables: readonly TableModel[]): TableModel[] {
+  const remaining = [...tables];
+  const ordered: TableModel[] = [];
+  while (remaining.length > 0) {
+    const free = remaining.find((t) => !remaining.some((o) => o !== t && o.foreignKeys.some((fk) => pointsAt(fk, t)))) ?? remaining[0];
+    ordered.push(free);
+    remaining.splice(remaining.indexOf(free), 1);
+  }
+  return ordered;
+}
+
 async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
   if (isEmpty(changes)) return;
+  const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;
+  if (referenced !== null) throw sqlMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
   await applying(ctx, table, `update table '${table.name}'`, () => ctx.dialect.alterTable(ctx.db, ctx.schema.current, table, changes));
 }
 
@@ -159,6 +210,8 @@ async function writeTable(ctx: SqlServiceContext, call: ServiceCall, table: Tabl
 }
 
 async function dropTable(ctx: SqlServiceContext, table: TableModel): Promise<void> {
+  const referenced = referencedBy(ctx, table, null);
+  if (referenced !== null) throw sqlMessages.tableReferenced.error(table.name, referenced.table);
   await applying(ctx, table, `drop table '${table.name}'`, async () => {
     const target = table.isView ? ctx.db.schema.dropView(table.sourceName) : ctx.db.schema.dropTable(table.sourceName);
     await target.execute();
@@ -175,7 +228,8 @@ async function dropTables(ctx: SqlServiceContext, call: ServiceCall): Promise<Se
     if (table === undefined) throw sqlMessages.tableToDropNotFound.error(String(name));
     return table;
   });
-  for (const table of tables) await dropTable(ctx, table);
+  // Tables dropped together may reference each other: the referencing ones go first.
+  for (const table of dropOrder(tables)) await dropTable(ctx, table);
   return { body: wrapList(tables.map((table) => ({ name: table.name }))) };
 }
 

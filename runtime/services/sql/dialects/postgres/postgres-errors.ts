@@ -89,6 +89,8 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
       const names = /^column "([^"]+)" of relation "([^"]+)" already exists$/.exec(message);
       return names ? sqlMessages.fieldExists.error(names[1], names[2]) : new BadRequestError('A field of that name already exists.');
     }
+    case '2BP01':
+      return sqlMessages.dependentObjects.error();
     // No operator for the type: `json` has no equality or ordering (order, group, ids by a json field).
     case '42883':
       return /operator/.test(message) ? sqlMessages.notComparable.error() : null;
