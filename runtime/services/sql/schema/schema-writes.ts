@@ -16,7 +16,7 @@ import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import { readDatabaseSchema } from './database-schema-reader.js';
 import { mergedDefinition } from './model-definitions.js';
 import type { TableChanges } from './table-alter.js';
-import { createTables } from './table-ddl.js';
+import { createTables, resolveReference } from './table-ddl.js';
 import { assertNewIdentifier, shownName } from './identifiers.js';
 import { lowerKeys, parseField, schemaBodyTables } from './table-definition.js';
 import { describeField, describeRelation, describeTable } from './table-description.js';
@@ -138,6 +138,9 @@ function dropOrder(tables: readonly TableModel[]): TableModel[] {
 
 async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
   if (isEmpty(changes)) return;
+  const known = { created: [], existing: ctx.schema.current };
+  changes.add = changes.add.map((field) => resolveReference(field, table.name, known));
+  for (const change of changes.modify) change.definition = resolveReference(change.definition, table.name, known);
   const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;
   if (referenced !== null) throw sqlMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
   await applying(ctx, table, `update table '${table.name}'`, () => ctx.dialect.alterTable(ctx.db, ctx.schema.current, table, changes));

@@ -69,6 +69,36 @@ export interface KnownTables {
   existing: DatabaseSchema | null;
 }
 
+/**
+ * A field's foreign key with the referenced table and field named as the database names them
+ * (`ref_table` is matched case-insensitively, as table names are everywhere else). Refuses a key
+ * to a table that is neither the table itself, nor created with it, nor in the database, or to a
+ * field that table lacks (SQLite would create it, dangling).
+ */
+export function resolveReference<T extends FieldDefinition>(field: T, table: string, known: KnownTables): T {
+  if (field.refTable === null) return field;
+  const wanted = field.refTable.toLowerCase();
+  const created = known.created.find((t) => t.name.toLowerCase() === wanted);
+  const existing = known.existing?.tables.find((t) => t.sourceName.toLowerCase() === wanted || t.name.toLowerCase() === wanted);
+  const fields = created?.fields.map((f) => f.name) ?? existing?.fields.map((f) => f.sourceName);
+  const where = `field '${field.name}' of table '${table}'`;
+  if (fields === undefined) {
+    if (known.existing === null || wanted === table.toLowerCase()) return field;
+    throw new BadRequestError(`Invalid schema detected - ${where} references table '${field.refTable}', which does not exist.`, {
+      table,
+      field: field.name,
+    });
+  }
+  const refField = field.refField === null ? null : fields.find((f) => f.toLowerCase() === field.refField?.toLowerCase());
+  if (refField === undefined) {
+    throw new BadRequestError(
+      `Invalid schema detected - ${where} references field '${field.refField}' of table '${field.refTable}', which does not exist.`,
+      { table, field: field.name },
+    );
+  }
+  return { ...field, refTable: created?.name ?? existing?.sourceName ?? field.refTable, refField };
+}
+
 /** The referenced field of a single-field foreign key: as given, else the referenced table's key. */
 function refFieldOf(field: FieldDefinition, known: KnownTables): string {
   if (field.refField !== null) return field.refField;
@@ -163,9 +193,12 @@ export async function createTables(
       });
     }
   }
-  const known: KnownTables = { created: tables, existing };
+  const given: KnownTables = { created: tables, existing };
+  // Checked before any table is made (MySQL's DDL is not transactional).
+  const resolved = tables.map((table) => ({ ...table, fields: table.fields.map((field) => resolveReference(field, table.name, given)) }));
+  const known: KnownTables = { created: resolved, existing };
   const createAll = async (conn: Kysely<any>, done: TableDefinition[]) => {
-    for (const table of inDependencyOrder(tables)) {
+    for (const table of inDependencyOrder(resolved)) {
       try {
         await createTable(conn, table, known, dialect);
         done.push(table);
