@@ -25,7 +25,8 @@ export type ValueProblem =
   | 'not a valid date or time'
   | 'not valid for the field type'
   | 'unstorable text'
-  | 'not valid JSON';
+  | 'not valid JSON'
+  | 'division by zero';
 
 const VALUE_PROBLEMS: Record<ValueProblem, string> = {
   'too long': 'the value is too long for the field',
@@ -34,6 +35,7 @@ const VALUE_PROBLEMS: Record<ValueProblem, string> = {
   'not valid for the field type': "not a valid value for the field's type",
   'unstorable text': 'the text holds characters the database can not store',
   'not valid JSON': 'not valid JSON',
+  'division by zero': 'it leads to a division by zero',
 };
 
 const field = (name: string | null) => ({ field: name });
@@ -238,5 +240,9 @@ export const sqlMessages = {
   ),
 
   // Stored procedures and functions.
+  noRoutineMatch: message(
+    400,
+    () => 'The routine can not be called with the parameters given: give every parameter that has no default, with values of its type.',
+  ),
   routineNotFound: message(404, (kind: 'Procedure' | 'Function', name: string) => `${kind} '${name}' does not exist in the database.`),
 } as const;

@@ -16,6 +16,12 @@ create function contacts_named(pattern text) returns table(id integer, last_name
 ;;
 create procedure bump(inout counter integer, in step integer, out label text) language plpgsql
   as $$ begin counter := counter + step; label := 'bumped'; end $$
+;;
+create function shout(words text) returns text language sql as 'select upper(words)'
+;;
+create function ratio(a integer, b integer) returns integer language sql as 'select a / b'
+;;
+create function negate(flag boolean) returns boolean language sql as 'select not flag'
 `,
   mysql: `
 create function add_numbers(a int, b int) returns int deterministic return a + b
@@ -25,6 +31,12 @@ create procedure contacts_named(in pattern varchar(40)) begin select id, last_na
 create procedure bump(inout counter int, in step int, out label varchar(20)) begin set counter = counter + step; set label = 'bumped'; end
 ;;
 create procedure two_sets() begin select 1 as one; select 2 as two; end
+;;
+create function shout(words varchar(40)) returns varchar(40) deterministic return upper(words)
+;;
+create function ratio(a int, b int) returns int deterministic return a div b
+;;
+create function negate(flag boolean) returns boolean deterministic return not flag
 `,
 };
 
@@ -53,7 +65,13 @@ export function routineTests(api: () => ApiClient, target: () => DatabaseTarget)
     }
     expect(root).toEqual(['_schema', '_table', '_proc', '_func']);
     expect((await api().get('_func')).body).toEqual({
-      resource: [{ name: 'add_numbers' }, ...(kind() === 'postgres' ? [{ name: 'contacts_named' }] : [])],
+      resource: [
+        { name: 'add_numbers' },
+        ...(kind() === 'postgres' ? [{ name: 'contacts_named' }] : []),
+        { name: 'negate' },
+        { name: 'ratio' },
+        { name: 'shout' },
+      ],
     });
     expect((await api().get('_proc')).body.resource).toContainEqual({ name: 'bump' });
   });
@@ -83,6 +101,33 @@ export function routineTests(api: () => ApiClient, target: () => DatabaseTarget)
     expect((await api().call('POST', '_func/add_numbers', { params: [1, 2] })).body).toBe(3);
     // PostgreSQL fills a parameter left out with its default; MySQL has no defaults.
     expect((await api().get('_func/add_numbers', { a: '2' })).body).toBe(kind() === 'postgres' ? 12 : null);
+  });
+
+  it('returns a text value as a JSON string, takes booleans as true/false, and answers bad calls with 400', async () => {
+    if (kind() === 'sqlite') return;
+    // The body was the bare text, not JSON.
+    const shouted = await api().server.app.inject({
+      method: 'GET',
+      url: '/api/v2/db/_func/shout?words=h%C3%A9llo',
+      headers: { 'x-service-api-key': api().server.apiKey, 'x-service-session-token': await api().server.adminToken() },
+    });
+    expect(shouted.headers['content-type']).toMatch(/^application\/json/);
+    expect(shouted.json()).toBe('HÉLLO');
+    // MySQL's BOOLEAN is tinyint(1): it refused 'true' and answered 0/1.
+    expect(await api().get('_func/negate', { flag: 'true' })).toEqual({ status: 200, body: false });
+    expect((await api().call('POST', '_func/negate', { params: [{ name: 'flag', value: false }] })).body).toBe(true);
+    // Both were 500s.
+    expect((await api().get('_func/ratio', { a: '1', b: '0' })).body.error).toEqual({
+      code: 400,
+      message: 'Invalid value: it leads to a division by zero.',
+    });
+    if (kind() === 'postgres') {
+      expect((await api().get('_func/ratio', { a: '1' })).body.error).toEqual({
+        code: 400,
+        message:
+          'The routine can not be called with the parameters given: give every parameter that has no default, with values of its type.',
+      });
+    }
   });
 
   it('calls a procedure, returning OUT and INOUT values', async () => {

@@ -110,7 +110,10 @@ async function callRoutine(ctx: SqlServiceContext, call: ServiceCall, kind: Rout
   } catch (error) {
     throw databaseError(error, ctx.dialect, null, new InternalServerError(`Failed to call database stored ${LABEL[kind].text}.`));
   }
-  return { body: resultBody(routine, outcome, option('wrapper'), option('returns')) };
+  const body = resultBody(routine, outcome, option('wrapper'), option('returns'));
+  // A string would go out as it is (not JSON): a function's text value is sent as the JSON string it is.
+  if (typeof body === 'string') return { body: JSON.stringify(body), headers: { 'content-type': 'application/json; charset=utf-8' } };
+  return { body };
 }
 
 /** Serves `_proc[/{name}]` and `_func[/{name}]`; `rest` are the segments after it. */

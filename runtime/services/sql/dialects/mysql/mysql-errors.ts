@@ -25,6 +25,7 @@ const VALUE_ERRNOS = new Map<number, ValueProblem>([
   [1300, 'unstorable text'],
   [3140, 'not valid JSON'],
   [4038, 'not valid JSON'],
+  [1365, 'division by zero'],
 ]);
 
 /**
@@ -63,7 +64,8 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
   const column = columnIn(message);
   const field = column === null ? null : fieldName(column, table);
   if (LIMIT_ERRNOS.has(errno)) return sqlMessages.databaseLimit.error();
-  const problem = VALUE_ERRNOS.get(errno);
+  // 1292 is also MySQL's "Truncated incorrect INTEGER value" (a column changed to a type its values do not fit).
+  const problem = errno === 1292 && !/date|time/i.test(message) ? 'not valid for the field type' : VALUE_ERRNOS.get(errno);
   if (problem !== undefined) return sqlMessages.valueRefused.error(problem, field);
   switch (errno) {
     case 1048:

@@ -65,13 +65,31 @@ function resultSets(rows: unknown[]): Record<string, unknown>[][] {
 
 const variable = (index: number) => sql.raw(`@portico_p${index}`);
 
+/** MySQL's BOOLEAN is tinyint(1): its parameters take `true`/`false` as PostgreSQL's do, and its results are booleans. */
+const BOOLEAN_TYPE = /^(tinyint\(1\)|bool|boolean)$/;
+const FLAGS = new Map<unknown, number>([
+  [true, 1],
+  [false, 0],
+  ['true', 1],
+  ['false', 0],
+]);
+
 async function callRoutine(db: Kysely<any>, routine: RoutineModel, args: ReadonlyMap<string, unknown>): Promise<RoutineOutcome> {
-  const value = (p: RoutineParamModel) => (args.has(p.name) ? args.get(p.name) : null);
+  const value = (p: RoutineParamModel) => {
+    const given = args.has(p.name) ? args.get(p.name) : null;
+    const flag = BOOLEAN_TYPE.test(p.dbType) ? FLAGS.get(typeof given === 'string' ? given.trim().toLowerCase() : given) : undefined;
+    return flag ?? given;
+  };
   if (routine.kind === 'function') {
     const { rows } = await sql<{
       output: unknown;
     }>`select ${sql.id(routine.sourceName)}(${sql.join(routine.params.map((p) => sql`${value(p)}`))}) as output`.execute(db);
-    return { resultSets: [], out: {}, value: rows[0]?.output ?? null };
+    const output = rows[0]?.output ?? null;
+    return {
+      resultSets: [],
+      out: {},
+      value: BOOLEAN_TYPE.test(routine.returnType ?? '') && output !== null ? Number(output) !== 0 : output,
+    };
   }
   return db.connection().execute(async (conn) => {
     const outputs = routine.params.filter((p) => p.mode !== 'IN');

@@ -26,6 +26,7 @@ const VALUE_CODES = new Map<string, ValueProblem>([
   ['22021', 'unstorable text'],
   ['22P05', 'unstorable text'],
   ['22030', 'not valid JSON'],
+  ['22012', 'division by zero'],
   ['22032', 'not valid JSON'],
 ]);
 
@@ -93,7 +94,9 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
       return sqlMessages.dependentObjects.error();
     // No operator for the type: `json` has no equality or ordering (order, group, ids by a json field).
     case '42883':
-      return /operator/.test(message) ? sqlMessages.notComparable.error() : null;
+      if (/operator/.test(message)) return sqlMessages.notComparable.error();
+      // A routine call no signature matches: a parameter without a default left out.
+      return /^(function|procedure) .* does not exist/.test(message) ? sqlMessages.noRoutineMatch.error() : null;
     case '40001':
     case '40P01':
     case '55P03':
