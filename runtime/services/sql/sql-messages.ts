@@ -129,6 +129,8 @@ export const sqlMessages = {
   /** A deadlock, serialization failure or lock timeout. */
   concurrentChange: message(409, () => 'The records were changed concurrently; try again.'),
   databaseUnavailable: message(503, () => 'The database is unavailable; try again later.'),
+  /** The server answers but refuses the service's credentials or database name: a configuration error (spec: 500). */
+  connectionRefused: message(500, () => "The database refused the service's connection: check its database name, username and password."),
   databaseBusy: message(503, () => 'The database is busy; try again.'),
 
   // The filter grammar. Positions are 1-based character offsets in the filter text; 0 marks a node

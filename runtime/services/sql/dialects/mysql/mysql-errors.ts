@@ -59,6 +59,8 @@ function duplicateFields(message: string, table: TableModel | null): string[] {
 export function translateMysqlError(error: unknown, table: TableModel | null): PorticoError | null {
   if (!isMysqlError(error)) return null;
   if (CONNECTION_CODES.has(error.code)) return sqlMessages.databaseUnavailable.error();
+  // Access denied (to the server, to the database), unknown database.
+  if (error.errno === 1045 || error.errno === 1044 || error.errno === 1049) return sqlMessages.connectionRefused.error();
   const errno = error.errno ?? -1;
   const message = error.sqlMessage ?? error.message;
   const column = columnIn(message);

@@ -63,6 +63,8 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
   const { code, message } = error;
   if (isLimit(code)) return sqlMessages.databaseLimit.error();
   if (CONNECTION_CODES.has(code) || code.startsWith('08')) return sqlMessages.databaseUnavailable.error();
+  // Bad password or role (class 28), unknown database.
+  if (code.startsWith('28') || code === '3D000') return sqlMessages.connectionRefused.error();
   const problem = VALUE_CODES.get(code);
   if (problem !== undefined)
     return sqlMessages.valueRefused.error(problem, error.column === undefined ? null : fieldName(error.column, table));

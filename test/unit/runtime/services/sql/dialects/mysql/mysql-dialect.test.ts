@@ -86,6 +86,23 @@ describe('translateMysqlError', () => {
       'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.',
     ],
     [error(1050, "Table 'item' already exists"), 409, "A table with name 'item' already exist in the database."],
+    [
+      error(1045, "Access denied for user 'x'@'localhost'"),
+      500,
+      "The database refused the service's connection: check its database name, username and password.",
+    ],
+    [
+      error(1049, "Unknown database 'nope'"),
+      500,
+      "The database refused the service's connection: check its database name, username and password.",
+    ],
+    [error(1292, "Truncated incorrect INTEGER value: 'a'"), 400, "Invalid value: not a valid value for the field's type."],
+    [
+      error(1292, "Incorrect datetime value: 'x' for column `t`.`d` at row 1"),
+      400,
+      "Invalid value for field 'd': not a valid date or time.",
+    ],
+    [error(1365, 'Division by 0'), 400, 'Invalid value: it leads to a division by zero.'],
   ])('%s', (thrown, status, message) => {
     expect(translateMysqlError(thrown, table)).toMatchObject({ status, message });
   });

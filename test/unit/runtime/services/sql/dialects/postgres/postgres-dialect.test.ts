@@ -88,6 +88,15 @@ describe('translatePostgresError', () => {
     [pgError('40P01'), 409, 'The records were changed concurrently; try again.'],
     [pgError('ECONNREFUSED'), 503, 'The database is unavailable; try again later.'],
     [pgError('08006'), 503, 'The database is unavailable; try again later.'],
+    [pgError('28P01'), 500, "The database refused the service's connection: check its database name, username and password."],
+    [pgError('3D000'), 500, "The database refused the service's connection: check its database name, username and password."],
+    [pgError('2BP01'), 409, 'Other database objects (views, foreign keys) depend on what the change drops: drop them first.'],
+    [pgError('22012'), 400, 'Invalid value: it leads to a division by zero.'],
+    [
+      pgError('42883', { message: 'could not identify an ordering operator for type json' }),
+      400,
+      'The database can not compare, order or group the values of a field of this type.',
+    ],
   ])('%s', (error, status, message) => {
     expect(translatePostgresError(error, table)).toMatchObject({ status, message });
   });
