@@ -174,6 +174,61 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
     });
   });
 
+  describe('defaults, precision and scale of new fields', () => {
+    it.each([
+      [{ type: 'integer', default: 'abc' }, "Invalid 'default' for field 'f' of table 'defaulted': Field 'f' must be a valid integer."],
+      [{ type: 'integer', default: 1.5 }, "Invalid 'default' for field 'f' of table 'defaulted': Field 'f' must be a valid integer."],
+      [{ type: 'boolean', default: 'maybe' }, "Invalid 'default' for field 'f' of table 'defaulted': Field 'f' must be a valid boolean."],
+      [
+        { type: 'string', length: 3, default: 'too long' },
+        "Invalid 'default' for field 'f' of table 'defaulted': Field 'f' value is too long: at most 3 characters.",
+      ],
+      [
+        { type: 'decimal', precision: 5, scale: 2, default: 123456 },
+        "Invalid 'default' for field 'f' of table 'defaulted': Invalid value for field 'f': the number is out of range for the field.",
+      ],
+      [{ type: 'decimal', precision: 2, scale: 5 }, "Invalid 'scale' for field 'f' of table 'defaulted': at most the precision (2)."],
+    ])('refuses %j alike on every database, creating nothing (SQLite took them)', async (field, message) => {
+      const created = await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'defaulted',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'f', allow_null: true, ...field },
+            ],
+          },
+        ],
+      });
+      expect(created.body.error).toMatchObject({ code: 400, message });
+      expect((await api().get('_schema/defaulted')).status).toBe(404);
+      const added = await api().call('PATCH', '_schema/typed', { field: [{ name: 'f', allow_null: true, ...field }] });
+      expect(added.body.error).toMatchObject({ code: 400, message: message.replace("table 'defaulted'", "table 'typed'") });
+    });
+
+    it('takes defaults the field can hold', async () => {
+      const created = await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'defaulted',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'n', type: 'integer', default: '7' },
+              { name: 'flag', type: 'boolean', default: 'yes' },
+              { name: 'price', type: 'decimal', precision: 5, scale: 2, default: 999.5 },
+              { name: 'day', type: 'date', default: '2024-02-29' },
+            ],
+          },
+        ],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      expect((await api().call('POST', '_table/defaulted?fields=n,flag,price,day', { resource: [{}] })).body).toEqual({
+        resource: [{ n: 7, flag: true, price: 999.5, day: '2024-02-29' }],
+      });
+      await api().call('DELETE', '_schema/defaulted');
+    });
+  });
+
   describe('foreign keys of new fields', () => {
     it('refuses a reference to a table or field that does not exist, creating nothing; takes ref_table in any case', async () => {
       const refTable = (ref: Record<string, unknown>) => ({

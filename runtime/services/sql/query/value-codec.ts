@@ -17,7 +17,8 @@ export type Decoder = (value: unknown) => unknown;
 const INTEGER_TEXT = /^[+-]?\d+$/;
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const BASE64_TEXT = /^[A-Za-z0-9+/]*={0,2}$/;
-const TRUE_TEXT = new Set(['true', '1', 'yes', 'on', 'y', 't']);
+/** The texts a boolean field takes as true. */
+export const TRUE_TEXT: ReadonlySet<string> = new Set(['true', '1', 'yes', 'on', 'y', 't']);
 const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);
 
 /** Integers beyond 64 bits fit no column of any database (and drivers fail to bind them). */

@@ -16,7 +16,7 @@ import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import { readDatabaseSchema } from './database-schema-reader.js';
 import { mergedDefinition } from './model-definitions.js';
 import type { TableChanges } from './table-alter.js';
-import { createTables, resolveReference } from './table-ddl.js';
+import { assertDefaultFits, createTables, resolveReference } from './table-ddl.js';
 import { assertNewIdentifier, shownName } from './identifiers.js';
 import { lowerKeys, parseField, schemaBodyTables } from './table-definition.js';
 import { describeField, describeRelation, describeTable } from './table-description.js';
@@ -139,6 +139,10 @@ function dropOrder(tables: readonly TableModel[]): TableModel[] {
 async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
   if (isEmpty(changes)) return;
   const known = { created: [], existing: ctx.schema.current };
+  for (const field of changes.add) assertDefaultFits(field, table.name, ctx.dialect);
+  for (const { definition, current } of changes.modify) {
+    if (definition.default !== current.default) assertDefaultFits(definition, table.name, ctx.dialect);
+  }
   changes.add = changes.add.map((field) => resolveReference(field, table.name, known));
   for (const change of changes.modify) change.definition = resolveReference(change.definition, table.name, known);
   const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;

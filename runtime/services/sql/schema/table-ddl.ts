@@ -4,8 +4,9 @@
  * (`fk_{table}_{field}`) and indexes (`ndx_{table}_{field}`) are the same everywhere.
  */
 import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
-import { BadRequestError } from '../../../core/errors.js';
-import type { DatabaseSchema } from '../../../model/platform-model.js';
+import { BadRequestError, PorticoError } from '../../../core/errors.js';
+import type { AbstractType, DatabaseSchema, FieldModel } from '../../../model/platform-model.js';
+import { encoderFor, TRUE_TEXT } from '../query/value-codec.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { assertNewIdentifier, shownName } from './identifiers.js';
 import { parseTableDefinitions, type FieldDefinition, type TableDefinition } from './table-definition.js';
@@ -39,6 +40,8 @@ export function columnDefault(field: FieldDefinition, dialect: SqlDialectModule)
   }
   if (value !== null && typeof value === 'object') return sql.raw(value.expression);
   if (typeof value === 'boolean') return dialect.bindBoolean(value);
+  // A boolean's default given as text or 0/1 (checked by assertDefaultFits): MySQL's tinyint takes no 'yes'.
+  if (field.type === 'boolean' && !field.native) return dialect.bindBoolean(TRUE_TEXT.has(String(value).trim().toLowerCase()));
   return value;
 }
 
@@ -97,6 +100,42 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
     );
   }
   return { ...field, refTable: created?.name ?? existing?.sourceName ?? field.refTable, refField };
+}
+
+/**
+ * Refuses a constant default the field could not hold, as a written value would be refused (SQLite
+ * kept `'abc'` as an integer's default, PostgreSQL and MySQL failed with their own words).
+ */
+export function assertDefaultFits(field: FieldDefinition, table: string, dialect: SqlDialectModule): void {
+  const value = field.default;
+  if (field.native || value === undefined || value === null || typeof value === 'object') return;
+  const model: FieldModel = {
+    name: field.name,
+    sourceName: field.name,
+    label: field.name,
+    type: field.type as AbstractType,
+    dbType: '',
+    length: field.length,
+    precision: field.precision,
+    scale: field.scale,
+    default: null,
+    allowNull: true,
+    isPrimaryKey: false,
+    autoIncrement: false,
+    isUnique: false,
+    isForeignKey: false,
+    refTable: null,
+    refField: null,
+  };
+  try {
+    encoderFor(model, dialect)(value);
+  } catch (error) {
+    if (!(error instanceof PorticoError)) throw error;
+    throw new BadRequestError(`Invalid 'default' for field '${field.name}' of table '${table}': ${error.message}`, {
+      table,
+      field: field.name,
+    });
+  }
 }
 
 /** The referenced field of a single-field foreign key: as given, else the referenced table's key. */
@@ -195,6 +234,7 @@ export async function createTables(
   }
   const given: KnownTables = { created: tables, existing };
   // Checked before any table is made (MySQL's DDL is not transactional).
+  for (const table of tables) for (const field of table.fields) assertDefaultFits(field, table.name, dialect);
   const resolved = tables.map((table) => ({ ...table, fields: table.fields.map((field) => resolveReference(field, table.name, given)) }));
   const known: KnownTables = { created: resolved, existing };
   const createAll = async (conn: Kysely<any>, done: TableDefinition[]) => {

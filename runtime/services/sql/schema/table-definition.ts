@@ -182,13 +182,19 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
     throw new BadRequestError(`Invalid schema detected - no table element for reference type of ${where}.`);
   }
   const isId = type === 'id' || type === 'bigid' || type === 'mediumid' || type === 'smallid';
+  const precision = integerOption(input.precision, where, 'precision');
+  const scale = integerOption(input.scale ?? input.decimals, where, 'scale');
+  // MySQL refused this in its own words; PostgreSQL and SQLite took it.
+  if (precision !== null && scale !== null && scale > precision) {
+    throw new BadRequestError(`Invalid 'scale' for ${where}: at most the precision (${precision}).`, { field: name });
+  }
   return {
     name,
     type,
     native,
     length: integerOption(input.length ?? input.size, where, 'length'),
-    precision: integerOption(input.precision, where, 'precision'),
-    scale: integerOption(input.scale ?? input.decimals, where, 'scale'),
+    precision,
+    scale,
     default: defaultValue(input.default, where),
     allowNull: !isId && bool(input.allow_null),
     autoIncrement: isId || bool(input.auto_increment),
