@@ -24,7 +24,7 @@ const VOCABULARY: Array<[string, Record<string, unknown>, Partial<Record<TargetK
   ['datetime', {}, {}],
   ['timestamp', {}, {}],
   ['timestamp_on_create', {}, {}],
-  ['timestamp_on_update', {}, { sqlite: 'timestamp_on_create', postgres: 'timestamp_on_create' }],
+  ['timestamp_on_update', {}, {}],
   ['binary', {}, {}],
   ['json', {}, {}],
   ['uuid', {}, { mysql: 'string' }],
@@ -94,6 +94,15 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
         resource: [{ parent_id: row.id }],
       });
       expect(child.body.resource[0]).toMatchObject({ parent_id: row.id, typed_by_parent_id: { id: row.id, f_string: 'hello' } });
+    });
+
+    it('stamps a timestamp_on_update field on every update, not only MySQL', async () => {
+      const [row] = (await api().get('_table/typed', { fields: 'id,f_timestamp_on_update', limit: '1' })).body.resource;
+      // Whole seconds on SQLite and MySQL: wait for the clock to move.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await api().call('PATCH', `_table/typed/${row.id}`, { f_text: 'stamped' })).status).toBe(200);
+      const after = (await api().get(`_table/typed/${row.id}`, { fields: 'f_timestamp_on_update' })).body.f_timestamp_on_update;
+      expect(after > row.f_timestamp_on_update, `${row.f_timestamp_on_update} -> ${after}`).toBe(true);
     });
 
     it('returns 64-bit integers beyond 2^53 exactly, as text, on every database', async () => {

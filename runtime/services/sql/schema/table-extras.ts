@@ -5,8 +5,16 @@
 import type { AbstractType, DatabaseSchema, FieldModel, TableModel } from '../../../model/platform-model.js';
 import type { TableExtras } from '../../service-kind.js';
 
-/** Declared types that stand for the same stored values as the type the catalog gives (`datetime` is read back as `timestamp` on PostgreSQL). */
-const SAME_VALUES: ReadonlyArray<ReadonlySet<string>> = [new Set(['datetime', 'timestamp']), new Set(['string', 'text'])];
+/**
+ * Declared types that stand for the same stored values as the type the catalog gives (`datetime` is
+ * read back as `timestamp` on PostgreSQL; a `timestamp_on_update` as `timestamp_on_create` where
+ * only MySQL's catalog tells them apart, and the declared one keeps its clock on updates).
+ */
+const SAME_VALUES: ReadonlyArray<ReadonlySet<string>> = [
+  new Set(['datetime', 'timestamp']),
+  new Set(['string', 'text']),
+  new Set(['timestamp_on_create', 'timestamp_on_update']),
+];
 
 function declaredType(field: FieldModel, declared: string | null | undefined): AbstractType {
   if (!declared || declared === field.type) return field.type;
