@@ -11,6 +11,8 @@ export type RawQuery = Record<string, string | string[] | undefined>;
 export interface OrderTerm {
   field: string;
   direction: 'asc' | 'desc';
+  /** `NULLS FIRST` / `NULLS LAST` when given; absent: nulls sort as the smallest values. */
+  nulls?: 'first' | 'last';
 }
 
 export interface CommonParams {
@@ -102,14 +104,21 @@ export function parseOrder(value: string | undefined): OrderTerm[] {
   checkListLength('order', parts);
   for (const part of parts ?? []) {
     const words = part.split(/\s+/);
-    if (words.length > 2 || !/^[A-Za-z_][\w.$]*$/.test(words[0])) {
+    // `name [asc|desc] [nulls first|last]` (reference 2.4).
+    const nullsAt = words.findIndex((word, index) => index > 0 && word.toLowerCase() === 'nulls');
+    const nulls = nullsAt === -1 ? undefined : words[nullsAt + 1]?.toLowerCase();
+    if (nullsAt !== -1 && (nullsAt !== words.length - 2 || (nulls !== 'first' && nulls !== 'last'))) {
       throw coreMessages.invalidOrderClause.error(part);
     }
-    const direction = (words[1] ?? 'asc').toLowerCase();
-    if (direction !== 'asc' && direction !== 'desc') {
-      throw coreMessages.invalidOrderDirection.error(words[1], part);
+    const plain = nullsAt === -1 ? words : words.slice(0, nullsAt);
+    if (plain.length > 2 || !/^[A-Za-z_][\w.$]*$/.test(plain[0])) {
+      throw coreMessages.invalidOrderClause.error(part);
     }
-    terms.push({ field: words[0], direction });
+    const direction = (plain[1] ?? 'asc').toLowerCase();
+    if (direction !== 'asc' && direction !== 'desc') {
+      throw coreMessages.invalidOrderDirection.error(plain[1], part);
+    }
+    terms.push(nulls === undefined ? { field: plain[0], direction } : { field: plain[0], direction, nulls: nulls as 'first' | 'last' });
   }
   return terms;
 }

@@ -132,6 +132,38 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       await api().call('DELETE', `_table/note?filter=${encodeURIComponent("title = 'json1'")}`);
     });
 
+    it('orders nulls alike on every database (smallest), or where NULLS FIRST/LAST puts them', async () => {
+      await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'ranked',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'rank', type: 'integer', allow_null: true },
+            ],
+          },
+        ],
+      });
+      await api().call('POST', '_table/ranked', { resource: [{ rank: 2 }, { rank: null }, { rank: 1 }] });
+      const ranks = async (order: string) => {
+        const result = await api().get('_table/ranked', { order, fields: 'rank' });
+        expect(result.status, JSON.stringify(result.body)).toBe(200);
+        return result.body.resource.map((r: { rank: number | null }) => r.rank);
+      };
+      // PostgreSQL put nulls last ascending and first descending.
+      expect(await ranks('rank')).toEqual([null, 1, 2]);
+      expect(await ranks('rank desc')).toEqual([2, 1, null]);
+      expect(await ranks('rank asc nulls last')).toEqual([1, 2, null]);
+      expect(await ranks('rank DESC NULLS FIRST')).toEqual([null, 2, 1]);
+      expect(await ranks('rank nulls first, id')).toEqual([null, 1, 2]);
+      expect((await api().get('_table/ranked', { order: 'rank nulls sideways' })).status).toBe(400);
+      const related = await api().get('_table/contact/1', {
+        related: 'contact_info_by_contact_id',
+        'contact_info_by_contact_id.order': 'ordinal desc nulls last',
+      });
+      expect(related.status, JSON.stringify(related.body)).toBe(200);
+    });
+
     it('answers a malformed filter with 400 naming the position and what was expected', async () => {
       const result = await api().get('_table/contact', { filter: "last_name = 'Yang' and (id > 2" });
       expect(result.status).toBe(400);

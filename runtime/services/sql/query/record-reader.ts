@@ -7,6 +7,24 @@ import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './ta
 export interface OrderBy {
   field: FieldPlan;
   direction: 'asc' | 'desc';
+  /** Where nulls go; absent: first ascending, last descending (as SQLite and MySQL sort them). */
+  nulls?: 'first' | 'last';
+}
+
+/**
+ * ORDER BY one term with its nulls where the client asked, else where SQLite and MySQL put them
+ * (smallest): PostgreSQL sorts them largest, so it is told; MySQL has no NULLS clause, so a
+ * `col is null` term goes first when the client asks otherwise.
+ */
+function orderTerm<Q extends { orderBy: (...args: any[]) => Q }>(q: Q, plan: TablePlan, term: OrderBy): Q {
+  const { ref, field, aggregate } = term.field;
+  const natural = term.direction === 'asc' ? 'first' : 'last';
+  const nulls = term.nulls ?? natural;
+  if ((!field.allowNull && aggregate === null) || (nulls === natural && plan.dialect !== 'postgres')) {
+    return q.orderBy(ref, term.direction);
+  }
+  if (plan.dialect === 'mysql') return q.orderBy(sql`${ref} is null`, nulls === 'first' ? 'desc' : 'asc').orderBy(ref, term.direction);
+  return q.orderBy(sql`${ref} ${sql.raw(term.direction)} nulls ${sql.raw(nulls)}`);
 }
 
 export interface RowQuery {
@@ -35,7 +53,7 @@ function buildSelect(db: Kysely<any>, plan: TablePlan, query: RowQuery) {
   if (grouped && query.groupBy!.length > 0) q = q.groupBy(query.groupBy!.map((f) => f.ref));
   if (query.having) q = q.having(query.having);
   const order = query.order !== undefined && query.order.length > 0 ? query.order : grouped ? [] : keyOrder(plan);
-  for (const term of order) q = q.orderBy(term.field.ref, term.direction);
+  for (const term of order) q = orderTerm(q, plan, term);
   if (query.forUpdate) q = q.forUpdate();
   return q;
 }

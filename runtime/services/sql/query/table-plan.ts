@@ -5,7 +5,7 @@
  */
 import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
 import { BadRequestError } from '../../../core/errors.js';
-import type { FieldModel, TableModel } from '../../../model/platform-model.js';
+import type { FieldModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import type { AggregateFunction } from './aggregates.js';
 import { decoderFor, encoderFor, type Decoder, type Encoder } from './value-codec.js';
@@ -40,6 +40,7 @@ export interface Selection {
 
 export interface TablePlan {
   readonly table: TableModel;
+  readonly dialect: SqlDialect;
   /** Table reference for Kysely (`schema.table` when the database has schemas). */
   readonly source: string;
   readonly fields: readonly FieldPlan[];
@@ -98,6 +99,7 @@ export function buildTablePlan(table: TableModel, dialect: SqlDialectModule): Ta
   const memos = new Map<string, unknown>();
   return {
     table,
+    dialect: dialect.dialect,
     source: table.sourceSchema ? `${table.sourceSchema}.${table.sourceName}` : table.sourceName,
     fields,
     primaryKey,

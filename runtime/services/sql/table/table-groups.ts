@@ -63,7 +63,7 @@ function groupedOrder(op: TableOp, selected: readonly FieldPlan[], group: readon
     const aggregate = selected.find((f) => f.aggregate !== null && f.name.toLowerCase() === lower);
     const field = aggregate ?? group.find((f) => f === op.plan.field(term.field));
     if (field === undefined) throw sqlMessages.invalidOrderField.error(term.field);
-    return { field, direction: term.direction };
+    return { field, direction: term.direction, nulls: term.nulls };
   });
 }
 

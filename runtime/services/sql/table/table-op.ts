@@ -106,7 +106,7 @@ export function orderOf(op: TableOp): OrderBy[] {
   return op.params.order.map((term) => {
     const field = op.plan.field(term.field);
     if (field === undefined) throw sqlMessages.invalidOrderField.error(term.field);
-    return { field, direction: term.direction };
+    return { field, direction: term.direction, nulls: term.nulls };
   });
 }
 

@@ -84,7 +84,7 @@ async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Pr
 /** What a list's statement depends on besides limit and offset: filter text, fields, order. */
 function shapeOf(op: TableOp): string {
   const { params } = op;
-  return `${params.filter}\u0000${params.fields?.join(',') ?? '*'}\u0000${params.order.map((t) => `${t.field} ${t.direction}`).join(',')}`;
+  return `${params.filter}\u0000${params.fields?.join(',') ?? '*'}\u0000${params.order.map((t) => `${t.field} ${t.direction} ${t.nulls ?? ''}`).join(',')}`;
 }
 
 /** `GET _table/{table}`: by ids, by body records, or a filtered page with meta (reference 2.4). */

@@ -100,6 +100,7 @@ export function relatedRequests(
     const order = parseOrder(option(query, relation.name, 'order')).map((term) => ({
       field: orderField(related, term.field),
       direction: term.direction,
+      nulls: term.nulls,
     }));
     const limitText = option(query, relation.name, 'limit')?.trim();
     const limit = limitText ? Number(limitText) : ctx.options.maxRecords;

@@ -67,4 +67,13 @@ describe('toBool and parseOrder', () => {
       { field: 'b', direction: 'desc' },
     ]);
   });
+  it('takes NULLS FIRST / LAST after the direction, and nothing else', () => {
+    expect(parseOrder('a nulls last, b DESC NULLS FIRST')).toEqual([
+      { field: 'a', direction: 'asc', nulls: 'last' },
+      { field: 'b', direction: 'desc', nulls: 'first' },
+    ]);
+    for (const bad of ['a nulls', 'a nulls middle', 'a desc nulls first x', 'a nulls first desc', 'nulls first']) {
+      expect(() => parseOrder(bad), bad).toThrow(/order/i);
+    }
+  });
 });
