@@ -242,9 +242,11 @@ export const sqlMessages = {
   ),
 
   // Stored procedures and functions.
-  noRoutineMatch: message(
+  /** PostgreSQL found no function for the argument types: a routine called without a parameter that has no default, an aggregate of a type it does not take. */
+  noFunctionMatch: message(
     400,
-    () => 'The routine can not be called with the parameters given: give every parameter that has no default, with values of its type.',
+    () =>
+      'The database has no function taking these values: give a routine every parameter that has no default, with values of its type, and aggregates fields of a type they take.',
   ),
   routineNotFound: message(404, (kind: 'Procedure' | 'Function', name: string) => `${kind} '${name}' does not exist in the database.`),
 } as const;

@@ -36,6 +36,16 @@ export function groupTests(api: () => ApiClient): void {
     expect(refused.body).toEqual({ resource: [], meta: { count: 0 } });
   });
 
+  it('refuses sum and avg of a field that is not numeric alike (SQLite and MySQL summed text as 0, PostgreSQL answered 500)', async () => {
+    const result = await api().get('_table/contact_info', { group: 'info_type', fields: 'info_type,sum(email)' });
+    expect(result.body.error).toEqual({
+      code: 400,
+      message: "Aggregate 'sum(email)' needs a numeric field: 'email' is of type string.",
+      context: { field: 'email' },
+    });
+    expect((await api().get('_table/contact_info', { fields: 'avg(city)' })).status).toBe(400);
+  });
+
   it('filters groups with having, and takes group_by', async () => {
     const all = (await api().get('_table/contact_group_relationship', { group: 'contact_group_id', fields: 'contact_group_id,count(*)' }))
       .body.resource;

@@ -125,7 +125,7 @@ export function routineTests(api: () => ApiClient, target: () => DatabaseTarget)
       expect((await api().get('_func/ratio', { a: '1' })).body.error).toEqual({
         code: 400,
         message:
-          'The routine can not be called with the parameters given: give every parameter that has no default, with values of its type.',
+          'The database has no function taking these values: give a routine every parameter that has no default, with values of its type, and aggregates fields of a type they take.',
       });
     }
   });

@@ -15,9 +15,12 @@ import { allOf } from '../query/conditions.js';
 import { countGroups, selectRows, type OrderBy } from '../query/record-reader.js';
 import { selectionOf, type FieldPlan, type TablePlan } from '../query/table-plan.js';
 import { filterParams } from '../request-options.js';
+import { INTEGER_TYPES } from '../schema/native-types.js';
 import { sqlMessages } from '../sql-messages.js';
 import { filterReach } from './table-access.js';
 import { db, filterCondition, type TableOp } from './table-op.js';
+
+const NUMERIC_TYPES: ReadonlySet<string> = new Set([...INTEGER_TYPES, 'float', 'double', 'decimal', 'money']);
 
 /** Whether the request is a grouped read: `group`, `having`, or an aggregate in `fields`. */
 export function isGrouped(op: TableOp): boolean {
@@ -43,6 +46,12 @@ function groupedSelection(plan: TablePlan, names: readonly string[] | null, grou
       if (aggregate.field === null) return aggregatePlan('count', null);
       const field = plan.field(aggregate.field);
       if (field === undefined) throw sqlMessages.invalidField.error(name);
+      // SQLite and MySQL sum text as 0, PostgreSQL has no such sum: refused alike.
+      if ((aggregate.fn === 'sum' || aggregate.fn === 'avg') && !NUMERIC_TYPES.has(field.field.type)) {
+        throw new BadRequestError(`Aggregate '${name}' needs a numeric field: '${field.name}' is of type ${field.field.type}.`, {
+          field: field.name,
+        });
+      }
       return aggregatePlan(aggregate.fn, field);
     }
     const field = plan.field(name);

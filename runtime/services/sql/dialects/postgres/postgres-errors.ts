@@ -97,8 +97,8 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     // No operator for the type: `json` has no equality or ordering (order, group, ids by a json field).
     case '42883':
       if (/operator/.test(message)) return sqlMessages.notComparable.error();
-      // A routine call no signature matches: a parameter without a default left out.
-      return /^(function|procedure) .* does not exist/.test(message) ? sqlMessages.noRoutineMatch.error() : null;
+      // No signature matches: a routine's parameter without a default left out, `max(boolean)`.
+      return /^(function|procedure) .* does not exist/.test(message) ? sqlMessages.noFunctionMatch.error() : null;
     case '40001':
     case '40P01':
     case '55P03':
