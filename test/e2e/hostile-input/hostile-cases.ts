@@ -853,6 +853,41 @@ function durationCases(): HostileCase[] {
   return cases;
 }
 
+/** Aggregates, orderings and calendar values each database took differently (or answered 500). */
+function aggregateAndCalendarCases(): HostileCase[] {
+  const category = 'aggregates, orderings and dates';
+  const read = (name: string, query: string, expect: number[]): HostileCase => ({
+    category,
+    name,
+    method: 'GET',
+    url: `${DB}/_table/sentinel?${query}`,
+    expect,
+  });
+  const write = (name: string, record: Record<string, unknown>, expect: number[]): HostileCase => ({
+    category,
+    name,
+    method: 'POST',
+    url: `${DB}/_table/scratch`,
+    body: { resource: [record] },
+    expect,
+  });
+  return [
+    read('aggregates without group', 'fields=count(*),max(id)', [200]),
+    read('aggregates without group, counted', 'fields=count(*)&include_count=true&count_only=true', [200]),
+    read('sum of text', `group=flag&fields=${encodeURIComponent('flag,sum(name)')}`, BAD),
+    read('avg of a date', `fields=${encodeURIComponent('avg(born)')}`, BAD),
+    read('max of a boolean', `fields=${encodeURIComponent('max(flag)')}`, [200, 400]),
+    read('nulls last', `order=${encodeURIComponent('born desc nulls last')}`, [200]),
+    read('nulls sideways', `order=${encodeURIComponent('born nulls sideways')}`, BAD),
+    read('a date that does not exist', `filter=${encodeURIComponent("born = '2023-02-29'")}`, BAD),
+    read('an ISO timestamp with zone', `filter=${encodeURIComponent("stamp < '2020-03-04T05:06:07.000Z'")}`, [200]),
+    write('born on 30 February', { name: 'cal', born: '2024-02-30' }, BAD),
+    write('stamped at hour 25', { name: 'cal', stamp: '2024-01-01 25:00:00' }, BAD),
+    write('stamped with toISOString()', { name: 'cal', stamp: '2024-01-01T10:00:00.000Z' }, [200]),
+    write('price beyond its precision', { name: 'cal', price: '123456789012' }, BAD),
+  ];
+}
+
 /** Every case of the suite. */
 export function hostileCases(): HostileCase[] {
   return [
@@ -865,5 +900,6 @@ export function hostileCases(): HostileCase[] {
     ...pathCases(),
     ...headerCases(),
     ...durationCases(),
+    ...aggregateAndCalendarCases(),
   ];
 }
