@@ -73,6 +73,11 @@ export const sqlMessages = {
     400,
     (table: string) => `Table '${table}' has a composite identifier: address its records by record bodies, not 'ids'.`,
   ),
+  identifierNotUnique: message(
+    400,
+    (id: string, count: number, table: string) =>
+      `Identifier '${id}' matches ${count} records of table '${table}': 'id_field' must name a field whose values are unique.`,
+  ),
   recordChanged: message(412, (id: string) => `Record '${id}' has changed since it was read: its ETag no longer matches If-Match.`),
 
   // Record values (value codecs, filter values, driver refusals).

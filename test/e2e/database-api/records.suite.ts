@@ -324,6 +324,45 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       });
     });
 
+    it('refuses a single-record write by an id_field that matches several records, changing none (all were changed or deleted)', async () => {
+      await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'twin',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'tag', type: 'string', length: 10 },
+              { name: 'n', type: 'integer' },
+            ],
+          },
+        ],
+      });
+      await api().call('POST', '_table/twin', {
+        resource: [
+          { tag: 'same', n: 1 },
+          { tag: 'same', n: 1 },
+          { tag: 'other', n: 2 },
+        ],
+      });
+      const before = (await api().get('_table/twin', { order: 'id' })).body;
+      const message = (id: string) =>
+        `Identifier '${id}' matches 2 records of table 'twin': 'id_field' must name a field whose values are unique.`;
+      for (const [method, path, body] of [
+        ['PATCH', '_table/twin/same?id_field=tag', { n: 9 }],
+        ['PUT', '_table/twin/1?id_field=n', { tag: 'changed' }],
+        ['DELETE', '_table/twin/same?id_field=tag', undefined],
+        ['DELETE', '_table/twin?ids=1&id_field=n', undefined],
+      ] as const) {
+        const result = await api().call(method, path, body);
+        expect(result.body.error?.message ?? result.body.error?.context?.errors[0].message, `${method} ${path}`).toBe(
+          message(path.includes('same') ? 'same' : '1'),
+        );
+      }
+      expect((await api().get('_table/twin', { order: 'id' })).body).toEqual(before);
+      // One match is fine.
+      expect((await api().call('PATCH', '_table/twin/other?id_field=tag&fields=n', { n: 3 })).body).toEqual({ n: 3 });
+    });
+
     it('updates batches of records carrying their keys, by ids, and by filter', async () => {
       const ids = (await api().get('_table/note', { filter: "title in ('c1', 'c3')", fields: 'id', order: 'id' })).body.resource.map(
         (r: { id: number }) => r.id,

@@ -156,9 +156,15 @@ export async function updateRowByKey(
     const compiled = plan.memo(shape, () => db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile());
     const { numAffectedRows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...key]);
     if (!numAffectedRows) return [];
-    const row: Row = {};
-    for (const f of target.output.fields) row[f.name] = key[keyFields.indexOf(f)];
-    return decodeRows([row], target.output);
+    // One row per row matched: a key of fields that are not unique may match several.
+    return decodeRows(
+      Array.from({ length: Number(numAffectedRows) }, () => {
+        const row: Row = {};
+        for (const f of target.output.fields) row[f.name] = key[keyFields.indexOf(f)];
+        return row;
+      }),
+      target.output,
+    );
   }
   if (!dialect.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
   const shape = shapeKey(`update:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);

@@ -104,6 +104,29 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
 }
 
 /**
+ * A write of one record by an `id_field` that is neither the primary key nor unique may match
+ * several: it runs all or nothing and is refused when it does (it changed or deleted them all).
+ */
+function oneRecordOnly(
+  op: TableOp,
+  idFields: FieldPlan[],
+  text: string,
+  conn: Kysely<any>,
+  write: (conn: Kysely<any>) => Promise<Row[]>,
+): Promise<Row[]> {
+  const { primaryKey } = op.plan;
+  const unique =
+    (idFields.length === primaryKey.length && idFields.every((f) => primaryKey.includes(f))) ||
+    (idFields.length === 1 && idFields[0].field.isUnique);
+  if (unique) return write(conn);
+  return atomically(conn, async (c) => {
+    const rows = await write(c);
+    if (rows.length > 1) throw sqlMessages.identifierNotUnique.error(text, rows.length, op.plan.table.name);
+    return rows;
+  });
+}
+
+/**
  * Updates one keyed record; 404 when none matches, unless upsert creates it. A record with
  * nothing to change is an error, unless it only carries related records.
  */
@@ -115,22 +138,23 @@ async function updateByKey(
   keyed: Keyed,
   record: Row,
 ): Promise<Row> {
-  return withNested(op, conn, record, async (c, own) => {
-    if (op.ctx.options.allowUpsert && op.rowFilter === null) return upsert(c, op, target, idFields, keyed.key, own);
-    assertRecordInScope(op.plan, op.writeScope, own, false);
-    const values = updateValues(op.plan, own, idFields);
-    let rows: Row[];
-    if (Object.keys(values).length > 0 && op.rowFilter === null) rows = await updateRowByKey(c, target, idFields, keyed.key, values);
-    else {
-      const where = allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
-      if (Object.keys(values).length > 0) rows = await updateRows(c, target, where, values);
-      else if (nestedValues(op.plan.table, own).length > 0)
-        rows = await selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
-      else throw sqlMessages.noFields.error();
-    }
+  return withNested(op, conn, record, async (nested, own) => {
+    const rows = await oneRecordOnly(op, idFields, keyed.text, nested, (c) => updateOwn(c, op, target, idFields, keyed, own));
     if (rows.length === 0) throw coreMessages.recordNotFound.error(keyed.text);
     return rows[0];
   });
+}
+
+/** The rows an update of one keyed record changed (several only by a field that is not unique). */
+async function updateOwn(c: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], keyed: Keyed, own: Row): Promise<Row[]> {
+  if (op.ctx.options.allowUpsert && op.rowFilter === null) return [await upsert(c, op, target, idFields, keyed.key, own)];
+  assertRecordInScope(op.plan, op.writeScope, own, false);
+  const values = updateValues(op.plan, own, idFields);
+  if (Object.keys(values).length > 0 && op.rowFilter === null) return updateRowByKey(c, target, idFields, keyed.key, values);
+  const where = allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
+  if (Object.keys(values).length > 0) return updateRows(c, target, where, values);
+  if (nestedValues(op.plan.table, own).length > 0) return selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
+  throw sqlMessages.noFields.error();
 }
 
 /** `PUT`/`PATCH _table/{table}/{id}`: only the given fields change (PUT and PATCH alike, reference 2.1). */
@@ -227,7 +251,9 @@ async function deleteByKey(
   key: unknown[],
   text: string,
 ): Promise<Row> {
-  const rows = await deleteRows(conn, target, allOf([keyCondition(idFields, key), op.rowFilter]));
+  const rows = await oneRecordOnly(op, idFields, text, conn, (c) =>
+    deleteRows(c, target, allOf([keyCondition(idFields, key), op.rowFilter])),
+  );
   if (rows.length === 0) throw coreMessages.recordNotFound.error(text);
   return rows[0];
 }
