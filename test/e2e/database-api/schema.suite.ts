@@ -105,6 +105,19 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(after > row.f_timestamp_on_update, `${row.f_timestamp_on_update} -> ${after}`).toBe(true);
     });
 
+    it('filters a binary field by the base64 text it is read as (no database matched it)', async () => {
+      const found = await api().get('_table/typed', {
+        filter: "f_binary = 'aGVsbG8=' and f_binary in ('aGVsbG8=', 'AAE=')",
+        fields: 'f_string',
+      });
+      expect(found.body).toEqual({ resource: [{ f_string: 'hello' }] });
+      expect((await api().get('_table/typed', { filter: "f_binary = '!!'" })).body.error).toEqual({
+        code: 400,
+        message: "Field 'f_binary' must be base64-encoded binary data.",
+        context: { field: 'f_binary' },
+      });
+    });
+
     it('returns 64-bit integers beyond 2^53 exactly, as text, on every database', async () => {
       const created = await api().call('POST', '_table/typed?fields=f_bigint', {
         resource: [{ f_bigint: '9223372036854775807' }, { f_bigint: '-9223372036854775808' }, { f_bigint: '9007199254740993' }],

@@ -6,11 +6,12 @@ import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platfo
 import { fitsInt64 } from '../../../core/request-limits.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
 import { DATE_TIME_TYPES, dateTimeText } from '../query/date-time-text.js';
+import { binaryEncoder } from '../query/value-codec.js';
 import type { FilterValue } from './filter-parser.js';
 import { sqlMessages } from '../sql-messages.js';
 
 /** What gets bound as a parameter. */
-export type BoundValue = string | number | boolean;
+export type BoundValue = string | number | boolean | Uint8Array;
 
 const NUMBER_TYPES = new Set<AbstractType>(['float', 'double', 'decimal', 'money']);
 const INTEGER = /^[+-]?\d+$/;
@@ -72,6 +73,8 @@ export function castValue(text: string, field: FieldModel, label: string, dialec
     if (flag === undefined) throw sqlMessages.invalidValueOfType.error(label, 'boolean', position);
     return dialect === 'postgres' ? flag : flag ? 1 : 0;
   }
+  // Binary values are read as base64: compared as the bytes that text stands for.
+  if (field.type === 'binary') return binaryEncoder(label)(text) as Uint8Array;
   if (DATE_TIME_TYPES.has(field.type)) {
     // Compared as the values were written (SQLite compares the text itself).
     const written = dateTimeText(text, field.type, dialect !== 'postgres');

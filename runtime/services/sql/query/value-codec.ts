@@ -103,7 +103,8 @@ function stringEncoder(name: string, maxLength: number | null): Encoder {
   };
 }
 
-function binaryEncoder(name: string): Encoder {
+/** Base64 text (as binary values are read) to bytes; a Uint8Array as it is. */
+export function binaryEncoder(name: string): Encoder {
   return (value) => {
     if (value instanceof Uint8Array) return value;
     const text = typeof value === 'string' ? value.replace(/\s+/g, '') : null;
