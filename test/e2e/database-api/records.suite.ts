@@ -460,6 +460,21 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(await count('note', "title like 'x%'")).toBe(0);
     });
 
+    it('names the field of an integer beyond its column (PostgreSQL did not; SQLite integers are 64-bit)', async () => {
+      const result = await api().call('POST', '_table/note', { resource: [{ title: 'x-int', score: '2147483648' }] });
+      if (target().kind === 'sqlite') {
+        expect(result.status).toBe(200);
+        await api().call('DELETE', `_table/note?filter=${encodeURIComponent("title = 'x-int'")}`);
+        return;
+      }
+      expect(result.body.error).toEqual({
+        code: 400,
+        message: "Invalid value for field 'score': the number is out of range for the field.",
+        context: { field: 'score' },
+      });
+      expect(await count('note', "title = 'x-int'")).toBe(0);
+    });
+
     it('answers a broken foreign key with 409 and writes nothing', async () => {
       const result = await api().call('POST', '_table/note', { resource: [{ title: 'fk', contact_id: 99999 }] });
       expect(result).toMatchObject({ status: 409, body: { error: { code: 409 } } });

@@ -21,12 +21,20 @@ const BASE64_TEXT = /^[A-Za-z0-9+/]*={0,2}$/;
 export const TRUE_TEXT: ReadonlySet<string> = new Set(['true', '1', 'yes', 'on', 'y', 't']);
 const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);
 
+/**
+ * PostgreSQL's narrower integer columns, whose out-of-range error names no column: checked here,
+ * so that the field is named as MySQL names it (SQLite's integers are all 64-bit).
+ */
+const POSTGRES_INTEGER_BITS: Record<string, number> = { integer: 32, int: 32, int4: 32, serial: 32, smallint: 16, int2: 16 };
+
 /** Integers beyond 64 bits fit no column of any database (and drivers fail to bind them). */
-function integerEncoder(name: string): Encoder {
+function integerEncoder(name: string, bits: number | null = null): Encoder {
   const outOfRange = () => sqlMessages.integerOutOfRange.error(name);
+  const bound = bits === null ? null : 2 ** (bits - 1);
   return (value) => {
     if (typeof value === 'number' && Number.isInteger(value)) {
       if (!Number.isSafeInteger(value) && !fitsInt64(BigInt(value).toString())) throw outOfRange();
+      if (bound !== null && (value >= bound || value < -bound)) throw sqlMessages.valueRefused.error('out of range', name);
       return value;
     }
     if (typeof value === 'bigint') {
@@ -36,6 +44,7 @@ function integerEncoder(name: string): Encoder {
     if (typeof value === 'string' && INTEGER_TEXT.test(value.trim())) {
       const text = value.trim();
       const n = Number(text);
+      if (bound !== null && (n >= bound || n < -bound)) throw sqlMessages.valueRefused.error('out of range', name);
       if (Number.isSafeInteger(n)) return n;
       if (!fitsInt64(text)) throw outOfRange();
       return BigInt(text);
@@ -140,7 +149,9 @@ const jsonEncoder: Encoder = (value) => (typeof value === 'string' && isJsonText
 
 /** The write encoder of a field. */
 export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encoder {
-  if (INTEGER_TYPES.has(field.type)) return integerEncoder(field.name);
+  if (INTEGER_TYPES.has(field.type)) {
+    return integerEncoder(field.name, dialect.dialect === 'postgres' ? (POSTGRES_INTEGER_BITS[field.dbType] ?? null) : null);
+  }
   switch (field.type) {
     case 'boolean':
       return booleanEncoder(field.name, dialect);
