@@ -320,6 +320,17 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       ).toEqual(['top', 'bottom', 'a label longer than ten']);
     });
 
+    it('refuses a new NOT NULL field without a default on a table with records, alike (MySQL filled them with blanks)', async () => {
+      const added = await api().call('PATCH', '_schema/shelf', { field: [{ name: 'required_now', type: 'string', length: 5 }] });
+      expect(added.body.error).toEqual({ code: 400, message: "Field 'required_now' can not be NULL.", context: { field: 'required_now' } });
+      expect((await api().get('_schema/shelf/_field/required_now')).status).toBe(404);
+      const defaulted = await api().call('POST', '_schema/shelf/_field', {
+        resource: [{ name: 'required_now', type: 'string', length: 5, default: 'x' }],
+      });
+      expect(defaulted.status, JSON.stringify(defaulted.body)).toBe(200);
+      expect((await api().call('DELETE', '_schema/shelf/_field/required_now')).status).toBe(200);
+    });
+
     it('serves _field: add, get, change, drop', async () => {
       const added = await api().call('POST', '_schema/shelf/_field', {
         resource: [{ name: 'color', type: 'string', length: 12, default: 'oak' }],

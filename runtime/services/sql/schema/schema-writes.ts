@@ -8,6 +8,7 @@
  * Responses: `{resource:[{name}]}` (a bare `{name}` for one addressed table or field), the full
  * descriptions when `fields` is given, `{success:true}` for deletes of one table or field.
  */
+import { sql } from 'kysely';
 import { BadRequestError, NotFoundError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
@@ -147,6 +148,15 @@ async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableCh
   for (const change of changes.modify) change.definition = resolveReference(change.definition, table.name, known);
   const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;
   if (referenced !== null) throw sqlMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
+  // A new NOT NULL field without a default has no value for the records there are: SQLite and
+  // PostgreSQL refuse it, MySQL filled them with '' or 0.
+  const unfilled = changes.add.find(
+    (f) => !f.allowNull && (f.default === undefined || f.default === null) && !f.autoIncrement && !f.type.startsWith('timestamp_on_'),
+  );
+  if (unfilled !== undefined) {
+    const records = await ctx.db.selectFrom(ctx.schema.plan(table.name).source).select(sql`1`.as('one')).limit(1).execute();
+    if (records.length > 0) throw sqlMessages.notNull.error(unfilled.name);
+  }
   await applying(ctx, table, `update table '${table.name}'`, () => ctx.dialect.alterTable(ctx.db, ctx.schema.current, table, changes));
 }
 
