@@ -126,6 +126,38 @@ describe('restricted administrators', () => {
       expect((await asRestricted('GET', '/system/app', undefined, { token })).status).toBe(401);
     });
 
+    it("cannot shed its restriction through a user's nested records, nor restrict another administrator so", async () => {
+      const own = (await root('GET', `/system/admin/${adminId}?related=user_to_app_to_role_by_user_id`)).body
+        .user_to_app_to_role_by_user_id[0].id;
+      const adminApp = (await root('GET', '/system/app?filter=name=admin')).body.resource[0].id;
+      const user = (
+        await root('POST', '/system/user?related=user_to_app_to_role_by_user_id', {
+          resource: [
+            { name: 'Bystander', email: 'bystander@x.io', user_to_app_to_role_by_user_id: [{ app_id: adminApp, role_id: roleId }] },
+          ],
+        })
+      ).body.resource[0];
+      // Its own assignment, deleted (user_id null) or taken over by the user: not the user's, so not found.
+      for (const child of [{ id: own, user_id: null }, { id: own }]) {
+        const refused = await asRestricted('PATCH', `/system/user/${user.id}`, { user_to_app_to_role_by_user_id: [child] });
+        expect(refused.status).toBe(404);
+      }
+      // The user's assignment moved to an administrator (not a record of /system/user).
+      const moved = await asRestricted('PATCH', `/system/user/${user.id}`, {
+        user_to_app_to_role_by_user_id: [{ id: user.user_to_app_to_role_by_user_id[0].id, user_id: 1 }],
+      });
+      expect(moved.status).toBe(400);
+      expect(moved.body.error.context).toEqual({ field: 'user_to_app_to_role_by_user_id[0].user_id' });
+      expect(
+        (await asRestricted('POST', '/system/service', { resource: [{ name: 'still_no', type: 'local_email', config: {} }] })).status,
+      ).toBe(403);
+      expect((await root('GET', '/system/admin/1?related=user_to_app_to_role_by_user_id')).body.user_to_app_to_role_by_user_id).toEqual([]);
+      expect(
+        (await root('GET', `/system/admin/${adminId}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id,
+      ).toEqual([expect.objectContaining({ id: own })]);
+      await root('DELETE', `/system/user/${user.id}`);
+    });
+
     it('is counted by rate limits, as administrators are not', async () => {
       const limit = (
         await root('POST', '/system/limit', {

@@ -239,6 +239,62 @@ describe('related records', () => {
     expect(apps.body).toEqual({ name: 'per-app-app', role_by_role_id: expect.objectContaining({ id: role, name: 'per-app' }) });
     expect((await api('GET', '/system/role?related=nosuch')).status).toBe(400);
   });
+
+  it("changes, takes or deletes no other record's children, and moves a child only to a parent the API may change", async () => {
+    const related = '?related=role_service_access_by_role_id,lookup_by_role_id';
+    const grant = { service_id: null, component: '*', verb_mask: 1 };
+    const [mine, theirs] = (
+      await api('POST', `/system/role${related}`, {
+        resource: [
+          { name: 'mine', role_service_access_by_role_id: [grant] },
+          { name: 'theirs', role_service_access_by_role_id: [grant], lookup_by_role_id: [{ name: 'theirs_lookup', value: 't' }] },
+        ],
+      })
+    ).body.resource;
+    const global = (await api('POST', '/system/lookup', { resource: [{ name: 'not_a_role_lookup', value: 'g' }] })).body.resource[0].id;
+    const theirGrant = theirs.role_service_access_by_role_id[0].id;
+    // Named by id through another role: not found there, whether changed, taken (no role_id) or deleted (role_id null).
+    for (const child of [{ id: theirGrant, verb_mask: 31 }, { id: theirGrant }, { id: theirGrant, role_id: null }]) {
+      const refused = await api('PATCH', `/system/role/${mine.id}`, { role_service_access_by_role_id: [child] });
+      expect(refused.status).toBe(404);
+      expect(refused.body.error).toMatchObject({
+        message: `Record with identifier '${theirGrant}' not found.`,
+        context: { field: 'role_service_access_by_role_id[0].id' },
+      });
+    }
+    for (const id of [theirs.lookup_by_role_id[0].id, global]) {
+      expect((await api('PATCH', `/system/role/${mine.id}`, { lookup_by_role_id: [{ id, value: 'stolen' }] })).status).toBe(404);
+    }
+    expect((await api('GET', `/system/role/${theirs.id}${related}`)).body).toMatchObject({
+      role_service_access_by_role_id: [{ id: theirGrant, verb_mask: 1 }],
+      lookup_by_role_id: [{ name: 'theirs_lookup', value: 't' }],
+    });
+    expect((await api('GET', `/system/lookup/${global}`)).body).toMatchObject({ value: 'g' });
+    // A child of this record moves to another record when its foreign key names it (reference 5.1)...
+    const myGrant = mine.role_service_access_by_role_id[0].id;
+    const moved = await api('PATCH', `/system/role/${mine.id}${related}`, {
+      role_service_access_by_role_id: [{ id: myGrant, role_id: theirs.id }],
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body.role_service_access_by_role_id).toEqual([]);
+    expect(
+      (await api('GET', `/system/role/${theirs.id}${related}`)).body.role_service_access_by_role_id.map((g: { id: number }) => g.id).sort(),
+    ).toEqual([theirGrant, myGrant].sort());
+    // ...but not to a record that does not exist, nor to one the API may not change (a built-in app).
+    const app = (await api('POST', '/system/app', { resource: [{ name: 'lookup-owner', lookup_by_app_id: [{ name: 'a', value: 1 }] }] }))
+      .body.resource[0].id;
+    const lookup = (await api('GET', `/system/app/${app}?related=lookup_by_app_id`)).body.lookup_by_app_id[0].id;
+    const builtin = (await api('GET', '/system/app?filter=name=admin&fields=id')).body.resource[0].id;
+    const nowhere = await api('PATCH', `/system/app/${app}`, { lookup_by_app_id: [{ id: lookup, app_id: 99999 }] });
+    expect(nowhere.status).toBe(400);
+    expect(nowhere.body.error.context).toEqual({ field: 'lookup_by_app_id[0].app_id' });
+    const toBuiltin = await api('PATCH', `/system/app/${app}`, { lookup_by_app_id: [{ id: lookup, app_id: builtin }] });
+    expect(toBuiltin.status).toBe(400);
+    expect(toBuiltin.body.error.message).toMatch(/^The app 'admin' is built into every platform/);
+    expect((await api('GET', `/system/app/${app}?related=lookup_by_app_id`)).body.lookup_by_app_id).toEqual([
+      expect.objectContaining({ id: lookup, app_id: app }),
+    ]);
+  });
 });
 
 describe('apps', () => {

@@ -2,8 +2,10 @@
  * Relationships of system records (reference 5.1): `related=` embeds them under their names
  * (`role_service_access_by_role_id`, `role_by_role_id`, ...), and nested writes change has-many
  * children inside the parent's POST/PATCH/PUT: a child without id is created, one with id is
- * updated, one whose foreign key is sent as null is deleted. A has-one child (a service's
- * document) is an object, replacing the one there is, or null, removing it.
+ * updated, one whose foreign key is sent as null is deleted, one whose foreign key names another
+ * parent moves there (when the caller may change that parent). A child named by id must be this
+ * parent's: another record's children are neither changed nor taken through it. A has-one child
+ * (a service's document) is an object, replacing the one there is, or null, removing it.
  */
 import type { Kysely } from 'kysely';
 import { BadRequestError, ConflictError, NotFoundError } from '../../core/errors.js';
@@ -145,6 +147,12 @@ export async function assertLookupNameFree(db: SystemDb, row: Row, id: unknown, 
   if (await query.executeTakeFirst()) throw new ConflictError(`Lookup name '${String(row.name)}' already exists in this scope.`, { field });
 }
 
+/**
+ * Checks the parent a child moves to (its foreign key set to another record of the resource):
+ * throws unless the caller may change that record's children through this resource.
+ */
+export type MoveCheck = (parentKey: unknown, field: string) => Promise<void>;
+
 /** Runs the has-many children of one parent record (already validated) against the database. */
 export async function writeNested(
   db: SystemDb,
@@ -152,6 +160,7 @@ export async function writeNested(
   parentKey: unknown,
   nested: Record<string, Row[]>,
   audit: { now: string; userId: number | null },
+  checkMove: MoveCheck,
 ): Promise<void> {
   const conn = untyped(db);
   for (const [name, children] of Object.entries(nested)) {
@@ -168,12 +177,15 @@ export async function writeNested(
       delete columns[target.idField];
       if (id !== undefined) {
         const existing: Row | undefined = await conn.selectFrom(target.table).selectAll().where(target.idField, '=', id).executeTakeFirst();
-        if (!existing) throw new NotFoundError(coreMessages.recordNotFound.text(String(id)), { field: `${at}.${target.idField}` });
+        // Another record's child (or a global lookup) is not found here: never changed, moved or deleted through this parent.
+        if (!existing || !sameKey(existing[relation.field], parentKey))
+          throw new NotFoundError(coreMessages.recordNotFound.text(String(id)), { field: `${at}.${target.idField}` });
         if (Object.hasOwn(child, relation.field) && child[relation.field] === null) {
           await conn.deleteFrom(target.table).where(target.idField, '=', id).execute();
           continue;
         }
         if (!Object.hasOwn(child, relation.field)) columns[relation.field] = parentKey;
+        else if (!sameKey(child[relation.field], parentKey)) await checkMove(child[relation.field], `${at}.${relation.field}`);
         await checkReferences(db, target, columns, at);
         if (target.table === 'lookup') await assertLookupNameFree(db, { ...existing, ...columns }, id, `${at}.name`);
         Object.assign(columns, auditColumns(target, audit, false));
@@ -187,6 +199,11 @@ export async function writeNested(
       }
     }
   }
+}
+
+/** Two ids are the same record's (a numeric string and its number alike). */
+function sameKey(a: unknown, b: unknown): boolean {
+  return a !== null && a !== undefined && b !== null && b !== undefined && String(a) === String(b);
 }
 
 /** A unique violation of a nested record: 409 (one role per user and app). */

@@ -8,7 +8,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { AuthContext } from '../../auth/auth-context.js';
-import { BadRequestError, BatchError, PorticoError } from '../../core/errors.js';
+import { BadRequestError, BatchError, NotFoundError, PorticoError } from '../../core/errors.js';
 import { unwrapRecord, unwrapRecords, type ListEnvelope } from '../../core/envelope.js';
 import { parseCommonParams, pick, toBool, type RawQuery } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
@@ -218,8 +218,25 @@ async function afterWrite(w: WriteContext, b: ResourceBehaviour, verb: 'create' 
   if (Object.keys(prepared.secrets).length > 0) {
     await untyped(w.db).updateTable(b.def.table).set(prepared.secrets).where(b.def.idField, '=', key).execute();
   }
-  await writeNested(w.db, b.def, key, prepared.nested, { now: w.now, userId: userId(w.call) });
+  await writeNested(w.db, b.def, key, prepared.nested, { now: w.now, userId: userId(w.call) }, (parent, field) =>
+    assertAdopting(w, b, parent, field),
+  );
   await b.written?.(w, verb, key, prepared);
+}
+
+/**
+ * A nested child moving to another parent: that parent must be a record of this resource (within
+ * its scope: not an administrator through /system/user) whose children the API may change.
+ */
+async function assertAdopting(w: WriteContext, b: ResourceBehaviour, parent: unknown, field: string): Promise<void> {
+  let keys: Key[];
+  try {
+    keys = await existingKeys(w, b, [parent as Key], 'update');
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    throw new BadRequestError(`Field '${field}' refers to no ${b.def.name} with id ${String(parent)}.`, { field });
+  }
+  await assertChangeable(w, b, keys, [{ columns: {}, secrets: {}, nested: { [field]: [{}] } }]);
 }
 
 /** What a write returns: the identifiers, or the records re-read when `fields` or `related` is asked for. */
