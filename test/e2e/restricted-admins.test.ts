@@ -270,4 +270,43 @@ describe('restricted administrators', () => {
       expect((await root('GET', `/system/role/${own}`)).status).toBe(404);
     });
   });
+
+  describe('an administrator with the packages tab', () => {
+    it('exports and imports through /system/package only what their role lets them read and write', async () => {
+      const created = await root('POST', '/system/admin', {
+        resource: [{ name: 'Packer', email: 'packer@x.io', password: PASSWORD, is_restricted_admin: true, access_by_tabs: ['packages'] }],
+      });
+      const id = created.body.resource[0].id;
+      const own = (await root('GET', `/system/admin/${id}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id[0]
+        .role_id;
+      await root('POST', '/system/cors', { resource: [{ path: 'packer/*', origin: '*' }] });
+      const token = (await login('packer@x.io')).body.session_token;
+      const call = apiClient(server.app, () => ({ key: server.apiKey, token }));
+      // Roles are readable (every restricted administrator reads them), CORS rules are not.
+      const exported = (await call('GET', '/system/package?export=true')).body.records;
+      expect(exported.role.map((r: { name: string }) => r.name)).toContain("packer@x.io's role");
+      expect(exported.cors).toEqual([]);
+      expect((await call('POST', '/system/package', { service: { system: { cors: ['packer/*'] } } })).status).toBe(403);
+      // Its own role overwritten with every grant on the system service, a new role, a new service: refused, nothing written.
+      const everything = { service: 'system', component: '*', verbs: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], requestor_mask: 3 };
+      for (const records of [
+        { role: [{ name: "packer@x.io's role", is_active: true, grants: [everything] }] },
+        { role: [{ name: 'packer-made', is_active: true, grants: [everything] }] },
+        { service: [{ name: 'packer_mail', label: 'M', type: 'local_email', config: {} }] },
+      ]) {
+        const refused = await call('POST', '/system/package?import=true&overwrite=true', { version: 1, records });
+        expect(refused.status).toBe(403);
+        expect(refused.body.error.message).toMatch(
+          /^Access Forbidden\. (POST|PATCH) access to component '(role|service)[/0-9]*' of service 'system'/,
+        );
+      }
+      expect((await root('GET', '/system/role?filter=name=packer-made')).body.resource).toEqual([]);
+      expect((await root('GET', '/system/service?filter=name=packer_mail')).body.resource).toEqual([]);
+      expect((await root('GET', `/system/role/${own}?accessible_tabs=true`)).body.accessible_tabs).toEqual(['config', 'packages']);
+      expect(
+        (await call('POST', '/system/admin', { resource: [{ name: 'B', email: 'b-by-packer@x.io', password: PASSWORD }] })).status,
+      ).toBe(403);
+      await root('DELETE', `/system/admin/${id}`);
+    });
+  });
 });

@@ -7,12 +7,17 @@
  * - POST with a manifest: the package of what it names.
  * - POST `?import=true` with a package: creates its records (`overwrite=true` also changes the
  *   ones that exist), through the same validation as every API write; returns the log with 201.
+ *
+ * A restricted administrator (one whose role decides, reference 6.3) exports and imports only the
+ * kinds their role lets them read and write through /system/{kind}: the package is no way around it.
  */
 import { BadRequestError, PorticoError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
+import { matchGrant } from '../../auth/access.js';
 import { maskToVerbs, verbsToMask } from '../../auth/principals.js';
+import { coreMessages } from '../../core/messages.js';
 import type { Verb } from '../../model/platform-model.js';
 import type { ServiceResult } from '../../services/service-kind.js';
 import type { Row } from '../record-resources/record-presentation.js';
@@ -168,15 +173,32 @@ function packageOf(ctx: PlatformContext, records: Record<Kind, Row[]>): Record<s
   return { version: PACKAGE_VERSION, platform: ctx.model.platform.name, manifest: { service: { system: manifestOf(records) } }, records };
 }
 
-export async function getPackage(ctx: PlatformContext, call: InternalCall): Promise<unknown> {
+/** Whether the caller's role allows the verb on a system resource (administrators: always). */
+function allows(call: InternalCall, verb: Verb, component: string): boolean {
+  return call.auth.grants === null || matchGrant(call.auth.grants, 'system', component, verb) !== null;
+}
+
+function assertAllowed(call: InternalCall, verb: Verb, component: string): void {
+  if (!allows(call, verb, component)) throw coreMessages.accessForbidden.error(verb, `component '${component}' of service 'system'`);
+}
+
+/** Every exportable record of the kinds the caller may read. */
+async function exportReadable(ctx: PlatformContext, call: InternalCall): Promise<Record<Kind, Row[]>> {
   const records = await exportAll(ctx);
+  for (const [kind] of KINDS) if (!allows(call, 'GET', kind)) records[kind] = [];
+  return records;
+}
+
+export async function getPackage(ctx: PlatformContext, call: InternalCall): Promise<unknown> {
+  const records = await exportReadable(ctx, call);
   return toBool(pick(call.query, 'export')) ? packageOf(ctx, records) : { service: { system: manifestOf(records) } };
 }
 
 export async function postPackage(ctx: PlatformContext, call: InternalCall): Promise<ServiceResult> {
   if (toBool(pick(call.query, 'import'))) return { status: 201, body: await importPackage(ctx, call) };
   const manifest = readManifest(call.body);
-  const all = await exportAll(ctx);
+  for (const [kind, names] of Object.entries(manifest)) if (names.length > 0) assertAllowed(call, 'GET', kind);
+  const all = await exportReadable(ctx, call);
   const chosen = Object.fromEntries(
     KINDS.map(([kind, key]) => {
       const names = manifest[kind];
@@ -259,6 +281,19 @@ async function importPackage(ctx: PlatformContext, call: InternalCall): Promise<
       throw new BadRequestError(`Package entry '${kind}' must be a list of records.`, { field: `records.${kind}` });
   }
   const overwrite = toBool(pick(call.query, 'overwrite'));
+  // The caller may make every write the package asks for, before any is made.
+  for (const [kind, key] of call.auth.grants === null ? [] : KINDS) {
+    for (const record of (records[kind] ?? []) as Row[]) {
+      const { table, idField } = (RECORD_BEHAVIOURS.get(kind) as ResourceBehaviour).def;
+      const existing = (await ctx.db
+        .selectFrom(table as 'role')
+        .select(idField as 'id')
+        .where(key as 'name', '=', String(record?.[key]))
+        .executeTakeFirst()) as Row | undefined;
+      if (!existing) assertAllowed(call, 'POST', kind);
+      else if (overwrite) assertAllowed(call, 'PATCH', `${kind}/${String(existing[idField])}`);
+    }
+  }
   const log: Row[] = [];
   for (const [kind, key] of KINDS) {
     const behaviour = RECORD_BEHAVIOURS.get(kind) as ResourceBehaviour;
