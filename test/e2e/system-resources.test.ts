@@ -144,6 +144,25 @@ describe('record resources: CRUD and the envelope', () => {
     expect((await api('DELETE', `/system/service?ids=${ids.join(',')}`)).body.resource).toEqual(ids.map((id: number) => ({ id })));
     expect((await api('GET', '/mail_a')).status).toBe(404);
   });
+
+  it("changes a service's config key by key: the keys a PATCH or PUT does not name are kept", async () => {
+    const config = { base_url: 'https://a.example/api', headers: [{ name: 'X-Key', value: 'k' }], cache_enabled: true, cache_ttl: 60 };
+    const id = (await api('POST', '/system/service', { resource: [{ name: 'keyed_rws', label: 'R', type: 'rws', config }] })).body
+      .resource[0].id;
+    const patched = await api('PATCH', `/system/service/${id}?fields=config`, { config: { cache_ttl: 120 } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.config).toEqual({ ...config, cache_ttl: 120 });
+    const put = await api('PUT', `/system/service/${id}?fields=config`, { label: 'R', config: { base_url: 'https://b.example/api' } });
+    expect(put.body.config).toEqual({ ...config, cache_ttl: 120, base_url: 'https://b.example/api' });
+    // A key sent as null is unset (its default applies); a new type starts from the config sent.
+    expect((await api('PATCH', `/system/service/${id}?fields=config`, { config: { cache_ttl: null } })).body.config).not.toHaveProperty(
+      'cache_ttl',
+    );
+    const retyped = await api('PATCH', `/system/service/${id}?fields=type,config`, { type: 'local_email', config: {} });
+    expect(retyped.body).toMatchObject({ type: 'local_email' });
+    expect(retyped.body.config).not.toHaveProperty('base_url');
+    await api('DELETE', `/system/service/${id}`);
+  });
 });
 
 describe('related records', () => {

@@ -156,12 +156,15 @@ function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undef
     }
   }
   if (prepared.columns.config === undefined && prepared.columns.type === undefined) return;
-  const config =
+  const stored = existing ? (JSON.parse(existing.config) as Record<string, unknown>) : {};
+  const given =
     prepared.columns.config !== undefined && prepared.columns.config !== null
       ? (JSON.parse(prepared.columns.config as string) as Record<string, unknown>)
-      : existing
-        ? (JSON.parse(existing.config) as Record<string, unknown>)
-        : {};
+      : null;
+  // A config sent for the same type changes the keys it names and keeps the others (the reference
+  // updates the stored config, PATCH and PUT alike); a new type starts from what was sent.
+  const sameType = existing !== undefined && (prepared.columns.type === undefined || prepared.columns.type === existing.type);
+  const config = given === null ? stored : sameType ? { ...stored, ...given } : given;
   dropUnsetKeys(kind.configSchema, config);
   assertValid(kind.configSchema, config, 'config', `configuration of a ${type} service`);
   prepared.columns.config = JSON.stringify(config);
