@@ -163,6 +163,27 @@ describe('record resources: CRUD and the envelope', () => {
     expect(retyped.body.config).not.toHaveProperty('base_url');
     await api('DELETE', `/system/service/${id}`);
   });
+
+  it('shows config secrets masked, and keeps the stored one when the mask comes back (reference 5.1)', async () => {
+    const config = { host: '127.0.0.1', port: 2525, username: 'mailer', password: 'smtp-secret' };
+    const created = await api('POST', '/system/service?fields=id,config', {
+      resource: [{ name: 'masked_smtp', label: 'M', type: 'smtp_email', config }],
+    });
+    const id = created.body.resource[0].id;
+    expect(created.body.resource[0].config).toMatchObject({ username: 'mailer', password: '**********' });
+    for (const url of [`/system/service/${id}`, '/system/service?filter=name=masked_smtp', `/system/service?ids=${id}&fields=*`]) {
+      expect(JSON.stringify((await api('GET', url)).body)).not.toContain('smtp-secret');
+    }
+    // The console saves the whole record back, mask included: the password stays what it was.
+    const record = (await api('GET', `/system/service/${id}`)).body;
+    expect((await api('PUT', `/system/service/${id}`, { ...record, label: 'Renamed' })).status).toBe(200);
+    const stored = await server.app.portico.db.selectFrom('service').select('config').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(JSON.parse(stored.config)).toMatchObject({ password: 'smtp-secret' });
+    await api('PATCH', `/system/service/${id}`, { config: { password: 'new-secret' } });
+    const changed = await server.app.portico.db.selectFrom('service').select('config').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(JSON.parse(changed.config)).toMatchObject({ password: 'new-secret', username: 'mailer' });
+    await api('DELETE', `/system/service/${id}`);
+  });
 });
 
 describe('related records', () => {

@@ -1,7 +1,7 @@
 /**
  * System records as clients see them, and as the system database stores them: flags as JSON
- * booleans, JSON columns decoded, hidden and secret columns dropped, private lookup values and
- * CORS method masks shown the reference platform's way.
+ * booleans, JSON columns decoded, hidden and secret columns dropped, private lookup values,
+ * service config secrets and CORS method masks shown the reference platform's way.
  */
 import { maskToVerbs, verbsToMask } from '../../auth/principals.js';
 import type { Verb } from '../../model/platform-model.js';
@@ -12,6 +12,32 @@ export type Row = Record<string, unknown>;
 
 /** What a private lookup value reads as; sending it back leaves the stored value unchanged. */
 export const MASK = '**********';
+
+/** Service config keys holding secrets (passwords, passphrases, private keys), at any depth of its objects. */
+const SECRET_CONFIG_KEY = /password|passphrase|secret|private_key/i;
+
+const isObject = (value: unknown): value is Row => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A service config as read: each secret that is set shows as the mask (reference 5.1). */
+export function maskConfigSecrets(config: Row): Row {
+  const out: Row = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (SECRET_CONFIG_KEY.test(key) && typeof value === 'string' && value !== '') out[key] = MASK;
+    else out[key] = isObject(value) ? maskConfigSecrets(value) : value;
+  }
+  return out;
+}
+
+/** A service config as written: a secret sent back as the mask keeps the stored value (dropped when none is stored). */
+export function keepMaskedSecrets(config: Row, stored: Row): Row {
+  const out: Row = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (value === MASK && SECRET_CONFIG_KEY.test(key)) {
+      if (stored[key] !== undefined) out[key] = stored[key];
+    } else out[key] = isObject(value) ? keepMaskedSecrets(value, isObject(stored[key]) ? stored[key] : {}) : value;
+  }
+  return out;
+}
 
 /** Columns only the system layer reads: never shown, whatever the resource. */
 const SECRET_COLUMNS = new Set(['password', 'confirm_code', 'confirm_code_expiry', 'tokens_valid_after']);
@@ -42,6 +68,7 @@ export function presentRecord(def: RecordDefinition, row: Row): Row {
     else out[name] = value;
   }
   if (def.table === 'lookup' && out.private === true && 'value' in out) out.value = MASK;
+  if (def.table === 'service' && isObject(out.config)) out.config = maskConfigSecrets(out.config);
   if (def.table === 'cors_config' && typeof out.method === 'number') out.method = maskToVerbs(out.method);
   if (def.table === 'limits' && typeof out.period === 'number') out.period = PERIODS[out.period] ?? out.period;
   if (def.table === 'app' && 'type' in out) out.launch_url = out.type === 2 && typeof out.url === 'string' ? out.url : '';

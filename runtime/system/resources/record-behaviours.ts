@@ -11,6 +11,7 @@ import type { ServiceModel } from '../../model/platform-model.js';
 import { findServiceType } from '../internal-service-types.js';
 import { limitBehaviour } from '../limits/limit-resource.js';
 import { assertValid } from '../record-resources/json-validator.js';
+import { keepMaskedSecrets } from '../record-resources/record-presentation.js';
 import { assertLookupNameFree } from '../record-resources/related-records.js';
 import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../record-resources/resource-handler.js';
 import {
@@ -164,7 +165,8 @@ function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undef
   // A config sent for the same type changes the keys it names and keeps the others (the reference
   // updates the stored config, PATCH and PUT alike); a new type starts from what was sent.
   const sameType = existing !== undefined && (prepared.columns.type === undefined || prepared.columns.type === existing.type);
-  const config = given === null ? stored : sameType ? { ...stored, ...given } : given;
+  const merged = given === null ? stored : sameType ? { ...stored, ...given } : given;
+  const config = keepMaskedSecrets(merged, stored);
   dropUnsetKeys(kind.configSchema, config);
   assertValid(kind.configSchema, config, 'config', `configuration of a ${type} service`);
   prepared.columns.config = JSON.stringify(config);
