@@ -3,6 +3,9 @@
  * duplicates, oversized and malformed bodies. Each ends in the spec's error shape naming the
  * field (400, 409 or 413), and nothing is half-written.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
@@ -158,6 +161,37 @@ describe('nested records and queries', () => {
       expect(response.status, `${method} ${url}`).toBe(status);
       expect(response.body.error.code).toBe(status);
       if (field !== null) expect(JSON.stringify(response.body.error.context), `${method} ${url}`).toContain(field);
+    }
+  });
+});
+
+describe('a SQLite service on the system database', () => {
+  it("is refused: its tables (password hashes, the signing secret, role assignments) are no service's to serve", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-system-file-'));
+    const own = await startTestServer(minimalModel(), { systemDatabase: path.join(dir, 'system.sqlite') });
+    try {
+      const token = await own.adminToken();
+      const call = apiClient(own.app, () => ({ key: own.apiKey, token }));
+      const record = (database: string) => ({ resource: [{ name: 'sys', label: 'S', type: 'sqlite', config: { database } }] });
+      // Absolute, and relative to the platform directory.
+      for (const database of [path.join(dir, 'system.sqlite'), path.relative(own.dir, path.join(dir, 'system.sqlite'))]) {
+        const refused = await call('POST', '/system/service', record(database));
+        expect(refused.status).toBe(400);
+        expect(refused.body.error).toMatchObject({
+          message: "Field 'config.database' names the system database, which no service may serve.",
+          context: { field: 'config.database' },
+        });
+      }
+      const other = await call('POST', '/system/service', record(path.join(dir, 'other.sqlite')));
+      expect(other.status).toBe(201);
+      const moved = await call('PATCH', `/system/service/${other.body.resource[0].id}`, {
+        config: { database: path.join(dir, 'system.sqlite') },
+      });
+      expect(moved.status).toBe(400);
+      expect((await call('GET', '/sys/_table/user')).status).toBe(404);
+    } finally {
+      await own.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -4,6 +4,9 @@
  * services (type and config checks, live serving), CORS rules, global lookups, email templates
  * and custom settings.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { SqliteAdapter, sql } from 'kysely';
 import { generateApiKey, hashPassword } from '../../auth/passwords.js';
 import { BadRequestError, ConflictError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
@@ -172,6 +175,33 @@ function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undef
   prepared.columns.config = JSON.stringify(config);
 }
 
+const realPath = (file: string): string => {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+};
+
+/**
+ * A SQLite service on the system database's own file would hand its tables (password hashes, the
+ * signing secret, every role assignment) to whoever may call that service: refused.
+ */
+async function assertNotSystemDatabase(w: WriteContext, prepared: Prepared, existing: ServiceRowValues | undefined): Promise<void> {
+  const type = (prepared.columns.type ?? existing?.type) as string;
+  if (type !== 'sqlite' || typeof prepared.columns.config !== 'string') return;
+  if (!(w.db.getExecutor().adapter instanceof SqliteAdapter)) return;
+  const database = w.ctx.runtime.resolveEnv((JSON.parse(prepared.columns.config) as Record<string, unknown>).database);
+  if (typeof database !== 'string' || database === ':memory:' || database === '') return;
+  const { rows } = await sql<{ name: string; file: string }>`PRAGMA database_list`.execute(w.db);
+  const systemFile = rows.find((row) => row.name === 'main')?.file;
+  if (systemFile && realPath(path.resolve(w.ctx.runtime.baseDir, database)) === realPath(systemFile)) {
+    throw new BadRequestError("Field 'config.database' names the system database, which no service may serve.", {
+      field: 'config.database',
+    });
+  }
+}
+
 export const serviceBehaviour: ResourceBehaviour = {
   def: serviceResource,
   // Built-in and declared services are compiled into the generated server (schema, routes,
@@ -200,6 +230,7 @@ export const serviceBehaviour: ResourceBehaviour = {
       let next = Math.max(Number(max ?? 0) + 1, FIRST_API_SERVICE_ID);
       for (const p of prepared) {
         checkServiceType(p, undefined);
+        await assertNotSystemDatabase(w, p, undefined);
         p.columns.id = next++;
       }
       return;
@@ -211,7 +242,10 @@ export const serviceBehaviour: ResourceBehaviour = {
     for (const [index, key] of keys.entries()) {
       const existing = rows.find((row) => row.id === Number(key));
       changes.set(key, { previousName: existing?.name });
-      if (verb === 'update') checkServiceType(prepared[index], existing);
+      if (verb === 'update') {
+        checkServiceType(prepared[index], existing);
+        await assertNotSystemDatabase(w, prepared[index], existing);
+      }
     }
   },
   async written(w, _verb, key) {
