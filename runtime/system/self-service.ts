@@ -11,6 +11,7 @@ import type { InternalCall } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import { translateSqliteError } from '../services/sql/dialects/sqlite/sqlite-errors.js';
 import { assertValid } from './record-resources/json-validator.js';
+import { nullableId } from './record-resources/resource-definition.js';
 import { assertPasswordAllowed, passwordSecrets } from './resources/password-rules.js';
 import { userServiceConfig } from './user/user-config.js';
 import { type MailChoice, sendTemplateMail } from './system-mail.js';
@@ -47,7 +48,7 @@ const profileSchema = {
     username: { type: ['string', 'null'], minLength: 1, maxLength: 255, pattern: '^\\S+$' },
     email: { type: 'string', format: 'email', maxLength: 255 },
     phone: { type: ['string', 'null'], maxLength: 32 },
-    default_app_id: { type: ['integer', 'null'], minimum: 1 },
+    default_app_id: nullableId,
     current_password: { type: 'string' },
     security_question: {},
     security_answer: {},

@@ -155,6 +155,29 @@ describe('nested records and queries', () => {
       ['GET', '/system/nosuch', undefined, 404, null],
       ['POST', '/email', { to: 'not an address' }, 400, 'to'],
       ['POST', '/email', { subject: 'no recipient' }, 400, 'to'],
+      // Ids and counts beyond the system tables' 32-bit integer columns (PostgreSQL refuses even to compare them).
+      ['POST', '/system/user', { resource: [{ name: 'U', email: 'big@x.io', default_app_id: 2 ** 31 }] }, 400, 'default_app_id'],
+      [
+        'POST',
+        '/system/role',
+        { resource: [{ name: 'big', role_service_access_by_role_id: [{ service_id: 2 ** 31, component: '*', verb_mask: 1 }] }] },
+        400,
+        'role_service_access_by_role_id[0].service_id',
+      ],
+      [
+        'POST',
+        '/system/user',
+        { resource: [{ name: 'U', email: 'big2@x.io', user_to_app_to_role_by_user_id: [{ app_id: 2 ** 31, role_id: 1 }] }] },
+        400,
+        'user_to_app_to_role_by_user_id[0].app_id',
+      ],
+      ['POST', '/system/limit', { resource: [{ name: 'big', type: 'instance', rate: 2 ** 31 }] }, 400, 'rate'],
+      ['POST', '/system/cors', { resource: [{ path: 'big/*', origin: '*', max_age: 2 ** 31 }] }, 400, 'max_age'],
+      ['POST', '/system/admin/profile', { default_app_id: 2 ** 31 }, 400, 'default_app_id'],
+      ['PATCH', '/system/service/7', { config: { open_reg_role_id: 2 ** 31 } }, 400, 'config.open_reg_role_id'],
+      ['GET', `/system/limit_cache/${2 ** 31}`, undefined, 404, null],
+      ['DELETE', `/system/limit_cache/${2 ** 31}`, undefined, 404, null],
+      ['GET', `/system/limit_cache?user_id=${2 ** 31}`, undefined, 404, null],
     ];
     for (const [method, url, body, status, field] of cases) {
       const response = await api(method, url, body);

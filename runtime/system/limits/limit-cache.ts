@@ -12,12 +12,15 @@ import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import { coreMessages } from '../../core/messages.js';
 import { sqlMessages } from '../../services/sql/sql-messages.js';
+import { MAX_INTEGER } from '../record-resources/resource-definition.js';
 import { isEachUser } from './limit-rules.js';
 import type { CounterFilter } from './rate-limits.js';
 
 function wholeNumber(text: string, parameter: string): number {
   const value = Number(text);
   if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(value)) throw coreMessages.parameterNotInteger.error(parameter);
+  // Beyond what an id column holds (PostgreSQL refuses to compare it): no record has it.
+  if (value > MAX_INTEGER) throw coreMessages.recordNotFound.error(text.trim());
   return value;
 }
 
@@ -26,7 +29,7 @@ function filterOf(call: InternalCall, rest: readonly string[]): CounterFilter & 
   if (rest.length > 1) throw coreMessages.resourceNotFound.error(['limit_cache', ...rest].join('/'), 'system');
   const filter: CounterFilter & { single: boolean } = { single: rest[0] !== undefined };
   if (rest[0] !== undefined) {
-    if (!/^\d+$/.test(rest[0])) throw coreMessages.recordNotFound.error(rest[0]);
+    if (!/^\d+$/.test(rest[0]) || Number(rest[0]) > MAX_INTEGER) throw coreMessages.recordNotFound.error(rest[0]);
     filter.limitIds = [Number(rest[0])];
   } else {
     const ids = pick(call.query, 'ids');

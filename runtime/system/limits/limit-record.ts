@@ -2,7 +2,7 @@
  * The fields of a `/system/limit` record (reference 5.11); its relations are added with the
  * other system records (record-resources/system-records.ts).
  */
-import { field, flag, nullableId, READ_ONLY_AUDITED, resource } from '../record-resources/resource-definition.js';
+import { field, flag, MAX_INTEGER, nullableId, READ_ONLY_AUDITED, resource } from '../record-resources/resource-definition.js';
 import { LIMIT_TYPES, LIMIT_VERBS, PERIODS } from './limit-rules.js';
 
 export const limitFields = resource({
@@ -13,7 +13,7 @@ export const limitFields = resource({
   plural: 'Limits',
   fields: {
     type: field({ type: 'string', enum: [...LIMIT_TYPES] }, { required: true }),
-    rate: field({ type: 'integer', minimum: 1, description: 'Requests allowed per period.' }, { required: true }),
+    rate: field({ type: 'integer', minimum: 1, maximum: MAX_INTEGER, description: 'Requests allowed per period.' }, { required: true }),
     period: field({
       anyOf: [
         { type: 'string', enum: [...PERIODS] },

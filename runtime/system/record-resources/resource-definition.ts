@@ -72,8 +72,14 @@ export const field = (schema: JsonSchema, extra: Omit<FieldRule, 'schema'> = {})
 /** A flag: JSON booleans, and the 0/1 some clients send. */
 export const flag: JsonSchema = { type: ['boolean', 'integer'], enum: [true, false, 0, 1] };
 
+/** The largest id or count a system table holds: its integer columns are 32-bit on PostgreSQL and MySQL. */
+export const MAX_INTEGER = 2_147_483_647;
+
+/** The id of another record. */
+export const recordId: JsonSchema = { type: 'integer', minimum: 1, maximum: MAX_INTEGER };
+
 /** The id of another record, or null. */
-export const nullableId: JsonSchema = { type: ['integer', 'null'], minimum: 1 };
+export const nullableId: JsonSchema = { ...recordId, type: ['integer', 'null'] };
 
 /** Children pointing at the record through `field` (an array under `related=`). */
 export const hasMany = (target: RecordDefinition, field: string, writable: boolean): RelationDefinition => ({

@@ -13,10 +13,12 @@ import {
   hasMany,
   hasOne,
   type JsonSchema,
+  MAX_INTEGER,
   nullableId,
   READ_ONLY_AUDITED,
   type ResourceDefinition,
   record,
+  recordId,
   resource,
 } from './resource-definition.js';
 
@@ -62,8 +64,8 @@ export const userAppRoleRecord = record({
   plural: 'UserAppRoles',
   fields: {
     user_id: field(nullableId, { references: 'user' }),
-    app_id: field({ type: 'integer', minimum: 1 }, { required: true, references: 'app' }),
-    role_id: field({ type: 'integer', minimum: 1 }, { required: true, references: 'role' }),
+    app_id: field(recordId, { required: true, references: 'app' }),
+    role_id: field(recordId, { required: true, references: 'role' }),
   },
   readOnly: ['id'],
 });
@@ -263,7 +265,7 @@ export const corsResource = resource({
       ],
       description: 'Allowed methods: verb names, or a verb mask.',
     }),
-    max_age: field({ type: 'integer', minimum: 0 }),
+    max_age: field({ type: 'integer', minimum: 0, maximum: MAX_INTEGER }),
     supports_credentials: field(flag),
     enabled: field(flag),
   },

@@ -5,8 +5,9 @@
  * change it through /system/service like any other service config.
  */
 import type { PlatformContext } from '../../http/platform-context.js';
+import { nullableId, recordId } from '../record-resources/resource-definition.js';
 
-const id = (title: string, description: string) => ({ type: ['integer', 'null'], minimum: 1, default: null, title, description });
+const id = (title: string, description: string) => ({ ...nullableId, default: null, title, description });
 
 /** JSON Schema of the `user` service's config. */
 export const userConfigSchema: Record<string, unknown> = {
@@ -36,8 +37,8 @@ export const userConfigSchema: Record<string, unknown> = {
         additionalProperties: true,
         required: ['app_id', 'role_id'],
         properties: {
-          app_id: { type: 'integer', minimum: 1, title: 'App' },
-          role_id: { type: 'integer', minimum: 1, title: 'Role' },
+          app_id: { ...recordId, title: 'App' },
+          role_id: { ...recordId, title: 'Role' },
         },
       },
     },
