@@ -302,6 +302,11 @@ describe('related records', () => {
         context: { field: 'role_service_access_by_role_id[0].id' },
       });
     }
+    // Ids no child can have (on a PostgreSQL system database these were 500s): not found either.
+    for (const id of ['x', 2 ** 31, -1, 1.5]) {
+      const refused = await api('PATCH', `/system/role/${mine.id}`, { role_service_access_by_role_id: [{ id, verb_mask: 1 }] });
+      expect(refused.status, String(id)).toBe(404);
+    }
     for (const id of [theirs.lookup_by_role_id[0].id, global]) {
       expect((await api('PATCH', `/system/role/${mine.id}`, { lookup_by_role_id: [{ id, value: 'stolen' }] })).status).toBe(404);
     }

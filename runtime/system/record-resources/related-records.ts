@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import { BadRequestError, ConflictError, NotFoundError } from '../../core/errors.js';
 import { isUniqueViolation, type SystemDb } from '../store/system-db.js';
 import { presentRecord, storedColumns, type Row } from './record-presentation.js';
-import type { FieldRule, RecordDefinition, RelationDefinition } from './resource-definition.js';
+import { type FieldRule, MAX_INTEGER, type RecordDefinition, type RelationDefinition } from './resource-definition.js';
 import { coreMessages } from '../../core/messages.js';
 
 /** The system database with table names known only at run time (from record definitions). */
@@ -176,7 +176,9 @@ export async function writeNested(
       const columns = storedColumns(target, child);
       delete columns[target.idField];
       if (id !== undefined) {
-        const existing: Row | undefined = await conn.selectFrom(target.table).selectAll().where(target.idField, '=', id).executeTakeFirst();
+        const existing: Row | undefined = isStoredId(id)
+          ? await conn.selectFrom(target.table).selectAll().where(target.idField, '=', id).executeTakeFirst()
+          : undefined;
         // Another record's child (or a global lookup) is not found here: never changed, moved or deleted through this parent.
         if (!existing || !sameKey(existing[relation.field], parentKey))
           throw new NotFoundError(coreMessages.recordNotFound.text(String(id)), { field: `${at}.${target.idField}` });
@@ -199,6 +201,12 @@ export async function writeNested(
       }
     }
   }
+}
+
+/** Whether a value can be a child's id (an integer column; PostgreSQL refuses to compare anything else with it). */
+function isStoredId(value: unknown): boolean {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value : '';
+  return /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_INTEGER;
 }
 
 /** Two ids are the same record's (a numeric string and its number alike). */
