@@ -135,6 +135,21 @@ describe('lenient input on system resources (3)', () => {
     expect((await api('POST', '/system/app', { resource: [{ name: 'lenient-app2', type: 'zero' }] })).status).toBe(400);
   });
 
+  it('reads a blank api_key (null or "") on an app as none: generated on create, kept on update', async () => {
+    const created = await api('POST', '/system/app?fields=id,api_key', {
+      resource: [
+        { name: 'blank-key-null', api_key: null },
+        { name: 'blank-key-empty', api_key: '' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const [first, second] = created.body.resource;
+    for (const app of [first, second]) expect(app.api_key).toMatch(/^[0-9a-f]{64}$/);
+    const updated = await api('PUT', `/system/app/${first.id}?fields=api_key`, { name: 'blank-key-null', api_key: '' });
+    expect(updated.body.api_key).toBe(first.api_key);
+    expect((await api('POST', '/system/app', { resource: [{ name: 'short-key', api_key: 'short' }] })).status).toBe(400);
+  });
+
   it.each(['user', 'admin'])('reads username "" as null on %s, twice over (no unique clash)', async (resource) => {
     const base = { name: `Blank ${resource}`, username: '', password: 'a-long-enough-password' };
     const first = await api('POST', `/system/${resource}?fields=username`, { resource: [{ ...base, email: `blank1-${resource}@x.io` }] });

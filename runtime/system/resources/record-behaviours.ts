@@ -96,6 +96,10 @@ const APP_EDITABLE = Object.keys(appResource.fields).filter((name) => name !== '
 export const appBehaviour: ResourceBehaviour = {
   def: appResource,
   originEditable: () => APP_EDITABLE,
+  normalise(record) {
+    // A form's blank key is no key: generated on create (reference 5.3), kept on update.
+    if (record.api_key === null || record.api_key === '') delete record.api_key;
+  },
   prepare(prepared, _record, mode, _ctx, call) {
     activeByDefault(prepared, mode);
     if (mode === 'create') prepared.columns.api_key ??= generateApiKey();
