@@ -5,6 +5,7 @@
  * grants; everything else is for administrators only.
  */
 import { wrapList } from '../core/envelope.js';
+import { pick, toBool } from '../core/query-params.js';
 import type { AccessRule, InternalCall, InternalService } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import type { Verb } from '../model/platform-model.js';
@@ -83,7 +84,12 @@ export function createSystemService(ctx: PlatformContext): InternalService {
       switch (resource) {
         case '':
           only('GET', 0);
-          return { body: wrapList(SYSTEM_RESOURCES.map((name) => ({ name }))) };
+          // `as_list=true`: the names alone (reference 1.4).
+          return {
+            body: toBool(pick(call.query, 'as_list'))
+              ? wrapList([...SYSTEM_RESOURCES])
+              : wrapList(SYSTEM_RESOURCES.map((name) => ({ name }))),
+          };
         case 'environment':
           only('GET', 0);
           return { body: await environment(ctx, call) };

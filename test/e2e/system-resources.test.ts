@@ -401,6 +401,11 @@ describe('read-only resources', () => {
     expect((await api('GET', '/system/constant/verb')).body).toEqual({ GET: 1, POST: 2, PUT: 4, PATCH: 8, DELETE: 16 });
     expect((await api('GET', '/system/environment')).body.platform).toMatchObject({ version: expect.any(String), is_hosted: false });
     expect((await api('GET', '/system')).body.resource).toContainEqual({ name: 'service_type' });
+    // as_list=true: the names alone, as on every other service root (reference 1.4).
+    expect((await api('GET', '/system?as_list=true')).body.resource).toEqual(
+      expect.arrayContaining(['admin', 'admin/session', 'service_type']),
+    );
+    expect((await api('GET', '/user?as_list=true')).body).toEqual({ resource: ['password', 'profile', 'register', 'session'] });
   });
 
   it('lists the services the caller may reach and the service types at /api/v2', async () => {

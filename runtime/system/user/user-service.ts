@@ -4,6 +4,7 @@
  * Every endpoint is open without a role (reference 6.4); those about the caller need a session.
  */
 import { wrapList } from '../../core/envelope.js';
+import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall, InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { Verb } from '../../model/platform-model.js';
@@ -26,7 +27,8 @@ export function createUserService(ctx: PlatformContext, name: string): InternalS
       switch (path) {
         case '':
           if (call.verb !== 'GET') throw unsupported();
-          return { body: wrapList(RESOURCES.map((r) => ({ name: r }))) };
+          // `as_list=true`: the names alone (reference 1.4).
+          return { body: toBool(pick(call.query, 'as_list')) ? wrapList(RESOURCES) : wrapList(RESOURCES.map((r) => ({ name: r }))) };
         case 'session':
           return handleSession(ctx, 'user', call, unsupported);
         case 'register':
