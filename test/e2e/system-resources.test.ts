@@ -416,6 +416,9 @@ describe('read-only resources', () => {
       'local_email',
       'smtp_email',
     ]);
+    // The names api_docs documents, alone (reference 8.2).
+    const names = (await api('GET', '/api_docs?as_list=true')).body;
+    expect(names.resource).toEqual(root.body.services.map((s: { name: string }) => s.name));
   });
 });
 

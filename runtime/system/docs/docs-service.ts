@@ -3,6 +3,8 @@
  * and /api/v2/{service}/_spec (one service's document).
  */
 import { roleReaches } from '../../auth/access.js';
+import { wrapList } from '../../core/envelope.js';
+import { pick, toBool } from '../../core/query-params.js';
 import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
@@ -40,11 +42,13 @@ export function createDocsService(ctx: PlatformContext): DocsService {
         return documentOf(name);
       }
       if (call.resource.length > 1) throw coreMessages.resourceNotFound.error(call.resource.join('/'), 'api_docs');
+      const readable = ctx.services
+        .list()
+        .filter((service) => call.auth.isAdmin || callerMayRead(ctx, call.auth.role?.id ?? null, service.name));
+      // `as_list=true`: the names of the documented services alone (reference 8.2).
+      if (toBool(pick(call.query, 'as_list'))) return { body: wrapList(readable.map((service) => service.name)) };
       const entries = [];
-      for (const service of ctx.services.list()) {
-        if (!call.auth.isAdmin && !callerMayRead(ctx, call.auth.role?.id ?? null, service.name)) continue;
-        entries.push({ service, fragment: await fragmentOf(service) });
-      }
+      for (const service of readable) entries.push({ service, fragment: await fragmentOf(service) });
       return {
         body: combinedDocument(entries, {
           title: ctx.model.platform.title,
