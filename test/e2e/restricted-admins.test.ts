@@ -274,18 +274,28 @@ describe('restricted administrators', () => {
   describe('an administrator with the packages tab', () => {
     it('exports and imports through /system/package only what their role lets them read and write', async () => {
       const created = await root('POST', '/system/admin', {
-        resource: [{ name: 'Packer', email: 'packer@x.io', password: PASSWORD, is_restricted_admin: true, access_by_tabs: ['packages'] }],
+        resource: [
+          { name: 'Packer', email: 'packer@x.io', password: PASSWORD, is_restricted_admin: true, access_by_tabs: ['packages', 'apps'] },
+        ],
       });
       const id = created.body.resource[0].id;
       const own = (await root('GET', `/system/admin/${id}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id[0]
         .role_id;
       await root('POST', '/system/cors', { resource: [{ path: 'packer/*', origin: '*' }] });
+      await root('POST', '/system/service', {
+        resource: [{ name: 'packer_smtp', label: 'S', type: 'smtp_email', config: { host: '127.0.0.1', password: 'smtp-secret' } }],
+      });
+      await root('POST', '/system/role', {
+        resource: [{ name: 'packer-seen', lookup_by_role_id: [{ name: 'k', value: 'role-secret', private: true }] }],
+      });
       const token = (await login('packer@x.io')).body.session_token;
       const call = apiClient(server.app, () => ({ key: server.apiKey, token }));
-      // Roles are readable (every restricted administrator reads them), CORS rules are not.
+      // Roles and services are readable (the apps tab reads services), CORS rules are not; secrets show masked, as the resources show them.
       const exported = (await call('GET', '/system/package?export=true')).body.records;
       expect(exported.role.map((r: { name: string }) => r.name)).toContain("packer@x.io's role");
       expect(exported.cors).toEqual([]);
+      expect(JSON.stringify(exported)).not.toMatch(/smtp-secret|role-secret/);
+      expect(exported.service.find((r: { name: string }) => r.name === 'packer_smtp').config.password).toBe('**********');
       expect((await call('POST', '/system/package', { service: { system: { cors: ['packer/*'] } } })).status).toBe(403);
       // Its own role overwritten with every grant on the system service, a new role, a new service: refused, nothing written.
       const everything = { service: 'system', component: '*', verbs: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], requestor_mask: 3 };
@@ -302,7 +312,7 @@ describe('restricted administrators', () => {
       }
       expect((await root('GET', '/system/role?filter=name=packer-made')).body.resource).toEqual([]);
       expect((await root('GET', '/system/service?filter=name=packer_mail')).body.resource).toEqual([]);
-      expect((await root('GET', `/system/role/${own}?accessible_tabs=true`)).body.accessible_tabs).toEqual(['config', 'packages']);
+      expect((await root('GET', `/system/role/${own}?accessible_tabs=true`)).body.accessible_tabs).toEqual(['apps', 'config', 'packages']);
       expect(
         (await call('POST', '/system/admin', { resource: [{ name: 'B', email: 'b-by-packer@x.io', password: PASSWORD }] })).status,
       ).toBe(403);

@@ -20,7 +20,7 @@ import { maskToVerbs, verbsToMask } from '../../auth/principals.js';
 import { coreMessages } from '../../core/messages.js';
 import type { Verb } from '../../model/platform-model.js';
 import type { ServiceResult } from '../../services/service-kind.js';
-import type { Row } from '../record-resources/record-presentation.js';
+import { MASK, maskConfigSecrets, type Row } from '../record-resources/record-presentation.js';
 import { serveResource, type ResourceBehaviour } from '../record-resources/resource-handler.js';
 import { RECORD_BEHAVIOURS } from './record-behaviours.js';
 
@@ -182,10 +182,21 @@ function assertAllowed(call: InternalCall, verb: Verb, component: string): void 
   if (!allows(call, verb, component)) throw coreMessages.accessForbidden.error(verb, `component '${component}' of service 'system'`);
 }
 
-/** Every exportable record of the kinds the caller may read. */
+/**
+ * Every exportable record of the kinds the caller may read. An administrator's package carries
+ * secrets as stored (it moves a platform); a restricted administrator's shows them masked, as the
+ * resources they read them from do.
+ */
 async function exportReadable(ctx: PlatformContext, call: InternalCall): Promise<Record<Kind, Row[]>> {
   const records = await exportAll(ctx);
   for (const [kind] of KINDS) if (!allows(call, 'GET', kind)) records[kind] = [];
+  if (call.auth.grants === null) return records;
+  for (const service of records.service) service.config = maskConfigSecrets((service.config ?? {}) as Row);
+  const maskLookups = (lookups: unknown) => {
+    for (const lookup of (lookups ?? []) as Row[]) if (lookup.private === true) lookup.value = MASK;
+  };
+  maskLookups(records.lookup);
+  for (const kind of ['role', 'app', 'user'] as const) for (const record of records[kind]) maskLookups(record.lookups);
   return records;
 }
 
