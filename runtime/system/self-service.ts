@@ -61,6 +61,9 @@ const profileSchema = {
 export async function updateProfile(ctx: PlatformContext, call: InternalCall): Promise<{ success: true }> {
   const id = sessionUserId(call);
   const body = call.body ?? {};
+  // A form's blank username is none, as on /system/admin and /system/user (emptyIsNull).
+  if (typeof body === 'object' && body !== null && (body as Record<string, unknown>).username === '')
+    (body as Record<string, unknown>).username = null;
   assertValid(profileSchema, body, '', 'profile');
   const fields = body as Record<string, unknown>;
   const row = await ctx.db.selectFrom('user').select(['email', 'password']).where('id', '=', id).executeTakeFirstOrThrow();

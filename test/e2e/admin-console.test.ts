@@ -135,6 +135,13 @@ describe('lenient input on system resources (3)', () => {
     expect((await api('POST', '/system/app', { resource: [{ name: 'lenient-app2', type: 'zero' }] })).status).toBe(400);
   });
 
+  it('takes the profile form back with a blank username (read as none, as on the account records)', async () => {
+    const profile = (await api('GET', '/system/admin/profile')).body;
+    const saved = await api('POST', '/system/admin/profile', { ...profile, username: '', phone: '555', security_answer: '' });
+    expect(saved.body).toEqual({ success: true });
+    expect((await api('GET', '/system/admin/profile')).body).toMatchObject({ username: null, phone: '555' });
+  });
+
   it('reads a blank api_key (null or "") on an app as none: generated on create, kept on update', async () => {
     const created = await api('POST', '/system/app?fields=id,api_key', {
       resource: [
