@@ -143,6 +143,21 @@ describe('open registration', () => {
     expect(mail.body).toEqual({ count: 1 });
   });
 
+  it('takes a register form with blank name and username: the name made up from the first and last names, no username', async () => {
+    const form = {
+      email: 'blank-form@x.io',
+      name: '',
+      username: '',
+      first_name: 'Blank',
+      last_name: 'Form',
+      phone: '',
+      new_password: PASSWORD,
+    };
+    expect((await api('POST', '/user/register', form, null)).status).toBe(201);
+    const user = (await api('GET', `/system/user?filter=${encodeURIComponent("email='blank-form@x.io'")}&fields=name,username`)).body;
+    expect(user.resource).toEqual([{ name: 'Blank Form', username: null }]);
+  });
+
   it.each([
     [{ email: 'reg1@x.io', password: PASSWORD }, 409, 'email'],
     [{ email: 'short@x.io', password: 'short' }, 400, 'password'],

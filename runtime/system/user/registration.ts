@@ -48,6 +48,11 @@ export async function register(ctx: PlatformContext, call: InternalCall): Promis
   const config = userServiceConfig(ctx);
   if (!config.allowOpenRegistration) throw systemMessages.openRegistrationDisabled.error();
   const body = call.body ?? {};
+  // A form's blank name or username is none: the name is then made up (below), the username left unset.
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const form = body as Record<string, unknown>;
+    for (const field of ['name', 'username']) if (form[field] === '') delete form[field];
+  }
   assertValid(registrationSchema, body, '', 'registration');
   const fields = body as Record<string, string | undefined>;
   const password = fields.password ?? fields.new_password;
