@@ -141,6 +141,46 @@ describe('nested records and queries', () => {
     }
   });
 
+  it("never tells a masked secret: a private lookup's value, a service's config", async () => {
+    await api('POST', '/system/lookup', { resource: [{ name: 'masked_lookup', value: 'hunter2', private: true }] });
+    await api('POST', '/system/role', {
+      resource: [{ name: 'masked-role', lookup_by_role_id: [{ name: 'role_secret', value: 'hunter3', private: true }] }],
+    });
+    // Read with or without the `private` flag among the fields: masked.
+    for (const fields of ['value', 'name,value', '*']) {
+      const read = await api('GET', `/system/lookup?fields=${fields}&filter=name='masked_lookup'`);
+      expect(read.body.resource, fields).toEqual([expect.objectContaining({ value: '**********' })]);
+    }
+    // Filtered, sorted, grouped or identified by: a 400 naming the field, whatever the verb (an update by filter tells its matches too).
+    const refused: Array<[string, string, unknown, string]> = [
+      ['GET', "/system/lookup?filter=value like 'h%'", undefined, 'value'],
+      ['GET', "/system/lookup?where=(VALUE = 'hunter2')", undefined, 'VALUE'],
+      ['GET', '/system/lookup?order=value desc', undefined, 'value'],
+      ['GET', '/system/lookup?group=value&fields=name', undefined, 'value'],
+      ['GET', '/system/lookup?id_field=value&ids=hunter2', undefined, 'value'],
+      ['PATCH', "/system/lookup?filter=value='hunter2'", { resource: [{ description: 'found' }] }, 'value'],
+      ['DELETE', "/system/lookup?filter=value='hunter2'", undefined, 'value'],
+      ['GET', "/system/role?filter=lookup_by_role_id.value like 'h%'", undefined, 'lookup_by_role_id.value'],
+      ['GET', "/system/service?filter=config like '%password%'", undefined, 'config'],
+      ['GET', "/system/limit?filter=service_by_service_id.config like '%a%'", undefined, 'service_by_service_id.config'],
+    ];
+    for (const [method, url, body, field] of refused) {
+      const response = await api(
+        method,
+        url
+          .replace(/ /g, '%20')
+          .replace(/'/g, '%27')
+          .replace(/%(?![0-9A-F]{2})/g, '%25'),
+        body,
+      );
+      expect(response.status, url).toBe(400);
+      expect(response.body.error.context, url).toEqual({ field });
+    }
+    expect((await api('GET', "/system/lookup?filter=name%3D'masked_lookup'&fields=description")).body.resource).toEqual([
+      { description: '' },
+    ]);
+  });
+
   it('refuses bad bodies to the other system endpoints', async () => {
     const cases: Array<[string, string, unknown, number, string | null]> = [
       ['POST', '/system/package?import=true', { version: 2, records: {} }, 400, 'version'],

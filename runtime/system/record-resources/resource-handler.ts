@@ -15,6 +15,7 @@ import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { RowFilterModel, Verb } from '../../model/platform-model.js';
 import type { ServiceCall, ServiceResult } from '../../services/service-kind.js';
+import { type FieldRef, type FilterNode, parseFilter } from '../../services/sql/filter/filter-parser.js';
 import { sqlMessages } from '../../services/sql/sql-messages.js';
 import { handleTableRecords } from '../../services/sql/table/table-records.js';
 import { formatTimestamp, type SystemDb } from '../store/system-db.js';
@@ -110,6 +111,49 @@ function relationsOf(b: ResourceBehaviour, names: readonly string[] | null) {
   return { stored: requestedRelations(b.def, names === null ? null : names.filter((name) => !computed.includes(name))), computed: wanted };
 }
 
+/** Columns whose values are shown masked (a service's config, a private lookup's value), by table. */
+const MASKED_COLUMNS: Readonly<Record<string, string>> = { service: 'config', lookup: 'value' };
+
+/** The field references of a filter (null when it does not parse: the records engine reports that). */
+function filterFields(text: string | null): FieldRef[] {
+  if (text === null) return [];
+  let root: FilterNode;
+  try {
+    root = parseFilter(text);
+  } catch {
+    return [];
+  }
+  const refs: FieldRef[] = [];
+  const visit = (node: FilterNode): void => {
+    if ('operands' in node) for (const operand of node.operands) visit(operand);
+    else if ('operand' in node) visit(node.operand);
+    else refs.push(node.field);
+  };
+  visit(root);
+  return refs;
+}
+
+/**
+ * A masked column is never filtered, sorted or grouped on, nor used as the identifier, here or
+ * through a relation (`lookup_by_role_id.value`): the answers would tell the secret the mask hides.
+ */
+function assertMaskedUnsearched(b: ResourceBehaviour, query: RawQuery, body: unknown): void {
+  const params = parseCommonParams(query, body);
+  const names = [
+    ...[...filterFields(params.filter), ...filterFields(params.having)].map((ref) => ref.path.join('.')),
+    ...params.order.map((term) => term.field),
+    ...(params.group ?? []),
+    ...(params.idField ?? []),
+  ];
+  for (const name of names) {
+    const parts = name.toLowerCase().split('.');
+    const table = parts.length === 2 ? b.def.relations[parts[0]]?.target.table : b.def.table;
+    if (table !== undefined && MASKED_COLUMNS[table] === parts[parts.length - 1]) {
+      throw new BadRequestError(`Field '${name}' may hold secrets: it cannot be filtered, sorted or grouped on.`, { field: name });
+    }
+  }
+}
+
 /** Serves `/system/{resource}` (id undefined) and `/system/{resource}/{id}`. */
 export async function serveResource(
   ctx: PlatformContext,
@@ -117,6 +161,7 @@ export async function serveResource(
   call: InternalCall,
   id: string | undefined,
 ): Promise<ServiceResult> {
+  assertMaskedUnsearched(b, call.query, call.verb === 'GET' ? call.body : undefined);
   // A write returning related records names them before anything is written: an unknown one is a 400, not a half-done write.
   if (call.verb !== 'GET') relationsOf(b, parseCommonParams(call.query).related);
   switch (call.verb) {
@@ -151,6 +196,8 @@ export async function read(
   const joinFields = [
     ...relations.map(([, relation]) => (relation.kind === 'belongs_to' ? relation.field : b.def.idField)),
     ...computed.map(() => b.def.idField),
+    // A lookup's value is shown masked by its `private` flag: read the flag whenever the value is asked for.
+    ...(b.def.table === 'lookup' && params.fields?.includes('value') ? ['private'] : []),
   ];
   const added = params.fields === null ? [] : [...new Set(joinFields)].filter((field) => !params.fields?.includes(field));
   if (added.length > 0) {
