@@ -41,7 +41,7 @@ export class SystemDirectory {
         component: normaliseComponent(row.component),
         verbMask: row.verb_mask,
         requestorMask: row.requestor_mask,
-        filters: JSON.parse(row.filters) as RowFilterModel[],
+        filters: rowFilterModels(JSON.parse(row.filters)),
         filterOp: row.filter_op.toLowerCase() === 'or' ? 'or' : 'and',
       });
       grantsByRole.set(row.role_id, list);
@@ -136,6 +136,18 @@ export class SystemDirectory {
 }
 
 /** Lower-case, without leading or trailing slashes. */
+/**
+ * A grant's stored row filters as the filter compiler takes them: a value may be stored as a JSON
+ * number, boolean or null (the API takes those), and is compared as its text (`5`, `true`, `null`).
+ */
+export function rowFilterModels(filters: unknown): RowFilterModel[] {
+  if (!Array.isArray(filters)) return [];
+  return (filters as Array<{ name: string; operator: string; value: unknown }>).map((filter) => ({
+    ...filter,
+    value: typeof filter.value === 'string' ? filter.value : String(filter.value),
+  }));
+}
+
 export function normaliseComponent(component: string | null): string {
   return (component ?? '')
     .trim()

@@ -208,6 +208,52 @@ describe('row filters', () => {
     expect(response.status).toBe(200);
     expect(response.body.resource).toEqual([]);
   });
+
+  it('takes a filter value as a JSON number, boolean or null (compared as its text), and refuses an unusable filter on save', async () => {
+    const grantWith = (filter: Record<string, unknown>) => ({
+      service_id: ids.docs,
+      component: '_table/*',
+      verb_mask: 1,
+      filters: [filter],
+    });
+    const typed = (
+      await api('POST', '/system/role?related=role_service_access_by_role_id', {
+        resource: [{ name: 'typed-filter', role_service_access_by_role_id: [grantWith({ name: 'owner_id', operator: '=', value: 2 })] }],
+      })
+    ).body.resource[0];
+    // What was written reads back as written.
+    expect(typed.role_service_access_by_role_id[0].filters).toEqual([{ name: 'owner_id', operator: '=', value: 2 }]);
+    const key = (await api('POST', '/system/app?fields=api_key', { resource: [{ name: 'typed-app', role_id: typed.id }] })).body.resource[0]
+      .api_key;
+    const read = await api('GET', '/docs/_table/doc?fields=owner_id', undefined, { key });
+    expect(read.status).toBe(200);
+    expect(read.body.resource.length).toBeGreaterThan(0);
+    expect(read.body.resource.every((doc: { owner_id: number }) => doc.owner_id === 2)).toBe(true);
+    for (const value of [true, null]) {
+      await api('PATCH', `/system/role/${typed.id}`, {
+        role_service_access_by_role_id: [
+          { id: typed.role_service_access_by_role_id[0].id, filters: [{ name: 'title', operator: '=', value }] },
+        ],
+      });
+      expect((await api('GET', '/docs/_table/doc', undefined, { key })).status, String(value)).toBe(200);
+    }
+    const refused: Array<[Record<string, unknown>, string]> = [
+      [{ name: 'owner_id', operator: 'nonsense', value: '1' }, "'nonsense' is not a row filter operator"],
+      [{ name: 'owner_id', operator: '>', value: null }, 'null can only be compared with = or !=, not >'],
+      [{ name: 'owner_id', operator: 'in', value: '(1,,2)' }, 'the list has an empty item'],
+    ];
+    for (const [filter, reason] of refused) {
+      const response = await api('POST', '/system/role', {
+        resource: [{ name: 'unusable-filter', role_service_access_by_role_id: [grantWith(filter)] }],
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({
+        message: `Invalid row filter in 'role_service_access_by_role_id[0].filters[0]': ${reason}.`,
+        context: { field: 'role_service_access_by_role_id[0].filters[0]' },
+      });
+    }
+    expect((await api('GET', "/system/role?filter=name='unusable-filter'")).body.resource).toEqual([]);
+  });
 });
 
 describe('inactive principals', () => {

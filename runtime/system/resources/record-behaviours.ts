@@ -8,13 +8,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SqliteAdapter, sql } from 'kysely';
 import { generateApiKey, hashPassword } from '../../auth/passwords.js';
-import { BadRequestError, ConflictError } from '../../core/errors.js';
+import { BadRequestError, ConflictError, PorticoError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { ServiceModel } from '../../model/platform-model.js';
+import { rowFiltersToNode } from '../../services/sql/filter/row-filters.js';
 import { findServiceType } from '../internal-service-types.js';
+import { rowFilterModels } from '../system-directory.js';
 import { limitBehaviour } from '../limits/limit-resource.js';
 import { assertValid } from '../record-resources/json-validator.js';
-import { keepMaskedSecrets } from '../record-resources/record-presentation.js';
+import { keepMaskedSecrets, type Row } from '../record-resources/record-presentation.js';
 import { assertLookupNameFree } from '../record-resources/related-records.js';
 import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../record-resources/resource-handler.js';
 import {
@@ -109,12 +111,32 @@ export const appBehaviour: ResourceBehaviour = {
   committed: reloadDirectory,
 };
 
+/**
+ * Row filters a grant could never apply (an unknown operator, null compared with `>`, a broken
+ * list) are a 400 naming the filter when the role is saved, not a 500 on every request it decides.
+ */
+function assertRowFilters(grants: readonly Row[] | undefined, relation: string): void {
+  for (const [index, grant] of (grants ?? []).entries()) {
+    for (const [position, filter] of rowFilterModels(grant.filters).entries()) {
+      const field = `${relation}[${index}].filters[${position}]`;
+      try {
+        rowFiltersToNode([filter], 'and', () => undefined);
+      } catch (error) {
+        if (!(error instanceof PorticoError)) throw error;
+        const reason = (error.context as { reason?: string } | null)?.reason ?? error.message;
+        throw new BadRequestError(`Invalid row filter in '${field}': ${reason}.`, { field });
+      }
+    }
+  }
+}
+
 export const roleBehaviour: ResourceBehaviour = {
   def: roleResource,
   // Declared roles are the reviewed access policy of platform.yaml: read-only.
   originEditable: () => [],
   prepare(prepared, _record, mode) {
     activeByDefault(prepared, mode);
+    assertRowFilters(prepared.nested.role_service_access_by_role_id, 'role_service_access_by_role_id');
   },
   // `accessible_tabs=true`: the admin console's tabs the role grants (restricted administrators).
   async afterRead(_ctx, db, records, query) {
