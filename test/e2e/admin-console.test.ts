@@ -334,6 +334,12 @@ describe('service documents: related=service_doc_by_service_id (4)', () => {
   it.each([
     ['a bad document', { service_doc_by_service_id: { content: doc, format: 7 } }, '', 'service_doc_by_service_id.format'],
     ['a document that is not an object', { service_doc_by_service_id: 'text' }, '', 'service_doc_by_service_id'],
+    [
+      'a document without content (null)',
+      { service_doc_by_service_id: { content: null, format: 0 } },
+      '',
+      'service_doc_by_service_id.content',
+    ],
     ['an unknown relation in related', {}, '&related=service_doc_by_service_id,nosuch', 'related'],
   ])('writes nothing when the POST has %s, so a retry does not meet a 409', async (_case, extra, query, field) => {
     const record = { name: 'half_written', label: 'Half', type: 'local_email', config: {}, ...extra };

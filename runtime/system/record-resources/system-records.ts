@@ -202,7 +202,7 @@ export const serviceDocRecord = record({
   fields: {
     service_id: field(nullableId, { references: 'service' }),
     format: field({ type: 'integer', enum: [0, 1], description: '0 JSON, 1 YAML.' }),
-    content: field({ type: ['string', 'null'] }),
+    content: field({ type: 'string', description: 'The document, JSON or YAML as format says.' }),
   },
   readOnly: ['id', 'created_date', 'last_modified_date'],
 });
