@@ -135,6 +135,30 @@ describe('lenient input on system resources (3)', () => {
     expect((await api('POST', '/system/app', { resource: [{ name: 'lenient-app2', type: 'zero' }] })).status).toBe(400);
   });
 
+  it('takes null for the optional texts the schema says may be null, read back as ""', async () => {
+    const cases: Array<[string, Record<string, unknown>, string[]]> = [
+      ['role', { name: 'null-texts' }, ['description']],
+      ['app', { name: 'null-texts' }, ['label', 'description']],
+      ['service', { name: 'null_texts', label: 'N', type: 'local_email' }, ['description']],
+      ['cors', { path: 'null-texts/*', origin: '*' }, ['description', 'header', 'exposed_header']],
+      ['lookup', { name: 'null_texts', value: 'v' }, ['description']],
+      ['email_template', { name: 'null-texts' }, ['description', 'subject', 'body_text', 'body_html']],
+    ];
+    for (const [resource, record, texts] of cases) {
+      const nulls = Object.fromEntries(texts.map((name) => [name, null]));
+      const created = await api('POST', `/system/${resource}?fields=${texts.join(',')}`, { resource: [{ ...record, ...nulls }] });
+      expect(created.status, resource).toBe(201);
+      expect(created.body.resource[0], resource).toEqual(Object.fromEntries(texts.map((name) => [name, ''])));
+    }
+    const role = (await api('GET', '/system/role?filter=name=null-texts&fields=id')).body.resource[0].id;
+    const nested = await api('PATCH', `/system/role/${role}?related=lookup_by_role_id`, {
+      description: null,
+      lookup_by_role_id: [{ name: 'nested_null', value: 'v', description: null }],
+    });
+    expect(nested.status).toBe(200);
+    expect(nested.body.lookup_by_role_id[0].description).toBe('');
+  });
+
   it('takes the profile form back with a blank username (read as none, as on the account records)', async () => {
     const profile = (await api('GET', '/system/admin/profile')).body;
     const saved = await api('POST', '/system/admin/profile', { ...profile, username: '', phone: '555', security_answer: '' });

@@ -47,12 +47,14 @@ function takesIntegers(schema: JsonSchema): boolean {
 
 /**
  * The reference platform's leniency, applied before validation (in place): integers given as
- * numeric strings (`"type":"0"`), "" for fields where it means null (`username`), and a nested
+ * numeric strings (`"type":"0"`), "" for fields where it means null (`username`), null for those
+ * where it means "" (optional texts), and a nested
  * record's `"id": null` meaning a new record.
  */
 function normaliseInput(def: RecordDefinition, record: Record<string, unknown>): void {
   for (const [name, rule] of Object.entries(def.fields)) {
     const value = record[name];
+    if (value === null && rule.nullIsEmpty) record[name] = '';
     if (typeof value !== 'string') continue;
     if (rule.emptyIsNull && value.trim() === '') record[name] = null;
     else if (/^\s*-?\d+\s*$/.test(value) && takesIntegers(rule.schema)) record[name] = Number(value);

@@ -20,6 +20,8 @@ export interface FieldRule {
   json?: boolean;
   /** An empty string means null (unique fields clients send as "" when left blank). */
   emptyIsNull?: boolean;
+  /** Null means the empty string (optional texts kept in NOT NULL columns; the reference takes null for them). */
+  nullIsEmpty?: boolean;
 }
 
 export interface RelationDefinition {

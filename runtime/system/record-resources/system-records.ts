@@ -24,6 +24,8 @@ import {
 
 const text = (maxLength?: number): JsonSchema => (maxLength === undefined ? { type: 'string' } : { type: 'string', maxLength });
 const nullableText = (maxLength?: number): JsonSchema => ({ ...text(maxLength), type: ['string', 'null'] });
+/** An optional text stored as "" when absent: null is taken for it (as the reference does) and read back as "". */
+const optionalText = (maxLength?: number): FieldRule => field(nullableText(maxLength), { nullIsEmpty: true });
 
 export const VERB_NAMES = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -74,7 +76,7 @@ const lookupFields: Record<string, FieldRule> = {
   name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
   value: field({ type: ['string', 'number', 'boolean', 'null'] }),
   private: field(flag),
-  description: field(nullableText(255)),
+  description: optionalText(255),
 };
 
 /** A lookup (global variable), scoped to an app, a role or a user. */
@@ -98,7 +100,7 @@ export const roleResource = resource({
   plural: 'Roles',
   fields: {
     name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
-    description: field(nullableText()),
+    description: optionalText(),
     is_active: field(flag),
   },
   readOnly: [...READ_ONLY_AUDITED, 'origin'],
@@ -176,8 +178,8 @@ export const appResource = resource({
   plural: 'Apps',
   fields: {
     name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
-    label: field(nullableText(255)),
-    description: field(nullableText()),
+    label: optionalText(255),
+    description: optionalText(),
     is_active: field(flag),
     api_key: field({ type: 'string', pattern: '^[0-9a-f]{64}$', description: '64 lowercase hex characters; generated when absent.' }),
     role_id: field(nullableId, { references: 'role' }),
@@ -225,7 +227,7 @@ export const serviceResource = resource({
     ),
     label: field({ type: 'string', minLength: 1, maxLength: 80 }, { required: true }),
     type: field({ type: 'string', minLength: 1, description: 'A name from GET /system/service_type.' }, { required: true }),
-    description: field(nullableText(255)),
+    description: optionalText(255),
     is_active: field(flag),
     config: field({ type: 'object', additionalProperties: true }, { json: true }),
   },
@@ -254,10 +256,10 @@ export const corsResource = resource({
       },
       { required: true },
     ),
-    description: field(nullableText(255)),
+    description: optionalText(255),
     origin: field({ type: 'string', minLength: 1, description: 'Comma-separated origins, or `*`.' }, { required: true }),
-    header: field(nullableText()),
-    exposed_header: field(nullableText()),
+    header: optionalText(),
+    exposed_header: optionalText(),
     method: field({
       anyOf: [
         { type: 'array', items: { type: 'string', enum: [...VERB_NAMES] }, uniqueItems: true },
@@ -294,13 +296,13 @@ export const emailTemplateResource = resource({
   plural: 'EmailTemplates',
   fields: {
     name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
-    description: field(nullableText(255)),
+    description: optionalText(255),
     to: field(addresses, { json: true }),
     cc: field(addresses, { json: true }),
     bcc: field(addresses, { json: true }),
-    subject: field(nullableText(80)),
-    body_text: field(nullableText()),
-    body_html: field(nullableText()),
+    subject: optionalText(80),
+    body_text: optionalText(),
+    body_html: optionalText(),
     from_name: field(nullableText(255)),
     from_email: field(nullableText(255)),
     reply_to_name: field(nullableText(255)),
