@@ -48,8 +48,7 @@ function takesIntegers(schema: JsonSchema): boolean {
 /**
  * The reference platform's leniency, applied before validation (in place): integers given as
  * numeric strings (`"type":"0"`), "" for fields where it means null (`username`), null for those
- * where it means "" (optional texts), and a nested
- * record's `"id": null` meaning a new record.
+ * where it means "" (optional texts), and a nested record's `"id": null` meaning a new record.
  */
 function normaliseInput(def: RecordDefinition, record: Record<string, unknown>): void {
   for (const [name, rule] of Object.entries(def.fields)) {

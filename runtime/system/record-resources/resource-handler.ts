@@ -114,7 +114,7 @@ function relationsOf(b: ResourceBehaviour, names: readonly string[] | null) {
 /** Columns whose values are shown masked (a service's config, a private lookup's value), by table. */
 const MASKED_COLUMNS: Readonly<Record<string, string>> = { service: 'config', lookup: 'value' };
 
-/** The field references of a filter (null when it does not parse: the records engine reports that). */
+/** The field references of a filter (none when it does not parse: the records engine reports that). */
 function filterFields(text: string | null): FieldRef[] {
   if (text === null) return [];
   let root: FilterNode;
