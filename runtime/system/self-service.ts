@@ -9,13 +9,12 @@ import { BadRequestError } from '../core/errors.js';
 import { pick, toBool } from '../core/query-params.js';
 import type { InternalCall } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
-import { translateSqliteError } from '../services/sql/dialects/sqlite/sqlite-errors.js';
 import { assertValid } from './record-resources/json-validator.js';
 import { nullableId } from './record-resources/resource-definition.js';
 import { assertPasswordAllowed, passwordSecrets } from './resources/password-rules.js';
 import { userServiceConfig } from './user/user-config.js';
 import { type MailChoice, sendTemplateMail } from './system-mail.js';
-import { formatTimestamp } from './store/system-db.js';
+import { formatTimestamp, systemDialect } from './store/system-db.js';
 import { issueSessionToken, type SessionKind } from './sessions.js';
 import { systemMessages } from './system-messages.js';
 
@@ -93,7 +92,8 @@ export async function updateProfile(ctx: PlatformContext, call: InternalCall): P
         .where('id', '=', id)
         .execute();
     } catch (error) {
-      throw translateSqliteError(error, null) ?? error;
+      // A taken email or username is a 409 on every system database kind.
+      throw systemDialect(ctx.db).translateError(error, ctx.systemSchema.table('user')) ?? error;
     }
     ctx.directory.forgetUser(id);
   }

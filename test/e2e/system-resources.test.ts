@@ -452,6 +452,19 @@ describe('admin profile and password', () => {
     expect((await api('GET', '/system/admin/profile')).body.phone).toBe('123');
     expect((await api('POST', '/system/admin/profile', { email: 'new@test.local' })).status).toBe(400);
     expect((await api('POST', '/system/admin/profile', { nosuch: 1 })).body.error.context).toEqual({ field: 'nosuch' });
+    // Another account's email or username: a 409 naming it, on every system database kind (was a 500 on PostgreSQL and MySQL).
+    await api('POST', '/system/admin', {
+      resource: [{ name: 'Taken', email: 'taken@test.local', username: 'taken-name', password: 'a-long-enough-password' }],
+    });
+    const password = { current_password: 'admin-password-12345' };
+    for (const [change, field] of [
+      [{ email: 'TAKEN@test.local', ...password }, 'email'],
+      [{ username: 'taken-name' }, 'username'],
+    ] as const) {
+      const taken = await api('POST', '/system/admin/profile', change);
+      expect(taken.status, field).toBe(409);
+      expect(taken.body.error.context.fields, field).toEqual([field]);
+    }
   });
 
   it('changes the password: old sessions end, the new password logs in', async () => {
