@@ -27,6 +27,17 @@ const declared = minimalModel({
       origin: 'platform',
       kind: 'plain',
     },
+    {
+      id: 9,
+      name: 'declared_mail',
+      type: 'smtp_email',
+      label: 'Declared mail',
+      description: '',
+      is_active: true,
+      config: { host: '127.0.0.1', port: 2525, username: 'mailer', password: 'declared-secret' },
+      origin: 'platform',
+      kind: 'plain',
+    },
   ],
   roles: [
     {
@@ -167,6 +178,8 @@ describe('services, roles and apps declared in platform.yaml', () => {
 
   it.each([
     ['service', 'declared_db', 'name=declared_db'],
+    // Its password reads masked: the record sent back with the mask is unchanged all the same.
+    ['service', 'declared_mail', 'name=declared_mail'],
     ['role', 'declared-role', "name='declared-role'"],
   ])('refuse changes to the %s %s with a 400 saying to change platform.yaml', async (resource, name, filter) => {
     const id = (await api('GET', `/system/${resource}?fields=id&filter=${encodeURIComponent(filter)}`)).body.resource[0].id;

@@ -19,7 +19,7 @@ import { type FieldRef, type FilterNode, parseFilter } from '../../services/sql/
 import { sqlMessages } from '../../services/sql/sql-messages.js';
 import { handleTableRecords } from '../../services/sql/table/table-records.js';
 import { formatTimestamp, type SystemDb } from '../store/system-db.js';
-import { presentRecord, storedColumns, type Row } from './record-presentation.js';
+import { keepMaskedSecrets, presentRecord, storedColumns, type Row } from './record-presentation.js';
 import { validateRecord, type WriteMode } from './record-validation.js';
 import { attachRelated, checkReferences, requestedRelations, untyped, writeNested } from './related-records.js';
 import type { ResourceDefinition } from './resource-definition.js';
@@ -403,14 +403,23 @@ async function existingKeys(w: WriteContext, b: ResourceBehaviour, keys: Key[], 
   }
 }
 
-/** The column differs from the stored value (JSON columns compared as values). */
+/**
+ * The column differs from the stored value (JSON columns compared as values; a service's config
+ * as the write makes it: changed key by key, its masked secrets standing for the stored ones).
+ */
 function changes(def: ResourceDefinition, row: Row, name: string, value: unknown): boolean {
   const stored = row[name];
   if (def.fields[name]?.json && typeof stored === 'string' && typeof value === 'string') {
-    return !isDeepStrictEqual(JSON.parse(stored), JSON.parse(value));
+    const before: unknown = JSON.parse(stored);
+    let after: unknown = JSON.parse(value);
+    if (def.table === 'service' && name === 'config' && isRow(before) && isRow(after))
+      after = keepMaskedSecrets({ ...before, ...after }, before);
+    return !isDeepStrictEqual(before, after);
   }
   return (stored ?? null) !== (value ?? null);
 }
+
+const isRow = (value: unknown): value is Row => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * Refuses deletes of rows that platform.yaml (or the platform itself) owns, and changes to their
