@@ -225,8 +225,9 @@ function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, Interna
     if (!model && (decision.allowed || decision.error.status === 403)) throw coreMessages.serviceNotFound.error(service);
     if (!decision.allowed) throw decision.error;
     if (!model) throw coreMessages.serviceNotFound.error(service);
+    // A deactivated service serves no one, administrators included (reference 1.1).
+    if (!model.is_active) throw coreMessages.serviceDeactivated.error(service);
     const isAdmin = acting.elevated || caller.user?.isSysAdmin === true;
-    if (!model.is_active && !isAdmin) throw coreMessages.serviceDeactivated.error(service);
 
     // The directory's principals are shared, read-only, by every request of the caller.
     const auth: AuthContext = {

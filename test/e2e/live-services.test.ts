@@ -104,7 +104,7 @@ describe('services created through the API', () => {
     expect((await api('GET', '/live/_table')).status).toBe(404);
     expect((await api('GET', '/renamed/_table/other_thing')).body.resource).toHaveLength(1);
 
-    // Deactivated: refused to non-administrators whose role grants it.
+    // Deactivated: refused to everyone, administrators included (reference 1.1), to non-administrators whose role grants it.
     const role = (
       await api('POST', '/system/role', {
         resource: [{ name: 'live-reader', role_service_access_by_role_id: [{ service_id: id, component: '*', verb_mask: 1 }] }],
@@ -116,6 +116,20 @@ describe('services created through the API', () => {
     await api('PATCH', `/system/service/${id}`, { is_active: false });
     const inactive = await api('GET', '/renamed/_table/other_thing', undefined, { key });
     expect(inactive.body.error).toEqual({ code: 403, message: 'Service renamed is deactivated.' });
+    for (const [verb, url] of [
+      ['GET', '/renamed/_table/other_thing'],
+      ['GET', '/renamed'],
+      ['GET', '/renamed/_schema'],
+      ['DELETE', '/renamed/_table/other_thing/1'],
+    ] as const) {
+      expect((await api(verb, url)).body.error, `${verb} ${url} as the administrator`).toEqual({
+        code: 403,
+        message: 'Service renamed is deactivated.',
+      });
+    }
+    // Nothing was deleted; reactivated, it serves again.
+    await api('PATCH', `/system/service/${id}`, { is_active: true });
+    expect((await api('GET', '/renamed/_table/other_thing')).body.resource).toHaveLength(1);
 
     expect((await api('DELETE', `/system/service/${id}`)).body).toEqual({ id });
     expect((await api('GET', '/renamed/_table')).body.error.message).toBe('Could not find a service for renamed');

@@ -115,6 +115,7 @@ const AUTHENTICATION: Record<string, Pinned> = {
 /** Reference 1-3 and 7.2: records, tables, schema, routines, services. */
 const DATA: Record<string, Pinned> = {
   'service not found': pin(coreMessages.serviceNotFound, ['nope'], 404, 'Could not find a service for nope'),
+  'service deactivated': pin(coreMessages.serviceDeactivated, ['db'], 403, 'Service db is deactivated.'),
   'resource not found': pin(coreMessages.resourceNotFound, ['_nope', 'db'], 404, "Resource '_nope' not found for service 'db'."),
   'table not found': pin(coreMessages.tableNotFound, ['nope'], 404, 'Table "nope" does not exist in the database.'),
   'record not found': pin(coreMessages.recordNotFound, ['7'], 404, "Record with identifier '7' not found."),
