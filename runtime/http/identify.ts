@@ -20,9 +20,13 @@ export interface Caller {
 
 const tokenError = (error: unknown) => (error instanceof PorticoError ? error : coreMessages.tokenInvalid.error());
 
-/** The session's user, checked: active, and the token neither revoked nor older than a password change. */
+/**
+ * The session's user, checked: active, with the email the token was issued for (a changed email
+ * ends the account's sessions, reference 6.2), and the token neither revoked nor older than a
+ * password change.
+ */
 function admit(ctx: PlatformContext, caller: Caller, token: string, claims: SessionClaims, user: UserPrincipal | null): Caller {
-  if (!user) caller.tokenError = coreMessages.tokenUserUnknown.error();
+  if (!user || !ctx.tokens.isHeldBy(claims, user)) caller.tokenError = coreMessages.tokenUserUnknown.error();
   else if (!user.isActive) caller.tokenError = coreMessages.tokenUserInactive.error();
   else if (ctx.directory.isRevoked(claims.jti) || claims.iat < user.tokensValidAfter) {
     caller.tokenError = coreMessages.sessionTerminated.error();

@@ -15,7 +15,7 @@ import { assertPasswordAllowed, passwordSecrets } from './resources/password-rul
 import { userServiceConfig } from './user/user-config.js';
 import { type MailChoice, sendTemplateMail } from './system-mail.js';
 import { formatTimestamp, systemDialect } from './store/system-db.js';
-import { issueSessionToken, type SessionKind } from './sessions.js';
+import { issueSessionToken, renewToken, type SessionKind } from './sessions.js';
 import { systemMessages } from './system-messages.js';
 
 /** Reset codes: 32 characters of [0-9A-Z], valid for a day (reference 5.14). */
@@ -57,7 +57,11 @@ const profileSchema = {
 };
 
 /** Changes the caller's own profile; a new email needs the current password. */
-export async function updateProfile(ctx: PlatformContext, call: InternalCall): Promise<{ success: true }> {
+/**
+ * A new email ends the account's sessions (their tokens were issued for the old one): the session
+ * making the change goes on with the new token the answer carries, as on the reference.
+ */
+export async function updateProfile(ctx: PlatformContext, call: InternalCall): Promise<{ success: true; session_token?: string }> {
   const id = sessionUserId(call);
   const body = call.body ?? {};
   // A form's blank username is none, as on /system/admin and /system/user (emptyIsNull).
@@ -96,6 +100,10 @@ export async function updateProfile(ctx: PlatformContext, call: InternalCall): P
       throw systemDialect(ctx.db).translateError(error, ctx.systemSchema.table('user')) ?? error;
     }
     ctx.directory.forgetUser(id);
+    const user = call.session && changes.email !== undefined ? await ctx.directory.user(id) : null;
+    if (call.session && user && !ctx.tokens.isHeldBy(call.session.claims, user)) {
+      return { success: true, session_token: renewToken(ctx, call.session.claims, user).token };
+    }
   }
   return { success: true };
 }

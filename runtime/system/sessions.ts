@@ -4,6 +4,7 @@
 import { resolveRole } from '../auth/access.js';
 import { readCredentials } from '../auth/credentials.js';
 import { verifyPassword } from '../auth/passwords.js';
+import type { UserPrincipal } from '../auth/principals.js';
 import type { SessionClaims } from '../auth/session-tokens.js';
 import { BadRequestError, PorticoError } from '../core/errors.js';
 import { limits } from '../core/request-limits.js';
@@ -88,14 +89,21 @@ export async function login(
   const lastLogin = formatTimestamp(new Date(ctx.clock.now()));
   await ctx.db.updateTable('user').set({ last_login_date: lastLogin, confirm_code: null }).where('id', '=', row.id).execute();
   ctx.directory.forgetUser(row.id);
-  const { token, claims } = ctx.tokens.issue(row.id, ttl, row.tokens_valid_after);
+  const { token, claims } = ctx.tokens.issue(row, ttl, row.tokens_valid_after);
   return sessionObject(ctx, row.id, token, claims, where);
 }
 
 /** A session token for a user who just set a password or registered: no older than their cut-off. */
 export async function issueSessionToken(ctx: PlatformContext, userId: number): Promise<string> {
   const user = await ctx.directory.user(userId);
-  return ctx.tokens.issue(userId, ctx.settings.sessionTtlMinutes, user?.tokensValidAfter ?? 0).token;
+  if (!user) throw coreMessages.tokenUserUnknown.error();
+  return ctx.tokens.issue(user, ctx.settings.sessionTtlMinutes, user.tokensValidAfter).token;
+}
+
+/** A new token of a session, for its user as they are now, with the session's lifetime. */
+export function renewToken(ctx: PlatformContext, claims: SessionClaims, user: UserPrincipal): { token: string; claims: SessionClaims } {
+  const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
+  return ctx.tokens.issue(user, ttlMinutes, user.tokensValidAfter);
 }
 
 /** The Session record of the spec for a user and token. */
@@ -156,14 +164,15 @@ export async function refresh(
     throw error instanceof PorticoError && replace ? systemMessages.tokenRefreshFailed.error(error.message) : error;
   }
   const user = await ctx.directory.user(claims.user_id);
+  // Issued before the account's email changed: not theirs any more (reference 6.2).
+  if (user && !ctx.tokens.isHeldBy(claims, user)) throw coreMessages.tokenUserUnknown.error();
   if (!user?.isActive || ctx.directory.isRevoked(claims.jti) || claims.iat < user.tokensValidAfter) {
     throw coreMessages.sessionTerminated.error();
   }
   // The user endpoint serves administrators' sessions too (only its login refuses them), as the
   // reference does: its admin console restores a session with GET /user/session.
   if (kind === 'admin' && !user.isAdminAccount) throw systemMessages.notAuthorized.error();
-  const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
-  const issued = ctx.tokens.issue(user.id, ttlMinutes, user.tokensValidAfter);
+  const issued = renewToken(ctx, claims, user);
   if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);
   return sessionObject(ctx, user.id, issued.token, issued.claims, where);
 }

@@ -180,7 +180,8 @@ function expected(route: { method: Verb; template: string; service: string }): R
 /** Credentials of a scenario, with fresh tokens (a logout in one call must not end the next). */
 async function credentials(scenario: Scenario, verb: Verb): Promise<Record<string, string>> {
   const ctx = server.app.portico;
-  const token = (id: number) => ctx.tokens.issue(id, 60).token;
+  const holder = async (id: number) => (await ctx.directory.user(id))!;
+  const token = async (id: number) => ctx.tokens.issue(await holder(id), 60).token;
   switch (scenario) {
     case 'no key':
       return {};
@@ -191,21 +192,21 @@ async function credentials(scenario: Scenario, verb: Verb): Promise<Record<strin
     case 'expired token': {
       const now = clock.time;
       clock.time -= 3 * 3600_000;
-      const old = token(userId);
+      const old = await token(userId);
       clock.time = now;
       return { 'x-service-api-key': appKey, 'x-service-session-token': old };
     }
     case 'revoked token': {
-      const issued = ctx.tokens.issue(userId, 60);
+      const issued = ctx.tokens.issue(await holder(userId), 60);
       await ctx.directory.revoke(issued.claims.jti, issued.claims.exp);
       return { 'x-service-api-key': appKey, 'x-service-session-token': issued.token };
     }
     case 'non-admin user':
-      return { 'x-service-api-key': appKey, 'x-service-session-token': token(userId) };
+      return { 'x-service-api-key': appKey, 'x-service-session-token': await token(userId) };
     case 'role lacking the verb':
-      return { 'x-service-api-key': appKey, 'x-service-session-token': token(lackingUser[verb] as number) };
+      return { 'x-service-api-key': appKey, 'x-service-session-token': await token(lackingUser[verb] as number) };
     case 'administrator':
-      return { 'x-service-api-key': appKey, 'x-service-session-token': token(adminId) };
+      return { 'x-service-api-key': appKey, 'x-service-session-token': await token(adminId) };
   }
 }
 

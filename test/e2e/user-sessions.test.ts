@@ -99,6 +99,58 @@ describe('user sessions', () => {
     await api('PATCH', `/system/user/${id}`, { is_active: true });
   });
 
+  it('ends the sessions of an account whose email changes (reference 6.2); the session changing its own goes on with a new token', async () => {
+    const verificationFailed = { code: 401, message: 'Invalid token: User verification failed.' };
+    await api('POST', '/system/user', { resource: [{ name: 'Eve', email: 'eve@x.io', password: PASSWORD }] });
+    const id = (await api('GET', "/system/user?filter=email='eve@x.io'&fields=id")).body.resource[0].id;
+    const profile = (token: string) => api('GET', '/user/profile', undefined, { token });
+
+    // Other changes keep the session.
+    const first = (await userLogin('eve@x.io', PASSWORD)).body.session_token;
+    await api('PATCH', `/system/user/${id}`, { first_name: 'Evelyn' });
+    expect((await profile(first)).body).toMatchObject({ email: 'eve@x.io', first_name: 'Evelyn' });
+
+    // An administrator changes it: every token issued for the old email is refused, refresh included.
+    await api('PATCH', `/system/user/${id}`, { email: 'eve@y.io' });
+    expect((await profile(first)).body.error).toEqual(verificationFailed);
+    expect((await api('GET', '/user/session', undefined, { token: first })).body.error).toEqual(verificationFailed);
+    expect((await api('PUT', '/user/session', undefined, null, { 'x-service-session-token': first })).body.error).toEqual(
+      verificationFailed,
+    );
+    expect((await userLogin('eve@x.io', PASSWORD)).status).toBe(401);
+
+    // The user changes it: their other sessions end, the one making the change gets a new token.
+    const mine = (await userLogin('eve@y.io', PASSWORD)).body.session_token;
+    const other = (await userLogin('eve@y.io', PASSWORD)).body.session_token;
+    const changed = await api('POST', '/user/profile', { email: 'eve@z.io', current_password: PASSWORD }, { token: mine });
+    expect(changed.body).toEqual({ success: true, session_token: expect.any(String) });
+    expect((await profile(mine)).body.error).toEqual(verificationFailed);
+    expect((await profile(other)).body.error).toEqual(verificationFailed);
+    expect((await profile(changed.body.session_token)).body).toMatchObject({ email: 'eve@z.io' });
+    // Only the letters' case: a change all the same, as on the reference.
+    const cased = await api('POST', '/user/profile', { email: 'Eve@z.io' }, { token: changed.body.session_token });
+    expect(cased.body).toEqual({ success: true, session_token: expect.any(String) });
+    expect((await profile(changed.body.session_token)).status).toBe(401);
+    expect((await profile(cased.body.session_token)).body).toMatchObject({ email: 'Eve@z.io' });
+    // The same email again changes nothing.
+    const same = await api('POST', '/user/profile', { email: 'Eve@z.io', name: 'Eve' }, { token: cased.body.session_token });
+    expect(same.body).toEqual({ success: true });
+    expect((await profile(cased.body.session_token)).status).toBe(200);
+  });
+
+  it("ends an administrator's sessions when an administrator changes their email", async () => {
+    const email = 'second-admin@x.io';
+    const id = (await api('POST', '/system/admin', { resource: [{ name: 'Second', email, password: PASSWORD }] })).body.resource[0].id;
+    const token = (await api('POST', '/system/admin/session', { email, password: PASSWORD }, null)).body.session_token;
+    expect((await api('GET', '/system/admin/session', undefined, { token })).status).toBe(200);
+    await api('PATCH', `/system/admin/${id}`, { email: 'second-admin@y.io' });
+    expect((await api('GET', '/system/role', undefined, { token })).body.error).toEqual({
+      code: 401,
+      message: 'Invalid token: User verification failed.',
+    });
+    expect((await api('POST', '/system/admin/session', { email: 'second-admin@y.io', password: PASSWORD }, null)).status).toBe(200);
+  });
+
   it('stores passwords as bcrypt hashes', async () => {
     const row = await server.app.portico.db.selectFrom('user').select('password').where('email', '=', 'una@x.io').executeTakeFirstOrThrow();
     expect(row.password).toMatch(/^\$2[aby]\$10\$/);
