@@ -30,9 +30,16 @@ export interface AccessRequest {
 export type AccessDecision = { allowed: true; grant: Grant | null } | { allowed: false; error: PorticoError };
 
 /**
- * The user's role for the app, else the app's default role. A restricted administrator's is their
- * role for the app, else the first role assigned to them (never an app's default: their roles
- * are what they may do, reference 6.3).
+ * The role the user's own assignments give them at the app: theirs for it, else a restricted
+ * administrator's first role (their roles are what they may do, reference 6.3).
+ */
+export function assignedRoleId(user: UserPrincipal, app: AppPrincipal): number | undefined {
+  return user.appRoles.get(app.id) ?? (user.isAdminAccount ? user.appRoles.values().next().value : undefined);
+}
+
+/**
+ * The user's role for the app (assignedRoleId), else the app's default role, except for
+ * administrators (never an app's default).
  */
 export function resolveRole(
   user: UserPrincipal | null,
@@ -40,8 +47,7 @@ export function resolveRole(
   roles: ReadonlyMap<number, RolePrincipal>,
 ): RolePrincipal | null {
   if (!app) return null;
-  const fallback = user?.isAdminAccount ? user.appRoles.values().next().value : app.roleId;
-  const roleId = user?.appRoles.get(app.id) ?? fallback;
+  const roleId = user ? (assignedRoleId(user, app) ?? (user.isAdminAccount ? undefined : app.roleId)) : app.roleId;
   return roleId === null || roleId === undefined ? null : (roles.get(roleId) ?? null);
 }
 

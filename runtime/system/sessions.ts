@@ -1,10 +1,10 @@
 /**
  * Logins, refresh and logout for administrators and users, and the spec's Session object.
  */
-import { resolveRole } from '../auth/access.js';
+import { assignedRoleId, resolveRole } from '../auth/access.js';
 import { readCredentials } from '../auth/credentials.js';
 import { verifyPassword } from '../auth/passwords.js';
-import type { UserPrincipal } from '../auth/principals.js';
+import type { AppPrincipal, UserPrincipal } from '../auth/principals.js';
 import type { SessionClaims } from '../auth/session-tokens.js';
 import { BadRequestError, PorticoError } from '../core/errors.js';
 import { limits } from '../core/request-limits.js';
@@ -64,6 +64,21 @@ function sessionDuration(value: unknown): number | null {
   return minutes;
 }
 
+const appById = (ctx: PlatformContext, id: number | null): AppPrincipal | null =>
+  id === null ? null : ([...ctx.directory.appsByKey.values()].find((app) => app.id === id) ?? null);
+
+/**
+ * The role the account's own assignments give it at the calling app must be active (reference
+ * 6.3: a 403); an app's default role is not the account's, and is checked by the requests it
+ * decides.
+ */
+async function assertRoleActive(ctx: PlatformContext, userId: number, appId: number | null): Promise<void> {
+  const app = appById(ctx, appId);
+  const user = app === null ? null : await ctx.directory.user(userId);
+  const roleId = user && app ? assignedRoleId(user, app) : undefined;
+  if (roleId !== undefined && ctx.directory.roles.get(roleId)?.isActive === false) throw systemMessages.roleNotActive.error();
+}
+
 /** Checks credentials and issues a session; administrators only at the admin endpoint, others only at the user endpoint. */
 export async function login(
   ctx: PlatformContext,
@@ -86,6 +101,7 @@ export async function login(
     .where('is_active', '=', 1)
     .executeTakeFirst();
   if (!row || !(await verifyPassword(password, row.password))) throw systemMessages.invalidCredentials.error();
+  await assertRoleActive(ctx, row.id, where.appId);
   const lastLogin = formatTimestamp(new Date(ctx.clock.now()));
   await ctx.db.updateTable('user').set({ last_login_date: lastLogin, confirm_code: null }).where('id', '=', row.id).execute();
   ctx.directory.forgetUser(row.id);
@@ -116,7 +132,7 @@ export async function sessionObject(
 ): Promise<Record<string, unknown>> {
   const row = await ctx.db.selectFrom('user').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
   // The role requests with this session and the app's key get: the user's role for the app, else the app's default.
-  const app = where.appId === null ? null : ([...ctx.directory.appsByKey.values()].find((a) => a.id === where.appId) ?? null);
+  const app = appById(ctx, where.appId);
   const user = await ctx.directory.user(userId);
   // Administrators have no role, restricted ones (with role assignments) theirs.
   const role = user?.isSysAdmin ? null : resolveRole(user, app, ctx.directory.roles);

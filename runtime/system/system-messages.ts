@@ -16,6 +16,8 @@ export const systemMessages = {
   // Logins and sessions (reference 5.8 and 5.9).
   loginMissing: message(400, (name: 'email' | 'password') => `Login request is missing required ${name}.`, field),
   invalidCredentials: message(401, () => 'Invalid credentials supplied.'),
+  /** A login whose account's role at the calling app is inactive (reference 6.3). */
+  roleNotActive: message(403, () => 'Role is not active.'),
   noValidSession: message(401, () => 'There is no valid session for the current request.'),
   tokenRefreshFailed: message(401, (reason: string) => `Token refresh failed. ${reason}`),
   notAuthorized: message(401, () => 'You are not authorized to perform this action.'),

@@ -269,6 +269,23 @@ describe('inactive principals', () => {
     expect((await api('GET', '/docs/_table/doc', undefined, auth())).body.error).toEqual({ code: status, message });
   });
 
+  it("refuses a login whose own role at the calling app is inactive (reference 6.3), not one whose app's default role is", async () => {
+    const email = 'dormant@x.io';
+    await api('POST', '/system/user', {
+      resource: [
+        { name: email, email, password: PASSWORD, user_to_app_to_role_by_user_id: [{ app_id: ids.reading, role_id: ids.inactive }] },
+      ],
+    });
+    const login = (key?: string) => api('POST', '/user/session', { email, password: PASSWORD }, key ? { key } : null);
+    expect((await login(keys.reading)).body.error).toEqual({ code: 403, message: 'Role is not active.' });
+    // Wrong credentials are still a 401 first; without an app, or at an app where the role is not theirs, no role to check.
+    const wrong = await api('POST', '/user/session', { email, password: 'not-the-password' }, { key: keys.reading });
+    expect(wrong.body.error).toEqual({ code: 401, message: 'Invalid credentials supplied.' });
+    expect((await login()).status).toBe(200);
+    expect((await login(keys.owning)).status).toBe(200);
+    expect((await login(keys['inactive-role-app'])).status).toBe(200);
+  });
+
   it('refuses the session of a user made inactive, and an inactive service', async () => {
     const email = 'gone@x.io';
     await api('POST', '/system/user', {
