@@ -1,6 +1,7 @@
 /**
  * Reads the credentials of a request: the API key and the session token, from the spec's headers,
- * their X-DreamFactory-* aliases, the query string, or Authorization: Bearer.
+ * their X-DreamFactory-* aliases, the query string, or Authorization: Bearer; and HTTP Basic
+ * credentials (email and password), which authenticate a request sent without a session token.
  */
 import type { RawQuery } from '../core/query-params.js';
 
@@ -26,4 +27,22 @@ export function readCredentials(headers: Headers, query: RawQuery): Credentials 
       first(query.session_token) ??
       (bearer && /^bearer\s+/i.test(bearer) ? bearer.replace(/^bearer\s+/i, '') : null),
   };
+}
+
+export interface BasicCredentials {
+  email: string;
+  password: string;
+}
+
+/**
+ * `Authorization: Basic base64(email:password)`; null when the header holds no Basic credentials.
+ * A value that does not decode to `email:password` gives an empty email, which matches no account:
+ * the client meant to authenticate, and is told its credentials did not match.
+ */
+export function readBasicCredentials(headers: Headers): BasicCredentials | null {
+  const match = /^basic(?:\s+(.*))?$/is.exec(first(headers.authorization) ?? '');
+  if (!match) return null;
+  const decoded = Buffer.from(match[1] ?? '', 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? { email: '', password: '' } : { email: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

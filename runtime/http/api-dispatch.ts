@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, resolveRole, roleForRequestor, type AccessDecision, type Requestor } from '../auth/access.js';
 import type { AuthContext } from '../auth/auth-context.js';
-import { readCredentials } from '../auth/credentials.js';
+import { readBasicCredentials, readCredentials } from '../auth/credentials.js';
 import { wrapList } from '../core/envelope.js';
 import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import type { ServiceModel, Verb } from '../model/platform-model.js';
@@ -169,7 +169,13 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     const query = request.query as RawQuery;
     const verb = effectiveVerb(request.method, request.headers, query);
     const { service, resource, trailingSlash, rawPath } = parsePath(request.url);
-    const identified = identify(ctx, readCredentials(request.headers, query));
+    const credentials = readCredentials(request.headers, query);
+    const model = ctx.services.get(service);
+    // A login ignores any session sent: it is the credentials in its body that count (reference 6.1).
+    const identified =
+      model && internal.get(model.type)?.access(verb, resource).login
+        ? identify(ctx, { ...credentials, token: null })
+        : identify(ctx, credentials, readBasicCredentials(request.headers));
     const caller = identified instanceof Promise ? await identified : identified;
     const result = await serve(
       {

@@ -1,12 +1,13 @@
 /**
- * Establishes who is calling: the app of the API key and the user of the session token. Answers
- * at once when the token's user is in the directory's cache (nearly every request); reads the
- * user from the system database otherwise.
+ * Establishes who is calling: the app of the API key and the user of the session token, or of
+ * HTTP Basic credentials sent without a token. Answers at once when the token's user is in the
+ * directory's cache (nearly every request); reads the user from the system database otherwise.
  */
 import type { AppPrincipal, UserPrincipal } from '../auth/principals.js';
 import type { SessionClaims } from '../auth/session-tokens.js';
 import { PorticoError } from '../core/errors.js';
-import type { Credentials } from '../auth/credentials.js';
+import type { BasicCredentials, Credentials } from '../auth/credentials.js';
+import { authenticateBasic } from '../system/sessions.js';
 import type { PlatformContext } from './platform-context.js';
 import { coreMessages } from '../core/messages.js';
 
@@ -37,7 +38,11 @@ function admit(ctx: PlatformContext, caller: Caller, token: string, claims: Sess
   return caller;
 }
 
-export function identify(ctx: PlatformContext, credentials: Credentials): Caller | Promise<Caller> {
+/**
+ * `basic`: HTTP Basic credentials, used when no session token is sent; credentials that do not
+ * match are a 401 at once (reference 6.1), wherever the request goes.
+ */
+export function identify(ctx: PlatformContext, credentials: Credentials, basic: BasicCredentials | null = null): Caller | Promise<Caller> {
   const caller: Caller = {
     apiKeyGiven: credentials.apiKey !== null,
     app: credentials.apiKey === null ? null : (ctx.directory.appsByKey.get(credentials.apiKey) ?? null),
@@ -46,7 +51,13 @@ export function identify(ctx: PlatformContext, credentials: Credentials): Caller
     tokenError: null,
   };
   const token = credentials.token;
-  if (token === null) return caller;
+  if (token === null) {
+    if (basic === null) return caller;
+    return authenticateBasic(ctx, basic, caller.app).then((user) => {
+      caller.user = user;
+      return caller;
+    });
+  }
   let claims: SessionClaims;
   try {
     claims = ctx.tokens.verify(token);

@@ -11,6 +11,8 @@ export interface AccessRule {
   /** Reachable without a role or session (logins, password reset, environment). */
   exception: boolean;
   adminOnly: boolean;
+  /** A login (POST to a session endpoint): any session token or Basic credentials sent are ignored (reference 6.1). */
+  login?: boolean;
 }
 
 export interface InternalCall extends ServiceCall {

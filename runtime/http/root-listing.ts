@@ -1,7 +1,7 @@
 /** GET /api/v2: the services the caller may reach, and the service types. */
 import type { FastifyRequest } from 'fastify';
 import { decideAccess, resolveRole, roleReaches } from '../auth/access.js';
-import { readCredentials } from '../auth/credentials.js';
+import { readBasicCredentials, readCredentials } from '../auth/credentials.js';
 import { toList, type RawQuery } from '../core/query-params.js';
 import { listServiceTypes } from '../system/internal-service-types.js';
 import { identify } from './identify.js';
@@ -11,7 +11,7 @@ const SERVICE_FIELDS = ['id', 'name', 'label', 'description', 'type'] as const;
 
 export async function rootListing(ctx: PlatformContext, request: FastifyRequest): Promise<unknown> {
   const query = request.query as RawQuery;
-  const caller = await identify(ctx, readCredentials(request.headers, query));
+  const caller = await identify(ctx, readCredentials(request.headers, query), readBasicCredentials(request.headers));
   const role = resolveRole(caller.user, caller.app, ctx.directory.roles);
   // The listing itself is open (reference 1.1); credentials, when sent, must be valid.
   const decision = decideAccess({

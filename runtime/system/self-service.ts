@@ -23,10 +23,11 @@ const CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const CODE_LENGTH = 32;
 const CODE_TTL_HOURS = 24;
 
-/** The logged-in account of the call; 401 without a valid session. */
+/** The logged-in account of the call (by session token or Basic credentials); 401 without. */
 function sessionUserId(call: InternalCall): number {
-  if (!call.session) throw call.tokenError ?? systemMessages.noValidSession.error();
-  return call.session.claims.user_id;
+  const id = call.session?.claims.user_id ?? call.auth.user?.id;
+  if (id === undefined) throw call.tokenError ?? systemMessages.noValidSession.error();
+  return id;
 }
 
 const PROFILE_FIELDS = ['username', 'first_name', 'last_name', 'name', 'email', 'phone', 'default_app_id'] as const;

@@ -2,7 +2,7 @@
  * Logins, refresh and logout for administrators and users, and the spec's Session object.
  */
 import { assignedRoleId, resolveRole } from '../auth/access.js';
-import { readCredentials } from '../auth/credentials.js';
+import { readCredentials, type BasicCredentials } from '../auth/credentials.js';
 import { verifyPassword } from '../auth/passwords.js';
 import type { AppPrincipal, UserPrincipal } from '../auth/principals.js';
 import type { SessionClaims } from '../auth/session-tokens.js';
@@ -64,6 +64,18 @@ function sessionDuration(value: unknown): number | null {
   return minutes;
 }
 
+/** The active account of an email (any case), of one kind or either. */
+function findAccount(ctx: PlatformContext, email: string, kind: SessionKind | null) {
+  return ctx.db
+    .selectFrom('user')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .$if(kind !== null, (query) => query.where('is_sys_admin', '=', kind === 'admin' ? 1 : 0))
+    .where('is_active', '=', 1)
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
 const appById = (ctx: PlatformContext, id: number | null): AppPrincipal | null =>
   id === null ? null : ([...ctx.directory.appsByKey.values()].find((app) => app.id === id) ?? null);
 
@@ -93,13 +105,7 @@ export async function login(
   const duration = sessionDuration(fields.duration);
   // 0 means "until the browser closes": the token itself keeps the default lifetime.
   const ttl = duration === null || duration === 0 ? ctx.settings.sessionTtlMinutes : duration;
-  const row = await ctx.db
-    .selectFrom('user')
-    .selectAll()
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-    .where('is_sys_admin', '=', kind === 'admin' ? 1 : 0)
-    .where('is_active', '=', 1)
-    .executeTakeFirst();
+  const row = await findAccount(ctx, email, kind);
   if (!row || !(await verifyPassword(password, row.password))) throw systemMessages.invalidCredentials.error();
   await assertRoleActive(ctx, row.id, where.appId);
   const lastLogin = formatTimestamp(new Date(ctx.clock.now()));
@@ -107,6 +113,39 @@ export async function login(
   ctx.directory.forgetUser(row.id);
   const { token, claims } = ctx.tokens.issue(row, ttl, row.tokens_valid_after);
   return sessionObject(ctx, row.id, token, claims, where);
+}
+
+/**
+ * Counts a login at the login endpoint of an account's kind against the rate limits, as a
+ * POST there would count (no user yet; the app's default role).
+ */
+async function countLoginAttempt(ctx: PlatformContext, kind: SessionKind, app: AppPrincipal | null): Promise<void> {
+  if (ctx.limits.active.length === 0) return;
+  const service = ctx.services.list().find((model) => model.type === (kind === 'admin' ? 'system' : 'user'));
+  if (!service) return;
+  await ctx.limits.check({
+    userId: null,
+    roleId: resolveRole(null, app, ctx.directory.roles)?.id ?? null,
+    serviceId: service.id,
+    component: kind === 'admin' ? 'admin/session' : 'session',
+    verb: 'POST',
+  });
+}
+
+/**
+ * HTTP Basic authentication (reference 6.1): the active account, administrator or user, of an
+ * email and password, for one request; 401 when they do not match. It costs what a login costs:
+ * the same account lookup and password check, counted as a login at the endpoint where that
+ * account logs in, before the password is checked (a client the rate limits lock out of the
+ * login is locked out here too).
+ */
+export async function authenticateBasic(ctx: PlatformContext, basic: BasicCredentials, app: AppPrincipal | null): Promise<UserPrincipal> {
+  // The databases refuse NUL in text: it matches no account.
+  const row = basic.email === '' || basic.email.includes('\0') ? undefined : await findAccount(ctx, basic.email, null);
+  await countLoginAttempt(ctx, row?.is_sys_admin === 1 ? 'admin' : 'user', app);
+  const user = row && (await verifyPassword(basic.password, row.password)) ? await ctx.directory.user(row.id) : null;
+  if (!user?.isActive) throw systemMessages.basicCredentialsMismatch.error();
+  return user;
 }
 
 /** A session token for a user who just set a password or registered: no older than their cut-off. */

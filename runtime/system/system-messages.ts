@@ -18,6 +18,8 @@ export const systemMessages = {
   invalidCredentials: message(401, () => 'Invalid credentials supplied.'),
   /** A login whose account's role at the calling app is inactive (reference 6.3). */
   roleNotActive: message(403, () => 'Role is not active.'),
+  /** HTTP Basic credentials that match no active account (reference 6.1). */
+  basicCredentialsMismatch: message(401, () => 'Unauthorized. User credentials did not match.'),
   noValidSession: message(401, () => 'There is no valid session for the current request.'),
   tokenRefreshFailed: message(401, (reason: string) => `Token refresh failed. ${reason}`),
   notAuthorized: message(401, () => 'You are not authorized to perform this action.'),

@@ -48,6 +48,7 @@ export const SYSTEM_RESOURCES = [
 ] as const;
 
 const OPEN: AccessRule = { exception: true, adminOnly: false };
+const LOGIN: AccessRule = { ...OPEN, login: true };
 const ROLE: AccessRule = { exception: false, adminOnly: false };
 const ADMIN: AccessRule = { exception: false, adminOnly: true };
 
@@ -62,7 +63,7 @@ const WRITE_VERBS = new Set<Verb>(['POST', 'PUT', 'PATCH']);
 /** Who may call a system endpoint. */
 export function systemAccess(verb: Verb, resource: readonly string[]): AccessRule {
   const path = resource.join('/').toLowerCase();
-  if (path === 'admin/session') return OPEN;
+  if (path === 'admin/session') return verb === 'POST' ? LOGIN : OPEN;
   if (path === 'admin/password' && WRITE_VERBS.has(verb)) return OPEN;
   if (path === 'environment' && verb === 'GET') return OPEN;
   return ADMIN_ONLY.has((resource[0] ?? '').toLowerCase()) ? ADMIN : ROLE;

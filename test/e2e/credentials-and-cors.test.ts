@@ -38,6 +38,74 @@ describe('credentials', () => {
   });
 });
 
+describe('HTTP Basic credentials (reference 6.1)', () => {
+  const ADMIN = ['admin@test.local', 'admin-password-12345'] as const;
+  const USER_PASSWORD = 'basic-password-123456';
+  const basic = (email: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` });
+  const mismatch = { code: 401, message: 'Unauthorized. User credentials did not match.' };
+
+  beforeAll(async () => {
+    await api('POST', '/system/user', {
+      resource: [
+        { name: 'Basil', email: 'basil@x.io', password: USER_PASSWORD },
+        { name: 'Dormant', email: 'dormant@x.io', password: USER_PASSWORD, is_active: false },
+      ],
+    });
+  });
+
+  it('authenticate an administrator or a user, any case of the email, for that request only', async () => {
+    expect((await api('GET', '/system/admin?fields=email', undefined, null, basic(...ADMIN))).body.resource).toContainEqual({
+      email: 'admin@test.local',
+    });
+    const profile = await api('GET', '/user/profile', undefined, null, basic('Basil@X.io', USER_PASSWORD));
+    expect(profile.body).toMatchObject({ email: 'basil@x.io', name: 'Basil' });
+    expect(profile.body.session_token).toBeUndefined();
+    // A user is no administrator; no session is left behind.
+    expect((await api('GET', '/system/admin', undefined, { key: server.apiKey }, basic('basil@x.io', USER_PASSWORD))).status).toBe(403);
+    expect((await api('GET', '/user/session', undefined, null, basic('basil@x.io', USER_PASSWORD))).status).toBe(401);
+    // With credentials from the root listing too.
+    const listing = await api('GET', '/api/v2?fields=name', undefined, null, basic(...ADMIN));
+    expect(listing.body.services).toContainEqual(expect.objectContaining({ name: 'system' }));
+  });
+
+  it.each([
+    ['a wrong password', () => basic('basil@x.io', 'wrong-password-123456')],
+    ['an unknown email', () => basic('nobody@x.io', USER_PASSWORD)],
+    ['an inactive account', () => basic('dormant@x.io', USER_PASSWORD)],
+    ['an empty email and password', () => basic('', '')],
+    ['a value without a colon', () => ({ authorization: `Basic ${Buffer.from('basil@x.io').toString('base64')}` })],
+    ['a value that is not base64', () => ({ authorization: 'Basic !!!%%%' })],
+    ['no value', () => ({ authorization: 'Basic' })],
+    ['a NUL in the email', () => basic('basil@x.io\u0000', USER_PASSWORD)],
+    ['a very long email', () => basic(`${'x'.repeat(4000)}@x.io`, USER_PASSWORD)],
+    ['an email of four-byte characters', () => basic('\u{1F600}@x.io', USER_PASSWORD)],
+  ])('refuse %s with 401, even where no credentials are needed', async (_name, headers) => {
+    for (const url of ['/system/admin', '/user/profile', '/system/environment', '/api/v2']) {
+      const response = await api('GET', url, undefined, null, headers());
+      expect(response.status, url).toBe(401);
+      expect(response.body.error, url).toEqual(mismatch);
+    }
+  });
+
+  it('give way to a session token sent with them', async () => {
+    expect((await api('GET', '/system/admin', undefined, { token }, basic('basil@x.io', 'wrong-password-123456'))).status).toBe(200);
+  });
+
+  it('are not a login: the login endpoints ignore them (and any session token), taking the credentials of the body', async () => {
+    const wrong = basic('basil@x.io', 'wrong-password-123456');
+    expect((await api('POST', '/system/admin/session', { email: ADMIN[0], password: ADMIN[1] }, null, wrong)).status).toBe(200);
+    expect(
+      (await api('POST', '/user/session', { email: 'basil@x.io', password: USER_PASSWORD }, { token: 'not-a-token' }, wrong)).status,
+    ).toBe(200);
+    const bodyless = await api('POST', '/user/session', {}, null, basic('basil@x.io', USER_PASSWORD));
+    expect(bodyless.body.error).toMatchObject({ code: 400, message: 'Login request is missing required email.' });
+    const admin = await api('POST', '/system/admin/session', {}, null, basic(...ADMIN));
+    expect(admin.body.error).toMatchObject({ code: 400, message: 'Login request is missing required email.' });
+    // Elsewhere on the session endpoints they still authenticate (a logout with them ends no session).
+    expect((await api('DELETE', '/user/session', undefined, null, wrong)).body.error).toEqual(mismatch);
+  });
+});
+
 describe('verb tunnelling', () => {
   it('runs a POST as the verb of X-HTTP-Method, X-Method-Override or ?method=', async () => {
     const ids = (await api('POST', '/system/role', { resource: [{ name: 'tunnel-1' }, { name: 'tunnel-2' }] })).body.resource.map(

@@ -156,6 +156,33 @@ describe('enforcement', () => {
     for (const limit of [each, own, ownGet]) await api('DELETE', `/system/limit/${limit.id}`);
   });
 
+  it("counts HTTP Basic credentials as a login at their account's login endpoint, before the password is checked", async () => {
+    const systemId = (await api('GET', `/system/service?filter=${encodeURIComponent("name='system'")}&fields=id`)).body.resource[0].id;
+    const limit = (endpoint: string, serviceId: number, rate: number) =>
+      createLimit({ name: `logins ${endpoint}`, type: 'instance.service.endpoint', service_id: serviceId, endpoint, verb: 'POST', rate });
+    const userLogins = (await limit('session', 7, 2)).body.resource[0];
+    const adminLogins = (await limit('admin/session', systemId, 1)).body.resource[0];
+    const basic = (email: string, password: string) =>
+      api('GET', '/user/profile', undefined, null, { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}` });
+    try {
+      expect((await basic('lim@x.io', 'wrong-password-123456')).status).toBe(401);
+      expect((await basic('lim@x.io', PASSWORD)).body).toMatchObject({ email: 'lim@x.io' });
+      // The user login endpoint's counter is spent: refused before the password is checked, right or wrong, and so is a login.
+      expect((await basic('lim@x.io', PASSWORD)).status).toBe(429);
+      expect((await basic('nobody@x.io', 'wrong-password-123456')).status).toBe(429);
+      expect((await api('POST', '/user/session', { email: 'lim@x.io', password: PASSWORD }, null)).status).toBe(429);
+      // An administrator's credentials count at the administrators' login endpoint.
+      expect((await basic('admin@test.local', 'wrong-password-123456')).status).toBe(401);
+      expect((await basic('admin@test.local', 'admin-password-12345')).status).toBe(429);
+      expect(
+        (await api('POST', '/system/admin/session', { email: 'admin@test.local', password: 'admin-password-12345' }, null)).status,
+      ).toBe(429);
+    } finally {
+      for (const { id } of [userLogins, adminLogins]) await api('DELETE', `/system/limit/${id}`);
+    }
+    expect((await basic('lim@x.io', PASSWORD)).status).toBe(200);
+  });
+
   it('endpoint limits match the path by prefix up to a star', async () => {
     // The login itself (POST /user/session) is the first request the limit counts.
     const endpoint = (await createLimit({ name: 'ep', type: 'instance.service.endpoint', service_id: 7, endpoint: 'sess*', rate: 2 })).body

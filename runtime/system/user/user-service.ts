@@ -5,7 +5,7 @@
  */
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
-import type { InternalCall, InternalService } from '../../http/internal-service.js';
+import type { AccessRule, InternalCall, InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { Verb } from '../../model/platform-model.js';
 import { changePassword, getProfile, updateProfile } from '../self-service.js';
@@ -16,10 +16,12 @@ import { coreMessages } from '../../core/messages.js';
 
 const RESOURCES = ['password', 'profile', 'register', 'session'];
 const WRITE_VERBS = new Set<Verb>(['POST', 'PUT', 'PATCH']);
+const OPEN: AccessRule = { exception: true, adminOnly: false };
+const LOGIN: AccessRule = { ...OPEN, login: true };
 
 export function createUserService(ctx: PlatformContext, name: string): InternalService {
   return {
-    access: () => ({ exception: true, adminOnly: false }),
+    access: (verb, resource) => (verb === 'POST' && resource.join('/').toLowerCase() === 'session' ? LOGIN : OPEN),
     accessComponents: () => RESOURCES,
     async handle(call: InternalCall): Promise<ServiceResult> {
       const path = call.resource.join('/');

@@ -87,6 +87,7 @@ const AUTHENTICATION: Record<string, Pinned> = {
   'login without email': pin(systemMessages.loginMissing, ['email'], 400, 'Login request is missing required email.'),
   'invalid credentials': pin(systemMessages.invalidCredentials, [], 401, 'Invalid credentials supplied.'),
   'login: role inactive': pin(systemMessages.roleNotActive, [], 403, 'Role is not active.'),
+  'basic credentials': pin(systemMessages.basicCredentialsMismatch, [], 401, 'Unauthorized. User credentials did not match.'),
   'no valid session': pin(systemMessages.noValidSession, [], 401, 'There is no valid session for the current request.'),
   'not authorized': pin(systemMessages.notAuthorized, [], 401, 'You are not authorized to perform this action.'),
   'password mismatch': pin(systemMessages.passwordMismatch, ['old_password'], 400, 'The password supplied does not match.'),
