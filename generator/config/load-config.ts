@@ -64,14 +64,39 @@ export async function loadConfig(configPath: string, options: ConfigOptions & { 
   const cwd = options.cwd ?? process.cwd();
   const absolute = path.resolve(cwd, configPath);
   const file = path.isAbsolute(configPath) ? configPath : path.relative(cwd, absolute);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(absolute, 'utf8');
+    bytes = await readFile(absolute);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
     throw new DiagnosticError([{ code: 'PCO100', file, message: `Cannot read the platform config: ${reason}.` }]);
   }
-  return { ...parseConfig(text, file, options), path: absolute, platformDir: path.dirname(absolute) };
+  return { ...parseConfig(decodeUtf8(bytes, file), file, options), path: absolute, platformDir: path.dirname(absolute) };
+}
+
+/** The file's text; a file that is not UTF-8 (UTF-16, Latin-1, binary) is a PCO100 at its first foreign byte. */
+function decodeUtf8(bytes: Buffer, file: string): string {
+  const text = bytes.toString('utf8');
+  if (!text.includes('\uFFFD')) return text;
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+    throw new DiagnosticError([{ code: 'PCO100', file, message: 'The platform config is UTF-16; save it as UTF-8.' }]);
+  // Valid UTF-8 encodes back to the same bytes: the first difference is the first invalid byte (a written U+FFFD is kept).
+  const again = Buffer.from(text, 'utf8');
+  let offset = 0;
+  while (offset < bytes.length && bytes[offset] === again[offset]) offset++;
+  if (offset === bytes.length) return text;
+  const before = bytes.subarray(0, offset).toString('utf8');
+  const line = before.split('\n').length;
+  const col = before.length - before.lastIndexOf('\n');
+  throw new DiagnosticError([
+    {
+      code: 'PCO100',
+      file,
+      line,
+      col,
+      message: `The platform config is not UTF-8: byte 0x${bytes[offset]!.toString(16).padStart(2, '0')} cannot start or continue a character; save the file as UTF-8.`,
+    },
+  ]);
 }
 
 /** Checks platform.yaml text; `file` is the name diagnostics show. */
@@ -89,9 +114,18 @@ export function parseConfig(text: string, file: string, options: ConfigOptions =
   // variables it lacks (missingEnvDiagnostics). Here unset ones resolve to '' so that validation
   // can go on, and what that empty value breaks is not reported.
   const missing = refs.filter((ref) => ref.fallback === null && env[ref.name] === undefined);
-  const literalProblems = refs
-    .filter((ref) => isLiteralOnly(ref.path))
-    .map((ref) => source.diagnosticAt(ref.path, 'PCO106', `${pathText(ref.path)} must be written literally, without \${env:...}.`));
+  const literalProblems = [
+    ...malformedEnvRefs(raw).map((at) =>
+      source.diagnosticAt(
+        at,
+        'PCO106',
+        `${pathText(at)} holds a malformed \${env:...} reference; write \${env:NAME} or \${env:NAME:-default} (NAME: letters, digits and '_', not starting with a digit).`,
+      ),
+    ),
+    ...refs
+      .filter((ref) => isLiteralOnly(ref.path))
+      .map((ref) => source.diagnosticAt(ref.path, 'PCO106', `${pathText(ref.path)} must be written literally, without \${env:...}.`)),
+  ];
   const resolved = resolveEnv(raw, { ...env, ...Object.fromEntries(missing.map((ref) => [ref.name, ''])) });
   const problems = validatePlatform(resolved, source);
   if (isRecord(resolved)) problems.push(...checkServices(resolved, source, kinds));
@@ -105,6 +139,14 @@ export function parseConfig(text: string, file: string, options: ConfigOptions =
 
   const data = restoreEnvRefs(resolved, raw) as ValidatedConfig;
   return { config: normaliseConfig(data, kinds), source, deferred };
+}
+
+/** Paths of the strings holding `${env:` that is not part of a well-formed reference (`${env:}`, `${env:A B}`, an unclosed `${env:X`). */
+function malformedEnvRefs(value: unknown, at: Array<string | number> = []): ValuePath[] {
+  if (typeof value === 'string') return value.split('${env:').length - 1 > findEnvRefs(value).length ? [at] : [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => malformedEnvRefs(item, [...at, index]));
+  if (isRecord(value)) return Object.entries(value).flatMap(([key, item]) => malformedEnvRefs(item, [...at, key]));
+  return [];
 }
 
 function place(at: { line?: number; col?: number }): string {

@@ -292,6 +292,31 @@ describe('parseConfig: every problem at once', () => {
     expect(rest).toEqual([]);
   });
 
+  it('reports what plain data cannot hold, positioned: an alias bomb, an alias to no anchor, a list as a key, an unknown tag, a second document', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (const name of 'bcdefghi')
+      bomb.push(
+        `${name}: &${name} [${Array(9)
+          .fill(`*${String.fromCharCode(name.charCodeAt(0) - 1)}`)
+          .join(', ')}]`,
+      );
+    expect(problems(`${bomb.join('\n')}\nplatform: { name: demo }\n`)).toEqual([
+      'platform.yaml:2:8: Aliases expand too far (more than 100 expansions, as in an alias bomb); write the values out instead. [PCO101]',
+    ]);
+    expect(problems('platform:\n  name: demo\n  title: *nope\n')).toEqual([
+      'platform.yaml:3:10: Alias *nope names no anchor &nope defined before it. [PCO101]',
+    ]);
+    expect(problems('platform:\n  name: demo\n  ? [a, b]\n  : c\n')).toEqual([
+      'platform.yaml:3:5: A key must be a plain name, not a list or mapping. [PCO101]',
+    ]);
+    expect(problems('platform:\n  name: !foo demo\n')).toEqual(['platform.yaml:2:9: Unresolved tag: !foo. [PCO101]']);
+    expect(problems('platform: { name: demo }\n---\nplatform: { name: other }\n')).toEqual([
+      "platform.yaml:2:1: The file holds more than one YAML document (a second '---'); a platform is one document. [PCO101]",
+    ]);
+    // Aliases within reason expand as ever.
+    expect(parse('platform: { name: demo, title: &t Demo, description: *t }\n').platform.description).toBe('Demo');
+  });
+
   it('hints at quoting an env reference inside a flow mapping', () => {
     expect(problems('platform: { name: demo, title: ${env:T} }\n')[0]).toContain('Quote values holding ${env:...} inside { } or [ ].');
   });
@@ -340,6 +365,13 @@ describe('parseConfig: ${env:NAME}', () => {
     expect(missingEnvDiagnostics(source, ['apps', 0], {}).map((diagnostic) => diagnostic.code)).toEqual(['PCO111']);
   });
 
+  it('refuses malformed references instead of keeping them as literal text', () => {
+    for (const value of ['${env:DB_PATH', '${env:}', '${env:A B}', 'x-${env:1X}', '${env:A:-${env:B}}'])
+      expect(problems(`platform: { name: demo }\nservices:\n  - name: db\n    config:\n      database: "${value}"\n`)).toEqual([
+        "platform.yaml:5:17: services[0].config.database holds a malformed ${env:...} reference; write ${env:NAME} or ${env:NAME:-default} (NAME: letters, digits and '_', not starting with a digit). [PCO106]",
+      ]);
+  });
+
   it('refuses references in names other entries refer to', () => {
     expect(problems('platform: { name: demo }\nroles:\n  - name: "${env:ROLE}"\n', { ROLE: 'reader' })).toEqual([
       'platform.yaml:3:11: roles[0].name must be written literally, without ${env:...}. [PCO106]',
@@ -357,6 +389,22 @@ describe('loadConfig', () => {
     expect(loaded.platformDir).toBe(path.join(dir, 'site'));
     expect(loaded.source.file).toBe(path.join('site', 'platform.yaml'));
     expect(loaded.config.platform.name).toBe('demo');
+  });
+
+  it('refuses a file that is not UTF-8, at its first foreign byte', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-config-'));
+    const load = (bytes: Buffer) => {
+      fs.writeFileSync(path.join(dir, 'platform.yaml'), bytes);
+      return loadConfig('platform.yaml', { cwd: dir, kinds: fixtureRegistry, env: {} });
+    };
+    await expect(load(Buffer.from('platform:\n  name: demo\n  title: Caf\xe9\n', 'latin1'))).rejects.toThrow(
+      'platform.yaml:3:13: The platform config is not UTF-8: byte 0xe9 cannot start or continue a character; save the file as UTF-8. [PCO100]',
+    );
+    await expect(load(Buffer.from('\ufeffplatform: { name: demo }\n', 'utf16le'))).rejects.toThrow(
+      'platform.yaml: The platform config is UTF-16; save it as UTF-8. [PCO100]',
+    );
+    // UTF-8 with a byte order mark, and a U+FFFD written in the file, are UTF-8.
+    expect((await load(Buffer.from('\ufeffplatform: { name: demo, title: "\ufffd" }\n', 'utf8'))).config.platform.title).toBe('\ufffd');
   });
 
   it('reports a missing file as a diagnostic', async () => {
