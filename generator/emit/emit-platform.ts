@@ -55,6 +55,25 @@ function hasOwnDocument(service: PlatformModel['services'][number]): boolean {
   return service.kind === 'sql' || service.kind === 'soap' || service.origin !== 'builtin';
 }
 
+/**
+ * The shapes of every path emitPlatform writes, and of those earlier versions wrote (main.ts,
+ * services/<name>/routes.ts): the write stage prunes a stale generated file only at such a path.
+ * A file elsewhere in the output directory is never Portico's to delete, even when it carries the
+ * marker (a user's copy of a generated file, another platform's server in a subdirectory).
+ */
+const EMITTED_PATH_SHAPES: readonly RegExp[] = [
+  /^(main\.mjs|main\.ts|events\.ts|model\.json|README\.md|openapi\.json)$/,
+  /^(hooks|endpoints)\/[^/]+\.mjs$/,
+  /^services\/[^/]+\/(types\.ts|routes\.json|routes\.ts)$/,
+  /^prisma\/[^/]+\.prisma$/,
+  /^openapi\/[^/]+\.json$/,
+];
+
+/** Whether a path relative to the output directory is one emitPlatform writes or once wrote for some platform. */
+export function isEmittedPathShape(file: string): boolean {
+  return EMITTED_PATH_SHAPES.some((shape) => shape.test(file));
+}
+
 interface OutputFile extends FileEntry {
   create(): string;
 }

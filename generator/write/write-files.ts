@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { FileMap } from '../emit/emit-platform.js';
+import { isEmittedPathShape, type FileMap } from '../emit/emit-platform.js';
 import { DiagnosticError } from '../diagnostics.js';
 import { isGeneratedContent, isGeneratedFile, listFiles } from './generated-files.js';
 import { unifiedDiff } from './text-diff.js';
@@ -85,7 +85,7 @@ async function compare(outDir: string, files: FileMap): Promise<{ plan: WritePla
     );
   }
   for (const file of await listFiles(outDir)) {
-    if (files.has(file) || !(await isGeneratedFile(path.join(outDir, file)))) continue;
+    if (files.has(file) || !isEmittedPathShape(file) || !(await isGeneratedFile(path.join(outDir, file)))) continue;
     plan.removed.push(file);
     current.set(file, await readFile(path.join(outDir, file), 'utf8'));
   }

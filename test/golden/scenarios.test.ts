@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emitPlatform, type FileMap } from '#generator/emit/emit-platform.js';
+import { emitPlatform, isEmittedPathShape, type FileMap } from '#generator/emit/emit-platform.js';
 import { repoRoot } from '#test/helpers/quickstart-copy.js';
 import { addressBookModel } from './fixtures/address-book-model.js';
 import { buildScenario, SCENARIOS_DIR } from './scenario-build.js';
@@ -57,6 +57,11 @@ describe.each(scenarios)('golden scenario: %s', (_title, folder, build) => {
     const stale = committedFiles(folder).filter((file) => !files.has(file));
     if (updating()) for (const file of stale) fs.rmSync(path.join(SCENARIOS_DIR, folder, 'server', file));
     else expect(stale, 'files in server/ that the build no longer makes').toEqual([]);
+  });
+
+  it('writes only at paths the write stage may prune when stale', async () => {
+    const files = built.get(folder) ?? (await build());
+    expect([...files.keys()].filter((file) => !isEmittedPathShape(file))).toEqual([]);
   });
 
   it('has valid OpenAPI documents whose $refs resolve', async () => {

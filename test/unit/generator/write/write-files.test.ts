@@ -49,11 +49,24 @@ describe('writeFiles', () => {
     expect(read('hooks/my-hooks.ts')).toBe('export const mine = 1;\n');
   });
 
+  it("prunes only at paths Portico emits: a copy of a generated file and another server in a subfolder are the user's", async () => {
+    await writeFiles(dir, files({ 'main.mjs': `${HEADER}main\n`, 'services/db/types.ts': `${HEADER}types\n` }));
+    put('my-types.ts', `${HEADER}types, copied by the user\n`);
+    put('services/db/types.backup.ts', `${HEADER}types, kept by the user\n`);
+    put('admin/main.mjs', `${HEADER}another platform's server\n`);
+    put('admin/services/db/types.ts', `${HEADER}another platform's types\n`);
+    const plan = await writeFiles(dir, files({ 'main.mjs': `${HEADER}main\n` }));
+    expect(plan.removed).toEqual(['services/db/types.ts']);
+    for (const kept of ['my-types.ts', 'services/db/types.backup.ts', 'admin/main.mjs', 'admin/services/db/types.ts'])
+      expect(fs.existsSync(path.join(dir, kept)), kept).toBe(true);
+    expect((await verifyFiles(dir, files({ 'main.mjs': `${HEADER}main\n` }))).upToDate).toBe(true);
+  });
+
   it('only plans in a dry run', async () => {
-    put('stale.ts', `${HEADER}stale\n`);
+    put('events.ts', `${HEADER}stale\n`);
     const plan = await writeFiles(dir, files({ 'main.ts': `${HEADER}main\n` }), { dryRun: true });
-    expect(plan).toEqual({ added: ['main.ts'], changed: [], unchanged: [], removed: ['stale.ts'] });
-    expect(fs.readdirSync(dir)).toEqual(['stale.ts']);
+    expect(plan).toEqual({ added: ['main.ts'], changed: [], unchanged: [], removed: ['events.ts'] });
+    expect(fs.readdirSync(dir)).toEqual(['events.ts']);
   });
 
   it('refuses to overwrite a file it did not generate', async () => {
@@ -78,9 +91,9 @@ describe('verifyFiles', () => {
   });
 
   it('reports added, changed and removed files with a unified diff, writing nothing', async () => {
-    await writeFiles(dir, files({ 'main.ts': `${HEADER}one\ntwo\nthree\n`, 'old.ts': `${HEADER}old\n` }));
+    await writeFiles(dir, files({ 'main.ts': `${HEADER}one\ntwo\nthree\n`, 'openapi/old.json': `${HEADER}old\n` }));
     const report = await verifyFiles(dir, files({ 'main.ts': `${HEADER}one\n2\nthree\n`, 'new.ts': `${HEADER}new\n` }));
-    expect(report).toMatchObject({ added: ['new.ts'], changed: ['main.ts'], removed: ['old.ts'], upToDate: false });
+    expect(report).toMatchObject({ added: ['new.ts'], changed: ['main.ts'], removed: ['openapi/old.json'], upToDate: false });
     expect(report.diff).toBe(
       [
         '--- a/main.ts',
@@ -96,7 +109,7 @@ describe('verifyFiles', () => {
         '@@ -0,0 +1,2 @@',
         `+${HEADER.trimEnd()}`,
         '+new',
-        '--- a/old.ts',
+        '--- a/openapi/old.json',
         '+++ /dev/null',
         '@@ -1,2 +0,0 @@',
         `-${HEADER.trimEnd()}`,
