@@ -37,17 +37,23 @@ export function addDevCommand(program: Command, io: CliIo): void {
         'Environment: PORT, HOST (default 127.0.0.1), and those of `gen serve`.',
       ].join('\n'),
     )
-    .action(async (configPath: string, options: { out?: string; port?: string; poll?: number | null | '' }) => {
-      const port = Number(options.port ?? io.env.PORT ?? 8080);
-      if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new InvalidArgumentError(`'${options.port ?? io.env.PORT}' is not a port.`);
-      const { DevServer } = await import('../dev/dev-server.js');
+    .action(async (configPath: string, options: { out?: string; port?: string; poll?: number | null | '' }, command: Command) => {
+      const [{ DevServer }, { listenAddress }] = await Promise.all([
+        import('../dev/dev-server.js'),
+        import('../../runtime/http/run-server.js'),
+      ]);
+      let address: { port: number; host: string };
+      try {
+        address = listenAddress({ PORT: options.port ?? io.env.PORT, HOST: io.env.HOST });
+      } catch (error) {
+        const message = (error as Error).message;
+        return command.error(`error: ${options.port === undefined ? message : message.replace('PORT', '--port')}`);
+      }
       const dev = new DevServer(
         {
           configPath,
           outDir: options.out,
-          port,
-          host: io.env.HOST ?? '127.0.0.1',
+          ...address,
           // Commander keeps a parser's null (`--poll off`) as '': both mean no polling.
           pollMs: options.poll === undefined ? parseInterval(DEFAULT_POLL) : options.poll || null,
         },

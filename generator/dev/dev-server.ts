@@ -19,7 +19,7 @@ import { resolveEnv } from '../../runtime/core/env.js';
 import { createServer } from '../../runtime/http/create-server.js';
 import type { HookModule } from '../../runtime/http/hooks.js';
 import type { ServiceRoutes } from '../../runtime/http/generated-routes.js';
-import { startupSummary } from '../../runtime/http/run-server.js';
+import { listenFailure, startupSummary } from '../../runtime/http/run-server.js';
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
 import { tableRouteSchemas } from '../../runtime/openapi/record-schemas.js';
 import { isRecord } from '../config/loose-data.js';
@@ -91,7 +91,7 @@ export class DevServer {
       });
     } catch (error) {
       await this.close(); // the port is taken: nothing must keep the process alive
-      throw error;
+      throw new DiagnosticError([{ code: 'PCO501', message: listenFailure(error, this.options.host, this.options.port).message }]);
     }
     const { port } = this.server.address() as AddressInfo;
     this.address = `http://${this.options.host}:${port}`;

@@ -40,12 +40,16 @@ export function loadModel(url: URL): PlatformModel {
 
 export async function runServer(options: RunServerOptions): Promise<void> {
   const { model, routes } = readServerFiles(options);
-  const port = Number(process.env.PORT ?? 8080);
-  const host = process.env.HOST ?? '127.0.0.1';
+  const { port, host } = exitOnStartupError(() => listenAddress(process.env));
   const workers = workerCount(process.env.PORTICO_WORKERS);
   if (workers > 1 && cluster.isPrimary) return runPrimary(model, routes, options, workers, host, `http://${host}:${port}`);
   const app = await start(model, routes, options);
-  const address = await app.listen({ port, host });
+  const address = await app.listen({ port, host }).catch(async (error: unknown) => {
+    await app.close().catch(() => undefined);
+    return exitOnStartupError(() => {
+      throw listenFailure(error, host, port);
+    });
+  });
   if (cluster.isPrimary) console.log(await startupSummary(app, model, address));
   returnMemoryWhenIdle((returned) => app.log.debug(memoryReturnedMessage(returned)));
   const stop = () => drainAndExit(app);
@@ -84,6 +88,39 @@ function logLevel(): string {
     return logLevelFrom(process.env.PORTICO_LOG_LEVEL);
   } catch (error) {
     console.error(`Portico: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
+
+/** PORT (a whole number 0-65535; 0 picks a free port) and HOST, each 8080 and 127.0.0.1 when unset or empty. */
+export function listenAddress(env: Record<string, string | undefined>): { port: number; host: string } {
+  const text = env.PORT?.trim() ?? '';
+  const port = text === '' ? 8080 : /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port >= 0 && port <= 65535)) throw new StartupError(`PORT must be a whole number from 0 to 65535, not '${env.PORT}'.`);
+  return { port, host: env.HOST?.trim() || '127.0.0.1' };
+}
+
+/** Why listening failed, in one line: the port taken, HOST not an address of this machine, a port that needs privileges. */
+export function listenFailure(error: unknown, host: string, port: number): StartupError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE') return new StartupError(`cannot listen on ${where}: the port is in use; stop what holds it or set PORT.`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAFNOSUPPORT')
+    return new StartupError(
+      `cannot listen on ${where}: HOST '${host}' is not an address of this machine; set HOST (127.0.0.1, 0.0.0.0, ::).`,
+    );
+  if (code === 'EACCES')
+    return new StartupError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); set PORT.`);
+  return new StartupError(`cannot listen on ${where}: ${(error as Error).message}`);
+}
+
+/** Runs a start-up step; a StartupError stops the server with its one line. */
+function exitOnStartupError<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    console.error(`Portico: ${error.message}`);
     process.exit(1);
   }
 }
@@ -158,6 +195,12 @@ async function runPrimary(
   });
   cluster.on('exit', (worker, code) => {
     if (stopping) return;
+    if (listening === 0) {
+      // None has listened yet: the port or HOST is the problem (the worker said which), and another worker would fail alike.
+      stopping = true;
+      for (const other of Object.values(cluster.workers ?? {})) other?.kill('SIGTERM');
+      process.exit(1);
+    }
     console.error(`Portico: worker ${worker.process.pid} exited (${code ?? 'signal'}); starting another.`);
     cluster.fork();
   });

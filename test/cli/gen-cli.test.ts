@@ -4,6 +4,7 @@
  * the runtime's runServer.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -91,6 +92,49 @@ describe('gen (child process)', () => {
     } finally {
       child.kill('SIGTERM');
       await child;
+    }
+  });
+
+  it('stops with one line when PORT is not a port, the port is taken or HOST is not an address of this machine', {
+    timeout: 180_000,
+  }, async () => {
+    const { dir, configPath, platformDir } = makeSqlitePlatform();
+    linkRuntime(dir);
+    expect((await gen(['build', configPath], dir)).exitCode).toBe(0);
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as net.AddressInfo).port);
+    const main = (env: Record<string, string>) =>
+      execa(process.execPath, [...SOURCE_NODE_ARGS, 'main.mjs'], {
+        cwd: path.join(platformDir, 'server'),
+        reject: false,
+        timeout: 60_000,
+        env: { PORTICO_LOG_LEVEL: 'silent', ...env },
+      });
+    try {
+      const cases: Array<[Record<string, string>, string]> = [
+        [{ PORT: 'abc' }, "Portico: PORT must be a whole number from 0 to 65535, not 'abc'."],
+        [{ PORT: '65536' }, "Portico: PORT must be a whole number from 0 to 65535, not '65536'."],
+        [{ PORT: port }, `Portico: cannot listen on 127.0.0.1:${port}: the port is in use; stop what holds it or set PORT.`],
+        [
+          { PORT: port, PORTICO_WORKERS: '2' },
+          `Portico: cannot listen on 127.0.0.1:${port}: the port is in use; stop what holds it or set PORT.`,
+        ],
+        [
+          { PORT: '0', HOST: 'no-such-host.invalid' },
+          "Portico: cannot listen on no-such-host.invalid:0: HOST 'no-such-host.invalid' is not an address of this machine; set HOST (127.0.0.1, 0.0.0.0, ::).",
+        ],
+      ];
+      for (const [env, line] of cases) {
+        const result = await main(env);
+        expect([result.exitCode, result.stderr.trim().split('\n')[0]], JSON.stringify(env)).toEqual([1, line]);
+        expect(result.stderr, JSON.stringify(env)).not.toMatch(/\n\s+at /);
+      }
+      // gen dev says the same before building, naming --port when that is what was given.
+      const dev = await gen(['dev', '--port', 'x8080', configPath], dir);
+      expect([dev.exitCode, dev.stderr.split('\n')[0]]).toEqual([1, "error: --port must be a whole number from 0 to 65535, not 'x8080'."]);
+    } finally {
+      taken.close();
     }
   });
 });
