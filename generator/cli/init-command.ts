@@ -29,16 +29,7 @@ export function addInitCommand(program: Command, io: CliIo): void {
       const platformDir = path.dirname(file);
       const source = await readSource(options, io.cwd, platformDir);
       fs.mkdirSync(platformDir, { recursive: true });
-      fs.writeFileSync(
-        file,
-        starterPlatform(
-          path
-            .basename(platformDir)
-            .toLowerCase()
-            .replace(/[^a-z0-9_-]+/g, '-') || 'platform',
-          source,
-        ),
-      );
+      fs.writeFileSync(file, starterPlatform(platformName(path.basename(platformDir)), source));
       const ignored = addGitignoreLines(path.join(platformDir, '.gitignore'));
       io.stdout(
         `Wrote ${options.out} (${source.type} service '${source.name}', ${source.found.length} ${source.type === 'soap' ? 'operations' : 'tables'})${ignored ? ' and .gitignore lines' : ''}.\n`,
@@ -59,13 +50,27 @@ function databaseType(from: string): 'pgsql' | 'mysql' | 'sqlite' {
   return 'sqlite';
 }
 
+/** Letters without their accents, lowercase, each run of other characters one `separator`, none at either end, at most 64 characters (platform.schema.json's names). */
+function machineName(text: string, separator: '-' | '_'): string {
+  const trim = (name: string) => name.replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
+  const name = trim(
+    text
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(separator === '-' ? /[^a-z0-9_-]+/g : /[^a-z0-9_]+/g, separator),
+  );
+  return trim(name.slice(0, 64));
+}
+
+/** The platform's name from its directory's (`My Shop` -> `my-shop`, `.site` -> `site`), else `platform`. */
+function platformName(directory: string): string {
+  return machineName(directory, '-') || 'platform';
+}
+
 /** A service name from a database or WSDL name: lowercase letters, digits and `_`, not a built-in's. */
 function serviceName(text: string, fallback: string): string {
-  const name = text
-    .toLowerCase()
-    .replace(/\.[a-z]+$/, '')
-    .replace(/[^a-z0-9_]+/g, '_')
-    .replace(/^_+|_+$/g, '');
+  const name = machineName(text.replace(/\.[a-z]+$/i, ''), '_');
   if (name === '' || /^[0-9]/.test(name)) return fallback;
   return ['system', 'api_docs', 'files', 'logs', 'db', 'email', 'user'].includes(name) ? `${name}_service` : name;
 }

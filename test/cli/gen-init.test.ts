@@ -71,6 +71,22 @@ describe('gen init', () => {
     expect(ignore).toContain('server/prisma/client/');
   });
 
+  it.each([
+    ['_site', 'site'],
+    ['.hidden', 'hidden'],
+    ['-dash', 'dash'],
+    ['My Café Shop', 'my-cafe-shop'],
+    ['日本', 'platform'],
+    [`a${'b'.repeat(80)}`, `a${'b'.repeat(63)}`],
+  ])('names the platform after its directory %j as %j, a name gen build accepts', async (directory, name) => {
+    const dir = path.join(tempProject(), directory);
+    const init = await gen(path.dirname(dir), ['init', '-o', path.join(directory, 'platform.yaml')]);
+    expect([init.code, init.stderr]).toEqual([0, '']);
+    expect(fs.readFileSync(path.join(dir, 'platform.yaml'), 'utf8')).toContain(`platform:\n  name: ${name}\n`);
+    const build = await gen(dir, ['build', 'platform.yaml']);
+    expect([build.code, build.stderr]).toEqual([0, '']);
+  });
+
   it('starts from a WSDL file: lists its operations', async () => {
     const dir = tempProject();
     const wsdl = path.join(import.meta.dirname, '..', 'golden', 'scenarios', 'soap-calculator', 'calculator.wsdl');
