@@ -116,7 +116,8 @@ function baseScalar(field: FieldModel, dialect: SqlDialect): PrismaScalar {
     case 'bigint':
       return scalar('BigInt');
     case 'boolean':
-      return scalar('Boolean');
+      // Prisma reads only MySQL's bit(1) as Boolean: a wider bit field is Bytes (`prisma db pull`).
+      return scalar(dialect === 'mysql' && /^bit\((\d+)\)$/.test(field.dbType) && field.dbType !== 'bit(1)' ? 'Bytes' : 'Boolean');
     case 'float':
     case 'double':
       return scalar('Float');

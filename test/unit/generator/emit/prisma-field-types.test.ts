@@ -19,6 +19,9 @@ describe('prismaScalar', () => {
     ['bigint foreign key', { type: 'reference', dbType: 'bigint' }, 'postgres', 'BigInt', null],
     ['inet', { type: 'string', dbType: 'inet' }, 'postgres', 'String', '@db.Inet'],
     ['bit string', { type: 'string', dbType: 'bit(3)' }, 'postgres', 'String', '@db.Bit(3)'],
+    // MySQL: only bit(1) is a Boolean to Prisma; a wider bit field is Bytes (prisma validate refused Boolean @db.Bit(8)).
+    ['mysql bit(1)', { type: 'boolean', dbType: 'bit(1)' }, 'mysql', 'Boolean', '@db.Bit(1)'],
+    ['mysql bit(8)', { type: 'boolean', dbType: 'bit(8)' }, 'mysql', 'Bytes', '@db.Bit(8)'],
     // SQLite: the declared type as Prisma's describer reads it, not the abstract type.
     ['sqlite boolean', { type: 'boolean', dbType: 'boolean' }, 'sqlite', 'Boolean', null],
     ['sqlite tinyint(1)', { type: 'boolean', dbType: 'tinyint(1)' }, 'sqlite', 'Unsupported("tinyint(1)")', null],
