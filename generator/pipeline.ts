@@ -92,14 +92,16 @@ export async function modelPlatform(options: PipelineOptions): Promise<ModelResu
 
 /**
  * What introspection left out without failing (a SOAP service's ports or operations the WSDL does
- * not make usable, a WSDL with no SOAP operation at all), one `platform.yaml:LINE:COL: warning:
+ * not make usable, a WSDL with no SOAP operation at all, a database's tables or columns whose API
+ * names another one has), one `platform.yaml:LINE:COL: warning:
  * ...` line each, at the service's entry: the build goes on, and the user learns why.
  */
 export function introspectionWarnings({ loaded, model }: ModelResult): string[] {
   return model.services.flatMap((service) => {
-    if (service.kind !== 'soap' || service.warnings.length === 0) return [];
+    const warnings = service.kind === 'soap' ? service.warnings : service.kind === 'sql' ? (service.schema.warnings ?? []) : [];
+    if (warnings.length === 0) return [];
     const { file, line, col } = loaded.source.locate(declaredEntry(loaded, service.name));
-    return service.warnings.map((warning) => `${file}:${line}:${col}: warning: service '${service.name}': ${warning}`);
+    return warnings.map((warning) => `${file}:${line}:${col}: warning: service '${service.name}': ${warning}`);
   });
 }
 

@@ -83,6 +83,7 @@ function sortSchema(schema: DatabaseSchema): DatabaseSchema {
   return {
     tables: schema.tables.map(sortTable).sort(byName),
     routines: [...schema.routines].sort(byName),
+    ...(schema.warnings ? { warnings: schema.warnings } : {}),
   };
 }
 

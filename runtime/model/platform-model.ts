@@ -183,6 +183,8 @@ export interface DatabaseSchema {
   tables: TableModel[];
   /** Stored procedures and functions, sorted by name (empty on SQLite). */
   routines: RoutineModel[];
+  /** Tables and columns left out because another one has the same API name (name-collisions.ts); absent when none. */
+  warnings?: string[];
 }
 
 export interface TableModel {

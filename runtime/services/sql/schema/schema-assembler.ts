@@ -5,6 +5,7 @@
 import type { DatabaseSchema, FieldModel, ForeignKeyModel, RoutineModel, TableModel } from '../../../model/platform-model.js';
 import type { CatalogTable } from './catalog.js';
 import { apiName, humanize } from './display-names.js';
+import { withoutNameCollisions } from './name-collisions.js';
 import { nativeTypeInfo } from './native-types.js';
 import { buildRelations, compareNames } from './relation-builder.js';
 
@@ -26,8 +27,9 @@ function booleanDefault(value: FieldModel['default']): FieldModel['default'] {
 }
 
 /** Builds the schema; `routines` come from dialects that have them (their API names are set here). */
-export function assembleSchema(catalog: readonly CatalogTable[], options: AssembleOptions, routines: RoutineModel[] = []): DatabaseSchema {
+export function assembleSchema(read: readonly CatalogTable[], options: AssembleOptions, routines: RoutineModel[] = []): DatabaseSchema {
   const name = (source: string) => apiName(source, options.keepCase);
+  const { catalog, warnings } = withoutNameCollisions(read, name);
   const bySource = new Map(catalog.map((table) => [table.name.toLowerCase(), table]));
   const refTableName = (source: string) => name(bySource.get(source.toLowerCase())?.name ?? source);
 
@@ -99,5 +101,9 @@ export function assembleSchema(catalog: readonly CatalogTable[], options: Assemb
 
   tables.sort((a, b) => compareNames(a.name, b.name));
   const namedRoutines = routines.map((routine) => ({ ...routine, name: name(routine.sourceName) }));
-  return { tables: buildRelations(tables), routines: namedRoutines.sort((a, b) => compareNames(a.name, b.name)) };
+  return {
+    tables: buildRelations(tables),
+    routines: namedRoutines.sort((a, b) => compareNames(a.name, b.name)),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }

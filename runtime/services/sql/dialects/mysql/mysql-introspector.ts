@@ -107,9 +107,9 @@ export async function readMysqlCatalog(db: Kysely<any>): Promise<CatalogTable[]>
       k.referenced_column_name as ref_column, rc.update_rule as update_rule, rc.delete_rule as delete_rule
     from information_schema.table_constraints tc
       join information_schema.key_column_usage k
-        on k.constraint_schema = tc.constraint_schema and k.table_name = tc.table_name and k.constraint_name = tc.constraint_name
+        on k.constraint_schema = tc.constraint_schema and binary k.table_name = binary tc.table_name and k.constraint_name = tc.constraint_name
       left join information_schema.referential_constraints rc
-        on rc.constraint_schema = tc.constraint_schema and rc.table_name = tc.table_name and rc.constraint_name = tc.constraint_name
+        on rc.constraint_schema = tc.constraint_schema and binary rc.table_name = binary tc.table_name and rc.constraint_name = tc.constraint_name
     where tc.table_schema = database() and tc.constraint_type in ('PRIMARY KEY', 'UNIQUE', 'FOREIGN KEY')
     order by tc.table_name, tc.constraint_name, k.ordinal_position`.execute(db)
   ).rows;

@@ -1,0 +1,160 @@
+/**
+ * `gen build` on PostgreSQL and MariaDB schemas whose names collide once lower-cased (`"Contact"`
+ * beside `contact`; columns `name`, `"Name"`, `"NAME"`) or are JavaScript keywords: the build warns
+ * at the service's entry about what it leaves out, the generated TypeScript compiles under the
+ * user's strict tsc (nodenext), the OpenAPI documents and Prisma schemas validate, and the server
+ * serves the table and column written as their API name.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '#generator/cli/program.js';
+import { createServer } from '#runtime/http/create-server.js';
+import { loadModel } from '#runtime/http/run-server.js';
+import type { SqlServiceModel } from '#runtime/model/platform-model.js';
+import { createTestDatabase, requireService, type ExternalDatabase } from '#test/helpers/require-service.js';
+import { openApiErrors, prismaSchemaError, unresolvedRefs } from '../golden/validators.js';
+import { captureIo, linkRuntime, REPO_ROOT } from './cli-fixtures.js';
+
+const KEY = 'ef'.repeat(32);
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const DDL: Record<ExternalDatabase, string[]> = {
+  postgres: [
+    'create table "Contact" (id integer primary key, "Name" text)',
+    'create table contact (id integer primary key, name text, "Name" text, "NAME" text)',
+    'create table note (id integer primary key, contact_id integer references contact (id), other_id integer references "Contact" (id))',
+    'create table "class" ("function" integer primary key, "delete" text, "constructor" text, "__proto__" text, "toString" text)',
+    `insert into contact values (1, 'lower', 'Mixed', 'UPPER')`,
+    `insert into "Contact" values (7, 'the other table')`,
+  ],
+  // Column names are case-insensitive in MySQL; table names are not on Linux.
+  mysql: [
+    'create table `Contact` (id integer primary key, `Name` text)',
+    'create table contact (id integer primary key, name text)',
+    'create table note (id integer primary key, contact_id integer references contact (id), other_id integer references `Contact` (id))',
+    'create table `class` (`function` integer primary key, `delete` text, `constructor` text, `__proto__` text, `toString` text)',
+    `insert into contact values (1, 'lower')`,
+    `insert into \`Contact\` values (7, 'the other table')`,
+  ],
+};
+
+const WARNINGS: Record<ExternalDatabase, string[]> = {
+  postgres: [
+    `platform.yaml:3:5: warning: service 'crm': tables "contact" and "Contact" have one API name 'contact': only "contact" is served.`,
+    `platform.yaml:3:5: warning: service 'crm': columns "name", "Name" and "NAME" of table "contact" have one API name 'name': only "name" is served.`,
+  ],
+  mysql: [
+    `platform.yaml:3:5: warning: service 'crm': tables "contact" and "Contact" have one API name 'contact': only "contact" is served.`,
+  ],
+};
+
+async function run(kind: ExternalDatabase, url: string, statements: string[]): Promise<void> {
+  if (kind === 'postgres') {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    for (const statement of statements) await client.query(statement);
+    await client.end();
+  } else {
+    const connection = await mysql.createConnection({ uri: url });
+    for (const statement of statements) await connection.query(statement);
+    await connection.end();
+  }
+}
+
+describe.each<[ExternalDatabase, string]>([
+  ['postgres', 'pgsql'],
+  ['mysql', 'mysql'],
+])('gen build on an awkward %s schema', async (kind, type) => {
+  const available = await requireService(kind);
+  it.skipIf(!available)(
+    'warns about names that collide, and gives a server that compiles, validates and serves',
+    { timeout: 180_000 },
+    async () => {
+      const database = await createTestDatabase(kind);
+      try {
+        await run(kind, database.url, DDL[kind]);
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-awkward-'));
+        dirs.push(dir);
+        fs.writeFileSync(
+          path.join(dir, 'platform.yaml'),
+          [
+            'platform: { name: awkward }',
+            'services:',
+            '  - name: crm',
+            `    type: ${type}`,
+            `    config: { url: "${database.url}" }`,
+            'roles:',
+            '  - name: all',
+            '    grants: [{ service: crm, component: "*" }]',
+            'apps:',
+            '  - name: web',
+            '    role: all',
+            `    api_key: ${KEY}`,
+            'system: { database: data/system.sqlite }',
+            '',
+          ].join('\n'),
+        );
+        const { io, out } = captureIo(dir);
+        expect(await runCli(['build'], io), out.stderr).toBe(0);
+        expect(out.stderr.trim().split('\n')).toEqual(WARNINGS[kind]);
+
+        const server = path.join(dir, 'server');
+        const model = loadModel(new URL(`file://${path.join(server, 'model.json')}`));
+        const crm = model.services.find((service) => service.name === 'crm') as SqlServiceModel;
+        const note = crm.schema.tables.find((table) => table.name === 'note')!;
+        // The key to the table left out is left out too, rather than pointing at the served `contact`.
+        expect(note.foreignKeys.map((fk) => [fk.fields, fk.refTable])).toEqual([[['contact_id'], 'contact']]);
+
+        for (const file of fs.readdirSync(path.join(server, 'openapi'))) {
+          const document = JSON.parse(fs.readFileSync(path.join(server, 'openapi', file), 'utf8')) as unknown;
+          expect({ file, errors: await openApiErrors(document), unresolved: unresolvedRefs(document) }).toEqual({
+            file,
+            errors: null,
+            unresolved: [],
+          });
+        }
+        const prisma = fs.readFileSync(path.join(server, 'prisma', 'crm.prisma'), 'utf8');
+        expect(prismaSchemaError(prisma)).toBeNull();
+
+        // The user's tsc: strict, nodenext, over every generated TypeScript file.
+        linkRuntime(dir);
+        fs.writeFileSync(
+          path.join(dir, 'tsconfig.json'),
+          JSON.stringify({
+            compilerOptions: {
+              module: 'nodenext',
+              moduleResolution: 'nodenext',
+              strict: true,
+              noEmit: true,
+              target: 'es2022',
+              skipLibCheck: true,
+              customConditions: ['portico-source'],
+            },
+            include: ['server/**/*.ts'],
+          }),
+        );
+        const tsc = await execa(path.join(REPO_ROOT, 'node_modules/.bin/tsc'), ['-p', dir], { reject: false });
+        expect(tsc.stdout + tsc.stderr).toBe('');
+
+        const app = await createServer(model, { baseDir: dir, env: { ...process.env } });
+        try {
+          const rows = await app.inject({ method: 'GET', url: '/api/v2/crm/_table/contact', headers: { 'x-dreamfactory-api-key': KEY } });
+          expect(rows.statusCode, rows.body).toBe(200);
+          expect(rows.json()).toEqual({ resource: [{ id: 1, name: 'lower' }] });
+        } finally {
+          await app.close();
+        }
+      } finally {
+        await database.drop();
+      }
+    },
+  );
+});
