@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveEnv, type Env } from '../runtime/core/env.js';
+import { PorticoError } from '../runtime/core/errors.js';
 import type { PlatformModel, ServiceModel } from '../runtime/model/platform-model.js';
 import type { RuntimeContext } from '../runtime/services/service-kind.js';
 import { serviceKindRegistry, type KindRegistry } from './config/kind-registry.js';
@@ -261,7 +262,10 @@ async function introspectAll(
             };
           }
           if (isProgrammingError(error)) throw error;
-          const reason = (error instanceof Error ? error.message : String(error)).replace(/:\/\/[^@/\s]*@/g, '://***@');
+          const reason = `${error instanceof Error ? error.message : String(error)}${causeText(error)}`.replace(
+            /:\/\/[^@/\s]*@/g,
+            '://***@',
+          );
           const message = `Introspection of service '${service.name}' (${service.type}) failed: ${reason}`;
           return { service, model: undefined, diagnostics: [loaded.source.diagnosticAt(entry, 'PCO201', message)] };
         }
@@ -274,6 +278,14 @@ async function introspectAll(
     diagnostics.push(...result.diagnostics);
   }
   return { snapshot: { services }, diagnostics, unavailable };
+}
+
+/** ` (connect ECONNREFUSED 127.0.0.1:5432)`: what the driver said under a translated connection error ('The database is unavailable'), else ''. */
+function causeText(error: unknown): string {
+  const cause = error instanceof PorticoError ? (error.cause as (Error & { code?: string; errors?: Error[] }) | undefined) : undefined;
+  if (!(cause instanceof Error)) return '';
+  const text = cause.message || cause.errors?.map((inner) => inner.message).join('; ') || cause.code || '';
+  return text === '' || text === (error as Error).message ? '' : ` (${text})`;
 }
 
 /**

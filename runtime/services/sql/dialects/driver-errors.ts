@@ -29,3 +29,10 @@ export function databaseError(error: unknown, dialect: SqlDialectModule, table: 
   fallback.cause = error;
   return fallback;
 }
+
+/** A connection failure as translated (the database unavailable, access refused), keeping the driver's error as its cause: `gen build` shows why. */
+export function withCause(translated: PorticoError | null, error: unknown): unknown {
+  if (translated === null) return error;
+  translated.cause ??= error;
+  return translated;
+}

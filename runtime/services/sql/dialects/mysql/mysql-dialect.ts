@@ -14,6 +14,7 @@ import { mysqlColumnSuffix, mysqlColumnType } from './mysql-column-types.js';
 import { translateMysqlError } from './mysql-errors.js';
 import { readMysqlCatalog } from './mysql-introspector.js';
 import { mysqlRoutines } from './mysql-routines.js';
+import { withCause } from '../driver-errors.js';
 
 export const mysqlDialect: SqlDialectModule = {
   dialect: 'mysql',
@@ -54,7 +55,7 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
     await db.connection().execute(async () => undefined);
   } catch (error) {
     await db.destroy();
-    throw translateMysqlError(error, null) ?? error;
+    throw withCause(translateMysqlError(error, null), error);
   }
   return { db, close: () => db.destroy() };
 }

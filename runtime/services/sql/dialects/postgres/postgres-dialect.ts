@@ -15,6 +15,7 @@ import { readPostgresCatalog } from './postgres-introspector.js';
 import { postgresRoutines } from './postgres-routines.js';
 import { registerDirectRunner } from '../../query/run-compiled.js';
 import { preparingClient } from './postgres-prepared.js';
+import { withCause } from '../driver-errors.js';
 
 const asText = (value: string) => value;
 const int8 = (value: string) => {
@@ -113,7 +114,7 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
       throw new InternalServerError(`Schema '${schema}' does not exist in PostgreSQL database '${server.database}'.`);
   } catch (error) {
     await db.destroy();
-    throw translatePostgresError(error, null) ?? error;
+    throw withCause(translatePostgresError(error, null), error);
   }
   return { db, close: () => db.destroy() };
 }
