@@ -317,6 +317,13 @@ describe('parseConfig: every problem at once', () => {
     expect(parse('platform: { name: demo, title: &t Demo, description: *t }\n').platform.description).toBe('Demo');
   });
 
+  it('says in words what a hook entry must hold', () => {
+    expect(problems('platform: { name: demo }\nhooks:\n  - { file: hooks/audit.js, export: audit-hooks }\n')).toEqual([
+      'platform.yaml:3:13: hooks[0].file must name a TypeScript file (ending in .ts). [PCO106]',
+      'platform.yaml:3:37: hooks[0].export must be a JavaScript identifier (default, or the name of a named export). [PCO106]',
+    ]);
+  });
+
   it('hints at quoting an env reference inside a flow mapping', () => {
     expect(problems('platform: { name: demo, title: ${env:T} }\n')[0]).toContain('Quote values holding ${env:...} inside { } or [ ].');
   });
