@@ -5,7 +5,7 @@
  * Every problem is reported at once, in one DiagnosticError. An unset variable is not a problem
  * here: only introspection needs values (missingEnvDiagnostics), the rest resolve at run time.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { findEnvRefs, hasEnvRef, resolveEnv, type Env } from '../../runtime/core/env.js';
 import { DiagnosticError, type Diagnostic } from '../diagnostics.js';
@@ -59,6 +59,9 @@ const LITERAL_ONLY: ReadonlyArray<ReadonlyArray<string>> = [
   ['system', 'open_registration_app_roles', '*'],
 ];
 
+/** The largest platform.yaml read (a real one is kilobytes; a 120 MB one took 4 GB of memory to build). */
+const MAX_CONFIG_BYTES = 16 * 2 ** 20;
+
 /** Reads and checks a platform.yaml file; diagnostics name it as given (a relative path against `cwd`). */
 export async function loadConfig(configPath: string, options: ConfigOptions & { cwd?: string } = {}): Promise<LoadedConfig> {
   const cwd = options.cwd ?? process.cwd();
@@ -66,9 +69,25 @@ export async function loadConfig(configPath: string, options: ConfigOptions & { 
   const file = path.isAbsolute(configPath) ? configPath : path.relative(cwd, absolute);
   let bytes: Buffer;
   try {
+    const { size } = await stat(absolute);
+    if (size > MAX_CONFIG_BYTES) {
+      const megabytes = (size / 2 ** 20).toFixed(1);
+      throw new DiagnosticError([
+        { code: 'PCO100', file, message: `The platform config is ${megabytes} MiB; it may be at most ${MAX_CONFIG_BYTES / 2 ** 20} MiB.` },
+      ]);
+    }
     bytes = await readFile(absolute);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    if (error instanceof DiagnosticError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
     throw new DiagnosticError([{ code: 'PCO100', file, message: `Cannot read the platform config: ${reason}.` }]);
   }
   return { ...parseConfig(decodeUtf8(bytes, file), file, options), path: absolute, platformDir: path.dirname(absolute) };

@@ -414,6 +414,19 @@ describe('loadConfig', () => {
     expect((await load(Buffer.from('\ufeffplatform: { name: demo, title: "\ufffd" }\n', 'utf8'))).config.platform.title).toBe('\ufffd');
   });
 
+  it('refuses a directory and a file beyond 16 MiB before reading it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-config-'));
+    fs.mkdirSync(path.join(dir, 'site.yaml'));
+    await expect(loadConfig('site.yaml', { cwd: dir, kinds: fixtureRegistry })).rejects.toThrow(
+      'site.yaml: Cannot read the platform config: it is a directory. [PCO100]',
+    );
+    fs.writeFileSync(path.join(dir, 'platform.yaml'), `platform: { name: demo, description: "${'x'.repeat(17 * 2 ** 20)}" }\n`);
+    await expect(loadConfig('platform.yaml', { cwd: dir, kinds: fixtureRegistry })).rejects.toThrow(
+      'platform.yaml: The platform config is 17.0 MiB; it may be at most 16 MiB. [PCO100]',
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('reports a missing file as a diagnostic', async () => {
     await expect(loadConfig('nowhere/platform.yaml', { cwd: os.tmpdir(), kinds: fixtureRegistry })).rejects.toThrow(
       'nowhere/platform.yaml: Cannot read the platform config: no such file. [PCO100]',
