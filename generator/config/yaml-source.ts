@@ -46,7 +46,9 @@ export class YamlSource {
       const message =
         error.code === 'MULTIPLE_DOCS'
           ? "The file holds more than one YAML document (a second '---'); a platform is one document"
-          : error.message.replace(/\.$/, '');
+          : /Maximum call stack size/.test(error.message)
+            ? 'Lists or mappings nest too deeply here'
+            : error.message.replace(/\.$/, '');
       return this.diagnostic({ file: this.file, line, col }, 'PCO101', `${message}.${hint}`);
     });
     if (errors.length > 0) return errors;
@@ -143,12 +145,23 @@ export class YamlSource {
   }
 
   private frame({ line, col }: SourceLocation): string {
-    const text = this.lines[line - 1];
-    if (text === undefined) return '';
+    const whole = this.lines[line - 1];
+    if (whole === undefined) return '';
+    // A long line is shown around the column, cut with '…'.
+    let text = whole;
+    let caret = Math.max(0, col - 1);
+    if (whole.length > FRAME_WIDTH) {
+      const start = Math.max(0, Math.min(caret - FRAME_WIDTH / 2, whole.length - FRAME_WIDTH));
+      text = `${start > 0 ? '…' : ''}${whole.slice(start, start + FRAME_WIDTH)}${start + FRAME_WIDTH < whole.length ? '…' : ''}`;
+      caret = caret - start + (start > 0 ? 1 : 0);
+    }
     const gutter = String(line).padStart(4);
-    return `${gutter} | ${text}\n${' '.repeat(gutter.length)} | ${' '.repeat(Math.max(0, col - 1))}^`;
+    return `${gutter} | ${text}\n${' '.repeat(gutter.length)} | ${' '.repeat(caret)}^`;
   }
 }
+
+/** Characters of a line a code frame shows. */
+const FRAME_WIDTH = 100;
 
 function rangeStart(node: unknown): number | undefined {
   return (node as Node | null)?.range?.[0];

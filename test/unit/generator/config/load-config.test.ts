@@ -324,6 +324,17 @@ describe('parseConfig: every problem at once', () => {
     ]);
   });
 
+  it('says that lists nest too deeply, and frames a long line around the column', () => {
+    const [nested] = problems(`platform: { name: demo }\nx: ${'['.repeat(5000)}${']'.repeat(5000)}\n`);
+    expect(nested).toMatch(/^platform\.yaml:2:\d+: Lists or mappings nest too deeply here\. \[PCO101\]$/);
+    try {
+      parse(`platform: { name: demo, title: ${'y'.repeat(300)}, nmae: x }\n`);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as DiagnosticError).diagnostics[0]!.frame).toBe(`   1 | …${'y'.repeat(89)}, nmae: x }\n     | ${' '.repeat(92)}^`);
+    }
+  });
+
   it('hints at quoting an env reference inside a flow mapping', () => {
     expect(problems('platform: { name: demo, title: ${env:T} }\n')[0]).toContain('Quote values holding ${env:...} inside { } or [ ].');
   });
