@@ -40,6 +40,18 @@ const httpDate = (date: Date | null) => (date ? date.toUTCString() : null);
 /** Folders a listing, zip or access list walks at most. */
 const MAX_TREE_ENTRIES = 100_000;
 
+/**
+ * A Content-Disposition naming a download (RFC 6266): an ASCII fallback in `filename`, the name
+ * itself in `filename*` when it has other characters. A name beyond ASCII (`日本.txt`) in the
+ * plain header was refused by Node.js, a 500 instead of the file.
+ */
+function attachment(name: string): string {
+  const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  if (fallback === name) return `attachment; filename="${name}"`;
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
 export class FileHandler implements ServiceHandler {
   private readonly storage: FileStorage;
 
@@ -125,7 +137,7 @@ export class FileHandler implements ServiceHandler {
       const name = path === '' ? `${this.options.name}_${Math.floor(Date.now() / 1000)}.zip` : `${baseName(path)}.zip`;
       return {
         body: zipStream(this.storage, entries),
-        headers: { 'content-type': 'application/zip', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'private' },
+        headers: { 'content-type': 'application/zip', 'content-disposition': attachment(name), 'cache-control': 'private' },
       };
     }
     if (flag(query, 'include_properties')) {
@@ -140,7 +152,7 @@ export class FileHandler implements ServiceHandler {
       .map((e) => this.describe(e, path));
     if (flag(query, 'as_list')) {
       const idField = pick(query, 'id_field') || 'path';
-      return { body: wrapList(entries.map((e) => e[idField] ?? null)) };
+      return { body: wrapList(entries.map((e) => (Object.hasOwn(e, idField) ? e[idField] : null))) };
     }
     const fields = toList(pick(query, 'fields'));
     if (fields && !fields.includes('*'))
@@ -175,7 +187,7 @@ export class FileHandler implements ServiceHandler {
       'x-content-type-options': 'nosniff',
       // Inline content is served sandboxed: an uploaded page cannot script the API's origin.
       'content-security-policy': 'sandbox',
-      'content-disposition': flag(query, 'download') ? `attachment; filename="${baseName(path).replace(/["\\\r\n]/g, '_')}"` : 'inline',
+      'content-disposition': flag(query, 'download') ? attachment(baseName(path)) : 'inline',
     };
     if (entry.modified) headers['last-modified'] = entry.modified.toUTCString();
     const since = header(call.headers, 'if-modified-since');

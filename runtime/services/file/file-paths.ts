@@ -6,6 +6,7 @@
  */
 import { BadRequestError } from '../../core/errors.js';
 import type { ServiceCall } from '../service-kind.js';
+import { isTempName } from './file-storage.js';
 
 export interface TargetPath {
   /** Relative path without leading or trailing slash; '' is the service root. */
@@ -13,11 +14,16 @@ export interface TargetPath {
   folder: boolean;
 }
 
-const INVALID_PATH = 'Invalid path: segments may not be empty, `.` or `..`, or hold `/` or `\\`.';
+const INVALID_PATH =
+  'Invalid path: segments may not be empty, `.` or `..`, longer than 255 bytes, or hold `/`, `\\` or control characters, or be reserved.';
 
-/** Whether one path segment (decoded) is acceptable as a file or folder name. */
+/**
+ * Whether one path segment (decoded) is acceptable as a file or folder name: at most 255 bytes
+ * in UTF-8 (file systems count bytes: `é` × 200 was a 500), no control characters (CR/LF end an
+ * FTP command and cannot go in a header), and not the prefix of unfinished uploads (listings hide those).
+ */
 export function validName(name: string): boolean {
-  return name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name) && name.length <= 255;
+  return name !== '' && name !== '.' && name !== '..' && !/[/\\]|\p{Cc}/u.test(name) && Buffer.byteLength(name) <= 255 && !isTempName(name);
 }
 
 export function checkName(name: unknown, field: string): string {

@@ -54,7 +54,12 @@ export const TEMP_PREFIX = '.portico-upload-';
 export function tempName(target: string): string {
   const slash = target.lastIndexOf('/');
   const random = randomBytes(5).toString('hex');
-  return `${target.slice(0, slash + 1)}${TEMP_PREFIX}${random}-${target.slice(slash + 1)}`;
+  // The name is cut so that the temporary name stays within the 255 bytes a name may have.
+  const name = Buffer.from(target.slice(slash + 1))
+    .subarray(0, 200)
+    .toString()
+    .replace(/\uFFFD+$/, '');
+  return `${target.slice(0, slash + 1)}${TEMP_PREFIX}${random}-${name}`;
 }
 
 export function isTempName(name: string): boolean {

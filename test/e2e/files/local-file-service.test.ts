@@ -342,6 +342,42 @@ describe('local_file: folders and files', () => {
   });
 });
 
+describe('local_file: names a file system or a header cannot take', () => {
+  it('downloads names beyond ASCII, takes names of 255 bytes, refuses longer ones, control characters and reserved names', async () => {
+    await api('POST', '/files/names/');
+    const japanese = encodeURIComponent('日本 "q".txt');
+    expect((await raw('POST', `/files/names/${japanese}`, 'x', {})).statusCode).toBe(201);
+    const download = await raw('GET', `/files/names/${japanese}?download=true`, undefined);
+    expect(download.statusCode).toBe(200);
+    expect(download.body).toBe('x');
+    expect(download.headers['content-disposition']).toBe(`attachment; filename="__ _q_.txt"; filename*=UTF-8''${japanese}`);
+    expect((await api('POST', `/files/names/${encodeURIComponent('日本')}/`)).status).toBe(201);
+    const zipped = await raw('GET', `/files/names/${encodeURIComponent('日本')}/?zip=true`, undefined);
+    expect(zipped.statusCode).toBe(200);
+    expect(zipped.headers['content-disposition']).toBe(`attachment; filename="__.zip"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.zip`);
+
+    // 255 bytes is the longest name a file system takes; the upload's temporary name must fit too.
+    expect((await raw('POST', `/files/names/${'n'.repeat(255)}`, 'long', {})).statusCode).toBe(201);
+    expect(fs.readFileSync(path.join(root, 'names', 'n'.repeat(255)), 'utf8')).toBe('long');
+    const tooLong = [
+      ['POST', `/files/names/${'é'.repeat(128)}`],
+      ['POST', `/files/names/${'é'.repeat(128)}/`],
+      ['POST', `/files/names/${encodeURIComponent('a"b\r\nX-Evil: 1')}/`],
+      ['POST', `/files/names/${encodeURIComponent('tab\there.txt')}`],
+      ['POST', '/files/names/.portico-upload-0123456789-x.txt'],
+    ];
+    for (const [method, url] of tooLong) {
+      const response = await raw(method, url, url.endsWith('/') ? undefined : 'x', {});
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json().error.code).toBe(400);
+    }
+    expect((await raw('POST', '/files/names/', 'x', { 'x-file-name': 'é'.repeat(128) })).statusCode).toBe(400);
+    expect(fs.readdirSync(path.join(root, 'names')).sort()).toEqual(['n'.repeat(255), '日本', '日本 "q".txt'].sort());
+    // Only an entry's own fields are named by id_field.
+    expect((await api('GET', '/files/names/?as_list=true&id_field=__proto__')).body.resource).toEqual([null, null, null]);
+  });
+});
+
 describe('local_file: the root is never left', () => {
   it('refuses dot segments, encoded separators and links out of the root, touching nothing outside', async () => {
     const outside = path.join(server.dir, 'outside');
