@@ -8,7 +8,7 @@
  */
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { BadRequestError, PorticoError, ServiceUnavailableError } from '../../core/errors.js';
+import { BadRequestError, InternalServerError, PorticoError, ServiceUnavailableError } from '../../core/errors.js';
 import { substituteLookups } from '../../core/lookups.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { networkCode } from '../remote-errors.js';
@@ -100,7 +100,11 @@ export class RwsHandler implements ServiceHandler {
       throw new BadRequestError('Invalid path: segments may not be `.` or `..`.');
     }
     const url = new URL(this.options.baseUrl.href);
-    let path = raw.replace(/^\/+/, '').replace(/\/{2,}/g, '/');
+    // A backslash stays a character of the segment: the URL parser reads it as `/` (`..\..\x` climbed out).
+    let path = raw
+      .replace(/\\/g, '%5C')
+      .replace(/^\/+/, '')
+      .replace(/\/{2,}/g, '/');
     if (!this.options.keepTrailingSlash) path = path.replace(/\/+$/, '');
     if (path !== '') url.pathname = `${url.pathname.replace(/\/+$/, '')}/${path}`;
     return url;
@@ -187,7 +191,8 @@ export class RwsHandler implements ServiceHandler {
         } as RequestInit);
         const location = response.headers.get('location');
         if (response.status < 300 || response.status >= 400 || !location || redirects >= MAX_REDIRECTS || hasBody) break;
-        const next = new URL(location, url);
+        const next = URL.parse(location, url);
+        if (!next) break;
         // Only redirects on the configured host are followed; others reach the caller as they are.
         if (next.origin !== this.options.baseUrl.origin) break;
         await response.body?.cancel();
@@ -198,6 +203,12 @@ export class RwsHandler implements ServiceHandler {
       throw this.unreachable(signal.aborted ? signal.reason : error);
     } finally {
       clearTimeout(timer);
+    }
+    if (response.status < 200 || response.status > 599) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new InternalServerError(
+        `The remote server of service '${this.options.name}' answered an invalid HTTP status ${response.status}.`,
+      );
     }
     const relayed: Record<string, string> = {};
     response.headers.forEach((value, name) => {

@@ -63,6 +63,16 @@ beforeAll(async () => {
         response.end();
         return;
       }
+      if (url.pathname === '/v1/odd-status') {
+        response.writeHead(999);
+        response.end('odd');
+        return;
+      }
+      if (url.pathname === '/v1/bad-location') {
+        response.writeHead(302, { location: 'http://[bad' });
+        response.end();
+        return;
+      }
       if (url.pathname === '/v1/counter') {
         hits += 1;
         response.setHeader('content-type', 'text/plain');
@@ -234,19 +244,41 @@ describe('rws', () => {
       '/api/v2/remote/a/.%2E/x',
       '/api/v2/remote/echo/../../x',
       '/api/v2/remote/echo/%2E%2E',
+      // The URL parser reads a backslash as `/`: it must stay a character of its segment.
+      '/api/v2/remote/..\\..\\x',
+      '/api/v2/remote/echo\\..\\..\\x',
+      '/api/v2/remote/.%2e\\x',
     ]) {
       const count = seen.length;
       const status = await new Promise<number>((resolve, reject) => {
         http
-          .get(`${address}${path}`, { headers: { 'x-service-api-key': portico.apiKey, 'x-service-session-token': token } }, (response) => {
-            response.resume();
-            resolve(response.statusCode ?? 0);
-          })
+          // The path as an option, not in a URL string: that parser would turn `\` into `/` and resolve.
+          .get(
+            {
+              host: '127.0.0.1',
+              port: new URL(address).port,
+              path,
+              headers: { 'x-service-api-key': portico.apiKey, 'x-service-session-token': token },
+            },
+            (response) => {
+              response.resume();
+              resolve(response.statusCode ?? 0);
+            },
+          )
           .on('error', reject);
       });
       expect([200, 400, 404], path).toContain(status);
       if (seen.length > count) expect(lastSeen().url, path).toMatch(/^\/v1(\/|$|\?)/);
     }
+  });
+
+  it('answers a remote status outside HTTP, or a Location that is no URL, in the error shape or as it is', async () => {
+    const odd = await raw('GET', '/remote/odd-status');
+    expect(odd.statusCode).toBe(500);
+    expect(odd.json().error).toEqual({ code: 500, message: "The remote server of service 'remote' answered an invalid HTTP status 999." });
+    const bad = await raw('GET', '/remote/bad-location');
+    expect(bad.statusCode).toBe(302);
+    expect(bad.headers.location).toBe('http://[bad');
   });
 
   it('answers 503 in the error shape when the remote is down or too slow', async () => {
