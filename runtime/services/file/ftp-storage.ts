@@ -29,6 +29,12 @@ export class FtpStorage implements FileStorage {
   private client: Client | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private rootReady = false;
+  /**
+   * The root as an absolute path (the server's answer to PWD once in it): every path sent is
+   * absolute, as a bare name is read by the server against the working folder, and `~` as the
+   * user's home.
+   */
+  private absoluteRoot: string | null = null;
 
   constructor(
     private readonly service: string,
@@ -63,6 +69,7 @@ export class FtpStorage implements FileStorage {
     if (!this.rootReady) {
       try {
         await client.ensureDir(this.options.root);
+        this.absoluteRoot = await client.pwd();
         this.rootReady = true;
       } catch (error) {
         client.close();
@@ -89,7 +96,39 @@ export class FtpStorage implements FileStorage {
   }
 
   private abs(relative: string): string {
-    return posix.join(this.options.root, relative);
+    return posix.join(this.absoluteRoot ?? this.options.root, relative);
+  }
+
+  /**
+   * Creates a folder and its missing parents, naming each by its absolute path. basic-ftp's
+   * ensureDir enters each by its bare name, and vsftpd reads `~` as the user's home: `POST
+   * /files/~/x/` created `x` in the home folder, outside the root.
+   */
+  private async ensureFolder(client: Client, folder: string): Promise<void> {
+    let current = '/';
+    for (const name of folder.split('/').filter((part) => part !== '')) {
+      current = posix.join(current, name);
+      if (posix.relative(this.absoluteRoot ?? '/', current).startsWith('..')) continue;
+      await client.sendIgnoringError(`MKD ${current}`);
+    }
+    await client.cd(folder);
+  }
+
+  /**
+   * Removes a folder and all it holds, naming each entry by its absolute path. basic-ftp's
+   * removeDir enters sub-folders by their bare names: one named `~` took it to the user's home,
+   * which it then emptied.
+   */
+  private async removeTree(client: Client, folder: string): Promise<void> {
+    await client.cd(folder);
+    const entries = (await client.list()).filter((info) => info.name !== '.' && info.name !== '..');
+    for (const info of entries) {
+      const target = posix.join(folder, info.name);
+      if (info.isDirectory) await this.removeTree(client, target);
+      else await client.remove(target);
+    }
+    await client.cd('/');
+    await client.removeEmptyDir(folder);
   }
 
   private async listAbs(
@@ -177,9 +216,10 @@ export class FtpStorage implements FileStorage {
   }
 
   async write(relative: string, content: Readable): Promise<void> {
-    const target = this.abs(relative);
-    const temp = this.abs(tempName(relative));
+    const name = tempName(relative);
     await this.exclusive(async (client) => {
+      const target = this.abs(relative);
+      const temp = this.abs(name);
       try {
         await client.uploadFrom(content, temp);
         await client.rename(temp, target);
@@ -203,7 +243,7 @@ export class FtpStorage implements FileStorage {
   }
 
   async mkdir(relative: string): Promise<void> {
-    await this.exclusive((client) => client.ensureDir(this.abs(relative)));
+    await this.exclusive((client) => this.ensureFolder(client, this.abs(relative)));
   }
 
   async removeFile(relative: string): Promise<void> {
@@ -212,7 +252,7 @@ export class FtpStorage implements FileStorage {
 
   async removeFolder(relative: string, recursive: boolean): Promise<void> {
     await this.exclusive(async (client) => {
-      if (recursive) await client.removeDir(this.abs(relative));
+      if (recursive) await this.removeTree(client, this.abs(relative));
       else await client.removeEmptyDir(this.abs(relative));
     });
   }

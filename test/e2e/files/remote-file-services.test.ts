@@ -204,6 +204,33 @@ describe.each(backends)('$title', async (backend) => {
     expect((await api('GET', `/${name}/`)).body).toEqual({ resource: [] });
   });
 
+  it.skipIf(!reachable)('takes `~` as a plain name: it never leads to the home folder, nor does deleting it empty that', async () => {
+    const tilde = `${name}_tilde`;
+    await api('POST', '/system/service', {
+      resource: [{ name: tilde, label: 'Tilde', type: backend.type, config: backend.config(`${root}-tilde`) }],
+    });
+    const disk = backend.disk(`${root}-tilde`);
+    // vsftpd reads a path starting with `~` as the user's home: this folder was made there, outside the root.
+    expect((await api('POST', `/${tilde}/~/x/`)).status).toBe(201);
+    expect((await raw('POST', `/${tilde}/keep.txt`, 'keep')).statusCode).toBe(201);
+    expect((await api('POST', `/${tilde}/d/~/`)).status).toBe(201);
+    expect((await raw('POST', `/${tilde}/d/~/in.txt`, 'in')).statusCode).toBe(201);
+    expect((await api('GET', `/${tilde}/?as_list=true&full_tree=true`)).body.resource).toEqual([
+      'd/',
+      'd/~/',
+      'd/~/in.txt',
+      'keep.txt',
+      '~/',
+      '~/x/',
+    ]);
+    if (fs.existsSync(disk)) expect(fs.existsSync(path.join(disk, '~', 'x'))).toBe(true);
+    // Deleting `d/` entered `d/~` by its bare name, that is the home folder, and emptied it.
+    expect((await api('DELETE', `/${tilde}/d/?force=true`)).status).toBe(200);
+    expect((await api('GET', `/${tilde}/?as_list=true&full_tree=true`)).body.resource).toEqual(['keep.txt', '~/', '~/x/']);
+    expect((await api('DELETE', `/${tilde}/~/?force=true`)).status).toBe(200);
+    expect((await api('GET', `/${tilde}/?as_list=true&full_tree=true`)).body.resource).toEqual(['keep.txt']);
+  });
+
   it.skipIf(!reachable)('leaves nothing behind when an upload fails, and reports a refused login as 503', async () => {
     const limited = `${name}_small`;
     await api('POST', '/system/service', {
