@@ -5,6 +5,8 @@
  * caller's lookups in subject and bodies, attachments uploaded as multipart files or fetched from
  * `import_url` / `attachment` URLs.
  */
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../../core/errors.js';
 import { pick } from '../../core/query-params.js';
 import { eachUploadedFile, isMultipart } from '../multipart.js';
@@ -55,7 +57,21 @@ async function readBody(call: ServiceCall, attachments: MailAttachment[]): Promi
   return json as Record<string, unknown>;
 }
 
-async function fetchAttachment(url: string): Promise<MailAttachment> {
+/** The last segment of a URL's path, decoded when it can be (`a%zz` stays as written). */
+function lastSegment(url: URL): string {
+  const segment = url.pathname.split('/').pop() || 'attachment';
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * An attachment fetched from a URL, read up to `max` bytes (413 beyond: an endless answer was
+ * buffered whole until the timeout); a failure while reading it is a 400 like one before it.
+ */
+async function fetchAttachment(url: string, max: number): Promise<MailAttachment> {
   let parsed: URL;
   try {
     parsed = new URL(url.trim());
@@ -70,12 +86,20 @@ async function fetchAttachment(url: string): Promise<MailAttachment> {
   } catch (error) {
     throw new BadRequestError(`Failed to import attachment file from url. ${(error as Error).message}`);
   }
-  if (!response.ok) throw new BadRequestError(`Failed to import attachment file from url. The server answered ${response.status}.`);
-  const content = Buffer.from(await response.arrayBuffer());
-  if (content.length > MAX_ATTACHMENTS) throw new PayloadTooLargeError('The attachment is too large.');
-  const name = decodeURIComponent(parsed.pathname.split('/').pop() || 'attachment');
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new BadRequestError(`Failed to import attachment file from url. The server answered ${response.status}.`);
+  }
+  let content: Buffer;
+  try {
+    content = await readAll(response.body ? Readable.fromWeb(response.body as WebReadableStream) : undefined, max);
+  } catch (error) {
+    await response.body?.cancel().catch(() => undefined);
+    if (error instanceof PayloadTooLargeError) throw new PayloadTooLargeError('The attachment is too large.');
+    throw new BadRequestError(`Failed to import attachment file from url. ${(error as Error).message}`);
+  }
   return {
-    filename: name,
+    filename: lastSegment(parsed),
     content,
     ...(response.headers.get('content-type') ? { contentType: response.headers.get('content-type') as string } : {}),
   };
@@ -149,12 +173,13 @@ export async function emailFromCall(call: ServiceCall, settings: EmailServiceSet
   message.subject = fill(message.subject, false);
   message.body_text = fill(message.body_text, false);
   message.body_html = fill(message.body_html, true);
+  const attached = () => attachments.reduce((sum, item) => sum + item.content.length, 0);
   for (const ref of [...attachmentRefs(body.import_url), ...attachmentRefs(body.attachment)]) {
-    if ('url' in ref) attachments.push(await fetchAttachment(ref.url));
+    if ('url' in ref) attachments.push(await fetchAttachment(ref.url, MAX_ATTACHMENTS - attached()));
     else {
       if (!settings.readServiceFile)
         throw new BadRequestError('Failed to get attachment file from storage service. No file services here.');
-      attachments.push(await settings.readServiceFile(ref.service, ref.path, call.auth, MAX_ATTACHMENTS));
+      attachments.push(await settings.readServiceFile(ref.service, ref.path, call.auth, MAX_ATTACHMENTS - attached()));
     }
   }
   if (attachments.length > 0) message.attachments = attachments;

@@ -38,7 +38,8 @@ export function isMailer(handler: object): handler is Mailer {
   return typeof (handler as Partial<Mailer>).send === 'function';
 }
 
-const ADDRESS = /^\s*(?:"?([^"<]*?)"?\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s,]+@[^<>\s,]+))\s*$/;
+/** `Ada <a@b.io>` or `a@b.io`; a line break is no part of one (`a@b.io\r\nRCPT TO:<x@y.io>` named x@y.io). */
+const ADDRESS = /^\s*(?:"?([^"<\r\n]*?)"?\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s,]+@[^<>\s,]+))\s*$/;
 
 function oneAddress(value: unknown, field: string): Address {
   if (typeof value === 'string') {

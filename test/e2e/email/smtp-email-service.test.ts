@@ -348,6 +348,41 @@ describe('smtp_email', () => {
     expect(down.body.error.message).toMatch(/^The SMTP server of service 'mailer_down' is unreachable/);
   });
 
+  it('refuses a line break in an address, and reads attachment URLs with odd names or endless answers safely', async () => {
+    // A line break made `a@b.io\r\nRCPT TO:<x@y.io>` a display name, and the message went to x@y.io only.
+    const before = plain.inbox.length;
+    const injected = await api('POST', '/mailer', { to: 'ann@example.com\r\nRCPT TO:<evil@example.net>', subject: 'x', body_text: 'x' });
+    expect(injected.status).toBe(400);
+    expect(injected.body.error.message).toMatch(/^Field 'to' holds an invalid email address/);
+    expect(plain.inbox.length).toBe(before);
+
+    const remote = http.createServer((request, response) => {
+      if (request.url === '/endless') {
+        response.writeHead(200);
+        const timer = setInterval(() => response.write(Buffer.alloc(1024 * 1024)), 1);
+        request.on('close', () => clearInterval(timer));
+        return;
+      }
+      response.end('content');
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+    try {
+      // Malformed percent-encoding in the name was a 500 (URIError); the name stays as written.
+      const odd = await api('POST', '/mailer', { to: 'ann@example.com', subject: 'odd', import_url: `${base}/a%zz.txt` });
+      expect(odd.status).toBe(200);
+      expect(last(plain.inbox).mail.attachments.map((a) => a.filename)).toEqual(['a%zz.txt']);
+      // An endless answer was buffered whole until the 30 s timeout, then a 500.
+      const started = Date.now();
+      const endless = await api('POST', '/mailer', { to: 'ann@example.com', subject: 'big', import_url: `${base}/endless` });
+      expect(endless.body.error).toEqual({ code: 413, message: 'The attachment is too large.' });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      remote.closeAllConnections();
+      remote.close();
+    }
+  });
+
   it('is listed with its group and configuration, and documented', async () => {
     const type = (await api('GET', '/system/service_type/smtp_email')).body;
     expect(type).toMatchObject({ name: 'smtp_email', label: 'SMTP', group: 'Email' });
