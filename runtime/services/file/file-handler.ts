@@ -312,7 +312,14 @@ export class FileHandler implements ServiceHandler {
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
       throw new BadRequestError('Invalid URL entered: only http and https URLs can be imported.');
-    const name = checkName(fileName ?? decodeURIComponent(baseName(parsed.pathname)), 'filename');
+    const last = baseName(parsed.pathname);
+    let decoded = last;
+    try {
+      decoded = decodeURIComponent(last);
+    } catch {
+      // Malformed percent-encoding (`a%zz.txt`): the name stays as written; it was a 500 (URIError).
+    }
+    const name = checkName(fileName ?? decoded, 'filename');
     const path = join(folder, name);
     this.allow(call, call.verb, path, false);
     await this.requireFolder(folder, (p) => `Folder '${p}/' does not exist.`);

@@ -259,6 +259,9 @@ describe('local_file: folders and files', () => {
         message: 'Invalid URL entered. File not found.',
       });
       expect((await api('POST', '/files/docs/?url=file:///etc/passwd')).status).toBe(400);
+      const odd = await api('POST', `/files/docs/?url=${encodeURIComponent(`${base}/a%zz.csv`)}`);
+      expect(odd.body.error).toEqual({ code: 404, message: 'Invalid URL entered. File not found.' });
+      expect(fs.existsSync(path.join(root, 'docs/a%zz.csv'))).toBe(false);
     } finally {
       remote.close();
     }
