@@ -112,6 +112,25 @@ describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
     expect((await api('GET', '/cache/list/a')).body).toBe(10);
   });
 
+  it('keeps the response caches lent to other services out of reach: reading, replacing or deleting them is a 400', async () => {
+    const lent = `${prefix}~responses:db:rows`;
+    await redis.set(lent, JSON.stringify({ secret: 'rows of another service' }), 'EX', 60);
+    for (const [verb, url, body] of [
+      ['GET', '/cache/~responses:db:rows', undefined],
+      ['PUT', '/cache/~responses:db:rows', JSON.stringify({ poisoned: true })],
+      ['POST', '/cache/~responses:db:new', JSON.stringify(1)],
+      ['DELETE', '/cache/~responses:db:rows', undefined],
+      ['PUT', '/cache', { '~responses:db:rows': { poisoned: true } }],
+      ['POST', '/cache', { '~responses:db:new': 1 }],
+    ] as const) {
+      const answer = await api(verb, url, body);
+      expect(answer.status, `${verb} ${url}`).toBe(400);
+      expect(JSON.stringify(answer.body)).not.toContain('rows of another service');
+    }
+    expect(JSON.parse((await redis.get(lent)) ?? 'null')).toEqual({ secret: 'rows of another service' });
+    expect(await redis.exists(`${prefix}~responses:db:new`)).toBe(0);
+  });
+
   it('refuses an empty value (400) and a value over max_value_bytes (413)', async () => {
     expect((await api('PUT', '/cache/empty')).status).toBe(400);
     const big = await api('PUT', '/cache/big', JSON.stringify('x'.repeat(2000)));

@@ -29,6 +29,11 @@ const MAX_KEY_LENGTH = 1024;
 const MAX_LISTED = 10_000;
 /** Where entries lent to other services live, under the key prefix; left out of listings. */
 const LENT = '~responses:';
+/**
+ * Keys of the lent area are no keys of the API: through it a caller read another service's cached
+ * answers (a database's rows its role may not read), or replaced them for every other caller.
+ */
+const RESERVED = `Cache keys starting with '${LENT}' are reserved for the response caches of other services.`;
 
 /** Creates every key or none: fails (returning the existing ones) when any exists. */
 const CREATE_ALL = `
@@ -103,6 +108,7 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
   async handle(call: ServiceCall): Promise<ServiceResult> {
     const key = call.resource.join('/');
     if (key.length > MAX_KEY_LENGTH) throw new BadRequestError(`Cache keys are at most ${MAX_KEY_LENGTH} characters long.`);
+    if (key.startsWith(LENT)) throw new BadRequestError(RESERVED);
     switch (call.verb) {
       case 'GET':
         return key === '' ? this.list(call) : this.get(call, key);
@@ -173,6 +179,7 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
     const entries = Object.entries(body as Record<string, unknown>);
     for (const [key] of entries) {
       if (key === '' || key.length > MAX_KEY_LENGTH) throw new BadRequestError(`Invalid cache key '${key.slice(0, 50)}'.`);
+      if (key.startsWith(LENT)) throw new BadRequestError(RESERVED);
       checkComponent(call.auth, this.name, key, call.verb);
     }
     const values = entries.map(([key, value]) => this.encode(key, value));
