@@ -203,6 +203,23 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
     expect(missing.status).toBe(404);
     const noExchange = await api('POST', `/amqp/pub/x?exchange=no_such_exchange_${tag}`, { x: 1 });
     expect(noExchange.status).toBe(404);
+    // Message properties of the wrong AMQP type made amqplib throw: a 503 'connection lost' after the
+    // timeout, or the previous request's channel error; an unknown exchange type closed the connection.
+    for (const [body, field] of [
+      [{ queue, message: { body: 'x', priority: 'high' } }, 'message.priority'],
+      [{ queue, message: { body: 'x', priority: 300 } }, 'message.priority'],
+      [{ queue, message: { body: 'x', expiration: -1 } }, 'message.expiration'],
+      [{ queue, message: { body: 'x', headers: 'not an object' } }, 'message.headers'],
+      [{ queue, message: { body: 'x', timestamp: 'now' } }, 'message.timestamp'],
+      [{ queue, message: { body: 'x', reply_to: 'r'.repeat(300) } }, 'message.reply_to'],
+      [{ exchange: { name: `portico_bogus_${tag}`, type: 'bogus' }, routing_key: 'k', message: 'x' }, 'exchange.type'],
+    ] as const) {
+      const started = Date.now();
+      const refused = await api('POST', '/amqp/pub', body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.error.context).toEqual({ field });
+      expect(Date.now() - started).toBeLessThan(1000);
+    }
     // The service still works after the broker closed a channel.
     expect((await api('POST', `/amqp/pub/${queue}`, { still: 'ok' })).status).toBe(200);
   });

@@ -56,6 +56,40 @@ function checkName(name: string, what: string): void {
   if (name.includes('\u0000')) throw new BadRequestError(`Invalid ${what}: it contains a NUL character.`, { field: what });
 }
 
+/**
+ * A message property of a publish body, checked against its AMQP type: amqplib throws on a wrong
+ * one (`priority: "high"`), which read as a lost connection (a 503 after the timeout), or as the
+ * last request's channel error.
+ */
+function messageProperty(field: string, value: unknown): unknown {
+  const fail = (expected: string): never => {
+    throw new BadRequestError(`Invalid message property '${field}': ${expected}.`, { field: `message.${field}` });
+  };
+  switch (field) {
+    case 'headers':
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('an object is expected');
+      return value;
+    case 'priority':
+      if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 255) fail('a whole number from 0 to 255 is expected');
+      return value;
+    case 'timestamp':
+      if (!Number.isSafeInteger(value) || (value as number) < 0) fail('seconds since 1970 (a whole number) are expected');
+      return value;
+    case 'expiration': {
+      const text = typeof value === 'number' || typeof value === 'string' ? String(value) : '';
+      if (!/^\d{1,18}$/.test(text)) fail('milliseconds (a whole number) are expected');
+      return text;
+    }
+    default:
+      if (typeof value !== 'string' || Buffer.byteLength(value) > MAX_NAME_BYTES)
+        fail(`a string of at most ${MAX_NAME_BYTES} bytes is expected`);
+      return value;
+  }
+}
+
+/** Exchange types a publish may declare: RabbitMQ's own, and plugins' (`x-…`); another closed the connection. */
+const EXCHANGE_TYPES = new Set(['direct', 'fanout', 'topic', 'headers']);
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -180,7 +214,8 @@ export class AmqpBrokerClient implements BrokerClient {
         const content = described.body ?? described.message ?? described.msg;
         if (content === undefined) throw new BadRequestError('No message body provided in message data object.', { field: 'message.body' });
         for (const [field, property] of Object.entries(PROPERTY_NAMES))
-          if (described[field] !== undefined) (options as Record<string, unknown>)[property] = described[field];
+          if (described[field] !== undefined && described[field] !== null)
+            (options as Record<string, unknown>)[property] = messageProperty(field, described[field]);
         if (described.delivery_mode !== undefined) options.persistent = Number(described.delivery_mode) === 2;
         message = content;
       }
@@ -195,6 +230,13 @@ export class AmqpBrokerClient implements BrokerClient {
         queue: typeof target === 'object' && target !== null,
       };
       if (!exchange && !queue) throw new BadRequestError('No topic/queue/exchange provided for message publishing.');
+      if (declare.exchange && exchange && !EXCHANGE_TYPES.has(exchange.type) && !exchange.type.startsWith('x-'))
+        throw new BadRequestError(
+          `Invalid exchange type '${exchange.type}': direct, fanout, topic, headers or a plugin's x-… type is expected.`,
+          {
+            field: 'exchange.type',
+          },
+        );
       const key = fields.routing_key ?? fields.routing_keys ?? fields.routing ?? fields.binding_key ?? fields.binding;
       routingKey = typeof key === 'string' ? key : Array.isArray(key) && typeof key[0] === 'string' ? key[0] : '';
       if (routingKey === '' && queue) routingKey = queue.name;
@@ -229,6 +271,8 @@ export class AmqpBrokerClient implements BrokerClient {
     let last: unknown = null;
     while (Date.now() < deadline) {
       const link = await this.connection(deadline);
+      // Only what the broker says about this attempt explains its failure.
+      link.lastError = null;
       try {
         const channel = (await this.channel(link, 'confirm')) as ConfirmChannel;
         if (declare.exchange) await this.declareExchange(channel, declare.exchange);
