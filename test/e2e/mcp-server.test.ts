@@ -108,6 +108,20 @@ describe('mcp service', () => {
     await writer.close();
   });
 
+  it("keeps a tool call on the tool's own path: '..' in a path argument is refused", async () => {
+    const writer = await connect({ 'X-Service-API-Key': keys['writer-app'] });
+    const tools = (await writer.listTools()).tools;
+    const byId = tools.find((t) => t.description?.startsWith('GET /api/v2/docs/_table/doc/{id}'));
+    expect(byId).toBeDefined();
+    // `../secret` read another table than the tool's; `../../../x/y` another service.
+    for (const id of ['../secret', '1/../../../../system/environment', '.']) {
+      const result = await writer.callTool({ name: byId!.name, arguments: { id } });
+      expect(result.isError, id).toBe(true);
+      expect((result.content as Array<{ text: string }>)[0].text).toBe("Argument 'id' may not hold '.' or '..' path segments.");
+    }
+    await writer.close();
+  });
+
   it('offers table schemas as resources', async () => {
     const reader = await connect({ 'X-DreamFactory-API-Key': keys['reader-app'] });
     const { resources } = await reader.listResources();

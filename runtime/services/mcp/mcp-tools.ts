@@ -146,8 +146,13 @@ export function toolRequest(tool: McpTool, args: Record<string, unknown>): { ver
   for (const name of tool.call.pathParams) {
     const value = args[name];
     if (value === undefined || value === null || value === '') throw new Error(`Argument '${name}' is required.`);
-    // A parameter may span segments (cache keys, topics): encode each segment.
-    path = path.replace(`{${name}}`, String(value).split('/').map(encodeURIComponent).join('/'));
+    // A parameter may span segments (cache keys, topics): encode each segment. A `.` or `..` one
+    // would be resolved by the URL parser: `../../other/x` left the tool's path and the services
+    // and tools the MCP service offers.
+    const segments = String(value).split('/');
+    if (segments.some((segment) => segment === '.' || segment === '..'))
+      throw new Error(`Argument '${name}' may not hold '.' or '..' path segments.`);
+    path = path.replace(`{${name}}`, segments.map(encodeURIComponent).join('/'));
   }
   const query = new URLSearchParams();
   for (const name of tool.call.queryParams) {
