@@ -236,12 +236,12 @@ export class FileHandler implements ServiceHandler {
   private async extractInto(call: ServiceCall, folder: string, content: Readable): Promise<ServiceResult> {
     const zipFile = await saveTemp(content, this.options.maxFileSize);
     try {
-      if (flag(call.query, 'clean')) {
+      await extractZip(this.storage, zipFile, folder, this.options.maxFileSize, async () => {
+        if (!flag(call.query, 'clean')) return;
         for (const entry of await this.storage.list(folder)) {
           await (entry.type === 'folder' ? this.storage.removeFolder(entry.path, true) : this.storage.removeFile(entry.path));
         }
-      }
-      await extractZip(this.storage, zipFile, folder, this.options.maxFileSize);
+      });
     } finally {
       await removeTemp(zipFile);
     }

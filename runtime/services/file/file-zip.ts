@@ -11,10 +11,14 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
-import { BadRequestError } from '../../core/errors.js';
+import { BadRequestError, PayloadTooLargeError } from '../../core/errors.js';
 import type { FileStorage } from './file-storage.js';
 import { join, validName } from './file-paths.js';
-import { capped } from './file-streams.js';
+import { capped, tooLarge } from './file-streams.js';
+
+/** What one archive may unpack to: entries, and bytes in all as a multiple of the service's largest file. */
+const MAX_ENTRIES = 100_000;
+const MAX_UNPACKED_FACTOR = 10;
 
 export interface TreeEntry {
   path: string;
@@ -58,9 +62,16 @@ export async function removeTemp(file: string): Promise<void> {
 
 /**
  * Unpacks the zip file into `folder` (which exists), creating sub-folders. All entry names are
- * checked first; a failure while writing removes what this call created.
+ * checked first, and only then `prepare` runs (`clean=true` empties the folder: an archive
+ * refused after that lost its content); a failure while writing removes what this call created.
  */
-export async function extractZip(storage: FileStorage, zipFile: string, folder: string, maxFileSize: number): Promise<void> {
+export async function extractZip(
+  storage: FileStorage,
+  zipFile: string,
+  folder: string,
+  maxFileSize: number,
+  prepare: () => Promise<void> = async () => undefined,
+): Promise<void> {
   let zip: yauzl.ZipFile;
   try {
     zip = await yauzl.openPromise(zipFile, { decodeStrings: true, strictFileNames: true });
@@ -68,6 +79,7 @@ export async function extractZip(storage: FileStorage, zipFile: string, folder: 
     throw new BadRequestError(`The upload is not a valid zip archive: ${(error as Error).message}.`);
   }
   const entries: yauzl.Entry[] = [];
+  let unpacked = 0;
   try {
     for await (const entry of zip.eachEntry()) {
       const name = entry.fileName.replace(/\/+$/, '');
@@ -75,17 +87,27 @@ export async function extractZip(storage: FileStorage, zipFile: string, folder: 
       if (!name.split('/').every(validName) || /%2e|%2f|%5c/i.test(name)) {
         throw new BadRequestError(`Refusing to extract zip entry with traversal in name: ${entry.fileName}`);
       }
+      // Sizes as the archive declares them (yauzl fails an entry whose content differs): a zip bomb
+      // is refused before anything is written.
+      unpacked += entry.uncompressedSize;
+      if (entry.uncompressedSize > maxFileSize) throw tooLarge(maxFileSize);
+      if (unpacked > maxFileSize * MAX_UNPACKED_FACTOR || entries.length >= MAX_ENTRIES) {
+        throw new PayloadTooLargeError(
+          `The archive unpacks to more than this service accepts (${MAX_ENTRIES} entries, ${maxFileSize * MAX_UNPACKED_FACTOR} bytes in all).`,
+        );
+      }
       entries.push(entry);
     }
   } catch (error) {
     zip.close();
-    if (error instanceof BadRequestError) throw error;
+    if (error instanceof BadRequestError || error instanceof PayloadTooLargeError) throw error;
     const message = (error as Error).message;
     // yauzl refuses such names itself.
     if (/relative path|absolute path|invalid characters/.test(message))
       throw new BadRequestError(`Refusing to extract zip entry with traversal in name: ${message.replace(/^.*?: /, '')}`);
     throw new BadRequestError(`The upload is not a valid zip archive: ${message}.`);
   }
+  await prepare();
   const zipAgain = await yauzl.openPromise(zipFile, { decodeStrings: true, autoClose: false });
   const created: Array<{ path: string; folder: boolean }> = [];
   const ensureFolder = async (relative: string) => {

@@ -235,6 +235,12 @@ describe('local_file: folders and files', () => {
     expect(refused.statusCode).toBe(400);
     expect(refused.json().error.message).toMatch(/traversal/);
     expect(fs.readdirSync(path.join(root, 'unpacked'))).toEqual(['m.txt']);
+    // With clean=true too: the folder was emptied before the archive was read, and the refusal lost it.
+    const cleaned = await raw('POST', '/files/unpacked/?extract=true&clean=true', evil, { 'x-file-name': 'evil.zip' });
+    expect(cleaned.statusCode).toBe(400);
+    const notZip = await raw('POST', '/files/unpacked/?extract=true&clean=true', 'not a zip', { 'x-file-name': 'bad.zip' });
+    expect(notZip.statusCode).toBe(400);
+    expect(fs.readdirSync(path.join(root, 'unpacked'))).toEqual(['m.txt']);
     expect(fs.existsSync(path.join(server.dir, 'data', 'escaped.txt'))).toBe(false);
   });
 
@@ -456,6 +462,28 @@ describe('local_file: services created at run time, limits, grants', () => {
     expect((await api('GET', '/files?as_access_list=true')).body.resource).toEqual(
       expect.arrayContaining(['', '*', 'docs/', 'docs/*', 'docs/sub/', 'docs/sub/*']),
     );
+  });
+
+  it('refuses a zip bomb before writing: an entry or a total beyond what the service accepts', async () => {
+    await api('POST', '/system/service', {
+      resource: [{ name: 'unzips', label: 'Unzips', type: 'local_file', config: { container: 'unzips', max_file_size: 5000 } }],
+    });
+    await api('POST', '/unzips/z/');
+    const zeros = (size: number) => '\0'.repeat(size);
+    // One entry of 1 MB in an archive of about 1 kB; then 11 entries of 5000 bytes, 55,000 in all (10 × 5000 at most).
+    const huge = await zipOf({ 'huge.bin': zeros(1_000_000) });
+    const many = await zipOf(Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`f${i}.bin`, zeros(5000)])));
+    expect(huge.length).toBeLessThan(5000);
+    expect(many.length).toBeLessThan(5000);
+    for (const archive of [huge, many]) {
+      const refused = await raw('POST', '/unzips/z/?extract=true', archive, { 'x-file-name': 'bomb.zip' });
+      expect(refused.statusCode).toBe(413);
+      expect(refused.json().error.code).toBe(413);
+      expect(fs.readdirSync(path.join(server.dir, 'unzips', 'z'))).toEqual([]);
+    }
+    const fine = await zipOf({ 'a.bin': zeros(5000), 'b.bin': zeros(5000) });
+    expect((await raw('POST', '/unzips/z/?extract=true', fine, { 'x-file-name': 'fine.zip' })).statusCode).toBe(201);
+    expect(fs.readdirSync(path.join(server.dir, 'unzips', 'z')).sort()).toEqual(['a.bin', 'b.bin']);
   });
 
   it('checks grants on the URL path and on every path named in headers and bodies', async () => {
