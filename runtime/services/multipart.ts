@@ -40,6 +40,10 @@ export async function eachUploadedFile(
     fields[name] = value;
   });
   parser.on('file', (field, stream, info) => {
+    // A form that ends inside this part (no closing boundary) errors the part's stream at once,
+    // before `onFile` reads it: without a listener that error was uncaught and ended the process.
+    // Whoever reads the stream still sees the error, and so does the parser's 'error' below.
+    stream.on('error', () => undefined);
     chain = chain.then(async () => {
       if (failure !== null) {
         stream.resume();
