@@ -25,22 +25,33 @@ export interface TreeEntry {
   type: 'file' | 'folder';
 }
 
-/** A zip of the entries (paths from the service root, as the reference names them), streamed. */
+/**
+ * A zip of the entries (paths from the service root, as the reference names them), streamed. A
+ * file that cannot be read once the answer has begun (no permission, gone, the back-end lost) cuts
+ * the download off: yazl reports it as an 'error' of the zip, and its source streams' errors are
+ * not forwarded by pipe; without listeners the download hung, or the error ended the process.
+ */
 export function zipStream(storage: FileStorage, entries: readonly TreeEntry[]): Readable {
   const zip = new yazl.ZipFile();
+  const output = zip.outputStream as Readable;
+  const fail = (error: Error) => output.destroy(error);
+  zip.on('error', fail);
   for (const entry of entries) {
     if (entry.type === 'folder') zip.addEmptyDirectory(entry.path);
     else {
       zip.addReadStreamLazy(entry.path, (callback) => {
         storage.read(entry.path).then(
-          (stream) => callback(null, stream),
+          (stream) => {
+            stream.on('error', fail);
+            callback(null, stream);
+          },
           (error: Error) => callback(error, undefined as unknown as Readable),
         );
       });
     }
   }
   zip.end();
-  return zip.outputStream as Readable;
+  return output;
 }
 
 /** Saves a stream to a temporary file (an upload to unpack), at most `max` bytes; the caller removes it. */

@@ -231,6 +231,28 @@ describe.each(backends)('$title', async (backend) => {
     expect((await api('GET', `/${tilde}/?as_list=true&full_tree=true`)).body.resource).toEqual(['keep.txt']);
   });
 
+  // The SFTP and FTP servers run as the files' owner (this test as root): a file without permissions cannot be read.
+  it.skipIf(!reachable || backend.server === 'webdav')('cuts a zip download off, at once, when a file in it cannot be read', async () => {
+    const locked = `${name}_locked`;
+    await api('POST', '/system/service', {
+      resource: [{ name: locked, label: 'Locked', type: backend.type, config: backend.config(`${root}-locked`) }],
+    });
+    await api('POST', `/${locked}/d/`);
+    await raw('POST', `/${locked}/d/a.txt`, 'aaa');
+    await raw('POST', `/${locked}/d/b.txt`, 'bbb');
+    const file = path.join(backend.disk(`${root}-locked`), 'd', 'b.txt');
+    fs.chmodSync(file, 0);
+    try {
+      // The answer has begun (200): the stream is cut. It hung, or the error ended the process.
+      const started = Date.now();
+      await expect(raw('GET', `/${locked}/d/?zip=true`)).rejects.toThrow(/destroyed|aborted|closed/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect((await api('GET', `/${locked}/d/?as_list=true`)).body.resource).toEqual(['d/a.txt', 'd/b.txt']);
+    } finally {
+      fs.chmodSync(file, 0o644);
+    }
+  });
+
   it.skipIf(!reachable)('leaves nothing behind when an upload fails, and reports a refused login as 503', async () => {
     const limited = `${name}_small`;
     await api('POST', '/system/service', {
