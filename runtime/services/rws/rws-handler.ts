@@ -134,8 +134,16 @@ export class RwsHandler implements ServiceHandler {
   private outboundHeaders(call: ServiceCall): Headers {
     const headers = new Headers();
     if (this.options.forwardHeaders) {
+      // Headers the caller's Connection header names are hop-by-hop too (RFC 9110 7.6.1).
+      const connection = call.headers.connection;
+      const named = new Set(
+        (Array.isArray(connection) ? connection.join(',') : (connection ?? ''))
+          .split(',')
+          .map((token) => token.trim().toLowerCase())
+          .filter(Boolean),
+      );
       for (const [name, value] of Object.entries(call.headers)) {
-        if (value === undefined || NOT_FORWARDED.has(name.toLowerCase())) continue;
+        if (value === undefined || NOT_FORWARDED.has(name.toLowerCase()) || named.has(name.toLowerCase())) continue;
         for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
       }
     } else if (call.headers['content-type']) headers.set('content-type', String(call.headers['content-type']));

@@ -205,6 +205,7 @@ describe('rws', () => {
       authorization: 'Bearer secret-token',
       cookie: 'sid=1',
       connection: 'keep-alive, x-drop',
+      'x-drop': 'hop-by-hop: named in Connection',
       'proxy-authorization': 'Basic eA==',
       'x-forwarded-for': '10.0.0.1',
     });
@@ -212,6 +213,7 @@ describe('rws', () => {
     expect(headers.authorization).toBeUndefined();
     expect(headers.cookie).toBeUndefined();
     expect(headers['proxy-authorization']).toBeUndefined();
+    expect(headers['x-drop']).toBeUndefined();
     expect(headers['x-service-api-key']).toBeUndefined();
     expect(headers['x-service-session-token']).toBeUndefined();
     expect(url).not.toContain(portico.apiKey);
