@@ -6,12 +6,14 @@
  * the handler gets the stream (see bodyStream).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { InvalidJsonError, PayloadTooLargeError } from '../core/errors.js';
 import { findUnacceptableText } from '../core/request-limits.js';
 import { coreMessages } from '../core/messages.js';
 
 const streams = new WeakMap<FastifyRequest, Readable>();
+const sockets = new WeakMap<FastifyRequest, Socket>();
 
 /** The unread body of a request to a raw-body service, if it has one. */
 export function bodyStream(request: FastifyRequest): Readable | undefined {
@@ -46,13 +48,30 @@ function readText(payload: Readable, declared: string | undefined, limit: number
   });
 }
 
+/** How long the rest of a body its service left unread is still read, before the connection is cut. */
+const UNREAD_BODY_MS = 5_000;
+
 /** `rawBody(url)` says whether the request's service reads its body itself. */
 export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) => boolean = () => false): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
+  // A service that answered before reading its whole body (a 413, a refusal): Node.js reads the
+  // rest to reuse the connection, for ever when the body has no end. The rest is read 5 s (a
+  // client that sends all before reading still gets the answer), then the connection is cut.
+  app.addHook('onResponse', async (request) => {
+    const stream = streams.get(request);
+    // (`complete` is false only on a real connection: not under inject.)
+    if (!stream || request.raw.complete !== false) return;
+    // Taken when the body arrived: a request stream its reader destroyed no longer names it.
+    const socket = sockets.get(request);
+    setTimeout(() => {
+      if (!request.raw.complete) socket?.destroy();
+    }, UNREAD_BODY_MS).unref();
+  });
   app.addContentTypeParser(['application/json', 'text/plain', '*'], (request, payload, done) => {
     if (rawBody(request.url)) {
       streams.set(request, payload);
+      if (request.raw.socket) sockets.set(request, request.raw.socket);
       done(null, undefined);
       return;
     }

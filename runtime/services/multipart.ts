@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { BadRequestError } from '../core/errors.js';
+import { BadRequestError, PayloadTooLargeError } from '../core/errors.js';
 
 export interface UploadedPart {
   field: string;
@@ -17,11 +17,20 @@ export function isMultipart(contentType: string | undefined): boolean {
   return /^multipart\/form-data\b/i.test(contentType ?? '');
 }
 
-/** Runs `onFile` on every file part in order; the first failure stops the upload and is thrown. */
+/** Bytes a form may send before its first part (a body without a boundary is all preamble). */
+const MAX_PREAMBLE_BYTES = 1024 * 1024;
+const MAX_FIELDS = 100;
+
+/**
+ * Runs `onFile` on every file part in order; the first failure stops the upload and is thrown. A
+ * body beyond `maxBytes`, 1 MiB without a part, or more than 100 fields, is refused: a body that
+ * never held a boundary, or fields without end, was read for ever, with no answer.
+ */
 export async function eachUploadedFile(
   body: Readable,
   headers: Record<string, string | string[] | undefined>,
   onFile: (part: UploadedPart) => Promise<void>,
+  maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<Record<string, string>> {
   const fields: Record<string, string> = {};
   let parser: busboy.Busboy;
@@ -29,7 +38,7 @@ export async function eachUploadedFile(
     parser = busboy({
       headers: headers as import('node:http').IncomingHttpHeaders,
       defParamCharset: 'utf8',
-      limits: { fields: 100, fieldSize: 1024 * 1024 },
+      limits: { fields: MAX_FIELDS, fieldSize: 1024 * 1024 },
     });
   } catch (error) {
     throw new BadRequestError(`Invalid multipart request: ${(error as Error).message}.`);
@@ -37,9 +46,13 @@ export async function eachUploadedFile(
   let failure: unknown = null;
   let chain = Promise.resolve();
   parser.on('field', (name, value) => {
+    parts += 1;
     fields[name] = value;
   });
+  let total = 0;
+  let parts = 0;
   parser.on('file', (field, stream, info) => {
+    parts += 1;
     // A form that ends inside this part (no closing boundary) errors the part's stream at once,
     // before `onFile` reads it: without a listener that error was uncaught and ended the process.
     // Whoever reads the stream still sees the error, and so does the parser's 'error' below.
@@ -61,6 +74,17 @@ export async function eachUploadedFile(
     parser.on('close', resolve);
     parser.on('error', (error: Error) => reject(new BadRequestError(`Invalid multipart request: ${error.message}.`)));
     body.on('error', reject);
+    const stop = (error: Error) => {
+      body.unpipe(parser);
+      body.resume();
+      parser.destroy(error);
+      reject(error);
+    };
+    body.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes || (parts === 0 && total > MAX_PREAMBLE_BYTES)) stop(new PayloadTooLargeError());
+    });
+    parser.on('fieldsLimit', () => stop(new BadRequestError(`Invalid multipart request: more than ${MAX_FIELDS} fields.`)));
     body.pipe(parser);
   });
   await chain;

@@ -44,11 +44,17 @@ async function readBody(call: ServiceCall, attachments: MailAttachment[]): Promi
     return call.body !== undefined && call.body !== null && typeof call.body === 'object' ? (call.body as Record<string, unknown>) : {};
   if (isMultipart(header(call.headers, 'content-type'))) {
     let total = 0;
-    return eachUploadedFile(call.stream, call.headers, async (part) => {
-      const content = await readAll(part.stream, MAX_ATTACHMENTS - total);
-      total += content.length;
-      attachments.push({ filename: part.filename || 'attachment', content, ...(part.mimeType ? { contentType: part.mimeType } : {}) });
-    });
+    return eachUploadedFile(
+      call.stream,
+      call.headers,
+      async (part) => {
+        const content = await readAll(part.stream, MAX_ATTACHMENTS - total);
+        total += content.length;
+        attachments.push({ filename: part.filename || 'attachment', content, ...(part.mimeType ? { contentType: part.mimeType } : {}) });
+      },
+      // The attachments, and room for the message's fields.
+      MAX_ATTACHMENTS + 8 * 1024 * 1024,
+    );
   }
   const json = await readJson(call.stream);
   if (json === undefined) return {};

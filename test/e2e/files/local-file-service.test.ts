@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
@@ -472,6 +472,45 @@ describe('local_file: services created at run time, limits, grants', () => {
     expect((await api('GET', '/files?as_access_list=true')).body.resource).toEqual(
       expect.arrayContaining(['', '*', 'docs/', 'docs/*', 'docs/sub/', 'docs/sub/*']),
     );
+  });
+
+  it('answers an endless upload with 413 and closes the connection, in every form', async () => {
+    // Over a real socket: a chunked body that never ends. The multipart one without a boundary had
+    // no answer at all; after the others' 413 the connection stayed open, Node.js reading for ever.
+    // The rest of a refused body is read a while (5 s), then the connection is cut.
+    const address = await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const send = (url: string, contentType: string) =>
+      new Promise<{ head: string; ms: number }>((resolve) => {
+        const started = Date.now();
+        let head = '';
+        const socket = net.connect(Number(new URL(address).port), '127.0.0.1', () => {
+          socket.write(
+            `POST /api/v2${url} HTTP/1.1\r\nHost: x\r\nX-Service-Api-Key: ${server.apiKey}\r\nX-Service-Session-Token: ${adminToken}\r\n` +
+              `Content-Type: ${contentType}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+          );
+          const chunk = `${(64 * 1024).toString(16)}\r\n${'a'.repeat(64 * 1024)}\r\n`;
+          const pump = () => {
+            if (socket.writable) socket.write(chunk, () => setImmediate(pump));
+          };
+          pump();
+        });
+        socket.on('data', (data) => {
+          head += data.toString();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve({ head, ms: Date.now() - started }));
+        setTimeout(() => socket.destroy(), 20_000);
+      });
+    for (const [url, type] of [
+      ['/uploads/endless.bin', 'application/octet-stream'],
+      ['/uploads/', 'multipart/form-data; boundary=x'],
+      ['/uploads/', 'application/json'],
+    ]) {
+      const { head, ms } = await send(url, type);
+      expect(head, `${url} ${type}`).toMatch(/^HTTP\/1\.1 413 /);
+      expect(ms, `${url} ${type}`).toBeLessThan(9_000);
+    }
+    expect(fs.readdirSync(path.join(server.dir, 'up'))).toEqual(['small.txt']);
   });
 
   it('refuses a zip bomb before writing: an entry or a total beyond what the service accepts', async () => {
