@@ -80,6 +80,22 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   socket.destroy(error);
 }
 
+/**
+ * Removes the headers Node.js would refuse to write (a line break or a character beyond Latin-1 in
+ * a value): when one of them was the failure, the error answer would fail on it again and reach
+ * the client in Fastify's own shape, with Node's message.
+ */
+function dropUnsendableHeaders(reply: FastifyReply): void {
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    try {
+      http.validateHeaderName(name);
+      for (const item of [value ?? []].flat()) http.validateHeaderValue(name, String(item));
+    } catch {
+      reply.removeHeader(name);
+    }
+  }
+}
+
 /** Methods the API's routes take. */
 const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -88,6 +104,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const portico = toPorticoError(error);
     // Driver errors reach the log as the cause of the PorticoError that hides them from the client.
     if (portico.status >= 500) request.log.error({ err: portico.cause ?? error }, portico.message);
+    dropUnsendableHeaders(reply);
     void send(reply, portico);
   });
   app.setNotFoundHandler((request, reply) => {
