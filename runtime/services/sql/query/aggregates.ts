@@ -6,7 +6,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../model/platform-model.js';
 import type { FieldPlan } from './table-plan.js';
-import type { Decoder } from './value-codec.js';
+import { bareField, type Decoder } from './value-codec.js';
 
 export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max';
 
@@ -38,24 +38,7 @@ function aggregateType(fn: AggregateFunction, field: FieldModel | null): Abstrac
 /** A model field standing for the aggregate (for value casting and messages). */
 export function aggregateField(fn: AggregateFunction, field: FieldModel | null): FieldModel {
   const name = `${fn.toUpperCase()}(${field === null ? '*' : field.name})`;
-  return {
-    name,
-    sourceName: name,
-    label: name,
-    type: aggregateType(fn, field),
-    dbType: '',
-    length: null,
-    precision: null,
-    scale: null,
-    default: null,
-    allowNull: true,
-    isPrimaryKey: false,
-    autoIncrement: false,
-    isUnique: false,
-    isForeignKey: false,
-    refTable: null,
-    refField: null,
-  };
+  return bareField(name, aggregateType(fn, field));
 }
 
 /** `count(*)`, `sum(column)`. */

@@ -147,6 +147,36 @@ function isJsonText(text: string): boolean {
 /** A string is taken as JSON text when it is JSON, else as a JSON string (so that `"hello"` round-trips on every database). */
 const jsonEncoder: Encoder = (value) => (typeof value === 'string' && isJsonText(value) ? value : JSON.stringify(value));
 
+/**
+ * A field known only by its name, type and sizes, nullable, with no key or default: what the
+ * encoders and decoders need for a value no column of the model holds (an aggregate, a default
+ * given through _schema).
+ */
+export function bareField(
+  name: string,
+  type: AbstractType,
+  sizes: Pick<FieldModel, 'length' | 'precision' | 'scale'> = { length: null, precision: null, scale: null },
+): FieldModel {
+  return {
+    name,
+    sourceName: name,
+    label: name,
+    type,
+    dbType: '',
+    length: sizes.length,
+    precision: sizes.precision,
+    scale: sizes.scale,
+    default: null,
+    allowNull: true,
+    isPrimaryKey: false,
+    autoIncrement: false,
+    isUnique: false,
+    isForeignKey: false,
+    refTable: null,
+    refField: null,
+  };
+}
+
 /** The write encoder of a field. */
 export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encoder {
   if (INTEGER_TYPES.has(field.type)) {

@@ -5,8 +5,8 @@
  */
 import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
 import { BadRequestError, PorticoError } from '../../../core/errors.js';
-import type { AbstractType, DatabaseSchema, FieldModel } from '../../../model/platform-model.js';
-import { encoderFor, TRUE_TEXT } from '../query/value-codec.js';
+import type { AbstractType, DatabaseSchema } from '../../../model/platform-model.js';
+import { bareField, encoderFor, TRUE_TEXT } from '../query/value-codec.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { assertNewIdentifier, shownName } from './identifiers.js';
 import { parseTableDefinitions, type FieldDefinition, type TableDefinition } from './table-definition.js';
@@ -109,24 +109,7 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
 export function assertDefaultFits(field: FieldDefinition, table: string, dialect: SqlDialectModule): void {
   const value = field.default;
   if (field.native || value === undefined || value === null || typeof value === 'object') return;
-  const model: FieldModel = {
-    name: field.name,
-    sourceName: field.name,
-    label: field.name,
-    type: field.type as AbstractType,
-    dbType: '',
-    length: field.length,
-    precision: field.precision,
-    scale: field.scale,
-    default: null,
-    allowNull: true,
-    isPrimaryKey: false,
-    autoIncrement: false,
-    isUnique: false,
-    isForeignKey: false,
-    refTable: null,
-    refField: null,
-  };
+  const model = bareField(field.name, field.type as AbstractType, field);
   try {
     encoderFor(model, dialect)(value);
   } catch (error) {
