@@ -51,23 +51,30 @@ function readText(payload: Readable, declared: string | undefined, limit: number
 /** How long the rest of a body its service left unread is still read, before the connection is cut. */
 const UNREAD_BODY_MS = 5_000;
 
-/** `rawBody(url)` says whether the request's service reads its body itself. */
-export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) => boolean = () => false): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  // A service that answered before reading its whole body (a 413, a refusal): Node.js reads the
-  // rest to reuse the connection, for ever when the body has no end. The rest is read 5 s (a
-  // client that sends all before reading still gets the answer), then the connection is cut.
-  app.addHook('onResponse', async (request) => {
-    const stream = streams.get(request);
-    // (`complete` is false only on a real connection: not under inject.)
-    if (!stream || request.raw.complete !== false) return;
+/**
+ * An onResponse hook for the routes of raw-body services. A service that answered before reading
+ * its whole body (a 413, a refusal): Node.js reads the rest to reuse the connection, for ever when
+ * the body has no end. The rest is read 5 s (a client that sends all before reading still gets the
+ * answer), then the connection is cut. A route hook, not a global one: every other request would
+ * pay for Fastify's response listeners.
+ */
+export function cutUnreadBody(request: FastifyRequest, _reply: unknown, done: () => void): void {
+  const stream = streams.get(request);
+  // (`complete` is false only on a real connection: not under inject.)
+  if (stream && request.raw.complete === false) {
     // Taken when the body arrived: a request stream its reader destroyed no longer names it.
     const socket = sockets.get(request);
     setTimeout(() => {
       if (!request.raw.complete) socket?.destroy();
     }, UNREAD_BODY_MS).unref();
-  });
+  }
+  done();
+}
+
+/** `rawBody(url)` says whether the request's service reads its body itself. */
+export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) => boolean = () => false): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(['application/json', 'text/plain', '*'], (request, payload, done) => {
     if (rawBody(request.url)) {
       streams.set(request, payload);

@@ -10,7 +10,7 @@ import { createSystemService } from '../system/system-service.js';
 import { getServiceKind } from '../services/registry.js';
 import { createDispatch, parsePath } from './api-dispatch.js';
 import { installCors } from './cors-hook.js';
-import { installBodyParsing } from './body-parsing.js';
+import { cutUnreadBody, installBodyParsing } from './body-parsing.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './error-handling.js';
 import { registerGeneratedTableRoutes } from './generated-table-routes.js';
 import type { ServiceRoutes } from './generated-routes.js';
@@ -79,8 +79,9 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   const dispatch = createDispatch(ctx, internal, docs);
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
   app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
-  app.route({ method: methods, url: '/api/v2/:service', handler: dispatch });
-  app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch });
+  // File services and proxies (raw bodies) are served by these two routes only.
+  app.route({ method: methods, url: '/api/v2/:service', handler: dispatch, onResponse: cutUnreadBody });
+  app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch, onResponse: cutUnreadBody });
   registerGeneratedTableRoutes(app, ctx, dispatch, options.routes ?? []);
   registerMcpRoutes(app, ctx);
   return app;
