@@ -2,7 +2,7 @@
  * The `rws` (HTTP service) engine: `/api/v2/{service}/{path…}` is proxied to `{base_url}/{path…}`
  * with the same verb, query (less the caller's credentials), body (streamed) and headers (less
  * hop-by-hop and credential ones), plus the configured parameters and headers. The remote's
- * status, headers and body come back as they are; an error status comes back in the error
+ * status, headers (less hop-by-hop and CORS ones) and body come back as they are; an error status comes back in the error
  * envelope with the remote's text as message (as the reference); redirects are followed only on
  * the configured host; a remote that is down or too slow is 503. GETs can be cached.
  */
@@ -220,7 +220,9 @@ export class RwsHandler implements ServiceHandler {
     }
     const relayed: Record<string, string> = {};
     response.headers.forEach((value, name) => {
-      if (!NOT_RELAYED.has(name)) relayed[name] = value;
+      // CORS is the platform's decision (/system/cors): a remote's `access-control-allow-origin: *`
+      // would otherwise let any web page read what this service answers.
+      if (!NOT_RELAYED.has(name) && !name.startsWith('access-control-')) relayed[name] = value;
     });
     if (response.status >= 400) {
       const text = await response.text().catch(() => '');

@@ -82,6 +82,8 @@ beforeAll(async () => {
       response.statusCode = request.method === 'POST' ? 201 : 200;
       response.setHeader('content-type', 'application/json');
       response.setHeader('x-remote', 'yes');
+      response.setHeader('access-control-allow-origin', '*');
+      response.setHeader('access-control-allow-credentials', 'true');
       response.end(
         JSON.stringify({ method: request.method, path: url.pathname, query: url.search, body: Buffer.concat(chunks).toString() }),
       );
@@ -198,6 +200,15 @@ describe('rws', () => {
       expect(new URL(lastSeen().url, 'http://x').searchParams.get('only_post')).toBe(verb === 'POST' ? '1' : null);
     }
     expect((await raw('GET', '/remote')).json().path).toBe('/v1');
+  });
+
+  it("answers cross-origin callers by the platform's CORS rules, never the remote's", async () => {
+    // The remote allows every origin; the platform has no CORS rule for this one.
+    const cross = await raw('GET', '/remote/echo', undefined, { origin: 'https://elsewhere.example' });
+    expect(cross.statusCode).toBe(200);
+    expect(cross.headers['x-remote']).toBe('yes');
+    expect(cross.headers['access-control-allow-origin']).toBeUndefined();
+    expect(cross.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
   it("keeps the caller's credentials and hop-by-hop headers, unless a header passes one on", async () => {
