@@ -2,9 +2,10 @@
  * The `rws` (HTTP service) engine: `/api/v2/{service}/{path…}` is proxied to `{base_url}/{path…}`
  * with the same verb, query (less the caller's credentials), body (streamed) and headers (less
  * hop-by-hop and credential ones), plus the configured parameters and headers. The remote's
- * status, headers (less hop-by-hop and CORS ones) and body come back as they are; an error status comes back in the error
- * envelope with the remote's text as message (as the reference); redirects are followed only on
- * the configured host; a remote that is down or too slow is 503. GETs can be cached.
+ * status, headers (less hop-by-hop and CORS ones) and body come back as they are; an error status
+ * comes back in the error envelope with the remote's text as message (as the reference); redirects
+ * are followed only on the configured host; a remote that is down or too slow to answer is 503, one
+ * that stops sending its body for the timeout is cut off. GETs can be cached.
  */
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -75,6 +76,12 @@ const NOT_RELAYED = new Set([
 const MAX_REDIRECTS = 5;
 const MAX_ERROR_TEXT = 64 * 1024;
 const MAX_CACHED = 1024 * 1024;
+
+/** The remote's timeout, restarted while its body arrives (`wait`) and stopped once it has (`stopWaiting`). */
+interface BodyWatch {
+  wait(): void;
+  stopWaiting(): void;
+}
 
 interface Cached {
   status: number;
@@ -183,9 +190,16 @@ export class RwsHandler implements ServiceHandler {
       if (hit) return { status: hit.status, body: hit.body, headers: { ...hit.headers, 'x-cache': 'HIT' } };
     }
     const hasBody = call.verb !== 'GET' && call.stream !== undefined;
-    // The timeout covers the wait for the remote's answer, not the streaming of a long body after it.
+    // The timeout bounds the wait for the remote's answer, then each wait for more of its body (not
+    // the whole of a long one): a remote that stalls midway is cut off instead of holding the caller.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), this.options.timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const stopWaiting = () => clearTimeout(timer);
+    const wait = () => {
+      stopWaiting();
+      timer = setTimeout(() => controller.abort(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), this.options.timeoutMs);
+    };
+    wait();
     const signal = controller.signal;
     let response: Response;
     try {
@@ -207,11 +221,34 @@ export class RwsHandler implements ServiceHandler {
         url = next;
       }
     } catch (error) {
+      stopWaiting();
       call.stream?.resume();
       throw this.unreachable(signal.aborted ? signal.reason : error);
-    } finally {
-      clearTimeout(timer);
     }
+    let result: ServiceResult | undefined;
+    try {
+      result = await this.answer(response, cacheKey, { wait, stopWaiting });
+      return result;
+    } finally {
+      // A streamed body keeps its own watch (watchedBody).
+      if (!(result?.body instanceof Readable)) stopWaiting();
+    }
+  }
+
+  /** The remote's body as a stream that restarts the wait at each piece and stops it at the end. */
+  private watchedBody(body: ReadableStream<Uint8Array>, watch: BodyWatch): Readable {
+    watch.wait();
+    const watched = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        watch.wait();
+        controller.enqueue(chunk);
+      },
+      flush: watch.stopWaiting,
+    });
+    return Readable.fromWeb(body.pipeThrough(watched) as WebReadableStream);
+  }
+
+  private async answer(response: Response, cacheKey: string | null, watch: BodyWatch): Promise<ServiceResult> {
     if (response.status < 200 || response.status > 599) {
       await response.body?.cancel().catch(() => undefined);
       throw new InternalServerError(
@@ -244,7 +281,7 @@ export class RwsHandler implements ServiceHandler {
         }
       }
     }
-    const body = response.body ? Readable.fromWeb(response.body as WebReadableStream) : '';
+    const body = response.body ? this.watchedBody(response.body, watch) : '';
     return { status: response.status, body, headers: relayed };
   }
 

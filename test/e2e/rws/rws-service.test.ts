@@ -46,6 +46,12 @@ beforeAll(async () => {
         setTimeout(() => response.end('late'), 3000);
         return;
       }
+      // Answers at once, then stops halfway through its body (and never ends it).
+      if (url.pathname === '/v1/stall' || url.pathname === '/v1/stall-error') {
+        response.writeHead(url.pathname === '/v1/stall' ? 200 : 500, { 'content-type': 'text/plain' });
+        response.write('the first half');
+        return;
+      }
       if (url.pathname === '/v1/missing') {
         response.statusCode = 404;
         response.end('{"message":"no such thing"}');
@@ -301,6 +307,16 @@ describe('rws', () => {
     const slow = await raw('GET', '/remote/slow');
     expect(slow.statusCode).toBe(503);
     expect(slow.json().error.message).toBe("The remote server of service 'remote' did not answer within 1 s.");
+  });
+
+  it('cuts off a remote that stops sending its body midway, after the timeout, instead of holding the caller', async () => {
+    const began = Date.now();
+    const failed = await raw('GET', '/remote/stall-error');
+    expect(failed.statusCode).toBe(500);
+    expect(failed.json().error).toEqual({ code: 500, message: 'The remote server answered 500.' });
+    // The status and the first half had gone to the caller: the answer is cut off.
+    await expect(raw('GET', '/remote/stall')).rejects.toThrow('response destroyed before completion');
+    expect(Date.now() - began).toBeLessThan(5000);
   });
 
   it('caches GET responses for the TTL, headers included, until the cache is cleared', async () => {
