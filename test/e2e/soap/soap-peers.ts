@@ -11,6 +11,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listen, passwordDigest, type IServices } from 'soap';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
+import type { RuntimeContext } from '#runtime/services/service-kind.js';
+import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
 
 export const CORPUS = WSDL_CORPUS_DIR;
@@ -164,4 +167,28 @@ export function digestMatches(security: WsseSecurity, username: string, password
   const token = security.UsernameToken;
   if (token?.Username !== username || !token.Nonce?.$value || !token.Created) return false;
   return token.Password?.$value === passwordDigest(token.Nonce.$value, token.Created, password);
+}
+
+const introspection: RuntimeContext = { baseDir: '/', resolveEnv: (value) => value };
+
+/** A SOAP service model as `gen build` makes it from `wsdlFile` (a path or URL), pointed at a peer by `options`. */
+export async function soapModel(
+  id: number,
+  name: string,
+  wsdlFile: string,
+  config: Record<string, unknown> = {},
+  options: Record<string, unknown> = {},
+): Promise<ServiceModel> {
+  const base: ServiceModel = {
+    id,
+    name,
+    label: name,
+    type: 'soap',
+    description: '',
+    is_active: true,
+    origin: 'platform',
+    kind: 'plain',
+    config: { wsdl: wsdlFile, ...config, options: { connection_timeout: 5, ...options } },
+  };
+  return soapKind.introspect!(base, introspection);
 }

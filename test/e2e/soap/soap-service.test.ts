@@ -7,12 +7,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceModel } from '#runtime/model/platform-model.js';
-import type { RuntimeContext } from '#runtime/services/service-kind.js';
 import type { SoapServiceHandler } from '#runtime/services/soap/soap-handler.js';
-import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
-import { calculatorServices, digestMatches, startPeer, type Peer } from './soap-peers.js';
+import { calculatorServices, digestMatches, soapModel, startPeer, type Peer } from './soap-peers.js';
 
 const peers: Record<string, Peer> = {};
 let countryResponses = 0;
@@ -21,30 +18,6 @@ let silent: http.Server;
 let silentUrl: string;
 let server: TestServer;
 let headers: Record<string, string>;
-
-const ctx: RuntimeContext = { baseDir: '/', resolveEnv: (value) => value };
-
-/** A SOAP service model as `gen build` makes it, pointed at a peer. */
-async function soapModel(
-  id: number,
-  name: string,
-  wsdlFile: string,
-  config: Record<string, unknown> = {},
-  options: Record<string, unknown> = {},
-): Promise<ServiceModel> {
-  const base: ServiceModel = {
-    id,
-    name,
-    label: name,
-    type: 'soap',
-    description: '',
-    is_active: true,
-    origin: 'platform',
-    kind: 'plain',
-    config: { wsdl: wsdlFile, ...config, options: { connection_timeout: 5, ...options } },
-  };
-  return soapKind.introspect!(base, ctx);
-}
 
 const continents = [
   { sCode: 'AF', sName: 'Africa' },

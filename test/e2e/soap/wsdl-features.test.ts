@@ -6,10 +6,8 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServiceModel } from '#runtime/model/platform-model.js';
-import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
-import { FIXTURES, startFixturePeer, type FixturePeer, type FixtureReply, type FixtureRequest } from './soap-peers.js';
+import { FIXTURES, soapModel, startFixturePeer, type FixturePeer, type FixtureReply, type FixtureRequest } from './soap-peers.js';
 
 const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/';
 const SOAP12 = 'http://www.w3.org/2003/05/soap-envelope';
@@ -36,21 +34,6 @@ const replies = new Map<string, FixtureReply>();
 let peer: FixturePeer;
 let server: TestServer;
 let headers: Record<string, string>;
-
-async function soapModel(id: number, name: string, wsdl: string): Promise<ServiceModel> {
-  const base: ServiceModel = {
-    id,
-    name,
-    label: name,
-    type: 'soap',
-    description: '',
-    is_active: true,
-    origin: 'platform',
-    kind: 'plain',
-    config: { wsdl, options: { connection_timeout: 5 } },
-  };
-  return soapKind.introspect!(base, { baseDir: '/', resolveEnv: (value) => value });
-}
 
 beforeAll(async () => {
   peer = await startFixturePeer((request) => replies.get(actionOf(request)) ?? { status: 500, body: 'no reply set' });

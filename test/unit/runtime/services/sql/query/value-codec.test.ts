@@ -2,27 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { PorticoError } from '#runtime/core/errors.js';
 import type { AbstractType, FieldModel } from '#runtime/model/platform-model.js';
 import { sqliteDialect } from '#runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
-import { decoderFor, encoderFor } from '#runtime/services/sql/query/value-codec.js';
+import { bareField, decoderFor, encoderFor } from '#runtime/services/sql/query/value-codec.js';
 
 function field(type: AbstractType, dbType = type as string): FieldModel {
-  return {
-    name: 'f',
-    sourceName: 'f',
-    label: 'F',
-    type,
-    dbType,
-    length: null,
-    precision: null,
-    scale: null,
-    default: null,
-    allowNull: true,
-    isPrimaryKey: false,
-    autoIncrement: false,
-    isUnique: false,
-    isForeignKey: false,
-    refTable: null,
-    refField: null,
-  };
+  return { ...bareField('f', type), label: 'F', dbType };
 }
 
 function encode(type: AbstractType, value: unknown): unknown {
