@@ -2,8 +2,9 @@
  * Portico as a user gets it: `npm pack` of this repository (which builds dist/), installed into a
  * fresh `npm init -y` project (CommonJS) and an ES-module one, `npx gen build`, the generated
  * server started the way its README says (`node main.mjs` from server/, no TypeScript toolchain),
- * `npx gen serve`, the user's own `tsc --noEmit`, and the server on Node.js 22 and 24 taken from
- * npm's node binary packages, as a user's CI would (serving, and giving memory back after a load).
+ * `npx gen serve`, the user's own `tsc --noEmit`, and Node.js 22 and 24 taken from npm's node
+ * binary packages, as a user's CI would: a SQLite platform installed by their own npm, built and
+ * served; a PostgreSQL one served and giving memory back after a load.
  *
  * better-sqlite3 is a native addon: npm builds it on install (no prebuilt binaries reach this
  * machine), which takes minutes. To keep the suite within its time, packages are installed
@@ -150,7 +151,7 @@ async function expectServing(served: Served): Promise<void> {
   expect(await read.json()).toEqual({ resource: [{ id: 1, name: 'Ada', email: null }] });
 }
 
-const npxGen = (args: string[], cwd: string) => run('npx', ['--no-install', 'gen', ...args], cwd);
+const npxGen = (args: string[], cwd: string, env: Record<string, string> = {}) => run('npx', ['--no-install', 'gen', ...args], cwd, env);
 let cjsProject: string;
 
 beforeAll(async () => {
@@ -338,18 +339,12 @@ describe('an ES-module project', () => {
   });
 });
 
-/**
- * Portico's JavaScript on the current LTS lines. The platform keeps everything on PostgreSQL (its
- * database and the system database), so that better-sqlite3's addon, which npm would build for
- * each Node.js on install (no prebuilt binaries reach this machine), is never loaded.
- */
-describe.skipIf(!(await requireService('postgres')))('Node.js versions from npm', () => {
-  let nodes: string;
-  let pgProject: string;
-  let database: TestDatabase;
-  let systemDatabase: TestDatabase;
-  beforeAll(async () => {
-    nodes = path.join(work, 'nodes');
+let nodesInstalled: Promise<string> | undefined;
+
+/** The folder holding Node.js 18, 22 and 24 from npm (node_modules/node<major>/bin/node), installed once. */
+function npmNodes(): Promise<string> {
+  nodesInstalled ??= (async () => {
+    const nodes = path.join(work, 'nodes');
     fs.mkdirSync(nodes);
     expect((await run('npm', ['init', '-y'], nodes)).exitCode).toBe(0);
     const installed = await run(
@@ -358,6 +353,62 @@ describe.skipIf(!(await requireService('postgres')))('Node.js versions from npm'
       nodes,
     );
     expect(installed.exitCode, installed.stderr).toBe(0);
+    return nodes;
+  })();
+  return nodesInstalled;
+}
+
+/**
+ * The default platform kind on the LTS lines, installed as a user on that Node.js would: by its own
+ * npm, which picks the better-sqlite3 that supports it (13, prebuilt in its package; Node.js 20 gets
+ * 12). better-sqlite3 12 built for Node.js 24 aborts the process when the garbage collector frees a
+ * statement at the wrong moment (Node.js 24's ObjectWrap header asserts on a missing environment):
+ * `gen build` of the quickstart ended with "Assertion failed: (env) != nullptr" every time.
+ */
+describe('a SQLite platform on Node.js 22 and 24, installed by their own npm', () => {
+  it.each(['22', '24'])('installs, builds the quickstart and serves it on Node.js %s', { timeout: 600_000 }, async (major) => {
+    const nodeBin = path.join(await npmNodes(), `node_modules/node${major}/bin/node`);
+    const onNode = { PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}` };
+    const project = path.join(work, `sqlite-node${major}`);
+    fs.mkdirSync(project);
+    expect((await run('npm', ['init', '-y'], project, onNode)).exitCode).toBe(0);
+    const install = await run('npm', ['install', tarball, '--ignore-scripts', '--prefer-offline'], project, onNode);
+    expect(install.exitCode, install.stderr).toBe(0);
+    const addon = JSON.parse(fs.readFileSync(path.join(project, 'node_modules/better-sqlite3/package.json'), 'utf8'));
+    expect(Number(addon.version.split('.')[0]), `better-sqlite3 ${addon.version}`).toBeGreaterThanOrEqual(13);
+    for (const entry of ['platform.yaml', 'seed', 'audit-seed', 'hooks', 'endpoints']) {
+      fs.cpSync(path.join(repoRoot, 'examples/quickstart', entry), path.join(project, entry), { recursive: true });
+    }
+    const build = await npxGen(['build', 'platform.yaml'], project, onNode);
+    expect(build.exitCode, build.stderr).toBe(0);
+    expect(build.stdout).toMatch(/^Built server\/ in \d+ ms/m);
+    const served = await serve(nodeBin, ['main.mjs'], path.join(project, 'server'));
+    const headers = await adminHeaders(served);
+    const read = await fetch(`${served.url}/api/v2/db/_table/contact?limit=1&fields=id`, { headers });
+    expect(await read.json()).toEqual({ resource: [{ id: 1 }] });
+    const written = await fetch(`${served.url}/api/v2/db/_table/contact_group`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ resource: [{ name: `Node.js ${major}` }] }),
+    });
+    expect(written.status).toBe(200);
+    await served.stop();
+    expect(await served.exited).toBe(0);
+  });
+});
+
+/**
+ * Portico's JavaScript on the current LTS lines. The platform keeps everything on PostgreSQL (its
+ * database and the system database), so that the repository's better-sqlite3 addon, built for this
+ * machine's Node.js 20, is never loaded.
+ */
+describe.skipIf(!(await requireService('postgres')))('Node.js versions from npm', () => {
+  let nodes: string;
+  let pgProject: string;
+  let database: TestDatabase;
+  let systemDatabase: TestDatabase;
+  beforeAll(async () => {
+    nodes = await npmNodes();
     database = await createTestDatabase('postgres');
     systemDatabase = await createTestDatabase('postgres');
     const client = new pg.Client({ connectionString: database.url });
