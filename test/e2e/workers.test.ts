@@ -4,18 +4,20 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
 
 const ADMIN = { email: 'admin@workers.local', password: 'admin-password-12345' };
 
 /** The worker processes of a primary: its node children (tsx also runs an esbuild helper). */
+/** The primary's child processes running Node.js (by executable: Node.js 24 names its main thread 'MainThread'). */
 function workerPids(primary: number): number[] {
-  const out = spawnSync('ps', ['-o', 'pid=,comm=', '--ppid', String(primary)]).stdout.toString();
+  const out = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(primary)]).stdout.toString();
   return out
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
-    .filter(([, comm]) => comm === 'node')
+    .filter(([, executable]) => executable !== undefined && path.basename(executable) === path.basename(process.execPath))
     .map(([pid]) => Number(pid));
 }
 
