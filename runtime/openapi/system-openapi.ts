@@ -289,6 +289,25 @@ function otherPaths(): Record<string, PathItemObject> {
         response: { description: 'Events by service and path.', schema: anyObject },
       }),
     },
+    '/event_script': {
+      get: jsonOperation({
+        operationId: 'getSystemEventScripts',
+        summary: "The scripts attached to events: the platform's hooks, one per event (read only).",
+        parameters: [
+          { name: 'as_list', in: 'query', required: false, description: 'The event names alone.', schema: { type: 'boolean' } },
+          ...parameterRefs('include_count'),
+        ],
+        response: resourceList,
+      }),
+    },
+    '/event_script/{name}': {
+      parameters: [name('event')],
+      get: jsonOperation({
+        operationId: 'getSystemEventScript',
+        summary: 'The hooks of one event.',
+        response: { description: 'The event script.', schema: anyObject },
+      }),
+    },
     '/constant': {
       get: jsonOperation({
         operationId: 'getSystemConstants',

@@ -15,6 +15,7 @@ import { clearCache, listCaches } from './resources/cache.js';
 import { limitCache } from './limits/limit-cache.js';
 import { constants } from './resources/constants.js';
 import { environment } from './resources/environment.js';
+import { getEventScripts } from './resources/event-scripts.js';
 import { events } from './resources/events.js';
 import { getPackage, postPackage } from './resources/packages.js';
 import { RECORD_BEHAVIOURS, customBehaviour } from './resources/record-behaviours.js';
@@ -103,6 +104,10 @@ export function createSystemService(ctx: PlatformContext): InternalService {
         case 'event':
           only('GET', 0);
           return { body: await events(ctx, call) };
+        case 'event_script':
+          // Not in the resource list: the reference's console would open its script editor.
+          only('GET', 1);
+          return { body: getEventScripts(ctx, call, rest[0]) };
         case 'cache':
           if (call.verb === 'GET') {
             only('GET', 0);

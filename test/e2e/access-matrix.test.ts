@@ -53,6 +53,8 @@ const DECIDED: Record<string, Row> = {
   'GET /system/service_type': ROLE,
   'GET /system/service_type/{name}': ROLE,
   'GET /system/event': ROLE,
+  'GET /system/event_script': ROLE,
+  'GET /system/event_script/{name}': ROLE,
   'GET /system/constant': ROLE,
   'GET /system/constant/{name}': ROLE,
   'GET /system/environment': OPEN,

@@ -62,13 +62,17 @@ async function consoleCall(method: string, path: string, options: Options = {}):
 const getAll = (path: string, query: Record<string, string | number | boolean> = {}) =>
   consoleCall('GET', path, { query: { limit: 50, offset: 0, include_count: true, ...query } });
 
-/** The services resolver of a screen listing some service-type groups. */
+/**
+ * The services resolver of a screen listing some service-type groups, then its table: the table
+ * shows the services only once the event scripts (its Scripting column) have come.
+ */
 async function servicesOfGroups(groups: string[], query: Record<string, string | number> = {}) {
   const types = (await Promise.all(groups.map((group) => getAll('/system/service_type', { fields: 'name', group })))).flatMap(
     (r) => r.body.resource as Array<{ name: string }>,
   );
   const list = await getAll('/system/service', { sort: 'name', filter: `(type in ("${types.map((t) => t.name).join('","')}"))`, ...query });
-  return { types, list: list.body };
+  const scripts = await getAll('/system/event_script');
+  return { types, list: list.body, scripts: scripts.body.resource as Array<{ name: string }> };
 }
 
 beforeAll(async () => {
@@ -169,6 +173,12 @@ describe('the admin console against the quickstart', () => {
     }
     expect((await servicesOfGroups(['Remote Service'])).types.map((t) => t.name)).toContain('soap');
     expect((await servicesOfGroups(['Cache', 'Email'])).list.resource.map((s: { name: string }) => s.name)).toContain('email');
+    // The quickstart's contact_info hook is the db service's script.
+    const { scripts } = await servicesOfGroups(['Database']);
+    expect(scripts.find((script) => script.name.includes('db'))).toMatchObject({
+      name: expect.stringMatching(/^db\._table\.contact_info\./),
+      is_active: true,
+    });
     const platform = await getAll('/system/service', { sort: 'name', filter: '(created_by_id is null) and (name != "api_docs")' });
     expect(platform.body.resource.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['system', 'user', 'db']));
     expect(platform.body.resource.map((s: { name: string }) => s.name)).not.toContain('api_docs');
