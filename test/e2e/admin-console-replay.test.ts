@@ -231,6 +231,9 @@ describe('the admin console against the quickstart', () => {
     expect(byName.body.resource[0].id).toBe(created.id);
     const docs = await consoleCall('GET', '/api_docs/console_db', { headers: { 'X-DreamFactory-API-Key': CONSOLE_KEYS.api_docs } });
     expect(docs.body).toMatchObject({ openapi: expect.any(String), paths: expect.any(Object) });
+    // The docs screen's health check: the group's first endpoint (/_schema for a database).
+    expect(docs.body.info.group).toBe('Database');
+    await consoleCall('GET', '/console_db/_schema');
   });
 
   it('services: create a SOAP service (a network service: its document saved with it), list its operations', async () => {

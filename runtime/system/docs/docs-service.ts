@@ -39,7 +39,12 @@ export function createDocsService(ctx: PlatformContext): DocsService {
         if (!call.auth.isAdmin && ctx.services.get(name) && !callerMayRead(ctx, call.auth.role?.id ?? null, name)) {
           throw systemMessages.noDocsAccess.error(name);
         }
-        return documentOf(name);
+        const result = await documentOf(name);
+        // The reference's document names the service type's group in its info, where its admin
+        // console reads it (to check the service's health); _spec keeps to OpenAPI's info keys.
+        const info = (result.body as { info: Record<string, unknown> }).info;
+        if (info['x-service-group'] !== undefined) info.group = info['x-service-group'];
+        return result;
       }
       if (call.resource.length > 1) throw coreMessages.resourceNotFound.error(call.resource.join('/'), 'api_docs');
       const readable = ctx.services
