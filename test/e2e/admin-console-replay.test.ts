@@ -448,7 +448,9 @@ describe('the admin console against the quickstart', () => {
     const user = (
       await consoleCall('GET', `/system/user/${id}`, { query: { related: 'lookup_by_user_id,user_to_app_to_role_by_user_id' } })
     ).body;
+    // The details page: "Confirmed: Yes", no invitation to send (an account with a password).
     expect(user).toMatchObject({
+      confirmed: true,
       email: 'console-user@x.io',
       username: null,
       user_to_app_to_role_by_user_id: [expect.objectContaining({ app_id: appId, role_id: roleId })],
@@ -472,6 +474,11 @@ describe('the admin console against the quickstart', () => {
       phone: '555',
       lookup_by_user_id: [expect.objectContaining({ name: 'desk', value: '7' })],
     });
+    // The users table: its registration column says confirmed, not pending.
+    const users = await getAll('/system/user', { sort: 'name' });
+    expect(users.body.resource.find((u: { id: number }) => u.id === id)).toMatchObject({ confirmed: true });
+    const admins = await getAll('/system/admin', { sort: 'name' });
+    expect(admins.body.resource.find((a: { email: string }) => a.email === ADMIN.email)).toMatchObject({ confirmed: true });
     const login = await consoleCall('POST', '/user/session', {
       body: { email: 'console-user@x.io', password: 'console-user-password-1' },
       headers: { 'X-DreamFactory-Session-Token': '' },

@@ -241,9 +241,15 @@ describe('password reset by email and change while logged in', () => {
     return JSON.parse(fs.readFileSync(path.join(mailDir(), files[files.length - 1]), 'utf8'));
   };
 
+  /** Una's record as the admin console's users list reads it: confirmed, or pending a code. */
+  const una = async () =>
+    (await api('GET', '/system/user', undefined, undefined, {})).body.resource.find((u: { email: string }) => u.email === 'una@x.io');
+
   it('sends a code through the email service and resets the password with it', async () => {
+    expect(await una()).toMatchObject({ confirmed: true, expired: false });
     const requested = await api('POST', '/user/password?reset=true', { email: 'una@x.io' }, null);
     expect(requested.body).toEqual({ success: true });
+    expect(await una()).toMatchObject({ confirmed: false, expired: false });
     const mail = lastMail();
     expect(mail).toMatchObject({ to: [{ email: 'una@x.io', name: 'Una User' }], subject: 'Password reset' });
     const code = /code is (\w+)/.exec(mail.body_text)![1];
@@ -253,6 +259,7 @@ describe('password reset by email and change while logged in', () => {
     ).toBe(404);
     const reset = await api('POST', '/user/password?login=true', { email: 'una@x.io', code, new_password: 'new-password-123456' }, null);
     expect(reset.body).toEqual({ success: true, session_token: expect.any(String) });
+    expect(await una()).toMatchObject({ confirmed: true, expired: false });
     expect((await userLogin('una@x.io', 'new-password-123456')).status).toBe(200);
     expect((await api('POST', '/user/password', { email: 'una@x.io', code, new_password: 'again-password-123456' }, null)).status).toBe(
       404,
@@ -263,6 +270,8 @@ describe('password reset by email and change while logged in', () => {
     await api('POST', '/user/password?reset=true', { email: 'una@x.io' }, null);
     const code = /code is (\w+)/.exec(lastMail().body_text)![1];
     clock.time += 25 * 3600_000;
+    adminToken = await server.adminToken();
+    expect(await una()).toMatchObject({ confirmed: false, expired: true });
     const expired = await api('POST', '/user/password', { email: 'una@x.io', code, new_password: 'new-password-654321' }, null);
     expect(expired.body.error).toEqual({ code: 400, message: 'Confirmation code expired.', context: { field: 'code' } });
     expect((await api('POST', '/user/password?reset=true', { email: 'nobody@x.io' }, null)).status).toBe(404);

@@ -10,12 +10,14 @@ import { SqliteAdapter, sql } from 'kysely';
 import { generateApiKey, hashPassword } from '../../auth/passwords.js';
 import { BadRequestError, ConflictError, PorticoError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
+import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
 import { rowFiltersToNode } from '../../services/sql/filter/row-filters.js';
 import { findServiceType } from '../internal-service-types.js';
 import { rowFilterModels } from '../system-directory.js';
 import { limitBehaviour } from '../limits/limit-resource.js';
 import { assertValid } from '../record-resources/json-validator.js';
+import type { SystemDb } from '../store/system-db.js';
 import { keepMaskedSecrets, type Row } from '../record-resources/record-presentation.js';
 import { assertLookupNameFree } from '../record-resources/related-records.js';
 import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../record-resources/resource-handler.js';
@@ -44,10 +46,40 @@ function activeByDefault(prepared: Prepared, mode: 'create' | 'update'): void {
   if (mode === 'create' && prepared.columns.is_active === undefined) prepared.columns.is_active = 1;
 }
 
+/** Accounts read per query for their confirmation state (well under every driver's bound-parameter limit). */
+const CONFIRMATION_BATCH = 500;
+
+/**
+ * The reference's appended `confirmed` and `expired` (reference 5.2): an account waiting on a code
+ * (an invitation, a reset, a registration to confirm) is not confirmed, and its code has expired
+ * once past its expiry. The admin console shows each account as confirmed or pending from it,
+ * and offers to send an invitation to a pending one.
+ */
+async function addConfirmation(ctx: PlatformContext, db: SystemDb, records: Row[]): Promise<void> {
+  const ids = records.map((record) => record.id).filter((id): id is number => typeof id === 'number');
+  const codes = new Map<number, { confirm_code: string | null; confirm_code_expiry: number | null }>();
+  for (let start = 0; start < ids.length; start += CONFIRMATION_BATCH) {
+    const rows = await db
+      .selectFrom('user')
+      .select(['id', 'confirm_code', 'confirm_code_expiry'])
+      .where('id', 'in', ids.slice(start, start + CONFIRMATION_BATCH))
+      .execute();
+    for (const row of rows) codes.set(Number(row.id), row);
+  }
+  for (const record of records) {
+    const code = codes.get(record.id as number);
+    if (code === undefined) continue;
+    const pending = code.confirm_code !== null && code.confirm_code !== 'y';
+    record.confirmed = !pending;
+    record.expired = pending && Number(code.confirm_code_expiry ?? 0) * 1000 <= ctx.clock.now();
+  }
+}
+
 function personBehaviour(admin: boolean): ResourceBehaviour {
   return {
     def: admin ? adminResource : userResource,
     scope: [{ name: 'is_sys_admin', operator: '=', value: admin ? '1' : '0' }],
+    afterRead: (ctx, db, records) => addConfirmation(ctx, db, records),
     async prepare(prepared, record, mode, ctx) {
       activeByDefault(prepared, mode);
       if (mode === 'create') prepared.columns.is_sys_admin = admin ? 1 : 0;
