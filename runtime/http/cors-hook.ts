@@ -26,7 +26,12 @@ export function installCors(app: FastifyInstance, rules: CorsRules): void {
       return;
     }
     void reply.header('access-control-allow-methods', decision.methods!.join(', '));
-    void reply.header('access-control-allow-headers', decision.allowedHeaders!.join(', '));
+    // A rule allowing any header answers with the headers asked for, as the reference does: a
+    // literal `*` is no wildcard for a credentialed request, whose custom headers it would refuse.
+    const requested = request.headers['access-control-request-headers'];
+    const echo = decision.anyHeader === true && typeof requested === 'string' && requested.trim() !== '';
+    void reply.header('access-control-allow-headers', echo ? requested : decision.allowedHeaders!.join(', '));
+    if (decision.anyHeader) void reply.header('vary', 'Origin, Access-Control-Request-Headers');
     if (decision.maxAge !== undefined) void reply.header('access-control-max-age', String(decision.maxAge));
     // Some browsers wait for a body on a 204 without Content-Length.
     void reply.status(204).header('content-length', '0').send();

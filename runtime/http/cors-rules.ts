@@ -39,6 +39,8 @@ export interface CorsDecision {
   origin: boolean | string;
   methods?: string[];
   allowedHeaders?: string[];
+  /** The rule's headers are `*`: a preflight allows whatever headers it asks for. */
+  anyHeader?: boolean;
   exposedHeaders?: string[];
   credentials?: boolean;
   maxAge?: number;
@@ -101,6 +103,7 @@ export class CorsRules {
       origin: rule.origins.includes('*') && !rule.credentials ? '*' : origin,
       methods: [...rule.methods, 'OPTIONS'],
       allowedHeaders: [...CORS_ALLOWED_HEADERS, ...rule.headers],
+      anyHeader: rule.headers.includes('*'),
       exposedHeaders: rule.exposedHeaders,
       credentials: rule.credentials,
       ...(rule.maxAge > 0 ? { maxAge: rule.maxAge } : {}),

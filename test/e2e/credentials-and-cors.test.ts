@@ -198,6 +198,27 @@ describe('CORS from /system/cors', () => {
     });
   });
 
+  it("allows a browser's own headers where a rule allows any header ('*'), credentialed or not", async () => {
+    await api('POST', '/system/cors', {
+      resource: [{ path: 'api/v2/files/*', origin: 'https://console.example', header: '*', method: ['GET'], supports_credentials: true }],
+    });
+    // The admin console's headers: its API key and session token, and its own loading and cache headers.
+    const asked = 'cache-control,show-loading,x-dreamfactory-api-key,x-dreamfactory-session-token';
+    const response = await server.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v2/files/',
+      headers: { origin: 'https://console.example', 'access-control-request-method': 'GET', 'access-control-request-headers': asked },
+    });
+    expect(response.statusCode).toBe(204);
+    expect(response.headers).toMatchObject({
+      'access-control-allow-origin': 'https://console.example',
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-headers': asked,
+    });
+    const id = (await api('GET', `/system/cors?filter=${encodeURIComponent("path='api/v2/files/*'")}&fields=id`)).body.resource[0].id;
+    await api('DELETE', `/system/cors/${id}`);
+  });
+
   it('follows changes to the rules at once', async () => {
     const id = (await api('GET', `/system/cors?filter=${encodeURIComponent("path='api/v2/*'")}&fields=id`)).body.resource[0].id;
     await api('PATCH', `/system/cors/${id}`, { origin: 'https://third.example' });
