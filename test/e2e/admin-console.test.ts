@@ -79,7 +79,39 @@ describe('GET /system/environment (1)', () => {
       open_reg_email_service_id: null,
       login_attribute: 'email',
     });
-    expect(env.apps).toEqual([]);
+    // The built-in apps are the reference's launchable consoles: an administrator is offered them.
+    expect(env.apps.map((app: { name: string }) => app.name)).toEqual(['admin', 'api_docs', 'file_manager']);
+  });
+
+  it('offers each caller the launchable apps that are theirs: anonymous callers those with a default role, users also their own', async () => {
+    const role = (await api('POST', '/system/role', { resource: [{ name: 'launch-role' }] })).body.resource[0].id;
+    const apps = await api('POST', '/system/app?fields=id,name', {
+      resource: [
+        { name: 'launch-public', type: 2, url: 'https://public.example', role_id: role },
+        { name: 'launch-private', type: 2, url: 'https://private.example' },
+        { name: 'launch-assigned', type: 2, url: 'https://assigned.example' },
+        { name: 'launch-key-only', type: 0, role_id: role },
+      ],
+    });
+    const assigned = apps.body.resource.find((app: { name: string }) => app.name === 'launch-assigned').id;
+    await api('POST', '/system/user', {
+      resource: [
+        {
+          name: 'Launcher',
+          email: 'launcher@x.io',
+          password: 'launcher-password-123',
+          user_to_app_to_role_by_user_id: [{ app_id: assigned, role_id: role }],
+        },
+      ],
+    });
+    const names = (body: { apps: Array<{ name: string }> }) => body.apps.map((app) => app.name).filter((name) => name.startsWith('launch'));
+    expect(names((await api('GET', '/system/environment', undefined, null)).body)).toEqual(['launch-public']);
+    const login = await api('POST', '/user/session', { email: 'launcher@x.io', password: 'launcher-password-123' }, null);
+    const asUser = await api('GET', '/system/environment', undefined, { token: login.body.session_token });
+    expect(names(asUser.body)).toEqual(['launch-public', 'launch-assigned']);
+    expect(names((await api('GET', '/system/environment')).body)).toEqual(['launch-public', 'launch-private', 'launch-assigned']);
+    await api('DELETE', `/system/app?ids=${apps.body.resource.map((app: { id: number }) => app.id).join(',')}`);
+    await api('DELETE', '/system/user?filter=email%3D%22launcher%40x.io%22');
   });
 
   it('shows anonymous callers how to log in, the licence and the version, not the server or client', async () => {

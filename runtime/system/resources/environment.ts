@@ -21,16 +21,26 @@ function header(call: InternalCall, name: string): string {
   return (Array.isArray(value) ? value[0] : value) ?? '';
 }
 
-/** The apps a login page offers: every active app with a URL or path (type 0 apps are keys only). */
-async function launchableApps(ctx: PlatformContext): Promise<Array<Record<string, unknown>>> {
+/**
+ * The apps a launch page offers the caller (reference 5.12), active and launchable (type 0 apps
+ * are keys only): anonymous callers those with a default role; users those they are assigned to
+ * or that have a default role; administrators all of them, and the built-in apps, which are the
+ * reference's own launchable consoles (its legacy admin app opens its screens to an administrator
+ * only when `admin` is among them).
+ */
+async function launchableApps(ctx: PlatformContext, call: InternalCall): Promise<Array<Record<string, unknown>>> {
   const rows = await ctx.db
     .selectFrom('app')
-    .select(['id', 'name', 'description', 'url', 'type'])
+    .select(['id', 'name', 'description', 'url', 'type', 'role_id', 'origin'])
     .where('is_active', '=', 1)
-    .where('type', '!=', 0)
     .orderBy('id')
     .execute();
-  return rows.map((app) => ({
+  const user = call.auth.user === null ? undefined : await ctx.directory.user(call.auth.user.id);
+  const offered = rows.filter((app) => {
+    if (call.auth.isAdmin && user) return app.type !== 0 || app.origin === 'builtin';
+    return app.type !== 0 && (app.role_id !== null || (user?.appRoles.has(app.id) ?? false));
+  });
+  return offered.map((app) => ({
     id: app.id,
     name: app.name,
     description: app.description,
@@ -65,7 +75,7 @@ export async function environment(ctx: PlatformContext, call: InternalCall): Pro
       allow_forever_sessions: false,
       login_attribute: 'email',
     },
-    apps: await launchableApps(ctx),
+    apps: await launchableApps(ctx, call),
   };
   if (!call.auth.user && !call.auth.role) return result;
 
