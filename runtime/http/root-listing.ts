@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { decideAccess, resolveRole, roleReaches } from '../auth/access.js';
 import { readBasicCredentials, readCredentials } from '../auth/credentials.js';
-import { toList, type RawQuery } from '../core/query-params.js';
+import { pick, toList, type RawQuery } from '../core/query-params.js';
 import { listServiceTypes } from '../system/internal-service-types.js';
 import { identify } from './identify.js';
 import type { PlatformContext } from './platform-context.js';
@@ -29,9 +29,11 @@ export async function rootListing(ctx: PlatformContext, request: FastifyRequest)
   if (!decision.allowed) throw decision.error;
   if (caller.tokenError) throw caller.tokenError;
   const isAdmin = caller.user?.isSysAdmin === true;
-  const group = typeof query.group === 'string' ? query.group.toLowerCase() : null;
+  // Groups as /system/service_type takes them: a comma list, any case (the reference's legacy
+  // admin app asks for `group=source control,file`).
+  const groups = toList(pick(query, 'group'))?.map((g) => g.toLowerCase()) ?? null;
   const type = typeof query.type === 'string' ? query.type : null;
-  const kinds = listServiceTypes().filter((k) => group === null || k.group.toLowerCase() === group);
+  const kinds = listServiceTypes().filter((k) => groups === null || groups.includes(k.group.toLowerCase()));
   const fields = (toList(typeof query.fields === 'string' ? query.fields : undefined) ?? [...SERVICE_FIELDS]).filter((f) =>
     (SERVICE_FIELDS as readonly string[]).includes(f),
   );

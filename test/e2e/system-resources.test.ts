@@ -416,6 +416,11 @@ describe('read-only resources', () => {
       'local_email',
       'smtp_email',
     ]);
+    // Several groups, in any case: the reference's legacy admin app picks storage services so.
+    const storage = (await api('GET', '/api/v2?group=source%20control,file')).body;
+    expect(storage.services.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['files']));
+    expect(storage.service_types.map((t: { group: string }) => t.group)).toEqual(expect.arrayContaining(['File']));
+    expect(storage.service_types.every((t: { group: string }) => ['File', 'Source Control'].includes(t.group))).toBe(true);
     // The names api_docs documents, alone (reference 8.2).
     const names = (await api('GET', '/api_docs?as_list=true')).body;
     expect(names.resource).toEqual(root.body.services.map((s: { name: string }) => s.name));
