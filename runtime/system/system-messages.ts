@@ -85,6 +85,7 @@ export const systemMessages = {
   noCacheControl: message(501, () => 'Service does not implement API controlled cache.'),
   noDocsAccess: message(403, (service: string) => `You do not have access to API Docs for the requested service ${service}.`),
   cannotDeleteSelf: message(403, () => 'Cannot delete your account.'),
+  alreadyConfirmed: message(400, () => 'User with this identifier has already confirmed this account.'),
 
   // Rate limits (reference 6.8; /system/limit).
   /** The reference's text, trailing space included; the context lists the exceeded limits. */

@@ -289,6 +289,26 @@ describe('password reset by email and change while logged in', () => {
     expect((await userLogin('una@x.io', 'third-password-123456')).status).toBe(200);
   });
 
+  it("invites again on PATCH ?send_invite=true (the legacy admin app's Send Invite), an account still waiting only", async () => {
+    const created = await api('POST', '/system/user?send_invite=true', { resource: [{ name: 'Ivy', email: 'ivy@x.io' }] });
+    expect(created.status).toBe(201);
+    const id = created.body.resource[0].id;
+    const first = /the code (\w+)/.exec(lastMail().body_text)![1];
+    // The button sends no body.
+    const again = await api('PATCH', `/system/user/${id}?send_invite=true`, undefined);
+    expect(again.body).toEqual({ id });
+    const mail = lastMail();
+    expect(mail.to).toEqual([{ email: 'ivy@x.io', name: 'Ivy' }]);
+    const code = /the code (\w+)/.exec(mail.body_text)![1];
+    expect(code).not.toBe(first);
+    expect((await api('POST', '/user/password', { email: 'ivy@x.io', code, new_password: 'ivy-password-1234567' }, null)).body).toEqual({
+      success: true,
+    });
+    const confirmed = await api('PATCH', `/system/user/${id}?send_invite=true`, undefined);
+    expect(confirmed.status).toBe(400);
+    expect(confirmed.body.error.message).toBe('User with this identifier has already confirmed this account.');
+  });
+
   it('applies the minimum length setting', async () => {
     const strict = await startTestServer(minimalModel({ settings: { ...minimalModel().settings, passwordMinLength: 24 } }));
     try {

@@ -95,6 +95,13 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
       if (admin) prepared.notes = { restriction: requestedRestriction(record) };
     },
     async check(w, verb, keys) {
+      // `send_invite=true` on an update invites again (reference 5.2), an account still waiting on its code only.
+      if (verb === 'update' && toBool(pick(w.call.query, 'send_invite'))) {
+        for (const key of keys) {
+          const row = await w.db.selectFrom('user').select('confirm_code').where('id', '=', Number(key)).executeTakeFirst();
+          if (row && (row.confirm_code === null || row.confirm_code === 'y')) throw systemMessages.alreadyConfirmed.error();
+        }
+      }
       const self = w.call.auth.user?.id;
       if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self))
         throw systemMessages.cannotDeleteSelf.error();
@@ -107,8 +114,9 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
     },
     async committed(w, verb, keys) {
       await reloadDirectory(w);
-      // `send_invite=true` on a create mails each new account a code that sets its password.
-      if (verb === 'create' && toBool(pick(w.call.query, 'send_invite'))) {
+      // `send_invite=true` on a create mails each new account a code that sets its password; on an
+      // update, a new code to each account the check above found waiting on one.
+      if (verb !== 'delete' && toBool(pick(w.call.query, 'send_invite'))) {
         const config = userServiceConfig(w.ctx);
         for (const key of keys) {
           await mailCode(w.ctx, admin ? 'admin' : 'user', Number(key), 'User Invite Default', {
