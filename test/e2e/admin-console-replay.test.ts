@@ -373,6 +373,36 @@ describe('the admin console against the quickstart', () => {
       ['_schema/*', 1],
     ]);
     expect(after.lookup_by_role_id).toEqual([expect.objectContaining({ name: 'region', value: 'north' })]);
+
+    // The advanced filters, with the operators the console's picker offers.
+    const filtered = await consoleCall('POST', '/system/role', {
+      query: { fields: '*', related: 'role_service_access_by_role_id,lookup_by_role_id' },
+      body: {
+        resource: [
+          {
+            id: null,
+            name: 'console-filtered-role',
+            description: '',
+            is_active: true,
+            role_service_access_by_role_id: [
+              {
+                ...grant,
+                filters: [
+                  { name: 'first_name', operator: 'start with', value: 'J' },
+                  { name: 'last_name', operator: 'end with', value: 'g' },
+                ],
+              },
+            ],
+            lookup_by_role_id: [],
+          },
+        ],
+      },
+    });
+    expect(filtered.status).toBe(201);
+    expect(filtered.body.resource[0].role_service_access_by_role_id[0].filters.map((f: { operator: string }) => f.operator)).toEqual([
+      'start with',
+      'end with',
+    ]);
   });
 
   it('apps: list, create ("type":"0"), read, refresh the key, and the new key works', async () => {

@@ -31,6 +31,9 @@ const LIKE = new Map<string, LikeNode['mode']>([
   ['contains', 'contains'],
   ['starts with', 'starts_with'],
   ['ends with', 'ends_with'],
+  // As the reference's admin console offers them in its role filter picker.
+  ['start with', 'starts_with'],
+  ['end with', 'ends_with'],
 ]);
 const LOOKUP = /\{([^{}\s]+)\}/g;
 

@@ -58,6 +58,13 @@ const cases: Array<[string, { given: RowFilterModel[]; op?: 'and' | 'or'; want: 
     },
   ],
   [
+    "the admin console's 'start with' and 'end with'",
+    {
+      given: [f('email', 'start with', 'jon'), f('email', 'end with', '.com')],
+      want: { sql: `("contact"."email" like ? escape '!' and "contact"."email" like ? escape '!')`, parameters: ['jon%', '%.com'] },
+    },
+  ],
+  [
     'not contains',
     { given: [f('email', 'not contains', 'spam')], want: { sql: `"contact"."email" not like ? escape '!'`, parameters: ['%spam%'] } },
   ],
