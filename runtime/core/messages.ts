@@ -98,6 +98,7 @@ export const coreMessages = {
     (path) => (path === '' ? null : { field: path }),
   ),
   preflightWithoutMethod: message(400, () => 'Invalid preflight request: Access-Control-Request-Method is missing.'),
+  preflightMethodNotAllowed: message(405, (method: string) => `Method ${method} is not allowed from this origin by the CORS rules.`),
   /** A user's hook (runtime/http/hooks.ts) that did not finish within its time. */
   hookTimedOut: message(503, () => 'The request did not complete in time: a hook of the platform took too long.'),
   /** Hooks and custom endpoints calling services in process (runtime/http/in-process-api.ts). */

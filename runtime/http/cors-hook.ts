@@ -21,8 +21,15 @@ export function installCors(app: FastifyInstance, rules: CorsRules): void {
     if (decision.exposedHeaders && decision.exposedHeaders.length > 0)
       void reply.header('access-control-expose-headers', decision.exposedHeaders.join(', '));
     if (request.method !== 'OPTIONS') return done();
-    if (request.headers['access-control-request-method'] === undefined) {
+    const method = request.headers['access-control-request-method'];
+    if (method === undefined) {
       void reply.status(400).send(coreMessages.preflightWithoutMethod.error().toBody());
+      return;
+    }
+    // A method the rule does not allow: 405, as the reference answers such a preflight.
+    const asked = method.trim().toUpperCase().slice(0, 32);
+    if (!decision.methods!.includes(asked)) {
+      void reply.status(405).send(coreMessages.preflightMethodNotAllowed.error(asked).toBody());
       return;
     }
     void reply.header('access-control-allow-methods', decision.methods!.join(', '));

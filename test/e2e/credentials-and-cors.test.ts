@@ -175,6 +175,12 @@ describe('CORS from /system/cors', () => {
       ]),
     );
 
+    // A method the rule does not allow: 405 in the spec's error shape (reference 5.6).
+    const refused = await preflight('/api/v2/db/_table/contact', 'https://app.example', 'DELETE');
+    expect(refused.statusCode).toBe(405);
+    expect(refused.json()).toEqual({
+      error: { code: 405, message: 'Method DELETE is not allowed from this origin by the CORS rules.' },
+    });
     expect((await preflight('/api/v2/db/_table/contact', 'https://evil.example')).headers['access-control-allow-origin']).toBeUndefined();
     const system = await preflight('/api/v2/system/environment', 'https://evil.example', 'GET');
     expect(system.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS' });
