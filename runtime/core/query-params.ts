@@ -26,6 +26,8 @@ export interface CommonParams {
   offset: number;
   order: OrderTerm[];
   includeCount: boolean;
+  /** `include_schema`: the table's description in `meta.schema` (reference 2.4). */
+  includeSchema: boolean;
   countOnly: boolean;
   ids: string[] | null;
   idField: string[] | null;
@@ -130,6 +132,7 @@ const NAMES = new Set([
   'offset',
   'order',
   'include_count',
+  'include_schema',
   'count_only',
   'ids',
   'id_field',
@@ -189,6 +192,7 @@ function parseMerged(merged: RawQuery): CommonParams {
     offset,
     order: parseOrder(pick(merged, 'order')),
     includeCount: toBool(pick(merged, 'include_count')),
+    includeSchema: toBool(pick(merged, 'include_schema')),
     countOnly: toBool(pick(merged, 'count_only')),
     ids: listParam(merged, 'ids', limits.ids),
     idField: listParam(merged, 'id_field'),

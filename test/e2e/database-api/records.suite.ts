@@ -78,6 +78,22 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       });
     });
 
+    it("describes the table in meta.schema with include_schema, as GET _schema/{table} does (the reference's legacy admin app builds its data grid from it)", async () => {
+      const described = (await api().get('_schema/contact')).body;
+      const page = await api().get('_table/contact', {
+        include_schema: 'true',
+        include_count: 'true',
+        limit: '2',
+        offset: '0',
+        fields: '*',
+      });
+      expect(page.body.resource).toHaveLength(2);
+      expect(page.body.meta).toEqual({ count: 100, next: 2, schema: described });
+      expect(page.body.meta.schema.field.map((f: { name: string }) => f.name)).toContain('first_name');
+      // Without include_count, meta holds the schema alone.
+      expect((await api().get('_table/contact', { include_schema: '1', limit: '1' })).body.meta).toEqual({ schema: described });
+    });
+
     it('limits to 1000 records by default and clamps larger limits, saying how to go on', async () => {
       await api().call('POST', '_schema', { resource: [{ name: 'bulk', field: [{ name: 'n', type: 'integer' }] }] });
       // Two short recursions crossed: MariaDB stops recursive queries at 1000 iterations.

@@ -13,6 +13,7 @@ import { hasRecordBody } from '../request-options.js';
 import { attachRelated, missingJoinFields, withJoinFields } from './table-related.js';
 import { db, filterCondition, identifiers, idsKeys, orderOf, recordsKeys, toError, type Keyed, type TableOp } from './table-op.js';
 import { coreMessages } from '../../../core/messages.js';
+import { describeTable } from '../schema/table-description.js';
 
 /** `GET _table/{table}/{id}`: the bare record. */
 export async function getRecord(op: TableOp, id: string): Promise<ServiceResult> {
@@ -136,11 +137,14 @@ export async function listRecords(op: TableOp): Promise<ServiceResult> {
   const more = counting && rows.length > limit;
   if (more) rows.length = limit;
   await attachRelated(op.ctx, rows, op.related, missingJoinFields(selection, op.related));
-  if (!counting) return { body: wrapList(rows) };
+  // `include_schema`: the table as GET _schema/{table} describes it (the reference's legacy admin app builds its data grid from it).
+  const schema = params.includeSchema ? { schema: describeTable(op.ctx.schema.current, plan.table) } : {};
+  if (!counting) return { body: wrapList(rows, params.includeSchema ? schema : undefined) };
 
   const count = !more && (rows.length > 0 || params.offset === 0) ? params.offset + rows.length : await countRows(db(op), plan, where());
   const meta: ListMeta = {};
   if (params.includeCount || count > max) meta.count = count;
   if (count - params.offset > limit) meta.next = params.offset + limit;
+  Object.assign(meta, schema);
   return { body: wrapList(rows, Object.keys(meta).length > 0 ? meta : undefined) };
 }
