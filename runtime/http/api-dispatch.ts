@@ -9,6 +9,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, resolveRole, roleForRequestor, type AccessDecision, type Requestor } from '../auth/access.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { readBasicCredentials, readCredentials } from '../auth/credentials.js';
+import { asDownload } from '../core/downloads.js';
 import { wrapList } from '../core/envelope.js';
 import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import type { ServiceModel, Verb } from '../model/platform-model.js';
@@ -195,6 +196,17 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
       { caller, requestor: 'api', elevated: false, depth: 0 },
     );
     if (result.headers) void reply.headers(result.headers);
+    // `file=`: the answer as a download (CSV, XML or JSON), when it is the service's JSON.
+    const ownType = result.headers?.['content-type'];
+    const download =
+      query.file === undefined || (ownType !== undefined && !String(ownType).includes('json'))
+        ? null
+        : asDownload(pick(query, 'file'), result.status ?? 200, result.body);
+    if (download)
+      return reply
+        .status(result.status ?? 200)
+        .headers(download.headers)
+        .send(download.body);
     return reply.status(result.status ?? 200).send(result.body);
   };
 }

@@ -504,6 +504,32 @@ describe('the admin console against the quickstart', () => {
       phone: '555',
       lookup_by_user_id: [expect.objectContaining({ name: 'desk', value: '7' })],
     });
+    // The users table's download buttons: the list as CSV, XML and JSON files.
+    const download = async (type: string) => {
+      const url = new URL('/api/v2/system/user', server.url);
+      for (const [name, value] of Object.entries({ limit: 50, offset: 0, include_count: true, file: `list.${type}` }))
+        url.searchParams.set(name, String(value));
+      const response = await fetch(url, {
+        headers: {
+          'X-DreamFactory-API-Key': CONSOLE_KEYS.admin,
+          'X-DreamFactory-Session-Token': token!,
+          Accept: 'application/json, text/plain, */*',
+        },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-disposition')).toBe(`attachment; filename="list.${type}"`);
+      return { type: response.headers.get('content-type'), text: await response.text() };
+    };
+    const csv = await download('csv');
+    expect(csv.type).toMatch(/^text\/csv/);
+    const [header, ...lines] = csv.text.trim().split('\r\n');
+    expect(header.split(',')).toEqual(expect.arrayContaining(['id', 'email', 'first_name', 'confirmed']));
+    expect(lines.some((line) => line.includes('console-user@x.io'))).toBe(true);
+    const xml = await download('xml');
+    expect(xml.type).toMatch(/^application\/xml/);
+    expect(xml.text).toMatch(/^<\?xml[^>]*\?>\n<dfapi><resource><id>\d+<\/id>/);
+    expect(xml.text).toContain('<email>console-user@x.io</email>');
+    expect(JSON.parse((await download('json')).text).resource.map((u: { email: string }) => u.email)).toContain('console-user@x.io');
     // The users table: its registration column says confirmed, not pending.
     const users = await getAll('/system/user', { sort: 'name' });
     expect(users.body.resource.find((u: { id: number }) => u.id === id)).toMatchObject({ confirmed: true });

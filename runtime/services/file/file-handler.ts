@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import { matchGrant } from '../../auth/access.js';
 import { BadRequestError, ForbiddenError, NotFoundError, NotImplementedError, PorticoError } from '../../core/errors.js';
+import { attachment } from '../../core/downloads.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool, toList } from '../../core/query-params.js';
 import type { Verb } from '../../model/platform-model.js';
@@ -39,18 +40,6 @@ const flag = (query: Query, name: string, fallback = false) => {
 const httpDate = (date: Date | null) => (date ? date.toUTCString() : null);
 /** Folders a listing, zip or access list walks at most. */
 const MAX_TREE_ENTRIES = 100_000;
-
-/**
- * A Content-Disposition naming a download (RFC 6266): an ASCII fallback in `filename`, the name
- * itself in `filename*` when it has other characters. A name beyond ASCII (`日本.txt`) in the
- * plain header was refused by Node.js, a 500 instead of the file.
- */
-function attachment(name: string): string {
-  const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  if (fallback === name) return `attachment; filename="${name}"`;
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
-}
 
 export class FileHandler implements ServiceHandler {
   private readonly storage: FileStorage;
