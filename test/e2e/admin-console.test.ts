@@ -94,13 +94,18 @@ describe('GET /system/environment (1)', () => {
       ],
     });
     const assigned = apps.body.resource.find((app: { name: string }) => app.name === 'launch-assigned').id;
+    const builtins = (await api('GET', '/system/app?fields=id,name')).body.resource;
+    const fileManager = builtins.find((app: { name: string }) => app.name === 'file_manager').id;
     await api('POST', '/system/user', {
       resource: [
         {
           name: 'Launcher',
           email: 'launcher@x.io',
           password: 'launcher-password-123',
-          user_to_app_to_role_by_user_id: [{ app_id: assigned, role_id: role }],
+          user_to_app_to_role_by_user_id: [
+            { app_id: assigned, role_id: role },
+            { app_id: fileManager, role_id: role },
+          ],
         },
       ],
     });
@@ -109,6 +114,9 @@ describe('GET /system/environment (1)', () => {
     const login = await api('POST', '/user/session', { email: 'launcher@x.io', password: 'launcher-password-123' }, null);
     const asUser = await api('GET', '/system/environment', undefined, { token: login.body.session_token });
     expect(names(asUser.body)).toEqual(['launch-public', 'launch-assigned']);
+    // A built-in app the user is assigned to is theirs too; the others are not.
+    expect(asUser.body.apps.map((app: { name: string }) => app.name)).toContain('file_manager');
+    expect(asUser.body.apps.map((app: { name: string }) => app.name)).not.toContain('admin');
     expect(names((await api('GET', '/system/environment')).body)).toEqual(['launch-public', 'launch-private', 'launch-assigned']);
     await api('DELETE', `/system/app?ids=${apps.body.resource.map((app: { id: number }) => app.id).join(',')}`);
     await api('DELETE', '/system/user?filter=email%3D%22launcher%40x.io%22');

@@ -23,10 +23,10 @@ function header(call: InternalCall, name: string): string {
 
 /**
  * The apps a launch page offers the caller (reference 5.12), active and launchable (type 0 apps
- * are keys only): anonymous callers those with a default role; users those they are assigned to
- * or that have a default role; administrators all of them, and the built-in apps, which are the
- * reference's own launchable consoles (its legacy admin app opens its screens to an administrator
- * only when `admin` is among them).
+ * are keys only, but the built-in apps count as launchable: they are the reference's own consoles,
+ * and its legacy admin app opens its screens only when `admin` is among them): anonymous callers
+ * those with a default role; users (restricted administrators among them) those they are
+ * assigned to or that have a default role; administrators all of them.
  */
 async function launchableApps(ctx: PlatformContext, call: InternalCall): Promise<Array<Record<string, unknown>>> {
   const rows = await ctx.db
@@ -37,8 +37,9 @@ async function launchableApps(ctx: PlatformContext, call: InternalCall): Promise
     .execute();
   const user = call.auth.user === null ? undefined : await ctx.directory.user(call.auth.user.id);
   const offered = rows.filter((app) => {
-    if (call.auth.isAdmin && user) return app.type !== 0 || app.origin === 'builtin';
-    return app.type !== 0 && (app.role_id !== null || (user?.appRoles.has(app.id) ?? false));
+    const launchable = app.type !== 0 || app.origin === 'builtin';
+    if (call.auth.isAdmin && user) return launchable;
+    return launchable && (app.role_id !== null || (user?.appRoles.has(app.id) ?? false));
   });
   return offered.map((app) => ({
     id: app.id,
