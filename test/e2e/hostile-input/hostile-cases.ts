@@ -893,6 +893,27 @@ function aggregateAndCalendarCases(): HostileCase[] {
   ];
 }
 
+/** `file=`: an answer as a download whose name (a response header) comes from the client. */
+function downloadCases(): HostileCase[] {
+  const category = 'download names (file=)';
+  const read = (name: string, file: string, expect: number[]): HostileCase => ({
+    category,
+    name,
+    method: 'GET',
+    url: `${DB}/_table/sentinel?file=${encodeURIComponent(file)}`,
+    expect,
+  });
+  return [
+    read('CR LF in the name', 'list\r\nset-cookie: x=1.csv', [200]),
+    read('quotes and a backslash', 'a"b\\c.csv', [200]),
+    read('a name beyond ASCII', '\u65e5\u672c.xml', [200]),
+    read('a path', '../../etc/passwd.csv', [200]),
+    read('a long name', `${'n'.repeat(4000)}.csv`, [200]),
+    read('NUL in the name', 'a\u0000b.xml', [200, 400]),
+    { category, name: 'on an error', method: 'GET', url: `${DB}/_table/nosuch?file=list.csv`, expect: [400, 404] },
+  ];
+}
+
 /** Every case of the suite. */
 export function hostileCases(): HostileCase[] {
   return [
@@ -906,5 +927,6 @@ export function hostileCases(): HostileCase[] {
     ...headerCases(),
     ...durationCases(),
     ...aggregateAndCalendarCases(),
+    ...downloadCases(),
   ];
 }
