@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '#runtime/core/errors.js';
 import { defineHooks } from '#runtime/http/hooks.js';
 import { loadModel } from '#runtime/http/run-server.js';
-import type { PlatformModel, RoleModel } from '#runtime/model/platform-model.js';
+import type { EndpointRouteModel, PlatformModel, RoleModel } from '#runtime/model/platform-model.js';
+import { customKind } from '#runtime/services/custom/custom-kind.js';
 import { defineEndpoints, readEndpointSet, sortRoutes } from '#runtime/services/custom/endpoints.js';
 import type { ApiTables } from '#runtime/services/service-api.js';
 import type { TableInserts, TableUpdates, Tables } from '../../examples/quickstart/server/services/db/types.js';
@@ -338,6 +339,52 @@ describe('a custom service', () => {
       "Service type 'custom' can only be declared in platform.yaml: its code is compiled with the server by `gen build`.",
     );
   });
+});
+
+it('serves request schemas with an $id: shared by two routes, by two services on one module, after gen build has read the module', async () => {
+  const item = { $id: 'Item', type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
+  const forms = defineEndpoints({
+    routes: [
+      { method: 'POST', path: '/items', request: item, handler: (request: { body: unknown }) => request.body },
+      { method: 'PUT', path: '/items/:id', request: item, handler: (request: { body: unknown }) => request.body },
+    ],
+  });
+  const service = async (id: number, name: string) => ({
+    id,
+    name,
+    label: name,
+    type: 'custom',
+    description: '',
+    is_active: true,
+    config: { module: 'endpoints/forms.ts' },
+    origin: 'platform' as const,
+    kind: 'custom' as const,
+    // As gen build reads the module (its request schemas compiled), in the process that then serves it (gen dev).
+    routes: (
+      (await customKind.introspect!({ name, type: 'custom', config: {} } as never, { loadModule: async () => forms } as never)) as {
+        routes: EndpointRouteModel[];
+      }
+    ).routes,
+  });
+  const model = minimalModel();
+  const formsServer = await startTestServer(
+    { ...model, services: [...model.services, await service(20, 'forms'), await service(21, 'forms2')] },
+    { endpoints: { forms, forms2: forms } },
+  );
+  try {
+    const token = await formsServer.adminToken();
+    const call = apiClient(formsServer.app, () => ({ key: formsServer.apiKey, token }));
+    for (const path of ['/forms/items', '/forms2/items']) {
+      expect(await call('POST', path, { name: 'tea' })).toMatchObject({ status: 200, body: { name: 'tea' } });
+      expect(await call('PUT', `${path}/1`, { name: 'tea' })).toMatchObject({ status: 200, body: { name: 'tea' } });
+      expect(await call('PUT', `${path}/1`, { name: 1 })).toMatchObject({
+        status: 400,
+        body: { error: { code: 400, message: "Invalid request: 'name' must be string.", context: { field: 'name' } } },
+      });
+    }
+  } finally {
+    await formsServer.close();
+  }
 });
 
 describe('the in-process API', () => {

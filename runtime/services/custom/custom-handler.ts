@@ -12,7 +12,7 @@ import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind
 import type { ServiceApi } from '../service-api.js';
 import { endpointReply, isEndpointReply, sortRoutes, type EndpointContext, type LoadedRoute } from './endpoints.js';
 import { accessComponent, bySpecificity, endpointsOpenApi, matchPattern, routePattern, type RoutePattern } from './endpoint-routes.js';
-import { bodyCheck, type BodyCheck } from './request-validation.js';
+import { bodyChecker, type BodyCheck } from './request-validation.js';
 
 const unavailable = async (): Promise<never> => {
   throw new InternalServerError('The in-process API is available only while serving a request.');
@@ -37,6 +37,7 @@ export class CustomHandler implements ServiceHandler {
     private readonly name: string,
     routes: readonly LoadedRoute[],
   ) {
+    const bodyCheck = bodyChecker();
     this.routes = routes
       .map((route) => ({
         ...route,

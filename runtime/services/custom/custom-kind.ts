@@ -41,7 +41,7 @@ export const customKind: ServiceKind = {
     if (!ctx.loadModule) throw new Error('Custom endpoints are read by gen build.');
     const routes = readEndpointSet(await ctx.loadModule(String(service.config.module)));
     // A request schema ajv cannot compile stops the build rather than the first request.
-    const { bodyCheck } = await import('./request-validation.js');
+    const bodyCheck = (await import('./request-validation.js')).bodyChecker();
     for (const { model } of routes) if (model.request !== undefined) bodyCheck(model.request, `${model.method} ${model.path}`);
     return { ...service, kind: 'custom', routes: sortRoutes(routes.map((route) => route.model)) };
   },

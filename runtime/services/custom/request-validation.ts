@@ -2,6 +2,9 @@
  * Request bodies of custom endpoints checked against their route's JSON Schema (ajv, compiled
  * once per route): the first problem is a 400 in the spec's shape naming the field, worded as
  * the generated routes' validation errors are (`Invalid request: 'name' must be string.`).
+ * Each service compiles with an ajv of its own: ajv keeps a schema by its `$id`, so a schema
+ * with an `$id` compiled in a shared instance (by another route, another service, or the same
+ * module loaded again by `gen build` or `gen dev`) was refused as already existing.
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
@@ -12,10 +15,6 @@ import { EndpointModuleError } from './endpoints.js';
 
 // ajv-formats is CommonJS with a `default` export; under NodeNext its default import is the module.
 const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
-
-// Not strict: schemas are the user's, in the OpenAPI 3.0 dialect (`nullable`, `example`).
-const ajv = new Ajv({ allErrors: false, allowUnionTypes: true, strict: false });
-addFormats(ajv);
 
 /** Checks a body; throws the 400 of its first problem. */
 export type BodyCheck = (body: unknown) => void;
@@ -39,14 +38,28 @@ function problem(error: ErrorObject): PorticoError {
 }
 
 /** Compiles a route's request schema; a schema ajv cannot compile is an EndpointModuleError naming the route. */
-export function bodyCheck(schema: JsonSchema, route: string): BodyCheck {
-  let validate: ReturnType<typeof ajv.compile>;
-  try {
-    validate = ajv.compile(schema);
-  } catch (error) {
-    throw new EndpointModuleError(`the request schema of ${route} is not a valid JSON Schema: ${(error as Error).message}`);
-  }
-  return (body) => {
-    if (!validate(body)) throw problem(validate.errors![0]);
+export type BodyChecker = (schema: JsonSchema, route: string) => BodyCheck;
+
+/** The request checks of one service's routes: a schema several routes share (one `$id`) is compiled once. */
+export function bodyChecker(): BodyChecker {
+  // Not strict: schemas are the user's, in the OpenAPI 3.0 dialect (`nullable`, `example`).
+  const ajv = new Ajv({ allErrors: false, allowUnionTypes: true, strict: false });
+  addFormats(ajv);
+  const compiled = new Map<string, BodyCheck>();
+  return (schema, route) => {
+    const text = JSON.stringify(schema);
+    let check = compiled.get(text);
+    if (check !== undefined) return check;
+    let validate: ReturnType<typeof ajv.compile>;
+    try {
+      validate = ajv.compile(schema);
+    } catch (error) {
+      throw new EndpointModuleError(`the request schema of ${route} is not a valid JSON Schema: ${(error as Error).message}`);
+    }
+    check = (body) => {
+      if (!validate(body)) throw problem(validate.errors![0]);
+    };
+    compiled.set(text, check);
+    return check;
   };
 }
