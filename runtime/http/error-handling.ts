@@ -20,7 +20,9 @@ import {
 import { coreMessages } from '../core/messages.js';
 
 export function toPorticoError(error: FastifyError | Error): PorticoError {
-  if (error instanceof PorticoError) return error;
+  if (error instanceof PorticoError) return sendable(error);
+  // A hook or endpoint may throw anything: `undefined`, a string, a plain object.
+  if (typeof error !== 'object' || error === null) return withCause(new InternalServerError(), error);
   const fastifyError = error as FastifyError;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -49,6 +51,29 @@ export function toPorticoError(error: FastifyError | Error): PorticoError {
   if (status !== undefined && status >= 400 && status < 500)
     return new PorticoError(status, `${http.STATUS_CODES[status] ?? 'Bad request'}.`);
   return new InternalServerError();
+}
+
+function withCause(error: PorticoError, cause: unknown): PorticoError {
+  error.cause = cause;
+  return error;
+}
+
+/**
+ * A PorticoError as it can go out: one a hook or endpoint built with a status that is no error
+ * status (200, 99) is a 500, and one whose context JSON cannot hold (a cycle, a BigInt) keeps its
+ * status and message without it (the answer would otherwise fail in Fastify's own shape).
+ */
+function sendable(error: PorticoError): PorticoError {
+  if (!Number.isInteger(error.status) || error.status < 400 || error.status > 599) return withCause(new InternalServerError(), error);
+  if (error.context === null) return error;
+  try {
+    JSON.stringify(error.context);
+    return error;
+  } catch {
+    const bare = withCause(new PorticoError(error.status, error.message), error);
+    bare.headers = error.headers;
+    return bare;
+  }
 }
 
 function send(reply: FastifyReply, error: PorticoError): FastifyReply {

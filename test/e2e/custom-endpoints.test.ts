@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError } from '#runtime/core/errors.js';
+import { ConflictError, PorticoError } from '#runtime/core/errors.js';
 import { defineHooks } from '#runtime/http/hooks.js';
 import { loadModel } from '#runtime/http/run-server.js';
 import type { EndpointRouteModel, PlatformModel, RoleModel } from '#runtime/model/platform-model.js';
@@ -341,6 +341,35 @@ describe('a custom service', () => {
   });
 });
 
+/** A server of the built-in services and a custom service per module, read as gen build reads it (in the process that then serves it, as gen dev does), and an administrator's client. */
+async function serveModules(modules: Record<string, unknown>): Promise<{ server: TestServer; call: Api }> {
+  const services = [];
+  for (const [index, [name, module]] of Object.entries(modules).entries()) {
+    const read = (await customKind.introspect!(
+      { name, type: 'custom', config: {} } as never,
+      {
+        loadModule: async () => module,
+      } as never,
+    )) as { routes: EndpointRouteModel[] };
+    services.push({
+      id: 20 + index,
+      name,
+      label: name,
+      type: 'custom',
+      description: '',
+      is_active: true,
+      config: { module: `endpoints/${name}.ts` },
+      origin: 'platform' as const,
+      kind: 'custom' as const,
+      routes: read.routes,
+    });
+  }
+  const model = minimalModel();
+  const started = await startTestServer({ ...model, services: [...model.services, ...services] }, { endpoints: modules });
+  const token = await started.adminToken();
+  return { server: started, call: apiClient(started.app, () => ({ key: started.apiKey, token })) };
+}
+
 it('serves request schemas with an $id: shared by two routes, by two services on one module, after gen build has read the module', async () => {
   const item = { $id: 'Item', type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
   const forms = defineEndpoints({
@@ -349,31 +378,8 @@ it('serves request schemas with an $id: shared by two routes, by two services on
       { method: 'PUT', path: '/items/:id', request: item, handler: (request: { body: unknown }) => request.body },
     ],
   });
-  const service = async (id: number, name: string) => ({
-    id,
-    name,
-    label: name,
-    type: 'custom',
-    description: '',
-    is_active: true,
-    config: { module: 'endpoints/forms.ts' },
-    origin: 'platform' as const,
-    kind: 'custom' as const,
-    // As gen build reads the module (its request schemas compiled), in the process that then serves it (gen dev).
-    routes: (
-      (await customKind.introspect!({ name, type: 'custom', config: {} } as never, { loadModule: async () => forms } as never)) as {
-        routes: EndpointRouteModel[];
-      }
-    ).routes,
-  });
-  const model = minimalModel();
-  const formsServer = await startTestServer(
-    { ...model, services: [...model.services, await service(20, 'forms'), await service(21, 'forms2')] },
-    { endpoints: { forms, forms2: forms } },
-  );
+  const { server: formsServer, call } = await serveModules({ forms, forms2: forms });
   try {
-    const token = await formsServer.adminToken();
-    const call = apiClient(formsServer.app, () => ({ key: formsServer.apiKey, token }));
     for (const path of ['/forms/items', '/forms2/items']) {
       expect(await call('POST', path, { name: 'tea' })).toMatchObject({ status: 200, body: { name: 'tea' } });
       expect(await call('PUT', `${path}/1`, { name: 'tea' })).toMatchObject({ status: 200, body: { name: 'tea' } });
@@ -384,6 +390,40 @@ it('serves request schemas with an $id: shared by two routes, by two services on
     }
   } finally {
     await formsServer.close();
+  }
+});
+
+it('answers in the spec shape whatever a handler throws: no Error at all, an error status that is none, a context JSON cannot hold', async () => {
+  const cycle: Record<string, unknown> = { name: 'cycle' };
+  cycle.self = cycle;
+  const odd = defineEndpoints({
+    routes: [
+      ['undefined', undefined],
+      ['null', null],
+      ['text', 'out of stock'],
+      ['status-99', new PorticoError(99, 'Odd.')],
+      ['status-200', new PorticoError(200, 'Fine?')],
+      ['cycle', new ConflictError('Taken.', cycle)],
+      ['bigint', new ConflictError('Taken.', { id: 10n } as never)],
+    ].map(([name, thrown]) => ({
+      method: 'GET' as const,
+      path: `/${name}`,
+      handler: () => {
+        throw thrown;
+      },
+    })),
+  });
+  const { server: oddServer, call } = await serveModules({ odd });
+  try {
+    const generic = { status: 500, body: { error: { code: 500, message: 'Internal server error.' } } };
+    for (const name of ['undefined', 'null', 'text', 'status-99', 'status-200'])
+      expect(await call('GET', `/odd/${name}`), name).toMatchObject(generic);
+    for (const name of ['cycle', 'bigint']) {
+      expect(await call('GET', `/odd/${name}`), name).toMatchObject({ status: 409, body: { error: { code: 409, message: 'Taken.' } } });
+    }
+    expect((await call('GET', '/system/environment')).status).toBe(200);
+  } finally {
+    await oddServer.close();
   }
 });
 
