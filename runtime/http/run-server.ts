@@ -44,6 +44,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
   const workers = workerCount(process.env.PORTICO_WORKERS);
   if (workers > 1 && cluster.isPrimary) return runPrimary(model, routes, options, workers, host, `http://${host}:${port}`);
   const app = await start(model, routes, options);
+  logStrayRejections(app);
   const address = await app.listen({ port, host }).catch(async (error: unknown) => {
     await app.close().catch(() => undefined);
     return exitOnStartupError(() => {
@@ -55,6 +56,20 @@ export async function runServer(options: RunServerOptions): Promise<void> {
   const stop = () => drainAndExit(app);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * A promise rejected with nothing waiting for it (a hook or endpoint that started a call and did
+ * not await it, and the call failed after the answer went) is logged: Node's default would end
+ * the process, and with it every request in flight.
+ */
+function logStrayRejections(app: FastifyInstance): void {
+  process.on('unhandledRejection', (reason) => {
+    app.log.error(
+      { err: reason },
+      'A promise was rejected with nothing waiting for it (a hook or endpoint that did not await a call?); the server goes on.',
+    );
+  });
 }
 
 /** How long requests in flight may take to finish after SIGTERM/SIGINT before the process exits anyway. */

@@ -23,8 +23,11 @@ export default defineHooks<Events>({
   'db._table.contact.post.pre_process': (records) => {
     if (records.some((record) => record.first_name === 'Broken')) throw new Error('secret internals of the hook');
   },
-  'db._table.contact_group.get.pre_process': (_records, context) =>
-    context.query.filter === "name = 'hang'" ? new Promise<void>(() => undefined) : undefined,
+  'db._table.contact_group.get.pre_process': (_records, context) => {
+    // A call started and never awaited, which fails once the answer has gone.
+    if (context.query.filter === "name = 'stray'") void Promise.reject(new Error('stray rejection of the hook'));
+    return context.query.filter === "name = 'hang'" ? new Promise<void>(() => undefined) : undefined;
+  },
 });
 `;
 
@@ -131,4 +134,12 @@ it('a hook still running after platform.yaml timeout_ms is cut off with a 503', 
   expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   expect(await logLine((line) => line.err?.message?.includes('did not finish within 300 ms'))).toBeDefined();
   expect((await call('GET', '/db/_table/contact_group')).status).toBe(200);
+});
+
+it('a promise a hook rejects with nothing waiting for it is logged, and the server goes on', async () => {
+  const stray = await call('GET', `/db/_table/contact_group?filter=${encodeURIComponent("name = 'stray'")}`);
+  expect(stray).toEqual({ status: 200, body: { resource: [] } });
+  expect((await call('GET', '/db/_table/contact_group?limit=1')).status).toBe(200);
+  const logged = await logLine((line) => line.err?.message === 'stray rejection of the hook');
+  expect(logged).toMatchObject({ level: 50, msg: expect.stringContaining('the server goes on') });
 });
