@@ -66,7 +66,8 @@ export function pick(query: RawQuery, name: string): string | undefined {
     }
   }
   if (Array.isArray(value)) value = value[value.length - 1];
-  return value;
+  // A hook may have put a number or a boolean there (`context.query.limit = 10`: gen build compiles it without type checks).
+  return typeof value === 'string' || value === undefined ? value : value === null ? undefined : String(value);
 }
 
 const TRUE = new Set(['true', '1', 'yes', 'on', 'y', 't']);

@@ -40,6 +40,8 @@ const hooks = defineHooks<Events>({
     return records.map((r) => ({ ...r, notes: `seen by ${context.event}`, seen_by: context.phase, id: String(r.id) as unknown as number }));
   },
   'db._table.contact_group.get.pre_process': async (_records, context) => {
+    // As a hook compiled without type checks may write them: a number and a boolean.
+    if (context.query.paged !== undefined) Object.assign(context.query, { limit: 2, offset: 1, include_count: true });
     // Waits for the test to release it: longer than the module's timeout.
     if (context.query.filter !== "name = 'hang'") return;
     await new Promise<void>((resolve) => {
@@ -100,6 +102,13 @@ describe('hooks on the _table path', () => {
         logs: true,
       },
     ]);
+  });
+
+  it('a pre_process hook may set query parameters to numbers and booleans', async () => {
+    const paged = await api('GET', '/db/_table/contact_group?paged=1&order=id&fields=id');
+    expect(paged.status).toBe(200);
+    expect(paged.body.resource).toEqual([{ id: 2 }, { id: 3 }]);
+    expect(paged.body.meta.count).toBeGreaterThan(2);
   });
 
   it('a thrown PorticoError is the spec envelope with its status; anything else a generic 500', async () => {
