@@ -101,6 +101,11 @@ export const coreMessages = {
   preflightMethodNotAllowed: message(405, (method: string) => `Method ${method} is not allowed from this origin by the CORS rules.`),
   /** A user's hook (runtime/http/hooks.ts) that did not finish within its time. */
   hookTimedOut: message(503, () => 'The request did not complete in time: a hook of the platform took too long.'),
+  endpointTimedOut: message(
+    503,
+    (service: string, ms: number) =>
+      `The request did not complete in time: the endpoint of service '${service}' took longer than ${ms} ms.`,
+  ),
   /** Hooks and custom endpoints calling services in process (runtime/http/in-process-api.ts). */
   inProcessTooDeep: message(
     500,

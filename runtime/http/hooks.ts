@@ -26,6 +26,7 @@ import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../services/service-kind.js';
 import type { ServiceApi, UntypedTables } from '../services/service-api.js';
+import { isThenable, withDeadline } from './deadlines.js';
 import { eventName, HOOK_PHASES, type HookPhase } from './hook-events.js';
 
 export type { HookPhase } from './hook-events.js';
@@ -358,85 +359,9 @@ class CallContext implements HookContext {
   }
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
-}
-
-/**
- * Hook calls in flight with their deadlines, checked by one timer every SWEEP_MS while any is
- * waiting: a timer of its own per call made Node create and drop its timer list on every
- * request. A hook is cut off between its timeout and SWEEP_MS later. The calls are a linked list:
- * a settled call is unlinked at once (so it dies young), without the table a Set reallocates as
- * it empties and fills again.
- */
-const SWEEP_MS = 50;
-
-interface Deadline {
-  at: number;
-  expire: () => void;
-  previous: Deadline | null;
-  next: Deadline | null;
-}
-
-class Deadlines {
-  private first: Deadline | null = null;
-  private last: Deadline | null = null;
-  private timer: NodeJS.Timeout | null = null;
-
-  watch(ms: number, expire: () => void): Deadline {
-    const entry: Deadline = { at: Date.now() + ms, expire, previous: this.last, next: null };
-    if (this.last === null) this.first = entry;
-    else this.last.next = entry;
-    this.last = entry;
-    this.timer ??= setInterval(this.sweep, SWEEP_MS).unref();
-    return entry;
-  }
-
-  release(entry: Deadline): void {
-    if (entry.previous === null) {
-      if (this.first !== entry) return; // already released
-      this.first = entry.next;
-    } else entry.previous.next = entry.next;
-    if (entry.next === null) this.last = entry.previous;
-    else entry.next.previous = entry.previous;
-    entry.previous = null;
-    entry.next = null;
-  }
-
-  private readonly sweep = (): void => {
-    const now = Date.now();
-    for (let entry = this.first; entry !== null; ) {
-      const next = entry.next;
-      if (entry.at <= now) {
-        this.release(entry);
-        entry.expire();
-      }
-      entry = next;
-    }
-    if (this.first === null && this.timer !== null) {
-      clearInterval(this.timer);
-      this.timer = null;
-    }
-  };
-}
-
-const deadlines = new Deadlines();
-
 /** A hook's promise, or a HookTimeout once the hook's time is up. */
 function withTimeout(pending: PromiseLike<unknown>, attached: AttachedHook, context: HookContext): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const deadline = deadlines.watch(attached.timeoutMs, () => reject(new HookTimeout(context.event, attached.file, attached.timeoutMs)));
-    pending.then(
-      (value) => {
-        deadlines.release(deadline);
-        resolve(value);
-      },
-      (error: unknown) => {
-        deadlines.release(deadline);
-        reject(error);
-      },
-    );
-  });
+  return withDeadline(pending, attached.timeoutMs, () => new HookTimeout(context.event, attached.file, attached.timeoutMs));
 }
 
 /** What a hook threw, as the request's error. */

@@ -330,7 +330,10 @@ describe('a custom service', () => {
   it('is listed as a service type (group Script) and is declared in platform.yaml only', async () => {
     const type = await admin('GET', '/system/service_type/custom');
     expect(type.body).toMatchObject({ name: 'custom', group: 'Script', service_definition_editable: false });
-    expect(type.body.config_schema).toEqual([expect.objectContaining({ name: 'module', type: 'string', required: true })]);
+    expect(type.body.config_schema).toEqual([
+      expect.objectContaining({ name: 'module', type: 'string', required: true }),
+      expect.objectContaining({ name: 'timeout_ms', type: 'integer', required: false }),
+    ]);
     const created = await admin('POST', '/system/service', {
       resource: [{ name: 'later', label: 'Later', type: 'custom', config: { module: 'x.ts' } }],
     });
@@ -342,7 +345,10 @@ describe('a custom service', () => {
 });
 
 /** A server of the built-in services and a custom service per module, read as gen build reads it (in the process that then serves it, as gen dev does), and an administrator's client. */
-async function serveModules(modules: Record<string, unknown>): Promise<{ server: TestServer; call: Api }> {
+async function serveModules(
+  modules: Record<string, unknown>,
+  config: Record<string, Record<string, unknown>> = {},
+): Promise<{ server: TestServer; call: Api }> {
   const services = [];
   for (const [index, [name, module]] of Object.entries(modules).entries()) {
     const read = (await customKind.introspect!(
@@ -358,7 +364,7 @@ async function serveModules(modules: Record<string, unknown>): Promise<{ server:
       type: 'custom',
       description: '',
       is_active: true,
-      config: { module: `endpoints/${name}.ts` },
+      config: { module: `endpoints/${name}.ts`, ...config[name] },
       origin: 'platform' as const,
       kind: 'custom' as const,
       routes: read.routes,
@@ -424,6 +430,30 @@ it('answers in the spec shape whatever a handler throws: no Error at all, an err
     expect((await call('GET', '/system/environment')).status).toBe(200);
   } finally {
     await oddServer.close();
+  }
+});
+
+it("cuts a handler that does not answer within its service's timeout_ms off with a 503, serving other requests meanwhile", async () => {
+  const slow = defineEndpoints({
+    routes: [
+      { method: 'GET', path: '/never', handler: () => new Promise(() => undefined) },
+      { method: 'GET', path: '/quick', handler: async () => ({ quick: true }) },
+    ],
+  });
+  const { server: slowServer, call } = await serveModules({ slow }, { slow: { timeout_ms: 300 } });
+  try {
+    const started = Date.now();
+    const never = call('GET', '/slow/never');
+    expect(await call('GET', '/slow/quick')).toMatchObject({ status: 200, body: { quick: true } });
+    expect(await never).toMatchObject({
+      status: 503,
+      body: {
+        error: { code: 503, message: "The request did not complete in time: the endpoint of service 'slow' took longer than 300 ms." },
+      },
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+  } finally {
+    await slowServer.close();
   }
 });
 

@@ -7,10 +7,18 @@
 import { InternalServerError } from '../../core/errors.js';
 import { coreMessages } from '../../core/messages.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
+import { isThenable, withDeadline } from '../../http/deadlines.js';
 import { silentLogger } from '../../http/silent-logger.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import type { ServiceApi } from '../service-api.js';
-import { endpointReply, isEndpointReply, sortRoutes, type EndpointContext, type LoadedRoute } from './endpoints.js';
+import {
+  DEFAULT_ENDPOINT_TIMEOUT_MS,
+  endpointReply,
+  isEndpointReply,
+  sortRoutes,
+  type EndpointContext,
+  type LoadedRoute,
+} from './endpoints.js';
 import { accessComponent, bySpecificity, endpointsOpenApi, matchPattern, routePattern, type RoutePattern } from './endpoint-routes.js';
 import { bodyChecker, type BodyCheck } from './request-validation.js';
 
@@ -36,6 +44,7 @@ export class CustomHandler implements ServiceHandler {
   constructor(
     private readonly name: string,
     routes: readonly LoadedRoute[],
+    private readonly timeoutMs = DEFAULT_ENDPOINT_TIMEOUT_MS,
   ) {
     const bodyCheck = bodyChecker();
     this.routes = routes
@@ -63,10 +72,11 @@ export class CustomHandler implements ServiceHandler {
         reply: endpointReply,
       };
       const path = `/${call.resource.join('/')}`;
-      const answer = await route.handler(
-        { method: call.verb, path, params, query: call.query, body: call.body, headers: call.headers },
-        ctx,
-      );
+      const answered = route.handler({ method: call.verb, path, params, query: call.query, body: call.body, headers: call.headers }, ctx);
+      // A handler that never answers is cut off (the request would wait for ever).
+      const answer = isThenable(answered)
+        ? await withDeadline(answered, this.timeoutMs, () => coreMessages.endpointTimedOut.error(this.name, this.timeoutMs))
+        : answered;
       if (isEndpointReply(answer)) return { status: answer.status, body: answer.body, headers: answer.headers };
       return answer === undefined ? { status: 204, body: undefined } : { body: answer };
     }

@@ -12,7 +12,7 @@
 import { InternalServerError } from '../../core/errors.js';
 import type { ServiceKind } from '../service-kind.js';
 import { endpointsOpenApi } from './endpoint-routes.js';
-import { EndpointModuleError, readEndpointSet, sortRoutes } from './endpoints.js';
+import { DEFAULT_ENDPOINT_TIMEOUT_MS, EndpointModuleError, readEndpointSet, sortRoutes } from './endpoints.js';
 
 export const customConfigSchema = {
   type: 'object',
@@ -25,6 +25,13 @@ export const customConfigSchema = {
       title: 'Module',
       description:
         'The TypeScript module of the endpoints, relative to platform.yaml and outside the generated directory: it default-exports defineEndpoints({ routes }) of portico/runtime.',
+    },
+    timeout_ms: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 3_600_000,
+      title: 'Timeout (ms)',
+      description: `How long a handler may take to answer (a streamed answer's body excepted) before the request is answered 503; default ${DEFAULT_ENDPOINT_TIMEOUT_MS}.`,
     },
   },
 };
@@ -56,7 +63,8 @@ export const customKind: ServiceKind = {
     // The handler (and ajv, for request schemas) loads when a custom service opens.
     const { CustomHandler } = await import('./custom-handler.js');
     try {
-      return new CustomHandler(service.name, readEndpointSet(exported));
+      const timeoutMs = typeof service.config.timeout_ms === 'number' ? service.config.timeout_ms : DEFAULT_ENDPOINT_TIMEOUT_MS;
+      return new CustomHandler(service.name, readEndpointSet(exported), timeoutMs);
     } catch (error) {
       if (error instanceof EndpointModuleError)
         throw new InternalServerError(`The module of service '${service.name}' cannot serve: ${error.message}.`);

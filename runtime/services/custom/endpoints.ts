@@ -50,7 +50,8 @@ export interface EndpointContext<A = UntypedTables> {
 /**
  * One route. The handler answers the response body (200; nothing is a 204) or `ctx.reply(...)`;
  * it refuses with a thrown PorticoError (its status and message); anything else it throws is a
- * 500 with a generic message (the error goes to the log).
+ * 500 with a generic message (the error goes to the log). One that has not answered after its
+ * service's `timeout_ms` is cut off with a 503.
  */
 export interface EndpointRoute<A = UntypedTables> {
   method: Verb;
@@ -82,6 +83,9 @@ export function endpointReply<T>(status: number, body: T, headers: Record<string
 export function isEndpointReply(value: unknown): value is EndpointReply {
   return typeof value === 'object' && value !== null && (value as { [REPLY]?: unknown })[REPLY] === true;
 }
+
+/** How long a handler may take unless its service's `timeout_ms` says otherwise (as a hook). */
+export const DEFAULT_ENDPOINT_TIMEOUT_MS = 10_000;
 
 /** What a module exports that cannot serve: named in `gen build`'s diagnostic and in the server's error. */
 export class EndpointModuleError extends Error {}
