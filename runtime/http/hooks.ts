@@ -299,7 +299,8 @@ class HookedRun {
   private async after(post: readonly AttachedHook[], result: ServiceResult): Promise<ServiceResult> {
     if ((result.status ?? 200) >= 400) return result;
     if (!this.records) return { ...result, body: await runHooks(post, result.body, this.context('post_process'), false) };
-    const answered = toRecords(result.body);
+    // A count (`{"meta":{"count":n}}`) holds no records: taken for one, a hook's filter or new field changed the count's answer.
+    const answered = toBool(pick(this.hooked.call.query, 'count_only')) ? null : toRecords(result.body);
     if (answered === null) return result;
     const changed = await runHooks(post, answered, this.context('post_process'), true);
     return changed === answered ? result : { ...result, body: fromRecords(result.body, changed as unknown[]) };

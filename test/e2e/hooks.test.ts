@@ -28,6 +28,9 @@ const hooks = defineHooks<Events>({
     return records.map((r) => ({ ...r, last_name: r.last_name.toUpperCase() }));
   },
   'db._table.contact.get.post_process': (records) => records.filter((r) => r.notes !== 'hidden'),
+  // Keeps the links to a contact, with a field of its own.
+  'db._table.contact_group_relationship.get.post_process': (records) =>
+    records.filter((r) => r.contact_id !== null).map((r) => ({ ...r, link: `${r.contact_id}-${r.contact_group_id}` })),
   'db._table.contact.{id}.get.post_process': (records, context) => {
     seen.push({
       event: context.event,
@@ -81,6 +84,16 @@ describe('hooks on the _table path', () => {
     const list = await api('GET', '/db/_table/contact?filter=first_name%3DSecret');
     expect(list.status).toBe(200);
     expect(list.body.resource).toEqual([]);
+  });
+
+  it('a count holds no records: a post_process hook on the read leaves it as it is', async () => {
+    const links = await api('GET', '/db/_table/contact_group_relationship?limit=1');
+    expect(links.body.resource[0].link).toMatch(/^\d+-\d+$/);
+    for (const url of ['/db/_table/contact_group_relationship?count_only=true', '/db/_table/contact?count_only=true']) {
+      const count = await api('GET', url);
+      expect(count.status).toBe(200);
+      expect(count.body).toEqual({ meta: { count: expect.any(Number) } });
+    }
   });
 
   it('a record path raises its own event ({id}), with the table, the path and the request logger in the context; its answer is sent as the hook made it', async () => {
