@@ -411,10 +411,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The records of a body: `{resource: [...]}`, an array, or one record; null when it holds none (a count, nothing). */
+/** The records of a body: `{resource: [...]}`, `{resource: {...}}` (one record), an array, or one record; null when it holds none (nothing). */
 function toRecords(body: unknown): unknown[] | null {
   if (Array.isArray(body)) return body;
-  if (isObject(body)) return Array.isArray(body.resource) ? body.resource : [body];
+  if (isObject(body)) return Array.isArray(body.resource) ? body.resource : isObject(body.resource) ? [body.resource] : [body];
   return null;
 }
 
@@ -422,6 +422,7 @@ function toRecords(body: unknown): unknown[] | null {
 function fromRecords(body: unknown, records: unknown[]): unknown {
   if (Array.isArray(body)) return records;
   if (isObject(body) && Array.isArray(body.resource)) return { ...body, resource: records };
+  if (isObject(body) && isObject(body.resource)) return { ...body, resource: records.length === 1 ? records[0] : records };
   if (isObject(body) && records.length === 1) return records[0];
   return body === undefined || body === null ? (records.length === 0 ? body : { resource: records }) : records;
 }

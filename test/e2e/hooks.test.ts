@@ -79,6 +79,14 @@ describe('hooks on the _table path', () => {
     expect(created.body.resource[0]).toMatchObject({ first_name: 'Ada', last_name: 'LOVELACE' });
   });
 
+  it('a pre_process hook sees the one record of a {"resource": {...}} body as a record', async () => {
+    const created = await api('POST', '/db/_table/contact?fields=first_name,last_name', {
+      resource: { first_name: 'Grace', last_name: 'Hopper' },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.resource).toEqual([{ first_name: 'Grace', last_name: 'HOPPER' }]);
+  });
+
   it('a post_process hook filters the records a read answers with', async () => {
     await api('POST', '/db/_table/contact', { resource: [{ first_name: 'Secret', last_name: 'Agent', notes: 'hidden' }] });
     const list = await api('GET', '/db/_table/contact?filter=first_name%3DSecret');
