@@ -289,7 +289,11 @@ function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, Interna
       result =
         path === null
           ? await handler.handle(call)
-          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log, api }, handler);
+          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log, api }, handler).catch(async (error: unknown) => {
+              // A post_process hook's error is the answer, but the write it follows stays: the other instances must hear of it.
+              if (verb !== 'GET') await ctx.changes.announce();
+              throw error;
+            });
     } else {
       // A hook's call to the service whose write it is part of runs in that write's transaction.
       const handler =

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ConflictError } from '#runtime/core/errors.js';
+import { defineHooks } from '#runtime/http/hooks.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
@@ -29,7 +31,14 @@ for (const [label, env, within, reachable] of [
 
     beforeAll(async () => {
       const options = { systemDatabase: path.join(dir, 'system.sqlite'), env: { ...env } };
-      a = await startTestServer(minimalModel(), options);
+      // On A only: a post_process hook refusing some roles once they are written (the write stays, as in the reference).
+      const refuseAfter = defineHooks({
+        'system.role.post.post_process': (body, context) => {
+          if (context.query.refuse_after !== undefined) throw new ConflictError('Refused after the write.');
+          return body;
+        },
+      });
+      a = await startTestServer(minimalModel(), { ...options, hooks: [refuseAfter] });
       b = await startTestServer(minimalModel(), options);
       const [tokenA, tokenB] = [await a.adminToken(), await b.adminToken()];
       adminA = apiClient(a.app, () => ({ key: a.apiKey, token: tokenA }));
@@ -119,6 +128,13 @@ for (const [label, env, within, reachable] of [
       await soon(async () => expect(b.app.portico.directory.appsByKey.has(key)).toBe(false));
       await adminA('DELETE', `/system/role/${role}`);
       await soon(async () => expect(b.app.portico.directory.roles.has(role)).toBe(false));
+    });
+
+    it('a write a post_process hook refuses after it was made is news for the other instance too', async () => {
+      const refused = await adminA('POST', '/system/role?refuse_after=1', { resource: [{ name: 'refused-after' }] });
+      expect(refused).toMatchObject({ status: 409, body: { error: { message: 'Refused after the write.' } } });
+      const role = (await adminA('GET', "/system/role?filter=name='refused-after'")).body.resource[0].id;
+      await soon(async () => expect(b.app.portico.directory.roles.get(role)?.name).toBe('refused-after'));
     });
 
     it('a rate limit created on one is enforced by the other', async () => {
