@@ -59,12 +59,19 @@ export function addDevCommand(program: Command, io: CliIo): void {
         },
         io,
       );
+      // A promise a hook or endpoint rejects with nothing waiting for it is reported: Node's default would end gen dev.
+      const stray = (reason: unknown) =>
+        io.stderr(
+          `A promise was rejected with nothing waiting for it (a hook or endpoint that did not await a call?); still serving: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`,
+        );
+      process.on('unhandledRejection', stray);
       await dev.start();
       // Serves until interrupted; requests in flight finish before the process ends.
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
+          process.off('unhandledRejection', stray);
           void dev.close().then(resolve);
         };
         process.on('SIGINT', stop);

@@ -46,6 +46,9 @@ const PLATFORM = [
 const hooks = (stamp: string) =>
   `export default {\n  'db._table.note.post.pre_process': (records: Array<{ body: string }>) => records.map((r) => ({ ...r, body: \`${stamp}: \${r.body}\` })),\n};\n`;
 
+/** The first hook module, which also starts a call it never awaits, failing after the answer went (for a note named 'stray'). */
+const strayHooks = `export default {\n  'db._table.note.post.pre_process': (records: Array<{ body: string }>) => {\n    if (records.some((r) => r.body === 'stray')) void Promise.reject(new Error('stray rejection of the hook'));\n    return records.map((r) => ({ ...r, body: \`first: \${r.body}\` }));\n  },\n};\n`;
+
 async function create(url: string, body: string): Promise<unknown> {
   const response = await fetch(`${url}/api/v2/db/_table/note?fields=body`, {
     method: 'POST',
@@ -62,13 +65,17 @@ it('serves the hooks, reloads when the hook file changes, and keeps the last goo
   db.exec('create table note (id integer primary key, body text not null)');
   db.close();
   fs.writeFileSync(path.join(dir, 'platform.yaml'), PLATFORM);
-  fs.writeFileSync(path.join(dir, 'hooks/notes.ts'), hooks('first'));
+  fs.writeFileSync(path.join(dir, 'hooks/notes.ts'), strayHooks);
 
   dev = new GenDev(dir, ['--poll', 'off']);
   const output = dev;
   const url = await dev.listening();
   expect(output.text).toContain('Watching platform.yaml, hooks/notes.ts; database schemas not polled.');
   expect(await create(url, 'one')).toEqual({ resource: [{ body: 'first: one' }] });
+  // A stray rejection is reported, and gen dev serves on.
+  expect(await create(url, 'stray')).toEqual({ resource: [{ body: 'first: stray' }] });
+  await dev.waitFor(/rejected with nothing waiting for it .*stray rejection of the hook/, 0);
+  expect(await create(url, 'after')).toEqual({ resource: [{ body: 'first: after' }] });
 
   let mark = output.text.length;
   fs.writeFileSync(path.join(dir, 'hooks/notes.ts'), hooks('second'));
