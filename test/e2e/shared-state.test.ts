@@ -142,5 +142,16 @@ for (const [label, env, within, reachable] of [
       await adminA('POST', '/system/limit', { resource: [{ name: 'shared limit', type: 'instance.each_user', rate: 1 }] });
       await soon(async () => expect(b.app.portico.limits.active.map((l) => l.name)).toContain('shared limit'));
     });
+
+    it('a counter reset on one lifts the lock on the other, also where each instance counts on its own', async () => {
+      await adminA('POST', '/system/user', { resource: [{ name: 'Reset', email: 'reset@x.io', password: PASSWORD }] });
+      const token = (await adminB('POST', '/user/session', { email: 'reset@x.io', password: PASSWORD }, null)).body.session_token;
+      // 'shared limit' (each user, once a minute) applies: the second request within the minute is refused.
+      const onB = () => adminB('GET', '/user/session', undefined, { token });
+      expect((await onB()).status).toBe(200);
+      expect((await onB()).status).toBe(429);
+      expect((await adminA('DELETE', '/system/limit_cache?force=true')).status).toBe(200);
+      await soon(async () => expect((await onB()).status).toBe(200));
+    });
   });
 }

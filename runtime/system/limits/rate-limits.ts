@@ -3,12 +3,17 @@
  * limit's counter; the request after `rate` within a period is refused with 429 and the key stays
  * locked for one period. Counters live in Redis when the platform has one (atomic, shared by
  * every instance; while Redis is away each instance counts on its own) and in process otherwise.
+ * A reset (DELETE /system/limit_cache) reaches the counters every instance keeps in process too:
+ * the instance that resets writes a token per limit and user (`*` for every user) into the system
+ * database, and the others reset the same counters of their own when they catch up with the
+ * change (as cache-clears.ts does for DELETE /system/cache).
  */
+import { randomBytes } from 'node:crypto';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { TooManyRequestsError } from '../../core/errors.js';
 import { deleteByPrefix, type RedisLink } from '../shared/redis-link.js';
 import type { Selectable } from 'kysely';
-import type { SystemDb } from '../store/system-db.js';
+import { upsert, type SystemDb } from '../store/system-db.js';
 import type { SystemTables } from '../store/system-tables.js';
 import {
   counterKey,
@@ -31,7 +36,11 @@ interface Counter {
   keys: Set<string>;
   /** The limiter's key prefix (its keys in Redis are `{prefix}:{counter key}`). */
   prefix: string;
+  /** The in-process counters (the limiter itself without Redis, its stand-in while Redis is away). */
+  memory: RateLimiterAbstract;
 }
+
+const RESET_PREFIX = 'limit_reset:';
 
 /** One counter as /system/limit_cache shows it (each_user limits have one per user). */
 export interface CounterState {
@@ -87,6 +96,8 @@ export class RateLimits {
   private rules: LimitRule[] = [];
   private counters = new Map<number, Counter>();
   private counting: typeof import('rate-limiter-flexible') | undefined;
+  /** The reset tokens seen (system_setting `limit_reset:{limit id}:{user id or *}`); undefined before the first reload. */
+  private resetsSeen: Map<string, string> | undefined;
 
   constructor(
     private readonly db: SystemDb,
@@ -101,6 +112,27 @@ export class RateLimits {
     if (this.rules.length > 0) await this.loadCounting();
     const live = new Set(this.rules.map((rule) => rule.id));
     for (const id of this.counters.keys()) if (!live.has(id)) this.counters.delete(id);
+    await this.resetsElsewhere();
+  }
+
+  /** Resets the counters here that another instance reset (the resets made before this one started found nothing to reset). */
+  private async resetsElsewhere(): Promise<void> {
+    const rows = await this.db.selectFrom('system_setting').select(['name', 'value']).where('name', 'like', `${RESET_PREFIX}%`).execute();
+    const starting = this.resetsSeen === undefined;
+    this.resetsSeen ??= new Map();
+    for (const { name, value } of rows) {
+      // `_` is a LIKE wildcard: the prefix is checked exactly here.
+      if (!name.startsWith(RESET_PREFIX) || this.resetsSeen.get(name) === value) continue;
+      this.resetsSeen.set(name, value);
+      if (starting) continue;
+      const [limitId, user] = name.slice(RESET_PREFIX.length).split(':');
+      const rule = this.rules.find((candidate) => candidate.id === Number(limitId));
+      const counter = this.counters.get(Number(limitId));
+      if (rule === undefined || counter === undefined) continue;
+      const keys = user === '*' ? [...counter.keys] : this.keysOf(rule, [], Number(user)).map(({ key }) => key);
+      // Only what this instance counts itself: the counters in Redis were reset by the instance that reset (and may have counted since).
+      for (const key of keys) await counter.memory.delete(key).catch(() => false);
+    }
   }
 
   get active(): readonly LimitRule[] {
@@ -128,7 +160,7 @@ export class RateLimits {
     const limiter = this.redis
       ? new RateLimiterRedis({ ...options, storeClient: this.redis.client, insuranceLimiter: memory, rejectIfRedisNotReady: true })
       : memory;
-    counter = { shape, limiter, keys: new Set(), prefix: options.keyPrefix };
+    counter = { shape, limiter, keys: new Set(), prefix: options.keyPrefix, memory };
     this.counters.set(rule.id, counter);
     return counter;
   }
@@ -216,10 +248,18 @@ export class RateLimits {
       const keys = new Set(this.keysOf(rule, users, filter.userId).map(({ key }) => key));
       // Every user's counter of the limit, also of users counted elsewhere and no longer listed.
       if (filter.userId === undefined) for (const key of counter.keys) keys.add(key);
-      for (const key of keys) await counter.limiter.delete(key).catch(() => false);
+      for (const key of keys) {
+        await counter.limiter.delete(key).catch(() => false);
+        if (counter.memory !== counter.limiter) await counter.memory.delete(key).catch(() => false);
+      }
       if (filter.userId === undefined && isEachUser(rule.type) && this.redis?.ready()) {
         await deleteByPrefix(this.redis.client, `${counter.prefix}:`).catch(() => undefined);
       }
+      // The other instances reset what they count in process when they catch up with the change.
+      const name = `${RESET_PREFIX}${rule.id}:${filter.userId ?? '*'}`;
+      const token = randomBytes(8).toString('hex');
+      this.resetsSeen?.set(name, token);
+      await upsert(this.db, 'system_setting', 'name', { name, value: token }, { value: token });
     }
     return [];
   }
