@@ -291,7 +291,7 @@ function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, Interna
           ? await handler.handle(call)
           : await ctx.hooks!.around({ service: model.name, path, call, log: request.log, api }, handler).catch(async (error: unknown) => {
               // A post_process hook's error is the answer, but the write it follows stays: the other instances must hear of it.
-              if (verb !== 'GET') await ctx.changes.announce();
+              if (verb !== 'GET') await ctx.changes.announce().catch(() => undefined);
               throw error;
             });
     } else {
