@@ -105,6 +105,11 @@ export const systemMessages = {
     () => 'Verb is invalid or not allowed.',
     () => field('verb'),
   ),
+  limitEndpointTooLong: message(
+    400,
+    (most: number, name: string) => `endpoint is too long for this limit: at most ${most} characters. Limit: ${name}`,
+    () => field('endpoint'),
+  ),
   limitExists: message(
     400,
     () => 'A limit already exists with those parameters. No records added.',

@@ -21,6 +21,9 @@ import {
 } from './limit-rules.js';
 import { systemMessages } from '../system-messages.js';
 
+/** The length of the longest key_text every system database holds (MySQL's varchar(255)). */
+const KEY_TEXT_MAX = 255;
+
 /** The reference's messages for a bad rate, period or verb, before the schema sees them. */
 function normalise(record: Record<string, unknown>): void {
   if ('rate' in record) {
@@ -73,6 +76,10 @@ async function check(w: WriteContext, verb: 'create' | 'update' | 'delete', keys
     if (needsEndpoint(type) && fields.endpoint === null)
       throw new BadRequestError(`endpoint must be specified with this limit type. Limit: ${name}`, { field: 'endpoint' });
     const keyText = limitKeyText(fields);
+    // The key holds the endpoint: past what the key_text column holds (255 on MySQL), the endpoint is what is too long.
+    if (keyText.length > KEY_TEXT_MAX && fields.endpoint !== null) {
+      throw systemMessages.limitEndpointTooLong.error(fields.endpoint.length - (keyText.length - KEY_TEXT_MAX), name);
+    }
     const taken = await w.db.selectFrom('limits').select('id').where('key_text', '=', keyText).executeTakeFirst();
     if (seen.has(keyText) || (taken && taken.id !== id)) throw systemMessages.limitExists.error();
     seen.add(keyText);
