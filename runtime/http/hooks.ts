@@ -392,7 +392,17 @@ export class HookFailure extends Error {
     readonly file: string,
     readonly cause: unknown,
   ) {
-    super(`Hook on '${event}' (${file}) failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(`Hook on '${event}' (${file}) failed: ${describeThrown(cause)}`);
+  }
+}
+
+/** What a hook threw, in words: some values have none (`Object.create(null)`, a toString that throws). */
+function describeThrown(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message;
+  try {
+    return String(thrown);
+  } catch {
+    return Object.prototype.toString.call(thrown);
   }
 }
 

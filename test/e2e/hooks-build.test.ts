@@ -22,6 +22,8 @@ export default defineHooks<Events>({
   },
   'db._table.contact.post.pre_process': (records) => {
     if (records.some((record) => record.first_name === 'Broken')) throw new Error('secret internals of the hook');
+    // A thrown value with no words of its own (no prototype, so no toString).
+    if (records.some((record) => record.first_name === 'Wordless')) throw Object.create(null);
   },
   'db._table.contact_group.get.pre_process': (_records, context) => {
     // A call started and never awaited, which fails once the answer has gone.
@@ -122,6 +124,14 @@ it('an unexpected exception is a generic 500; its message and stack are in the l
   expect(logged).toBeDefined();
   expect(logged!.err.message).toContain("Hook on 'db._table.contact.post.pre_process' (hooks/contact.ts) failed");
   expect(logged!.err.stack).toContain('hooks/contact.mjs');
+  // What the hook threw has no words: the log still names the hook.
+  const wordless = await call('POST', '/db/_table/contact', { resource: [{ first_name: 'Wordless', last_name: 'Hook' }] });
+  expect(wordless).toEqual({ status: 500, body: { error: { code: 500, message: 'Internal server error.' } } });
+  expect(
+    await logLine(
+      (line) => line.err?.message === "Hook on 'db._table.contact.post.pre_process' (hooks/contact.ts) failed: [object Object]",
+    ),
+  ).toBeDefined();
 });
 
 it('a hook still running after platform.yaml timeout_ms is cut off with a 503', async () => {
