@@ -37,9 +37,10 @@ export async function rootListing(ctx: PlatformContext, request: FastifyRequest)
   const fields = (toList(typeof query.fields === 'string' ? query.fields : undefined) ?? [...SERVICE_FIELDS]).filter((f) =>
     (SERVICE_FIELDS as readonly string[]).includes(f),
   );
+  // Active services only (reference 1.1): a deactivated one answers 403 to everyone, its spec_url included.
   const services = ctx.services
     .list()
-    .filter((s) => kinds.some((k) => k.type === s.type) && (type === null || s.type === type))
+    .filter((s) => s.is_active && kinds.some((k) => k.type === s.type) && (type === null || s.type === type))
     .filter((s) => isAdmin || roleReaches(role, s.name))
     .map((s) => {
       const all: Record<string, unknown> = { id: s.id, name: s.name, label: s.label, description: s.description, type: s.type };

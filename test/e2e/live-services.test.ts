@@ -127,9 +127,19 @@ describe('services created through the API', () => {
         message: 'Service renamed is deactivated.',
       });
     }
+    // Discovery agrees: its document is refused through api_docs as through _spec, and the lists leave it out.
+    for (const url of ['/renamed/_spec', '/api_docs/renamed']) {
+      expect((await api('GET', url)).body.error, url).toEqual({ code: 403, message: 'Service renamed is deactivated.' });
+    }
+    expect((await api('GET', '/api_docs?as_list=true')).body.resource).not.toContain('renamed');
+    const combined = (await api('GET', '/api_docs')).body;
+    expect(Object.keys(combined.paths).filter((p) => p.startsWith('/renamed'))).toEqual([]);
+    expect(combined.tags.map((tag: { name: string }) => tag.name)).not.toContain('renamed');
+    expect((await api('GET', '/api/v2?fields=name')).body.services).not.toContainEqual(expect.objectContaining({ name: 'renamed' }));
     // Nothing was deleted; reactivated, it serves again.
     await api('PATCH', `/system/service/${id}`, { is_active: true });
     expect((await api('GET', '/renamed/_table/other_thing')).body.resource).toHaveLength(1);
+    expect((await api('GET', '/api_docs?as_list=true')).body.resource).toContain('renamed');
 
     expect((await api('DELETE', `/system/service/${id}`)).body).toEqual({ id });
     expect((await api('GET', '/renamed/_table')).body.error.message).toBe('Could not find a service for renamed');

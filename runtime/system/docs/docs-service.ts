@@ -24,6 +24,8 @@ export function createDocsService(ctx: PlatformContext): DocsService {
   async function documentOf(name: string): Promise<ServiceResult> {
     const service = ctx.services.get(name);
     if (!service) throw coreMessages.serviceNotFound.error(name);
+    // A deactivated service serves nothing, its document included, through either path (as its _spec).
+    if (!service.is_active) throw coreMessages.serviceDeactivated.error(name);
     const group = findServiceType(service.type)?.group;
     return { body: serviceDocument(service, await fragmentOf(service), group) };
   }
@@ -47,9 +49,10 @@ export function createDocsService(ctx: PlatformContext): DocsService {
         return result;
       }
       if (call.resource.length > 1) throw coreMessages.resourceNotFound.error(call.resource.join('/'), 'api_docs');
+      // Deactivated services are left out, as the reference lists active services only: every path they have answers 403.
       const readable = ctx.services
         .list()
-        .filter((service) => call.auth.isAdmin || callerMayRead(ctx, call.auth.role?.id ?? null, service.name));
+        .filter((service) => service.is_active && (call.auth.isAdmin || callerMayRead(ctx, call.auth.role?.id ?? null, service.name)));
       // `as_list=true`: the names of the documented services alone (reference 8.2).
       if (toBool(pick(call.query, 'as_list'))) return { body: wrapList(readable.map((service) => service.name)) };
       const entries = [];
