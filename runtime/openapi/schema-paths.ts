@@ -1,5 +1,5 @@
 /** `_schema` paths of a database service and the schemas of table descriptions (reference 3.3). */
-import type { PathItemObject, SchemasObject } from 'openapi3-ts/oas30';
+import type { ParameterObject, PathItemObject, SchemasObject } from 'openapi3-ts/oas30';
 import { jsonOperation, pathParameter } from './operation-builder.js';
 import { componentRef, parameterRefs } from './shared-components.js';
 
@@ -89,6 +89,14 @@ export function schemaPaths(service: string): Record<string, PathItemObject> {
     schema: list('RelationshipSchema'),
   };
   const relationship = { description: 'Definition of the relationship.', schema: componentRef('schemas', 'RelationshipSchema') };
+  const namesToDrop = (what: string): ParameterObject => ({
+    name: 'ids',
+    in: 'query',
+    required: false,
+    description: `Comma-separated names of the ${what} to drop (or a body list of names or \`{name}\` objects).`,
+    schema: { type: 'string' },
+  });
+  const dropped = { description: 'What was dropped: `{"resource": [{name}]}`.', schema: componentRef('schemas', 'ResourceList') };
   return {
     '/_schema': {
       get: jsonOperation({
@@ -149,6 +157,12 @@ export function schemaPaths(service: string): Record<string, PathItemObject> {
         body: fieldsBody,
         response: done,
       }),
+      delete: jsonOperation({
+        operationId: `delete${service}FieldSchemas`,
+        summary: 'Drop fields of a table.',
+        parameters: [namesToDrop('fields')],
+        response: dropped,
+      }),
     },
     '/_schema/{table_name}/_field/{field_name}': {
       parameters: [tableName, pathParameter('field_name', 'Name of the field.')],
@@ -169,6 +183,12 @@ export function schemaPaths(service: string): Record<string, PathItemObject> {
         summary: 'Add foreign-key relationships.',
         body: relationshipsBody,
         response: done,
+      }),
+      delete: jsonOperation({
+        operationId: `delete${service}RelationshipSchemas`,
+        summary: 'Drop foreign-key relationships of a table.',
+        parameters: [namesToDrop('relationships')],
+        response: dropped,
       }),
     },
     '/_schema/{table_name}/_related/{relationship_name}': {

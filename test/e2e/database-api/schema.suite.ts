@@ -387,6 +387,51 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       ).toBe(400);
     });
 
+    it('drops several fields or relationships named by ids or a body list, as _spec documents (a DELETE on _related without a name was a 404 for relationship "")', async () => {
+      await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'crate',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'a', type: 'integer', allow_null: true },
+              { name: 'b', type: 'integer', allow_null: true },
+              { name: 'shelf_id', type: 'reference', ref_table: 'shelf', ref_field: 'id', allow_null: true },
+              { name: 'spare_shelf', type: 'reference', ref_table: 'shelf', ref_field: 'id', allow_null: true },
+            ],
+          },
+        ],
+      });
+      const noData = { code: 400, message: 'No data in schema delete request.' };
+      expect((await api().call('DELETE', '_schema/crate/_field')).body.error).toEqual(noData);
+      expect((await api().call('DELETE', '_schema/crate/_related')).body.error).toEqual(noData);
+      expect((await api().call('PATCH', '_schema/crate/_related', { resource: [] })).body.error).toEqual({
+        code: 400,
+        message: 'No data in schema update request.',
+      });
+      expect((await api().call('DELETE', '_schema/crate/_related?ids=shelf_by_shelf_id,nope')).status).toBe(404);
+      expect((await api().call('POST', '_table/crate', { resource: [{ shelf_id: 999 }] })).status).toBe(409);
+
+      const related = await api().call('DELETE', '_schema/crate/_related?ids=shelf_by_shelf_id,shelf_by_spare_shelf');
+      expect(related.body).toEqual({ resource: [{ name: 'shelf_by_shelf_id' }, { name: 'shelf_by_spare_shelf' }] });
+      expect((await api().get('_schema/crate/_related')).body.resource).toEqual([]);
+      expect((await api().call('POST', '_table/crate', { resource: [{ shelf_id: 999, spare_shelf: 999 }] })).status).toBe(200);
+      const fields = await api().call('DELETE', '_schema/crate/_field', { resource: [{ name: 'a' }, 'b'] });
+      expect(fields.body).toEqual({ resource: [{ name: 'a' }, { name: 'b' }] });
+      expect((await api().get('_schema/crate/_field')).body.resource.map((f: { name: string }) => f.name)).toEqual([
+        'id',
+        'shelf_id',
+        'spare_shelf',
+      ]);
+
+      const paths = (await api().call('GET', '_spec')).body.paths;
+      expect(paths['/_schema/{table_name}/_field'].delete.parameters).toContainEqual(expect.objectContaining({ name: 'ids', in: 'query' }));
+      expect(paths['/_schema/{table_name}/_related'].delete.parameters).toContainEqual(
+        expect.objectContaining({ name: 'ids', in: 'query' }),
+      );
+      await api().call('DELETE', '_schema/crate');
+    });
+
     it('refuses what would leave a foreign key dangling or a field twice, changing nothing (SQLite dropped the key)', async () => {
       const created = await api().call('POST', '_schema', {
         resource: [

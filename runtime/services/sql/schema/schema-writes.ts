@@ -266,7 +266,8 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     const names =
       name !== undefined
         ? [name]
-        : (parseCommonParams(call.query).ids ?? bodyItems(call.body, 'delete').map((item) => lowerKeys(item).name));
+        : (parseCommonParams(call.query).ids ??
+          bodyItems(call.body, 'delete').map((item) => (typeof item === 'string' ? item : lowerKeys(item).name)));
     const drop = names.map((n) => {
       const field = typeof n === 'string' ? findField(table, n) : undefined;
       if (field === undefined) throw sqlMessages.partNotFound.error('Field', String(n), table.name);
@@ -336,19 +337,35 @@ async function writeRelations(
   name: string | undefined,
 ): Promise<ServiceResult> {
   if (call.verb === 'DELETE') {
-    const relation = relationNamed(table, name ?? '');
-    if (relation.type === 'many_many')
-      throw new BadRequestError(
-        `Relationship '${relation.name}' comes from junction table '${relation.junctionTable}': drop that table or its foreign keys.`,
-      );
-    const holder = relation.type === 'belongs_to' ? table : ctx.schema.table(relation.refTable);
-    const fields = relation.type === 'belongs_to' ? relation.field : relation.refField;
-    const fk = holder.foreignKeys.find((key) => key.fields.join() === fields.join());
-    if (fk === undefined) throw new NotFoundError(`Relationship '${relation.name}' has no foreign key to drop.`);
-    await alter(ctx, holder, { add: [], modify: [], drop: [], dropForeignKeys: [fk.name] });
-    return { body: { success: true } };
+    // One by name, or several as `_field` takes them: `?ids=a,b` or a body list of names or `{name}`.
+    const names =
+      name !== undefined
+        ? [name]
+        : (parseCommonParams(call.query).ids ??
+          bodyItems(call.body, 'delete').map((item) => (typeof item === 'string' ? item : lowerKeys(item).name)));
+    const drops = names.map((n) => {
+      const relation = relationNamed(table, typeof n === 'string' ? n : String(n));
+      if (relation.type === 'many_many')
+        throw new BadRequestError(
+          `Relationship '${relation.name}' comes from junction table '${relation.junctionTable}': drop that table or its foreign keys.`,
+        );
+      const holder = relation.type === 'belongs_to' ? table : ctx.schema.table(relation.refTable);
+      const fields = relation.type === 'belongs_to' ? relation.field : relation.refField;
+      const fk = holder.foreignKeys.find((key) => key.fields.join() === fields.join());
+      if (fk === undefined) throw new NotFoundError(`Relationship '${relation.name}' has no foreign key to drop.`);
+      return { relation, holder, fk };
+    });
+    // One change per table holding the keys (SQLite rebuilds the table for it).
+    const byHolder = new Map<string, { holder: TableModel; keys: string[] }>();
+    for (const { holder, fk } of drops) {
+      const entry = byHolder.get(holder.sourceName) ?? { holder, keys: [] };
+      if (!entry.keys.includes(fk.name)) entry.keys.push(fk.name);
+      byHolder.set(holder.sourceName, entry);
+    }
+    for (const { holder, keys } of byHolder.values()) await alter(ctx, holder, { add: [], modify: [], drop: [], dropForeignKeys: keys });
+    return { body: name !== undefined ? { success: true } : wrapList(drops.map(({ relation }) => ({ name: relation.name }))) };
   }
-  const items = name !== undefined ? [{ ...lowerKeys(call.body), name }] : bodyItems(call.body, 'create');
+  const items = name !== undefined ? [{ ...lowerKeys(call.body), name }] : bodyItems(call.body, call.verb === 'POST' ? 'create' : 'update');
   for (const item of items) {
     const { holder, changes } = relationChange(ctx, ctx.schema.table(table.sourceName), item);
     await alter(ctx, holder, changes);
