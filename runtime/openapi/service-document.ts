@@ -38,13 +38,16 @@ const SECURITY = [{ ApiKeyHeader: [], SessionTokenHeader: [] }, ...Object.keys(S
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** Tags every operation with the service and adds the error responses it lacks. */
+/** Tags every operation with the service and adds the error responses it lacks (a conflict only where it writes). */
 function decorate(item: PathItemObject, service: string): PathItemObject {
   for (const method of METHODS) {
     const operation: OperationObject | undefined = item[method];
     if (operation === undefined) continue;
     operation.tags = [service];
-    for (const { status, name } of ERROR_RESPONSES) operation.responses[status] ??= componentRef('responses', name);
+    for (const { status, name, writesOnly } of ERROR_RESPONSES) {
+      if (writesOnly && method === 'get') continue;
+      operation.responses[status] ??= componentRef('responses', name);
+    }
   }
   return item;
 }

@@ -3,7 +3,7 @@
  * responses, the envelope schemas, the session shapes and the common query parameters.
  * Fragments reference them by `$ref`; serviceDocument and combinedDocument add the ones used.
  */
-import type { ComponentsObject, ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas30';
+import type { ComponentsObject, HeaderObject, ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas30';
 
 /** A `$ref` to a component. */
 export function componentRef(section: keyof ComponentsObject, name: string): ReferenceObject {
@@ -15,8 +15,17 @@ export function jsonContent(schema: SchemaObject | ReferenceObject): { 'applicat
   return { 'application/json': { schema } };
 }
 
-/** Error statuses documented on every operation, with the name of their response component. */
-export const ERROR_RESPONSES: ReadonlyArray<{ status: string; name: string; description: string }> = [
+/**
+ * The spec's error statuses, documented on every operation (409 on writes only), with the name of
+ * their response component and the headers that come with them.
+ */
+export const ERROR_RESPONSES: ReadonlyArray<{
+  status: string;
+  name: string;
+  description: string;
+  writesOnly?: true;
+  headers?: Record<string, HeaderObject>;
+}> = [
   {
     status: '400',
     name: 'BadRequest',
@@ -25,7 +34,25 @@ export const ERROR_RESPONSES: ReadonlyArray<{ status: string; name: string; desc
   { status: '401', name: 'Unauthorized', description: 'Missing or invalid API key or session token.' },
   { status: '403', name: 'Forbidden', description: 'The role does not allow this service, component or method.' },
   { status: '404', name: 'NotFound', description: 'The service, resource or record does not exist.' },
+  {
+    status: '409',
+    name: 'Conflict',
+    description: 'Conflict: duplicate primary key, unique or foreign-key violation, or a concurrent change.',
+    writesOnly: true,
+  },
+  {
+    status: '429',
+    name: 'TooManyRequests',
+    description: 'A rate limit (service-level or user-level) is exceeded.',
+    headers: {
+      'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+      'X-RateLimit-Limit': { description: 'Requests allowed in the period.', schema: { type: 'integer' } },
+      'X-RateLimit-Remaining': { description: 'Requests left in the period.', schema: { type: 'integer' } },
+      'X-RateLimit-Reset': { description: 'When the period resets, as a Unix timestamp.', schema: { type: 'integer' } },
+    },
+  },
   { status: '500', name: 'InternalServerError', description: 'Internal error, such as a database failure.' },
+  { status: '503', name: 'ServiceUnavailable', description: 'The back end is down or cannot be reached.' },
 ];
 
 /** The common query parameters (spec: list and delete operations on tables; the common ones apply to system lists). */
@@ -150,7 +177,10 @@ const SHARED: ComponentsObject = {
   },
   responses: {
     ...Object.fromEntries(
-      ERROR_RESPONSES.map(({ name, description }) => [name, { description, content: jsonContent(componentRef('schemas', 'Error')) }]),
+      ERROR_RESPONSES.map(({ name, description, headers }) => [
+        name,
+        { description, ...(headers ? { headers } : {}), content: jsonContent(componentRef('schemas', 'Error')) },
+      ]),
     ),
     Success: { description: 'Success.', content: jsonContent(componentRef('schemas', 'Success')) },
     ResourceList: { description: 'Names of the resources.', content: jsonContent(componentRef('schemas', 'ResourceList')) },

@@ -75,6 +75,28 @@ describe('system lists', () => {
   });
 });
 
+describe('discovery documents', () => {
+  it("document the spec's error statuses on every operation: 409 on writes, 429 with its headers, 503", async () => {
+    const methods = ['get', 'post', 'put', 'patch', 'delete'];
+    for (const url of ['/system/_spec', '/user/_spec', '/files/_spec', '/api_docs']) {
+      const document = (await api('GET', url)).body;
+      for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { responses: object }>>)) {
+        for (const method of methods.filter((m) => item[m] !== undefined)) {
+          const statuses = Object.keys(item[method].responses);
+          const expected = ['400', '401', '403', '404', '429', '500', '503', ...(method === 'get' ? [] : ['409'])];
+          expect(statuses, `${url} ${method} ${path}`).toEqual(expect.arrayContaining(expected));
+        }
+      }
+      expect(Object.keys(document.components.responses.TooManyRequests.headers)).toEqual([
+        'Retry-After',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+      ]);
+    }
+  });
+});
+
 describe('methods', () => {
   it('HEAD answers like GET without a body; unknown methods are 405 in the envelope', async () => {
     const head = await server.app.inject({
