@@ -38,12 +38,14 @@ const SECURITY = [{ ApiKeyHeader: [], SessionTokenHeader: [] }, ...Object.keys(S
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** Tags every operation with the service and adds the error responses it lacks (a conflict only where it writes). */
+/** Tags every operation with the service, and adds the description and error responses it lacks (a conflict only where it writes). */
 function decorate(item: PathItemObject, service: string): PathItemObject {
   for (const method of METHODS) {
     const operation: OperationObject | undefined = item[method];
     if (operation === undefined) continue;
     operation.tags = [service];
+    // Every operation has a description (spec, Discovery): where a builder gave none, its summary says it.
+    if (operation.description === undefined && operation.summary !== undefined) operation.description = operation.summary;
     for (const { status, name, writesOnly } of ERROR_RESPONSES) {
       if (writesOnly && method === 'get') continue;
       operation.responses[status] ??= componentRef('responses', name);

@@ -76,7 +76,7 @@ describe('system lists', () => {
 });
 
 describe('discovery documents', () => {
-  it("document the spec's error statuses on every operation: 409 on writes, 429 with its headers, 503", async () => {
+  it("give every operation a summary, a description and the spec's error statuses: 409 on writes, 429 with its headers, 503", async () => {
     const methods = ['get', 'post', 'put', 'patch', 'delete'];
     for (const url of ['/system/_spec', '/user/_spec', '/files/_spec', '/api_docs']) {
       const document = (await api('GET', url)).body;
@@ -85,6 +85,7 @@ describe('discovery documents', () => {
           const statuses = Object.keys(item[method].responses);
           const expected = ['400', '401', '403', '404', '429', '500', '503', ...(method === 'get' ? [] : ['409'])];
           expect(statuses, `${url} ${method} ${path}`).toEqual(expect.arrayContaining(expected));
+          expect(item[method], `${url} ${method} ${path}`).toMatchObject({ summary: expect.any(String), description: expect.any(String) });
         }
       }
       expect(Object.keys(document.components.responses.TooManyRequests.headers)).toEqual([
