@@ -166,6 +166,11 @@ export interface ServiceType {
   /** JSON Schema of the service's `config`. */
   configSchema: Record<string, unknown>;
   /**
+   * Checks what the schema cannot say about a config saved through the API (after the schema):
+   * throws a 400 PorticoError for a value the service would refuse on its first call.
+   */
+  checkApiConfig?(config: Record<string, unknown>): void;
+  /**
    * Services of this type are declared in platform.yaml only (their code is compiled with the
    * server); POST /system/service refuses them.
    */

@@ -11,6 +11,7 @@ import { soapConfigSchema } from './soap-config-schema.js';
 import { soapOptions } from './soap-config.js';
 import type { SoapServiceHandler } from './soap-handler.js';
 import { soapMessages } from './soap-messages.js';
+import { checkWsdlForm } from './wsdl/wsdl-source.js';
 
 export const soapKind: ServiceKind = {
   type: 'soap',
@@ -18,6 +19,12 @@ export const soapKind: ServiceKind = {
   group: 'Remote Service',
   description: 'A SOAP service described by a WSDL: each operation becomes a JSON endpoint.',
   configSchema: soapConfigSchema,
+
+  checkApiConfig(config: Record<string, unknown>): void {
+    // A value with a lookup or an environment reference (`{name}`, `${env:NAME}`) is checked once they are replaced, on a call.
+    if (typeof config.wsdl === 'string' && config.wsdl.includes('{')) return;
+    checkWsdlForm(config.wsdl, 'api');
+  },
 
   async introspect(service: ServiceModel, ctx: RuntimeContext): Promise<SoapServiceModel> {
     const config = ctx.resolveEnv(service.config);

@@ -238,6 +238,7 @@ function checkServiceType(prepared: Prepared, existing: ServiceRowValues | undef
   const config = keepMaskedSecrets(merged, stored);
   dropUnsetKeys(kind.configSchema, config);
   assertValid(kind.configSchema, config, 'config', `configuration of a ${type} service`);
+  kind.checkApiConfig?.(config);
   prepared.columns.config = JSON.stringify(config);
 }
 

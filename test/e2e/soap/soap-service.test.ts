@@ -371,6 +371,33 @@ describe('a SOAP service created at run time', () => {
     expect(refused.status).toBe(400);
   });
 
+  it('refuses on save a wsdl that is neither an http(s) URL nor a bare file name (each was saved, and refused on every call)', async () => {
+    const save = (name: string, wsdl: string) =>
+      api('POST', 'system/service', { resource: [{ name, label: name, type: 'soap', config: { wsdl } }] });
+    for (const [wsdl, message] of [
+      [
+        '../../etc/passwd',
+        "'config.wsdl' of a service created through the API must be an http(s) URL or a bare file name of the platform's wsdl/ directory, not '../../etc/passwd'.",
+      ],
+      [
+        '/etc/passwd',
+        "'config.wsdl' of a service created through the API must be an http(s) URL or a bare file name of the platform's wsdl/ directory, not '/etc/passwd'.",
+      ],
+      ['file:///etc/passwd', "'config.wsdl' must be an http(s) URL or a file name, not 'file:///etc/passwd'."],
+      ['ftp://127.0.0.1/calc.wsdl', "'config.wsdl' must be an http(s) URL or a file name, not 'ftp://127.0.0.1/calc.wsdl'."],
+    ]) {
+      const refused = await save('badwsdl', wsdl);
+      expect({ status: refused.status, message: (refused.body.error as { message: string }).message }, wsdl).toEqual({
+        status: 400,
+        message,
+      });
+      expect((await api('GET', 'badwsdl')).status, wsdl).toBe(404);
+    }
+    // A bare name (read on the first call) and a value a lookup completes on the call are saved.
+    expect((await save('barename', 'calc.wsdl')).status).toBe(201);
+    expect((await save('looked', '{calc_wsdl_url}')).status).toBe(201);
+  });
+
   it('reads its WSDL on its first call, not when it is saved', async () => {
     const base = { type: 'soap', label: 'Dynamic', description: '', is_active: true, origin: 'api', kind: 'plain' } as const;
     await server.app.portico.services.put({

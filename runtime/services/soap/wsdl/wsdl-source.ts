@@ -19,15 +19,19 @@ function isBareName(declared: string): boolean {
   return !/[\\/]/.test(declared) && declared !== '.' && declared !== '..';
 }
 
-/** Resolves `config.wsdl`; an unusable value or a missing file is a PorticoError naming what was tried. */
-export function resolveWsdlLocation(declared: unknown, baseDir: string, origin: Origin): WsdlLocation {
+/**
+ * Checks the form of `config.wsdl` (an http(s) URL, or a file name; only a bare one for services
+ * created through the API) without reading anything: a service saved through the API with
+ * another is refused at once. Returns the URL, or null for a file name.
+ */
+export function checkWsdlForm(declared: unknown, origin: Origin): string | null {
   if (typeof declared !== 'string' || declared.trim() === '') {
     throw soapMessages.wsdlMissing.error();
   }
   const text = declared.trim();
   if (/^https?:\/\//i.test(text)) {
     try {
-      return { kind: 'url', url: new URL(text).href };
+      return new URL(text).href;
     } catch {
       throw soapMessages.wsdlBadUrl.error(text);
     }
@@ -38,6 +42,14 @@ export function resolveWsdlLocation(declared: unknown, baseDir: string, origin: 
   if (origin === 'api' && !isBareName(text)) {
     throw soapMessages.wsdlNotBareName.error(WSDL_DIRECTORY, text);
   }
+  return null;
+}
+
+/** Resolves `config.wsdl`; an unusable value or a missing file is a PorticoError naming what was tried. */
+export function resolveWsdlLocation(declared: unknown, baseDir: string, origin: Origin): WsdlLocation {
+  const url = checkWsdlForm(declared, origin);
+  if (url !== null) return { kind: 'url', url };
+  const text = (declared as string).trim();
   const candidates = isBareName(text) ? [path.join(WSDL_DIRECTORY, text), ...(origin === 'api' ? [] : [text])] : [text];
   for (const candidate of candidates) {
     const file = path.resolve(baseDir, candidate);
