@@ -66,6 +66,14 @@ describe('system lists', () => {
     expect(types).toEqual(expect.arrayContaining(['system', 'swagger', 'user', 'local_file']));
   });
 
+  it('count a read by ids as any list', async () => {
+    expect((await api('GET', '/system/app?ids=2,1&fields=id&include_count=true')).body).toEqual({
+      resource: [{ id: 2 }, { id: 1 }],
+      meta: { count: 2 },
+    });
+    expect((await api('GET', '/system/app?ids=1,2,3&count_only=true')).body).toEqual({ meta: { count: 3 } });
+  });
+
   it('come back in id order without `order`', async () => {
     for (const name of ['zeta', 'alpha', 'mid']) await api('POST', '/system/role', { resource: [{ name }] });
     const ids = (await api('GET', '/system/role?fields=id,name')).body.resource.map((r: { id: number }) => r.id);

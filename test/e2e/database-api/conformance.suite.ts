@@ -20,6 +20,16 @@ export function conformanceTests(api: () => ApiClient): void {
     expect(second.body.resource.map((r: { id: number }) => r.id)).toEqual(ids.slice(2, 4));
   });
 
+  it('counts a read by ids as any list: include_count adds meta.count, count_only answers it alone (both were ignored)', async () => {
+    expect((await api().get('_table/contact', { ids: '3,1,2', fields: 'id', include_count: 'true' })).body).toEqual({
+      resource: [{ id: 3 }, { id: 1 }, { id: 2 }],
+      meta: { count: 3 },
+    });
+    expect((await api().get('_table/contact', { ids: '3,1', count_only: 'true' })).body).toEqual({ meta: { count: 2 } });
+    expect((await api().get('_table/contact', { ids: '3,999', count_only: 'true' })).status).toBe(400);
+    expect((await api().get('_table/contact', { ids: '1', fields: 'id' })).body).toEqual({ resource: [{ id: 1 }] });
+  });
+
   it('answers HEAD like GET, without a body', async () => {
     const get = await api().call('GET', '_table/contact?limit=1');
     const head = await api().call('HEAD', '_table/contact?limit=1');

@@ -79,7 +79,9 @@ async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Pr
       return row;
     },
   );
-  return { body: wrapList(resource) };
+  // The list's meta as for any list (spec, envelope rule 5): every record named was found.
+  if (op.params.countOnly) return { body: { meta: { count: resource.length } } };
+  return { body: wrapList(resource, op.params.includeCount ? { count: resource.length } : undefined) };
 }
 
 /** What a list's statement depends on besides limit and offset: filter text, fields, order. */
