@@ -428,6 +428,44 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect((await api().call('DELETE', '_table/note')).body.error.message).toBe('No filter or records given for delete request.');
       expect(await count('note', "title like 'e%'")).toBe(0);
     });
+
+    it('changes rows of a table without a key by filter, as it deletes them (PATCH and PUT answered 400 "No valid identifier")', async () => {
+      await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'logline',
+            field: [
+              { name: 'msg', type: 'string', length: 20, allow_null: true },
+              { name: 'lvl', type: 'integer', default: 3 },
+            ],
+          },
+        ],
+      });
+      expect((await api().call('POST', '_table/logline', { resource: [{ msg: 'a' }, { msg: 'b', lvl: 1 }, { msg: 'c' }] })).status).toBe(
+        200,
+      );
+      const byFilter = `_table/logline?filter=${encodeURIComponent('lvl = 3')}`;
+      expect((await api().call('PATCH', `${byFilter}&fields=msg`, { resource: [{ msg: 'changed' }] })).body).toEqual({
+        resource: [{ msg: 'changed' }, { msg: 'changed' }],
+      });
+      const changed = `_table/logline?filter=${encodeURIComponent("msg = 'changed'")}`;
+      expect((await api().call('PUT', changed, { resource: [{ lvl: 2 }] })).body).toEqual({
+        resource: [
+          { msg: 'changed', lvl: 2 },
+          { msg: 'changed', lvl: 2 },
+        ],
+      });
+      expect((await api().get('_table/logline', { order: 'msg' })).body.resource).toEqual([
+        { msg: 'b', lvl: 1 },
+        { msg: 'changed', lvl: 2 },
+        { msg: 'changed', lvl: 2 },
+      ]);
+      // Records are addressed by a key: still a 400 without one.
+      expect((await api().call('PATCH', '_table/logline', { resource: [{ msg: 'x' }] })).body.error.message).toBe(
+        "No valid identifier found for table 'logline'.",
+      );
+      await api().call('DELETE', '_schema/logline');
+    });
   });
 
   describe('bad input', () => {

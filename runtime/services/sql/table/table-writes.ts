@@ -173,6 +173,19 @@ export async function updateRecord(op: TableOp, id: string): Promise<ServiceResu
 export async function updateRecords(op: TableOp): Promise<ServiceResult> {
   assertWritable(op);
   const records = unwrapRecords(op.call.body);
+  if (op.params.ids === null && op.params.filter !== null) {
+    // By filter, as a delete by filter: a table without a key can be changed so too (it returns the rows, as its create does).
+    const idFields = op.params.idField !== null ? identifiers(op) : [...op.plan.primaryKey];
+    const target = writeTarget(op, idFields);
+    assertRecordInScope(op.plan, op.writeScope, records[0], false);
+    const values = updateValues(op.plan, records[0], idFields);
+    if (Object.keys(values).length === 0) throw sqlMessages.noFields.error();
+    return {
+      body: wrapList(
+        await finishWritten(op, target, await updateRows(db(op), target, allOf([filterCondition(op), op.rowFilter]) as Condition, values)),
+      ),
+    };
+  }
   const idFields = identifiers(op);
   const mode = batchMode(op.params);
   if (op.params.ids !== null) {
@@ -189,17 +202,6 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
       (conn, item) => updateByKey(conn, op, target, idFields, item, records[0]),
     );
     return { body: wrapList(await finishWritten(op, target, resource)) };
-  }
-  if (op.params.filter !== null) {
-    const target = writeTarget(op, idFields);
-    assertRecordInScope(op.plan, op.writeScope, records[0], false);
-    const values = updateValues(op.plan, records[0], idFields);
-    if (Object.keys(values).length === 0) throw sqlMessages.noFields.error();
-    return {
-      body: wrapList(
-        await finishWritten(op, target, await updateRows(db(op), target, allOf([filterCondition(op), op.rowFilter]) as Condition, values)),
-      ),
-    };
   }
   const target = writeTarget(op, idFields, records);
   const resource = await runBatch(
