@@ -389,7 +389,7 @@ function otherPaths(): Record<string, PathItemObject> {
             schema: { type: 'boolean' },
           },
         ],
-        body: { description: 'A manifest (export) or a package (import).', schema: anyObject },
+        body: { description: 'A manifest (export) or a package (import).', schema: componentRef('schemas', 'Package') },
         response: { description: 'The package, or the import log.', schema: anyObject },
       }),
     },
@@ -458,6 +458,11 @@ export function systemServiceOpenApi(): OpenApiFragment {
       },
     },
     ServiceTypesResponse: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', 'ServiceType') } } },
+    Package: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'A manifest (`{service: {system: {role: [...], ...}, db: {_schema: [...]}}}`) or a package as exported.',
+    },
     ...selfServiceSchemas(),
   };
   for (const def of [roleServiceAccessRecord, userAppRoleRecord, scopedLookupRecord, serviceDocRecord])

@@ -83,10 +83,12 @@ describe('system lists', () => {
   });
 });
 
+type OperationBody = { requestBody?: { content: Record<string, { schema: { $ref?: string } }> } };
+
 describe('discovery documents', () => {
-  it("give every operation a summary, a description and the spec's error statuses: 409 on writes, 429 with its headers, 503", async () => {
+  it("give every operation a summary, a description and the spec's error statuses (409 on writes, 429 with its headers, 503), and request bodies by reference", async () => {
     const methods = ['get', 'post', 'put', 'patch', 'delete'];
-    for (const url of ['/system/_spec', '/user/_spec', '/files/_spec', '/api_docs']) {
+    for (const url of ['/system/_spec', '/user/_spec', '/files/_spec', '/email/_spec', '/api_docs']) {
       const document = (await api('GET', url)).body;
       for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { responses: object }>>)) {
         for (const method of methods.filter((m) => item[m] !== undefined)) {
@@ -94,6 +96,17 @@ describe('discovery documents', () => {
           const expected = ['400', '401', '403', '404', '429', '500', '503', ...(method === 'get' ? [] : ['409'])];
           expect(statuses, `${url} ${method} ${path}`).toEqual(expect.arrayContaining(expected));
           expect(item[method], `${url} ${method} ${path}`).toMatchObject({ summary: expect.any(String), description: expect.any(String) });
+        }
+      }
+      // Request bodies reference components/schemas (spec, Discovery), the files and email ones too.
+      for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, OperationBody>>)) {
+        for (const method of methods.filter((m) => item[m]?.requestBody !== undefined)) {
+          const json = item[method].requestBody?.content['application/json'];
+          if (json !== undefined)
+            expect({ at: `${url} ${method} ${path}`, ref: json.schema.$ref }).toEqual({
+              at: expect.any(String),
+              ref: expect.stringMatching(/^#\/components\/schemas\//),
+            });
         }
       }
       expect(Object.keys(document.components.responses.TooManyRequests.headers)).toEqual([

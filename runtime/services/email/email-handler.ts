@@ -6,7 +6,7 @@
 import type { SchemaObject } from 'openapi3-ts/oas30';
 import { coreMessages } from '../../core/messages.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
-import { jsonContent } from '../../openapi/shared-components.js';
+import { componentRef, jsonContent } from '../../openapi/shared-components.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import { emailFromCall, type EmailServiceSettings } from './email-request.js';
 import type { Mailer, MailMessage } from './mail-message.js';
@@ -71,18 +71,26 @@ export function emailOpenApi(summary: string): OpenApiFragment {
           requestBody: {
             required: false,
             description: 'The message.',
-            content: { ...jsonContent(requestSchema), 'multipart/form-data': { schema: { type: 'object', additionalProperties: true } } },
+            content: {
+              ...jsonContent(componentRef('schemas', 'EmailRequest')),
+              'multipart/form-data': { schema: { type: 'object', additionalProperties: true } },
+            },
           },
           responses: {
             200: {
               description: 'How many recipients the message went to.',
-              content: jsonContent({ type: 'object', properties: { count: { type: 'integer' } } }),
+              content: jsonContent(componentRef('schemas', 'EmailResponse')),
             },
           },
         },
       },
     },
-    components: {},
+    components: {
+      schemas: {
+        EmailRequest: structuredClone(requestSchema),
+        EmailResponse: { type: 'object', properties: { count: { type: 'integer', description: 'Recipients the message went to.' } } },
+      },
+    },
   };
 }
 

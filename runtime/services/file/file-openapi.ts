@@ -1,7 +1,7 @@
 /** The OpenAPI paths of a file service (reference §1): folders end in `/`, files do not. */
-import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts/oas30';
+import type { OperationObject, ParameterObject, ReferenceObject, SchemaObject } from 'openapi3-ts/oas30';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
-import { jsonContent } from '../../openapi/shared-components.js';
+import { componentRef, jsonContent } from '../../openapi/shared-components.js';
 
 const query = (name: string, type: 'string' | 'boolean', description: string): ParameterObject => ({
   name,
@@ -33,8 +33,24 @@ const written: SchemaObject = {
   type: 'object',
   properties: { name: { type: 'string' }, path: { type: 'string' }, type: { type: 'string' } },
 };
-const listOf = (schema: SchemaObject): SchemaObject => ({ type: 'object', properties: { resource: { type: 'array', items: schema } } });
-const ok = (description: string, schema: SchemaObject) => ({ description, content: jsonContent(schema) });
+const listOf = (schema: SchemaObject | ReferenceObject): SchemaObject => ({
+  type: 'object',
+  properties: { resource: { type: 'array', items: schema } },
+});
+const ok = (description: string, schema: SchemaObject | ReferenceObject) => ({ description, content: jsonContent(schema) });
+
+/** The JSON shapes, as components the operations reference (spec, Discovery). */
+const SCHEMAS: Record<string, SchemaObject> = {
+  FileEntry: entry,
+  FileEntries: listOf(componentRef('schemas', 'FileEntry')),
+  FileWritten: written,
+  FileWrittenList: { oneOf: [componentRef('schemas', 'FileWritten'), listOf(componentRef('schemas', 'FileWritten'))] },
+  FileItems: {
+    ...listOf({ type: 'object', additionalProperties: true }),
+    description: 'Items to create or delete: files (`name` or `path`, `content`, `is_base64`, `source_path`) and folders.',
+  },
+};
+const ref = (name: keyof typeof SCHEMAS) => componentRef('schemas', name);
 
 const listParameters = [
   query('include_folders', 'boolean', 'List folders (default true).'),
@@ -61,7 +77,7 @@ const uploadBody = {
     'multipart/form-data': {
       schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } as SchemaObject,
     },
-    'application/json': { schema: listOf({ type: 'object', additionalProperties: true }) },
+    'application/json': { schema: ref('FileItems') },
   },
 };
 
@@ -74,7 +90,7 @@ function folderOperations(id: string, where: string, parameters: ParameterObject
       responses: {
         200: {
           description: 'The entries (`{"resource":[…]}`), the folder properties, or a zip archive.',
-          content: { ...jsonContent(listOf(entry)), 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+          content: { ...jsonContent(ref('FileEntries')), 'application/zip': { schema: { type: 'string', format: 'binary' } } },
         },
       },
     },
@@ -94,7 +110,7 @@ function folderOperations(id: string, where: string, parameters: ParameterObject
         { name: 'X-Folder-Name', in: 'header', required: false, description: 'Create this sub-folder.', schema: { type: 'string' } },
       ],
       requestBody: { ...uploadBody, required: false },
-      responses: { 201: ok('What was created.', { oneOf: [written, listOf(written)] }) },
+      responses: { 201: ok('What was created.', ref('FileWrittenList')) },
     },
     delete: {
       operationId: `delete${id}`,
@@ -107,9 +123,9 @@ function folderOperations(id: string, where: string, parameters: ParameterObject
       requestBody: {
         required: false,
         description: 'Optional `{"resource":[{"path":"a/b.txt","type":"file"},{"name":"x","type":"folder"}]}`.',
-        content: jsonContent(listOf({ type: 'object', additionalProperties: true })),
+        content: jsonContent(ref('FileItems')),
       },
-      responses: { 200: ok('What was deleted.', { oneOf: [written, listOf(written)] }) },
+      responses: { 200: ok('What was deleted.', ref('FileWrittenList')) },
     },
   };
 }
@@ -122,7 +138,7 @@ export function fileServiceOpenApi(service: string): OpenApiFragment {
     summary: 'Write the file from the raw body or one multipart file (created or replaced).',
     parameters: [filePath, query('check_exist', 'boolean', 'Refuse (400) to overwrite an existing file.')],
     requestBody: { ...uploadBody, required: true },
-    responses: { 201: ok('The file written.', written) },
+    responses: { 201: ok('The file written.', ref('FileWritten')) },
   };
   return {
     paths: {
@@ -148,7 +164,7 @@ export function fileServiceOpenApi(service: string): OpenApiFragment {
           responses: {
             200: {
               description: 'The file content (its own content type), or its properties.',
-              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } }, ...jsonContent(entry) },
+              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } }, ...jsonContent(ref('FileEntry')) },
             },
             206: { description: 'The requested range.' },
             416: { description: 'The range is outside the file.' },
@@ -160,10 +176,10 @@ export function fileServiceOpenApi(service: string): OpenApiFragment {
           operationId: 'deleteFile',
           summary: 'Delete the file.',
           parameters: [filePath],
-          responses: { 200: ok('The file deleted.', written) },
+          responses: { 200: ok('The file deleted.', ref('FileWritten')) },
         },
       },
     },
-    components: {},
+    components: { schemas: structuredClone(SCHEMAS) },
   };
 }
