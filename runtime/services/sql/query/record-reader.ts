@@ -48,11 +48,17 @@ function keyOrder(plan: TablePlan): OrderBy[] {
 function buildSelect(db: Kysely<any>, plan: TablePlan, query: RowQuery) {
   let q = db.selectFrom(plan.source).select(query.selection.columns);
   if (query.where !== null) q = q.where(query.where);
-  // A grouped read (aggregates without group fields too) has no primary key to order by.
-  const grouped = query.groupBy !== undefined;
-  if (grouped && query.groupBy!.length > 0) q = q.groupBy(query.groupBy!.map((f) => f.ref));
+  // A grouped read has no primary key to order by: its groups come in the order of its group fields
+  // (PostgreSQL's hashed grouping had none, so pages of groups overlapped), aggregates alone in none.
+  const group = query.groupBy;
+  if (group !== undefined && group.length > 0) q = q.groupBy(group.map((f) => f.ref));
   if (query.having) q = q.having(query.having);
-  const order = query.order !== undefined && query.order.length > 0 ? query.order : grouped ? [] : keyOrder(plan);
+  const order =
+    query.order !== undefined && query.order.length > 0
+      ? query.order
+      : group !== undefined
+        ? group.map((field): OrderBy => ({ field, direction: 'asc' }))
+        : keyOrder(plan);
   for (const term of order) q = orderTerm(q, plan, term);
   if (query.forUpdate) q = q.forUpdate();
   return q;
