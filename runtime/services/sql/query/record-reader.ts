@@ -48,17 +48,18 @@ function keyOrder(plan: TablePlan): OrderBy[] {
 function buildSelect(db: Kysely<any>, plan: TablePlan, query: RowQuery) {
   let q = db.selectFrom(plan.source).select(query.selection.columns);
   if (query.where !== null) q = q.where(query.where);
-  // A grouped read has no primary key to order by: its groups come in the order of its group fields
-  // (PostgreSQL's hashed grouping had none, so pages of groups overlapped), aggregates alone in none.
   const group = query.groupBy;
   if (group !== undefined && group.length > 0) q = q.groupBy(group.map((f) => f.ref));
   if (query.having) q = q.having(query.having);
-  const order =
-    query.order !== undefined && query.order.length > 0
-      ? query.order
-      : group !== undefined
-        ? group.map((field): OrderBy => ({ field, direction: 'asc' }))
-        : keyOrder(plan);
+  // After the order asked for, what identifies a row (its primary key) or a group (its group fields;
+  // aggregates alone have none) breaks ties: without it, PostgreSQL and MariaDB returned rows of equal
+  // values in any order, so pages of `order=<field that is not unique>` (or of hashed groups) overlapped.
+  const asked = query.order ?? [];
+  const identity = group ?? plan.primaryKey;
+  const order = [
+    ...asked,
+    ...identity.filter((field) => !asked.some((term) => term.field === field)).map((field): OrderBy => ({ field, direction: 'asc' })),
+  ];
   for (const term of order) q = orderTerm(q, plan, term);
   if (query.forUpdate) q = q.forUpdate();
   return q;
