@@ -30,13 +30,31 @@ import { coreMessages } from '../core/messages.js';
 const VERBS = new Set<Verb>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const OPEN_RULE = { exception: false, adminOnly: false };
 
-/** POST with X-HTTP-Method, X-Method-Override or ?method= runs as that verb (MERGE is PATCH). */
-export function effectiveVerb(method: string, headers: FastifyRequest['headers'], query: RawQuery): Verb {
+/** The first value of a header or query parameter, trimmed and upper-cased; '' when absent. */
+function overrideText(value: string | string[] | undefined): string {
+  const text = Array.isArray(value) ? value[0] : value;
+  return typeof text === 'string' ? text.trim().toUpperCase() : '';
+}
+
+/**
+ * POST with X-HTTP-Method, X-Method-Override or ?method= runs as that verb (MERGE is PATCH).
+ * Before those, as the reference's framework (Symfony) does: X-HTTP-Method-Override, else
+ * `_method` in the query or a JSON body's top level.
+ */
+export function effectiveVerb(method: string, headers: FastifyRequest['headers'], query: RawQuery, body?: unknown): Verb {
   let verb = method.toUpperCase();
   if (verb === 'POST') {
-    const override = headers['x-http-method'] ?? headers['x-method-override'] ?? query.method;
-    const text = Array.isArray(override) ? override[0] : override;
-    if (text) verb = text.trim().toUpperCase();
+    const bodyMethod =
+      body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)._method : undefined;
+    const framework =
+      overrideText(headers['x-http-method-override']) ||
+      overrideText(query._method) ||
+      overrideText(typeof bodyMethod === 'string' ? bodyMethod : undefined);
+    const override =
+      framework && framework !== 'POST'
+        ? framework
+        : overrideText(headers['x-http-method']) || overrideText(headers['x-method-override']) || overrideText(query.method);
+    if (override) verb = override;
   }
   if (verb === 'MERGE') verb = 'PATCH';
   // HEAD answers as GET does; Fastify sends the headers and drops the body.
@@ -168,7 +186,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
   const serve = createServe(ctx, internal, docs);
   return async (request, reply) => {
     const query = request.query as RawQuery;
-    const verb = effectiveVerb(request.method, request.headers, query);
+    const verb = effectiveVerb(request.method, request.headers, query, request.body);
     const { service, resource, trailingSlash, rawPath } = parsePath(request.url);
     const credentials = readCredentials(request.headers, query);
     const model = ctx.services.get(service);

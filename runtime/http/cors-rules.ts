@@ -21,6 +21,7 @@ export const CORS_ALLOWED_HEADERS = [
   'X-DreamFactory-Session-Token',
   'X-HTTP-Method',
   'X-Method-Override',
+  'X-HTTP-Method-Override',
 ];
 
 interface CorsRule {

@@ -53,6 +53,7 @@ const NOT_FORWARDED = new Set([
   'x-dreamfactory-session-token',
   'x-http-method',
   'x-method-override',
+  'x-http-method-override',
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',

@@ -759,6 +759,21 @@ function headerCases(): HostileCase[] {
       body: {},
     });
   }
+  // A read tunnelled as the reference's framework takes it: as a create, record 1 would be a 409 (and a write to sentinel).
+  for (const [name, headers, query] of [
+    ['X-HTTP-Method-Override', { 'x-http-method-override': 'GET' }, ''],
+    ['_method in the query', {}, '?_method=GET'],
+  ] as Array<[string, Record<string, string>, string]>) {
+    cases.push({
+      category: header,
+      name: `read tunnelled through ${name}`,
+      method: 'POST',
+      url: `${DB}/_table/sentinel${query}`,
+      headers,
+      body: { resource: [{ id: 1 }] },
+      expect: [200],
+    });
+  }
   const auth = 'credentials trick';
   for (const [name, headers] of [
     ['garbage token', { 'x-dreamfactory-session-token': 'a.b.c' }],

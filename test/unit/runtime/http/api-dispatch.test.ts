@@ -28,6 +28,17 @@ describe('effectiveVerb', () => {
     expect(effectiveVerb('GET', { 'x-http-method': 'DELETE' }, {})).toBe('GET');
   });
 
+  it('tunnels first as the reference framework does: X-HTTP-Method-Override, else _method in the query or body', () => {
+    expect(effectiveVerb('POST', { 'x-http-method-override': 'get' }, {})).toBe('GET');
+    expect(effectiveVerb('POST', {}, { _method: 'DELETE' })).toBe('DELETE');
+    expect(effectiveVerb('POST', {}, {}, { _method: 'merge', resource: [] })).toBe('PATCH');
+    // A framework override of POST leaves the platform's own headers their say.
+    expect(effectiveVerb('POST', { 'x-http-method-override': 'POST', 'x-http-method': 'PUT' }, {})).toBe('PUT');
+    expect(effectiveVerb('POST', { 'x-http-method-override': 'GET', 'x-http-method': 'DELETE' }, {})).toBe('GET');
+    expect(effectiveVerb('GET', { 'x-http-method-override': 'DELETE' }, { _method: 'DELETE' })).toBe('GET');
+    expect(() => effectiveVerb('POST', { 'x-http-method-override': 'TRACE' }, {})).toThrow(expect.objectContaining({ status: 405 }));
+  });
+
   it('refuses other verbs with 405', () => {
     expect(() => effectiveVerb('POST', { 'x-http-method': 'TRACE' }, {})).toThrow(expect.objectContaining({ status: 405 }));
   });
