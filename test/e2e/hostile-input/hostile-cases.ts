@@ -904,6 +904,9 @@ function aggregateAndCalendarCases(): HostileCase[] {
     write('born on 30 February', { name: 'cal', born: '2024-02-30' }, BAD),
     write('stamped at hour 25', { name: 'cal', stamp: '2024-01-01 25:00:00' }, BAD),
     write('stamped with toISOString()', { name: 'cal', stamp: '2024-01-01T10:00:00.000Z' }, [200]),
+    // MariaDB read these as 2012-00-00 and 2017-00-00 00:00 and stored them.
+    write('born at a clock time', { name: 'cal', born: '12:00:00' }, BAD),
+    write('stamped with epoch seconds as text', { name: 'cal', stamp: '1700000000' }, BAD),
     write('price beyond its precision', { name: 'cal', price: '123456789012' }, BAD),
   ];
 }

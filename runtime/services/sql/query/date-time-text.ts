@@ -12,6 +12,25 @@ export const DATE_TIME_TYPES: ReadonlySet<AbstractType> = new Set<AbstractType>(
 const DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)(?:[Tt ](\d\d):(\d\d)(?::(\d\d)(\.\d+)?)?)?\s*(?:[Zz]|[+-]\d\d(?::?\d\d)?)?$/;
 const TIME = /^(\d{1,3}):(\d\d)(?::(\d\d)(\.\d+)?)?\s*(?:[Zz]|[+-]\d\d(?::?\d\d)?)?$/;
 
+/**
+ * MySQL's relaxed date forms: three numbers split by any punctuation (`12:00:00`), or digits only
+ * (`YYMMDD...`, `YYYYMMDD...` for 8 and 14 digits). Groups: year, month, day.
+ */
+const RELAXED_DATE = /^(\d+)[^\d\s](\d+)[^\d\s](\d+)(?:$|[^\d])/;
+const DIGITS_DATE = /^\d{6,14}$/;
+
+/**
+ * Whether MySQL would read a date with month or day 0 from a form that is not ISO 8601: MariaDB
+ * (without NO_ZERO_IN_DATE) stores `12:00:00` as 2012-00-00 and `1700000000` as 2017-00-00.
+ */
+function zeroDatePart(value: string): boolean {
+  const relaxed = RELAXED_DATE.exec(value);
+  if (relaxed !== null) return Number(relaxed[2]) === 0 || Number(relaxed[3]) === 0;
+  if (!DIGITS_DATE.test(value)) return false;
+  const at = value.length === 8 || value.length === 14 ? 4 : 2;
+  return Number(value.slice(at, at + 2)) === 0 || Number(value.slice(at + 2, at + 4)) === 0;
+}
+
 function daysIn(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
@@ -25,7 +44,8 @@ function validClock(hour: number, minute: number, second: number, fraction: stri
 /**
  * The text to bind for a value of a date or time field: `invalid` when it has an ISO form but no
  * such date or time exists; else the text (zoneless: without `T` and zone), or null when it has no
- * ISO form (the database judges it: PostgreSQL and MySQL parse further forms).
+ * ISO form (the database judges it: PostgreSQL and MySQL parse further forms), unless MySQL would
+ * read a zero month or day from it.
  */
 export function dateTimeText(text: string, type: AbstractType, zoneless: boolean): string | 'invalid' | null {
   const value = text.trim();
@@ -38,7 +58,8 @@ export function dateTimeText(text: string, type: AbstractType, zoneless: boolean
     return zoneless ? `${hours}:${minutes}:${seconds}${fraction ?? ''}` : value;
   }
   const match = DATE_TIME.exec(value);
-  if (match === null) return null;
+  // A zoneless database parsing further forms (MySQL) must not turn one into a zero month or day.
+  if (match === null) return zoneless && zeroDatePart(value) ? 'invalid' : null;
   const [, year, month, day, hour, minute, second = '00', fraction] = match;
   if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysIn(Number(year), Number(month))) return 'invalid';
   if (hour !== undefined && !validClock(Number(hour), Number(minute), Number(second), fraction)) return 'invalid';

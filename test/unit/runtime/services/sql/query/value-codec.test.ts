@@ -79,6 +79,13 @@ describe('write encoders', () => {
     expect(date({ ...sqliteDialect, dateTimes: 'zoneless' })('Jan 31 2024')).toBe('Jan 31 2024');
     expect(date({ ...sqliteDialect, dateTimes: 'parsed' })('2024-01-31T10:00:00+02:00')).toBe('2024-01-31T10:00:00+02:00');
     expect(() => date({ ...sqliteDialect, dateTimes: 'parsed' })('2024-02-30')).toThrow("Invalid value for field 'f'");
+    // MySQL's relaxed forms pass, but not those it would read with a zero month or day (2012-00-00, 2017-00-00).
+    const mysql = date({ ...sqliteDialect, dateTimes: 'zoneless' });
+    expect(mysql('2024/01/31 10:00')).toBe('2024/01/31 10:00');
+    expect(mysql('20240131')).toBe('20240131');
+    for (const zero of ['12:00:00', '00:00:00', '1700000000', '20240031', '2024.01.00 10:00']) {
+      expect(() => mysql(zero), zero).toThrow("Invalid value for field 'f': not a valid date or time.");
+    }
   });
 
   it('refuses decimals beyond their precision', () => {
