@@ -908,6 +908,7 @@ function aggregateAndCalendarCases(): HostileCase[] {
     write('born at a clock time', { name: 'cal', born: '12:00:00' }, BAD),
     write('stamped with epoch seconds as text', { name: 'cal', stamp: '1700000000' }, BAD),
     write('price beyond its precision', { name: 'cal', price: '123456789012' }, BAD),
+    write('price beyond its precision once rounded to its scale', { name: 'cal', price: '99999999.995' }, BAD),
   ];
 }
 

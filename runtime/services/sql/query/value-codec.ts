@@ -55,10 +55,11 @@ function integerEncoder(name: string, bits: number | null = null): Encoder {
 
 /**
  * `digits`: how many digits an exact type holds before its decimal point (precision - scale), so
- * that every database refuses a larger value alike (SQLite would store it).
+ * that every database refuses a larger value alike (SQLite would store it); `scale`: the digits
+ * after it, to which PostgreSQL and MySQL round first (999.995 is 1000.00 in a decimal(5,2)).
  */
-function numberEncoder(name: string, exact: boolean, digits: number | null = null): Encoder {
-  const bound = digits === null ? null : 10 ** digits;
+function numberEncoder(name: string, exact: boolean, digits: number | null = null, scale: number | null = null): Encoder {
+  const bound = digits === null ? null : 10 ** digits - (scale === null ? 0 : 0.5 * 10 ** -scale);
   const inRange = <T>(value: T, number: number): T => {
     if (bound !== null && Math.abs(number) >= bound) throw sqlMessages.valueRefused.error('out of range', name);
     return value;
@@ -190,7 +191,7 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
       return numberEncoder(field.name, false);
     case 'decimal':
     case 'money':
-      return numberEncoder(field.name, true, integerDigits(field));
+      return numberEncoder(field.name, true, integerDigits(field), field.scale);
     case 'binary':
       return binaryEncoder(field.name);
     case 'json':

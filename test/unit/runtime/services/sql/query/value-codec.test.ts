@@ -94,6 +94,10 @@ describe('write encoders', () => {
     expect(price(-999.5)).toBe(-999.5);
     expect(() => price(1000)).toThrow("Invalid value for field 'f': the number is out of range for the field.");
     expect(() => price('-1000.00')).toThrow('out of range');
+    // Rounded to the scale first, as PostgreSQL and MySQL do: 999.995 is 1000.00.
+    expect(price('999.994')).toBe('999.994');
+    expect(() => price('999.995')).toThrow('out of range');
+    expect(() => price(-999.999)).toThrow('out of range');
   });
 
   it('keeps integers beyond 2^53 exact as BigInt', () => {
