@@ -96,6 +96,25 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(child.body.resource[0]).toMatchObject({ parent_id: row.id, typed_by_parent_id: { id: row.id, f_string: 'hello' } });
     });
 
+    it('writes a record back as it was read, and finds it by the values read (PostgreSQL formats money: $1,234.50)', async () => {
+      const created = await api().call('POST', '_table/typed?fields=*', { resource: [{ ...SAMPLE, f_money: 1234.5 }] });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const [row] = created.body.resource;
+      if (target().kind === 'postgres') expect(row.f_money).toBe('$1,234.50');
+      const { f_timestamp_on_update: _stamped, ...written } = row;
+      expect(await api().call('PUT', '_table/typed?fields=*', { resource: [written] })).toMatchObject({
+        status: 200,
+        body: { resource: [written] },
+      });
+      expect(await api().call('PATCH', `_table/typed/${row.id}?fields=f_money`, { f_money: row.f_money })).toEqual({
+        status: 200,
+        body: { f_money: row.f_money },
+      });
+      const found = await api().get('_table/typed', { filter: `f_money = '${row.f_money}' and id = ${row.id}`, fields: 'id' });
+      expect(found.body).toEqual({ resource: [{ id: row.id }] });
+      expect(await api().call('DELETE', `_table/typed/${row.id}`)).toEqual({ status: 200, body: { id: row.id } });
+    });
+
     it('stamps a timestamp_on_update field on every update, not only MySQL', async () => {
       const [row] = (await api().get('_table/typed', { fields: 'id,f_timestamp_on_update', limit: '1' })).body.resource;
       // Whole seconds on SQLite and MySQL: wait for the clock to move.

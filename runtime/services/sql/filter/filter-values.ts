@@ -62,6 +62,8 @@ export function castValue(text: string, field: FieldModel, label: string, dialec
     // Beyond 2^53 a JS number would round; the database converts the exact text itself.
     return Number.isSafeInteger(number) ? number : trimmed.replace(/^\+/, '');
   }
+  // PostgreSQL's money is read formatted (`$1,234.50`): compared as that text, PostgreSQL parses it.
+  if (field.type === 'money' && dialect === 'postgres' && /\d/.test(trimmed) && !NUMBER.test(trimmed)) return trimmed;
   if (NUMBER_TYPES.has(field.type)) {
     const number = Number(trimmed);
     // Beyond a double's range the text would bind as Infinity, which no column holds.

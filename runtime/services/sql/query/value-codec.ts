@@ -76,6 +76,14 @@ function numberEncoder(name: string, exact: boolean, digits: number | null = nul
   };
 }
 
+/**
+ * PostgreSQL's money is read as its locale formats it (`$1,234.50`, `-$1.00`): text other than a
+ * plain number goes to PostgreSQL as it came, for it to parse, so that a record read writes back.
+ */
+function formattedMoneyEncoder(number: Encoder): Encoder {
+  return (value) => (typeof value === 'string' && /\d/.test(value) && !NUMBER_TEXT.test(value.trim()) ? value.trim() : number(value));
+}
+
 /** Digits before the decimal point of a decimal field with a known precision, else null. */
 function integerDigits(field: FieldModel): number | null {
   return field.precision !== null && field.precision > 0 ? field.precision - (field.scale ?? 0) : null;
@@ -189,8 +197,10 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
     case 'float':
     case 'double':
       return numberEncoder(field.name, false);
-    case 'decimal':
     case 'money':
+      if (dialect.dialect === 'postgres') return formattedMoneyEncoder(numberEncoder(field.name, true));
+      return numberEncoder(field.name, true, integerDigits(field), field.scale);
+    case 'decimal':
       return numberEncoder(field.name, true, integerDigits(field), field.scale);
     case 'binary':
       return binaryEncoder(field.name);
