@@ -8,6 +8,7 @@ import type { DatabaseSchema, RelationModel, SqlDialect, TableModel } from '../.
 import { limits } from '../../../core/request-limits.js';
 import { resolveField, type FieldContext, type ResolvedField } from './filter-fields.js';
 import type { CompareOperator, FilterNode, FilterValue, PredicateNode } from './filter-parser.js';
+import { INTEGER_TYPES } from '../schema/native-types.js';
 import { castValue, LIKE_ESCAPE, literalPattern, valueTexts, type BoundValue } from './filter-values.js';
 import { sqlMessages } from '../sql-messages.js';
 
@@ -98,19 +99,19 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Com
         if (node.operator === '!=') return sql<SqlBool>`${column} is not null`;
         throw paramError(node.value, `can not be null with '${node.operator}'`);
       }
-      return sql<SqlBool>`${column} ${sql.raw(SQL_OPERATORS[node.operator])} ${sql.val(value)}`;
+      return sql<SqlBool>`${column} ${sql.raw(SQL_OPERATORS[node.operator])} ${param(value, target, scope)}`;
     }
     case 'in': {
       const values = node.values.flatMap((value) => list(value, target, scope));
       // Only parameters holding empty arrays leave the list empty.
       if (values.length === 0) throw paramError(node.values[0], 'must not be an empty list');
       bind(scope, values.length - 1, node.position);
-      const items = sql.join(values.map((value) => sql.val(value)));
+      const items = sql.join(values.map((value) => param(value, target, scope)));
       return node.negated ? sql<SqlBool>`${column} not in (${items})` : sql<SqlBool>`${column} in (${items})`;
     }
     case 'between': {
-      const low = sql.val(nonNull(node.low, target, scope, "in 'between'"));
-      const high = sql.val(nonNull(node.high, target, scope, "in 'between'"));
+      const low = param(nonNull(node.low, target, scope, "in 'between'"), target, scope);
+      const high = param(nonNull(node.high, target, scope, "in 'between'"), target, scope);
       return node.negated ? sql<SqlBool>`${column} not between ${low} and ${high}` : sql<SqlBool>`${column} between ${low} and ${high}`;
     }
     case 'like': {
@@ -125,6 +126,17 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Com
       return sql<SqlBool>`${subject} ${not}like ${sql.val(literalPattern(text, node.mode))} escape ${sql.lit(LIKE_ESCAPE)}`;
     }
   }
+}
+
+/**
+ * A value as a bound parameter. PostgreSQL gives a parameter compared with an integer column that
+ * column's type, and refused a value beyond it (`amount > 3000000000` on an integer) where SQLite
+ * and MySQL answer the comparison: integers beyond 16 bits are bound as bigint there.
+ */
+function param(value: BoundValue, target: ResolvedField, scope: FilterScope): RawBuilder<unknown> {
+  const wide = typeof value === 'string' || (typeof value === 'number' && Math.abs(value) > 32767);
+  if (scope.dialect === 'postgres' && wide && INTEGER_TYPES.has(target.field.type)) return sql`cast(${sql.val(value)} as bigint)`;
+  return sql.val(value);
 }
 
 /** One value cast to the column's type; null only for a null parameter. */
