@@ -339,6 +339,21 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       ).toEqual(['top', 'bottom', 'a label longer than ten']);
     });
 
+    it('refuses to shorten a field below the values it holds, keeping them (PostgreSQL cut them short)', async () => {
+      const labels = async () =>
+        (await api().get('_table/shelf', { fields: 'label', order: 'id' })).body.resource.map((r: { label: string }) => r.label);
+      const shortened = await api().call('PATCH', '_schema/shelf', { field: [{ name: 'label', length: 5 }] });
+      expect(await labels()).toEqual(['top', 'bottom', 'a label longer than ten']);
+      if (target().kind === 'sqlite') {
+        // SQLite enforces no length: its rows keep every value, and the platform checks new ones.
+        expect(shortened.status).toBe(200);
+        await api().call('PATCH', '_schema/shelf', { field: [{ name: 'label', length: 30 }] });
+      } else {
+        expect(shortened.status).toBe(400);
+      }
+      expect(await describeField('shelf', 'label')).toMatchObject({ length: 30 });
+    });
+
     it('refuses a new NOT NULL field without a default on a table with records, alike (MySQL filled them with blanks)', async () => {
       const added = await api().call('PATCH', '_schema/shelf', { field: [{ name: 'required_now', type: 'string', length: 5 }] });
       expect(added.body.error).toEqual({ code: 400, message: "Field 'required_now' can not be NULL.", context: { field: 'required_now' } });
