@@ -354,6 +354,23 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(await describeField('shelf', 'label')).toMatchObject({ length: 30 });
     });
 
+    it("keeps a table's primary key: a second one is refused alike (SQLite made the key composite, and no record could be created)", async () => {
+      for (const field of [
+        { name: 'label', is_primary_key: true },
+        { name: 'serial_too', type: 'id' },
+      ]) {
+        expect((await api().call('PATCH', '_schema/shelf', { field: [field] })).body.error).toEqual({
+          code: 400,
+          message: `Table 'shelf' already has a primary key (id): field '${field.name}' can not be one too.`,
+          context: { field: field.name },
+        });
+      }
+      expect((await api().get('_schema/shelf')).body.primary_key).toEqual(['id']);
+      const created = await api().call('POST', '_table/shelf', { resource: [{ label: 'keyed' }] });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      expect((await api().call('DELETE', `_table/shelf/${created.body.resource[0].id}`)).status).toBe(200);
+    });
+
     it('refuses a new NOT NULL field without a default on a table with records, alike (MySQL filled them with blanks)', async () => {
       const added = await api().call('PATCH', '_schema/shelf', { field: [{ name: 'required_now', type: 'string', length: 5 }] });
       expect(added.body.error).toEqual({ code: 400, message: "Field 'required_now' can not be NULL.", context: { field: 'required_now' } });

@@ -146,6 +146,17 @@ async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableCh
   }
   changes.add = changes.add.map((field) => resolveReference(field, table.name, known));
   for (const change of changes.modify) change.definition = resolveReference(change.definition, table.name, known);
+  // A table keeps its primary key: SQLite's rebuild made it composite (its id lost its numbering,
+  // so no record could be created without one) and MySQL added a column no record could fill.
+  const newKey = [...changes.add, ...changes.modify.filter((c) => !c.current.isPrimaryKey).map((c) => c.definition)].find(
+    (field) => field.isPrimaryKey,
+  );
+  if (newKey !== undefined && table.primaryKey.length > 0) {
+    throw new BadRequestError(
+      `Table '${table.name}' already has a primary key (${table.primaryKey.join(', ')}): field '${newKey.name}' can not be one too.`,
+      { field: newKey.name },
+    );
+  }
   const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;
   if (referenced !== null) throw sqlMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
   // A new NOT NULL field without a default has no value for the records there are: SQLite and
