@@ -354,6 +354,15 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(await describeField('shelf', 'label')).toMatchObject({ length: 30 });
     });
 
+    it("refuses a type its stored values do not fit, keeping them (SQLite changed it, and 'top' read as false)", async () => {
+      const changed = await api().call('PATCH', '_schema/shelf', { field: [{ name: 'label', type: 'boolean' }] });
+      expect(changed.status, JSON.stringify(changed.body)).toBe(400);
+      expect(await describeField('shelf', 'label')).toMatchObject({ type: 'string', length: 30 });
+      expect(
+        (await api().get('_table/shelf', { fields: 'label', order: 'id' })).body.resource.map((r: { label: string }) => r.label),
+      ).toEqual(['top', 'bottom', 'a label longer than ten']);
+    });
+
     it("keeps a table's primary key: a second one is refused alike (SQLite made the key composite, and no record could be created)", async () => {
       for (const field of [
         { name: 'label', is_primary_key: true },

@@ -9,14 +9,16 @@
  * descriptions when `fields` is given, `{success:true}` for deletes of one table or field.
  */
 import { sql } from 'kysely';
-import { BadRequestError, NotFoundError } from '../../../core/errors.js';
+import { BadRequestError, NotFoundError, PorticoError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
-import type { FieldModel, ForeignKeyModel, RelationModel, TableModel } from '../../../model/platform-model.js';
+import type { AbstractType, FieldModel, ForeignKeyModel, RelationModel, TableModel } from '../../../model/platform-model.js';
 import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import { readDatabaseSchema } from './database-schema-reader.js';
 import { mergedDefinition } from './model-definitions.js';
-import type { TableChanges } from './table-alter.js';
+import type { FieldChange, TableChanges } from './table-alter.js';
+import { nativeTypeInfo } from './native-types.js';
+import { bareField, encoderFor } from '../query/value-codec.js';
 import { assertDefaultFits, createTables, resolveReference } from './table-ddl.js';
 import { assertNewIdentifier, shownName } from './identifiers.js';
 import { lowerKeys, parseField, schemaBodyTables } from './table-definition.js';
@@ -137,6 +139,36 @@ function dropOrder(tables: readonly TableModel[]): TableModel[] {
   return ordered;
 }
 
+/**
+ * SQLite converts nothing when a field's type changes (its rebuild copies the values as they
+ * are), so the values stored must be ones the new type takes, as PostgreSQL and MySQL require:
+ * else they read as something else (a date under a boolean type read as false).
+ */
+async function assertStoredValuesFit(ctx: SqlServiceContext, table: TableModel, { definition, current }: FieldChange): Promise<void> {
+  const type = definition.native ? nativeTypeInfo(definition.type).type : (definition.type as AbstractType);
+  if (type === current.type) return;
+  const encode = encoderFor(bareField(definition.name, type, definition), ctx.dialect);
+  const column = sql.ref(current.sourceName);
+  const rows = await ctx.db
+    .selectFrom(ctx.schema.plan(table.name).source)
+    .select(column.as('value'))
+    .distinct()
+    .where(column, 'is not', null)
+    .limit(100_000)
+    .execute();
+  for (const { value } of rows) {
+    try {
+      encode(value);
+    } catch (error) {
+      if (!(error instanceof PorticoError)) throw error;
+      throw new BadRequestError(
+        `Field '${definition.name}' of table '${table.name}' holds values that type '${type}' does not take: ${error.message}`,
+        { field: definition.name },
+      );
+    }
+  }
+}
+
 async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
   if (isEmpty(changes)) return;
   const known = { created: [], existing: ctx.schema.current };
@@ -157,6 +189,7 @@ async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableCh
       { field: newKey.name },
     );
   }
+  if (ctx.dialect.dialect === 'sqlite') for (const change of changes.modify) await assertStoredValuesFit(ctx, table, change);
   const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;
   if (referenced !== null) throw sqlMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
   // A new NOT NULL field without a default has no value for the records there are: SQLite and
