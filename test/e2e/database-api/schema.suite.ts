@@ -295,6 +295,13 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect((await api().call('PATCH', '_schema/typed', { field: [{ name: 'r', type: 'reference', ref_table: 'nowhere' }] })).status).toBe(
         400,
       );
+      // Neither a key nor unique: SQLite created the table and then answered 500 to every write into it.
+      expect((await api().call('POST', '_schema', refTable({ ref_table: 'typed', ref_field: 'f_string' }))).body.error).toEqual({
+        code: 400,
+        message:
+          "Invalid schema detected - field 'r' of table 'ref_second' references field 'f_string' of table 'typed', which is neither its primary key nor unique.",
+        context: { table: 'ref_second', field: 'r' },
+      });
       const tables = (await api().get('_table')).body.resource.map((t: { name: string }) => t.name);
       expect(tables).not.toContain('ref_first');
       // PostgreSQL and MySQL failed with 'Failed to create table' for a name in another case.

@@ -99,6 +99,21 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
       { table, field: field.name },
     );
   }
+  // Only a key can be referenced: PostgreSQL and MySQL refused the table, SQLite created it and
+  // then failed every write to it (a 500, "foreign key mismatch").
+  if (refField !== null) {
+    const keyed = created
+      ? created.fields.some(
+          (f) => f.name === refField && (f.isUnique || (f.isPrimaryKey && created.fields.filter((k) => k.isPrimaryKey).length === 1)),
+        )
+      : existing?.fields.some((f) => f.sourceName === refField && (f.isUnique || (f.isPrimaryKey && existing.primaryKey.length === 1)));
+    if (!keyed) {
+      throw new BadRequestError(
+        `Invalid schema detected - ${where} references field '${refField}' of table '${field.refTable}', which is neither its primary key nor unique.`,
+        { table, field: field.name },
+      );
+    }
+  }
   return { ...field, refTable: created?.name ?? existing?.sourceName ?? field.refTable, refField };
 }
 
