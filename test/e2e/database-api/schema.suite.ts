@@ -229,6 +229,13 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
         "Invalid 'default' for field 'f' of table 'defaulted': Invalid value for field 'f': the number is out of range for the field.",
       ],
       [{ type: 'decimal', precision: 2, scale: 5 }, "Invalid 'scale' for field 'f' of table 'defaulted': at most the precision (2)."],
+      // A string without a length is a varchar(255) (PostgreSQL created it, then refused every record left to the default).
+      [
+        { type: 'string', default: 'x'.repeat(256) },
+        "Invalid 'default' for field 'f' of table 'defaulted': Field 'f' value is too long: at most 255 characters.",
+      ],
+      // MariaDB created it, then refused every record left to the default.
+      [{ type: 'json', default: 'not json' }, "Invalid 'default' for field 'f' of table 'defaulted': it must be JSON text."],
     ])('refuses %j alike on every database, creating nothing (SQLite took them)', async (field, message) => {
       const created = await api().call('POST', '_schema', {
         resource: [

@@ -124,10 +124,21 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
 export function assertDefaultFits(field: FieldDefinition, table: string, dialect: SqlDialectModule): void {
   const value = field.default;
   if (field.native || value === undefined || value === null || typeof value === 'object') return;
-  const model = bareField(field.name, field.type as AbstractType, field);
+  // A string without a length is a varchar(255); a JSON default goes into the DDL as it is, so it
+  // must be JSON text. Else the table was created and every record left to its default refused
+  // (PostgreSQL: a 300-character default; MariaDB: default 'x' of a json field).
+  const length = field.type === 'string' ? (field.length ?? 255) : field.length;
+  const model = bareField(field.name, field.type as AbstractType, { ...field, length });
   try {
     encoderFor(model, dialect)(value);
+    if ((field.type === 'json' || field.type === 'jsonb') && typeof value === 'string') JSON.parse(value);
   } catch (error) {
+    if (error instanceof SyntaxError) {
+      throw new BadRequestError(`Invalid 'default' for field '${field.name}' of table '${table}': it must be JSON text.`, {
+        table,
+        field: field.name,
+      });
+    }
     if (!(error instanceof PorticoError)) throw error;
     throw new BadRequestError(`Invalid 'default' for field '${field.name}' of table '${table}': ${error.message}`, {
       table,
