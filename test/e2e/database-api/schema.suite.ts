@@ -254,6 +254,26 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(added.body.error).toMatchObject({ code: 400, message: message.replace("table 'defaulted'", "table 'typed'") });
     });
 
+    it('refuses a table with two auto-numbered keys alike (SQLite and MySQL made a composite key, and no record could be created)', async () => {
+      const created = await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'numbered',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'other', type: 'bigid' },
+            ],
+          },
+        ],
+      });
+      expect(created.body.error).toEqual({
+        code: 400,
+        message: "Invalid schema detected - table 'numbered' has more than one auto-numbered primary key field (id, other).",
+        context: { table: 'numbered' },
+      });
+      expect((await api().get('_schema/numbered')).status).toBe(404);
+    });
+
     it('takes defaults the field can hold', async () => {
       const created = await api().call('POST', '_schema', {
         resource: [

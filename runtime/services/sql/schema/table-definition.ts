@@ -224,6 +224,15 @@ export function parseTableDefinitions(records: readonly unknown[]): TableDefinit
       (field, index) => fields.findIndex((other) => other.name.toLowerCase() === field.name.toLowerCase()) !== index,
     );
     if (duplicate) throw sqlMessages.fieldExists.error(duplicate.name, name);
+    // A table numbers its records with one field: with two, SQLite and MySQL made a composite key
+    // that numbered neither, and no record could be created without giving both.
+    const numbered = fields.filter((field) => field.autoIncrement && field.isPrimaryKey);
+    if (numbered.length > 1) {
+      throw new BadRequestError(
+        `Invalid schema detected - table '${name}' has more than one auto-numbered primary key field (${numbered.map((f) => f.name).join(', ')}).`,
+        { table: name },
+      );
+    }
     return {
       name,
       label: typeof input.label === 'string' ? input.label : null,
