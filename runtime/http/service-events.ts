@@ -41,6 +41,8 @@ export const INTERNAL_SERVICE_PATHS = {
     'email_template.{id}': ONE,
     environment: ['get'],
     event: ['get'],
+    event_script: ['get'],
+    'event_script.{name}': ['get'],
     limit: ALL,
     'limit.{id}': ONE,
     limit_cache: ['get', 'delete'],
