@@ -14,6 +14,13 @@ interface PgError extends Error {
 
 const CONNECTION_CODES = new Set([...SOCKET_ERROR_CODES, '57P01', '57P02', '57P03', '53300']);
 
+/**
+ * node-postgres's own errors of a connection that was lost (the server ended it, the network cut
+ * it) or could not be had in time (connecting, or waiting for a free one): they carry no code.
+ */
+const LOST_CONNECTION =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|timeout expired|Query read timeout)/;
+
 /** Data exceptions (class 22) by what they say about the value. */
 const VALUE_CODES = new Map<string, ValueProblem>([
   ['22001', 'too long'],
@@ -59,6 +66,7 @@ function keyColumns(detail: string | undefined): string[] {
 
 /** Maps constraint, value, limit, DDL, concurrency and connection errors; null for anything else. */
 export function translatePostgresError(error: unknown, table: TableModel | null): PorticoError | null {
+  if (error instanceof Error && LOST_CONNECTION.test(error.message)) return sqlMessages.databaseUnavailable.error();
   if (!isPgError(error)) return null;
   const { code, message } = error;
   if (isLimit(code)) return sqlMessages.databaseLimit.error();

@@ -1,0 +1,62 @@
+/**
+ * Faults injected into a running server's back-ends: a database server's connections killed or
+ * cut mid-load (through a real TCP relay, test/helpers/tcp-relay.ts, since the machine's servers
+ * are shared), a server that accepts and never answers. The failing service answers the spec's
+ * 503 in the error envelope (no driver text), nothing half-written is stored, and the service
+ * recovers by itself when its back-end comes back.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ExternalDatabase } from '#test/helpers/require-service.js';
+import { requireService } from '#test/helpers/require-service.js';
+import { startTcpRelay, type TcpRelay } from '#test/helpers/tcp-relay.js';
+import { type ApiClient, type ApiResponse, startApi } from './database-api/api-client.js';
+import { type DatabaseTarget, openDatabaseTarget } from './database-api/database-targets.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+const PORTS: Record<ExternalDatabase, number> = { postgres: 5432, mysql: 3306 };
+const UNAVAILABLE = { error: { code: 503, message: 'The database is unavailable; try again later.' } };
+
+/** A database service `db` over a fresh database with one table, reached through a relay. */
+async function relayedDatabase(kind: ExternalDatabase): Promise<{ api: ApiClient; relay: TcpRelay; target: DatabaseTarget }> {
+  const target = await openDatabaseTarget(kind);
+  await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
+  const relay = await startTcpRelay(PORTS[kind]);
+  const api = await startApi(target, { host: '127.0.0.1', port: relay.port, connection_timeout: 2 });
+  cleanups.push(async () => {
+    await api.close();
+    await relay.close();
+    await target.close();
+  });
+  return { api, relay, target };
+}
+
+const ids = (response: ApiResponse) => (response.body.resource as Array<{ id: number }>).map((record) => record.id).sort((a, b) => a - b);
+
+for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
+  describe.skipIf(!(await requireService(kind)))(`a ${kind} database service`, () => {
+    it('answers 503 while its connections are cut and refused, and recovers by itself', { timeout: 20_000 }, async () => {
+      const { api, relay } = await relayedDatabase(kind);
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })).status).toBe(200);
+      // Every open connection ends at once (a network blip), then the server refuses new ones.
+      relay.reset();
+      const blip = await api.get('_table/item');
+      expect([200, 503]).toContain(blip.status);
+      if (blip.status === 503) expect(blip.body).toEqual(UNAVAILABLE);
+      await relay.cut();
+      for (const answer of [
+        await api.get('_table/item'),
+        await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] }),
+        await api.get('_table/item/1'),
+      ])
+        expect(answer).toEqual({ status: 503, body: UNAVAILABLE });
+      await relay.restore();
+      const after = await api.get('_table/item');
+      expect(after.status).toBe(200);
+      expect(ids(after)).toEqual([1]);
+    });
+  });
+}

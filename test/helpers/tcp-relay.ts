@@ -1,0 +1,76 @@
+/**
+ * A real TCP relay between a server under test and one of the machine's shared services, that a
+ * fault-injection test can cut and restore without stopping the service (other tests use it):
+ * `cut()` ends every relayed connection and stops listening (new ones are refused: the back-end is
+ * down), `silence()` accepts connections and never answers (the back-end hangs), `restore()` relays
+ * again on the same port.
+ */
+import net from 'node:net';
+
+export interface TcpRelay {
+  /** The relay's port on 127.0.0.1. */
+  port: number;
+  /** Ends every open connection (both sides) and stops listening: connecting is refused. */
+  cut(): Promise<void>;
+  /** Ends every open connection and accepts new ones without ever answering. */
+  silence(): void;
+  /** Relays new connections to the target again. */
+  restore(): Promise<void>;
+  /** Ends every open connection, leaving the mode as it is (a network blip). */
+  reset(): void;
+  /** Connections relayed now. */
+  readonly open: number;
+  close(): Promise<void>;
+}
+
+export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpRelay> {
+  let silent = false;
+  const sockets = new Set<net.Socket>();
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  };
+  const server = net.createServer((client) => {
+    track(client);
+    if (silent) return;
+    const upstream = net.connect(targetPort, targetHost);
+    track(upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  const stop = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+  const resetAll = () => {
+    for (const socket of sockets) socket.destroy();
+  };
+  await listen(0);
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    async cut() {
+      const stopped = stop();
+      resetAll();
+      await stopped;
+    },
+    silence() {
+      silent = true;
+      resetAll();
+    },
+    async restore() {
+      silent = false;
+      if (!server.listening) await listen(port);
+    },
+    reset: resetAll,
+    get open() {
+      return sockets.size;
+    },
+    async close() {
+      const stopped = stop();
+      resetAll();
+      await stopped;
+    },
+  };
+}
