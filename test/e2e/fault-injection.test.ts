@@ -58,5 +58,24 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(after.status).toBe(200);
       expect(ids(after)).toEqual([1]);
     });
+
+    it('answers 503 after its connection_timeout when the server accepts and never answers, and recovers', { timeout: 20_000 }, async () => {
+      const { api, relay } = await relayedDatabase(kind);
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })).status).toBe(200);
+      relay.silence();
+      // The first call may still find the pool's connection ended; the next ones wait for a new one.
+      await api.get('_table/item');
+      const started = Date.now();
+      const answers = await Promise.all([api.get('_table/item'), api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] })]);
+      expect(answers).toEqual([
+        { status: 503, body: UNAVAILABLE },
+        { status: 503, body: UNAVAILABLE },
+      ]);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await relay.restore();
+      const after = await api.get('_table/item');
+      expect(after.status).toBe(200);
+      expect(ids(after)).toEqual([1]);
+    });
   });
 }

@@ -13,6 +13,8 @@ export interface ServerConnection {
   password: string;
   /** Most connections a service opens at once. */
   maxConnections: number;
+  /** Milliseconds to wait for a connection (connecting, or a free one of the pool) before the database counts as unavailable. */
+  connectTimeoutMs: number;
 }
 
 export interface ServerDefaults {
@@ -23,6 +25,7 @@ export interface ServerDefaults {
 }
 
 const DEFAULT_MAX_CONNECTIONS = 10;
+const DEFAULT_CONNECTION_TIMEOUT_SECONDS = 10;
 
 /** JSON Schema of a server service's config; `extra` adds dialect keys (`schema`). */
 export function serverConfigSchema(label: string, defaults: ServerDefaults, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -45,6 +48,9 @@ export function serverConfigSchema(label: string, defaults: ServerDefaults, extr
       username: { type: 'string', description: `User name (default ${defaults.username}).` },
       password: { type: 'string', description: 'Password; write `${env:NAME}` to keep it out of platform.yaml.' },
       max_connections: integerOrReference(`Most connections the service opens at once (default ${DEFAULT_MAX_CONNECTIONS}).`),
+      connection_timeout: integerOrReference(
+        `Seconds to wait for a connection (connecting, or a free one when all are busy) before answering 503 (default ${DEFAULT_CONNECTION_TIMEOUT_SECONDS}).`,
+      ),
       ...extra,
       ...sqlConfigProperties,
     },
@@ -94,5 +100,6 @@ export function serverConnection(config: Record<string, unknown>, defaults: Serv
     username: fromUrl.username ?? text('username') ?? defaults.username,
     password: fromUrl.password ?? text('password') ?? '',
     maxConnections: positiveInteger(config.max_connections, 'max_connections', DEFAULT_MAX_CONNECTIONS),
+    connectTimeoutMs: positiveInteger(config.connection_timeout, 'connection_timeout', DEFAULT_CONNECTION_TIMEOUT_SECONDS) * 1000,
   };
 }

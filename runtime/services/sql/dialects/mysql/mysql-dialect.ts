@@ -42,6 +42,7 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
     user: server.username,
     password: server.password,
     connectionLimit: server.maxConnections,
+    connectTimeout: server.connectTimeoutMs,
     dateStrings: true,
     supportBigNumbers: true,
     bigNumberStrings: false,

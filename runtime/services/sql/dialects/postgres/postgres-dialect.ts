@@ -90,6 +90,8 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     user: server.username,
     password: server.password,
     max: server.maxConnections,
+    // Without it a server that accepts and never answers, or a pool whose connections all hang, holds requests for ever.
+    connectionTimeoutMillis: server.connectTimeoutMs,
     types,
     Client: preparingClient(),
     // The schema is a startup parameter: no extra query races the first one on a new connection.

@@ -10,13 +10,13 @@ describe('serverConnection', () => {
     [
       'the reference platform fields',
       { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret' },
-      { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret', maxConnections: 10 },
+      { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret', maxConnections: 10, connectTimeoutMs: 10_000 },
     ],
     ['defaults', { database: 'shop' }, { host: 'localhost', port: 5432, database: 'shop', username: 'postgres', password: '' }],
     [
       'a port from an env reference is a string',
-      { database: 'shop', port: '7000', max_connections: '3' },
-      { port: 7000, maxConnections: 3 },
+      { database: 'shop', port: '7000', max_connections: '3', connection_timeout: '2' },
+      { port: 7000, maxConnections: 3, connectTimeoutMs: 2000 },
     ],
     [
       'a url',
@@ -37,6 +37,7 @@ describe('serverConnection', () => {
     [{ url: 'mysql://x/y' }, "Database service config 'url' must start with postgres:// or postgresql://."],
     [{ url: 'not a url' }, "Database service config 'url' is not a valid URL."],
     [{ database: 'x', port: 'abc' }, "Database service config 'port' must be a positive integer."],
+    [{ database: 'x', connection_timeout: 0 }, "Database service config 'connection_timeout' must be a positive integer."],
   ])('refuses %j with a 500 naming the key', (config, message) => {
     expect(() => serverConnection(config, PG)).toThrow(message);
   });

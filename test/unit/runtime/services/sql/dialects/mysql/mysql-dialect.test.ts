@@ -129,7 +129,7 @@ describe.skipIf(!(await requireService('mysql')))('the MySQL/MariaDB catalog', (
         unique key pair (customer_id, total), constraint fk_orders_customer foreign key (customer_id) references customer(id) on delete cascade);
       create view big_orders as select * from orders where total > 100;`);
     await raw.end();
-    connection = await openMysqlDatabase({ ...database.config, maxConnections: 2 });
+    connection = await openMysqlDatabase({ ...database.config, maxConnections: 2, connectTimeoutMs: 10_000 });
     schema = await readDatabaseSchema(connection.db, mysqlDialect, false);
   });
   afterAll(async () => {

@@ -131,7 +131,7 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
       create procedure sales.noop() language sql as 'select 1';
       create table sales."Thing" (id serial primary key, n integer);`);
     await client.end();
-    connection = await openPostgresDatabase({ ...database.config, maxConnections: 2 }, 'sales');
+    connection = await openPostgresDatabase({ ...database.config, maxConnections: 2, connectTimeoutMs: 10_000 }, 'sales');
     schema = await readDatabaseSchema(connection.db, postgresDialect, false);
   });
   afterAll(async () => {
@@ -211,7 +211,7 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
     await client.query(`create schema "Sales Team"; create type "Sales Team".stage as enum ('new', 'won', 'it''s lost');
       create table "Sales Team".lead (id integer primary key, stage "Sales Team".stage)`);
     await client.end();
-    const team = await openPostgresDatabase({ ...database.config, maxConnections: 1 }, 'Sales Team');
+    const team = await openPostgresDatabase({ ...database.config, maxConnections: 1, connectTimeoutMs: 10_000 }, 'Sales Team');
     try {
       expect((await sql<{ schema: string }>`select current_schema() as schema`.execute(team.db)).rows).toEqual([{ schema: 'Sales Team' }]);
       const [lead] = (await readDatabaseSchema(team.db, postgresDialect, false)).tables;
@@ -224,7 +224,7 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
   });
 
   it('refuses a schema that does not exist', async () => {
-    await expect(openPostgresDatabase({ ...database.config, maxConnections: 1 }, 'nope')).rejects.toThrow(
+    await expect(openPostgresDatabase({ ...database.config, maxConnections: 1, connectTimeoutMs: 10_000 }, 'nope')).rejects.toThrow(
       `Schema 'nope' does not exist in PostgreSQL database '${database.name}'.`,
     );
   });
