@@ -59,7 +59,9 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(ids(after)).toEqual([1]);
     });
 
-    it('answers 503 after its connection_timeout when the server accepts and never answers, and recovers', { timeout: 20_000 }, async () => {
+    it('answers 503 after its connection_timeout when the server accepts and never answers, and recovers', {
+      timeout: 20_000,
+    }, async () => {
       const { api, relay } = await relayedDatabase(kind);
       expect((await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })).status).toBe(200);
       relay.silence();
@@ -76,6 +78,38 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       const after = await api.get('_table/item');
       expect(after.status).toBe(200);
       expect(ids(after)).toEqual([1]);
+    });
+
+    it('answers 503 to a rollback batch whose connection dies midway, and stores none of it', { timeout: 20_000 }, async () => {
+      const { api, relay, target } = await relayedDatabase(kind);
+      // A record named slow… takes two seconds to insert: the batch is midway while it runs.
+      if (kind === 'postgres')
+        await target.exec(`create function slow() returns trigger language plpgsql as $$
+            begin if new.name like 'slow%' then perform pg_sleep(2); end if; return new; end $$
+          ;;
+          create trigger item_slow before insert on item for each row execute function slow()`);
+      else
+        await target.exec(
+          "create trigger item_slow before insert on item for each row begin if new.name like 'slow%' then do sleep(2); end if; end",
+        );
+      const batch = api.call('POST', '_table/item?rollback=true', {
+        resource: [
+          { id: 1, name: 'first' },
+          { id: 2, name: 'slow' },
+          { id: 3, name: 'third' },
+        ],
+      });
+      const sleeping =
+        kind === 'postgres'
+          ? "select pid from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'"
+          : "select id from information_schema.processlist where db = database() and state = 'User sleep'";
+      while ((await target.query(sleeping)).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      relay.reset();
+      expect(await batch).toEqual({ status: 503, body: UNAVAILABLE });
+      expect(await target.query('select id from item')).toEqual([]);
+      // The service goes on with new connections.
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 4, name: 'fourth' }] })).status).toBe(200);
+      expect(ids(await api.get('_table/item'))).toEqual([4]);
     });
   });
 }

@@ -11,6 +11,8 @@ interface MysqlError extends Error {
 }
 
 const CONNECTION_CODES = new Set([...SOCKET_ERROR_CODES, 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR']);
+/** The server is shutting down (1053), or ended the connection (MariaDB's 1927, `KILL CONNECTION` of a busy one). */
+const CONNECTION_ERRNOS = new Set([1053, 1927]);
 
 /** Value errors by error number: what they say about the value. */
 const VALUE_ERRNOS = new Map<number, ValueProblem>([
@@ -57,8 +59,11 @@ function duplicateFields(message: string, table: TableModel | null): string[] {
 
 /** Maps constraint, value, limit, DDL, concurrency and connection errors; null for anything else. */
 export function translateMysqlError(error: unknown, table: TableModel | null): PorticoError | null {
+  // mysql2's own errors of a connection lost before (or while) a statement was sent carry `fatal` and no server error number.
+  if (error instanceof Error && (error as { fatal?: unknown }).fatal === true && (error as { errno?: unknown }).errno === undefined)
+    return sqlMessages.databaseUnavailable.error();
   if (!isMysqlError(error)) return null;
-  if (CONNECTION_CODES.has(error.code)) return sqlMessages.databaseUnavailable.error();
+  if (CONNECTION_CODES.has(error.code) || CONNECTION_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseUnavailable.error();
   // Access denied (to the server, to the database), unknown database.
   if (error.errno === 1045 || error.errno === 1044 || error.errno === 1049) return sqlMessages.connectionRefused.error();
   const errno = error.errno ?? -1;

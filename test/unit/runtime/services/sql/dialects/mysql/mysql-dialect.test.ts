@@ -110,6 +110,11 @@ describe('translateMysqlError', () => {
     expect(
       translateMysqlError(Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:3306'), { code: 'ECONNREFUSED' }), null),
     ).toMatchObject({ status: 503, message: 'The database is unavailable; try again later.' });
+    // mysql2's own error of a command given to a connection that is closed: fatal, no code, no errno.
+    expect(
+      translateMysqlError(Object.assign(new Error("Can't add new command when connection is in closed state"), { fatal: true }), null),
+    ).toMatchObject({ status: 503, message: 'The database is unavailable; try again later.' });
+    expect(translateMysqlError(error(1927, 'Connection was killed'), table)).toMatchObject({ status: 503 });
     expect(translateMysqlError(error(1234, 'other'), table)).toBeNull();
   });
 });
