@@ -36,6 +36,32 @@ async function relayedDatabase(kind: ExternalDatabase): Promise<{ api: ApiClient
 
 const ids = (response: ApiResponse) => (response.body.resource as Array<{ id: number }>).map((record) => record.id).sort((a, b) => a - b);
 
+/** A record named slow… takes two seconds to insert (a trigger sleeps): a statement or a batch is midway while it runs. */
+async function slowInserts(target: DatabaseTarget): Promise<void> {
+  if (target.kind === 'postgres')
+    await target.exec(`create function slow() returns trigger language plpgsql as $$
+        begin if new.name like 'slow%' then perform pg_sleep(2); end if; return new; end $$
+      ;;
+      create trigger item_slow before insert on item for each row execute function slow()`);
+  else
+    await target.exec(
+      "create trigger item_slow before insert on item for each row begin if new.name like 'slow%' then do sleep(2); end if; end",
+    );
+}
+
+/** Waits for a slow insert to be sleeping; returns the server's ids of the sessions running it. */
+async function sleepingStatement(target: DatabaseTarget): Promise<number[]> {
+  const sleeping =
+    target.kind === 'postgres'
+      ? "select pid as id from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'"
+      : "select id from information_schema.processlist where db = database() and state = 'User sleep'";
+  for (;;) {
+    const rows = await target.query(sleeping);
+    if (rows.length > 0) return rows.map((row) => Number(row.id));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
   describe.skipIf(!(await requireService(kind)))(`a ${kind} database service`, () => {
     it('answers 503 while its connections are cut and refused, and recovers by itself', { timeout: 20_000 }, async () => {
@@ -82,16 +108,7 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
 
     it('answers 503 to a rollback batch whose connection dies midway, and stores none of it', { timeout: 20_000 }, async () => {
       const { api, relay, target } = await relayedDatabase(kind);
-      // A record named slow… takes two seconds to insert: the batch is midway while it runs.
-      if (kind === 'postgres')
-        await target.exec(`create function slow() returns trigger language plpgsql as $$
-            begin if new.name like 'slow%' then perform pg_sleep(2); end if; return new; end $$
-          ;;
-          create trigger item_slow before insert on item for each row execute function slow()`);
-      else
-        await target.exec(
-          "create trigger item_slow before insert on item for each row begin if new.name like 'slow%' then do sleep(2); end if; end",
-        );
+      await slowInserts(target);
       const batch = api.call('POST', '_table/item?rollback=true', {
         resource: [
           { id: 1, name: 'first' },
@@ -99,17 +116,27 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
           { id: 3, name: 'third' },
         ],
       });
-      const sleeping =
-        kind === 'postgres'
-          ? "select pid from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'"
-          : "select id from information_schema.processlist where db = database() and state = 'User sleep'";
-      while ((await target.query(sleeping)).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleepingStatement(target);
       relay.reset();
       expect(await batch).toEqual({ status: 503, body: UNAVAILABLE });
       expect(await target.query('select id from item')).toEqual([]);
       // The service goes on with new connections.
       expect((await api.call('POST', '_table/item', { resource: [{ id: 4, name: 'fourth' }] })).status).toBe(200);
       expect(ids(await api.get('_table/item'))).toEqual([4]);
+    });
+
+    it('answers 503 to a statement the database cancels (an operator, a statement timeout), and stores nothing of it', {
+      timeout: 20_000,
+    }, async () => {
+      const { api, target } = await relayedDatabase(kind);
+      await slowInserts(target);
+      const insert = api.call('POST', '_table/item', { resource: [{ id: 1, name: 'slow' }] });
+      const sessions = await sleepingStatement(target);
+      if (kind === 'postgres') await target.query(`select pg_cancel_backend(${sessions[0]})`);
+      else await target.exec(`kill query ${sessions[0]}`);
+      expect(await insert).toEqual({ status: 503, body: { error: { code: 503, message: 'The database is busy; try again.' } } });
+      expect(await target.query('select id from item')).toEqual([]);
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'second' }] })).status).toBe(200);
     });
   });
 }

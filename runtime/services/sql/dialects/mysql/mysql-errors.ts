@@ -13,6 +13,8 @@ interface MysqlError extends Error {
 const CONNECTION_CODES = new Set([...SOCKET_ERROR_CODES, 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR']);
 /** The server is shutting down (1053), or ended the connection (MariaDB's 1927, `KILL CONNECTION` of a busy one). */
 const CONNECTION_ERRNOS = new Set([1053, 1927]);
+/** The statement was stopped: `KILL QUERY` (1317), MariaDB's max_statement_time (1969), MySQL's max_execution_time (3024). */
+const INTERRUPTED_ERRNOS = new Set([1317, 1969, 3024]);
 
 /** Value errors by error number: what they say about the value. */
 const VALUE_ERRNOS = new Map<number, ValueProblem>([
@@ -64,6 +66,7 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
     return sqlMessages.databaseUnavailable.error();
   if (!isMysqlError(error)) return null;
   if (CONNECTION_CODES.has(error.code) || CONNECTION_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseUnavailable.error();
+  if (INTERRUPTED_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseBusy.error();
   // Access denied (to the server, to the database), unknown database.
   if (error.errno === 1045 || error.errno === 1044 || error.errno === 1049) return sqlMessages.connectionRefused.error();
   const errno = error.errno ?? -1;

@@ -111,6 +111,9 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     case '40P01':
     case '55P03':
       return sqlMessages.concurrentChange.error();
+    // The statement was cancelled (pg_cancel_backend, statement_timeout): the database is busy.
+    case '57014':
+      return sqlMessages.databaseBusy.error();
     default:
       return null;
   }

@@ -115,6 +115,10 @@ describe('translateMysqlError', () => {
       translateMysqlError(Object.assign(new Error("Can't add new command when connection is in closed state"), { fatal: true }), null),
     ).toMatchObject({ status: 503, message: 'The database is unavailable; try again later.' });
     expect(translateMysqlError(error(1927, 'Connection was killed'), table)).toMatchObject({ status: 503 });
+    expect(translateMysqlError(error(1317, 'Query execution was interrupted'), table)).toMatchObject({
+      status: 503,
+      message: 'The database is busy; try again.',
+    });
     expect(translateMysqlError(error(1234, 'other'), table)).toBeNull();
   });
 });

@@ -86,6 +86,7 @@ describe('translatePostgresError', () => {
     [pgError('P0001', { message: 'Stock may not go negative' }), 400, 'Stock may not go negative'],
     [pgError('42P07', { message: 'relation "item" already exists' }), 409, "A table with name 'item' already exist in the database."],
     [pgError('40P01'), 409, 'The records were changed concurrently; try again.'],
+    [pgError('57014'), 503, 'The database is busy; try again.'],
     [pgError('ECONNREFUSED'), 503, 'The database is unavailable; try again later.'],
     [pgError('08006'), 503, 'The database is unavailable; try again later.'],
     [new Error('Connection terminated unexpectedly'), 503, 'The database is unavailable; try again later.'],
