@@ -18,6 +18,7 @@ import { minimalModel } from '#test/helpers/platform-fixtures.js';
 import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
 import { createTestDatabase, requireService, type ExternalDatabase, type TestDatabase } from '#test/helpers/require-service.js';
 import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
+import { startTcpRelay } from '#test/helpers/tcp-relay.js';
 
 const ADMIN = { email: 'admin@test.local', password: 'admin-password-12345' };
 // The JWT secret as platform.yaml declares it by default: from the environment, else kept in the system database.
@@ -95,6 +96,39 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
           .statusCode,
       ).toBe(200);
       expect(await first.portico.db.selectFrom('system_setting').select('value').where('name', '=', 'jwt_secret').execute()).toEqual([]);
+    });
+
+    it('never ends the process when it is cut off under load, and serves again once it is back', { timeout: 20_000 }, async () => {
+      const database = await createTestDatabase(kind);
+      cleanups.push(() => database.drop());
+      const url = new URL(database.url);
+      const relay = await startTcpRelay(Number(url.port || (kind === 'postgres' ? 5432 : 3306)), url.hostname);
+      cleanups.push(() => relay.close());
+      url.port = String(relay.port);
+      const app = await startOn({ ...database, url: url.href });
+      const { token } = await login(app);
+      const headers = { 'x-service-session-token': token };
+      const calls = () => [
+        app.inject({ method: 'GET', url: '/api/v2/system/role', headers }),
+        app.inject({ method: 'GET', url: '/api/v2/system/admin/session', headers }),
+        app.inject({ method: 'POST', url: '/api/v2/system/admin/session', payload: ADMIN }),
+      ];
+      const crashes: unknown[] = [];
+      const crashed = (error: unknown) => crashes.push(error);
+      process.on('uncaughtException', crashed);
+      try {
+        // Requests that take a connection just as every connection drops, then requests while it is refused.
+        const cut = relay.cut();
+        const racing = await Promise.all(calls());
+        await cut;
+        const down = await Promise.all(calls());
+        expect([...racing, ...down].every((answer) => answer.statusCode === 200 || answer.statusCode >= 500)).toBe(true);
+        await relay.restore();
+        expect((await Promise.all(calls())).map((answer) => answer.statusCode)).toEqual([200, 200, 200]);
+      } finally {
+        process.off('uncaughtException', crashed);
+      }
+      expect(crashes).toEqual([]);
     });
   });
 }

@@ -135,8 +135,10 @@ async function openPostgres(url: string): Promise<SystemDb> {
     },
   } as pg.CustomTypesConfig;
   const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 5000 });
-  // An idle connection the server drops must not crash the process.
+  // An idle connection the server drops must not crash the process; nor may one that breaks while
+  // checked out (the pool listens only to idle ones): its statement fails with the error instead.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<SystemTables>({ dialect: new PostgresDialect({ pool }) });
 }
 
