@@ -65,7 +65,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     const model = ctx.services.get(parsePath(url).service);
     return model !== undefined && getServiceKind(model.type)?.rawBody === true;
   });
-  installErrorHandling(app);
+  installErrorHandling(app, ctx.db);
   installUrlGuard(app);
   // CORS follows the rules of /system/cors, read per request from memory.
   installCors(app, ctx.cors);

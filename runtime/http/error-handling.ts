@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
 import {
   HeadersTooLargeError,
   InternalServerError,
@@ -18,6 +19,7 @@ import {
   UriTooLongError,
 } from '../core/errors.js';
 import { coreMessages } from '../core/messages.js';
+import { systemDatabaseUnavailable } from '../system/store/system-db.js';
 
 export function toPorticoError(error: FastifyError | Error): PorticoError {
   if (error instanceof PorticoError) return sendable(error);
@@ -124,9 +126,11 @@ function dropUnsendableHeaders(reply: FastifyReply): void {
 /** Methods the API's routes take. */
 const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-export function installErrorHandling(app: FastifyInstance): void {
+/** `systemDb`: the platform's system database, whose failures (logins, sessions, keys) no service translates: a 503, as the spec says. */
+export function installErrorHandling(app: FastifyInstance, systemDb?: Kysely<any>): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const portico = toPorticoError(error);
+    const unavailable = systemDb === undefined || error instanceof PorticoError ? null : systemDatabaseUnavailable(systemDb, error);
+    const portico = unavailable ?? toPorticoError(error);
     // Driver errors reach the log as the cause of the PorticoError that hides them from the client.
     if (portico.status >= 500) request.log.error({ err: portico.cause ?? error }, portico.message);
     dropUnsendableHeaders(reply);

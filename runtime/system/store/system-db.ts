@@ -20,7 +20,7 @@ import {
   type MigrationProvider,
 } from 'kysely';
 import type pg from 'pg';
-import { InternalServerError } from '../../core/errors.js';
+import { InternalServerError, type PorticoError } from '../../core/errors.js';
 import type { SqlDialectModule } from '../../services/sql/dialects/sql-dialect.js';
 import { sqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-dialect.js';
 import { systemMigrations } from './system-migrations.js';
@@ -71,6 +71,17 @@ export function systemDialect(db: Kysely<any>): SqlDialectModule {
   if (adapter instanceof PostgresAdapter) return serverDialects.postgres!;
   if (adapter instanceof MysqlAdapter) return serverDialects.mysql!;
   return sqliteDialect;
+}
+
+/**
+ * An error of a system database call that says the database cannot be had (unreachable, its
+ * connection lost, busy) as the dialect's 503, its cause kept for the log; null for any other error.
+ */
+export function systemDatabaseUnavailable(db: Kysely<any>, error: unknown): PorticoError | null {
+  const translated = systemDialect(db).translateError(error, null);
+  if (translated?.status !== 503) return null;
+  translated.cause = error;
+  return translated;
 }
 
 /**
