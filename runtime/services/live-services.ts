@@ -35,19 +35,26 @@ export class LiveServices {
     return [...this.entries.values()].map((e) => e.model).sort((a, b) => a.id - b.id);
   }
 
-  /** The handler of a service that is open already, else undefined (then use handler()). */
+  /** The handler of a service that is open already (and not stale), else undefined (then use handler()). */
   openHandler(name: string): ServiceHandler | undefined {
-    return this.entries.get(name)?.open ?? undefined;
+    const open = this.entries.get(name)?.open;
+    return open && !open.stale?.() ? open : undefined;
   }
 
-  /** The open handler of a service, opening it on first use. */
+  /** The open handler of a service, opening it on first use, and anew when its back-end was replaced. */
   handler(name: string): Promise<ServiceHandler> {
     const entry = this.entries.get(name);
     if (!entry) return Promise.reject(coreMessages.serviceNotFound.error(name));
+    let closing: Promise<void> = Promise.resolve();
+    if (entry.open?.stale?.()) {
+      closing = entry.open.close().catch(() => undefined);
+      entry.open = null;
+      entry.handler = null;
+    }
     if (!entry.handler) {
       const kind = getServiceKind(entry.model.type);
       if (!kind) return Promise.reject(new NotImplementedError(`Service type '${entry.model.type}' is not supported.`));
-      entry.handler = kind.open(entry.model, this.ctx);
+      entry.handler = closing.then(() => kind.open(entry.model, this.ctx));
       // A failed open is retried on the next call rather than cached.
       entry.handler.then(
         (handler) => {

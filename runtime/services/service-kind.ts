@@ -153,6 +153,8 @@ export interface ServiceHandler {
   transaction?<T>(work: (handler: Pick<ServiceHandler, 'handle'>) => Promise<T>): Promise<T>;
   /** Checks that the back-end answers (GET /ready); services without one are always ready. */
   ping?(): Promise<void>;
+  /** Whether the back-end it opened has been replaced (a database file restored on disk): the next call opens the service anew. */
+  stale?(): boolean;
   close(): Promise<void>;
 }
 

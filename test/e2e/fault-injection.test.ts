@@ -1,10 +1,13 @@
 /**
  * Faults injected into a running server's back-ends: a database server's connections killed or
  * cut mid-load (through a real TCP relay, test/helpers/tcp-relay.ts, since the machine's servers
- * are shared), a server that accepts and never answers. The failing service answers the spec's
+ * are shared), a server that accepts and never answers, a statement cancelled, a SQLite file
+ * removed or replaced on disk. The failing service answers the spec's
  * 503 in the error envelope (no driver text), nothing half-written is stored, and the service
  * recovers by itself when its back-end comes back.
  */
+import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExternalDatabase } from '#test/helpers/require-service.js';
 import { requireService } from '#test/helpers/require-service.js';
@@ -140,3 +143,33 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
     });
   });
 }
+
+describe('a sqlite database service', () => {
+  it('answers 503 while its file is removed from disk, writing nothing to the lost file, and serves a file restored in its place', {
+    timeout: 20_000,
+  }, async () => {
+    const target = await openDatabaseTarget('sqlite');
+    await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
+    const api = await startApi(target);
+    cleanups.push(async () => {
+      await api.close();
+      await target.close();
+    });
+    const file = target.config.database as string;
+    expect((await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })).status).toBe(200);
+    // A backup of the file as it is now, then the file removed (with its write-ahead log).
+    const source = new Database(file);
+    await source.backup(`${file}.backup`);
+    source.close();
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+    for (const answer of [await api.get('_table/item'), await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] })])
+      expect(answer).toEqual({ status: 503, body: UNAVAILABLE });
+    // The backup restored: the service reads and writes it, without a restart.
+    fs.copyFileSync(`${file}.backup`, file);
+    expect(ids(await api.get('_table/item'))).toEqual([1]);
+    expect((await api.call('POST', '_table/item', { resource: [{ id: 3, name: 'c' }] })).status).toBe(200);
+    const restored = new Database(file, { readonly: true });
+    expect(restored.prepare('select id from item order by id').all()).toEqual([{ id: 1 }, { id: 3 }]);
+    restored.close();
+  });
+});

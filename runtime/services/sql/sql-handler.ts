@@ -24,6 +24,7 @@ import { inTransaction } from './query/run-compiled.js';
 import { databaseError } from './dialects/driver-errors.js';
 import { coreMessages } from '../../core/messages.js';
 import type { SqlResponseCache } from './sql-response-cache.js';
+import { sqlMessages } from './sql-messages.js';
 
 const ROOT_RESOURCES = [{ name: '_schema' }, { name: '_table' }];
 /** Databases with stored routines also list these (reference 1.4). */
@@ -39,6 +40,8 @@ export class SqlServiceHandler implements ServiceHandler {
   ) {}
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
+    // A database file removed from disk (or replaced, until the service reopens) is not written to: the writes would be lost.
+    if ((this.connection.fileState?.() ?? 'same') !== 'same') throw sqlMessages.databaseUnavailable.error();
     try {
       if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) await this.refresh();
       if (this.responses === null) return await this.route(call);
@@ -121,6 +124,10 @@ export class SqlServiceHandler implements ServiceHandler {
 
   openapi(): OpenApiFragment {
     return sqlServiceOpenApi({ ...this.model, schema: this.ctx.schema.current });
+  }
+
+  stale(): boolean {
+    return this.connection.fileState?.() === 'replaced';
   }
 
   async ping(): Promise<void> {

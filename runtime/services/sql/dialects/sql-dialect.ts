@@ -16,6 +16,11 @@ import type { FieldDefinition } from '../schema/table-definition.js';
 export interface SqlConnection {
   /** Untyped: the tables are only known at run time. */
   db: Kysely<any>;
+  /**
+   * A database file's connection: whether the file at its path is still the one it opened, or was
+   * removed, or replaced by another (a restored backup). Writes would go to the unlinked file and be lost.
+   */
+  fileState?(): 'same' | 'missing' | 'replaced';
   close(): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 /** The SQLite dialect: better-sqlite3 under Kysely, with a prepared-statement cache. */
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   Kysely,
@@ -181,5 +182,12 @@ export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}
   };
   // Outside a transaction only while no one holds the connection; a transaction holds it, so its own statements run at once.
   registerDirectRunner(db, (sql, parameters) => (driver.held ? null : run(sql, parameters)), run);
-  return { db, close: () => db.destroy() };
+  if (file === ':memory:') return { db, close: () => db.destroy() };
+  const opened = fs.statSync(file);
+  const fileState = (): 'same' | 'missing' | 'replaced' => {
+    const now = fs.statSync(file, { throwIfNoEntry: false });
+    if (now === undefined) return 'missing';
+    return now.ino === opened.ino && now.dev === opened.dev ? 'same' : 'replaced';
+  };
+  return { db, fileState, close: () => db.destroy() };
 }
