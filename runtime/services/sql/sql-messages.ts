@@ -137,6 +137,8 @@ export const sqlMessages = {
   /** The server answers but refuses the service's credentials or database name: a configuration error (spec: 500). */
   connectionRefused: message(500, () => "The database refused the service's connection: check its database name, username and password."),
   databaseBusy: message(503, () => 'The database is busy; try again.'),
+  /** The database's disk (or a table's size limit) is full: resource exhaustion, 503 as the spec says. */
+  databaseFull: message(503, () => 'The database has no room left to store the change; try again later.'),
 
   // The filter grammar. Positions are 1-based character offsets in the filter text; 0 marks a node
   // built in code (role row filters), for which no position is reported.

@@ -67,6 +67,8 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
   if (!isMysqlError(error)) return null;
   if (CONNECTION_CODES.has(error.code) || CONNECTION_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseUnavailable.error();
   if (INTERRUPTED_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseBusy.error();
+  // The disk is full (1021), a table reached its size limit (1114).
+  if (error.errno === 1021 || error.errno === 1114) return sqlMessages.databaseFull.error();
   // Access denied (to the server, to the database), unknown database.
   if (error.errno === 1045 || error.errno === 1044 || error.errno === 1049) return sqlMessages.connectionRefused.error();
   const errno = error.errno ?? -1;

@@ -114,6 +114,8 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     // The statement was cancelled (pg_cancel_backend, statement_timeout): the database is busy.
     case '57014':
       return sqlMessages.databaseBusy.error();
+    case '53100':
+      return sqlMessages.databaseFull.error();
     default:
       return null;
   }

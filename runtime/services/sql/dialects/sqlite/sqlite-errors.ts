@@ -44,10 +44,14 @@ export function translateSqliteError(error: unknown, table: TableModel | null): 
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
       return sqlMessages.databaseBusy.error();
+    case 'SQLITE_FULL':
+      return sqlMessages.databaseFull.error();
     case 'SQLITE_ERROR':
       if (LIMIT_MESSAGES.test(message)) return sqlMessages.databaseLimit.error();
       break;
   }
+  // The disk failed under the file (SQLITE_IOERR_WRITE, _FSYNC, ...): the database is unavailable.
+  if (code.startsWith('SQLITE_IOERR')) return sqlMessages.databaseUnavailable.error();
   const exists = /^(table|index) "?([^"]+?)"? already exists/.exec(message);
   if (exists) return sqlMessages.alreadyExists.error(exists[1], exists[2]);
   return null;

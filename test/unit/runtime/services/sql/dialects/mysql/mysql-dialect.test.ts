@@ -119,6 +119,10 @@ describe('translateMysqlError', () => {
       status: 503,
       message: 'The database is busy; try again.',
     });
+    expect(translateMysqlError(error(1114, "The table 'item' is full"), table)).toMatchObject({
+      status: 503,
+      message: 'The database has no room left to store the change; try again later.',
+    });
     expect(translateMysqlError(error(1234, 'other'), table)).toBeNull();
   });
 });

@@ -87,6 +87,7 @@ describe('translatePostgresError', () => {
     [pgError('42P07', { message: 'relation "item" already exists' }), 409, "A table with name 'item' already exist in the database."],
     [pgError('40P01'), 409, 'The records were changed concurrently; try again.'],
     [pgError('57014'), 503, 'The database is busy; try again.'],
+    [pgError('53100'), 503, 'The database has no room left to store the change; try again later.'],
     [pgError('ECONNREFUSED'), 503, 'The database is unavailable; try again later.'],
     [pgError('08006'), 503, 'The database is unavailable; try again later.'],
     [new Error('Connection terminated unexpectedly'), 503, 'The database is unavailable; try again later.'],

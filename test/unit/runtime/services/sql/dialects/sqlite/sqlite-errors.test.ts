@@ -40,6 +40,21 @@ describe('translateSqliteError', () => {
       'Invalid value: the number is out of range for the field.',
     ],
     ['a failed check', () => db.prepare('insert into t (n) values (-1)').run(), 400, "Check constraint 'n >= 0' failed."],
+    [
+      'a database with no room left (its disk full)',
+      () => {
+        const full = new Database(':memory:');
+        full.exec('create table big (v text)');
+        full.pragma(`max_page_count = ${full.pragma('page_count', { simple: true })}`);
+        try {
+          full.prepare('insert into big values (?)').run('x'.repeat(100_000));
+        } finally {
+          full.close();
+        }
+      },
+      503,
+      'The database has no room left to store the change; try again later.',
+    ],
   ])('%s', (_name, run, status, message) => {
     expect(translateSqliteError(thrown(run), null)).toMatchObject({ status, message });
   });
