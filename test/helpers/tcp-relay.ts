@@ -14,6 +14,8 @@ export interface TcpRelay {
   cut(): Promise<void>;
   /** Ends every open connection and accepts new ones without ever answering. */
   silence(): void;
+  /** Stops passing data on the open connections, which stay open (a frozen server, a partitioned network), and accepts new ones without answering. */
+  freeze(): void;
   /** Relays new connections to the target again. */
   restore(): Promise<void>;
   /** Ends every open connection, leaving the mode as it is (a network blip). */
@@ -25,6 +27,7 @@ export interface TcpRelay {
 
 export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpRelay> {
   let silent = false;
+  const pipes = new Set<[net.Socket, net.Socket]>();
   const sockets = new Set<net.Socket>();
   const track = (socket: net.Socket) => {
     sockets.add(socket);
@@ -38,6 +41,9 @@ export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'
     track(upstream);
     client.pipe(upstream);
     upstream.pipe(client);
+    const pipe: [net.Socket, net.Socket] = [client, upstream];
+    pipes.add(pipe);
+    client.on('close', () => pipes.delete(pipe));
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -58,6 +64,15 @@ export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'
     silence() {
       silent = true;
       resetAll();
+    },
+    freeze() {
+      silent = true;
+      for (const [client, upstream] of pipes) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
     },
     async restore() {
       silent = false;

@@ -33,6 +33,9 @@ export async function openRedis(url: string, warn: (message: string) => void = (
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 3000,
+    // A server that stops answering on an open connection (frozen, cut off without a reset) fails
+    // each command after this long, which callers take as Redis being down; without it they waited for ever.
+    commandTimeout: 1000,
     // Keep trying to come back, at most every 2 s.
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });

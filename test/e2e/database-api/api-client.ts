@@ -2,6 +2,7 @@
  * A platform serving one database service `db` over a target database, driven through Fastify's
  * inject as an administrator: the database API as clients see it, HTTP parsing included.
  */
+import type { ServerOptions } from '#runtime/http/create-server.js';
 import type { ServiceModel } from '#runtime/model/platform-model.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import type { DatabaseTarget } from './database-targets.js';
@@ -27,7 +28,12 @@ export function queryString(query: Record<string, string>): string {
     .join('&');
 }
 
-export async function startApi(target: DatabaseTarget, config: Record<string, unknown> = {}): Promise<ApiClient> {
+/** `options` are the server's (its environment, say). */
+export async function startApi(
+  target: DatabaseTarget,
+  config: Record<string, unknown> = {},
+  options: Partial<ServerOptions> = {},
+): Promise<ApiClient> {
   const db: ServiceModel = {
     id: 5,
     name: 'db',
@@ -40,7 +46,7 @@ export async function startApi(target: DatabaseTarget, config: Record<string, un
     kind: 'plain',
   };
   const base = minimalModel();
-  const server = await startTestServer(minimalModel({ services: [...base.services, db].sort((a, b) => a.id - b.id) }));
+  const server = await startTestServer(minimalModel({ services: [...base.services, db].sort((a, b) => a.id - b.id) }), options);
   const token = await server.adminToken();
   const headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': token };
   const call = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
