@@ -121,11 +121,16 @@ describe.skipIf(!(await requireBroker('redis')))('rate limits counted in Redis',
 
 describe('an unreachable Redis at start', () => {
   it('fails the start with one line naming it', async () => {
+    // Nothing else is printed (ioredis reports an 'error' event nobody listens to on the console).
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const error = await openPlatform(minimalModel(), {
       baseDir: os.tmpdir(),
       systemDatabase: ':memory:',
       env: { PORTICO_REDIS_URL: 'redis://:pw@127.0.0.1:1' },
     }).catch((e: unknown) => e);
+    const calls = [...printed.mock.calls];
+    printed.mockRestore();
+    expect(calls).toEqual([]);
     expect(error).toBeInstanceOf(StartupError);
     expect((error as Error).message).toMatch(/^Portico: cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1: /);
     expect((error as Error).message).not.toContain('\n');

@@ -39,6 +39,8 @@ export async function openRedis(url: string, warn: (message: string) => void = (
     // Keep trying to come back, at most every 2 s.
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
+  // Errors reach the callers (and the start's one line); unlistened, ioredis would print each on the console.
+  client.on('error', () => undefined);
   try {
     await client.connect();
   } catch (error) {
@@ -46,7 +48,6 @@ export async function openRedis(url: string, warn: (message: string) => void = (
     throw new StartupError(`Portico: cannot reach Redis at ${shown}: ${(error as Error).message || String(error)}`);
   }
   let up = true;
-  client.on('error', () => undefined);
   client.on('close', () => {
     if (!up) return;
     up = false;
