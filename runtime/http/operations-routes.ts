@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { PlatformContext } from './platform-context.js';
+import { getServiceKind } from '../services/registry.js';
 
 /** A back-end that takes longer than this to answer a readiness check counts as down. */
 const READY_TIMEOUT_MS = 5_000;
@@ -23,7 +24,8 @@ export function registerOperationsRoutes(app: FastifyInstance, ctx: PlatformCont
 async function failingServices(ctx: PlatformContext): Promise<string[]> {
   const checks: Array<[string, () => Promise<unknown>]> = [['system', () => sql`select 1`.execute(ctx.db)]];
   for (const service of ctx.services.list()) {
-    if (service.kind !== 'sql' || !service.is_active) continue;
+    // By type, not by model kind: a stored service whose database could not be read at start is served from a plain model.
+    if (getServiceKind(service.type)?.group !== 'Database' || !service.is_active) continue;
     checks.push([service.name, async () => (await ctx.services.handler(service.name)).ping?.()]);
   }
   const results = await Promise.all(checks.map(async ([name, check]) => ((await answersWithin(check)) ? null : name)));

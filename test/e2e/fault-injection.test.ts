@@ -89,6 +89,31 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(ids(after)).toEqual([1]);
     });
 
+    it('unreachable when the server starts answers 503, makes /ready name it, and is served once its database is back', {
+      timeout: 20_000,
+    }, async () => {
+      const target = await openDatabaseTarget(kind);
+      await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
+      const relay = await startTcpRelay(PORTS[kind]);
+      await relay.cut();
+      // As a stored service whose database could not be read at start: served from its plain model.
+      const api = await startApi(target, { host: '127.0.0.1', port: relay.port, connection_timeout: 2 });
+      cleanups.push(async () => {
+        await api.close();
+        await relay.close();
+        await target.close();
+      });
+      const ready = async () => {
+        const response = await api.server.app.inject({ method: 'GET', url: '/ready' });
+        return { status: response.statusCode, body: response.json() };
+      };
+      expect(await api.get('_table/item')).toEqual({ status: 503, body: UNAVAILABLE });
+      expect(await ready()).toEqual({ status: 503, body: { status: 'not ready', failing: ['db'] } });
+      await relay.restore();
+      expect(await ready()).toEqual({ status: 200, body: { status: 'ready' } });
+      expect(await api.get('_table/item')).toEqual({ status: 200, body: { resource: [] } });
+    });
+
     it('answers 503 after its connection_timeout when the server accepts and never answers, and recovers', {
       timeout: 20_000,
     }, async () => {
