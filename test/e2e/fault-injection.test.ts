@@ -190,9 +190,12 @@ describe('a sqlite database service', () => {
     for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
     for (const answer of [await api.get('_table/item'), await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] })])
       expect(answer).toEqual({ status: 503, body: UNAVAILABLE });
+    const ready = () => api.server.app.inject({ method: 'GET', url: '/ready' }).then((response) => response.json());
+    expect(await ready()).toEqual({ status: 'not ready', failing: ['db'] });
     // The backup restored: the service reads and writes it, without a restart.
     fs.copyFileSync(`${file}.backup`, file);
     expect(ids(await api.get('_table/item'))).toEqual([1]);
+    expect(await ready()).toEqual({ status: 'ready' });
     expect((await api.call('POST', '_table/item', { resource: [{ id: 3, name: 'c' }] })).status).toBe(200);
     const restored = new Database(file, { readonly: true });
     expect(restored.prepare('select id from item order by id').all()).toEqual([{ id: 1 }, { id: 3 }]);

@@ -40,8 +40,7 @@ export class SqlServiceHandler implements ServiceHandler {
   ) {}
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
-    // A database file removed from disk (or replaced, until the service reopens) is not written to: the writes would be lost.
-    if ((this.connection.fileState?.() ?? 'same') !== 'same') throw sqlMessages.databaseUnavailable.error();
+    this.checkFile();
     try {
       if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) await this.refresh();
       if (this.responses === null) return await this.route(call);
@@ -131,7 +130,13 @@ export class SqlServiceHandler implements ServiceHandler {
   }
 
   async ping(): Promise<void> {
+    this.checkFile();
     await sql`select 1`.execute(this.ctx.db);
+  }
+
+  /** A database file removed from disk (or replaced, until the service reopens) is not used: its writes would be lost. */
+  private checkFile(): void {
+    if ((this.connection.fileState?.() ?? 'same') !== 'same') throw sqlMessages.databaseUnavailable.error();
   }
 
   async close(): Promise<void> {
