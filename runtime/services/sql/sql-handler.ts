@@ -40,7 +40,7 @@ export class SqlServiceHandler implements ServiceHandler {
   ) {}
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
-    this.checkFile();
+    this.checkFile(call.verb !== 'GET');
     try {
       if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) await this.refresh();
       if (this.responses === null) return await this.route(call);
@@ -126,17 +126,20 @@ export class SqlServiceHandler implements ServiceHandler {
   }
 
   stale(): boolean {
-    return this.connection.fileState?.() === 'replaced';
+    return this.connection.fileState?.(false) === 'replaced';
   }
 
   async ping(): Promise<void> {
-    this.checkFile();
+    this.checkFile(true);
     await sql`select 1`.execute(this.ctx.db);
   }
 
-  /** A database file removed from disk (or replaced, until the service reopens) is not used: its writes would be lost. */
-  private checkFile(): void {
-    if ((this.connection.fileState?.() ?? 'same') !== 'same') throw sqlMessages.databaseUnavailable.error();
+  /**
+   * A database file removed from disk (or replaced, until the service reopens) is not used: its
+   * writes would be lost. `strict` (writes, readiness) looks at the file now (see fileState).
+   */
+  private checkFile(strict: boolean): void {
+    if ((this.connection.fileState?.(strict) ?? 'same') !== 'same') throw sqlMessages.databaseUnavailable.error();
   }
 
   async close(): Promise<void> {

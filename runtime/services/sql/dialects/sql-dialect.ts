@@ -18,9 +18,10 @@ export interface SqlConnection {
   db: Kysely<any>;
   /**
    * A database file's connection: whether the file at its path is still the one it opened, or was
-   * removed, or replaced by another (a restored backup). Writes would go to the unlinked file and be lost.
+   * removed, or replaced by another (a restored backup). Writes would go to the unlinked file and be
+   * lost, so `strict` (a write) looks now; a read may get what was seen within the last event-loop turn.
    */
-  fileState?(): 'same' | 'missing' | 'replaced';
+  fileState?(strict: boolean): 'same' | 'missing' | 'replaced';
   close(): Promise<void>;
 }
 

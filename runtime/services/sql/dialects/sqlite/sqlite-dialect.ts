@@ -183,11 +183,50 @@ export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}
   // Outside a transaction only while no one holds the connection; a transaction holds it, so its own statements run at once.
   registerDirectRunner(db, (sql, parameters) => (driver.held ? null : run(sql, parameters)), run);
   if (file === ':memory:') return { db, close: () => db.destroy() };
-  const opened = fs.statSync(file);
-  const fileState = (): 'same' | 'missing' | 'replaced' => {
-    const now = fs.statSync(file, { throwIfNoEntry: false });
-    if (now === undefined) return 'missing';
-    return now.ino === opened.ino && now.dev === opened.dev ? 'same' : 'replaced';
+  const watch = watchFile(file);
+  return {
+    db,
+    fileState: watch.state,
+    close: () => {
+      watch.close();
+      return db.destroy();
+    },
   };
-  return { db, fileState, close: () => db.destroy() };
+}
+
+/**
+ * Whether the file at `path` is still the one opened: a removed database file keeps taking writes
+ * that are lost with it, and a file put back in its place (a restored backup) is another one.
+ * A write looks at the path every time (`strict`). A read need not pay a stat call on every
+ * request: the file is watched (inotify), and looked at again once it changed or vanished (the
+ * event comes within a turn of the event loop), or every time where it cannot be watched.
+ */
+function watchFile(path: string): { state(strict: boolean): 'same' | 'missing' | 'replaced'; close(): void } {
+  const opened = fs.statSync(path);
+  let look = true;
+  let watcher: fs.FSWatcher | null = null;
+  const unwatch = () => {
+    watcher?.close();
+    watcher = null;
+  };
+  try {
+    watcher = fs.watch(path, { persistent: false }, () => {
+      look = true;
+    });
+    watcher.on('error', unwatch);
+  } catch {
+    watcher = null;
+  }
+  let last: 'same' | 'missing' | 'replaced' = 'same';
+  return {
+    state(strict) {
+      if (!strict && !look && watcher !== null) return last;
+      const now = fs.statSync(path, { throwIfNoEntry: false });
+      last = now === undefined ? 'missing' : now.ino === opened.ino && now.dev === opened.dev ? 'same' : 'replaced';
+      // Once the opened file is gone from the path, its watch ends with it: keep looking.
+      look = last !== 'same';
+      return last;
+    },
+    close: unwatch,
+  };
 }
