@@ -44,6 +44,8 @@ beforeAll(async () => {
     await soapModel(11, 'latin', `${peer.base}/latin1.wsdl`),
     await soapModel(12, 'relative', `${peer.base}/relative-address.wsdl`),
     await soapModel(13, 'relativefile', path.join(FIXTURES, 'relative-address.wsdl')),
+    await soapModel(14, 'wcf', `${peer.base}/wcf/Shop.wsdl`),
+    await soapModel(15, 'mixed', `${peer.base}/mixed.wsdl`),
   ];
   const model = minimalModel();
   server = await startTestServer({ ...model, services: [...model.services, ...services] });
@@ -355,5 +357,34 @@ describe('a port address relative to the WSDL', () => {
         },
       },
     });
+  });
+});
+
+describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers, a port without input parts)', () => {
+  it('reads an anyType value by the built-in type its xsi:type names, and a derived type by its own', async () => {
+    replies.set('urn:Calc', {
+      body: envelope(
+        '<ns:CalcResponse xmlns:ns="urn:mixed" xmlns:ax21="urn:mixed:types"><return xsi:type="xsd:int">5</return><return xsi:type="xsd:boolean">true</return>' +
+          '<return xsi:type="xsd:string">007</return><return xsi:type="xsd:long">9007199254740993</return><return xsi:nil="true"/>' +
+          '<return xsi:type="ax21:Circle"><ax21:label>c</ax21:label><ax21:radius>1.5</ax21:radius></return>' +
+          '<shape xsi:type="ax21:Square"><ax21:label>s</ax21:label><ax21:side>2</ax21:side></shape><ids>1 2 3</ids><price currency="EUR" scale="2">1.50</price></ns:CalcResponse>',
+      ),
+    });
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true } })).toEqual({
+      status: 200,
+      body: {
+        return: [5, true, '007', '9007199254740993', null, { label: 'c', radius: 1.5 }],
+        shape: { label: 's', side: 2 },
+        ids: '1 2 3',
+        price: { currency: 'EUR', scale: 2, _: 1.5 },
+      },
+    });
+    expect(lastRequest().path).toBe('/axis2/services/Mixed.MixedHttpSoap11Endpoint/');
+    expect(lastBody()).toBe('<Calc xmlns="urn:mixed"><add xmlns="">1</add><flags xmlns=""><fast>true</fast></flags></Calc>');
+    replies.set('urn:getVersion', {
+      body: envelope('<ns:getVersionResponse xmlns:ns="urn:mixed"><return>Hi - the Axis2 version is 1.8</return></ns:getVersionResponse>'),
+    });
+    expect(await api('GET', 'mixed/getVersion')).toEqual({ status: 200, body: { return: 'Hi - the Axis2 version is 1.8' } });
+    expect(lastBody()).toBe('');
   });
 });

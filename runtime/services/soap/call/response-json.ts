@@ -10,8 +10,18 @@
 import { InternalServerError } from '../../../core/errors.js';
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { ObjectShape, SchemaView, Shape } from '../wsdl/json-schema-view.js';
-import { DEFINITION_REF } from '../wsdl/json-schema-parts.js';
-import { childElements, MAX_NESTING, nestsDeeperThan, ownText, parseXml, XmlSyntaxError, XMLNS_NS, XSI_NS } from '../xml-dom.js';
+import { builtinSchema, DEFINITION_REF } from '../wsdl/json-schema-parts.js';
+import {
+  childElements,
+  isXsdNamespace,
+  MAX_NESTING,
+  nestsDeeperThan,
+  ownText,
+  parseXml,
+  XmlSyntaxError,
+  XMLNS_NS,
+  XSI_NS,
+} from '../xml-dom.js';
 import { soapMessages } from '../soap-messages.js';
 
 export const SOAP11_ENVELOPE_NS = 'http://schemas.xmlsoap.org/soap/envelope/';
@@ -64,6 +74,26 @@ function xsiType(element: Element): string | undefined {
     if (attribute.localName === 'type' && isXsi(attribute)) return attribute.value.trim();
   }
   return undefined;
+}
+
+/** The XML name an element's xsi:type gives (its prefix resolved there), or undefined. */
+function xsiTypeName(element: Element): { ns: string; local: string } | undefined {
+  const type = xsiType(element);
+  if (type === undefined) return undefined;
+  const colon = type.indexOf(':');
+  const ns = colon < 0 ? element.lookupNamespaceURI('') : element.lookupNamespaceURI(type.slice(0, colon));
+  return { ns: ns ?? '', local: type.slice(colon + 1) };
+}
+
+/**
+ * The shape of the XML Schema built-in type an element's xsi:type names (`xsd:int` in an
+ * anyType `return`, as Axis2 and SOAP-encoded services write), or undefined.
+ */
+function builtinShape(element: Element): Shape | undefined {
+  const name = xsiTypeName(element);
+  if (name === undefined || !isXsdNamespace(name.ns)) return undefined;
+  const type = builtinSchema(name.local).type;
+  return { kind: 'scalar', type: type === 'integer' || type === 'number' || type === 'boolean' ? type : 'string', enum: null };
 }
 
 function isNil(element: Element): boolean {
@@ -178,16 +208,14 @@ export class ResponseReader {
     if (shape.kind === 'array') return this.array(target, shape.items, references);
     if (shape.type === null && (childElements(target).length > 0 || dataAttributes(target, references).length > 0))
       return generic(target, references);
-    return typed(ownText(target), shape);
+    // A value of any type is typed as the built-in type its xsi:type names, as the reference's client reads it.
+    return typed(ownText(target), shape.type === null ? (builtinShape(target) ?? shape) : shape);
   }
 
   /** The schema of a derived type an element names in xsi:type (polymorphic replies), or undefined. */
   private declaredType(element: Element): JsonSchema | undefined {
-    const type = xsiType(element);
-    if (type === undefined) return undefined;
-    const colon = type.indexOf(':');
-    const ns = colon < 0 ? element.lookupNamespaceURI('') : element.lookupNamespaceURI(type.slice(0, colon));
-    const name = this.derivedTypes[`{${ns ?? ''}}${type.slice(colon + 1)}`];
+    const type = xsiTypeName(element);
+    const name = type === undefined ? undefined : this.derivedTypes[`{${type.ns}}${type.local}`];
     return name === undefined ? undefined : { $ref: `${DEFINITION_REF}${name}` };
   }
 
@@ -246,7 +274,10 @@ function generic(element: Element, references: References): Json {
   const attributes = dataAttributes(element, references);
   const children = childElements(element);
   const text = ownText(element);
-  if (attributes.length === 0 && children.length === 0) return text;
+  if (attributes.length === 0 && children.length === 0) {
+    const shape = builtinShape(element);
+    return shape === undefined ? text : typed(text, shape);
+  }
   const result: Record<string, Json> = {};
   const repeated = new Set<string>();
   for (const attribute of attributes) setMember(result, attribute.localName ?? attribute.name, attribute.value);
