@@ -18,7 +18,15 @@ export const soapMessages = {
   // The request, checked against the operation's message schema (call/request-xml.ts).
   bodyNotObject: message(400, () => "The request must be a JSON object of the operation's fields."),
   notInteger: message(400, (path: string) => `${subject(path)} must be an integer.`, field),
-  outOfRange: message(400, (path: string, min: string, max: string) => `${subject(path)} must be an integer from ${min} to ${max}.`, field),
+  /** A value beyond its type's range or the schema's minInclusive/maxInclusive; either bound may be absent. */
+  outOfRange: message(
+    400,
+    (path: string, min: string | undefined, max: string | undefined, kind: 'an integer' | 'a number' = 'an integer') =>
+      `${subject(path)} must be ${kind} ${
+        min === undefined ? `of at most ${max}` : max === undefined ? `of at least ${min}` : `from ${min} to ${max}`
+      }.`,
+    field,
+  ),
   notXmlCharacter: message(
     400,
     (path: string, code: string) => `${subject(path)} holds the character U+${code}, which XML cannot carry.`,

@@ -387,4 +387,17 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     expect(await api('GET', 'mixed/getVersion')).toEqual({ status: 200, body: { return: 'Hi - the Axis2 version is 1.8' } });
     expect(lastBody()).toBe('');
   });
+
+  it('refuses a value beyond the range of its type or the bounds of its schema with a 400, before calling the host', async () => {
+    const sent = peer.requests.length;
+    const calc = (fields: object) => api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, ...fields });
+    const refused = (field: string, message: string) => ({ status: 400, body: { error: { code: 400, message, context: { field } } } });
+    expect(await calc({ small: 256 })).toEqual(refused('small', "Field 'small' must be an integer from 0 to 255."));
+    expect(await calc({ big: '-1' })).toEqual(refused('big', "Field 'big' must be an integer of at least 0."));
+    expect(await calc({ pct: 100.5 })).toEqual(refused('pct', "Field 'pct' must be a number from 0 to 100."));
+    expect(peer.requests.length).toBe(sent);
+    replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
+    expect(await calc({ small: '255', big: '18446744073709551615', pct: 0 })).toEqual({ status: 200, body: {} });
+    expect(lastBody()).toContain('<small xmlns="">255</small><big xmlns="">18446744073709551615</big><pct xmlns="">0</pct>');
+  });
 });

@@ -29,6 +29,15 @@ const INTEGER_RANGES: Record<string, [bigint, bigint]> = {
   int64: [-(2n ** 63n), 2n ** 63n - 1n],
 };
 
+/** The bounds of an integer: its format's range narrowed by the schema's minimum and maximum. */
+function integerRange(shape: ScalarShape): [bigint | undefined, bigint | undefined] {
+  let [min, max] = shape.format === undefined ? [] : (INTEGER_RANGES[shape.format] ?? []);
+  if (shape.minimum !== undefined && (min === undefined || BigInt(Math.ceil(shape.minimum)) > min)) min = BigInt(Math.ceil(shape.minimum));
+  if (shape.maximum !== undefined && (max === undefined || BigInt(Math.floor(shape.maximum)) < max))
+    max = BigInt(Math.floor(shape.maximum));
+  return [min, max];
+}
+
 /** Characters XML 1.0 cannot carry, not even as references (C0 controls but tab, LF and CR; U+FFFE, U+FFFF). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding these characters is the point.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
@@ -76,9 +85,9 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
         throw soapMessages.notInteger.error(path);
       }
       text = typeof value === 'number' ? BigInt(value).toString() : String(value).trim();
-      const range = shape.format === undefined ? undefined : INTEGER_RANGES[shape.format];
-      if (range !== undefined && (BigInt(text) < range[0] || BigInt(text) > range[1])) {
-        throw soapMessages.outOfRange.error(path, String(range[0]), String(range[1]));
+      const [min, max] = integerRange(shape);
+      if ((min !== undefined && BigInt(text) < min) || (max !== undefined && BigInt(text) > max)) {
+        throw soapMessages.outOfRange.error(path, min?.toString(), max?.toString());
       }
       break;
     }
@@ -95,6 +104,10 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       const plain = shape.format === undefined ? plainDigits(text) : text;
       if (plain === null) throw soapMessages.notNumber.error(path);
       text = plain;
+      const number = Number(text);
+      if ((shape.minimum !== undefined && number < shape.minimum) || (shape.maximum !== undefined && number > shape.maximum)) {
+        throw soapMessages.outOfRange.error(path, shape.minimum?.toString(), shape.maximum?.toString(), 'a number');
+      }
       break;
     }
     case 'boolean': {

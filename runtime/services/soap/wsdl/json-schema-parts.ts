@@ -25,13 +25,31 @@ const INTEGER_FORMATS: Record<string, string | undefined> = {
   negativeInteger: undefined,
 };
 
+/**
+ * The value range of the bounded integer types whose format does not say it (an int32 byte,
+ * an int64 unsignedInt); the request writer refuses what lies outside. unsignedLong's maximum
+ * (2^64 - 1) is beyond what a JSON number holds exactly, so only its minimum is given.
+ */
+const INTEGER_BOUNDS: Record<string, { minimum?: number; maximum?: number }> = {
+  byte: { minimum: -128, maximum: 127 },
+  short: { minimum: -32768, maximum: 32767 },
+  unsignedByte: { minimum: 0, maximum: 255 },
+  unsignedShort: { minimum: 0, maximum: 65535 },
+  unsignedInt: { minimum: 0, maximum: 4294967295 },
+  unsignedLong: { minimum: 0 },
+  nonNegativeInteger: { minimum: 0 },
+  positiveInteger: { minimum: 1 },
+  nonPositiveInteger: { maximum: 0 },
+  negativeInteger: { maximum: -1 },
+};
+
 const STRING_FORMATS: Record<string, string> = { date: 'date', dateTime: 'date-time', base64Binary: 'byte', anyURI: 'uri' };
 
 /** JSON Schema of an XML Schema built-in type. */
 export function builtinSchema(local: string): JsonSchema {
   if (local in INTEGER_FORMATS) {
     const format = INTEGER_FORMATS[local];
-    return format === undefined ? { type: 'integer' } : { type: 'integer', format };
+    return { type: 'integer', ...(format === undefined ? {} : { format }), ...INTEGER_BOUNDS[local] };
   }
   if (local === 'float' || local === 'double') return { type: 'number', format: local };
   if (local === 'decimal') return { type: 'number' };

@@ -46,6 +46,9 @@ export interface ScalarShape {
   enum: unknown[] | null;
   /** The schema's `format` (`int32`, `int64`, `double`, ...), when it has one. */
   format?: string;
+  /** The schema's `minimum` and `maximum` (a bounded integer type, minInclusive/maxInclusive facets), when given. */
+  minimum?: number;
+  maximum?: number;
 }
 
 export type Shape = ObjectShape | ArrayShape | ScalarShape;
@@ -95,6 +98,8 @@ export class SchemaView {
         type: type === 'string' || type === 'integer' || type === 'number' || type === 'boolean' ? type : null,
         enum: Array.isArray(schema.enum) ? schema.enum : null,
         ...(typeof schema.format === 'string' ? { format: schema.format } : {}),
+        ...(typeof schema.minimum === 'number' ? { minimum: schema.minimum } : {}),
+        ...(typeof schema.maximum === 'number' ? { maximum: schema.maximum } : {}),
       };
     }
     const members = objectParts.flatMap((part) => part.members);
