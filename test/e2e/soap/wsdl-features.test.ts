@@ -400,4 +400,19 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     expect(await calc({ small: '255', big: '18446744073709551615', pct: 0 })).toEqual({ status: 200, body: {} });
     expect(lastBody()).toContain('<small xmlns="">255</small><big xmlns="">18446744073709551615</big><pct xmlns="">0</pct>');
   });
+
+  it('takes a number of a numeric enumeration by its value, whatever its spelling', async () => {
+    replies.set('urn:Calc', {
+      body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"><level>10</level><ratio>1.0</ratio></ns:CalcResponse>'),
+    });
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, level: '+10', ratio: '1.0' })).toEqual({
+      status: 200,
+      body: { level: 10, ratio: 1 },
+    });
+    expect(lastBody()).toContain('<level xmlns="">+10</level><ratio xmlns="">1.0</ratio>');
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, ratio: 0.25 })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'ratio' must be one of '0.5', '1'.", context: { field: 'ratio' } } },
+    });
+  });
 });

@@ -124,7 +124,9 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       }
       text = String(value);
   }
-  if (shape.enum !== null && !shape.enum.some((allowed) => String(allowed) === text)) {
+  // A number is one of the enumeration's values by value: '1.0' is the decimal 1, '+02' the integer 2.
+  const numeric = shape.type === 'number' || shape.type === 'integer';
+  if (shape.enum !== null && !shape.enum.some((allowed) => (numeric ? Number(allowed) === Number(text) : String(allowed) === text))) {
     throw soapMessages.notAllowed.error(path, shape.enum);
   }
   return xmlText(text, path);
