@@ -415,4 +415,19 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
       body: { error: { code: 400, message: "Field 'ratio' must be one of '0.5', '1'.", context: { field: 'ratio' } } },
     });
   });
+
+  it('takes an xsd:list as its text or as a JSON array of its items', async () => {
+    replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"><ids>1 2 3</ids></ns:CalcResponse>') });
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, ids: [1, '2', 3] })).toEqual({
+      status: 200,
+      body: { ids: '1 2 3' },
+    });
+    expect(lastBody()).toContain('<ids xmlns="">1 2 3</ids>');
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, ids: '4 5' })).toEqual({ status: 200, body: { ids: '1 2 3' } });
+    expect(lastBody()).toContain('<ids xmlns="">4 5</ids>');
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, ids: [1, { a: 2 }] })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'ids[1]' must be a text, not an object.", context: { field: 'ids[1]' } } },
+    });
+  });
 });

@@ -118,6 +118,10 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       break;
     }
     default:
+      // An xsd:list given as a JSON array: its items separated by spaces.
+      if (shape.list === true && Array.isArray(value)) {
+        return value.map((item, index) => scalarText(item, { kind: 'scalar', type: 'string', enum: null }, `${path}[${index}]`)).join(' ');
+      }
       if (isObject(value) || Array.isArray(value)) {
         if (shape.type === 'string') throw soapMessages.notText.error(path, Array.isArray(value) ? 'a list' : 'an object');
         return '';

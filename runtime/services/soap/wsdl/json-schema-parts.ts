@@ -6,6 +6,9 @@
 import type { JsonSchema } from '../../../model/platform-model.js';
 import { uniqueNamer } from '../../../openapi/code-identifiers.js';
 
+/** The extension that marks a string schema as an xsd:list (space-separated items). */
+export const LIST = 'x-xml-list';
+
 /** Prefix of the `$ref`s the builder writes. */
 export const DEFINITION_REF = '#/components/schemas/';
 

@@ -5,7 +5,7 @@
  * Shapes are memoised per schema object: the model's schemas do not change while served.
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
-import { DEFINITION_REF } from './json-schema-parts.js';
+import { DEFINITION_REF, LIST } from './json-schema-parts.js';
 
 export interface Member {
   /** Key in the JSON object. */
@@ -49,6 +49,8 @@ export interface ScalarShape {
   /** The schema's `minimum` and `maximum` (a bounded integer type, minInclusive/maxInclusive facets), when given. */
   minimum?: number;
   maximum?: number;
+  /** An xsd:list: text of space-separated items (json-schema-parts.ts: LIST). */
+  list?: true;
 }
 
 export type Shape = ObjectShape | ArrayShape | ScalarShape;
@@ -100,6 +102,7 @@ export class SchemaView {
         ...(typeof schema.format === 'string' ? { format: schema.format } : {}),
         ...(typeof schema.minimum === 'number' ? { minimum: schema.minimum } : {}),
         ...(typeof schema.maximum === 'number' ? { maximum: schema.maximum } : {}),
+        ...(schema[LIST] === true ? { list: true as const } : {}),
       };
     }
     const members = objectParts.flatMap((part) => part.members);

@@ -16,7 +16,7 @@
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
 import { uniqueNamer } from '../../../openapi/code-identifiers.js';
-import { builtinSchema, DEFINITION_REF, ObjectModel, withMembers, xmlMember } from './json-schema-parts.js';
+import { builtinSchema, DEFINITION_REF, LIST, ObjectModel, withMembers, xmlMember } from './json-schema-parts.js';
 import type { SchemaContext, XsdComponent, XsdIndex } from './xsd-index.js';
 import { attribute, childElements, isXsdNamespace, qnameKey, type QName } from '../xml-dom.js';
 
@@ -236,6 +236,8 @@ export class JsonSchemaBuilder {
       schema = '$ref' in baseSchema ? {} : { ...baseSchema };
       this.applyFacets(schema, restriction);
     }
+    // A list is its items' text separated by spaces; the request writer also takes a JSON array of them.
+    if (xsdChild(node, 'list') !== undefined) schema = { type: 'string', [LIST]: true };
     return description === undefined ? schema : { ...schema, description };
   }
 
