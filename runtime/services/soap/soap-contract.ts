@@ -59,7 +59,7 @@ export class LiveContract {
   constructor(readonly model: SoapServiceModel) {
     this.operations = operationsByApiName(model.operations);
     this.view = new SchemaView(model.definitions);
-    this.writer = new RequestWriter(this.view);
+    this.writer = new RequestWriter(this.view, model.derivedTypes ?? {});
     this.reader = new ResponseReader(this.view, model.derivedTypes ?? {});
   }
 

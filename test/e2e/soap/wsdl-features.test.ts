@@ -430,4 +430,23 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
       body: { error: { code: 400, message: "Field 'ids[1]' must be a text, not an object.", context: { field: 'ids[1]' } } },
     });
   });
+
+  it('sends a value of an abstract type given the members of a derived one as that type, named in xsi:type', async () => {
+    replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
+    const calc = (shape: object) => api('POST', 'mixed/Calc', { shape, add: 1, flags: { fast: true } });
+    expect(await calc({ label: 'c', radius: 2 })).toEqual({ status: 200, body: {} });
+    expect(lastBody()).toContain(
+      '<shape xmlns="" xmlns:xt="urn:mixed:types" xsi:type="xt:Circle"><label xmlns="urn:mixed:types">c</label><radius xmlns="urn:mixed:types">2</radius></shape>',
+    );
+    await calc({ side: 3 });
+    expect(lastBody()).toContain(
+      '<shape xmlns="" xmlns:xt="urn:mixed:types" xsi:type="xt:Square"><side xmlns="urn:mixed:types">3</side></shape>',
+    );
+    expect(await calc({ radius: 'big' })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'shape.radius' must be a number.", context: { field: 'shape.radius' } } },
+    });
+    await calc({ label: 'plain' });
+    expect(lastBody()).toContain('<shape xmlns=""><label xmlns="urn:mixed:types">plain</label></shape>');
+  });
 });

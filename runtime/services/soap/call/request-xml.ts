@@ -9,6 +9,7 @@
  */
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { Member, ObjectShape, SchemaView, ScalarShape } from '../wsdl/json-schema-view.js';
+import { DEFINITION_REF } from '../wsdl/json-schema-parts.js';
 import { escapeXml, MAX_NESTING } from '../xml-dom.js';
 import { soapMessages } from '../soap-messages.js';
 
@@ -28,6 +29,12 @@ const INTEGER_RANGES: Record<string, [bigint, bigint]> = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],
   int64: [-(2n ** 63n), 2n ** 63n - 1n],
 };
+
+/** The definition a derived type's schema extends (the `$ref` first in its allOf), or undefined. */
+function baseOf(schema: JsonSchema): string | undefined {
+  const parts = Array.isArray(schema.allOf) ? (schema.allOf as JsonSchema[]) : [];
+  return parts.length > 0 ? definitionOf(parts[0]) : definitionOf(schema);
+}
 
 /** The bounds of an integer: its format's range narrowed by the schema's minimum and maximum. */
 function integerRange(shape: ScalarShape): [bigint | undefined, bigint | undefined] {
@@ -136,8 +143,64 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
   return xmlText(text, path);
 }
 
+/** A complex type derived from others: its definition, XML name and the definitions it derives from. */
+interface DerivedType {
+  schema: JsonSchema;
+  ns: string;
+  local: string;
+  bases: Set<string>;
+}
+
+/** The definition a schema stands for: its `$ref`, or that of an allOf wrapping one (nullable, described). */
+function definitionOf(schema: JsonSchema): string | undefined {
+  if (typeof schema.$ref === 'string') return schema.$ref.startsWith(DEFINITION_REF) ? schema.$ref.slice(DEFINITION_REF.length) : undefined;
+  const parts = Array.isArray(schema.allOf) ? (schema.allOf as JsonSchema[]) : [];
+  return parts.length === 1 ? definitionOf(parts[0]) : undefined;
+}
+
 export class RequestWriter {
-  constructor(private readonly view: SchemaView) {}
+  private readonly derived: DerivedType[] = [];
+
+  /**
+   * `derivedTypes`: definition names of complex types derived from others, by XML name (the
+   * model's `derivedTypes`); a value given with members only such a type has is written as it,
+   * named in xsi:type.
+   */
+  constructor(
+    private readonly view: SchemaView,
+    derivedTypes: Readonly<Record<string, string>> = {},
+  ) {
+    const definitions = view.definitions;
+    for (const [xmlName, name] of Object.entries(derivedTypes)) {
+      const schema = definitions[name];
+      const match = /^\{(.*)\}(.+)$/.exec(xmlName);
+      if (schema === undefined || match === null) continue;
+      const bases = new Set<string>();
+      for (let base = baseOf(schema); base !== undefined && !bases.has(base); base = baseOf(definitions[base] ?? {})) bases.add(base);
+      this.derived.push({ schema: { $ref: `${DEFINITION_REF}${name}` }, ns: match[1], local: match[2], bases });
+    }
+  }
+
+  /**
+   * The derived type to write an object value of `schema` as: when the value has members the
+   * declared type lacks, the most specific type derived from it that has them all (an abstract
+   * Shape given a radius is a Circle). Undefined otherwise.
+   */
+  private derivedFor(schema: JsonSchema, shape: ObjectShape, value: Record<string, Json>): DerivedType | undefined {
+    if (this.derived.length === 0) return undefined;
+    const known = (candidate: ObjectShape, key: string) => candidate.members.some((member) => member.key === key);
+    const extra = Object.keys(value).filter((key) => !known(shape, key));
+    const declared = definitionOf(schema);
+    if (extra.length === 0 || declared === undefined) return undefined;
+    let best: { type: DerivedType; size: number } | undefined;
+    for (const type of this.derived) {
+      if (!type.bases.has(declared)) continue;
+      const candidate = this.view.shape(type.schema);
+      if (candidate.kind !== 'object' || !extra.every((key) => known(candidate, key))) continue;
+      if (best === undefined || candidate.members.length < best.size) best = { type, size: candidate.members.length };
+    }
+    return best?.type;
+  }
 
   /** The body content of a message from its JSON object. */
   message(message: SoapMessageModel, value: Json): string {
@@ -208,6 +271,13 @@ export class RequestWriter {
       // A text-with-attributes value may be given as the bare text.
       const object = !isObject(value) && shape.text !== null ? { _: value } : value;
       if (!isObject(object)) throw soapMessages.notObject.error(path);
+      const derived = this.derivedFor(member.schema, shape, object);
+      if (derived !== undefined) {
+        const own = this.view.shape(derived.schema) as ObjectShape;
+        const type = derived.ns === '' ? derived.local : `xt:${derived.local}`;
+        const declaration = derived.ns === '' ? '' : ` xmlns:xt="${escapeXml(derived.ns)}"`;
+        return `<${open}${declaration} xsi:type="${escapeXml(type)}"${this.attributes(own, object, path)}>${this.children(own, object, member.namespace, path)}</${member.xmlName}>`;
+      }
       return `<${open}${this.attributes(shape, object, path)}>${this.children(shape, object, member.namespace, path)}</${member.xmlName}>`;
     }
     if (shape.kind === 'array') {

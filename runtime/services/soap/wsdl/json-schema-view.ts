@@ -64,7 +64,7 @@ function isRecord(value: unknown): value is JsonSchema {
 export class SchemaView {
   private readonly shapes = new WeakMap<JsonSchema, Shape>();
 
-  constructor(private readonly definitions: Readonly<Record<string, JsonSchema>>) {}
+  constructor(readonly definitions: Readonly<Record<string, JsonSchema>>) {}
 
   /** The schema a `$ref` points at (the schema itself otherwise). */
   resolve(schema: JsonSchema, depth = 0): JsonSchema {
