@@ -13,7 +13,7 @@ export function isXsdNamespace(ns: string | null): boolean {
 }
 export const XSI_NS = 'http://www.w3.org/2001/XMLSchema-instance';
 export const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
-const XML_NS = 'http://www.w3.org/XML/1998/namespace';
+export const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
 /** A namespace-qualified name. `ns` is '' for names in no namespace. */
 export interface QName {

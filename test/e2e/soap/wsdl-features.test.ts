@@ -449,4 +449,10 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     await calc({ label: 'plain' });
     expect(lastBody()).toContain('<shape xmlns=""><label xmlns="urn:mixed:types">plain</label></shape>');
   });
+
+  it('sends an attribute of the xml: namespace (xml:lang) with its own prefix, which no other may be bound to', async () => {
+    replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true, lang: 'de' } })).toEqual({ status: 200, body: {} });
+    expect(lastBody()).toContain('<flags xmlns="" xml:lang="de"><fast>true</fast></flags>');
+  });
 });

@@ -10,7 +10,7 @@
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { Member, ObjectShape, SchemaView, ScalarShape } from '../wsdl/json-schema-view.js';
 import { DEFINITION_REF } from '../wsdl/json-schema-parts.js';
-import { escapeXml, MAX_NESTING } from '../xml-dom.js';
+import { escapeXml, MAX_NESTING, XML_NS } from '../xml-dom.js';
 import { soapMessages } from '../soap-messages.js';
 
 type Json = unknown;
@@ -231,6 +231,8 @@ export class RequestWriter {
         join(path, member.key),
       );
       if (member.namespace === '') text += ` ${member.xmlName}="${content}"`;
+      // The xml: namespace (xml:lang) is bound to its prefix and may not be declared for another.
+      else if (member.namespace === XML_NS) text += ` xml:${member.xmlName}="${content}"`;
       else text += ` xmlns:a${prefix}="${escapeXml(member.namespace)}" a${prefix++}:${member.xmlName}="${content}"`;
     }
     return text;
