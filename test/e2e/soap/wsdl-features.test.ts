@@ -45,6 +45,7 @@ beforeAll(async () => {
     await soapModel(12, 'relative', `${peer.base}/relative-address.wsdl`),
     await soapModel(13, 'relativefile', path.join(FIXTURES, 'relative-address.wsdl')),
     await soapModel(14, 'wcf', `${peer.base}/wcf/Shop.wsdl`),
+    await soapModel(14, 'wcf', `${peer.base}/wcf/Shop.wsdl`),
     await soapModel(15, 'mixed', `${peer.base}/mixed.wsdl`),
   ];
   const model = minimalModel();
@@ -454,5 +455,80 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
     expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true, lang: 'de' } })).toEqual({ status: 200, body: {} });
     expect(lastBody()).toContain('<flags xmlns="" xml:lang="de"><fast>true</fast></flags>');
+  });
+});
+
+describe('a WCF service (DataContract namespaces, ArrayOf wrappers, the serialization schema, policies)', () => {
+  it('sends and reads DataContract members in their own namespace, ArrayOf* wrappers with their items, guid, char and duration', async () => {
+    replies.set('http://tempuri.org/IShop/GetCustomer', {
+      body: envelope(
+        '<GetCustomerResponse xmlns="http://tempuri.org/"><GetCustomerResult xmlns:a="http://schemas.datacontract.org/2004/07/Shop.Model" xmlns:i="http://www.w3.org/2001/XMLSchema-instance">' +
+          '<a:Balance>10.50</a:Balance><a:Id>c8f3c3a2-1f7e-4c1b-9d9c-2b1f0a7e3d11</a:Id><a:Initial>65</a:Initial><a:Kind>Wholesale</a:Kind><a:Name i:nil="true"/>' +
+          '<a:Scores xmlns:b="http://schemas.microsoft.com/2003/10/Serialization/Arrays"><b:int>1</b:int></a:Scores>' +
+          '<a:Tags xmlns:b="http://schemas.microsoft.com/2003/10/Serialization/Arrays"><b:string>x</b:string><b:string i:nil="true"/></a:Tags>' +
+          '<a:Orders><a:Order><a:Number>3</a:Number><a:Placed>2024-01-01T00:00:00</a:Placed></a:Order></a:Orders><a:Photo>AAEC</a:Photo></GetCustomerResult></GetCustomerResponse>',
+      ),
+    });
+    const id = 'c8f3c3a2-1f7e-4c1b-9d9c-2b1f0a7e3d11';
+    expect(await api('POST', 'wcf/GetCustomer', { id, timeout: 'PT1M', fields: { string: ['a', 'b'] } })).toEqual({
+      status: 200,
+      body: {
+        GetCustomerResult: {
+          Balance: 10.5,
+          Id: id,
+          Initial: 65,
+          Kind: 'Wholesale',
+          Name: null,
+          Scores: { int: [1] },
+          Tags: { string: ['x', null] },
+          Orders: { Order: [{ Number: 3, Placed: '2024-01-01T00:00:00' }] },
+          Photo: 'AAEC',
+        },
+      },
+    });
+    expect(lastRequest().path).toBe('/wcf/Shop.svc');
+    expect(lastRequest().headers.soapaction).toBe('"http://tempuri.org/IShop/GetCustomer"');
+    const arrays = 'http://schemas.microsoft.com/2003/10/Serialization/Arrays';
+    expect(lastBody()).toBe(
+      `<GetCustomer xmlns="http://tempuri.org/"><id>${id}</id><timeout>PT1M</timeout><fields><string xmlns="${arrays}">a</string><string xmlns="${arrays}">b</string></fields></GetCustomer>`,
+    );
+    replies.set('http://tempuri.org/IShop/SaveCustomer', {
+      body: envelope(
+        '<SaveCustomerResponse xmlns="http://tempuri.org/"><SaveCustomerResult>true</SaveCustomerResult></SaveCustomerResponse>',
+      ),
+    });
+    const customer = { Kind: 'Retail', Name: null, Tags: { string: ['x', null] }, Orders: { Order: [{ Number: 1 }] } };
+    expect(await api('POST', 'wcf/SaveCustomer', { customer })).toEqual({ status: 200, body: { SaveCustomerResult: true } });
+    const model = 'http://schemas.datacontract.org/2004/07/Shop.Model';
+    expect(lastBody()).toBe(
+      `<SaveCustomer xmlns="http://tempuri.org/"><customer><Kind xmlns="${model}">Retail</Kind><Name xmlns="${model}" xsi:nil="true"/>` +
+        `<Tags xmlns="${model}"><string xmlns="${arrays}">x</string><string xmlns="${arrays}" xsi:nil="true"/></Tags>` +
+        `<Orders xmlns="${model}"><Order><Number>1</Number></Order></Orders></customer></SaveCustomer>`,
+    );
+  });
+
+  it('answers a fault with its DataContract detail, and calls an operation without parameters', async () => {
+    replies.set('http://tempuri.org/IShop/GetCustomer', {
+      status: 500,
+      body: envelope(
+        '<s:Fault xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><faultcode>s:Client</faultcode><faultstring xml:lang="en-US">Not found</faultstring>' +
+          '<detail><NotFoundFault xmlns="http://schemas.datacontract.org/2004/07/Shop.Model"><Message>none</Message></NotFoundFault></detail></s:Fault>',
+      ),
+    });
+    expect(await api('POST', 'wcf/GetCustomer', {})).toEqual({
+      status: 500,
+      body: {
+        error: {
+          code: 500,
+          message: 'Not found [Fault code:s:Client]',
+          context: { faultcode: 's:Client', faultstring: 'Not found', detail: { NotFoundFault: { Message: 'none' } } },
+        },
+      },
+    });
+    replies.set('http://tempuri.org/IShop/GetVersion', {
+      body: envelope('<GetVersionResponse xmlns="http://tempuri.org/"><GetVersionResult>1.0</GetVersionResult></GetVersionResponse>'),
+    });
+    expect(await api('GET', 'wcf/GetVersion')).toEqual({ status: 200, body: { GetVersionResult: '1.0' } });
+    expect(lastBody()).toBe('<GetVersion xmlns="http://tempuri.org/"></GetVersion>');
   });
 });
