@@ -451,6 +451,23 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     expect(lastBody()).toContain('<shape xmlns=""><label xmlns="urn:mixed:types">plain</label></shape>');
   });
 
+  it('takes the float and double values INF, -INF and NaN as text, which is how JSON can carry them', async () => {
+    replies.set('urn:Calc', {
+      body: envelope(
+        '<ns:CalcResponse xmlns:ns="urn:mixed" xmlns:t="urn:mixed:types"><shape xsi:type="t:Circle"><t:radius>-INF</t:radius></shape></ns:CalcResponse>',
+      ),
+    });
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, shape: { radius: 'INF' } })).toEqual({
+      status: 200,
+      body: { shape: { radius: '-INF' } },
+    });
+    expect(lastBody()).toContain('<radius xmlns="urn:mixed:types">INF</radius>');
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, pct: 'NaN' })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'pct' must be a number.", context: { field: 'pct' } } },
+    });
+  });
+
   it('sends an attribute of the xml: namespace (xml:lang) with its own prefix, which no other may be bound to', async () => {
     replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
     expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true, lang: 'de' } })).toEqual({ status: 200, body: {} });

@@ -36,6 +36,9 @@ function baseOf(schema: JsonSchema): string | undefined {
   return parts.length > 0 ? definitionOf(parts[0]) : definitionOf(schema);
 }
 
+/** The values of xsd:float and xsd:double beyond the numbers (XML Schema 1.1 adds +INF). */
+const SPECIAL_FLOATS = new Set(['INF', '-INF', '+INF', 'NaN']);
+
 /** The bounds of an integer: its format's range narrowed by the schema's minimum and maximum. */
 function integerRange(shape: ScalarShape): [bigint | undefined, bigint | undefined] {
   let [min, max] = shape.format === undefined ? [] : (INTEGER_RANGES[shape.format] ?? []);
@@ -99,6 +102,11 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       break;
     }
     case 'number': {
+      // float and double also have the values INF, -INF and NaN, which JSON can only carry as text.
+      if (shape.format !== undefined && typeof value === 'string' && SPECIAL_FLOATS.has(value.trim())) {
+        text = value.trim();
+        break;
+      }
       if (
         !(typeof value === 'number'
           ? Number.isFinite(value)
