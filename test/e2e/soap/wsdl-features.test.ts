@@ -47,6 +47,9 @@ beforeAll(async () => {
     await soapModel(14, 'wcf', `${peer.base}/wcf/Shop.wsdl`),
     await soapModel(14, 'wcf', `${peer.base}/wcf/Shop.wsdl`),
     await soapModel(15, 'mixed', `${peer.base}/mixed.wsdl`),
+    await soapModel(16, 'edges', `${peer.base}/edges.wsdl`, {
+      headers: [{ type: 'generic', namespace: 'urn:edges', name: 'Auth', data: '{"token":"t1"}' }],
+    }),
   ];
   const model = minimalModel();
   server = await startTestServer({ ...model, services: [...model.services, ...services] });
@@ -547,5 +550,49 @@ describe('a WCF service (DataContract namespaces, ArrayOf wrappers, the serializ
     });
     expect(await api('GET', 'wcf/GetVersion')).toEqual({ status: 200, body: { GetVersionResult: '1.0' } });
     expect(lastBody()).toBe('<GetVersion xmlns="http://tempuri.org/"></GetVersion>');
+  });
+});
+
+describe('a SOAP 1.2 binding with a header from another message, rpc without input parts and mixed content', () => {
+  it('reads the text of mixed content as _ beside the child elements (layout between them is no text)', async () => {
+    replies.set('urn:edges:Describe', {
+      contentType: 'application/soap+xml',
+      body: envelope('<DescribeResponse xmlns="urn:edges"><text>Hello <b>bold</b> world</text></DescribeResponse>', '1.2'),
+    });
+    expect(await api('GET', 'edges/Describe?id=1')).toEqual({ status: 200, body: { text: { _: 'Hello  world', b: ['bold'] } } });
+    expect(lastRequest().body).toContain('<soap:Header><Auth xmlns="urn:edges"><token>t1</token></Auth></soap:Header>');
+    replies.set('urn:edges:Describe', {
+      contentType: 'application/soap+xml',
+      body: envelope('<DescribeResponse xmlns="urn:edges"><text>\n  <b>x</b>\n</text></DescribeResponse>', '1.2'),
+    });
+    expect(await api('GET', 'edges/Describe?id=1')).toEqual({ status: 200, body: { text: { b: ['x'] } } });
+  });
+
+  it('calls an rpc operation without input parts and reads its output parts and a SOAP 1.2 fault with subcodes', async () => {
+    replies.set('urn:edges:Now', {
+      contentType: 'application/soap+xml',
+      body: envelope('<e:NowResponse xmlns:e="urn:edges"><now>2024-01-01T00:00:00Z</now><zone>UTC</zone></e:NowResponse>', '1.2'),
+    });
+    expect(await api('GET', 'edges/Now')).toEqual({ status: 200, body: { now: '2024-01-01T00:00:00Z', zone: 'UTC' } });
+    expect(lastBody()).toBe('<Now xmlns="urn:edges"></Now>');
+    replies.set('urn:edges:Now', {
+      status: 500,
+      contentType: 'application/soap+xml',
+      body: envelope(
+        '<soap:Fault><soap:Code><soap:Value>soap:Sender</soap:Value><soap:Subcode><soap:Value xmlns:e="urn:edges">e:BadClock</soap:Value></soap:Subcode></soap:Code>' +
+          '<soap:Reason><soap:Text xml:lang="en">No clock</soap:Text></soap:Reason><soap:Detail><e:AuthFault xmlns:e="urn:edges">expired</e:AuthFault></soap:Detail></soap:Fault>',
+        '1.2',
+      ),
+    });
+    expect(await api('GET', 'edges/Now')).toEqual({
+      status: 500,
+      body: {
+        error: {
+          code: 500,
+          message: 'No clock [Fault code:soap:Sender / e:BadClock]',
+          context: { faultcode: 'soap:Sender / e:BadClock', faultstring: 'No clock', detail: { AuthFault: 'expired' } },
+        },
+      },
+    });
   });
 });

@@ -249,7 +249,9 @@ export class ResponseReader {
     if (shape.text !== null) {
       const text = ownText(element);
       const value = typed(text, this.view.shape(shape.text.schema));
-      if (text !== '' || typeof value === 'string') result._ = value;
+      // Mixed content: the layout between child elements is no text.
+      const layout = text.trim() === '' && childElements(element).length > 0;
+      if (!layout && (text !== '' || typeof value === 'string')) result._ = value;
     }
     for (const child of childElements(element)) {
       const name = child.localName ?? child.nodeName;

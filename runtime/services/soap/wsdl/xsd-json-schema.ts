@@ -269,6 +269,8 @@ export class JsonSchemaBuilder {
     const complexContent = xsdChild(node, 'complexContent');
     if (complexContent) return this.complexContentSchema(complexContent, context, description);
     const model = new ObjectModel();
+    // Mixed content: the text between the child elements is the member `_`, as beside attributes.
+    if (attribute(node, 'mixed') === 'true') model.add('_', { type: 'string' }, false, false);
     this.collect(node, context, model);
     return model.toSchema(description);
   }
