@@ -318,13 +318,29 @@ describe('a SOAP 1.2-only binding and XML Schema features', () => {
           },
         },
         list: { value: '1', next: { value: '2' } },
-        Circle: { r: '1.5' },
+        Circle: [{ r: 1.5 }],
       },
     });
     expect(lastRequest().headers['content-type']).toBe('application/soap+xml; charset=utf-8; action=""');
     expect(await api('GET', 'types/gettree?depth=5')).toEqual({
       status: 400,
       body: { error: { code: 400, message: "Field 'depth' must be one of '1', '2', '3'.", context: { field: 'depth' } } },
+    });
+  });
+
+  it('sends the members of a substitution group in place of their abstract head, as the schema orders and namespaces them', async () => {
+    replies.set('urn:Everything', {
+      contentType: 'application/soap+xml',
+      body: envelope('<EverythingResponse xmlns="urn:types"/>', '1.2'),
+    });
+    const shapes = { Circle: [{ r: 2 }], Square: { label: 'q', side: '3' } };
+    expect(await api('POST', 'types/Everything', { version: '1', nilInt: 1, ...shapes })).toEqual({ status: 200, body: {} });
+    expect(lastBody()).toBe(
+      '<Everything xmlns="urn:types" version="1"><Circle><r>2</r></Circle><Square><label>q</label><side>3</side></Square><nilInt>1</nilInt></Everything>',
+    );
+    expect(await api('POST', 'types/Everything', { version: '1', nilInt: 1, Circle: { r: 'wide' } })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'Circle[0].r' must be a number.", context: { field: 'Circle[0].r' } } },
     });
   });
 });

@@ -82,6 +82,8 @@ export class JsonSchemaBuilder {
   private readonly targets = new WeakMap<JsonSchema, Definition>();
   /** Simple types and groups being expanded, against cycles. */
   private readonly expanding = new Set<string>();
+  /** The global elements naming each head (`{ns}local`) in substitutionGroup, once first needed. */
+  private substitutionGroups: Map<string, XsdComponent[]> | undefined;
 
   constructor(
     private readonly index: XsdIndex,
@@ -338,7 +340,8 @@ export class JsonSchemaBuilder {
       model.choices.push(branches.map((names) => names[0]));
   }
 
-  private elementMember(node: Element, context: SchemaContext, model: ObjectModel, occurrence: Occurrence): void {
+  private elementMember(node: Element, context: SchemaContext, model: ObjectModel, elementOccurrence: Occurrence): void {
+    let occurrence = elementOccurrence;
     const ref = attribute(node, 'ref');
     let name: string;
     let namespace: string;
@@ -353,11 +356,20 @@ export class JsonSchemaBuilder {
       } else {
         declaration = global.node;
         [name, namespace] = [global.name.local, global.name.ns];
-        // An anonymous type of a referenced element is shared: it may be recursive.
-        const anonymous = attribute(global.node, 'type') === undefined && xsdChild(global.node, 'complexType') !== undefined;
-        schema = anonymous
-          ? this.reference(global, () => this.declaredType(global.node, global.context))
-          : this.declaredType(global.node, global.context);
+        schema = this.globalElementSchema(global);
+        // The members of its substitution group may stand in its place: each is a member too.
+        const substitutes = this.substitutes(global);
+        for (const substitute of substitutes) {
+          const xml = xmlMember(substitute.name.ns, false);
+          const content = this.globalElementSchema(substitute);
+          const member = occurrence.repeated ? withMembers({ type: 'array', items: content }, { xml }) : withMembers(content, { xml });
+          if (!model.properties.has(substitute.name.local)) model.add(substitute.name.local, member, false, false);
+        }
+        if (substitutes.length > 0) {
+          // An abstract head never occurs itself; a concrete one need not when a substitute may.
+          if (attribute(global.node, 'abstract') === 'true') return;
+          occurrence = { ...occurrence, optional: true };
+        }
       }
     } else {
       name = attribute(node, 'name') ?? '';
@@ -382,6 +394,40 @@ export class JsonSchemaBuilder {
     const xml = xmlMember(namespace, false);
     const member = occurrence.repeated ? withMembers({ type: 'array', items: schema }, { xml }) : withMembers(schema, { xml });
     model.add(name, member, required, false);
+  }
+
+  /** The schema of a global element's content; an anonymous complex type is shared, for it may be recursive. */
+  private globalElementSchema(global: XsdComponent): JsonSchema {
+    const anonymous = attribute(global.node, 'type') === undefined && xsdChild(global.node, 'complexType') !== undefined;
+    return anonymous
+      ? this.reference(global, () => this.declaredType(global.node, global.context))
+      : this.declaredType(global.node, global.context);
+  }
+
+  /** The global elements of a head's substitution group, at any depth, in document order; abstract ones left out. */
+  private substitutes(head: XsdComponent): XsdComponent[] {
+    if (this.substitutionGroups === undefined) {
+      const groups = new Map<string, XsdComponent[]>();
+      for (const element of this.index.all('element')) {
+        const group = attribute(element.node, 'substitutionGroup');
+        if (group === undefined) continue;
+        const key = qnameKey(this.index.qname(element.node, group, element.context));
+        groups.set(key, [...(groups.get(key) ?? []), element]);
+      }
+      this.substitutionGroups = groups;
+    }
+    const found: XsdComponent[] = [];
+    const seen = new Set<string>([qnameKey(head.name)]);
+    const queue = [head];
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      for (const member of this.substitutionGroups.get(qnameKey(next.name)) ?? []) {
+        if (seen.has(qnameKey(member.name))) continue;
+        seen.add(qnameKey(member.name));
+        queue.push(member);
+        if (attribute(member.node, 'abstract') !== 'true') found.push(member);
+      }
+    }
+    return found;
   }
 
   private attributeMember(node: Element, context: SchemaContext, model: ObjectModel): void {
