@@ -104,8 +104,9 @@ export interface SoapServiceModel extends ServiceBase {
   /** What introspection left out and why (unusable ports, missing elements), sorted. */
   warnings: string[];
   /**
-   * The definitions of complex types derived from others, by XML name (`{namespace}local`): a
-   * reply element whose xsi:type names one is read as that type. Absent when there are none.
+   * The definitions of complex types derived from others (of every complex type when a member is
+   * of xsd:anyType), by XML name (`{namespace}local`): a reply element whose xsi:type names one is
+   * read as that type. Absent when there are none.
    */
   derivedTypes?: Record<string, string>;
 }

@@ -381,11 +381,12 @@ describe('a port address relative to the WSDL', () => {
 });
 
 describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers, a port without input parts)', () => {
-  it('reads an anyType value by the built-in type its xsi:type names, and a derived type by its own', async () => {
+  it('reads an anyType value by the built-in or complex type its xsi:type names, and a derived type by its own', async () => {
     replies.set('urn:Calc', {
       body: envelope(
         '<ns:CalcResponse xmlns:ns="urn:mixed" xmlns:ax21="urn:mixed:types"><return xsi:type="xsd:int">5</return><return xsi:type="xsd:boolean">true</return>' +
           '<return xsi:type="xsd:string">007</return><return xsi:type="xsd:long">9007199254740993</return><return xsi:nil="true"/>' +
+          '<return xsi:type="ax21:Version"><ax21:major>2</ax21:major><ax21:beta>false</ax21:beta></return>' +
           '<return xsi:type="ax21:Circle"><ax21:label>c</ax21:label><ax21:radius>1.5</ax21:radius></return>' +
           '<shape xsi:type="ax21:Square"><ax21:label>s</ax21:label><ax21:side>2</ax21:side></shape><ids>1 2 3</ids><price currency="EUR" scale="2">1.50</price></ns:CalcResponse>',
       ),
@@ -393,7 +394,7 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true } })).toEqual({
       status: 200,
       body: {
-        return: [5, true, '007', '9007199254740993', null, { label: 'c', radius: 1.5 }],
+        return: [5, true, '007', '9007199254740993', null, { major: 2, beta: false }, { label: 'c', radius: 1.5 }],
         shape: { label: 's', side: 2 },
         ids: '1 2 3',
         price: { currency: 'EUR', scale: 2, _: 1.5 },

@@ -82,6 +82,8 @@ export class JsonSchemaBuilder {
   private readonly targets = new WeakMap<JsonSchema, Definition>();
   /** Simple types and groups being expanded, against cycles. */
   private readonly expanding = new Set<string>();
+  /** Whether a message member is of xsd:anyType, whose value may be of any complex type named in xsi:type. */
+  private anyTypeUsed = false;
   /** The global elements naming each head (`{ns}local`) in substitutionGroup, once first needed. */
   private substitutionGroups: Map<string, XsdComponent[]> | undefined;
 
@@ -92,7 +94,10 @@ export class JsonSchemaBuilder {
 
   /** JSON Schema of a type by name: built-ins and simple types inline, complex types by reference. */
   typeSchema(name: QName, context?: SchemaContext): JsonSchema {
-    if (isXsdNamespace(name.ns)) return builtinSchema(name.local);
+    if (isXsdNamespace(name.ns)) {
+      if (name.local === 'anyType') this.anyTypeUsed = true;
+      return builtinSchema(name.local);
+    }
     if (SOAP_ENCODING.has(name.ns) && name.local === 'Array') return { type: 'array', items: {} };
     const complex = this.index.find('complexType', name, context);
     if (complex) return this.reference(complex, () => this.complexTypeSchema(complex.node, complex.context));
@@ -141,7 +146,7 @@ export class JsonSchemaBuilder {
 
   /**
    * Adds the complex types derived (by extension or restriction, at any depth) from those defined
-   * so far, which a reply may name in xsi:type. Returns their XML names (`{ns}local`); their
+   * so far, which a reply may name in xsi:type; when a member is of xsd:anyType, every complex type. Returns their XML names (`{ns}local`); their
    * definition names are known after `finish` (`definitionName`).
    */
   addDerivedTypes(): string[] {
@@ -159,6 +164,12 @@ export class JsonSchemaBuilder {
       else siblings.push(type);
     }
     const added = new Set<string>();
+    // A value of xsd:anyType (Axis2's Object returns) may be of any complex type its xsi:type names.
+    if (this.anyTypeUsed)
+      for (const type of this.index.all('complexType')) {
+        added.add(qnameKey(type.name));
+        this.typeSchema(type.name, type.context);
+      }
     const queue = [...this.definitions.keys()];
     for (let key = queue.pop(); key !== undefined; key = queue.pop()) {
       for (const type of derived.get(key) ?? []) {
