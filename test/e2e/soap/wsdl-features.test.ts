@@ -488,6 +488,15 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     });
   });
 
+  it('sends a scalar of xsd:anyType with the xsi:type of its JSON type', async () => {
+    replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
+    expect(await api('POST', 'mixed/Echo', { value: [3, 2.5, true, 'x', 2 ** 40] })).toEqual({ status: 200, body: {} });
+    expect(lastBody()).toBe(
+      '<Echo xmlns="urn:mixed"><value xmlns="" xsi:type="xsd:int">3</value><value xmlns="" xsi:type="xsd:double">2.5</value>' +
+        '<value xmlns="" xsi:type="xsd:boolean">true</value><value xmlns="" xsi:type="xsd:string">x</value><value xmlns="" xsi:type="xsd:long">1099511627776</value></Echo>',
+    );
+  });
+
   it('sends an attribute of the xml: namespace (xml:lang) with its own prefix, which no other may be bound to', async () => {
     replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
     expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true, lang: 'de' } })).toEqual({ status: 200, body: {} });

@@ -296,7 +296,9 @@ export class RequestWriter {
       return `<${open}>${items.map((entry, index) => this.element(item, entry, member.namespace, `${path}[${index}]`)).join('')}</${member.xmlName}>`;
     }
     if (shape.type === null && (isObject(value) || Array.isArray(value))) return `<${open}>${anyContent(value, path)}</${member.xmlName}>`;
-    return `<${open}>${this.scalar(member.schema, value, path)}</${member.xmlName}>`;
+    // A scalar of any type says its type, as the reference's client does: hosts (Axis2, .NET) read an untyped one as XML or text.
+    const type = shape.type === null ? ` xsi:type="xsd:${anyScalarType(value)}"` : '';
+    return `<${open}${type}>${this.scalar(member.schema, value, path)}</${member.xmlName}>`;
   }
 
   private scalar(schema: JsonSchema, value: Json, path: string): string {
@@ -315,6 +317,14 @@ function deepMember(body: Record<string, Json>): string | null {
     for (const entry of Array.isArray(item) ? item : Object.values(item)) stack.push([entry, member, depth + 1]);
   }
   return null;
+}
+
+/** The built-in type a JSON scalar of no declared type is sent as. */
+function anyScalarType(value: Json): string {
+  if (typeof value === 'boolean') return 'boolean';
+  if (typeof value !== 'number') return 'string';
+  if (!Number.isInteger(value)) return 'double';
+  return value >= -(2 ** 31) && value < 2 ** 31 ? 'int' : 'long';
 }
 
 /** A value of no declared type: object members as child elements, arrays as repeated ones. */
