@@ -497,6 +497,16 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     );
   });
 
+  it('reads an empty number or boolean element as null, not as the text ""', async () => {
+    replies.set('urn:Calc', {
+      body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"><level></level><ratio/><price currency="EUR"/></ns:CalcResponse>'),
+    });
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true } })).toEqual({
+      status: 200,
+      body: { level: null, ratio: null, price: { currency: 'EUR' } },
+    });
+  });
+
   it('sends an attribute of the xml: namespace (xml:lang) with its own prefix, which no other may be bound to', async () => {
     replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
     expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true, lang: 'de' } })).toEqual({ status: 200, body: {} });

@@ -106,6 +106,8 @@ function isNil(element: Element): boolean {
 
 function typed(text: string, shape: Shape): Json {
   if (shape.kind !== 'scalar') return text;
+  // An empty number or boolean is no value (the reference's client reads it as null), not the text ''.
+  if ((shape.type === 'integer' || shape.type === 'number' || shape.type === 'boolean') && text.trim() === '') return null;
   switch (shape.type) {
     case 'integer': {
       const trimmed = text.trim();
