@@ -42,6 +42,11 @@ export const soapMessages = {
     field,
   ),
   notObject: message(400, (path: string) => `${subject(path)} must be an object.`, field),
+  listItemWithSpace: message(
+    400,
+    (path: string) => `${subject(path)} is an item of a list, whose items are separated by spaces: it cannot hold one.`,
+    field,
+  ),
   required: message(400, (path: string) => `${subject(path)} is required.`, field),
   tooDeep: message(400, (path: string, max: number) => `${subject(path)} is nested more than ${max} levels deep.`, field),
 

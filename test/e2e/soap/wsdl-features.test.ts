@@ -450,6 +450,16 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
       status: 400,
       body: { error: { code: 400, message: "Field 'ids[1]' must be a text, not an object.", context: { field: 'ids[1]' } } },
     });
+    expect(await api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, ids: [1, '2 3'] })).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: "Field 'ids[1]' is an item of a list, whose items are separated by spaces: it cannot hold one.",
+          context: { field: 'ids[1]' },
+        },
+      },
+    });
   });
 
   it('sends a value of an abstract type given the members of a derived one as that type, named in xsi:type', async () => {

@@ -135,7 +135,13 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
     default:
       // An xsd:list given as a JSON array: its items separated by spaces.
       if (shape.list === true && Array.isArray(value)) {
-        return value.map((item, index) => scalarText(item, { kind: 'scalar', type: 'string', enum: null }, `${path}[${index}]`)).join(' ');
+        return value
+          .map((item, index) => {
+            const itemText = scalarText(item, { kind: 'scalar', type: 'string', enum: null }, `${path}[${index}]`);
+            if (itemText.trim() === '' || /\s/.test(itemText)) throw soapMessages.listItemWithSpace.error(`${path}[${index}]`);
+            return itemText;
+          })
+          .join(' ');
       }
       if (isObject(value) || Array.isArray(value)) {
         if (shape.type === 'string') throw soapMessages.notText.error(path, Array.isArray(value) ? 'a list' : 'an object');
