@@ -79,6 +79,11 @@ describe.each(Object.entries(VALID))('/system/%s', (resource, { record, unique, 
     expect(response.body.error.message).toBe(`Field '${required}' is required.`);
   });
 
+  it('refuses fields naming no field of the answer before writing anything', async () => {
+    const response = await refuse({ resource: [record] }, 400, 'nosuch', `/system/${resource}?fields=${unique},nosuch`);
+    expect(response.body.error.message).toBe('Invalid field requested: nosuch');
+  });
+
   it('refuses a duplicate with 409 naming the field, in a batch writing nothing', async () => {
     // In one batch: a batch error (or the resource's own duplicate check), and nothing written.
     await refuse({ resource: [record, record] }, [400, 409], unique);
@@ -126,6 +131,20 @@ describe('nested records and queries', () => {
       expect(JSON.stringify(response.body.error.context)).toContain(field);
       expect((await api('GET', "/system/role?filter=name='nested-bad'")).body.resource).toEqual([]);
     }
+  });
+
+  it('changes nothing when the fields an update asks back name no field', async () => {
+    const id = (await api('POST', '/system/role', { resource: [{ name: 'fields-role', description: 'before' }] })).body.resource[0].id;
+    for (const [url, body] of [
+      [`/system/role/${id}?fields=nosuch`, { description: 'after' }],
+      [`/system/role?ids=${id}&fields=*,nosuch`, { description: 'after' }],
+      ['/system/role?fields=nosuch', { resource: [{ id, description: 'after' }] }],
+    ] as const) {
+      const response = await api('PATCH', url, body);
+      expect(response.status, url).toBe(400);
+      expect(response.body.error).toEqual({ code: 400, message: 'Invalid field requested: nosuch', context: { field: 'nosuch' } });
+    }
+    expect((await api('GET', `/system/role/${id}?fields=description`)).body).toEqual({ description: 'before' });
   });
 
   it('refuses filters and fields on unknown or secret columns', async () => {

@@ -17,6 +17,7 @@ import type { RowFilterModel, Verb } from '../../model/platform-model.js';
 import type { ServiceCall, ServiceResult } from '../../services/service-kind.js';
 import { type FieldRef, type FilterNode, parseFilter } from '../../services/sql/filter/filter-parser.js';
 import { sqlMessages } from '../../services/sql/sql-messages.js';
+import { selectFields } from '../../services/sql/query/table-plan.js';
 import { handleTableRecords } from '../../services/sql/table/table-records.js';
 import { formatTimestamp, type SystemDb } from '../store/system-db.js';
 import { keepMaskedSecrets, presentRecord, storedColumns, type Row } from './record-presentation.js';
@@ -162,8 +163,14 @@ export async function serveResource(
   id: string | undefined,
 ): Promise<ServiceResult> {
   assertMaskedUnsearched(b, call.query, call.verb === 'GET' ? call.body : undefined);
-  // A write returning related records names them before anything is written: an unknown one is a 400, not a half-done write.
-  if (call.verb !== 'GET') relationsOf(b, parseCommonParams(call.query).related);
+  // A write returning fields or related records names them before anything is written: an unknown one is a 400, not a
+  // write that is stored and then answered with an error.
+  if (call.verb !== 'GET') {
+    const params = parseCommonParams(call.query);
+    relationsOf(b, params.related);
+    if (params.fields !== null || params.fieldsBesideAll.length > 0)
+      selectFields(ctx.systemSchema.plan(b.def.table), [...(params.fields ?? []), ...params.fieldsBesideAll]);
+  }
   switch (call.verb) {
     case 'GET':
       return { body: await read(ctx, ctx.db, b, call.query, call.body, id) };
