@@ -237,6 +237,13 @@ describe('nested records and queries', () => {
       ['GET', `/system/limit_cache/${2 ** 31}`, undefined, 404, null],
       ['DELETE', `/system/limit_cache/${2 ** 31}`, undefined, 404, null],
       ['GET', `/system/limit_cache?user_id=${2 ** 31}`, undefined, 404, null],
+      // A record by such an id is one that does not exist, on every database (PostgreSQL refused the id: 400).
+      ['GET', `/system/role/${2 ** 31}`, undefined, 404, null],
+      ['GET', `/system/user/${2 ** 31}?fields=name`, undefined, 404, null],
+      ['PATCH', `/system/app/${2 ** 31}`, { description: 'x' }, 404, null],
+      ['DELETE', `/system/cors/${2 ** 31}`, undefined, 404, null],
+      ['DELETE', `/system/role?ids=${2 ** 31}`, undefined, 404, null],
+      ['GET', `/system/role?ids=${2 ** 31},1`, undefined, 400, `Record with identifier '${2 ** 31}' not found.`],
     ];
     for (const [method, url, body, status, field] of cases) {
       const response = await api(method, url, body);

@@ -529,6 +529,20 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(await count('note', "title = 'x-int'")).toBe(0);
     });
 
+    it('finds no record by an id beyond its integer column, on every database (PostgreSQL answered 400)', async () => {
+      for (const [method, path, body] of [
+        ['GET', '_table/note/2147483648', undefined],
+        ['GET', '_table/note/-2147483649?fields=title', undefined],
+        ['PATCH', '_table/note/2147483648', { title: 'far' }],
+        ['DELETE', '_table/note/2147483648', undefined],
+        ['DELETE', '_table/note?ids=2147483648', undefined],
+        ['GET', '_table/note?ids=2147483648&continue=true', undefined],
+      ] as const) {
+        const result = await api().call(method, path, body);
+        expect(result.body.error?.code, `${method} ${path}`).toBe(404);
+      }
+    });
+
     it('answers a broken foreign key with 409 and writes nothing', async () => {
       const result = await api().call('POST', '_table/note', { resource: [{ title: 'fk', contact_id: 99999 }] });
       expect(result).toMatchObject({ status: 409, body: { error: { code: 409 } } });

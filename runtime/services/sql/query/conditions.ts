@@ -3,6 +3,7 @@ import { expressionBuilder, type Expression, type SqlBool } from 'kysely';
 import { BadRequestError } from '../../../core/errors.js';
 import type { FieldPlan } from './table-plan.js';
 import { sqlMessages } from '../sql-messages.js';
+import { isBeyondColumn } from './value-codec.js';
 
 export type Condition = Expression<SqlBool>;
 
@@ -43,7 +44,16 @@ export function parseKey(fields: readonly FieldPlan[], text: string): unknown[] 
       `Identifier '${text}' must give ${fields.length} values (${fields.map((f) => f.name).join(', ')}) separated by commas.`,
     );
   }
-  return fields.map((f, i) => f.encode(parts[i]));
+  return fields.map((f, i) => {
+    try {
+      return f.encode(parts[i]);
+    } catch (error) {
+      // A number beyond a narrower integer column (PostgreSQL's int4) is the key of no record there, as SQLite and
+      // MySQL find none: NULL equals nothing, so the request answers 404 (or its batch error) like theirs.
+      if (isBeyondColumn(error)) return null;
+      throw error;
+    }
+  });
 }
 
 /** The encoded key of a record, or null when it lacks an identifying field. */

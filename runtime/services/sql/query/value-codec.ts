@@ -27,14 +27,27 @@ const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);
  */
 const POSTGRES_INTEGER_BITS: Record<string, number> = { integer: 32, int: 32, int4: 32, serial: 32, smallint: 16, int2: 16 };
 
+/** The errors of integers beyond a narrower column (PostgreSQL's int4, int2): such a number is no value of the column. */
+const beyondColumn = new WeakSet<object>();
+
+/** Whether an encoder refused a value as beyond its narrower integer column (a key with it matches no record). */
+export function isBeyondColumn(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && beyondColumn.has(error);
+}
+
 /** Integers beyond 64 bits fit no column of any database (and drivers fail to bind them). */
 function integerEncoder(name: string, bits: number | null = null): Encoder {
   const outOfRange = () => sqlMessages.integerOutOfRange.error(name);
   const bound = bits === null ? null : 2 ** (bits - 1);
+  const beyond = () => {
+    const error = sqlMessages.valueRefused.error('out of range', name);
+    beyondColumn.add(error);
+    return error;
+  };
   return (value) => {
     if (typeof value === 'number' && Number.isInteger(value)) {
       if (!Number.isSafeInteger(value) && !fitsInt64(BigInt(value).toString())) throw outOfRange();
-      if (bound !== null && (value >= bound || value < -bound)) throw sqlMessages.valueRefused.error('out of range', name);
+      if (bound !== null && (value >= bound || value < -bound)) throw beyond();
       return value;
     }
     if (typeof value === 'bigint') {
@@ -44,7 +57,7 @@ function integerEncoder(name: string, bits: number | null = null): Encoder {
     if (typeof value === 'string' && INTEGER_TEXT.test(value.trim())) {
       const text = value.trim();
       const n = Number(text);
-      if (bound !== null && (n >= bound || n < -bound)) throw sqlMessages.valueRefused.error('out of range', name);
+      if (bound !== null && (n >= bound || n < -bound)) throw beyond();
       if (Number.isSafeInteger(n)) return n;
       if (!fitsInt64(text)) throw outOfRange();
       return BigInt(text);
