@@ -244,6 +244,11 @@ describe('nested records and queries', () => {
       ['DELETE', `/system/cors/${2 ** 31}`, undefined, 404, null],
       ['DELETE', `/system/role?ids=${2 ** 31}`, undefined, 404, null],
       ['GET', `/system/role?ids=${2 ** 31},1`, undefined, 400, `Record with identifier '${2 ** 31}' not found.`],
+      ['GET', '/system/role/9999999999999999999', undefined, 400, 'id'],
+      // So is a custom setting by a name longer than the column (MySQL answered 400 'Field name value is too long').
+      ['GET', `/system/custom/${'n'.repeat(300)}`, undefined, 404, null],
+      ['PATCH', `/system/custom/${'n'.repeat(300)}`, { value: 1 }, 404, null],
+      ['DELETE', `/system/custom?ids=${'n'.repeat(300)}`, undefined, 404, null],
     ];
     for (const [method, url, body, status, field] of cases) {
       const response = await api(method, url, body);

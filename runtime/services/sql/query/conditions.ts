@@ -48,8 +48,9 @@ export function parseKey(fields: readonly FieldPlan[], text: string): unknown[] 
     try {
       return f.encode(parts[i]);
     } catch (error) {
-      // A number beyond a narrower integer column (PostgreSQL's int4) is the key of no record there, as SQLite and
-      // MySQL find none: NULL equals nothing, so the request answers 404 (or its batch error) like theirs.
+      // A value its column cannot hold (a number beyond PostgreSQL's int4, a text longer than a MySQL varchar) is the
+      // key of no record, as the databases whose column can find none: NULL equals nothing, so the request answers 404
+      // (or its batch error) on every database.
       if (isBeyondColumn(error)) return null;
       throw error;
     }

@@ -27,10 +27,19 @@ const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);
  */
 const POSTGRES_INTEGER_BITS: Record<string, number> = { integer: 32, int: 32, int4: 32, serial: 32, smallint: 16, int2: 16 };
 
-/** The errors of integers beyond a narrower column (PostgreSQL's int4, int2): such a number is no value of the column. */
+/**
+ * The errors of values a column cannot hold although they are of its type: an integer beyond a
+ * narrower integer column (PostgreSQL's int4, int2), a text longer than the column.
+ */
 const beyondColumn = new WeakSet<object>();
 
-/** Whether an encoder refused a value as beyond its narrower integer column (a key with it matches no record). */
+/** The error, marked as one of a value its column cannot hold. */
+function beyond<E extends object>(error: E): E {
+  beyondColumn.add(error);
+  return error;
+}
+
+/** Whether an encoder refused a value as one its column cannot hold (a key with it matches no record). */
 export function isBeyondColumn(error: unknown): boolean {
   return typeof error === 'object' && error !== null && beyondColumn.has(error);
 }
@@ -39,15 +48,11 @@ export function isBeyondColumn(error: unknown): boolean {
 function integerEncoder(name: string, bits: number | null = null): Encoder {
   const outOfRange = () => sqlMessages.integerOutOfRange.error(name);
   const bound = bits === null ? null : 2 ** (bits - 1);
-  const beyond = () => {
-    const error = sqlMessages.valueRefused.error('out of range', name);
-    beyondColumn.add(error);
-    return error;
-  };
+  const beyondBound = () => beyond(sqlMessages.valueRefused.error('out of range', name));
   return (value) => {
     if (typeof value === 'number' && Number.isInteger(value)) {
       if (!Number.isSafeInteger(value) && !fitsInt64(BigInt(value).toString())) throw outOfRange();
-      if (bound !== null && (value >= bound || value < -bound)) throw beyond();
+      if (bound !== null && (value >= bound || value < -bound)) throw beyondBound();
       return value;
     }
     if (typeof value === 'bigint') {
@@ -56,11 +61,10 @@ function integerEncoder(name: string, bits: number | null = null): Encoder {
     }
     if (typeof value === 'string' && INTEGER_TEXT.test(value.trim())) {
       const text = value.trim();
-      const n = Number(text);
-      if (bound !== null && (n >= bound || n < -bound)) throw beyond();
-      if (Number.isSafeInteger(n)) return n;
       if (!fitsInt64(text)) throw outOfRange();
-      return BigInt(text);
+      const n = Number(text);
+      if (bound !== null && (n >= bound || n < -bound)) throw beyondBound();
+      return Number.isSafeInteger(n) ? n : BigInt(text);
     }
     throw sqlMessages.invalidValueOfType.error(name, 'integer');
   };
@@ -128,7 +132,7 @@ function stringEncoder(name: string, maxLength: number | null): Encoder {
     else throw coreMessages.fieldNotString.error(name);
     // Checked here, so that every database refuses alike (SQLite would store it, a lax MySQL cut it).
     if (maxLength !== null && text.length > maxLength && characters(text) > maxLength) {
-      throw sqlMessages.valueTooLong.error(name, maxLength);
+      throw beyond(sqlMessages.valueTooLong.error(name, maxLength));
     }
     return text;
   };
