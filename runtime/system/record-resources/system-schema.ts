@@ -39,7 +39,15 @@ export async function publicSystemSchema(db: SystemDb): Promise<DatabaseSchema> 
       .filter((table) => RECORD_TABLES.has(table.name))
       .map((table) => {
         const secret = SECRET_COLUMNS[table.name] ?? [];
-        return { ...table, fields: table.fields.filter((field) => !secret.includes(field.name)) };
+        return {
+          ...table,
+          fields: table.fields.filter((field) => !secret.includes(field.name)),
+          // Nor relations through or to the tables left out (a filter on service_doc_by_service_id.format).
+          relations: table.relations.filter(
+            (relation) =>
+              RECORD_TABLES.has(relation.refTable) && (relation.junctionTable === null || RECORD_TABLES.has(relation.junctionTable)),
+          ),
+        };
       }),
   };
 }
