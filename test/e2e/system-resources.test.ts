@@ -278,7 +278,17 @@ describe('related records', () => {
     const apps = await api('GET', `/system/app/${app}?related=role_by_role_id&fields=name`);
     expect(apps.body).toEqual({ name: 'per-app-app', role_by_role_id: expect.objectContaining({ id: role, name: 'per-app' }) });
     expect((await api('GET', '/system/role?related=nosuch')).status).toBe(400);
+    // Filters reach related records' fields by dot notation, on every system database (PostgreSQL knew no relation).
     const filtered = async (url: string) => (await api('GET', url.replace(/ /g, '%20').replace(/'/g, '%27'))).body;
+    expect(await filtered("/system/app?filter=role_by_role_id.name = 'per-app'&fields=name")).toEqual({
+      resource: [{ name: 'per-app-app' }],
+    });
+    expect(await filtered(`/system/user?filter=user_to_app_to_role_by_user_id.app_id = ${app}&fields=email`)).toEqual({
+      resource: [{ email: 'perapp@x.io' }],
+    });
+    expect(await filtered("/system/user?filter=lookup_by_user_id.name = 'u'&fields=email")).toEqual({
+      resource: [{ email: 'perapp@x.io' }],
+    });
     // A relation to a table the system does not serve as records is unknown there (a 500 'table service_doc is not in the schema').
     expect(await filtered('/system/service?filter=service_doc_by_service_id.format = 1')).toEqual({
       error: {

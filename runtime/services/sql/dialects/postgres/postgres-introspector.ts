@@ -27,7 +27,7 @@ interface ConstraintRow {
   type: string;
   columns: string[];
   ref_table: string | null;
-  same_schema: boolean | null;
+  same_schema: boolean | number | null;
   ref_columns: string[] | null;
   on_update: string;
   on_delete: string;
@@ -136,8 +136,9 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
   return relations.map((relation): CatalogTable => {
     const own = constraintsOf.get(relation.name) ?? [];
     const foreignKeys: CatalogForeignKey[] = own
-      // A key into another schema points at a table this service does not serve.
-      .filter((row) => row.type === 'f' && row.ref_table !== null && row.same_schema === true)
+      // A key into another schema points at a table this service does not serve. (The system database's pool reads
+      // booleans as 1 and 0.)
+      .filter((row) => row.type === 'f' && row.ref_table !== null && Boolean(row.same_schema))
       .map((row) => ({
         name: row.name,
         columns: row.columns,
