@@ -362,6 +362,17 @@ describe('related records', () => {
 });
 
 describe('apps', () => {
+  it("deleting an app clears it as users' default app, so a user read and saved back whole is still taken", async () => {
+    const app = (await api('POST', '/system/app', { resource: [{ name: 'default-app' }] })).body.resource[0].id;
+    const user = (await api('POST', '/system/user', { resource: [{ name: 'D', email: 'default-app@x.io', default_app_id: app }] })).body
+      .resource[0].id;
+    expect((await api('DELETE', `/system/app/${app}`)).status).toBe(200);
+    const read = (await api('GET', `/system/user/${user}`)).body;
+    expect(read.default_app_id).toBeNull();
+    const saved = await api('PUT', `/system/user/${user}`, { ...read, first_name: 'Dee' });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  });
+
   it('generates a 64-hex API key, keeps a given one and regenerates on request', async () => {
     const given = 'a'.repeat(64);
     const created = await api('POST', '/system/app?fields=name,api_key', {

@@ -148,6 +148,12 @@ export const appBehaviour: ResourceBehaviour = {
     // PATCH /system/app/{id}?regenerate=true gives the app a new key.
     if (mode === 'update' && toBool(pick(call.query, 'regenerate'))) prepared.columns.api_key = generateApiKey();
   },
+  async check(w, verb, keys) {
+    // A deleted app is no user's default app any more (the reference's foreign key sets it null): a user read and
+    // saved back whole would otherwise be refused for naming an app that does not exist.
+    if (verb === 'delete' && keys.length > 0)
+      await w.db.updateTable('user').set({ default_app_id: null }).where('default_app_id', 'in', keys.map(Number)).execute();
+  },
   committed: reloadDirectory,
 };
 
