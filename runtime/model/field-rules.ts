@@ -4,9 +4,13 @@
  */
 import type { FieldModel } from './platform-model.js';
 
-/** Columns whose value the server sets itself on create or update; values a client sends are ignored. */
+/**
+ * Columns whose value the server sets itself on create or update, or the database computes (a
+ * generated column); values a client sends are ignored.
+ */
 export function isServerFilled(field: FieldModel): boolean {
   return (
+    field.computed === true ||
     field.type === 'timestamp_on_create' ||
     field.type === 'timestamp_on_update' ||
     field.type === 'user_id_on_create' ||

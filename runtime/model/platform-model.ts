@@ -261,6 +261,8 @@ export interface FieldModel {
   picklist?: string[];
   /** What a `_schema` client wrote about the field. */
   description?: string;
+  /** A generated column (`GENERATED ALWAYS AS (...)`, virtual or stored): the database computes it, writes leave it out. */
+  computed?: true;
 }
 
 export interface ForeignKeyModel {

@@ -52,6 +52,8 @@ export const sqlMessages = {
   invalidField: message(400, (name: string) => `Invalid field requested: ${name}`, field),
   notNull: message(400, (name: string | null) => `Field '${name}' can not be NULL.`, field),
   required: message(400, (name: string | null) => `Required field '${name}' can not be NULL.`, field),
+  /** A value given for a column the database always fills (PostgreSQL's GENERATED ALWAYS identity). */
+  generatedAlways: message(400, (name: string | null) => `Field '${name}' can not be set: the database generates its value.`, field),
   noFields: message(400, () => 'No valid fields were found in record.'),
   noDeleteCriteria: message(400, () => 'No filter or records given for delete request.'),
   createById: message(400, () => 'Create record by identifier not currently supported.'),

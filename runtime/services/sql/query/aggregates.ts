@@ -65,6 +65,7 @@ export function aggregatePlan(fn: AggregateFunction, field: FieldPlan | null): F
     required: false,
     clock: null,
     generated: true,
+    computed: false,
     aggregate: fn,
   };
 }

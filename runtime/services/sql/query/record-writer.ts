@@ -30,12 +30,12 @@ export function toPorticoError(error: unknown, dialect: SqlDialectModule, table:
   return databaseError(error, dialect, table, sqlMessages.driverFailure.error(action, table.name));
 }
 
-/** Column values of a new record: unknown keys dropped, NULL and required fields checked. */
+/** Column values of a new record: unknown keys and computed columns dropped, NULL and required fields checked. */
 export function insertValues(plan: TablePlan, record: Row): Row {
   const values: Row = {};
   for (const key in record) {
     const f = plan.field(key);
-    if (f === undefined || f.clock !== null) continue;
+    if (f === undefined || f.clock !== null || f.computed) continue;
     const value = record[key];
     if (value === null || value === undefined) {
       if (f.generated) continue;
@@ -52,12 +52,15 @@ export function insertValues(plan: TablePlan, record: Row): Row {
   return values;
 }
 
-/** Column values of an update (empty when the record changes nothing): identifiers and generated keys are never changed. */
+/**
+ * Column values of an update (empty when the record changes nothing): identifiers, generated keys
+ * and computed columns are never changed.
+ */
 export function updateValues(plan: TablePlan, record: Row, identifiers: readonly FieldPlan[]): Row {
   const values: Row = {};
   for (const key in record) {
     const f = plan.field(key);
-    if (f === undefined || f.generated || f.clock !== null || identifiers.includes(f)) continue;
+    if (f === undefined || f.generated || f.computed || f.clock !== null || identifiers.includes(f)) continue;
     const value = record[key];
     if (value === null || value === undefined) {
       if (!f.field.allowNull) throw sqlMessages.notNull.error(f.name);

@@ -21,12 +21,14 @@ export interface FieldPlan {
   readonly column: AliasedRawBuilder<unknown, string>;
   readonly encode: Encoder;
   readonly decode: Decoder | null;
-  /** NOT NULL, no default, not generated: must be given on create. */
+  /** NOT NULL, no default, neither generated nor computed: must be given on create. */
   readonly required: boolean;
   /** Filled by the database clock: on create only, or on create and update. */
   readonly clock: 'create' | 'update' | null;
   /** Auto-increment keys are never written by updates. */
   readonly generated: boolean;
+  /** A generated column (the database computes it): never written, a value sent is ignored. */
+  readonly computed: boolean;
   /** Set when the plan is an aggregate of grouped reads (aggregates.ts), not a column. */
   readonly aggregate: AggregateFunction | null;
 }
@@ -80,9 +82,10 @@ function fieldPlan(field: FieldModel, dialect: SqlDialectModule): FieldPlan {
     column: sql.id(field.sourceName).as(field.name),
     encode: encoderFor(field, dialect),
     decode: decoderFor(field, dialect),
-    required: !field.allowNull && field.default === null && !generated && clock === null,
+    required: !field.allowNull && field.default === null && !generated && clock === null && field.computed !== true,
     clock,
     generated,
+    computed: field.computed === true,
     aggregate: null,
   };
 }

@@ -24,6 +24,8 @@ export interface CatalogColumn {
   /** Already parsed from the catalog's SQL text. */
   default: FieldModel['default'];
   autoIncrement: boolean;
+  /** A generated column: its value is computed by the database and never written. */
+  computed?: true;
   /** The abstract type when the dialect knows better than the native type's name (enums, JSON checks). */
   type?: AbstractType;
   /** The values of an enumerated column, in the database's order. */

@@ -82,6 +82,7 @@ export function assembleSchema(read: readonly CatalogTable[], options: AssembleO
         refTable: fk?.refTable ?? null,
         refField: fk ? (fk.refFields[fk.fields.indexOf(fieldName)] ?? null) : null,
         ...(column.picklist ? { picklist: column.picklist } : {}),
+        ...(column.computed ? { computed: true } : {}),
       };
     });
 

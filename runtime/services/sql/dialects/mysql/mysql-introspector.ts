@@ -147,6 +147,8 @@ export async function readMysqlCatalog(db: Kysely<any>): Promise<CatalogTable[]>
         autoIncrement: /auto_increment/i.test(row.extra),
         type: typeOverride(row, json),
         ...(/^enum\(/i.test(row.column_type) ? { picklist: enumValues(row.column_type) } : {}),
+        // VIRTUAL GENERATED, STORED GENERATED (MariaDB's PERSISTENT); not MySQL's DEFAULT_GENERATED.
+        ...(/\b(virtual|stored) generated\b/i.test(row.extra) ? { computed: true as const } : {}),
       })),
       primaryKey: constraints.find((rows) => rows[0].type === 'PRIMARY KEY')?.map((row) => row.column_name) ?? [],
       foreignKeys,

@@ -81,6 +81,11 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
       const field = fieldName(error.column ?? '', table);
       return sqlMessages.notNull.error(field);
     }
+    // A value for a GENERATED ALWAYS identity: 'cannot insert a non-DEFAULT value into column "id"'.
+    case '428C9': {
+      const column = /column "(.*)"/.exec(message)?.[1];
+      return sqlMessages.generatedAlways.error(column === undefined ? null : fieldName(column, table));
+    }
     case '23505':
       return sqlMessages.duplicate.error(keyColumns(error.detail).map((column) => fieldName(column, table)));
     case '23503':

@@ -18,6 +18,8 @@ interface ColumnRow {
   not_null: boolean;
   default_sql: string | null;
   identity: string;
+  /** pg_attribute.attgenerated: 's' for a stored generated column, '' otherwise. */
+  generated: string;
   type_kind: string;
   enum_labels: string[] | null;
 }
@@ -83,7 +85,7 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
     select c.relname as table_name, a.attname as name,
       pg_catalog.format_type(coalesce(nullif(t.typbasetype, 0), a.atttypid), case when t.typbasetype <> 0 then t.typtypmod else a.atttypmod end) as db_type,
       a.attnotnull as not_null, pg_catalog.pg_get_expr(d.adbin, d.adrelid) as default_sql,
-      a.attidentity::text as identity, coalesce(bt.typtype, t.typtype)::text as type_kind,
+      a.attidentity::text as identity, a.attgenerated::text as generated, coalesce(bt.typtype, t.typtype)::text as type_kind,
       (select array_agg(e.enumlabel::text order by e.enumsortorder) from pg_catalog.pg_enum e
         where e.enumtypid = coalesce(nullif(t.typbasetype, 0), a.atttypid)) as enum_labels
     from pg_catalog.pg_attribute a
@@ -162,6 +164,7 @@ export async function readPostgresCatalog(db: Kysely<any>): Promise<CatalogTable
           autoIncrement: sequence || row.identity === 'a' || row.identity === 'd',
           type: typeOverride(row),
           ...(row.enum_labels ? { picklist: row.enum_labels } : {}),
+          ...(row.generated === 's' ? { computed: true as const } : {}),
         };
       }),
       primaryKey: own.find((row) => row.type === 'p')?.columns ?? [],
