@@ -245,3 +245,62 @@ describe.each<[ExternalDatabase, string]>([
     },
   );
 });
+
+/** Table names Kysely would read as `schema.table` or with an alias if given as text. */
+const DOTTED: Record<ExternalDatabase, string[]> = {
+  postgres: [
+    'create table "order.lines" (id integer primary key, "item.name" text)',
+    'create table "Stock as Of" (id integer primary key, qty integer)',
+    `insert into "order.lines" values (1, 'pen')`,
+    'insert into "Stock as Of" values (1, 5)',
+  ],
+  mysql: [
+    'create table `order.lines` (id integer primary key, `item.name` text)',
+    'create table `Stock as Of` (id integer primary key, qty integer)',
+    `insert into \`order.lines\` values (1, 'pen')`,
+    'insert into `Stock as Of` values (1, 5)',
+  ],
+};
+
+describe.each<[ExternalDatabase, string]>([
+  ['postgres', 'pgsql'],
+  ['mysql', 'mysql'],
+])('tables named with a dot or " as " on %s', async (kind, type) => {
+  const available = await requireService(kind);
+  it.skipIf(!available)('are read and written as themselves', { timeout: 180_000 }, async () => {
+    const database = await createTestDatabase(kind);
+    try {
+      const { dir, model } = await buildChecked(kind, type, database.url, DOTTED[kind]);
+      const app = await createServer(model, { baseDir: dir, env: { ...process.env } });
+      const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) => {
+        const response = await app.inject({
+          method,
+          url: `/api/v2/crm/_table/${url}`,
+          headers: { 'x-dreamfactory-api-key': KEY },
+          payload: payload as object,
+        });
+        expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(200);
+        return response.json() as unknown;
+      };
+      try {
+        expect(await call('GET', 'order.lines')).toEqual({ resource: [{ id: 1, 'item.name': 'pen' }] });
+        expect(await call('POST', 'order.lines?fields=*', { resource: [{ id: 2, 'item.name': 'ink' }] })).toEqual({
+          resource: [{ id: 2, 'item.name': 'ink' }],
+        });
+        expect(await call('PATCH', 'order.lines/2?fields=*', { 'item.name': 'nib' })).toEqual({ id: 2, 'item.name': 'nib' });
+        expect(await call('GET', `order.lines?filter=${encodeURIComponent('id > 1')}&include_count=true`)).toEqual({
+          resource: [{ id: 2, 'item.name': 'nib' }],
+          meta: { count: 1 },
+        });
+        expect(await call('DELETE', 'order.lines/2')).toEqual({ id: 2 });
+        const stock = encodeURIComponent('stock as of');
+        expect(await call('GET', stock)).toEqual({ resource: [{ id: 1, qty: 5 }] });
+        expect(await call('PATCH', `${stock}/1?fields=*`, { qty: 6 })).toEqual({ id: 1, qty: 6 });
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { BadRequestError } from '../../../core/errors.js';
 import type { FieldModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import type { AggregateFunction } from './aggregates.js';
+import { tableSource } from './table-source.js';
 import { decoderFor, encoderFor, type Decoder, type Encoder } from './value-codec.js';
 import { sqlMessages } from '../sql-messages.js';
 
@@ -103,7 +104,7 @@ export function buildTablePlan(table: TableModel, dialect: SqlDialectModule): Ta
   return {
     table,
     dialect: dialect.dialect,
-    source: table.sourceSchema ? `${table.sourceSchema}.${table.sourceName}` : table.sourceName,
+    source: tableSource(table.sourceSchema, table.sourceName),
     fields,
     primaryKey,
     required: fields.filter((f) => f.required),

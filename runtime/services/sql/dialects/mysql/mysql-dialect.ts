@@ -15,6 +15,7 @@ import { translateMysqlError } from './mysql-errors.js';
 import { readMysqlCatalog } from './mysql-introspector.js';
 import { mysqlRoutines } from './mysql-routines.js';
 import { withCause } from '../driver-errors.js';
+import { TableSourcePlugin } from '../../query/table-source.js';
 
 export const mysqlDialect: SqlDialectModule = {
   dialect: 'mysql',
@@ -51,7 +52,7 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
   pool.on('connection', (connection) => {
     connection.query("set session sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')");
   });
-  const db = new Kysely<any>({ dialect: new MysqlDialect({ pool }) });
+  const db = new Kysely<any>({ dialect: new MysqlDialect({ pool }), plugins: [new TableSourcePlugin()] });
   try {
     await db.connection().execute(async () => undefined);
   } catch (error) {

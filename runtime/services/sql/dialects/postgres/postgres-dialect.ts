@@ -16,6 +16,7 @@ import { postgresRoutines } from './postgres-routines.js';
 import { registerDirectRunner } from '../../query/run-compiled.js';
 import { preparingClient } from './postgres-prepared.js';
 import { withCause } from '../driver-errors.js';
+import { TableSourcePlugin } from '../../query/table-source.js';
 
 const asText = (value: string) => value;
 const int8 = (value: string) => {
@@ -102,7 +103,7 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
   // checked out (the pool listens only to idle ones): its statement fails with the error instead.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), plugins: [new TableSourcePlugin()] });
   // Precompiled statements go straight to the pool (a transaction has its own Kysely instance and client).
   registerDirectRunner(db, (text, parameters) =>
     runOnPool(pool, text, parameters as unknown[]).then((result) => ({

@@ -18,6 +18,7 @@ import { sqliteColumnType } from './sqlite-column-types.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { alterSqliteTable } from './sqlite-table-rebuild.js';
 import { readSqliteCatalog } from './sqlite-introspector.js';
+import { TableSourcePlugin } from '../../query/table-source.js';
 
 const TEXT_TYPES = new Set<AbstractType>([
   'string',
@@ -172,7 +173,7 @@ export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}
   if (options.wal === true && file !== ':memory:') sqlite.pragma('journal_mode = WAL');
   const database = cachingDatabase(sqlite);
   const dialect = new TrackingSqliteDialect({ database });
-  const db = new Kysely<any>({ dialect });
+  const db = new Kysely<any>({ dialect, plugins: [new TableSourcePlugin()] });
   const driver = dialect.driver!;
   const run: DirectRunner = (sql, parameters) => {
     const statement = database.prepare(sql);
