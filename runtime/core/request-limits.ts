@@ -25,6 +25,7 @@ export const limits = {
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
 
 /** Whether integer text (`-12`, `+7`) fits a signed 64-bit integer, the widest any database keys or integer columns hold. */
 export function fitsInt64(text: string): boolean {
@@ -32,6 +33,17 @@ export function fitsInt64(text: string): boolean {
   if (digits.length > 19) return false;
   const value = BigInt(text.startsWith('+') ? text.slice(1) : text);
   return value >= INT64_MIN && value <= INT64_MAX;
+}
+
+/**
+ * Whether integer text fits a 64-bit integer column: signed, or for an unsigned one (MySQL's
+ * `bigint unsigned`) also 2^63 up to 2^64 - 1.
+ */
+export function fitsInt64Column(text: string, unsigned: boolean): boolean {
+  if (fitsInt64(text)) return true;
+  if (!unsigned || text.replace(/^[+-]?0*/, '').length > 20) return false;
+  const value = BigInt(text.startsWith('+') ? text.slice(1) : text);
+  return value >= 0n && value <= UINT64_MAX;
 }
 
 /** 400 when a list parameter names more entries than allowed. */

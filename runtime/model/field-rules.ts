@@ -39,3 +39,8 @@ export function isBigInteger(field: FieldModel): boolean {
   const integer = ['id', 'reference', 'integer', 'user_id', 'user_id_on_create', 'user_id_on_update'].includes(field.type);
   return integer && BIG_INTEGER_TYPE.test(field.dbType.trim());
 }
+
+/** Integer columns declared unsigned (MySQL/MariaDB): a `bigint unsigned` holds up to 2^64 - 1. */
+export function isUnsigned(field: FieldModel): boolean {
+  return /\bunsigned\b/i.test(field.dbType);
+}

@@ -151,6 +151,25 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(small.body).toEqual({ resource: [{ f_bigint: 9007199254740991, f_integer: 42 }] });
     });
 
+    it('takes a MySQL bigint unsigned beyond 2^63 as it reads it, in writes, ids and filters (it was a 400 beyond 64 signed bits)', async () => {
+      if (target().kind !== 'mysql') return;
+      await target().exec('create table counter (id bigint unsigned primary key, hits bigint unsigned)');
+      expect((await api().call('GET', '_schema?refresh=true')).status).toBe(200);
+      const max = '18446744073709551615';
+      const created = await api().call('POST', '_table/counter?fields=*', { resource: [{ id: max, hits: 2 ** 63 }] });
+      expect(created).toEqual({ status: 200, body: { resource: [{ id: max, hits: '9223372036854775808' }] } });
+      const [row] = (await api().get('_table/counter')).body.resource;
+      expect(await api().call('PATCH', '_table/counter?fields=*', { resource: [{ ...row, hits: '18446744073709551614' }] })).toEqual({
+        status: 200,
+        body: { resource: [{ id: max, hits: '18446744073709551614' }] },
+      });
+      expect((await api().get(`_table/counter/${max}`, { fields: 'hits' })).body).toEqual({ hits: '18446744073709551614' });
+      expect((await api().get('_table/counter', { filter: `id = ${max}`, fields: 'id' })).body).toEqual({ resource: [{ id: max }] });
+      const beyond = await api().call('POST', '_table/counter', { resource: [{ id: '18446744073709551616' }] });
+      expect(beyond.body.error).toMatchObject({ code: 400, context: { field: 'id' } });
+      expect(await api().call('DELETE', `_table/counter/${max}`)).toEqual({ status: 200, body: { id: max } });
+    });
+
     it('writes ISO 8601 dates and times (T, fractions, zones) and JSON strings alike on every database', async () => {
       const created = await api().call('POST', '_table/typed?fields=f_date,f_time,f_datetime,f_timestamp,f_json', {
         resource: [

@@ -3,7 +3,8 @@
  * what gets bound matches what the database compares (and bad input is a 400, not a driver error).
  */
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
-import { fitsInt64 } from '../../../core/request-limits.js';
+import { fitsInt64Column } from '../../../core/request-limits.js';
+import { isUnsigned } from '../../../model/field-rules.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
 import { DATE_TIME_TYPES, dateTimeText } from '../query/date-time-text.js';
 import { binaryEncoder } from '../query/value-codec.js';
@@ -56,8 +57,9 @@ export function valueTexts(value: FilterValue, params: Record<string, unknown> |
 export function castValue(text: string, field: FieldModel, label: string, dialect: SqlDialect, position: number): BoundValue {
   const trimmed = text.trim();
   if (INTEGER_TYPES.has(field.type)) {
-    // Beyond 64 bits no column holds the value; drivers would fail to bind it.
-    if (!INTEGER.test(trimmed) || !fitsInt64(trimmed)) throw sqlMessages.invalidValueOfType.error(label, 'integer', position);
+    // Beyond 64 bits (an unsigned column's 2^64 - 1) no column holds the value; drivers would fail to bind it.
+    if (!INTEGER.test(trimmed) || !fitsInt64Column(trimmed, isUnsigned(field)))
+      throw sqlMessages.invalidValueOfType.error(label, 'integer', position);
     const number = Number(trimmed);
     // Beyond 2^53 a JS number would round; the database converts the exact text itself.
     return Number.isSafeInteger(number) ? number : trimmed.replace(/^\+/, '');

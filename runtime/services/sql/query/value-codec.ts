@@ -3,7 +3,8 @@
  * convert (400 naming the field), read decoders give JSON types (booleans, base64 binary).
  * Encoders see non-null values only; nullability is checked by the writer.
  */
-import { fitsInt64 } from '../../../core/request-limits.js';
+import { fitsInt64Column } from '../../../core/request-limits.js';
+import { isUnsigned } from '../../../model/field-rules.js';
 import type { AbstractType, FieldModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
@@ -44,16 +45,21 @@ export function isBeyondColumn(error: unknown): boolean {
   return typeof error === 'object' && error !== null && beyondColumn.has(error);
 }
 
-/** Integers beyond 64 bits fit no column of any database (and drivers fail to bind them). */
-function integerEncoder(name: string, bits: number | null = null): Encoder {
+/**
+ * Integers beyond 64 bits fit no column of any database (and drivers fail to bind them); an
+ * unsigned column (MySQL) holds up to 2^64 - 1.
+ */
+function integerEncoder(name: string, bits: number | null = null, unsigned = false): Encoder {
   const outOfRange = () => sqlMessages.integerOutOfRange.error(name);
+  const fitsInt64 = (text: string) => fitsInt64Column(text, unsigned);
   const bound = bits === null ? null : 2 ** (bits - 1);
   const beyondBound = () => beyond(sqlMessages.valueRefused.error('out of range', name));
   return (value) => {
     if (typeof value === 'number' && Number.isInteger(value)) {
       if (!Number.isSafeInteger(value) && !fitsInt64(BigInt(value).toString())) throw outOfRange();
       if (bound !== null && (value >= bound || value < -bound)) throw beyondBound();
-      return value;
+      // Beyond 2^53 bound as its exact value: drivers write a number as its shortest text (2^63 as 9223372036854776000).
+      return Number.isSafeInteger(value) ? value : BigInt(value);
     }
     if (typeof value === 'bigint') {
       if (!fitsInt64(value.toString())) throw outOfRange();
@@ -206,7 +212,11 @@ export function bareField(
 /** The write encoder of a field. */
 export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encoder {
   if (INTEGER_TYPES.has(field.type)) {
-    return integerEncoder(field.name, dialect.dialect === 'postgres' ? (POSTGRES_INTEGER_BITS[field.dbType] ?? null) : null);
+    return integerEncoder(
+      field.name,
+      dialect.dialect === 'postgres' ? (POSTGRES_INTEGER_BITS[field.dbType] ?? null) : null,
+      isUnsigned(field),
+    );
   }
   switch (field.type) {
     case 'boolean':
