@@ -250,6 +250,8 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
 const decodeBoolean: Decoder = (value) => {
   if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'string') return TRUE_TEXT.has(value.toLowerCase());
+  // MySQL's bit(1) comes as bytes: b'0' is one zero byte (Number() of it is NaN, which read as true).
+  if (value instanceof Uint8Array) return value.some((byte) => byte !== 0);
   return Number(value) !== 0;
 };
 

@@ -110,6 +110,9 @@ describe('read decoders', () => {
     ['boolean', 'tinyint(1)', 1, true],
     ['boolean', 'tinyint(1)', 0, false],
     ['boolean', 'boolean', null, null],
+    // MySQL's bit(1) comes as bytes (b'0' read as true).
+    ['boolean', 'bit(1)', Buffer.from([0]), false],
+    ['boolean', 'bit(1)', Buffer.from([1]), true],
     ['boolean', 'boolean', 'true', true],
     ['binary', 'blob', Buffer.from('hi'), 'aGk='],
     ['uuid', 'uuid', 12345, '12345'],
