@@ -104,6 +104,8 @@ const PRISMA_INTEGERS: Record<SqlDialect, RegExp | null> = { postgres: /^oid$/, 
 function baseScalar(field: FieldModel, dialect: SqlDialect): PrismaScalar {
   if (dialect === 'sqlite') return sqliteScalar(field.dbType);
   if (PRISMA_INTEGERS[dialect]?.test(field.dbType)) return scalar('Int');
+  // Prisma reads only MySQL's bit(1) as Boolean: a wider bit field (the API's bigint) is Bytes (`prisma db pull`).
+  if (dialect === 'mysql' && /^bit\((\d+)\)$/.test(field.dbType) && field.dbType !== 'bit(1)') return scalar('Bytes');
   switch (field.type) {
     case 'id':
     case 'reference':
@@ -116,8 +118,7 @@ function baseScalar(field: FieldModel, dialect: SqlDialect): PrismaScalar {
     case 'bigint':
       return scalar('BigInt');
     case 'boolean':
-      // Prisma reads only MySQL's bit(1) as Boolean: a wider bit field is Bytes (`prisma db pull`).
-      return scalar(dialect === 'mysql' && /^bit\((\d+)\)$/.test(field.dbType) && field.dbType !== 'bit(1)' ? 'Bytes' : 'Boolean');
+      return scalar('Boolean');
     case 'float':
     case 'double':
       return scalar('Float');

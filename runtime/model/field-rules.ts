@@ -40,7 +40,7 @@ export function isBigInteger(field: FieldModel): boolean {
   return integer && BIG_INTEGER_TYPE.test(field.dbType.trim());
 }
 
-/** Integer columns declared unsigned (MySQL/MariaDB): a `bigint unsigned` holds up to 2^64 - 1. */
+/** Integer columns declared unsigned (MySQL/MariaDB), and MySQL's bit(n): a `bigint unsigned` or `bit(64)` holds up to 2^64 - 1. */
 export function isUnsigned(field: FieldModel): boolean {
-  return /\bunsigned\b/i.test(field.dbType);
+  return /\bunsigned\b|^bit\(\d+\)$/i.test(field.dbType);
 }

@@ -170,6 +170,30 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(await api().call('DELETE', `_table/counter/${max}`)).toEqual({ status: 200, body: { id: max } });
     });
 
+    it('reads a MySQL bit(n) wider than bit(1) as its number and writes it back (it read as true, and wrote back 1)', async () => {
+      if (target().kind !== 'mysql') return;
+      await target().exec('create table bits (id integer primary key, b1 bit(1), b8 bit(8), b64 bit(64))');
+      await target().exec(`insert into bits values (1, b'1', b'00000101', b'${'1'.repeat(64)}')`);
+      expect((await api().call('GET', '_schema?refresh=true')).status).toBe(200);
+      const types = (await api().get('_schema/bits')).body.field.map((f: { name: string; type: string }) => [f.name, f.type]);
+      expect(types).toEqual([
+        ['id', 'integer'],
+        ['b1', 'boolean'],
+        ['b8', 'bigint'],
+        ['b64', 'bigint'],
+      ]);
+      const read = { id: 1, b1: true, b8: 5, b64: '18446744073709551615' };
+      expect((await api().get('_table/bits/1')).body).toEqual(read);
+      expect(await api().call('PATCH', '_table/bits?fields=*', { resource: [read] })).toEqual({ status: 200, body: { resource: [read] } });
+      const created = await api().call('POST', '_table/bits?fields=*', {
+        resource: [{ id: 2, b1: false, b8: 255, b64: '9007199254740993' }],
+      });
+      expect(created).toEqual({ status: 200, body: { resource: [{ id: 2, b1: false, b8: 255, b64: '9007199254740993' }] } });
+      expect((await api().get('_table/bits', { filter: 'b8 = 255', fields: 'id' })).body).toEqual({ resource: [{ id: 2 }] });
+      const tooWide = await api().call('POST', '_table/bits', { resource: [{ id: 3, b8: 256 }] });
+      expect(tooWide.body.error).toMatchObject({ code: 400, context: { field: 'b8' } });
+    });
+
     it('writes ISO 8601 dates and times (T, fractions, zones) and JSON strings alike on every database', async () => {
       const created = await api().call('POST', '_table/typed?fields=f_date,f_time,f_datetime,f_timestamp,f_json', {
         resource: [

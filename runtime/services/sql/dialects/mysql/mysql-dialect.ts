@@ -17,6 +17,14 @@ import { mysqlRoutines } from './mysql-routines.js';
 import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
 
+/** A bit(n) value, which mysql2 reads as big-endian bytes: a number, as text beyond 2^53 (as 64-bit integers are). */
+const decodeBits = (value: unknown): unknown => {
+  if (!(value instanceof Uint8Array)) return value;
+  let bits = 0n;
+  for (const byte of value) bits = (bits << 8n) | BigInt(byte);
+  return bits <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(bits) : bits.toString();
+};
+
 export const mysqlDialect: SqlDialectModule = {
   dialect: 'mysql',
   readCatalog: readMysqlCatalog,
@@ -29,7 +37,8 @@ export const mysqlDialect: SqlDialectModule = {
   keyInsertsWithoutReturning: true,
   dateTimes: 'zoneless',
   bindBoolean: (value) => (value ? 1 : 0),
-  readConverter: (field: FieldModel) => (field.type === 'json' ? decodeJsonText : null),
+  readConverter: (field: FieldModel) =>
+    field.type === 'json' ? decodeJsonText : /^bit\(\d+\)$/.test(field.dbType) && field.type !== 'boolean' ? decodeBits : null,
   alterTable: (db, schema, table, changes) => alterMysqlTable(db, schema, table, changes, mysqlDialect),
   translateError: translateMysqlError,
 };

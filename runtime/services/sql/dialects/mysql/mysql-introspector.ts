@@ -59,6 +59,8 @@ function typeOverride(row: ColumnRow, jsonColumns: ReadonlySet<string>): Abstrac
   if (/on update current_timestamp/i.test(row.extra) && (type === 'timestamp' || type === 'datetime')) return 'timestamp_on_update';
   // enum and set values are strings.
   if (type === 'enum' || type === 'set') return 'string';
+  // bit(1) is a boolean; a wider bit field holds a number of up to 64 bits (read as true, it was lost).
+  if (type === 'bit' && !/^bit\(1\)$/i.test(row.column_type)) return 'bigint';
   return undefined;
 }
 
