@@ -155,6 +155,23 @@ export function routineTests(api: () => ApiClient, target: () => DatabaseTarget)
     expect((await api().get('_proc/two_sets', { wrapper: 'sets' })).body).toEqual({ sets: [[{ one: 1 }], [{ two: 2 }]] });
   });
 
+  it('returns the rows of a PostgreSQL function returning setof record, each named by its columns (it was a 500)', async () => {
+    if (kind() !== 'postgres') return;
+    await target().exec(
+      `create function pairs(n integer) returns setof record language sql as $$ select g as k, 'v' || g as v from generate_series(1, n) g $$`,
+    );
+    expect((await api().call('GET', '_func?refresh=true')).status).toBe(200);
+    const rows = [
+      { k: 1, v: 'v1' },
+      { k: 2, v: 'v2' },
+    ];
+    expect(await api().get('_func/pairs', { n: '2' })).toMatchObject({ status: 200, body: { resource: rows } });
+    expect(await api().call('POST', '_func/pairs', { params: [{ name: 'n', value: 2 }] })).toMatchObject({
+      status: 200,
+      body: { resource: rows },
+    });
+  });
+
   it('answers unknown routines with 404 and bad parameters with 400', async () => {
     if (kind() === 'sqlite') return;
     expect((await api().get('_proc/nope')).body.error).toEqual({ code: 404, message: "Procedure 'nope' does not exist in the database." });

@@ -95,6 +95,11 @@ async function callRoutine(db: Kysely<any>, routine: RoutineModel, args: Readonl
     const { rows } = await sql<Record<string, unknown>>`call ${target}`.execute(db);
     return { resultSets: [], out: hasOut ? (rows[0] ?? {}) : {} };
   }
+  if (routine.returnType === 'setof record' && !hasOut) {
+    // Rows of no declared type: `select * from` would need a column list, each row as JSON names its columns.
+    const { rows } = await sql<{ output: Record<string, unknown> }>`select to_json(${target}) as output`.execute(db);
+    return { resultSets: [rows.map((row) => row.output)], out: {} };
+  }
   if (returnsRows(routine)) {
     const { rows } = await sql<Record<string, unknown>>`select * from ${target}`.execute(db);
     return { resultSets: [rows], out: {} };
