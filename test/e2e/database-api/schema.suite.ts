@@ -194,6 +194,26 @@ export function schemaTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(tooWide.body.error).toMatchObject({ code: 400, context: { field: 'b8' } });
     });
 
+    it('reads a PostgreSQL array of an enum, a domain or a range as an array, as text[] is (it was the array text {sad,happy})', async () => {
+      if (target().kind !== 'postgres') return;
+      await target().exec(`create type mood as enum ('sad', 'ok', 'happy')
+;;
+create domain code as text check (value ~ '^[A-Z]+$')
+;;
+create table moody (id integer primary key, moods mood[], codes code[], spans int4range[], tags text[])
+;;
+insert into moody values (1, '{sad,happy}', '{AB,"C"}', '{"[1,3)"}', '{"a b",NULL}')`);
+      expect((await api().call('GET', '_schema?refresh=true')).status).toBe(200);
+      const read = { id: 1, moods: ['sad', 'happy'], codes: ['AB', 'C'], spans: ['[1,3)'], tags: ['a b', null] };
+      expect((await api().get('_table/moody/1')).body).toEqual(read);
+      expect(await api().call('PATCH', '_table/moody?fields=*', { resource: [{ ...read, moods: ['ok'] }] })).toEqual({
+        status: 200,
+        body: { resource: [{ ...read, moods: ['ok'] }] },
+      });
+      const created = await api().call('POST', '_table/moody?fields=*', { resource: [{ ...read, id: 2 }] });
+      expect(created).toEqual({ status: 200, body: { resource: [{ ...read, id: 2 }] } });
+    });
+
     it('writes ISO 8601 dates and times (T, fractions, zones) and JSON strings alike on every database', async () => {
       const created = await api().call('POST', '_table/typed?fields=f_date,f_time,f_datetime,f_timestamp,f_json', {
         resource: [

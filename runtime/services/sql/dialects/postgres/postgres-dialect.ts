@@ -38,6 +38,14 @@ const types = {
     (format ?? 'text') === 'text' && PARSERS.has(oid) ? PARSERS.get(oid) : pg.types.getTypeParser(oid, format),
 } as pg.CustomTypesConfig;
 
+/** node-postgres's parser of text[] (oid 1009, which its TypeId type leaves out). */
+const textArray = (pg.types.getTypeParser as (oid: number, format: 'text') => (value: string) => unknown)(1009, 'text');
+/**
+ * An array of a type node-postgres has no parser for (an enum's, a domain's, a range's) comes as
+ * PostgreSQL's array text (`{sad,happy}`): read as text[] is, an array of the elements' texts.
+ */
+const decodeArrayText = (value: unknown): unknown => (typeof value === 'string' && value.startsWith('{') ? textArray(value) : value);
+
 const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export const postgresDialect: SqlDialectModule = {
@@ -59,7 +67,7 @@ export const postgresDialect: SqlDialectModule = {
   },
   dateTimes: 'parsed',
   bindBoolean: (value) => value,
-  readConverter: () => null,
+  readConverter: (field) => (field.type === 'array' ? decodeArrayText : null),
   alterTable: (db, schema, table, changes) => alterPostgresTable(db, schema, table, changes, postgresDialect),
   translateError: translatePostgresError,
 };
