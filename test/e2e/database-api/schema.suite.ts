@@ -212,6 +212,12 @@ insert into moody values (1, '{sad,happy}', '{AB,"C"}', '{"[1,3)"}', '{"a b",NUL
       });
       const created = await api().call('POST', '_table/moody?fields=*', { resource: [{ ...read, id: 2 }] });
       expect(created).toEqual({ status: 200, body: { resource: [{ ...read, id: 2 }] } });
+      // A value the type refuses is a 400 (a range whose bounds are reversed was a 500).
+      const reversed = await api().call('PATCH', '_table/moody/1', { spans: ['[3,1)'] });
+      expect(reversed).toEqual({
+        status: 400,
+        body: { error: { code: 400, message: "Invalid value: not a valid value for the field's type." } },
+      });
     });
 
     it('writes ISO 8601 dates and times (T, fractions, zones) and JSON strings alike on every database', async () => {

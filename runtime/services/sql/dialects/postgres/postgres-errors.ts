@@ -122,6 +122,14 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     case '53100':
       return sqlMessages.databaseFull.error();
     default:
+      // Any other data exception is a value the column's type refuses: invalid XML content (2200N),
+      // a bit string of the wrong length (22026), a range whose bounds are reversed (22000), ...
+      if (code.startsWith('22')) {
+        return sqlMessages.valueRefused.error(
+          'not valid for the field type',
+          error.column === undefined ? null : fieldName(error.column, table),
+        );
+      }
       return null;
   }
 }

@@ -97,6 +97,10 @@ describe('translatePostgresError', () => {
     [pgError('3D000'), 500, "The database refused the service's connection: check its database name, username and password."],
     [pgError('2BP01'), 409, 'Other database objects (views, foreign keys) depend on what the change drops: drop them first.'],
     [pgError('22012'), 400, 'Invalid value: it leads to a division by zero.'],
+    // Other data exceptions: invalid XML content, a bit string of the wrong length, a reversed range.
+    [pgError('2200N'), 400, "Invalid value: not a valid value for the field's type."],
+    [pgError('22026', { column: 'Code' }), 400, "Invalid value for field 'code': not a valid value for the field's type."],
+    [pgError('22000'), 400, "Invalid value: not a valid value for the field's type."],
     [
       pgError('42883', { message: 'could not identify an ordering operator for type json' }),
       400,
