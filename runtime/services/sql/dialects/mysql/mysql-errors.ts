@@ -25,6 +25,8 @@ const VALUE_ERRNOS = new Map<number, ValueProblem>([
   [1367, 'not valid for the field type'],
   [1265, 'not valid for the field type'],
   [1366, 'not valid for the field type'],
+  // 'Cannot get geometry object from data you send to the GEOMETRY field': a spatial column given other data.
+  [1416, 'not valid for the field type'],
   [1411, 'not a valid date or time'],
   [1300, 'unstorable text'],
   [3140, 'not valid JSON'],

@@ -103,6 +103,11 @@ describe('translateMysqlError', () => {
       "Invalid value for field 'd': not a valid date or time.",
     ],
     [error(1365, 'Division by 0'), 400, 'Invalid value: it leads to a division by zero.'],
+    [
+      error(1416, 'Cannot get geometry object from data you send to the GEOMETRY field'),
+      400,
+      "Invalid value: not a valid value for the field's type.",
+    ],
   ])('%s', (thrown, status, message) => {
     expect(translateMysqlError(thrown, table)).toMatchObject({ status, message });
   });
