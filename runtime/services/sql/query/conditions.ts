@@ -15,6 +15,11 @@ export function keyCondition(fields: readonly FieldPlan[], values: readonly unkn
   return eb.and(fields.map((f, i) => eb(f.ref, '=', values[i])));
 }
 
+/** `a = ? and b is null` for the values of a row just written (values already encoded, in field order). */
+export function valuesCondition(fields: readonly FieldPlan[], values: readonly unknown[]): Condition {
+  return eb.and(fields.map((f, i) => (values[i] === null ? eb(f.ref, 'is', null) : eb(f.ref, '=', values[i]))));
+}
+
 /** Any of several keys: `a in (...)` for single-field keys. */
 export function keysCondition(fields: readonly FieldPlan[], keys: readonly (readonly unknown[])[]): Condition {
   if (fields.length === 1)

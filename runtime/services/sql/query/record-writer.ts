@@ -9,7 +9,7 @@ import type { TableModel } from '../../../model/platform-model.js';
 import { databaseError } from '../dialects/driver-errors.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';
-import { keyCondition, keysCondition, type Condition } from './conditions.js';
+import { keyCondition, keysCondition, valuesCondition, type Condition } from './conditions.js';
 import { runCompiled } from './run-compiled.js';
 import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
 
@@ -137,7 +137,17 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
   }
   const result = await insertQuery(db, target, values).executeTakeFirst();
   const keyFields = plan.primaryKey;
-  if (keyFields.length === 0) return {};
+  if (keyFields.length === 0) {
+    // No key to find the row by: a row holding the values written (a duplicate holds the same ones).
+    const written = plan.fields.filter((f) => f.field.sourceName in values && values[f.field.sourceName] !== NOW);
+    if (written.length === 0) return {};
+    const where = valuesCondition(
+      written,
+      written.map((f) => values[f.field.sourceName]),
+    );
+    const rows = await db.selectFrom(plan.source).select(target.output.columns).where(where).limit(1).execute();
+    return decodeRows(rows as Row[], target.output)[0] ?? {};
+  }
   const key = keyFields.map((f) => (f.field.sourceName in values ? values[f.field.sourceName] : Number(result.insertId)));
   return (await selectWhere(db, target, keyCondition(keyFields, key)))[0] ?? {};
 }
