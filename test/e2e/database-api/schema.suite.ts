@@ -220,6 +220,19 @@ insert into moody values (1, '{sad,happy}', '{AB,"C"}', '{"[1,3)"}', '{"a b",NUL
       });
     });
 
+    it('reads PostgreSQL arrays of dates and times as their text, as single values are (they were Dates, without microseconds)', async () => {
+      if (target().kind !== 'postgres') return;
+      await target().exec('create table timeline (id integer primary key, stamps timestamptz[], days date[], spans interval[])');
+      await target().exec(`insert into timeline values (1, '{"2024-01-01 10:00:00.123456+00"}', '{2024-02-29}', '{"1 day"}')`);
+      expect((await api().call('GET', '_schema?refresh=true')).status).toBe(200);
+      const read = { id: 1, stamps: ['2024-01-01 10:00:00.123456+00'], days: ['2024-02-29'], spans: ['1 day'] };
+      expect((await api().get('_table/timeline/1')).body).toEqual(read);
+      expect(await api().call('PATCH', '_table/timeline?fields=*', { resource: [read] })).toEqual({
+        status: 200,
+        body: { resource: [read] },
+      });
+    });
+
     it('writes ISO 8601 dates and times (T, fractions, zones) and JSON strings alike on every database', async () => {
       const created = await api().call('POST', '_table/typed?fields=f_date,f_time,f_datetime,f_timestamp,f_json', {
         resource: [

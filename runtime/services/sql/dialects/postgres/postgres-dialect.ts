@@ -23,7 +23,12 @@ const int8 = (value: string) => {
   const n = Number(value);
   return Number.isSafeInteger(n) ? n : value;
 };
-/** date, time, timestamp, timestamptz, timetz, interval: as PostgreSQL writes them; int8 as a number. */
+/** node-postgres's parser of text[] (oid 1009, which its TypeId type leaves out). */
+const textArray = (pg.types.getTypeParser as (oid: number, format: 'text') => (value: string) => unknown)(1009, 'text');
+/**
+ * date, time, timestamp, timestamptz, timetz, interval: as PostgreSQL writes them, alone and in
+ * arrays (node-postgres made Dates of array elements, losing microseconds); int8 as a number.
+ */
 const PARSERS = new Map<number, (value: string) => unknown>([
   [1082, asText],
   [1083, asText],
@@ -31,6 +36,12 @@ const PARSERS = new Map<number, (value: string) => unknown>([
   [1184, asText],
   [1266, asText],
   [1186, asText],
+  [1182, textArray],
+  [1183, textArray],
+  [1115, textArray],
+  [1185, textArray],
+  [1270, textArray],
+  [1187, textArray],
   [20, int8],
 ]);
 const types = {
@@ -38,8 +49,6 @@ const types = {
     (format ?? 'text') === 'text' && PARSERS.has(oid) ? PARSERS.get(oid) : pg.types.getTypeParser(oid, format),
 } as pg.CustomTypesConfig;
 
-/** node-postgres's parser of text[] (oid 1009, which its TypeId type leaves out). */
-const textArray = (pg.types.getTypeParser as (oid: number, format: 'text') => (value: string) => unknown)(1009, 'text');
 /**
  * An array of a type node-postgres has no parser for (an enum's, a domain's, a range's) comes as
  * PostgreSQL's array text (`{sad,happy}`): read as text[] is, an array of the elements' texts.
