@@ -1,6 +1,7 @@
 /** Starts a generated server: loads its frozen model, builds the app, listens on HOST:PORT. */
 import cluster from 'node:cluster';
 import fs from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
@@ -140,12 +141,22 @@ function exitOnStartupError<T>(step: () => T): T {
   }
 }
 
-/** PORTICO_WORKERS: a whole number of processes (default 1). */
+/** Most workers per CPU: beyond this a typo (PORTICO_WORKERS=1000) would fork the machine to its knees. */
+const WORKERS_PER_CPU = 4;
+
+/** PORTICO_WORKERS: a whole number of processes (default 1), at most WORKERS_PER_CPU per CPU. */
 export function workerCount(value: string | undefined): number {
   if (value === undefined || value.trim() === '') return 1;
   const count = Number(value);
   if (!Number.isInteger(count) || count < 1) {
     console.error(`Portico: PORTICO_WORKERS must be a whole number of at least 1, not '${value}'.`);
+    process.exit(1);
+  }
+  const cpus = os.availableParallelism();
+  if (count > WORKERS_PER_CPU * cpus) {
+    console.error(
+      `Portico: PORTICO_WORKERS must be at most ${WORKERS_PER_CPU * cpus} (${WORKERS_PER_CPU} per CPU; this machine has ${cpus}), not '${value}'.`,
+    );
     process.exit(1);
   }
   return count;

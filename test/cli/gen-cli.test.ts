@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -119,6 +120,12 @@ describe('gen (child process)', () => {
         [
           { PORT: port, PORTICO_WORKERS: '2' },
           `Portico: cannot listen on 127.0.0.1:${port}: the port is in use; stop what holds it or set PORT.`,
+        ],
+        [{ PORT: '0', PORTICO_WORKERS: '0' }, "Portico: PORTICO_WORKERS must be a whole number of at least 1, not '0'."],
+        [
+          // A typo must not fork thousands of processes.
+          { PORT: '0', PORTICO_WORKERS: '100000' },
+          `Portico: PORTICO_WORKERS must be at most ${4 * os.availableParallelism()} (4 per CPU; this machine has ${os.availableParallelism()}), not '100000'.`,
         ],
         [
           { PORT: '0', HOST: 'no-such-host.invalid' },
