@@ -1,6 +1,5 @@
 import { CommanderError, type Command } from 'commander';
 import { DiagnosticError, formatDiagnosticReport } from '../diagnostics.js';
-import type { checkPlatform } from '../pipeline.js';
 import { displayDir, stageReporter, type CliIo } from './cli-io.js';
 
 /**
