@@ -23,6 +23,9 @@ afterAll(async () => {
 
 const PORTS: Record<ExternalDatabase, number> = { postgres: 5432, mysql: 3306 };
 const UNAVAILABLE = { error: { code: 503, message: 'The database is unavailable; try again later.' } };
+const STATEMENT_TIMEOUT = {
+  error: { code: 503, message: "The database did not finish the statement within the service's statement_timeout; try again later." },
+};
 
 /** A database service `db` over a fresh database with one table, reached through a relay. */
 async function relayedDatabase(kind: ExternalDatabase): Promise<{ api: ApiClient; relay: TcpRelay; target: DatabaseTarget }> {
@@ -166,6 +169,32 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(await insert).toEqual({ status: 503, body: { error: { code: 503, message: 'The database is busy; try again.' } } });
       expect(await target.query('select id from item')).toEqual([]);
       expect((await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'second' }] })).status).toBe(200);
+    });
+
+    it('stops a write waiting on a row another session holds at its statement_timeout with a 503, and serves the next request', {
+      timeout: 20_000,
+    }, async () => {
+      const target = await openDatabaseTarget(kind);
+      await target.exec("create table item (id integer primary key, name varchar(40) not null); insert into item values (1, 'a')");
+      // One connection: while the write waits, every other request of the service waits for it.
+      const api = await startApi(target, { statement_timeout: 1, max_connections: 1, connection_timeout: 10 });
+      cleanups.push(async () => {
+        await api.close();
+        await target.close();
+      });
+      // Another session holds the row.
+      await target.exec("begin; update item set name = 'held' where id = 1");
+      const started = Date.now();
+      const [write, read] = await Promise.all([
+        api.call('PATCH', '_table/item/1', { name: 'b' }),
+        new Promise<ApiResponse>((resolve) => setTimeout(() => resolve(api.get('_table/item')), 100)),
+      ]);
+      expect(write).toEqual({ status: 503, body: STATEMENT_TIMEOUT });
+      expect(read.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await target.exec('rollback');
+      expect(await target.query('select name from item')).toEqual([{ name: 'a' }]);
+      expect(await api.call('PATCH', '_table/item/1', { name: 'b' })).toMatchObject({ status: 200 });
     });
   });
 }

@@ -139,6 +139,11 @@ export const sqlMessages = {
   /** The server answers but refuses the service's credentials or database name: a configuration error (spec: 500). */
   connectionRefused: message(500, () => "The database refused the service's connection: check its database name, username and password."),
   databaseBusy: message(503, () => 'The database is busy; try again.'),
+  /** The database stopped a statement at the service's statement_timeout (waiting on a lock another session holds, or a long statement). */
+  statementTimeout: message(
+    503,
+    () => "The database did not finish the statement within the service's statement_timeout; try again later.",
+  ),
   /** The database's disk (or a table's size limit) is full: resource exhaustion, 503 as the spec says. */
   databaseFull: message(503, () => 'The database has no room left to store the change; try again later.'),
 

@@ -15,6 +15,12 @@ export interface ServerConnection {
   maxConnections: number;
   /** Milliseconds to wait for a connection (connecting, or a free one of the pool) before the database counts as unavailable. */
   connectTimeoutMs: number;
+  /**
+   * Milliseconds a statement may run, waiting on locks included, before the database stops it;
+   * 0 for no limit. Without one, a statement waiting on a row another session holds keeps its
+   * pooled connection for ever, and once all are taken every request of the service waits.
+   */
+  statementTimeoutMs: number;
 }
 
 export interface ServerDefaults {
@@ -26,6 +32,7 @@ export interface ServerDefaults {
 
 const DEFAULT_MAX_CONNECTIONS = 10;
 const DEFAULT_CONNECTION_TIMEOUT_SECONDS = 10;
+const DEFAULT_STATEMENT_TIMEOUT_SECONDS = 30;
 
 /** JSON Schema of a server service's config; `extra` adds dialect keys (`schema`). */
 export function serverConfigSchema(label: string, defaults: ServerDefaults, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -51,6 +58,13 @@ export function serverConfigSchema(label: string, defaults: ServerDefaults, extr
       connection_timeout: integerOrReference(
         `Seconds to wait for a connection (connecting, or a free one when all are busy) before answering 503 (default ${DEFAULT_CONNECTION_TIMEOUT_SECONDS}).`,
       ),
+      statement_timeout: {
+        type: ['integer', 'string'],
+        minimum: 0,
+        pattern: '^(\\d+|.*\\$\\{env:.*)$',
+        patternErrorMessage: 'must be a whole number of seconds or an ${env:NAME} reference',
+        description: `Seconds a statement may run, waiting on locks included, before the database stops it and the request gets 503; 0 for no limit (default ${DEFAULT_STATEMENT_TIMEOUT_SECONDS}).`,
+      },
       ...extra,
       ...sqlConfigProperties,
     },
@@ -58,9 +72,15 @@ export function serverConfigSchema(label: string, defaults: ServerDefaults, extr
 }
 
 function positiveInteger(value: unknown, key: string, fallback: number): number {
+  return integerSetting(value, key, fallback, 1);
+}
+
+/** A whole number of at least `minimum` (1: "positive", 0: "whole"), or the fallback when the key is left out. */
+function integerSetting(value: unknown, key: string, fallback: number, minimum: 0 | 1): number {
   if (value === undefined || value === null || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InternalServerError(`Database service config '${key}' must be a positive integer.`);
+  if (!Number.isInteger(n) || n < minimum)
+    throw new InternalServerError(`Database service config '${key}' must be a ${minimum === 1 ? 'positive integer' : 'whole number'}.`);
   return n;
 }
 
@@ -101,5 +121,6 @@ export function serverConnection(config: Record<string, unknown>, defaults: Serv
     password: fromUrl.password ?? text('password') ?? '',
     maxConnections: positiveInteger(config.max_connections, 'max_connections', DEFAULT_MAX_CONNECTIONS),
     connectTimeoutMs: positiveInteger(config.connection_timeout, 'connection_timeout', DEFAULT_CONNECTION_TIMEOUT_SECONDS) * 1000,
+    statementTimeoutMs: integerSetting(config.statement_timeout, 'statement_timeout', DEFAULT_STATEMENT_TIMEOUT_SECONDS, 0) * 1000,
   };
 }

@@ -1,9 +1,9 @@
 /**
  * The MySQL/MariaDB dialect: mysql2 under Kysely. Dates and times come back as the database's
  * text, big integers as numbers while they fit, JSON (MariaDB keeps it as text) as values.
- * Connections run in strict mode, so that bad values fail instead of being truncated.
+ * Connections run in strict mode and with the service's statement timeout (sessionSettings).
  */
-import { Kysely, MysqlDialect } from 'kysely';
+import { Kysely, MysqlDialect, sql } from 'kysely';
 import { createPool } from 'mysql2';
 import type { FieldModel } from '../../../../model/platform-model.js';
 import { decodeJsonText } from '../../query/value-codec.js';
@@ -43,6 +43,21 @@ export const mysqlDialect: SqlDialectModule = {
   translateError: translateMysqlError,
 };
 
+/**
+ * The session settings of a connection: strict mode, so that bad values fail instead of being
+ * truncated, and the statement timeout (seconds; 0: none). MariaDB's max_statement_time stops any
+ * statement, waiting on a lock included; MySQL's max_execution_time stops reads only, so there its
+ * lock wait timeouts (rows, and tables' metadata) bound what writes wait for.
+ */
+function sessionSettings(timeoutSeconds: number, mariadb: boolean | null): string {
+  const strict = "sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')";
+  if (timeoutSeconds === 0 || mariadb === null) return `set session ${strict}`;
+  const timeouts = mariadb
+    ? `max_statement_time = ${timeoutSeconds}`
+    : `max_execution_time = ${timeoutSeconds * 1000}, innodb_lock_wait_timeout = ${timeoutSeconds}, lock_wait_timeout = ${timeoutSeconds}`;
+  return `set session ${strict}, ${timeouts}`;
+}
+
 /** Opens a connection pool on the server's database. */
 export async function openMysqlDatabase(server: ServerConnection): Promise<SqlConnection> {
   const pool = createPool({
@@ -58,12 +73,19 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
     bigNumberStrings: false,
     charset: 'utf8mb4',
   });
+  const timeoutSeconds = server.statementTimeoutMs / 1000;
+  // Which server this is (the timeout settings differ) is known once the first connection has asked.
+  let mariadb: boolean | null = null;
   pool.on('connection', (connection) => {
-    connection.query("set session sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')");
+    connection.query(sessionSettings(timeoutSeconds, mariadb));
   });
   const db = new Kysely<any>({ dialect: new MysqlDialect({ pool }), plugins: [new TableSourcePlugin()] });
   try {
-    await db.connection().execute(async () => undefined);
+    await db.connection().execute(async (conn) => {
+      const { rows } = await sql<{ version: string }>`select version() as version`.execute(conn);
+      mariadb = /mariadb/i.test(rows[0]?.version ?? '');
+      await sql.raw(sessionSettings(timeoutSeconds, mariadb)).execute(conn);
+    });
   } catch (error) {
     await db.destroy();
     throw withCause(translateMysqlError(error, null), error);

@@ -5,7 +5,8 @@ import { fieldName, SOCKET_ERROR_CODES } from '../driver-errors.js';
 import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface MysqlError extends Error {
-  code: string;
+  /** mysql2's name of the error number; absent for numbers it does not know (MariaDB's own, as 1969). */
+  code?: string;
   errno?: number;
   sqlMessage?: string;
 }
@@ -13,8 +14,10 @@ interface MysqlError extends Error {
 const CONNECTION_CODES = new Set([...SOCKET_ERROR_CODES, 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR']);
 /** The server is shutting down (1053), or ended the connection (MariaDB's 1927, `KILL CONNECTION` of a busy one). */
 const CONNECTION_ERRNOS = new Set([1053, 1927]);
-/** The statement was stopped: `KILL QUERY` (1317), MariaDB's max_statement_time (1969), MySQL's max_execution_time (3024). */
-const INTERRUPTED_ERRNOS = new Set([1317, 1969, 3024]);
+/** The statement was stopped: `KILL QUERY` (1317). */
+const INTERRUPTED_ERRNOS = new Set([1317]);
+/** The statement ran into the service's statement_timeout: MariaDB's max_statement_time (1969), MySQL's max_execution_time (3024). */
+const TIMED_OUT_ERRNOS = new Set([1969, 3024]);
 
 /** Value errors by error number: what they say about the value. */
 const VALUE_ERRNOS = new Map<number, ValueProblem>([
@@ -41,7 +44,10 @@ const VALUE_ERRNOS = new Map<number, ValueProblem>([
 const LIMIT_ERRNOS = new Set([1390, 1117, 1153, 1436, 3170, 1104, 1139]);
 
 function isMysqlError(error: unknown): error is MysqlError {
-  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+  return (
+    error instanceof Error &&
+    (typeof (error as { code?: unknown }).code === 'string' || typeof (error as { errno?: unknown }).errno === 'number')
+  );
 }
 
 /** The last quoted part of `column 'x'` / ``column `db`.`t`.`x` ``. */
@@ -67,8 +73,9 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
   if (error instanceof Error && (error as { fatal?: unknown }).fatal === true && (error as { errno?: unknown }).errno === undefined)
     return sqlMessages.databaseUnavailable.error();
   if (!isMysqlError(error)) return null;
-  if (CONNECTION_CODES.has(error.code) || CONNECTION_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseUnavailable.error();
+  if (CONNECTION_CODES.has(error.code ?? '') || CONNECTION_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseUnavailable.error();
   if (INTERRUPTED_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseBusy.error();
+  if (TIMED_OUT_ERRNOS.has(error.errno ?? -1)) return sqlMessages.statementTimeout.error();
   // The disk is full (1021), a table reached its size limit (1114).
   if (error.errno === 1021 || error.errno === 1114) return sqlMessages.databaseFull.error();
   // Access denied (to the server, to the database), unknown database.

@@ -110,6 +110,8 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     max: server.maxConnections,
     // Without it a server that accepts and never answers, or a pool whose connections all hang, holds requests for ever.
     connectionTimeoutMillis: server.connectTimeoutMs,
+    // A startup parameter of every connection (0: none): it also ends waits on locks other sessions hold.
+    ...(server.statementTimeoutMs > 0 ? { statement_timeout: server.statementTimeoutMs } : {}),
     types,
     Client: preparingClient(),
     // The schema is a startup parameter: no extra query races the first one on a new connection.

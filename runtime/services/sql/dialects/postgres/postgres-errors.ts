@@ -116,9 +116,9 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     case '40P01':
     case '55P03':
       return sqlMessages.concurrentChange.error();
-    // The statement was cancelled (pg_cancel_backend, statement_timeout): the database is busy.
+    // The statement was cancelled: by the service's statement_timeout, or by an operator (pg_cancel_backend).
     case '57014':
-      return sqlMessages.databaseBusy.error();
+      return /statement timeout/.test(message) ? sqlMessages.statementTimeout.error() : sqlMessages.databaseBusy.error();
     case '53100':
       return sqlMessages.databaseFull.error();
     default:

@@ -2,6 +2,8 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { serverConnection, type ServerDefaults } from '#runtime/services/sql/dialects/server-config.js';
 import { getServiceKind } from '#runtime/services/registry.js';
+import { parseConfig } from '#generator/config/load-config.js';
+import { DiagnosticError, formatDiagnostic } from '#generator/diagnostics.js';
 
 const PG: ServerDefaults = { schemes: ['postgres', 'postgresql'], port: 5432, username: 'postgres' };
 
@@ -10,14 +12,24 @@ describe('serverConnection', () => {
     [
       'the reference platform fields',
       { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret' },
-      { host: 'db.local', port: 6543, database: 'shop', username: 'ann', password: 's3cret', maxConnections: 10, connectTimeoutMs: 10_000 },
+      {
+        host: 'db.local',
+        port: 6543,
+        database: 'shop',
+        username: 'ann',
+        password: 's3cret',
+        maxConnections: 10,
+        connectTimeoutMs: 10_000,
+        statementTimeoutMs: 30_000,
+      },
     ],
     ['defaults', { database: 'shop' }, { host: 'localhost', port: 5432, database: 'shop', username: 'postgres', password: '' }],
     [
       'a port from an env reference is a string',
-      { database: 'shop', port: '7000', max_connections: '3', connection_timeout: '2' },
-      { port: 7000, maxConnections: 3, connectTimeoutMs: 2000 },
+      { database: 'shop', port: '7000', max_connections: '3', connection_timeout: '2', statement_timeout: '5' },
+      { port: 7000, maxConnections: 3, connectTimeoutMs: 2000, statementTimeoutMs: 5000 },
     ],
+    ['statement_timeout 0 is no limit', { database: 'shop', statement_timeout: 0 }, { statementTimeoutMs: 0 }],
     [
       'a url',
       { url: 'postgresql://bob:p%40ss@pg.local:5433/sales' },
@@ -38,6 +50,8 @@ describe('serverConnection', () => {
     [{ url: 'not a url' }, "Database service config 'url' is not a valid URL."],
     [{ database: 'x', port: 'abc' }, "Database service config 'port' must be a positive integer."],
     [{ database: 'x', connection_timeout: 0 }, "Database service config 'connection_timeout' must be a positive integer."],
+    [{ database: 'x', statement_timeout: -1 }, "Database service config 'statement_timeout' must be a whole number."],
+    [{ database: 'x', statement_timeout: 'soon' }, "Database service config 'statement_timeout' must be a whole number."],
   ])('refuses %j with a 500 naming the key', (config, message) => {
     expect(() => serverConnection(config, PG)).toThrow(message);
   });
@@ -47,12 +61,35 @@ describe('the pgsql and mysql kinds', () => {
   it.each(['pgsql', 'mysql'])('%s: registered in the Database group, its config schema needs a url or a database', (type) => {
     const kind = getServiceKind(type);
     expect(kind).toMatchObject({ type, group: 'Database' });
-    const validate = new Ajv({ useDefaults: true, allowUnionTypes: true }).compile(kind!.configSchema);
+    const validate = new Ajv({ useDefaults: true, allowUnionTypes: true, strict: false }).compile(kind!.configSchema);
     const config: Record<string, unknown> = { host: 'h', database: 'd', username: 'u', password: '${env:PW}', port: '${env:PORT}' };
     expect(validate(config)).toBe(true);
     expect(config).toMatchObject({ max_records: 1000, allow_upsert: false, keep_case: false });
     expect(validate({ url: 'x://y' })).toBe(true);
     expect(validate({ host: 'h' })).toBe(false);
+  });
+
+  it.each(['pgsql', 'mysql'])('%s: a statement_timeout that is not a whole number of seconds is a build error at its line', (type) => {
+    const text = (value: string) =>
+      `platform: { name: demo }\nservices:\n  - name: sales\n    type: ${type}\n    config:\n      database: sales\n      statement_timeout: ${value}\n`;
+    const problems = (value: string) => {
+      try {
+        parseConfig(text(value), 'platform.yaml', { env: { T: '12' } });
+      } catch (error) {
+        if (error instanceof DiagnosticError) return error.diagnostics.map(formatDiagnostic);
+        throw error;
+      }
+      return [];
+    };
+    expect(problems('-1')).toEqual(['platform.yaml:7:26: services[0].config.statement_timeout must be >= 0. [PCO106]']);
+    expect(problems('soon')).toEqual([
+      'platform.yaml:7:26: services[0].config.statement_timeout must be a whole number of seconds or an ${env:NAME} reference. [PCO106]',
+    ]);
+    expect(problems('2.5')).toEqual([
+      'platform.yaml:7:26: services[0].config.statement_timeout must be an integer or a string, not a number. [PCO104]',
+    ]);
+    expect(problems('0')).toEqual([]);
+    expect(problems('${env:T}')).toEqual([]);
   });
 
   it('pgsql takes a schema', () => {

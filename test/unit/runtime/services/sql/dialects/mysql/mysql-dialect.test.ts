@@ -124,6 +124,12 @@ describe('translateMysqlError', () => {
       status: 503,
       message: 'The database is busy; try again.',
     });
+    // MariaDB's max_statement_time: an error number mysql2 has no code name for.
+    const timedOut = Object.assign(new Error('Query execution was interrupted (max_statement_time exceeded)'), { errno: 1969 });
+    expect(translateMysqlError(timedOut, table)).toMatchObject({
+      status: 503,
+      message: "The database did not finish the statement within the service's statement_timeout; try again later.",
+    });
     expect(translateMysqlError(error(1114, "The table 'item' is full"), table)).toMatchObject({
       status: 503,
       message: 'The database has no room left to store the change; try again later.',
@@ -147,7 +153,7 @@ describe.skipIf(!(await requireService('mysql')))('the MySQL/MariaDB catalog', (
         unique key pair (customer_id, total), constraint fk_orders_customer foreign key (customer_id) references customer(id) on delete cascade);
       create view big_orders as select * from orders where total > 100;`);
     await raw.end();
-    connection = await openMysqlDatabase({ ...database.config, maxConnections: 2, connectTimeoutMs: 10_000 });
+    connection = await openMysqlDatabase({ ...database.config, maxConnections: 2, connectTimeoutMs: 10_000, statementTimeoutMs: 30_000 });
     schema = await readDatabaseSchema(connection.db, mysqlDialect, false);
   });
   afterAll(async () => {

@@ -86,7 +86,12 @@ describe('translatePostgresError', () => {
     [pgError('P0001', { message: 'Stock may not go negative' }), 400, 'Stock may not go negative'],
     [pgError('42P07', { message: 'relation "item" already exists' }), 409, "A table with name 'item' already exist in the database."],
     [pgError('40P01'), 409, 'The records were changed concurrently; try again.'],
-    [pgError('57014'), 503, 'The database is busy; try again.'],
+    [pgError('57014', { message: 'canceling statement due to user request' }), 503, 'The database is busy; try again.'],
+    [
+      pgError('57014', { message: 'canceling statement due to statement timeout' }),
+      503,
+      "The database did not finish the statement within the service's statement_timeout; try again later.",
+    ],
     [pgError('53100'), 503, 'The database has no room left to store the change; try again later.'],
     [pgError('ECONNREFUSED'), 503, 'The database is unavailable; try again later.'],
     [pgError('08006'), 503, 'The database is unavailable; try again later.'],
@@ -137,7 +142,10 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
       create procedure sales.noop() language sql as 'select 1';
       create table sales."Thing" (id serial primary key, n integer);`);
     await client.end();
-    connection = await openPostgresDatabase({ ...database.config, maxConnections: 2, connectTimeoutMs: 10_000 }, 'sales');
+    connection = await openPostgresDatabase(
+      { ...database.config, maxConnections: 2, connectTimeoutMs: 10_000, statementTimeoutMs: 30_000 },
+      'sales',
+    );
     schema = await readDatabaseSchema(connection.db, postgresDialect, false);
   });
   afterAll(async () => {
@@ -217,7 +225,10 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
     await client.query(`create schema "Sales Team"; create type "Sales Team".stage as enum ('new', 'won', 'it''s lost');
       create table "Sales Team".lead (id integer primary key, stage "Sales Team".stage)`);
     await client.end();
-    const team = await openPostgresDatabase({ ...database.config, maxConnections: 1, connectTimeoutMs: 10_000 }, 'Sales Team');
+    const team = await openPostgresDatabase(
+      { ...database.config, maxConnections: 1, connectTimeoutMs: 10_000, statementTimeoutMs: 30_000 },
+      'Sales Team',
+    );
     try {
       expect((await sql<{ schema: string }>`select current_schema() as schema`.execute(team.db)).rows).toEqual([{ schema: 'Sales Team' }]);
       const [lead] = (await readDatabaseSchema(team.db, postgresDialect, false)).tables;
@@ -230,8 +241,8 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
   });
 
   it('refuses a schema that does not exist', async () => {
-    await expect(openPostgresDatabase({ ...database.config, maxConnections: 1, connectTimeoutMs: 10_000 }, 'nope')).rejects.toThrow(
-      `Schema 'nope' does not exist in PostgreSQL database '${database.name}'.`,
-    );
+    await expect(
+      openPostgresDatabase({ ...database.config, maxConnections: 1, connectTimeoutMs: 10_000, statementTimeoutMs: 30_000 }, 'nope'),
+    ).rejects.toThrow(`Schema 'nope' does not exist in PostgreSQL database '${database.name}'.`);
   });
 });

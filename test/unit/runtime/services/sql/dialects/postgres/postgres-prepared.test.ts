@@ -35,7 +35,10 @@ describe.skipIf(!(await requireService('postgres')))('PostgreSQL prepared statem
   });
 
   it('prepares a statement once per connection and reuses it, through the pool and through Kysely', async () => {
-    const connection = await openPostgresDatabase({ ...database.config, maxConnections: 1, connectTimeoutMs: 10_000 }, 'public');
+    const connection = await openPostgresDatabase(
+      { ...database.config, maxConnections: 1, connectTimeoutMs: 10_000, statementTimeoutMs: 30_000 },
+      'public',
+    );
     try {
       const { db } = connection;
       const byId = db.selectFrom('item').selectAll().where('id', '=', 0).compile();
