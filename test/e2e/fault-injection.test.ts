@@ -7,10 +7,13 @@
  * recovers by itself when its back-end comes back.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
 import type { ExternalDatabase } from '#test/helpers/require-service.js';
+import { minimalModel, startTestServer } from '#test/helpers/platform-fixtures.js';
 import { requireService } from '#test/helpers/require-service.js';
 import { startTcpRelay, type TcpRelay } from '#test/helpers/tcp-relay.js';
 import { type ApiClient, type ApiResponse, startApi } from './database-api/api-client.js';
@@ -230,6 +233,137 @@ describe('a sqlite database service', () => {
     const restored = new Database(file, { readonly: true });
     expect(restored.prepare('select id from item order by id').all()).toEqual([{ id: 1 }, { id: 3 }]);
     restored.close();
+  });
+});
+
+describe('a sqlite database service whose file another connection has locked for writing', () => {
+  /** A service over a fresh file with one table, and a second connection to the file (another process, say). */
+  async function lockedDatabase() {
+    const target = await openDatabaseTarget('sqlite');
+    await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
+    const api = await startApi(target);
+    // The service opens its file (switching it to write-ahead logging) before the other connection takes the lock.
+    expect((await api.get('_table/item')).status).toBe(200);
+    const other = new Database(target.config.database as string);
+    cleanups.push(async () => {
+      other.close();
+      await api.close();
+      await target.close();
+    });
+    return { api, other, target };
+  }
+
+  const plainGet = (api: ApiClient, url: string) =>
+    api.server.app.inject({ method: 'GET', url }).then((response) => ({ status: response.statusCode }));
+  /** The call's status, and how long after `since` it came. */
+  const timed = async (since: number, call: Promise<{ status: number }>) => ({ status: (await call).status, after: Date.now() - since });
+
+  it('waits for the lock without holding up other requests, and writes once it is free', { timeout: 20_000 }, async () => {
+    const { api, other, target } = await lockedDatabase();
+    other.exec('begin immediate');
+    const started = Date.now();
+    let written: number | null = null;
+    const write = api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] }).then((answer) => {
+      written = Date.now() - started;
+      return answer;
+    });
+    // A transaction (a batch in rollback mode) waits for the lock as well.
+    const batch = api.call('POST', '_table/item?rollback=true', {
+      resource: [
+        { id: 2, name: 'b' },
+        { id: 3, name: 'c' },
+      ],
+    });
+    // Unrelated requests, and a read of the same file, answer while the writes wait (the other connection commits after 1.5 s).
+    const release = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        other.exec('commit');
+        resolve();
+      }, 1_500),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const others = await Promise.all([
+      timed(started, plainGet(api, '/health')),
+      timed(started, plainGet(api, '/api/v2')),
+      timed(started, api.get('_table/item')),
+    ]);
+    expect(written).toBeNull();
+    for (const answer of others) {
+      expect(answer.status).toBe(200);
+      expect(answer.after).toBeLessThan(1_500);
+    }
+    await release;
+    expect((await write).status).toBe(200);
+    expect((await batch).status).toBe(200);
+    expect(await target.query('select id, name from item order by id')).toEqual([
+      { id: 1, name: 'a' },
+      { id: 2, name: 'b' },
+      { id: 3, name: 'c' },
+    ]);
+  });
+
+  it('answers 503 once the lock is still held after five seconds, storing nothing', { timeout: 20_000 }, async () => {
+    const { api, other, target } = await lockedDatabase();
+    await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] });
+    other.exec('begin immediate');
+    const started = Date.now();
+    const answers = await Promise.all([
+      api.call('POST', '_table/item?rollback=true', {
+        resource: [
+          { id: 2, name: 'b' },
+          { id: 3, name: 'c' },
+        ],
+      }),
+      api.call('PATCH', '_table/item/1', { name: 'changed' }),
+      timed(Date.now(), api.get('_table/item/1')),
+    ]);
+    const BUSY = { status: 503, body: { error: { code: 503, message: 'The database is busy; try again.' } } };
+    expect(answers[0]).toEqual(BUSY);
+    expect(answers[1]).toEqual(BUSY);
+    expect(answers[2].status).toBe(200);
+    expect(answers[2].after).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    other.exec('rollback');
+    expect(await target.query('select id, name from item')).toEqual([{ id: 1, name: 'a' }]);
+    // Free again, the service writes.
+    expect((await api.call('PATCH', '_table/item/1', { name: 'changed' })).status).toBe(200);
+  });
+});
+
+describe('the SQLite system database locked by another connection (another worker, say)', () => {
+  it('makes a system write wait for the lock without holding up other requests', { timeout: 20_000 }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-system-lock-'));
+    const file = path.join(dir, 'system.sqlite');
+    const server = await startTestServer(minimalModel(), { systemDatabase: file });
+    const other = new Database(file);
+    cleanups.push(async () => {
+      other.close();
+      await server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() };
+    other.exec('begin immediate');
+    const started = Date.now();
+    let created: number | null = null;
+    const create = server.app
+      .inject({ method: 'POST', url: '/api/v2/system/role', headers, payload: { resource: [{ name: 'clerk' }] } })
+      .then((response) => {
+        created = Date.now() - started;
+        return response.statusCode;
+      });
+    const release = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        other.exec('commit');
+        resolve();
+      }, 1_500),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const health = await server.app.inject({ method: 'GET', url: '/health' });
+    expect(health.statusCode).toBe(200);
+    expect(created).toBeNull();
+    await release;
+    expect(await create).toBe(201);
+    expect(other.prepare("select name from role where name = 'clerk'").all()).toEqual([{ name: 'clerk' }]);
   });
 });
 

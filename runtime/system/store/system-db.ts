@@ -16,12 +16,12 @@ import {
   MysqlDialect,
   PostgresAdapter,
   PostgresDialect,
-  SqliteDialect,
   type MigrationProvider,
 } from 'kysely';
 import type pg from 'pg';
 import { InternalServerError, type PorticoError } from '../../core/errors.js';
 import type { SqlDialectModule } from '../../services/sql/dialects/sql-dialect.js';
+import { BusyWaitingSqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-busy.js';
 import { sqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-dialect.js';
 import { systemMigrations } from './system-migrations.js';
 import type { SystemTables } from './system-tables.js';
@@ -122,7 +122,8 @@ function openSqlite(file: string): SystemDb {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<SystemTables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Workers share the file: a lock one of them holds is waited for without blocking the event loop.
+  return new Kysely<SystemTables>({ dialect: new BusyWaitingSqliteDialect(sqlite) });
 }
 
 const BOOL_OID = 16;

@@ -1,15 +1,7 @@
 /** The SQLite dialect: better-sqlite3 under Kysely, with a prepared-statement cache. */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import {
-  Kysely,
-  SqliteDialect,
-  type DatabaseConnection,
-  type Driver,
-  type SqliteDatabase,
-  type SqliteStatement,
-  type TransactionSettings,
-} from 'kysely';
+import { Kysely, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
 import { registerDirectRunner, type DirectRunner } from '../../query/run-compiled.js';
 import { decodeJsonText } from '../../query/value-codec.js';
@@ -17,6 +9,7 @@ import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import { sqliteColumnType } from './sqlite-column-types.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { alterSqliteTable } from './sqlite-table-rebuild.js';
+import { BusyWaitingDriver, BusyWaitingSqliteDialect, isBusy, whileBusy } from './sqlite-busy.js';
 import { readSqliteCatalog } from './sqlite-introspector.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
 
@@ -120,45 +113,39 @@ function cachingDatabase(sqlite: Database.Database): CachingDatabase {
 }
 
 /**
- * Kysely's SQLite driver, noting whether its one connection is held (by a transaction, or by a
- * query waiting its turn): while it is not, a statement may run at once (see run-compiled.ts).
+ * The busy-waiting driver (sqlite-busy.ts), noting whether its one connection is held (by a
+ * transaction, or by a query waiting its turn): while it is not, a statement may run at once (see
+ * run-compiled.ts). A transaction waiting to begin does not hold it while it pauses.
  */
-class HeldTrackingDriver implements Driver {
+class HeldTrackingDriver extends BusyWaitingDriver {
   held = false;
 
-  constructor(private readonly inner: Driver) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
-  }
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await this.inner.acquireConnection();
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
     this.held = true;
     return connection;
   }
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings);
-  }
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection);
-  }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
-  }
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
+  override releaseConnection(connection: DatabaseConnection): Promise<void> {
     this.held = false;
-    return this.inner.releaseConnection(connection);
+    return super.releaseConnection(connection);
   }
-  destroy(): Promise<void> {
-    return this.inner.destroy();
+  protected override pausing(pausing: boolean): void {
+    this.held = !pausing;
   }
 }
 
-class TrackingSqliteDialect extends SqliteDialect {
+class TrackingSqliteDialect extends BusyWaitingSqliteDialect {
   driver: HeldTrackingDriver | null = null;
 
-  override createDriver(): Driver {
-    this.driver = new HeldTrackingDriver(super.createDriver());
+  constructor(
+    sqlite: Database.Database,
+    readonly database: CachingDatabase = cachingDatabase(sqlite),
+  ) {
+    super(sqlite, database);
+  }
+
+  protected override wrap(inner: Driver): BusyWaitingDriver {
+    this.driver = new HeldTrackingDriver(inner, this.sqlite);
     return this.driver;
   }
 }
@@ -171,10 +158,10 @@ export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}
   const sqlite = new Database(file);
   sqlite.pragma('foreign_keys = ON');
   if (options.wal === true && file !== ':memory:') sqlite.pragma('journal_mode = WAL');
-  const database = cachingDatabase(sqlite);
-  const dialect = new TrackingSqliteDialect({ database });
+  const dialect = new TrackingSqliteDialect(sqlite);
   const db = new Kysely<any>({ dialect, plugins: [new TableSourcePlugin()] });
   const driver = dialect.driver!;
+  const database = dialect.database;
   const run: DirectRunner = (sql, parameters) => {
     const statement = database.prepare(sql);
     if (statement.reader) return { rows: statement.all(parameters) };
@@ -182,7 +169,17 @@ export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}
     return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
   };
   // Outside a transaction only while no one holds the connection; a transaction holds it, so its own statements run at once.
-  registerDirectRunner(db, (sql, parameters) => (driver.held ? null : run(sql, parameters)), run);
+  const runOutside: DirectRunner = (sql, parameters) => {
+    if (driver.held) return null;
+    try {
+      return run(sql, parameters);
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      // Refused as busy, the statement did nothing: it runs again once the lock is free, while the connection is not held.
+      return whileBusy(error, () => (driver.held ? null : run(sql, parameters)));
+    }
+  };
+  registerDirectRunner(db, runOutside, run);
   if (file === ':memory:') return { db, close: () => db.destroy() };
   const watch = watchFile(file);
   return {

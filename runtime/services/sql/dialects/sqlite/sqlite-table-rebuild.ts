@@ -76,7 +76,8 @@ async function rebuild(
     await sql`pragma foreign_keys = off`.execute(conn);
     await sql`pragma legacy_alter_table = on`.execute(conn);
     try {
-      await sql`begin`.execute(conn);
+      // The write lock at once: a deferred transaction that has read cannot wait for it (sqlite-busy.ts).
+      await sql`begin immediate`.execute(conn);
       try {
         await createTable(conn, definition, { created: [definition], existing: schema }, dialect, temporary);
         const columns = sql.join(copied.map((name) => sql.id(name)));
