@@ -26,6 +26,13 @@ afterAll(async () => {
 
 const PORTS: Record<ExternalDatabase, number> = { postgres: 5432, mysql: 3306 };
 const UNAVAILABLE = { error: { code: 503, message: 'The database is unavailable; try again later.' } };
+const OUTCOME_UNKNOWN = {
+  error: {
+    code: 503,
+    message:
+      'The connection to the database was lost while it stored the change: it may or may not have been stored. Read it back before trying again.',
+  },
+};
 const STATEMENT_TIMEOUT = {
   error: { code: 503, message: "The database did not finish the statement within the service's statement_timeout; try again later." },
 };
@@ -173,6 +180,47 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(await target.query('select id from item')).toEqual([]);
       expect((await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'second' }] })).status).toBe(200);
     });
+
+    it('says that a write whose connection was lost while the database ran it may have been stored (here it was)', {
+      timeout: 20_000,
+    }, async () => {
+      const { api, relay, target } = await relayedDatabase(kind);
+      await slowInserts(target);
+      const insert = api.call('POST', '_table/item', { resource: [{ id: 1, name: 'slow' }] });
+      await sleepingStatement(target);
+      relay.reset();
+      expect(await insert).toEqual({ status: 503, body: OUTCOME_UNKNOWN });
+      // The database went on with the statement: the record is there once its trigger has slept.
+      await vi.waitFor(async () => expect(await target.query('select id from item')).toEqual([{ id: 1 }]), { timeout: 5_000 });
+    });
+
+    it.skipIf(kind !== 'postgres')(
+      'says that a transaction whose connection was lost during its commit may have been stored (here it was)',
+      {
+        timeout: 20_000,
+      },
+      async () => {
+        const { api, relay, target } = await relayedDatabase(kind);
+        // A deferred constraint trigger runs at commit: the commit is under way while it sleeps.
+        await target.exec(`create function slow_commit() returns trigger language plpgsql as $$
+          begin if new.name like 'slow%' then perform pg_sleep(2); end if; return null; end $$
+        ;;
+        create constraint trigger item_slow_commit after insert on item deferrable initially deferred
+          for each row execute function slow_commit()`);
+        const batch = api.call('POST', '_table/item?rollback=true', {
+          resource: [
+            { id: 1, name: 'first' },
+            { id: 2, name: 'slow' },
+          ],
+        });
+        await sleepingStatement(target);
+        relay.reset();
+        expect(await batch).toEqual({ status: 503, body: OUTCOME_UNKNOWN });
+        await vi.waitFor(async () => expect(await target.query('select id from item order by id')).toEqual([{ id: 1 }, { id: 2 }]), {
+          timeout: 5_000,
+        });
+      },
+    );
 
     it('stops a write waiting on a row another session holds at its statement_timeout with a 503, and serves the next request', {
       timeout: 20_000,

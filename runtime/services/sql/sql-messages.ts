@@ -136,6 +136,12 @@ export const sqlMessages = {
   /** A deadlock, serialization failure or lock timeout. */
   concurrentChange: message(409, () => 'The records were changed concurrently; try again.'),
   databaseUnavailable: message(503, () => 'The database is unavailable; try again later.'),
+  /** The connection was lost once the database had a write (or its commit): it may have stored it (dialects/unknown-outcome.ts). */
+  outcomeUnknown: message(
+    503,
+    () =>
+      'The connection to the database was lost while it stored the change: it may or may not have been stored. Read it back before trying again.',
+  ),
   /** The server answers but refuses the service's credentials or database name: a configuration error (spec: 500). */
   connectionRefused: message(500, () => "The database refused the service's connection: check its database name, username and password."),
   databaseBusy: message(503, () => 'The database is busy; try again.'),

@@ -3,7 +3,7 @@
  * text, big integers as numbers while they fit, JSON (MariaDB keeps it as text) as values.
  * Connections run in strict mode and with the service's statement timeout (sessionSettings).
  */
-import { Kysely, MysqlDialect, sql } from 'kysely';
+import { Kysely, MysqlDialect, sql, type Driver } from 'kysely';
 import { createPool } from 'mysql2';
 import type { FieldModel } from '../../../../model/platform-model.js';
 import { decodeJsonText } from '../../query/value-codec.js';
@@ -11,11 +11,12 @@ import { alterMysqlTable } from './mysql-alter.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import type { ServerConnection } from '../server-config.js';
 import { mysqlColumnSuffix, mysqlColumnType } from './mysql-column-types.js';
-import { translateMysqlError } from './mysql-errors.js';
+import { lostWhileRunning, translateMysqlError } from './mysql-errors.js';
 import { readMysqlCatalog } from './mysql-introspector.js';
 import { mysqlRoutines } from './mysql-routines.js';
 import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
+import { OutcomeReportingDriver } from '../unknown-outcome.js';
 
 /** A bit(n) value, which mysql2 reads as big-endian bytes: a number, as text beyond 2^53 (as 64-bit integers are). */
 const decodeBits = (value: unknown): unknown => {
@@ -58,6 +59,13 @@ function sessionSettings(timeoutSeconds: number, mariadb: boolean | null): strin
   return `set session ${strict}, ${timeouts}`;
 }
 
+/** A write or commit whose connection is lost says that it may have been stored (unknown-outcome.ts). */
+class OutcomeReportingMysqlDialect extends MysqlDialect {
+  override createDriver(): Driver {
+    return new OutcomeReportingDriver(super.createDriver(), lostWhileRunning);
+  }
+}
+
 /** Opens a connection pool on the server's database. */
 export async function openMysqlDatabase(server: ServerConnection): Promise<SqlConnection> {
   const pool = createPool({
@@ -79,7 +87,7 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
   pool.on('connection', (connection) => {
     connection.query(sessionSettings(timeoutSeconds, mariadb));
   });
-  const db = new Kysely<any>({ dialect: new MysqlDialect({ pool }), plugins: [new TableSourcePlugin()] });
+  const db = new Kysely<any>({ dialect: new OutcomeReportingMysqlDialect({ pool }), plugins: [new TableSourcePlugin()] });
   try {
     await db.connection().execute(async (conn) => {
       const { rows } = await sql<{ version: string }>`select version() as version`.execute(conn);

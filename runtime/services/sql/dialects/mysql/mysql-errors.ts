@@ -19,6 +19,16 @@ const INTERRUPTED_ERRNOS = new Set([1317]);
 /** The statement ran into the service's statement_timeout: MariaDB's max_statement_time (1969), MySQL's max_execution_time (3024). */
 const TIMED_OUT_ERRNOS = new Set([1969, 3024]);
 
+/**
+ * Whether an error is the connection lost while a statement sent on it was under way (the server
+ * may finish it), not one refused or already closed before the statement.
+ */
+export function lostWhileRunning(error: unknown): boolean {
+  if (!(error instanceof Error) || (error as { fatal?: unknown }).fatal !== true) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'PROTOCOL_CONNECTION_LOST' || code === 'ECONNRESET' || code === 'EPIPE';
+}
+
 /** Value errors by error number: what they say about the value. */
 const VALUE_ERRNOS = new Map<number, ValueProblem>([
   [1406, 'too long'],

@@ -3,20 +3,21 @@
  * their search path; dates and times come back as the database's text, 64-bit integers as
  * numbers while they fit, JSON as values.
  */
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Driver } from 'kysely';
 import pg from 'pg';
 import { InternalServerError } from '../../../../core/errors.js';
 import { alterPostgresTable } from './postgres-alter.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import type { ServerConnection } from '../server-config.js';
 import { postgresColumnType } from './postgres-column-types.js';
-import { translatePostgresError } from './postgres-errors.js';
+import { lostWhileRunning, translatePostgresError } from './postgres-errors.js';
 import { readPostgresCatalog } from './postgres-introspector.js';
 import { postgresRoutines } from './postgres-routines.js';
 import { registerDirectRunner } from '../../query/run-compiled.js';
 import { preparingClient } from './postgres-prepared.js';
 import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
+import { mayStore, OutcomeReportingDriver, outcomeUnknown } from '../unknown-outcome.js';
 
 const asText = (value: string) => value;
 const int8 = (value: string) => {
@@ -92,11 +93,18 @@ function runOnPool(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.Q
       if (error || !client) return reject(error);
       client.query(text, values, (queryError, result) => {
         release(queryError instanceof pg.DatabaseError ? undefined : (queryError ?? undefined));
-        if (queryError) reject(queryError);
+        if (queryError) reject(mayStore(text) && lostWhileRunning(queryError) ? outcomeUnknown(queryError) : queryError);
         else resolve(result);
       });
     }),
   );
+}
+
+/** A write or commit whose connection is lost says that it may have been stored (unknown-outcome.ts). */
+class OutcomeReportingPostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    return new OutcomeReportingDriver(super.createDriver(), lostWhileRunning);
+  }
 }
 
 /** Opens a pool on the server; every connection works in `schema` (which must exist). */
@@ -122,7 +130,7 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
   // checked out (the pool listens only to idle ones): its statement fails with the error instead.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), plugins: [new TableSourcePlugin()] });
+  const db = new Kysely<any>({ dialect: new OutcomeReportingPostgresDialect({ pool }), plugins: [new TableSourcePlugin()] });
   // Precompiled statements go straight to the pool (a transaction has its own Kysely instance and client).
   registerDirectRunner(db, (text, parameters) =>
     runOnPool(pool, text, parameters as unknown[]).then((result) => ({

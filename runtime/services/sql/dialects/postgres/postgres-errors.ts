@@ -21,6 +21,17 @@ const CONNECTION_CODES = new Set([...SOCKET_ERROR_CODES, '57P01', '57P02', '57P0
 const LOST_CONNECTION =
   /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|timeout expired|Query read timeout)/;
 
+/**
+ * Whether an error is the connection lost while a statement sent on it was under way (the server
+ * may finish it): the socket ended or failed. Not a connection that could not be had, nor a
+ * client already broken before the statement (neither sent anything).
+ */
+export function lostWhileRunning(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return /^Connection terminated unexpectedly/.test(error.message) || code === 'ECONNRESET' || code === 'EPIPE';
+}
+
 /** Data exceptions (class 22) by what they say about the value. */
 const VALUE_CODES = new Map<string, ValueProblem>([
   ['22001', 'too long'],
