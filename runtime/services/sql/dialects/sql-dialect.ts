@@ -74,12 +74,6 @@ export interface SqlDialectModule {
    * default FOUND_ROWS flag).
    */
   keyInsertsWithoutReturning: boolean;
-  /**
-   * How date and time values are written (query/date-time-text.ts): `parsed` (PostgreSQL parses
-   * every form, zones included), `zoneless` (MariaDB refuses ISO 8601's zone: written without it),
-   * `text` (SQLite stores any text: only ISO 8601 forms, written without the zone).
-   */
-  dateTimes: 'parsed' | 'zoneless' | 'text';
   /** How a boolean value is bound. */
   bindBoolean(value: boolean): unknown;
   /** A read conversion this database needs for a field beyond its abstract type's, or null. */

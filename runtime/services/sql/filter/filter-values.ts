@@ -80,10 +80,10 @@ export function castValue(text: string, field: FieldModel, label: string, dialec
   // Binary values are read as base64: compared as the bytes that text stands for.
   if (field.type === 'binary') return binaryEncoder(label)(text) as Uint8Array;
   if (DATE_TIME_TYPES.has(field.type)) {
-    // Compared as the values were written (SQLite compares the text itself).
-    const written = dateTimeText(text, field.type, dialect !== 'postgres');
+    // Compared as the values were written (SQLite compares the text itself), in the forms writes take.
+    const written = dateTimeText(text, field.type, dialect);
     if (written === 'invalid') throw sqlMessages.valueRefused.error('not a valid date or time', label);
-    return written ?? text;
+    return written;
   }
   return text;
 }

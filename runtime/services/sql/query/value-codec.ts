@@ -159,11 +159,9 @@ function dateTimeEncoder(name: string, type: AbstractType, dialect: SqlDialectMo
   const asText = stringEncoder(name, null);
   return (value) => {
     const text = asText(value) as string;
-    const written = dateTimeText(text, type, dialect.dateTimes !== 'parsed');
-    if (written === 'invalid' || (written === null && dialect.dateTimes === 'text')) {
-      throw sqlMessages.valueRefused.error('not a valid date or time', name);
-    }
-    return written ?? text;
+    const written = dateTimeText(text, type, dialect.dialect);
+    if (written === 'invalid') throw sqlMessages.valueRefused.error('not a valid date or time', name);
+    return written;
   };
 }
 

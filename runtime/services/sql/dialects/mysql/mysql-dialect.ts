@@ -36,7 +36,6 @@ export const mysqlDialect: SqlDialectModule = {
   transactionalDdl: false,
   supportsReturning: false,
   keyInsertsWithoutReturning: true,
-  dateTimes: 'zoneless',
   bindBoolean: (value) => (value ? 1 : 0),
   readConverter: (field: FieldModel) =>
     field.type === 'json' ? decodeJsonText : /^bit\(\d+\)$/.test(field.dbType) && field.type !== 'boolean' ? decodeBits : null,

@@ -75,7 +75,6 @@ export const postgresDialect: SqlDialectModule = {
     await sql`select setval(pg_get_serial_sequence(${quoteIdentifier(table.sourceName)}, ${field.sourceName}),
       (select coalesce(max(${column}), 0) + 1 from ${sql.id(table.sourceName)}), false)`.execute(db);
   },
-  dateTimes: 'parsed',
   bindBoolean: (value) => value,
   readConverter: (field) => (field.type === 'array' ? decodeArrayText : null),
   alterTable: (db, schema, table, changes) => alterPostgresTable(db, schema, table, changes, postgresDialect),

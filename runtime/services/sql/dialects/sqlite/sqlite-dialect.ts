@@ -46,7 +46,6 @@ export const sqliteDialect: SqlDialectModule = {
   transactionalDdl: true,
   supportsReturning: true,
   keyInsertsWithoutReturning: true,
-  dateTimes: 'text',
   bindBoolean: (value) => (value ? 1 : 0),
   // JSON is kept as text. A text-typed field whose declared type has numeric affinity (`uuid`,
   // `datetime`) stores digit-only text as a number.

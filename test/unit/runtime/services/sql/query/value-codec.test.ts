@@ -42,13 +42,15 @@ describe('write encoders', () => {
     ['string', [1], "400: Field 'f' must be a string."],
     ['datetime', '2024-01-31 10:00:00', '2024-01-31 10:00:00'],
     // SQLite keeps dates as text: ISO 8601 only, the wall time without T and zone, real dates only.
-    ['datetime', '2024-01-31T10:00:00.250Z', '2024-01-31 10:00:00.250'],
+    ['datetime', '2024-01-31T10:00:00.250Z', '2024-01-31 10:00:00.25'],
+    ['datetime', '2024-01-31 10:00:00.000', '2024-01-31 10:00:00'],
     ['timestamp', '2024-02-29T23:59+05:30', '2024-02-29 23:59:00'],
     ['timestamp', '2024-01-31', '2024-01-31 00:00:00'],
     ['timestamp', '2024-01-31T24:00:00', '2024-01-31 24:00:00'],
     ['date', '2024-01-31T22:00:00-03:00', '2024-01-31'],
     ['time', '08:30:00.5Z', '08:30:00.5'],
-    ['time', '8:30', '8:30:00'],
+    ['time', '8:30', '08:30:00'],
+    ['time', '25:00', "400: Invalid value for field 'f': not a valid date or time."],
     ['date', '2023-02-29', "400: Invalid value for field 'f': not a valid date or time."],
     ['date', '2024-00-10', "400: Invalid value for field 'f': not a valid date or time."],
     ['datetime', '2024-01-31 24:01:00', "400: Invalid value for field 'f': not a valid date or time."],
@@ -74,18 +76,22 @@ describe('write encoders', () => {
     expect(encoderFor({ ...field('text'), length: 3 }, sqliteDialect)('abcd')).toBe('abcd');
   });
 
-  it('leaves dates in forms other than ISO 8601 to databases that parse them, and keeps their zones for PostgreSQL', () => {
+  it('takes dates in ISO 8601 forms only, on every database, and keeps their zones for PostgreSQL', () => {
     const date = (dialect: typeof sqliteDialect) => encoderFor(field('timestamp'), dialect);
-    expect(date({ ...sqliteDialect, dateTimes: 'zoneless' })('Jan 31 2024')).toBe('Jan 31 2024');
-    expect(date({ ...sqliteDialect, dateTimes: 'parsed' })('2024-01-31T10:00:00+02:00')).toBe('2024-01-31T10:00:00+02:00');
-    expect(() => date({ ...sqliteDialect, dateTimes: 'parsed' })('2024-02-30')).toThrow("Invalid value for field 'f'");
-    // MySQL's relaxed forms pass, but not those it would read with a zero month or day (2012-00-00, 2017-00-00).
-    const mysql = date({ ...sqliteDialect, dateTimes: 'zoneless' });
-    expect(mysql('2024/01/31 10:00')).toBe('2024/01/31 10:00');
-    expect(mysql('20240131')).toBe('20240131');
-    for (const zero of ['12:00:00', '00:00:00', '1700000000', '20240031', '2024.01.00 10:00']) {
-      expect(() => mysql(zero), zero).toThrow("Invalid value for field 'f': not a valid date or time.");
+    const postgres = date({ ...sqliteDialect, dialect: 'postgres' });
+    const mysql = date({ ...sqliteDialect, dialect: 'mysql' });
+    expect(postgres('2024-01-31T10:00:00+02:00')).toBe('2024-01-31T10:00:00+02:00');
+    expect(mysql('2024-01-31T10:00:00+02:00')).toBe('2024-01-31 10:00:00');
+    expect(() => postgres('2024-02-30')).toThrow("Invalid value for field 'f'");
+    // What PostgreSQL or MySQL alone would parse (now, infinity, epoch, Jan 31 2024; 2024/01/31, 20240131) is refused everywhere.
+    for (const other of ['now', 'infinity', '-infinity', 'epoch', 'today', 'Jan 31 2024', '2024/01/31 10:00', '20240131', '12:00:00', '']) {
+      for (const encode of [postgres, mysql, date(sqliteDialect)]) {
+        expect(() => encode(other), other).toThrow("Invalid value for field 'f': not a valid date or time.");
+      }
     }
+    // MySQL's time is a duration; elsewhere a time of day.
+    expect(encoderFor(field('time'), { ...sqliteDialect, dialect: 'mysql' })('100:00:00')).toBe('100:00:00');
+    expect(() => encoderFor(field('time'), { ...sqliteDialect, dialect: 'postgres' })('100:00:00')).toThrow('not a valid date or time');
   });
 
   it('refuses decimals beyond their precision', () => {
