@@ -27,7 +27,8 @@ const VOCABULARY: Array<[string, Record<string, unknown>, Partial<Record<TargetK
   ['timestamp_on_update', {}, {}],
   ['binary', {}, {}],
   ['json', {}, {}],
-  ['uuid', {}, { mysql: 'string' }],
+  // MySQL keeps a uuid in a char(36); the declared type is kept, so that it is checked as a uuid there too.
+  ['uuid', {}, {}],
   ['user_id', {}, { sqlite: 'integer', postgres: 'integer', mysql: 'integer' }],
 ];
 

@@ -7,7 +7,7 @@ import { fitsInt64Column } from '../../../core/request-limits.js';
 import { isUnsigned } from '../../../model/field-rules.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
 import { DATE_TIME_TYPES, dateTimeText } from '../query/date-time-text.js';
-import { binaryEncoder } from '../query/value-codec.js';
+import { binaryEncoder, canonicalUuid } from '../query/value-codec.js';
 import type { FilterValue } from './filter-parser.js';
 import { sqlMessages } from '../sql-messages.js';
 
@@ -79,6 +79,12 @@ export function castValue(text: string, field: FieldModel, label: string, dialec
   }
   // Binary values are read as base64: compared as the bytes that text stands for.
   if (field.type === 'binary') return binaryEncoder(label)(text) as Uint8Array;
+  if (field.type === 'uuid') {
+    // As uuids are written (value-codec.ts): PostgreSQL would refuse other text, SQLite and MySQL find nothing.
+    const uuid = canonicalUuid(text);
+    if (uuid === null) throw sqlMessages.valueRefused.error('not valid for the field type', label);
+    return uuid;
+  }
   if (DATE_TIME_TYPES.has(field.type)) {
     // Compared as the values were written (SQLite compares the text itself), in the forms writes take.
     const written = dateTimeText(text, field.type, dialect);

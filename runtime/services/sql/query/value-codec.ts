@@ -144,6 +144,27 @@ function stringEncoder(name: string, maxLength: number | null): Encoder {
   };
 }
 
+/** A uuid's 32 hex digits, hyphenated as usual or not at all, optionally in braces (the forms PostgreSQL takes). */
+const UUID_TEXT = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{12})\}?$/i;
+
+/**
+ * A uuid in its canonical form (lower case, hyphenated), or null when the text is none: checked
+ * here because only PostgreSQL has a uuid column (SQLite and MySQL keep any text in theirs), and
+ * written alike so that SQLite and MySQL compare and return uuids as PostgreSQL does.
+ */
+export function canonicalUuid(text: string): string | null {
+  const match = UUID_TEXT.exec(text.trim());
+  return match === null ? null : match.slice(1).join('-').toLowerCase();
+}
+
+function uuidEncoder(name: string): Encoder {
+  return (value) => {
+    const uuid = typeof value === 'string' ? canonicalUuid(value) : null;
+    if (uuid === null) throw sqlMessages.valueRefused.error('not valid for the field type', name);
+    return uuid;
+  };
+}
+
 /** Base64 text (as binary values are read) to bytes; a Uint8Array as it is. */
 export function binaryEncoder(name: string): Encoder {
   return (value) => {
@@ -231,6 +252,8 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
       return binaryEncoder(field.name);
     case 'json':
       return jsonEncoder;
+    case 'uuid':
+      return uuidEncoder(field.name);
     case 'array':
       return (value) => value;
     case 'date':

@@ -8,12 +8,15 @@ import type { TableExtras } from '../../service-kind.js';
 /**
  * Declared types that stand for the same stored values as the type the catalog gives (`datetime` is
  * read back as `timestamp` on PostgreSQL; a `timestamp_on_update` as `timestamp_on_create` where
- * only MySQL's catalog tells them apart, and the declared one keeps its clock on updates).
+ * only MySQL's catalog tells them apart, and the declared one keeps its clock on updates; a uuid as
+ * MySQL's char(36)).
  */
 const SAME_VALUES: ReadonlyArray<ReadonlySet<string>> = [
   new Set(['datetime', 'timestamp']),
   new Set(['string', 'text']),
   new Set(['timestamp_on_create', 'timestamp_on_update']),
+  // MySQL keeps a uuid in a char(36), read back as a string: declared, it is checked and compared as a uuid there too.
+  new Set(['uuid', 'string']),
 ];
 
 function declaredType(field: FieldModel, declared: string | null | undefined): AbstractType {

@@ -51,6 +51,8 @@ describe('write encoders', () => {
     ['time', '08:30:00.5Z', '08:30:00.5'],
     ['time', '8:30', '08:30:00'],
     ['time', '25:00', "400: Invalid value for field 'f': not a valid date or time."],
+    ['uuid', '{0B6F3C1E6A4F4C8E9A0E1D2C3B4A5F60}', '0b6f3c1e-6a4f-4c8e-9a0e-1d2c3b4a5f60'],
+    ['uuid', 'not-a-uuid', "400: Invalid value for field 'f': not a valid value for the field's type."],
     ['date', '2023-02-29', "400: Invalid value for field 'f': not a valid date or time."],
     ['date', '2024-00-10', "400: Invalid value for field 'f': not a valid date or time."],
     ['datetime', '2024-01-31 24:01:00', "400: Invalid value for field 'f': not a valid date or time."],

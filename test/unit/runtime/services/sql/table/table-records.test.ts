@@ -309,9 +309,11 @@ describe('POST _table/{table}', () => {
       'POST',
       '_table/flag',
       { fields: '*' },
-      { resource: [{ done: true, data: 'aGk=', ratio: '0.5', uid: 'u-1', price: '9.99' }] },
+      { resource: [{ done: true, data: 'aGk=', ratio: '0.5', uid: '0B6F3C1E-6A4F-4C8E-9A0E-1D2C3B4A5F60', price: '9.99' }] },
     );
-    expect(resource(created)).toEqual([{ id: 1, done: true, data: 'aGk=', ratio: 0.5, uid: 'u-1', price: 9.99 }]);
+    expect(resource(created)).toEqual([
+      { id: 1, done: true, data: 'aGk=', ratio: 0.5, uid: '0b6f3c1e-6a4f-4c8e-9a0e-1d2c3b4a5f60', price: 9.99 },
+    ]);
     expect(resource(await call('POST', '_table/flag', { fields: 'done' }, { resource: [{ done: 'false' }, {}] }))).toEqual([
       { done: false },
       { done: false },
