@@ -76,6 +76,28 @@ function integerEncoder(name: string, bits: number | null = null, unsigned = fal
   };
 }
 
+const DECIMAL_PARTS = /^([+-]?)(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * A number's text rounded to `scale` decimals, half away from zero, computed on its digits (1.005
+ * is 1.01, as PostgreSQL and MySQL round it, where 1.005 as a double is 1.00499...); null when it
+ * has no more decimals than that. SQLite would keep every digit in a decimal(10,2).
+ */
+function roundedToScale(text: string, scale: number): string | null {
+  const parts = DECIMAL_PARTS.exec(text);
+  if (parts === null) return null;
+  const [, sign, whole, fraction, exponent = '0'] = parts;
+  // Beyond any column's range either way (the range check refuses it).
+  if (Math.abs(Number(exponent)) > 1000) return null;
+  const digits = whole + fraction;
+  const kept = whole.length + Number(exponent) + scale;
+  if (kept >= digits.length || /^0*$/.test(digits.slice(Math.max(kept, 0)))) return null;
+  const roundUp = kept >= 0 && digits[kept] >= '5';
+  const units = (BigInt(kept > 0 ? digits.slice(0, kept) : '0') + (roundUp ? 1n : 0n)).toString().padStart(scale + 1, '0');
+  const rounded = scale === 0 ? units : `${units.slice(0, -scale)}.${units.slice(-scale)}`;
+  return /^[0.]*$/.test(rounded) || sign !== '-' ? rounded : `-${rounded}`;
+}
+
 /**
  * `digits`: how many digits an exact type holds before its decimal point (precision - scale), so
  * that every database refuses a larger value alike (SQLite would store it); `scale`: the digits
@@ -87,11 +109,18 @@ function numberEncoder(name: string, exact: boolean, digits: number | null = nul
     if (bound !== null && Math.abs(number) >= bound) throw sqlMessages.valueRefused.error('out of range', name);
     return value;
   };
+  const round = (text: string) => (scale === null ? null : roundedToScale(text, scale));
   return (value) => {
-    if (typeof value === 'number' && Number.isFinite(value)) return inRange(value, value);
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      const rounded = exact ? round(String(value)) : null;
+      return rounded === null ? inRange(value, value) : inRange(rounded, Number(rounded));
+    }
     if (typeof value === 'string' && NUMBER_TEXT.test(value.trim())) {
-      // Exact types keep their text (the database rounds or refuses it); a double must be finite.
-      if (exact) return inRange(value.trim(), Number(value.trim()));
+      // Exact types keep their text, rounded to their scale; a double must be finite.
+      if (exact) {
+        const text = round(value.trim()) ?? value.trim();
+        return inRange(text, Number(text));
+      }
       const number = Number(value.trim());
       if (Number.isFinite(number)) return number;
     }
@@ -105,6 +134,25 @@ function numberEncoder(name: string, exact: boolean, digits: number | null = nul
  */
 function formattedMoneyEncoder(number: Encoder): Encoder {
   return (value) => (typeof value === 'string' && /\d/.test(value) && !NUMBER_TEXT.test(value.trim()) ? value.trim() : number(value));
+}
+
+/** The largest single-precision float. */
+const FLOAT4_MAX = 3.4028234663852886e38;
+
+/**
+ * A float column of 4 bytes (PostgreSQL's real, MySQL's float) refuses a larger number, where
+ * PostgreSQL's error names no field: refused here, naming it. SQLite's floats all have 8 bytes.
+ */
+function singlePrecision(name: string, field: FieldModel, dialect: SqlDialectModule, number: Encoder): Encoder {
+  const type = field.dbType.toLowerCase();
+  const single =
+    dialect.dialect === 'postgres' ? type === 'real' || type === 'float4' : dialect.dialect === 'mysql' && type.startsWith('float');
+  if (!single) return number;
+  return (value) => {
+    const encoded = number(value);
+    if (Math.abs(Number(encoded)) > FLOAT4_MAX) throw sqlMessages.valueRefused.error('out of range', name);
+    return encoded;
+  };
 }
 
 /** Digits before the decimal point of a decimal field with a known precision, else null. */
@@ -242,7 +290,7 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
       return booleanEncoder(field.name, dialect);
     case 'float':
     case 'double':
-      return numberEncoder(field.name, false);
+      return singlePrecision(field.name, field, dialect, numberEncoder(field.name, false));
     case 'money':
       if (dialect.dialect === 'postgres') return formattedMoneyEncoder(numberEncoder(field.name, true));
       return numberEncoder(field.name, true, integerDigits(field), field.scale);

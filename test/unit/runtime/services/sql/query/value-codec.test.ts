@@ -53,6 +53,7 @@ describe('write encoders', () => {
     ['time', '25:00', "400: Invalid value for field 'f': not a valid date or time."],
     ['uuid', '{0B6F3C1E6A4F4C8E9A0E1D2C3B4A5F60}', '0b6f3c1e-6a4f-4c8e-9a0e-1d2c3b4a5f60'],
     ['uuid', 'not-a-uuid', "400: Invalid value for field 'f': not a valid value for the field's type."],
+    ['decimal', '1.005', '1.005'],
     ['date', '2023-02-29', "400: Invalid value for field 'f': not a valid date or time."],
     ['date', '2024-00-10', "400: Invalid value for field 'f': not a valid date or time."],
     ['datetime', '2024-01-31 24:01:00', "400: Invalid value for field 'f': not a valid date or time."],
@@ -102,10 +103,25 @@ describe('write encoders', () => {
     expect(price(-999.5)).toBe(-999.5);
     expect(() => price(1000)).toThrow("Invalid value for field 'f': the number is out of range for the field.");
     expect(() => price('-1000.00')).toThrow('out of range');
-    // Rounded to the scale first, as PostgreSQL and MySQL do: 999.995 is 1000.00.
-    expect(price('999.994')).toBe('999.994');
+    // Rounded to the scale, half away from zero on the digits, as PostgreSQL and MySQL do: 999.995 is 1000.00.
+    expect(price('999.994')).toBe('999.99');
+    expect(price(1.005)).toBe('1.01');
+    expect(price('-0.005')).toBe('-0.01');
+    expect(price('-0.004')).toBe('0.00');
+    expect(price('1e-7')).toBe('0.00');
+    expect(price(12.5)).toBe(12.5);
     expect(() => price('999.995')).toThrow('out of range');
     expect(() => price(-999.999)).toThrow('out of range');
+  });
+
+  it('refuses a float beyond a 4-byte column (PostgreSQL real, MySQL float), naming the field', () => {
+    const on = (dbType: string, dialect: 'postgres' | 'mysql' | 'sqlite') =>
+      encoderFor(field('float', dbType), { ...sqliteDialect, dialect });
+    expect(() => on('real', 'postgres')(1e39)).toThrow("Invalid value for field 'f': the number is out of range for the field.");
+    expect(() => on('float', 'mysql')('-1e39')).toThrow("Invalid value for field 'f': the number is out of range for the field.");
+    expect(on('real', 'postgres')(3.4e38)).toBe(3.4e38);
+    expect(on('double precision', 'postgres')(1e300)).toBe(1e300);
+    expect(on('float', 'sqlite')(1e300)).toBe(1e300);
   });
 
   it('keeps integers beyond 2^53 exact as BigInt', () => {
