@@ -119,13 +119,40 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Com
       if (text === null) throw paramError(node.value, 'can not be null in a pattern');
       if (text.length > limits.patternLength)
         throw sqlMessages.patternTooLong.error(target.label, limits.patternLength, node.value.position);
-      // PostgreSQL has no LIKE for numbers, dates or uuids; the others convert implicitly.
-      const subject = scope.dialect === 'postgres' && !TEXT_TYPES.has(target.field.type) ? sql`cast(${column} as text)` : column;
       const not = node.negated ? sql`not ` : sql``;
-      if (node.mode === 'pattern') return sql<SqlBool>`${subject} ${not}like ${sql.val(text)}`;
+      const subject = likeSubject(column, target, scope.dialect);
+      if (node.mode === 'pattern') {
+        // A backslash escapes % and _, as PostgreSQL and MySQL take it by default (SQLite has no default escape).
+        const escapeClause = scope.dialect === 'sqlite' ? sql` escape '\\'` : sql``;
+        return sql<SqlBool>`${subject} ${not}like ${sql.val(likePattern(text, scope.dialect))}${escapeClause}`;
+      }
       return sql<SqlBool>`${subject} ${not}like ${sql.val(literalPattern(text, node.mode))} escape ${sql.lit(LIKE_ESCAPE)}`;
     }
   }
+}
+
+/**
+ * What a pattern is matched against: PostgreSQL has no LIKE for numbers, dates or uuids (the others
+ * convert implicitly), and its booleans as text are `true`/`false` where the others store 1/0.
+ */
+function likeSubject(
+  column: RawBuilder<unknown> | Expression<unknown>,
+  target: ResolvedField,
+  dialect: SqlDialect,
+): RawBuilder<unknown> | Expression<unknown> {
+  if (dialect !== 'postgres' || TEXT_TYPES.has(target.field.type)) return column;
+  if (target.field.type === 'boolean') return sql`cast(cast(${column} as integer) as text)`;
+  return sql`cast(${column} as text)`;
+}
+
+/**
+ * A pattern ending in a lone backslash (the escape character) as MySQL takes it, a backslash
+ * itself: PostgreSQL refuses such a pattern and SQLite matches nothing with it.
+ */
+function likePattern(text: string, dialect: SqlDialect): string {
+  if (dialect === 'mysql') return text;
+  const trailing = /\\+$/.exec(text)?.[0].length ?? 0;
+  return trailing % 2 === 1 ? `${text}\\` : text;
 }
 
 /**

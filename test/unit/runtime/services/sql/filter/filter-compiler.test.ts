@@ -36,8 +36,11 @@ const sqlite: Array<[string, { given: string; want: Want }]> = [
   ['is null', { given: 'email is null', want: { sql: `${c('email')} is null`, parameters: [] } }],
   ['= null', { given: 'email = null', want: { sql: `${c('email')} is null`, parameters: [] } }],
   ['is not null', { given: 'email is not null', want: { sql: `${c('email')} is not null`, parameters: [] } }],
-  ['like keeps the pattern', { given: "email like '%@example.com'", want: { sql: `${c('email')} like ?`, parameters: ['%@example.com'] } }],
-  ['not like', { given: 'email not like %.org', want: { sql: `${c('email')} not like ?`, parameters: ['%.org'] } }],
+  [
+    'like keeps the pattern',
+    { given: "email like '%@example.com'", want: { sql: `${c('email')} like ? escape '\\'`, parameters: ['%@example.com'] } },
+  ],
+  ['not like', { given: 'email not like %.org', want: { sql: `${c('email')} not like ? escape '\\'`, parameters: ['%.org'] } }],
   [
     'contains escapes wildcards',
     { given: "last_name contains '100%'", want: { sql: `${c('Last_Name')} like ? escape '!'`, parameters: ['%100!%%'] } },

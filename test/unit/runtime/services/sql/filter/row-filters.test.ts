@@ -68,7 +68,7 @@ const cases: Array<[string, { given: RowFilterModel[]; op?: 'and' | 'or'; want: 
     'not contains',
     { given: [f('email', 'not contains', 'spam')], want: { sql: `"contact"."email" not like ? escape '!'`, parameters: ['%spam%'] } },
   ],
-  ['like', { given: [f('email', 'LIKE', "'%.com'")], want: { sql: '"contact"."email" like ?', parameters: ['%.com'] } }],
+  ['like', { given: [f('email', 'LIKE', "'%.com'")], want: { sql: `"contact"."email" like ? escape '\\'`, parameters: ['%.com'] } }],
   ['IN list', { given: [f('id', 'IN', '(1,2,3)')], want: { sql: '"contact"."id" in (?, ?, ?)', parameters: [1, 2, 3] } }],
   ['lower-case in without parentheses', { given: [f('id', 'in', '1, 2')], want: { sql: '"contact"."id" in (?, ?)', parameters: [1, 2] } }],
   [
