@@ -50,7 +50,9 @@ export const mysqlDialect: SqlDialectModule = {
  * lock wait timeouts (rows, and tables' metadata) bound what writes wait for.
  */
 function sessionSettings(timeoutSeconds: number, mariadb: boolean | null): string {
-  const strict = "sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')";
+  // div_precision_increment: AVG (and every division) with 30 decimals rather than 4, so that AVG(qty) of
+  // 1, 2 and 2 reads 1.6666666666666667 as on PostgreSQL and SQLite, not 1.6667.
+  const strict = "sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES'), div_precision_increment = 30";
   if (timeoutSeconds === 0 || mariadb === null) return `set session ${strict}`;
   const timeouts = mariadb
     ? `max_statement_time = ${timeoutSeconds}`
