@@ -51,6 +51,21 @@ const SCHEMA = [
     ],
   },
   {
+    name: 'dx_tag',
+    field: [
+      { name: 'id', type: 'id' },
+      { name: 'tag', type: 'string', length: 20 },
+    ],
+  },
+  {
+    name: 'dx_item_tag',
+    field: [
+      { name: 'id', type: 'id' },
+      { name: 'item_id', type: 'reference', ref_table: 'dx_item', ref_field: 'id' },
+      { name: 'tag_id', type: 'reference', ref_table: 'dx_tag', ref_field: 'id' },
+    ],
+  },
+  {
     name: 'dx_doc',
     field: [
       { name: 'id', type: 'id' },
@@ -636,6 +651,61 @@ function writeCases(): Case[] {
   return cases;
 }
 
+/**
+ * A junction table: many_many reads (with per-relation fields, order and limit) and nested writes
+ * creating, linking and unlinking tags, then batch updates and deletes by records in the body.
+ */
+function junctionCases(): Case[] {
+  const tags = '_table/dx_tag';
+  const related = { related: 'dx_tag_by_dx_item_tag', 'dx_tag_by_dx_item_tag.order': 'id' };
+  return [
+    write('tags', 'POST', tags, {
+      resource: [
+        { id: 1, tag: 'red' },
+        { id: 2, tag: 'Green' },
+        { id: 3, tag: 'blue' },
+      ],
+    }),
+    write('links', 'POST', '_table/dx_item_tag', {
+      resource: [
+        { id: 1, item_id: 1, tag_id: 1 },
+        { id: 2, item_id: 1, tag_id: 2 },
+        { id: 3, item_id: 3, tag_id: 2 },
+      ],
+    }),
+    get('items with tags', '_table/dx_item', { ...related, fields: 'id,label', order: 'id' }),
+    get('tags with items', tags, { related: 'dx_item_by_dx_item_tag', 'dx_item_by_dx_item_tag.fields': 'id,label', order: 'id' }),
+    get('tags with item links', tags, { related: 'dx_item_tag_by_tag_id', order: 'id' }),
+    get('related with limit', '_table/dx_item/1', { ...related, 'dx_tag_by_dx_item_tag.limit': '1' }),
+    get('related unknown', '_table/dx_item/1', { related: 'nosuch' }),
+    write(
+      'link a new and an existing tag',
+      'PATCH',
+      '_table/dx_item/2',
+      { dx_tag_by_dx_item_tag: [{ id: 10, tag: 'new' }, { id: 3 }] },
+      related,
+    ),
+    write('unlink a tag', 'PATCH', '_table/dx_item/1', { dx_tag_by_dx_item_tag: [{ id: 2, 'dx_item.id': null }] }, related),
+    get('links after', '_table/dx_item_tag', { order: 'item_id,tag_id', fields: 'item_id,tag_id' }),
+    write(
+      'patch tags continue',
+      'PATCH',
+      tags,
+      {
+        resource: [
+          { id: 1, tag: 'RED' },
+          { id: 99, tag: 'x' },
+          { id: 3, tag: 'BLUE' },
+        ],
+      },
+      { continue: 'true' },
+    ),
+    write('delete tags by records', 'DELETE', tags, { resource: [{ id: 10 }, { id: 98 }] }, { continue: 'true' }),
+    write('delete a linked tag', 'DELETE', `${tags}/1`),
+    get('tags after', tags, { order: 'id' }),
+  ];
+}
+
 /** JSON values and a field named in mixed case. */
 function documentCases(): Case[] {
   const cases: Case[] = [];
@@ -860,6 +930,11 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
       );
       expect(statuses.get(409)).toBeGreaterThan(0);
     }, 60_000);
+
+    it('many_many reads and nested writes through a junction table', async () => {
+      const differences = await run(junctionCases());
+      expect(report(differences)).toBe('');
+    });
 
     it('JSON values and mixed-case names', async () => {
       const differences = await run(documentCases());
