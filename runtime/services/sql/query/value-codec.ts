@@ -197,8 +197,8 @@ const UUID_TEXT = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4}
 
 /**
  * A uuid in its canonical form (lower case, hyphenated), or null when the text is none: checked
- * here because only PostgreSQL has a uuid column (SQLite and MySQL keep any text in theirs), and
- * written alike so that SQLite and MySQL compare and return uuids as PostgreSQL does.
+ * here because SQLite and MySQL's char(36) keep any text (only PostgreSQL's and MariaDB's own uuid
+ * types refuse it), and written alike so that they compare and return uuids as those do.
  */
 export function canonicalUuid(text: string): string | null {
   const match = UUID_TEXT.exec(text.trim());
