@@ -118,6 +118,39 @@ const dialects: Array<[string, { given: string; want: Record<SqlDialect, Want> }
     },
   ],
   [
+    'like on a boolean matches 1/0 everywhere',
+    {
+      given: "is_active like '1'",
+      want: {
+        sqlite: { sql: `"contact"."is_active" like ? escape '\\'`, parameters: ['1'] },
+        postgres: { sql: `cast(cast("contact"."is_active" as integer) as text) like $1`, parameters: ['1'] },
+        mysql: { sql: '`contact`.`is_active` like ?', parameters: ['1'] },
+      },
+    },
+  ],
+  [
+    'a trailing lone backslash is a literal backslash',
+    {
+      given: "email like 'a\\\\'",
+      want: {
+        sqlite: { sql: `"contact"."email" like ? escape '\\'`, parameters: ['a\\\\'] },
+        postgres: { sql: '"contact"."email" like $1', parameters: ['a\\\\'] },
+        mysql: { sql: '`contact`.`email` like ?', parameters: ['a\\'] },
+      },
+    },
+  ],
+  [
+    'dates in ISO 8601 forms, compared as written',
+    {
+      given: "birthday >= '1990-01-01T00:00:00Z'",
+      want: {
+        sqlite: { sql: `"contact"."birthday" >= ?`, parameters: ['1990-01-01'] },
+        postgres: { sql: '"contact"."birthday" >= $1', parameters: ['1990-01-01T00:00:00Z'] },
+        mysql: { sql: '`contact`.`birthday` >= ?', parameters: ['1990-01-01'] },
+      },
+    },
+  ],
+  [
     'injection stays a parameter everywhere',
     {
       given: "email = 'a'';drop table contact;--'",
@@ -174,6 +207,19 @@ describe('compileFilter per dialect', () => {
   it.each(dialects)('%s', (_name, { given, want }) => {
     for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) expect(compile(given, dialect)).toEqual(want[dialect]);
   });
+});
+
+describe('date values other than ISO 8601', () => {
+  it.each(['now', 'today', 'infinity', 'epoch', 'Jan 1 1990', '1990/01/01', '19900101'])(
+    "'%s' is a 400 on every database (PostgreSQL alone took it)",
+    (value) => {
+      for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
+        expect(() => compile(`birthday > '${value}'`, dialect), dialect).toThrow(
+          "Invalid value for field 'birthday': not a valid date or time.",
+        );
+      }
+    },
+  );
 });
 
 describe('compileFilter in having', () => {
