@@ -150,15 +150,14 @@ class TrackingSqliteDialect extends BusyWaitingSqliteDialect {
 }
 
 /**
- * Opens a SQLite file (created when missing) or `:memory:`, with foreign keys enforced and LIKE
- * as case-sensitive as `=` (as on PostgreSQL; SQLite's own LIKE ignores the case of ASCII letters
- * only, so `like 'al%'` found `ALPHA` here and not there); `wal` switches a file to write-ahead
- * logging (readers then never wait for a writer).
+ * Opens a SQLite file (created when missing) or `:memory:`, with foreign keys enforced; `wal`
+ * switches a file to write-ahead logging (readers then never wait for a writer). LIKE keeps
+ * SQLite's own case rule (ASCII letters match either case), as the reference platform's SQLite
+ * services do: users search an address book with `like 'jo%'` and expect John.
  */
 export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}): SqlConnection {
   const sqlite = new Database(file);
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('case_sensitive_like = ON');
   if (options.wal === true && file !== ':memory:') sqlite.pragma('journal_mode = WAL');
   const dialect = new TrackingSqliteDialect(sqlite);
   const db = new Kysely<any>({ dialect, plugins: [new TableSourcePlugin()] });
