@@ -308,6 +308,26 @@ function otherPaths(): Record<string, PathItemObject> {
         response: { description: 'The event script.', schema: anyObject },
       }),
     },
+    '/script_type': {
+      get: jsonOperation({
+        operationId: 'getSystemScriptTypes',
+        summary: 'The kinds of script the platform runs (the `type` of /system/event_script): its hook modules (read only).',
+        parameters: [
+          ...parameterRefs('fields', 'include_count'),
+          { name: 'as_list', in: 'query', required: false, description: 'The names alone.', schema: { type: 'boolean' } },
+        ],
+        response: { description: 'The script types.', schema: componentRef('schemas', 'ScriptTypesResponse') },
+      }),
+    },
+    '/script_type/{name}': {
+      parameters: [name('script type')],
+      get: jsonOperation({
+        operationId: 'getSystemScriptType',
+        summary: 'One script type.',
+        parameters: parameterRefs('fields'),
+        response: { description: 'The script type.', schema: componentRef('schemas', 'ScriptType') },
+      }),
+    },
     '/constant': {
       get: jsonOperation({
         operationId: 'getSystemConstants',
@@ -457,6 +477,17 @@ export function systemServiceOpenApi(): OpenApiFragment {
         },
       },
     },
+    ScriptType: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        label: { type: 'string' },
+        description: { type: 'string' },
+        sandboxed: { type: 'boolean', description: 'Whether scripts run isolated from the platform.' },
+        supports_inline_execution: { type: 'boolean', description: "Whether a script's text may be run through the API." },
+      },
+    },
+    ScriptTypesResponse: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', 'ScriptType') } } },
     ServiceTypesResponse: { type: 'object', properties: { resource: { type: 'array', items: componentRef('schemas', 'ServiceType') } } },
     Package: {
       type: 'object',

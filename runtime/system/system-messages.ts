@@ -82,6 +82,7 @@ export const systemMessages = {
   ),
   constantNotFound: message(404, (name: string) => `Constant '${name}' not found.`),
   eventScriptNotFound: message(404, (name: string) => `Event script '${name}' not found.`),
+  scriptTypeNotFound: message(404, (name: string) => `Script type '${name}' not found.`),
   noCacheControl: message(501, () => 'Service does not implement API controlled cache.'),
   noDocsAccess: message(403, (service: string) => `You do not have access to API Docs for the requested service ${service}.`),
   cannotDeleteSelf: message(403, () => 'Cannot delete your account.'),

@@ -19,6 +19,7 @@ import { getEventScripts } from './resources/event-scripts.js';
 import { events } from './resources/events.js';
 import { getPackage, postPackage } from './resources/packages.js';
 import { RECORD_BEHAVIOURS, customBehaviour } from './resources/record-behaviours.js';
+import { scriptTypes } from './resources/script-types.js';
 import { serviceTypes } from './resources/service-types.js';
 import { changePassword, getProfile, updateProfile } from './self-service.js';
 import { handleSession } from './sessions.js';
@@ -43,6 +44,7 @@ export const SYSTEM_RESOURCES = [
   'lookup',
   'package',
   'role',
+  'script_type',
   'service',
   'service_type',
   'user',
@@ -98,6 +100,9 @@ export function createSystemService(ctx: PlatformContext): InternalService {
         case 'service_type':
           only('GET', 1);
           return { body: serviceTypes(call.query, rest[0]) };
+        case 'script_type':
+          only('GET', 1);
+          return { body: scriptTypes(call.query, rest[0]) };
         case 'constant':
           only('GET', 1);
           return { body: constants(rest[0]) };

@@ -55,6 +55,8 @@ const DECIDED: Record<string, Row> = {
   'GET /system/event': ROLE,
   'GET /system/event_script': ROLE,
   'GET /system/event_script/{name}': ROLE,
+  'GET /system/script_type': ROLE,
+  'GET /system/script_type/{name}': ROLE,
   'GET /system/constant': ROLE,
   'GET /system/constant/{name}': ROLE,
   'GET /system/environment': OPEN,

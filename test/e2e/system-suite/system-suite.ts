@@ -19,6 +19,7 @@ export const SYSTEM_SUITES = [
   'admin-console',
   'rate-limits',
   'restricted-admins',
+  'console-resources',
 ] as const;
 
 export function defineSystemSuites(kind: ExternalDatabase): void {

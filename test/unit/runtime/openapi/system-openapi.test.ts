@@ -26,6 +26,7 @@ describe('systemServiceOpenApi', () => {
       expect(Object.keys(fragment.paths[`/${def.name}/{id}`]).sort()).toEqual(['delete', 'get', 'parameters', 'patch', 'put']);
       expect(fragment.paths[`/${def.name}`].post?.responses).toHaveProperty('201');
     }
+    expect(fragment.paths['/script_type/{name}'].get?.operationId).toBe('getSystemScriptType');
     expect(fragment.components.schemas?.RoleRequest).toMatchObject({ properties: { role_service_access_by_role_id: { type: 'array' } } });
     expect(fragment.components.schemas?.UserResponse).not.toHaveProperty('properties.password');
   });
