@@ -56,6 +56,8 @@ export const INTERNAL_SERVICE_PATHS = {
     'script_type.{name}': ['get'],
     service: ALL,
     'service.{id}': ONE,
+    service_report: ['get', 'delete'],
+    'service_report.{id}': ['get', 'delete'],
     service_type: ['get'],
     'service_type.{name}': ['get'],
     user: ALL,

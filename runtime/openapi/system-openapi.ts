@@ -58,7 +58,7 @@ function recordSchemas(def: RecordDefinition): SchemasObject {
     request[name] = toOpenApiSchema(rule.schema);
     if (!rule.writeOnly && !def.hidden.includes(name)) response[name] = toOpenApiSchema(rule.schema);
   }
-  for (const name of def.readOnly) response[name] = name === 'id' || name.endsWith('_by_id') ? { type: 'integer' } : { type: 'string' };
+  for (const name of def.readOnly) response[name] = name === 'id' || name.endsWith('_id') ? { type: 'integer' } : { type: 'string' };
   for (const [name, relation] of Object.entries(def.relations)) {
     const target = componentRef('schemas', `${relation.target.label}Response`);
     const input = componentRef('schemas', `${relation.target.label}Request`);
@@ -148,7 +148,7 @@ function recordPaths(def: ResourceDefinition): Record<string, PathItemObject> {
       body: change,
       response: record,
     });
-  return {
+  const paths: Record<string, PathItemObject> = {
     [`/${def.name}`]: {
       get: jsonOperation({
         operationId: many('get'),
@@ -193,6 +193,10 @@ function recordPaths(def: ResourceDefinition): Record<string, PathItemObject> {
       }),
     },
   };
+  // Records the platform writes (service reports): read and delete only.
+  if (def.writes === 'delete')
+    for (const item of Object.values(paths)) for (const method of ['post', 'put', 'patch'] as const) delete item[method];
+  return paths;
 }
 
 const anyObject: SchemaObject = { type: 'object', additionalProperties: true };

@@ -46,6 +46,7 @@ export const SYSTEM_RESOURCES = [
   'role',
   'script_type',
   'service',
+  'service_report',
   'service_type',
   'user',
 ] as const;
@@ -143,6 +144,8 @@ export function createSystemService(ctx: PlatformContext): InternalService {
       }
       const behaviour = RECORD_BEHAVIOURS.get(resource);
       if (behaviour && rest.length <= 1) {
+        // Records the platform writes (service reports): read and deleted only.
+        if (behaviour.def.writes === 'delete' && WRITE_VERBS.has(call.verb)) throw unsupported();
         // GET /system/custom/{name} is the value alone (reference 5.9).
         if (behaviour === customBehaviour && call.verb === 'GET' && rest[0] !== undefined) {
           return { body: ((await read(ctx, ctx.db, behaviour, {}, undefined, rest[0])) as { value: unknown }).value };

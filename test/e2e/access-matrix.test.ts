@@ -57,6 +57,11 @@ const DECIDED: Record<string, Row> = {
   'GET /system/event_script/{name}': ROLE,
   'GET /system/script_type': ROLE,
   'GET /system/script_type/{name}': ROLE,
+  // Written by the platform: read and deleted through the API, as the other record resources by role grants.
+  'GET /system/service_report': ROLE,
+  'DELETE /system/service_report': ROLE,
+  'GET /system/service_report/{id}': ROLE,
+  'DELETE /system/service_report/{id}': ROLE,
   'GET /system/constant': ROLE,
   'GET /system/constant/{name}': ROLE,
   'GET /system/environment': OPEN,

@@ -109,6 +109,7 @@ describe('restricted administrators', () => {
       expect(await status('GET', '/system/role')).toBe(200);
       expect(await status('GET', '/system/admin')).toBe(200);
       expect(await status('GET', '/system/admin/profile')).toBe(200);
+      expect(await status('GET', '/system/service_report')).toBe(403);
       const refused = await asRestricted('POST', '/system/service', { resource: [{ name: 'nope', type: 'local_email', config: {} }] });
       expect(refused.status).toBe(403);
       expect(refused.body.error.message).toBe(

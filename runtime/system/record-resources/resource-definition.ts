@@ -61,6 +61,8 @@ export interface ResourceDefinition extends RecordDefinition {
   name: string;
   /** One line for the documentation. */
   summary: string;
+  /** What clients may do besides reading: everything (absent), or only delete (records the platform writes, as logs). */
+  writes?: 'delete';
 }
 
 export const AUDIT_FIELDS = ['created_date', 'last_modified_date', 'created_by_id', 'last_modified_by_id'] as const;
@@ -120,8 +122,9 @@ export const record = (parts: RecordParts): RecordDefinition => ({
 });
 
 /** A system resource served at /system/{name}: a record definition with a name and a summary. */
-export const resource = (parts: RecordParts & Pick<ResourceDefinition, 'name' | 'summary'>): ResourceDefinition => ({
+export const resource = (parts: RecordParts & Pick<ResourceDefinition, 'name' | 'summary' | 'writes'>): ResourceDefinition => ({
   ...record(parts),
   name: parts.name,
   summary: parts.summary,
+  ...(parts.writes === undefined ? {} : { writes: parts.writes }),
 });

@@ -338,6 +338,19 @@ export const limitResource: ResourceDefinition = {
   },
 };
 
+/** Services created, changed and deleted through the API: written by the platform, read and deleted by clients. */
+export const serviceReportResource = resource({
+  name: 'service_report',
+  summary:
+    'Service reports: who created, changed or deleted which service through the API, and when (read only; old reports may be deleted).',
+  table: 'service_report',
+  label: 'ServiceReport',
+  plural: 'ServiceReports',
+  fields: {},
+  readOnly: ['id', 'service_id', 'service_name', 'user_email', 'action', 'request_method', 'created_date', 'last_modified_date'],
+  writes: 'delete',
+});
+
 /** Every model-backed system resource, in the order the system listing shows them. */
 export const SYSTEM_RECORD_RESOURCES: readonly ResourceDefinition[] = [
   adminResource,
@@ -349,5 +362,6 @@ export const SYSTEM_RECORD_RESOURCES: readonly ResourceDefinition[] = [
   lookupResource,
   roleResource,
   serviceResource,
+  serviceReportResource,
   userResource,
 ];

@@ -26,6 +26,7 @@ const RECORD_TABLES = new Set([
   'email_template',
   'system_custom',
   'limits',
+  'service_report',
 ]);
 
 /** Enough for any system list; the reference platform has no lower limit on system resources. */

@@ -35,6 +35,7 @@ import {
 import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
 import { accessibleTabs, applyRestriction, requestedRestriction } from './restricted-admins.js';
 import { liveServiceModel } from './service-models.js';
+import { reportServiceChange, serviceReportBehaviour } from './service-reports.js';
 import { systemMessages } from '../system-messages.js';
 import { mailCode } from '../self-service.js';
 import { userServiceConfig } from '../user/user-config.js';
@@ -319,12 +320,15 @@ export const serviceBehaviour: ResourceBehaviour = {
         checkServiceType(prepared[index], existing);
         await assertNotSystemDatabase(w, prepared[index], existing);
       }
+      // Deleted in this transaction right after: the report goes (or stays) with the delete.
+      if (verb === 'delete' && existing) await reportServiceChange(w, 'delete', existing);
     }
   },
-  async written(w, _verb, key) {
+  async written(w, verb, key) {
     const row = await w.db.selectFrom('service').selectAll().where('id', '=', Number(key)).executeTakeFirstOrThrow();
     const changes = w.state.get('services') as Map<Key, ServiceChange>;
     changes.set(key, { ...changes.get(key), model: await liveServiceModel(row, w.ctx.runtime) });
+    await reportServiceChange(w, verb, row);
   },
   async committed(w, verb) {
     const changes = w.state.get('services') as Map<Key, ServiceChange>;
@@ -376,6 +380,7 @@ export const RECORD_BEHAVIOURS: ReadonlyMap<string, ResourceBehaviour> = new Map
     lookupBehaviour,
     roleBehaviour,
     serviceBehaviour,
+    serviceReportBehaviour,
     userBehaviour,
   ].map((b) => [b.def.name, b]),
 );

@@ -68,6 +68,7 @@ const TAB_ACCESS: Readonly<Record<string, readonly TabAccess[]>> = {
     { component: '', verbMask: GET },
     { component: 'service/', verbMask: GET },
   ],
+  reports: [{ component: 'service_report/*', verbMask: ALL }],
 };
 
 /** What every restricted administrator may do: read roles and administrators, keep their own profile and password. */

@@ -284,9 +284,31 @@ const m0005_schema_extras: Migration = {
   },
 };
 
+/**
+ * The record of services created, changed and deleted through the API (the reference's
+ * service_report). A report keeps the service's id and name after the service is gone: no
+ * foreign key.
+ */
+const m0006_service_report: Migration = {
+  async up(db: Kysely<any>) {
+    const k = columnKit(db);
+    await k
+      .id(db.schema.createTable('service_report'))
+      .addColumn('service_id', 'integer')
+      .addColumn('service_name', k.name, (c) => c.notNull())
+      .addColumn('user_email', k.name)
+      .addColumn('action', k.name, (c) => c.notNull())
+      .addColumn('request_method', k.name, (c) => c.notNull())
+      .addColumn('created_date', 'text', (c) => c.notNull())
+      .addColumn('last_modified_date', 'text', (c) => c.notNull())
+      .execute();
+  },
+};
+
 export const systemMigrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
   '0003_service_doc': m0003_service_doc,
   '0004_limits': m0004_limits,
   '0005_schema_extras': m0005_schema_extras,
+  '0006_service_report': m0006_service_report,
 };

@@ -198,6 +198,17 @@ export interface SchemaFieldExtraTable {
   type: string | null;
 }
 
+export interface ServiceReportTable {
+  id: Generated<number>;
+  service_id: number | null;
+  service_name: string;
+  user_email: string | null;
+  action: string;
+  request_method: string;
+  created_date: string;
+  last_modified_date: string;
+}
+
 export interface SystemTables {
   limits: LimitTable;
   user: UserTable;
@@ -215,4 +226,5 @@ export interface SystemTables {
   system_custom: SystemCustomTable;
   revoked_token: RevokedTokenTable;
   system_setting: SettingTable;
+  service_report: ServiceReportTable;
 }

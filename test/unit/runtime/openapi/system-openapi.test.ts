@@ -22,10 +22,17 @@ describe('systemServiceOpenApi', () => {
   it('documents every resource the system service lists, and each record resource in full', () => {
     for (const resource of SYSTEM_RESOURCES) expect(fragment.paths, resource).toHaveProperty(`/${resource}`);
     for (const def of SYSTEM_RECORD_RESOURCES) {
+      if (def.writes === 'delete') continue;
       expect(Object.keys(fragment.paths[`/${def.name}`]).sort()).toEqual(['delete', 'get', 'patch', 'post', 'put']);
       expect(Object.keys(fragment.paths[`/${def.name}/{id}`]).sort()).toEqual(['delete', 'get', 'parameters', 'patch', 'put']);
       expect(fragment.paths[`/${def.name}`].post?.responses).toHaveProperty('201');
     }
+    // Service reports are written by the platform: read and delete only.
+    expect(Object.keys(fragment.paths['/service_report']).sort()).toEqual(['delete', 'get']);
+    expect(Object.keys(fragment.paths['/service_report/{id}']).sort()).toEqual(['delete', 'get', 'parameters']);
+    expect(fragment.components.schemas?.ServiceReportResponse).toMatchObject({
+      properties: { service_id: { type: 'integer' }, action: { type: 'string' }, request_method: { type: 'string' } },
+    });
     expect(fragment.paths['/script_type/{name}'].get?.operationId).toBe('getSystemScriptType');
     expect(fragment.components.schemas?.RoleRequest).toMatchObject({ properties: { role_service_access_by_role_id: { type: 'array' } } });
     expect(fragment.components.schemas?.UserResponse).not.toHaveProperty('properties.password');
