@@ -181,9 +181,8 @@ export interface DispatchRequest {
 /** Serves a request: access decision, rate limits, then the service (through its hooks). */
 export type Serve = (request: DispatchRequest, acting: Acting) => Promise<ServiceResult>;
 
-/** `internal` maps a service type (system, user, swagger) to the runtime's own implementation. */
-export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: DocsService): Dispatch {
-  const serve = createServe(ctx, internal, docs);
+/** The HTTP handler of /api/v2: each request as a client's, served by `serve` (createServe over the same `internal`). */
+export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, serve: Serve): Dispatch {
   return async (request, reply) => {
     const query = request.query as RawQuery;
     const verb = effectiveVerb(request.method, request.headers, query, request.body);
@@ -231,7 +230,8 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
 
 const ELEVATED: AccessDecision = { allowed: true, grant: null };
 
-function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: DocsService): Serve {
+/** `internal` maps a service type (system, user, swagger) to the runtime's own implementation. */
+export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: DocsService): Serve {
   const serve: Serve = async (request, acting) => {
     const { verb, service, resource, trailingSlash, query } = request;
     const { caller } = acting;

@@ -8,7 +8,8 @@ import { createDocsService } from '../system/docs/docs-service.js';
 import { createUserService } from '../system/user/user-service.js';
 import { createSystemService } from '../system/system-service.js';
 import { getServiceKind } from '../services/registry.js';
-import { createDispatch, parsePath } from './api-dispatch.js';
+import { createDispatch, createServe, parsePath } from './api-dispatch.js';
+import { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
 import { installCors } from './cors-hook.js';
 import { cutUnreadBody, installBodyParsing } from './body-parsing.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './error-handling.js';
@@ -76,7 +77,11 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     ['user', createUserService(ctx, 'user')],
     ['swagger', docs],
   ]);
-  const dispatch = createDispatch(ctx, internal, docs);
+  const serve = createServe(ctx, internal, docs);
+  const dispatch = createDispatch(ctx, internal, serve);
+  // Scheduled tasks run once the server is ready, on every instance (each period claimed by one).
+  ctx.scheduler = new TaskScheduler(ctx, serve, app.log);
+  app.addHook('onReady', async () => ctx.scheduler?.start());
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
   app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
   // File services and proxies (raw bodies) are served by these two routes only.

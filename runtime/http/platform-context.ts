@@ -31,6 +31,7 @@ import type { HookRegistry } from './hooks.js';
 import { schemaExtrasStore } from '../system/store/schema-extras-store.js';
 import { substituteConfigLookups, type LookupResolver } from '../core/lookups.js';
 import { isSharedCacheProvider } from '../services/cache/shared-cache.js';
+import type { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
 
 export interface PlatformOptions {
   /** Platform directory: relative paths in service configs and settings resolve against it. */
@@ -66,6 +67,8 @@ export interface PlatformContext {
   changes: ChangeFeed;
   /** Cache clears (DELETE /system/cache) made on any instance. */
   cacheClears: CacheClears;
+  /** The runner of /system/scheduler's tasks, once the server is assembled. */
+  scheduler?: TaskScheduler;
   close(): Promise<void>;
 }
 
@@ -140,6 +143,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
     systemSchema: await openSystemSchema(db),
     tokens: createSessionTokens(jwtSecret, clock),
     async close() {
+      await ctx.scheduler?.close();
       await ctx.changes.close();
       await services.close();
       await redis?.close();

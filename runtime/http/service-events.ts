@@ -52,6 +52,8 @@ export const INTERNAL_SERVICE_PATHS = {
     package: ['get', 'post'],
     role: ALL,
     'role.{id}': ONE,
+    scheduler: ALL,
+    'scheduler.{id}': ONE,
     script_type: ['get'],
     'script_type.{name}': ['get'],
     service: ALL,

@@ -11,6 +11,7 @@ import {
   roleServiceAccessRecord,
   serviceDocRecord,
   scopedLookupRecord,
+  taskLogRecord,
   userAppRoleRecord,
 } from '../system/record-resources/system-records.js';
 import type { OpenApiFragment } from './fragment.js';
@@ -58,7 +59,8 @@ function recordSchemas(def: RecordDefinition): SchemasObject {
     request[name] = toOpenApiSchema(rule.schema);
     if (!rule.writeOnly && !def.hidden.includes(name)) response[name] = toOpenApiSchema(rule.schema);
   }
-  for (const name of def.readOnly) response[name] = name === 'id' || name.endsWith('_id') ? { type: 'integer' } : { type: 'string' };
+  for (const name of def.readOnly)
+    response[name] = name === 'id' || name.endsWith('_id') || name === 'status_code' ? { type: 'integer' } : { type: 'string' };
   for (const [name, relation] of Object.entries(def.relations)) {
     const target = componentRef('schemas', `${relation.target.label}Response`);
     const input = componentRef('schemas', `${relation.target.label}Request`);
@@ -500,7 +502,7 @@ export function systemServiceOpenApi(): OpenApiFragment {
     },
     ...selfServiceSchemas(),
   };
-  for (const def of [roleServiceAccessRecord, userAppRoleRecord, scopedLookupRecord, serviceDocRecord])
+  for (const def of [roleServiceAccessRecord, userAppRoleRecord, scopedLookupRecord, serviceDocRecord, taskLogRecord])
     Object.assign(schemas, recordSchemas(def));
   let paths: Record<string, PathItemObject> = { ...otherPaths(), ...sessionPaths() };
   for (const def of SYSTEM_RECORD_RESOURCES) {

@@ -44,6 +44,7 @@ export const SYSTEM_RESOURCES = [
   'lookup',
   'package',
   'role',
+  'scheduler',
   'script_type',
   'service',
   'service_report',

@@ -44,7 +44,7 @@ const ROOT = row('ok', 401, 'ok', 401, 401, 'ok', 'ok', 'ok');
 
 /** Accounts are for administrators only (spec); the other record resources follow role grants. */
 const ADMIN_RECORD_RESOURCES = ['admin', 'user'];
-const ROLE_RECORD_RESOURCES = ['app', 'cors', 'custom', 'email_template', 'limit', 'lookup', 'role', 'service'];
+const ROLE_RECORD_RESOURCES = ['app', 'cors', 'custom', 'email_template', 'limit', 'lookup', 'role', 'scheduler', 'service'];
 
 /** The decided routes of the runtime's own services, as `METHOD /service/path`. */
 const DECIDED: Record<string, Row> = {

@@ -1,13 +1,22 @@
 /**
- * The admin console's pages beside services (reference df-admin-interface): GET
- * /system/script_type, the kinds of script the platform runs, and /system/service_report, written
- * by every service change made through the API. Runs on SQLite here and on PostgreSQL and MariaDB
+ * The admin console's pages beside services (reference df-admin-interface: scripts, scheduler,
+ * reports): GET /system/script_type, /system/service_report written by every service change made
+ * through the API, and /system/scheduler with its runner (tasks called as their creator every
+ * `frequency` minutes, once per period however many instances share the system database, the last
+ * run's outcome as `task_log_by_task_id`). Runs on SQLite here and on PostgreSQL and MariaDB
  * through system-suite.*.test.ts.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '#runtime/auth/clock.js';
+import type { TaskScheduler } from '#runtime/system/scheduler/scheduler-runner.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { minimalModel, startTestServer, testSystemDatabase, type TestServer } from '#test/helpers/platform-fixtures.js';
+
+const MINUTE = 60_000;
 
 describe('console resources', () => {
   const clock = {
@@ -18,17 +27,38 @@ describe('console resources', () => {
   };
   let server: TestServer;
   let admin: Api;
+  let dbId: number;
+  let scheduler: TaskScheduler;
+
+  /** The rows of the `hits` table the tasks below write into. */
+  const hits = () => {
+    const db = new Database(path.join(server.dir, 'tasks.sqlite'), { readonly: true });
+    try {
+      return db.prepare('select note from hits order by id').all() as Array<{ note: string }>;
+    } finally {
+      db.close();
+    }
+  };
 
   beforeAll(async () => {
     server = await startTestServer(minimalModel(), { clock: clock as Clock });
     const token = await server.adminToken();
     admin = apiClient(server.app, () => ({ key: server.apiKey, token }));
+    const db = new Database(path.join(server.dir, 'tasks.sqlite'));
+    db.exec('create table hits (id integer primary key autoincrement, note text not null)');
+    db.close();
+    const created = await admin('POST', '/system/service', {
+      resource: [{ name: 'tasks', label: 'Tasks', type: 'sqlite', config: { database: 'tasks.sqlite' } }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    dbId = created.body.resource[0].id;
+    scheduler = server.app.portico.scheduler as TaskScheduler;
   });
   afterAll(async () => server.close());
 
-  it('GET /system lists the resources', async () => {
+  it('GET /system lists the three resources', async () => {
     const names = (await admin('GET', '/system?as_list=true')).body.resource;
-    expect(names).toEqual(expect.arrayContaining(['script_type', 'service_report']));
+    expect(names).toEqual(expect.arrayContaining(['scheduler', 'script_type', 'service_report']));
   });
 
   describe('GET /system/script_type', () => {
@@ -134,6 +164,205 @@ describe('console resources', () => {
       expect(deleted.body.resource).toHaveLength(3);
       expect((await admin('GET', '/system/service_report?filter=service_name=reported')).body.resource).toEqual([]);
       expect((await admin('GET', '/system/service_report/999999')).status).toBe(404);
+    });
+  });
+
+  describe('/system/scheduler', () => {
+    let taskId: number;
+
+    it('creates a task (201) as the console sends it, with the verb as name and mask and no log yet', async () => {
+      const created = await admin('POST', '/system/scheduler?fields=*&related=task_log_by_task_id', {
+        resource: [
+          {
+            name: 'tick',
+            description: 'Adds a hit',
+            is_active: true,
+            service_id: dbId,
+            component: '_table/hits',
+            verb: 'post',
+            frequency: 5,
+            payload: { resource: [{ note: 'tick' }] },
+            // What the console sends beside the task.
+            service: { id: dbId, name: 'tasks' },
+            service_name: 'tasks',
+            has_log: false,
+          },
+        ],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const task = created.body.resource[0];
+      taskId = task.id;
+      expect(task).toMatchObject({
+        name: 'tick',
+        description: 'Adds a hit',
+        is_active: true,
+        service_id: dbId,
+        component: '_table/hits',
+        verb: 'POST',
+        verb_mask: 2,
+        frequency: 5,
+        payload: '{"resource":[{"note":"tick"}]}',
+        created_date: '2026-01-01 12:00:00',
+        created_by_id: expect.any(Number),
+        task_log_by_task_id: null,
+      });
+      const byMask = await admin('POST', '/system/scheduler?fields=id,verb,verb_mask,is_active,frequency', {
+        resource: [{ name: 'by-mask', service_id: dbId, component: '_table/hits', verb_mask: 16 }],
+      });
+      expect(byMask.body.resource[0]).toEqual({ id: expect.any(Number), verb: 'DELETE', verb_mask: 16, is_active: true, frequency: 5 });
+      expect((await admin('DELETE', `/system/scheduler/${byMask.body.resource[0].id}`)).status).toBe(200);
+    });
+
+    it('refuses an unknown service, a bad verb, a frequency under one minute and a second task of one name (400)', async () => {
+      const post = (record: Record<string, unknown>) =>
+        admin('POST', '/system/scheduler', { resource: [{ name: 'bad', service_id: dbId, component: '_table/hits', ...record }] });
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ service_id: 424242 }, 'service_id'],
+        [{ verb: 'FETCH' }, 'verb'],
+        [{ verb_mask: 3 }, 'verb_mask'],
+        [{ verb: 'GET', verb_mask: 2 }, 'verb_mask'],
+        [{ frequency: 0 }, 'frequency'],
+        [{ frequency: 1.5 }, 'frequency'],
+        [{ service_id: undefined }, 'service_id'],
+      ];
+      for (const [record, field] of cases) {
+        const refused = await post(record);
+        expect(refused.status, JSON.stringify(record)).toBe(400);
+        expect(refused.body.error.code).toBe(400);
+        expect(JSON.stringify(refused.body.error), JSON.stringify(record)).toContain(field);
+      }
+      expect((await post({ name: 'tick' })).status).toBeGreaterThanOrEqual(400);
+      expect((await admin('GET', '/system/scheduler?filter=name=bad')).body.resource).toEqual([]);
+    });
+
+    it('runs an active task once per period as its creator, and keeps the last outcome as task_log_by_task_id', async () => {
+      const start = clock.time;
+      expect(await scheduler.runDue(start + 4 * MINUTE)).toEqual([]);
+      expect(hits()).toEqual([]);
+      expect(await scheduler.runDue(start + 5 * MINUTE)).toEqual([{ task_id: taskId, status_code: 200 }]);
+      expect(hits()).toEqual([{ note: 'tick' }]);
+      // Claimed for this period: looking again (another instance, or this one) runs nothing.
+      expect(await scheduler.runDue(start + 5 * MINUTE)).toEqual([]);
+      expect(await scheduler.runDue(start + 9 * MINUTE)).toEqual([]);
+      // Several periods missed are one run, on the task's beat.
+      expect(await scheduler.runDue(start + 21 * MINUTE)).toHaveLength(1);
+      expect(await scheduler.runDue(start + 24 * MINUTE)).toEqual([]);
+      expect(await scheduler.runDue(start + 25 * MINUTE)).toHaveLength(1);
+      expect(hits()).toHaveLength(3);
+      const task = (await admin('GET', `/system/scheduler/${taskId}?related=task_log_by_task_id`)).body;
+      expect(task.task_log_by_task_id).toEqual({
+        task_id: taskId,
+        status_code: 200,
+        content: expect.stringMatching(/^\{"resource":\[\{"id":3\}\]\}$/),
+        created_date: '2026-01-01 12:05:00',
+        last_modified_date: '2026-01-01 12:25:00',
+      });
+      const list = (await admin('GET', '/system/scheduler?related=task_log_by_task_id&include_count=true')).body;
+      expect(list.meta.count).toBe(1);
+      expect(list.resource[0].task_log_by_task_id.status_code).toBe(200);
+    });
+
+    it('does not run an inactive task, and starts the period again when it is activated', async () => {
+      const start = clock.time;
+      clock.time = start + 30 * MINUTE;
+      expect((await admin('PATCH', `/system/scheduler/${taskId}`, { is_active: false })).status).toBe(200);
+      expect(await scheduler.runDue(start + 60 * MINUTE)).toEqual([]);
+      // Its next run was at 12:30 (before it was deactivated): activated at 12:30 every minute, it first runs at 12:31.
+      expect((await admin('PATCH', `/system/scheduler/${taskId}`, { is_active: true, frequency: 1 })).status).toBe(200);
+      expect(await scheduler.runDue(start + 30.5 * MINUTE)).toEqual([]);
+      expect(await scheduler.runDue(start + 31 * MINUTE)).toHaveLength(1);
+      clock.time = start;
+    });
+
+    it("keeps a failing call's status and error as the log", async () => {
+      const broken = await admin('POST', '/system/scheduler', {
+        resource: [{ name: 'broken', service_id: dbId, component: '_table/missing', verb: 'GET', frequency: 1 }],
+      });
+      const id = broken.body.resource[0].id;
+      const outcomes = await scheduler.runDue(clock.time + 24 * 60 * MINUTE);
+      expect(outcomes).toContainEqual({ task_id: id, status_code: 404 });
+      const log = (await admin('GET', `/system/scheduler/${id}?related=task_log_by_task_id`)).body.task_log_by_task_id;
+      expect(log.status_code).toBe(404);
+      expect(JSON.parse(log.content)).toMatchObject({ error: { code: 404 } });
+      expect((await admin('DELETE', `/system/scheduler/${id}`)).status).toBe(200);
+      expect((await admin('GET', `/system/scheduler/${id}`)).status).toBe(404);
+    });
+
+    it('deletes a task with its log when its service is deleted', async () => {
+      const made = await admin('POST', '/system/service', {
+        resource: [{ name: 'doomed', label: 'Doomed', type: 'sqlite', config: { database: 'tasks.sqlite' } }],
+      });
+      const serviceId = made.body.resource[0].id;
+      const task = await admin('POST', '/system/scheduler', {
+        resource: [{ name: 'doomed-task', service_id: serviceId, component: '_table/hits', frequency: 1 }],
+      });
+      expect(task.status).toBe(201);
+      expect((await admin('DELETE', `/system/service/${serviceId}`)).status).toBe(200);
+      expect((await admin('GET', '/system/scheduler?filter=name=doomed-task')).body.resource).toEqual([]);
+    });
+  });
+
+  describe('several instances on one system database', () => {
+    let dir: string;
+    let drop: () => Promise<void> = async () => undefined;
+    const servers: TestServer[] = [];
+
+    beforeAll(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-scheduler-'));
+      const own = await testSystemDatabase();
+      drop = own.drop;
+      // SQLite in memory is one instance's own: share a file, as PORTICO_WORKERS's workers do.
+      const target = own.target === ':memory:' ? path.join(dir, 'system.sqlite') : own.target;
+      for (let i = 0; i < 3; i++) servers.push(await startTestServer(minimalModel(), { systemDatabase: target, clock: clock as Clock }));
+    });
+    afterAll(async () => {
+      for (const s of servers) await s.close();
+      await drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('runs a task once per period, not once per instance', async () => {
+      const [first] = servers;
+      const token = await first.adminToken();
+      const api = apiClient(first.app, () => ({ key: first.apiKey, token }));
+      const db = new Database(path.join(dir, 'shared.sqlite'));
+      db.exec('create table hits (id integer primary key autoincrement, note text not null)');
+      db.close();
+      const service = await api('POST', '/system/service', {
+        resource: [{ name: 'shared', label: 'Shared', type: 'sqlite', config: { database: path.join(dir, 'shared.sqlite') } }],
+      });
+      expect(service.status, JSON.stringify(service.body)).toBe(201);
+      const task = await api('POST', '/system/scheduler', {
+        resource: [
+          {
+            name: 'shared-tick',
+            service_id: service.body.resource[0].id,
+            component: '_table/hits',
+            verb: 'POST',
+            frequency: 2,
+            payload: '{"resource":[{"note":"x"}]}',
+          },
+        ],
+      });
+      expect(task.status).toBe(201);
+      const count = () => {
+        const reader = new Database(path.join(dir, 'shared.sqlite'), { readonly: true });
+        try {
+          return (reader.prepare('select count(*) as n from hits').get() as { n: number }).n;
+        } finally {
+          reader.close();
+        }
+      };
+      for (const [period, expected] of [
+        [1, 1],
+        [2, 2],
+        [3, 3],
+      ] as const) {
+        const at = clock.time + period * 2 * MINUTE;
+        const outcomes = await Promise.all(servers.map((s) => (s.app.portico.scheduler as TaskScheduler).runDue(at)));
+        expect(outcomes.flat(), `period ${period}`).toEqual([{ task_id: task.body.resource[0].id, status_code: 200 }]);
+        expect(count()).toBe(expected);
+      }
     });
   });
 });

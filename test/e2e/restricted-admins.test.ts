@@ -67,7 +67,7 @@ describe('restricted administrators', () => {
         name: "tabs@x.io's role",
         description: "tabs@x.io's admin role",
         is_active: true,
-        accessible_tabs: ['apps', 'users', 'config'],
+        accessible_tabs: ['apps', 'users', 'config', 'scheduler'],
       });
       const grants = role.role_service_access_by_role_id
         .map((g: { component: string; verb_mask: number }) => `${g.component}:${g.verb_mask}`)
@@ -80,7 +80,9 @@ describe('restricted administrators', () => {
         'app/*:1',
         'app/*:31',
         'role/*:1',
+        'scheduler/*:31',
         'service/*:1',
+        'service/:1',
         'user/*:31',
       ]);
     });
@@ -95,7 +97,7 @@ describe('restricted administrators', () => {
       expect(
         (await asRestricted('GET', `/system/role/${roleId}?related=role_service_access_by_role_id&accessible_tabs=true`)).body
           .accessible_tabs,
-      ).toEqual(['apps', 'users', 'config']);
+      ).toEqual(['apps', 'users', 'config', 'scheduler']);
       expect((await root('GET', '/user/session')).body).toMatchObject({ is_root_admin: true, role_id: null });
     });
 
@@ -109,6 +111,7 @@ describe('restricted administrators', () => {
       expect(await status('GET', '/system/role')).toBe(200);
       expect(await status('GET', '/system/admin')).toBe(200);
       expect(await status('GET', '/system/admin/profile')).toBe(200);
+      expect(await status('GET', '/system/scheduler?related=task_log_by_task_id')).toBe(200);
       expect(await status('GET', '/system/service_report')).toBe(403);
       const refused = await asRestricted('POST', '/system/service', { resource: [{ name: 'nope', type: 'local_email', config: {} }] });
       expect(refused.status).toBe(403);

@@ -338,6 +338,56 @@ export const limitResource: ResourceDefinition = {
   },
 };
 
+/** The outcome of a scheduled task's last run (one per task, replaced by each run). */
+export const taskLogRecord = record({
+  table: 'task_log',
+  label: 'TaskLog',
+  plural: 'TaskLogs',
+  idField: 'task_id',
+  fields: {},
+  readOnly: ['task_id', 'status_code', 'content', 'created_date', 'last_modified_date'],
+});
+
+/**
+ * Scheduled tasks (the reference's df-scheduler): every `frequency` minutes the platform calls
+ * `verb` on `component` of the service, with `payload` as the body, as the administrator who
+ * created the task; `related=task_log_by_task_id` adds the outcome of the last run.
+ */
+export const schedulerResource = resource({
+  name: 'scheduler',
+  summary: 'Scheduled tasks: a call to a service made every `frequency` minutes, with the outcome of its last run.',
+  table: 'scheduler_task',
+  label: 'SchedulerTask',
+  plural: 'SchedulerTasks',
+  fields: {
+    name: field({ type: 'string', minLength: 1, maxLength: 64 }, { required: true }),
+    description: optionalText(255),
+    is_active: field(flag),
+    service_id: field(recordId, { required: true, references: 'service' }),
+    component: field(
+      { ...nullableText(255), description: "The path under the service: '_table/contact', '' for its root." },
+      { nullIsEmpty: true },
+    ),
+    verb: field({ type: 'string', enum: [...VERB_NAMES], description: 'GET (default), POST, PUT, PATCH or DELETE.' }),
+    verb_mask: field({
+      type: 'integer',
+      enum: [1, 2, 4, 8, 16],
+      description: 'The verb as a mask (GET 1, POST 2, PUT 4, PATCH 8, DELETE 16).',
+    }),
+    frequency: field({ type: 'integer', minimum: 1, maximum: 525_600, description: 'Minutes between runs (default 5).' }),
+    payload: field({
+      type: ['string', 'object', 'array', 'null'],
+      description: 'The body sent: JSON text (an object or array is stored as its text).',
+    }),
+  },
+  // The reference's console sends back what it shows beside the task.
+  ignored: ['has_log', 'service', 'service_name'],
+  relations: {
+    task_log_by_task_id: hasOne(taskLogRecord, 'task_id', false),
+    service_by_service_id: belongsTo(serviceResource, 'service_id'),
+  },
+});
+
 /** Services created, changed and deleted through the API: written by the platform, read and deleted by clients. */
 export const serviceReportResource = resource({
   name: 'service_report',
@@ -361,6 +411,7 @@ export const SYSTEM_RECORD_RESOURCES: readonly ResourceDefinition[] = [
   limitResource,
   lookupResource,
   roleResource,
+  schedulerResource,
   serviceResource,
   serviceReportResource,
   userResource,

@@ -26,6 +26,7 @@ const RECORD_TABLES = new Set([
   'email_template',
   'system_custom',
   'limits',
+  'scheduler_task',
   'service_report',
 ]);
 

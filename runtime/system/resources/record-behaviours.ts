@@ -36,6 +36,7 @@ import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './passwor
 import { accessibleTabs, applyRestriction, requestedRestriction } from './restricted-admins.js';
 import { liveServiceModel } from './service-models.js';
 import { reportServiceChange, serviceReportBehaviour } from './service-reports.js';
+import { schedulerBehaviour } from '../scheduler/scheduler-resource.js';
 import { systemMessages } from '../system-messages.js';
 import { mailCode } from '../self-service.js';
 import { userServiceConfig } from '../user/user-config.js';
@@ -379,6 +380,7 @@ export const RECORD_BEHAVIOURS: ReadonlyMap<string, ResourceBehaviour> = new Map
     limitBehaviour,
     lookupBehaviour,
     roleBehaviour,
+    schedulerBehaviour,
     serviceBehaviour,
     serviceReportBehaviour,
     userBehaviour,

@@ -68,6 +68,10 @@ const TAB_ACCESS: Readonly<Record<string, readonly TabAccess[]>> = {
     { component: '', verbMask: GET },
     { component: 'service/', verbMask: GET },
   ],
+  scheduler: [
+    { component: 'scheduler/*', verbMask: ALL },
+    { component: 'service/', verbMask: GET },
+  ],
   reports: [{ component: 'service_report/*', verbMask: ALL }],
 };
 

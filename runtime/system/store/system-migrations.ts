@@ -305,10 +305,42 @@ const m0006_service_report: Migration = {
   },
 };
 
+/**
+ * Scheduled tasks (the reference's df-scheduler scheduler_tasks) with the outcome of each one's
+ * last run (task_log, one row per task). A task goes with its service.
+ */
+const m0007_scheduler: Migration = {
+  async up(db: Kysely<any>) {
+    const k = columnKit(db);
+    await audit(
+      k
+        .id(db.schema.createTable('scheduler_task'))
+        .addColumn('name', k.name, (c) => c.notNull().unique())
+        .addColumn('description', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('is_active', 'boolean', (c) => c.notNull().defaultTo(k.flag(true)))
+        .addColumn('service_id', 'integer', (c) => c.notNull().references('service.id').onDelete('cascade'))
+        .addColumn('component', k.text, (c) => c.notNull().defaultTo(k.textDefault('')))
+        .addColumn('verb', k.name, (c) => c.notNull().defaultTo('GET'))
+        .addColumn('verb_mask', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('frequency', 'integer', (c) => c.notNull().defaultTo(5))
+        .addColumn('payload', k.text),
+    ).execute();
+    await db.schema
+      .createTable('task_log')
+      .addColumn('task_id', 'integer', (c) => c.primaryKey().references('scheduler_task.id').onDelete('cascade'))
+      .addColumn('status_code', 'integer', (c) => c.notNull().defaultTo(500))
+      .addColumn('content', k.text)
+      .addColumn('created_date', 'text', (c) => c.notNull())
+      .addColumn('last_modified_date', 'text', (c) => c.notNull())
+      .execute();
+  },
+};
+
 export const systemMigrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
   '0003_service_doc': m0003_service_doc,
   '0004_limits': m0004_limits,
   '0005_schema_extras': m0005_schema_extras,
   '0006_service_report': m0006_service_report,
+  '0007_scheduler': m0007_scheduler,
 };

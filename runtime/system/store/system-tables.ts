@@ -198,6 +198,32 @@ export interface SchemaFieldExtraTable {
   type: string | null;
 }
 
+export interface SchedulerTaskTable extends AuditColumns {
+  id: Generated<number>;
+  name: string;
+  description: string;
+  is_active: number;
+  service_id: number;
+  /** The path under the service ('' for its root). */
+  component: string;
+  verb: string;
+  /** The verb as a mask (GET 1, POST 2, PUT 4, PATCH 8, DELETE 16), as the reference keeps it. */
+  verb_mask: number;
+  /** Minutes between runs. */
+  frequency: number;
+  /** The request body (JSON text), if any. */
+  payload: string | null;
+}
+
+/** The outcome of a task's last run. */
+export interface TaskLogTable {
+  task_id: number;
+  status_code: number;
+  content: string | null;
+  created_date: string;
+  last_modified_date: string;
+}
+
 export interface ServiceReportTable {
   id: Generated<number>;
   service_id: number | null;
@@ -226,5 +252,7 @@ export interface SystemTables {
   system_custom: SystemCustomTable;
   revoked_token: RevokedTokenTable;
   system_setting: SettingTable;
+  scheduler_task: SchedulerTaskTable;
+  task_log: TaskLogTable;
   service_report: ServiceReportTable;
 }

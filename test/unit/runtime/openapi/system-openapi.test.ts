@@ -33,6 +33,9 @@ describe('systemServiceOpenApi', () => {
     expect(fragment.components.schemas?.ServiceReportResponse).toMatchObject({
       properties: { service_id: { type: 'integer' }, action: { type: 'string' }, request_method: { type: 'string' } },
     });
+    expect(fragment.components.schemas?.SchedulerTaskResponse).toMatchObject({
+      properties: { task_log_by_task_id: { allOf: [{ $ref: '#/components/schemas/TaskLogResponse' }], nullable: true } },
+    });
     expect(fragment.paths['/script_type/{name}'].get?.operationId).toBe('getSystemScriptType');
     expect(fragment.components.schemas?.RoleRequest).toMatchObject({ properties: { role_service_access_by_role_id: { type: 'array' } } });
     expect(fragment.components.schemas?.UserResponse).not.toHaveProperty('properties.password');
