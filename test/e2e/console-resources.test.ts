@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Clock } from '#runtime/auth/clock.js';
-import type { TaskScheduler } from '#runtime/system/scheduler/scheduler-runner.js';
+import { SCHEDULER_TICK_MS, type TaskScheduler } from '#runtime/system/scheduler/scheduler-runner.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, testSystemDatabase, type TestServer } from '#test/helpers/platform-fixtures.js';
 
@@ -299,6 +299,35 @@ describe('console resources', () => {
       expect(task.status).toBe(201);
       expect((await admin('DELETE', `/system/service/${serviceId}`)).status).toBe(200);
       expect((await admin('GET', '/system/scheduler?filter=name=doomed-task')).body.resource).toEqual([]);
+    });
+  });
+
+  describe("the server's own timer", () => {
+    it('runs a due task on its own once the server is ready', async () => {
+      // Only the intervals are faked: the timer's look is made to come at once, the rest runs for real.
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      const timed = { time: Date.UTC(2026, 0, 1), now: () => timed.time };
+      let own: TestServer | undefined;
+      try {
+        own = await startTestServer(minimalModel(), { clock: timed as Clock });
+        const token = await own.adminToken();
+        const api = apiClient(own.app, () => ({ key: own?.apiKey, token }));
+        const task = await api('POST', '/system/scheduler', {
+          resource: [{ name: 'timed', service_id: 1, component: 'environment', verb: 'GET', frequency: 1 }],
+        });
+        expect(task.status, JSON.stringify(task.body)).toBe(201);
+        const log = async () =>
+          (await api('GET', `/system/scheduler/${task.body.resource[0].id}?related=task_log_by_task_id`)).body.task_log_by_task_id;
+        await vi.advanceTimersByTimeAsync(SCHEDULER_TICK_MS);
+        expect(await log()).toBeNull();
+        timed.time += MINUTE;
+        await vi.advanceTimersByTimeAsync(SCHEDULER_TICK_MS);
+        for (let i = 0; i < 100 && (await log()) === null; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await log()).toMatchObject({ status_code: 200, content: expect.stringContaining('"platform"') });
+      } finally {
+        await own?.close();
+        vi.useRealTimers();
+      }
     });
   });
 
