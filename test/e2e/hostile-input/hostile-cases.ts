@@ -288,6 +288,24 @@ function hugeNumberCases(): HostileCase[] {
       url: `/api/v2/system/service?offset=${n}`,
       expect: BAD,
     });
+    // A scheduled task's minutes and service id, and a report's id: numbers the system columns cannot hold.
+    for (const field of ['frequency', 'service_id', 'verb_mask']) {
+      cases.push({
+        category: huge,
+        name: `system scheduler ${field} ${n.slice(0, 24)}`,
+        method: 'POST',
+        url: '/api/v2/system/scheduler',
+        raw: `{"resource":[{"name":"huge","service_id":1,"component":"environment","${field}":${n}}]}`,
+        expect: BAD,
+      });
+    }
+    cases.push({
+      category: huge,
+      name: `system service_report id ${n.slice(0, 24)}`,
+      method: 'GET',
+      url: `/api/v2/system/service_report/${n}`,
+      expect: BAD,
+    });
   }
   // Within 64 bits but beyond a 32-bit column: a comparison with an answer (PostgreSQL refused the value).
   for (const filter of ['amount >= 9223372036854775807', 'amount in (1, 3000000000)', 'amount between -3000000000 and 3000000000']) {
@@ -544,6 +562,7 @@ const BODY_TARGETS: Array<[string, HostileCase['method'], string]> = [
   ['schema create', 'POST', `${DB}/_schema`],
   ['admin login', 'POST', '/api/v2/system/admin/session'],
   ['system role create', 'POST', '/api/v2/system/role'],
+  ['scheduled task create', 'POST', '/api/v2/system/scheduler'],
   ['user login', 'POST', '/api/v2/user/session'],
 ];
 
