@@ -26,6 +26,8 @@ import type { DocsService } from '../system/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
 import type { PlatformContext } from './platform-context.js';
 import { coreMessages } from '../core/messages.js';
+import { PorticoError } from '../core/errors.js';
+import type { SubjectType } from '../system/access/access-usage.js';
 
 const VERBS = new Set<Verb>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const OPEN_RULE = { exception: false, adminOnly: false };
@@ -160,6 +162,8 @@ export interface Acting {
   depth: number;
   /** The transaction of a table write whose hook makes this call: calls to its service run inside it. */
   joined?: JoinedTransaction;
+  /** A client request's subjects and access decision, set by Serve for /system/access_usage. */
+  usage?: { subjects: Array<[SubjectType, number]>; allowed: boolean; service: string };
 }
 
 /** One request to a service, whoever makes it. */
@@ -195,6 +199,10 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
         ? identify(ctx, { ...credentials, token: null })
         : identify(ctx, credentials, readBasicCredentials(request.headers));
     const caller = identified instanceof Promise ? await identified : identified;
+    const acting: Acting = { caller, requestor: 'api', elevated: false, depth: 0 };
+    const noteUsage = (status: number) => {
+      if (acting.usage) ctx.accessUsage.note(acting.usage.subjects, acting.usage.allowed, acting.usage.service, status);
+    };
     const result = await serve(
       {
         verb,
@@ -210,8 +218,12 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
         clientIp: request.ip,
         log: request.log,
       },
-      { caller, requestor: 'api', elevated: false, depth: 0 },
-    );
+      acting,
+    ).catch((error: unknown) => {
+      noteUsage(error instanceof PorticoError ? error.status : 500);
+      throw error;
+    });
+    noteUsage(result.status ?? 200);
     if (result.headers) void reply.headers(result.headers);
     // `file=`: the answer as a download (CSV, XML or JSON), when it is the service's JSON.
     const ownType = result.headers?.['content-type'];
@@ -257,6 +269,14 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
           exception: rule.exception,
           adminOnly: rule.adminOnly,
         });
+    // A client's request is use (or a refusal) of its app, user and role: noted once it is answered (createDispatch).
+    if (acting.depth === 0 && acting.requestor === 'api') {
+      const subjects: Array<[SubjectType, number]> = [];
+      if (caller.app) subjects.push(['app', caller.app.id]);
+      if (caller.user) subjects.push(['user', caller.user.id]);
+      if (role) subjects.push(['role', role.id]);
+      acting.usage = { subjects, allowed: decision.allowed, service };
+    }
     // Credentials are judged first; then an unknown service is a 404 for everyone with valid credentials.
     if (!model && (decision.allowed || decision.error.status === 403)) throw coreMessages.serviceNotFound.error(service);
     if (!decision.allowed) throw decision.error;

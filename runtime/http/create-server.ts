@@ -81,7 +81,10 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   const dispatch = createDispatch(ctx, internal, serve);
   // Scheduled tasks run once the server is ready, on every instance (each period claimed by one).
   ctx.scheduler = new TaskScheduler(ctx, serve, app.log);
-  app.addHook('onReady', async () => ctx.scheduler?.start());
+  app.addHook('onReady', async () => {
+    ctx.scheduler?.start();
+    ctx.accessUsage.start();
+  });
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
   app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
   // File services and proxies (raw bodies) are served by these two routes only.

@@ -32,6 +32,7 @@ import { schemaExtrasStore } from '../system/store/schema-extras-store.js';
 import { substituteConfigLookups, type LookupResolver } from '../core/lookups.js';
 import { isSharedCacheProvider } from '../services/cache/shared-cache.js';
 import type { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
+import { AccessUsage } from '../system/access/access-usage.js';
 
 export interface PlatformOptions {
   /** Platform directory: relative paths in service configs and settings resolve against it. */
@@ -67,6 +68,8 @@ export interface PlatformContext {
   changes: ChangeFeed;
   /** Cache clears (DELETE /system/cache) made on any instance. */
   cacheClears: CacheClears;
+  /** Client use of apps, roles and users (/system/access_usage), noted in memory and written every few seconds. */
+  accessUsage: AccessUsage;
   /** The runner of /system/scheduler's tasks, once the server is assembled. */
   scheduler?: TaskScheduler;
   close(): Promise<void>;
@@ -140,10 +143,12 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
     redis,
     changes: new ChangeFeed(db, redis, `${namespace}:changes`, () => reloadPlatform(ctx)),
     cacheClears: new CacheClears(db),
+    accessUsage: new AccessUsage(db, () => clock.now()),
     systemSchema: await openSystemSchema(db),
     tokens: createSessionTokens(jwtSecret, clock),
     async close() {
       await ctx.scheduler?.close();
+      await ctx.accessUsage.close();
       await ctx.changes.close();
       await services.close();
       await redis?.close();

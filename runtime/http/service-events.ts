@@ -22,6 +22,7 @@ const ONE = ['get', 'put', 'patch', 'delete'] as const;
 export const INTERNAL_SERVICE_PATHS = {
   system: {
     '': ['get'],
+    access_usage: ['get'],
     admin: ALL,
     'admin.password': ['post'],
     'admin.profile': ['get', 'post'],

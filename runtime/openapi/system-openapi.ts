@@ -314,6 +314,37 @@ function otherPaths(): Record<string, PathItemObject> {
         response: { description: 'The event script.', schema: anyObject },
       }),
     },
+    '/access_usage': {
+      get: jsonOperation({
+        operationId: 'getSystemAccessUsage',
+        summary:
+          'When each app, role or user last made an allowed request and was last refused, with cleanup flags (never_used, stale, disabled_but_attempted, role_unreferenced). Never shows API keys.',
+        parameters: [
+          {
+            name: 'subject',
+            in: 'query',
+            required: false,
+            description: 'app (default), role or user.',
+            schema: { type: 'string', enum: ['app', 'role', 'user'] },
+          },
+          {
+            name: 'stale_days',
+            in: 'query',
+            required: false,
+            description: 'A subject is stale when its last use is older than this many days (default 90).',
+            schema: { type: 'integer', minimum: 1 },
+          },
+          {
+            name: 'include_never_used',
+            in: 'query',
+            required: false,
+            description: 'Include subjects never used (default true).',
+            schema: { type: 'boolean' },
+          },
+        ],
+        response: resourceList,
+      }),
+    },
     '/script_type': {
       get: jsonOperation({
         operationId: 'getSystemScriptTypes',

@@ -20,6 +20,7 @@ import { events } from './resources/events.js';
 import { getPackage, postPackage } from './resources/packages.js';
 import { RECORD_BEHAVIOURS, customBehaviour } from './resources/record-behaviours.js';
 import { scriptTypes } from './resources/script-types.js';
+import { accessUsageReport } from './access/access-usage-resource.js';
 import { serviceTypes } from './resources/service-types.js';
 import { changePassword, getProfile, updateProfile } from './self-service.js';
 import { handleSession } from './sessions.js';
@@ -27,6 +28,7 @@ import { coreMessages } from '../core/messages.js';
 
 /** Every resource of the service, as GET /system lists them. */
 export const SYSTEM_RESOURCES = [
+  'access_usage',
   'admin',
   'admin/password',
   'admin/profile',
@@ -102,6 +104,9 @@ export function createSystemService(ctx: PlatformContext): InternalService {
         case 'service_type':
           only('GET', 1);
           return { body: serviceTypes(call.query, rest[0]) };
+        case 'access_usage':
+          only('GET', 0);
+          return { body: await accessUsageReport(ctx, call) };
         case 'script_type':
           only('GET', 1);
           return { body: scriptTypes(call.query, rest[0]) };

@@ -55,6 +55,7 @@ const DECIDED: Record<string, Row> = {
   'GET /system/event': ROLE,
   'GET /system/event_script': ROLE,
   'GET /system/event_script/{name}': ROLE,
+  'GET /system/access_usage': ROLE,
   'GET /system/script_type': ROLE,
   'GET /system/script_type/{name}': ROLE,
   // Written by the platform: read and deleted through the API, as the other record resources by role grants.

@@ -336,6 +336,26 @@ const m0007_scheduler: Migration = {
   },
 };
 
+/**
+ * When each app, role and user last made an allowed request and was last refused
+ * (/system/access_usage): one row per subject, merged from every instance's counts.
+ */
+const m0008_access_usage: Migration = {
+  async up(db: Kysely<any>) {
+    const k = columnKit(db);
+    await db.schema
+      .createTable('access_usage')
+      .addColumn('subject_type', k.name, (c) => c.notNull())
+      .addColumn('subject_id', 'integer', (c) => c.notNull())
+      .addColumn('last_used_at', 'text')
+      .addColumn('last_denied_at', 'text')
+      .addColumn('last_service', k.name)
+      .addColumn('last_status', 'integer')
+      .addPrimaryKeyConstraint('access_usage_subject', ['subject_type', 'subject_id'])
+      .execute();
+  },
+};
+
 export const systemMigrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
   '0003_service_doc': m0003_service_doc,
@@ -343,4 +363,5 @@ export const systemMigrations: Record<string, Migration> = {
   '0005_schema_extras': m0005_schema_extras,
   '0006_service_report': m0006_service_report,
   '0007_scheduler': m0007_scheduler,
+  '0008_access_usage': m0008_access_usage,
 };

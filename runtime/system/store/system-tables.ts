@@ -235,6 +235,17 @@ export interface ServiceReportTable {
   last_modified_date: string;
 }
 
+/** When a subject (app, role, user) last made an allowed request and was last refused. */
+export interface AccessUsageTable {
+  subject_type: string;
+  subject_id: number;
+  last_used_at: string | null;
+  last_denied_at: string | null;
+  /** The service of the last allowed request, and its status. */
+  last_service: string | null;
+  last_status: number | null;
+}
+
 export interface SystemTables {
   limits: LimitTable;
   user: UserTable;
@@ -255,4 +266,5 @@ export interface SystemTables {
   scheduler_task: SchedulerTaskTable;
   task_log: TaskLogTable;
   service_report: ServiceReportTable;
+  access_usage: AccessUsageTable;
 }

@@ -1,0 +1,106 @@
+/**
+ * Who uses the platform (GET /system/access_usage, the reference's df-system access-usage
+ * audit): when each app (API key), role and user last made a request the access rules allowed,
+ * and when one was last refused. Requests are noted in memory (nothing is written on the request
+ * path) and written to the system database every few seconds, before a read of the audit, and on
+ * close; each instance merges its notes with the stored ones by keeping the later times, so the
+ * audit covers every instance. Script requests (hooks, scheduled tasks) are not client use and
+ * are not noted. There is no per-request ledger: `requests_30d` and `top_services` are null and
+ * `meta.ledger_available` false, as on the reference's open-source installs.
+ */
+import type { SystemDb } from '../store/system-db.js';
+import { formatTimestamp, isUniqueViolation } from '../store/system-db.js';
+
+export type SubjectType = 'app' | 'role' | 'user';
+
+interface Note {
+  last_used_at: string | null;
+  last_denied_at: string | null;
+  last_service: string | null;
+  last_status: number | null;
+}
+
+/** How often an instance writes what it noted. */
+export const ACCESS_USAGE_FLUSH_MS = 15_000;
+
+const later = (a: string | null, b: string | null): string | null => (a === null ? b : b === null || a >= b ? a : b);
+
+export class AccessUsage {
+  private notes = new Map<string, Note>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: SystemDb,
+    private readonly now: () => number,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      void this.flush().catch(() => undefined);
+    }, ACCESS_USAGE_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  /** Notes one client request's outcome for each of its subjects: allowed (with its service and status) or refused. */
+  note(subjects: ReadonlyArray<[SubjectType, number]>, allowed: boolean, service: string, status: number): void {
+    const at = formatTimestamp(new Date(this.now()));
+    for (const [type, id] of subjects) {
+      const key = `${type}:${id}`;
+      const note = this.notes.get(key) ?? { last_used_at: null, last_denied_at: null, last_service: null, last_status: null };
+      if (allowed) Object.assign(note, { last_used_at: at, last_service: service, last_status: status });
+      else note.last_denied_at = at;
+      this.notes.set(key, note);
+    }
+  }
+
+  /** Writes the notes taken since the last write (one write at a time). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.catch(() => undefined).then(() => this.write());
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush().catch(() => undefined);
+  }
+
+  private async write(): Promise<void> {
+    const notes = this.notes;
+    if (notes.size === 0) return;
+    this.notes = new Map();
+    for (const [key, note] of notes) {
+      const [type, id] = [key.slice(0, key.indexOf(':')), Number(key.slice(key.indexOf(':') + 1))];
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const stored = await this.db
+          .selectFrom('access_usage')
+          .selectAll()
+          .where('subject_type', '=', type)
+          .where('subject_id', '=', id)
+          .executeTakeFirst();
+        const usedHere = note.last_used_at !== null && (stored?.last_used_at == null || note.last_used_at >= stored.last_used_at);
+        const merged = {
+          last_used_at: later(note.last_used_at, stored?.last_used_at ?? null),
+          last_denied_at: later(note.last_denied_at, stored?.last_denied_at ?? null),
+          last_service: usedHere ? note.last_service : (stored?.last_service ?? null),
+          last_status: usedHere ? note.last_status : (stored?.last_status ?? null),
+        };
+        if (stored) {
+          await this.db.updateTable('access_usage').set(merged).where('subject_type', '=', type).where('subject_id', '=', id).execute();
+          break;
+        }
+        try {
+          await this.db
+            .insertInto('access_usage')
+            .values({ subject_type: type, subject_id: id, ...merged })
+            .execute();
+          break;
+        } catch (error) {
+          // Another instance wrote the subject's first row meanwhile: merge with it.
+          if (!isUniqueViolation(error) || attempt === 1) throw error;
+        }
+      }
+    }
+  }
+}
