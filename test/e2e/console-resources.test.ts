@@ -223,6 +223,7 @@ describe('console resources', () => {
         [{ verb: 'GET', verb_mask: 2 }, 'verb_mask'],
         [{ frequency: 0 }, 'frequency'],
         [{ frequency: 1.5 }, 'frequency'],
+        [{ payload: '{"resource": [' }, 'payload'],
         [{ service_id: undefined }, 'service_id'],
       ];
       for (const [record, field] of cases) {

@@ -30,6 +30,14 @@ function normalise(record: Row): void {
 
 function prepare(prepared: Prepared, record: Row, mode: 'create' | 'update'): void {
   const columns = prepared.columns;
+  // The body is sent as JSON when the task runs: text that is not JSON is refused now, not at every run.
+  if (typeof columns.payload === 'string' && columns.payload.trim() !== '') {
+    try {
+      JSON.parse(columns.payload);
+    } catch {
+      throw new BadRequestError("Field 'payload' must be JSON text (or an object or array).", { field: 'payload' });
+    }
+  }
   if (mode === 'create' && columns.is_active === undefined) columns.is_active = 1;
   const fromMask = typeof columns.verb_mask === 'number' ? VERB_OF_MASK.get(columns.verb_mask) : undefined;
   if (typeof columns.verb === 'string') {
