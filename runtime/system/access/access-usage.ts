@@ -29,6 +29,8 @@ export class AccessUsage {
   private notes = new Map<string, Note>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  private second = Number.NaN;
+  private text = '';
 
   constructor(
     private readonly db: SystemDb,
@@ -44,7 +46,8 @@ export class AccessUsage {
 
   /** Notes one client request's outcome for each of its subjects: allowed (with its service and status) or refused. */
   note(subjects: ReadonlyArray<[SubjectType, number]>, allowed: boolean, service: string, status: number): void {
-    const at = formatTimestamp(new Date(this.now()));
+    if (subjects.length === 0) return;
+    const at = this.stamp();
     for (const [type, id] of subjects) {
       const key = `${type}:${id}`;
       const note = this.notes.get(key) ?? { last_used_at: null, last_denied_at: null, last_service: null, last_status: null };
@@ -52,6 +55,16 @@ export class AccessUsage {
       else note.last_denied_at = at;
       this.notes.set(key, note);
     }
+  }
+
+  /** The time as stored, made once a second at most (this runs on every request). */
+  private stamp(): string {
+    const second = Math.floor(this.now() / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.text = formatTimestamp(new Date(second * 1000));
+    }
+    return this.text;
   }
 
   /** Writes the notes taken since the last write (one write at a time). */
