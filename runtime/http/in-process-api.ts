@@ -26,13 +26,21 @@ export function inProcessApi(ctx: PlatformContext, serve: Serve, acting: Acting,
   const request = async (service: string, verb: Verb, resource: string[], options: CallOptions = {}): Promise<ApiResponse> => {
     if (acting.depth >= MAX_IN_PROCESS_DEPTH) throw coreMessages.inProcessTooDeep.error(MAX_IN_PROCESS_DEPTH);
     const { body } = options;
-    // The same refusals an HTTP body meets (NUL, lone surrogates), once for every service.
-    const bad = body === undefined ? null : findUnacceptableText(body);
-    if (bad !== null) throw coreMessages.invalidBodyText.error(bad.path, bad.reason);
     const model = ctx.services.get(service);
-    // Kinds that read their bodies themselves (files, email, proxies) get the JSON as a stream.
+    // Kinds that read their bodies themselves (files, email, proxies) get the body as a stream.
     const raw = model !== undefined && body !== undefined && getServiceKind(model.type)?.rawBody === true;
-    const text = raw ? JSON.stringify(body) : '';
+    const bytes = raw ? rawBytes(body) : null;
+    // The same refusals an HTTP body meets (NUL, lone surrogates), once for every service; bytes
+    // are sent as they are (a file may hold NUL).
+    const binary = body instanceof Uint8Array || body instanceof ArrayBuffer;
+    const bad = body === undefined || binary ? null : findUnacceptableText(body);
+    if (bad !== null) throw coreMessages.invalidBodyText.error(bad.path, bad.reason);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+    if (bytes !== null) {
+      headers['content-type'] ??= bytes.type;
+      headers['content-length'] = String(bytes.data.length);
+    }
     const result = await serve(
       {
         verb,
@@ -42,8 +50,8 @@ export function inProcessApi(ctx: PlatformContext, serve: Serve, acting: Acting,
         rawPath: resource.length === 0 ? '' : `/${resource.map(encodeURIComponent).join('/')}`,
         query: rawQuery(options.query),
         body: raw ? undefined : body,
-        headers: raw ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {},
-        stream: raw ? Readable.from([Buffer.from(text)]) : undefined,
+        headers,
+        stream: bytes === null ? undefined : Readable.from([bytes.data]),
         host: origin.host,
         clientIp: origin.clientIp,
         log: origin.log,
@@ -70,6 +78,18 @@ export function inProcessApi(ctx: PlatformContext, serve: Serve, acting: Acting,
     asAdmin: () => (acting.elevated ? api : inProcessApi(ctx, serve, { ...acting, elevated: true }, origin)),
   };
   return api;
+}
+
+/**
+ * A body as an HTTP client sends it to a raw-body service: a string as UTF-8 text, bytes as they
+ * are, anything else as JSON (a hook writing 'text' to a file must not find '"text"' in it).
+ */
+function rawBytes(body: unknown): { data: Buffer; type: string } {
+  if (typeof body === 'string') return { data: Buffer.from(body, 'utf8'), type: 'text/plain; charset=utf-8' };
+  if (body instanceof Uint8Array)
+    return { data: Buffer.from(body.buffer, body.byteOffset, body.byteLength), type: 'application/octet-stream' };
+  if (body instanceof ArrayBuffer) return { data: Buffer.from(body), type: 'application/octet-stream' };
+  return { data: Buffer.from(JSON.stringify(body)), type: 'application/json' };
 }
 
 type Request = (service: string, verb: Verb, resource: string[], options?: CallOptions) => Promise<ApiResponse>;

@@ -34,8 +34,14 @@ export type ApiQuery = Record<string, string | number | boolean | ReadonlyArray<
 
 export interface CallOptions {
   query?: ApiQuery;
-  /** The JSON body, as an HTTP client would send it. */
+  /**
+   * The body, as an HTTP client would send it: to a file, email or remote web service a string
+   * goes as UTF-8 text (text/plain), a Buffer or Uint8Array as its bytes
+   * (application/octet-stream), anything else as JSON; other services take it as parsed JSON.
+   */
   body?: unknown;
+  /** Request headers (`content-type` for a raw body, `x-file-name`, `if-match`, ...); credentials in them are ignored. */
+  headers?: Readonly<Record<string, string>>;
   /** Run with an administrator's rights instead of the caller's (role grants and row filters do not apply). */
   elevated?: boolean;
 }

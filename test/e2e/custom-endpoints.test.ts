@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, PorticoError } from '#runtime/core/errors.js';
@@ -82,6 +83,23 @@ const shop = defineEndpoints<DbApi>({
       },
     },
     { method: 'DELETE', path: '/quiet', handler: () => undefined },
+    // Writes a file in process, the body as the handler has it: text, bytes or an object.
+    {
+      method: 'POST',
+      path: '/notes/:name',
+      handler: async (request: { params: Record<string, string>; body: { text?: string; bytes?: number[]; json?: unknown } }, ctx) => {
+        const { text, bytes, json } = request.body;
+        const body = text ?? (bytes === undefined ? json : Uint8Array.from(bytes));
+        const written = await ctx.api.asAdmin().call('files', 'POST', request.params.name, { body });
+        return ctx.reply(201, written.body);
+      },
+    },
+    { method: 'GET', path: '/export', handler: () => Readable.from(['id,name\n', '1,Ada\n']) },
+    {
+      method: 'GET',
+      path: '/export/csv',
+      handler: (_request, ctx) => ctx.reply(200, Readable.from(['id\n']), { 'Content-Type': 'text/csv' }),
+    },
     // Calls itself in process: cut off at the nesting limit, not a stack overflow.
     { method: 'GET', path: '/loop', handler: (_request, ctx) => ctx.api.call('shop', 'GET', 'loop', { elevated: true }) },
   ],
@@ -264,8 +282,11 @@ describe('a custom service', () => {
       'contacts/elevated',
       'contacts/first',
       'crash',
+      'export',
+      'export/csv',
       'greet/*',
       'loop',
+      'notes/*',
       'orders',
       'orders/*',
       'quiet',
@@ -295,6 +316,15 @@ describe('a custom service', () => {
       expect(answer.status, message).toBe(400);
       expect(answer.body).toEqual({ error: { code: 400, message, context: { field } } });
     }
+  });
+
+  it('sends a streamed answer with the type its handler set, else as application/octet-stream', async () => {
+    const untyped = await admin('GET', '/shop/export');
+    expect(untyped).toMatchObject({ status: 200, body: 'id,name\n1,Ada\n' });
+    expect(untyped.headers['content-type']).toBe('application/octet-stream');
+    const csv = await admin('GET', '/shop/export/csv');
+    expect(csv).toMatchObject({ status: 200, body: 'id\n' });
+    expect(csv.headers['content-type']).toBe('text/csv');
   });
 
   it('answers a thrown PorticoError with its status and message; anything else is a generic 500', async () => {
@@ -473,6 +503,18 @@ describe('the in-process API', () => {
   it('calls with elevated rights only when asked for', async () => {
     expect(await as.outsider('GET', '/shop/contacts/elevated')).toMatchObject({ status: 200, body: { count: 100 } });
     expect((await as.outsider('GET', '/shop/contacts/first')).body).toEqual({ id: 1, last_name: 'Yang' });
+  });
+
+  it('sends a string to a file service as its text, bytes as they are, an object as JSON', async () => {
+    const stored = (name: string) => fs.readFileSync(path.join(dir, 'data/files', name));
+    const text = await admin('POST', '/shop/notes/plain.txt', { text: 'He said "hi"\nand left.' });
+    expect(text.status, JSON.stringify(text.body)).toBe(201);
+    expect(text.body).toMatchObject({ name: 'plain.txt', type: 'file' });
+    expect(stored('plain.txt').toString('utf8')).toBe('He said "hi"\nand left.');
+    expect((await admin('POST', '/shop/notes/bytes.bin', { bytes: [0, 255, 34, 10] })).status).toBe(201);
+    expect([...stored('bytes.bin')]).toEqual([0, 255, 34, 10]);
+    expect((await admin('POST', '/shop/notes/data.json', { json: { a: [1, 'two'] } })).status).toBe(201);
+    expect(stored('data.json').toString('utf8')).toBe('{"a":[1,"two"]}');
   });
 
   it('stops calls that nest too deep', async () => {

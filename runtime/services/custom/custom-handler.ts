@@ -4,6 +4,7 @@
  * in-process API and the request's logger. Access was decided before (grants name the path,
  * `contacts` or `contacts/*`, as for any service).
  */
+import { Readable } from 'node:stream';
 import { InternalServerError } from '../../core/errors.js';
 import { coreMessages } from '../../core/messages.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
@@ -32,6 +33,22 @@ const NO_API: ServiceApi = {
   table: () => ({ list: unavailable, count: unavailable, get: unavailable, create: unavailable, update: unavailable, delete: unavailable }),
   asAdmin: () => NO_API,
 } as unknown as ServiceApi;
+
+/** A Node.js or web stream: Fastify sends either as it comes, with no Content-Type of its own. */
+function isStream(body: unknown): boolean {
+  return body instanceof Readable || body instanceof ReadableStream;
+}
+
+/**
+ * A handler's headers with lower-case names (as the dispatch reads them), and a stream's type:
+ * the one the handler set, else application/octet-stream (a client must not guess at bytes).
+ */
+function typed(body: unknown, headers: Readonly<Record<string, string>>): Record<string, string> {
+  const lower: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+  if (lower['content-type'] === undefined && isStream(body)) lower['content-type'] = 'application/octet-stream';
+  return lower;
+}
 
 interface ServedRoute extends LoadedRoute {
   pattern: RoutePattern;
@@ -77,8 +94,9 @@ export class CustomHandler implements ServiceHandler {
       const answer = isThenable(answered)
         ? await withDeadline(answered, this.timeoutMs, () => coreMessages.endpointTimedOut.error(this.name, this.timeoutMs))
         : answered;
-      if (isEndpointReply(answer)) return { status: answer.status, body: answer.body, headers: answer.headers };
-      return answer === undefined ? { status: 204, body: undefined } : { body: answer };
+      if (isEndpointReply(answer)) return { status: answer.status, body: answer.body, headers: typed(answer.body, answer.headers) };
+      if (answer === undefined) return { status: 204, body: undefined };
+      return isStream(answer) ? { body: answer, headers: typed(answer, {}) } : { body: answer };
     }
     const resource = call.resource.join('/');
     if (pathMatched) throw coreMessages.verbNotSupported.error(call.verb, resource, this.name);
