@@ -17,11 +17,14 @@ export type { ServerOptions } from './http/create-server.js';
 export {
   defineHooks,
   DEFAULT_HOOK_TIMEOUT_MS,
+  type EventPhase,
   type Hook,
   type HookContext,
   type HookModule,
   type HookPhase,
   type HookSet,
+  type QueuedEvents,
+  type QueuedHook,
   type RoutineRequest,
   type TableEvents,
 } from './http/hooks.js';

@@ -58,7 +58,11 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     clientErrorHandler,
   });
   app.decorate('portico', ctx);
-  app.addHook('onClose', async () => ctx.close());
+  app.addHook('onClose', async () => {
+    // Queued hooks still running finish first (each has its module's timeout): they may use the pools.
+    await ctx.hooks?.settled();
+    await ctx.close();
+  });
   registerOperationsRoutes(app, ctx);
   registerDocsPage(app, model.platform.title);
   // File services and proxies read their bodies themselves, streamed.

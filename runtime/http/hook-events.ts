@@ -13,9 +13,22 @@ import type { ServiceModel, SoapServiceModel, Verb } from '../model/platform-mod
 import { documentedNames, operationsByApiName } from '../services/soap/operation-names.js';
 import { splitInlineCall } from '../services/sql/routines/routine-arguments.js';
 
+/** The phases whose hooks see the data and may change it: before the operation and after it. */
 export type HookPhase = 'pre_process' | 'post_process';
 
 export const HOOK_PHASES: readonly HookPhase[] = ['pre_process', 'post_process'];
+
+/**
+ * The reference's third variant (`db._table.contact.post.queued`): a hook run once the answer has
+ * gone, on what a post_process hook would see; it cannot change the answer, and what it throws is
+ * logged, never sent.
+ */
+export const QUEUED_PHASE = 'queued';
+
+/** Every phase an event name may end with. */
+export type EventPhase = HookPhase | typeof QUEUED_PHASE;
+
+export const EVENT_PHASES: readonly EventPhase[] = [...HOOK_PHASES, QUEUED_PHASE];
 
 /** `{service}.{path...}.{verb}[.{phase}]`, the verb lower-cased. */
 export function eventName(service: string, path: readonly string[], verb: Verb | Lowercase<Verb>, phase?: HookPhase): string {
@@ -145,7 +158,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * The events of a listed endpoint (a path template and verb) as a pattern over event names with
- * either phase, a named placeholder standing for any name; `literal` counts the path's other
+ * any phase, a named placeholder standing for any name; `literal` counts the path's other
  * segments, so that of two endpoints matching an event the more specific one can be chosen.
  */
 export function endpointPattern(
@@ -155,7 +168,7 @@ export function endpointPattern(
 ): { pattern: RegExp; literal: number } {
   const parts = [service, ...path, verb.toLowerCase()].map((part) => (NAMED_PLACEHOLDERS.has(part) ? '.+' : escapeRegExp(part)));
   return {
-    pattern: new RegExp(`^${parts.join('\\.')}\\.(?:${HOOK_PHASES.join('|')})$`),
+    pattern: new RegExp(`^${parts.join('\\.')}\\.(?:${EVENT_PHASES.join('|')})$`),
     literal: path.filter((part) => !NAMED_PLACEHOLDERS.has(part)).length,
   };
 }

@@ -17,6 +17,11 @@
  * when it has one (a batch in rollback mode), or when its module asks for one (platform.yaml
  * `transaction: true`): then when it throws, nothing of the write is kept. Otherwise the write has
  * ended when the hook runs, as in the reference: its error is the answer, the write stays.
+ *
+ * A `.queued` hook (the reference's queued event scripts, `db._table.contact.post.queued`) runs
+ * after the answer has gone, once the write is committed, on what a post_process hook would see
+ * (the answer as the post_process hooks left it): it never delays or changes the answer, and what
+ * it throws, or a timeout, is logged with the request's id, never sent. A failed request runs none.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthContext } from '../auth/auth-context.js';
@@ -27,13 +32,13 @@ import type { Verb } from '../model/platform-model.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../services/service-kind.js';
 import type { ServiceApi, UntypedTables } from '../services/service-api.js';
 import { isThenable, withDeadline } from './deadlines.js';
-import { eventName, HOOK_PHASES, type HookPhase } from './hook-events.js';
+import { EVENT_PHASES, eventName, QUEUED_PHASE, type EventPhase } from './hook-events.js';
 
-export type { HookPhase } from './hook-events.js';
+export type { EventPhase, HookPhase } from './hook-events.js';
 
 /** What a hook is told about the request besides its data; `A` types `api` (`ApiTables<...>`, or the generated `Api`). */
 export interface HookContext<A = UntypedTables> {
-  /** The event, `{service}.{path}.{verb}.{phase}`. */
+  /** The event, `{service}.{path}.{verb}.{phase}` (`queued` for a queued hook). */
   event: string;
   service: string;
   /** The table of a `_table` event; '' for other events. */
@@ -44,7 +49,7 @@ export interface HookContext<A = UntypedTables> {
   auth: AuthContext;
   /** The path after /api/v2/{service}, URL-decoded (`['_table', 'contact', '7']`). */
   resource: readonly string[];
-  phase: HookPhase;
+  phase: EventPhase;
   /** The request's logger (pino, carrying the request id): what a hook logs goes with the request's own lines. */
   log: FastifyBaseLogger;
   /**
@@ -88,8 +93,18 @@ export type TableEvents<S extends string, T, I = T, U = T> = {
     | `${S}._table.${TablePath<K>}.${'put' | 'patch' | 'delete'}.post_process`]: Array<Partial<K extends keyof T ? T[K] : never>>;
 };
 
+/** A queued hook: runs after the answer has gone, on what a post_process hook would see; what it returns is ignored. */
+export type QueuedHook<D, A = UntypedTables> = (data: D, context: HookContext<A>) => unknown;
+
+/** The queued events of an event map: `{operation}.queued` beside each `{operation}.post_process`, with its data. */
+export type QueuedEvents<E> = {
+  [K in keyof E & string as K extends `${infer O}.post_process` ? `${O}.${typeof QUEUED_PHASE}` : never]: E[K];
+};
+
 /** A module's hooks, by event. */
-export type HookSet<E = Record<string, unknown>, A = UntypedTables> = { [K in keyof E]?: Hook<E[K], A> };
+export type HookSet<E = Record<string, unknown>, A = UntypedTables> = { [K in keyof E]?: Hook<E[K], A> } & {
+  [K in keyof QueuedEvents<E>]?: QueuedHook<QueuedEvents<E>[K], A>;
+};
 
 /**
  * Declares a module's hooks; `E` is an event map such as the generated `Events` of a service's
@@ -154,10 +169,11 @@ export interface HookedCall {
   api(joined?: JoinedTransaction): ServiceApi;
 }
 
-/** The hooks of one event (an operation), before and after it. */
+/** The hooks of one event (an operation), before and after it, and queued after its answer. */
 interface EventHooks {
   pre: AttachedHook[] | undefined;
   post: AttachedHook[] | undefined;
+  queued: AttachedHook[] | undefined;
   /** Whether a module of its post_process hooks asked for the write's transaction. */
   transaction: boolean;
 }
@@ -169,21 +185,29 @@ export class HookRegistry {
   /** The same hooks by operation (the event without its phase): one lookup per request. */
   private readonly byOperation = new Map<string, EventHooks>();
   private readonly services = new Set<string>();
+  /** Queued hooks still running: awaited when the server closes. */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(modules: ReadonlyArray<HookModule | Readonly<Record<string, unknown>>> = []) {
     modules.forEach((entry, index) => {
       const module = asModule(entry, index);
       for (const [event, hook] of Object.entries(module.hooks)) {
-        if (typeof hook !== 'function') throw new TypeError(`Hook '${event}' of ${module.file} is not a function.`);
+        if (typeof hook !== 'function') throw new HookModuleError(module.file, `the hook '${event}' is not a function`);
+        const phase = EVENT_PHASES.find((name) => event.endsWith(`.${name}`));
+        // A misspelt phase would never run, and nothing would say so.
+        if (phase === undefined || event.length === phase.length + 1) {
+          throw new HookModuleError(
+            module.file,
+            `the event '${event}' does not end with .pre_process, .post_process or .queued (GET /api/v2/system/event lists the events)`,
+          );
+        }
         const list = this.byEvent.get(event) ?? [];
         list.push({ hook: hook as Hook<unknown>, file: module.file, timeoutMs: module.timeoutMs });
         this.byEvent.set(event, list);
         this.services.add(event.split('.')[0]);
-        const phase = HOOK_PHASES.find((name) => event.endsWith(`.${name}`));
-        if (phase === undefined) continue;
         const operation = event.slice(0, -phase.length - 1);
-        const hooks = this.byOperation.get(operation) ?? { pre: undefined, post: undefined, transaction: false };
-        hooks[phase === 'pre_process' ? 'pre' : 'post'] = list;
+        const hooks = this.byOperation.get(operation) ?? { pre: undefined, post: undefined, queued: undefined, transaction: false };
+        hooks[phase === 'pre_process' ? 'pre' : phase === 'post_process' ? 'post' : 'queued'] = list;
         if (phase === 'post_process' && module.transaction) hooks.transaction = true;
         this.byOperation.set(operation, hooks);
       }
@@ -225,16 +249,33 @@ export class HookRegistry {
     if (hooks === undefined) return target.handle(call);
     const run = new HookedRun(hooked, operation, hooks);
     // Inside the write's transaction, the post_process hook can still undo it.
-    if (
+    const answered =
       run.records &&
       call.verb !== 'GET' &&
       hooks.post !== undefined &&
       target.transaction !== undefined &&
       (hooks.transaction || toBool(pick(call.query, 'rollback')))
-    ) {
-      return target.transaction((handler) => run.inside(handler)).then(HookedRun.outcome);
-    }
-    return run.through(target);
+        ? target.transaction((handler) => run.inside(handler)).then(HookedRun.outcome)
+        : run.through(target);
+    const { queued } = hooks;
+    if (queued === undefined) return answered;
+    // Once the write is committed: queued hooks never see a write that was undone.
+    return answered.then((result) => {
+      if ((result.status ?? 200) < 400) this.enqueue(run.queuedRun(queued, result));
+      return result;
+    });
+  }
+
+  /** Starts queued hooks once the current answer is on its way, and keeps them until they end. */
+  private enqueue(work: () => Promise<void>): void {
+    const job = new Promise<void>((resolve) => setImmediate(resolve)).then(work);
+    this.pending.add(job);
+    void job.then(() => this.pending.delete(job));
+  }
+
+  /** Resolves when no queued hook runs any more (the server waits for them as it closes). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 }
 
@@ -281,7 +322,29 @@ class HookedRun {
     return { result: this.hooks.post === undefined ? result : await this.after(this.hooks.post, result) };
   }
 
-  private context(phase: HookPhase): HookContext {
+  /**
+   * The queued hooks of this call on its answer (what a post_process hook sees), to run later:
+   * each in turn, none changing the data; what one throws is logged.
+   */
+  queuedRun(queued: readonly AttachedHook[], result: ServiceResult): () => Promise<void> {
+    // The write's transaction, if any, is over: the hooks' own calls stand alone.
+    this.joined = undefined;
+    const data = this.records ? (toBool(pick(this.hooked.call.query, 'count_only')) ? [] : (toRecords(result.body) ?? [])) : result.body;
+    return async () => {
+      const context = this.context(QUEUED_PHASE);
+      for (const attached of queued) {
+        try {
+          const returned = attached.hook(data, context);
+          if (isThenable(returned)) await withTimeout(returned, attached, context);
+        } catch (error) {
+          const failure = error instanceof HookTimeout ? error : new HookFailure(context.event, attached.file, error);
+          context.log.error({ err: error }, `${failure.message} (a queued hook: the answer had gone).`);
+        }
+      }
+    };
+  }
+
+  private context(phase: EventPhase): HookContext {
     const { service, path, call, log } = this.hooked;
     return new CallContext(`${this.operation}.${phase}`, phase, service, this.records ? path[1] : '', call, log, () =>
       this.hooked.api(this.joined),
@@ -341,7 +404,7 @@ class CallContext implements HookContext {
 
   constructor(
     readonly event: string,
-    readonly phase: HookPhase,
+    readonly phase: EventPhase,
     readonly service: string,
     readonly table: string,
     call: ServiceCall,
@@ -383,6 +446,16 @@ function asRequestError(error: unknown, attached: AttachedHook, context: HookCon
     if (status >= 400 && status < 600) return new PorticoError(status, error.message, (errorContext ?? null) as ErrorContext);
   }
   return new HookFailure(context.event, attached.file, error);
+}
+
+/** A hook module that cannot serve: a value that is no function, an event name that is none (the server does not start). */
+export class HookModuleError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`The hook module ${file} cannot be used: ${reason}.`);
+  }
 }
 
 /** A hook's unexpected exception: a 500 with a generic message; the cause goes to the log, never the client. */

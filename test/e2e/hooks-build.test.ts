@@ -30,6 +30,9 @@ export default defineHooks<Events>({
     if (context.query.filter === "name = 'stray'") void Promise.reject(new Error('stray rejection of the hook'));
     return context.query.filter === "name = 'hang'" ? new Promise<void>(() => undefined) : undefined;
   },
+  'db._table.contact_group.post.queued': (_records, context) => {
+    if (context.query.fail_queued !== undefined) throw new Error('queued hook internals');
+  },
 });
 `;
 
@@ -144,6 +147,18 @@ it('a hook still running after platform.yaml timeout_ms is cut off with a 503', 
   expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   expect(await logLine((line) => line.err?.message?.includes('did not finish within 300 ms'))).toBeDefined();
   expect((await call('GET', '/db/_table/contact_group')).status).toBe(200);
+});
+
+it('what a queued hook throws is logged with the request id, after a successful answer', async () => {
+  const written = await call('POST', '/db/_table/contact_group?fail_queued=1&fields=name', { resource: [{ name: 'Queued failure' }] });
+  expect(written).toEqual({ status: 200, body: { resource: [{ name: 'Queued failure' }] } });
+  const logged = await logLine((line) => line.err?.message === 'queued hook internals');
+  expect(logged).toMatchObject({
+    level: 50,
+    msg: "Hook on 'db._table.contact_group.post.queued' (hooks/contact.ts) failed: queued hook internals (a queued hook: the answer had gone).",
+  });
+  const requestLine = await logLine((line) => line.msg === 'request completed' && line.req?.url?.includes('fail_queued'));
+  expect(logged!.reqId).toBe(requestLine?.reqId);
 });
 
 it('a promise a hook rejects with nothing waiting for it is logged, and the server goes on', async () => {

@@ -20,6 +20,10 @@ import type { Events } from '../../examples/quickstart/server/events.js';
 
 const seen: Array<Pick<HookContext, 'event' | 'table' | 'resource' | 'phase'> & { logs: boolean }> = [];
 let release: (() => void) | null = null;
+/** What the queued hooks saw, and how a test lets the waiting one go on. */
+const queued: Array<{ event: string; phase: string; records: unknown[]; answered: boolean }> = [];
+let releaseQueued: (() => void) | null = null;
+let answered = false;
 
 const hooks = defineHooks<Events>({
   'db._table.contact.post.pre_process': (records) => {
@@ -28,6 +32,14 @@ const hooks = defineHooks<Events>({
     return records.map((r) => ({ ...r, last_name: r.last_name.toUpperCase() }));
   },
   'db._table.contact.get.post_process': (records) => records.filter((r) => r.notes !== 'hidden'),
+  // Queued: after the answer, on the records it holds; waits when asked to, throws when asked to.
+  'db._table.contact.post.queued': async (records, context) => {
+    if (records.some((r) => r.first_name === 'Waits')) await new Promise<void>((resolve) => (releaseQueued = resolve));
+    if (records.some((r) => r.first_name === 'Throws')) throw new Error('queued hook failure');
+    queued.push({ event: context.event, phase: context.phase, records, answered });
+    // What it returns changes nothing.
+    return [];
+  },
   // Keeps the links to a contact, with a field of its own.
   'db._table.contact_group_relationship.get.post_process': (records) =>
     records.filter((r) => r.contact_id !== null).map((r) => ({ ...r, link: `${r.contact_id}-${r.contact_group_id}` })),
@@ -165,13 +177,42 @@ describe('hooks on the _table path', () => {
     ).toHaveLength(1);
   });
 
+  it('a queued hook runs after the answer has gone, on the records answered; it cannot change or fail the answer', async () => {
+    // Earlier tests' creates ran it too.
+    queued.length = 0;
+    answered = false;
+    const created = await api('POST', '/db/_table/contact?fields=id,first_name', { resource: [{ first_name: 'Waits', last_name: 'Q' }] });
+    answered = true;
+    // The answer did not wait for the hook, which is still waiting.
+    expect(created.status).toBe(200);
+    expect(created.body.resource).toEqual([{ id: expect.any(Number), first_name: 'Waits' }]);
+    expect(queued).toEqual([]);
+    for (let tries = 0; releaseQueued === null && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    releaseQueued!();
+    for (let tries = 0; queued.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(queued).toEqual([{ event: 'db._table.contact.post.queued', phase: 'queued', records: created.body.resource, answered: true }]);
+    // What it throws is the log's, never the answer's.
+    const thrown = await api('POST', '/db/_table/contact?fields=first_name', { resource: [{ first_name: 'Throws', last_name: 'Q' }] });
+    expect(thrown).toMatchObject({ status: 200, body: { resource: [{ first_name: 'Throws' }] } });
+    // A refused request runs no queued hook.
+    const refused = await api('POST', '/db/_table/contact', { resource: [{ first_name: 'Refused', last_name: 'Q' }] });
+    expect(refused.status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queued).toHaveLength(1);
+  });
+
   it('GET /system/event lists the hooks attached to each event and the modules they come from', async () => {
     const events = await api('GET', '/system/event?service=db');
     expect(events.status).toBe(200);
-    expect(events.body.db['db/_table/contact'].hooks).toEqual(['db._table.contact.get.post_process', 'db._table.contact.post.pre_process']);
+    expect(events.body.db['db/_table/contact'].hooks).toEqual([
+      'db._table.contact.get.post_process',
+      'db._table.contact.post.pre_process',
+      'db._table.contact.post.queued',
+    ]);
     expect(events.body.db['db/_table/contact'].hook_modules).toEqual({
       'db._table.contact.get.post_process': ['hooks/contact.ts'],
       'db._table.contact.post.pre_process': ['hooks/contact.ts'],
+      'db._table.contact.post.queued': ['hooks/contact.ts'],
     });
     expect(events.body.db['db/_table/contact/{id}'].hooks).toEqual(['db._table.contact.{id}.get.post_process']);
     expect(events.body.db['db/_table/{table_name}']?.hooks).toBeUndefined();
@@ -201,6 +242,8 @@ it('a hook that reads a column that does not exist, returns the wrong shape or n
         "  'db._table.contact.get.post_process': (records) => records.filter((r) => r.twitter !== null),",
         "  'db._table.contact.{id}.patch.pre_process': (records) => records.map((r) => ({ ...r, notes: r.notes ?? null })),",
         "  'db._table.contact_info.post.post_process': (records, context) => { context.log.info({ count: records.length }, 'written'); },",
+        // A queued hook sees what the post_process hook would; its answer is not used.
+        "  'db._table.contact_info.post.queued': async (records) => { records.map((r) => r.id); },",
         "  'system.role.post.pre_process': (body, context) => { if (context.auth.isAdmin) return body; throw new BadRequestError('no'); },",
         // A custom endpoint's and a file service's events, on the paths of their documents.
         "  'stats.contacts.get.post_process': (body) => body,",
@@ -218,6 +261,7 @@ it('a hook that reads a column that does not exist, returns the wrong shape or n
         "  'db._table.contact.post.pre_process': (records) => records.map((r) => ({ ...r, nickname: r.nick_name })),",
         "  'db._table.contact.get.post_process': (records) => records.map((r) => r.id),",
         "  'db._table.contact.{id}.get.pre_process': () => [{ id: 1 }],",
+        "  'db._table.contact.get.queued': (records) => records.map((r) => r.nick_name),",
         '});',
         '',
       ].join('\n'),
@@ -244,6 +288,7 @@ it('a hook that reads a column that does not exist, returns the wrong shape or n
       /hooks\/unknown\.ts\(4,\d+\): error TS2353: Object literal may only specify known properties, and ''db\._table\.nope\.get\.post_process''/,
     );
     expect(wrong.stdout).toMatch(/hooks\/misspelt\.ts\(4,\d+\): error TS2353: .*''stats\.contact\.get\.post_process''/);
+    expect(wrong.stdout).toContain("Property 'nick_name' does not exist on type 'Contact'");
     // A read's pre_process hook has no records to give back.
     expect(wrong.stdout).toMatch(/hooks\/wrong\.ts\(6,\d+\): error TS2322/);
   } finally {
