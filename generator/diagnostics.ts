@@ -28,6 +28,7 @@ export const diagnosticCatalogue = {
   PCO115: 'Hook module syntax error',
   PCO116: 'Custom endpoint module not found or not loadable',
   PCO117: 'Custom endpoint module invalid',
+  PCO118: 'Hook module cannot be loaded or used',
   PCO201: 'Introspection failed',
   PCO202: 'Grant names a missing table, procedure, function or operation',
   PCO203: 'Row filter names a missing column',

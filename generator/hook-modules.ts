@@ -2,14 +2,17 @@
  * The hook modules platform.yaml names under `hooks`, read and checked before anything is
  * written: each file exists (PCO113), parses (PCO115) and has the export it names, `default`
  * unless `export` says otherwise (PCO114); two modules may not compile to the same file (PCO107).
- * Problems are positioned in platform.yaml, or in the module for a syntax error.
+ * Problems are positioned in platform.yaml, or in the module for a syntax error. Then each is
+ * loaded as the server will load it, and its hooks checked as the server will (PCO118).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { HookModuleError, HookRegistry } from '../runtime/http/hooks.js';
 import { DiagnosticError, type Diagnostic } from './diagnostics.js';
 import { hookModulePath, type HookSource } from './emit/create-main-file.js';
 import type { LoadedConfig } from './config/load-config.js';
 import { typescript } from './typescript-compiler.js';
+import { loadUserModule, syntaxError, UserModuleError } from './user-modules.js';
 
 /** The runtime values a module exports by name (`default` included), and whether it re-exports a whole module (unknown names). */
 export function valueExports(file: string, source: string): { names: Set<string>; exportsAll: boolean } {
@@ -41,20 +44,6 @@ export function valueExports(file: string, source: string): { names: Set<string>
     }
   }
   return { names, exportsAll };
-}
-
-/** The first syntax error of a module, 1-based, or null. */
-function syntaxError(file: string, source: string): { line: number; col: number; message: string } | null {
-  const ts = typescript();
-  const { diagnostics } = ts.transpileModule(source, {
-    fileName: file,
-    reportDiagnostics: true,
-    compilerOptions: { module: ts.ModuleKind.ESNext },
-  });
-  const first = diagnostics?.find((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error && diagnostic.file !== undefined);
-  if (first === undefined || first.file === undefined) return null;
-  const { line, character } = first.file.getLineAndCharacterOfPosition(first.start ?? 0);
-  return { line: line + 1, col: character + 1, message: ts.flattenDiagnosticMessageText(first.messageText, ' ') };
 }
 
 /** Reads and checks platform.yaml's hook modules; every problem at once as a DiagnosticError. */
@@ -122,4 +111,48 @@ export function readHookModules(loaded: LoadedConfig): HookSource[] {
   });
   if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
   return hooks;
+}
+
+/** A module's problem at its place in the module when known (shown beside platform.yaml), else at its entry in platform.yaml. */
+export function userModuleDiagnostic(
+  loaded: LoadedConfig,
+  entry: ReadonlyArray<string | number>,
+  code: Diagnostic['code'],
+  message: string,
+  error?: UserModuleError,
+): Diagnostic {
+  const at = error?.at;
+  if (at === undefined) return loaded.source.diagnosticAt([...entry], code, message);
+  const shown = path.join(path.dirname(loaded.source.file), path.relative(loaded.platformDir, at.file));
+  return { code, message, file: shown, line: at.line, ...(at.col > 0 ? { col: at.col } : {}) };
+}
+
+/**
+ * Loads each hook module as the server will (a transient copy where its compiled copy will live)
+ * and checks its hooks as the server will: a module that throws as it loads (PCO118, at the line
+ * when known), a hook that is no function or an event name with no phase (PCO118, at its entry).
+ */
+export async function checkHookModules(loaded: LoadedConfig, hooks: readonly HookSource[], outDir: string): Promise<void> {
+  const diagnostics: Diagnostic[] = [];
+  for (const hook of hooks) {
+    const index = loaded.config.hooks.findIndex((entry) => entry.file === hook.file);
+    const at = (key: string) => ['hooks', index, key];
+    let exported: unknown;
+    try {
+      exported = (await loadUserModule(loaded.platformDir, hook.file, outDir, hookModulePath(hook.file)))[hook.export];
+    } catch (error) {
+      if (!(error instanceof UserModuleError)) throw error;
+      const message = error.message.replace(/^The module /, 'The hook module ');
+      diagnostics.push(userModuleDiagnostic(loaded, at('file'), 'PCO118', message, error));
+      continue;
+    }
+    try {
+      new HookRegistry([{ file: hook.file, hooks: exported as Record<string, unknown> }]);
+    } catch (error) {
+      if (!(error instanceof HookModuleError)) throw error;
+      const message = `The hook module '${hook.file}' cannot be used: ${error.reason}.`;
+      diagnostics.push(loaded.source.diagnosticAt(hook.export === 'default' ? at('file') : at('export'), 'PCO118', message));
+    }
+  }
+  if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
 }

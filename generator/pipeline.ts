@@ -19,7 +19,7 @@ import { buildModel, serviceModels, type IntrospectionSnapshot } from './model/b
 import { checkModel } from './model/model-checks.js';
 import { verifyFiles, writeFiles, type DriftReport, type WritePlan } from './write/write-files.js';
 import { loadTemplates } from './load-templates.js';
-import { readHookModules } from './hook-modules.js';
+import { checkHookModules, readHookModules, userModuleDiagnostic } from './hook-modules.js';
 import { EndpointModuleError } from '../runtime/services/custom/endpoints.js';
 import { isInside, loadUserModule, readUserModule, UserModuleError } from './user-modules.js';
 
@@ -112,6 +112,7 @@ export async function generatePlatform(options: PipelineOptions): Promise<Genera
   const outDir = outputDir(options, loaded);
   const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
   const endpoints = await readEndpointModules(loaded, model, outDir);
+  await checkHookModules(loaded, hooks, outDir);
   const files = await timed(options, 'emit', async () =>
     emitPlatform(model, {
       platformDirFromOutput,
@@ -169,7 +170,7 @@ function moduleLoader(loaded: LoadedConfig, service: string, outDir: string | un
       namespace = await loadUserModule(loaded.platformDir, file, outDir);
     } catch (error) {
       if (!(error instanceof UserModuleError)) throw error;
-      throw new DiagnosticError([loaded.source.diagnosticAt(at, 'PCO116', `Service '${service}': ${error.message}`)]);
+      throw new DiagnosticError([userModuleDiagnostic(loaded, at, 'PCO116', `Service '${service}': ${error.message}`, error)]);
     }
     if (namespace.default === undefined) {
       const message = `Service '${service}': the module '${file}' has no default export; it must \`export default defineEndpoints({ routes: [...] })\`.`;

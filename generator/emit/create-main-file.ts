@@ -28,12 +28,28 @@ export function hookModulePath(file: string): string {
 
 /** A user's hook module compiled to plain JavaScript (types erased), so that `node main.mjs` needs no TypeScript toolchain. */
 export function compileHookModule(file: string, source: string): string {
+  return compileUserModule(file, source).text;
+}
+
+/**
+ * A user's module compiled as the server's copy is, and with `sourceMap` the map from its code
+ * back to the TypeScript (`linesBefore`: the lines of the notice above the code, which the map
+ * does not count), so that `gen build` can say on which line of the module a load failed.
+ */
+export function compileUserModule(
+  file: string,
+  source: string,
+  sourceMap = false,
+): { text: string; map: string | undefined; linesBefore: number } {
   const ts = typescript();
-  const { outputText } = ts.transpileModule(source, {
+  const { outputText, sourceMapText } = ts.transpileModule(source, {
     fileName: file,
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false, sourceMap },
   });
-  return `${LINE_COMMENT_NOTICE}\n// Compiled from ${file}; edit that file, not this one.\n\n${outputText}`;
+  const notice = `${LINE_COMMENT_NOTICE}\n// Compiled from ${file}; edit that file, not this one.\n\n`;
+  // The map is kept in memory: its comment would name a file that is never written.
+  const code = sourceMap ? outputText.replace(/\n\/\/# sourceMappingURL=\S*\s*$/, '\n') : outputText;
+  return { text: `${notice}${code}`, map: sourceMapText, linesBefore: notice.split('\n').length - 1 };
 }
 
 /** A platform.yaml `hooks` entry with the module's TypeScript source. */
@@ -57,7 +73,7 @@ export function createMainFile(
   model: PlatformModel,
   platformDirFromOutput: string,
   hooks: readonly HookSource[] = [],
-  endpointModules: ReadonlyArray<{ service: string; path: string }> = [],
+  endpointModules: ReadonlyArray<{ service: string; file: string; path: string }> = [],
 ): string {
   const url = (relative: string) => `new URL(${JSON.stringify(relative)}, import.meta.url)`;
   const routeFiles = model.services.filter((service) => service.kind === 'sql').map((service) => url(`./${routesFilePath(service.name)}`));
@@ -65,12 +81,9 @@ export function createMainFile(
     LINE_COMMENT_NOTICE,
     '',
     `import { runServer } from ${JSON.stringify(RUNTIME_SPECIFIER)};`,
-    ...hooks.map((hook, index) => {
-      const binding = hook.export === 'default' ? `hooks${index}` : `{ ${hook.export} as hooks${index} }`;
-      return `import ${binding} from ${JSON.stringify(`./${hookModulePath(hook.file)}`)};`;
-    }),
-    ...endpointModules.map((module, index) => `import endpoints${index} from ${JSON.stringify(`./${module.path}`)};`),
     '',
+    // The platform's own modules go by URL: runServer imports them, so that one that fails to load
+    // stops the server with one line naming it rather than Node's stack trace.
     'await runServer({',
     `  modelUrl: ${url('./model.json')},`,
     `  baseUrl: ${url(directoryUrl(platformDirFromOutput))},`,
@@ -80,14 +93,21 @@ export function createMainFile(
       : [
           '  hooks: [',
           ...hooks.map(
-            (hook, index) =>
-              `    { file: ${JSON.stringify(hook.file)}, timeoutMs: ${hook.timeoutMs}, ${hook.transaction ? 'transaction: true, ' : ''}hooks: hooks${index} },`,
+            (hook) =>
+              `    { file: ${JSON.stringify(hook.file)}, module: ${url(`./${hookModulePath(hook.file)}`)}, ${hook.export === 'default' ? '' : `export: ${JSON.stringify(hook.export)}, `}timeoutMs: ${hook.timeoutMs}${hook.transaction ? ', transaction: true' : ''} },`,
           ),
           '  ],',
         ]),
     ...(endpointModules.length === 0
       ? []
-      : [`  endpoints: { ${endpointModules.map((module, index) => `${JSON.stringify(module.service)}: endpoints${index}`).join(', ')} },`]),
+      : [
+          '  endpoints: {',
+          ...endpointModules.map(
+            (module) =>
+              `    ${JSON.stringify(module.service)}: { file: ${JSON.stringify(module.file)}, module: ${url(`./${module.path}`)} },`,
+          ),
+          '  },',
+        ]),
     '});',
     '',
   ].join('\n');

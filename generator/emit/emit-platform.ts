@@ -91,7 +91,11 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
           model,
           options.platformDirFromOutput,
           options.hooks ?? [],
-          (options.endpoints ?? []).map((module) => ({ service: module.service, path: endpointModulePath(module.service) })),
+          (options.endpoints ?? []).map((module) => ({
+            service: module.service,
+            file: module.file,
+            path: endpointModulePath(module.service),
+          })),
         ),
     },
     {

@@ -28,6 +28,8 @@ import type { AuthContext } from '../auth/auth-context.js';
 import { PorticoError, type ErrorContext } from '../core/errors.js';
 import { coreMessages } from '../core/messages.js';
 import { pick, toBool, type RawQuery } from '../core/query-params.js';
+import { describeThrown } from '../core/thrown-at.js';
+import { StartupError } from '../system/store/system-db.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../services/service-kind.js';
 import type { ServiceApi, UntypedTables } from '../services/service-api.js';
@@ -133,9 +135,15 @@ const MODULE_KEYS = new Set(['hooks', 'file', 'timeoutMs', 'transaction']);
 
 /** A HookModule, or a bare set of hooks (event names always hold a dot). */
 function asModule(entry: HookModule | Readonly<Record<string, unknown>>, index: number): Required<HookModule> {
-  const keys = Object.keys(entry);
-  const described = typeof entry.hooks === 'object' && entry.hooks !== null && keys.every((key) => MODULE_KEYS.has(key));
+  const keys = typeof entry === 'object' && entry !== null ? Object.keys(entry) : [];
+  const described = keys.includes('hooks') && keys.every((key) => MODULE_KEYS.has(key));
   const module = (described ? entry : { hooks: entry }) as HookModule;
+  if (typeof module.hooks !== 'object' || module.hooks === null || Array.isArray(module.hooks)) {
+    throw new HookModuleError(
+      module.file ?? `hooks[${index}]`,
+      'its export is no set of hooks: export defineHooks({...}) of portico/runtime',
+    );
+  }
   return {
     hooks: module.hooks,
     file: module.file ?? `hooks[${index}]`,
@@ -449,12 +457,12 @@ function asRequestError(error: unknown, attached: AttachedHook, context: HookCon
 }
 
 /** A hook module that cannot serve: a value that is no function, an event name that is none (the server does not start). */
-export class HookModuleError extends Error {
+export class HookModuleError extends StartupError {
   constructor(
     readonly file: string,
     readonly reason: string,
   ) {
-    super(`The hook module ${file} cannot be used: ${reason}.`);
+    super(`Portico: the hook module ${file} cannot be used: ${reason}.`);
   }
 }
 
@@ -466,16 +474,6 @@ export class HookFailure extends Error {
     readonly cause: unknown,
   ) {
     super(`Hook on '${event}' (${file}) failed: ${describeThrown(cause)}`);
-  }
-}
-
-/** What a hook threw, in words: some values have none (`Object.create(null)`, a toString that throws). */
-function describeThrown(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message;
-  try {
-    return String(thrown);
-  } catch {
-    return Object.prototype.toString.call(thrown);
   }
 }
 

@@ -8,6 +8,7 @@ import type { PlatformModel } from '../model/platform-model.js';
 import { StartupError } from '../system/store/system-db.js';
 import { createServer } from './create-server.js';
 import type { HookModule } from './hooks.js';
+import { importEndpointModules, importHookModules, type HookModuleRef, type UserModuleRef } from './user-modules.js';
 import { logLevelFrom } from './request-logging.js';
 import type { ServiceRoutes } from './generated-routes.js';
 import { memoryReturnedMessage, returnMemoryWhenIdle } from './idle-memory.js';
@@ -22,10 +23,13 @@ export interface RunServerOptions {
   baseUrl: URL;
   /** URLs of the generated route schema files (routes.json) of the database services. */
   routeFiles: URL[];
-  /** The user's hook modules (compiled by `gen build`, imported by main.mjs), with their files and timeouts. */
-  hooks?: ReadonlyArray<HookModule | Readonly<Record<string, unknown>>>;
-  /** The custom services' endpoint modules' default exports by service name (compiled by `gen build`, imported by main.mjs). */
-  endpoints?: Readonly<Record<string, unknown>>;
+  /**
+   * The user's hook modules (compiled by `gen build`), with their files and timeouts: by the URL of
+   * the compiled copy (`module`), imported at start, or as imported already.
+   */
+  hooks?: ReadonlyArray<HookModule | HookModuleRef | Readonly<Record<string, unknown>>>;
+  /** The custom services' endpoint modules by service name: by the URL of the compiled copy, or their default exports. */
+  endpoints?: Readonly<Record<string, UserModuleRef | unknown>>;
 }
 
 /** Reads a generated JSON file (ignoring the generator's `$comment`). */
@@ -180,14 +184,17 @@ function readServerFiles(options: RunServerOptions): { model: PlatformModel; rou
 }
 
 async function start(model: PlatformModel, routes: ServiceRoutes[], options: RunServerOptions) {
-  return createServer(model, {
-    baseDir: fileURLToPath(options.baseUrl),
-    routes,
-    hooks: options.hooks,
-    endpoints: options.endpoints,
-    logLevel: logLevel(),
-  }).catch((error: unknown) => {
-    // A store the server cannot reach at start is the operator's to fix: one line, exit 1.
+  const opened = async () =>
+    createServer(model, {
+      baseDir: fileURLToPath(options.baseUrl),
+      routes,
+      // The platform's own modules first: one that cannot load or serve is the user's to fix.
+      hooks: await importHookModules(options.hooks ?? []),
+      endpoints: await importEndpointModules(options.endpoints ?? {}),
+      logLevel: logLevel(),
+    });
+  return opened().catch((error: unknown) => {
+    // A store the server cannot reach at start, a module that cannot load: the operator's to fix, in one line, exit 1.
     if (!(error instanceof StartupError)) throw error;
     console.error(error.message);
     process.exit(1);

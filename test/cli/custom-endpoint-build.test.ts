@@ -92,9 +92,18 @@ it('reports a missing module, one inside the generated directory, one without it
     "platform.yaml:8:15: Service 'shop': the module 'endpoints/bad.ts' cannot serve: routes[0].method must be GET, POST, PUT, PATCH or DELETE. [PCO117]",
   );
 
-  const throwing = await build('endpoints/throws.ts', "throw new TypeError('no config');\nexport default {};\n");
+  // A module that throws as it loads: at its own line (mapped back from the compiled copy), in one line.
+  const throwing = await build(
+    'endpoints/throws.ts',
+    "type T = number;\nconst n: T = 1;\nif (n) throw new TypeError('no config');\nexport default {};\n",
+  );
   expect(throwing.stderr).toContain(
-    "platform.yaml:8:15: Service 'shop': The module 'endpoints/throws.ts' cannot be loaded: no config [PCO116]",
+    "endpoints/throws.ts:3:14: Service 'shop': The module 'endpoints/throws.ts' cannot be loaded: TypeError: no config [PCO116]",
+  );
+  expect(throwing.stderr).not.toMatch(/^\s+at /m);
+  const unparsable = await build('endpoints/throws.ts', 'export default { routes: [ };\n');
+  expect(unparsable.stderr).toContain(
+    "endpoints/throws.ts:1:28: Service 'shop': The module 'endpoints/throws.ts' does not parse: Expression or comma expected. [PCO116]",
   );
 
   fs.mkdirSync(path.join(dir, 'server'), { recursive: true });
@@ -116,8 +125,9 @@ it('compiles the module into the server, imports it in main.mjs and documents it
   expect(compiled).toContain("import { defineEndpoints } from 'portico/runtime';");
   expect(fs.readdirSync(path.join(dir, 'server/endpoints'))).toEqual(['shop.mjs']);
   const main = fs.readFileSync(path.join(dir, 'server/main.mjs'), 'utf8');
-  expect(main).toContain('import endpoints0 from "./endpoints/shop.mjs";');
-  expect(main).toContain('  endpoints: { "shop": endpoints0 },');
+  expect(main).toContain(
+    '  endpoints: {\n    "shop": { file: "endpoints/shop.ts", module: new URL("./endpoints/shop.mjs", import.meta.url) },\n  },',
+  );
   const openapi = JSON.parse(fs.readFileSync(path.join(dir, 'server/openapi/shop.json'), 'utf8'));
   expect(openapi.paths['/orders'].post.requestBody.content['application/json'].schema.required).toEqual(['item']);
   expect(Object.keys(openapi.paths)).toEqual(['/items', '/orders']);

@@ -78,7 +78,7 @@ beforeAll(async () => {
   const built = await buildPlatform({ configPath: 'platform.yaml', cwd: dir, env: {} });
   expect(built.plan.added).toEqual(['hooks/contact.mjs']);
   expect(fs.readFileSync(path.join(dir, 'server/main.mjs'), 'utf8')).toContain(
-    '    { file: "hooks/contact.ts", timeoutMs: 300, hooks: hooks1 },\n  ],',
+    '    { file: "hooks/contact.ts", module: new URL("./hooks/contact.mjs", import.meta.url), timeoutMs: 300 },\n  ],',
   );
   server = await startQuickstart(dir, {
     PORTICO_ADMIN_EMAIL: ADMIN.email,

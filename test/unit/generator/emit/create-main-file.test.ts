@@ -32,22 +32,36 @@ describe('createMainFile', () => {
     expect(text.match(/^import .*$/gm)).toEqual(['import { runServer } from "portico/runtime";']);
   });
 
-  it('imports the compiled hook modules and passes them to runServer with their files, timeouts and transaction choice', () => {
+  it('names the compiled hook modules for runServer to import, with their files, exports, timeouts and transaction choice', () => {
     const text = createMainFile(platform('p', []), '..', [
       { file: 'hooks/contacts.ts', source: '', export: 'default', timeoutMs: 10_000, transaction: false },
       { file: 'extra/audit.ts', source: '', export: 'auditHooks', timeoutMs: 500, transaction: true },
     ]);
     expect(hookModulePath('extra/audit.ts')).toBe('hooks/audit.mjs');
-    expect(text).toContain('import hooks0 from "./hooks/contacts.mjs";\nimport { auditHooks as hooks1 } from "./hooks/audit.mjs";');
+    // Not imported by main.mjs itself: runServer reports a module that fails to load in one line.
+    expect(text.match(/^import .*$/gm)).toEqual(['import { runServer } from "portico/runtime";']);
     expect(text).toContain(
-      '  hooks: [\n    { file: "hooks/contacts.ts", timeoutMs: 10000, hooks: hooks0 },\n    { file: "extra/audit.ts", timeoutMs: 500, transaction: true, hooks: hooks1 },\n  ],\n});',
+      [
+        '  hooks: [',
+        '    { file: "hooks/contacts.ts", module: new URL("./hooks/contacts.mjs", import.meta.url), timeoutMs: 10000 },',
+        '    { file: "extra/audit.ts", module: new URL("./hooks/audit.mjs", import.meta.url), export: "auditHooks", timeoutMs: 500, transaction: true },',
+        '  ],',
+        '});',
+      ].join('\n'),
     );
   });
 
-  it('imports the compiled endpoint modules and passes them to runServer by service', () => {
-    const text = createMainFile(platform('p', []), '..', [], [{ service: 'stats', path: endpointModulePath('stats') }]);
-    expect(text).toContain('import endpoints0 from "./endpoints/stats.mjs";');
-    expect(text).toContain('  endpoints: { "stats": endpoints0 },\n});');
+  it('names the compiled endpoint modules for runServer to import, by service', () => {
+    const text = createMainFile(
+      platform('p', []),
+      '..',
+      [],
+      [{ service: 'stats', file: 'endpoints/stats.ts', path: endpointModulePath('stats') }],
+    );
+    expect(text.match(/^import .*$/gm)).toEqual(['import { runServer } from "portico/runtime";']);
+    expect(text).toContain(
+      '  endpoints: {\n    "stats": { file: "endpoints/stats.ts", module: new URL("./endpoints/stats.mjs", import.meta.url) },\n  },\n});',
+    );
   });
 
   it('compiles a hook module to JavaScript with its types erased', () => {
