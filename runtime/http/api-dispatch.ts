@@ -339,10 +339,12 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
           ? acting.joined.handler
           : (ctx.services.openHandler(service) ?? (await ctx.services.handler(service)));
       const path = ctx.hooks?.touches(model.name) ? serviceEventPath(model, kind, resource, trailingSlash) : null;
+      // A database's table and routine names are case-insensitive.
+      const foldCase = model.kind === 'sql' || kind?.group === 'Database';
       result =
         path === null
           ? await handler.handle(call)
-          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log, api }, handler);
+          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log, api, foldCase }, handler);
     }
     // A write through the system or user service is news for the other instances on this system database.
     // (A login changes nothing another instance keeps in memory.)

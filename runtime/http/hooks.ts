@@ -175,6 +175,11 @@ export interface HookedCall {
   log: FastifyBaseLogger;
   /** The caller's in-process API; given a transaction, its calls to that service run inside it. */
   api(joined?: JoinedTransaction): ServiceApi;
+  /**
+   * The path's names are case-insensitive (a database's tables and routines: `_table/CONTACT` is
+   * `contact`), so that its events are matched whatever the case the client wrote.
+   */
+  foldCase?: boolean;
 }
 
 /** The hooks of one event (an operation), before and after it, and queued after its answer. */
@@ -192,6 +197,8 @@ export class HookRegistry {
   private readonly byEvent = new Map<string, AttachedHook[]>();
   /** The same hooks by operation (the event without its phase): one lookup per request. */
   private readonly byOperation = new Map<string, EventHooks>();
+  /** The same by operation in lower case, with the operation as declared (case-insensitive paths). */
+  private readonly byFoldedOperation = new Map<string, { operation: string; hooks: EventHooks }>();
   private readonly services = new Set<string>();
   /** Queued hooks still running: awaited when the server closes. */
   private readonly pending = new Set<Promise<void>>();
@@ -218,6 +225,7 @@ export class HookRegistry {
         hooks[phase === 'pre_process' ? 'pre' : phase === 'post_process' ? 'post' : 'queued'] = list;
         if (phase === 'post_process' && module.transaction) hooks.transaction = true;
         this.byOperation.set(operation, hooks);
+        this.byFoldedOperation.set(operation.toLowerCase(), { operation, hooks });
       }
     });
   }
@@ -252,8 +260,13 @@ export class HookRegistry {
    */
   around(hooked: HookedCall, target: HookTarget): Promise<ServiceResult> {
     const { service, path, call } = hooked;
-    const operation = eventName(service, path, call.verb);
-    const hooks = this.byOperation.get(operation);
+    let operation = eventName(service, path, call.verb);
+    let hooks = this.byOperation.get(operation);
+    if (hooks === undefined && hooked.foldCase) {
+      // `_table/CONTACT` is the table `contact`: its hooks run (and a client cannot pass them by by writing the name otherwise).
+      const folded = this.byFoldedOperation.get(operation.toLowerCase());
+      if (folded !== undefined) ({ operation, hooks } = folded);
+    }
     if (hooks === undefined) return target.handle(call);
     const run = new HookedRun(hooked, operation, hooks);
     // Inside the write's transaction, the post_process hook can still undo it.
@@ -292,6 +305,7 @@ type Outcome = { result: ServiceResult } | { failed: unknown };
 /** One hooked call: its pre_process hooks, the operation, its post_process hooks. */
 class HookedRun {
   readonly records: boolean;
+  private readonly table: string;
   private joined: JoinedTransaction | undefined;
 
   constructor(
@@ -300,6 +314,9 @@ class HookedRun {
     private readonly hooks: EventHooks,
   ) {
     this.records = hooked.path[0] === '_table';
+    // The table as the event names it (its case may differ from the request's).
+    const start = hooked.service.length + '._table.'.length;
+    this.table = this.records ? operation.slice(start, start + hooked.path[1].length) : '';
   }
 
   static outcome(this: void, outcome: Outcome): ServiceResult {
@@ -353,10 +370,8 @@ class HookedRun {
   }
 
   private context(phase: EventPhase): HookContext {
-    const { service, path, call, log } = this.hooked;
-    return new CallContext(`${this.operation}.${phase}`, phase, service, this.records ? path[1] : '', call, log, () =>
-      this.hooked.api(this.joined),
-    );
+    const { service, call, log } = this.hooked;
+    return new CallContext(`${this.operation}.${phase}`, phase, service, this.table, call, log, () => this.hooked.api(this.joined));
   }
 
   private async before(pre: readonly AttachedHook[]): Promise<unknown> {

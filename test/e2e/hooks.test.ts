@@ -137,6 +137,21 @@ describe('hooks on the _table path', () => {
     ]);
   });
 
+  it('a table named in another case raises the table own events: its hooks cannot be passed by', async () => {
+    const refused = await api('POST', '/db/_table/CONTACT', { resource: [{ first_name: 'Refused', last_name: 'Case' }] });
+    expect(refused).toMatchObject({ status: 400, body: { error: { message: 'No contact may be called Refused.' } } });
+    expect((await api('GET', '/db/_table/contact?filter=last_name%3DCase')).body.resource).toEqual([]);
+    const created = await api('POST', '/db/_table/Contact?fields=last_name', { resource: [{ first_name: 'Cased', last_name: 'Case' }] });
+    expect(created.body.resource).toEqual([{ last_name: 'CASE' }]);
+    seen.length = 0;
+    const read = await api('GET', '/db/_table/CONTACT/1');
+    expect(read.body.seen_by).toBe('post_process');
+    // The context names the table as the event does.
+    expect(seen).toMatchObject([
+      { event: 'db._table.contact.{id}.get.post_process', table: 'contact', resource: ['_table', 'CONTACT', '1'] },
+    ]);
+  });
+
   it('a pre_process hook may set query parameters to numbers and booleans', async () => {
     const paged = await api('GET', '/db/_table/contact_group?paged=1&order=id&fields=id');
     expect(paged.status).toBe(200);
