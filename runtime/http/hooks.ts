@@ -23,6 +23,7 @@
  * (the answer as the post_process hooks left it): it never delays or changes the answer, and what
  * it throws, or a timeout, is logged with the request's id, never sent. A failed request runs none.
  */
+import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthContext } from '../auth/auth-context.js';
 import { PorticoError, type ErrorContext } from '../core/errors.js';
@@ -354,7 +355,16 @@ class HookedRun {
   queuedRun(queued: readonly AttachedHook[], result: ServiceResult): () => Promise<void> {
     // The write's transaction, if any, is over: the hooks' own calls stand alone.
     this.joined = undefined;
-    const data = this.records ? (toBool(pick(this.hooked.call.query, 'count_only')) ? [] : (toRecords(result.body) ?? [])) : result.body;
+    // A streamed answer (a file's content) is on its way to the client: a queued hook gets nothing
+    // of it, as the reference's queued scripts get no streamed response, lest it read the client's bytes.
+    const streamed = result.body instanceof Readable || result.body instanceof ReadableStream;
+    const data = this.records
+      ? toBool(pick(this.hooked.call.query, 'count_only'))
+        ? []
+        : (toRecords(result.body) ?? [])
+      : streamed
+        ? undefined
+        : result.body;
     return async () => {
       const context = this.context(QUEUED_PHASE);
       for (const attached of queued) {

@@ -147,6 +147,7 @@ const ROLES: RoleModel[] = [
 ];
 
 const PASSWORD = 'custom-endpoints-password-1';
+const queuedAfterStream: string[] = [];
 let dir: string;
 let server: TestServer;
 let admin: Api;
@@ -196,6 +197,10 @@ beforeAll(async () => {
     // Not an event of `shop` (its document has no root path): never runs.
     'shop.get.pre_process': () => {
       throw new ConflictError('The root is hooked.');
+    },
+    // A queued hook after a streamed answer: told nothing of the stream on its way to the client.
+    'shop.export.get.queued': (body) => {
+      queuedAfterStream.push(body === undefined ? 'nothing' : typeof body);
     },
     'shop.orders.post.pre_process': (body) => {
       if ((body as { item?: string } | null)?.item === 'forbidden') throw new ConflictError('No forbidden items.');
@@ -322,6 +327,8 @@ describe('a custom service', () => {
     const untyped = await admin('GET', '/shop/export');
     expect(untyped).toMatchObject({ status: 200, body: 'id,name\n1,Ada\n' });
     expect(untyped.headers['content-type']).toBe('application/octet-stream');
+    for (let tries = 0; queuedAfterStream.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(queuedAfterStream).toEqual(['nothing']);
     const csv = await admin('GET', '/shop/export/csv');
     expect(csv).toMatchObject({ status: 200, body: 'id\n' });
     expect(csv.headers['content-type']).toBe('text/csv');
