@@ -10,6 +10,22 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { defineEndpoints, readEndpointSet } from '#runtime/services/custom/endpoints.js';
+
+/** Sends the body it is given to the declared service in process, as a hook or endpoint would. */
+const relay = defineEndpoints({
+  routes: [
+    {
+      method: 'POST',
+      path: '/send',
+      handler: async (request: { body: { text: string; type?: string } }, ctx) => {
+        const headers = request.body.type === undefined ? undefined : { 'Content-Type': request.body.type };
+        await ctx.api.asAdmin().call('declared_api', 'POST', 'echo', { body: request.body.text, headers });
+        return { sent: true };
+      },
+    },
+  ],
+});
 
 interface Seen {
   method: string;
@@ -118,8 +134,21 @@ beforeAll(async () => {
           kind: 'plain',
           config: { base_url: `${base}/v1`, headers: [{ name: 'X-Declared', value: 'yes' }] },
         },
+        {
+          id: 21,
+          name: 'relay',
+          type: 'custom',
+          label: 'Relay',
+          description: '',
+          is_active: true,
+          origin: 'platform',
+          kind: 'custom',
+          config: { module: 'endpoints/relay.ts' },
+          routes: readEndpointSet(relay).map((route) => route.model),
+        },
       ],
     }),
+    { endpoints: { relay } },
   );
   token = await portico.adminToken();
   api = apiClient(portico.app, () => ({ key: portico.apiKey, token }));
@@ -206,6 +235,18 @@ describe('rws', () => {
       expect(new URL(lastSeen().url, 'http://x').searchParams.get('only_post')).toBe(verb === 'POST' ? '1' : null);
     }
     expect((await raw('GET', '/remote')).json().path).toBe('/v1');
+  });
+
+  it('receives a string from an in-process call as its text, with the type the caller gave or text/plain', async () => {
+    for (const [body, type] of [
+      [{ text: '<ping id="1"/>', type: 'application/xml' }, 'application/xml'],
+      [{ text: 'plain "words"' }, 'text/plain; charset=utf-8'],
+    ] as const) {
+      seen.length = 0;
+      expect((await api('POST', '/relay/send', body)).status).toBe(200);
+      expect(seen).toEqual([expect.objectContaining({ method: 'POST', url: '/v1/echo', body: body.text })]);
+      expect(seen[0].headers['content-type']).toBe(type);
+    }
   });
 
   it("answers cross-origin callers by the platform's CORS rules, never the remote's", async () => {
