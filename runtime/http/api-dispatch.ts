@@ -344,7 +344,19 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
       result =
         path === null
           ? await handler.handle(call)
-          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log, api, foldCase }, handler);
+          : await ctx.hooks!.around(
+              {
+                service: model.name,
+                path,
+                call,
+                log: request.log,
+                api,
+                foldCase,
+                // Inside a hooked write's transaction, queued hooks wait for its commit.
+                joined: acting.joined?.service === service ? acting.joined : undefined,
+              },
+              handler,
+            );
     }
     // A write through the system or user service is news for the other instances on this system database.
     // (A login changes nothing another instance keeps in memory.)

@@ -166,6 +166,8 @@ export type HookTarget = Pick<ServiceHandler, 'handle' | 'transaction'>;
 export interface JoinedTransaction {
   service: string;
   handler: Pick<ServiceHandler, 'handle'>;
+  /** Holds work (the queued hooks of a call inside the transaction) until it commits; dropped if it rolls back. */
+  afterCommit(work: () => void): void;
 }
 
 /** A hooked request: the service, its event path (hook-events.ts), the request's logger and its in-process API. */
@@ -181,6 +183,8 @@ export interface HookedCall {
    * `contact`), so that its events are matched whatever the case the client wrote.
    */
   foldCase?: boolean;
+  /** The call runs inside a hooked write's transaction: its queued hooks wait for the commit. */
+  joined?: JoinedTransaction;
 }
 
 /** The hooks of one event (an operation), before and after it, and queued after its answer. */
@@ -277,15 +281,26 @@ export class HookRegistry {
       hooks.post !== undefined &&
       target.transaction !== undefined &&
       (hooks.transaction || toBool(pick(call.query, 'rollback')))
-        ? target.transaction((handler) => run.inside(handler)).then(HookedRun.outcome)
+        ? this.inTransaction(run, target as Required<HookTarget>)
         : run.through(target);
     const { queued } = hooks;
     if (queued === undefined) return answered;
     // Once the write is committed: queued hooks never see a write that was undone.
     return answered.then((result) => {
-      if ((result.status ?? 200) < 400) this.enqueue(run.queuedRun(queued, result));
+      if ((result.status ?? 200) >= 400) return result;
+      const work = run.queuedRun(queued, result);
+      if (hooked.joined !== undefined) hooked.joined.afterCommit(() => this.enqueue(work));
+      else this.enqueue(work);
       return result;
     });
+  }
+
+  /** A hooked write in one transaction with its hooks; what its hooks' calls queued runs once it commits. */
+  private async inTransaction(run: HookedRun, target: Required<HookTarget>): Promise<ServiceResult> {
+    const committed: Array<() => void> = [];
+    const outcome = await target.transaction((handler) => run.inside(handler, committed));
+    for (const work of committed) work();
+    return HookedRun.outcome(outcome);
   }
 
   /** Starts queued hooks once the current answer is on its way, and keeps them until they end. */
@@ -333,10 +348,10 @@ class HookedRun {
   }
 
   /** Inside a write's transaction: the operation's own failure is returned, so that it keeps what its batch mode keeps. */
-  async inside(handler: Pick<ServiceHandler, 'handle'>): Promise<Outcome> {
+  async inside(handler: Pick<ServiceHandler, 'handle'>, committed: Array<() => void>): Promise<Outcome> {
     // The hooks' own calls to this service go through the transaction too (on SQLite's one
     // connection they could not run beside it).
-    this.joined = { service: this.hooked.service, handler };
+    this.joined = { service: this.hooked.service, handler, afterCommit: (work) => committed.push(work) };
     const { call } = this.hooked;
     const body = this.hooks.pre === undefined ? call.body : await this.before(this.hooks.pre);
     let result: ServiceResult;

@@ -148,6 +148,7 @@ const ROLES: RoleModel[] = [
 
 const PASSWORD = 'custom-endpoints-password-1';
 const queuedAfterStream: string[] = [];
+const queuedGroups: string[] = [];
 let dir: string;
 let server: TestServer;
 let admin: Api;
@@ -197,6 +198,10 @@ beforeAll(async () => {
     // Not an event of `shop` (its document has no root path): never runs.
     'shop.get.pre_process': () => {
       throw new ConflictError('The root is hooked.');
+    },
+    // Queued after a group is written, by a client or by the hook above inside its write's transaction.
+    'db._table.contact_group.post.queued': (records) => {
+      queuedGroups.push(...(records as Array<{ name?: unknown }>).map((record) => String(record.name)));
     },
     // A queued hook after a streamed answer: told nothing of the stream on its way to the client.
     'shop.export.get.queued': (body) => {
@@ -593,10 +598,15 @@ describe('the in-process API', () => {
     // On SQLite's one connection a write beside the transaction would wait for it until the hook timed out (503).
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(await groups('undone')).toEqual([]);
+    // The queued hook of the write undone with the transaction never ran; that of the one kept runs once it is committed.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queuedGroups).not.toContain('undone');
     expect((await admin('GET', "/db/_table/contact_info?filter=info_type%3D'gone'")).body.resource).toEqual([]);
     const kept = await admin('POST', '/db/_table/contact_info?tag_group=kept', { resource: [{ ...info, info_type: 'kept' }] });
     expect(kept.status).toBe(200);
     expect(await groups('kept')).toEqual([expect.objectContaining({ name: 'kept' })]);
+    for (let tries = 0; !queuedGroups.includes('kept') && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(queuedGroups).toContain('kept');
   });
 });
 
