@@ -10,6 +10,8 @@ import path from 'node:path';
 import { HookModuleError, HookRegistry } from '../runtime/http/hooks.js';
 import { DiagnosticError, type Diagnostic } from './diagnostics.js';
 import { hookModulePath, type HookSource } from './emit/create-main-file.js';
+import { platformEvents } from './emit/create-events.js';
+import type { PlatformModel } from '../runtime/model/platform-model.js';
 import type { LoadedConfig } from './config/load-config.js';
 import { typescript } from './typescript-compiler.js';
 import { loadUserModule, syntaxError, UserModuleError } from './user-modules.js';
@@ -132,8 +134,9 @@ export function userModuleDiagnostic(
  * and checks its hooks as the server will: a module that throws as it loads (PCO118, at the line
  * when known), a hook that is no function or an event name with no phase (PCO118, at its entry).
  */
-export async function checkHookModules(loaded: LoadedConfig, hooks: readonly HookSource[], outDir: string): Promise<void> {
+export async function checkHookModules(loaded: LoadedConfig, hooks: readonly HookSource[], outDir: string): Promise<HookEvents[]> {
   const diagnostics: Diagnostic[] = [];
+  const declared: HookEvents[] = [];
   for (const hook of hooks) {
     const index = loaded.config.hooks.findIndex((entry) => entry.file === hook.file);
     const at = (key: string) => ['hooks', index, key];
@@ -148,6 +151,7 @@ export async function checkHookModules(loaded: LoadedConfig, hooks: readonly Hoo
     }
     try {
       new HookRegistry([{ file: hook.file, hooks: exported as Record<string, unknown> }]);
+      declared.push({ file: hook.file, entry: at('file'), events: Object.keys(exported as Record<string, unknown>) });
     } catch (error) {
       if (!(error instanceof HookModuleError)) throw error;
       const message = `The hook module '${hook.file}' cannot be used: ${error.reason}.`;
@@ -155,4 +159,31 @@ export async function checkHookModules(loaded: LoadedConfig, hooks: readonly Hoo
     }
   }
   if (diagnostics.length > 0) throw new DiagnosticError(diagnostics);
+  return declared;
+}
+
+/** The events a hook module names, with its entry in platform.yaml. */
+export interface HookEvents {
+  file: string;
+  entry: Array<string | number>;
+  events: string[];
+}
+
+/**
+ * `platform.yaml:LINE:COL: warning: ...` for each event a hook module names that the platform does
+ * not raise (a misspelt table, another case of a SOAP operation, a path no service has): its hook
+ * would never run, and nothing else would say so.
+ */
+export function hookEventWarnings(loaded: LoadedConfig, model: PlatformModel, declared: readonly HookEvents[]): string[] {
+  if (declared.length === 0) return [];
+  const raised = platformEvents(model);
+  return declared.flatMap(({ file, entry, events }) => {
+    const unknown = events.filter((event) => !raised(event));
+    if (unknown.length === 0) return [];
+    const place = loaded.source.locate(entry);
+    return unknown.map(
+      (event) =>
+        `${place.file}:${place.line}:${place.col}: warning: the hook module '${file}' names the event '${event}', which the platform does not raise (GET /api/v2/system/event lists its events): that hook never runs.`,
+    );
+  });
 }

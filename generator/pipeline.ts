@@ -19,7 +19,7 @@ import { buildModel, serviceModels, type IntrospectionSnapshot } from './model/b
 import { checkModel } from './model/model-checks.js';
 import { verifyFiles, writeFiles, type DriftReport, type WritePlan } from './write/write-files.js';
 import { loadTemplates } from './load-templates.js';
-import { checkHookModules, readHookModules, userModuleDiagnostic } from './hook-modules.js';
+import { checkHookModules, hookEventWarnings, readHookModules, userModuleDiagnostic, type HookEvents } from './hook-modules.js';
 import { EndpointModuleError } from '../runtime/services/custom/endpoints.js';
 import { isInside, loadUserModule, readUserModule, UserModuleError } from './user-modules.js';
 
@@ -59,6 +59,8 @@ export interface GenerateResult extends ModelResult {
   /** Absolute output directory. */
   outDir: string;
   files: FileMap;
+  /** The events each hook module names (for `hookWarnings`). */
+  hookEvents: HookEvents[];
 }
 
 /**
@@ -106,13 +108,18 @@ export function introspectionWarnings({ loaded, model }: ModelResult): string[] 
   });
 }
 
+/** A warning line for each event a hook module names that the platform does not raise (its hook would never run). */
+export function hookWarnings({ loaded, model, hookEvents }: GenerateResult): string[] {
+  return hookEventWarnings(loaded, model, hookEvents);
+}
+
 /** Everything up to the in-memory file map. */
 export async function generatePlatform(options: PipelineOptions): Promise<GenerateResult> {
   const { loaded, model, hooks } = await modelPlatform(options);
   const outDir = outputDir(options, loaded);
   const platformDirFromOutput = path.relative(outDir, loaded.platformDir).split(path.sep).join('/') || '.';
   const endpoints = await readEndpointModules(loaded, model, outDir);
-  await checkHookModules(loaded, hooks, outDir);
+  const hookEvents = await checkHookModules(loaded, hooks, outDir);
   const files = await timed(options, 'emit', async () =>
     emitPlatform(model, {
       platformDirFromOutput,
@@ -122,7 +129,7 @@ export async function generatePlatform(options: PipelineOptions): Promise<Genera
       endpoints,
     }),
   );
-  return { loaded, model, hooks, outDir, files };
+  return { loaded, model, hooks, outDir, files, hookEvents };
 }
 
 /**

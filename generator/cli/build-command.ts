@@ -11,7 +11,7 @@ export function addBuildCommand(program: Command, io: CliIo): void {
     .option('--dry-run', 'show what would change without writing')
     .action(async (configPath: string, options: { out?: string; dryRun?: boolean }) => {
       const start = performance.now();
-      const { buildPlatform, introspectionWarnings } = await import('../pipeline.js');
+      const { buildPlatform, hookWarnings, introspectionWarnings } = await import('../pipeline.js');
       const built = await buildPlatform({
         configPath,
         outDir: options.out,
@@ -21,7 +21,7 @@ export function addBuildCommand(program: Command, io: CliIo): void {
         onStage: stageReporter(io),
       });
       const { outDir, plan, model } = built;
-      for (const warning of introspectionWarnings(built)) io.stderr(`${warning}\n`);
+      for (const warning of [...introspectionWarnings(built), ...hookWarnings(built)]) io.stderr(`${warning}\n`);
       if (options.dryRun) {
         const lines = [
           ...plan.added.map((file) => `add     ${file}`),

@@ -8,7 +8,7 @@
  * events.ts also has `Api`, the database services' tables for the in-process API of hooks and
  * custom endpoints (`defineHooks<Events, Api>`, `defineEndpoints<Api>`).
  */
-import { eventName, HOOK_PHASES, type HookPhase } from '../../runtime/http/hook-events.js';
+import { endpointPattern, eventName, HOOK_PHASES, pathSegments, QUEUED_PHASE, type HookPhase } from '../../runtime/http/hook-events.js';
 import { documentedEndpoints, INTERNAL_SERVICE_PATHS } from '../../runtime/http/service-events.js';
 import type {
   PlatformModel,
@@ -90,6 +90,48 @@ export function soapEvents(service: SoapServiceModel, types: ReadonlyArray<{ req
     ...both(service.name, [names[index]], 'post', types[index].request, types[index].response),
     ...(operation.simpleInput ? both(service.name, [names[index]], 'get', 'undefined', types[index].response) : []),
   ]);
+}
+
+/**
+ * Whether an event name is one the platform raises (as the dispatch names its requests' events):
+ * a database's, case-insensitively (its tables and routines are), a SOAP operation's, or one on a
+ * path of another service's OpenAPI document. `gen build` warns of a hook on any other event: it
+ * would never run (a table created later through `_schema` excepted).
+ */
+export function platformEvents(model: PlatformModel): (event: string) => boolean {
+  const folded = new Set<string>();
+  const exact = new Set<string>();
+  const patterns: RegExp[] = [];
+  for (const service of model.services) {
+    if (service.kind === 'sql') {
+      const tables = service.schema.tables.map((table) => ({
+        table,
+        record: 'R',
+        insert: table.isView ? null : 'I',
+        update: table.isView ? null : 'U',
+      }));
+      for (const [name] of databaseEvents(service, tables).entries) folded.add(name.toLowerCase());
+    } else if (service.kind === 'soap') {
+      for (const [name] of soapEvents(
+        service,
+        service.operations.map(() => ({ request: '', response: '' })),
+      ))
+        exact.add(name);
+    } else {
+      for (const [path, item] of Object.entries(modelFragment(service).paths)) {
+        for (const verb of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+          if ((item as Record<string, unknown>)[verb] !== undefined)
+            patterns.push(endpointPattern(service.name, pathSegments(path), verb).pattern);
+        }
+      }
+    }
+  }
+  const queued = `.${QUEUED_PHASE}`;
+  return (event) => {
+    // A queued hook follows the operation its post_process hook does.
+    const phased = event.endsWith(queued) ? `${event.slice(0, -queued.length)}.post_process` : event;
+    return exact.has(phased) || folded.has(phased.toLowerCase()) || patterns.some((pattern) => pattern.test(event));
+  };
 }
 
 /** The `Events` interface of a service's types.ts. */
