@@ -117,7 +117,7 @@ export function defineHooks<E, A = UntypedTables>(hooks: HookSet<E, A>): HookSet
   return hooks;
 }
 
-/** A hook module as the generated main.mjs passes it to runServer. */
+/** A hook module as runServer hands it to createServer (imported where the generated main.mjs names it). */
 export interface HookModule {
   /** The module's hooks by event (its default export, or the export platform.yaml names). */
   hooks: Readonly<Record<string, unknown>>;

@@ -6,8 +6,8 @@
  * declared in platform.yaml only (POST /system/service refuses the type).
  *
  * At build time `introspect` loads the module (through the generator's `loadModule`) and puts its
- * routes in the model for the OpenAPI files; when serving, `open` takes the module main.mjs
- * imported (`userModule`).
+ * routes in the model for the OpenAPI files; when serving, `open` takes the module runServer
+ * imported where main.mjs names it (`userModule`).
  */
 import { InternalServerError } from '../../core/errors.js';
 import type { ServiceKind } from '../service-kind.js';
