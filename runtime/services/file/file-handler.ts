@@ -17,7 +17,7 @@ import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind
 import { fileServiceOpenApi } from './file-openapi.js';
 import { baseName, bodyPath, checkName, join, parentOf, requestPath, shown, type TargetPath } from './file-paths.js';
 import { eachUploadedFile, isMultipart } from '../multipart.js';
-import type { FileStorage, StoredEntry } from './file-storage.js';
+import { type FileStorage, type StoredEntry, tempName } from './file-storage.js';
 import { capped, contentTypeOf, header, isZip, parseRange, readAll, readJson, tooLarge } from './file-streams.js';
 import { extractZip, removeTemp, saveTemp, type TreeEntry, zipStream } from './file-zip.js';
 
@@ -37,6 +37,13 @@ const flag = (query: Query, name: string, fallback = false) => {
   const value = pick(query, name);
   return value === undefined ? fallback : toBool(value);
 };
+/** A file written by a request that may yet fail: the copy of what it replaced, if anything. */
+interface Overwrite {
+  path: string;
+  existed: boolean;
+  backup: string | null;
+}
+
 const httpDate = (date: Date | null) => (date ? date.toUTCString() : null);
 /** Folders a listing, zip or access list walks at most. */
 const MAX_TREE_ENTRIES = 100_000;
@@ -266,7 +273,8 @@ export class FileHandler implements ServiceHandler {
     if (isMultipart(contentType)) return this.multipartInto(call, folder, checkExist);
     if (/json/i.test(contentType ?? '') && call.stream) {
       const json = await readJson(call.stream);
-      if (json !== undefined) {
+      // `null` is JSON too: reading `.resource` of it was a 500.
+      if (json !== undefined && json !== null) {
         const records = Array.isArray(json) ? json : (json as { resource?: unknown }).resource;
         if (Array.isArray(records)) return this.resourceList(call, folder, records);
         const urlField = (json as Record<string, unknown>).url;
@@ -336,7 +344,7 @@ export class FileHandler implements ServiceHandler {
 
   private async multipartInto(call: ServiceCall, folder: string, checkExist: boolean): Promise<ServiceResult> {
     await this.requireFolder(folder, (p) => `Folder '${p}/' does not exist.`);
-    const written: Array<{ path: string; existed: boolean }> = [];
+    const written: Overwrite[] = [];
     let extracted: ServiceResult | null = null;
     try {
       await eachUploadedFile(call.stream ?? Readable.from([]), call.headers, async (part) => {
@@ -347,17 +355,52 @@ export class FileHandler implements ServiceHandler {
           extracted = await this.extractInto(call, folder, part.stream);
           return;
         }
-        const { existed } = await this.writeFile(path, part.stream, checkExist);
-        written.push({ path, existed });
+        written.push(await this.overwrite(path, part.stream, checkExist));
       });
     } catch (error) {
-      // A failed request leaves no file it created behind.
-      for (const file of written) if (!file.existed) await this.storage.removeFile(file.path).catch(() => undefined);
+      // A failed request leaves no file it created behind, and the files it replaced as they were.
+      for (const file of written.reverse()) await this.undo(file);
       throw error;
     }
+    await this.keep(written);
     if (extracted && written.length === 0) return extracted;
     if (written.length === 0 && !extracted) throw new BadRequestError(`No file uploaded to folder '${shown(folder, true)}'.`);
     return { status: 201, body: wrapList(written.map((file) => this.fileResult(file.path))) };
+  }
+
+  /**
+   * Writes a file of a request that may still fail after it (more parts to come), keeping a copy of
+   * what it replaces under a temporary name: the second part of a form failing (a bad name, 413)
+   * left the first part's file replaced although the request was refused.
+   */
+  private async overwrite(path: string, content: Readable, checkExist: boolean): Promise<Overwrite> {
+    const before = checkExist ? null : await this.storage.stat(path);
+    const backup = before?.type === 'file' ? tempName(path) : null;
+    if (backup !== null) await this.storage.copyFile(path, backup);
+    try {
+      const { existed } = await this.writeFile(path, content, checkExist);
+      return { path, existed, backup };
+    } catch (error) {
+      if (backup !== null) await this.storage.removeFile(backup).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Puts back what an overwrite replaced, or removes the file it created. */
+  private async undo(file: Overwrite): Promise<void> {
+    try {
+      if (file.backup !== null) {
+        await this.storage.write(file.path, await this.storage.read(file.backup));
+        await this.storage.removeFile(file.backup);
+      } else if (!file.existed) await this.storage.removeFile(file.path);
+    } catch {
+      // Best effort: the request's own error is what the caller hears about.
+    }
+  }
+
+  /** The request succeeded: the copies of what it replaced go. */
+  private async keep(files: Overwrite[]): Promise<void> {
+    for (const file of files) if (file.backup !== null) await this.storage.removeFile(file.backup).catch(() => undefined);
   }
 
   private async postFile(call: ServiceCall, path: string): Promise<ServiceResult> {
@@ -365,17 +408,18 @@ export class FileHandler implements ServiceHandler {
     this.checkDeclaredSize(call);
     if (isMultipart(header(call.headers, 'content-type'))) {
       let count = 0;
-      let existedBefore = false;
+      let written: Overwrite | null = null;
       try {
         await eachUploadedFile(call.stream ?? Readable.from([]), call.headers, async (part) => {
           count += 1;
           if (count > 1) throw new BadRequestError(`Multiple files uploaded to a single REST resource '${path}'.`);
-          existedBefore = (await this.writeFile(path, part.stream, checkExist)).existed;
+          written = await this.overwrite(path, part.stream, checkExist);
         });
       } catch (error) {
-        if (count > 1 && !existedBefore) await this.storage.removeFile(path).catch(() => undefined);
+        if (written) await this.undo(written);
         throw error;
       }
+      if (written) await this.keep([written]);
       if (count === 0) throw new BadRequestError(`No file uploaded to REST resource '${path}'.`);
     } else {
       await this.writeFile(path, call.stream ?? Readable.from([]), checkExist);

@@ -339,6 +339,11 @@ describe('local_file: folders and files', () => {
     expect(fs.readFileSync(path.join(root, 'docs/a.txt'), 'utf8')).toBe('hello world');
     expect((await raw('POST', '/files/docs/sub', 'x', {})).statusCode).toBe(400);
     expect((await api('POST', '/files/')).body.error).toEqual({ code: 400, message: 'Invalid empty path.' });
+    // `null` is a JSON body too (reading its `resource` was a 500).
+    expect((await raw('POST', '/files/docs/', 'null', { 'content-type': 'application/json' })).json().error).toEqual({
+      code: 400,
+      message: "Folder 'docs/' already exists.",
+    });
     expect((await api('PATCH', '/files/docs/a.txt', {})).status).toBe(501);
     const two = multipart([
       { name: 'x', content: '1' },
@@ -460,6 +465,28 @@ describe('local_file: services created at run time, limits, grants', () => {
     ]);
     expect((await raw('POST', '/uploads/', form.body, { 'content-type': form.type })).statusCode).toBe(413);
     expect(fs.readdirSync(path.join(server.dir, 'up'))).toEqual(['small.txt']);
+    // A form whose later part is refused (413, a bad name, a second file for one resource) leaves
+    // the files its earlier parts replaced as they were: they were overwritten for good.
+    for (const [url, second] of [
+      ['/uploads/', { name: 'big.txt', content: 'y'.repeat(500) }],
+      ['/uploads/', { name: '.', content: 'z' }],
+      ['/uploads/small.txt', { name: 'other.txt', content: 'z' }],
+    ] as const) {
+      const refused = multipart([{ name: 'small.txt', content: 'replaced' }, second]);
+      const answer = await raw('POST', url, refused.body, { 'content-type': refused.type });
+      expect(answer.statusCode, url).toBeGreaterThanOrEqual(400);
+      expect(answer.json().error.code).toBe(answer.statusCode);
+      expect(fs.readFileSync(path.join(server.dir, 'up', 'small.txt'), 'utf8')).toBe('x'.repeat(100));
+      expect(fs.readdirSync(path.join(server.dir, 'up'))).toEqual(['small.txt']);
+    }
+    const both = multipart([
+      { name: 'small.txt', content: 'replaced' },
+      { name: 'new.txt', content: 'new' },
+    ]);
+    expect((await raw('POST', '/uploads/', both.body, { 'content-type': both.type })).statusCode).toBe(201);
+    expect(fs.readFileSync(path.join(server.dir, 'up', 'small.txt'), 'utf8')).toBe('replaced');
+    expect(fs.readdirSync(path.join(server.dir, 'up')).sort()).toEqual(['new.txt', 'small.txt']);
+    expect((await api('DELETE', '/uploads/new.txt')).status).toBe(200);
 
     const spec = await api('GET', '/uploads/_spec');
     expect(Object.keys(spec.body.paths)).toEqual(expect.arrayContaining(['/', '/{folder_path}/', '/{file_path}']));
