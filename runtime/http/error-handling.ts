@@ -123,16 +123,25 @@ function dropUnsendableHeaders(reply: FastifyReply): void {
   }
 }
 
+/**
+ * The PorticoError an error is answered with (the system database's failures are 503s, as the
+ * spec says), logged when it is a 5xx. Routes answering in another shape (MCP's JSON-RPC) use it too.
+ */
+export function errorAnswer(error: FastifyError | Error, request: FastifyRequest, systemDb?: Kysely<any>): PorticoError {
+  const unavailable = systemDb === undefined || error instanceof PorticoError ? null : systemDatabaseUnavailable(systemDb, error);
+  const portico = unavailable ?? toPorticoError(error);
+  // Driver errors reach the log as the cause of the PorticoError that hides them from the client.
+  if (portico.status >= 500) request.log.error({ err: portico.cause ?? error }, portico.message);
+  return portico;
+}
+
 /** Methods the API's routes take. */
 const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** `systemDb`: the platform's system database, whose failures (logins, sessions, keys) no service translates: a 503, as the spec says. */
 export function installErrorHandling(app: FastifyInstance, systemDb?: Kysely<any>): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const unavailable = systemDb === undefined || error instanceof PorticoError ? null : systemDatabaseUnavailable(systemDb, error);
-    const portico = unavailable ?? toPorticoError(error);
-    // Driver errors reach the log as the cause of the PorticoError that hides them from the client.
-    if (portico.status >= 500) request.log.error({ err: portico.cause ?? error }, portico.message);
+    const portico = errorAnswer(error, request, systemDb);
     dropUnsendableHeaders(reply);
     void send(reply, portico);
   });

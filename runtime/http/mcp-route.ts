@@ -16,6 +16,8 @@ import { VERB_BITS } from '../auth/principals.js';
 import { readMcpConfig } from '../services/mcp/mcp-kind.js';
 import { serveMcp, type McpPlatform } from '../services/mcp/mcp-endpoint.js';
 import { serviceFragment } from '../system/docs/service-fragments.js';
+import { InvalidJsonError } from '../core/errors.js';
+import { errorAnswer } from './error-handling.js';
 import { identify } from './identify.js';
 import type { PlatformContext } from './platform-context.js';
 
@@ -29,6 +31,9 @@ const CORS = {
     'Content-Type, Authorization, mcp-session-id, mcp-protocol-version, X-DreamFactory-API-Key, X-DreamFactory-Session-Token, X-Service-API-Key, X-Service-Session-Token',
   'access-control-expose-headers': 'WWW-Authenticate, mcp-session-id',
 };
+
+/** Messages one JSON-RPC batch may hold. */
+const MAX_BATCH = 100;
 
 /** Tool lists per platform, MCP service and role, kept TOOL_CACHE_MS (a changed schema or grant shows after that). */
 const TOOL_CACHE_MS = 5000;
@@ -63,6 +68,10 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): v
     if (model?.type !== 'mcp' || !model.is_active)
       return reply.status(404).headers(CORS).send({ error: 'MCP service not found', service: name });
     if (request.method === 'OPTIONS') return reply.status(200).headers(CORS).send();
+    if (request.method === 'PUT' || request.method === 'PATCH')
+      return rpcError(reply, 405, -32000, `Method Not Allowed: ${request.method} is not an MCP transport method`, {
+        allow: 'GET, POST, DELETE, OPTIONS',
+      });
     const host = `${request.protocol}://${request.host}`;
     const realm = `Bearer realm="MCP", resource_metadata="${host}/mcp/${name}/.well-known/oauth-protected-resource"`;
     const query = request.query as RawQuery;
@@ -86,6 +95,16 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): v
     }
     if (request.method === 'DELETE')
       return rpcError(reply, 405, -32000, 'Method Not Allowed: this endpoint keeps no sessions', { allow: 'POST' });
+
+    // JSON-RPC 2.0: an empty batch is an invalid request. A long one made as many REST calls.
+    const body = request.body;
+    if (Array.isArray(body) && (body.length === 0 || body.length > MAX_BATCH))
+      return rpcError(
+        reply,
+        400,
+        -32600,
+        body.length === 0 ? 'Invalid Request: an empty batch' : `Invalid Request: a batch holds at most ${MAX_BATCH} messages`,
+      );
 
     const config = readMcpConfig(ctx.runtime.resolveEnv(model.config));
     // Without an API key, the user's role in the service's app (reference: the MCP service's app).
@@ -155,5 +174,22 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): v
     for (const [header, value] of Object.entries(CORS)) reply.raw.setHeader(header, value);
     await serveMcp(request.raw, reply.raw, request.body, platform, name);
   };
-  app.route({ method: ['GET', 'POST', 'DELETE', 'OPTIONS'], url: '/mcp/:service', handler });
+  app.route({
+    method: ['GET', 'POST', 'DELETE', 'OPTIONS', 'PUT', 'PATCH'],
+    url: '/mcp/:service',
+    handler,
+    // What fails before the handler (a body that is no JSON, too large, a bad URL) is answered as
+    // JSON-RPC errors are, as MCP clients read them: it came in the REST envelope.
+    errorHandler(error, request, reply) {
+      const portico = errorAnswer(error, request, ctx.db);
+      const parse = portico instanceof InvalidJsonError;
+      return rpcError(
+        reply,
+        portico.status,
+        parse ? -32700 : portico.status >= 500 ? -32603 : -32600,
+        parse ? 'Parse error: the body is not valid JSON' : portico.message,
+        portico.headers,
+      );
+    },
+  });
 }

@@ -133,6 +133,57 @@ describe('mcp service', () => {
     await reader.close();
   });
 
+  it('reads only table schemas as resources: a URI with dot segments, a query or another path is refused', async () => {
+    const writer = await connect({ 'X-Service-API-Key': keys['writer-app'] });
+    // The URI went into the REST URL as written: `../_table/secret` read the rows of a table.
+    for (const uri of [
+      'portico://docs/_schema/../_table/secret',
+      'portico://docs/_schema/doc/../../../system/environment',
+      'portico://docs/_schema/%2e%2e',
+      'portico://docs/_schema/doc?fields=name',
+      'portico://system/_schema/x',
+    ]) {
+      await expect(writer.readResource({ uri }), uri).rejects.toThrow(`Unknown resource '${uri}'.`);
+    }
+    const read = await writer.readResource({ uri: 'portico://docs/_schema/secret' });
+    expect(JSON.parse((read.contents[0] as { text: string }).text).name).toBe('secret');
+    await writer.close();
+  });
+
+  it('answers malformed frames, empty or long batches and other verbs with JSON-RPC errors', async () => {
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'x-service-api-key': keys['reader-app'],
+    };
+    const post = (body: string) => fetch(`${base}/mcp/agent`, { method: 'POST', headers, body });
+    // It answered a body that is no JSON in the REST envelope, which MCP clients do not read.
+    const bad = await post('{"jsonrpc":"2.0",');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+    });
+    // An empty batch was a 202 with no answer; a batch of thousands made as many REST calls.
+    const empty = await post('[]');
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: an empty batch' } });
+    const long = await post(JSON.stringify(Array.from({ length: 101 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/list' }))));
+    expect(long.status).toBe(400);
+    expect((await long.json()).error.code).toBe(-32600);
+    const batch = await post(JSON.stringify([1, 2].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/list' }))));
+    expect(batch.status).toBe(200);
+    expect((await batch.json()).map((answer: { id: number }) => answer.id)).toEqual([1, 2]);
+    // PUT and PATCH were 404s ("No route"): the endpoint is there, the verb is not.
+    for (const method of ['PUT', 'PATCH']) {
+      const answer = await fetch(`${base}/mcp/agent`, { method, headers, body: '{}' });
+      expect(answer.status, method).toBe(405);
+      expect(answer.headers.get('allow')).toBe('GET, POST, DELETE, OPTIONS');
+      expect((await answer.json()).error.code).toBe(-32000);
+    }
+  });
+
   it("accepts a session token as Bearer (role from the service's app) and answers 401 as the reference", async () => {
     const admin = await connect({ Authorization: `Bearer ${adminToken}` });
     expect((await admin.listTools()).tools.length).toBeGreaterThan(5);

@@ -25,7 +25,27 @@ export interface McpPlatform {
   memo<T>(key: string, build: () => Promise<T>): Promise<T>;
 }
 
-const SCHEMA_URI = /^portico:\/\/([^/]+)\/_schema\/(.+)$/;
+/** `portico://{service}/_schema/{table}`: one table, encoded as one segment, no query or fragment. */
+const SCHEMA_URI = /^portico:\/\/([^/?#]+)\/_schema\/([^/?#]+)$/;
+
+/**
+ * The service and table a schema resource URI names, when the caller is offered that service;
+ * else null. The URI went into the REST URL as written: `portico://docs/_schema/../_table/secret`
+ * read rows, and `../../system/admin` other services, the MCP service's `exposed_services` too.
+ */
+async function schemaResource(platform: McpPlatform, uri: string): Promise<{ service: string; table: string } | null> {
+  const match = SCHEMA_URI.exec(uri);
+  if (!match) return null;
+  let table: string;
+  try {
+    table = decodeURIComponent(match[2]);
+  } catch {
+    return null;
+  }
+  if (table === '.' || table === '..') return null;
+  const service = (await platform.services()).find((s) => s.name === match[1]);
+  return service ? { service: service.name, table } : null;
+}
 
 function resultOf(response: { status: number; body: unknown }) {
   const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? null);
@@ -104,9 +124,13 @@ export async function serveMcp(
   });
   server.setRequestHandler(types.ListResourcesRequestSchema, async () => ({ resources: await resources(platform) }));
   server.setRequestHandler(types.ReadResourceRequestSchema, async (read) => {
-    const match = SCHEMA_URI.exec(read.params.uri);
-    if (!match) throw new types.McpError(types.ErrorCode.InvalidParams, `Unknown resource '${read.params.uri}'.`);
-    const response = await platform.call('GET', `/api/v2/${encodeURIComponent(match[1])}/_schema/${match[2]}`, undefined);
+    const target = await schemaResource(platform, read.params.uri);
+    if (!target) throw new types.McpError(types.ErrorCode.InvalidParams, `Unknown resource '${read.params.uri}'.`);
+    const response = await platform.call(
+      'GET',
+      `/api/v2/${encodeURIComponent(target.service)}/_schema/${encodeURIComponent(target.table)}`,
+      undefined,
+    );
     if (response.status >= 400)
       throw new types.McpError(types.ErrorCode.InvalidParams, `Resource '${read.params.uri}': ${JSON.stringify(response.body)}`);
     return { contents: [{ uri: read.params.uri, mimeType: 'application/json', text: JSON.stringify(response.body) }] };
