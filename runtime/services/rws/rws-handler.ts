@@ -99,13 +99,24 @@ export class RwsHandler implements ServiceHandler {
 
   private outboundUrl(call: ServiceCall): URL {
     const raw = call.rawPath ?? '';
+    // Dot segments as sent, percent-encoded, or behind an encoded separator (`..%2F..%2Fadmin`:
+    // a remote that decodes `%2F` before resolving, as nginx does, climbed out of the base path),
+    // and `..;` (Tomcat reads it as `..`).
     const dotted = (segment: string) => {
-      const plain = segment.replace(/%2e/gi, '.');
-      return plain === '.' || plain === '..';
+      let plain = segment.replace(/%2e/gi, '.').replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
+      try {
+        plain = decodeURIComponent(segment);
+      } catch {
+        // Malformed percent-encoding elsewhere in the segment: the replacements above stand.
+      }
+      return plain.split(/[/\\]/).some((part) => {
+        const name = part.replace(/;.*$/, '');
+        return name === '.' || name === '..';
+      });
     };
     // The URL parser would resolve them, climbing out of the base path.
     if (raw.split('/').some(dotted)) {
-      throw new BadRequestError('Invalid path: segments may not be `.` or `..`.');
+      throw new BadRequestError('Invalid path: segments may not be `.` or `..`, sent as they are or encoded.');
     }
     const url = new URL(this.options.baseUrl.href);
     // A backslash stays a character of the segment: the URL parser reads it as `/` (`..\..\x` climbed out).

@@ -294,7 +294,16 @@ describe('rws', () => {
     const before = seen.length;
     expect([400, 404]).toContain((await raw('GET', '/remote/../../other')).statusCode);
     expect(seen.length).toBe(before);
-    expect((await raw('GET', '/remote/echo/..%2F..%2Fx')).json().path).toBe('/v1/echo/..%2F..%2Fx');
+    // A segment that decodes to dot segments behind an encoded separator climbed out of the base
+    // path at any remote that decodes `%2F` before resolving them (nginx does): refused as well.
+    for (const path of ['/remote/echo/..%2F..%2Fx', '/remote/%2E%2E%2Fadmin', '/remote/..%5C..%5Cx', '/remote/echo/..;/..;/x']) {
+      const refused = await raw('GET', path);
+      expect(refused.statusCode, path).toBe(400);
+      expect(refused.json().error.code).toBe(400);
+    }
+    expect(seen.length).toBe(before);
+    // An encoded slash inside a name still goes through as it was sent.
+    expect((await raw('GET', '/remote/echo/group%2Fproject')).json().path).toBe('/v1/echo/group%2Fproject');
     // Over a real socket, as sent (inject's URL parser would resolve the dot segments first).
     const address = await portico.app.listen({ port: 0, host: '127.0.0.1' });
     // Dot segments are refused (400) or resolved inside the service's own path before it sees
