@@ -93,6 +93,16 @@ describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await api('GET', '/cache/gone')).status).toBe(404);
     expect((await api('PUT', '/cache/bad?ttl=soon', '"x"')).status).toBe(400);
+    // Past what Redis takes: its own words ('ERR value is not an integer or out of range') came back.
+    for (const ttl of ['99999999999999999999', '9223372036854775807', '2147483648']) {
+      const refused = await api('PUT', `/cache/bad?ttl=${ttl}`, '"x"');
+      expect(refused.body.error, ttl).toEqual({
+        code: 400,
+        message: `Parameter 'ttl' must be a whole number of seconds up to 2147483647, not '${ttl}'.`,
+        context: { parameter: 'ttl' },
+      });
+    }
+    expect((await api('PUT', '/cache/long?ttl=2147483647', '"x"')).status).toBe(200);
   });
 
   it('reads and clears with clear=true (alias pull)', async () => {

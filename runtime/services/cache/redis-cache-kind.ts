@@ -27,6 +27,8 @@ import type { SharedCache, SharedCacheProvider } from './shared-cache.js';
 
 const MAX_KEY_LENGTH = 1024;
 const MAX_LISTED = 10_000;
+/** Longest `ttl=` (seconds, about 68 years; `forever=true` for none). */
+const MAX_TTL = 2_147_483_647;
 /** Where entries lent to other services live, under the key prefix; left out of listings. */
 const LENT = '~responses:';
 /**
@@ -90,8 +92,11 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
     const text = pick(call.query, 'ttl');
     if (text === undefined || text === '') return this.config.defaultTtl;
     const ttl = Number(text);
-    if (!Number.isInteger(ttl) || ttl < 0)
-      throw new BadRequestError(`Parameter 'ttl' must be a whole number of seconds, not '${text}'.`, { parameter: 'ttl' });
+    // Beyond what Redis takes (ttl=99999999999999999999), its own error text reached the caller.
+    if (!Number.isInteger(ttl) || ttl < 0 || ttl > MAX_TTL)
+      throw new BadRequestError(`Parameter 'ttl' must be a whole number of seconds up to ${MAX_TTL}, not '${text}'.`, {
+        parameter: 'ttl',
+      });
     return ttl;
   }
 
