@@ -26,6 +26,13 @@ export interface TreeEntry {
 }
 
 /**
+ * The name of an entry in a zip: yazl throws on one that reads as a Windows drive (`c:notes.txt`
+ * at the root, a valid file name: the whole download was a 500); `./` keeps it a relative name,
+ * which unpackers drop.
+ */
+const zipName = (path: string) => (/^[a-zA-Z]:/.test(path) ? `./${path}` : path);
+
+/**
  * A zip of the entries (paths from the service root, as the reference names them), streamed. A
  * file that cannot be read once the answer has begun (no permission, gone, the back-end lost) cuts
  * the download off: yazl reports it as an 'error' of the zip, and its source streams' errors are
@@ -37,9 +44,9 @@ export function zipStream(storage: FileStorage, entries: readonly TreeEntry[]): 
   const fail = (error: Error) => output.destroy(error);
   zip.on('error', fail);
   for (const entry of entries) {
-    if (entry.type === 'folder') zip.addEmptyDirectory(entry.path);
+    if (entry.type === 'folder') zip.addEmptyDirectory(zipName(entry.path));
     else {
-      zip.addReadStreamLazy(entry.path, (callback) => {
+      zip.addReadStreamLazy(zipName(entry.path), (callback) => {
         storage.read(entry.path).then(
           (stream) => {
             stream.on('error', fail);

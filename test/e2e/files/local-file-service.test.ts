@@ -209,6 +209,16 @@ describe('local_file: folders and files', () => {
     expect(zipped.headers['content-type']).toBe('application/zip');
     expect(zipped.headers['content-disposition']).toBe('attachment; filename="sub.zip"');
     expect(await unzip(zipped.rawPayload)).toEqual({ 'docs/sub/b.json': '{"b":1}' });
+    // A name that reads as a Windows drive (`c:`) at the root: yazl threw on it, the download was a 500.
+    await api('POST', '/system/service', {
+      resource: [{ name: 'drives', label: 'Drives', type: 'local_file', config: { container: 'drives' } }],
+    });
+    expect((await raw('POST', '/drives/c:notes.txt', 'c')).statusCode).toBe(201);
+    expect((await api('POST', '/drives/d:/')).status).toBe(201);
+    expect((await raw('POST', '/drives/d:/e:f.txt', 'e')).statusCode).toBe(201);
+    const drives = await raw('GET', '/drives/?zip=true', undefined);
+    expect(drives.statusCode).toBe(200);
+    expect(await unzip(drives.rawPayload)).toEqual({ './c:notes.txt': 'c', './d:/': '', './d:/e:f.txt': 'e' });
 
     await api('POST', '/files/unpacked/');
     const archive = await zipOf({ 'top.txt': 'top', 'inner/deep.txt': 'deep' });
