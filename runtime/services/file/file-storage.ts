@@ -48,6 +48,9 @@ export interface FileStorage {
   close(): Promise<void>;
 }
 
+/** The refusal of a path that leaves the root, through `..` or through a symbolic link (every back-end). */
+export const ESCAPES_ROOT = 'File operation refused: path escapes the storage root.';
+
 /** Name prefix of the temporary files of unfinished writes; listings hide them. */
 export const TEMP_PREFIX = '.portico-upload-';
 

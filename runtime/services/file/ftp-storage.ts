@@ -9,8 +9,9 @@ import os from 'node:os';
 import path, { posix } from 'node:path';
 import { PassThrough, type Readable, Transform } from 'node:stream';
 import { Client, FTPError } from 'basic-ftp';
+import { BadRequestError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
-import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
+import { type ByteRange, ESCAPES_ROOT, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
 
 export interface FtpOptions {
   host: string;
@@ -136,6 +137,12 @@ export class FtpStorage implements FileStorage {
     folder: string,
   ): Promise<Array<{ name: string; type: 'file' | 'folder'; size: number; modified: Date | null }>> {
     await client.cd(folder);
+    // The server's working folder is the real one, links resolved: a link higher up leading out
+    // of the root (`out` to /etc: GET /{svc}/out/passwd read /etc/passwd) is refused here, as every
+    // operation on a path lists its folder (stat) first.
+    const here = await client.pwd();
+    const root = (this.absoluteRoot ?? this.options.root).replace(/\/$/, '');
+    if (here !== root && !here.startsWith(`${root}/`)) throw new BadRequestError(ESCAPES_ROOT);
     return (await client.list())
       .filter((info) => (info.isDirectory || info.isFile) && info.name !== '.' && info.name !== '..' && !isTempName(info.name))
       .map((info) => ({

@@ -8,9 +8,9 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BadRequestError, InternalServerError } from '../../core/errors.js';
-import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
+import { type ByteRange, ESCAPES_ROOT, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
 
-export const ESCAPES_ROOT = 'File operation refused: path escapes the storage root.';
+export { ESCAPES_ROOT };
 
 /** Roots a service may not serve (the reference's list, and the kernel's pseudo file systems). */
 const FORBIDDEN_ROOTS = ['/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32', '/dev', '/etc', '/proc', '/sys', '/boot'];

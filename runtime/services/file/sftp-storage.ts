@@ -4,8 +4,9 @@ import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import SftpClient from 'ssh2-sftp-client';
+import { BadRequestError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
-import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
+import { type ByteRange, ESCAPES_ROOT, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
 
 export interface SftpOptions {
   host: string;
@@ -30,6 +31,8 @@ function fingerprintMatches(expected: string, key: Buffer): boolean {
 
 export class SftpStorage implements FileStorage {
   private connection: Promise<SftpClient> | null = null;
+  /** The root with its links resolved, as the server sees it. */
+  private realRoot: string | null = null;
 
   constructor(
     private readonly service: string,
@@ -98,8 +101,26 @@ export class SftpStorage implements FileStorage {
     }
   }
 
+  /**
+   * Refuses a folder that is, or lies under, a link leading out of the root. A link as the last
+   * name is never followed (stat and list leave it out), but one higher up was: with `out` a link
+   * to /etc on the server, GET /{svc}/out/passwd read /etc/passwd. Every operation on a path
+   * stats it or lists its folder first, so checking there covers them all.
+   */
+  private async contain(client: SftpClient, folder: string): Promise<void> {
+    let real: string;
+    try {
+      real = await client.realPath(this.abs(folder));
+    } catch {
+      return; // Nothing there to follow: the operation finds nothing.
+    }
+    this.realRoot ??= await client.realPath(this.options.root);
+    if (real !== this.realRoot && !real.startsWith(`${this.realRoot.replace(/\/$/, '')}/`)) throw new BadRequestError(ESCAPES_ROOT);
+  }
+
   async stat(relative: string): Promise<StoredEntry | null> {
     return this.run(async (client) => {
+      if (relative !== '') await this.contain(client, posix.dirname(relative));
       const kind = await client.exists(this.abs(relative));
       if (kind === false || kind === 'l') return relative === '' ? { path: '', type: 'folder', size: 0, modified: null } : null;
       const stats = await client.stat(this.abs(relative));
@@ -113,17 +134,20 @@ export class SftpStorage implements FileStorage {
   }
 
   async list(folder: string): Promise<StoredEntry[]> {
-    return this.run(async (client) =>
-      (await client.list(this.abs(folder)))
-        // Links are not followed: they could name anything on the server.
-        .filter((entry) => (entry.type === 'd' || entry.type === '-') && !isTempName(entry.name))
-        .map((entry) => ({
-          path: folder === '' ? entry.name : `${folder}/${entry.name}`,
-          type: entry.type === 'd' ? 'folder' : 'file',
-          size: entry.type === 'd' ? 0 : entry.size,
-          modified: new Date(entry.modifyTime),
-        })),
-    );
+    return this.run(async (client) => {
+      await this.contain(client, folder);
+      return (
+        (await client.list(this.abs(folder)))
+          // Links are not followed: they could name anything on the server.
+          .filter((entry) => (entry.type === 'd' || entry.type === '-') && !isTempName(entry.name))
+          .map((entry) => ({
+            path: folder === '' ? entry.name : `${folder}/${entry.name}`,
+            type: entry.type === 'd' ? 'folder' : 'file',
+            size: entry.type === 'd' ? 0 : entry.size,
+            modified: new Date(entry.modifyTime),
+          }))
+      );
+    });
   }
 
   async read(relative: string, range?: ByteRange): Promise<Readable> {

@@ -231,6 +231,37 @@ describe.each(backends)('$title', async (backend) => {
     expect((await api('GET', `/${tilde}/?as_list=true&full_tree=true`)).body.resource).toEqual(['keep.txt']);
   });
 
+  // rclone leaves links out of WebDAV altogether; OpenSSH and vsftpd follow them.
+  it.skipIf(!reachable || backend.server === 'webdav')('never follows a link on the server out of the root', async () => {
+    const linked = `${name}_links`;
+    await api('POST', '/system/service', {
+      resource: [{ name: linked, label: 'Links', type: backend.type, config: backend.config(`${root}-links`) }],
+    });
+    expect((await api('POST', `/${linked}/in/`)).status).toBe(201);
+    const disk = backend.disk(`${root}-links`);
+    const outside = backend.disk(`${root}-outside`);
+    fs.mkdirSync(outside, { recursive: true });
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'SECRET');
+    fs.symlinkSync(outside, path.join(disk, 'out'));
+    fs.symlinkSync(outside, path.join(disk, 'in', 'deep'));
+    // A link as the last name was never followed; one higher up was: these read SECRET.
+    for (const url of [
+      `/${linked}/out/secret.txt`,
+      `/${linked}/in/deep/secret.txt`,
+      `/${linked}/out/secret.txt?include_properties=true&content=true`,
+    ]) {
+      const refused = await raw('GET', url);
+      expect(refused.statusCode, url).toBe(400);
+      expect(refused.json().error.message).toBe('File operation refused: path escapes the storage root.');
+    }
+    const copied = await api('POST', `/${linked}/`, { resource: [{ source_path: 'in/deep/secret.txt', name: 'stolen.txt' }] });
+    expect(copied.body.resource[0].error.code).toBe(400);
+    // The link itself is no folder of the service.
+    expect((await api('GET', `/${linked}/in/deep/?as_list=true`)).status).toBe(404);
+    expect((await api('GET', `/${linked}/?full_tree=true&as_list=true`)).body.resource).toEqual(['in/']);
+    expect(fs.readdirSync(outside)).toEqual(['secret.txt']);
+  });
+
   // The SFTP and FTP servers run as the files' owner (this test as root): a file without permissions cannot be read.
   it.skipIf(!reachable || backend.server === 'webdav')('cuts a zip download off, at once, when a file in it cannot be read', async () => {
     const locked = `${name}_locked`;
