@@ -8,6 +8,7 @@ import { createSessionTokens, type SessionTokens } from '../auth/session-tokens.
 import { resolveEnv } from '../core/env.js';
 import type { PlatformModel, PlatformSettings, ServiceModel } from '../model/platform-model.js';
 import { LiveServices } from '../services/live-services.js';
+import { getServiceKind } from '../services/registry.js';
 import type { RuntimeContext } from '../services/service-kind.js';
 import type { LiveSchema } from '../services/sql/live-schema.js';
 import { syncPlatform, type FirstAdmin } from '../system/platform-sync.js';
@@ -122,9 +123,13 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
     if (auth.grants !== null && !matchGrant(auth.grants, name.toLowerCase(), filePath.replace(/^\/+/, '').toLowerCase(), 'GET')) {
       throw new ForbiddenError(`${prefix} You do not have enough privileges to access file: ${filePath} in service ${name}`);
     }
+    // By its type's group before opening it: naming `system` (a type without a handler) was a 501,
+    // and a database or broker service was opened (and a 503 when down) only to be refused.
+    const notFiles = new BadRequestError(`${prefix} Service '${name}' is not a file service.`);
+    if (getServiceKind(model.type)?.group !== 'File') throw notFiles;
     const handler = await services.handler(name);
     // Duck-typed: the file kind's code (and mime-db) loads only when a platform has a file service.
-    if (!isFileHandler(handler)) throw new BadRequestError(`${prefix} Service '${name}' is not a file service.`);
+    if (!isFileHandler(handler)) throw notFiles;
     return handler.readFile(filePath, maxBytes);
   };
   const limits = new RateLimits(db, redis, namespace);

@@ -238,6 +238,15 @@ describe('smtp_email', () => {
       (await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service: 'files', path: 'mail/none.txt' } })).status,
     ).toBe(404);
     expect((await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service: 'files' } })).status).toBe(400);
+    // A service that is no file service: `system` (a type without a handler) was a 501, and the
+    // down SMTP service was opened (a 503 after its timeout) only to be refused.
+    for (const service of ['system', 'mailer_down', 'user']) {
+      const refused = await api('POST', '/mailer', { to: 'u@example.com', subject: 'x', attachment: { service, path: 'a.txt' } });
+      expect(refused.body.error, service).toEqual({
+        code: 400,
+        message: `Failed to get attachment file from storage service. Service '${service}' is not a file service.`,
+      });
+    }
     const service = (await api('GET', '/system/service?filter=name=mailer&fields=id')).body.resource[0].id;
     const role = (
       await api('POST', '/system/role', {
