@@ -78,6 +78,15 @@ const MAX_REDIRECTS = 5;
 const MAX_ERROR_TEXT = 64 * 1024;
 const MAX_CACHED = 1024 * 1024;
 
+/**
+ * The code of a failure (`DEPTH_ZERO_SELF_SIGNED_CERT`, ...), never its message: messages of
+ * fetch and undici can hold the URL, and with it a host name or credentials.
+ */
+function errorCode(error: unknown): string | null {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]+$/.test(code) ? code : null;
+}
+
 /** The remote's timeout, restarted while its body arrives (`wait`) and stopped once it has (`stopWaiting`). */
 interface BodyWatch {
   wait(): void;
@@ -181,7 +190,7 @@ export class RwsHandler implements ServiceHandler {
     const timedOut = (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError';
     const why = timedOut
       ? `did not answer within ${Math.round(this.options.timeoutMs / 1000)} s`
-      : `is unreachable (${networkCode(error) ?? ((error as Error)?.cause as Error | undefined)?.message ?? (error as Error)?.message ?? 'error'})`;
+      : `is unreachable (${networkCode(error) ?? errorCode((error as Error)?.cause) ?? 'the request failed'})`;
     return new ServiceUnavailableError(`The remote server of service '${this.options.name}' ${why}.`);
   }
 

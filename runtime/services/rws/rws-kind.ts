@@ -48,6 +48,15 @@ export function passThroughOpenApi(base: string): OpenApiFragment {
   };
 }
 
+/** A URL as documents may show it: without user name and password. */
+function withoutCredentials(text: string): string {
+  const url = URL.parse(text);
+  if (!url || (url.username === '' && url.password === '')) return text;
+  url.username = '';
+  url.password = '';
+  return url.href.replace(/\/$/, '');
+}
+
 async function parseDocument(text: string): Promise<unknown> {
   if (text.trim().startsWith('{')) return JSON.parse(text);
   // YAML documents are rare and the parser is large: loaded when one comes.
@@ -70,7 +79,7 @@ export const rwsKind: ServiceKind = {
   description: 'A service to handle Remote Web Services',
   configSchema: rwsConfigSchema,
   rawBody: true,
-  describe: (service) => passThroughOpenApi(String(service.config.base_url ?? '')),
+  describe: (service) => passThroughOpenApi(withoutCredentials(String(service.config.base_url ?? ''))),
   async open(service, ctx) {
     const config = ctx.resolveEnv(service.config) as Record<string, unknown>;
     let baseUrl: URL;
@@ -93,12 +102,22 @@ export const rwsKind: ServiceKind = {
     } catch (error) {
       throw new InternalServerError(`The OpenAPI document of service '${service.name}' cannot be read: ${(error as Error).message}`);
     }
+    const headers = headerEntries(config.headers);
+    // Credentials in the base URL (`https://user:pw@host/api`): fetch refuses such a URL, so every
+    // call was a 503 whose message showed the URL, password included. They go as Basic
+    // authentication, as curl sends them (a configured Authorization header still wins).
+    if (baseUrl.username !== '' || baseUrl.password !== '') {
+      const basic = Buffer.from(`${decodeURIComponent(baseUrl.username)}:${decodeURIComponent(baseUrl.password)}`).toString('base64');
+      headers.unshift({ name: 'Authorization', value: `Basic ${basic}`, passFromClient: false, mask: 31 });
+      baseUrl.username = '';
+      baseUrl.password = '';
+    }
     const ttl = config.cache_enabled === true ? Number(config.cache_ttl ?? 0) : 0;
     return new RwsHandler({
       name: service.name,
       baseUrl,
       parameters: parameterEntries(config.parameters),
-      headers: headerEntries(config.headers),
+      headers,
       timeoutMs: Number(config.timeout ?? 30) * 1000,
       cacheTtlMs: Number.isFinite(ttl) && ttl > 0 ? ttl * 1000 : 0,
       keepTrailingSlash: config.preserve_forward_trailing_slash === true,

@@ -392,6 +392,35 @@ describe('rws', () => {
     );
   });
 
+  it('sends credentials of the base URL as Basic authentication, and never shows them', async () => {
+    const closed = http.createServer();
+    const closedBase = await listen(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    const withUser = (origin: string) => origin.replace('http://', 'http://ann:s%3Acret-77@');
+    const created = await api('POST', '/system/service', {
+      resource: [
+        { name: 'with_user', label: 'With user', type: 'rws', config: { base_url: `${withUser(base)}/v1` } },
+        { name: 'with_user_down', label: 'With user, down', type: 'rws', config: { base_url: `${withUser(closedBase)}/v1`, timeout: 2 } },
+      ],
+    });
+    expect(created.status).toBe(201);
+    // fetch refuses a URL with credentials: every call was a 503 that showed the URL, password included.
+    const answer = await raw('GET', '/with_user/echo');
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json().path).toBe('/v1/echo');
+    expect(lastSeen().headers.authorization).toBe(`Basic ${Buffer.from('ann:s:cret-77').toString('base64')}`);
+    const down = await raw('GET', '/with_user_down/echo');
+    expect(down.json().error).toEqual({
+      code: 503,
+      message: "The remote server of service 'with_user_down' is unreachable (ECONNREFUSED).",
+    });
+    for (const url of ['/with_user/_spec', '/with_user_down/_spec']) {
+      const spec = await raw('GET', url);
+      expect(spec.statusCode, url).toBe(200);
+      expect(spec.body, url).not.toContain('cret-77');
+    }
+  });
+
   it('follows role grants on its paths', async () => {
     const service = (await api('GET', '/system/service?filter=name=remote&fields=id')).body.resource[0].id;
     const role = (
