@@ -15,7 +15,18 @@ import type { Verb } from '../../model/platform-model.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import { fileServiceOpenApi } from './file-openapi.js';
-import { baseName, bodyPath, checkName, join, parentOf, requestPath, shown, type TargetPath } from './file-paths.js';
+import {
+  baseName,
+  bodyPath,
+  boundedPaths,
+  checkName,
+  join,
+  PATH_TOO_LONG,
+  parentOf,
+  requestPath,
+  shown,
+  type TargetPath,
+} from './file-paths.js';
 import { eachUploadedFile, isMultipart } from '../multipart.js';
 import { type FileStorage, type StoredEntry, tempName } from './file-storage.js';
 import { capped, contentTypeOf, header, isZip, parseRange, readAll, readJson, tooLarge } from './file-streams.js';
@@ -52,7 +63,7 @@ export class FileHandler implements ServiceHandler {
   private readonly storage: FileStorage;
 
   constructor(private readonly options: FileServiceOptions) {
-    this.storage = options.storage;
+    this.storage = boundedPaths(options.storage);
   }
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
@@ -73,6 +84,10 @@ export class FileHandler implements ServiceHandler {
         default:
           throw new BadRequestError(`Invalid or unsupported verb '${call.verb}' used in request.`);
       }
+    } catch (error) {
+      // Within the bound, yet too long for a server whose root is long itself.
+      if ((error as NodeJS.ErrnoException)?.code === 'ENAMETOOLONG') throw new BadRequestError(PATH_TOO_LONG);
+      throw error;
     } finally {
       // Whatever part of the request body was not read is drained, so the connection stays usable.
       call.stream?.resume();

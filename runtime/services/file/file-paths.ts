@@ -6,7 +6,7 @@
  */
 import { BadRequestError } from '../../core/errors.js';
 import type { ServiceCall } from '../service-kind.js';
-import { isTempName } from './file-storage.js';
+import { type FileStorage, isTempName } from './file-storage.js';
 
 export interface TargetPath {
   /** Relative path without leading or trailing slash; '' is the service root. */
@@ -56,3 +56,58 @@ export const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastInd
 export const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 /** The path as responses show it: folders with a trailing slash. */
 export const shown = (path: string, folder: boolean) => (folder && path !== '' ? `${path}/` : path);
+
+/**
+ * Longest path a request may reach, in bytes from the service root. File systems take at most
+ * 4096 with the root (Linux), remote servers often less: a deeper one was a 500 (ENAMETOOLONG).
+ */
+export const MAX_PATH_BYTES = 3072;
+
+export const PATH_TOO_LONG = `Invalid path: longer than ${MAX_PATH_BYTES} bytes.`;
+
+function checkLength(path: string): void {
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw new BadRequestError(PATH_TOO_LONG);
+}
+
+/**
+ * The storage with every path it is handed checked against MAX_PATH_BYTES: the URL's, and those
+ * a request puts together from a folder and a header, body or upload name.
+ */
+export function boundedPaths(storage: FileStorage): FileStorage {
+  return {
+    async stat(path) {
+      checkLength(path);
+      return storage.stat(path);
+    },
+    async list(folder) {
+      checkLength(folder);
+      return storage.list(folder);
+    },
+    async read(path, range) {
+      checkLength(path);
+      return storage.read(path, range);
+    },
+    async write(path, content) {
+      checkLength(path);
+      return storage.write(path, content);
+    },
+    async mkdir(path) {
+      checkLength(path);
+      return storage.mkdir(path);
+    },
+    async removeFile(path) {
+      checkLength(path);
+      return storage.removeFile(path);
+    },
+    async removeFolder(path, recursive) {
+      checkLength(path);
+      return storage.removeFolder(path, recursive);
+    },
+    async copyFile(from, to) {
+      checkLength(from);
+      checkLength(to);
+      return storage.copyFile(from, to);
+    },
+    close: () => storage.close(),
+  };
+}

@@ -410,6 +410,36 @@ describe('local_file: names a file system or a header cannot take', () => {
     // Only an entry's own fields are named by id_field.
     expect((await api('GET', '/files/names/?as_list=true&id_field=__proto__')).body.resource).toEqual([null, null, null]);
   });
+
+  it('refuses a path longer than a file system takes, however it is put together', async () => {
+    // Each name is valid; together they pass Linux's 4096 bytes: every form was a 500 (ENAMETOOLONG).
+    const names = Array.from({ length: 18 }, (_, i) => String.fromCharCode(97 + i).repeat(250));
+    let folder = 'deep';
+    expect((await api('POST', `/files/${folder}/`)).status).toBe(201);
+    for (const name of names.slice(0, 12)) {
+      folder = `${folder}/${name}`;
+      expect((await api('POST', `/files/${folder}/`)).status).toBe(201);
+    }
+    const tooLong = { code: 400, message: 'Invalid path: longer than 3072 bytes.' };
+    const deeper = `${folder}/${names.slice(12).join('/')}`;
+    for (const [method, url] of [
+      ['POST', `/files/${deeper}/`],
+      ['GET', `/files/${deeper}/`],
+      ['GET', `/files/${deeper}/x.txt`],
+      ['DELETE', `/files/${deeper}/`],
+    ]) {
+      expect((await api(method, url)).body.error, `${method} ${url.length}`).toEqual(tooLong);
+    }
+    expect((await raw('POST', `/files/${folder}/${names[12]}`, 'x')).json().error).toEqual(tooLong);
+    expect((await raw('POST', `/files/${folder}/`, 'x', { 'x-folder-name': names[12] })).json().error).toEqual(tooLong);
+    expect((await raw('POST', `/files/${folder}/`, 'x', { 'x-file-name': names[12] })).json().error).toEqual(tooLong);
+    const form = multipart([{ name: names[12], content: 'x' }]);
+    expect((await raw('POST', `/files/${folder}/`, form.body, { 'content-type': form.type })).json().error).toEqual(tooLong);
+    const listed = await api('POST', `/files/${folder}/`, { resource: [{ name: names[12], type: 'folder' }] });
+    expect(listed.body.resource[0].error).toEqual(tooLong);
+    expect((await api('DELETE', '/files/deep/?force=true')).status).toBe(200);
+    expect(fs.existsSync(path.join(root, 'deep'))).toBe(false);
+  });
 });
 
 describe('local_file: the root is never left', () => {
