@@ -1,6 +1,6 @@
 /** The `webdav_file` back-end: the `webdav` client (Basic or Digest auth) under a path prefix of the server. */
 import { posix } from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { AuthType, createClient, type FileStat, type WebDAVClient } from 'webdav';
 import { backendError, networkCode } from '../remote-errors.js';
 import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
@@ -38,7 +38,8 @@ export class WebdavStorage implements FileStorage {
   private fail(error: unknown): never {
     throw backendError('WebDAV', this.service, error, {
       login: status(error) === 401,
-      network: networkCode(error),
+      // Only this back-end's timeouts abort its requests.
+      network: networkCode(error) ?? ((error as Error)?.name === 'AbortError' ? 'timeout' : null),
       notFound: status(error) === 404,
     });
   }
@@ -49,7 +50,11 @@ export class WebdavStorage implements FileStorage {
   private ensureRoot(): Promise<void> {
     if (!this.rootReady) {
       this.rootReady = (async () => {
-        if (this.root !== '/' && !(await this.client.exists(this.root))) await this.client.createDirectory(this.root, { recursive: true });
+        // With the service's timeout like every other request: a server that accepted the
+        // connection and never answered held every request of the service for ever.
+        const signal = AbortSignal.timeout(this.options.timeout * 1000);
+        if (this.root !== '/' && !(await this.client.exists(this.root, { signal })))
+          await this.client.createDirectory(this.root, { recursive: true, signal });
       })();
       this.rootReady.catch(() => {
         this.rootReady = null;
@@ -101,19 +106,72 @@ export class WebdavStorage implements FileStorage {
     });
   }
 
+  /**
+   * An abort signal that fires once nothing moved for the service's timeout: transfers may take
+   * long, but one the server stopped answering (or never answered) held the request for ever.
+   */
+  private idle(): { signal: AbortSignal; touch(): void; stop(): void } {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => clearTimeout(timer);
+    const touch = () => {
+      stop();
+      timer = setTimeout(
+        () => controller.abort(Object.assign(new Error('timeout'), { name: 'TimeoutError' })),
+        this.options.timeout * 1000,
+      );
+    };
+    touch();
+    return { signal: controller.signal, touch, stop };
+  }
+
+  /** The stream through a watch that restarts at each piece of it. */
+  private watched(source: Readable, watch: { signal: AbortSignal; touch(): void; stop(): void }): Readable {
+    const out = new Transform({
+      transform(chunk, _encoding, done) {
+        watch.touch();
+        done(null, chunk);
+      },
+      flush(done) {
+        watch.stop();
+        done();
+      },
+    });
+    source.on('error', (error) => {
+      watch.stop();
+      out.destroy(error);
+    });
+    out.on('close', watch.stop);
+    // The client pipes the response into the stream it returned, and pipe passes no error on: a
+    // download the watch aborted would otherwise just stop, the answer never ending.
+    watch.signal.addEventListener('abort', () => out.destroy(watch.signal.reason as Error), { once: true });
+    return source.pipe(out);
+  }
+
   async read(relative: string, range?: ByteRange): Promise<Readable> {
-    return this.client.createReadStream(this.abs(relative), range ? { range: { start: range.start, end: range.end } } : {}) as Readable;
+    const watch = this.idle();
+    const source = this.client.createReadStream(this.abs(relative), {
+      ...(range ? { range: { start: range.start, end: range.end } } : {}),
+      signal: watch.signal,
+    }) as Readable;
+    return this.watched(source, watch);
   }
 
   async write(relative: string, content: Readable): Promise<void> {
     const temp = this.abs(tempName(relative));
+    const watch = this.idle();
     try {
       await this.ensureRoot();
-      await this.client.putFileContents(temp, content, { overwrite: true });
-      await this.client.moveFile(temp, this.abs(relative), { overwrite: true });
+      // Once all is sent the wait for the server's answer is bounded too: the watch restarts, not stops.
+      const sent = this.watched(content, { ...watch, stop: watch.touch });
+      await this.client.putFileContents(temp, sent, { overwrite: true, signal: watch.signal });
+      watch.touch();
+      await this.client.moveFile(temp, this.abs(relative), { overwrite: true, signal: watch.signal });
     } catch (error) {
-      await this.client.deleteFile(temp).catch(() => undefined);
-      this.fail(error);
+      await this.client.deleteFile(temp, { signal: AbortSignal.timeout(this.options.timeout * 1000) }).catch(() => undefined);
+      this.fail(watch.signal.aborted ? watch.signal.reason : error);
+    } finally {
+      watch.stop();
     }
   }
 

@@ -5,6 +5,8 @@
  * leaves nothing behind.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import yauzl from 'yauzl';
@@ -12,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { fileServer, type FileServer, requireFileServer } from '#test/helpers/file-servers.js';
 import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { silentServer } from '#test/helpers/require-broker.js';
 import { multipart } from './multipart.js';
 
 let server: TestServer;
@@ -305,4 +308,70 @@ describe.each(backends)('$title', async (backend) => {
     expect(answer.body.error.message).toMatch(/^The (FTP|SFTP|WebDAV) server of service '.*' refused the login\.$/);
     expect(JSON.stringify(answer.body)).not.toContain('not-the-password-42');
   });
+});
+
+describe('webdav_file against a server that stops answering', () => {
+  it('answers 503 after the timeout instead of holding the request for ever', async () => {
+    const silent = await silentServer();
+    // A WebDAV server of its own: it answers PROPFIND, then never answers a PUT, and stops a GET midway.
+    const stat = (href: string, collection: boolean) =>
+      `<?xml version="1.0" encoding="utf-8"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>${href}</d:href><d:propstat><d:prop>${
+        collection ? '<d:resourcetype><d:collection/></d:resourcetype>' : '<d:resourcetype/><d:getcontentlength>10</d:getcontentlength>'
+      }<d:getlastmodified>Mon, 01 Jan 2024 00:00:00 GMT</d:getlastmodified></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>`;
+    const stalling = http.createServer((request, response) => {
+      request.resume();
+      if (request.method === 'PROPFIND' && (request.url === '/root' || request.url === '/root/' || request.url === '/root/a.txt')) {
+        response.writeHead(207, { 'content-type': 'application/xml' });
+        response.end(stat(request.url, request.url !== '/root/a.txt'));
+      } else if (request.method === 'GET' && request.url === '/root/a.txt') {
+        response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '10' });
+        response.write('hello');
+      } else if (request.method === 'PUT') {
+        // Reads the upload, and never answers.
+      } else {
+        response.writeHead(request.method === 'DELETE' ? 204 : 404);
+        response.end();
+      }
+    });
+    const port = await new Promise<number>((resolve) =>
+      stalling.listen(0, '127.0.0.1', () => resolve((stalling.address() as AddressInfo).port)),
+    );
+    try {
+      await api('POST', '/system/service', {
+        resource: [
+          {
+            name: 'dav_silent',
+            label: 'Silent',
+            type: 'webdav_file',
+            config: { base_uri: `http://127.0.0.1:${silent.port}`, container: '/root', timeout: 1 },
+          },
+          {
+            name: 'dav_stalling',
+            label: 'Stalling',
+            type: 'webdav_file',
+            config: { base_uri: `http://127.0.0.1:${port}`, container: '/root', timeout: 1 },
+          },
+        ],
+      });
+      const timedOut = (service: string) => ({ code: 503, message: `The WebDAV server of service '${service}' is unreachable (timeout).` });
+      for (const [method, url, service] of [
+        ['GET', '/dav_silent/', 'dav_silent'],
+        ['POST', '/dav_silent/x.txt', 'dav_silent'],
+        ['POST', '/dav_stalling/b.txt', 'dav_stalling'],
+      ]) {
+        const started = Date.now();
+        const answer = await raw(method, url, method === 'POST' ? 'content' : undefined);
+        expect(answer.json().error, `${method} ${url}`).toEqual(timedOut(service));
+        expect(Date.now() - started).toBeLessThan(5000);
+      }
+      // The download has begun (200): it is cut once the server sent nothing for the timeout.
+      const started = Date.now();
+      await expect(raw('GET', '/dav_stalling/a.txt')).rejects.toThrow(/destroyed|aborted|closed|timeout/i);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      stalling.closeAllConnections();
+      stalling.close();
+      await silent.close();
+    }
+  }, 20_000);
 });
