@@ -64,6 +64,11 @@ export class SftpStorage implements FileStorage {
           port: options.port,
           username: options.username,
           readyTimeout: options.timeout * 1000,
+          // A server (or network) that stops answering on the open connection: without keepalives
+          // nothing noticed, and every request of the service waited for ever. Three unanswered
+          // ones within the timeout end the connection; the next request makes a new one.
+          keepaliveInterval: Math.max(250, Math.floor((options.timeout * 1000) / 3)),
+          keepaliveCountMax: 3,
           retries: 0,
           ...(options.password ? { password: options.password } : {}),
           ...(options.privateKey ? { privateKey: options.privateKey } : {}),

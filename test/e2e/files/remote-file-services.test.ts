@@ -15,6 +15,7 @@ import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { fileServer, type FileServer, requireFileServer } from '#test/helpers/file-servers.js';
 import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { silentServer } from '#test/helpers/require-broker.js';
+import { startTcpRelay } from '#test/helpers/tcp-relay.js';
 import { multipart } from './multipart.js';
 
 let server: TestServer;
@@ -374,4 +375,42 @@ describe('webdav_file against a server that stops answering', () => {
       await silent.close();
     }
   }, 20_000);
+});
+
+describe.skipIf(!(await requireFileServer('sftp')))('sftp_file when its server stops answering on the open connection', () => {
+  it('answers 503 after about the timeout, and serves again once the server is back', async () => {
+    const relay = await startTcpRelay(sftp.port, sftp.host);
+    try {
+      await api('POST', '/system/service', {
+        resource: [
+          {
+            name: 'sftp_frozen',
+            label: 'Frozen',
+            type: 'sftp_file',
+            config: {
+              host: '127.0.0.1',
+              port: relay.port,
+              username: sftp.username,
+              password: sftp.password,
+              container: `${sftp.base}/t-frozen-${randomBytes(4).toString('hex')}`,
+              timeout: 2,
+            },
+          },
+        ],
+      });
+      expect((await api('GET', '/sftp_frozen/')).status).toBe(200);
+      // The connection stays open and passes nothing: every request of the service waited for ever.
+      relay.freeze();
+      const started = Date.now();
+      expect((await api('GET', '/sftp_frozen/')).body.error).toEqual({
+        code: 503,
+        message: "The SFTP server of service 'sftp_frozen' is unreachable (timeout).",
+      });
+      expect(Date.now() - started).toBeLessThan(8000);
+      await relay.restore();
+      expect((await api('GET', '/sftp_frozen/')).status).toBe(200);
+    } finally {
+      await relay.close();
+    }
+  }, 30_000);
 });
