@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { brokerUrl, closedPort, requireBroker, silentServer } from '#test/helpers/require-broker.js';
+import { startTcpRelay } from '#test/helpers/tcp-relay.js';
 
 describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
   const prefix = `portico-test:${crypto.randomBytes(4).toString('hex')}:`;
@@ -202,4 +203,33 @@ describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
     }
     await silent.close();
   });
+
+  it('serves again once Redis answers again after it stopped answering on the open connection', async () => {
+    const relay = await startTcpRelay(Number(url.port), url.hostname);
+    try {
+      await api('POST', '/system/service', {
+        resource: [
+          {
+            name: 'cache_frozen',
+            label: 'Frozen',
+            type: 'cache_redis',
+            config: { host: '127.0.0.1', port: relay.port, key_prefix: prefix, timeout_ms: 1000 },
+          },
+        ],
+      });
+      expect((await api('PUT', '/cache_frozen/thaw', '"x"')).status).toBe(200);
+      relay.freeze();
+      expect((await api('GET', '/cache_frozen/thaw')).status).toBe(503);
+      await relay.restore();
+      // The frozen connection stayed open and ioredis kept it: every later call was a 503, for good.
+      let status = 0;
+      for (let attempt = 0; attempt < 20 && status !== 200; attempt++) {
+        status = (await api('GET', '/cache_frozen/thaw')).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(status).toBe(200);
+    } finally {
+      await relay.close();
+    }
+  }, 30_000);
 });

@@ -75,12 +75,25 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
 
   /** A Redis call within the deadline; connection trouble is a 503 naming the service only. */
   private run<T>(work: Promise<T>, what = 'the Redis server did not answer'): Promise<T> {
-    return withDeadline(work, this.config.timeoutMs, () => unavailable(this.name, `${what} timed out`)).catch((error: unknown) => {
+    return withDeadline(work, this.config.timeoutMs, () => {
+      this.dropConnection();
+      return unavailable(this.name, `${what} timed out`);
+    }).catch((error: unknown) => {
       if ((error as PorticoError).status !== undefined) throw error;
       const message = (error as Error).message ?? '';
       if (/WRONGTYPE|ERR /.test(message)) throw new BadRequestError(`Redis refused the command: ${message}`);
+      if (/timed out/i.test(message)) this.dropConnection();
       throw unavailable(this.name, 'the Redis server cannot be reached');
     });
+  }
+
+  /**
+   * A command that timed out on an open connection: the server or the network stopped answering
+   * on it. ioredis reconnects only when a connection closes, and this one stayed open: the service
+   * answered 503 for good, also once the server was back. It is closed, and made anew.
+   */
+  private dropConnection(): void {
+    if (this.client && this.client.status === 'ready') this.client.disconnect(true);
   }
 
   private key(key: string): string {
