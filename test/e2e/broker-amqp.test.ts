@@ -12,6 +12,7 @@ import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { brokerService, openEvents } from '#test/helpers/broker-fixtures.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { brokerUrl, closedPort, requireBroker, silentServer } from '#test/helpers/require-broker.js';
+import { startTcpRelay } from '#test/helpers/tcp-relay.js';
 
 const run = promisify(execFile);
 
@@ -248,6 +249,26 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
     }
     await silent.close();
   });
+
+  it('serves again once the broker answers again after it stopped answering on the open connection', async () => {
+    const target = new URL(url);
+    const relay = await startTcpRelay(Number(target.port || 5672), target.hostname);
+    try {
+      target.port = String(relay.port);
+      await api('POST', '/system/service', {
+        resource: [{ name: 'amqp_frozen', label: 'Frozen', type: 'amqp', config: { url: target.href, timeout_ms: 1000 } }],
+      });
+      expect((await api('POST', `/amqp_frozen/pub/${queue}`, { thaw: 0 })).status).toBe(200);
+      relay.freeze();
+      expect((await api('POST', `/amqp_frozen/pub/${queue}`, { thaw: 1 })).status).toBe(503);
+      await relay.restore();
+      // The frozen connection stayed open and every later publish waited on it: a 503, for good.
+      expect((await api('POST', `/amqp_frozen/pub/${queue}`, { thaw: 2 })).status).toBe(200);
+      await api('GET', `/amqp/sub/${queue}?limit=100`);
+    } finally {
+      await relay.close();
+    }
+  }, 30_000);
 
   it('is listed with group IoT, discovered, and documented', async () => {
     const types = (await api('GET', '/system/service_type?group=IoT')).body.resource.map((t: { name: string }) => t.name);

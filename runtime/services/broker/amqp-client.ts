@@ -132,6 +132,21 @@ export class AmqpBrokerClient implements BrokerClient {
     });
   }
 
+  /**
+   * Ends a connection the broker stopped answering on (a frozen broker, a network partition): it
+   * stayed open, and every later call of the service waited on it and was a 503, also once the
+   * broker was back. Its socket is destroyed (a clean close would wait on the broker too); the
+   * next call connects anew.
+   */
+  private drop(link: Link): void {
+    link.closed = true;
+    if (this.open_ === link) {
+      this.open_ = null;
+      this.link = null;
+    }
+    (link.model as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+
   private async open(): Promise<Link> {
     const { connect } = await import('amqplib');
     const model = await connect(this.config.connect, this.config.socket);
@@ -282,7 +297,10 @@ export class AmqpBrokerClient implements BrokerClient {
             channel.publish(exchange, routingKey, content, options, (error: unknown) => (error ? reject(error) : resolve()));
           }),
           Math.max(1, deadline - Date.now()),
-          () => unavailable(this.name, 'the AMQP broker did not confirm the publish in time'),
+          () => {
+            this.drop(link);
+            return unavailable(this.name, 'the AMQP broker did not confirm the publish in time');
+          },
         );
         return;
       } catch (error) {
@@ -309,9 +327,10 @@ export class AmqpBrokerClient implements BrokerClient {
       const channel = await this.channel(link, 'reader');
       const messages: Message[] = [];
       while (messages.length < limit) {
-        const message = await withDeadline(channel.get(source, { noAck: false }), Math.max(1, deadline - Date.now()), () =>
-          unavailable(this.name, 'the AMQP broker did not answer in time'),
-        );
+        const message = await withDeadline(channel.get(source, { noAck: false }), Math.max(1, deadline - Date.now()), () => {
+          this.drop(link);
+          return unavailable(this.name, 'the AMQP broker did not answer in time');
+        });
         if (message === false) {
           if (messages.length > 0 || Date.now() >= deadline - this.config.timeoutMs) break;
           await sleep(Math.min(100, Math.max(1, deadline - this.config.timeoutMs - Date.now())));
