@@ -115,10 +115,14 @@ export class LocalStorage implements FileStorage {
   async write(relative: string, content: Readable): Promise<void> {
     const full = await this.resolve(relative);
     const temp = path.join(this.root, tempName(relative));
+    // Opened before the stream: a write stream opens its file lazily, and an upload refused at
+    // once (413) had its temporary file removed before it was created, left behind for good.
+    const handle = await fs.open(temp, 'wx');
     try {
-      await pipeline(content, createWriteStream(temp, { flags: 'wx', highWaterMark: 256 * 1024 }));
+      await pipeline(content, createWriteStream('', { fd: handle, highWaterMark: 256 * 1024 }));
       await fs.rename(temp, full);
     } catch (error) {
+      await handle.close().catch(() => undefined);
       await fs.rm(temp, { force: true });
       throw error;
     }
