@@ -19,6 +19,10 @@ let silentUrl: string;
 let server: TestServer;
 let headers: Record<string, string>;
 
+/** A value as node-soap's server reads it: text, or { attributes, $value } when the element has attributes. */
+type Typed = string | { $value: string };
+const textOf = (value: Typed) => (typeof value === 'string' ? value : value.$value);
+
 const continents = [
   { sCode: 'AF', sName: 'Africa' },
   { sCode: 'AN', sName: 'Antarctica' },
@@ -58,8 +62,9 @@ beforeAll(async () => {
   peers.rpc = await startPeer('ns-rpcexample.wsdl', {
     RpcExample: {
       RpcExample: {
-        getKey: (args: { params: { module: string; key: string } }) => ({
-          base64EncodedVariantResult: `${args.params.module}/${args.params.key}`,
+        // node-soap's server reads an element with xsi:type as { attributes, $value }.
+        getKey: (args: { params: { module: Typed; key: Typed } }) => ({
+          base64EncodedVariantResult: `${textOf(args.params.module)}/${textOf(args.params.key)}`,
         }),
       },
     },
@@ -71,6 +76,8 @@ beforeAll(async () => {
         { id: 20, name: 'feedback' },
       ],
     }),
+    mc_issue_add: () => ({ return: 7 }),
+    mc_filter_search_issue_ids: () => ({ return: [3, 4] }),
     mc_issue_get: () => ({
       return: {
         id: 5,
@@ -310,7 +317,11 @@ describe('rpc/encoded and nil', () => {
     const sent = lastRequest(peers.rpc);
     expect(sent.headers['content-type']).toContain('application/soap+xml');
     expect(sent.body).toContain('soap:encodingStyle="http://www.w3.org/2003/05/soap-encoding"');
-    expect(sent.body).toContain('<getKey xmlns="urn:RpcExample"><params xmlns=""><module>m</module><key>k</key></params></getKey>');
+    // Encoded: each value names its type in xsi:type, as the reference's client writes it.
+    expect(sent.body).toContain(
+      '<getKey xmlns="urn:RpcExample"><params xmlns="" xmlns:xt="urn:RpcExample" xsi:type="xt:getKeyParams">' +
+        '<module xsi:type="xsd:string">m</module><key xsi:type="xsd:string">k</key></params></getKey>',
+    );
   });
 
   it('reads SOAP-encoded arrays of structs as node-soap writes them (each item as the array element itself, repeated)', async () => {
@@ -324,7 +335,7 @@ describe('rpc/encoded and nil', () => {
       },
     });
     expect(lastRequest(peers.mantis).body).toContain(
-      '<mc_enum_status xmlns="http://futureware.biz/mantisconnect"><username xmlns="">u</username><password xmlns="">p</password></mc_enum_status>',
+      '<mc_enum_status xmlns="http://futureware.biz/mantisconnect"><username xmlns="" xsi:type="xsd:string">u</username><password xmlns="" xsi:type="xsd:string">p</password></mc_enum_status>',
     );
     expect(await api('POST', 'mantis/mc_issue_get', { username: 'u', password: 'p', issue_id: 5 })).toEqual({
       status: 200,
@@ -339,6 +350,41 @@ describe('rpc/encoded and nil', () => {
         },
       },
     });
+  });
+
+  it('writes rpc/encoded structs and SOAP-encoded arrays with their types, as the reference client does (MantisConnect)', async () => {
+    const issue = { summary: 'S', project: { id: 1 }, notes: [{ text: 'n' }], tags: [{ id: 2, name: 't' }, { name: 'u' }] };
+    expect(await api('POST', 'mantis/mc_issue_add', { username: 'u', password: 'p', issue })).toEqual({ status: 200, body: { return: 7 } });
+    const body = /<soap:Body>(.*)<\/soap:Body>/s.exec(lastRequest(peers.mantis).body)?.[1];
+    expect(lastRequest(peers.mantis).body).toContain('soap:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"');
+    expect(body).toBe(
+      '<mc_issue_add xmlns="http://futureware.biz/mantisconnect">' +
+        '<username xmlns="" xsi:type="xsd:string">u</username><password xmlns="" xsi:type="xsd:string">p</password>' +
+        '<issue xmlns="" xmlns:xt="http://futureware.biz/mantisconnect" xsi:type="xt:IssueData">' +
+        '<project xmlns:xt="http://futureware.biz/mantisconnect" xsi:type="xt:ObjectRef"><id xsi:type="xsd:integer">1</id></project>' +
+        '<summary xsi:type="xsd:string">S</summary>' +
+        '<notes xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xmlns:it="http://futureware.biz/mantisconnect" xsi:type="SOAP-ENC:Array" SOAP-ENC:arrayType="it:IssueNoteData[1]">' +
+        '<item xmlns:xt="http://futureware.biz/mantisconnect" xsi:type="xt:IssueNoteData"><text xsi:type="xsd:string">n</text></item></notes>' +
+        '<tags xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xmlns:it="http://futureware.biz/mantisconnect" xsi:type="SOAP-ENC:Array" SOAP-ENC:arrayType="it:ObjectRef[2]">' +
+        '<item xmlns:xt="http://futureware.biz/mantisconnect" xsi:type="xt:ObjectRef"><id xsi:type="xsd:integer">2</id><name xsi:type="xsd:string">t</name></item>' +
+        '<item xmlns:xt="http://futureware.biz/mantisconnect" xsi:type="xt:ObjectRef"><name xsi:type="xsd:string">u</name></item></tags>' +
+        '</issue></mc_issue_add>',
+    );
+    const filter = { search: 'x', category: ['a', 'b'], project_id: [] };
+    expect(
+      await api('POST', 'mantis/mc_filter_search_issue_ids', { username: 'u', password: 'p', filter, page_number: 1, per_page: 10 }),
+    ).toEqual({
+      status: 200,
+      body: { return: [3, 4] },
+    });
+    expect(lastRequest(peers.mantis).body).toContain(
+      '<filter xmlns="" xmlns:xt="http://futureware.biz/mantisconnect" xsi:type="xt:FilterSearchData">' +
+        '<project_id xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xsi:type="SOAP-ENC:Array" SOAP-ENC:arrayType="xsd:integer[0]"></project_id>' +
+        '<search xsi:type="xsd:string">x</search>' +
+        '<category xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xsi:type="SOAP-ENC:Array" SOAP-ENC:arrayType="xsd:string[2]">' +
+        '<item xsi:type="xsd:string">a</item><item xsi:type="xsd:string">b</item></category></filter>' +
+        '<page_number xmlns="" xsi:type="xsd:integer">1</page_number><per_page xmlns="" xsi:type="xsd:integer">10</per_page>',
+    );
   });
 
   it('returns xsi:nil as null', async () => {

@@ -7,10 +7,10 @@
  * the reference platform does. Namespaces are written as default-namespace declarations where
  * they change, so no prefixes need managing.
  */
-import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
-import type { Member, ObjectShape, SchemaView, ScalarShape } from '../wsdl/json-schema-view.js';
+import type { JsonSchema, SoapMessageModel, SoapVersion } from '../../../model/platform-model.js';
+import type { ArrayShape, Member, ObjectShape, SchemaView, ScalarShape } from '../wsdl/json-schema-view.js';
 import { DEFINITION_REF } from '../wsdl/json-schema-parts.js';
-import { escapeXml, MAX_NESTING, XML_NS } from '../xml-dom.js';
+import { escapeXml, MAX_NESTING, XML_NS, XSD_NS } from '../xml-dom.js';
 import { soapMessages } from '../soap-messages.js';
 
 type Json = unknown;
@@ -172,6 +172,25 @@ function definitionOf(schema: JsonSchema): string | undefined {
   return parts.length === 1 ? definitionOf(parts[0]) : undefined;
 }
 
+/** The SOAP encoding namespace of each version (arrays name their items' type in its attributes). */
+const SOAP_ENCODING: Record<SoapVersion, string> = {
+  '1.1': 'http://schemas.xmlsoap.org/soap/encoding/',
+  '1.2': 'http://www.w3.org/2003/05/soap-encoding',
+};
+
+/**
+ * A type name (`{ns}local`) as a QName in an attribute value: XML Schema's under the envelope's
+ * `xsd` prefix, others under `prefix`, declared in `declaration`.
+ */
+function typeQName(xmlType: string | undefined, prefix: string): { name: string; declaration: string } {
+  const match = /^\{(.*)\}(.+)$/.exec(xmlType ?? '');
+  if (match === null) return { name: 'xsd:anyType', declaration: '' };
+  const [, ns, local] = match;
+  if (ns === XSD_NS) return { name: `xsd:${local}`, declaration: '' };
+  if (ns === '') return { name: local, declaration: '' };
+  return { name: `${prefix}:${local}`, declaration: ` xmlns:${prefix}="${escapeXml(ns)}"` };
+}
+
 export class RequestWriter {
   private readonly derived: DerivedType[] = [];
 
@@ -216,17 +235,23 @@ export class RequestWriter {
     return best?.type;
   }
 
-  /** The body content of a message from its JSON object. */
-  message(message: SoapMessageModel, value: Json): string {
+  /**
+   * The body content of a message from its JSON object. `encoded`: the SOAP version of an
+   * encoded operation's call, whose values each name their type in xsi:type and whose
+   * SOAP-encoded arrays their items' type and number (soapenc:arrayType, or itemType and
+   * arraySize in SOAP 1.2), as the reference's client writes them; old rpc/encoded hosts (Axis 1,
+   * nuSOAP, PHP) decode by them.
+   */
+  message(message: SoapMessageModel, value: Json, encoded: SoapVersion | null = null): string {
     const body = value === undefined || value === null ? {} : value;
     if (!isObject(body)) throw soapMessages.bodyNotObject.error();
     const deep = deepMember(body);
     if (deep !== null) throw soapMessages.tooDeep.error(deep, MAX_NESTING);
     const shape = this.view.shape(message.schema);
     if (shape.kind !== 'object') return '';
-    if (message.wrapper === null) return this.children(shape, body, '', '');
+    if (message.wrapper === null) return this.children(shape, body, '', '', encoded);
     const { name, namespace } = message.wrapper;
-    return `<${name}${namespace === '' ? '' : ` xmlns="${escapeXml(namespace)}"`}${this.attributes(shape, body, '')}>${this.children(shape, body, namespace, '')}</${name}>`;
+    return `<${name}${namespace === '' ? '' : ` xmlns="${escapeXml(namespace)}"`}${this.attributes(shape, body, '')}>${this.children(shape, body, namespace, '', encoded)}</${name}>`;
   }
 
   private attributes(shape: ObjectShape, value: Record<string, Json>, path: string): string {
@@ -253,7 +278,7 @@ export class RequestWriter {
   }
 
   /** The text and child elements of an object value; `inScope` is the default namespace in scope. */
-  private children(shape: ObjectShape, value: Record<string, Json>, inScope: string, path: string): string {
+  private children(shape: ObjectShape, value: Record<string, Json>, inScope: string, path: string, encoded: SoapVersion | null): string {
     let xml = '';
     for (const member of shape.members) {
       if (member.attribute) continue;
@@ -270,19 +295,25 @@ export class RequestWriter {
       if (member.array) {
         const items = Array.isArray(item) ? item : [item];
         items.forEach((entry, index) => {
-          xml += this.element(member, entry, inScope, `${where}[${index}]`);
+          xml += this.element(member, entry, inScope, `${where}[${index}]`, encoded);
         });
       } else {
-        xml += this.element(member, item, inScope, where);
+        xml += this.element(member, item, inScope, where, encoded);
       }
     }
     return xml;
   }
 
-  private element(member: Member, value: Json, inScope: string, path: string): string {
+  private element(member: Member, value: Json, inScope: string, path: string, encoded: SoapVersion | null): string {
     const open = `${member.xmlName}${member.namespace === inScope ? '' : ` xmlns="${escapeXml(member.namespace)}"`}`;
     if (value === null) return `<${open} xsi:nil="true"/>`;
     const shape = this.view.shape(member.schema);
+    // Encoded: the value's type in xsi:type, as declared (the derived type given instead names its own).
+    const typed = (xmlType: string | undefined) => {
+      if (encoded === null || xmlType === undefined) return '';
+      const type = typeQName(xmlType, 'xt');
+      return `${type.declaration} xsi:type="${escapeXml(type.name)}"`;
+    };
     if (shape.kind === 'object') {
       // A text-with-attributes value may be given as the bare text.
       const object = !isObject(value) && shape.text !== null ? { _: value } : value;
@@ -292,19 +323,33 @@ export class RequestWriter {
         const own = this.view.shape(derived.schema) as ObjectShape;
         const type = derived.ns === '' ? derived.local : `xt:${derived.local}`;
         const declaration = derived.ns === '' ? '' : ` xmlns:xt="${escapeXml(derived.ns)}"`;
-        return `<${open}${declaration} xsi:type="${escapeXml(type)}"${this.attributes(own, object, path)}>${this.children(own, object, member.namespace, path)}</${member.xmlName}>`;
+        return `<${open}${declaration} xsi:type="${escapeXml(type)}"${this.attributes(own, object, path)}>${this.children(own, object, member.namespace, path, encoded)}</${member.xmlName}>`;
       }
-      return `<${open}${this.attributes(shape, object, path)}>${this.children(shape, object, member.namespace, path)}</${member.xmlName}>`;
+      return `<${open}${typed(shape.xmlType)}${this.attributes(shape, object, path)}>${this.children(shape, object, member.namespace, path, encoded)}</${member.xmlName}>`;
     }
     if (shape.kind === 'array') {
       const items = Array.isArray(value) ? value : [value];
       const item: Member = { ...member, xmlName: 'item', namespace: '', schema: shape.items };
-      return `<${open}>${items.map((entry, index) => this.element(item, entry, member.namespace, `${path}[${index}]`)).join('')}</${member.xmlName}>`;
+      const content = items.map((entry, index) => this.element(item, entry, member.namespace, `${path}[${index}]`, encoded)).join('');
+      return `<${open}${encoded === null ? '' : this.arrayAttributes(shape, items.length, encoded)}>${content}</${member.xmlName}>`;
     }
     if (shape.type === null && (isObject(value) || Array.isArray(value))) return `<${open}>${anyContent(value, path)}</${member.xmlName}>`;
     // A scalar of any type says its type, as the reference's client does: hosts (Axis2, .NET) read an untyped one as XML or text.
-    const type = shape.type === null ? ` xsi:type="xsd:${anyScalarType(value)}"` : '';
+    const type = shape.type === null && shape.xmlType === undefined ? ` xsi:type="xsd:${anyScalarType(value)}"` : typed(shape.xmlType);
     return `<${open}${type}>${this.scalar(member.schema, value, path)}</${member.xmlName}>`;
+  }
+
+  /**
+   * A SOAP-encoded array's type and its items' type and number: SOAP 1.1 `soapenc:arrayType="T[n]"`
+   * (anyType as ur-type, as SOAP 1.1 names it), SOAP 1.2 `itemType` and `arraySize`.
+   */
+  private arrayAttributes(shape: ArrayShape, count: number, version: SoapVersion): string {
+    const items = this.view.shape(shape.items);
+    const itemType = typeQName(items.xmlType ?? (items.kind === 'array' ? `{${SOAP_ENCODING[version]}}Array` : undefined), 'it');
+    const attributes = ` xmlns:SOAP-ENC="${SOAP_ENCODING[version]}"${itemType.declaration} xsi:type="SOAP-ENC:Array"`;
+    if (version === '1.2') return `${attributes} SOAP-ENC:itemType="${escapeXml(itemType.name)}" SOAP-ENC:arraySize="${count}"`;
+    const name = itemType.name === 'xsd:anyType' ? 'xsd:ur-type' : itemType.name;
+    return `${attributes} SOAP-ENC:arrayType="${escapeXml(name)}[${count}]"`;
   }
 
   private scalar(schema: JsonSchema, value: Json, path: string): string {

@@ -56,7 +56,7 @@ export async function invokeOperation(
     service.endpoints['1.2'];
   if (endpoint === undefined) throw soapMessages.noEndpoint.error(version);
   if (!/^https?:\/\/[^/]/i.test(endpoint)) throw soapMessages.endpointNotUrl.error(endpoint, version);
-  const body = writer.message(operation.input, args);
+  const body = writer.message(operation.input, args, operation.use === 'encoded' ? version : null);
   const request = envelope(version, soapHeaders(options.headers, options.wsse, version, query), body, operation.use === 'encoded');
   const reply = await transport.exchange(endpoint, request, envelopeHeaders(version, operation.soapAction));
   // Nothing is the answer of a one-way operation only; a redirect is no answer either (a SOAP

@@ -9,6 +9,14 @@ import { uniqueNamer } from '../../../openapi/code-identifiers.js';
 /** The extension that marks a string schema as an xsd:list (space-separated items). */
 export const LIST = 'x-xml-list';
 
+/**
+ * The extension naming the XML Schema type (`{namespace}local`) of a built-in, a named simple type
+ * or a complex type's definition, and `x-xml-array-item` that of a SOAP-encoded array's items.
+ * Written only for WSDLs with rpc/encoded or document/encoded operations: the request writer names
+ * them in xsi:type (and soapenc:arrayType), as the reference's client does in encoded mode.
+ */
+export const XML_TYPE = 'x-xml-type';
+
 /** Prefix of the `$ref`s the builder writes. */
 export const DEFINITION_REF = '#/components/schemas/';
 

@@ -5,7 +5,7 @@
  * Shapes are memoised per schema object: the model's schemas do not change while served.
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
-import { DEFINITION_REF, LIST } from './json-schema-parts.js';
+import { DEFINITION_REF, LIST, XML_TYPE } from './json-schema-parts.js';
 
 export interface Member {
   /** Key in the JSON object. */
@@ -32,11 +32,14 @@ export interface ObjectShape {
   text: Member | null;
   /** Other members are allowed (xsd:any, anyAttribute). */
   open: boolean;
+  /** The XML Schema type (`{ns}local`), when the schema records it (encoded operations: json-schema-parts.ts XML_TYPE). */
+  xmlType?: string;
 }
 
 export interface ArrayShape {
   kind: 'array';
   items: JsonSchema;
+  xmlType?: string;
 }
 
 export interface ScalarShape {
@@ -51,6 +54,7 @@ export interface ScalarShape {
   maximum?: number;
   /** An xsd:list: text of space-separated items (json-schema-parts.ts: LIST). */
   list?: true;
+  xmlType?: string;
 }
 
 export type Shape = ObjectShape | ArrayShape | ScalarShape;
@@ -88,7 +92,8 @@ export class SchemaView {
   private build(original: JsonSchema): Shape {
     const schema = this.resolve(original);
     if (schema !== original) return this.shape(schema);
-    if (schema.type === 'array') return { kind: 'array', items: isRecord(schema.items) ? schema.items : {} };
+    const named = typeof schema[XML_TYPE] === 'string' ? { xmlType: schema[XML_TYPE] as string } : {};
+    if (schema.type === 'array') return { kind: 'array', items: isRecord(schema.items) ? schema.items : {}, ...named };
     const parts = (Array.isArray(schema.allOf) ? schema.allOf : []).filter(isRecord).map((part) => this.shape(part));
     const objectParts = parts.filter((part): part is ObjectShape => part.kind === 'object');
     const own = isRecord(schema.properties) || schema.type === 'object';
@@ -103,6 +108,7 @@ export class SchemaView {
         ...(typeof schema.minimum === 'number' ? { minimum: schema.minimum } : {}),
         ...(typeof schema.maximum === 'number' ? { maximum: schema.maximum } : {}),
         ...(schema[LIST] === true ? { list: true as const } : {}),
+        ...named,
       };
     }
     const members = objectParts.flatMap((part) => part.members);
@@ -117,6 +123,12 @@ export class SchemaView {
       attributes: new Map(),
       text: null,
       open: schema.additionalProperties === true || objectParts.some((part) => part.open),
+      // A reference wrapped to carry members beside it (nullable, xml) is of the referenced type.
+      ...(named.xmlType !== undefined
+        ? named
+        : !own && parts.length === 1 && objectParts[0]?.xmlType !== undefined
+          ? { xmlType: objectParts[0].xmlType }
+          : {}),
     };
     for (const member of members) {
       if (member.key === '_' && !member.attribute) shape.text = member;
@@ -129,7 +141,8 @@ export class SchemaView {
 function memberOf(key: string, schema: JsonSchema, required: boolean): Member {
   const xml = isRecord(schema.xml) ? schema.xml : {};
   const namespace = typeof xml.namespace === 'string' ? xml.namespace : typeof xml['x-namespace'] === 'string' ? xml['x-namespace'] : '';
-  const array = schema.type === 'array';
+  // An array of a named type (soapenc:Array) is one element holding its items; an unnamed one a repeated element.
+  const array = schema.type === 'array' && schema[XML_TYPE] === undefined;
   return {
     key,
     xmlName: typeof xml.name === 'string' ? xml.name : key,

@@ -144,7 +144,6 @@ export function isSimpleInput(view: SchemaView, schema: JsonSchema): boolean {
  */
 export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<string> = []): SoapContract {
   const warnings = new Set<string>();
-  const schemas = new JsonSchemaBuilder(wsdl.schemas, (message) => warnings.add(message));
   const endpoints: Partial<Record<SoapVersion, string>> = {};
   const byName = new Map<string, Occurrence[]>();
   for (const service of wsdl.services) {
@@ -187,6 +186,11 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
       }
     }
   }
+  // Encoded messages name each value's type in xsi:type, so their schemas keep the type names.
+  const encoded = [...byName.values()].some((list) =>
+    list.some(({ operation }) => operation.input?.use === 'encoded' || operation.output?.use === 'encoded'),
+  );
+  const schemas = new JsonSchemaBuilder(wsdl.schemas, (message) => warnings.add(message), encoded);
   const builder = new OperationBuilder(wsdl, schemas);
   const built: Array<Omit<SoapOperationModel, 'name' | 'simpleInput'>> = [];
   for (const [name, occurrences] of [...byName].sort(([a], [b]) => compareNames(a, b))) {

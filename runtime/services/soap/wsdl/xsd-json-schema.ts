@@ -16,7 +16,7 @@
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
 import { uniqueNamer } from '../../../openapi/code-identifiers.js';
-import { builtinSchema, DEFINITION_REF, LIST, ObjectModel, withMembers, xmlMember } from './json-schema-parts.js';
+import { builtinSchema, DEFINITION_REF, LIST, ObjectModel, withMembers, XML_TYPE, xmlMember } from './json-schema-parts.js';
 import type { SchemaContext, XsdComponent, XsdIndex } from './xsd-index.js';
 import { attribute, childElements, isXsdNamespace, qnameKey, type QName } from '../xml-dom.js';
 
@@ -87,22 +87,38 @@ export class JsonSchemaBuilder {
   /** The global elements naming each head (`{ns}local`) in substitutionGroup, once first needed. */
   private substitutionGroups: Map<string, XsdComponent[]> | undefined;
 
+  /**
+   * `typeNames`: record the XML Schema type of built-ins, named simple types and complex types in
+   * `x-xml-type` (json-schema-parts.ts: XML_TYPE), for encoded operations.
+   */
   constructor(
     private readonly index: XsdIndex,
     private readonly warn: (message: string) => void,
+    private readonly typeNames = false,
   ) {}
+
+  /** `schema` with its XML Schema type name, when type names are recorded. */
+  private named(schema: JsonSchema, name: QName): JsonSchema {
+    return this.typeNames ? { ...schema, [XML_TYPE]: qnameKey(name) } : schema;
+  }
 
   /** JSON Schema of a type by name: built-ins and simple types inline, complex types by reference. */
   typeSchema(name: QName, context?: SchemaContext): JsonSchema {
     if (isXsdNamespace(name.ns)) {
       if (name.local === 'anyType') this.anyTypeUsed = true;
-      return builtinSchema(name.local);
+      // A value of anyType says its own type (request-xml.ts: anyScalarType).
+      return name.local === 'anyType' ? builtinSchema(name.local) : this.named(builtinSchema(name.local), name);
     }
-    if (SOAP_ENCODING.has(name.ns) && name.local === 'Array') return { type: 'array', items: {} };
+    // Named, so that a part or element of this type is one array element (its items inside), not a repeated one.
+    if (SOAP_ENCODING.has(name.ns) && name.local === 'Array') return { type: 'array', items: {}, [XML_TYPE]: qnameKey(name) };
     const complex = this.index.find('complexType', name, context);
-    if (complex) return this.reference(complex, () => this.complexTypeSchema(complex.node, complex.context));
+    if (complex) return this.reference(complex, () => this.named(this.complexTypeSchema(complex.node, complex.context), name));
     const simple = this.index.find('simpleType', name, context);
-    if (simple) return this.guarded(`simpleType${qnameKey(name)}`, () => this.simpleTypeSchema(simple.node, simple.context));
+    if (simple)
+      return this.named(
+        this.guarded(`simpleType${qnameKey(name)}`, () => this.simpleTypeSchema(simple.node, simple.context)),
+        name,
+      );
     if (name.ns === '') return builtinSchema(name.local);
     this.warn(`Type '${name.local}' of namespace '${name.ns}' is not defined; any value is accepted.`);
     return {};

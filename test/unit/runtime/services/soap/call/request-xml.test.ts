@@ -125,3 +125,42 @@ describe('request XML', () => {
     expect(writer.message(bare, { Code: 'x' })).toBe('<Code xmlns="urn:shop">x</Code>');
   });
 });
+
+describe('encoded request XML', () => {
+  const XSD = 'http://www.w3.org/2001/XMLSchema';
+  const encodedDefinitions: Record<string, JsonSchema> = {
+    Tag: { type: 'object', properties: { name: { type: 'string', 'x-xml-type': `{${XSD}}string` } }, 'x-xml-type': '{urn:t}Tag' },
+    TagArray: { type: 'array', items: { $ref: '#/components/schemas/Tag' }, 'x-xml-type': '{urn:t}TagArray' },
+  };
+  const encodedWriter = new RequestWriter(new SchemaView(encodedDefinitions));
+  const rpc: SoapMessageModel = {
+    wrapper: { name: 'tag', namespace: 'urn:t' },
+    schema: {
+      type: 'object',
+      properties: {
+        level: { type: 'string', enum: ['a', 'b'], 'x-xml-type': '{urn:t}Level' },
+        tags: { $ref: '#/components/schemas/TagArray' },
+        any: { type: 'array', items: {}, 'x-xml-type': '{http://schemas.xmlsoap.org/soap/encoding/}Array' },
+      },
+    },
+  };
+
+  it('writes SOAP 1.2 arrays with itemType and arraySize, named simple types and untyped items by their JSON type', () => {
+    expect(encodedWriter.message(rpc, { level: 'a', tags: [{ name: 'x' }], any: [1, 'y'] }, '1.2')).toBe(
+      '<tag xmlns="urn:t"><level xmlns="" xmlns:xt="urn:t" xsi:type="xt:Level">a</level>' +
+        '<tags xmlns="" xmlns:SOAP-ENC="http://www.w3.org/2003/05/soap-encoding" xmlns:it="urn:t" xsi:type="SOAP-ENC:Array" SOAP-ENC:itemType="it:Tag" SOAP-ENC:arraySize="1">' +
+        '<item xmlns:xt="urn:t" xsi:type="xt:Tag"><name xsi:type="xsd:string">x</name></item></tags>' +
+        '<any xmlns="" xmlns:SOAP-ENC="http://www.w3.org/2003/05/soap-encoding" xsi:type="SOAP-ENC:Array" SOAP-ENC:itemType="xsd:anyType" SOAP-ENC:arraySize="2">' +
+        '<item xsi:type="xsd:int">1</item><item xsi:type="xsd:string">y</item></any></tag>',
+    );
+  });
+
+  it('writes SOAP 1.1 arrays of any type as ur-type, and literal messages without types', () => {
+    expect(encodedWriter.message(rpc, { any: [true] }, '1.1')).toContain(
+      'SOAP-ENC:arrayType="xsd:ur-type[1]"><item xsi:type="xsd:boolean">true</item>',
+    );
+    expect(encodedWriter.message(rpc, { level: 'a', tags: [{ name: 'x' }] })).toBe(
+      '<tag xmlns="urn:t"><level xmlns="">a</level><tags xmlns=""><item><name>x</name></item></tags></tag>',
+    );
+  });
+});
