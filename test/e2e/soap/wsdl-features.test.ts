@@ -498,6 +498,22 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     });
   });
 
+  it("checks INF, -INF and NaN against a double type's minimum and maximum", async () => {
+    const sent = peer.requests.length;
+    const gain = (value: string) => api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, gain: value });
+    const refused = {
+      status: 400,
+      body: { error: { code: 400, message: "Field 'gain' must be a number from -10 to 10.", context: { field: 'gain' } } },
+    };
+    expect(await gain('INF')).toEqual(refused);
+    expect(await gain('-INF')).toEqual(refused);
+    expect(await gain('NaN')).toEqual(refused);
+    expect(peer.requests.length).toBe(sent);
+    replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
+    expect(await gain('-10')).toEqual({ status: 200, body: {} });
+    expect(lastBody()).toContain('<gain xmlns="">-10</gain>');
+  });
+
   it('sends a scalar of xsd:anyType with the xsi:type of its JSON type', async () => {
     replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
     expect(await api('POST', 'mixed/Echo', { value: [3, 2.5, true, 'x', 2 ** 40] })).toEqual({ status: 200, body: {} });

@@ -105,6 +105,11 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       // float and double also have the values INF, -INF and NaN, which JSON can only carry as text.
       if (shape.format !== undefined && typeof value === 'string' && SPECIAL_FLOATS.has(value.trim())) {
         text = value.trim();
+        // INF is beyond any maximum, -INF below any minimum, and NaN within no range.
+        const special = text === 'NaN' ? Number.NaN : text.startsWith('-') ? -Infinity : Infinity;
+        if ((shape.minimum !== undefined && !(special >= shape.minimum)) || (shape.maximum !== undefined && !(special <= shape.maximum))) {
+          throw soapMessages.outOfRange.error(path, shape.minimum?.toString(), shape.maximum?.toString(), 'a number');
+        }
         break;
       }
       if (
