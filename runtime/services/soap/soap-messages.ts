@@ -41,6 +41,11 @@ export const soapMessages = {
       `${subject(path)} must be one of ${allowed.map((value) => `'${String(value)}'`).join(', ')}.`,
     field,
   ),
+  notMatching: message(
+    400,
+    (path: string, pattern: string) => `${subject(path)} does not match the pattern its type requires: ${pattern}`,
+    field,
+  ),
   notObject: message(400, (path: string) => `${subject(path)} must be an object.`, field),
   listItemWithSpace: message(
     400,

@@ -589,6 +589,25 @@ describe('a WCF service (DataContract namespaces, ArrayOf wrappers, the serializ
     );
   });
 
+  it("checks the serialization schema's guid and duration patterns before sending", async () => {
+    const sent = peer.requests.length;
+    const refused = (field: string, pattern: string) => ({
+      status: 400,
+      body: {
+        error: { code: 400, message: `Field '${field}' does not match the pattern its type requires: ${pattern}`, context: { field } },
+      },
+    });
+    const guid = '^(?:(?:[\\p{Nd}a-fA-F]{8}-[\\p{Nd}a-fA-F]{4}-[\\p{Nd}a-fA-F]{4}-[\\p{Nd}a-fA-F]{4}-[\\p{Nd}a-fA-F]{12}))$';
+    expect(await api('POST', 'wcf/GetCustomer', { id: 'c8f3c3a2-1f7e-4c1b-9d9c' })).toEqual(refused('id', guid));
+    expect(await api('POST', 'wcf/GetCustomer', { id: 'x' + 'c8f3c3a2-1f7e-4c1b-9d9c-2b1f0a7e3d11' })).toEqual(refused('id', guid));
+    // xsd:duration's own form, then WCF's pattern: 'PT' and '1 minute' are neither.
+    for (const timeout of ['PT', '1 minute', 'P1H'])
+      expect((await api('POST', 'wcf/GetCustomer', { timeout })).body).toMatchObject({
+        error: { code: 400, context: { field: 'timeout' } },
+      });
+    expect(peer.requests.length).toBe(sent);
+  });
+
   it('answers a fault with its DataContract detail, and calls an operation without parameters', async () => {
     replies.set('http://tempuri.org/IShop/GetCustomer', {
       status: 500,

@@ -5,6 +5,7 @@
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
 import { uniqueNamer } from '../../../openapi/code-identifiers.js';
+import { DURATION_PATTERN } from './xsd-pattern.js';
 
 /** The extension that marks a string schema as an xsd:list (space-separated items). */
 export const LIST = 'x-xml-list';
@@ -66,6 +67,7 @@ export function builtinSchema(local: string): JsonSchema {
   if (local === 'decimal') return { type: 'number' };
   if (local === 'boolean') return { type: 'boolean' };
   if (local === 'anyType') return {};
+  if (local === 'duration') return { type: 'string', pattern: DURATION_PATTERN };
   const format = STRING_FORMATS[local];
   return format === undefined ? { type: 'string' } : { type: 'string', format };
 }

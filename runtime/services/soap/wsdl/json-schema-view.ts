@@ -55,6 +55,8 @@ export interface ScalarShape {
   /** An xsd:list: text of space-separated items (json-schema-parts.ts: LIST). */
   list?: true;
   xmlType?: string;
+  /** The value's text must match it (the `u` flag): xs:pattern facets, xsd:duration (wsdl/xsd-pattern.ts). */
+  pattern?: RegExp;
 }
 
 export type Shape = ObjectShape | ArrayShape | ScalarShape;
@@ -108,6 +110,7 @@ export class SchemaView {
         ...(typeof schema.minimum === 'number' ? { minimum: schema.minimum } : {}),
         ...(typeof schema.maximum === 'number' ? { maximum: schema.maximum } : {}),
         ...(schema[LIST] === true ? { list: true as const } : {}),
+        ...(typeof schema.pattern === 'string' ? compiled(schema.pattern) : {}),
         ...named,
       };
     }
@@ -135,6 +138,15 @@ export class SchemaView {
       else (member.attribute ? shape.attributes : shape.elements).set(member.xmlName, member);
     }
     return shape;
+  }
+}
+
+/** A schema's pattern as a RegExp; one the model holds that does not compile is not checked. */
+function compiled(pattern: string): { pattern?: RegExp } {
+  try {
+    return { pattern: new RegExp(pattern, 'u') };
+  } catch {
+    return {};
   }
 }
 

@@ -18,6 +18,7 @@ import type { JsonSchema } from '../../../model/platform-model.js';
 import { uniqueNamer } from '../../../openapi/code-identifiers.js';
 import { builtinSchema, DEFINITION_REF, LIST, ObjectModel, withMembers, XML_TYPE, xmlMember } from './json-schema-parts.js';
 import type { SchemaContext, XsdComponent, XsdIndex } from './xsd-index.js';
+import { xsdPattern } from './xsd-pattern.js';
 import { attribute, childElements, isXsdNamespace, qnameKey, type QName } from '../xml-dom.js';
 
 const SOAP_ENCODING = new Set(['http://schemas.xmlsoap.org/soap/encoding/', 'http://www.w3.org/2003/05/soap-encoding']);
@@ -279,6 +280,10 @@ export class JsonSchemaBuilder {
         numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value,
       );
     }
+    // A value must match one of a restriction's patterns, and its base's too (untranslatable ones are not checked).
+    const patterns = facets.filter((facet) => facet.localName === 'pattern').map((facet) => attribute(facet, 'value') ?? '');
+    const pattern = patterns.length === 0 ? null : xsdPattern(patterns, typeof schema.pattern === 'string' ? schema.pattern : undefined);
+    if (pattern !== null) schema.pattern = pattern;
     for (const facet of facets) {
       const value = Number(attribute(facet, 'value'));
       if (!Number.isFinite(value)) continue;
