@@ -1,9 +1,9 @@
 /**
- * rpc/encoded requests as a PHP SoapServer reads them (PHP's SOAP extension is the reference
- * platform's SOAP stack; .ci/setup-php.sh installs it). The peer has no WSDL, so like old
- * rpc/encoded hosts it decodes each value by its xsi:type and each array by SOAP-ENC:arrayType:
- * what it records shows ints as ints, arrays of structs and of strings as lists, structs as
- * objects. Portico calls it through MantisConnect's WSDL.
+ * rpc/encoded requests as PHP SoapServers read them (PHP's SOAP extension is the reference
+ * platform's SOAP stack; .ci/setup-php.sh installs it). One has no WSDL, so like old rpc/encoded
+ * hosts it decodes each value by its xsi:type and each array by SOAP-ENC:arrayType: what it
+ * records shows ints as ints, arrays of structs and of strings as lists, structs as objects;
+ * Portico calls it through MantisConnect's WSDL. The other serves the SOAP 1.2 ns-rpcexample.wsdl.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,12 +48,12 @@ async function waitForPort(port: number): Promise<void> {
 
 const PHP_DIR = fileURLToPath(new URL('./php/', import.meta.url));
 
-let php: ChildProcess;
+const php: ChildProcess[] = [];
 let log: string;
 let server: TestServer;
 let headers: Record<string, string>;
 
-/** What the peer decoded for each call: [operation, arguments]. */
+/** What the peers decoded for each call: [operation, arguments]. */
 const decoded = () =>
   fs
     .readFileSync(log, 'utf8')
@@ -61,30 +61,37 @@ const decoded = () =>
     .split('\n')
     .map((line) => JSON.parse(line) as [string, unknown[]]);
 
-describe.skipIf(!phpSoapInstalled())('a PHP SoapServer decoding Portico’s rpc/encoded requests', () => {
+/** Serves a script of php/ with PHP's built-in web server; its address. */
+async function startPhp(script: string, env: Record<string, string>): Promise<string> {
+  const port = await freePort();
+  php.push(spawn('php', ['-S', `127.0.0.1:${port}`, script], { cwd: PHP_DIR, env: { ...process.env, ...env }, stdio: 'ignore' }));
+  await waitForPort(port);
+  return `http://127.0.0.1:${port}/`;
+}
+
+describe.skipIf(!phpSoapInstalled())('PHP SoapServers decoding Portico’s rpc/encoded requests', () => {
   beforeAll(async () => {
     log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'portico-php-peer-')), 'calls.jsonl');
     fs.writeFileSync(log, '');
-    const port = await freePort();
-    php = spawn('php', ['-S', `127.0.0.1:${port}`, 'encoded-server.php'], {
-      cwd: PHP_DIR,
-      env: { ...process.env, PHP_PEER_LOG: log },
-      stdio: 'ignore',
-    });
-    await waitForPort(port);
-    const mantis = await soapModel(30, 'mantis', path.join(CORPUS, 'mantis-connect.wsdl'), {}, { location: `http://127.0.0.1:${port}/` });
+    const encoded = await startPhp('encoded-server.php', { PHP_PEER_LOG: log });
+    const rpcWsdl = path.join(CORPUS, 'ns-rpcexample.wsdl');
+    const rpc = await startPhp('rpc-example-server.php', { PHP_PEER_LOG: log, PHP_PEER_WSDL: rpcWsdl });
     const model = minimalModel();
-    server = await startTestServer({ ...model, services: [...model.services, mantis] });
+    const services = [
+      await soapModel(30, 'mantis', path.join(CORPUS, 'mantis-connect.wsdl'), {}, { location: encoded }),
+      await soapModel(31, 'rpc', rpcWsdl, {}, { location: rpc }),
+    ];
+    server = await startTestServer({ ...model, services: [...model.services, ...services] });
     headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() };
   });
 
   afterAll(async () => {
     await server?.close();
-    php?.kill();
+    for (const child of php) child.kill();
   });
 
   async function call(operation: string, payload: unknown) {
-    const response = await server.app.inject({ method: 'POST', url: `/api/v2/mantis/${operation}`, headers, payload: payload as object });
+    const response = await server.app.inject({ method: 'POST', url: `/api/v2/${operation}`, headers, payload: payload as object });
     return { status: response.statusCode, body: response.json() as unknown };
   }
 
@@ -97,12 +104,14 @@ describe.skipIf(!phpSoapInstalled())('a PHP SoapServer decoding Portico’s rpc/
       notes: [{ text: 'n' }],
       tags: [{ id: 2, name: 't' }, { name: 'u' }],
     };
-    expect(await call('mc_issue_add', { username: 'u', password: 'p', issue })).toEqual({ status: 200, body: { return: 7 } });
+    expect(await call('mantis/mc_issue_add', { username: 'u', password: 'p', issue })).toEqual({ status: 200, body: { return: 7 } });
     const filter = { search: 'x', category: ['a', 'b'], project_id: [1, '2'] };
-    expect(await call('mc_filter_search_issue_ids', { username: 'u', password: 'p', filter, page_number: 1, per_page: 10 })).toEqual({
-      status: 200,
-      body: { return: [3, 4] },
-    });
+    expect(await call('mantis/mc_filter_search_issue_ids', { username: 'u', password: 'p', filter, page_number: 1, per_page: 10 })).toEqual(
+      {
+        status: 200,
+        body: { return: [3, 4] },
+      },
+    );
     expect(decoded()).toEqual([
       [
         'mc_issue_add',
@@ -113,6 +122,19 @@ describe.skipIf(!phpSoapInstalled())('a PHP SoapServer decoding Portico’s rpc/
         ],
       ],
       ['mc_filter_search_issue_ids', ['u', 'p', { project_id: [1, 2], search: 'x', category: ['a', 'b'] }, 1, 10]],
+    ]);
+  });
+
+  it("calls a SOAP 1.2 rpc/encoded service: encodingStyle on the body's element, not the Envelope; rpc:result is no data", async () => {
+    fs.writeFileSync(log, '');
+    expect(await call('rpc/getKey', { params: { module: 'm', key: 'k' } })).toEqual({
+      status: 200,
+      body: { base64EncodedVariantResult: 'm/k' },
+    });
+    expect(await call('rpc/listKeys', { params: { module: 'm', base: 'b' } })).toEqual({ status: 200, body: { result: ['b.a', 'b.b'] } });
+    expect(decoded()).toEqual([
+      ['getKey', [{ module: 'm', key: 'k' }]],
+      ['listKeys', [{ module: 'm', base: 'b' }]],
     ]);
   });
 });

@@ -316,10 +316,13 @@ describe('rpc/encoded and nil', () => {
     });
     const sent = lastRequest(peers.rpc);
     expect(sent.headers['content-type']).toContain('application/soap+xml');
-    expect(sent.body).toContain('soap:encodingStyle="http://www.w3.org/2003/05/soap-encoding"');
+    // SOAP 1.2 forbids encodingStyle on the Envelope: it is on the body's element.
+    expect(sent.body).not.toContain(
+      '<soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema" soap:encodingStyle',
+    );
     // Encoded: each value names its type in xsi:type, as the reference's client writes it.
     expect(sent.body).toContain(
-      '<getKey xmlns="urn:RpcExample"><params xmlns="" xmlns:xt="urn:RpcExample" xsi:type="xt:getKeyParams">' +
+      '<getKey xmlns="urn:RpcExample" soap:encodingStyle="http://www.w3.org/2003/05/soap-encoding"><params xmlns="" xmlns:xt="urn:RpcExample" xsi:type="xt:getKeyParams">' +
         '<module xsi:type="xsd:string">m</module><key xsi:type="xsd:string">k</key></params></getKey>',
     );
   });

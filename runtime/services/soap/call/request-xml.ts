@@ -255,9 +255,11 @@ export class RequestWriter {
     if (deep !== null) throw soapMessages.tooDeep.error(deep, MAX_NESTING);
     const shape = this.view.shape(message.schema);
     if (shape.kind !== 'object') return '';
-    if (message.wrapper === null) return this.children(shape, body, '', '', encoded);
+    // SOAP 1.2 puts encodingStyle on the body's elements, not the Envelope (soap-envelope.ts, which binds `soap`).
+    const style = encoded === '1.2' ? ` soap:encodingStyle="${SOAP_ENCODING['1.2']}"` : '';
+    if (message.wrapper === null) return this.children(shape, body, '', '', encoded, style);
     const { name, namespace } = message.wrapper;
-    return `<${name}${namespace === '' ? '' : ` xmlns="${escapeXml(namespace)}"`}${this.attributes(shape, body, '')}>${this.children(shape, body, namespace, '', encoded)}</${name}>`;
+    return `<${name}${namespace === '' ? '' : ` xmlns="${escapeXml(namespace)}"`}${style}${this.attributes(shape, body, '')}>${this.children(shape, body, namespace, '', encoded)}</${name}>`;
   }
 
   private attributes(shape: ObjectShape, value: Record<string, Json>, path: string): string {
@@ -284,7 +286,15 @@ export class RequestWriter {
   }
 
   /** The text and child elements of an object value; `inScope` is the default namespace in scope. */
-  private children(shape: ObjectShape, value: Record<string, Json>, inScope: string, path: string, encoded: SoapVersion | null): string {
+  /** `top`: attributes for each child element (the body's own elements). */
+  private children(
+    shape: ObjectShape,
+    value: Record<string, Json>,
+    inScope: string,
+    path: string,
+    encoded: SoapVersion | null,
+    top = '',
+  ): string {
     let xml = '';
     for (const member of shape.members) {
       if (member.attribute) continue;
@@ -301,17 +311,17 @@ export class RequestWriter {
       if (member.array) {
         const items = Array.isArray(item) ? item : [item];
         items.forEach((entry, index) => {
-          xml += this.element(member, entry, inScope, `${where}[${index}]`, encoded);
+          xml += this.element(member, entry, inScope, `${where}[${index}]`, encoded, top);
         });
       } else {
-        xml += this.element(member, item, inScope, where, encoded);
+        xml += this.element(member, item, inScope, where, encoded, top);
       }
     }
     return xml;
   }
 
-  private element(member: Member, value: Json, inScope: string, path: string, encoded: SoapVersion | null): string {
-    const open = `${member.xmlName}${member.namespace === inScope ? '' : ` xmlns="${escapeXml(member.namespace)}"`}`;
+  private element(member: Member, value: Json, inScope: string, path: string, encoded: SoapVersion | null, top = ''): string {
+    const open = `${member.xmlName}${member.namespace === inScope ? '' : ` xmlns="${escapeXml(member.namespace)}"`}${top}`;
     if (value === null) return `<${open} xsi:nil="true"/>`;
     const shape = this.view.shape(member.schema);
     // Encoded: the value's type in xsi:type, as declared (the derived type given instead names its own).

@@ -45,6 +45,9 @@ export type SoapReply = { fault: SoapFault } | { value: Record<string, unknown> 
 
 type Json = unknown;
 
+/** SOAP 1.2 RPC's namespace (rpc:result). */
+const SOAP12_RPC_NS = 'http://www.w3.org/2003/05/soap-rpc';
+
 /** Parses a response envelope; what is not a SOAP envelope is an InternalServerError. */
 export function parseEnvelope(xml: string): Element {
   let root: Element;
@@ -256,6 +259,8 @@ export class ResponseReader {
       if (!layout && (text !== '' || typeof value === 'string')) result._ = value;
     }
     for (const child of childElements(element)) {
+      // SOAP 1.2 RPC's rpc:result names the accessor of the return value (PHP's SoapServer writes it): no data.
+      if (child.namespaceURI === SOAP12_RPC_NS) continue;
       const name = child.localName ?? child.nodeName;
       const member = shape.elements.get(name);
       if (member === undefined) put(result, name, generic(references.target(child), references), false, repeated);

@@ -21,10 +21,14 @@ const ENCODING: Record<SoapVersion, string> = {
   '1.2': 'http://www.w3.org/2003/05/soap-encoding',
 };
 
-/** The envelope; the `soap` prefix is bound to the version's namespace. */
+/**
+ * The envelope; the `soap` prefix is bound to the version's namespace. An encoded SOAP 1.1 body
+ * says so on the Envelope; SOAP 1.2 forbids encodingStyle there (PHP's SoapServer answers
+ * env:Sender), so the request writer puts it on the body's elements instead.
+ */
 export function envelope(version: SoapVersion, header: string, body: string, encoded: boolean): string {
   const ns = version === '1.2' ? SOAP12_ENVELOPE_NS : SOAP11_ENVELOPE_NS;
-  const encoding = encoded ? ` soap:encodingStyle="${ENCODING[version]}"` : '';
+  const encoding = encoded && version === '1.1' ? ` soap:encodingStyle="${ENCODING[version]}"` : '';
   return (
     `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}" xmlns:xsi="${XSI_NS}" xmlns:xsd="${XSD_NS}"${encoding}>` +
     (header === '' ? '' : `<soap:Header>${header}</soap:Header>`) +

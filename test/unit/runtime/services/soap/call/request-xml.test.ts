@@ -147,7 +147,7 @@ describe('encoded request XML', () => {
 
   it('writes SOAP 1.2 arrays with itemType and arraySize, named simple types and untyped items by their JSON type', () => {
     expect(encodedWriter.message(rpc, { level: 'a', tags: [{ name: 'x' }], any: [1, 'y'] }, '1.2')).toBe(
-      '<tag xmlns="urn:t"><level xmlns="" xmlns:xt="urn:t" xsi:type="xt:Level">a</level>' +
+      '<tag xmlns="urn:t" soap:encodingStyle="http://www.w3.org/2003/05/soap-encoding"><level xmlns="" xmlns:xt="urn:t" xsi:type="xt:Level">a</level>' +
         '<tags xmlns="" xmlns:SOAP-ENC="http://www.w3.org/2003/05/soap-encoding" xmlns:it="urn:t" xsi:type="SOAP-ENC:Array" SOAP-ENC:itemType="it:Tag" SOAP-ENC:arraySize="1">' +
         '<item xmlns:xt="urn:t" xsi:type="xt:Tag"><name xsi:type="xsd:string">x</name></item></tags>' +
         '<any xmlns="" xmlns:SOAP-ENC="http://www.w3.org/2003/05/soap-encoding" xsi:type="SOAP-ENC:Array" SOAP-ENC:itemType="xsd:anyType" SOAP-ENC:arraySize="2">' +

@@ -131,3 +131,20 @@ describe('response JSON', () => {
     expect(() => envelope(`<r>${'<a>'.repeat(400)}${'</a>'.repeat(400)}</r>`)).not.toThrow();
   });
 });
+
+describe('SOAP 1.2 RPC responses', () => {
+  it('ignore rpc:result, which names the return value accessor and holds no data', () => {
+    const rpc: SoapMessageModel = {
+      wrapper: { name: 'getKeyResponse', namespace: 'urn:rpc' },
+      schema: { type: 'object', properties: { result: { type: 'string' }, count: { type: 'integer' } } },
+    };
+    const reply = reader.read(
+      envelope(
+        '<ns1:getKeyResponse xmlns:ns1="urn:rpc" xmlns:rpc="http://www.w3.org/2003/05/soap-rpc"><rpc:result>result</rpc:result><result>v</result><count>2</count></ns1:getKeyResponse>',
+        '1.2',
+      ),
+      rpc,
+    );
+    expect(reply).toEqual({ value: { result: 'v', count: 2 } });
+  });
+});
