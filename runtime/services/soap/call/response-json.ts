@@ -301,6 +301,8 @@ class References {
   /** Elements by id, collected when the first reference is met. */
   private ids: Map<string, Element> | null = null;
   private readonly targets = new Set<Element>();
+  /** The ids `href`s name, collected when first needed. */
+  private referenced: Set<string> | null = null;
 
   constructor(private readonly body: Element) {}
 
@@ -323,9 +325,26 @@ class References {
     return target;
   }
 
-  /** Whether an element is the target of a reference (its `id` is markup then, not data). */
+  /**
+   * Whether an element is the target of a reference (its `id` is markup then, not data), whether
+   * or not the reference has been met yet: PHP's SoapServer writes a repeated object in full where
+   * it first occurs, with an id, and later occurrences as href.
+   */
   isTarget(element: Element): boolean {
-    return this.targets.has(element);
+    if (this.targets.has(element)) return true;
+    const id = element.getAttribute('id');
+    if (id === null || id === '') return false;
+    if (this.referenced === null) {
+      const referenced = new Set<string>();
+      const walk = (node: Element) => {
+        const href = node.getAttribute('href');
+        if (href?.startsWith('#')) referenced.add(href.slice(1));
+        childElements(node).forEach(walk);
+      };
+      walk(this.body);
+      this.referenced = referenced;
+    }
+    return this.referenced.has(id);
   }
 }
 

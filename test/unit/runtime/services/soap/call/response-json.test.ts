@@ -148,3 +148,38 @@ describe('SOAP 1.2 RPC responses', () => {
     expect(reply).toEqual({ value: { result: 'v', count: 2 } });
   });
 });
+
+describe('SOAP-encoded multi-references', () => {
+  it("read a target's id as markup even when it comes before its reference (as PHP's SoapServer writes a repeated object)", () => {
+    const accounts = new ResponseReader(
+      new SchemaView({
+        AccountData: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } },
+        AccountDataArray: { type: 'array', items: { $ref: '#/components/schemas/AccountData' } },
+      }),
+    );
+    const message: SoapMessageModel = {
+      wrapper: { name: 'mc_project_get_usersResponse', namespace: 'urn:m' },
+      schema: { type: 'object', properties: { return: { $ref: '#/components/schemas/AccountDataArray' } } },
+    };
+    // PHP 8.2's SoapServer, word for word, for [$a, $a, ['id' => 2, 'name' => 'bo']].
+    const reply = accounts.read(
+      envelope(
+        '<ns1:mc_project_get_usersResponse xmlns:ns1="urn:m" xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xmlns:xsd="http://www.w3.org/2001/XMLSchema">' +
+          '<return SOAP-ENC:arrayType="ns1:AccountData[3]" xsi:type="ns1:AccountDataArray">' +
+          '<item xsi:type="ns1:AccountData" id="ref1"><id xsi:type="xsd:integer">1</id><name xsi:type="xsd:string">al</name></item>' +
+          '<item href="#ref1"/><item xsi:type="ns1:AccountData"><id xsi:type="xsd:integer">2</id><name xsi:type="xsd:string">bo</name></item>' +
+          '</return></ns1:mc_project_get_usersResponse>',
+      ),
+      message,
+    );
+    expect(reply).toEqual({
+      value: {
+        return: [
+          { id: 1, name: 'al' },
+          { id: 1, name: 'al' },
+          { id: 2, name: 'bo' },
+        ],
+      },
+    });
+  });
+});
