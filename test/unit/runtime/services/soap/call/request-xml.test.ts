@@ -164,3 +164,20 @@ describe('encoded request XML', () => {
     );
   });
 });
+
+describe('pattern facets', () => {
+  const currency: SoapMessageModel = {
+    wrapper: { name: 'Price', namespace: 'urn:p' },
+    schema: { type: 'object', properties: { currency: { type: 'string', pattern: '^(?:(?:[A-Z]{3}))$' } } },
+  };
+  const patternWriter = new RequestWriter(new SchemaView({}));
+
+  it('refuse a text that does not match, and take one that matches once its whitespace is collapsed (xs:token)', () => {
+    expect(() => patternWriter.message(currency, { currency: 'EURO' })).toThrow(
+      "Field 'currency' does not match the pattern its type requires: ^(?:(?:[A-Z]{3}))$",
+    );
+    expect(patternWriter.message(currency, { currency: ' EUR\n' })).toBe(
+      '<Price xmlns="urn:p"><currency xmlns=""> EUR\n</currency></Price>',
+    );
+  });
+});
