@@ -41,6 +41,15 @@ export const soapMessages = {
       `${subject(path)} must be one of ${allowed.map((value) => `'${String(value)}'`).join(', ')}.`,
     field,
   ),
+  /** A text shorter or longer than its type's length facets; either bound may be absent. */
+  badLength: message(
+    400,
+    (path: string, min: number | undefined, max: number | undefined, unit: 'characters' | 'bytes') =>
+      `${subject(path)} must be ${
+        min === max ? `${min}` : min === undefined ? `at most ${max}` : max === undefined ? `at least ${min}` : `from ${min} to ${max}`
+      } ${unit} long.`,
+    field,
+  ),
   notMatching: message(
     400,
     (path: string, pattern: string) => `${subject(path)} does not match the pattern its type requires: ${pattern}`,

@@ -514,6 +514,23 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     expect(lastBody()).toContain('<gain xmlns="">-10</gain>');
   });
 
+  it('checks length facets in characters (hexBinary: in octets, two characters each) before sending', async () => {
+    const sent = peer.requests.length;
+    const calc = (fields: object) => api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, ...fields });
+    expect(await calc({ code: 'ABCDE' })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'code' must be at most 4 characters long.", context: { field: 'code' } } },
+    });
+    expect(await calc({ hash: 'ABC' })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'hash' must be 4 characters long.", context: { field: 'hash' } } },
+    });
+    expect(peer.requests.length).toBe(sent);
+    replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
+    expect(await calc({ code: 'ÄÖÜß', hash: 'CAFE' })).toEqual({ status: 200, body: {} });
+    expect(lastBody()).toContain('<code xmlns="">ÄÖÜß</code><hash xmlns="">CAFE</hash>');
+  });
+
   it('sends a scalar of xsd:anyType with the xsi:type of its JSON type', async () => {
     replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
     expect(await api('POST', 'mixed/Echo', { value: [3, 2.5, true, 'x', 2 ** 40] })).toEqual({ status: 200, body: {} });

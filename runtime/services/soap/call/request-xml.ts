@@ -154,6 +154,8 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       }
       text = String(value);
   }
+  if (shape.type === 'string' && shape.list !== true && (shape.minLength !== undefined || shape.maxLength !== undefined))
+    checkLength(text, shape, path);
   // A pattern applies after the type's whitespace handling, which the schema does not record: the
   // text passes as it is or with its whitespace collapsed (xs:token and the non-string types).
   if (shape.pattern !== undefined && !shape.pattern.test(text) && !shape.pattern.test(text.replace(/[\t\n\r ]+/g, ' ').trim()))
@@ -164,6 +166,21 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
     throw soapMessages.notAllowed.error(path, shape.enum);
   }
   return xmlText(text, path);
+}
+
+/**
+ * A text's length against its type's length facets: characters, or for base64Binary the octets it
+ * stands for. As for patterns, the text passes as given or with its whitespace collapsed.
+ */
+function checkLength(text: string, shape: ScalarShape, path: string): void {
+  const bytes = shape.format === 'byte';
+  const length = (value: string) => (bytes ? Buffer.from(value, 'base64').length : [...value].length);
+  const fits = (value: string) => {
+    const size = length(value);
+    return (shape.minLength === undefined || size >= shape.minLength) && (shape.maxLength === undefined || size <= shape.maxLength);
+  };
+  if (!fits(text) && !fits(text.replace(/[\t\n\r ]+/g, ' ').trim()))
+    throw soapMessages.badLength.error(path, shape.minLength, shape.maxLength, bytes ? 'bytes' : 'characters');
 }
 
 /** A complex type derived from others: its definition, XML name and the definitions it derives from. */

@@ -57,6 +57,9 @@ export interface ScalarShape {
   xmlType?: string;
   /** The value's text must match it (the `u` flag): xs:pattern facets, xsd:duration (wsdl/xsd-pattern.ts). */
   pattern?: RegExp;
+  /** length, minLength and maxLength facets: characters (octets for base64Binary, format `byte`). */
+  minLength?: number;
+  maxLength?: number;
 }
 
 export type Shape = ObjectShape | ArrayShape | ScalarShape;
@@ -111,6 +114,8 @@ export class SchemaView {
         ...(typeof schema.maximum === 'number' ? { maximum: schema.maximum } : {}),
         ...(schema[LIST] === true ? { list: true as const } : {}),
         ...(typeof schema.pattern === 'string' ? compiled(schema.pattern) : {}),
+        ...(typeof schema.minLength === 'number' ? { minLength: schema.minLength } : {}),
+        ...(typeof schema.maxLength === 'number' ? { maxLength: schema.maxLength } : {}),
         ...named,
       };
     }

@@ -265,6 +265,11 @@ export class JsonSchemaBuilder {
             : {};
       schema = '$ref' in baseSchema ? {} : { ...baseSchema };
       this.applyFacets(schema, restriction);
+      // hexBinary's lengths count octets, each two characters of the JSON text.
+      const baseName = base === undefined ? undefined : this.index.qname(restriction, base, context);
+      if (baseName !== undefined && isXsdNamespace(baseName.ns) && baseName.local === 'hexBinary')
+        for (const key of ['minLength', 'maxLength'] as const)
+          if (typeof schema[key] === 'number') schema[key] = (schema[key] as number) * 2;
     }
     // A list is its items' text separated by spaces; the request writer also takes a JSON array of them.
     if (xsdChild(node, 'list') !== undefined) schema = { type: 'string', [LIST]: true };

@@ -181,3 +181,20 @@ describe('pattern facets', () => {
     );
   });
 });
+
+describe('length facets', () => {
+  const lengths: SoapMessageModel = {
+    wrapper: null,
+    schema: {
+      type: 'object',
+      properties: { key: { type: 'string', format: 'byte', maxLength: 3 }, name: { type: 'string', minLength: 2, maxLength: 3 } },
+    },
+  };
+  const lengthWriter = new RequestWriter(new SchemaView({}));
+
+  it('count characters (code points), and the octets a base64Binary stands for', () => {
+    expect(lengthWriter.message(lengths, { key: 'AAEC', name: '😀😀😀' })).toBe('<key>AAEC</key><name>😀😀😀</name>');
+    expect(() => lengthWriter.message(lengths, { key: 'AAECAw==' })).toThrow("Field 'key' must be at most 3 bytes long.");
+    expect(() => lengthWriter.message(lengths, { name: 'x' })).toThrow("Field 'name' must be from 2 to 3 characters long.");
+  });
+});
