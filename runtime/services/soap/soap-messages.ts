@@ -50,6 +50,17 @@ export const soapMessages = {
       } ${unit} long.`,
     field,
   ),
+  tooManyDigits: message(
+    400,
+    (path: string, total: number | undefined, fraction: number | undefined) =>
+      `${subject(path)} must have ${[
+        total === undefined ? undefined : `at most ${total} digits`,
+        fraction === undefined ? undefined : `at most ${fraction} after the decimal point`,
+      ]
+        .filter(Boolean)
+        .join(', ')}.`,
+    field,
+  ),
   notMatching: message(
     400,
     (path: string, pattern: string) => `${subject(path)} does not match the pattern its type requires: ${pattern}`,

@@ -531,6 +531,27 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     expect(lastBody()).toContain('<code xmlns="">ÄÖÜß</code><hash xmlns="">CAFE</hash>');
   });
 
+  it('checks totalDigits and fractionDigits of a decimal before sending', async () => {
+    const sent = peer.requests.length;
+    const calc = (amount: unknown) => api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, amount });
+    const refused = {
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: "Field 'amount' must have at most 5 digits, at most 2 after the decimal point.",
+          context: { field: 'amount' },
+        },
+      },
+    };
+    expect(await calc(123.456)).toEqual(refused);
+    expect(await calc('12345.6')).toEqual(refused);
+    expect(peer.requests.length).toBe(sent);
+    replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
+    expect(await calc('0123.450')).toEqual({ status: 200, body: {} });
+    expect(lastBody()).toContain('<amount xmlns="">0123.450</amount>');
+  });
+
   it('sends a scalar of xsd:anyType with the xsi:type of its JSON type', async () => {
     replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
     expect(await api('POST', 'mixed/Echo', { value: [3, 2.5, true, 'x', 2 ** 40] })).toEqual({ status: 200, body: {} });

@@ -154,6 +154,8 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       }
       text = String(value);
   }
+  if ((shape.type === 'integer' || shape.type === 'number') && (shape.totalDigits !== undefined || shape.fractionDigits !== undefined))
+    checkDigits(text, shape, path);
   if (shape.type === 'string' && shape.list !== true && (shape.minLength !== undefined || shape.maxLength !== undefined))
     checkLength(text, shape, path);
   // A pattern applies after the type's whitespace handling, which the schema does not record: the
@@ -166,6 +168,21 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
     throw soapMessages.notAllowed.error(path, shape.enum);
   }
   return xmlText(text, path);
+}
+
+/**
+ * A decimal's digits against totalDigits and fractionDigits, which limit its value: leading zeros
+ * and zeros after the last fraction digit do not count ('1.50' has one fraction digit).
+ */
+function checkDigits(text: string, shape: ScalarShape, path: string): void {
+  const [whole, fraction = ''] = text.replace(/^[+-]/, '').split('.');
+  const fractionDigits = fraction.replace(/0+$/, '').length;
+  const totalDigits = whole.replace(/^0+/, '').length + fractionDigits;
+  if (
+    (shape.totalDigits !== undefined && totalDigits > shape.totalDigits) ||
+    (shape.fractionDigits !== undefined && fractionDigits > shape.fractionDigits)
+  )
+    throw soapMessages.tooManyDigits.error(path, shape.totalDigits, shape.fractionDigits);
 }
 
 /**

@@ -18,6 +18,10 @@ export const LIST = 'x-xml-list';
  */
 export const XML_TYPE = 'x-xml-type';
 
+/** The extensions recording xs:totalDigits and xs:fractionDigits of a decimal or integer type. */
+export const TOTAL_DIGITS = 'x-total-digits';
+export const FRACTION_DIGITS = 'x-fraction-digits';
+
 /** Prefix of the `$ref`s the builder writes. */
 export const DEFINITION_REF = '#/components/schemas/';
 

@@ -5,7 +5,7 @@
  * Shapes are memoised per schema object: the model's schemas do not change while served.
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
-import { DEFINITION_REF, LIST, XML_TYPE } from './json-schema-parts.js';
+import { DEFINITION_REF, FRACTION_DIGITS, LIST, TOTAL_DIGITS, XML_TYPE } from './json-schema-parts.js';
 
 export interface Member {
   /** Key in the JSON object. */
@@ -60,6 +60,9 @@ export interface ScalarShape {
   /** length, minLength and maxLength facets: characters (octets for base64Binary, format `byte`). */
   minLength?: number;
   maxLength?: number;
+  /** totalDigits and fractionDigits facets of a decimal or integer type. */
+  totalDigits?: number;
+  fractionDigits?: number;
 }
 
 export type Shape = ObjectShape | ArrayShape | ScalarShape;
@@ -116,6 +119,8 @@ export class SchemaView {
         ...(typeof schema.pattern === 'string' ? compiled(schema.pattern) : {}),
         ...(typeof schema.minLength === 'number' ? { minLength: schema.minLength } : {}),
         ...(typeof schema.maxLength === 'number' ? { maxLength: schema.maxLength } : {}),
+        ...(typeof schema[TOTAL_DIGITS] === 'number' ? { totalDigits: schema[TOTAL_DIGITS] as number } : {}),
+        ...(typeof schema[FRACTION_DIGITS] === 'number' ? { fractionDigits: schema[FRACTION_DIGITS] as number } : {}),
         ...named,
       };
     }

@@ -16,7 +16,17 @@
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
 import { uniqueNamer } from '../../../openapi/code-identifiers.js';
-import { builtinSchema, DEFINITION_REF, LIST, ObjectModel, withMembers, XML_TYPE, xmlMember } from './json-schema-parts.js';
+import {
+  builtinSchema,
+  DEFINITION_REF,
+  FRACTION_DIGITS,
+  LIST,
+  ObjectModel,
+  TOTAL_DIGITS,
+  withMembers,
+  XML_TYPE,
+  xmlMember,
+} from './json-schema-parts.js';
 import type { SchemaContext, XsdComponent, XsdIndex } from './xsd-index.js';
 import { xsdPattern } from './xsd-pattern.js';
 import { attribute, childElements, isXsdNamespace, qnameKey, type QName } from '../xml-dom.js';
@@ -296,6 +306,10 @@ export class JsonSchemaBuilder {
         if (facet.localName !== 'maxLength') schema.minLength = value;
         if (facet.localName !== 'minLength') schema.maxLength = value;
       }
+      // Digits limit decimals and integers (not float and double, which have a format); a restriction only narrows its base's.
+      const digits = facet.localName === 'totalDigits' ? TOTAL_DIGITS : facet.localName === 'fractionDigits' ? FRACTION_DIGITS : undefined;
+      if (digits !== undefined && (schema.type === 'integer' || (schema.type === 'number' && schema.format === undefined)))
+        schema[digits] = typeof schema[digits] === 'number' ? Math.min(schema[digits] as number, value) : value;
       if ((schema.type === 'integer' || schema.type === 'number') && facet.localName === 'minInclusive') schema.minimum = value;
       if ((schema.type === 'integer' || schema.type === 'number') && facet.localName === 'maxInclusive') schema.maximum = value;
     }
