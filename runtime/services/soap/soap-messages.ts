@@ -27,6 +27,18 @@ export const soapMessages = {
       }.`,
     field,
   ),
+  /** A number beyond bounds of which one at least is exclusive (minExclusive, maxExclusive). */
+  outOfOpenRange: message(
+    400,
+    (path: string, min: string | undefined, minExclusive: boolean, max: string | undefined, maxExclusive: boolean) =>
+      `${subject(path)} must be a number ${[
+        min === undefined ? undefined : minExclusive ? `above ${min}` : `of at least ${min}`,
+        max === undefined ? undefined : maxExclusive ? `below ${max}` : `of at most ${max}`,
+      ]
+        .filter(Boolean)
+        .join(' and ')}.`,
+    field,
+  ),
   notXmlCharacter: message(
     400,
     (path: string, code: string) => `${subject(path)} holds the character U+${code}, which XML cannot carry.`,

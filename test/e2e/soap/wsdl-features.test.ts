@@ -552,6 +552,25 @@ describe('an Axis2 / JAX-WS service (unqualified local elements, anyType answers
     expect(lastBody()).toContain('<amount xmlns="">0123.450</amount>');
   });
 
+  it('checks minExclusive and maxExclusive, which exclude the bound itself', async () => {
+    const sent = peer.requests.length;
+    const calc = (fields: object) => api('POST', 'mixed/Calc', { add: 1, flags: { fast: true }, ...fields });
+    const share = {
+      status: 400,
+      body: { error: { code: 400, message: "Field 'share' must be a number above 0 and of at most 1.", context: { field: 'share' } } },
+    };
+    expect(await calc({ share: 0 })).toEqual(share);
+    expect(await calc({ share: '-INF' })).toEqual(share);
+    expect(await calc({ under: 10 })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'under' must be an integer from -2147483648 to 9.", context: { field: 'under' } } },
+    });
+    expect(peer.requests.length).toBe(sent);
+    replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
+    expect(await calc({ share: 1, under: 9 })).toEqual({ status: 200, body: {} });
+    expect(lastBody()).toContain('<share xmlns="">1</share><under xmlns="">9</under>');
+  });
+
   it('sends a scalar of xsd:anyType with the xsi:type of its JSON type', async () => {
     replies.set('urn:Calc', { body: envelope('<ns:CalcResponse xmlns:ns="urn:mixed"/>') });
     expect(await api('POST', 'mixed/Echo', { value: [3, 2.5, true, 'x', 2 ** 40] })).toEqual({ status: 200, body: {} });

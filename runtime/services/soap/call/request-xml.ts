@@ -42,10 +42,27 @@ const SPECIAL_FLOATS = new Set(['INF', '-INF', '+INF', 'NaN']);
 /** The bounds of an integer: its format's range narrowed by the schema's minimum and maximum. */
 function integerRange(shape: ScalarShape): [bigint | undefined, bigint | undefined] {
   let [min, max] = shape.format === undefined ? [] : (INTEGER_RANGES[shape.format] ?? []);
-  if (shape.minimum !== undefined && (min === undefined || BigInt(Math.ceil(shape.minimum)) > min)) min = BigInt(Math.ceil(shape.minimum));
-  if (shape.maximum !== undefined && (max === undefined || BigInt(Math.floor(shape.maximum)) < max))
-    max = BigInt(Math.floor(shape.maximum));
+  // An exclusive bound excludes itself: the integers above (below) it.
+  const low = shape.minimum === undefined ? undefined : shape.exclusiveMinimum ? Math.floor(shape.minimum) + 1 : Math.ceil(shape.minimum);
+  const high = shape.maximum === undefined ? undefined : shape.exclusiveMaximum ? Math.ceil(shape.maximum) - 1 : Math.floor(shape.maximum);
+  if (low !== undefined && (min === undefined || BigInt(low) > min)) min = BigInt(low);
+  if (high !== undefined && (max === undefined || BigInt(high) < max)) max = BigInt(high);
   return [min, max];
+}
+
+/** Whether a float, double or decimal lies within the schema's bounds (NaN within none). */
+function withinBounds(number: number, shape: ScalarShape): boolean {
+  const { minimum, maximum } = shape;
+  if (minimum !== undefined && !(shape.exclusiveMinimum ? number > minimum : number >= minimum)) return false;
+  return maximum === undefined || (shape.exclusiveMaximum ? number < maximum : number <= maximum);
+}
+
+/** The 400 for a number beyond its bounds. */
+function rangeError(path: string, shape: ScalarShape) {
+  const [min, max] = [shape.minimum?.toString(), shape.maximum?.toString()];
+  if (shape.exclusiveMinimum || shape.exclusiveMaximum)
+    return soapMessages.outOfOpenRange.error(path, min, shape.exclusiveMinimum === true, max, shape.exclusiveMaximum === true);
+  return soapMessages.outOfRange.error(path, min, max, 'a number');
 }
 
 /** Characters XML 1.0 cannot carry, not even as references (C0 controls but tab, LF and CR; U+FFFE, U+FFFF). */
@@ -107,9 +124,7 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
         text = value.trim();
         // INF is beyond any maximum, -INF below any minimum, and NaN within no range.
         const special = text === 'NaN' ? Number.NaN : text.startsWith('-') ? -Infinity : Infinity;
-        if ((shape.minimum !== undefined && !(special >= shape.minimum)) || (shape.maximum !== undefined && !(special <= shape.maximum))) {
-          throw soapMessages.outOfRange.error(path, shape.minimum?.toString(), shape.maximum?.toString(), 'a number');
-        }
+        if (!withinBounds(special, shape)) throw rangeError(path, shape);
         break;
       }
       if (
@@ -125,9 +140,7 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
       if (plain === null) throw soapMessages.notNumber.error(path);
       text = plain;
       const number = Number(text);
-      if ((shape.minimum !== undefined && number < shape.minimum) || (shape.maximum !== undefined && number > shape.maximum)) {
-        throw soapMessages.outOfRange.error(path, shape.minimum?.toString(), shape.maximum?.toString(), 'a number');
-      }
+      if (!withinBounds(number, shape)) throw rangeError(path, shape);
       break;
     }
     case 'boolean': {

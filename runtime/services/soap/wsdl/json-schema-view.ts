@@ -52,6 +52,9 @@ export interface ScalarShape {
   /** The schema's `minimum` and `maximum` (a bounded integer type, minInclusive/maxInclusive facets), when given. */
   minimum?: number;
   maximum?: number;
+  /** minExclusive/maxExclusive: the bound itself is outside. */
+  exclusiveMinimum?: true;
+  exclusiveMaximum?: true;
   /** An xsd:list: text of space-separated items (json-schema-parts.ts: LIST). */
   list?: true;
   xmlType?: string;
@@ -115,6 +118,8 @@ export class SchemaView {
         ...(typeof schema.format === 'string' ? { format: schema.format } : {}),
         ...(typeof schema.minimum === 'number' ? { minimum: schema.minimum } : {}),
         ...(typeof schema.maximum === 'number' ? { maximum: schema.maximum } : {}),
+        ...(schema.exclusiveMinimum === true ? { exclusiveMinimum: true as const } : {}),
+        ...(schema.exclusiveMaximum === true ? { exclusiveMaximum: true as const } : {}),
         ...(schema[LIST] === true ? { list: true as const } : {}),
         ...(typeof schema.pattern === 'string' ? compiled(schema.pattern) : {}),
         ...(typeof schema.minLength === 'number' ? { minLength: schema.minLength } : {}),

@@ -310,8 +310,13 @@ export class JsonSchemaBuilder {
       const digits = facet.localName === 'totalDigits' ? TOTAL_DIGITS : facet.localName === 'fractionDigits' ? FRACTION_DIGITS : undefined;
       if (digits !== undefined && (schema.type === 'integer' || (schema.type === 'number' && schema.format === undefined)))
         schema[digits] = typeof schema[digits] === 'number' ? Math.min(schema[digits] as number, value) : value;
-      if ((schema.type === 'integer' || schema.type === 'number') && facet.localName === 'minInclusive') schema.minimum = value;
-      if ((schema.type === 'integer' || schema.type === 'number') && facet.localName === 'maxInclusive') schema.maximum = value;
+      if ((schema.type === 'integer' || schema.type === 'number') && /^m(in|ax)(In|Ex)clusive$/.test(facet.localName)) {
+        // OpenAPI 3.0: an exclusive bound is the bound with exclusiveMinimum/exclusiveMaximum true.
+        const [bound, exclusive] = facet.localName.startsWith('min') ? ['minimum', 'exclusiveMinimum'] : ['maximum', 'exclusiveMaximum'];
+        schema[bound] = value;
+        if (facet.localName.endsWith('Exclusive')) schema[exclusive] = true;
+        else delete schema[exclusive];
+      }
     }
   }
 
