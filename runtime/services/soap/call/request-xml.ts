@@ -399,7 +399,11 @@ export class RequestWriter {
       const content = items.map((entry, index) => this.element(item, entry, member.namespace, `${path}[${index}]`, encoded)).join('');
       return `<${open}${encoded === null ? '' : this.arrayAttributes(shape, items.length, encoded)}>${content}</${member.xmlName}>`;
     }
-    if (shape.type === null && (isObject(value) || Array.isArray(value))) return `<${open}>${anyContent(value, path)}</${member.xmlName}>`;
+    if (shape.type === null && (isObject(value) || Array.isArray(value))) {
+      if (encoded !== null)
+        return `<${open}${encodedAnyAttributes(value, encoded)}>${encodedAnyContent(value, path, encoded)}</${member.xmlName}>`;
+      return `<${open}>${anyContent(value, path)}</${member.xmlName}>`;
+    }
     // A scalar of any type says its type, as the reference's client does: hosts (Axis2, .NET) read an untyped one as XML or text.
     const type = shape.type === null && shape.xmlType === undefined ? ` xsi:type="xsd:${anyScalarType(value)}"` : typed(shape.xmlType);
     return `<${open}${type}>${this.scalar(member.schema, value, path)}</${member.xmlName}>`;
@@ -442,6 +446,33 @@ function anyScalarType(value: Json): string {
   if (typeof value !== 'number') return 'string';
   if (!Number.isInteger(value)) return 'double';
   return value >= -(2 ** 31) && value < 2 ** 31 ? 'int' : 'long';
+}
+
+/**
+ * Encoded, a value of no declared type says what it is, as the reference's client writes it: an
+ * object a SOAP-ENC:Struct, an array a SOAP-ENC:Array of ur-type (anyType in SOAP 1.2), a scalar
+ * its JSON type (anyScalarType).
+ */
+function encodedAnyAttributes(value: Json, version: SoapVersion): string {
+  if (value === null) return ' xsi:nil="true"';
+  const encoding = ` xmlns:SOAP-ENC="${SOAP_ENCODING[version]}"`;
+  if (isObject(value)) return `${encoding} xsi:type="SOAP-ENC:Struct"`;
+  if (!Array.isArray(value)) return ` xsi:type="xsd:${anyScalarType(value)}"`;
+  if (version === '1.2')
+    return `${encoding} xsi:type="SOAP-ENC:Array" SOAP-ENC:itemType="xsd:anyType" SOAP-ENC:arraySize="${value.length}"`;
+  return `${encoding} xsi:type="SOAP-ENC:Array" SOAP-ENC:arrayType="xsd:ur-type[${value.length}]"`;
+}
+
+/** The content of an encoded value of no declared type: members as typed child elements, items as typed <item>s. */
+function encodedAnyContent(value: Json, path: string, version: SoapVersion): string {
+  const element = (name: string, item: Json, where: string) =>
+    `<${name}${encodedAnyAttributes(item, version)}>${encodedAnyContent(item, where, version)}</${name}>`;
+  if (Array.isArray(value)) return value.map((item, index) => element('item', item, `${path}[${index}]`)).join('');
+  if (!isObject(value)) return value === null || value === undefined ? '' : xmlText(String(value), path);
+  return Object.entries(value)
+    .filter(([key]) => /^[A-Za-z_][\w.-]*$/.test(key))
+    .map(([key, member]) => element(key, member, join(path, key)))
+    .join('');
 }
 
 /** A value of no declared type: object members as child elements, arrays as repeated ones. */

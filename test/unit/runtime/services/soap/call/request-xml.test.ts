@@ -155,6 +155,15 @@ describe('encoded request XML', () => {
     );
   });
 
+  it('writes objects and arrays of no declared type as SOAP-ENC:Struct and SOAP-ENC:Array, their members typed', () => {
+    expect(encodedWriter.message(rpc, { any: [{ a: 1, b: ['x'], c: null }] }, '1.1')).toBe(
+      '<tag xmlns="urn:t"><any xmlns="" xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xsi:type="SOAP-ENC:Array" SOAP-ENC:arrayType="xsd:ur-type[1]">' +
+        '<item xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xsi:type="SOAP-ENC:Struct"><a xsi:type="xsd:int">1</a>' +
+        '<b xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xsi:type="SOAP-ENC:Array" SOAP-ENC:arrayType="xsd:ur-type[1]"><item xsi:type="xsd:string">x</item></b>' +
+        '<c xsi:nil="true"></c></item></any></tag>',
+    );
+  });
+
   it('writes SOAP 1.1 arrays of any type as ur-type, and literal messages without types', () => {
     expect(encodedWriter.message(rpc, { any: [true] }, '1.1')).toContain(
       'SOAP-ENC:arrayType="xsd:ur-type[1]"><item xsi:type="xsd:boolean">true</item>',
