@@ -112,7 +112,7 @@ describe('console resources', () => {
           service_name: 'reported',
           user_email: 'admin@test.local',
           action,
-          request_method: ['POST', 'PATCH', 'DELETE'][index],
+          request_verb: ['POST', 'PATCH', 'DELETE'][index],
           created_date: '2026-01-01 12:00:00',
           last_modified_date: '2026-01-01 12:00:00',
         })),
@@ -125,6 +125,45 @@ describe('console resources', () => {
       ]);
       const one = await admin('GET', `/system/service_report/${reports.body.resource[0].id}`);
       expect(one.body).toMatchObject({ action: 'Service created', service_id: id });
+    });
+
+    it("serves the consoles' reports page: its columns and its search box's filter", async () => {
+      const made = await admin('POST', '/system/service', {
+        resource: [{ name: 'searched', label: 'Searched', type: 'local_email', config: {} }],
+      });
+      const id = made.body.resource[0].id;
+      // df-admin-interface's table: limit, offset and include_count, then these columns and meta.count.
+      const page = await admin('GET', '/system/service_report?limit=50&offset=0&include_count=true');
+      expect(page.status).toBe(200);
+      expect(page.body.meta.count).toBe(page.body.resource.length);
+      const row = page.body.resource.find((r: { service_name: string }) => r.service_name === 'searched');
+      expect(row).toMatchObject({
+        last_modified_date: '2026-01-01 12:00:00',
+        service_id: id,
+        service_name: 'searched',
+        user_email: 'admin@test.local',
+        action: 'Service created',
+        request_verb: 'POST',
+      });
+      // Its search box, typed a service id and a word (df-admin-app shows the same request_verb).
+      const search = (value: string) =>
+        `(service_id like ${value}) or (service_name like "%${value}%") or (user_email like "%${value}%") or (action like "%${value}%") or (request_verb like "%${value}%")`;
+      const byId = await admin(
+        'GET',
+        `/system/service_report?limit=50&offset=0&include_count=true&filter=${encodeURIComponent(search(String(id)))}`,
+      );
+      expect(byId.status, JSON.stringify(byId.body)).toBe(200);
+      expect(byId.body.resource.map((r: { service_name: string }) => r.service_name)).toContain('searched');
+      const byWord = await admin(
+        'GET',
+        `/system/service_report?limit=50&offset=0&include_count=true&filter=${encodeURIComponent(search('searched'))}`,
+      );
+      expect(byWord.status, JSON.stringify(byWord.body)).toBe(200);
+      expect(byWord.body.resource).toEqual([expect.objectContaining({ service_id: id, request_verb: 'POST' })]);
+      const byVerb = await admin('GET', `/system/service_report?include_count=true&limit=100&filter=${encodeURIComponent(search('POS'))}`);
+      expect(byVerb.body.resource.length).toBeGreaterThan(0);
+      expect(byVerb.body.resource.every((r: { request_verb: string }) => r.request_verb === 'POST')).toBe(true);
+      await admin('DELETE', `/system/service/${id}`);
     });
 
     it('writes no report for a service change that fails', async () => {

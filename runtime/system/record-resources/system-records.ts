@@ -397,7 +397,7 @@ export const serviceReportResource = resource({
   label: 'ServiceReport',
   plural: 'ServiceReports',
   fields: {},
-  readOnly: ['id', 'service_id', 'service_name', 'user_email', 'action', 'request_method', 'created_date', 'last_modified_date'],
+  readOnly: ['id', 'service_id', 'service_name', 'user_email', 'action', 'request_verb', 'created_date', 'last_modified_date'],
   writes: 'delete',
 });
 

@@ -18,7 +18,7 @@ export async function reportServiceChange(w: WriteContext, verb: keyof typeof AC
       service_name: service.name,
       user_email: w.call.auth.user?.email ?? null,
       action: ACTIONS[verb],
-      request_method: w.call.verb,
+      request_verb: w.call.verb,
       created_date: w.now,
       last_modified_date: w.now,
     })

@@ -356,6 +356,16 @@ const m0008_access_usage: Migration = {
   },
 };
 
+/**
+ * A service report's verb is `request_verb`, the name both reference consoles show and filter on
+ * (0006 named it request_method, so the console's reports search was a 400).
+ */
+const m0009_service_report_verb: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('service_report').renameColumn('request_method', 'request_verb').execute();
+  },
+};
+
 export const systemMigrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
   '0003_service_doc': m0003_service_doc,
@@ -364,4 +374,5 @@ export const systemMigrations: Record<string, Migration> = {
   '0006_service_report': m0006_service_report,
   '0007_scheduler': m0007_scheduler,
   '0008_access_usage': m0008_access_usage,
+  '0009_service_report_verb': m0009_service_report_verb,
 };

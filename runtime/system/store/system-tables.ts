@@ -230,7 +230,7 @@ export interface ServiceReportTable {
   service_name: string;
   user_email: string | null;
   action: string;
-  request_method: string;
+  request_verb: string;
   created_date: string;
   last_modified_date: string;
 }

@@ -31,7 +31,7 @@ describe('systemServiceOpenApi', () => {
     expect(Object.keys(fragment.paths['/service_report']).sort()).toEqual(['delete', 'get']);
     expect(Object.keys(fragment.paths['/service_report/{id}']).sort()).toEqual(['delete', 'get', 'parameters']);
     expect(fragment.components.schemas?.ServiceReportResponse).toMatchObject({
-      properties: { service_id: { type: 'integer' }, action: { type: 'string' }, request_method: { type: 'string' } },
+      properties: { service_id: { type: 'integer' }, action: { type: 'string' }, request_verb: { type: 'string' } },
     });
     expect(fragment.components.schemas?.SchedulerTaskResponse).toMatchObject({
       properties: { task_log_by_task_id: { allOf: [{ $ref: '#/components/schemas/TaskLogResponse' }], nullable: true } },
