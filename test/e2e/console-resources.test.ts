@@ -275,7 +275,7 @@ describe('console resources', () => {
       expect((await admin('GET', '/system/scheduler?filter=name=bad')).body.resource).toEqual([]);
     });
 
-    it('runs an active task once per period as its creator, and keeps the last outcome as task_log_by_task_id', async () => {
+    it('runs an active task once per period as its creator, with no log while it succeeds', async () => {
       const start = clock.time;
       expect(await scheduler.runDue(start + 4 * MINUTE)).toEqual([]);
       expect(hits()).toEqual([]);
@@ -290,16 +290,10 @@ describe('console resources', () => {
       expect(await scheduler.runDue(start + 25 * MINUTE)).toHaveLength(1);
       expect(hits()).toHaveLength(3);
       const task = (await admin('GET', `/system/scheduler/${taskId}?related=task_log_by_task_id`)).body;
-      expect(task.task_log_by_task_id).toEqual({
-        task_id: taskId,
-        status_code: 200,
-        content: expect.stringMatching(/^\{"resource":\[\{"id":3\}\]\}$/),
-        created_date: '2026-01-01 12:05:00',
-        last_modified_date: '2026-01-01 12:25:00',
-      });
+      expect(task.task_log_by_task_id).toBeNull();
       const list = (await admin('GET', '/system/scheduler?related=task_log_by_task_id&include_count=true')).body;
       expect(list.meta.count).toBe(1);
-      expect(list.resource[0].task_log_by_task_id.status_code).toBe(200);
+      expect(list.resource[0].task_log_by_task_id).toBeNull();
     });
 
     it('does not run an inactive task, and starts the period again when it is activated', async () => {
@@ -314,7 +308,7 @@ describe('console resources', () => {
       clock.time = start;
     });
 
-    it("keeps a failing call's status and error as the log", async () => {
+    it("keeps a failing call's status and error as the log, until a run succeeds", async () => {
       const broken = await admin('POST', '/system/scheduler', {
         resource: [{ name: 'broken', service_id: dbId, component: '_table/missing', verb: 'GET', frequency: 1 }],
       });
@@ -322,10 +316,142 @@ describe('console resources', () => {
       const outcomes = await scheduler.runDue(clock.time + 24 * 60 * MINUTE);
       expect(outcomes).toContainEqual({ task_id: id, status_code: 404 });
       const log = (await admin('GET', `/system/scheduler/${id}?related=task_log_by_task_id`)).body.task_log_by_task_id;
-      expect(log.status_code).toBe(404);
+      expect(log).toEqual({
+        task_id: id,
+        status_code: 404,
+        content: expect.any(String),
+        created_date: '2026-01-02 12:00:00',
+        last_modified_date: '2026-01-02 12:00:00',
+      });
       expect(JSON.parse(log.content)).toMatchObject({ error: { code: 404 } });
+      // Mended, it runs well: the reference removes the log of a task whose run succeeded.
+      expect((await admin('PATCH', `/system/scheduler/${id}`, { component: '_table/hits' })).status).toBe(200);
+      expect(await scheduler.runDue(clock.time + (24 * 60 + 1) * MINUTE)).toContainEqual({ task_id: id, status_code: 200 });
+      expect((await admin('GET', `/system/scheduler/${id}?related=task_log_by_task_id`)).body.task_log_by_task_id).toBeNull();
       expect((await admin('DELETE', `/system/scheduler/${id}`)).status).toBe(200);
       expect((await admin('GET', `/system/scheduler/${id}`)).status).toBe(404);
+    });
+
+    it("serves both consoles' scheduler pages as they call them, a healthy task with no log", async () => {
+      // What both consoles send beside a task: the service they picked, with its components.
+      const service = { id: dbId, name: 'tasks', label: 'Tasks', description: '', type: 'sqlite', components: ['', '*', '_table/hits/'] };
+      // df-admin-interface's form (its keys turned to snake case): the verb as name and mask, payload as text, id null.
+      const made = await admin('POST', '/system/scheduler?fields=*&related=task_log_by_task_id', {
+        resource: [
+          {
+            component: '_table/hits',
+            description: 'From the console',
+            frequency: 5,
+            is_active: true,
+            name: 'console-task',
+            payload: '{"resource":[{"note":"console"}]}',
+            service_id: dbId,
+            service_name: 'tasks',
+            verb: 'POST',
+            service,
+            verb_mask: 2,
+            id: null,
+          },
+        ],
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const id = made.body.resource[0].id;
+      expect(made.body.resource[0]).toMatchObject({ verb: 'POST', verb_mask: 2, task_log_by_task_id: null });
+      // df-admin-app's new task: description null, payload null for GET, frequency 1.
+      const legacy = await admin('POST', '/system/scheduler?fields=*', {
+        resource: [
+          {
+            name: 'legacy-task',
+            description: null,
+            is_active: true,
+            service_id: dbId,
+            component: '_table/missing',
+            id: null,
+            verb_mask: 1,
+            verb: 'GET',
+            frequency: 1,
+            payload: null,
+            service,
+            service_name: 'tasks',
+          },
+        ],
+      });
+      expect(legacy.status, JSON.stringify(legacy.body)).toBe(201);
+      const legacyId = legacy.body.resource[0].id;
+      const outcomes = await scheduler.runDue(clock.time + 5 * MINUTE);
+      expect(outcomes).toEqual(
+        expect.arrayContaining([
+          { task_id: id, status_code: 200 },
+          { task_id: legacyId, status_code: 404 },
+        ]),
+      );
+      // df-admin-interface's table: its Log column is whether task_log_by_task_id is there.
+      const page = await admin(
+        'GET',
+        '/system/scheduler?limit=50&offset=0&include_count=true&related=task_log_by_task_id,service_by_service_id',
+      );
+      expect(page.status).toBe(200);
+      expect(page.body.meta.count).toBe(page.body.resource.length);
+      const row = (taskId: number) => page.body.resource.find((r: { id: number }) => r.id === taskId);
+      expect(row(id)).toMatchObject({
+        id,
+        name: 'console-task',
+        description: 'From the console',
+        is_active: true,
+        service_id: dbId,
+        component: '_table/hits',
+        verb: 'POST',
+        frequency: 5,
+        task_log_by_task_id: null,
+        service_by_service_id: expect.objectContaining({ id: dbId, name: 'tasks' }),
+      });
+      expect(row(legacyId).task_log_by_task_id).toMatchObject({ task_id: legacyId, status_code: 404, content: expect.any(String) });
+      // Its edit page reads the task with its log, then PUTs the form back with the audit fields it read.
+      const read = (await admin('GET', `/system/scheduler/${id}?related=task_log_by_task_id`)).body;
+      expect(read).toMatchObject({ payload: '{"resource":[{"note":"console"}]}', task_log_by_task_id: null });
+      const put = await admin('PUT', `/system/scheduler/${id}?fields=*&related=task_log_by_task_id`, {
+        last_modified_date: read.last_modified_date,
+        last_modified_by_id: read.last_modified_by_id,
+        has_log: false,
+        created_date: read.created_date,
+        created_by_id: read.created_by_id,
+        id,
+        component: '_table/hits',
+        description: 'Edited',
+        frequency: 10,
+        is_active: true,
+        name: 'console-task',
+        payload: null,
+        service_id: dbId,
+        service_name: 'tasks',
+        verb: 'GET',
+        service,
+        verb_mask: 1,
+      });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      expect(put.body).toMatchObject({ id, description: 'Edited', frequency: 10, verb: 'GET', verb_mask: 1, payload: null });
+      // df-admin-app PUTs the whole record it listed (its log and has_log too): the log is not changed by it.
+      const listed = (await admin('GET', '/system/scheduler?include_count=true&limit=100&related=task_log_by_task_id')).body.resource.find(
+        (r: { id: number }) => r.id === legacyId,
+      );
+      const update = await admin('PUT', `/system/scheduler/${legacyId}?fields=*`, {
+        ...listed,
+        description: 'Edited too',
+        service,
+        service_name: 'tasks',
+        has_log: true,
+      });
+      expect(update.status, JSON.stringify(update.body)).toBe(200);
+      expect(update.body).toMatchObject({ id: legacyId, description: 'Edited too' });
+      const kept = (await admin('GET', `/system/scheduler/${legacyId}?related=task_log_by_task_id`)).body.task_log_by_task_id;
+      expect(kept).toEqual(listed.task_log_by_task_id);
+      // A refused save: df-admin-interface shows error.context.resource[0].message.
+      const refused = await admin('POST', '/system/scheduler?fields=*&related=task_log_by_task_id', {
+        resource: [{ name: '', service_id: dbId, component: '_table/hits', verb: 'GET', verb_mask: 1, frequency: 5, id: null }],
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.context.resource[0].message).toContain('name');
+      for (const taskId of [id, legacyId]) expect((await admin('DELETE', `/system/scheduler/${taskId}`)).status).toBe(200);
     });
 
     it('deletes a task with its log when its service is deleted', async () => {
@@ -445,8 +571,9 @@ describe('console resources', () => {
         own = await startTestServer(minimalModel(), { clock: timed as Clock });
         const token = await own.adminToken();
         const api = apiClient(own.app, () => ({ key: own?.apiKey, token }));
+        // A task that fails, so that its run leaves a log to wait for.
         const task = await api('POST', '/system/scheduler', {
-          resource: [{ name: 'timed', service_id: 1, component: 'environment', verb: 'GET', frequency: 1 }],
+          resource: [{ name: 'timed', service_id: 1, component: 'environment', verb: 'DELETE', frequency: 1 }],
         });
         expect(task.status, JSON.stringify(task.body)).toBe(201);
         const log = async () =>
@@ -459,7 +586,7 @@ describe('console resources', () => {
           await vi.advanceTimersByTimeAsync(SCHEDULER_TICK_MS);
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
-        expect(await log()).toMatchObject({ status_code: 200, content: expect.stringContaining('"platform"') });
+        expect(await log()).toMatchObject({ status_code: 400, content: expect.stringContaining('environment') });
       } finally {
         await own?.close();
         vi.useRealTimers();

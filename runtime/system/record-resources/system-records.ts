@@ -338,7 +338,7 @@ export const limitResource: ResourceDefinition = {
   },
 };
 
-/** The outcome of a scheduled task's last run (one per task, replaced by each run). */
+/** A scheduled task's last failed run (one per task; a successful run removes it, as the reference does). */
 export const taskLogRecord = record({
   table: 'task_log',
   label: 'TaskLog',
@@ -351,11 +351,11 @@ export const taskLogRecord = record({
 /**
  * Scheduled tasks (the reference's df-scheduler): every `frequency` minutes the platform calls
  * `verb` on `component` of the service, with `payload` as the body, as the administrator who
- * created the task; `related=task_log_by_task_id` adds the outcome of the last run.
+ * created the task; `related=task_log_by_task_id` adds the last failure (null once a run succeeds).
  */
 export const schedulerResource = resource({
   name: 'scheduler',
-  summary: 'Scheduled tasks: a call to a service made every `frequency` minutes, with the outcome of its last run.',
+  summary: 'Scheduled tasks: a call to a service made every `frequency` minutes, with its last failure if the last run failed.',
   table: 'scheduler_task',
   label: 'SchedulerTask',
   plural: 'SchedulerTasks',

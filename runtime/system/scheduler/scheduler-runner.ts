@@ -4,8 +4,9 @@
  * by moving that time on by whole periods with a compare-and-set update: on one system database
  * (every worker of PORTICO_WORKERS, every server sharing it) exactly one instance wins each
  * period, whatever the number of instances. The winner calls the service in process, as the
- * hooks' `ctx.api` does (as a script request), for the administrator who created the task, and
- * keeps the outcome (status and body, or the error) as the task's log.
+ * hooks' `ctx.api` does (as a script request), for the administrator who created the task. A
+ * failure (status 300 or more) is kept as the task's log (status and body, or the error); a
+ * success clears it.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { PorticoError } from '../../core/errors.js';
@@ -119,7 +120,7 @@ export class TaskScheduler {
     return claimed;
   }
 
-  /** Calls the task's service as its creator and keeps the outcome as its log. */
+  /** Calls the task's service as its creator; keeps a failure as its log, clears the log on a success. */
   async run(task: Task, now: number): Promise<TaskOutcome> {
     let status: number;
     let content: unknown;
@@ -136,6 +137,16 @@ export class TaskScheduler {
         content = { error: { code: 500, message: error instanceof Error ? error.message : String(error) } };
         this.log.error({ err: error }, `Portico: scheduled task '${task.name}' failed.`);
       }
+    }
+    // The log is the last failure, as the reference keeps it: the consoles show any log as an error
+    // (df-admin-app's error-marked Log tab, df-admin-interface's Log column), so a success clears it.
+    if (status < 300) {
+      await this.ctx.db
+        .deleteFrom('task_log')
+        .where('task_id', '=', task.id)
+        .execute()
+        .catch((error: unknown) => this.log.warn({ err: error }, `Portico: could not clear the log of scheduled task '${task.name}'.`));
+      return { task_id: task.id, status_code: status };
     }
     const text = (typeof content === 'string' ? content : (JSON.stringify(content) ?? '')).slice(0, LOG_CONTENT_MAX);
     const date = formatTimestamp(new Date(now));
