@@ -454,6 +454,33 @@ describe('console resources', () => {
       for (const taskId of [id, legacyId]) expect((await admin('DELETE', `/system/scheduler/${taskId}`)).status).toBe(200);
     });
 
+    it("opens the consoles' scheduler pages to a restricted administrator given only the scheduler tab", async () => {
+      const password = 'scheduler-password-1234';
+      const created = await admin('POST', '/system/admin', {
+        resource: [{ name: 'Planner', email: 'planner@x.io', password, is_restricted_admin: true, access_by_tabs: ['scheduler'] }],
+      });
+      expect(created.status).toBe(201);
+      const session = (await admin('POST', '/system/admin/session', { email: 'planner@x.io', password }, { key: server.apiKey })).body;
+      const planner = apiClient(server.app, () => ({ key: server.apiKey, token: session.session_token }));
+      // df-admin-app's scheduler page reads the system resources first (a refusal sends the admin home)
+      // and shows the page only if 'scheduler' is among them; df-admin-interface's paywall reads the same.
+      const system = await planner('GET', '/system');
+      expect(system.status, JSON.stringify(system.body)).toBe(200);
+      expect(system.body.resource).toContainEqual({ name: 'scheduler' });
+      // The pages' own calls: the service list (/api/v2 for df-admin-app, /system/service for df-admin-interface), the tasks.
+      expect((await planner('GET', '/')).status).toBe(200);
+      expect((await planner('GET', '/system/service?limit=0&offset=0&include_count=true&sort=name')).status).toBe(200);
+      expect((await planner('GET', '/system/scheduler?include_count=true&limit=100&related=task_log_by_task_id')).status).toBe(200);
+      const made = await planner('POST', '/system/scheduler?fields=*', {
+        resource: [{ name: 'planned', service_id: dbId, component: '_table/hits', verb: 'GET', verb_mask: 1, frequency: 5, id: null }],
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      expect((await planner('DELETE', `/system/scheduler/${made.body.resource[0].id}`)).status).toBe(200);
+      // Nothing beyond: no other system resource.
+      expect((await planner('GET', '/system/app')).status).toBe(403);
+      expect((await planner('GET', '/system/cors')).status).toBe(403);
+    });
+
     it('deletes a task with its log when its service is deleted', async () => {
       const made = await admin('POST', '/system/service', {
         resource: [{ name: 'doomed', label: 'Doomed', type: 'sqlite', config: { database: 'tasks.sqlite' } }],
