@@ -163,6 +163,20 @@ describe('console resources', () => {
       const byVerb = await admin('GET', `/system/service_report?include_count=true&limit=100&filter=${encodeURIComponent(search('POS'))}`);
       expect(byVerb.body.resource.length).toBeGreaterThan(0);
       expect(byVerb.body.resource.every((r: { request_verb: string }) => r.request_verb === 'POST')).toBe(true);
+      // df-admin-app's search: ids compared only when a number is typed.
+      const texts = (value: string) =>
+        ['service_name', 'user_email', 'action', 'request_verb'].map((field) => `(${field} like "%${value}%")`).join(' or ');
+      const legacyById = await admin(
+        'GET',
+        `/system/service_report?offset=0&include_count=true&limit=100&filter=${encodeURIComponent(`(id like ${id}) or (service_id like ${id}) or ${texts(String(id))}`)}`,
+      );
+      expect(legacyById.status, JSON.stringify(legacyById.body)).toBe(200);
+      expect(legacyById.body.resource.map((r: { service_name: string }) => r.service_name)).toContain('searched');
+      const legacyByWord = await admin(
+        'GET',
+        `/system/service_report?offset=0&include_count=true&limit=100&filter=${encodeURIComponent(texts('searched'))}`,
+      );
+      expect(legacyByWord.body.resource).toEqual([expect.objectContaining({ service_id: id, request_verb: 'POST' })]);
       await admin('DELETE', `/system/service/${id}`);
     });
 
