@@ -490,6 +490,21 @@ describe('console resources', () => {
       });
       expect(made.status, JSON.stringify(made.body)).toBe(201);
       expect((await planner('DELETE', `/system/scheduler/${made.body.resource[0].id}`)).status).toBe(200);
+      // Their tasks run with their role (theirs through the console's app): one reading what the tab grants succeeds.
+      const own = await planner('POST', '/system/scheduler', {
+        resource: [{ name: 'planner-read', service_id: 1, component: 'scheduler', verb: 'GET', frequency: 1 }],
+      });
+      expect(own.status).toBe(201);
+      const ownId = own.body.resource[0].id;
+      expect(await scheduler.runDue(clock.time + 3 * 24 * 60 * MINUTE)).toContainEqual({ task_id: ownId, status_code: 200 });
+      expect((await planner('GET', `/system/scheduler/${ownId}?related=task_log_by_task_id`)).body.task_log_by_task_id).toBeNull();
+      // One calling beyond it is refused as their role refuses it.
+      const beyond = await planner('POST', '/system/scheduler', {
+        resource: [{ name: 'planner-apps', service_id: 1, component: 'app', verb: 'GET', frequency: 1 }],
+      });
+      const beyondId = beyond.body.resource[0].id;
+      expect(await scheduler.runDue(clock.time + 4 * 24 * 60 * MINUTE)).toContainEqual({ task_id: beyondId, status_code: 403 });
+      for (const id of [ownId, beyondId]) expect((await planner('DELETE', `/system/scheduler/${id}`)).status).toBe(200);
       // Nothing beyond: no other system resource.
       expect((await planner('GET', '/system/app')).status).toBe(403);
       expect((await planner('GET', '/system/cors')).status).toBe(403);

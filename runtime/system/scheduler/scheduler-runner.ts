@@ -172,7 +172,9 @@ export class TaskScheduler {
     if (user === null || !user.isActive || !user.isAdminAccount) {
       throw new PorticoError(401, `The administrator who created scheduled task '${task.name}' no longer exists or is inactive.`);
     }
-    const caller: Caller = { apiKeyGiven: false, app: null, user, session: null, tokenError: null };
+    // A restricted administrator's role is theirs through the console's app (restricted-admins.ts): without it none applies.
+    const app = user.isSysAdmin ? null : ([...this.ctx.directory.appsByKey.values()].find((a) => a.name === 'admin') ?? null);
+    const caller: Caller = { apiKeyGiven: false, app, user, session: null, tokenError: null };
     const acting: Acting = { caller, requestor: 'script', elevated: false, depth: 0 };
     const [path, search = ''] = task.component.split('?', 2);
     const query: ApiQuery = Object.fromEntries(new URLSearchParams(search));
