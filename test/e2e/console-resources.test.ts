@@ -465,7 +465,17 @@ describe('console resources', () => {
       });
       expect(refused.status).toBe(400);
       expect(refused.body.error.context.resource[0].message).toContain('name');
-      for (const taskId of [id, legacyId]) expect((await admin('DELETE', `/system/scheduler/${taskId}`)).status).toBe(200);
+      // Deleted one by one (df-admin-interface) and as df-admin-app's selection (ids, rollback).
+      expect((await admin('DELETE', `/system/scheduler/${id}`)).status).toBe(200);
+      const extra = await admin('POST', '/system/scheduler', {
+        resource: [{ name: 'legacy-extra', service_id: dbId, component: '_table/hits', verb: 'GET', frequency: 1 }],
+      });
+      const selected = [legacyId, extra.body.resource[0].id];
+      const removed = await admin('DELETE', `/system/scheduler?ids=${selected.join(',')}&rollback=true`);
+      expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+      expect(removed.body.resource).toEqual(selected.map((taskId) => ({ id: taskId })));
+      const left = (await admin('GET', '/system/scheduler?fields=id')).body.resource.map((r: { id: number }) => r.id);
+      for (const taskId of [id, ...selected]) expect(left).not.toContain(taskId);
     });
 
     it("opens the consoles' scheduler pages to a restricted administrator given only the scheduler tab", async () => {
