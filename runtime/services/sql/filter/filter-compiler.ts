@@ -10,6 +10,7 @@ import { resolveField, type FieldContext, type ResolvedField } from './filter-fi
 import type { CompareOperator, FilterNode, FilterValue, PredicateNode } from './filter-parser.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
 import { castValue, LIKE_ESCAPE, literalPattern, valueTexts, type BoundValue } from './filter-values.js';
+import { uuidForms } from '../query/value-codec.js';
 import { sqlMessages } from '../sql-messages.js';
 
 export interface FilterScope {
@@ -99,10 +100,19 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Com
         if (node.operator === '!=') return sql<SqlBool>`${column} is not null`;
         throw paramError(node.value, `can not be null with '${node.operator}'`);
       }
+      const forms = uuidForms(target.field, scope.dialect);
+      if (forms !== null && (node.operator === '=' || node.operator === '!=')) {
+        // A uuid stored in either case (SQLite's text): both canonical forms, so an index still serves the lookup.
+        bind(scope, 1, node.position);
+        const items = sql.join(forms(value).map((form) => sql.val(form)));
+        return node.operator === '=' ? sql<SqlBool>`${column} in (${items})` : sql<SqlBool>`${column} not in (${items})`;
+      }
       return sql<SqlBool>`${column} ${sql.raw(SQL_OPERATORS[node.operator])} ${param(value, target, scope)}`;
     }
     case 'in': {
-      const values = node.values.flatMap((value) => list(value, target, scope));
+      const forms = uuidForms(target.field, scope.dialect);
+      const cast = node.values.flatMap((value) => list(value, target, scope));
+      const values = forms === null ? cast : cast.flatMap((value) => forms(value) as BoundValue[]);
       // Only parameters holding empty arrays leave the list empty.
       if (values.length === 0) throw paramError(node.values[0], 'must not be an empty list');
       bind(scope, values.length - 1, node.position);

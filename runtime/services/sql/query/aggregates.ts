@@ -62,6 +62,7 @@ export function aggregatePlan(fn: AggregateFunction, field: FieldPlan | null): F
     column: expression.as(alias),
     encode: (value) => value,
     decode,
+    forms: null,
     required: false,
     clock: null,
     generated: true,

@@ -3,32 +3,49 @@ import { expressionBuilder, type Expression, type SqlBool } from 'kysely';
 import { BadRequestError } from '../../../core/errors.js';
 import type { FieldPlan } from './table-plan.js';
 import { sqlMessages } from '../sql-messages.js';
-import { isBeyondColumn } from './value-codec.js';
+import { isBeyondColumn, matchText } from './value-codec.js';
 
 export type Condition = Expression<SqlBool>;
 
 const eb = expressionBuilder<any, any>();
 
+/** `a = ?`, or `a in (?, ?)` where the stored text may be in either case (SQLite's uuids). */
+function equals(f: FieldPlan, value: unknown): Condition {
+  return f.forms === null ? eb(f.ref, '=', value) : eb(f.ref, 'in', f.forms(value));
+}
+
 /** `a = ? and b = ?` for one key (values already encoded, in field order). */
 export function keyCondition(fields: readonly FieldPlan[], values: readonly unknown[]): Condition {
-  if (fields.length === 1) return eb(fields[0].ref, '=', values[0]);
-  return eb.and(fields.map((f, i) => eb(f.ref, '=', values[i])));
+  if (fields.length === 1) return equals(fields[0], values[0]);
+  return eb.and(fields.map((f, i) => equals(f, values[i])));
+}
+
+/** The values keyCondition binds, in its order (for statements compiled once and run with other keys). */
+export function keyParameters(fields: readonly FieldPlan[], values: readonly unknown[]): unknown[] {
+  return fields.flatMap((f, i) => (f.forms === null ? [values[i]] : f.forms(values[i])));
 }
 
 /** `a = ? and b is null` for the values of a row just written (values already encoded, in field order). */
 export function valuesCondition(fields: readonly FieldPlan[], values: readonly unknown[]): Condition {
-  return eb.and(fields.map((f, i) => (values[i] === null ? eb(f.ref, 'is', null) : eb(f.ref, '=', values[i]))));
+  return eb.and(fields.map((f, i) => (values[i] === null ? eb(f.ref, 'is', null) : equals(f, values[i]))));
 }
 
 /** Any of several keys: `a in (...)` for single-field keys. */
 export function keysCondition(fields: readonly FieldPlan[], keys: readonly (readonly unknown[])[]): Condition {
-  if (fields.length === 1)
+  if (fields.length === 1) {
+    const f = fields[0];
     return eb(
-      fields[0].ref,
+      f.ref,
       'in',
-      keys.map((key) => key[0]),
+      keys.flatMap((key) => (f.forms === null ? [key[0]] : f.forms(key[0]))),
     );
+  }
   return eb.or(keys.map((key) => keyCondition(fields, key)));
+}
+
+/** A key as rows are matched to it in memory: uuids in either case alike. */
+export function keyMatch(fields: readonly FieldPlan[], key: readonly unknown[]): string {
+  return fields.map((f, i) => matchText(f.field, key[i])).join(',');
 }
 
 /** Every given condition (null entries skipped); null when there are none. */

@@ -1,6 +1,6 @@
 /** Row reads: one select shape for lists, ids and single records, plus counts. */
 import { sql, type Kysely } from 'kysely';
-import type { Condition } from './conditions.js';
+import { keyCondition, keyParameters, type Condition } from './conditions.js';
 import { runCompiled } from './run-compiled.js';
 import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
 
@@ -109,9 +109,13 @@ type Row = Record<string, unknown>;
  */
 export async function selectByPrimaryKey(db: Kysely<any>, plan: TablePlan, key: unknown): Promise<Row | undefined> {
   const compiled = plan.memo('byPrimaryKey', () =>
-    db.selectFrom(plan.source).select(plan.all.columns).where(plan.primaryKey[0].ref, '=', 0).compile(),
+    db
+      .selectFrom(plan.source)
+      .select(plan.all.columns)
+      .where(keyCondition(plan.primaryKey, [0]))
+      .compile(),
   );
-  const result = await runCompiled<Row>(db, compiled, [key]);
+  const result = await runCompiled<Row>(db, compiled, keyParameters(plan.primaryKey, [key]));
   return decodeRows(result.rows, plan.all)[0];
 }
 

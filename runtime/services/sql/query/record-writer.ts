@@ -9,7 +9,7 @@ import type { TableModel } from '../../../model/platform-model.js';
 import { databaseError } from '../dialects/driver-errors.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';
-import { keyCondition, keysCondition, valuesCondition, type Condition } from './conditions.js';
+import { keyCondition, keyParameters, keysCondition, valuesCondition, type Condition } from './conditions.js';
 import { runCompiled } from './run-compiled.js';
 import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
 
@@ -167,7 +167,7 @@ export async function updateRowByKey(
   if (target.output.fields.every((f) => typeof key[keyFields.indexOf(f)] === 'number')) {
     const shape = shapeKey(`update-key:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
     const compiled = plan.memo(shape, () => db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile());
-    const { numAffectedRows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...key]);
+    const { numAffectedRows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...keyParameters(keyFields, key)]);
     if (!numAffectedRows) return [];
     // One row per row matched: a key of fields that are not unique may match several.
     return decodeRows(
@@ -184,7 +184,7 @@ export async function updateRowByKey(
   const compiled = plan.memo(shape, () =>
     db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile(),
   );
-  const { rows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...key]);
+  const { rows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...keyParameters(keyFields, key)]);
   return decodeRows(rows, target.output);
 }
 

@@ -9,7 +9,7 @@ import type { FieldModel, SqlDialect, TableModel } from '../../../model/platform
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import type { AggregateFunction } from './aggregates.js';
 import { tableSource } from './table-source.js';
-import { decoderFor, encoderFor, type Decoder, type Encoder } from './value-codec.js';
+import { decoderFor, encoderFor, uuidForms, type Decoder, type Encoder, type UuidForms } from './value-codec.js';
 import { sqlMessages } from '../sql-messages.js';
 
 export interface FieldPlan {
@@ -22,6 +22,8 @@ export interface FieldPlan {
   readonly column: AliasedRawBuilder<unknown, string>;
   readonly encode: Encoder;
   readonly decode: Decoder | null;
+  /** Set where a key value must match the stored text in either case (SQLite's uuids; value-codec.ts). */
+  readonly forms: UuidForms | null;
   /** NOT NULL, no default, neither generated nor computed: must be given on create. */
   readonly required: boolean;
   /** Filled by the database clock: on create only, or on create and update. */
@@ -83,6 +85,7 @@ function fieldPlan(field: FieldModel, dialect: SqlDialectModule): FieldPlan {
     column: sql.id(field.sourceName).as(field.name),
     encode: encoderFor(field, dialect),
     decode: decoderFor(field, dialect),
+    forms: uuidForms(field, dialect.dialect),
     required: !field.allowNull && field.default === null && !generated && clock === null && field.computed !== true,
     clock,
     generated,

@@ -5,7 +5,7 @@
  */
 import { fitsInt64Column } from '../../../core/request-limits.js';
 import { isUnsigned } from '../../../model/field-rules.js';
-import type { AbstractType, FieldModel } from '../../../model/platform-model.js';
+import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
 import { dateTimeText } from './date-time-text.js';
@@ -203,6 +203,29 @@ const UUID_TEXT = /^\{?([0-9a-f]{8})-?([0-9a-f]{4})-?([0-9a-f]{4})-?([0-9a-f]{4}
 export function canonicalUuid(text: string): string | null {
   const match = UUID_TEXT.exec(text.trim());
   return match === null ? null : match.slice(1).join('-').toLowerCase();
+}
+
+/** The texts a stored uuid may have that equal one value: its two canonical cases. */
+export type UuidForms = (value: unknown) => [unknown, unknown];
+
+/**
+ * Where a uuid column compares exact text (SQLite: files written by other programs may hold upper
+ * case, where this server writes lower case), a key or filter value matches both canonical forms
+ * (`in (lower, upper)`, which an index on the column still serves, as lower(column) would not).
+ * Null where the database matches any case itself: PostgreSQL's uuid type, MySQL's _ci char(36).
+ */
+export function uuidForms(field: FieldModel, dialect: SqlDialect): UuidForms | null {
+  if (dialect !== 'sqlite' || field.type !== 'uuid') return null;
+  return (value) => {
+    const uuid = typeof value === 'string' ? canonicalUuid(value) : null;
+    return uuid === null ? [value, value] : [uuid, uuid.toUpperCase()];
+  };
+}
+
+/** A value as rows are matched in memory (ids, related records): a uuid field's uuids in either case alike. */
+export function matchText(field: FieldModel, value: unknown): string {
+  if (field.type === 'uuid' && typeof value === 'string') return canonicalUuid(value) ?? value;
+  return String(value);
 }
 
 function uuidEncoder(name: string): Encoder {

@@ -4,7 +4,7 @@ import { limits } from '../../../core/request-limits.js';
 import { unwrapRecords, wrapList, type ListMeta } from '../../../core/envelope.js';
 import type { ServiceResult } from '../../service-kind.js';
 import { runBatch } from '../query/batch-runner.js';
-import { allOf, keyCondition, keysCondition, keyText, parseKey, type Condition } from '../query/conditions.js';
+import { allOf, keyCondition, keyMatch, keysCondition, parseKey, type Condition } from '../query/conditions.js';
 import { countRows, selectByPrimaryKey, selectRows, selectShapedPage } from '../query/record-reader.js';
 import { selectFields, selectionOf, type FieldPlan } from '../query/table-plan.js';
 import { mayHoldLookups } from '../filter/lookup-substitution.js';
@@ -62,7 +62,15 @@ async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Pr
     ]),
     selection: read,
   });
-  const byKey = new Map(rows.map((row) => [keyText(idFields.map((f) => row[f.name])), row]));
+  const byKey = new Map(
+    rows.map((row) => [
+      keyMatch(
+        idFields,
+        idFields.map((f) => row[f.name]),
+      ),
+      row,
+    ]),
+  );
   await attachRelated(op.ctx, rows, op.related, extra);
   for (const row of rows) for (const f of extra) delete row[f.name];
   const resource = await runBatch(
@@ -74,7 +82,7 @@ async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Pr
       toError: toError(op),
     },
     async (_db, item) => {
-      const row = byKey.get(keyText(item.key));
+      const row = byKey.get(keyMatch(idFields, item.key));
       if (row === undefined) throw coreMessages.recordNotFound.error(item.text);
       return row;
     },

@@ -16,6 +16,7 @@ import { compileFilter } from '../filter/filter-compiler.js';
 import { parseFilter } from '../filter/filter-parser.js';
 import { allOf, keysCondition, type Condition } from '../query/conditions.js';
 import { selectRows, type OrderBy } from '../query/record-reader.js';
+import { matchText } from '../query/value-codec.js';
 import { selectFields, selectionOf, type FieldPlan, type Selection, type TablePlan } from '../query/table-plan.js';
 import { filterParams } from '../request-options.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
@@ -196,16 +197,19 @@ async function attachOne(ctx: SqlServiceContext, rows: Row[], request: RelatedRe
     const links = values.length === 0 ? [] : await rowsWhereIn(ctx, junction, near, values, selectionOf([near, far]), null, []);
     const parentsOf = new Map<string, string[]>();
     for (const link of links) {
-      const list = parentsOf.get(keyOf(link[far.name])) ?? [];
-      if (!list.includes(keyOf(link[near.name]))) list.push(keyOf(link[near.name]));
-      parentsOf.set(keyOf(link[far.name]), list);
+      const target = matchText(far.field, link[far.name]);
+      const parent = matchText(near.field, link[near.name]);
+      const list = parentsOf.get(target) ?? [];
+      if (!list.includes(parent)) list.push(parent);
+      parentsOf.set(target, list);
     }
     const targets = distinct(links.map((link) => link[far.name]));
     const found = targets.length === 0 ? [] : await rowsWhereIn(ctx, related, relatedField, targets, selection, where, order);
-    for (const row of found) for (const parent of parentsOf.get(keyOf(row[relatedField.name])) ?? []) add(parent, row);
+    for (const row of found)
+      for (const parent of parentsOf.get(matchText(relatedField.field, row[relatedField.name])) ?? []) add(parent, row);
   } else {
     const found = values.length === 0 ? [] : await rowsWhereIn(ctx, related, relatedField, values, selection, where, order);
-    for (const row of found) add(keyOf(row[relatedField.name]), row);
+    for (const row of found) add(matchText(relatedField.field, row[relatedField.name]), row);
   }
 
   const strip = (row: Row): Row => {
@@ -215,7 +219,7 @@ async function attachOne(ctx: SqlServiceContext, rows: Row[], request: RelatedRe
   };
   for (const row of rows) {
     const value = row[parentField.name];
-    const group = value === null || value === undefined ? [] : (groups.get(keyOf(value)) ?? []);
+    const group = value === null || value === undefined ? [] : (groups.get(matchText(parentField.field, value)) ?? []);
     row[relation.name] =
       relation.type === 'has_many' || relation.type === 'many_many'
         ? group.slice(0, limit).map(strip)

@@ -3,7 +3,7 @@ import { BadRequestError, InternalServerError } from '#runtime/core/errors.js';
 import type { SqlDialect, TableModel } from '#runtime/model/platform-model.js';
 import { compileFilter, type FilterScope } from '#runtime/services/sql/filter/filter-compiler.js';
 import { parseFilter, type FilterNode } from '#runtime/services/sql/filter/filter-parser.js';
-import { contact, contactGroup, contactInfo, schema, toSql } from './filter-fixtures.js';
+import { contact, contactGroup, contactInfo, field, schema, toSql } from './filter-fixtures.js';
 
 type Want = { sql: string; parameters: unknown[] };
 
@@ -80,6 +80,26 @@ const sqlite: Array<[string, { given: string; want: Want }]> = [
 describe('compileFilter (sqlite)', () => {
   it.each(sqlite)('%s', (_name, { given, want }) => {
     expect(compile(given)).toEqual(want);
+  });
+});
+
+describe('uuids on SQLite, stored in either case by other programs', () => {
+  const withUuid: TableModel = { ...contact, fields: [...contact.fields, field('token', 'uuid')] };
+  const lower = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
+  const upper = lower.toUpperCase();
+  const cases: Array<[string, Want]> = [
+    [`token = '${upper}'`, { sql: `${c('token')} in (?, ?)`, parameters: [lower, upper] }],
+    [`token != '{${lower}}'`, { sql: `${c('token')} not in (?, ?)`, parameters: [lower, upper] }],
+    [`token in ('${lower}', '${upper}')`, { sql: `${c('token')} in (?, ?, ?, ?)`, parameters: [lower, upper, lower, upper] }],
+    [`token not in ('${upper}')`, { sql: `${c('token')} not in (?, ?)`, parameters: [lower, upper] }],
+  ];
+  // Both canonical forms against the bare column (an index on it serves them), never lower(column).
+  it.each(cases)('%s', (given, want) => {
+    expect(compile(given, 'sqlite', { table: withUuid })).toEqual(want);
+  });
+  it('PostgreSQL and MySQL compare any case themselves: one value', () => {
+    for (const dialect of ['postgres', 'mysql'] as const)
+      expect(compile(`token = '${upper}'`, dialect, { table: withUuid }).parameters).toEqual([lower]);
   });
 });
 
