@@ -15,7 +15,7 @@ import { syncPlatform, type FirstAdmin } from '../system/platform-sync.js';
 import { openSystemSchema } from '../system/record-resources/system-schema.js';
 import { liveServiceModel, plainServiceModel } from '../system/resources/service-models.js';
 import { SystemDirectory } from '../system/system-directory.js';
-import { openSystemDb, systemDbKind, type SystemDb } from '../system/store/system-db.js';
+import { openSystemDb, StartupError, systemDbKind, type SystemDb } from '../system/store/system-db.js';
 import { RateLimits } from '../system/limits/rate-limits.js';
 import { openRedis, type RedisLink } from '../system/shared/redis-link.js';
 import { ChangeFeed } from '../system/shared/change-feed.js';
@@ -112,10 +112,9 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   };
   const namespace = await sharedNamespace(db);
   if (redis) runtime.platformCache = redisPlatformCache(redis, namespace);
-  const services: LiveServices = new LiveServices(runtime, [
-    ...(await withStoredConfigs(db, model.services)),
-    ...(await apiServices(db, runtime)),
-  ]);
+  const declared = await withStoredConfigs(db, model.services);
+  checkDeclaredConfigs(declared, runtime);
+  const services: LiveServices = new LiveServices(runtime, [...declared, ...(await apiServices(db, runtime))]);
   runtime.readServiceFile = async (name, filePath, auth, maxBytes) => {
     const prefix = 'Failed to get attachment file from storage service.';
     const model = services.get(name);
@@ -172,6 +171,29 @@ async function withStoredConfigs(db: SystemDb, declared: readonly ServiceModel[]
   return declared.map((service) =>
     stored.has(service.id) ? { ...service, config: stored.get(service.id) as Record<string, unknown> } : service,
   );
+}
+
+/**
+ * The active declared services' configs as opening them would check them (model.json is trusted,
+ * and env values are known only now): a value no service opens with, such as max_connections 0,
+ * stops the server with one line naming the service, rather than answering 500 on every call.
+ */
+function checkDeclaredConfigs(declared: readonly ServiceModel[], runtime: RuntimeContext): void {
+  for (const service of declared) {
+    const check = getServiceKind(service.type)?.checkConfig;
+    if (!service.is_active || check === undefined) continue;
+    let config: Record<string, unknown>;
+    try {
+      config = runtime.resolveEnv(service.config);
+    } catch {
+      continue; // An unresolvable reference is reported when the service is called, as before.
+    }
+    try {
+      check(config);
+    } catch (error) {
+      throw new StartupError(`Portico: service '${service.name}' cannot be opened: ${(error as Error).message}`);
+    }
+  }
 }
 
 /**

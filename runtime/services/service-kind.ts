@@ -173,6 +173,12 @@ export interface ServiceType {
    */
   checkApiConfig?(config: Record<string, unknown>): void;
   /**
+   * Checks a resolved config (env references substituted) as opening the service would, at server
+   * start: throws with the message the open would give. model.json is not checked against the schema
+   * at start, so a hand-edited value (or an env value) would otherwise be a 500 on the first call.
+   */
+  checkConfig?(config: Record<string, unknown>): void;
+  /**
    * Services of this type are declared in platform.yaml only (their code is compiled with the
    * server); POST /system/service refuses them.
    */

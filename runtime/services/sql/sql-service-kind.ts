@@ -25,6 +25,7 @@ export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind
     group: 'Database',
     description: definition.description,
     configSchema: definition.configSchema,
+    checkConfig: definition.checkConfig,
 
     async introspect(service: ServiceModel, ctx: RuntimeContext): Promise<SqlServiceModel> {
       const config = ctx.resolveEnv(service.config);

@@ -39,6 +39,14 @@ export function serverConfigSchema(label: string, defaults: ServerDefaults, extr
   const scheme = defaults.schemes[0];
   // `${env:...}` references are strings until resolved, so numbers also accept strings.
   const integerOrReference = (description: string) => ({ type: ['integer', 'string'], description });
+  // A count or a wait of 0 or less opens no connection: refused at its line, as the open would refuse it.
+  const positiveOrReference = (description: string) => ({
+    type: ['integer', 'string'],
+    minimum: 1,
+    pattern: '^(0*[1-9]\\d*|.*\\$\\{env:.*)$',
+    patternErrorMessage: 'must be a positive whole number or an ${env:NAME} reference',
+    description,
+  });
   return {
     type: 'object',
     additionalProperties: true,
@@ -54,8 +62,8 @@ export function serverConfigSchema(label: string, defaults: ServerDefaults, extr
       database: { type: 'string', minLength: 1, description: 'Database name.' },
       username: { type: 'string', description: `User name (default ${defaults.username}).` },
       password: { type: 'string', description: 'Password; write `${env:NAME}` to keep it out of platform.yaml.' },
-      max_connections: integerOrReference(`Most connections the service opens at once (default ${DEFAULT_MAX_CONNECTIONS}).`),
-      connection_timeout: integerOrReference(
+      max_connections: positiveOrReference(`Most connections the service opens at once (default ${DEFAULT_MAX_CONNECTIONS}).`),
+      connection_timeout: positiveOrReference(
         `Seconds to wait for a connection (connecting, or a free one when all are busy) before answering 503 (default ${DEFAULT_CONNECTION_TIMEOUT_SECONDS}).`,
       ),
       statement_timeout: {

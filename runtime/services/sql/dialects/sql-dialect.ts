@@ -100,5 +100,7 @@ export interface SqlKindDefinition {
   label: string;
   description: string;
   configSchema: Record<string, unknown>;
+  /** As ServiceType.checkConfig. */
+  checkConfig?(config: Record<string, unknown>): void;
   load(): Promise<SqlKindImplementation>;
 }

@@ -9,6 +9,9 @@ export const mysqlKind: SqlKindDefinition = {
   label: 'MySQL',
   description: 'A MySQL or MariaDB database: tables, records, schema, stored procedures and functions.',
   configSchema: serverConfigSchema('MySQL/MariaDB', DEFAULTS),
+  checkConfig(config) {
+    serverConnection(config, DEFAULTS);
+  },
   async load() {
     const { mysqlDialect, openMysqlDatabase } = await import('./mysql-dialect.js');
     return { dialect: mysqlDialect, connect: (config) => openMysqlDatabase(serverConnection(config, DEFAULTS)) };

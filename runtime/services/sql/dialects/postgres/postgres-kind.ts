@@ -21,6 +21,9 @@ export const postgresKind: SqlKindDefinition = {
   label: 'PostgreSQL',
   description: 'A PostgreSQL database: tables, records, schema, stored procedures and functions.',
   configSchema,
+  checkConfig(config) {
+    serverConnection(config, DEFAULTS);
+  },
   async load() {
     const { openPostgresDatabase, postgresDialect } = await import('./postgres-dialect.js');
     return { dialect: postgresDialect, connect: (config) => openPostgresDatabase(serverConnection(config, DEFAULTS), schemaOf(config)) };

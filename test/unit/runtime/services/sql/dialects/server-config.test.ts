@@ -92,6 +92,33 @@ describe('the pgsql and mysql kinds', () => {
     expect(problems('${env:T}')).toEqual([]);
   });
 
+  it.each(['pgsql', 'mysql'])('%s: max_connections and connection_timeout of 0 or less are build errors at their line', (type) => {
+    const problems = (key: string, value: string) => {
+      const text = `platform: { name: demo }\nservices:\n  - name: sales\n    type: ${type}\n    config:\n      database: sales\n      ${key}: ${value}\n`;
+      try {
+        parseConfig(text, 'platform.yaml', { env: { N: '3' } });
+      } catch (error) {
+        if (error instanceof DiagnosticError) return error.diagnostics.map(formatDiagnostic);
+        throw error;
+      }
+      return [];
+    };
+    for (const key of ['max_connections', 'connection_timeout']) {
+      const column = 9 + key.length;
+      expect(problems(key, '0')).toEqual([`platform.yaml:7:${column}: services[0].config.${key} must be >= 1. [PCO106]`]);
+      expect(problems(key, '-5')).toEqual([`platform.yaml:7:${column}: services[0].config.${key} must be >= 1. [PCO106]`]);
+      expect(problems(key, "'0'")).toEqual([
+        `platform.yaml:7:${column}: services[0].config.${key} must be a positive whole number or an \${env:NAME} reference. [PCO106]`,
+      ]);
+      expect(problems(key, 'many')).toEqual([
+        `platform.yaml:7:${column}: services[0].config.${key} must be a positive whole number or an \${env:NAME} reference. [PCO106]`,
+      ]);
+      expect(problems(key, '4')).toEqual([]);
+      expect(problems(key, "'4'")).toEqual([]);
+      expect(problems(key, '${env:N}')).toEqual([]);
+    }
+  });
+
   it('pgsql takes a schema', () => {
     expect(getServiceKind('pgsql')!.configSchema).toHaveProperty('properties.schema');
     expect(getServiceKind('mysql')!.configSchema).not.toHaveProperty('properties.schema');
