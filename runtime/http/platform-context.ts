@@ -15,7 +15,7 @@ import { syncPlatform, type FirstAdmin } from '../system/platform-sync.js';
 import { openSystemSchema } from '../system/record-resources/system-schema.js';
 import { liveServiceModel, plainServiceModel } from '../system/resources/service-models.js';
 import { SystemDirectory } from '../system/system-directory.js';
-import { openSystemDb, StartupError, systemDbKind, type SystemDb } from '../system/store/system-db.js';
+import { openSystemDb, StartupError, systemDbKind, systemStatementTimeout, type SystemDb } from '../system/store/system-db.js';
 import { RateLimits } from '../system/limits/rate-limits.js';
 import { openRedis, type RedisLink } from '../system/shared/redis-link.js';
 import { ChangeFeed } from '../system/shared/change-feed.js';
@@ -84,7 +84,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
     baseDir: options.baseDir,
     resolveEnv: (value) => substituteConfigLookups(resolveEnv(value, env), systemLookup),
   };
-  const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime));
+  const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime), systemStatementTimeout(env));
   runtime.schemaExtras = schemaExtrasStore(db);
   runtime.emailTemplates = emailTemplateStore(db);
   runtime.serviceDoc = async (serviceId) =>

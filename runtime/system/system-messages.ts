@@ -13,6 +13,11 @@ import { message } from '../core/errors.js';
 const field = (name: string) => ({ field: name });
 
 export const systemMessages = {
+  /** A system database statement ran past PORTICO_SYSTEM_STATEMENT_TIMEOUT (waiting on a lock another session holds, mostly). */
+  systemStatementTimeout: message(
+    503,
+    () => 'The system database did not finish the statement within PORTICO_SYSTEM_STATEMENT_TIMEOUT; try again later.',
+  ),
   // Logins and sessions (reference 5.8 and 5.9).
   loginMissing: message(400, (name: 'email' | 'password') => `Login request is missing required ${name}.`, field),
   invalidCredentials: message(401, () => 'Invalid credentials supplied.'),

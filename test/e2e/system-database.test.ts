@@ -9,10 +9,12 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { execa } from 'execa';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createServer } from '#runtime/http/create-server.js';
 import { openPlatform } from '#runtime/http/platform-context.js';
-import { StartupError } from '#runtime/system/store/system-db.js';
+import { StartupError, systemStatementTimeout } from '#runtime/system/store/system-db.js';
 import { systemMigrations } from '#runtime/system/store/system-migrations.js';
 import { minimalModel } from '#test/helpers/platform-fixtures.js';
 import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
@@ -21,6 +23,9 @@ import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
 import { startTcpRelay } from '#test/helpers/tcp-relay.js';
 
 const ADMIN = { email: 'admin@test.local', password: 'admin-password-12345' };
+const UNAVAILABLE = 'The database is unavailable; try again later.';
+const OUTCOME_UNKNOWN =
+  'The connection to the database was lost while it stored the change: it may or may not have been stored. Read it back before trying again.';
 // The JWT secret as platform.yaml declares it by default: from the environment, else kept in the system database.
 const model = minimalModel();
 model.settings = { ...model.settings, jwtSecret: '${env:PORTICO_JWT_SECRET:-}' };
@@ -122,10 +127,15 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
         const racing = await Promise.all(calls());
         await cut;
         const down = await Promise.all(calls());
-        for (const answer of [...racing, ...down].filter((a) => a.statusCode !== 200))
+        // A write (a login's) whose connection dropped while it ran may or may not have been stored, and says so.
+        for (const answer of racing.filter((a) => a.statusCode !== 200)) {
+          expect(answer.statusCode).toBe(503);
+          expect([UNAVAILABLE, OUTCOME_UNKNOWN]).toContainEqual(answer.json().error.message);
+        }
+        for (const answer of down.filter((a) => a.statusCode !== 200))
           expect({ status: answer.statusCode, body: answer.json() }).toEqual({
             status: 503,
-            body: { error: { code: 503, message: 'The database is unavailable; try again later.' } },
+            body: { error: { code: 503, message: UNAVAILABLE } },
           });
         expect(down.map((answer) => answer.statusCode)).toEqual([503, 503, 503]);
         await relay.restore();
@@ -135,7 +145,114 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       }
       expect(crashes).toEqual([]);
     });
+
+    it('stops a statement waiting on a row another session keeps locked at PORTICO_SYSTEM_STATEMENT_TIMEOUT: a 503, then serves', async () => {
+      const database = await createTestDatabase(kind);
+      cleanups.push(() => database.drop());
+      const app = await startOn(database, { PORTICO_SYSTEM_STATEMENT_TIMEOUT: '1' });
+      const { token } = await login(app);
+      const headers = { 'x-service-session-token': token };
+      const role = await app.inject({ method: 'POST', url: '/api/v2/system/role', headers, payload: { resource: [{ name: 'locked' }] } });
+      const roleId = role.json().resource[0].id as number;
+      // Another program holds the rows of the administrator and of the role in an open transaction.
+      const other = await openRawSession(kind, database.url);
+      cleanups.push(() => other.close());
+      await other.run('begin');
+      await other.run(`select id from ${kind === 'mysql' ? '`user`' : '"user"'} where email = '${ADMIN.email}' for update`);
+      await other.run(`select id from role where id = ${roleId} for update`);
+      const started = Date.now();
+      const answers = await Promise.all([
+        login(app).then((answer) => answer.status),
+        app
+          .inject({ method: 'PATCH', url: `/api/v2/system/role/${roleId}`, headers, payload: { description: 'changed' } })
+          .then((answer) => ({ status: answer.statusCode, body: answer.json() })),
+      ]);
+      // Before, both waited for as long as the other session kept its transaction open.
+      expect(Date.now() - started).toBeLessThan(8_000);
+      expect(answers[0]).toBe(503);
+      expect(answers[1].status).toBe(503);
+      expect(answers[1].body).toEqual({
+        error: {
+          code: 503,
+          message: 'The system database did not finish the statement within PORTICO_SYSTEM_STATEMENT_TIMEOUT; try again later.',
+        },
+      });
+      await other.run('rollback');
+      expect((await login(app)).status).toBe(200);
+      const changed = await app.inject({
+        method: 'PATCH',
+        url: `/api/v2/system/role/${roleId}`,
+        headers,
+        payload: { description: 'changed' },
+      });
+      expect(changed.statusCode).toBe(200);
+    });
+
+    it.skipIf(kind !== 'postgres')(
+      'says that an admin change whose connection was lost during its commit may have been stored (here it was)',
+      { timeout: 20_000 },
+      async () => {
+        const database = await createTestDatabase(kind);
+        cleanups.push(() => database.drop());
+        const url = new URL(database.url);
+        const relay = await startTcpRelay(Number(url.port || 5432), url.hostname);
+        cleanups.push(() => relay.close());
+        url.port = String(relay.port);
+        const app = await startOn({ ...database, url: url.href });
+        const { token } = await login(app);
+        const headers = { 'x-service-session-token': token };
+        const other = await openRawSession(kind, database.url);
+        cleanups.push(() => other.close());
+        const role = await app.inject({ method: 'POST', url: '/api/v2/system/role', headers, payload: { resource: [{ name: 'r' }] } });
+        const roleId = role.json().resource[0].id as number;
+        // A deferred constraint trigger runs at commit: the commit is under way while it sleeps.
+        await other.run(`create function slow_commit() returns trigger language plpgsql as $$
+          begin if new.description like 'slow%' then perform pg_sleep(2); end if; return null; end $$`);
+        await other.run(`create constraint trigger role_slow_commit after update on role deferrable initially deferred
+          for each row execute function slow_commit()`);
+        const patch = app.inject({ method: 'PATCH', url: `/api/v2/system/role/${roleId}`, headers, payload: { description: 'slow one' } });
+        const sleeping = "select pid from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'";
+        while ((await other.rows(sleeping)).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        relay.reset();
+        const answer = await patch;
+        // Before, 'The database is unavailable', which reads as 'nothing was stored'.
+        expect({ status: answer.statusCode, body: answer.json() }).toEqual({
+          status: 503,
+          body: {
+            error: {
+              code: 503,
+              message: OUTCOME_UNKNOWN,
+            },
+          },
+        });
+        await vi.waitFor(
+          async () => expect(await other.rows(`select description from role where id = ${roleId}`)).toEqual([{ description: 'slow one' }]),
+          {
+            timeout: 5_000,
+          },
+        );
+      },
+    );
   });
+}
+
+/** A session of another program on the database, outside the server's pool. */
+async function openRawSession(kind: ExternalDatabase, url: string): Promise<RawSession> {
+  if (kind === 'postgres') {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const rows = async (text: string) => (await client.query(text)).rows as unknown[];
+    return { rows, run: async (text) => void (await rows(text)), close: () => client.end() };
+  }
+  const connection = await mysql.createConnection({ uri: url });
+  const rows = async (text: string) => (await connection.query(text))[0] as unknown[];
+  return { rows, run: async (text) => void (await rows(text)), close: () => connection.end() };
+}
+
+interface RawSession {
+  run(text: string): Promise<void>;
+  rows(text: string): Promise<unknown[]>;
+  close(): Promise<void>;
 }
 
 const postgresAndRedis = (await requireService('postgres')) && (await requireBroker('redis'));
@@ -210,5 +327,22 @@ describe('an unreachable system database', () => {
     expect(result.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^Portico: cannot reach the system database mysql:\/\/root@127\.0\.0\.1:1\/nowhere: /),
     ]);
+  });
+});
+
+describe('PORTICO_SYSTEM_STATEMENT_TIMEOUT', () => {
+  it('takes whole seconds (0: none, unset: 30); anything else stops the start with one line', async () => {
+    expect(systemStatementTimeout({})).toBe(30);
+    expect(systemStatementTimeout({ PORTICO_SYSTEM_STATEMENT_TIMEOUT: ' 5 ' })).toBe(5);
+    expect(systemStatementTimeout({ PORTICO_SYSTEM_STATEMENT_TIMEOUT: '0' })).toBe(0);
+    for (const bad of ['-1', '1.5', 'soon'])
+      expect(() => systemStatementTimeout({ PORTICO_SYSTEM_STATEMENT_TIMEOUT: bad })).toThrow(
+        new StartupError(`Portico: PORTICO_SYSTEM_STATEMENT_TIMEOUT must be a whole number of seconds (0: none), not '${bad}'.`),
+      );
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-sysdb-'));
+    cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+    await expect(
+      createServer(model, { baseDir: dir, systemDatabase: ':memory:', env: { PORTICO_SYSTEM_STATEMENT_TIMEOUT: 'x' } }),
+    ).rejects.toBeInstanceOf(StartupError);
   });
 });

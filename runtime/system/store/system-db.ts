@@ -13,9 +13,8 @@ import {
   MIGRATION_LOCK_ID,
   Migrator,
   MysqlAdapter,
-  MysqlDialect,
   PostgresAdapter,
-  PostgresDialect,
+  sql,
   type MigrationProvider,
 } from 'kysely';
 import type pg from 'pg';
@@ -23,6 +22,8 @@ import { InternalServerError, type PorticoError } from '../../core/errors.js';
 import type { SqlDialectModule } from '../../services/sql/dialects/sql-dialect.js';
 import { BusyWaitingSqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-busy.js';
 import { sqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-dialect.js';
+import { sqlMessages } from '../../services/sql/sql-messages.js';
+import { systemMessages } from '../system-messages.js';
 import { systemMigrations } from './system-migrations.js';
 import type { SystemTables } from './system-tables.js';
 
@@ -65,6 +66,21 @@ export function describeTarget(target: string): string {
 /** The dialects of the server databases, loaded when a system database of their kind opens. */
 const serverDialects: { postgres?: SqlDialectModule; mysql?: SqlDialectModule } = {};
 
+/**
+ * A server dialect as the system database uses it: a statement stopped at the timeout names
+ * PORTICO_SYSTEM_STATEMENT_TIMEOUT, not a service's statement_timeout (the records engine that
+ * serves the system resources translates errors through it too).
+ */
+function systemDialectOf(dialect: SqlDialectModule): SqlDialectModule {
+  return {
+    ...dialect,
+    translateError(error, table) {
+      const translated = dialect.translateError(error, table);
+      return translated?.message === sqlMessages.statementTimeout.text() ? systemMessages.systemStatementTimeout.error() : translated;
+    },
+  };
+}
+
 /** The records-engine dialect of a system database (or one of its transactions). */
 export function systemDialect(db: Kysely<any>): SqlDialectModule {
   const { adapter } = db.getExecutor();
@@ -84,16 +100,42 @@ export function systemDatabaseUnavailable(db: Kysely<any>, error: unknown): Port
   return translated;
 }
 
+/** Seconds a system database statement may run, waiting on locks included, unless PORTICO_SYSTEM_STATEMENT_TIMEOUT says otherwise. */
+export const DEFAULT_SYSTEM_STATEMENT_TIMEOUT_SECONDS = 30;
+
+/**
+ * PORTICO_SYSTEM_STATEMENT_TIMEOUT: whole seconds, 0 for none; the default when unset. Another
+ * value stops the server at start with one line.
+ */
+export function systemStatementTimeout(env: Record<string, string | undefined>): number {
+  const text = env.PORTICO_SYSTEM_STATEMENT_TIMEOUT?.trim();
+  if (text === undefined || text === '') return DEFAULT_SYSTEM_STATEMENT_TIMEOUT_SECONDS;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)))
+    throw new StartupError(`Portico: PORTICO_SYSTEM_STATEMENT_TIMEOUT must be a whole number of seconds (0: none), not '${text}'.`);
+  return Number(text);
+}
+
+/** A server system database's session: its statement timeout, set up once the first connection is had. */
+type PrepareSession = (conn: Kysely<any>) => Promise<void>;
+
 /**
  * Opens (creating the SQLite file when missing; `:memory:` keeps it in memory) and migrates a
  * system database. Instances starting together on one server database migrate once: Kysely's
- * migrator holds a database lock while it runs.
+ * migrator holds a database lock while it runs. On PostgreSQL and MySQL statements stop after
+ * `statementTimeoutSeconds` (0: never), as the pgsql/mysql services' do: a row of a system table
+ * another session keeps locked must not hold admin requests and logins (and their pooled
+ * connections) for ever; and a write whose connection is lost says that it may have been stored.
  */
-export async function openSystemDb(target: string): Promise<SystemDb> {
+export async function openSystemDb(target: string, statementTimeoutSeconds = DEFAULT_SYSTEM_STATEMENT_TIMEOUT_SECONDS): Promise<SystemDb> {
   const kind = systemDbKind(target);
-  const db = kind === 'postgres' ? await openPostgres(target) : kind === 'mysql' ? await openMysql(target) : openSqlite(target);
+  const { db, prepare } =
+    kind === 'postgres'
+      ? await openPostgres(target, statementTimeoutSeconds)
+      : kind === 'mysql'
+        ? await openMysql(target, statementTimeoutSeconds)
+        : { db: openSqlite(target), prepare: null };
   try {
-    await db.connection().execute(async () => undefined);
+    await db.connection().execute(async (conn) => prepare?.(conn));
   } catch (error) {
     await db.destroy();
     throw new StartupError(
@@ -130,12 +172,12 @@ const BOOL_OID = 16;
 const JSON_OIDS = [114, 3802];
 const INT8_OID = 20;
 
-async function openPostgres(url: string): Promise<SystemDb> {
-  const [{ default: pg }, { postgresDialect }] = await Promise.all([
+async function openPostgres(url: string, timeoutSeconds: number): Promise<{ db: SystemDb; prepare: null }> {
+  const [{ default: pg }, { OutcomeReportingPostgresDialect, postgresDialect }] = await Promise.all([
     import('pg'),
     import('../../services/sql/dialects/postgres/postgres-dialect.js'),
   ]);
-  serverDialects.postgres = postgresDialect;
+  serverDialects.postgres = systemDialectOf(postgresDialect);
   const types = {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
       if ((format ?? 'text') === 'text') {
@@ -146,20 +188,27 @@ async function openPostgres(url: string): Promise<SystemDb> {
       return pg.types.getTypeParser(oid, format);
     },
   } as pg.CustomTypesConfig;
-  const pool = new pg.Pool({ connectionString: url, types, max: 10, connectionTimeoutMillis: 5000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    types,
+    max: 10,
+    connectionTimeoutMillis: 5000,
+    // A startup parameter of every connection: it also ends waits on locks other sessions hold.
+    ...(timeoutSeconds > 0 ? { statement_timeout: timeoutSeconds * 1000 } : {}),
+  });
   // An idle connection the server drops must not crash the process; nor may one that breaks while
   // checked out (the pool listens only to idle ones): its statement fails with the error instead.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<SystemTables>({ dialect: new PostgresDialect({ pool }) });
+  return { db: new Kysely<SystemTables>({ dialect: new OutcomeReportingPostgresDialect({ pool }) }), prepare: null };
 }
 
-async function openMysql(url: string): Promise<SystemDb> {
-  const [{ createPool }, { mysqlDialect }] = await Promise.all([
+async function openMysql(url: string, timeoutSeconds: number): Promise<{ db: SystemDb; prepare: PrepareSession }> {
+  const [{ createPool }, { isMariadb, mysqlDialect, OutcomeReportingMysqlDialect, timeoutSettings }] = await Promise.all([
     import('mysql2'),
     import('../../services/sql/dialects/mysql/mysql-dialect.js'),
   ]);
-  serverDialects.mysql = mysqlDialect;
+  serverDialects.mysql = systemDialectOf(mysqlDialect);
   const pool = createPool({
     uri: url.replace(/^mariadb:/, 'mysql:'),
     connectionLimit: 10,
@@ -171,10 +220,17 @@ async function openMysql(url: string): Promise<SystemDb> {
     // JSON columns as text, as on SQLite (mysql2 would parse them, MariaDB's too).
     jsonStrings: true,
   });
+  // The timeout's settings differ between MariaDB and MySQL: known once the first connection has asked (prepare).
+  let timeouts = '';
   pool.on('connection', (connection) => {
-    connection.query("set session sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')");
+    connection.query(`set session sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')${timeouts}`);
   });
-  return new Kysely<SystemTables>({ dialect: new MysqlDialect({ pool }) });
+  const prepare: PrepareSession = async (conn) => {
+    if (timeoutSeconds === 0) return;
+    timeouts = `, ${timeoutSettings(timeoutSeconds, await isMariadb(conn))}`;
+    await sql.raw(`set session ${timeouts.slice(2)}`).execute(conn);
+  };
+  return { db: new Kysely<SystemTables>({ dialect: new OutcomeReportingMysqlDialect({ pool }) }), prepare };
 }
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC, the spec's date format. */

@@ -54,14 +54,24 @@ function sessionSettings(timeoutSeconds: number, mariadb: boolean | null): strin
   // 1, 2 and 2 reads 1.6666666666666667 as on PostgreSQL and SQLite, not 1.6667.
   const strict = "sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES'), div_precision_increment = 30";
   if (timeoutSeconds === 0 || mariadb === null) return `set session ${strict}`;
-  const timeouts = mariadb
+  return `set session ${strict}, ${timeoutSettings(timeoutSeconds, mariadb)}`;
+}
+
+/** The session variables of a statement timeout of `timeoutSeconds` (more than 0) on MariaDB or MySQL (see sessionSettings). */
+export function timeoutSettings(timeoutSeconds: number, mariadb: boolean): string {
+  return mariadb
     ? `max_statement_time = ${timeoutSeconds}`
     : `max_execution_time = ${timeoutSeconds * 1000}, innodb_lock_wait_timeout = ${timeoutSeconds}, lock_wait_timeout = ${timeoutSeconds}`;
-  return `set session ${strict}, ${timeouts}`;
+}
+
+/** Whether the server of a connection is MariaDB (its statement timeout differs from MySQL's). */
+export async function isMariadb(conn: Kysely<any>): Promise<boolean> {
+  const { rows } = await sql<{ version: string }>`select version() as version`.execute(conn);
+  return /mariadb/i.test(rows[0]?.version ?? '');
 }
 
 /** A write or commit whose connection is lost says that it may have been stored (unknown-outcome.ts). */
-class OutcomeReportingMysqlDialect extends MysqlDialect {
+export class OutcomeReportingMysqlDialect extends MysqlDialect {
   override createDriver(): Driver {
     return new OutcomeReportingDriver(super.createDriver(), lostWhileRunning);
   }
@@ -91,8 +101,7 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
   const db = new Kysely<any>({ dialect: new OutcomeReportingMysqlDialect({ pool }), plugins: [new TableSourcePlugin()] });
   try {
     await db.connection().execute(async (conn) => {
-      const { rows } = await sql<{ version: string }>`select version() as version`.execute(conn);
-      mariadb = /mariadb/i.test(rows[0]?.version ?? '');
+      mariadb = await isMariadb(conn);
       await sql.raw(sessionSettings(timeoutSeconds, mariadb)).execute(conn);
     });
   } catch (error) {

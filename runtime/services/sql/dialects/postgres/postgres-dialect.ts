@@ -100,7 +100,7 @@ function runOnPool(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.Q
 }
 
 /** A write or commit whose connection is lost says that it may have been stored (unknown-outcome.ts). */
-class OutcomeReportingPostgresDialect extends PostgresDialect {
+export class OutcomeReportingPostgresDialect extends PostgresDialect {
   override createDriver(): Driver {
     return new OutcomeReportingDriver(super.createDriver(), lostWhileRunning);
   }
