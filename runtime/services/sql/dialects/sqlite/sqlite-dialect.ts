@@ -12,6 +12,7 @@ import { alterSqliteTable } from './sqlite-table-rebuild.js';
 import { BusyWaitingDriver, BusyWaitingSqliteDialect, isBusy, whileBusy } from './sqlite-busy.js';
 import { readSqliteCatalog } from './sqlite-introspector.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
+import { withCause } from '../driver-errors.js';
 
 const TEXT_TYPES = new Set<AbstractType>([
   'string',
@@ -150,15 +151,43 @@ class TrackingSqliteDialect extends BusyWaitingSqliteDialect {
 }
 
 /**
- * Opens a SQLite file (created when missing) or `:memory:`, with foreign keys enforced; `wal`
- * switches a file to write-ahead logging (readers then never wait for a writer). LIKE keeps
+ * Opens a SQLite file (created when missing) or `:memory:`, with foreign keys enforced. LIKE keeps
  * SQLite's own case rule (ASCII letters match either case), as the reference platform's SQLite
  * services do: users search an address book with `like 'jo%'` and expect John.
  */
-export function openSqliteDatabase(file: string, options: { wal?: boolean } = {}): SqlConnection {
-  const sqlite = new Database(file);
+export function openSqliteDatabase(file: string): SqlConnection {
+  return connectionOver(new Database(file, { timeout: 0 }), file);
+}
+
+/**
+ * As openSqliteDatabase, and switches a file to write-ahead logging (readers then never wait for
+ * a writer). The switch needs the file to itself: while another connection (another program, a
+ * worker) holds a lock, it is tried again after growing pauses without blocking the event loop (as
+ * statements are, sqlite-busy.ts), up to BUSY_WAIT_MS; then the open fails with the 503 "The
+ * database is busy" (and the next call opens again). better-sqlite3 waited for it synchronously,
+ * holding every request of the server for up to five seconds.
+ */
+export async function openSqliteFile(file: string, options: { wal: boolean }): Promise<SqlConnection> {
+  const sqlite = new Database(file, { timeout: 0 });
+  if (options.wal && file !== ':memory:') {
+    const toWal = () => sqlite.pragma('journal_mode = WAL', { simple: true });
+    try {
+      try {
+        toWal();
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+        await whileBusy(error, toWal);
+      }
+    } catch (error) {
+      sqlite.close();
+      throw withCause(translateSqliteError(error, null), error);
+    }
+  }
+  return connectionOver(sqlite, file);
+}
+
+function connectionOver(sqlite: Database.Database, file: string): SqlConnection {
   sqlite.pragma('foreign_keys = ON');
-  if (options.wal === true && file !== ':memory:') sqlite.pragma('journal_mode = WAL');
   const dialect = new TrackingSqliteDialect(sqlite);
   const db = new Kysely<any>({ dialect, plugins: [new TableSourcePlugin()] });
   const driver = dialect.driver!;

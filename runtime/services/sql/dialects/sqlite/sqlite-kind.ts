@@ -34,7 +34,7 @@ const configSchema = {
 };
 
 async function connect(config: Record<string, unknown>, ctx: RuntimeContext): Promise<SqlConnection> {
-  const [{ openSqliteDatabase, sqliteDialect }, { seedDatabase }] = await Promise.all([
+  const [{ openSqliteFile, sqliteDialect }, { seedDatabase }] = await Promise.all([
     import('./sqlite-dialect.js'),
     import('./sqlite-seed.js'),
   ]);
@@ -45,7 +45,7 @@ async function connect(config: Record<string, unknown>, ctx: RuntimeContext): Pr
   const seedDir = typeof config.seed === 'string' && config.seed !== '' ? path.resolve(ctx.baseDir, config.seed) : null;
   if (seedDir !== null && file !== ':memory:' && !fs.existsSync(file)) await seedDatabase(file, readSeedDirectory(seedDir));
   else if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const connection = openSqliteDatabase(file, { wal: config.wal !== false });
+  const connection = await openSqliteFile(file, { wal: config.wal !== false });
   // An in-memory database is new on every open.
   if (seedDir !== null && file === ':memory:') {
     try {
