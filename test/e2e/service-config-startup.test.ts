@@ -38,6 +38,30 @@ describe('connection settings of database services checked at start', () => {
     );
   });
 
+  it('POST /system/service refuses them with a 400 naming the field, in words', async () => {
+    const server = await startTestServer();
+    try {
+      const headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() };
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ max_connections: 0 }, "Field 'config.max_connections' must be >= 1."],
+        [{ connection_timeout: '-1' }, "Field 'config.connection_timeout' must be a positive whole number or an ${env:NAME} reference."],
+        [{ statement_timeout: 'soon' }, "Field 'config.statement_timeout' must be a whole number of seconds or an ${env:NAME} reference."],
+      ];
+      for (const [config, message] of cases) {
+        const answer = await server.app.inject({
+          method: 'POST',
+          url: '/api/v2/system/service',
+          headers,
+          payload: { resource: [{ name: 'sales', label: 'Sales', type: 'pgsql', config: { database: 'sales', ...config } }] },
+        });
+        expect(answer.statusCode, answer.body).toBe(400);
+        expect(answer.json().error.message).toBe(message);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('an inactive service, or good settings, do not stop it', async () => {
     for (const model of [withService('pgsql', { max_connections: 0 }, false), withService('mysql', { max_connections: '${env:POOL}' })]) {
       const server = await startTestServer(model, { env: { POOL: '4' } });

@@ -12,7 +12,7 @@ import { systemMessages } from '../system-messages.js';
 const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
 
 // Not strict: service kinds bring their own config schemas. Defaults fill in (service configs).
-const ajv = new Ajv({ allErrors: false, useDefaults: true, allowUnionTypes: true, strict: false });
+const ajv = new Ajv({ allErrors: false, useDefaults: true, allowUnionTypes: true, strict: false, verbose: true });
 addFormats(ajv);
 
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -56,6 +56,11 @@ function describe(error: ErrorObject, prefix: string, what: string): PorticoErro
       return systemMessages.notOneOf.error(at, params.allowedValues as unknown[]);
     case 'anyOf':
       return systemMessages.invalidValue.error(at);
+    case 'pattern': {
+      // The words a schema gives for its pattern (as platform.yaml's diagnostics use them), not the regular expression.
+      const hint = (error.parentSchema as { patternErrorMessage?: unknown } | undefined)?.patternErrorMessage;
+      return systemMessages.fieldProblem.error(at, typeof hint === 'string' ? hint : (error.message ?? 'is invalid'));
+    }
     default:
       return systemMessages.fieldProblem.error(at, error.message ?? 'is invalid');
   }
