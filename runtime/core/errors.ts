@@ -114,6 +114,12 @@ export class NotImplementedError extends PorticoError {
     super(501, message, context);
   }
 }
+/** 502: a remote back-end (file server, mail server) refused or failed an operation it was up for. */
+export class BadGatewayError extends PorticoError {
+  constructor(message: string, context: ErrorContext = null) {
+    super(502, message, context);
+  }
+}
 export class ServiceUnavailableError extends PorticoError {
   constructor(message: string, context: ErrorContext = null) {
     super(503, message, context);
@@ -134,6 +140,7 @@ const CLASS_OF_STATUS: Readonly<Record<number, ErrorClass>> = {
   429: TooManyRequestsError,
   500: InternalServerError,
   501: NotImplementedError,
+  502: BadGatewayError,
   503: ServiceUnavailableError,
 };
 

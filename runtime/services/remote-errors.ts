@@ -1,9 +1,11 @@
 /**
  * Failures of remote back-ends (file servers, SMTP, HTTP) as the API reports them: a refused login or an unreachable
  * server is 503 naming the back-end and the service (never the credentials); a missing path is
- * 404; anything else a 500 with the back-end's own words, stripped of what it says about logins.
+ * 404; a permission the back-end refuses is 403; a full disk or quota is 503 (resource
+ * exhaustion); anything else a 502 (the back-end refused or broke). The back-end's own words stay
+ * in the log (the error's cause): they may name hosts, accounts or the server's own paths.
  */
-import { InternalServerError, NotFoundError, PorticoError, ServiceUnavailableError } from '../core/errors.js';
+import { NotFoundError, PorticoError, ServiceUnavailableError } from '../core/errors.js';
 
 const NETWORK = new Set([
   'ECONNREFUSED',
@@ -21,6 +23,41 @@ export interface BackendFailure {
   login?: boolean;
   notFound?: boolean;
   network?: string | null;
+  /** The back-end refused the operation for want of permission. */
+  denied?: boolean;
+  /** The back-end is out of space or over a quota. */
+  full?: boolean;
+  /** What was attempted, in our words (`delete 'a/b.txt'`); file storages name it once the path is known (RemoteFailure.during). */
+  attempt?: string;
+}
+
+type Reason = 'denied' | 'full' | 'failed';
+
+/** A back-end's refusal of one operation (403, 503 or 502); `during` names the operation in its message. */
+export class RemoteFailure extends PorticoError {
+  constructor(
+    private readonly backend: string,
+    private readonly service: string,
+    private readonly reason: Reason,
+    attempt: string | undefined,
+    cause: unknown,
+  ) {
+    const status = reason === 'denied' ? 403 : reason === 'full' ? 503 : 502;
+    super(status, RemoteFailure.text(backend, service, reason, attempt));
+    this.cause = cause;
+  }
+
+  private static text(backend: string, service: string, reason: Reason, attempt: string | undefined): string {
+    const server = `The ${backend} server of service '${service}'`;
+    if (reason === 'denied') return attempt ? `${server} denied permission to ${attempt}.` : `${server} denied permission.`;
+    if (reason === 'full') return `${server} is out of space or over its quota${attempt ? `: could not ${attempt}` : ''}.`;
+    return attempt ? `${server} failed to ${attempt}.` : `${server} failed.`;
+  }
+
+  /** The same failure, its message naming what was attempted. */
+  during(attempt: string): RemoteFailure {
+    return new RemoteFailure(this.backend, this.service, this.reason, attempt, this.cause);
+  }
 }
 
 export function backendError(backend: string, service: string, error: unknown, kind: BackendFailure): PorticoError {
@@ -28,10 +65,7 @@ export function backendError(backend: string, service: string, error: unknown, k
   if (kind.login) return new ServiceUnavailableError(`The ${backend} server of service '${service}' refused the login.`);
   if (kind.network) return new ServiceUnavailableError(`The ${backend} server of service '${service}' is unreachable (${kind.network}).`);
   if (kind.notFound) return new NotFoundError(`Not found on the ${backend} server of service '${service}'.`);
-  const message = String((error as Error)?.message ?? error).replace(/(user|pass\w*|login)\S*\s*\S*/gi, '$1 …');
-  const failure = new InternalServerError(`The ${backend} server of service '${service}' failed: ${message}`);
-  failure.cause = error;
-  return failure;
+  return new RemoteFailure(backend, service, kind.denied ? 'denied' : kind.full ? 'full' : 'failed', kind.attempt, error);
 }
 
 /** The network error code of an error (or of its cause), if it is one. */

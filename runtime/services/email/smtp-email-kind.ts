@@ -78,6 +78,7 @@ class SmtpEmailHandler extends EmailHandler {
         network:
           networkCode(error) ??
           (code === 'ECONNECTION' || code === 'ESOCKET' || code === 'ETIMEDOUT' || code === 'EDNS' || code === 'ETLS' ? code : null),
+        attempt: 'send the message',
       });
     }
   }

@@ -5,6 +5,7 @@
  * before a back-end sees them.
  */
 import { BadRequestError } from '../../core/errors.js';
+import { RemoteFailure } from '../remote-errors.js';
 import type { ServiceCall } from '../service-kind.js';
 import { type FileStorage, isTempName } from './file-storage.js';
 
@@ -69,44 +70,54 @@ function checkLength(path: string): void {
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw new BadRequestError(PATH_TOO_LONG);
 }
 
+/** Names the operation and path in a back-end's refusal (remote-errors.ts), which the driver raised without them. */
+async function attempting<T>(attempt: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw error instanceof RemoteFailure ? error.during(attempt) : error;
+  }
+}
+
 /**
  * The storage with every path it is handed checked against MAX_PATH_BYTES: the URL's, and those
- * a request puts together from a folder and a header, body or upload name.
+ * a request puts together from a folder and a header, body or upload name; a back-end's refusal
+ * names what was attempted on which path.
  */
 export function boundedPaths(storage: FileStorage): FileStorage {
   return {
     async stat(path) {
       checkLength(path);
-      return storage.stat(path);
+      return attempting(`look up '${path}'`, () => storage.stat(path));
     },
     async list(folder) {
       checkLength(folder);
-      return storage.list(folder);
+      return attempting(`list the folder '${shown(folder, true) || '/'}'`, () => storage.list(folder));
     },
     async read(path, range) {
       checkLength(path);
-      return storage.read(path, range);
+      return attempting(`read '${path}'`, () => storage.read(path, range));
     },
     async write(path, content) {
       checkLength(path);
-      return storage.write(path, content);
+      return attempting(`write '${path}'`, () => storage.write(path, content));
     },
     async mkdir(path) {
       checkLength(path);
-      return storage.mkdir(path);
+      return attempting(`create the folder '${shown(path, true)}'`, () => storage.mkdir(path));
     },
     async removeFile(path) {
       checkLength(path);
-      return storage.removeFile(path);
+      return attempting(`delete '${path}'`, () => storage.removeFile(path));
     },
     async removeFolder(path, recursive) {
       checkLength(path);
-      return storage.removeFolder(path, recursive);
+      return attempting(`delete the folder '${shown(path, true)}'`, () => storage.removeFolder(path, recursive));
     },
     async copyFile(from, to) {
       checkLength(from);
       checkLength(to);
-      return storage.copyFile(from, to);
+      return attempting(`copy '${from}' to '${to}'`, () => storage.copyFile(from, to));
     },
     close: () => storage.close(),
   };

@@ -43,10 +43,16 @@ export class FtpStorage implements FileStorage {
   ) {}
 
   private fail(error: unknown): never {
+    const text = String((error as Error)?.message ?? '');
     throw backendError('FTP', this.service, error, {
       login: code(error) === 530,
-      network: networkCode(error) ?? (/closed|timeout|ECONN/i.test(String((error as Error)?.message)) ? 'connection lost' : null),
-      notFound: code(error) === 550,
+      network: networkCode(error) ?? (/closed|timeout|ECONN/i.test(text) ? 'connection lost' : null),
+      // 550 is any refusal of a file action (vsftpd: "Delete operation failed", "Create directory
+      // operation failed"), a missing file only when it says so: the rest were 404s for paths that exist.
+      notFound: code(error) === 550 && /no such|not found|not exist/i.test(text),
+      denied: /permission denied|access denied/i.test(text),
+      // 452 and 552: insufficient storage, exceeded storage allocation (RFC 959).
+      full: code(error) === 452 || code(error) === 552 || /quota|no space|disk full/i.test(text),
     });
   }
 

@@ -48,6 +48,9 @@ export class SftpStorage implements FileStorage {
         networkCode(error) ??
         (/connect|handshake|host key|fingerprint/i.test(text) && !/no such file/i.test(text) ? 'connection failed' : null),
       notFound: /no such file/i.test(text),
+      // SSH_FX_PERMISSION_DENIED (the login's own refusal reads `Permission denied (publickey,...)`).
+      denied: /permission denied(?! \()/i.test(text),
+      full: /quota|no space|disk full/i.test(text),
     });
   }
 

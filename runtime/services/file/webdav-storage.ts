@@ -41,6 +41,9 @@ export class WebdavStorage implements FileStorage {
       // Only this back-end's timeouts abort its requests.
       network: networkCode(error) ?? ((error as Error)?.name === 'AbortError' ? 'timeout' : null),
       notFound: status(error) === 404,
+      denied: status(error) === 403,
+      // 507 Insufficient Storage (RFC 4918).
+      full: status(error) === 507,
     });
   }
 

@@ -288,6 +288,41 @@ describe.each(backends)('$title', async (backend) => {
     }
   });
 
+  // The servers run as the files' owner (this test as root): a read-only folder and a file in place
+  // of a folder make real refusals. They were 500s quoting the server ("Invalid response: 405 ...",
+  // "553 Could not create file.", "Permission denied").
+  it.skipIf(!reachable)("answers the server's refusals as 403 or 502, in our words, naming what was attempted", async () => {
+    const refusing = `${name}_refusing`;
+    await api('POST', '/system/service', {
+      resource: [{ name: refusing, label: 'Refusing', type: backend.type, config: backend.config(`${root}-refusing`) }],
+    });
+    expect((await api('POST', `/${refusing}/ro/`)).status).toBe(201);
+    expect((await raw('POST', `/${refusing}/ro/kept.txt`, 'kept')).statusCode).toBe(201);
+    const folder = path.join(backend.disk(`${root}-refusing`), 'ro');
+    fs.chmodSync(folder, 0o555);
+    const answers: Array<[string, { status: number; body: unknown }]> = [];
+    try {
+      answers.push(['write', await api('POST', `/${refusing}/ro/new.txt`, undefined)]);
+      answers.push(['delete', await api('DELETE', `/${refusing}/ro/kept.txt`)]);
+      answers.push(['mkdir', await api('POST', `/${refusing}/ro/sub/`)]);
+      answers.push(['rmdir', await api('DELETE', `/${refusing}/ro/?force=true`)]);
+      // Nothing was lost, nor left half-written.
+      expect(fs.readdirSync(folder)).toEqual(['kept.txt']);
+    } finally {
+      fs.chmodSync(folder, 0o755);
+    }
+    // OpenSSH says "permission denied" (403); vsftpd (550/553) and rclone (500) only that they failed (502).
+    const status = backend.server === 'sftp' ? 403 : 502;
+    const server = `The ${{ sftp: 'SFTP', ftp: 'FTP', webdav: 'WebDAV' }[backend.server]} server of service '${refusing}'`;
+    const did = status === 403 ? 'denied permission to' : 'failed to';
+    expect(answers.map(([, answer]) => answer.body)).toEqual(
+      [`write 'ro/new.txt'`, `delete 'ro/kept.txt'`, `create the folder 'ro/sub/'`, `delete the folder 'ro/'`].map((attempt) => ({
+        error: { code: status, message: `${server} ${did} ${attempt}.` },
+      })),
+    );
+    expect(answers.map(([, answer]) => answer.status)).toEqual([status, status, status, status]);
+  });
+
   it.skipIf(!reachable)('leaves nothing behind when an upload fails, and reports a refused login as 503', async () => {
     const limited = `${name}_small`;
     await api('POST', '/system/service', {
