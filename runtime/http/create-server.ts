@@ -18,6 +18,7 @@ import type { ServiceRoutes } from './generated-routes.js';
 import type { InternalService } from './internal-service.js';
 import { openPlatform, type PlatformContext, type PlatformOptions } from './platform-context.js';
 import { registerDocsPage } from './docs-page.js';
+import { registerOptionsRoutes } from './options-route.js';
 import { registerOperationsRoutes } from './operations-routes.js';
 import { loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
@@ -96,5 +97,6 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch, onResponse: cutUnreadBody });
   registerGeneratedTableRoutes(app, ctx, dispatch, options.routes ?? []);
   registerMcpRoutes(app, ctx);
+  registerOptionsRoutes(app, ctx);
   return app;
 }

@@ -99,6 +99,8 @@ export function soapEventPath(model: ServiceModel, resource: readonly string[]):
 }
 
 interface PathTemplate {
+  /** The document's path, as written there. */
+  path: string;
   segments: string[];
   /** The document's path ends with `/` (a file service's `/{folder_path}/`). */
   trailingSlash: boolean;
@@ -117,6 +119,7 @@ export class PathTemplates {
     private readonly restOfPath = false,
   ) {
     this.templates = [...openApiPaths].map((path) => ({
+      path,
       segments: pathSegments(path),
       trailingSlash: path.length > 1 && path.endsWith('/'),
     }));
@@ -128,9 +131,20 @@ export class PathTemplates {
    * none does.
    */
   match(resource: readonly string[], trailingSlash = false): string[] | null {
-    let best: string[] | null = null;
+    const best = this.best(resource, trailingSlash);
+    return best === null ? null : best.segments.map((part, i) => (NAMED_PLACEHOLDERS.has(part) ? resource[i] : part));
+  }
+
+  /** The document's path a request's path matches (as `match` chooses it), or null. */
+  documentPath(resource: readonly string[], trailingSlash = false): string | null {
+    return this.best(resource, trailingSlash)?.path ?? null;
+  }
+
+  private best(resource: readonly string[], trailingSlash: boolean): PathTemplate | null {
+    let best: PathTemplate | null = null;
     let bestScore = -1;
-    for (const { segments: template, trailingSlash: slashed } of this.templates) {
+    for (const candidate of this.templates) {
+      const { segments: template, trailingSlash: slashed } = candidate;
       const last = template.length - 1;
       const rest = this.restOfPath && last >= 0 && isPlaceholder(template[last]);
       if (rest ? resource.length < template.length : template.length !== resource.length) continue;
@@ -144,7 +158,7 @@ export class PathTemplates {
         else fits = false;
       }
       if (fits && score > bestScore) {
-        best = template.map((part, i) => (NAMED_PLACEHOLDERS.has(part) ? resource[i] : part));
+        best = candidate;
         bestScore = score;
       }
     }

@@ -2,6 +2,9 @@
  * Where credentials may come from (the spec's headers, the X-DreamFactory-* aliases, query
  * parameters, Authorization: Bearer), verb tunnelling, and CORS from /system/cors rules.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
@@ -234,5 +237,45 @@ describe('CORS from /system/cors', () => {
     );
     await api('DELETE', `/system/cors/${id}`);
     expect((await preflight('/api/v2/db/_table/contact', 'https://third.example')).headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+// Not a preflight (no Origin): HTTP's OPTIONS, which answered 404 'No route' on every path.
+describe('OPTIONS without Origin', () => {
+  const options = (url: string) => server.app.inject({ method: 'OPTIONS', url });
+
+  it('answers 204 with the methods the path takes, and 404 for an unknown service', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-options-'));
+    try {
+      expect(
+        (await api('POST', '/system/service', { resource: [{ name: 'opt_files', type: 'local_file', config: { container: root } }] }))
+          .status,
+      ).toBe(201);
+      const expected: Array<[string, string]> = [
+        ['/api/v2', 'GET, HEAD, POST, OPTIONS'],
+        ['/api/v2/system/environment', 'GET, HEAD, OPTIONS'],
+        ['/api/v2/system/role', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'],
+        ['/api/v2/system/role/1', 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS'],
+        ['/api/v2/user/session', 'GET, HEAD, POST, PUT, DELETE, OPTIONS'],
+        ['/api/v2/opt_files/_spec', 'GET, HEAD, OPTIONS'],
+        ['/api/v2/opt_files/docs/a.txt?x=1', 'GET, HEAD, POST, PUT, DELETE, OPTIONS'],
+      ];
+      for (const [url, allow] of expected) {
+        const answer = await options(url);
+        expect([url, answer.statusCode, answer.headers.allow, answer.body]).toEqual([url, 204, allow, '']);
+      }
+      const unknown = await options('/api/v2/nope/x');
+      expect([unknown.statusCode, unknown.json()]).toEqual([404, { error: { code: 404, message: 'Could not find a service for nope' } }]);
+      // A preflight no rule answers is still no route.
+      const preflight = await server.app.inject({
+        method: 'OPTIONS',
+        url: '/api/v2/user/session',
+        headers: { origin: 'https://nobody.example', 'access-control-request-method': 'GET' },
+      });
+      expect([preflight.statusCode, preflight.headers.allow, preflight.json().error.code]).toEqual([404, undefined, 404]);
+    } finally {
+      await api('DELETE', '/system/service?filter=name%3D%27opt_files%27');
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
