@@ -1,6 +1,6 @@
 /**
  * The `amqp` service on the machine's RabbitMQ: publish (path and reference body forms) with
- * confirms, pull from a queue, a Server-Sent Events stream, role grants per routing key, a
+ * confirms, pull from a queue, a Server-Sent Events stream, role grants per routing key (of the service's exchange), a
  * connection closed by the broker (rabbitmqctl close_connection) losing no acknowledged publish,
  * and 400/404/413/503 answers.
  */
@@ -154,8 +154,19 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
     ]);
   });
 
-  it('applies role grants per routing key, in the path and in the body', async () => {
-    expect((await limited('POST', `/amqp/pub/orders.eu?exchange=${exchange}`, { ok: 1 })).status).toBe(200);
+  it('applies role grants per routing key of the service exchange, in the path and in the body', async () => {
+    // `pub/orders.*` names keys of the service's exchange (here the default one: the queues of those
+    // names). Through another exchange the same key reaches other queues: that takes the whole `pub`.
+    // It took any exchange, so that this role fed every queue bound to `orders.*` anywhere.
+    expect((await limited('POST', '/amqp/pub/orders.eu', { nowhere: 1 })).status).toBe(200);
+    const elsewhere = await limited('POST', `/amqp/pub/orders.eu?exchange=${exchange}`, { no: 1 });
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.body.error.message).toBe(
+      "Access Forbidden. POST access to component 'pub' of service 'amqp' is not allowed by this user's role.",
+    );
+    expect((await anyTopic('POST', `/amqp/pub/orders.eu?exchange=${exchange}`, { ok: 1 })).status).toBe(200);
+    // Likewise a queue's grant reads that queue, not an exchange bound through `exchange=`.
+    expect((await limited('GET', `/amqp/sub/${bound}?exchange=${exchange}&stream=true`)).status).toBe(403);
     expect((await limited('POST', '/amqp/pub/billing.eu', { no: 1 })).status).toBe(401);
     expect((await limited('POST', '/amqp/pub', { exchange, routing_key: 'orders.eu', message: 'no' })).status).toBe(401);
     expect((await limited('GET', `/amqp/sub/${bound}?wait=2000`)).body.resource.map((d: { message: unknown }) => d.message)).toEqual([

@@ -268,8 +268,13 @@ export class AmqpBrokerClient implements BrokerClient {
     if (options.contentType === undefined) options.contentType = typeof message === 'string' ? 'text/plain' : 'application/json';
     const target = exchange ?? exchangeDeclaration('');
     const declarations = { exchange: declare.exchange ? target : null, queue: declare.queue ? queue : null };
+    // A grant on `pub/{key}` names that key on the service's exchange: to any other, the same
+    // key reaches other queues (on the default exchange, the queue of that name), so publishing
+    // there takes the whole `pub` component as well.
+    const components = [`pub/${routingKey || target.name}`];
+    if (target.name !== this.config.exchange) components.push('pub');
     return {
-      component: `pub/${routingKey || target.name}`,
+      components,
       send: () => this.publish(target.name, declarations, routingKey, content, options),
     };
   }

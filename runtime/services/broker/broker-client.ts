@@ -18,8 +18,12 @@ export interface Delivery {
 
 /** A publish request, validated: where to, what, and the protocol's options. */
 export interface Publication {
-  /** The grant component the target is checked as (`pub/{topic}`). */
-  component: string;
+  /**
+   * The grant components the target is checked as, each of which must be allowed: `pub/{topic}`;
+   * for AMQP, `pub` too when it goes to another exchange than the service's (a routing key means
+   * something only on its exchange: grants on keys name those of the service's exchange).
+   */
+  components: string[];
   send(): Promise<void>;
 }
 

@@ -11,7 +11,9 @@
  *   DELETE /{svc}/sub/{topic}     removes a pull subscription
  *
  * Grants apply per topic: the path form is checked by the HTTP layer as `pub/{topic}` or
- * `sub/{topic}`; a topic named in the body is checked here as the same component.
+ * `sub/{topic}`; a topic named in the body is checked here as the same component. AMQP routing
+ * keys are keys of the service's exchange: another exchange (`exchange=`, or in the body) takes
+ * the whole `pub` or `sub` component too.
  */
 import { PassThrough } from 'node:stream';
 import type { SchemaObject } from 'openapi3-ts/oas30';
@@ -74,7 +76,7 @@ export class BrokerHandler implements ServiceHandler {
       if (call.verb === 'GET' && topic === '') return { body: wrapList([]) };
       if (call.verb !== 'POST') throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), this.name);
       const publication = this.client.publication(topic, call.body, call.query);
-      checkComponent(call.auth, this.name, publication.component, 'POST');
+      for (const component of publication.components) checkComponent(call.auth, this.name, component, 'POST');
       await publication.send();
       return { body: { success: true } };
     }
@@ -109,6 +111,9 @@ export class BrokerHandler implements ServiceHandler {
     }
     switch (call.verb) {
       case 'GET':
+        // `exchange=` binds a private queue to any exchange with the path as binding key: a grant
+        // on `sub/{queue}` names a queue, not what an exchange carries, so it takes `sub` as well.
+        if (pick(call.query, 'exchange') !== undefined) checkComponent(call.auth, this.name, 'sub', 'GET');
         if (wantsStream(call)) return this.stream(call, topic);
         return {
           body: wrapList(await this.client.pull(topic, boundedInt(call, 'limit', 100, MAX_PULL), boundedInt(call, 'wait', 0, MAX_WAIT_MS))),

@@ -264,7 +264,7 @@ export class MqttBrokerClient implements BrokerClient {
     if (payload.length > this.maxBytes)
       throw new PayloadTooLargeError(`The message is larger than the ${this.maxBytes} bytes service '${this.name}' accepts.`);
     return {
-      component: `pub/${topic}`,
+      components: [`pub/${topic}`],
       send: async () => {
         await this.ensureStarted();
         const client = await this.connection();
