@@ -35,6 +35,7 @@ type Reason = 'denied' | 'full' | 'failed';
 
 /** A back-end's refusal of one operation (403, 503 or 502); `during` names the operation in its message. */
 export class RemoteFailure extends PorticoError {
+  /** `backend`: what refused, as messages name it (`FTP server`, `file system`). */
   constructor(
     private readonly backend: string,
     private readonly service: string,
@@ -48,7 +49,7 @@ export class RemoteFailure extends PorticoError {
   }
 
   private static text(backend: string, service: string, reason: Reason, attempt: string | undefined): string {
-    const server = `The ${backend} server of service '${service}'`;
+    const server = `The ${backend} of service '${service}'`;
     if (reason === 'denied') return attempt ? `${server} denied permission to ${attempt}.` : `${server} denied permission.`;
     if (reason === 'full') return `${server} is out of space or over its quota${attempt ? `: could not ${attempt}` : ''}.`;
     return attempt ? `${server} failed to ${attempt}.` : `${server} failed.`;
@@ -65,7 +66,7 @@ export function backendError(backend: string, service: string, error: unknown, k
   if (kind.login) return new ServiceUnavailableError(`The ${backend} server of service '${service}' refused the login.`);
   if (kind.network) return new ServiceUnavailableError(`The ${backend} server of service '${service}' is unreachable (${kind.network}).`);
   if (kind.notFound) return new NotFoundError(`Not found on the ${backend} server of service '${service}'.`);
-  return new RemoteFailure(backend, service, kind.denied ? 'denied' : kind.full ? 'full' : 'failed', kind.attempt, error);
+  return new RemoteFailure(`${backend} server`, service, kind.denied ? 'denied' : kind.full ? 'full' : 'failed', kind.attempt, error);
 }
 
 /** The network error code of an error (or of its cause), if it is one. */

@@ -63,7 +63,7 @@ export class FileHandler implements ServiceHandler {
   private readonly storage: FileStorage;
 
   constructor(private readonly options: FileServiceOptions) {
-    this.storage = boundedPaths(options.storage);
+    this.storage = boundedPaths(options.storage, options.name);
   }
 
   async handle(call: ServiceCall): Promise<ServiceResult> {

@@ -70,12 +70,28 @@ function checkLength(path: string): void {
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw new BadRequestError(PATH_TOO_LONG);
 }
 
-/** Names the operation and path in a back-end's refusal (remote-errors.ts), which the driver raised without them. */
-async function attempting<T>(attempt: string, work: () => Promise<T>): Promise<T> {
+/** The local file system's refusals, by error code: as a remote server's (remote-errors.ts). */
+const LOCAL_REFUSALS: Readonly<Record<string, 'denied' | 'full'>> = {
+  EACCES: 'denied',
+  EPERM: 'denied',
+  EROFS: 'denied',
+  ENOSPC: 'full',
+  EDQUOT: 'full',
+};
+
+/**
+ * Names the operation and path in a back-end's refusal, which the driver raised without them (a
+ * remote server's, remote-errors.ts; the local file system's permission and space errors, which
+ * were 500s).
+ */
+async function attempting<T>(service: string, attempt: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw error instanceof RemoteFailure ? error.during(attempt) : error;
+    if (error instanceof RemoteFailure) throw error.during(attempt);
+    const refusal = LOCAL_REFUSALS[(error as NodeJS.ErrnoException)?.code ?? ''];
+    if (refusal) throw new RemoteFailure('file system', service, refusal, attempt, error);
+    throw error;
   }
 }
 
@@ -84,40 +100,41 @@ async function attempting<T>(attempt: string, work: () => Promise<T>): Promise<T
  * a request puts together from a folder and a header, body or upload name; a back-end's refusal
  * names what was attempted on which path.
  */
-export function boundedPaths(storage: FileStorage): FileStorage {
+export function boundedPaths(storage: FileStorage, service: string): FileStorage {
+  const named = <T>(attempt: string, work: () => Promise<T>) => attempting(service, attempt, work);
   return {
     async stat(path) {
       checkLength(path);
-      return attempting(`look up '${path}'`, () => storage.stat(path));
+      return named(`look up '${path}'`, () => storage.stat(path));
     },
     async list(folder) {
       checkLength(folder);
-      return attempting(`list the folder '${shown(folder, true) || '/'}'`, () => storage.list(folder));
+      return named(`list the folder '${shown(folder, true) || '/'}'`, () => storage.list(folder));
     },
     async read(path, range) {
       checkLength(path);
-      return attempting(`read '${path}'`, () => storage.read(path, range));
+      return named(`read '${path}'`, () => storage.read(path, range));
     },
     async write(path, content) {
       checkLength(path);
-      return attempting(`write '${path}'`, () => storage.write(path, content));
+      return named(`write '${path}'`, () => storage.write(path, content));
     },
     async mkdir(path) {
       checkLength(path);
-      return attempting(`create the folder '${shown(path, true)}'`, () => storage.mkdir(path));
+      return named(`create the folder '${shown(path, true)}'`, () => storage.mkdir(path));
     },
     async removeFile(path) {
       checkLength(path);
-      return attempting(`delete '${path}'`, () => storage.removeFile(path));
+      return named(`delete '${path}'`, () => storage.removeFile(path));
     },
     async removeFolder(path, recursive) {
       checkLength(path);
-      return attempting(`delete the folder '${shown(path, true)}'`, () => storage.removeFolder(path, recursive));
+      return named(`delete the folder '${shown(path, true)}'`, () => storage.removeFolder(path, recursive));
     },
     async copyFile(from, to) {
       checkLength(from);
       checkLength(to);
-      return attempting(`copy '${from}' to '${to}'`, () => storage.copyFile(from, to));
+      return named(`copy '${from}' to '${to}'`, () => storage.copyFile(from, to));
     },
     close: () => storage.close(),
   };

@@ -3,10 +3,12 @@
  * services created through /system/service: listings, downloads (ranges, zip), uploads (raw,
  * multipart, base64 JSON, URL, zip extraction), folders, deletes, bad input, path escapes, grants.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -641,5 +643,49 @@ describe('local_file: services created at run time, limits, grants', () => {
     expect(headerWrite.statusCode).toBe(403);
     expect(fs.readFileSync(path.join(root, 'secret/plan.txt'), 'utf8')).toBe('plan');
     expect(fs.existsSync(path.join(root, 'top.txt'))).toBe(false);
+  });
+});
+
+// Root ignores permission bits: an immutable folder (chattr +i) and a 64 KiB tmpfs make the refusals real.
+const asRoot = process.getuid?.() === 0;
+if (!asRoot) process.stderr.write('\n[skipped] local_file refusals: needs root (chattr, mount).\n');
+
+describe.skipIf(!asRoot)('local_file: what the file system refuses', () => {
+  it('is a 403 when permission is denied and a 503 when the disk is full, naming what was attempted', async () => {
+    const run = promisify(execFile);
+    const created = await api('POST', '/system/service', {
+      resource: [{ name: 'tight', label: 'Tight', type: 'local_file', config: { container: 'tight' } }],
+    });
+    expect(created.status).toBe(201);
+    const disk = path.join(server.dir, 'tight');
+    expect((await api('POST', '/tight/frozen/')).status).toBe(201);
+    expect((await raw('POST', '/tight/frozen/kept.txt', 'kept')).statusCode).toBe(201);
+    await run('chattr', ['+i', path.join(disk, 'frozen')]);
+    try {
+      expect((await raw('POST', '/tight/frozen/new.txt', 'new')).json()).toEqual({
+        error: { code: 403, message: "The file system of service 'tight' denied permission to write 'frozen/new.txt'." },
+      });
+      expect((await api('DELETE', '/tight/frozen/kept.txt')).body).toEqual({
+        error: { code: 403, message: "The file system of service 'tight' denied permission to delete 'frozen/kept.txt'." },
+      });
+      expect(fs.readdirSync(path.join(disk, 'frozen'))).toEqual(['kept.txt']);
+    } finally {
+      await run('chattr', ['-i', path.join(disk, 'frozen')]);
+    }
+    fs.mkdirSync(path.join(disk, 'small'));
+    await run('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', path.join(disk, 'small')]);
+    try {
+      const full = await raw('POST', '/tight/small/big.bin', Buffer.alloc(200_000, 1));
+      expect(full.json()).toEqual({
+        error: {
+          code: 503,
+          message: "The file system of service 'tight' is out of space or over its quota: could not write 'small/big.bin'.",
+        },
+      });
+      // Nothing half-written is left.
+      expect(fs.readdirSync(path.join(disk, 'small'))).toEqual([]);
+    } finally {
+      await run('umount', [path.join(disk, 'small')]);
+    }
   });
 });
