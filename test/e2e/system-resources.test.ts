@@ -426,6 +426,22 @@ describe('read-only resources', () => {
     expect((await api('GET', '/system/event?services_only=true')).body.resource).toContain('system');
   });
 
+  it('scriptable=true adds the pre_process, post_process and queued phases after each event', async () => {
+    const byService = (await api('GET', '/system/event?service=user&scriptable=true')).body;
+    expect(byService.user['user/session'].endpoints).toEqual(
+      ['get', 'post', 'put', 'delete'].flatMap((verb) => [
+        `user.session.${verb}`,
+        `user.session.${verb}.pre_process`,
+        `user.session.${verb}.post_process`,
+        `user.session.${verb}.queued`,
+      ]),
+    );
+    const events = (await api('GET', '/system/event?as_list=true&scriptable=true')).body.resource as string[];
+    expect(events).toEqual(expect.arrayContaining(['system.role.{id}.patch', 'system.role.{id}.patch.pre_process', 'email.post.queued']));
+    // Without it, the events alone.
+    expect((await api('GET', '/system/event?as_list=true')).body.resource).not.toContain('email.post.queued');
+  });
+
   it('serves constants, the environment and the resource list', async () => {
     expect((await api('GET', '/system/constant')).body.resource).toContainEqual({ name: 'verb' });
     expect((await api('GET', '/system/constant/verb')).body).toEqual({ GET: 1, POST: 2, PUT: 4, PATCH: 8, DELETE: 16 });

@@ -26,6 +26,14 @@ interface PathEvents {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
+/**
+ * scriptable=true (reference 5.10): each event followed by the phases a script can attach to, as
+ * DreamFactory lists them for an api path: `.pre_process`, `.post_process` and `.queued`.
+ */
+function scriptableEndpoints(endpoints: string[]): string[] {
+  return endpoints.flatMap((event) => [event, `${event}.pre_process`, `${event}.post_process`, `${event}.queued`]);
+}
+
 function mayReach(ctx: PlatformContext, call: InternalCall, service: string): boolean {
   if (call.auth.isAdmin) return true;
   return roleReaches(call.auth.role === null ? undefined : ctx.directory.roles.get(call.auth.role.id), service);
@@ -37,6 +45,7 @@ export async function events(ctx: PlatformContext, call: InternalCall): Promise<
   if (toBool(pick(call.query, 'services_only'))) return wrapList(services.map((s) => s.name));
   // Events with the user's hooks attached (issue 17), each listed on the most specific path whose endpoints name it.
   const attached = ctx.hooks?.attached() ?? new Map<string, string[]>();
+  const scriptable = toBool(pick(call.query, 'scriptable'));
   const byService: Record<string, Record<string, PathEvents>> = {};
   for (const service of services) {
     const fragment = await serviceFragment(ctx, service).catch(() => ({ paths: {} }));
@@ -62,6 +71,7 @@ export async function events(ctx: PlatformContext, call: InternalCall): Promise<
       best.entry.hooks = [...(best.entry.hooks ?? []), event].sort();
       best.entry.hook_modules = { ...best.entry.hook_modules, [event]: modules };
     }
+    if (scriptable) for (const entry of Object.values(paths)) entry.endpoints = scriptableEndpoints(entry.endpoints);
     byService[service.name] = paths;
   }
   if (toBool(pick(call.query, 'as_list'))) {
