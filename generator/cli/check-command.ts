@@ -5,7 +5,8 @@ import { displayDir, stageReporter, type CliIo } from './cli-io.js';
 /**
  * `gen check [platform.yaml] [-o dir] [--offline]`: exit 0 when the generated server is up to date,
  * 1 with a diff on drift (or a config problem), 3 when a database or WSDL cannot be introspected
- * (unreachable, or an `${env:...}` it needs is not set).
+ * (unreachable, or an `${env:...}` it needs is not set). It prints the warnings `gen build` prints,
+ * which leave the exit code as it is.
  */
 export function addCheckCommand(program: Command, io: CliIo): void {
   program
@@ -19,7 +20,7 @@ export function addCheckCommand(program: Command, io: CliIo): void {
       '\nExit codes: 0 up to date, 1 drift or a config problem, 3 a database or WSDL cannot be introspected (unreachable, or a variable it needs is not set).',
     )
     .action(async (configPath: string, options: { out?: string; offline?: boolean }) => {
-      const { checkPlatform } = await import('../pipeline.js');
+      const { checkPlatform, hookWarnings, introspectionWarnings } = await import('../pipeline.js');
       let result: Awaited<ReturnType<typeof checkPlatform>>;
       try {
         result = await checkPlatform({
@@ -37,6 +38,8 @@ export function addCheckCommand(program: Command, io: CliIo): void {
         io.stderr(formatDiagnosticReport(error.diagnostics));
         throw new CommanderError(3, 'portico.cannotIntrospect', 'Cannot introspect.');
       }
+      // The warnings gen build prints, so a CI check for drift shows them too; they do not change the exit code.
+      for (const warning of [...introspectionWarnings(result), ...hookWarnings(result)]) io.stderr(`${warning}\n`);
       const { outDir, drift } = result;
       const dir = displayDir(io, outDir);
       if (drift.upToDate) {

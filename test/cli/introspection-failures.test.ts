@@ -144,6 +144,10 @@ it('builds a WSDL that offers no SOAP operation, and says why at the service ent
     expect(out.stderr).toContain(
       "platform.yaml:4:5: warning: service 'calc': The WSDL offers no usable SOAP 1.1 or SOAP 1.2 operation, so the service has none.\n",
     );
+    // gen check prints the same warnings, and they do not fail it.
+    const checked = captureIo(site);
+    expect(await runCli(['check'], checked.io)).toBe(0);
+    expect(checked.out.stderr).toBe(out.stderr);
   } finally {
     fs.rmSync(site, { recursive: true, force: true });
   }

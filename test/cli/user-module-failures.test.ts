@@ -91,25 +91,30 @@ it('gen build refuses a hook that is no function and an event name with no phase
   );
 });
 
-it('gen build warns of an event the platform does not raise, whose hook would never run, and builds', async () => {
-  const built = await gen(
-    'build',
-    [
-      'export default {',
-      "  'db._table.CONTACT.get.pre_process': () => undefined,",
-      "  'db._table.contacts.post.queued': () => undefined,",
-      "  'shop.ping.get.post_process': () => undefined,",
-      "  'shop.pong.get.post_process': () => undefined,",
-      "  'system.role.{id}.patch.pre_process': () => undefined,",
-      '};',
-      '',
-    ].join('\n'),
-  );
+it('gen build and gen check warn of an event the platform does not raise, whose hook would never run, and exit as without it', async () => {
+  const hooks = [
+    'export default {',
+    "  'db._table.CONTACT.get.pre_process': () => undefined,",
+    "  'db._table.contacts.post.queued': () => undefined,",
+    "  'shop.ping.get.post_process': () => undefined,",
+    "  'shop.pong.get.post_process': () => undefined,",
+    "  'system.role.{id}.patch.pre_process': () => undefined,",
+    '};',
+    '',
+  ].join('\n');
+  const built = await gen('build', hooks);
   expect(built.code).toBe(0);
   const warning = (event: string) =>
     `site/platform.yaml:9:11: warning: the hook module 'hooks/audit.ts' names the event '${event}', which the platform does not raise (GET /api/v2/system/event lists its events): that hook never runs.\n`;
   // A table's events in another case are its own; a misspelt table and an endpoint path the service lacks are none.
-  expect(built.stderr).toBe(warning('db._table.contacts.post.queued') + warning('shop.pong.get.post_process'));
+  const warnings = warning('db._table.contacts.post.queued') + warning('shop.pong.get.post_process');
+  expect(built.stderr).toBe(warnings);
+  // gen check (CI's drift check) says the same: up to date, exit 0; out of date, exit 1 as ever.
+  expect(await gen('check', hooks)).toEqual({ code: 0, stderr: warnings });
+  const drifted = await gen('check', `${hooks}// changed\n`);
+  expect(drifted.code).toBe(1);
+  expect(drifted.stderr.slice(0, warnings.length)).toBe(warnings);
+  expect(drifted.stderr.slice(warnings.length)).toMatch(/^site\/server\/ is out of date: 0 added, 1 changed/);
 });
 
 it('the generated server stops with one line when a compiled module fails to load, lacks its export or cannot serve', {
