@@ -3,6 +3,7 @@
  * service. Plain JavaScript, and an ES module whatever the user's package.json says (`.mjs`), so
  * that `node main.mjs` runs it with no TypeScript toolchain in the user's project.
  */
+import path from 'node:path';
 import type { PlatformModel } from '../../runtime/model/platform-model.js';
 import { typescript } from '../typescript-compiler.js';
 import { LINE_COMMENT_NOTICE } from './generated-notice.js';
@@ -26,9 +27,23 @@ export function hookModulePath(file: string): string {
   return `hooks/${file.replace(/\\/g, '/').split('/').pop()?.replace(/\.ts$/, '') ?? 'hook'}.mjs`;
 }
 
-/** A user's hook module compiled to plain JavaScript (types erased), so that `node main.mjs` needs no TypeScript toolchain. */
-export function compileHookModule(file: string, source: string): string {
-  return compileUserModule(file, source).text;
+/**
+ * A user's module compiled to plain JavaScript (types erased) for its `copy` in the output
+ * directory, so that `node main.mjs` needs no TypeScript toolchain. The copy carries its source
+ * map inline, naming the TypeScript relative to the copy: a module that fails to load at start is
+ * reported at its .ts line (runtime/core/thrown-at.ts), and `node --enable-source-maps` places the
+ * stack traces of its hooks there too.
+ */
+export function compileHookModule(file: string, source: string, copy: string, platformDirFromOutput: string): string {
+  const compiled = compileUserModule(file, source, true);
+  if (compiled.map === undefined) return compiled.text;
+  const map = JSON.parse(compiled.map) as { file?: string; sources: string[]; mappings: string };
+  const original = path.posix.join(platformDirFromOutput, file.replace(/\\/g, '/'));
+  map.file = path.posix.basename(copy);
+  map.sources = [path.posix.relative(path.posix.dirname(copy), original)];
+  // The notice above the code has no counterpart in the TypeScript: one empty line of mappings each.
+  map.mappings = ';'.repeat(compiled.linesBefore) + map.mappings;
+  return `${compiled.text}//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
 }
 
 /**

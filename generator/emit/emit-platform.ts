@@ -107,12 +107,12 @@ export function emitPlatform(model: PlatformModel, options: EmitOptions): FileMa
     ...(options.hooks ?? []).map((hook) => ({
       path: hookModulePath(hook.file),
       description: `\`${hook.file}\` compiled to JavaScript (the hooks main.mjs passes to \`runServer\`).`,
-      create: () => compileHookModule(hook.file, hook.source),
+      create: () => compileHookModule(hook.file, hook.source, hookModulePath(hook.file), options.platformDirFromOutput),
     })),
     ...(options.endpoints ?? []).map((module) => ({
       path: endpointModulePath(module.service),
       description: `\`${module.file}\` compiled to JavaScript (the endpoints of the \`${module.service}\` service).`,
-      create: () => compileHookModule(module.file, module.source),
+      create: () => compileHookModule(module.file, module.source, endpointModulePath(module.service), options.platformDirFromOutput),
     })),
     {
       path: 'model.json',

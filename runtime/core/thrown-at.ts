@@ -3,6 +3,8 @@
  * loads is reported in one line (the file, the line, the reason), at build and at start, never as
  * Node's stack trace.
  */
+import fs from 'node:fs';
+import { SourceMap } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,6 +57,35 @@ export function thrownAt(thrown: unknown, accept: (file: string) => boolean = ()
     return { file, line: Number(match[2]), col: match[3] === undefined ? 0 : Number(match[3]) };
   }
   return null;
+}
+
+// The inline map gen build appends to a compiled hook or endpoint module (generator/emit/create-main-file.ts).
+const INLINE_MAP = /\n\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/;
+
+/**
+ * A place in a compiled copy mapped back to the TypeScript it was compiled from, through the
+ * copy's inline source map (the user edits the .ts, and gen build names .ts lines); the place as
+ * given when the file carries no map or the map says nothing of that line. A place with no column
+ * (a module that cannot link) is looked up at the line's first character and keeps no column.
+ */
+export function originalPlace(at: ThrownAt): ThrownAt {
+  try {
+    const text = fs.readFileSync(at.file, 'utf8');
+    const inline = INLINE_MAP.exec(text);
+    if (inline === null) return at;
+    const map = new SourceMap(JSON.parse(Buffer.from(inline[1], 'base64').toString('utf8')));
+    const col = at.col > 0 ? at.col - 1 : (/\S/.exec(text.split('\n')[at.line - 1] ?? '')?.index ?? 0);
+    const entry = map.findEntry(at.line - 1, col) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+    if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return at;
+    const source = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : entry.originalSource;
+    return {
+      file: path.resolve(path.dirname(at.file), source),
+      line: entry.originalLine + 1,
+      col: at.col > 0 ? entry.originalColumn + 1 : 0,
+    };
+  } catch {
+    return at;
+  }
 }
 
 /** A file as the user reads it: relative to the working directory when inside it. */

@@ -1,11 +1,12 @@
 /**
  * The platform's own modules (hooks, custom endpoints) as main.mjs names them for runServer: the
  * compiled copy `gen build` wrote, imported at start. One that throws as it loads, cannot link, or
- * lacks its export stops the server with one line naming the module, the place (in the compiled
- * copy) and the reason, instead of Node's stack trace.
+ * lacks its export stops the server with one line naming the module, the place (in the module's
+ * TypeScript, through the copy's inline source map; in the compiled copy when it has none) and the
+ * reason, instead of Node's stack trace.
  */
 import { fileURLToPath } from 'node:url';
-import { loadFailureReason, shownPath, thrownAt } from '../core/thrown-at.js';
+import { loadFailureReason, originalPlace, shownPath, thrownAt } from '../core/thrown-at.js';
 import { EndpointModuleError, readEndpointSet } from '../services/custom/endpoints.js';
 import { StartupError } from '../system/store/system-db.js';
 import type { HookModule } from './hooks.js';
@@ -38,7 +39,8 @@ async function importExport(subject: string, ref: UserModuleRef): Promise<unknow
         `Portico: ${subject} is missing its compiled copy ${shownPath(compiled)}; run \`npx gen build\` in the platform directory.`,
       );
     }
-    const at = thrownAt(error);
+    const thrown = thrownAt(error);
+    const at = thrown === null ? null : originalPlace(thrown);
     const place = at === null ? '' : ` (at ${shownPath(at.file)}:${at.line}${at.col > 0 ? `:${at.col}` : ''})`;
     throw new StartupError(`Portico: ${subject} cannot be loaded: ${loadFailureReason(error)}${place}. Fix it and run \`npx gen build\`.`);
   }

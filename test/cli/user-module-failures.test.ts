@@ -1,7 +1,8 @@
 /**
  * A hook or endpoint module that fails as it loads, as `gen build`, `gen check` and the generated
  * server meet it: one line naming the module, the line where it failed (the TypeScript's at build,
- * mapped back from the compiled copy; the compiled copy's at start) and the reason, and exit 1;
+ * mapped back from the compiled copy; at start too, through the copy's inline source map, the
+ * compiled copy's when it has none) and the reason, and exit 1;
  * never Node's stack trace. A hook that is no function or an event name with no phase is refused
  * alike, at build (PCO118) and at start.
  */
@@ -47,20 +48,30 @@ async function gen(command: 'build' | 'check', hooks: string): Promise<{ code: n
   return { code, stderr: out.stderr };
 }
 
+const NO_SOURCE_MAPS = 'data:text/javascript,process.setSourceMapsEnabled(false)';
+
 /** Starts the generated server with a compiled module replaced; answers its exit code and what it printed. */
-async function start(replace: Record<string, string>): Promise<{ code: number | undefined; output: string }> {
+async function start(
+  replace: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<{ code: number | undefined; output: string }> {
   const saved = Object.fromEntries(
     Object.keys(replace).map((file) => [file, fs.readFileSync(path.join(platformDir, 'server', file), 'utf8')]),
   );
   for (const [file, text] of Object.entries(replace)) fs.writeFileSync(path.join(platformDir, 'server', file), text);
   try {
-    const run = await execa(process.execPath, [...SOURCE_NODE_ARGS, path.join(platformDir, 'server/main.mjs')], {
-      cwd: dir,
-      env: { PORT: '0', PORTICO_LOG_LEVEL: 'silent' },
-      reject: false,
-      timeout: 60_000,
-      all: true,
-    });
+    // tsx turns Node's source maps on; `node main.mjs` runs with them off, as here.
+    const run = await execa(
+      process.execPath,
+      [...SOURCE_NODE_ARGS, '--import', NO_SOURCE_MAPS, path.join(platformDir, 'server/main.mjs')],
+      {
+        cwd: dir,
+        env: { PORT: '0', PORTICO_LOG_LEVEL: 'silent', ...env },
+        reject: false,
+        timeout: 60_000,
+        all: true,
+      },
+    );
     return { code: run.exitCode, output: run.all ?? '' };
   } finally {
     for (const [file, text] of Object.entries(saved)) fs.writeFileSync(path.join(platformDir, 'server', file), text);
@@ -145,5 +156,31 @@ it('the generated server stops with one line when a compiled module fails to loa
   expectOneLine(
     await start({ 'endpoints/shop.mjs': "import { nothing } from 'portico/runtime';\nexport default nothing;\n" }),
     "Portico: the endpoint module endpoints/shop.ts (service 'shop') cannot be loaded: SyntaxError: The requested module 'portico/runtime' does not provide an export named 'nothing' (at site/server/endpoints/shop.mjs:1). Fix it and run `npx gen build`.",
+  );
+});
+
+it('the generated server names the TypeScript line where a module built by gen build failed to load', { timeout: 120_000 }, async () => {
+  // Loads at build; throws at start where the environment lacks what it needs. The interface's lines
+  // are erased in the compiled copy, so the place there (8:11) is not the TypeScript's (10:38).
+  const hooks = [
+    "import { defineHooks } from 'portico/runtime';",
+    'interface Audit {',
+    '  table: string;',
+    '  retries: number;',
+    '  note?: string;',
+    '  owner?: string;',
+    '}',
+    "const audit: Audit = { table: process.env.AUDIT_TABLE ?? 'audit', retries: 1 };",
+    '// The audit table must exist.',
+    "if (audit.table === 'missing') throw new Error('no audit table');",
+    "export default defineHooks({ 'db._table.contact.get.pre_process': () => undefined });",
+    '',
+  ].join('\n');
+  const built = await gen('build', hooks);
+  expect(built.code, built.stderr).toBe(0);
+  const run = await start({}, { AUDIT_TABLE: 'missing' });
+  expect(run.code).toBe(1);
+  expect(run.output.trim()).toBe(
+    'Portico: the hook module hooks/audit.ts cannot be loaded: no audit table (at site/hooks/audit.ts:10:38). Fix it and run `npx gen build`.',
   );
 });

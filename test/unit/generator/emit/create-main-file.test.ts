@@ -68,10 +68,17 @@ describe('createMainFile', () => {
     const text = compileHookModule(
       'hooks/contacts.ts',
       "import { defineHooks } from 'portico/runtime';\nimport type { Tables } from '#test/unit/generator/server/services/db/types.js';\nconst n: number = 1;\nexport default defineHooks<Tables>({});\n",
+      hookModulePath('hooks/contacts.ts'),
+      '..',
     );
     expect(text).toContain("import { defineHooks } from 'portico/runtime';");
     expect(text).not.toContain('types.js');
     expect(text).toContain('const n = 1;');
     expect(text).toContain('export default defineHooks({});');
+    // Its source map, inline, names the TypeScript relative to the copy (server/hooks/ -> hooks/).
+    const map = JSON.parse(
+      Buffer.from(/^\/\/# sourceMappingURL=data:application\/json;base64,(\S+)$/m.exec(text)![1]!, 'base64').toString(),
+    );
+    expect(map).toMatchObject({ file: 'contacts.mjs', sources: ['../../hooks/contacts.ts'] });
   });
 });
