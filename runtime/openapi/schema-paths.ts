@@ -14,7 +14,7 @@ export function tableSchemaSchemas(): SchemasObject {
       properties: {
         name: text,
         label: text,
-        description: text,
+        description: { type: 'string', nullable: true },
         type: { type: 'string', description: 'Abstract type: id, string, integer, boolean, datetime, ...' },
         db_type: { type: 'string', description: 'Native type, returned on read.' },
         length: { type: 'integer', nullable: true },

@@ -51,6 +51,12 @@ export const ERROR_RESPONSES: ReadonlyArray<{
       'X-RateLimit-Reset': { description: 'When the period resets, as a Unix timestamp.', schema: { type: 'integer' } },
     },
   },
+  {
+    status: '413',
+    name: 'PayloadTooLarge',
+    description: 'The request body is larger than the server accepts.',
+    writesOnly: true,
+  },
   { status: '500', name: 'InternalServerError', description: 'Internal error, such as a database failure.' },
   { status: '503', name: 'ServiceUnavailable', description: 'The back end is down or cannot be reached.' },
 ];

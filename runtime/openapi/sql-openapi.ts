@@ -36,7 +36,8 @@ function componentName(table: string): string {
  * OpenAPI paths (relative to the service) and components of a SQL database service: `/`,
  * `/_table`, `/_table/{table_name}[/{id}]`, `/_schema[/{table_name}]`, routines when the database
  * has some, and a typed `/_table/<table>[/{id}]` pair per table whose schemas reference the
- * table's components: `<table>` (a record as read, every column required), `<table>.insert` (a
+ * table's components: `<table>` (a record as read, every column required), `<table>.written` (a
+ * record as a write returns it: its identifier unless `fields` asks for more), `<table>.insert` (a
  * new record: required where the database needs a value) and `<table>.update` (changed fields).
  * Shared components are referenced, not included (see shared-components.ts).
  */
@@ -65,6 +66,9 @@ export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
   for (const table of tables) {
     const record = recordComponent(componentName(table.name));
     schemas[record] = recordJsonSchema(table, { required: true }) as SchemaObject;
+    // Writes return the identifier only, unless `fields` names more (spec: Records).
+    const written = table.isView ? record : recordComponent(`${record}.written`);
+    if (!table.isView) schemas[written] = { ...recordJsonSchema(table), title: `${table.name} (written)` } as SchemaObject;
     // Views are read-only: only their record is documented.
     const insert = table.isView ? record : recordComponent(`${record}.insert`);
     const update = table.isView ? record : recordComponent(`${record}.update`);
@@ -72,7 +76,10 @@ export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
       schemas[insert] = insertJsonSchema(table) as SchemaObject;
       schemas[update] = updateJsonSchema(table) as SchemaObject;
     }
-    Object.assign(paths, typedTablePaths(serviceLabel, tableLabel(pascalCase(table.name) || 'Table'), table, { record, insert, update }));
+    Object.assign(
+      paths,
+      typedTablePaths(serviceLabel, tableLabel(pascalCase(table.name) || 'Table'), table, { record, written, insert, update }),
+    );
   }
   return { paths, components: { schemas } };
 }

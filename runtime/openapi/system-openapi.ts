@@ -34,7 +34,9 @@ export function toOpenApiSchema(schema: Record<string, unknown>): SchemaObject {
   }
   const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
   const nonNull = types.filter((type) => type !== 'null');
-  if (types.includes('null')) out.nullable = true;
+  const nullable = types.includes('null');
+  // OpenAPI 3.0 ignores `nullable` without a `type` (ajv refuses it): with several types each branch carries it.
+  if (nullable && nonNull.length <= 1) out.nullable = true;
   const enumValues = schema.enum as unknown[] | undefined;
   if (nonNull.length === 1) {
     out.type = nonNull[0];
@@ -42,13 +44,24 @@ export function toOpenApiSchema(schema: Record<string, unknown>): SchemaObject {
       out.enum = enumValues.filter((value) => value === null || typeof value === (nonNull[0] === 'integer' ? 'number' : nonNull[0]));
   } else if (nonNull.length > 1) {
     out.anyOf = nonNull.map((type) => {
-      const branch: SchemaObject = { type: type as SchemaObject['type'] };
+      const branch: SchemaObject = { type: type as SchemaObject['type'], ...(nullable ? { nullable: true } : {}) };
       const values = enumValues?.filter((value) => typeof value === (type === 'integer' ? 'number' : type));
       if (values && values.length > 0) branch.enum = values;
       return branch;
     });
   }
   return out as SchemaObject;
+}
+
+/**
+ * A field the server fills: the id; the others may be null (a record the platform seeded has no
+ * `created_by_id`, a user who never logged in no `last_login_date`).
+ */
+function readOnlySchema(name: string): SchemaObject {
+  if (name === 'id') return { type: 'integer' };
+  if (name.endsWith('_id') || name === 'status_code') return { type: 'integer', nullable: true };
+  if (name === 'mutable' || name === 'deletable') return { type: 'boolean' };
+  return { type: 'string', nullable: true };
 }
 
 /** Input and output schemas of a record definition, nested relations included. */
@@ -59,14 +72,14 @@ function recordSchemas(def: RecordDefinition): SchemasObject {
     request[name] = toOpenApiSchema(rule.schema);
     if (!rule.writeOnly && !def.hidden.includes(name)) response[name] = toOpenApiSchema(rule.schema);
   }
-  for (const name of def.readOnly)
-    response[name] = name === 'id' || name.endsWith('_id') || name === 'status_code' ? { type: 'integer' } : { type: 'string' };
+  for (const name of def.readOnly) response[name] = readOnlySchema(name);
   for (const [name, relation] of Object.entries(def.relations)) {
     const target = componentRef('schemas', `${relation.target.label}Response`);
     const input = componentRef('schemas', `${relation.target.label}Request`);
     if (relation.kind === 'has_one') {
-      response[name] = { allOf: [target], nullable: true };
-      if (relation.writable) request[name] = { allOf: [input], nullable: true, description: 'Replaces the one there is; null removes it.' };
+      // OpenAPI 3.0 ignores `nullable` without a `type` (ajv refuses it): null is a branch of its own.
+      response[name] = { anyOf: [target, NULL_ONLY] };
+      if (relation.writable) request[name] = { anyOf: [input, NULL_ONLY], description: 'Replaces the one there is; null removes it.' };
       continue;
     }
     response[name] = relation.kind === 'has_many' ? { type: 'array', items: target } : target;
@@ -453,6 +466,9 @@ function otherPaths(): Record<string, PathItemObject> {
   };
 }
 
+/** Only null, in OpenAPI 3.0 words. */
+const NULL_ONLY: SchemaObject = { type: 'object', nullable: true, enum: [null] };
+
 const passwordRequest: SchemaObject = {
   type: 'object',
   properties: {
@@ -467,9 +483,10 @@ const profileFields: Record<string, SchemaObject> = {
   name: { type: 'string' },
   first_name: { type: 'string' },
   last_name: { type: 'string' },
-  username: { type: 'string' },
+  // A user who never set them has none: null.
+  username: { type: 'string', nullable: true },
   email: { type: 'string' },
-  phone: { type: 'string' },
+  phone: { type: 'string', nullable: true },
   default_app_id: { type: 'integer', nullable: true },
 };
 
@@ -503,7 +520,7 @@ export function systemServiceOpenApi(): OpenApiFragment {
         group: { type: 'string' },
         description: { type: 'string' },
         singleton: { type: 'boolean' },
-        dependencies_required: { type: 'boolean' },
+        dependencies_required: { type: 'boolean', nullable: true },
         subscription_required: { type: 'boolean' },
         service_definition_editable: { type: 'boolean' },
         config_schema: {

@@ -12,6 +12,9 @@ import { componentRef, parameterRefs } from './shared-components.js';
 interface RecordSchemas {
   record: SchemaObject | ReferenceObject;
   records: SchemaObject | ReferenceObject;
+  /** A record as a write returns it (the identifier, unless `fields` asks for more), and several in `resource`. */
+  written: SchemaObject | ReferenceObject;
+  writtenRecords: SchemaObject | ReferenceObject;
   /** A new (or wholly replaced) record, and the `{"resource": [...]}` of several. */
   insert: SchemaObject | ReferenceObject;
   inserts: SchemaObject | ReferenceObject;
@@ -80,7 +83,7 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
     summary: `Create records in ${tableText}.`,
     parameters: WRITE_PARAMETERS,
     body: insertsBody,
-    response: { description: written, schema: schemas.records },
+    response: { description: written, schema: schemas.writtenRecords },
   });
   list.put = jsonOperation({
     operationId: id('replace', true),
@@ -88,7 +91,7 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
     description: 'Records carry their identifiers; with `ids` or `filter` the first record is applied to every match.',
     parameters: BATCH_PARAMETERS,
     body: insertsBody,
-    response: { description: written, schema: schemas.records },
+    response: { description: written, schema: schemas.writtenRecords },
   });
   list.patch = jsonOperation({
     operationId: id('update', true),
@@ -97,14 +100,14 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
       'Only the given fields change. Records carry their identifiers; with `ids` or `filter` the first record is applied to every match.',
     parameters: BATCH_PARAMETERS,
     body: updatesBody,
-    response: { description: written, schema: schemas.records },
+    response: { description: written, schema: schemas.writtenRecords },
   });
   list.delete = jsonOperation({
     operationId: id('delete', true),
     summary: `Delete records of ${tableText}.`,
     description: 'By `ids` or by `filter`.',
     parameters: BATCH_PARAMETERS,
-    response: { description: written, schema: schemas.records },
+    response: { description: written, schema: schemas.writtenRecords },
   });
   const replaceBody = { description: 'Fields of the record.', schema: schemas.insert };
   const updateBody = { description: 'The fields to change.', schema: schemas.update };
@@ -113,20 +116,20 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
     summary: `Replace one record of ${tableText}.`,
     parameters: RECORD_PARAMETERS,
     body: replaceBody,
-    response: { description: written, schema: schemas.record },
+    response: { description: written, schema: schemas.written },
   });
   one.patch = jsonOperation({
     operationId: id('update', false),
     summary: `Update fields of one record of ${tableText}.`,
     parameters: RECORD_PARAMETERS,
     body: updateBody,
-    response: { description: written, schema: schemas.record },
+    response: { description: written, schema: schemas.written },
   });
   one.delete = jsonOperation({
     operationId: id('delete', false),
     summary: `Delete one record of ${tableText}.`,
     parameters: RECORD_PARAMETERS,
-    response: { description: written, schema: schemas.record },
+    response: { description: written, schema: schemas.written },
   });
   return [list, one];
 }
@@ -140,6 +143,8 @@ export function genericTablePaths(service: string): Record<string, PathItemObjec
     schemas: {
       record: componentRef('schemas', 'RecordResponse'),
       records: componentRef('schemas', 'RecordsResponse'),
+      written: componentRef('schemas', 'RecordResponse'),
+      writtenRecords: componentRef('schemas', 'RecordsResponse'),
       insert: componentRef('schemas', 'RecordRequest'),
       inserts: componentRef('schemas', 'RecordsRequest'),
       update: componentRef('schemas', 'RecordRequest'),
@@ -165,6 +170,8 @@ export function genericTablePaths(service: string): Record<string, PathItemObjec
 /** Component names of one table's record, new record and partial update. */
 export interface TableComponents {
   record: string;
+  /** A record as a write returns it: no column required. */
+  written: string;
   insert: string;
   update: string;
 }
@@ -176,7 +183,9 @@ export function typedTablePaths(
   table: TableModel,
   components: TableComponents,
 ): Record<string, PathItemObject> {
-  const [record, insert, update] = [components.record, components.insert, components.update].map((name) => componentRef('schemas', name));
+  const [record, written, insert, update] = [components.record, components.written, components.insert, components.update].map((name) =>
+    componentRef('schemas', name),
+  );
   const resource = (items: ReferenceObject): SchemaObject => ({
     type: 'object',
     required: ['resource'],
@@ -188,11 +197,10 @@ export function typedTablePaths(
     tableText: `${table.isView ? 'view' : 'table'} '${table.name}'`,
     schemas: {
       record,
-      records: {
-        type: 'object',
-        required: ['resource'],
-        properties: { resource: { type: 'array', items: record }, meta: componentRef('schemas', 'Metadata') },
-      },
+      // `count_only` answers only `meta`.
+      records: { type: 'object', properties: { resource: { type: 'array', items: record }, meta: componentRef('schemas', 'Metadata') } },
+      written,
+      writtenRecords: resource(written),
       insert,
       inserts: resource(insert),
       update,

@@ -44,7 +44,8 @@ const SCHEMAS: Record<string, SchemaObject> = {
   FileEntry: entry,
   FileEntries: listOf(componentRef('schemas', 'FileEntry')),
   FileWritten: written,
-  FileWrittenList: { oneOf: [componentRef('schemas', 'FileWritten'), listOf(componentRef('schemas', 'FileWritten'))] },
+  // anyOf: neither shape requires a member, so an entry would match both and fail a oneOf.
+  FileWrittenList: { anyOf: [componentRef('schemas', 'FileWritten'), listOf(componentRef('schemas', 'FileWritten'))] },
   FileItems: {
     ...listOf({ type: 'object', additionalProperties: true }),
     description: 'Items to create or delete: files (`name` or `path`, `content`, `is_base64`, `source_path`) and folders.',

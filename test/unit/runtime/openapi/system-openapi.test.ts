@@ -34,7 +34,12 @@ describe('systemServiceOpenApi', () => {
       properties: { service_id: { type: 'integer' }, action: { type: 'string' }, request_verb: { type: 'string' } },
     });
     expect(fragment.components.schemas?.SchedulerTaskResponse).toMatchObject({
-      properties: { task_log_by_task_id: { allOf: [{ $ref: '#/components/schemas/TaskLogResponse' }], nullable: true } },
+      // Null as a branch of its own: OpenAPI 3.0 ignores `nullable` where there is no `type`.
+      properties: {
+        task_log_by_task_id: {
+          anyOf: [{ $ref: '#/components/schemas/TaskLogResponse' }, { type: 'object', nullable: true, enum: [null] }],
+        },
+      },
     });
     expect(fragment.paths['/script_type/{name}'].get?.operationId).toBe('getSystemScriptType');
     expect(fragment.components.schemas?.RoleRequest).toMatchObject({ properties: { role_service_access_by_role_id: { type: 'array' } } });
