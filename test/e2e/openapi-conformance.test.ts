@@ -321,7 +321,7 @@ describe('answers match the served OpenAPI documents', () => {
     expect(system.problems).toEqual([]);
   });
 
-  it('user, files and email', { timeout: 60_000 }, async () => {
+  it("user, files, email and the platform's own services", { timeout: 60_000 }, async () => {
     const user = await conformance('user');
     await user.check('GET', '/');
     await user.check('GET', '/session');
@@ -348,6 +348,11 @@ describe('answers match the served OpenAPI documents', () => {
     const email = await conformance('email');
     await email.check('POST', '/', { to: [{ email: 'someone@example.com' }], subject: 'Hi', body_text: 'Hello' });
     await email.check('POST', '/', { subject: 'No one' });
-    expect([...user.problems, ...files.problems, ...email.problems]).toEqual([]);
+    const stats = await conformance('stats');
+    await stats.check('GET', '/contacts');
+    expect((await call('GET', '/stats/nothing_here')).status).toBe(404);
+    const audit = await conformance('audit');
+    await audit.check('GET', '/_table');
+    expect([...user.problems, ...files.problems, ...email.problems, ...stats.problems, ...audit.problems]).toEqual([]);
   });
 });
