@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '#runtime/http/create-server.js';
 import type { PlatformModel } from '#runtime/model/platform-model.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { minimalModel, startTestServer, systemDatabaseInUse, type TestServer } from '#test/helpers/platform-fixtures.js';
 
 /** The admin app key the reference's console bundle is built with. */
 const REFERENCE_ADMIN_KEY = '6498a8ad1beb9d84d63035c5d1120c007fad6de706734db9689f8996707e0f7d';
@@ -45,7 +45,8 @@ describe('GET /system/environment (1)', () => {
       bitnami_demo: false,
       secured_package_export: false,
       install_type: expect.any(String),
-      db_driver: 'sqlite',
+      // The system database in use, by the reference's driver names.
+      db_driver: { sqlite: 'sqlite', postgres: 'pgsql', mysql: 'mysql' }[systemDatabaseInUse()],
       install_path: server.dir,
       cache_driver: expect.any(String),
       packages: [],

@@ -69,6 +69,11 @@ export function useSystemDatabase(kind: 'sqlite' | ExternalDatabase): void {
   systemDatabaseKind = kind;
 }
 
+/** The kind of system database the servers this test file starts get. */
+export function systemDatabaseInUse(): 'sqlite' | ExternalDatabase {
+  return systemDatabaseKind;
+}
+
 /** A new system database of the kind in use: its target for ServerOptions, and its cleanup. */
 export async function testSystemDatabase(): Promise<{ target: string; drop(): Promise<void> }> {
   if (systemDatabaseKind === 'sqlite') return { target: ':memory:', drop: async () => undefined };

@@ -7,9 +7,13 @@
 import os from 'node:os';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
+import { systemDialect } from '../store/system-db.js';
 import { userServiceConfig } from '../user/user-config.js';
 
 export const PLATFORM_VERSION = '7.5.0';
+
+/** The reference's (Laravel's) driver names of the system database kinds. */
+const DB_DRIVERS = { sqlite: 'sqlite', postgres: 'pgsql', mysql: 'mysql' } as const;
 
 /** The licence value of an open-source edition; the reference's console then checks nothing remotely. */
 export const OPEN_SOURCE_LICENSE = 'OPEN SOURCE';
@@ -87,9 +91,9 @@ export async function environment(ctx: PlatformContext, call: InternalCall): Pro
     install_type: 'portico',
   });
   if (call.auth.isAdmin) {
-    const database = ctx.settings.systemDatabase;
     Object.assign(platform, {
-      db_driver: database.type,
+      // The database in use: PORTICO_SYSTEM_DATABASE_URL may name another than platform.yaml.
+      db_driver: DB_DRIVERS[systemDialect(ctx.db).dialect],
       install_path: ctx.runtime.baseDir,
       log_path: '',
       app_debug: false,
