@@ -57,7 +57,8 @@ export function columnKit(db: Kysely<any>): ColumnKit {
   if (adapter instanceof MysqlAdapter) {
     return {
       name: 'varchar(255)',
-      text: 'text',
+      // MySQL's text holds 64 KB; SQLite's and PostgreSQL's text has no such bound.
+      text: sql`longtext`,
       json: 'json',
       email: sql`varchar(255) collate utf8mb4_unicode_ci`,
       flag: (on) => (on ? 1 : 0),
@@ -366,6 +367,72 @@ const m0009_service_report_verb: Migration = {
   },
 };
 
+/** The text columns 0001 to 0007 made, with whether they are not null and their default. */
+const TEXT_COLUMNS: Record<string, Array<[column: string, notNull: boolean, fallback?: string]>> = {
+  role: [['description', true, '']],
+  app: [
+    ['description', true, ''],
+    ['path', false],
+    ['url', false],
+  ],
+  service: [['description', true, '']],
+  cors_config: [
+    ['description', true, ''],
+    ['origin', true],
+    ['header', true, ''],
+    ['exposed_header', true, ''],
+  ],
+  lookup: [
+    ['value', false],
+    ['description', true, ''],
+  ],
+  email_template: [
+    ['description', true, ''],
+    ['subject', true, ''],
+    ['body_text', true, ''],
+    ['body_html', true, ''],
+  ],
+  system_setting: [['value', true]],
+  service_doc: [['content', true, '']],
+  limits: [
+    ['endpoint', false],
+    ['description', false],
+  ],
+  schema_table_extra: [
+    ['label', false],
+    ['plural', false],
+    ['description', false],
+  ],
+  schema_field_extra: [
+    ['label', false],
+    ['description', false],
+  ],
+  scheduler_task: [
+    ['description', true, ''],
+    ['component', true, ''],
+    ['payload', false],
+  ],
+  task_log: [['content', false]],
+};
+
+/**
+ * On MySQL/MariaDB the text columns become longtext: as text they held 64 KB, so a role
+ * description, an email template body, a lookup value or a service document of more was refused
+ * there ("the value is too long") and kept on SQLite and PostgreSQL. Nothing to do elsewhere.
+ */
+const m0010_mysql_long_text: Migration = {
+  async up(db: Kysely<any>) {
+    if (!(db.getExecutor().adapter instanceof MysqlAdapter)) return;
+    for (const [table, columns] of Object.entries(TEXT_COLUMNS)) {
+      const changes = columns.map(
+        ([column, notNull, fallback]) =>
+          sql`modify ${sql.id(column)} longtext ${sql.raw(notNull ? 'not null' : 'null')}${fallback === undefined ? sql`` : sql` default (${sql.lit(fallback)})`}`,
+      );
+      await sql`alter table ${sql.id(table)} ${sql.join(changes)}`.execute(db);
+    }
+  },
+};
+
 export const systemMigrations: Record<string, Migration> = {
   '0001_initial': m0001_initial,
   '0003_service_doc': m0003_service_doc,
@@ -375,4 +442,5 @@ export const systemMigrations: Record<string, Migration> = {
   '0007_scheduler': m0007_scheduler,
   '0008_access_usage': m0008_access_usage,
   '0009_service_report_verb': m0009_service_report_verb,
+  '0010_mysql_long_text': m0010_mysql_long_text,
 };
