@@ -43,7 +43,14 @@ interface Case {
 
 const q = (text: string) => encodeURIComponent(text);
 const get = (name: string, path: string): Case => ({ name, method: 'GET', path });
-const call = (name: string, method: string, path: string, body?: unknown, save?: string[]): Case => ({ name, method, path, body, save });
+/** A write; with `save`, its `fields` (if any) get `id`, which the saving reads. */
+const call = (name: string, method: string, path: string, body?: unknown, save?: string[]): Case => ({
+  name,
+  method,
+  path: save === undefined || save[0]?.startsWith('token:') ? path : path.replace(/fields=(?!id\b|\*)/, 'fields=id,'),
+  body,
+  save,
+});
 
 /** Filters with every operator on a text, number, boolean and date field of /system/role. */
 function roleFilterCases(): Case[] {
@@ -558,7 +565,54 @@ function writeCases(): Case[] {
     get('environment', 'system/environment'),
     get('constants', 'system/constant'),
     get('event list', 'system/event?limit=5'),
+    ...resourceReadCases(),
     ...caseVariantCases(),
+  ];
+}
+
+const LISTED = [
+  'admin',
+  'user',
+  'app',
+  'role',
+  'service',
+  'cors',
+  'lookup',
+  'email_template',
+  'custom',
+  'limit',
+  'scheduler',
+  'service_report',
+];
+
+/** Paging, counts, order and filters on the fields of every listed resource, json fields among them. */
+function resourceReadCases(): Case[] {
+  const each = LISTED.flatMap((r) => [
+    get(`${r} page`, `system/${r}?order=id%20desc&include_count=true&limit=3&offset=1`),
+    get(`${r} count dated`, `system/${r}?count_only=true&filter=${q("created_date > '2000-01-01' and created_date < '2999-01-01'")}`),
+    get(`${r} id range`, `system/${r}?fields=id&order=id&filter=${q('id >= 1 and id <= 1000000')}`),
+    get(`${r} fields *`, `system/${r}?fields=*&order=id&limit=2`),
+  ]);
+  return [
+    ...each,
+    get('service config like', `system/service?fields=name&order=name&filter=${q("config like '%example%'")}`),
+    get('service config =', `system/service?fields=name&filter=${q("config = '{}'")}`),
+    get('service config is null', `system/service?fields=name&filter=${q('config is null')}`),
+    get('service mutable', `system/service?fields=name&order=name&filter=${q('mutable = false')}`),
+    get('template to like', `system/email_template?fields=name&filter=${q("to like '%a@x.io%'")}`),
+    get('custom value like', `system/custom?fields=name&filter=${q("value like '%dark%'")}`),
+    get('custom value =', `system/custom?fields=name&filter=${q("value = '[1,2]'")}`),
+    get('scheduler payload like', `system/scheduler?fields=name&filter=${q("payload like '%a%'")}`),
+    get('scheduler frequency', `system/scheduler?fields=name&filter=${q('frequency > 30.5')}`),
+    get('role grants filters like', `system/role?fields=name&filter=${q("role_service_access_by_role_id.filters like '%a%'")}`),
+    get('lookup value number', `system/lookup?fields=name&order=name&filter=${q('value = 12.5')}`),
+    get('lookup value bool', `system/lookup?fields=name&order=name&filter=${q('value = true')}`),
+    get('limit period label', `system/limit?fields=name,period&filter=${q("period = 'hour'")}`),
+    get('cors method', `system/cors?fields=path,method&order=id&filter=${q('method = 1')}`),
+    get('user password filter', `system/user?fields=email&filter=${q("password like '%'")}`),
+    get('user group', 'system/user?group=is_active&fields=is_active&order=is_active'),
+    get('app order nulls', 'system/app?fields=name,path&order=path,name'),
+    get('role order by related', `system/role?fields=name&order=${q('lookup_by_role_id.name')}`),
   ];
 }
 
@@ -573,9 +627,9 @@ function caseVariantCases(): Case[] {
   const cases: Case[] = [
     call('create role differing in case', 'POST', 'system/role?fields=name', { resource: [{ name: 'DF-ALPHA' }] }, ['roleCase']),
     call('create role trailing space', 'POST', 'system/role?fields=name', { resource: [{ name: 'df-beta ' }] }, ['roleSpace']),
-    call('patch role to case variant', 'PATCH', 'system/role/@roleA?fields=name', { name: 'DF-BETA' }),
-    call('patch role to trailing space', 'PATCH', 'system/role/@roleA?fields=name', { name: 'df-gamma ' }),
-    call('patch role back', 'PATCH', 'system/role/@roleA?fields=name', { name: 'df-alpha' }),
+    call('patch role to case variant', 'PATCH', 'system/role/@roleC?fields=name', { name: 'DF-BETA' }),
+    call('patch role to trailing space', 'PATCH', 'system/role/@roleC?fields=name', { name: 'df-beta ' }),
+    call('patch role back', 'PATCH', 'system/role/@roleC?fields=name', { name: 'df-gamma' }),
     call('create app case name', 'POST', 'system/app?fields=name', { resource: [{ name: 'DF-APP' }] }, ['appCase']),
     call(
       'create user username case',
@@ -628,10 +682,12 @@ const REFERENCES: Record<string, string> = {
 function normalise(value: unknown, names: Map<string, string>, table: string, key = ''): unknown {
   if (Array.isArray(value)) return value.map((v) => normalise(v, names, table, key));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v, names, /^(\w+?)_by_/.exec(k)?.[1] ?? table, k)]));
+    const nested = (k: string) => (k === 'apps' ? 'app' : (/^(\w+?)_by_/.exec(k)?.[1] ?? table));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalise(v, names, nested(k), k)]));
   }
   if (typeof value === 'string' && /(_date|_expiry)$/.test(key) && /^\d{4}-\d\d-\d\d/.test(value)) return '<date>';
   if (typeof value === 'string' && key === 'api_key') return '<api key>';
+  if (typeof value === 'string' && key === 'message') return value.replace(/identifier '\d+'/g, "identifier '<id>'");
   if (typeof value === 'string' && ['session_token', 'session_id', 'ticket'].includes(key)) return '<token>';
   // Where the server runs and which database it uses (checked on its own below).
   if (key === 'install_path' || key === 'db_driver') return `<${key}>`;
@@ -731,7 +787,7 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
 
     async function send(s: Server, c: Case): Promise<ApiResponse> {
       const resolve = (text: string) =>
-        text.replace(/"@(\w+)"|@(\w+)/g, (whole, quoted: string | undefined, bare: string | undefined) => {
+        text.replace(/"@(\w+)"|(?:@|%40)(\w+)/g, (whole, quoted: string | undefined, bare: string | undefined) => {
           const id = s.ids.get((quoted ?? bare) as string);
           return id === undefined ? whole : String(id);
         });
