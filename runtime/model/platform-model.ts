@@ -263,6 +263,8 @@ export interface FieldModel {
   description?: string;
   /** A generated column (`GENERATED ALWAYS AS (...)`, virtual or stored): the database computes it, writes leave it out. */
   computed?: true;
+  /** Compared without case where the column's own collation does not (the system database's emails on PostgreSQL). */
+  ignoreCase?: true;
 }
 
 export interface ForeignKeyModel {

@@ -370,6 +370,10 @@ function writeCases(): Case[] {
     }),
     get('users list', `system/user?fields=name,email&order=email&filter=${q("email like '%x.io%'")}`),
     get('users filter email case', `system/user?fields=email&order=email&filter=${q("email = 'UNA@X.IO'")}`),
+    get('users filter email like case', `system/user?fields=email&order=email&filter=${q("email like 'UNA@%'")}`),
+    get('users filter email in case', `system/user?fields=email&order=email&filter=${q("email in ('UNA@X.IO','U6@x.io')")}`),
+    get('users filter email != case', `system/user?count_only=true&filter=${q("email != 'UNA@X.IO'")}`),
+    get('users filter email starts with', `system/user?fields=email&filter=${q("email starts with 'UN'")}`),
     get('users filter is_active', `system/user?count_only=true&filter=${q('is_active = true')}`),
     get('users filter last_login_date null', `system/user?fields=email&order=email&filter=${q('last_login_date is null')}`),
     get('users filter phone like', `system/user?fields=email&filter=${q("phone like '+1%'")}`),
@@ -714,13 +718,6 @@ const ALLOWED: Array<{ match: RegExp; kinds: Kind[]; why: string }> = [
     match: /^case: role (count )?filter name like 'DF-%'/,
     kinds: ['sqlite'],
     why: "SQLite's like ignores the case of ASCII letters, as on the database API (README, filters; database-differential.test.ts)",
-  },
-  {
-    // Not a database fact but a defect left open: emails compare without case in logins and the
-    // unique check on all three (0001: nocase, lower(email) index, _ci), in filters not on PostgreSQL.
-    match: /^users filter email case/,
-    kinds: ['postgres'],
-    why: "KNOWN DEFECT, not fixed yet: filter email = 'UNA@X.IO' finds una@x.io on SQLite and MariaDB, nothing on PostgreSQL",
   },
 ];
 

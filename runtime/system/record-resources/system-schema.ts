@@ -33,8 +33,17 @@ const RECORD_TABLES = new Set([
 /** Enough for any system list; the reference platform has no lower limit on system resources. */
 const SYSTEM_MAX_RECORDS = 100_000;
 
+/**
+ * Emails compare without case in logins and the unique check on every kind (SQLite's nocase,
+ * MySQL's _ci collation, PostgreSQL's unique index on lower(email)); PostgreSQL's text column
+ * itself compares exactly, so its filters are told to.
+ */
+const IGNORE_CASE: Readonly<Record<string, readonly string[]>> = { user: ['email'] };
+
 export async function publicSystemSchema(db: SystemDb): Promise<DatabaseSchema> {
-  const schema = await readDatabaseSchema(db, systemDialect(db), false);
+  const dialect = systemDialect(db);
+  const schema = await readDatabaseSchema(db, dialect, false);
+  const ignoreCase = (table: string, field: string) => dialect.dialect === 'postgres' && (IGNORE_CASE[table] ?? []).includes(field);
   return {
     routines: [],
     tables: schema.tables
@@ -43,7 +52,9 @@ export async function publicSystemSchema(db: SystemDb): Promise<DatabaseSchema> 
         const secret = SECRET_COLUMNS[table.name] ?? [];
         return {
           ...table,
-          fields: table.fields.filter((field) => !secret.includes(field.name)),
+          fields: table.fields
+            .filter((field) => !secret.includes(field.name))
+            .map((field) => (ignoreCase(table.name, field.name) ? { ...field, ignoreCase: true as const } : field)),
           // Nor relations through or to the tables left out (a filter on service_doc_by_service_id.format).
           relations: table.relations.filter(
             (relation) =>

@@ -86,6 +86,19 @@ function compileNode(node: FilterNode, context: FieldContext, scope: CompileScop
 }
 
 function compilePredicate(node: PredicateNode, target: ResolvedField, scope: CompileScope): RawBuilder<SqlBool> {
+  if (target.field.ignoreCase && node.kind !== 'is_null') {
+    // Both sides in lower case (an index on lower(column) still serves `=`).
+    return compileComparison(node, { ...target, column: sql`lower(${target.column})` }, scope, (value) => sql`lower(${value})`);
+  }
+  return compileComparison(node, target, scope, (value) => value);
+}
+
+function compileComparison(
+  node: PredicateNode,
+  target: ResolvedField,
+  scope: CompileScope,
+  side: (value: RawBuilder<unknown>) => RawBuilder<unknown>,
+): RawBuilder<SqlBool> {
   // PostgreSQL's json has no comparison operators; its text does (as the others compare JSON kept as text).
   const column = scope.dialect === 'postgres' && target.field.type === 'json' ? sql`cast(${target.column} as text)` : target.column;
   bind(scope, node.kind === 'between' ? 2 : 1, node.position);
@@ -107,7 +120,7 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Com
         const items = sql.join(forms(value).map((form) => sql.val(form)));
         return node.operator === '=' ? sql<SqlBool>`${column} in (${items})` : sql<SqlBool>`${column} not in (${items})`;
       }
-      return sql<SqlBool>`${column} ${sql.raw(SQL_OPERATORS[node.operator])} ${param(value, target, scope)}`;
+      return sql<SqlBool>`${column} ${sql.raw(SQL_OPERATORS[node.operator])} ${side(param(value, target, scope))}`;
     }
     case 'in': {
       const forms = uuidForms(target.field, scope.dialect);
@@ -116,12 +129,12 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Com
       // Only parameters holding empty arrays leave the list empty.
       if (values.length === 0) throw paramError(node.values[0], 'must not be an empty list');
       bind(scope, values.length - 1, node.position);
-      const items = sql.join(values.map((value) => param(value, target, scope)));
+      const items = sql.join(values.map((value) => side(param(value, target, scope))));
       return node.negated ? sql<SqlBool>`${column} not in (${items})` : sql<SqlBool>`${column} in (${items})`;
     }
     case 'between': {
-      const low = param(nonNull(node.low, target, scope, "in 'between'"), target, scope);
-      const high = param(nonNull(node.high, target, scope, "in 'between'"), target, scope);
+      const low = side(param(nonNull(node.low, target, scope, "in 'between'"), target, scope));
+      const high = side(param(nonNull(node.high, target, scope, "in 'between'"), target, scope));
       return node.negated ? sql<SqlBool>`${column} not between ${low} and ${high}` : sql<SqlBool>`${column} between ${low} and ${high}`;
     }
     case 'like': {
@@ -134,9 +147,9 @@ function compilePredicate(node: PredicateNode, target: ResolvedField, scope: Com
       if (node.mode === 'pattern') {
         // A backslash escapes % and _, as PostgreSQL and MySQL take it by default (SQLite has no default escape).
         const escapeClause = scope.dialect === 'sqlite' ? sql` escape '\\'` : sql``;
-        return sql<SqlBool>`${subject} ${not}like ${sql.val(likePattern(text, scope.dialect))}${escapeClause}`;
+        return sql<SqlBool>`${subject} ${not}like ${side(sql.val(likePattern(text, scope.dialect)))}${escapeClause}`;
       }
-      return sql<SqlBool>`${subject} ${not}like ${sql.val(literalPattern(text, node.mode))} escape ${sql.lit(LIKE_ESCAPE)}`;
+      return sql<SqlBool>`${subject} ${not}like ${side(sql.val(literalPattern(text, node.mode)))} escape ${sql.lit(LIKE_ESCAPE)}`;
     }
   }
 }
