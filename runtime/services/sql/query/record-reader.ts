@@ -17,7 +17,9 @@ export interface OrderBy {
  * `col is null` term goes first when the client asks otherwise.
  */
 function orderTerm<Q extends { orderBy: (...args: any[]) => Q }>(q: Q, plan: TablePlan, term: OrderBy): Q {
-  const { ref, field, aggregate } = term.field;
+  const { field, aggregate } = term.field;
+  // A field compared without case sorts so too (as the other databases' collations sort it).
+  const ref = field.ignoreCase && aggregate === null ? sql`lower(${term.field.ref})` : term.field.ref;
   const natural = term.direction === 'asc' ? 'first' : 'last';
   const nulls = term.nulls ?? natural;
   if ((!field.allowNull && aggregate === null) || (nulls === natural && plan.dialect !== 'postgres')) {
