@@ -27,7 +27,7 @@ import type { InternalService } from './internal-service.js';
 import type { PlatformContext } from './platform-context.js';
 import { coreMessages } from '../core/messages.js';
 import { PorticoError } from '../core/errors.js';
-import type { SubjectType } from '../system/access/access-usage.js';
+import type { Subjects } from '../system/access/access-usage.js';
 
 const VERBS = new Set<Verb>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const OPEN_RULE = { exception: false, adminOnly: false };
@@ -163,7 +163,7 @@ export interface Acting {
   /** The transaction of a table write whose hook makes this call: calls to its service run inside it. */
   joined?: JoinedTransaction;
   /** A client request's subjects and access decision, set by Serve for /system/access_usage. */
-  usage?: { subjects: Array<[SubjectType, number]>; allowed: boolean; service: string };
+  usage?: { subjects: Subjects; allowed: boolean; service: string };
 }
 
 /** One request to a service, whoever makes it. */
@@ -200,30 +200,30 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
         : identify(ctx, credentials, readBasicCredentials(request.headers));
     const caller = identified instanceof Promise ? await identified : identified;
     const acting: Acting = { caller, requestor: 'api', elevated: false, depth: 0 };
-    const noteUsage = (status: number) => {
-      if (acting.usage) ctx.accessUsage.note(acting.usage.subjects, acting.usage.allowed, acting.usage.service, status);
-    };
-    const result = await serve(
-      {
-        verb,
-        service,
-        resource,
-        trailingSlash,
-        rawPath,
-        query,
-        body: request.body,
-        headers: request.headers,
-        stream: bodyStream(request),
-        host: request.hostname,
-        clientIp: request.ip,
-        log: request.log,
-      },
-      acting,
-    ).catch((error: unknown) => {
-      noteUsage(error instanceof PorticoError ? error.status : 500);
+    let result: ServiceResult;
+    try {
+      result = await serve(
+        {
+          verb,
+          service,
+          resource,
+          trailingSlash,
+          rawPath,
+          query,
+          body: request.body,
+          headers: request.headers,
+          stream: bodyStream(request),
+          host: request.hostname,
+          clientIp: request.ip,
+          log: request.log,
+        },
+        acting,
+      );
+    } catch (error) {
+      noteUsage(ctx, acting, error instanceof PorticoError ? error.status : 500);
       throw error;
-    });
-    noteUsage(result.status ?? 200);
+    }
+    noteUsage(ctx, acting, result.status ?? 200);
     if (result.headers) void reply.headers(result.headers);
     // `file=`: the answer as a download (CSV, XML or JSON), when it is the service's JSON.
     const ownType = result.headers?.['content-type'];
@@ -238,6 +238,12 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
         .send(download.body);
     return reply.status(result.status ?? 200).send(result.body);
   };
+}
+
+/** Notes a client request's outcome for /system/access_usage, once Serve has decided on it. */
+function noteUsage(ctx: PlatformContext, acting: Acting, status: number): void {
+  const usage = acting.usage;
+  if (usage) ctx.accessUsage.note(usage.subjects, usage.allowed, usage.service, status);
 }
 
 const ELEVATED: AccessDecision = { allowed: true, grant: null };
@@ -271,11 +277,7 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
         });
     // A client's request is use (or a refusal) of its app, user and role: noted once it is answered (createDispatch).
     if (acting.depth === 0 && acting.requestor === 'api') {
-      const subjects: Array<[SubjectType, number]> = [];
-      if (caller.app) subjects.push(['app', caller.app.id]);
-      if (caller.user) subjects.push(['user', caller.user.id]);
-      if (role) subjects.push(['role', role.id]);
-      acting.usage = { subjects, allowed: decision.allowed, service };
+      acting.usage = { subjects: { app: caller.app?.id, user: caller.user?.id, role: role?.id }, allowed: decision.allowed, service };
     }
     // Credentials are judged first; then an unknown service is a 404 for everyone with valid credentials.
     if (!model && (decision.allowed || decision.error.status === 403)) throw coreMessages.serviceNotFound.error(service);

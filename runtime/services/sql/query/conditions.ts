@@ -22,7 +22,16 @@ export function keyCondition(fields: readonly FieldPlan[], values: readonly unkn
 
 /** The values keyCondition binds, in its order (for statements compiled once and run with other keys). */
 export function keyParameters(fields: readonly FieldPlan[], values: readonly unknown[]): unknown[] {
-  return fields.flatMap((f, i) => (f.forms === null ? [values[i]] : f.forms(values[i])));
+  // Every get, patch and delete by id comes here: a plain loop, the values as they are when no field has forms.
+  let parameters: unknown[] | null = null;
+  for (let i = 0; i < fields.length; i++) {
+    const forms = fields[i].forms;
+    if (forms === null && parameters === null) continue;
+    parameters ??= values.slice(0, i);
+    if (forms === null) parameters.push(values[i]);
+    else parameters.push(...forms(values[i]));
+  }
+  return parameters ?? (values as unknown[]);
 }
 
 /** `a = ? and b is null` for the values of a row just written (values already encoded, in field order). */
