@@ -7,13 +7,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
 import { brokerUrl, requireBroker } from '#test/helpers/require-broker.js';
 import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
+import { freePort } from '#test/helpers/free-port.js';
 
 const REDIS_URL = brokerUrl('redis');
 const ADMIN = { email: 'admin@scale.local', password: 'admin-password-12345' };
@@ -25,15 +25,6 @@ function haproxyInstalled(): boolean {
   if (!found)
     process.stderr.write('\n[skipped] haproxy is not installed (run .ci/setup-proxy.sh as root): the scale-out test is skipped.\n');
   return found;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const ready = haproxyInstalled() && (await requireService('postgres')) && (await requireBroker('redis'));

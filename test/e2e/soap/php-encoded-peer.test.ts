@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { CORPUS, soapModel } from './soap-peers.js';
+import { freePort } from '#test/helpers/free-port.js';
 
 function phpSoapInstalled(): boolean {
   const found = spawnSync('php', ['-r', 'exit(class_exists("SoapServer") ? 0 : 1);']).status === 0;
@@ -23,15 +24,6 @@ function phpSoapInstalled(): boolean {
       '\n[skipped] PHP with its SOAP extension is not installed (run .ci/setup-php.sh as root): the PHP peer test is skipped.\n',
     );
   return found;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(port: number): Promise<void> {
