@@ -34,6 +34,8 @@ export interface Subjects {
 
 type Notes = Record<SubjectType, Map<number, Note>>;
 
+const SUBJECT_TYPES: readonly SubjectType[] = ['app', 'user', 'role'];
+
 const emptyNotes = (): Notes => ({ app: new Map(), user: new Map(), role: new Map() });
 
 function record(notes: Map<number, Note>, id: number, at: string, allowed: boolean, service: string, status: number): void {
@@ -105,35 +107,38 @@ export class AccessUsage {
   private async write(): Promise<void> {
     const notes = this.notes;
     this.notes = emptyNotes();
-    for (const [type, id, note] of (['app', 'user', 'role'] as const).flatMap((t) => [...notes[t]].map(([i, n]) => [t, i, n] as const))) {
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const stored = await this.db
-          .selectFrom('access_usage')
-          .selectAll()
-          .where('subject_type', '=', type)
-          .where('subject_id', '=', id)
-          .executeTakeFirst();
-        const usedHere = note.last_used_at !== null && (stored?.last_used_at == null || note.last_used_at >= stored.last_used_at);
-        const merged = {
-          last_used_at: later(note.last_used_at, stored?.last_used_at ?? null),
-          last_denied_at: later(note.last_denied_at, stored?.last_denied_at ?? null),
-          last_service: usedHere ? note.last_service : (stored?.last_service ?? null),
-          last_status: usedHere ? note.last_status : (stored?.last_status ?? null),
-        };
-        if (stored) {
-          await this.db.updateTable('access_usage').set(merged).where('subject_type', '=', type).where('subject_id', '=', id).execute();
-          break;
-        }
-        try {
-          await this.db
-            .insertInto('access_usage')
-            .values({ subject_type: type, subject_id: id, ...merged })
-            .execute();
-          break;
-        } catch (error) {
-          // Another instance wrote the subject's first row meanwhile: merge with it.
-          if (!isUniqueViolation(error) || attempt === 1) throw error;
-        }
+    for (const type of SUBJECT_TYPES) for (const [id, note] of notes[type]) await this.merge(type, id, note);
+  }
+
+  /** Writes one subject's note, merged with what the system database holds (the later times win). */
+  private async merge(type: SubjectType, id: number, note: Note): Promise<void> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const stored = await this.db
+        .selectFrom('access_usage')
+        .selectAll()
+        .where('subject_type', '=', type)
+        .where('subject_id', '=', id)
+        .executeTakeFirst();
+      const usedHere = note.last_used_at !== null && (stored?.last_used_at == null || note.last_used_at >= stored.last_used_at);
+      const merged = {
+        last_used_at: later(note.last_used_at, stored?.last_used_at ?? null),
+        last_denied_at: later(note.last_denied_at, stored?.last_denied_at ?? null),
+        last_service: usedHere ? note.last_service : (stored?.last_service ?? null),
+        last_status: usedHere ? note.last_status : (stored?.last_status ?? null),
+      };
+      if (stored) {
+        await this.db.updateTable('access_usage').set(merged).where('subject_type', '=', type).where('subject_id', '=', id).execute();
+        break;
+      }
+      try {
+        await this.db
+          .insertInto('access_usage')
+          .values({ subject_type: type, subject_id: id, ...merged })
+          .execute();
+        break;
+      } catch (error) {
+        // Another instance wrote the subject's first row meanwhile: merge with it.
+        if (!isUniqueViolation(error) || attempt === 1) throw error;
       }
     }
   }
