@@ -105,8 +105,8 @@ function tablePathPair({ service, label, tableText, schemas, readOnly }: TablePa
   list.delete = jsonOperation({
     operationId: id('delete', true),
     summary: `Delete records of ${tableText}.`,
-    description: 'By `ids` or by `filter`.',
-    parameters: BATCH_PARAMETERS,
+    description: 'By `ids`, or by `filter`: at most `limit` records, after `offset`, in `order`.',
+    parameters: parameterRefs('ids', 'filter', 'limit', 'offset', 'order', 'fields', 'related', 'id_field', 'continue', 'rollback'),
     response: { description: written, schema: schemas.writtenRecords },
   });
   const replaceBody = { description: 'Fields of the record.', schema: schemas.insert };

@@ -71,6 +71,11 @@ export const sqlMessages = {
   ),
   multiColumnRelation: message(501, () => 'Relating records with multi-column foreign keys is not currently supported.'),
   modelHasNoField: message(400, (name: string | null, table: string) => `The model has no field '${name}' in table '${table}'.`),
+  boundedDeleteWithoutKey: message(
+    400,
+    (table: string) =>
+      `Table '${table}' has no primary key: a delete by filter with 'limit' or 'offset' can not tell which records to delete.`,
+  ),
   compositeIds: message(
     400,
     (table: string) => `Table '${table}' has a composite identifier: address its records by record bodies, not 'ids'.`,

@@ -180,6 +180,90 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(related.status, JSON.stringify(related.body)).toBe(200);
     });
 
+    describe("the spec's filter operators, alike on every database", () => {
+      beforeAll(async () => {
+        await api().call('POST', '_schema', {
+          resource: [
+            {
+              name: 'op',
+              field: [
+                { name: 'id', type: 'id' },
+                { name: 'n', type: 'integer', allow_null: true },
+                { name: 's', type: 'string', length: 10, allow_null: true },
+              ],
+            },
+          ],
+        });
+        await api().call('POST', '_table/op', {
+          resource: [
+            { n: 1, s: 'apple' },
+            { n: 2, s: 'banana' },
+            { n: 3, s: null },
+            { n: null, s: 'cherry' },
+            { n: 5, s: 'avocado' },
+          ],
+        });
+      });
+
+      it.each([
+        ['n = 2', [2]],
+        ['n != 2', [1, 3, 5]],
+        ['n > 2', [3, 5]],
+        ['n >= 2', [2, 3, 5]],
+        ['n < 2', [1]],
+        ['n <= 2', [1, 2]],
+        ["s like 'a%'", [1, 5]],
+        ["s like '%an%'", [2]],
+        ["s LIKE '_pple'", [1]],
+        ['n in (1, 3, 7)', [1, 3]],
+        ["s IN ('cherry','apple')", [1, 4]],
+        ['n is null', [4]],
+        ['s IS NOT NULL', [1, 2, 4, 5]],
+        ["n > 1 and s like 'a%'", [5]],
+        ['n = 1 OR n = 3', [1, 3]],
+        ["(n = 1 or n = 2) AND s = 'banana'", [2]],
+        ["n = 1 or n = 2 and s = 'banana'", [1, 2]],
+        ['(n < 2 or n is null) and (s is not null)', [1, 4]],
+      ])('%s', async (filter, ids) => {
+        const result = await api().get('_table/op', { filter, fields: 'id', order: 'id' });
+        expect(result.status, JSON.stringify(result.body)).toBe(200);
+        expect(result.body.resource.map((r: { id: number }) => r.id)).toEqual(ids);
+      });
+    });
+
+    it('returns fields of columns named in upper case in lower case, and takes them in any case', async () => {
+      const ddl: Record<DatabaseTarget['kind'], string> = {
+        sqlite: 'create table SHOUT (ID integer primary key autoincrement, FULL_NAME varchar(20) not null, Score integer)',
+        postgres: 'create table "SHOUT" ("ID" serial primary key, "FULL_NAME" varchar(20) not null, "Score" integer)',
+        mysql: 'create table SHOUT (ID int primary key auto_increment, FULL_NAME varchar(20) not null, Score int)',
+      };
+      await target().exec(ddl[target().kind]);
+      expect((await api().get('_table', { refresh: 'true' })).body.resource).toContainEqual({ name: 'shout' });
+      const created = await api().call('POST', '_table/SHOUT', {
+        resource: [
+          { full_name: 'Ann', score: 1 },
+          { FULL_NAME: 'Bob', Score: 2 },
+        ],
+      });
+      expect(created.body).toEqual({ resource: [{ id: 1 }, { id: 2 }] });
+      expect((await api().get('_table/shout', { order: 'SCORE desc' })).body).toEqual({
+        resource: [
+          { id: 2, full_name: 'Bob', score: 2 },
+          { id: 1, full_name: 'Ann', score: 1 },
+        ],
+      });
+      expect((await api().get('_table/shout/1')).body).toEqual({ id: 1, full_name: 'Ann', score: 1 });
+      expect((await api().get('_table/shout', { filter: "full_name = 'Bob'", fields: 'FULL_NAME' })).body).toEqual({
+        resource: [{ full_name: 'Bob' }],
+      });
+      expect((await api().call('PATCH', '_table/shout/2?fields=*', { Full_Name: 'Rob' })).body).toEqual({
+        id: 2,
+        full_name: 'Rob',
+        score: 2,
+      });
+      expect((await api().get('_schema/shout')).body.field.map((f: { name: string }) => f.name)).toEqual(['id', 'full_name', 'score']);
+    });
+
     it('answers a malformed filter with 400 naming the position and what was expected', async () => {
       const result = await api().get('_table/contact', { filter: "last_name = 'Yang' and (id > 2" });
       expect(result.status).toBe(400);
@@ -429,6 +513,34 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       expect(await count('note', "title like 'e%'")).toBe(0);
     });
 
+    it('deletes by filter at most limit records, after offset, in the order asked for (limit was ignored: every match was deleted)', async () => {
+      await api().call('POST', '_table/note', {
+        resource: ['g1', 'g2', 'g3', 'g4', 'g5', 'g6'].map((title, i) => ({ title, score: i % 2 })),
+      });
+      const byFilter = (filter: string, query: string) => `_table/note?filter=${encodeURIComponent(filter)}&${query}`;
+      // The spec's query parameters serve list and delete operations alike: limit is the most records the delete removes.
+      expect((await api().call('DELETE', byFilter("title like 'g%'", 'limit=1&fields=title'))).body).toEqual({
+        resource: [{ title: 'g1' }],
+      });
+      expect(await notes("title like 'g%'")).toEqual(['g2', 'g3', 'g4', 'g5', 'g6']);
+      const ordered = await api().call('DELETE', byFilter('score = 1', 'order=title desc&top=2&fields=title'));
+      expect(ordered.body.resource.map((r: { title: string }) => r.title).sort()).toEqual(['g4', 'g6']);
+      expect(await notes("title like 'g%'")).toEqual(['g2', 'g3', 'g5']);
+      const skipped = await api().call('DELETE', byFilter("title like 'g%'", 'sort=title&skip=1&fields=title'));
+      expect(skipped.body.resource.map((r: { title: string }) => r.title).sort()).toEqual(['g3', 'g5']);
+      expect(await notes("title like 'g%'")).toEqual(['g2']);
+      // limit=0 is no limit, as for lists.
+      expect((await api().call('DELETE', byFilter("title like 'g%'", 'limit=0'))).body.resource).toHaveLength(1);
+      await api().call('POST', '_schema', { resource: [{ name: 'keyless', field: [{ name: 'n', type: 'integer' }] }] });
+      await api().call('POST', '_table/keyless', { resource: [{ n: 1 }, { n: 1 }] });
+      expect((await api().call('DELETE', '_table/keyless?filter=n%20%3D%201&limit=1')).body.error).toEqual({
+        code: 400,
+        message: "Table 'keyless' has no primary key: a delete by filter with 'limit' or 'offset' can not tell which records to delete.",
+      });
+      expect(await count('keyless')).toBe(2);
+      await api().call('DELETE', '_schema/keyless');
+    });
+
     it('changes rows of a table without a key by filter, as it deletes them (PATCH and PUT answered 400 "No valid identifier")', async () => {
       await api().call('POST', '_schema', {
         resource: [
@@ -548,10 +660,60 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       }
     });
 
+    it('answers 409 to a write the database stops in a deadlock with another session, leaving the records to the other (SQLite has one writer)', async () => {
+      const kind = target().kind;
+      if (kind === 'sqlite') return;
+      await api().call('POST', '_schema', {
+        resource: [
+          {
+            name: 'locked',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'n', type: 'integer' },
+            ],
+          },
+        ],
+      });
+      await api().call('POST', '_table/locked', { resource: [{ n: 0 }, { n: 0 }] });
+      await target().exec('begin');
+      await target().exec('update locked set n = 100 where id = 2');
+      // MariaDB and MySQL stop the lighter transaction (fewer rows written): make this session's the heavier one.
+      if (kind === 'mysql') await target().exec('insert into locked (n) values (7), (7), (7), (7), (7), (7)');
+      const patch = api().call('PATCH', `_table/locked?filter=${encodeURIComponent('id in (1, 2)')}`, { resource: [{ n: 1 }] });
+      const waiting =
+        kind === 'postgres'
+          ? "select count(*) as n from pg_locks where not granted and locktype = 'transactionid'"
+          : "select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'";
+      // The API's update holds record 1 and waits for record 2.
+      for (let i = 0; i < 100 && Number((await target().query(waiting))[0].n) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await target().exec('update locked set n = 100 where id = 1');
+      const result = await patch;
+      await target().exec('commit');
+      expect(result).toEqual({ status: 409, body: { error: { code: 409, message: 'The records were changed concurrently; try again.' } } });
+      expect((await api().get('_table/locked', { ids: '1,2', fields: 'n' })).body.resource).toEqual([{ n: 100 }, { n: 100 }]);
+    });
+
     it('answers a broken foreign key with 409 and writes nothing', async () => {
       const result = await api().call('POST', '_table/note', { resource: [{ title: 'fk', contact_id: 99999 }] });
       expect(result).toMatchObject({ status: 409, body: { error: { code: 409 } } });
       expect(await count('note', "title = 'fk'")).toBe(0);
+    });
+
+    it('answers 409 to deleting a record another still references, deleting nothing (the cascade to its own children included)', async () => {
+      const created = await api().call('POST', '_table/note', { resource: [{ title: 'refers', contact_id: 3 }] });
+      expect(created.status).toBe(200);
+      const infos = await count('contact_info', 'contact_id = 3');
+      for (const path of ['_table/contact/3', '_table/contact?ids=3', `_table/contact?filter=${encodeURIComponent('id = 3')}`]) {
+        expect((await api().call('DELETE', path)).body, path).toEqual({
+          error: {
+            code: 409,
+            message: 'Foreign key constraint failed: a referenced record does not exist, or other records still reference this one.',
+          },
+        });
+      }
+      expect(await count('contact', 'id = 3')).toBe(1);
+      expect(await count('contact_info', 'contact_id = 3')).toBe(infos);
+      await api().call('DELETE', `_table/note/${created.body.resource[0].id}`);
     });
 
     it('refuses a body that is not a record list', async () => {

@@ -8,7 +8,7 @@ import { unwrapRecord, unwrapRecords, wrapList } from '../../../core/envelope.js
 import type { ServiceResult } from '../../service-kind.js';
 import { atomically } from '../query/atomic.js';
 import { runBatch } from '../query/batch-runner.js';
-import { allOf, findRecordKey, keyCondition, keyText, parseKey, recordKey, type Condition } from '../query/conditions.js';
+import { allOf, findRecordKey, keyCondition, keysCondition, keyText, parseKey, recordKey, type Condition } from '../query/conditions.js';
 import { selectRows } from '../query/record-reader.js';
 import {
   deleteRows,
@@ -20,7 +20,7 @@ import {
   type Row,
   type WriteTarget,
 } from '../query/record-writer.js';
-import type { FieldPlan } from '../query/table-plan.js';
+import { selectionOf, type FieldPlan } from '../query/table-plan.js';
 import { etagMatches, recordEtag } from './record-etag.js';
 import { batchMode, forceOption, hasRecordBody } from '../request-options.js';
 import { sqlMessages } from '../sql-messages.js';
@@ -33,6 +33,7 @@ import {
   finishWritten,
   identifiers,
   idsKeys,
+  orderOf,
   recordsKeys,
   toError,
   writeTarget,
@@ -269,6 +270,36 @@ export async function deleteRecord(op: TableOp, id: string): Promise<ServiceResu
   return { body: await finishWritten(op, target, row) };
 }
 
+/** Keys per DELETE statement of a bounded delete: within every database's count of bound values. */
+const DELETE_CHUNK = 1000;
+
+/**
+ * A delete by filter with `limit` or `offset` (the spec's query parameters serve list and delete
+ * operations alike): the keys of the records a list would return (its order, then the key), then
+ * those records, in one transaction so that what is deleted is what was chosen.
+ */
+async function deleteBounded(op: TableOp, target: WriteTarget, where: Condition | null): Promise<Row[]> {
+  const keyFields = op.plan.primaryKey;
+  if (keyFields.length === 0) throw sqlMessages.boundedDeleteWithoutKey.error(op.plan.table.name);
+  return atomically(db(op), async (conn) => {
+    const chosen = await selectRows(conn, op.plan, {
+      where,
+      selection: selectionOf(keyFields),
+      order: orderOf(op),
+      // An offset alone skips records and deletes the rest: every database takes OFFSET after a LIMIT.
+      limit: op.params.limit ?? Number.MAX_SAFE_INTEGER,
+      offset: op.params.offset,
+      forUpdate: op.ctx.dialect.dialect !== 'sqlite',
+    });
+    const deleted: Row[] = [];
+    for (let i = 0; i < chosen.length; i += DELETE_CHUNK) {
+      const keys = chosen.slice(i, i + DELETE_CHUNK).map((row) => keyFields.map((f) => f.encode(row[f.name])));
+      deleted.push(...(await deleteRows(conn, target, allOf([keysCondition(keyFields, keys), where]))));
+    }
+    return deleted;
+  });
+}
+
 /** `DELETE _table/{table}`: by `ids`, body records or `filter`; everything only with `force=true`. */
 export async function deleteRecords(op: TableOp): Promise<ServiceResult> {
   assertWritable(op);
@@ -291,10 +322,12 @@ export async function deleteRecords(op: TableOp): Promise<ServiceResult> {
     return { body: wrapList(await finishWritten(op, target, resource)) };
   }
   const target = writeTarget(op, op.plan.primaryKey);
-  if (params.filter !== null)
-    return {
-      body: wrapList(await finishWritten(op, target, await deleteRows(db(op), target, allOf([filterCondition(op), op.rowFilter])))),
-    };
+  if (params.filter !== null) {
+    const where = allOf([filterCondition(op), op.rowFilter]);
+    const bounded = params.limit !== null || params.offset > 0;
+    const rows = bounded ? await deleteBounded(op, target, where) : await deleteRows(db(op), target, where);
+    return { body: wrapList(await finishWritten(op, target, rows)) };
+  }
   if (forceOption(call.query)) {
     await deleteRows(db(op), target, op.rowFilter);
     return { body: { success: true } };
