@@ -71,6 +71,12 @@ export const sqlMessages = {
   ),
   multiColumnRelation: message(501, () => 'Relating records with multi-column foreign keys is not currently supported.'),
   modelHasNoField: message(400, (name: string | null, table: string) => `The model has no field '${name}' in table '${table}'.`),
+  stringLengthTooLarge: message(
+    400,
+    (field: string, max: number) =>
+      `Invalid 'length' for field '${field}': at most ${max} characters on this database; use type text for longer values.`,
+    (field: string) => ({ field }),
+  ),
   boundedDeleteWithoutKey: message(
     400,
     (table: string) =>

@@ -337,6 +337,42 @@ insert into moody values (1, '{sad,happy}', '{AB,"C"}', '{"[1,3)"}', '{"a b",NUL
       expect(added.body.error).toMatchObject({ code: 400, message: message.replace("table 'defaulted'", "table 'typed'") });
     });
 
+    it("takes a string's length 0 as none given (255, as the reference), and answers a length its database can not hold with 400 naming the field", async () => {
+      const field = (length: number) => ({
+        name: 'lengthy',
+        field: [
+          { name: 'id', type: 'id' },
+          { name: 's', type: 'string', length, allow_null: true },
+        ],
+      });
+      // PostgreSQL refused varchar(0); SQLite and MariaDB made a column that holds nothing but ''.
+      expect((await api().call('POST', '_schema', { resource: [field(0)] })).status).toBe(200);
+      expect(await describeField('lengthy', 's')).toMatchObject({ type: 'string', length: 255 });
+      // Beyond PostgreSQL's varchar (10485760) and MySQL's row (65535 bytes), and beyond MySQL's utf8mb4 varchar (16383):
+      // they answered "Invalid value: not a valid value for the field's type." and "Failed to create table 'big'.".
+      for (const length of [100_000_000, 20_000]) {
+        const created = await api().call('POST', '_schema', { resource: [{ ...field(length), name: 'big' }] });
+        const changed = await api().call('PATCH', '_schema/lengthy/_field/s', { length });
+        if (target().kind === 'sqlite' || (target().kind === 'postgres' && length === 20_000)) {
+          expect(created.status, JSON.stringify(created.body)).toBe(200);
+          expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+          await api().call('DELETE', '_schema/big');
+          continue;
+        }
+        for (const result of [created, changed]) {
+          expect(result.body.error).toEqual({
+            code: 400,
+            message: expect.stringMatching(
+              /^Invalid 'length' for field 's': at most \d+ characters on this database; use type text for longer values\.$/,
+            ),
+            context: { field: 's' },
+          });
+        }
+        expect((await api().get('_schema/big')).status).toBe(404);
+      }
+      await api().call('DELETE', '_schema/lengthy');
+    });
+
     it('refuses a table with two auto-numbered keys alike (SQLite and MySQL made a composite key, and no record could be created)', async () => {
       const created = await api().call('POST', '_schema', {
         resource: [

@@ -57,6 +57,12 @@ export interface SqlDialectModule {
   columnSuffix(field: FieldDefinition): string | null;
   /** Whether an auto-increment key takes a keyword (SQLite, MySQL) rather than a type (PostgreSQL `serial`). */
   autoIncrementKeyword: boolean;
+  /**
+   * The longest `length` a string field takes where the database's refusal names no field
+   * (PostgreSQL's varchar: 10485760); null where its error names the field (MySQL) or it sets no
+   * limit (SQLite).
+   */
+  maxStringLength: number | null;
   /** Whether DDL is transactional, so that a failed multi-table create rolls back by itself. */
   transactionalDdl: boolean;
   /**

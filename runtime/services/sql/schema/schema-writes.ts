@@ -19,7 +19,7 @@ import { mergedDefinition } from './model-definitions.js';
 import type { FieldChange, TableChanges } from './table-alter.js';
 import { nativeTypeInfo } from './native-types.js';
 import { bareField, encoderFor } from '../query/value-codec.js';
-import { assertDefaultFits, createTables, resolveReference } from './table-ddl.js';
+import { assertDefaultFits, assertLengthFits, createTables, resolveReference } from './table-ddl.js';
 import { assertNewIdentifier, shownName } from './identifiers.js';
 import { lowerKeys, parseField, schemaBodyTables } from './table-definition.js';
 import { describeField, describeRelation, describeTable } from './table-description.js';
@@ -172,8 +172,12 @@ async function assertStoredValuesFit(ctx: SqlServiceContext, table: TableModel, 
 async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
   if (isEmpty(changes)) return;
   const known = { created: [], existing: ctx.schema.current };
-  for (const field of changes.add) assertDefaultFits(field, table.name, ctx.dialect);
+  for (const field of changes.add) {
+    assertLengthFits(field, ctx.dialect);
+    assertDefaultFits(field, table.name, ctx.dialect);
+  }
   for (const { definition, current } of changes.modify) {
+    assertLengthFits(definition, ctx.dialect);
     if (definition.default !== current.default) assertDefaultFits(definition, table.name, ctx.dialect);
   }
   changes.add = changes.add.map((field) => resolveReference(field, table.name, known));

@@ -11,6 +11,7 @@ import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { assertNewIdentifier, shownName } from './identifiers.js';
 import { parseTableDefinitions, type FieldDefinition, type TableDefinition } from './table-definition.js';
 import { databaseError } from '../dialects/driver-errors.js';
+import { sqlMessages } from '../sql-messages.js';
 
 const ID_TYPES = new Set(['id', 'bigid', 'mediumid', 'smallid']);
 
@@ -121,6 +122,17 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
  * Refuses a constant default the field could not hold, as a written value would be refused (SQLite
  * kept `'abc'` as an integer's default, PostgreSQL and MySQL failed with their own words).
  */
+/** Native character types a length applies to (a field changed without its type keeps the one read). */
+const CHARACTER_TYPE = /^(character varying|varchar|character|char|bpchar|nvarchar|nchar)$/i;
+
+/** A string's `length` within what the database takes, where its own refusal would name no field (PostgreSQL). */
+export function assertLengthFits(field: FieldDefinition, dialect: SqlDialectModule): void {
+  const max = dialect.maxStringLength;
+  if (max === null || field.length === null || field.length <= max) return;
+  if (field.native ? CHARACTER_TYPE.test(field.type.trim()) : field.type === 'string')
+    throw sqlMessages.stringLengthTooLarge.error(field.name, max);
+}
+
 export function assertDefaultFits(field: FieldDefinition, table: string, dialect: SqlDialectModule): void {
   const value = field.default;
   if (field.native || value === undefined || value === null || typeof value === 'object') return;
@@ -243,7 +255,12 @@ export async function createTables(
   }
   const given: KnownTables = { created: tables, existing };
   // Checked before any table is made (MySQL's DDL is not transactional).
-  for (const table of tables) for (const field of table.fields) assertDefaultFits(field, table.name, dialect);
+  for (const table of tables) {
+    for (const field of table.fields) {
+      assertLengthFits(field, dialect);
+      assertDefaultFits(field, table.name, dialect);
+    }
+  }
   const resolved = tables.map((table) => ({ ...table, fields: table.fields.map((field) => resolveReference(field, table.name, given)) }));
   const known: KnownTables = { created: resolved, existing };
   const createAll = async (conn: Kysely<any>, done: TableDefinition[]) => {

@@ -182,6 +182,9 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
     throw new BadRequestError(`Invalid schema detected - no table element for reference type of ${where}.`);
   }
   const isId = type === 'id' || type === 'bigid' || type === 'mediumid' || type === 'smallid';
+  const given = integerOption(input.length ?? input.size, where, 'length');
+  // A client's length 0 is none given, so a string is a varchar(255) (the reference's `length or 255`); the catalog's stays as read.
+  const length = given === 0 && !trustedType ? null : given;
   const precision = integerOption(input.precision, where, 'precision');
   const scale = integerOption(input.scale ?? input.decimals, where, 'scale');
   // MySQL refused this in its own words; PostgreSQL and SQLite took it.
@@ -192,7 +195,7 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
     name,
     type,
     native,
-    length: integerOption(input.length ?? input.size, where, 'length'),
+    length,
     precision,
     scale,
     default: defaultValue(input.default, where),

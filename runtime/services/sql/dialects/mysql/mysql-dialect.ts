@@ -33,6 +33,7 @@ export const mysqlDialect: SqlDialectModule = {
   columnType: mysqlColumnType,
   columnSuffix: mysqlColumnSuffix,
   autoIncrementKeyword: true,
+  maxStringLength: null,
   transactionalDdl: false,
   supportsReturning: false,
   keyInsertsWithoutReturning: true,

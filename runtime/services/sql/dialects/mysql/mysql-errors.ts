@@ -101,6 +101,9 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
   switch (errno) {
     case 1048:
       return sqlMessages.notNull.error(field);
+    // 'Column length too big for column 's' (max = 16383); use BLOB or TEXT instead': a string's length beyond its varchar.
+    case 1074:
+      return sqlMessages.stringLengthTooLarge.error(field ?? column ?? '', Number(/max = (\d+)/.exec(message)?.[1] ?? 0));
     case 1364:
       return sqlMessages.required.error(field);
     case 1062:

@@ -65,6 +65,7 @@ export const postgresDialect: SqlDialectModule = {
   columnType: postgresColumnType,
   columnSuffix: () => null,
   autoIncrementKeyword: false,
+  maxStringLength: 10_485_760,
   transactionalDdl: true,
   supportsReturning: true,
   keyInsertsWithoutReturning: false,

@@ -44,6 +44,7 @@ export const sqliteDialect: SqlDialectModule = {
   columnType: sqliteColumnType,
   columnSuffix: () => null,
   autoIncrementKeyword: true,
+  maxStringLength: null,
   transactionalDdl: true,
   supportsReturning: true,
   keyInsertsWithoutReturning: true,
