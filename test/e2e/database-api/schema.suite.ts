@@ -295,6 +295,12 @@ insert into moody values (1, '{sad,happy}', '{AB,"C"}', '{"[1,3)"}', '{"a b",NUL
         "There are no fields in the requested schema of table 'bad'.",
       );
       expect((await api().call('POST', '_schema', {})).status).toBe(400);
+      // An empty list is no data either (it answered 200 {"resource":[]}, as if tables had been written).
+      expect((await api().call('POST', '_schema', { resource: [] })).body.error).toEqual({
+        code: 400,
+        message: 'No data in schema create request.',
+      });
+      expect((await api().call('PATCH', '_schema', [])).body.error).toEqual({ code: 400, message: 'No data in schema update request.' });
     });
   });
 

@@ -239,6 +239,8 @@ function tablesResult(ctx: SqlServiceContext, call: ServiceCall, names: string[]
 /** POST/PUT/PATCH `_schema`: creates the tables that do not exist, merges the others (POST with check_exist=true refuses them). */
 async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<ServiceResult> {
   const inputs = schemaBodyTables(call.body).map((raw) => lowerKeys(raw));
+  // An empty list is no data, as an empty body is (it answered 200 as if tables had been written).
+  if (inputs.length === 0) throw sqlMessages.noSchemaData.error(call.verb === 'POST' ? 'create' : 'update');
   const checkExist = call.verb === 'POST' && toBool(pick(call.query, 'check_exist'));
   const creates: Input[] = [];
   const names: string[] = [];
