@@ -61,6 +61,9 @@ export function addressBookTests(api: () => ApiClient): void {
       required: true,
     });
     expect(byName.info_type).toMatchObject({ type: 'string', length: 32, allow_null: false });
+    // The spec's field definition: the native type is returned on read.
+    expect(byName.info_type.db_type).toMatch(/^(varchar|character varying)\(32\)$/);
+    expect(byName.id.db_type).toMatch(/^(integer|int\(11\))$/);
     expect(byName.ordinal).toMatchObject({ type: 'integer', allow_null: true, required: false });
     const contact = (await api().get('_schema/contact')).body;
     expect(contact.related.map((r: { name: string; type: string }) => [r.name, r.type])).toEqual([

@@ -186,6 +186,45 @@ export function conformanceTests(api: () => ApiClient): void {
     await api().call('DELETE', `_schema/${name}`);
   });
 
+  it('limits a database service at service level: 429 with Retry-After and X-RateLimit-* once the rate is spent', async () => {
+    const server = api().server;
+    const admin = await credentials();
+    const system = async (method: 'POST' | 'DELETE', path: string, body?: unknown) =>
+      (
+        await server.app.inject({
+          method,
+          url: `/api/v2/system/${path}`,
+          headers: { ...admin, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+        })
+      ).json();
+    // Administrators are never limited: an app whose role reads the service calls it with its API key.
+    const suffix = Date.now() % 100000;
+    const role = await system('POST', 'role', {
+      resource: [{ name: `db-reader-${suffix}`, role_service_access_by_role_id: [{ service_id: 5, component: '*', verb_mask: 1 }] }],
+    });
+    const app = await system('POST', 'app?fields=id,api_key', {
+      resource: [{ name: `db-app-${suffix}`, role_id: role.resource[0].id, is_active: true, type: 0 }],
+    });
+    const limit = await system('POST', 'limit', {
+      resource: [{ name: `db-limit-${suffix}`, type: 'instance.service', service_id: 5, rate: 2, period: 'minute' }],
+    });
+    const read = () =>
+      server.app.inject({ method: 'GET', url: '/api/v2/db/_table/contact/1', headers: { 'x-service-api-key': app.resource[0].api_key } });
+    try {
+      for (let i = 0; i < 2; i++) expect((await read()).statusCode).toBe(200);
+      const refused = await read();
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json().error).toMatchObject({ code: 429 });
+      expect(refused.headers['x-ratelimit-limit']).toBe('2');
+      expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['x-ratelimit-reset'])).toBeGreaterThan(Date.now() / 1000);
+    } finally {
+      await system('DELETE', `limit/${limit.resource[0].id}`);
+    }
+  });
+
   async function credentials(): Promise<Record<string, string>> {
     const server = api().server;
     return { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() };
