@@ -52,15 +52,19 @@ export function decodeXml(bytes: Uint8Array, charset?: string): string {
 /** Thrown when a text is no well-formed XML; `message` says where. */
 export class XmlSyntaxError extends Error {}
 
-/** Parses XML; an error throws XmlSyntaxError. xmldom is lenient: what it only warns about (an unclosed tag) is accepted. */
+/**
+ * Parses XML; an error throws XmlSyntaxError. What xmldom only warns about is no well-formed XML
+ * either (an element never closed, which it would close where its parent ends, quietly moving
+ * what follows inside it; an attribute without quotes): it is refused too.
+ */
 export function parseXml(text: string): Document {
   if (text.trim() === '') throw new XmlSyntaxError('the document is empty');
   let problem: string | null = null;
   const record = (message: unknown) => {
-    problem ??= String(message).replace(/^\[xmldom \w+\]\s*/, '');
+    problem ??= unclosedElement(text, String(message).replace(/^\[xmldom \w+\]\s*/, ''));
   };
   // The locator adds `@#[line:..,col:..]` to messages.
-  const parser = new DOMParser({ locator: {}, errorHandler: { warning: () => undefined, error: record, fatalError: record } });
+  const parser = new DOMParser({ locator: {}, errorHandler: { warning: record, error: record, fatalError: record } });
   let document: Document;
   try {
     document = parser.parseFromString(text, 'text/xml');
@@ -79,6 +83,14 @@ export function parseXml(text: string): Document {
     throw new XmlSyntaxError(reason);
   }
   return document;
+}
+
+/** xmldom's warning for an element that is never closed, as a message naming the element (at the position it gives). */
+function unclosedElement(text: string, message: string): string {
+  const at = /^unclosed xml attribute\s*@#\[line:(\d+),col:(\d+)\]/.exec(message);
+  if (at === null) return message;
+  const name = /^<([^\s/>]+)/.exec(text.split('\n')[Number(at[1]) - 1]?.slice(Number(at[2]) - 1) ?? '')?.[1];
+  return `the element ${name ?? ''} is not closed @#[line:${at[1]},col:${at[2]}]`.replace('element  is', 'element is');
 }
 
 /**
