@@ -151,7 +151,13 @@ export interface SoapOperationModel {
   description: string;
   style: 'document' | 'rpc';
   use: 'literal' | 'encoded';
+  /** The soapAction of the binding the operation is called through by default (the SOAP 1.1 one when there is one). */
   soapAction: string;
+  /**
+   * The soapAction of each SOAP version's binding, when the bindings give the operation different
+   * ones (a call in the other version must send its own binding's); absent otherwise.
+   */
+  soapActions?: Partial<Record<SoapVersion, string>>;
   /** SOAP versions of the bindings that offer the operation, sorted. */
   soapVersions: SoapVersion[];
   /**

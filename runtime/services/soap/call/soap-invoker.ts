@@ -1,6 +1,6 @@
 /**
  * Calls one operation: JSON -> envelope -> HTTP -> JSON. The SOAP version is the configured one,
- * else the binding's (1.1 when both exist); the endpoint is `options.location`, else the WSDL's
+ * else the binding's (1.1 when both exist), and the soapAction that version's binding's; the endpoint is `options.location`, else the WSDL's
  * address for that version (of a port that offers the operation). A Fault is a 500 with its text
  * and code; an HTTP error without an envelope is a 503 for a gateway status (502-504) and a 500
  * otherwise; no answer is a 503.
@@ -58,7 +58,11 @@ export async function invokeOperation(
   if (!/^https?:\/\/[^/]/i.test(endpoint)) throw soapMessages.endpointNotUrl.error(endpoint, version);
   const body = writer.message(operation.input, args, operation.use === 'encoded' ? version : null);
   const request = envelope(version, soapHeaders(options.headers, options.wsse, version, query), body, operation.use === 'encoded');
-  const reply = await transport.exchange(endpoint, request, envelopeHeaders(version, operation.soapAction));
+  const reply = await transport.exchange(
+    endpoint,
+    request,
+    envelopeHeaders(version, operation.soapActions?.[version] ?? operation.soapAction),
+  );
   // Nothing is the answer of a one-way operation only; a redirect is no answer either (a SOAP
   // POST is not sent again elsewhere: soap-transport.ts).
   if (reply.body.trim() === '') {

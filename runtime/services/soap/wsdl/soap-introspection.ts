@@ -54,6 +54,7 @@ class OperationBuilder {
       style,
       use: operation.input?.use ?? 'literal',
       soapAction: operation.soapAction,
+      ...soapActions(occurrences),
       soapVersions: [...new Set(occurrences.map((o) => o.binding.version as SoapVersion))].sort(),
       input,
       output,
@@ -106,6 +107,18 @@ class OperationBuilder {
   }
 }
 
+/** Each version's soapAction (its first binding's), when the versions' bindings give different ones. */
+function soapActions(occurrences: Occurrence[]): Pick<SoapOperationModel, 'soapActions'> {
+  const actions: Partial<Record<SoapVersion, string>> = {};
+  for (const { binding, operation } of occurrences) actions[binding.version as SoapVersion] ??= operation.soapAction;
+  return new Set(Object.values(actions)).size > 1 ? { soapActions: actions } : {};
+}
+
+/** An operation's input and output messages: one name with others is another operation. */
+function messagesOf(operation: PortTypeOperation): string {
+  return `${operation.input === null ? '' : qnameKey(operation.input)} ${operation.output === null ? '' : qnameKey(operation.output)}`;
+}
+
 /**
  * The addresses of an operation's ports by SOAP version, when one differs from the service's
  * (the first port's of that version): a WSDL may put the ports of different bindings at
@@ -145,7 +158,10 @@ export function isSimpleInput(view: SchemaView, schema: JsonSchema): boolean {
 export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<string> = []): SoapContract {
   const warnings = new Set<string>();
   const endpoints: Partial<Record<SoapVersion, string>> = {};
-  const byName = new Map<string, Occurrence[]>();
+  // By operation name, the operations of that name: an overload across port types (other messages) is another.
+  const byName = new Map<string, Occurrence[][]>();
+  /** Operations a binding repeats: their overload is told once, for the binding. */
+  const repeatedInBinding = new Set<string>();
   for (const service of wsdl.services) {
     for (const port of service.ports) {
       const binding = lookup(wsdl.bindings, port.binding);
@@ -174,32 +190,52 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
           warnings.add(`Operation '${operation.name}' of binding '${binding.name.local}' is not in its port type; it is left out.`);
           continue;
         }
-        const list = byName.get(operation.name) ?? [];
+        const variants = byName.get(operation.name) ?? [];
+        byName.set(operation.name, variants);
+        const signature = messagesOf(portTypeOperation);
+        let list = variants.find((variant) => messagesOf(variant[0].portType) === signature);
+        if (list === undefined) {
+          list = [];
+          variants.push(list);
+        }
         const known = list.find((o) => o.binding === binding);
         if (known === undefined) list.push({ binding, operation, portType: portTypeOperation, address });
-        else if (known.operation !== operation)
+        else if (known.operation !== operation) {
+          repeatedInBinding.add(operation.name);
           warnings.add(
             `Operation '${operation.name}' appears more than once in binding '${binding.name.local}' (an overload, which one JSON name cannot tell apart, or a copy): only the first is offered.`,
           );
-        else known.address ??= address;
-        byName.set(operation.name, list);
+        } else known.address ??= address;
       }
     }
   }
+  for (const { portType, operation } of wsdl.overloads)
+    if (!repeatedInBinding.has(operation))
+      warnings.add(
+        `Operation '${operation}' appears more than once in port type '${portType}' (an overload, which one JSON name cannot tell apart): only the first is offered.`,
+      );
   // Encoded messages name each value's type in xsi:type, so their schemas keep the type names.
-  const encoded = [...byName.values()].some((list) =>
-    list.some(({ operation }) => operation.input?.use === 'encoded' || operation.output?.use === 'encoded'),
+  const encoded = [...byName.values()].some((variants) =>
+    variants.flat().some(({ operation }) => operation.input?.use === 'encoded' || operation.output?.use === 'encoded'),
   );
   const schemas = new JsonSchemaBuilder(wsdl.schemas, (message) => warnings.add(message), encoded);
   const builder = new OperationBuilder(wsdl, schemas);
-  const built: Array<Omit<SoapOperationModel, 'name' | 'simpleInput'>> = [];
-  for (const [name, occurrences] of [...byName].sort(([a], [b]) => compareNames(a, b))) {
-    try {
-      const own = ownEndpoints(occurrences, endpoints);
-      built.push({ ...builder.operation(occurrences), ...(own === null ? {} : { endpoints: own }) });
-    } catch (error) {
-      if (!(error instanceof Unusable)) throw error;
-      warnings.add(`Operation '${name}' is left out: ${error.message}.`);
+  const built: Array<{ preferred: string; operation: Omit<SoapOperationModel, 'name' | 'simpleInput'> }> = [];
+  for (const [name, variants] of [...byName].sort(([a], [b]) => compareNames(a, b))) {
+    for (const [index, occurrences] of variants.entries()) {
+      // An operation of the same name with other messages (another port type's): the same name with a suffix.
+      const preferred = index === 0 ? name : `${name}_${index + 1}`;
+      if (index > 0)
+        warnings.add(
+          `Operation '${name}' of binding '${occurrences[0].binding.name.local}' takes other messages than the one of binding '${variants[0][0].binding.name.local}'; it is offered as '${preferred}'.`,
+        );
+      try {
+        const own = ownEndpoints(occurrences, endpoints);
+        built.push({ preferred, operation: { ...builder.operation(occurrences), ...(own === null ? {} : { endpoints: own }) } });
+      } catch (error) {
+        if (!(error instanceof Unusable)) throw error;
+        warnings.add(`Operation '${preferred}' is left out: ${error.message}.`);
+      }
     }
   }
   if (built.length === 0) warnings.add('The WSDL offers no usable SOAP 1.1 or SOAP 1.2 operation, so the service has none.');
@@ -209,9 +245,9 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
   const view = new SchemaView(definitions);
   // Names that differ only in case would be one API name: later ones get a suffix.
   const taken = new Set<string>();
-  const operations = built.map((operation): SoapOperationModel => {
-    let name = operation.sourceName;
-    for (let suffix = 2; taken.has(name.toLowerCase()); suffix++) name = `${operation.sourceName}_${suffix}`;
+  const operations = built.map(({ preferred, operation }): SoapOperationModel => {
+    let name = preferred;
+    for (let suffix = 2; taken.has(name.toLowerCase()); suffix++) name = `${preferred}_${suffix}`;
     taken.add(name.toLowerCase());
     return { name, ...operation, simpleInput: isSimpleInput(view, operation.input.schema) };
   });

@@ -85,6 +85,8 @@ export interface WsdlDescription {
   portTypes: Map<string, Map<string, PortTypeOperation>>;
   bindings: Map<string, BindingDef>;
   services: ServiceDef[];
+  /** Operations a port type declares more than once (overloads): only the first is read. */
+  overloads: Array<{ portType: string; operation: string }>;
 }
 
 /** WSDL children of a node: in the namespace of the document's root (see WsdlDocument). */
@@ -191,6 +193,7 @@ export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
     portTypes: new Map(),
     bindings: new Map(),
     services: [],
+    overloads: [],
   };
   for (const document of documents) {
     for (const schema of schemaElements(document.root)) description.schemas.addSchema(schema, document.chameleonNamespace);
@@ -222,6 +225,7 @@ export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
           };
           if (!operations.has(name))
             operations.set(name, { name, documentation: documentation(operation), input: message('input'), output: message('output') });
+          else description.overloads.push({ portType: named(portType).local, operation: name });
         }
         return operations;
       });
