@@ -407,7 +407,8 @@ export class JsonSchemaBuilder {
       const global = this.index.lookup('element', node, ref, context);
       const qname = this.index.qname(node, ref, context);
       if (global === undefined) {
-        this.warn(`Element '${ref}' is not defined; any value is accepted.`);
+        // `ref="s:schema"`: the inline schema of a .NET DataSet, XML Schema's own element, which no WSDL defines.
+        if (!(isXsdNamespace(qname.ns) && qname.local === 'schema')) this.warn(`Element '${ref}' is not defined; any value is accepted.`);
         [name, namespace, schema] = [qname.local, qname.ns, {}];
       } else {
         declaration = global.node;
