@@ -84,6 +84,12 @@ export function xmlMember(namespace: string, isAttribute: boolean): JsonSchema |
   return Object.keys(xml).length > 0 ? xml : undefined;
 }
 
+/** The namespace an `xml` member records, or ''. */
+function xmlNamespace(xml: JsonSchema | undefined): string {
+  const namespace = xml?.namespace ?? xml?.['x-namespace'];
+  return typeof namespace === 'string' ? namespace : '';
+}
+
 /** `extra` members on a schema; a `$ref` cannot carry siblings in OpenAPI 3.0, so it is wrapped in allOf. */
 export function withMembers(schema: JsonSchema, extra: JsonSchema): JsonSchema {
   const members = Object.fromEntries(Object.entries(extra).filter(([, value]) => value !== undefined));
@@ -107,7 +113,8 @@ export class ObjectModel {
       return;
     }
     const existingXml = existing.xml as JsonSchema | undefined;
-    if (!isAttribute && existingXml?.attribute !== true) {
+    const sameNamespace = xmlNamespace(existingXml) === xmlNamespace(schema.xml as JsonSchema | undefined);
+    if (!isAttribute && existingXml?.attribute !== true && sameNamespace) {
       // The same element twice in a content model: one array of both.
       if (existing.type !== 'array') {
         const { xml, ...item } = existing;
@@ -115,8 +122,10 @@ export class ObjectModel {
       }
       return;
     }
-    // An element and an attribute of one name: the later one gets another key, its XML name in `xml.name`.
-    const name = uniqueNamer(this.properties.keys())(`${key}${isAttribute ? 'Attribute' : 'Element'}`);
+    // An element and an attribute of one name, or two elements of one local name in different
+    // namespaces: the later one gets another key, its XML name in `xml.name`.
+    const suffix = isAttribute ? 'Attribute' : existingXml?.attribute === true ? 'Element' : '';
+    const name = uniqueNamer(this.properties.keys())(`${key}${suffix}`);
     this.properties.set(name, withMembers(schema, { xml: { ...(schema.xml as JsonSchema | undefined), name: key } }));
     if (required) this.required.add(name);
   }

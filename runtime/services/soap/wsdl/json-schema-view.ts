@@ -26,6 +26,7 @@ export interface ObjectShape {
   kind: 'object';
   /** Members in XML order: attributes, the text member `_`, and elements. */
   members: Member[];
+  /** Elements by local name (the first of each), and by `{namespace}local`. */
   elements: Map<string, Member>;
   attributes: Map<string, Member>;
   /** The simple content beside attributes, under `_`. */
@@ -150,7 +151,13 @@ export class SchemaView {
     };
     for (const member of members) {
       if (member.key === '_' && !member.attribute) shape.text = member;
-      else (member.attribute ? shape.attributes : shape.elements).set(member.xmlName, member);
+      else if (member.attribute) shape.attributes.set(member.xmlName, member);
+      else {
+        // By local name (the first of a name: replies are read by local names), and by qualified name
+        // for the elements of one local name in different namespaces.
+        if (!shape.elements.has(member.xmlName)) shape.elements.set(member.xmlName, member);
+        shape.elements.set(`{${member.namespace}}${member.xmlName}`, member);
+      }
     }
     return shape;
   }
