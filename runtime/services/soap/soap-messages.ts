@@ -85,6 +85,8 @@ export const soapMessages = {
     field,
   ),
   required: message(400, (path: string) => `${subject(path)} is required.`, field),
+  /** null for an element its schema does not make nillable: XML has no way to send it. */
+  notNullable: message(400, (path: string) => `${subject(path)} cannot be null (its element is not nillable).`, field),
   tooDeep: message(400, (path: string, max: number) => `${subject(path)} is nested more than ${max} levels deep.`, field),
 
   // Calling the SOAP host (call/).

@@ -354,7 +354,8 @@ export class RequestWriter {
         if (item !== undefined && item !== null) xml += this.scalar(member.schema, item, where);
         continue;
       }
-      if (item === undefined) {
+      // null for an optional element that is not nillable: left out, the one way XML can say "no value".
+      if (item === undefined || (item === null && !member.required && !member.array && !this.nillable(member, encoded))) {
         if (member.required) throw soapMessages.required.error(where);
         continue;
       }
@@ -372,7 +373,10 @@ export class RequestWriter {
 
   private element(member: Member, value: Json, inScope: string, path: string, encoded: SoapVersion | null, top = ''): string {
     const open = `${member.xmlName}${member.namespace === inScope ? '' : ` xmlns="${escapeXml(member.namespace)}"`}${top}`;
-    if (value === null) return `<${open} xsi:nil="true"/>`;
+    if (value === null) {
+      if (!this.nillable(member, encoded)) throw soapMessages.notNullable.error(path);
+      return `<${open} xsi:nil="true"/>`;
+    }
     const shape = this.view.shape(member.schema);
     // Encoded: the value's type in xsi:type, as declared (the derived type given instead names its own).
     const typed = (xmlType: string | undefined) => {
@@ -420,6 +424,18 @@ export class RequestWriter {
     if (version === '1.2') return `${attributes} SOAP-ENC:itemType="${escapeXml(itemType.name)}" SOAP-ENC:arraySize="${count}"`;
     const name = itemType.name === 'xsd:anyType' ? 'xsd:ur-type' : itemType.name;
     return `${attributes} SOAP-ENC:arrayType="${escapeXml(name)}[${count}]"`;
+  }
+
+  /**
+   * Whether an element may be sent as xsi:nil: its declaration is nillable, it is of any type, or
+   * the operation is encoded (SOAP encoding lets any accessor be nil, as the reference's client sends null).
+   */
+  private nillable(member: Member, encoded: SoapVersion | null): boolean {
+    return (
+      encoded !== null ||
+      member.schema.nullable === true ||
+      Object.keys(member.schema).every((key) => key === 'xml' || key === 'description')
+    );
   }
 
   private scalar(schema: JsonSchema, value: Json, path: string): string {
