@@ -346,8 +346,15 @@ export class RequestWriter {
     top = '',
   ): string {
     let xml = '';
+    const groupsWritten = new Set<number>();
     for (const member of shape.members) {
       if (member.attribute) continue;
+      if (member.group !== undefined) {
+        // Members of one repeated group: their items in turns, as the content model repeats.
+        if (!groupsWritten.has(member.group)) xml += this.group(shape, member.group, value, inScope, path, encoded, top);
+        groupsWritten.add(member.group);
+        continue;
+      }
       const item = withPreset(own(value, member.key), member);
       const where = join(path, member.key);
       if (member === shape.text) {
@@ -368,6 +375,44 @@ export class RequestWriter {
         xml += this.element(member, item, inScope, where, encoded, top);
       }
     }
+    // What xs:any stands for: the members the schema does not name, as elements in no namespace
+    // after the named ones (where xs:any usually is), written as any value is.
+    if (shape.anyElements) {
+      const named = new Set(shape.members.map((member) => member.key));
+      for (const [key, item] of Object.entries(value)) {
+        if (named.has(key) || item === undefined || !XML_NAME.test(key)) continue;
+        const open = `${key}${inScope === '' ? '' : ' xmlns=""'}`;
+        for (const [index, entry] of (Array.isArray(item) ? item : [item]).entries()) {
+          const where = join(path, Array.isArray(item) ? `${key}[${index}]` : key);
+          xml += entry === null ? `<${open} xsi:nil="true"/>` : `<${open}>${anyContent(entry, where)}</${key}>`;
+        }
+      }
+    }
+    return xml;
+  }
+
+  /** The members of a repeated model group: first items of each, then second items, and so on. */
+  private group(
+    shape: ObjectShape,
+    group: number,
+    value: Record<string, Json>,
+    inScope: string,
+    path: string,
+    encoded: SoapVersion | null,
+    top: string,
+  ): string {
+    const members = shape.members.filter((member) => member.group === group && !member.attribute);
+    const lists = members.map((member) => {
+      const item = own(value, member.key);
+      if (item === undefined && member.required) throw soapMessages.required.error(join(path, member.key));
+      return item === undefined ? [] : Array.isArray(item) ? item : [item];
+    });
+    let xml = '';
+    for (let index = 0; index < Math.max(0, ...lists.map((list) => list.length)); index++)
+      members.forEach((member, position) => {
+        if (index < lists[position].length)
+          xml += this.element(member, lists[position][index], inScope, `${join(path, member.key)}[${index}]`, encoded, top);
+      });
     return xml;
   }
 
@@ -486,17 +531,20 @@ function encodedAnyContent(value: Json, path: string, version: SoapVersion): str
   if (Array.isArray(value)) return value.map((item, index) => element('item', item, `${path}[${index}]`)).join('');
   if (!isObject(value)) return value === null || value === undefined ? '' : xmlText(String(value), path);
   return Object.entries(value)
-    .filter(([key]) => /^[A-Za-z_][\w.-]*$/.test(key))
+    .filter(([key]) => XML_NAME.test(key))
     .map(([key, member]) => element(key, member, join(path, key)))
     .join('');
 }
+
+/** A JSON member name that can be an XML element's name as it is. */
+const XML_NAME = /^[A-Za-z_][\w.-]*$/;
 
 /** A value of no declared type: object members as child elements, arrays as repeated ones. */
 function anyContent(value: Json, path: string): string {
   if (Array.isArray(value)) return value.map((item, index) => anyContent(item, `${path}[${index}]`)).join('');
   if (!isObject(value)) return value === null || value === undefined ? '' : xmlText(String(value), path);
   return Object.entries(value)
-    .filter(([key]) => /^[A-Za-z_][\w.-]*$/.test(key))
+    .filter(([key]) => XML_NAME.test(key))
     .flatMap(([key, member]) =>
       (Array.isArray(member) ? member : [member]).map((item) => `<${key}>${anyContent(item, join(path, key))}</${key}>`),
     )

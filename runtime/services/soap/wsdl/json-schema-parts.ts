@@ -22,6 +22,19 @@ export const XML_TYPE = 'x-xml-type';
 export const TOTAL_DIGITS = 'x-total-digits';
 export const FRACTION_DIGITS = 'x-fraction-digits';
 
+/**
+ * The extension that marks an object type with xs:any among its particles: members its schema
+ * does not name are elements (an open type with only xs:anyAttribute takes no such elements).
+ */
+export const ANY_ELEMENTS = 'x-xml-any';
+
+/**
+ * The extension numbering the repeated sequence, choice or group a repeated element is in, when
+ * others are in it too: the request writer writes their items in turns (key, value, key, value),
+ * as the content model repeats, rather than all of one member first.
+ */
+export const REPEATED_GROUP = 'x-xml-group';
+
 /** Prefix of the `$ref`s the builder writes. */
 export const DEFINITION_REF = '#/components/schemas/';
 
@@ -102,6 +115,8 @@ export class ObjectModel {
   readonly properties = new Map<string, JsonSchema>();
   readonly required = new Set<string>();
   open = false;
+  /** xs:any is among the particles (ANY_ELEMENTS). */
+  anyElements = false;
   /** The required members of each branch of a required choice. */
   readonly choices: string[][] = [];
 
@@ -131,9 +146,19 @@ export class ObjectModel {
   }
 
   toSchema(description?: string): JsonSchema {
+    // A repeated group of one member here repeats like any repeated element: no mark needed.
+    const counts = new Map<unknown, number>();
+    for (const member of this.properties.values())
+      if (member[REPEATED_GROUP] !== undefined) counts.set(member[REPEATED_GROUP], (counts.get(member[REPEATED_GROUP]) ?? 0) + 1);
+    for (const [key, member] of this.properties)
+      if (member[REPEATED_GROUP] !== undefined && counts.get(member[REPEATED_GROUP]) === 1) {
+        const { [REPEATED_GROUP]: _, ...rest } = member;
+        this.properties.set(key, rest);
+      }
     const schema: JsonSchema = { type: 'object', properties: Object.fromEntries(this.properties) };
     if (this.required.size > 0) schema.required = [...this.required];
     if (this.open) schema.additionalProperties = true;
+    if (this.anyElements) schema[ANY_ELEMENTS] = true;
     if (this.choices.length === 1) schema.oneOf = this.choices[0].map((name) => ({ required: [name] }));
     if (description !== undefined) schema.description = description;
     return schema;

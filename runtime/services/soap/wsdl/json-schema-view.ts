@@ -5,7 +5,7 @@
  * Shapes are memoised per schema object: the model's schemas do not change while served.
  */
 import type { JsonSchema } from '../../../model/platform-model.js';
-import { DEFINITION_REF, FRACTION_DIGITS, LIST, TOTAL_DIGITS, XML_TYPE } from './json-schema-parts.js';
+import { ANY_ELEMENTS, DEFINITION_REF, FRACTION_DIGITS, LIST, REPEATED_GROUP, TOTAL_DIGITS, XML_TYPE } from './json-schema-parts.js';
 
 export interface Member {
   /** Key in the JSON object. */
@@ -17,6 +17,8 @@ export interface Member {
   attribute: boolean;
   /** A repeated element: a JSON array of `schema` values. */
   array: boolean;
+  /** The repeated model group it repeats with others in (json-schema-parts.ts REPEATED_GROUP). */
+  group?: number;
   required: boolean;
   /** Schema of one value. */
   schema: JsonSchema;
@@ -33,6 +35,8 @@ export interface ObjectShape {
   text: Member | null;
   /** Other members are allowed (xsd:any, anyAttribute). */
   open: boolean;
+  /** Other members are elements (xsd:any; json-schema-parts.ts ANY_ELEMENTS). */
+  anyElements: boolean;
   /** The XML Schema type (`{ns}local`), when the schema records it (encoded operations: json-schema-parts.ts XML_TYPE). */
   xmlType?: string;
 }
@@ -142,6 +146,7 @@ export class SchemaView {
       attributes: new Map(),
       text: null,
       open: schema.additionalProperties === true || objectParts.some((part) => part.open),
+      anyElements: schema[ANY_ELEMENTS] === true || objectParts.some((part) => part.anyElements),
       // A reference wrapped to carry members beside it (nullable, xml) is of the referenced type.
       ...(named.xmlType !== undefined
         ? named
@@ -185,5 +190,6 @@ function memberOf(key: string, schema: JsonSchema, required: boolean): Member {
     array,
     required,
     schema: array ? (isRecord(schema.items) ? schema.items : {}) : schema,
+    ...(array && typeof schema[REPEATED_GROUP] === 'number' ? { group: schema[REPEATED_GROUP] as number } : {}),
   };
 }

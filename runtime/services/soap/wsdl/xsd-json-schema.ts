@@ -22,6 +22,7 @@ import {
   FRACTION_DIGITS,
   LIST,
   ObjectModel,
+  REPEATED_GROUP,
   TOTAL_DIGITS,
   withMembers,
   XML_TYPE,
@@ -70,6 +71,8 @@ function typedPreset(value: string, schema: JsonSchema): unknown {
 interface Occurrence {
   repeated: boolean;
   optional: boolean;
+  /** The repeated sequence, choice or group the element is in, when one is (REPEATED_GROUP). */
+  group?: number;
 }
 
 interface Definition {
@@ -95,6 +98,8 @@ export class JsonSchemaBuilder {
   private readonly expanding = new Set<string>();
   /** Whether a message member is of xsd:anyType, whose value may be of any complex type named in xsi:type. */
   private anyTypeUsed = false;
+  /** The repeated model groups met so far (REPEATED_GROUP). */
+  private groups = 0;
   /** The global elements naming each head (`{ns}local`) in substitutionGroup, once first needed. */
   private substitutionGroups: Map<string, XsdComponent[]> | undefined;
 
@@ -326,11 +331,35 @@ export class JsonSchemaBuilder {
     if (simpleContent) return this.simpleContentSchema(simpleContent, context, description);
     const complexContent = xsdChild(node, 'complexContent');
     if (complexContent) return this.complexContentSchema(complexContent, context, description);
+    // A type whose content is one named group (how a group that contains itself is written) is
+    // that group's shared definition, so that the recursion ends in a $ref.
+    const group = this.soleGroup(node, context);
+    if (group !== undefined && description === undefined) return this.reference(group, () => this.groupSchema(group));
     const model = new ObjectModel();
     // Mixed content: the text between the child elements is the member `_`, as beside attributes.
     if (attribute(node, 'mixed') === 'true') model.add('_', { type: 'string' }, false, false);
     this.collect(node, context, model);
     return model.toSchema(description);
+  }
+
+  /** The group a complex type's content is, when it is only a reference to one that occurs once (no attributes, not mixed). */
+  private soleGroup(node: Element, context: SchemaContext): XsdComponent | undefined {
+    const content = xsdChildren(node).filter((child) => child.localName !== 'annotation');
+    const [only] = content;
+    if (content.length !== 1 || only.localName !== 'group' || attribute(node, 'mixed') === 'true') return undefined;
+    if (occurs(only, 'minOccurs') !== 1 || occurs(only, 'maxOccurs') !== 1) return undefined;
+    const ref = attribute(only, 'ref');
+    return ref === undefined ? undefined : this.index.lookup('group', only, ref, context);
+  }
+
+  /** A group's members as an object. */
+  private groupSchema(group: XsdComponent): JsonSchema {
+    const model = new ObjectModel();
+    this.guarded(`group${qnameKey(group.name)}`, () => {
+      for (const child of xsdChildren(group.node)) this.particle(child, group.context, model, { repeated: false, optional: false });
+      return {};
+    });
+    return model.toSchema();
   }
 
   /** Adds the particles and attributes declared directly in `node` to `model`. */
@@ -352,12 +381,16 @@ export class JsonSchemaBuilder {
       repeated: outer.repeated || occurs(node, 'maxOccurs') > 1,
       optional: outer.optional || occurs(node, 'minOccurs') === 0,
     };
+    // The elements of a repeated model group repeat together (key, value, key, value): they are marked as one group.
+    const group = outer.group ?? (node.localName !== 'element' && occurs(node, 'maxOccurs') > 1 ? ++this.groups : undefined);
+    if (group !== undefined) occurrence.group = group;
     switch (node.localName) {
       case 'element':
         this.elementMember(node, context, model, occurrence);
         return;
       case 'any':
         model.open = true;
+        model.anyElements = true;
         return;
       case 'sequence':
       case 'all':
@@ -373,7 +406,10 @@ export class JsonSchemaBuilder {
           if (ref !== undefined) this.warn(`Group '${ref}' is not defined; its elements are left out.`);
           return;
         }
-        this.guarded(`group${qnameKey(group.name)}`, () => {
+        const key = `group${qnameKey(group.name)}`;
+        // A group inside itself other than as a type's whole content (soleGroup) cannot be expanded: say what is lost.
+        if (this.expanding.has(key)) this.warn(`Group '${group.name.local}' contains itself; where it does, its elements are left out.`);
+        this.guarded(key, () => {
           for (const child of xsdChildren(group.node)) this.particle(child, group.context, model, occurrence);
           return {};
         });
@@ -387,10 +423,11 @@ export class JsonSchemaBuilder {
     for (const child of xsdChildren(node)) {
       if (child.localName === 'annotation') continue;
       const branch = new ObjectModel();
-      this.particle(child, context, branch, { repeated: occurrence.repeated, optional: occurrence.optional });
+      this.particle(child, context, branch, { ...occurrence });
       branches.push([...branch.required]);
       for (const [key, schema] of branch.properties) if (!model.properties.has(key)) model.add(key, schema, false, false);
       model.open ||= branch.open;
+      model.anyElements ||= branch.anyElements;
     }
     if (!occurrence.optional && !occurrence.repeated && branches.length > 1 && branches.every((names) => names.length === 1))
       model.choices.push(branches.map((names) => names[0]));
@@ -449,7 +486,9 @@ export class JsonSchemaBuilder {
     // so too): strict servers refuse a message without it.
     if (nillable && !occurrence.optional && !occurrence.repeated && preset === undefined) schema = withMembers(schema, { default: null });
     const xml = xmlMember(namespace, false);
-    const member = occurrence.repeated ? withMembers({ type: 'array', items: schema }, { xml }) : withMembers(schema, { xml });
+    const member = occurrence.repeated
+      ? withMembers({ type: 'array', items: schema }, { xml, [REPEATED_GROUP]: occurrence.group })
+      : withMembers(schema, { xml });
     model.add(name, member, required, false);
   }
 
