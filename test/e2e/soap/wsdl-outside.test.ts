@@ -1,0 +1,1043 @@
+/**
+ * WSDLs beyond the corpus (test/e2e/soap/wsdl/outside/), each written for what real services
+ * publish: import chains with a cycle, schemas sharing local names, any content,
+ * substitution groups, polymorphism, nested groups, attributes, mixed and simple content, nillable
+ * members, arrays, lists and unions, odd enumerations and names, recursion, deep nesting,
+ * overloads, headers, faults, bare and rpc messages, SOAP 1.1 and 1.2 bindings, several services,
+ * and the ones Portico cannot map (HTTP-only, WSDL 2.0, malformed, missing parts).
+ *
+ * All are built by one `gen build` of one platform.yaml (the unmappable ones by a second), the
+ * generated server is type-checked with a user's strict tsc, every OpenAPI document validated, and
+ * each operation called against node-soap servers started here on 127.0.0.1, one per WSDL, at the
+ * path of its port address (the addresses of the built model point at them).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { execa } from 'execa';
+import { type IServices, listen } from 'soap';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '#generator/cli/program.js';
+import type { PlatformModel, ServiceModel } from '#runtime/model/platform-model.js';
+import { captureIo } from '#test/cli/cli-fixtures.js';
+import { openApiErrors, unresolvedRefs } from '#test/golden/validators.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { repoRoot } from '#test/helpers/quickstart-copy.js';
+import { FIXTURES } from './soap-peers.js';
+
+const OUTSIDE = path.join(FIXTURES, 'outside');
+
+/** The mappable WSDLs by service name (with config lines beyond `wsdl`). */
+const MAPPED: Record<string, string | [string, string]> = {
+  chain: 'chain/main.wsdl',
+  same_names: 'same-names.wsdl',
+  any_content: 'any-content.wsdl',
+  substitution: 'substitution.wsdl',
+  polymorphism: 'polymorphism.wsdl',
+  nested_groups: 'nested-groups.wsdl',
+  attributes: 'attributes.wsdl',
+  mixed_content: 'mixed-content.wsdl',
+  simple_content: 'simple-content.wsdl',
+  nillable: 'nillable.wsdl',
+  arrays: 'arrays.wsdl',
+  list_union: 'list-union.wsdl',
+  odd_enums: 'odd-enums.wsdl',
+  recursive: 'recursive.wsdl',
+  deep: 'deep.wsdl',
+  odd_names: 'odd-names.wsdl',
+  overloads: 'overloads.wsdl',
+  headers: ['headers.wsdl', `headers: [{ type: generic, namespace: 'urn:o:headers', name: Session, data: '{"token":"svc:token"}' }]`],
+  faults: 'faults.wsdl',
+  bare: 'bare.wsdl',
+  rpc_literal: 'rpc-literal.wsdl',
+  soap11_12: 'soap11-12.wsdl',
+  soap12: ['soap11-12.wsdl', 'options: { soap_version: SOAP_1_2 }'],
+  services: 'services.wsdl',
+  dataset: 'dataset.wsdl',
+  missing_message: 'missing-message.wsdl',
+};
+
+const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
+
+function platformYaml(services: Record<string, string | [string, string]>, dir = work): string {
+  const entries = Object.entries(services).map(([name, entry]) => {
+    const [file, extra] = typeof entry === 'string' ? [entry, ''] : entry;
+    const wsdl = path.relative(dir, path.join(OUTSIDE, file));
+    return `  - name: ${name}\n    type: soap\n    config:\n      wsdl: ${wsdl}\n${extra === '' ? '' : `      ${extra}\n`}`;
+  });
+  return `platform:\n  name: outside\nservices:\n${entries.join('')}`;
+}
+
+let build: { code: number; stderr: string };
+let model: PlatformModel;
+
+beforeAll(async () => {
+  fs.mkdirSync(work, { recursive: true });
+  fs.writeFileSync(path.join(work, 'platform.yaml'), platformYaml(MAPPED));
+  const { io, out } = captureIo(work);
+  build = { code: await runCli(['build'], io), stderr: out.stderr };
+  model = JSON.parse(fs.readFileSync(path.join(work, 'server/model.json'), 'utf8')) as PlatformModel;
+}, 120_000);
+
+afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+
+const soapService = (name: string) =>
+  model.services.find((service) => service.name === name) as ServiceModel & {
+    operations: Array<{ name: string }>;
+    warnings: string[];
+  };
+
+describe('gen build of WSDLs outside the corpus', () => {
+  it('refuses the WSDLs it cannot map with one line each, naming the file and why, and builds nothing', async () => {
+    const site = path.join(work, 'unmappable');
+    fs.mkdirSync(site, { recursive: true });
+    const unmappable = { wsdl20: 'wsdl20.wsdl', malformed: 'malformed.wsdl', missing_import: 'missing-import.wsdl' };
+    fs.writeFileSync(path.join(site, 'platform.yaml'), platformYaml(unmappable, site));
+    const { io, out } = captureIo(site);
+    expect(await runCli(['build'], io)).toBe(1);
+    const lines = out.stderr.split('\n').filter((line) => line.includes('[PCO201]'));
+    expect(lines).toEqual([
+      "platform.yaml:4:5: Introspection of service 'wsdl20' (soap) failed: 'wsdl20.wsdl' is a WSDL 2.0 document; Portico reads WSDL 1.1 (wsdl:definitions), as most SOAP stacks do. [PCO201]",
+      "platform.yaml:8:5: Introspection of service 'malformed' (soap) failed: 'malformed.wsdl' is not well-formed XML: the element wsdl:message is not closed (line 5, column 3) [PCO201]",
+      "platform.yaml:12:5: Introspection of service 'missing_import' (soap) failed: Could not read the WSDL document 'xsd/gone.xsd' (imported by 'missing-import.wsdl'): no such file. [PCO201]",
+    ]);
+    expect(out.stderr).toContain('3 problems found.');
+    expect(out.stderr).not.toMatch(/bug in Portico|\n\s+at /);
+    expect(fs.existsSync(path.join(site, 'server'))).toBe(false);
+  });
+
+  it('builds a WSDL without a SOAP port (HTTP bindings only, or a binding that is not defined) as a service without operations, and says why', async () => {
+    const site = path.join(work, 'no-soap');
+    fs.mkdirSync(site, { recursive: true });
+    fs.writeFileSync(
+      path.join(site, 'platform.yaml'),
+      platformYaml({ http_only: 'http-only.wsdl', missing_binding: 'missing-binding.wsdl' }, site),
+    );
+    const { io, out } = captureIo(site);
+    expect(await runCli(['build'], io)).toBe(0);
+    expect(out.stderr.split('\n').filter(Boolean)).toEqual([
+      "platform.yaml:4:5: warning: service 'http_only': The WSDL offers no usable SOAP 1.1 or SOAP 1.2 operation, so the service has none.",
+      "platform.yaml:8:5: warning: service 'missing_binding': Port 'SPort' of service 'S' names the binding 'PBinding', which is not defined; the port is left out.",
+      "platform.yaml:8:5: warning: service 'missing_binding': The WSDL offers no usable SOAP 1.1 or SOAP 1.2 operation, so the service has none.",
+    ]);
+  });
+
+  it('builds them all in one platform, with a warning for each part it leaves out', () => {
+    const line = (service: string) =>
+      `platform.yaml:${platformYaml(MAPPED).split('\n').indexOf(`  - name: ${service}`) + 1}:5: warning: service '${service}'`;
+    expect(build.stderr.split('\n').filter(Boolean)).toEqual([
+      `${line('overloads')}: Operation 'Find' appears more than once in port type 'Products' (an overload, which one JSON name cannot tell apart): only the first is offered.`,
+      `${line('overloads')}: Operation 'Find' of binding 'PeopleBinding' takes other messages than the one of binding 'ProductsBinding'; it is offered as 'Find_2'.`,
+      `${line('missing_message')}: Operation 'Ghost' is left out: its part 'parameters' names the element 'Ghost', which is not defined.`,
+      `${line('missing_message')}: Operation 'Lost' is left out: its message 'LostIn' is not defined.`,
+    ]);
+    expect(build.code).toBe(0);
+    expect(
+      model.services
+        .filter((service) => service.type === 'soap')
+        .map((service) => [service.name, soapService(service.name).operations.length])
+        .filter(([, count]) => count === 0),
+    ).toEqual([]);
+  });
+
+  it('writes OpenAPI documents that validate, with every $ref resolving', async () => {
+    const problems: string[] = [];
+    for (const name of Object.keys(MAPPED)) {
+      const document = JSON.parse(fs.readFileSync(path.join(work, 'server/openapi', `${name}.json`), 'utf8')) as unknown;
+      const errors = await openApiErrors(document);
+      if (errors !== null) problems.push(`${name}: ${JSON.stringify(errors).slice(0, 300)}`);
+      const missing = unresolvedRefs(document);
+      if (missing.length > 0) problems.push(`${name}: unresolved ${missing.join(', ')}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("writes TypeScript that a user's strict tsc accepts (nodenext, strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess)", {
+    timeout: 120_000,
+  }, async () => {
+    fs.writeFileSync(
+      path.join(work, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          noPropertyAccessFromIndexSignature: true,
+          noUnusedLocals: true,
+        },
+        // The types of each SOAP service (events.ts, the same for every platform, imports portico/runtime).
+        include: ['server/services/**/*.ts'],
+      }),
+    );
+    const tsc = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['-p', path.join(work, 'tsconfig.json')], {
+      cwd: work,
+      reject: false,
+    });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.exitCode).toBe(0);
+    expect(fs.readdirSync(path.join(work, 'server/services'))).toEqual(expect.arrayContaining(Object.keys(MAPPED)));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The peers: node-soap servers on one HTTP server, each at the paths of its WSDL's port addresses.
+
+interface Received {
+  operation: string;
+  args: unknown;
+  headers: unknown;
+}
+
+/** What the peers received, in order; and the raw envelopes by request path. */
+const received: Received[] = [];
+const envelopes: Array<{ path: string; action: string; body: string }> = [];
+
+/** A reply whose content is written as XML (node-soap wraps it in the response element). */
+const raw = (xml: string) => ({ $xml: xml });
+
+type Handler = (args: Record<string, unknown>) => unknown;
+
+/** Records each call, then answers with `handler`. */
+function ops(handlers: Record<string, Handler>): Record<string, (args: Record<string, unknown>, cb: unknown, headers: unknown) => unknown> {
+  return Object.fromEntries(
+    Object.entries(handlers).map(([operation, handler]) => [
+      operation,
+      (args: Record<string, unknown>, _cb: unknown, headers: unknown) => {
+        received.push({ operation, args, headers });
+        return handler(args ?? {});
+      },
+    ]),
+  );
+}
+
+/** `served`: the WSDL as node-soap is given it, where node-soap cannot read it as written. */
+const PEERS: Array<{ file: string; path: RegExp; services: IServices; served?: (xml: string) => string }> = [];
+
+/**
+ * Peers for WSDLs node-soap cannot load or serve (it keeps WSDL names in plain objects, so
+ * `__proto__` and `constructor` break it; it gives two bindings of one port type the actions of the
+ * last; it wraps a bare reply of several parts in the first): by request path, the Body content to
+ * answer for an action, in the envelope of the request's SOAP version.
+ */
+const HAND_WRITTEN: Record<string, (action: string) => string> = {};
+
+let peerServer: http.Server;
+let peerBase: string;
+let server: TestServer;
+let headers: Record<string, string>;
+
+async function startPeers(): Promise<void> {
+  // Requests no node-soap server takes: the hand-written peers, else 404.
+  peerServer = http.createServer((request, response) => {
+    const requestPath = new URL(request.url ?? '/', peerBase).pathname.replace(/\/?$/, '/');
+    const answer = HAND_WRITTEN[requestPath];
+    if (answer === undefined || request.method !== 'POST') {
+      response.writeHead(404).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const contentType = request.headers['content-type'] ?? '';
+      const soap12 = contentType.startsWith('application/soap+xml');
+      const action = soap12
+        ? (/action="([^"]*)"/.exec(contentType)?.[1] ?? '')
+        : String(request.headers.soapaction ?? '').replace(/"/g, '');
+      envelopes.push({ path: requestPath, action, body: Buffer.concat(chunks).toString('utf8') });
+      const namespace = soap12 ? 'http://www.w3.org/2003/05/soap-envelope' : 'http://schemas.xmlsoap.org/soap/envelope/';
+      response
+        .writeHead(200, { 'content-type': soap12 ? 'application/soap+xml; charset=utf-8' : 'text/xml; charset=utf-8' })
+        .end(
+          `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${namespace}"><soap:Body>${answer(action)}</soap:Body></soap:Envelope>`,
+        );
+    });
+  });
+  await new Promise<void>((resolve) => peerServer.listen(0, '127.0.0.1', resolve));
+  peerBase = `http://127.0.0.1:${(peerServer.address() as AddressInfo).port}`;
+  await Promise.all(
+    PEERS.map(
+      (peer) =>
+        new Promise<void>((resolve, reject) => {
+          const file = path.join(OUTSIDE, peer.file);
+          const xml = (peer.served ?? ((text: string) => text))(fs.readFileSync(file, 'utf8'));
+          const soapServer = listen(peerServer, {
+            path: peer.path,
+            services: peer.services,
+            xml,
+            uri: file,
+            callback: (error: unknown) => (error ? reject(error) : resolve()),
+          });
+          // Each node-soap server sees the requests that reach it, its own among them.
+          soapServer.authorizeConnection = (request: http.IncomingMessage) => {
+            const requestPath = new URL(request.url ?? '/', peerBase).pathname.replace(/\/?$/, '/');
+            if (request.method !== 'POST' || !peer.path.test(requestPath)) return true;
+            const chunks: Buffer[] = [];
+            request.on('data', (chunk: Buffer) => chunks.push(chunk));
+            request.on('end', () =>
+              envelopes.push({
+                path: requestPath,
+                action: String(request.headers.soapaction ?? request.headers['content-type'] ?? ''),
+                body: Buffer.concat(chunks).toString('utf8'),
+              }),
+            );
+            return true;
+          };
+        }),
+    ),
+  );
+}
+
+async function call(method: 'GET' | 'POST', url: string, payload?: unknown) {
+  const response = await server.app.inject({ method, url: `/api/v2/${url}`, headers, payload: payload as object | undefined });
+  return { status: response.statusCode, body: response.json() as Record<string, unknown> };
+}
+
+const lastEnvelope = () => envelopes[envelopes.length - 1];
+/** The Body content of the last request. */
+const lastBody = () => /<soap:Body>(.*)<\/soap:Body>/s.exec(lastEnvelope().body)?.[1];
+const lastArgs = () => received[received.length - 1];
+
+describe('calling the operations of WSDLs outside the corpus against node-soap peers', () => {
+  beforeAll(async () => {
+    await startPeers();
+    const soap = model.services
+      .filter((service) => service.type === 'soap')
+      .map((service) => JSON.parse(JSON.stringify(service).replaceAll('http://peer.invalid', peerBase)) as ServiceModel);
+    const base = minimalModel();
+    server = await startTestServer({ ...base, services: [...base.services, ...soap] });
+    headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() };
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+    if (peerServer !== undefined) {
+      peerServer.closeAllConnections();
+      await new Promise<void>((resolve) => peerServer.close(() => resolve()));
+    }
+  });
+
+  PEERS.push({
+    file: 'chain/main.wsdl',
+    path: /^\/chain\/$/,
+    services: {
+      ChainService: {
+        ChainPort: ops({
+          FindOrders: () =>
+            raw(
+              '<order xmlns="urn:o:chain:orders"><number>1</number><total currency="EUR">10.50</total>' +
+                '<l:line xmlns:l="urn:o:chain:lines"><sku>A</sku><price currency="EUR">10.50</price></l:line></order>',
+            ),
+        }),
+      },
+    },
+  });
+  it('chain: a WSDL whose binding, port type and schemas come through imports with relative paths and cycles', async () => {
+    expect(await call('GET', 'chain/FindOrders?customer=c1')).toEqual({
+      status: 200,
+      body: { order: [{ number: 1, total: { currency: 'EUR', _: 10.5 }, line: [{ sku: 'A', price: { currency: 'EUR', _: 10.5 } }] }] },
+    });
+    expect(lastArgs()).toMatchObject({ operation: 'FindOrders', args: { customer: 'c1' } });
+    expect(lastBody()).toBe('<FindOrders xmlns="urn:o:chain:orders"><customer>c1</customer></FindOrders>');
+  });
+
+  PEERS.push({
+    file: 'same-names.wsdl',
+    path: /^\/same-names\/$/,
+    services: {
+      SameNamesService: {
+        SameNamesPort: ops({
+          Lookup: () =>
+            raw(
+              '<both xmlns="urn:o:same-names"><Item xmlns="urn:o:same-names:a"><id>7</id><code>A2</code></Item>' +
+                '<Item xmlns="urn:o:same-names:b"><name>n</name><code>3</code></Item></both>',
+            ),
+        }),
+      },
+    },
+  });
+  it('same_names: types and elements of one local name in three namespaces stay apart', async () => {
+    const reply = await call('POST', 'same_names/Lookup', { first: { id: 1, code: 'A1' }, second: { name: 'x', code: 2 } });
+    // The second member of the local name Item gets the key Item2 (its XML name is in the schema's `xml.name`).
+    expect(reply).toEqual({ status: 200, body: { both: { Item: { id: 7, code: 'A2' }, Item2: { name: 'n', code: 3 } } } });
+    const docs = await call('GET', 'api_docs/same_names');
+    const schemas = (docs.body.components as { schemas: Record<string, { properties: Record<string, unknown> }> }).schemas;
+    expect(schemas.Item.properties).toEqual({
+      Item: { allOf: [{ $ref: '#/components/schemas/Item2' }], xml: { namespace: 'urn:o:same-names:a' } },
+      Item2: { allOf: [{ $ref: '#/components/schemas/Item3' }], xml: { namespace: 'urn:o:same-names:b', name: 'Item' } },
+    });
+    expect(lastBody()).toBe(
+      '<Lookup xmlns="urn:o:same-names"><first><id xmlns="urn:o:same-names:a">1</id><code xmlns="urn:o:same-names:a">A1</code></first>' +
+        '<second><name xmlns="urn:o:same-names:b">x</name><code xmlns="urn:o:same-names:b">2</code></second></Lookup>',
+    );
+    expect((await call('POST', 'same_names/Lookup', { first: { id: 1, code: 'B1' }, second: { name: 'x', code: 2 } })).status).toBe(400);
+    expect((await call('POST', 'same_names/Lookup', { first: { id: 1, code: 'A1' }, second: { name: 'x', code: 'A1' } })).status).toBe(400);
+  });
+
+  PEERS.push({
+    file: 'any-content.wsdl',
+    path: /^\/any-content\/$/,
+    services: {
+      AnyContentService: {
+        AnyContentPort: ops({
+          Store: () =>
+            raw(
+              '<stored xmlns="urn:o:any-content" xmlns:x="urn:x" x:tag="t1" note="n"><kind>k</kind><x:extra a="1"><x:deep>d</x:deep></x:extra><x:extra>e2</x:extra></stored>' +
+                '<stored xmlns="urn:o:any-content"><kind>k2</kind></stored><anything xmlns="urn:y">z</anything>',
+            ),
+        }),
+      },
+    },
+  });
+  it('any_content: what xs:any and xs:anyAttribute stand for is sent and read generically', async () => {
+    expect(await call('POST', 'any_content/Store', { item: { kind: 'k', extra: { deep: 'd' }, tag: 'x' } })).toEqual({
+      status: 200,
+      body: {
+        stored: [{ tag: 't1', note: 'n', kind: 'k', extra: [{ a: '1', deep: 'd' }, 'e2'] }, { kind: 'k2' }],
+        anything: 'z',
+      },
+    });
+    // Members the schema does not name are what xs:any stands for: elements after the named ones.
+    expect(lastBody()).toBe(
+      '<Store xmlns="urn:o:any-content"><item><kind>k</kind><extra xmlns=""><deep>d</deep></extra><tag xmlns="">x</tag></item></Store>',
+    );
+    expect(lastArgs().args).toMatchObject({ item: { kind: 'k', extra: { deep: 'd' }, tag: 'x' } });
+  });
+
+  PEERS.push({
+    file: 'substitution.wsdl',
+    path: /^\/substitution\/$/,
+    services: {
+      SubstitutionService: {
+        SubstitutionPort: ops({
+          Draw: () => raw('<area xmlns="urn:o:substitution">12.5</area><square xmlns="urn:o:substitution"><w>2</w><h>2</h></square>'),
+        }),
+      },
+    },
+  });
+  it('substitution: the members of a substitution group stand in for its abstract head', async () => {
+    expect(await call('POST', 'substitution/Draw', { circle: [{ radius: 1.5 }], square: [{ label: 's', w: 2, h: 2 }] })).toEqual({
+      status: 200,
+      body: { area: 12.5, square: { w: 2, h: 2 } },
+    });
+    expect(lastBody()).toBe(
+      '<Draw xmlns="urn:o:substitution"><circle><radius>1.5</radius></circle><square><label>s</label><w>2</w><h>2</h></square></Draw>',
+    );
+  });
+
+  PEERS.push({
+    file: 'polymorphism.wsdl',
+    path: /^\/polymorphism\/$/,
+    services: {
+      PolymorphismService: {
+        PolymorphismPort: ops({
+          Zoo: () =>
+            raw(
+              '<animal xmlns="urn:o:polymorphism" xmlns:p="urn:o:polymorphism" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="p:Dog" id="1"><name>Rex</name><legs>4</legs><breed>lab</breed></animal>' +
+                '<animal xmlns="urn:o:polymorphism" xmlns:q="urn:o:polymorphism" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="q:Puppy" id="2" vaccinated="true"><name>Bit</name><breed>pug</breed><ageWeeks>9</ageWeeks></animal>' +
+                '<animal xmlns="urn:o:polymorphism" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="Snake" id="3"><name>Kaa</name></animal>',
+            ),
+        }),
+      },
+    },
+  });
+  it('polymorphism: replies name derived types (by extension, two levels, and by restriction) in xsi:type', async () => {
+    expect(await call('POST', 'polymorphism/Zoo', { add: { id: 4, name: 'Tiny', breed: 'pug', ageWeeks: 3, vaccinated: false } })).toEqual({
+      status: 200,
+      body: {
+        animal: [
+          { id: 1, name: 'Rex', legs: 4, breed: 'lab' },
+          { id: 2, vaccinated: true, name: 'Bit', breed: 'pug', ageWeeks: 9 },
+          { id: 3, name: 'Kaa' },
+        ],
+      },
+    });
+    expect(lastBody()).toBe(
+      '<Zoo xmlns="urn:o:polymorphism"><add xmlns:xt="urn:o:polymorphism" xsi:type="xt:Puppy" id="4" vaccinated="false"><name>Tiny</name><breed>pug</breed><ageWeeks>3</ageWeeks></add></Zoo>',
+    );
+    expect(lastArgs().args).toMatchObject({ add: { name: 'Tiny', breed: 'pug' } });
+  });
+
+  PEERS.push({
+    file: 'nested-groups.wsdl',
+    path: /^\/nested-groups\/$/,
+    services: { NestedGroupsService: { NestedGroupsPort: ops({ Route: () => ({ km: 12.5 }) }) } },
+  });
+  it('nested_groups: choices and sequences nested in each other, optional and repeated, and xs:all', async () => {
+    const route = { from: { city: 'A' }, to: { lat: 1.5, lon: 2 }, prefer: 'coast', via: ['B', 'C'], options: { fast: true } };
+    expect(await call('POST', 'nested_groups/Route', route)).toEqual({ status: 200, body: { km: 12.5 } });
+    expect(lastBody()).toBe(
+      '<Route xmlns="urn:o:nested-groups"><from><city>A</city></from><to><lat>1.5</lat><lon>2</lon></to><prefer>coast</prefer>' +
+        '<via>B</via><via>C</via><options><fast>true</fast></options></Route>',
+    );
+    expect(lastArgs().args).toMatchObject({ from: { city: 'A' }, to: { lat: 1.5, lon: 2 }, options: { fast: true } });
+  });
+
+  PEERS.push({
+    file: 'attributes.wsdl',
+    path: /^\/attributes\/$/,
+    services: {
+      AttributesService: {
+        AttributesPort: ops({
+          Tag: () =>
+            raw(
+              '<label xmlns="urn:o:attributes" xmlns:a="urn:o:attributes" lang="de" a:color="green" createdBy="bob" version="3"><text>Hallo</text></label>',
+            ),
+        }),
+      },
+    },
+  });
+  it('attributes: local, referenced, qualified, defaulted and fixed attributes and nested attribute groups', async () => {
+    expect(
+      await call('POST', 'attributes/Tag', { dryRun: true, label: { text: 'Hi', lang: 'en', color: 'red', createdBy: 'ann' } }),
+    ).toEqual({
+      status: 200,
+      body: { label: { lang: 'de', color: 'green', createdBy: 'bob', version: 3, text: 'Hallo' } },
+    });
+    expect(lastBody()).toBe(
+      '<Tag xmlns="urn:o:attributes" dryRun="true"><label xmlns:a0="urn:o:attributes" a0:lang="en" xmlns:a1="urn:o:attributes" a1:color="red" createdBy="ann"><text>Hi</text></label></Tag>',
+    );
+    expect((await call('POST', 'attributes/Tag', { label: { text: 'Hi', color: 'blue', createdBy: 'ann' } })).status).toBe(400);
+    expect((await call('POST', 'attributes/Tag', { label: { text: 'Hi' } })).body).toMatchObject({
+      error: { code: 400, message: "Field 'label.createdBy' is required." },
+    });
+  });
+
+  PEERS.push({
+    file: 'mixed-content.wsdl',
+    path: /^\/mixed-content\/$/,
+    services: {
+      MixedContentService: {
+        MixedContentPort: ops({
+          Render: () =>
+            raw(
+              '<para xmlns="urn:o:mixed-content" style="b">Use <code>ls</code> or <em>dir</em>.</para><para xmlns="urn:o:mixed-content">plain</para>',
+            ),
+        }),
+      },
+    },
+  });
+  it('mixed_content: the text between child elements is `_`', async () => {
+    expect(await call('POST', 'mixed_content/Render', { para: { _: 'Hello', em: ['x'], style: 's' } })).toEqual({
+      status: 200,
+      body: { para: [{ style: 'b', _: 'Use  or .', code: ['ls'], em: ['dir'] }, { _: 'plain' }] },
+    });
+    expect(lastBody()).toBe('<Render xmlns="urn:o:mixed-content"><para style="s">Hello<em>x</em></para></Render>');
+  });
+
+  PEERS.push({
+    file: 'simple-content.wsdl',
+    path: /^\/simple-content\/$/,
+    services: {
+      SimpleContentService: {
+        SimpleContentPort: ops({
+          Quote: () =>
+            raw(
+              '<price xmlns="urn:o:simple-content" currency="EUR" rate="0.19">11.90</price><price xmlns="urn:o:simple-content" currency="USD">3</price>' +
+                '<note xmlns="urn:o:simple-content" by="al">ok</note>',
+            ),
+        }),
+      },
+    },
+  });
+  it('simple_content: text beside attributes, through extensions of extensions and a restriction', async () => {
+    const quote = { weight: [{ _: 1.5, unit: 'lb' }, 2], limit: { _: 50, currency: 'EUR' }, unitName: { _: 'kg', lang: 'en' } };
+    expect(await call('POST', 'simple_content/Quote', quote)).toEqual({
+      status: 200,
+      body: {
+        price: [
+          { currency: 'EUR', rate: 0.19, _: 11.9 },
+          { currency: 'USD', _: 3 },
+        ],
+        note: { by: 'al', _: 'ok' },
+      },
+    });
+    expect(lastBody()).toBe(
+      '<Quote xmlns="urn:o:simple-content"><weight unit="lb">1.5</weight><weight>2</weight><limit currency="EUR">50</limit><unitName lang="en">kg</unitName></Quote>',
+    );
+    expect((await call('POST', 'simple_content/Quote', { weight: [{ _: 1, unit: 'stone' }] })).status).toBe(400);
+    expect((await call('POST', 'simple_content/Quote', { weight: [1], unitName: { _: 'g' } })).status).toBe(400);
+  });
+
+  PEERS.push({
+    file: 'nillable.wsdl',
+    path: /^\/nillable\/$/,
+    services: {
+      NillableService: {
+        NillablePort: ops({
+          Update: () =>
+            raw(
+              '<fields xmlns="urn:o:nillable" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><required>1</required><nillable xsi:nil="true"/>' +
+                '<person xsi:nil="true"/><scores>1</scores><scores xsi:nil="true"/><flagged flag="f" xsi:nil="true"/><when xsi:nil="1"/></fields>',
+            ),
+        }),
+      },
+    },
+  });
+  it('nillable: null is xsi:nil where the schema allows it, a left-out member is left out', async () => {
+    expect(
+      await call('POST', 'nillable/Update', { fields: { required: 1, person: null, scores: [1, null], optionalNillable: null } }),
+    ).toEqual({
+      status: 200,
+      body: { fields: { required: 1, nillable: null, person: null, scores: [1, null], flagged: null, when: null } },
+    });
+    expect(lastBody()).toBe(
+      '<Update xmlns="urn:o:nillable"><fields><required>1</required><nillable xsi:nil="true"/><optionalNillable xsi:nil="true"/>' +
+        '<person xsi:nil="true"/><scores>1</scores><scores xsi:nil="true"/></fields></Update>',
+    );
+    // null where the element is not nillable: a required one refused, an optional one left out.
+    expect(await call('POST', 'nillable/Update', { fields: { required: null, person: null } })).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: "Field 'fields.required' cannot be null (its element is not nillable).",
+          context: { field: 'fields.required' },
+        },
+      },
+    });
+    const sent = envelopes.length;
+    expect((await call('POST', 'nillable/Update', { fields: { required: 1, optional: null, person: null } })).status).toBe(200);
+    expect(lastBody()).toBe(
+      '<Update xmlns="urn:o:nillable"><fields><required>1</required><nillable xsi:nil="true"/><person xsi:nil="true"/></fields></Update>',
+    );
+    expect(envelopes.length).toBe(sent + 1);
+  });
+
+  PEERS.push({
+    file: 'arrays.wsdl',
+    path: /^\/arrays\/$/,
+    services: {
+      ArraysService: {
+        ArraysPort: ops({
+          Batch: () =>
+            raw(
+              '<names xmlns="urn:o:arrays" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><string>a</string><string xsi:nil="true"/></names>' +
+                '<matrix xmlns="urn:o:arrays"><ArrayOfInt><int>1</int><int>2</int></ArrayOfInt><ArrayOfInt><int>3</int></ArrayOfInt></matrix><ok xmlns="urn:o:arrays">true</ok>',
+            ),
+        }),
+      },
+    },
+  });
+  it('arrays: repeated elements are arrays even once, ArrayOf wrappers hold theirs, and a repeated sequence keeps its order', async () => {
+    const batch = {
+      id: [1, '2'],
+      names: { string: ['a', null] },
+      matrix: { ArrayOfInt: [{ int: [1, 2] }, { int: [3] }] },
+      top3: ['x'],
+      pairs: { key: ['k1', 'k2'], value: ['v1', 'v2'] },
+    };
+    expect(await call('POST', 'arrays/Batch', batch)).toEqual({
+      status: 200,
+      body: { names: { string: ['a', null] }, matrix: { ArrayOfInt: [{ int: [1, 2] }, { int: [3] }] }, ok: [true] },
+    });
+    expect(lastBody()).toBe(
+      '<Batch xmlns="urn:o:arrays"><id>1</id><id>2</id><names><string>a</string><string xsi:nil="true"/></names>' +
+        '<matrix><ArrayOfInt><int>1</int><int>2</int></ArrayOfInt><ArrayOfInt><int>3</int></ArrayOfInt></matrix><top3>x</top3>' +
+        '<pairs><key>k1</key><value>v1</value><key>k2</key><value>v2</value></pairs></Batch>',
+    );
+  });
+
+  PEERS.push({
+    file: 'list-union.wsdl',
+    path: /^\/list-union\/$/,
+    services: {
+      ListUnionService: {
+        ListUnionPort: ops({ Plot: () => raw('<ys xmlns="urn:o:list-union">4 5  6</ys><size xmlns="urn:o:list-union">auto</size>') }),
+      },
+    },
+  });
+  it('list_union: lists as arrays or space-separated text, unions as text', async () => {
+    expect(
+      await call('POST', 'list_union/Plot', { xs: [1, 2, 3], colors: 'red blue', size: 12, marks: [7, 8], when: '2024-01-01' }),
+    ).toEqual({
+      status: 200,
+      body: { ys: '4 5  6', size: 'auto' },
+    });
+    expect(lastBody()).toBe(
+      '<Plot xmlns="urn:o:list-union" marks="7 8"><xs>1 2 3</xs><colors>red blue</colors><size>12</size><when>2024-01-01</when></Plot>',
+    );
+  });
+
+  PEERS.push({
+    file: 'odd-enums.wsdl',
+    path: /^\/odd-enums\/$/,
+    services: {
+      OddEnumsService: {
+        OddEnumsPort: ops({
+          Classify: () =>
+            raw(
+              '<grade xmlns="urn:o:odd-enums">with space</grade><grade xmlns="urn:o:odd-enums"></grade><grade xmlns="urn:o:odd-enums">Größe</grade><level xmlns="urn:o:odd-enums">-1</level>',
+            ),
+        }),
+      },
+    },
+  });
+  it('odd_enums: enumeration values that are no identifiers are taken and returned as they are', async () => {
+    for (const grade of ['1st', 'a-b', 'with space', '', 'class', '__proto__', 'Größe', 'it\'s "x"', 'A', 'a', '*/', '${x}']) {
+      const reply = await call('POST', 'odd_enums/Classify', { grade, level: '0', ratio: '1.5', flag: true });
+      expect(reply).toEqual({ status: 200, body: { grade: ['with space', '', 'Größe'], level: -1 } });
+      // node-soap reads an empty element as null.
+      expect(lastArgs().args).toMatchObject({ grade: grade === '' ? null : grade });
+    }
+    expect((await call('POST', 'odd_enums/Classify', { grade: 'b' })).status).toBe(400);
+    expect((await call('POST', 'odd_enums/Classify', { grade: 'a', level: 2 })).status).toBe(400);
+    expect((await call('POST', 'odd_enums/Classify', { grade: 'a', flag: false })).status).toBe(400);
+  });
+
+  PEERS.push({
+    file: 'recursive.wsdl',
+    path: /^\/recursive\/$/,
+    // node-soap recurses without end through a group that contains itself: it gets the chain one level deep.
+    served: (xml) =>
+      xml.replace(
+        '<xs:complexType><xs:group ref="tns:Chain"/></xs:complexType></xs:element></xs:sequence></xs:group>',
+        '<xs:complexType/></xs:element></xs:sequence></xs:group>',
+      ),
+    services: {
+      RecursiveService: {
+        RecursivePort: ops({
+          Walk: () =>
+            raw(
+              '<forest xmlns="urn:o:recursive"><tree><label>a</label><forest><tree><label>b</label></tree><tree><label>c</label></tree></forest></tree></forest>' +
+                '<part xmlns="urn:o:recursive"><no>1</no><part><no>2</no><part><no>3</no></part></part></part>',
+            ),
+        }),
+      },
+    },
+  });
+  it('recursive: self-recursive, mutually recursive and group-recursive types, both ways', async () => {
+    const walk = {
+      tree: { label: 'root', forest: { tree: [{ label: 'leaf' }] } },
+      part: { no: 'p1', part: [{ no: 'p2' }] },
+      chain: { value: 1, next: { value: 2, next: { value: 3 } } },
+    };
+    expect(await call('POST', 'recursive/Walk', walk)).toEqual({
+      status: 200,
+      body: {
+        forest: { tree: [{ label: 'a', forest: { tree: [{ label: 'b' }, { label: 'c' }] } }] },
+        part: { no: '1', part: [{ no: '2', part: [{ no: '3' }] }] },
+      },
+    });
+    expect(lastBody()).toBe(
+      '<Walk xmlns="urn:o:recursive"><tree><label>root</label><forest><tree><label>leaf</label></tree></forest></tree>' +
+        '<part><no>p1</no><part><no>p2</no></part></part><chain><value>1</value><next><value>2</value><next><value>3</value></next></next></chain></Walk>',
+    );
+  });
+
+  const DEPTH = 120;
+  const deepJson = (leaf: string) => {
+    let value: Record<string, unknown> = { leaf };
+    for (let level = 1; level <= DEPTH; level++) value = { [`n${level}`]: value };
+    return value;
+  };
+  const deepXml = (leaf: string) => {
+    let xml = `<leaf>${leaf}</leaf>`;
+    for (let level = 1; level <= DEPTH; level++) xml = `<n${level}>${xml}</n${level}>`;
+    return xml;
+  };
+  PEERS.push({
+    file: 'deep.wsdl',
+    path: /^\/deep\/$/,
+    services: { DeepService: { DeepPort: ops({ Dive: () => raw(deepXml('up').replace('<n120>', '<n120 xmlns="urn:o:deep">')) }) } },
+  });
+  it('deep: anonymous types nested 120 levels deep, both ways', async () => {
+    expect(await call('POST', 'deep/Dive', deepJson('down'))).toEqual({ status: 200, body: deepJson('up') });
+    expect(lastBody()).toBe(`<Dive xmlns="urn:o:deep">${deepXml('down')}</Dive>`);
+  });
+
+  const ODD_NAMES: Record<string, string> = {
+    class: '<classResponse><return>r</return><typeof>t</typeof></classResponse>',
+    delete: '<deleteResponse><prototype>p</prototype><__proto__>q</__proto__></deleteResponse>',
+    constructor: '<constructorResponse><toString>s</toString></constructorResponse>',
+    __proto__: '<__proto__Response><valueOf>v</valueOf></__proto__Response>',
+    'get.v2': '<get.v2Response><v><a.b>1</a.b><c-d>2</c-d></v></get.v2Response>',
+    'get-item': '<get-itemResponse><item-name>thing</item-name></get-itemResponse>',
+    Grüße: '<GrüßeResponse><g><Ärger>ä</Ärger><名前>名</名前></g></GrüßeResponse>',
+    Object: '<ObjectResponse><ObjectResult><default>d</default><new>1</new></ObjectResult></ObjectResponse>',
+  };
+  HAND_WRITTEN['/odd-names/'] = (action) => {
+    const operation = decodeURIComponent(action.slice('urn:o:odd-names#'.length));
+    return (Object.hasOwn(ODD_NAMES, operation) ? ODD_NAMES[operation] : '').replace('>', ' xmlns="urn:o:odd-names">');
+  };
+  it('odd_names: operations and members named like reserved words, built-ins, with dots, dashes and beyond ASCII', async () => {
+    expect(await call('POST', 'odd_names/class', { class: 'c', interface: { x: 'x' }, for: 'f' })).toEqual({
+      status: 200,
+      body: { return: 'r', typeof: 't' },
+    });
+    expect(lastBody()).toBe('<class xmlns="urn:o:odd-names" for="f"><class>c</class><interface><x>x</x></interface></class>');
+    const proto = await call('POST', 'odd_names/delete', { constructor: 'k', hasOwnProperty: 'h' });
+    expect(proto).toEqual({ status: 200, body: JSON.parse('{"prototype":"p","__proto__":"q"}') });
+    expect(lastBody()).toBe('<delete xmlns="urn:o:odd-names"><constructor>k</constructor><hasOwnProperty>h</hasOwnProperty></delete>');
+    // A member named `then` (of the type named Promise) is data like any other.
+    const promise = JSON.parse('{"then":"t"}');
+    expect(
+      await call('POST', 'odd_names/constructor', { obj: { default: 'd' }, p: promise, s: { length: 1 }, r: { Record: 'r' } }),
+    ).toEqual({
+      status: 200,
+      body: { toString: 's' },
+    });
+    // A member named __proto__ cannot be given: the platform's JSON parser refuses a body with one
+    // (prototype poisoning), and its query parser leaves the parameter out.
+    expect(await call('POST', 'odd_names/__proto__', JSON.parse('{"__proto__":"x"}'))).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: 'Invalid or malformed JSON.' } },
+    });
+    expect((await call('GET', 'odd_names/__proto__?__proto__=x')).body).toMatchObject({
+      error: { message: "Field '__proto__' is required." },
+    });
+    expect(await call('POST', 'odd_names/get.v2', { v: { 'a.b': '1', 'c-d': '2' } })).toEqual({
+      status: 200,
+      body: { v: { 'a.b': '1', 'c-d': '2' } },
+    });
+    expect(await call('GET', 'odd_names/get-item?item-id=7')).toEqual({ status: 200, body: { 'item-name': 'thing' } });
+    expect(lastBody()).toBe('<get-item xmlns="urn:o:odd-names"><item-id>7</item-id></get-item>');
+    expect(await call('POST', `odd_names/${encodeURIComponent('grüße')}`, { g: { Ärger: 'a', 名前: 'n' } })).toEqual({
+      status: 200,
+      body: { g: { Ärger: 'ä', 名前: '名' } },
+    });
+    expect(await call('POST', 'odd_names/object', { Object: { default: 'x' } })).toEqual({
+      status: 200,
+      body: { ObjectResult: { default: 'd', new: 1 } },
+    });
+    expect(((await call('GET', 'odd_names?as_list=true')).body as { resource: string[] }).resource).toEqual([
+      '__proto__',
+      'class',
+      'constructor',
+      'delete',
+      'get-item',
+      'get.v2',
+      'Grüße',
+      'Object',
+    ]);
+  });
+
+  PEERS.push({
+    file: 'overloads.wsdl',
+    path: /^\/overloads\/(products|people)\/$/,
+    // node-soap takes the last of the overloads in one port type, Portico (with a warning) the first.
+    served: (xml) => xml.replace(/^.*<wsdl:input name="byName".*$/m, ''),
+    services: {
+      Directory: {
+        ProductsPort: ops({ Find: (args) => ({ found: `product ${String(args.id)}` }) }),
+        PeoplePort: ops({ Find: (args) => ({ person: [`person ${String(args.name)}`] }) }),
+      },
+    },
+  });
+  it('overloads: one operation name in two port types with other messages is two operations', async () => {
+    expect(await call('POST', 'overloads/Find', { id: 3 })).toEqual({ status: 200, body: { found: 'product 3' } });
+    expect(lastEnvelope().path).toBe('/overloads/products/');
+    expect(await call('POST', 'overloads/Find_2', { name: 'ann' })).toEqual({ status: 200, body: { person: ['person ann'] } });
+    expect(lastEnvelope().path).toBe('/overloads/people/');
+    expect(lastBody()).toBe('<FindByName xmlns="urn:o:overloads"><name>ann</name></FindByName>');
+  });
+
+  PEERS.push({
+    file: 'headers.wsdl',
+    path: /^\/headers\/$/,
+    // node-soap finds an operation by the element of its input's first part, here a header's.
+    served: (xml) =>
+      xml.replace(
+        /(<wsdl:part name="session" element="tns:Session"\/>)(\s*)(<wsdl:part name="parameters" element="tns:Transfer"\/>)/,
+        '$3$2$1',
+      ),
+    services: { BankService: { BankPort: ops({ Transfer: (args) => ({ receipt: `r-${String(args.amount)}` }) }) } },
+  });
+  it('headers: header parts are left out of the body; the configured header is sent', async () => {
+    expect(await call('POST', 'headers/Transfer?token=t-9', { from: 'a', to: 'b', amount: '2.50' })).toEqual({
+      status: 200,
+      body: { receipt: 'r-2.5' },
+    });
+    expect(lastBody()).toBe('<Transfer xmlns="urn:o:headers"><from>a</from><to>b</to><amount>2.50</amount></Transfer>');
+    expect(lastArgs().headers).toMatchObject({ Session: { token: 't-9' } });
+  });
+
+  PEERS.push({
+    file: 'faults.wsdl',
+    path: /^\/faults\/$/,
+    services: {
+      AtmService: {
+        AtmPort: ops({
+          Withdraw: (args) => {
+            if (args.account === 'locked')
+              throw {
+                Fault: { faultcode: 'soap:Client', faultstring: 'Locked', detail: { AccountLocked: 'since monday' }, statusCode: 500 },
+              };
+            throw {
+              Fault: {
+                faultcode: 'soap:Client',
+                faultstring: 'Insufficient funds',
+                detail: { InsufficientFunds: { attributes: { code: '42' }, balance: '1.00', hint: ['save', 'wait'] } },
+                statusCode: 500,
+              },
+            };
+          },
+        }),
+      },
+    },
+  });
+  it('faults: a declared fault answers 500 with its detail', async () => {
+    expect(await call('POST', 'faults/Withdraw', { account: 'a', amount: 5 })).toEqual({
+      status: 500,
+      body: {
+        error: {
+          code: 500,
+          message: 'Insufficient funds [Fault code:soap:Client]',
+          context: {
+            faultcode: 'soap:Client',
+            faultstring: 'Insufficient funds',
+            detail: { InsufficientFunds: { code: '42', balance: '1.00', hint: ['save', 'wait'] } },
+          },
+        },
+      },
+    });
+    expect((await call('POST', 'faults/Withdraw', { account: 'locked', amount: 5 })).body).toMatchObject({
+      error: { code: 500, message: 'Locked [Fault code:soap:Client]', context: { detail: { AccountLocked: 'since monday' } } },
+    });
+  });
+
+  HAND_WRITTEN['/bare/'] = (action) =>
+    action === 'urn:o:bare#Echo'
+      ? '<echo xmlns="urn:o:bare">hi</echo>'
+      : '<statement xmlns="urn:o:bare"><line>l1</line></statement><balance xmlns="urn:o:bare">9.99</balance>';
+  it('bare: document/literal messages of several parts, and of one part of a simple type', async () => {
+    const statement = { accountId: 'acc', period: { from: '2024-01-01', to: '2024-01-31' }, limit: 10 };
+    expect(await call('POST', 'bare/Statement', statement)).toEqual({ status: 200, body: { statement: { line: ['l1'] }, balance: 9.99 } });
+    expect(lastBody()).toBe(
+      '<accountId xmlns="urn:o:bare">acc</accountId><period xmlns="urn:o:bare"><from>2024-01-01</from><to>2024-01-31</to></period><limit xmlns="urn:o:bare">10</limit>',
+    );
+    expect(await call('GET', 'bare/Echo?echo=hi')).toEqual({ status: 200, body: { echo: 'hi' } });
+    expect(lastBody()).toBe('<echo xmlns="urn:o:bare">hi</echo>');
+  });
+
+  PEERS.push({
+    file: 'rpc-literal.wsdl',
+    path: /^\/rpc-literal\/$/,
+    services: {
+      GeoService: {
+        GeoPort: ops({
+          measure: () => ({ length: 5.5, farthest: { x: 3, y: 4 } }),
+          log: () => ({}),
+        }),
+      },
+    },
+  });
+  it('rpc_literal: parts as members of the operation element, typed parts of complex types, several output parts', async () => {
+    const measure = {
+      origin: { x: 0, y: 0 },
+      path: {
+        point: [
+          { x: 1, y: 1 },
+          { x: 3, y: 4 },
+        ],
+      },
+      mode: 'exact',
+      scale: 1,
+    };
+    expect(await call('POST', 'rpc_literal/measure', measure)).toEqual({ status: 200, body: { length: 5.5, farthest: { x: 3, y: 4 } } });
+    expect(lastBody()).toBe(
+      '<measure xmlns="urn:o:rpc-literal"><origin xmlns=""><x>0</x><y>0</y></origin><path xmlns=""><point><x>1</x><y>1</y></point><point><x>3</x><y>4</y></point></path>' +
+        '<mode xmlns="">exact</mode><scale xmlns="">1</scale></measure>',
+    );
+    expect(lastArgs().args).toMatchObject({ origin: { x: '0' }, mode: 'exact' });
+    expect((await call('POST', 'rpc_literal/measure', { ...measure, mode: 'slow' })).status).toBe(400);
+    // node-soap cannot answer a one-way operation (it fails without an envelope), which Portico reports as such.
+    expect(await call('POST', 'rpc_literal/log', { line: 'hello' })).toEqual({
+      status: 500,
+      body: { error: { code: 500, message: 'The SOAP service answered HTTP 500 without a SOAP envelope.' } },
+    });
+    expect(lastBody()).toBe('<log xmlns="urn:o:rpc-literal"><line xmlns="">hello</line></log>');
+  });
+
+  HAND_WRITTEN['/soap11-12/v11/'] = () => '<ConvertResponse xmlns="urn:o:soap11-12"><fahrenheit>212</fahrenheit></ConvertResponse>';
+  HAND_WRITTEN['/soap11-12/v12/'] = (action) =>
+    action.endsWith('Kelvin')
+      ? '<KelvinResponse xmlns="urn:o:soap11-12"><kelvin>273.15</kelvin></KelvinResponse>'
+      : '<ConvertResponse xmlns="urn:o:soap11-12"><fahrenheit>32</fahrenheit></ConvertResponse>';
+  it("soap11_12: each operation goes to a binding that has it, with that binding's version and soapAction", async () => {
+    expect(await call('GET', 'soap11_12/Convert?celsius=100')).toEqual({ status: 200, body: { fahrenheit: 212 } });
+    expect(lastEnvelope()).toMatchObject({ path: '/soap11-12/v11/', action: 'urn:o:soap11-12#Convert11' });
+    expect(await call('GET', 'soap11_12/Kelvin?celsius=0')).toEqual({ status: 200, body: { kelvin: 273.15 } });
+    expect(lastEnvelope()).toMatchObject({ path: '/soap11-12/v12/' });
+    expect(lastEnvelope().action).toBe('urn:o:soap11-12#Kelvin');
+    // The same WSDL as a service configured for SOAP 1.2: the 1.2 binding's port and action.
+    expect(await call('GET', 'soap12/Convert?celsius=0')).toEqual({ status: 200, body: { fahrenheit: 32 } });
+    expect(lastEnvelope()).toMatchObject({ path: '/soap11-12/v12/' });
+    expect(lastEnvelope().action).toBe('urn:o:soap11-12#Convert12');
+  });
+
+  PEERS.push({
+    file: 'services.wsdl',
+    path: /^\/services\/(warehouse|billing|backup)\/$/,
+    services: {
+      Shop: {
+        WarehousePort: ops({ Ping: () => ({ pong: 'warehouse' }), Stock: () => ({ count: 3 }) }),
+        BillingPort: ops({ Invoice: () => ({ total: 99.5 }) }),
+      },
+      Backup: { WarehouseBackup: ops({ Ping: () => ({ pong: 'backup' }), Stock: () => ({ count: 0 }) }) },
+    },
+  });
+  it('services: operations of several services and ports, each sent to a port that has it', async () => {
+    expect(await call('GET', 'services')).toEqual({
+      status: 200,
+      body: { resource: [{ name: 'Invoice' }, { name: 'Ping' }, { name: 'Stock' }] },
+    });
+    expect(await call('GET', 'services/Ping')).toEqual({ status: 200, body: { pong: 'warehouse' } });
+    expect(lastBody()).toBe('<Ping xmlns="urn:o:services"></Ping>');
+    expect(await call('GET', 'services/Stock?sku=s')).toEqual({ status: 200, body: { count: 3 } });
+    expect(await call('GET', 'services/Invoice?order=1')).toEqual({ status: 200, body: { total: 99.5 } });
+    expect(lastEnvelope().path).toBe('/services/billing/');
+  });
+
+  PEERS.push({
+    file: 'dataset.wsdl',
+    path: /^\/dataset\/$/,
+    services: {
+      Customers: {
+        CustomersSoap: ops({
+          GetCustomers: () =>
+            raw(
+              '<GetCustomersResult xmlns="http://tempuri.org/"><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" id="NewDataSet"><xs:element name="NewDataSet"/></xs:schema>' +
+                '<diffgr:diffgram xmlns:diffgr="urn:schemas-microsoft-com:xml-diffgram-v1"><NewDataSet xmlns=""><Table diffgr:id="Table1"><Name>Ann</Name></Table><Table diffgr:id="Table2"><Name>Bob</Name></Table></NewDataSet></diffgr:diffgram></GetCustomersResult>',
+            ),
+        }),
+      },
+    },
+  });
+  it('dataset: a .NET DataSet reply (its inline schema, then the diffgram) is read generically', async () => {
+    expect(await call('GET', 'dataset/GetCustomers?country=DE')).toEqual({
+      status: 200,
+      body: {
+        GetCustomersResult: {
+          schema: { id: 'NewDataSet', element: { name: 'NewDataSet' } },
+          diffgram: {
+            NewDataSet: {
+              Table: [
+                { id: 'Table1', Name: 'Ann' },
+                { id: 'Table2', Name: 'Bob' },
+              ],
+            },
+          },
+        },
+      },
+    });
+  });
+
+  PEERS.push({
+    file: 'missing-message.wsdl',
+    path: /^\/missing-message\/$/,
+    // node-soap cannot read the operations Portico leaves out.
+    served: (xml) => xml.replace(/^.*(Lost|Ghost).*$/gm, ''),
+    services: { S: { SPort: ops({ Ok: (args) => ({ b: `got ${String(args.a)}` }) }) } },
+  });
+  it('missing_message: the operations whose messages resolve are offered', async () => {
+    expect(await call('GET', 'missing_message?as_list=true')).toEqual({ status: 200, body: { resource: ['Ok'] } });
+    expect(await call('GET', 'missing_message/Ok?a=x')).toEqual({ status: 200, body: { b: 'got x' } });
+    expect((await call('GET', 'missing_message/Lost')).status).toBe(404);
+  });
+});
