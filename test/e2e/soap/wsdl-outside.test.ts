@@ -57,6 +57,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   services: 'services.wsdl',
   dataset: 'dataset.wsdl',
   missing_message: 'missing-message.wsdl',
+  loose: 'loose/loose.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -132,6 +133,13 @@ describe('gen build of WSDLs outside the corpus', () => {
       `${line('overloads')}: Operation 'Find' of binding 'PeopleBinding' takes other messages than the one of binding 'ProductsBinding'; it is offered as 'Find_2'.`,
       `${line('missing_message')}: Operation 'Ghost' is left out: its part 'parameters' names the element 'Ghost', which is not defined.`,
       `${line('missing_message')}: Operation 'Lost' is left out: its message 'LostIn' is not defined.`,
+      `${line('loose')}: Attribute group 'tns:NoAttributes' is not defined; its attributes are left out.`,
+      `${line('loose')}: Group 'tns:NoGroup' is not defined; its elements are left out.`,
+      `${line('loose')}: Operation 'Take' of binding 'LooseBinding' is not in its port type; it is left out.`,
+      `${line('loose')}: Part 'note' names neither an element nor a type; any value is accepted.`,
+      `${line('loose')}: Type 'A' derives from itself (through its base 'B'); its base is left out.`,
+      `${line('loose')}: Type 'B' derives from itself (through its base 'A'); its base is left out.`,
+      `${line('loose')}: Type 'Nowhere' of namespace 'urn:o:loose' is not defined; any value is accepted.`,
     ]);
     expect(build.code).toBe(0);
     expect(
@@ -1039,5 +1047,16 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     expect(await call('GET', 'missing_message?as_list=true')).toEqual({ status: 200, body: { resource: ['Ok'] } });
     expect(await call('GET', 'missing_message/Ok?a=x')).toEqual({ status: 200, body: { b: 'got x' } });
     expect((await call('GET', 'missing_message/Lost')).status).toBe(404);
+  });
+
+  HAND_WRITTEN['/loose/'] = () => '<l:PutResponse xmlns:l="urn:o:loose"><ok>true</ok></l:PutResponse>';
+  it('loose: what a sloppy WSDL leaves undefined is any value, a derivation cycle is broken, and the operation works', async () => {
+    expect(await call('POST', 'loose/Put', { Item: { cycle: { a: '1', b: '2' }, lost: { any: 'x' } }, note: 'n' })).toEqual({
+      status: 200,
+      body: { ok: true },
+    });
+    expect(lastBody()).toBe(
+      '<Put xmlns="urn:o:loose"><Item><cycle><a>1</a></cycle><lost><any>x</any></lost></Item><note xmlns="" xsi:type="xsd:string">n</note></Put>',
+    );
   });
 });

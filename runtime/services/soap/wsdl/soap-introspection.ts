@@ -39,6 +39,7 @@ class OperationBuilder {
   constructor(
     private readonly wsdl: WsdlDescription,
     private readonly schemas: JsonSchemaBuilder,
+    private readonly warn: (message: string) => void,
   ) {}
 
   operation(occurrences: Occurrence[]): Omit<SoapOperationModel, 'name' | 'simpleInput'> {
@@ -103,6 +104,7 @@ class OperationBuilder {
       });
       return { key: element.name.local, schema, required: !nillable };
     }
+    if (part.type === null) this.warn(`Part '${part.name}' names neither an element nor a type; any value is accepted.`);
     return { key: part.name, schema: part.type === null ? {} : this.schemas.typeSchema(part.type), required: true };
   }
 }
@@ -219,7 +221,7 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
     variants.flat().some(({ operation }) => operation.input?.use === 'encoded' || operation.output?.use === 'encoded'),
   );
   const schemas = new JsonSchemaBuilder(wsdl.schemas, (message) => warnings.add(message), encoded);
-  const builder = new OperationBuilder(wsdl, schemas);
+  const builder = new OperationBuilder(wsdl, schemas, (message) => warnings.add(message));
   const built: Array<{ preferred: string; operation: Omit<SoapOperationModel, 'name' | 'simpleInput'> }> = [];
   for (const [name, variants] of [...byName].sort(([a], [b]) => compareNames(a, b))) {
     for (const [index, occurrences] of variants.entries()) {

@@ -630,9 +630,35 @@ export class JsonSchemaBuilder {
     if (derivation.localName === 'restriction' || baseName === undefined || (isXsdNamespace(baseName.ns) && baseName.local === 'anyType')) {
       return withMembers(ownSchema, { description });
     }
+    // A derivation cycle (A extends B extends A) is no schema at all, and no TypeScript type either.
+    const self = this.derivesFromItself(node, context, baseName);
+    if (self !== undefined) {
+      this.warn(`Type '${self}' derives from itself (through its base '${baseName.local}'); its base is left out.`);
+      return withMembers(ownSchema, { description });
+    }
     const baseSchema = this.typeSchema(baseName, context);
     if (own.properties.size === 0 && !own.open) return description === undefined ? baseSchema : withMembers(baseSchema, { description });
     return withMembers({ allOf: [baseSchema, ownSchema] }, { description });
+  }
+
+  /** The name of the named type whose complexContent `node` is, when following its bases leads back to it. */
+  private derivesFromItself(node: Element, context: SchemaContext, baseName: QName): string | undefined {
+    const type = node.parentNode as Element | null;
+    const local = type === null ? undefined : attribute(type, 'name');
+    if (local === undefined) return undefined;
+    const self = qnameKey({ ns: context.targetNamespace, local });
+    const seen = new Set<string>();
+    for (let next: { name: QName; context: SchemaContext } | undefined = { name: baseName, context }; next !== undefined; ) {
+      const component = this.index.find('complexType', next.name, next.context);
+      if (component === undefined || seen.has(qnameKey(component.name))) return undefined;
+      if (qnameKey(component.name) === self) return local;
+      seen.add(qnameKey(component.name));
+      const content = xsdChild(component.node, 'complexContent') ?? xsdChild(component.node, 'simpleContent');
+      const derivation = content === undefined ? undefined : (xsdChild(content, 'extension') ?? xsdChild(content, 'restriction'));
+      const base = derivation === undefined ? undefined : attribute(derivation, 'base');
+      next = base === undefined ? undefined : { name: this.index.qname(derivation!, base, component.context), context: component.context };
+    }
+    return undefined;
   }
 
   /** A SOAP-encoded array: items from `wsdl:arrayType="tns:Item[]"`, else from its one element. */
