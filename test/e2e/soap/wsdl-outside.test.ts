@@ -58,6 +58,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   dataset: 'dataset.wsdl',
   missing_message: 'missing-message.wsdl',
   loose: 'loose/loose.wsdl',
+  no_namespace: 'no-namespace.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -230,7 +231,8 @@ const PEERS: Array<{ file: string; path: RegExp; services: IServices; served?: (
 /**
  * Peers for WSDLs node-soap cannot load or serve (it keeps WSDL names in plain objects, so
  * `__proto__` and `constructor` break it; it gives two bindings of one port type the actions of the
- * last; it wraps a bare reply of several parts in the first): by request path, the Body content to
+ * last; it wraps a bare reply of several parts in the first; it reads no WSDL without a target
+ * namespace, nor a derivation cycle): by request path, the Body content to
  * answer for an action, in the envelope of the request's SOAP version.
  */
 const HAND_WRITTEN: Record<string, (action: string) => string> = {};
@@ -1058,5 +1060,12 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     expect(lastBody()).toBe(
       '<Put xmlns="urn:o:loose"><Item><cycle><a>1</a></cycle><lost><any>x</any></lost></Item><note xmlns="" xsi:type="xsd:string">n</note></Put>',
     );
+  });
+
+  // node-soap cannot read a WSDL without a target namespace.
+  HAND_WRITTEN['/no-namespace/'] = () => '<GreetResponse><text>hello ann</text></GreetResponse>';
+  it('no_namespace: a WSDL and schema without any target namespace', async () => {
+    expect(await call('GET', 'no_namespace/Greet?name=ann')).toEqual({ status: 200, body: { text: 'hello ann' } });
+    expect(lastBody()).toBe('<Greet><name>ann</name></Greet>');
   });
 });
