@@ -85,6 +85,13 @@ export const soapMessages = {
     field,
   ),
   required: message(400, (path: string) => `${subject(path)} is required.`, field),
+  /** A list longer or shorter than its element may repeat (maxOccurs, minOccurs). */
+  itemCount: message(
+    400,
+    (path: string, min: number | undefined, max: number | undefined) =>
+      `${subject(path)} must have ${min === undefined ? `at most ${max}` : max === undefined ? `at least ${min}` : min === max ? `${min}` : `from ${min} to ${max}`} items.`,
+    field,
+  ),
   /** null for an element its schema does not make nillable: XML has no way to send it. */
   notNullable: message(400, (path: string) => `${subject(path)} cannot be null (its element is not nillable).`, field),
   tooDeep: message(400, (path: string, max: number) => `${subject(path)} is nested more than ${max} levels deep.`, field),

@@ -651,6 +651,12 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
         '<matrix><ArrayOfInt><int>1</int><int>2</int></ArrayOfInt><ArrayOfInt><int>3</int></ArrayOfInt></matrix><top3>x</top3>' +
         '<pairs><key>k1</key><value>v1</value><key>k2</key><value>v2</value></pairs></Batch>',
     );
+    const sent = envelopes.length;
+    expect(await call('POST', 'arrays/Batch', { ...batch, top3: ['a', 'b', 'c', 'd'] })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'top3' must have at most 3 items.", context: { field: 'top3' } } },
+    });
+    expect(envelopes.length).toBe(sent);
   });
 
   PEERS.push({

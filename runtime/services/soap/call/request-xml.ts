@@ -368,6 +368,11 @@ export class RequestWriter {
       }
       if (member.array) {
         const items = Array.isArray(item) ? item : [item];
+        if (
+          (member.maxItems !== undefined && items.length > member.maxItems) ||
+          (member.minItems !== undefined && items.length < member.minItems)
+        )
+          throw soapMessages.itemCount.error(where, member.minItems, member.maxItems);
         items.forEach((entry, index) => {
           xml += this.element(member, entry, inScope, `${where}[${index}]`, encoded, top);
         });

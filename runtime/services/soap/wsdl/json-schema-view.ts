@@ -19,6 +19,9 @@ export interface Member {
   array: boolean;
   /** The repeated model group it repeats with others in (json-schema-parts.ts REPEATED_GROUP). */
   group?: number;
+  /** A repeated element's bounds (its minOccurs above 1, a bounded maxOccurs). */
+  minItems?: number;
+  maxItems?: number;
   required: boolean;
   /** Schema of one value. */
   schema: JsonSchema;
@@ -191,5 +194,7 @@ function memberOf(key: string, schema: JsonSchema, required: boolean): Member {
     required,
     schema: array ? (isRecord(schema.items) ? schema.items : {}) : schema,
     ...(array && typeof schema[REPEATED_GROUP] === 'number' ? { group: schema[REPEATED_GROUP] as number } : {}),
+    ...(array && typeof schema.minItems === 'number' ? { minItems: schema.minItems } : {}),
+    ...(array && typeof schema.maxItems === 'number' ? { maxItems: schema.maxItems } : {}),
   };
 }

@@ -386,7 +386,7 @@ export class JsonSchemaBuilder {
     if (group !== undefined) occurrence.group = group;
     switch (node.localName) {
       case 'element':
-        this.elementMember(node, context, model, occurrence);
+        this.elementMember(node, context, model, occurrence, outer.repeated);
         return;
       case 'any':
         model.open = true;
@@ -433,7 +433,14 @@ export class JsonSchemaBuilder {
       model.choices.push(branches.map((names) => names[0]));
   }
 
-  private elementMember(node: Element, context: SchemaContext, model: ObjectModel, elementOccurrence: Occurrence): void {
+  /** `outerRepeated`: a particle around the element repeats (its own minOccurs and maxOccurs then bound nothing in the JSON array). */
+  private elementMember(
+    node: Element,
+    context: SchemaContext,
+    model: ObjectModel,
+    elementOccurrence: Occurrence,
+    outerRepeated = false,
+  ): void {
     let occurrence = elementOccurrence;
     const ref = attribute(node, 'ref');
     let name: string;
@@ -486,8 +493,15 @@ export class JsonSchemaBuilder {
     // so too): strict servers refuse a message without it.
     if (nillable && !occurrence.optional && !occurrence.repeated && preset === undefined) schema = withMembers(schema, { default: null });
     const xml = xmlMember(namespace, false);
+    // The element's own bounds bound the array (a bounded maxOccurs, a minOccurs above 1).
+    const [min, max] = [occurs(node, 'minOccurs'), occurs(node, 'maxOccurs')];
+    const bounds: JsonSchema = {};
+    if (occurrence.repeated && !outerRepeated) {
+      if (min > 1 && !occurrence.optional) bounds.minItems = min;
+      if (Number.isFinite(max)) bounds.maxItems = max;
+    }
     const member = occurrence.repeated
-      ? withMembers({ type: 'array', items: schema }, { xml, [REPEATED_GROUP]: occurrence.group })
+      ? withMembers({ type: 'array', items: schema, ...bounds }, { xml, [REPEATED_GROUP]: occurrence.group })
       : withMembers(schema, { xml });
     model.add(name, member, required, false);
   }
