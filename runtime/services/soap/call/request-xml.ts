@@ -346,11 +346,12 @@ export class RequestWriter {
     top = '',
   ): string {
     let xml = '';
-    const groupsWritten = new Set<number>();
+    let groupsWritten: Set<number> | undefined;
     for (const member of shape.members) {
       if (member.attribute) continue;
       if (member.group !== undefined) {
         // Members of one repeated group: their items in turns, as the content model repeats.
+        groupsWritten ??= new Set();
         if (!groupsWritten.has(member.group)) xml += this.group(shape, member.group, value, inScope, path, encoded, top);
         groupsWritten.add(member.group);
         continue;

@@ -262,7 +262,9 @@ export class ResponseReader {
       // SOAP 1.2 RPC's rpc:result names the accessor of the return value (PHP's SoapServer writes it): no data.
       if (child.namespaceURI === SOAP12_RPC_NS) continue;
       const name = child.localName ?? child.nodeName;
-      const member = shape.elements.get(`{${child.namespaceURI ?? ''}}${name}`) ?? shape.elements.get(name);
+      const member =
+        (shape.sameLocalNames === true ? shape.elements.get(`{${child.namespaceURI ?? ''}}${name}`) : undefined) ??
+        shape.elements.get(name);
       if (member === undefined) put(result, name, generic(references.target(child), references), false, repeated);
       else {
         const value = this.value(child, member.schema, references);

@@ -33,6 +33,8 @@ export interface ObjectShape {
   members: Member[];
   /** Elements by local name (the first of each), and by `{namespace}local`. */
   elements: Map<string, Member>;
+  /** Two elements share a local name (in different namespaces): replies are read by qualified name. */
+  sameLocalNames?: true;
   attributes: Map<string, Member>;
   /** The simple content beside attributes, under `_`. */
   text: Member | null;
@@ -164,6 +166,7 @@ export class SchemaView {
         // By local name (the first of a name: replies are read by local names), and by qualified name
         // for the elements of one local name in different namespaces.
         if (!shape.elements.has(member.xmlName)) shape.elements.set(member.xmlName, member);
+        else shape.sameLocalNames = true;
         shape.elements.set(`{${member.namespace}}${member.xmlName}`, member);
       }
     }
