@@ -98,6 +98,8 @@ export class JsonSchemaBuilder {
   private readonly expanding = new Set<string>();
   /** Whether a message member is of xsd:anyType, whose value may be of any complex type named in xsi:type. */
   private anyTypeUsed = false;
+  /** The complex types on a derivation cycle, once first needed. */
+  private cycles: Set<string> | undefined;
   /** The repeated model groups met so far (REPEATED_GROUP). */
   private groups = 0;
   /** The global elements naming each head (`{ns}local`) in substitutionGroup, once first needed. */
@@ -645,7 +647,7 @@ export class JsonSchemaBuilder {
       return withMembers(ownSchema, { description });
     }
     // A derivation cycle (A extends B extends A) is no schema at all, and no TypeScript type either.
-    const self = this.derivesFromItself(node, context, baseName);
+    const self = this.derivesFromItself(node, context);
     if (self !== undefined) {
       this.warn(`Type '${self}' derives from itself (through its base '${baseName.local}'); its base is left out.`);
       return withMembers(ownSchema, { description });
@@ -656,23 +658,43 @@ export class JsonSchemaBuilder {
   }
 
   /** The name of the named type whose complexContent `node` is, when following its bases leads back to it. */
-  private derivesFromItself(node: Element, context: SchemaContext, baseName: QName): string | undefined {
+  private derivesFromItself(node: Element, context: SchemaContext): string | undefined {
     const type = node.parentNode as Element | null;
     const local = type === null ? undefined : attribute(type, 'name');
     if (local === undefined) return undefined;
-    const self = qnameKey({ ns: context.targetNamespace, local });
-    const seen = new Set<string>();
-    for (let next: { name: QName; context: SchemaContext } | undefined = { name: baseName, context }; next !== undefined; ) {
-      const component = this.index.find('complexType', next.name, next.context);
-      if (component === undefined || seen.has(qnameKey(component.name))) return undefined;
-      if (qnameKey(component.name) === self) return local;
-      seen.add(qnameKey(component.name));
-      const content = xsdChild(component.node, 'complexContent') ?? xsdChild(component.node, 'simpleContent');
+    return this.derivationCycles().has(qnameKey({ ns: context.targetNamespace, local })) ? local : undefined;
+  }
+
+  /**
+   * The complex types (`{ns}local`) on a derivation cycle, found once in one pass: each type has
+   * at most one base, so following bases from every type, each type walked once, finds them.
+   */
+  private derivationCycles(): Set<string> {
+    if (this.cycles !== undefined) return this.cycles;
+    const bases = new Map<string, string | undefined>();
+    for (const type of this.index.all('complexType')) {
+      const content = xsdChild(type.node, 'complexContent') ?? xsdChild(type.node, 'simpleContent');
       const derivation = content === undefined ? undefined : (xsdChild(content, 'extension') ?? xsdChild(content, 'restriction'));
       const base = derivation === undefined ? undefined : attribute(derivation, 'base');
-      next = base === undefined ? undefined : { name: this.index.qname(derivation!, base, component.context), context: component.context };
+      const baseType = base === undefined ? undefined : this.index.lookup('complexType', derivation!, base, type.context);
+      bases.set(qnameKey(type.name), baseType === undefined ? undefined : qnameKey(baseType.name));
     }
-    return undefined;
+    const cycles = new Set<string>();
+    const done = new Set<string>();
+    for (const start of bases.keys()) {
+      const path: string[] = [];
+      const onPath = new Set<string>();
+      let next: string | undefined = start;
+      while (next !== undefined && !done.has(next) && !onPath.has(next)) {
+        path.push(next);
+        onPath.add(next);
+        next = bases.get(next);
+      }
+      if (next !== undefined && onPath.has(next)) for (const key of path.slice(path.indexOf(next))) cycles.add(key);
+      for (const key of path) done.add(key);
+    }
+    this.cycles = cycles;
+    return cycles;
   }
 
   /** A SOAP-encoded array: items from `wsdl:arrayType="tns:Item[]"`, else from its one element. */
