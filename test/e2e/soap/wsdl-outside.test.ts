@@ -9,7 +9,8 @@
  * All are built by one `gen build` of one platform.yaml (the unmappable ones by a second), the
  * generated server is type-checked with a user's strict tsc, every OpenAPI document validated, and
  * each operation called against node-soap servers started here on 127.0.0.1, one per WSDL, at the
- * path of its port address (the addresses of the built model point at them).
+ * path of its port address (the addresses of the built model point at them); the few WSDLs node-soap
+ * cannot load or serve (HAND_WRITTEN below says why) get a peer answering written envelopes.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
