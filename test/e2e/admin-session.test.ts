@@ -35,6 +35,75 @@ describe('admin session', () => {
     expect(payload.user_id).toBe(body.id);
   });
 
+  it('returns every field of the spec Session, each of its type', async () => {
+    const body = (
+      await login({ email: 'admin@test.local', password: 'admin-password-12345' }, { 'x-service-api-key': server.apiKey })
+    ).json();
+    const date = expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(body).toMatchObject({
+      session_token: expect.any(String),
+      session_id: body.session_token,
+      id: expect.any(Number),
+      email: 'admin@test.local',
+      first_name: 'Ada',
+      last_name: 'Admin',
+      name: 'Admin',
+      is_sys_admin: true,
+      role: expect.any(String),
+      last_login_date: date,
+      token_expiry_date: date,
+      apps: expect.arrayContaining([expect.objectContaining({ name: 'admin' })]),
+      ticket: expect.any(String),
+      ticket_expiry: expect.any(String),
+      // What real clients read beyond the spec's fields (a Svelte client's schema, the Terraform provider, the console).
+      host: expect.any(String),
+      is_root_admin: true,
+      role_id: null,
+    });
+    expect(Number.isInteger(body.id)).toBe(true);
+  });
+
+  it('issues a new token on each login, both valid; GET refreshes to a new token with a new expiry', async () => {
+    const credentials = { email: 'admin@test.local', password: 'admin-password-12345' };
+    const first = (await login(credentials)).json();
+    const second = (await login(credentials)).json();
+    expect(second.session_token).not.toBe(first.session_token);
+    const call = (token: string) =>
+      server.app.inject({ method: 'GET', url: '/api/v2/system/admin/session', headers: { 'x-service-session-token': token } });
+    clock.time += 20 * 3600_000;
+    const refreshed = await call(first.session_token);
+    expect(refreshed.statusCode).toBe(200);
+    expect(refreshed.json()).toMatchObject({ id: first.id, email: 'admin@test.local' });
+    expect(refreshed.json().session_token).not.toBe(first.session_token);
+    expect(refreshed.json().token_expiry_date).toBe(new Date(clock.time + 24 * 3600_000).toISOString().replace('T', ' ').slice(0, 19));
+    expect((await call(second.session_token)).statusCode).toBe(200);
+    // Past the first token's 24 hours its refreshed successor still serves.
+    clock.time += 5 * 3600_000;
+    expect((await call(first.session_token)).statusCode).toBe(401);
+    expect((await call(refreshed.json().session_token)).statusCode).toBe(200);
+  });
+
+  it('takes duration 0 (until the browser closes) as the default lifetime', async () => {
+    const body = (await login({ email: 'admin@test.local', password: 'admin-password-12345', duration: 0 })).json();
+    expect(body.token_expiry_date).toBe(new Date(clock.time + 24 * 3600_000).toISOString().replace('T', ' ').slice(0, 19));
+  });
+
+  it('answers a login sent to /api/v2/admin/session as the spec says: no session token (JWT) provided', async () => {
+    const wrong = (headers: Record<string, string>) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/api/v2/admin/session',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify({ email: 'admin@test.local', password: 'admin-password-12345' }),
+      });
+    const withKey = await wrong({ 'x-service-api-key': server.apiKey });
+    expect(withKey.statusCode).toBe(401);
+    expect(withKey.json().error.message).toMatch(/^No session token \(JWT\) provided\./);
+    const withoutKey = await wrong({});
+    expect(withoutKey.statusCode).toBe(401);
+    expect(withoutKey.json().error.message).toMatch(/^No session token or API Key detected in request\./);
+  });
+
   it('logs in without an API key, but refuses an unknown one', async () => {
     expect((await login({ email: 'admin@test.local', password: 'admin-password-12345' })).statusCode).toBe(200);
     const bad = await login({ email: 'admin@test.local', password: 'admin-password-12345' }, { 'x-service-api-key': 'nope' });
