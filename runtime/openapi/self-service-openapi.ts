@@ -54,9 +54,9 @@ export function selfServicePaths(w: SelfServiceWording): { session: PathItemObje
     password: {
       post: jsonOperation({
         operationId: `change${w.idPart}Password`,
-        summary: 'Change the password (with a session), request a reset code (`reset=true`), or reset with a code.',
+        summary: 'Change the password (with a session), request a reset code (`{email}` alone, or `reset=true`), or reset with a code.',
         parameters: [
-          flag('reset', 'Send a reset code by email to `email`.'),
+          flag('reset', 'Send a reset code by email to `email` (a body of `{email}` alone does too).'),
           flag('login', 'Also log in: the response carries `session_token`.'),
         ],
         body: {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '#runtime/auth/clock.js';
+import { hashPassword } from '#runtime/auth/passwords.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
@@ -59,7 +60,10 @@ describe('user sessions', () => {
   it('logs a user in (without an API key), refreshes with GET and PUT, logs out', async () => {
     const login = await userLogin('una@x.io', PASSWORD);
     expect(login.status).toBe(200);
+    // The fields the spec shows for a regular user's login.
     expect(login.body).toMatchObject({
+      id: expect.any(Number),
+      name: 'Una User',
       email: 'una@x.io',
       is_sys_admin: false,
       session_token: expect.any(String),
@@ -154,6 +158,19 @@ describe('user sessions', () => {
   it('stores passwords as bcrypt hashes', async () => {
     const row = await server.app.portico.db.selectFrom('user').select('password').where('email', '=', 'una@x.io').executeTakeFirstOrThrow();
     expect(row.password).toMatch(/^\$2[aby]\$10\$/);
+  });
+});
+
+describe('passwords set outside the service', () => {
+  it('do not match: a bcrypt hash given as the password is the password, not its hash (spec, Authentication 6)', async () => {
+    const hashed = await hashPassword('outside-password-123456');
+    const created = await api('POST', '/system/user', { resource: [{ name: 'Hashed', email: 'hashed@x.io', password: hashed }] });
+    expect(created.status).toBe(201);
+    expect((await userLogin('hashed@x.io', 'outside-password-123456')).body.error).toEqual({
+      code: 401,
+      message: 'Invalid credentials supplied.',
+    });
+    expect((await userLogin('hashed@x.io', hashed)).status).toBe(200);
   });
 });
 
@@ -277,6 +294,24 @@ describe('password reset by email and change while logged in', () => {
     expect((await api('POST', '/user/password?reset=true', { email: 'nobody@x.io' }, null)).status).toBe(404);
     expect((await api('POST', '/user/password?reset=true', { email: 'admin@test.local' }, null)).status).toBe(401);
     expect((await api('POST', '/user/password', {}, null)).body.error.message).toBe('Not enough information provided to change password.');
+  });
+
+  it('takes {email} alone as a reset request, as the spec writes it (without ?reset=true, which the reference needs)', async () => {
+    const mails = () => (fs.existsSync(mailDir()) ? fs.readdirSync(mailDir()).length : 0);
+    const before = mails();
+    for (const url of ['/user/password', '/system/admin/password']) {
+      const email = url === '/user/password' ? 'una@x.io' : 'admin@test.local';
+      expect((await api('POST', url, { email }, null)).body, url).toEqual({ success: true });
+    }
+    expect(mails()).toBe(before + 2);
+    expect(lastMail()).toMatchObject({ to: [{ email: 'admin@test.local' }], subject: 'Password reset' });
+    // Anything beside the email is no reset request: a code without a new password, a change without a session.
+    expect((await api('POST', '/user/password', { email: 'una@x.io', code: 'X' }, null)).body.error.message).toBe(
+      'Missing new password for reset.',
+    );
+    expect((await api('POST', '/user/password', { email: 'una@x.io', new_password: 'p' }, null)).status).toBe(401);
+    expect((await api('POST', '/user/password', { email: 'nobody@x.io' }, null)).status).toBe(404);
+    expect(mails()).toBe(before + 2);
   });
 
   it('changes the password while logged in; tokens issued before are refused', async () => {
