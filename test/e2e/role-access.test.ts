@@ -123,6 +123,45 @@ describe('role resolution', () => {
   });
 });
 
+describe('discovery (spec, Discovery)', () => {
+  it("answers a service's document 403 to a role without GET on its _spec component, 200 to one with it", async () => {
+    const asUser = (url: string, email: string) => api('GET', url, undefined, { key: keys.owning, token: tokens[email] });
+    // two@x.io's role at `owning` grants _table/* only; spec@x.io's grants * on the service.
+    const refused = await asUser('/docs/_spec', 'two@x.io');
+    expect(refused.body.error).toEqual({ code: 403, message: expect.stringMatching(/_spec/) });
+    expect((await asUser('/docs/_spec', 'spec@x.io')).status).toBe(200);
+    // A grant of the _spec component alone is enough.
+    await api('PATCH', `/system/role/${ids.owner}`, {
+      role_service_access_by_role_id: [{ service_id: ids.docs, component: '_spec', verb_mask: 1 }],
+    });
+    try {
+      const document = await asUser('/docs/_spec', 'two@x.io');
+      expect(document.status).toBe(200);
+      expect(Object.keys(document.body.paths)).toContain('/_table/doc');
+      expect((await asUser('/docs/_table/doc', 'two@x.io')).status).toBe(200);
+    } finally {
+      const grants = (await api('GET', `/system/role/${ids.owner}?related=role_service_access_by_role_id`)).body
+        .role_service_access_by_role_id as Array<{ id: number; component: string }>;
+      const added = grants.find((g) => g.component === '_spec');
+      if (added) await api('PATCH', `/system/role/${ids.owner}`, { role_service_access_by_role_id: [{ id: added.id, role_id: null }] });
+    }
+    expect((await asUser('/docs/_spec', 'two@x.io')).status).toBe(403);
+  });
+
+  it('answers 404 to a service name in another case: names are case-sensitive', async () => {
+    for (const url of ['/Docs/_spec', '/DOCS/_spec', '/api_docs/Docs', '/Docs/_table/doc']) {
+      const response = await api('GET', url);
+      expect([url, response.status, response.body.error.message]).toEqual([
+        url,
+        404,
+        `Could not find a service for ${url.split('/')[url.startsWith('/api_docs') ? 2 : 1]}`,
+      ]);
+    }
+    expect((await api('GET', '/docs/_spec')).status).toBe(200);
+    expect((await api('GET', '/api_docs/docs')).body.paths).toEqual((await api('GET', '/docs/_spec')).body.paths);
+  });
+});
+
 describe('row filters', () => {
   const auth = () => ({ key: keys.owning, token: tokens['two@x.io'] });
 

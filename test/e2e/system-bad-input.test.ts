@@ -115,6 +115,48 @@ describe.each(Object.entries(VALID))('/system/%s', (resource, { record, unique, 
   });
 });
 
+describe("the spec's Resources tables", () => {
+  it('refuse a create without each field the spec marks required', async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['admin', { email: 'no-name@x.io', password: 'a-long-enough-password' }, 'name'],
+      ['admin', { name: 'No Email', password: 'a-long-enough-password' }, 'email'],
+      ['user', { email: 'no-name@x.io' }, 'name'],
+      ['user', { name: 'No Email' }, 'email'],
+      ['app', { label: 'No name' }, 'name'],
+      ['role', { description: 'No name' }, 'name'],
+      ['service', { label: 'No name', type: 'local_email' }, 'name'],
+      ['service', { name: 'no_type', label: 'No type' }, 'type'],
+      ['service', { name: 'no_wsdl', label: 'No WSDL', type: 'soap', config: {} }, 'config.wsdl'],
+    ];
+    for (const [resource, record, field] of cases) {
+      const response = await api('POST', `/system/${resource}`, { resource: [record] });
+      expect([resource, field, response.status, response.body.error.message]).toEqual([
+        resource,
+        field,
+        400,
+        `Field '${field}' is required.`,
+      ]);
+    }
+  });
+
+  it("refuse a service name that is not lowercase letters, digits, '_' and '-', and a type the type list does not name", async () => {
+    for (const name of ['UpperCase', 'has space', 'dot.ted', 'slash/ed', '']) {
+      const response = await api('POST', '/system/service', { resource: [{ name, label: 'x', type: 'local_email' }] });
+      expect([name, response.status, response.body.error.context?.field]).toEqual([name, 400, 'name']);
+    }
+    const types = (await api('GET', '/system/service_type?fields=name')).body.resource.map((t: { name: string }) => t.name);
+    expect(types).not.toContain('sql_db');
+    const unknown = await api('POST', '/system/service', { resource: [{ name: 'odd_type', label: 'x', type: 'sql_db' }] });
+    expect(unknown.body.error).toMatchObject({ code: 400, message: "Service type 'sql_db' not found.", context: { field: 'type' } });
+    const id = (await api('POST', '/system/service', { resource: [{ name: 'retype_me', label: 'x', type: 'local_email' }] })).body
+      .resource[0].id;
+    expect((await api('PATCH', `/system/service/${id}`, { type: 'sql_db' })).status).toBe(400);
+    expect((await api('PATCH', `/system/service/${id}`, { name: 'Retype' })).status).toBe(400);
+    expect((await api('GET', `/system/service/${id}?fields=name,type`)).body).toEqual({ name: 'retype_me', type: 'local_email' });
+    await api('DELETE', `/system/service/${id}`);
+  });
+});
+
 describe('nested records and queries', () => {
   it('writes nothing when a nested record is bad', async () => {
     const cases: Array<[unknown, string]> = [
