@@ -2,7 +2,8 @@
  * The OpenAPI fragment of a SOAP service: `/` (the operation list) and, per operation,
  * `/{operation}` with POST (body: the request message's fields) and, when every input field is a
  * scalar, GET with those fields as query parameters. Request and response schemas are the
- * XSD-derived JSON Schemas of the model; its definitions are the fragment's schema components.
+ * XSD-derived JSON Schemas of the model; its definitions, and each request message (referenced by
+ * its POST body), are the fragment's schema components.
  * Operation ids follow the reference: `call{Service}{Operation}` (POST), `get{Service}{Operation}` (GET).
  */
 import type { OperationObject, ParameterObject, PathsObject, SchemaObject } from 'openapi3-ts/oas30';
@@ -11,7 +12,7 @@ import { SchemaView } from '../services/soap/wsdl/json-schema-view.js';
 import type { OpenApiFragment } from './fragment.js';
 import { pascalCase, uniqueNamer } from './code-identifiers.js';
 import { jsonOperation } from './operation-builder.js';
-import { componentRef, jsonContent } from './shared-components.js';
+import { componentRef, jsonContent, sharedComponents } from './shared-components.js';
 import { documentedNames } from '../services/soap/operation-names.js';
 
 const FAULT_RESPONSE = {
@@ -61,8 +62,15 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
     },
   };
   const pathNames = documentedNames(service.operations.map((operation) => operation.name));
+  // Request bodies reference schema components (spec, Discovery): each input message is one, named
+  // beside the WSDL's own types and the shared components.
+  const schemas: Record<string, SchemaObject> = { ...(service.definitions as Record<string, SchemaObject>) };
+  const componentName = uniqueNamer([...Object.keys(schemas), ...Object.keys(sharedComponents().schemas ?? {})]);
   for (const [index, operation] of service.operations.entries()) {
     const label = pascalCase(operation.name) || 'Operation';
+    const input = operation.input.schema;
+    const requestName = typeof input.$ref === 'string' && Object.keys(input).length === 1 ? null : componentName(`${label}Request`);
+    if (requestName !== null) schemas[requestName] = input as SchemaObject;
     const description = operation.description === '' ? undefined : operation.description;
     const response = {
       description: 'The response message as JSON.',
@@ -74,7 +82,10 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
           operationId: operationId(`call${serviceLabel}${label}`),
           summary: `Call the operation '${operation.name}'.`,
           description,
-          body: { description: 'The fields of the request message.', schema: operation.input.schema as SchemaObject },
+          body: {
+            description: 'The fields of the request message.',
+            schema: requestName === null ? input : componentRef('schemas', requestName),
+          },
           response,
         }),
       ),
@@ -93,7 +104,7 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
     // Documented lowercase without underscores (spec); calls match any case of either name.
     paths[`/${encodeURIComponent(pathNames[index])}`] = item;
   }
-  const components = Object.keys(service.definitions).length === 0 ? {} : { schemas: service.definitions as Record<string, SchemaObject> };
+  const components = Object.keys(schemas).length === 0 ? {} : { schemas };
   // A copy: document builders rename components in place, and the model's schemas are shared.
   return structuredClone({ paths, components });
 }

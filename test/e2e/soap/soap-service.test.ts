@@ -242,6 +242,41 @@ describe('Calculator over SOAP 1.1 and 1.2', () => {
   });
 });
 
+describe('the generated document (spec, Discovery and SOAP services)', () => {
+  it('documents each operation at its lowercase name without underscores, callable there, its request body a schema component', async () => {
+    const document = (await api('GET', 'api_docs/mantis')).body as {
+      paths: Record<
+        string,
+        Record<string, { summary?: string; description?: string; requestBody?: { content: Record<string, { schema: { $ref?: string } }> } }>
+      >;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(document.paths).toHaveProperty('/mcenumstatus');
+    expect(document.paths).not.toHaveProperty('/mc_enum_status');
+    expect((await api('GET', 'mantis/_spec')).body.paths).toEqual(document.paths);
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        expect(operation, `${method} ${path}`).toMatchObject({ summary: expect.any(String), description: expect.any(String) });
+        const schema = operation.requestBody?.content['application/json'].schema;
+        if (schema === undefined) continue;
+        expect({ at: `${method} ${path}`, ref: schema.$ref }).toEqual({
+          at: expect.any(String),
+          ref: expect.stringMatching(/^#\/components\/schemas\//),
+        });
+        expect(document.components.schemas).toHaveProperty(String(schema.$ref).slice('#/components/schemas/'.length));
+      }
+    }
+    const add = document.paths['/mcissueadd'].post.requestBody?.content['application/json'].schema.$ref as string;
+    expect(document.components.schemas[add.split('/').at(-1) as string]).toMatchObject({
+      type: 'object',
+      properties: { username: expect.any(Object), password: expect.any(Object), issue: expect.any(Object) },
+    });
+    // The documented name calls the operation, as its own name does in any case.
+    expect(await api('POST', 'mantis/mcenumstatus', { username: 'u', password: 'p' })).toMatchObject({ status: 200 });
+    expect(await api('POST', 'mantis/MC_ENUM_STATUS', { username: 'u', password: 'p' })).toMatchObject({ status: 200 });
+  });
+});
+
 describe('CountryInfoService: arrays and nesting', () => {
   it('returns a repeated element as an array even when it occurs once', async () => {
     const one = await api('POST', 'country/ListOfContinentsByName', {});

@@ -28,8 +28,10 @@ describe('SOAP OpenAPI fragment', () => {
     expect(add.post?.requestBody).toEqual({
       description: 'The fields of the request message.',
       required: true,
-      content: { 'application/json': { schema: calculator.operations[0].input.schema } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/AddRequest' } } },
     });
+    // The input message is a schema component of its own, named as the TypeScript type.
+    expect(fragment.components.schemas?.AddRequest).toEqual(calculator.operations[0].input.schema);
     expect(Object.keys(add.post?.responses ?? {})).toEqual(['200', '500', '503']);
     expect(await openApiErrors(serviceDocument(calculator, fragment))).toBeNull();
   });
