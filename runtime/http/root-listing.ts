@@ -32,15 +32,18 @@ export async function rootListing(ctx: PlatformContext, request: FastifyRequest)
   // Groups as /system/service_type takes them: a comma list, any case (the reference's legacy
   // admin app asks for `group=source control,file`).
   const groups = toList(pick(query, 'group'))?.map((g) => g.toLowerCase()) ?? null;
-  const type = typeof query.type === 'string' ? query.type : null;
-  const kinds = listServiceTypes().filter((k) => groups === null || groups.includes(k.group.toLowerCase()));
+  // Types likewise (a comma list): both lists hold only those types, as with a group.
+  const types = toList(pick(query, 'type'))?.map((t) => t.toLowerCase()) ?? null;
+  const kinds = listServiceTypes().filter(
+    (k) => (groups === null || groups.includes(k.group.toLowerCase())) && (types === null || types.includes(k.type)),
+  );
   const fields = (toList(typeof query.fields === 'string' ? query.fields : undefined) ?? [...SERVICE_FIELDS]).filter((f) =>
     (SERVICE_FIELDS as readonly string[]).includes(f),
   );
   // Active services only (reference 1.1): a deactivated one answers 403 to everyone, its spec_url included.
   const services = ctx.services
     .list()
-    .filter((s) => s.is_active && kinds.some((k) => k.type === s.type) && (type === null || s.type === type))
+    .filter((s) => s.is_active && kinds.some((k) => k.type === s.type))
     .filter((s) => isAdmin || roleReaches(role, s.name))
     .map((s) => {
       const all: Record<string, unknown> = { id: s.id, name: s.name, label: s.label, description: s.description, type: s.type };

@@ -467,6 +467,16 @@ describe('read-only resources', () => {
     expect(storage.services.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['files']));
     expect(storage.service_types.map((t: { group: string }) => t.group)).toEqual(expect.arrayContaining(['File']));
     expect(storage.service_types.every((t: { group: string }) => ['File', 'Source Control'].includes(t.group))).toBe(true);
+    // type= as the reference's admin apps send it: one type or several, filtering both lists (reference 1.1).
+    const email = (await api('GET', '/api/v2?type=local_email&fields=name,type')).body;
+    expect(email).toEqual({
+      services: [{ name: 'email', type: 'local_email', spec_url: '/api/v2/email/_spec' }],
+      service_types: [expect.objectContaining({ name: 'local_email', group: 'Email' })],
+    });
+    const two = (await api('GET', '/api/v2?type=local_file,user&fields=name')).body;
+    expect(two.services.map((s: { name: string }) => s.name)).toEqual(['files', 'logs', 'user']);
+    expect(two.service_types.map((t: { name: string }) => t.name)).toEqual(['local_file', 'user']);
+    expect((await api('GET', '/api/v2?type=nosuch')).body).toEqual({ services: [], service_types: [] });
     // The names api_docs documents, alone (reference 8.2).
     const names = (await api('GET', '/api_docs?as_list=true')).body;
     expect(names.resource).toEqual(root.body.services.map((s: { name: string }) => s.name));
