@@ -455,6 +455,28 @@ describe('a SOAP service created at run time', () => {
     expect(refused.status).toBe(400);
   });
 
+  it('sends the HTTP headers and user agent of stream_context, given as an object or as JSON text (spec, SOAP client options)', async () => {
+    const context = { http: { header: ['X-Trace: t-1', 'X-Tenant: acme'], user_agent: 'portico-spec/1' } };
+    for (const [name, streamContext] of [
+      ['ctxobject', context],
+      ['ctxtext', JSON.stringify(context)],
+    ] as const) {
+      const created = await api('POST', 'system/service', {
+        resource: [
+          {
+            name,
+            label: name,
+            type: 'soap',
+            config: { wsdl: peers.calc.wsdlUrl, options: { location: peers.calc.url, stream_context: streamContext } },
+          },
+        ],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(await api('POST', `${name}/Add`, { intA: 1, intB: 2 })).toEqual({ status: 200, body: { AddResult: 3 } });
+      expect(lastRequest(peers.calc).headers, name).toMatchObject({ 'x-trace': 't-1', 'x-tenant': 'acme', 'user-agent': 'portico-spec/1' });
+    }
+  });
+
   it('refuses on save a wsdl that is neither an http(s) URL nor a bare file name (each was saved, and refused on every call)', async () => {
     const save = (name: string, wsdl: string) =>
       api('POST', 'system/service', { resource: [{ name, label: name, type: 'soap', config: { wsdl } }] });
