@@ -277,6 +277,44 @@ describe('the generated document (spec, Discovery and SOAP services)', () => {
   });
 });
 
+describe('access by role (spec, Authentication 8)', () => {
+  it("grants every operation with the service-level component '*'; a grant of one operation reaches that one only", async () => {
+    const calcId = (await api('GET', 'system/service?filter=name%3Dcalc&fields=id')).body.resource as Array<{ id: number }>;
+    const role = async (name: string, component: string) =>
+      (
+        (
+          await api('POST', 'system/role', {
+            resource: [{ name, role_service_access_by_role_id: [{ service_id: calcId[0].id, component, verb_mask: 1 | 2 }] }],
+          })
+        ).body.resource as Array<{ id: number }>
+      )[0].id;
+    const whole = await role('soap-whole', '*');
+    const one = await role('soap-add', 'Add');
+    const app = async (name: string, roleId: number) =>
+      (
+        (await api('POST', 'system/app?fields=api_key', { resource: [{ name, role_id: roleId }] })).body.resource as Array<{
+          api_key: string;
+        }>
+      )[0].api_key;
+    const call = async (key: string, url: string, payload: unknown) => {
+      const response = await server.app.inject({
+        method: 'POST',
+        url: `/api/v2/${url}`,
+        headers: { 'x-service-api-key': key },
+        payload: payload as object,
+      });
+      return response.statusCode;
+    };
+    const wholeKey = await app('soap-whole-app', whole);
+    const oneKey = await app('soap-add-app', one);
+    expect(await call(wholeKey, 'calc/Add', { intA: 1, intB: 1 })).toBe(200);
+    expect(await call(wholeKey, 'calc/multiply', { intA: 1, intB: 1 })).toBe(200);
+    // Stricter than the spec's reference, which lets one operation's grant reach all: the grant names its operation (any case).
+    expect(await call(oneKey, 'calc/add', { intA: 1, intB: 1 })).toBe(200);
+    expect(await call(oneKey, 'calc/Multiply', { intA: 1, intB: 1 })).toBe(401);
+  });
+});
+
 describe('CountryInfoService: arrays and nesting', () => {
   it('returns a repeated element as an array even when it occurs once', async () => {
     const one = await api('POST', 'country/ListOfContinentsByName', {});
