@@ -135,3 +135,18 @@ describe('methods', () => {
     expect(propfind.headers.allow).toContain('GET');
   });
 });
+
+describe('versioning', () => {
+  it('serves under /api/v2 only, gives the platform version, and serves both discovery paths its version implies', async () => {
+    const environment = (await api('GET', '/system/environment')).body;
+    expect(environment.platform.version).toMatch(/^\d+\.\d+\.\d+$/);
+    const [major, minor] = environment.platform.version.split('.').map(Number);
+    // 7.5 and later: GET /{service}/_spec; 7.4.x and earlier: GET /api_docs/{service}. Both are served.
+    expect(major > 7 || (major === 7 && minor >= 5)).toBe(true);
+    const spec = await api('GET', '/email/_spec');
+    expect(spec.status).toBe(200);
+    expect((await api('GET', '/api_docs/email')).body.paths).toEqual(spec.body.paths);
+    const v1 = await api('GET', '/api/v1/system/environment');
+    expect([v1.status, v1.body.error.code]).toEqual([404, 404]);
+  });
+});
