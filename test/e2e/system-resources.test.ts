@@ -112,6 +112,30 @@ describe('record resources: CRUD and the envelope', () => {
     expect(removed.body.resource.map((r: { id: number }) => r.id)).toEqual(ids);
   });
 
+  it('takes the query forms real clients send to system lists (compatibility findings 7)', async () => {
+    const names = async (url: string) => (await api('GET', url)).body.resource?.map((r: { name: string }) => r.name);
+    const all = await names('/system/service?fields=name');
+    expect(all.length).toBeGreaterThan(2);
+    expect(await names('/system/service/?filter=name%3Demail&fields=name')).toEqual(['email']);
+    expect(await names('/system/service?&fields=name&limit=1')).toEqual([all[0]]);
+    expect(await names('/system/service?fields=name&limit=&offset=&related=')).toEqual(all);
+    expect(await names('/system/service?fields=name&limit=0')).toEqual(all);
+    expect((await api('GET', '/system/service?fields=name&include_count=true&limit=0')).body.meta).toEqual({ count: all.length });
+    expect((await api('GET', '/system/service?fields=name,%20label&limit=1')).body.resource[0]).toEqual({
+      name: all[0],
+      label: expect.any(String),
+    });
+    expect(await names('/system/service?fields=name&order=name+asc')).toEqual([...all].sort());
+    expect(await names('/system/service?fields=name&sort=name%20desc')).toEqual([...all].sort().reverse());
+    expect(await names('/system/service?fields=name&filter=name%20in%20(%22email%22,%22user%22)')).toEqual(['email', 'user']);
+    expect(await names("/system/service?fields=name&filter=(name%20like%20'%25mai%25')")).toEqual(['email']);
+    expect(await names('/system/app?fields=name&skip=1&top=1')).toEqual(['api_docs']);
+    // The admin console's boot read of a lookup, the value double-quoted.
+    await api('POST', '/system/lookup', { resource: [{ name: 'boot_lookup', value: 'v' }] });
+    expect(await names('/system/lookup?filter=name=%22boot_lookup%22&fields=name')).toEqual(['boot_lookup']);
+    await api('DELETE', `/system/lookup?filter=${encodeURIComponent("name='boot_lookup'")}`);
+  });
+
   it('updates by a list of records carrying their ids and returns asked fields', async () => {
     const created = await api('POST', '/system/role?fields=id,name', { resource: [{ name: 'l-1' }, { name: 'l-2' }] });
     expect(created.body.resource).toEqual([
