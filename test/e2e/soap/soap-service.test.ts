@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SoapServiceHandler } from '#runtime/services/soap/soap-handler.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { openApiErrors, unresolvedRefs } from '#test/golden/validators.js';
 import { calculatorServices, digestMatches, soapModel, startPeer, type Peer } from './soap-peers.js';
 
 const peers: Record<string, Peer> = {};
@@ -271,6 +272,14 @@ describe('the generated document (spec, Discovery and SOAP services)', () => {
       type: 'object',
       properties: { username: expect.any(Object), password: expect.any(Object), issue: expect.any(Object) },
     });
+    // Valid, every $ref resolving, alone (as _spec gives it: api_docs/{service} adds the reference's info.group) and in the
+    // combined document of every service.
+    const combined = (await api('GET', 'api_docs')).body as { paths: Record<string, unknown> };
+    for (const doc of [(await api('GET', 'mantis/_spec')).body, combined]) {
+      expect(await openApiErrors(doc)).toBeNull();
+      expect(unresolvedRefs(doc)).toEqual([]);
+    }
+    expect(JSON.stringify(combined.paths['/mantis/mcissueadd'])).toMatch(/"\$ref":"#\/components\/schemas\/mantis\.McIssueAddRequest"/);
     // The documented name calls the operation, as its own name does in any case.
     expect(await api('POST', 'mantis/mcenumstatus', { username: 'u', password: 'p' })).toMatchObject({ status: 200 });
     expect(await api('POST', 'mantis/MC_ENUM_STATUS', { username: 'u', password: 'p' })).toMatchObject({ status: 200 });
