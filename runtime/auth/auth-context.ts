@@ -6,7 +6,7 @@ export interface AuthContext {
   /** The app identified by the API key, if any. */
   app: { id: number; name: string } | null;
   /** The logged-in user or administrator, if any. */
-  user: { id: number; email: string; name: string; isSysAdmin: boolean } | null;
+  user: { id: number; email: string; name: string; isSysAdmin: boolean; isAdminAccount?: boolean } | null;
   /** Administrators bypass role checks. */
   isAdmin: boolean;
   /** The role that decided access (the user's role for the app, else the app's default role). */

@@ -21,6 +21,7 @@ import { getPackage, postPackage } from './resources/packages.js';
 import { RECORD_BEHAVIOURS, customBehaviour } from './resources/record-behaviours.js';
 import { scriptTypes } from './resources/script-types.js';
 import { accessUsageReport } from './access/access-usage-resource.js';
+import { assertRelatedReadable } from './access/related-access.js';
 import { serviceTypes } from './resources/service-types.js';
 import { changePassword, getProfile, updateProfile } from './self-service.js';
 import { handleSession } from './sessions.js';
@@ -156,6 +157,7 @@ export function createSystemService(ctx: PlatformContext): InternalService {
         if (behaviour === customBehaviour && call.verb === 'GET' && rest[0] !== undefined) {
           return { body: ((await read(ctx, ctx.db, behaviour, {}, undefined, rest[0])) as { value: unknown }).value };
         }
+        assertRelatedReadable(call.auth, behaviour.def, call.query, call.verb === 'GET' ? call.body : undefined, systemAccess);
         return serveResource(ctx, behaviour, call, rest[0]);
       }
       throw coreMessages.resourceNotFound.error(path, 'system');

@@ -116,7 +116,7 @@ function relationsOf(b: ResourceBehaviour, names: readonly string[] | null) {
 const MASKED_COLUMNS: Readonly<Record<string, string>> = { service: 'config', lookup: 'value' };
 
 /** The field references of a filter (none when it does not parse: the records engine reports that). */
-function filterFields(text: string | null): FieldRef[] {
+export function filterFields(text: string | null): FieldRef[] {
   if (text === null) return [];
   let root: FilterNode;
   try {
