@@ -93,6 +93,15 @@ describe('related reads of system resources follow the role', () => {
     expect((await asUser('GET', '/system/limit?order=user_by_user_id.email')).status).toBe(403);
   });
 
+  it('a regular user granted limits reads their counters, which are part of them', async () => {
+    const counters = await asUser('GET', '/system/limit?related=limit_cache_by_limit_id');
+    expect(counters.status).toBe(200);
+    expect(counters.body.resource[0].limit_cache_by_limit_id).toEqual(expect.any(Array));
+    const unknown = await asUser('GET', '/system/limit?related=nosuch');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toMatch(/^Invalid relationship 'nosuch'/);
+  });
+
   it('a restricted administrator granted services reads the roles\u2019 grants on them only with a grant on roles', async () => {
     expect((await asRestricted('GET', '/system/service?related=service_doc_by_service_id')).status).toBe(200);
     const grants = await asRestricted('GET', '/system/service?related=role_service_access_by_service_id');

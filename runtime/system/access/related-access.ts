@@ -49,7 +49,9 @@ export function assertRelatedReadable(
 ): void {
   if (auth.grants === null) return;
   const params = parseCommonParams(query, body);
-  const reached: Array<[string, RecordDefinition]> = requestedRelations(def, params.related).map(([name, r]) => [name, r.target]);
+  // Names that are no stored relation (computed ones as a limit's counters, unknown ones) are the resource handler's to judge.
+  const stored = params.related?.filter((name) => name === '*' || Object.hasOwn(def.relations, name)) ?? null;
+  const reached: Array<[string, RecordDefinition]> = requestedRelations(def, stored).map(([name, r]) => [name, r.target]);
   for (const name of relationsNamed(params)) {
     const relation = Object.entries(def.relations).find(([known]) => known.toLowerCase() === name);
     if (relation) reached.push([relation[0], relation[1].target]);
