@@ -29,6 +29,20 @@ const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);
 const POSTGRES_INTEGER_BITS: Record<string, number> = { integer: 32, int: 32, int4: 32, serial: 32, smallint: 16, int2: 16 };
 
 /**
+ * MySQL's narrower integer types (`int(11)`, `smallint unsigned`): checked here too, so that a
+ * record with several bad values names the same field on MySQL as on PostgreSQL (the first in the
+ * record), not the one MySQL refuses after every other value passed.
+ */
+const MYSQL_INTEGER_BITS: Record<string, number> = { tinyint: 8, smallint: 16, mediumint: 24, int: 32, integer: 32 };
+
+/** The bits of a narrower integer column, or null for 64-bit ones (and SQLite's). */
+function integerBits(field: FieldModel, dialect: SqlDialectModule): number | null {
+  if (dialect.dialect === 'postgres') return POSTGRES_INTEGER_BITS[field.dbType] ?? null;
+  if (dialect.dialect === 'mysql') return MYSQL_INTEGER_BITS[/^[a-z]+/i.exec(field.dbType)?.[0].toLowerCase() ?? ''] ?? null;
+  return null;
+}
+
+/**
  * The errors of values a column cannot hold although they are of its type: an integer beyond a
  * narrower integer column (PostgreSQL's int4, int2), a text longer than the column.
  */
@@ -52,12 +66,14 @@ export function isBeyondColumn(error: unknown): boolean {
 function integerEncoder(name: string, bits: number | null = null, unsigned = false): Encoder {
   const outOfRange = () => sqlMessages.integerOutOfRange.error(name);
   const fitsInt64 = (text: string) => fitsInt64Column(text, unsigned);
-  const bound = bits === null ? null : 2 ** (bits - 1);
+  // [low, high) of a narrower column: signed, or 0 to 2^bits for an unsigned one.
+  const low = bits === null ? null : unsigned ? 0 : -(2 ** (bits - 1));
+  const high = bits === null ? null : unsigned ? 2 ** bits : 2 ** (bits - 1);
   const beyondBound = () => beyond(sqlMessages.valueRefused.error('out of range', name));
   return (value) => {
     if (typeof value === 'number' && Number.isInteger(value)) {
       if (!Number.isSafeInteger(value) && !fitsInt64(BigInt(value).toString())) throw outOfRange();
-      if (bound !== null && (value >= bound || value < -bound)) throw beyondBound();
+      if (low !== null && high !== null && (value >= high || value < low)) throw beyondBound();
       // Beyond 2^53 bound as its exact value: drivers write a number as its shortest text (2^63 as 9223372036854776000).
       return Number.isSafeInteger(value) ? value : BigInt(value);
     }
@@ -69,7 +85,7 @@ function integerEncoder(name: string, bits: number | null = null, unsigned = fal
       const text = value.trim();
       if (!fitsInt64(text)) throw outOfRange();
       const n = Number(text);
-      if (bound !== null && (n >= bound || n < -bound)) throw beyondBound();
+      if (low !== null && high !== null && (n >= high || n < low)) throw beyondBound();
       return Number.isSafeInteger(n) ? n : BigInt(text);
     }
     throw sqlMessages.invalidValueOfType.error(name, 'integer');
@@ -302,11 +318,7 @@ export function bareField(
 /** The write encoder of a field. */
 export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encoder {
   if (INTEGER_TYPES.has(field.type)) {
-    return integerEncoder(
-      field.name,
-      dialect.dialect === 'postgres' ? (POSTGRES_INTEGER_BITS[field.dbType] ?? null) : null,
-      isUnsigned(field),
-    );
+    return integerEncoder(field.name, integerBits(field, dialect), isUnsigned(field));
   }
   switch (field.type) {
     case 'boolean':
