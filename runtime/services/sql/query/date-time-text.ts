@@ -13,8 +13,16 @@ import type { AbstractType, SqlDialect } from '../../../model/platform-model.js'
 
 export const DATE_TIME_TYPES: ReadonlySet<AbstractType> = new Set<AbstractType>(['date', 'time', 'datetime', 'timestamp']);
 
-const DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)(?:[Tt ](\d\d):(\d\d)(?::(\d\d)(\.\d+)?)?)?\s*(?:[Zz]|[+-]\d\d(?::?\d\d)?)?$/;
-const TIME = /^(\d{1,3}):(\d\d)(?::(\d\d)(\.\d+)?)?\s*(?:[Zz]|[+-]\d\d(?::?\d\d)?)?$/;
+const DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)(?:[Tt ](\d\d):(\d\d)(?::(\d\d)(\.\d+)?)?)?\s*(?:[Zz]|[+-](\d\d)(?::?(\d\d))?)?$/;
+const TIME = /^(\d{1,3}):(\d\d)(?::(\d\d)(\.\d+)?)?\s*(?:[Zz]|[+-](\d\d)(?::?(\d\d))?)?$/;
+
+/**
+ * A zone offset PostgreSQL takes (up to 15:59 either way; real zones reach 14:00): a larger one is
+ * refused on every database, not written as the wall time elsewhere and refused by PostgreSQL alone.
+ */
+function validOffset(hours: string | undefined, minutes: string | undefined): boolean {
+  return hours === undefined || (Number(hours) <= 15 && Number(minutes ?? 0) <= 59);
+}
 
 function daysIn(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
@@ -42,16 +50,17 @@ export function dateTimeText(text: string, type: AbstractType, dialect: SqlDiale
   if (type === 'time') {
     const time = TIME.exec(value);
     if (time === null) return 'invalid';
-    const [, hours, minutes, seconds = '00', fraction] = time;
-    if (Number(minutes) > 59 || Number(seconds) > 59) return 'invalid';
+    const [, hours, minutes, seconds = '00', fraction, zoneHours, zoneMinutes] = time;
+    if (Number(minutes) > 59 || Number(seconds) > 59 || !validOffset(zoneHours, zoneMinutes)) return 'invalid';
     // MySQL's time is a duration (up to 838 hours); elsewhere it is a time of day.
     if (dialect !== 'mysql' && !validClock(Number(hours), Number(minutes), Number(seconds), fraction)) return 'invalid';
     return zoneless ? `${hours.padStart(2, '0')}:${minutes}:${seconds}${trimFraction(fraction)}` : value;
   }
   const match = DATE_TIME.exec(value);
   if (match === null) return 'invalid';
-  const [, year, month, day, hour, minute, second = '00', fraction] = match;
+  const [, year, month, day, hour, minute, second = '00', fraction, zoneHours, zoneMinutes] = match;
   if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysIn(Number(year), Number(month))) return 'invalid';
+  if (!validOffset(zoneHours, zoneMinutes)) return 'invalid';
   if (hour !== undefined && !validClock(Number(hour), Number(minute), Number(second), fraction)) return 'invalid';
   if (!zoneless) return value;
   const date = `${year}-${month}-${day}`;

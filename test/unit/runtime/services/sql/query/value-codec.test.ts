@@ -92,6 +92,14 @@ describe('write encoders', () => {
         expect(() => encode(other), other).toThrow("Invalid value for field 'f': not a valid date or time.");
       }
     }
+    // A zone offset beyond PostgreSQL's ±15:59 is refused everywhere (SQLite and MySQL would keep the wall time).
+    for (const zoned of ['2024-01-31 10:00:00+25:00', '2024-01-31T10:00:00-16', '2024-01-31 10:00:00+15:60']) {
+      for (const encode of [postgres, mysql, date(sqliteDialect)]) {
+        expect(() => encode(zoned), zoned).toThrow("Invalid value for field 'f': not a valid date or time.");
+      }
+    }
+    expect(postgres('2024-01-31 10:00:00-15:59')).toBe('2024-01-31 10:00:00-15:59');
+    expect(() => encoderFor(field('time'), { ...sqliteDialect, dialect: 'mysql' })('08:00:00+16:00')).toThrow('not a valid date or time');
     // MySQL's time is a duration; elsewhere a time of day.
     expect(encoderFor(field('time'), { ...sqliteDialect, dialect: 'mysql' })('100:00:00')).toBe('100:00:00');
     expect(() => encoderFor(field('time'), { ...sqliteDialect, dialect: 'postgres' })('100:00:00')).toThrow('not a valid date or time');
@@ -122,6 +130,24 @@ describe('write encoders', () => {
     expect(on('real', 'postgres')(3.4e38)).toBe(3.4e38);
     expect(on('double precision', 'postgres')(1e300)).toBe(1e300);
     expect(on('float', 'sqlite')(1e300)).toBe(1e300);
+  });
+
+  it('refuses an integer beyond a narrower MySQL column before the database does, so the first bad field is named as on PostgreSQL', () => {
+    const on = (dbType: string, dialect: 'postgres' | 'mysql' | 'sqlite') =>
+      encoderFor(field('integer', dbType), { ...sqliteDialect, dialect });
+    const refused = "Invalid value for field 'f': the number is out of range for the field.";
+    expect(() => on('int(11)', 'mysql')('-2147483649')).toThrow(refused);
+    expect(() => on('int', 'mysql')(2147483648)).toThrow(refused);
+    expect(on('int(11)', 'mysql')(-2147483648)).toBe(-2147483648);
+    expect(on('int unsigned', 'mysql')(4294967295)).toBe(4294967295);
+    expect(() => on('int(10) unsigned', 'mysql')(-1)).toThrow(refused);
+    expect(() => on('tinyint(4)', 'mysql')(128)).toThrow(refused);
+    expect(on('tinyint(3) unsigned', 'mysql')(255)).toBe(255);
+    expect(() => on('smallint(6)', 'mysql')('32768')).toThrow(refused);
+    expect(() => on('mediumint(9)', 'mysql')(8388608)).toThrow(refused);
+    expect(on('bigint(20)', 'mysql')('9223372036854775807')).toBe(9223372036854775807n);
+    expect(() => on('integer', 'postgres')(2147483648)).toThrow(refused);
+    expect(on('integer', 'sqlite')(2147483648)).toBe(2147483648);
   });
 
   it('keeps integers beyond 2^53 exact as BigInt', () => {
