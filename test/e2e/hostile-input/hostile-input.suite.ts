@@ -14,7 +14,7 @@ import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from '../dat
 import { hostileCases, type HostileCase } from './hostile-cases.js';
 
 /** Text that must never reach a client: driver error names and phrases, stack frames, source paths. */
-const LEAKS: RegExp[] = [
+export const LEAKS: RegExp[] = [
   /SQLITE_/,
   /syntax error at/i,
   /\bER_[A-Z_]+/,

@@ -1,0 +1,156 @@
+/**
+ * Property-based fuzzing of the database API on SQLite, PostgreSQL and MariaDB: fast-check
+ * generates list reads (filters from the grammar, the other query parameters with odd values) and
+ * writes (records of every column type, right and wrong, in envelopes and bare forms), from
+ * data-api-grammar.ts, and sends each to a server on every database. Oracles:
+ *
+ * - never a 5xx; JSON with a JSON Content-Type; errors as `{"error":{"code","message"}}`, code =
+ *   status, a message that names no driver, stack or `undefined`;
+ * - the three databases answer alike (status and body) and hold the same rows after a write,
+ *   except where a generated piece is exempt (the database facts of database-differential.test.ts);
+ * - a refused write that must be atomic (one record, `rollback`, by id or filter) changes nothing.
+ *
+ * Seeded: FUZZ_SEED and FUZZ_RUNS explore further locally (`FUZZ_RUNS=3000`); FUZZ_EXPLORE=1 keeps
+ * going past failures and prints each kind of failure once, with its first request.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { TargetKind } from '../database-api/database-targets.js';
+import { requireService } from '#test/helpers/require-service.js';
+import { readCase, writeCase, type Kinds, type ReadCase, type WriteCase } from './data-api-grammar.js';
+import { FuzzServers, judge, KINDS, normaliseIds, url } from './fuzz-harness.js';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261127);
+const READ_RUNS = Number(process.env.FUZZ_RUNS ?? 250);
+const WRITE_RUNS = Math.ceil(READ_RUNS / 2);
+const EXPLORE = process.env.FUZZ_EXPLORE === '1';
+
+/** Rows as a set when their order is not fixed. */
+function unordered(body: any): unknown {
+  if (body !== null && typeof body === 'object' && Array.isArray(body.resource)) {
+    return { ...body, resource: body.resource.map((r: unknown) => JSON.stringify(r)).sort() };
+  }
+  return body;
+}
+
+interface Failure {
+  kind: string;
+  detail: string;
+}
+
+const fail = (kind: string, detail: string): never => {
+  throw Object.assign(new Error(`${kind}\n${detail}`), { failure: { kind, detail } });
+};
+
+/** The answers of the databases not exempt must all be equal. */
+function compare(label: string, answers: Map<TargetKind, unknown>, exempt: Kinds, request: string): void {
+  const kinds = KINDS.filter((k) => !exempt.includes(k));
+  const texts = kinds.map((k) => JSON.stringify(answers.get(k)));
+  const other = texts.findIndex((t) => t !== texts[0]);
+  if (other !== -1) {
+    // Show each answer from a little before where the first two part.
+    let at = 0;
+    while (texts[0][at] === texts[other][at]) at++;
+    const from = Math.max(0, at - 200);
+    fail(
+      `${label} differ`,
+      `${request}\n${kinds.map((k, i) => `  ${k}: ${from > 0 ? '…' : ''}${texts[i].slice(from, from + 600)}`).join('\n')}`,
+    );
+  }
+}
+
+describe.skipIf(!(await requireService('postgres')) || !(await requireService('mysql')))(
+  'fuzzing the data API on SQLite, PostgreSQL and MariaDB',
+  () => {
+    let servers: FuzzServers;
+    /** In explore mode: the first request of each kind of failure, and how often it came. */
+    const found = new Map<string, { detail: string; count: number }>();
+    /** How many answers had each status (writes negated), to see that runs meet successes and refusals alike. */
+    const statuses = new Map<number, number>();
+
+    beforeAll(async () => {
+      servers = await FuzzServers.open();
+    }, 60_000);
+    afterAll(async () => {
+      await servers?.close();
+      if (EXPLORE) {
+        const lines = [...found.entries()].map(([kind, { detail, count }]) => `### ${kind} (${count}x)\n${detail}`);
+        process.stdout.write(`\nstatuses (writes negative): ${JSON.stringify([...statuses].sort((a, b) => a[0] - b[0]))}\n`);
+        process.stdout.write(`\nfuzz failures (${found.size} kinds):\n${lines.join('\n\n')}\n`);
+      }
+    });
+
+    /** Runs a property; in explore mode records each failure and goes on. */
+    async function check<T>(arbitrary: fc.Arbitrary<T>, runs: number, property: (value: T) => Promise<void>): Promise<void> {
+      await fc.assert(
+        fc.asyncProperty(arbitrary, async (value) => {
+          try {
+            await property(value);
+          } catch (error) {
+            const failure = (error as { failure?: Failure }).failure;
+            if (!EXPLORE || failure === undefined) throw error;
+            const key = failure.kind.replace(/\d+/g, 'N');
+            const seen = found.get(key);
+            if (seen === undefined) found.set(key, { detail: failure.detail, count: 1 });
+            else seen.count++;
+          }
+        }),
+        { seed: SEED, numRuns: runs, endOnFailure: EXPLORE },
+      );
+    }
+
+    it('list reads: no 5xx, errors in the envelope, the same rows on all three', async () => {
+      await check(readCase, READ_RUNS, async (c: ReadCase) => {
+        const request = `GET ${url('_table/fz_item', c.query)}`;
+        const answers = new Map<TargetKind, unknown>();
+        for (const kind of KINDS) {
+          const answer = await servers.send(kind, 'GET', '_table/fz_item', c.query);
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          const wrong = judge(answer, request);
+          if (wrong !== null) fail(`${kind}: ${wrong}`, `${request}\n  ${answer.status} ${answer.text.slice(0, 400)}`);
+          const body = answer.text === '' ? null : JSON.parse(answer.text);
+          // include_schema: each database names its own native types there.
+          if (body?.meta?.schema !== undefined) body.meta.schema = 'described';
+          answers.set(kind, { status: answer.status, body: c.ordered ? body : unordered(body) });
+        }
+        const paged = c.query.some(([k]) => /^(limit|offset|top|skip)/.test(k));
+        // Unordered and paged: each database may rightly pick other rows.
+        compare('answers', answers, c.ordered || !paged ? c.exempt : KINDS, request);
+      });
+    }, 600_000);
+
+    it('writes: no 5xx, a refused atomic write changes nothing, the same rows after on all three', async () => {
+      await check(fc.array(writeCase, { minLength: 1, maxLength: 3 }), WRITE_RUNS, async (writes: WriteCase[]) => {
+        await servers.reset();
+        let exempt: Kinds = [];
+        let history = '';
+        for (const w of writes) {
+          exempt = [...new Set([...exempt, ...w.exempt])];
+          const request = `${w.method} ${url(w.path, w.query)}${w.body === undefined ? '' : `\n  body: ${w.body.slice(0, 1500)}`}`;
+          history += `${request}\n`;
+          const answers = new Map<TargetKind, unknown>();
+          const states = new Map<TargetKind, unknown>();
+          for (const kind of KINDS) {
+            const before = await servers.state(kind);
+            const answer = await servers.send(kind, w.method, w.path, w.query, w.body);
+            statuses.set(-answer.status, (statuses.get(-answer.status) ?? 0) + 1);
+            const wrong = judge(answer, request);
+            if (wrong !== null) fail(`${kind}: ${wrong}`, `${history}  ${answer.status} ${answer.text.slice(0, 400)}`);
+            const after = await servers.state(kind);
+            if (answer.status >= 400 && w.atomic && after !== before) {
+              fail(
+                `${kind}: a refused write changed rows`,
+                `${history}  ${answer.status} ${answer.text.slice(0, 400)}\n  before: ${before}\n  after:  ${after}`,
+              );
+            }
+            answers.set(kind, { status: answer.status, body: normaliseIds(answer.text) });
+            states.set(kind, after);
+          }
+          history += `  -> ${JSON.stringify(answers.get('postgres')).slice(0, 300)}\n`;
+          compare('write answers', answers, exempt, history);
+          compare('rows after a write', states, exempt, history);
+        }
+      });
+    }, 600_000);
+  },
+);
