@@ -46,14 +46,16 @@ export const mysqlDialect: SqlDialectModule = {
 
 /**
  * The session settings of a connection: strict mode, so that bad values fail instead of being
- * truncated, and the statement timeout (seconds; 0: none). MariaDB's max_statement_time stops any
+ * truncated; NO_AUTO_VALUE_ON_ZERO, so that a record written with key 0 is stored with key 0 as on
+ * PostgreSQL and SQLite, not given the next generated key; and the statement timeout (seconds; 0: none). MariaDB's max_statement_time stops any
  * statement, waiting on a lock included; MySQL's max_execution_time stops reads only, so there its
  * lock wait timeouts (rows, and tables' metadata) bound what writes wait for.
  */
 function sessionSettings(timeoutSeconds: number, mariadb: boolean | null): string {
   // div_precision_increment: AVG (and every division) with 30 decimals rather than 4, so that AVG(qty) of
   // 1, 2 and 2 reads 1.6666666666666667 as on PostgreSQL and SQLite, not 1.6667.
-  const strict = "sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES'), div_precision_increment = 30";
+  const strict =
+    "sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES', 'NO_AUTO_VALUE_ON_ZERO'), div_precision_increment = 30";
   if (timeoutSeconds === 0 || mariadb === null) return `set session ${strict}`;
   return `set session ${strict}, ${timeoutSettings(timeoutSeconds, mariadb)}`;
 }
