@@ -188,8 +188,42 @@ export async function updateRowByKey(
   return decodeRows(rows, target.output);
 }
 
-/** Updates the rows matching `where`; returns their output columns after the update. */
+/** Two key values: numbers (and 64-bit digit strings) by value, anything else as text. */
+function compareKeyValues(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const x = String(a);
+  const y = String(b);
+  if (/^-?\d+$/.test(x) && /^-?\d+$/.test(y)) {
+    const difference = BigInt(x) - BigInt(y);
+    return difference < 0n ? -1 : difference > 0n ? 1 : 0;
+  }
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * The rows a write by filter returns, in primary-key order where the output holds the key: RETURNING
+ * gives them in the order the database met them (PostgreSQL's updated rows move to the end of its
+ * heap) and MySQL's read-back in whatever index it used, so the same request listed its records in
+ * another order on each database.
+ */
+function inKeyOrder(rows: Row[], target: WriteTarget): Row[] {
+  const keys = target.plan.primaryKey;
+  if (rows.length < 2 || keys.length === 0 || !keys.every((k) => target.output.fields.includes(k))) return rows;
+  return rows.sort((a, b) => {
+    for (const k of keys) {
+      const order = compareKeyValues(a[k.name], b[k.name]);
+      if (order !== 0) return order;
+    }
+    return 0;
+  });
+}
+
+/** Updates the rows matching `where`; returns their output columns after the update, in key order. */
 export async function updateRows(db: Kysely<any>, target: WriteTarget, where: Condition, values: Row): Promise<Row[]> {
+  return inKeyOrder(await updateMatching(db, target, where, values), target);
+}
+
+async function updateMatching(db: Kysely<any>, target: WriteTarget, where: Condition, values: Row): Promise<Row[]> {
   const { plan, dialect } = target;
   if (dialect.supportsReturning) {
     const rows = await db.updateTable(plan.source).set(values).where(where).returning(target.output.columns).execute();
@@ -212,8 +246,12 @@ export async function updateRows(db: Kysely<any>, target: WriteTarget, where: Co
   return selectWhere(db, target, keyFields.length === 0 ? where : keysCondition(keyFields, keys));
 }
 
-/** Deletes the rows matching `where` (all rows when null); returns their output columns as they were. */
+/** Deletes the rows matching `where` (all rows when null); returns their output columns as they were, in key order. */
 export async function deleteRows(db: Kysely<any>, target: WriteTarget, where: Condition | null): Promise<Row[]> {
+  return inKeyOrder(await deleteMatching(db, target, where), target);
+}
+
+async function deleteMatching(db: Kysely<any>, target: WriteTarget, where: Condition | null): Promise<Row[]> {
   const { plan, dialect } = target;
   const remove = where === null ? db.deleteFrom(plan.source) : db.deleteFrom(plan.source).where(where);
   if (dialect.supportsReturning) {
