@@ -294,8 +294,15 @@ export class FuzzServers {
   }
 
   /** A request to /api/v2/db/{path} as the administrator; `body` is sent as it is. */
-  async send(kind: TargetKind, method: string, path: string, query: QueryPairs = [], body?: string): Promise<Answer> {
-    const sent = { ...this.headers.get(kind), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+  async send(
+    kind: TargetKind,
+    method: string,
+    path: string,
+    query: QueryPairs = [],
+    body?: string,
+    contentType = 'application/json',
+  ): Promise<Answer> {
+    const sent = { ...this.headers.get(kind), ...(body === undefined ? {} : { 'content-type': contentType }) };
     const api = this.apis.get(kind) as ApiClient;
     const response = await api.server.app.inject({ method: method as 'GET', url: url(path, query), headers: sent, payload: body });
     return { status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text: response.body };

@@ -46,4 +46,31 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
     const filtered = await servers.send('postgres', 'GET', '_table/fz_item', [['filter', "stamp > '2024-01-01 00:00:00+16:00'"]]);
     expect(filtered.status, filtered.text).toBe(400);
   });
+
+  it('a record created with id 0 keeps id 0 on MariaDB as on the others', async () => {
+    // MariaDB gave it the next generated id (its sql_mode lacked NO_AUTO_VALUE_ON_ZERO).
+    for (const kind of KINDS) {
+      const created = await servers.send(kind, 'POST', '_table/fz_scratch', [], JSON.stringify({ resource: [{ id: 0, label: 'zero' }] }));
+      expect(JSON.parse(created.text), kind).toEqual({ resource: [{ id: 0 }] });
+      const read = await servers.send(kind, 'GET', '_table/fz_scratch/0', [['fields', 'id,label']]);
+      expect(JSON.parse(read.text), kind).toEqual({ id: 0, label: 'zero' });
+    }
+  });
+
+  it('a write by filter lists its records in key order on every database', async () => {
+    // MariaDB listed 1, 4, 2 (read back through its parent_id index); PostgreSQL's RETURNING follows its heap, where updated rows move to the end.
+    for (const kind of KINDS) {
+      await servers.send(kind, 'PATCH', '_table/fz_scratch/1', [], JSON.stringify({ note: 'moved' }));
+      const patched = await servers.send(
+        kind,
+        'PATCH',
+        '_table/fz_scratch',
+        [['filter', "parent_id like '%_%'"]],
+        JSON.stringify({ resource: [{ qty: 5 }] }),
+      );
+      expect(JSON.parse(patched.text), kind).toEqual({ resource: [{ id: 1 }, { id: 2 }, { id: 4 }] });
+      const deleted = await servers.send(kind, 'DELETE', '_table/fz_scratch', [['filter', 'qty = 5']]);
+      expect(JSON.parse(deleted.text), kind).toEqual({ resource: [{ id: 1 }, { id: 2 }, { id: 4 }] });
+    }
+  });
 });
