@@ -62,8 +62,23 @@ export function dateTimeText(text: string, type: AbstractType, dialect: SqlDiale
   if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysIn(Number(year), Number(month))) return 'invalid';
   if (!validOffset(zoneHours, zoneMinutes)) return 'invalid';
   if (hour !== undefined && !validClock(Number(hour), Number(minute), Number(second), fraction)) return 'invalid';
+  const midnightAfter = hour === '24' ? nextDay(Number(year), Number(month), Number(day)) : null;
+  if (hour === '24' && midnightAfter === null) return 'invalid';
   if (!zoneless) return value;
   const date = `${year}-${month}-${day}`;
   if (type === 'date') return date;
-  return hour === undefined ? `${date} 00:00:00` : `${date} ${hour}:${minute}:${second}${trimFraction(fraction)}`;
+  if (hour === undefined) return `${date} 00:00:00`;
+  // 24:00:00 is the next day's midnight, as PostgreSQL stores it (MariaDB refuses the form, SQLite would keep the text).
+  if (midnightAfter !== null) return midnightAfter;
+  return `${date} ${hour}:${minute}:${second}${trimFraction(fraction)}`;
+}
+
+/** Midnight at the start of the day after a date, or null past year 9999. */
+function nextDay(year: number, month: number, day: number): string | null {
+  const next = new Date(0);
+  // setUTCFullYear, not Date.UTC, which reads years 0 to 99 as 1900 to 1999.
+  next.setUTCFullYear(year, month - 1, day + 1);
+  if (next.getUTCFullYear() > 9999) return null;
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  return `${pad(next.getUTCFullYear(), 4)}-${pad(next.getUTCMonth() + 1)}-${pad(next.getUTCDate())} 00:00:00`;
 }
