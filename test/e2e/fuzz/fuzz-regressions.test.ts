@@ -73,4 +73,23 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
       expect(JSON.parse(deleted.text), kind).toEqual({ resource: [{ id: 1 }, { id: 2 }, { id: 4 }] });
     }
   });
+
+  it("a timestamp at 24:00:00 is the next day's midnight on every database", async () => {
+    // PostgreSQL stored 2024-03-01 00:00:00, SQLite kept the text 2024-02-29 24:00:00 and MariaDB answered a 400.
+    for (const kind of KINDS) {
+      const patched = await servers.send(
+        kind,
+        'PATCH',
+        '_table/fz_scratch/3',
+        [['fields', 'stamp']],
+        JSON.stringify({ stamp: '2024-02-29T24:00:00' }),
+      );
+      expect(JSON.parse(patched.text), kind).toEqual({ stamp: '2024-03-01 00:00:00' });
+      const found = await servers.send(kind, 'GET', '_table/fz_scratch', [
+        ['filter', "stamp = '2024-02-29 24:00:00'"],
+        ['fields', 'id'],
+      ]);
+      expect(JSON.parse(found.text), kind).toEqual({ resource: [{ id: 3 }] });
+    }
+  });
 });
