@@ -1,7 +1,8 @@
 /**
  * Property-based fuzzing of the database API on SQLite, PostgreSQL and MariaDB: fast-check
- * generates list reads (filters from the grammar, the other query parameters with odd values) and
- * writes (records of every column type, right and wrong, in envelopes and bare forms), from
+ * generates list reads (filters from the grammar, the other query parameters with odd values),
+ * reads of one record and of parents with their related records, and sequences of writes (records
+ * of every column type, right and wrong, in envelopes, bare forms and other Content-Types), from
  * data-api-grammar.ts, and sends each to a server on every database. Oracles:
  *
  * - never a 5xx; JSON with a JSON Content-Type; errors as `{"error":{"code","message"}}`, code =
@@ -10,8 +11,9 @@
  *   except where a generated piece is exempt (the database facts of database-differential.test.ts);
  * - a refused write that must be atomic (one record, `rollback`, by id or filter) changes nothing.
  *
- * Seeded: FUZZ_SEED and FUZZ_RUNS explore further locally (`FUZZ_RUNS=3000`); FUZZ_EXPLORE=1 keeps
- * going past failures and prints each kind of failure once, with its first request.
+ * Seeded: FUZZ_SEED and FUZZ_RUNS (list reads; record reads are half as many, write sequences
+ * 40 % or FUZZ_WRITE_RUNS) explore further locally (`FUZZ_RUNS=3000`); FUZZ_EXPLORE=1 keeps going
+ * past failures and prints each kind of failure once, with its first request, and the statuses seen.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -22,7 +24,7 @@ import { FuzzServers, judge, KINDS, normaliseIds, url } from './fuzz-harness.js'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261127);
 const READ_RUNS = Number(process.env.FUZZ_RUNS ?? 250);
-const WRITE_RUNS = Number(process.env.FUZZ_WRITE_RUNS ?? Math.ceil(READ_RUNS / 2));
+const WRITE_RUNS = Number(process.env.FUZZ_WRITE_RUNS ?? Math.ceil(READ_RUNS / 2.5));
 const EXPLORE = process.env.FUZZ_EXPLORE === '1';
 
 /** Rows as a set when their order is not fixed. */
