@@ -69,12 +69,14 @@ export const postgresDialect: SqlDialectModule = {
   transactionalDdl: true,
   supportsReturning: true,
   keyInsertsWithoutReturning: false,
-  // A serial or identity column given a value leaves its sequence behind: move it past the largest value.
+  // A serial or identity column given a value leaves its sequence behind: move it past the largest value,
+  // never back (values other sessions took and have not committed yet, or ids of deleted rows, stay used).
   afterExplicitKey: async (db, table, field) => {
     const column = sql.id(field.sourceName);
     // The table argument is read as SQL (case-folded unless quoted); the column argument is not.
-    await sql`select setval(pg_get_serial_sequence(${quoteIdentifier(table.sourceName)}, ${field.sourceName}),
-      (select coalesce(max(${column}), 0) + 1 from ${sql.id(table.sourceName)}), false)`.execute(db);
+    await sql`select setval(seq, greatest((select coalesce(max(${column}), 0) + 1 from ${sql.id(table.sourceName)}),
+        coalesce(pg_sequence_last_value(seq::regclass) + 1, 1)), false)
+      from (select pg_get_serial_sequence(${quoteIdentifier(table.sourceName)}, ${field.sourceName}) as seq) as serial`.execute(db);
   },
   bindBoolean: (value) => value,
   readConverter: (field) => (field.type === 'array' ? decodeArrayText : null),

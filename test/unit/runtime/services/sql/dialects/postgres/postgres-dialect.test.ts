@@ -219,6 +219,19 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
     expect(rows).toEqual([{ id: 11 }]);
   });
 
+  it('never moves a sequence back: ids of deleted rows and ids another session took stay used', async () => {
+    const thing = schema.tables.find((t) => t.name === 'thing')!;
+    const next = async () => (await sql<{ id: number }>`insert into "Thing" (n) values (3) returning id`.execute(connection.db)).rows[0].id;
+    const first = await next();
+    const second = await next();
+    const third = await next();
+    await sql`delete from "Thing" where id in (${second}, ${third})`.execute(connection.db);
+    await sql`insert into "Thing" (id, n) values (${second}, 4)`.execute(connection.db);
+    await postgresDialect.afterExplicitKey!(connection.db, thing, thing.fields[0]);
+    expect(await next()).toBe(third + 1);
+    expect(first).toBeLessThan(second);
+  });
+
   it('works in a schema whose name needs quoting (set at connection start)', async () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
