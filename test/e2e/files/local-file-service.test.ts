@@ -448,6 +448,8 @@ describe('local_file: the root is never left', () => {
   it('refuses dot segments, encoded separators and links out of the root, touching nothing outside', async () => {
     const outside = path.join(server.dir, 'outside');
     fs.mkdirSync(outside, { recursive: true });
+    // Stands alone (vitest -t): the root and docs/ may not have been made by earlier tests.
+    fs.mkdirSync(path.join(root, 'docs'), { recursive: true });
     fs.writeFileSync(path.join(outside, 'secret.txt'), 'secret');
     fs.symlinkSync(outside, path.join(root, 'link-out'));
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'file-link-out'));
