@@ -99,6 +99,14 @@ describe.each(Object.entries(VALID))('/system/%s', (resource, { record, unique, 
     await refuse({ resource: [record] }, 400, null, `/system/${resource}/1`);
   });
 
+  it('takes one record given as {"resource": {...}} and refuses the same record bare (reference 1.3)', async () => {
+    const one = { ...record, [unique]: `one-${String(record[unique])}` };
+    await refuse(one, 400, null);
+    const created = await api('POST', `/system/${resource}`, { resource: one });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.resource).toHaveLength(1);
+  });
+
   it('refuses a bad change by id', async () => {
     await refuse({ resource: [{ [wrongType[0]]: wrongType[1] }] }, 400, wrongType[0], `/system/${resource}?ids=1`, 'PATCH');
     await refuse({ nosuch_field: 1 }, 400, 'nosuch_field', `/system/${resource}/1`, 'PATCH');
