@@ -157,6 +157,19 @@ describe('record resources: CRUD and the envelope', () => {
     expect((await api('DELETE', '/system/role')).status).toBe(400);
   });
 
+  it('returns only the asked fields of users and admins: confirmed and expired come with all fields only', async () => {
+    const created = await api('POST', '/system/user?fields=id,username', { resource: [{ name: 'F', email: 'f@x.io', username: 'fu' }] });
+    expect(created.body.resource).toEqual([{ id: expect.any(Number), username: 'fu' }]);
+    const id = created.body.resource[0].id;
+    expect((await api('GET', `/system/user/${id}?fields=name`)).body).toEqual({ name: 'F' });
+    expect((await api('PATCH', `/system/user/${id}?fields=name`, { name: 'G' })).body).toEqual({ name: 'G' });
+    expect((await api('GET', `/system/user?fields=email&filter=id=${id}`)).body).toEqual({ resource: [{ email: 'f@x.io' }] });
+    expect((await api('GET', '/system/admin?fields=id&limit=1')).body.resource[0]).toEqual({ id: expect.any(Number) });
+    expect((await api('GET', `/system/user/${id}`)).body).toMatchObject({ confirmed: true, expired: false });
+    expect((await api('GET', `/system/user/${id}?fields=*`)).body).toMatchObject({ confirmed: true, expired: false });
+    expect((await api('DELETE', `/system/user/${id}`)).status).toBe(200);
+  });
+
   it('deletes services by ids', async () => {
     const created = await api('POST', '/system/service', {
       resource: [

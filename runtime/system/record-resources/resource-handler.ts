@@ -70,7 +70,7 @@ export interface ResourceBehaviour {
   /** After the transaction committed. */
   committed?(w: WriteContext, verb: 'create' | 'update' | 'delete', keys: Key[]): Promise<void>;
   /** Adds what a read asks for beyond stored fields (a role's accessible_tabs). */
-  afterRead?(ctx: PlatformContext, db: SystemDb, records: Row[], query: RawQuery): Promise<void>;
+  afterRead?(ctx: PlatformContext, db: SystemDb, records: Row[], query: RawQuery, fields: readonly string[] | null): Promise<void>;
   /** Relations `related=` may name that are computed, not stored (a limit's counters): each fills its field in the records. */
   computed?: Readonly<Record<string, (ctx: PlatformContext, records: Row[]) => Promise<void>>>;
 }
@@ -216,7 +216,7 @@ export async function read(
     const records = rows.map((row) => presentRecord(b.def, row));
     await attachRelated(db, b.def, records, relations);
     for (const name of computed) await b.computed?.[name](ctx, records);
-    await b.afterRead?.(ctx, db, records, query);
+    await b.afterRead?.(ctx, db, records, query, params.fields);
     for (const record of records) for (const field of added) delete record[field];
     return records;
   };

@@ -57,7 +57,9 @@ const CONFIRMATION_BATCH = 500;
  * once past its expiry. The admin console shows each account as confirmed or pending from it,
  * and offers to send an invitation to a pending one.
  */
-async function addConfirmation(ctx: PlatformContext, db: SystemDb, records: Row[]): Promise<void> {
+async function addConfirmation(ctx: PlatformContext, db: SystemDb, records: Row[], fields: readonly string[] | null): Promise<void> {
+  // `fields=` names what a caller wants back (and cannot name these two): they come with all fields only.
+  if (fields !== null) return;
   const ids = records.map((record) => record.id).filter((id): id is number => typeof id === 'number');
   const codes = new Map<number, { confirm_code: string | null; confirm_code_expiry: number | null }>();
   for (let start = 0; start < ids.length; start += CONFIRMATION_BATCH) {
@@ -81,7 +83,7 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
   return {
     def: admin ? adminResource : userResource,
     scope: [{ name: 'is_sys_admin', operator: '=', value: admin ? '1' : '0' }],
-    afterRead: (ctx, db, records) => addConfirmation(ctx, db, records),
+    afterRead: (ctx, db, records, _query, fields) => addConfirmation(ctx, db, records, fields),
     async prepare(prepared, record, mode, ctx) {
       activeByDefault(prepared, mode);
       if (mode === 'create') prepared.columns.is_sys_admin = admin ? 1 : 0;
