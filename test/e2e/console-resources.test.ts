@@ -264,6 +264,16 @@ describe('console resources', () => {
       });
       expect(byMask.body.resource[0]).toEqual({ id: expect.any(Number), verb: 'DELETE', verb_mask: 16, is_active: true, frequency: 5 });
       expect((await admin('DELETE', `/system/scheduler/${byMask.body.resource[0].id}`)).status).toBe(200);
+      // The console sends an empty frequency field as null: the default period, on create and on change.
+      const empty = await admin('POST', '/system/scheduler?fields=id,frequency', {
+        resource: [{ name: 'no-frequency', service_id: dbId, component: '_table/hits', verb: 'GET', frequency: null }],
+      });
+      expect(empty.status, JSON.stringify(empty.body)).toBe(201);
+      expect(empty.body.resource[0]).toEqual({ id: expect.any(Number), frequency: 5 });
+      const emptyId = empty.body.resource[0].id;
+      expect((await admin('PATCH', `/system/scheduler/${emptyId}?fields=frequency`, { frequency: 30 })).body).toEqual({ frequency: 30 });
+      expect((await admin('PUT', `/system/scheduler/${emptyId}?fields=frequency`, { frequency: null })).body).toEqual({ frequency: 5 });
+      expect((await admin('DELETE', `/system/scheduler/${emptyId}`)).status).toBe(200);
     });
 
     it('refuses an unknown service, a bad verb, a frequency under one minute and a second task of one name (400)', async () => {

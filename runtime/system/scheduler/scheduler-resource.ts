@@ -21,8 +21,13 @@ export const MINUTE_MS = 60_000;
 
 const VERB_OF_MASK = new Map(Object.entries(VERB_BITS).map(([verb, bit]) => [bit, verb as Verb]));
 
+/** Minutes between runs when none is given (the reference's column default). */
+export const DEFAULT_FREQUENCY = 5;
+
 function normalise(record: Row): void {
   if (typeof record.verb === 'string') record.verb = record.verb.trim().toUpperCase();
+  // The admin console sends an empty frequency field as null: that is the default, as when it is left out.
+  if (record.frequency === null) record.frequency = DEFAULT_FREQUENCY;
   // The reference keeps the body as text; an object or array sent is its JSON.
   if (record.payload !== undefined && record.payload !== null && typeof record.payload !== 'string')
     record.payload = JSON.stringify(record.payload);
