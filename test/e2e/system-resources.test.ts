@@ -637,12 +637,30 @@ describe('packages', () => {
     await api('POST', '/system/cors', { resource: [{ path: 'pkg/*', origin: '*', method: ['GET'] }] });
     await api('POST', '/system/lookup', { resource: [{ name: 'pkg_secret', value: 's3cret', private: true }] });
     await api('POST', '/system/custom', { resource: [{ name: 'pkg_custom', value: { a: 1 } }] });
+    const task = await api('POST', '/system/scheduler', {
+      resource: [{ name: 'pkg-task', service_id: serviceId, component: '', verb: 'POST', frequency: 90, payload: { subject: 'hi' } }],
+    });
+    expect(task.status, JSON.stringify(task.body)).toBe(201);
 
     const manifest = (await api('GET', '/system/package')).body;
     expect(manifest.service.system.role).toContain('pkg-role');
     const exported = (await api('GET', '/system/package?export=true')).body;
     expect(exported.records.role.find((r: { name: string }) => r.name === 'pkg-role').grants).toEqual([
       { service: 'pkg_mail', component: '*', verbs: ['POST'], requestor_mask: 1, filters: [], filter_op: 'and' },
+    ]);
+    expect(manifest.service.system.scheduler).toEqual(['pkg-task']);
+    // A scheduled task names its service, as a grant does.
+    expect(exported.records.scheduler).toEqual([
+      {
+        name: 'pkg-task',
+        description: '',
+        is_active: true,
+        service: 'pkg_mail',
+        component: '',
+        verb: 'POST',
+        frequency: 90,
+        payload: '{"subject":"hi"}',
+      },
     ]);
     const partial = (await api('POST', '/system/package', { service: { system: { role: ['pkg-role'] } } })).body;
     expect(partial.records.role.map((r: { name: string }) => r.name)).toEqual(['pkg-role']);
@@ -655,6 +673,7 @@ describe('packages', () => {
       const imported = await targetApi('POST', '/system/package?import=true', exported, { token: targetToken });
       expect(imported.status).toBe(201);
       expect(imported.body.log).toContainEqual({ kind: 'role', name: 'pkg-role', action: 'created' });
+      expect(imported.body.log).toContainEqual({ kind: 'scheduler', name: 'pkg-task', action: 'created' });
       const again = (await targetApi('GET', '/system/package?export=true', undefined, { token: targetToken })).body;
       expect({ ...again, platform: null }).toEqual({ ...exported, platform: null });
       // The imported app keeps its key and serves at once; a second import skips, overwrite updates.

@@ -36,6 +36,7 @@ const KINDS = [
   ['email_template', 'name'],
   ['lookup', 'name'],
   ['custom', 'name'],
+  ['scheduler', 'name'],
 ] as const;
 
 type Kind = (typeof KINDS)[number][0];
@@ -47,7 +48,7 @@ const flag = (value: number) => value === 1;
 /** Every exportable record of every kind, with references by name. */
 async function exportAll(ctx: PlatformContext): Promise<Record<Kind, Row[]>> {
   const db = ctx.db;
-  const [services, roles, apps, users, grants, lookups, assignments, cors, templates, customs] = await Promise.all([
+  const [services, roles, apps, users, grants, lookups, assignments, cors, templates, customs, tasks] = await Promise.all([
     db.selectFrom('service').selectAll().where('origin', '=', 'api').orderBy('name').execute(),
     db.selectFrom('role').selectAll().where('origin', '=', 'api').orderBy('name').execute(),
     db.selectFrom('app').selectAll().where('origin', '=', 'api').orderBy('name').execute(),
@@ -58,6 +59,7 @@ async function exportAll(ctx: PlatformContext): Promise<Record<Kind, Row[]>> {
     db.selectFrom('cors_config').selectAll().orderBy('path').execute(),
     db.selectFrom('email_template').selectAll().orderBy('name').execute(),
     db.selectFrom('system_custom').selectAll().orderBy('name').execute(),
+    db.selectFrom('scheduler_task').selectAll().orderBy('name').execute(),
   ]);
   const [allServices, allRoles, allApps] = await Promise.all([
     db.selectFrom('service').select(['id', 'name']).execute(),
@@ -147,6 +149,17 @@ async function exportAll(ctx: PlatformContext): Promise<Record<Kind, Row[]>> {
     })),
     lookup: lookupsOf('app_id', null),
     custom: customs.map((c) => ({ name: c.name, value: parseJson(c.value) })),
+    // A task names its service; it runs as the administrator who imports it.
+    scheduler: tasks.map((t) => ({
+      name: t.name,
+      description: t.description,
+      is_active: flag(t.is_active),
+      service: nameOf(allServices, t.service_id),
+      component: t.component,
+      verb: t.verb,
+      frequency: t.frequency,
+      payload: t.payload,
+    })),
   };
 }
 
@@ -229,8 +242,15 @@ async function idByName(ctx: PlatformContext, table: 'service' | 'role' | 'app',
 
 /** One package record as the body of the resource's API write. */
 async function apiRecord(ctx: PlatformContext, kind: Kind, record: Row): Promise<Row> {
-  const { lookups, grants, roles, role, ...rest } = record as Row & { lookups?: Row[]; grants?: Row[]; roles?: Row[]; role?: unknown };
+  const { lookups, grants, roles, role, service, ...rest } = record as Row & {
+    lookups?: Row[];
+    grants?: Row[];
+    roles?: Row[];
+    role?: unknown;
+    service?: unknown;
+  };
   const out: Row = { ...rest };
+  if (kind === 'scheduler') out.service_id = await idByName(ctx, 'service', service, 'service');
   if (kind === 'role') {
     out.role_service_access_by_role_id = await Promise.all(
       (grants ?? []).map(async (g) => {
