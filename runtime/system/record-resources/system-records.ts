@@ -374,7 +374,12 @@ export const schedulerResource = resource({
       enum: [1, 2, 4, 8, 16],
       description: 'The verb as a mask (GET 1, POST 2, PUT 4, PATCH 8, DELETE 16).',
     }),
-    frequency: field({ type: 'integer', minimum: 1, maximum: 525_600, description: 'Minutes between runs (default 5, also when sent as null).' }),
+    frequency: field({
+      type: 'integer',
+      minimum: 1,
+      maximum: 525_600,
+      description: 'Minutes between runs (default 5, also when sent as null).',
+    }),
     payload: field({
       type: ['string', 'object', 'array', 'null'],
       description: 'The body sent: JSON text (an object or array is stored as its text).',
