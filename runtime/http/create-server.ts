@@ -31,8 +31,6 @@ export interface ServerOptions extends PlatformOptions {
   routes?: ServiceRoutes[];
   /** Request log level (pino's levels or `silent`); no logging when unset. */
   logLevel?: string;
-  /** Largest accepted request body in bytes (default 10 MiB). */
-  bodyLimit?: number;
   /** The user's hook modules (or their exports, `defineHooks({...})`), in declaration order. */
   hooks?: ReadonlyArray<HookModule | Readonly<Record<string, unknown>>>;
   /** The default exports (`defineEndpoints({...})`) of the custom services' modules, by service name. */
@@ -52,7 +50,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   ctx.runtime.userModule = (service) => (Object.hasOwn(endpoints, service) ? endpoints[service] : undefined);
   const app = Fastify({
     ...loggerOptions(options.logLevel),
-    bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
+    bodyLimit: ctx.runtime.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // Errors raised before routing, and requests Node's parser refuses, also answer in the spec's shape.
     frameworkErrors,

@@ -34,6 +34,7 @@ import { substituteConfigLookups, type LookupResolver } from '../core/lookups.js
 import { isSharedCacheProvider } from '../services/cache/shared-cache.js';
 import type { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
 import { AccessUsage } from '../system/access/access-usage.js';
+import { DEFAULT_BODY_LIMIT } from '../services/request-body.js';
 
 export interface PlatformOptions {
   /** Platform directory: relative paths in service configs and settings resolve against it. */
@@ -43,6 +44,8 @@ export interface PlatformOptions {
   /** Time source for sessions (tests inject one). */
   clock?: Clock;
   env?: NodeJS.ProcessEnv;
+  /** Largest accepted request body in bytes (default 10 MiB), for every endpoint and what services proxy. */
+  bodyLimit?: number;
 }
 
 export interface PlatformContext {
@@ -83,6 +86,7 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   const runtime: RuntimeContext = {
     baseDir: options.baseDir,
     resolveEnv: (value) => substituteConfigLookups(resolveEnv(value, env), systemLookup),
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
   };
   const db = await openSystemDb(systemDatabaseTarget(model, options, env, runtime), systemStatementTimeout(env));
   runtime.schemaExtras = schemaExtrasStore(db);

@@ -35,6 +35,11 @@ export interface RuntimeContext {
   baseDir: string;
   /** Resolves `${env:NAME}` references in a config value. */
   resolveEnv<T>(value: T): T;
+  /**
+   * The largest request body the server takes, in bytes (413 beyond): kinds that read their own
+   * bodies (`rawBody`) and are not bound by a limit of their own (a proxy) apply it. Absent at build time.
+   */
+  bodyLimit?: number;
   /** Where the platform keeps what `_schema` clients write about tables and fields; absent at build time. */
   schemaExtras?: SchemaExtrasStore;
   /** A cache service (`cache_redis`) lent for a service's response cache, namespaced; absent at build time. */

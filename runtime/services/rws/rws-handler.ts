@@ -9,10 +9,11 @@
  */
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { BadRequestError, InternalServerError, PorticoError, ServiceUnavailableError } from '../../core/errors.js';
+import { BadRequestError, InternalServerError, PayloadTooLargeError, PorticoError, ServiceUnavailableError } from '../../core/errors.js';
 import { substituteLookups } from '../../core/lookups.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { networkCode } from '../remote-errors.js';
+import { bodyLimited, declaredBeyond } from '../request-body.js';
 import { ResponseCache } from '../response-cache.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import { applies, type HeaderEntry, type ParameterEntry } from './rws-config.js';
@@ -27,6 +28,8 @@ export interface RwsOptions {
   keepTrailingSlash: boolean;
   forwardHeaders: boolean;
   document: OpenApiFragment;
+  /** The server's request body limit (bytes): a larger body is 413, as on every other endpoint. */
+  bodyLimit: number;
 }
 
 /** Headers never forwarded: hop-by-hop (RFC 9110 7.6.1), what fetch sets itself, and the caller's credentials. */
@@ -211,6 +214,7 @@ export class RwsHandler implements ServiceHandler {
       if (hit) return { status: hit.status, body: hit.body, headers: { ...hit.headers, 'x-cache': 'HIT' } };
     }
     const hasBody = call.verb !== 'GET' && call.stream !== undefined;
+    if (hasBody && declaredBeyond(call.headers, this.options.bodyLimit)) throw new PayloadTooLargeError();
     // The timeout bounds the wait for the remote's answer, then each wait for more of its body (not
     // the whole of a long one): a remote that stalls midway is cut off instead of holding the caller.
     const controller = new AbortController();
@@ -222,6 +226,11 @@ export class RwsHandler implements ServiceHandler {
     };
     wait();
     const signal = controller.signal;
+    // A body without a declared length (chunked) is counted as it goes: past the limit the call is
+    // abandoned with the 413 as its reason.
+    const outbound = hasBody ? (call.stream as Readable).pipe(bodyLimited(this.options.bodyLimit)) : undefined;
+    outbound?.on('error', (error) => controller.abort(error));
+    if (outbound) call.stream?.once('error', (error) => outbound.destroy(error));
     let response: Response;
     try {
       for (let redirects = 0; ; redirects += 1) {
@@ -230,7 +239,7 @@ export class RwsHandler implements ServiceHandler {
           headers,
           signal,
           redirect: 'manual',
-          ...(hasBody && redirects === 0 ? { body: Readable.toWeb(call.stream as Readable) as unknown as BodyInit, duplex: 'half' } : {}),
+          ...(hasBody && redirects === 0 ? { body: Readable.toWeb(outbound as Readable) as unknown as BodyInit, duplex: 'half' } : {}),
         } as RequestInit);
         const location = response.headers.get('location');
         if (response.status < 300 || response.status >= 400 || !location || redirects >= MAX_REDIRECTS || hasBody) break;

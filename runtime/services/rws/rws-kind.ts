@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { InternalServerError } from '../../core/errors.js';
+import { DEFAULT_BODY_LIMIT } from '../request-body.js';
 import type { ServiceKind } from '../service-kind.js';
 import { headerEntries, parameterEntries, rwsConfigSchema } from './rws-config.js';
 import { RwsHandler } from './rws-handler.js';
@@ -123,6 +124,7 @@ export const rwsKind: ServiceKind = {
       keepTrailingSlash: config.preserve_forward_trailing_slash === true,
       forwardHeaders: config.forward_headers !== false,
       document: document ?? passThroughOpenApi(baseUrl.href.replace(/\/$/, '')),
+      bodyLimit: ctx.bodyLimit ?? DEFAULT_BODY_LIMIT,
     });
   },
 };

@@ -6,7 +6,7 @@
  * down or slow is 503; declared in platform.yaml-style models and created through /system/service.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
@@ -434,4 +434,57 @@ describe('rws', () => {
     expect([401, 403]).toContain((await api('POST', '/remote/echo/x', {}, { key })).status);
     expect([401, 403]).toContain((await api('GET', '/remote/counter', undefined, { key })).status);
   });
+});
+
+describe('rws: the request body limit', () => {
+  it('refuses a body beyond the server limit with 413 before or while sending it, declared or chunked', async () => {
+    const small = await startTestServer(minimalModel(), { bodyLimit: 1024 });
+    try {
+      const smallToken = await small.adminToken();
+      const headers = { 'x-service-api-key': small.apiKey, 'x-service-session-token': smallToken };
+      const created = await small.app.inject({
+        method: 'POST',
+        url: '/api/v2/system/service',
+        headers,
+        payload: { resource: [{ name: 'limited', label: 'Limited', type: 'rws', config: { base_url: `${base}/v1`, timeout: 5 } }] },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const before = seen.length;
+      const within = await small.app.inject({ method: 'POST', url: '/api/v2/limited/echo', headers, payload: 'a'.repeat(1024) });
+      expect(within.statusCode).toBe(201);
+      expect(lastSeen().body).toHaveLength(1024);
+      // Declared by Content-Length: refused before the remote is called.
+      const declared = await small.app.inject({ method: 'POST', url: '/api/v2/limited/echo', headers, payload: 'b'.repeat(1025) });
+      expect(declared.statusCode).toBe(413);
+      expect(declared.json()).toEqual({ error: { code: 413, message: 'Request body is too large.' } });
+      expect(seen.length).toBe(before + 1);
+      // Chunked, with no end: counted on its way, refused once past the limit, the connection closed.
+      const address = await small.app.listen({ port: 0, host: '127.0.0.1' });
+      const head = await new Promise<string>((resolve) => {
+        let answer = '';
+        const socket = net.connect(Number(new URL(address).port), '127.0.0.1', () => {
+          socket.write(
+            `PUT /api/v2/limited/echo HTTP/1.1\r\nHost: x\r\nX-Service-Api-Key: ${small.apiKey}\r\nX-Service-Session-Token: ${smallToken}\r\n` +
+              'Content-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n',
+          );
+          const chunk = `${(16 * 1024).toString(16)}\r\n${'c'.repeat(16 * 1024)}\r\n`;
+          const pump = () => {
+            if (socket.writable) socket.write(chunk, () => setTimeout(pump, 5));
+          };
+          pump();
+        });
+        socket.on('data', (data) => {
+          answer += data.toString();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(answer));
+        setTimeout(() => socket.destroy(), 15_000);
+      });
+      expect(head).toMatch(/^HTTP\/1\.1 413 /);
+      expect(head).toContain('"code":413');
+      expect(seen.length, 'the remote got no body of it').toBe(before + 1);
+    } finally {
+      await small.close();
+    }
+  }, 30_000);
 });
