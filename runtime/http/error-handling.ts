@@ -107,6 +107,18 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   socket.destroy(error);
 }
 
+/** Headers that describe an answer's body: not the error's, which replaces it. */
+const CONTENT_HEADERS = ['content-type', 'content-length', 'content-range', 'content-disposition', 'content-encoding', 'last-modified'];
+
+/**
+ * Removes what a streamed answer that failed before its first byte (a file the server then would
+ * not read) had said about its body: Fastify keeps those headers, and the error's JSON under a
+ * `text/plain` type was its own 500 (FST_ERR_REP_INVALID_PAYLOAD_TYPE) instead of our answer.
+ */
+function dropContentHeaders(reply: FastifyReply): void {
+  for (const name of CONTENT_HEADERS) if (reply.hasHeader(name)) reply.removeHeader(name);
+}
+
 /**
  * Removes the headers Node.js would refuse to write (a line break or a character beyond Latin-1 in
  * a value): when one of them was the failure, the error answer would fail on it again and reach
@@ -143,6 +155,7 @@ export function installErrorHandling(app: FastifyInstance, systemDb?: Kysely<any
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const portico = errorAnswer(error, request, systemDb);
     dropUnsendableHeaders(reply);
+    dropContentHeaders(reply);
     void send(reply, portico);
   });
   app.setNotFoundHandler((request, reply) => {

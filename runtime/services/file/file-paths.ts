@@ -7,7 +7,7 @@
 import { BadRequestError } from '../../core/errors.js';
 import { RemoteFailure } from '../remote-errors.js';
 import type { ServiceCall } from '../service-kind.js';
-import { type FileStorage, isTempName } from './file-storage.js';
+import { type FileStorage, isTempName, renamingFailures } from './file-storage.js';
 
 export interface TargetPath {
   /** Relative path without leading or trailing slash; '' is the service root. */
@@ -88,11 +88,16 @@ async function attempting<T>(service: string, attempt: string, work: () => Promi
   try {
     return await work();
   } catch (error) {
-    if (error instanceof RemoteFailure) throw error.during(attempt);
-    const refusal = LOCAL_REFUSALS[(error as NodeJS.ErrnoException)?.code ?? ''];
-    if (refusal) throw new RemoteFailure('file system', service, refusal, attempt, error);
-    throw error;
+    throw namedFailure(service, attempt, error);
   }
+}
+
+/** A back-end's failure with what was attempted named in it. */
+function namedFailure(service: string, attempt: string, error: unknown): unknown {
+  if (error instanceof RemoteFailure) return error.during(attempt);
+  const refusal = LOCAL_REFUSALS[(error as NodeJS.ErrnoException)?.code ?? ''];
+  if (refusal) return new RemoteFailure('file system', service, refusal, attempt, error);
+  return error;
 }
 
 /**
@@ -113,7 +118,11 @@ export function boundedPaths(storage: FileStorage, service: string): FileStorage
     },
     async read(path, range) {
       checkLength(path);
-      return named(`read '${path}'`, () => storage.read(path, range));
+      const attempt = `read '${path}'`;
+      // FTP and SFTP refuse a file they cannot open once the download has begun: named as well
+      // ("The FTP server of service 'x' failed." said not what).
+      const content = await named(attempt, () => storage.read(path, range));
+      return renamingFailures(content, (error) => namedFailure(service, attempt, error));
     },
     async write(path, content) {
       checkLength(path);

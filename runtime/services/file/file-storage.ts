@@ -8,7 +8,7 @@
  * Drivers resolve them under their root and never reach outside it.
  */
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 
 export interface StoredEntry {
   /** Relative path, without trailing slash. */
@@ -46,6 +46,18 @@ export interface FileStorage {
   /** Copies a file within the storage. */
   copyFile(from: string, to: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The content with its failures replaced by `rename(error)`: a download the server refuses after
+ * it has begun fails there, past the code that names and classifies an operation's failures.
+ */
+export function renamingFailures(content: Readable, rename: (error: unknown) => unknown): Readable {
+  const out = new PassThrough();
+  content.on('error', (error) => out.destroy(rename(error) as Error));
+  // A reader that gives up (a client gone) ends the transfer.
+  out.on('close', () => content.destroy());
+  return content.pipe(out);
 }
 
 /** The refusal of a path that leaves the root, through `..` or through a symbolic link (every back-end). */

@@ -6,7 +6,15 @@ import { pipeline } from 'node:stream/promises';
 import SftpClient from 'ssh2-sftp-client';
 import { BadRequestError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
-import { type ByteRange, ESCAPES_ROOT, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
+import {
+  type ByteRange,
+  ESCAPES_ROOT,
+  type FileStorage,
+  isTempName,
+  renamingFailures,
+  type StoredEntry,
+  tempName,
+} from './file-storage.js';
 
 export interface SftpOptions {
   host: string;
@@ -40,8 +48,13 @@ export class SftpStorage implements FileStorage {
   ) {}
 
   private fail(error: unknown): never {
+    throw this.failure(error);
+  }
+
+  /** A failure of the server as the API answers it. */
+  private failure(error: unknown): unknown {
     const text = String((error as Error)?.message ?? '');
-    throw backendError('SFTP', this.service, error, {
+    return backendError('SFTP', this.service, error, {
       login:
         /authentication|auth methods|permission denied \(/i.test(text) || (error as { level?: string }).level === 'client-authentication',
       network:
@@ -159,9 +172,11 @@ export class SftpStorage implements FileStorage {
   }
 
   async read(relative: string, range?: ByteRange): Promise<Readable> {
-    return this.run(
+    const content = await this.run(
       async (client) => client.createReadStream(this.abs(relative), range ? { start: range.start, end: range.end } : {}) as Readable,
     );
+    // The file is opened once the stream starts: a refusal to open it comes from the stream.
+    return renamingFailures(content, (error) => this.failure(error));
   }
 
   async write(relative: string, content: Readable): Promise<void> {
@@ -190,10 +205,9 @@ export class SftpStorage implements FileStorage {
     await this.run((client) => client.rmdir(this.abs(relative), recursive));
   }
 
+  /** As an upload: to a temporary name renamed into place, so a failed copy leaves no partial file. */
   async copyFile(from: string, to: string): Promise<void> {
-    await this.run(async (client) => {
-      await pipeline(client.createReadStream(this.abs(from)), client.createWriteStream(this.abs(to)));
-    });
+    await this.write(to, await this.read(from));
   }
 
   async close(): Promise<void> {

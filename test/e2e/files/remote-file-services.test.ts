@@ -288,6 +288,48 @@ describe.each(backends)('$title', async (backend) => {
     }
   });
 
+  // A copy writes a temporary name and renames it into place: a failed one leaves no partial new
+  // file behind (SFTP wrote the target directly, and an empty `new.txt` stayed).
+  it.skipIf(!reachable || backend.server === 'webdav')('leaves nothing at the target when a copy fails', async () => {
+    const copying = `${name}_copying`;
+    await api('POST', '/system/service', {
+      resource: [{ name: copying, label: 'Copying', type: backend.type, config: backend.config(`${root}-copying`) }],
+    });
+    await raw('POST', `/${copying}/source.txt`, 'source');
+    const disk = backend.disk(`${root}-copying`);
+    const source = path.join(disk, 'source.txt');
+    fs.chmodSync(source, 0);
+    try {
+      const copied = await api('POST', `/${copying}/`, { resource: [{ type: 'file', source_path: 'source.txt', name: 'new.txt' }] });
+      expect(copied.status, JSON.stringify(copied.body)).toBe(backend.server === 'sftp' ? 403 : 502);
+      expect(copied.body.error.message).toMatch(/'source\.txt'/);
+    } finally {
+      fs.chmodSync(source, 0o644);
+    }
+    expect(fs.readdirSync(disk)).toEqual(['source.txt']);
+    expect((await api('GET', `/${copying}/?as_list=true`)).body.resource).toEqual(['source.txt']);
+    // A file the server will not read, refused once the download has begun (FTP, SFTP): the error in
+    // our shape naming the file. FTP's was Fastify's own 500 (its JSON under the file's text/plain)
+    // and, as content, "The FTP server of service 'x' failed.".
+    fs.chmodSync(source, 0);
+    try {
+      const server = `The ${backend.server === 'sftp' ? 'SFTP' : 'FTP'} server of service '${copying}'`;
+      const refusal =
+        backend.server === 'sftp' ? `${server} denied permission to read 'source.txt'.` : `${server} failed to read 'source.txt'.`;
+      for (const url of [`/${copying}/source.txt`, `/${copying}/source.txt?include_properties=true&content=true`]) {
+        const refused = await raw('GET', url);
+        expect(refused.headers['content-type'], url).toMatch(/^application\/json/);
+        expect(refused.statusCode, url).toBe(backend.server === 'sftp' ? 403 : 502);
+        expect(refused.json(), url).toEqual({ error: { code: refused.statusCode, message: refusal } });
+      }
+    } finally {
+      fs.chmodSync(source, 0o644);
+    }
+    const copied = await api('POST', `/${copying}/`, { resource: [{ type: 'file', source_path: 'source.txt', name: 'new.txt' }] });
+    expect(copied.body.resource).toEqual([{ name: 'new.txt', path: 'new.txt', type: 'file' }]);
+    expect((await raw('GET', `/${copying}/new.txt`)).body).toBe('source');
+  });
+
   // The servers run as the files' owner (this test as root): a read-only folder and a file in place
   // of a folder make real refusals. They were 500s quoting the server ("Invalid response: 405 ...",
   // "553 Could not create file.", "Permission denied").
