@@ -194,6 +194,38 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       await vi.waitFor(async () => expect(await target.query('select id from item')).toEqual([{ id: 1 }]), { timeout: 5_000 });
     });
 
+    it('says the same of a function or procedure called with GET whose connection was lost while it ran (they may write)', {
+      timeout: 30_000,
+    }, async () => {
+      const { api, relay, target } = await relayedDatabase(kind);
+      await slowInserts(target);
+      if (kind === 'postgres')
+        await target.exec(`create function add_item(item_id integer, item_name text) returns integer language plpgsql as $$
+            begin insert into item values (item_id, item_name); return item_id; end $$
+          ;;
+          create procedure put_item(item_id integer, item_name text) language plpgsql as $$
+            begin insert into item values (item_id, item_name); end $$`);
+      else
+        await target.exec(`create function add_item(item_id integer, item_name varchar(40)) returns integer modifies sql data
+            begin insert into item values (item_id, item_name); return item_id; end
+          ;;
+          create procedure put_item(item_id integer, item_name varchar(40))
+            begin insert into item values (item_id, item_name); end`);
+      // Functions run as `select add_item(...)`, which was taken for a read: "unavailable", though stored.
+      for (const [path, id] of [
+        ['_func/add_item?item_id=1&item_name=slow-func', 1],
+        ['_proc/put_item?item_id=2&item_name=slow-proc', 2],
+      ] as const) {
+        const called = api.call('GET', path);
+        await sleepingStatement(target);
+        relay.reset();
+        expect(await called, path).toEqual({ status: 503, body: OUTCOME_UNKNOWN });
+        await vi.waitFor(async () => expect(await target.query(`select id from item where id = ${id}`)).toEqual([{ id }]), {
+          timeout: 5_000,
+        });
+      }
+    });
+
     it.skipIf(kind !== 'postgres')(
       'says that a transaction whose connection was lost during its commit may have been stored (here it was)',
       {

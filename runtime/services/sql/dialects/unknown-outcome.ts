@@ -29,6 +29,18 @@ export function outcomeUnknown(error: unknown): PorticoError {
   return unknown;
 }
 
+/**
+ * Runs a stored routine's call. A routine may store whatever its statement's first word (a
+ * function is called by `select`): a call whose connection is lost while it runs may have been stored.
+ */
+export async function routineCall<T>(lost: LostWhileRunning, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw lost(error) ? outcomeUnknown(error) : error;
+  }
+}
+
 class OutcomeConnection implements DatabaseConnection {
   inTransaction = false;
   /** Its COMMIT was lost: the connection is gone, and rolling back would only fail again. */

@@ -6,6 +6,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { RoutineModel, RoutineParamModel } from '../../../../model/platform-model.js';
 import type { RoutineOutcome, RoutineSupport } from '../sql-dialect.js';
+import { routineCall } from '../unknown-outcome.js';
+import { lostWhileRunning } from './mysql-errors.js';
 
 interface RoutineRow {
   name: string;
@@ -107,4 +109,7 @@ async function callRoutine(db: Kysely<any>, routine: RoutineModel, args: Readonl
   });
 }
 
-export const mysqlRoutines: RoutineSupport = { read: readRoutines, call: callRoutine };
+export const mysqlRoutines: RoutineSupport = {
+  read: readRoutines,
+  call: (db, routine, args) => routineCall(lostWhileRunning, () => callRoutine(db, routine, args)),
+};

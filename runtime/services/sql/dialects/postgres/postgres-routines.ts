@@ -6,6 +6,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { RoutineModel, RoutineParamModel } from '../../../../model/platform-model.js';
 import type { RoutineOutcome, RoutineSupport } from '../sql-dialect.js';
+import { routineCall } from '../unknown-outcome.js';
+import { lostWhileRunning } from './postgres-errors.js';
 
 interface RoutineRow {
   oid: number;
@@ -112,4 +114,7 @@ async function callRoutine(db: Kysely<any>, routine: RoutineModel, args: Readonl
   return { resultSets: [], out: {}, value: routine.returnType === 'void' ? null : (rows[0]?.output ?? null) };
 }
 
-export const postgresRoutines: RoutineSupport = { read: readRoutines, call: callRoutine };
+export const postgresRoutines: RoutineSupport = {
+  read: readRoutines,
+  call: (db, routine, args) => routineCall(lostWhileRunning, () => callRoutine(db, routine, args)),
+};
