@@ -1,7 +1,8 @@
 /**
  * A SQLite file written by another program, whose uuid-declared columns hold upper-case uuids:
  * this server writes and reads uuids in lower case, and still finds those rows by ids, by id in
- * the path (GET, PATCH, PUT, DELETE), by filters (=, !=, in, not in) and through related reads.
+ * the path (GET, PATCH, PUT, DELETE), by filters (=, !=, in, not in) and through related reads;
+ * a new child points at such a parent as the parent holds it, and a uuid written again keeps its case.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, startApi } from './database-api/api-client.js';
@@ -94,6 +95,50 @@ describe('SQLite uuids stored in upper case by another program', () => {
     expect(pets.status).toBe(200);
     const parentKey = Object.keys(pets.body.resource[0]).find((key) => key.startsWith('owner_by')) as string;
     expect(pets.body.resource.map((pet: Record<string, { name: string } | null>) => pet[parentKey]?.name)).toEqual(['ann', 'ann', 'bob']);
+  });
+
+  it('writes a new child of a parent stored in upper case as the parent holds it, in either case given', async () => {
+    // This server writes uuids in lower case: the foreign key refused these (409).
+    for (const [id, owner] of [
+      [10, A],
+      [11, A.toLowerCase()],
+      [12, `{${A.toLowerCase()}}`],
+    ] as const) {
+      const created = await api.call('POST', '_table/pet', { resource: [{ id, owner_id: owner, name: `new-${id}` }] });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      expect(await target.query(`select owner_id from pet where id = ${id}`)).toEqual([{ owner_id: A }]);
+    }
+    // Moved to another parent, by id and in a batch: again as that parent holds it.
+    expect((await api.call('PATCH', '_table/pet/10', { owner_id: B.toLowerCase() })).status).toBe(200);
+    expect((await api.call('PATCH', '_table/pet', { resource: [{ id: 11, owner_id: B.toLowerCase() }] })).status).toBe(200);
+    expect(await target.query('select owner_id from pet where id in (10, 11)')).toEqual([{ owner_id: B }, { owner_id: B }]);
+    // A parent that does not exist in any case is still refused.
+    const orphan = await api.call('POST', '_table/pet', { resource: [{ id: 13, owner_id: '00000000-0000-4000-8000-000000000000' }] });
+    expect(orphan.status).toBe(409);
+    expect((await api.call('DELETE', '_table/pet?ids=10,11,12')).status).toBe(200);
+  });
+
+  it('keeps a stored uuid as it is when a PUT or PATCH body names the same uuid in another case', async () => {
+    // A client reads a pet and sends it back whole: its uuids were rewritten in lower case (and
+    // the foreign key then refused the owner's).
+    const pet = (await api.get('_table/pet/1')).body;
+    const put = await api.call('PUT', '_table/pet/1', { ...pet, owner_id: A.toLowerCase(), tag: B.toLowerCase(), name: 'rex' });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(await target.query('select owner_id, tag from pet where id = 1')).toEqual([{ owner_id: A, tag: B }]);
+    // The key itself, when the record is found by another field.
+    const byName = await api.call('PATCH', '_table/owner?id_field=name', { resource: [{ name: 'ann', id: A.toLowerCase() }] });
+    expect(byName.status, JSON.stringify(byName.body)).toBe(200);
+    expect(await target.query("select id from owner where name = 'ann'")).toEqual([{ id: A }]);
+    // By filter, each row keeps its own text; a different uuid is written (in lower case).
+    const filtered = await api.call('PATCH', `_table/pet?filter=${encodeURIComponent('id <= 2')}`, {
+      resource: [{ tag: B.toLowerCase() }],
+    });
+    expect(filtered.status, JSON.stringify(filtered.body)).toBe(200);
+    expect(await target.query('select tag from pet where id <= 2 order by id')).toEqual([{ tag: B }, { tag: B.toLowerCase() }]);
+    expect((await api.call('PATCH', '_table/pet/2', { tag: null })).status).toBe(200);
+    expect((await api.call('PATCH', '_table/pet/1', { tag: C.toLowerCase() })).status).toBe(200);
+    expect(await target.query('select tag from pet where id = 1')).toEqual([{ tag: C.toLowerCase() }]);
+    expect((await api.call('PATCH', '_table/pet/1', { tag: B })).status).toBe(200);
   });
 
   it('PATCH, PUT and DELETE by id change the row stored in upper case', async () => {

@@ -54,7 +54,7 @@ export class LiveSchema {
     const key = name.toLowerCase();
     let plan = this.#plans.get(key);
     if (plan === undefined) {
-      plan = buildTablePlan(this.table(name), this.dialect);
+      plan = buildTablePlan(this.table(name), this.dialect, (other) => this.#tables.get(other.toLowerCase()));
       this.#plans.set(key, plan);
     }
     return plan;

@@ -63,6 +63,7 @@ export function aggregatePlan(fn: AggregateFunction, field: FieldPlan | null): F
     encode: (value) => value,
     decode,
     forms: null,
+    storedCase: null,
     required: false,
     clock: null,
     generated: true,

@@ -11,6 +11,7 @@ import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';
 import { keyCondition, keyParameters, keysCondition, valuesCondition, type Condition } from './conditions.js';
 import { runCompiled } from './run-compiled.js';
+import { plainValue, storedCaseParameters } from './stored-uuid-case.js';
 import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
 
 export type Row = Record<string, unknown>;
@@ -42,7 +43,7 @@ export function insertValues(plan: TablePlan, record: Row): Row {
       if (!f.field.allowNull) throw sqlMessages.notNull.error(f.name);
       values[f.field.sourceName] = null;
     } else {
-      values[f.field.sourceName] = f.encode(value);
+      values[f.field.sourceName] = f.storedCase === null ? f.encode(value) : f.storedCase(f.encode(value) as string, false);
     }
   }
   for (const f of plan.required) {
@@ -66,7 +67,7 @@ export function updateValues(plan: TablePlan, record: Row, identifiers: readonly
       if (!f.field.allowNull) throw sqlMessages.notNull.error(f.name);
       values[f.field.sourceName] = null;
     } else {
-      values[f.field.sourceName] = f.encode(value);
+      values[f.field.sourceName] = f.storedCase === null ? f.encode(value) : f.storedCase(f.encode(value) as string, true);
     }
   }
   if (Object.keys(values).length === 0) return values;
@@ -86,13 +87,19 @@ async function selectWhere(db: Kysely<any>, target: WriteTarget, where: Conditio
  */
 function boundValues(values: Row, columns: readonly string[]): unknown[] {
   const bound: unknown[] = [];
-  for (const column of columns) if (values[column] !== NOW) bound.push(values[column]);
+  for (const column of columns) {
+    const value = values[column];
+    if (value === NOW) continue;
+    const parameters = storedCaseParameters(value);
+    if (parameters === undefined) bound.push(value);
+    else bound.push(...parameters);
+  }
   return bound;
 }
 
 function shapeKey(prefix: string, columns: readonly string[], values: Row, output: Selection): string {
-  // Which columns take the clock is part of the statement's text.
-  const clock = columns.map((c) => (values[c] === NOW ? '!' : '')).join('');
+  // Which columns take the clock, or a uuid kept as stored, is part of the statement's text.
+  const clock = columns.map((c) => (values[c] === NOW ? '!' : storedCaseParameters(values[c]) !== undefined ? '~' : '')).join('');
   return `${prefix}:${columns.join(',')}:${clock}:${output.fields.map((f) => f.name).join(',')}`;
 }
 
@@ -143,7 +150,7 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
     if (written.length === 0) return {};
     const where = valuesCondition(
       written,
-      written.map((f) => values[f.field.sourceName]),
+      written.map((f) => plainValue(values[f.field.sourceName])),
     );
     const rows = await db.selectFrom(plan.source).select(target.output.columns).where(where).limit(1).execute();
     return decodeRows(rows as Row[], target.output)[0] ?? {};

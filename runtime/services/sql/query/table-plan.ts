@@ -10,6 +10,7 @@ import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import type { AggregateFunction } from './aggregates.js';
 import { tableSource } from './table-source.js';
 import { decoderFor, encoderFor, uuidForms, type Decoder, type Encoder, type UuidForms } from './value-codec.js';
+import { storedUuidCase, type StoredCase } from './stored-uuid-case.js';
 import { sqlMessages } from '../sql-messages.js';
 
 export interface FieldPlan {
@@ -24,6 +25,8 @@ export interface FieldPlan {
   readonly decode: Decoder | null;
   /** Set where a key value must match the stored text in either case (SQLite's uuids; value-codec.ts). */
   readonly forms: UuidForms | null;
+  /** Set with `forms`: how a value is written so that a uuid stored in upper case keeps its text (stored-uuid-case.ts). */
+  readonly storedCase: StoredCase | null;
   /** NOT NULL, no default, neither generated nor computed: must be given on create. */
   readonly required: boolean;
   /** Filled by the database clock: on create only, or on create and update. */
@@ -75,7 +78,7 @@ export function decodeRows(rows: Record<string, unknown>[], selection: Selection
   return rows;
 }
 
-function fieldPlan(field: FieldModel, dialect: SqlDialectModule): FieldPlan {
+function fieldPlan(field: FieldModel, dialect: SqlDialectModule, tables: (name: string) => TableModel | undefined): FieldPlan {
   const generated = field.autoIncrement || field.type === 'id' || field.type === 'bigid';
   const clock = field.type === 'timestamp_on_create' ? 'create' : field.type === 'timestamp_on_update' ? 'update' : null;
   return {
@@ -86,6 +89,7 @@ function fieldPlan(field: FieldModel, dialect: SqlDialectModule): FieldPlan {
     encode: encoderFor(field, dialect),
     decode: decoderFor(field, dialect),
     forms: uuidForms(field, dialect.dialect),
+    storedCase: uuidForms(field, dialect.dialect) === null ? null : storedUuidCase(field, tables),
     required: !field.allowNull && field.default === null && !generated && clock === null && field.computed !== true,
     clock,
     generated,
@@ -97,8 +101,13 @@ function fieldPlan(field: FieldModel, dialect: SqlDialectModule): FieldPlan {
 /** Most values one table plan keeps (compiled statements of distinct shapes). */
 const MAX_MEMOS = 256;
 
-export function buildTablePlan(table: TableModel, dialect: SqlDialectModule): TablePlan {
-  const fields = table.fields.map((field) => fieldPlan(field, dialect));
+/** `tables` finds the tables foreign keys point at, by name (SQLite's uuid keys are written as their parents hold them). */
+export function buildTablePlan(
+  table: TableModel,
+  dialect: SqlDialectModule,
+  tables: (name: string) => TableModel | undefined = () => undefined,
+): TablePlan {
+  const fields = table.fields.map((field) => fieldPlan(field, dialect, tables));
   const exact = new Map(fields.map((f) => [f.name, f]));
   const folded = new Map(fields.map((f) => [f.name.toLowerCase(), f]));
   const primaryKey = table.primaryKey.map((name) => exact.get(name) as FieldPlan);
