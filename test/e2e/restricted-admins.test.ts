@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
 describe('restricted administrators', () => {
   const PASSWORD = 'restricted-password-1234';
@@ -324,5 +325,250 @@ describe('restricted administrators', () => {
       ).toBe(403);
       await root('DELETE', `/system/admin/${id}`);
     });
+  });
+});
+
+/**
+ * A caller governed by a role (here a restricted administrator with the Admins tab, and one given a
+ * role reaching apps and roles) cannot make itself or anyone unrestricted, nor touch an
+ * unrestricted administrator, by any way in: 403 naming why, nothing written.
+ */
+const escalationKinds: Array<'sqlite' | 'postgres'> = ['sqlite', ...((await requireService('postgres')) ? (['postgres'] as const) : [])];
+
+describe.each(escalationKinds)('a restricted administrator cannot lift a restriction (%s system database)', (kind) => {
+  const PASSWORD = 'restricted-password-1234';
+  let server: TestServer;
+  let database: TestDatabase | null = null;
+  let root: Api;
+  let asKeeper: Api;
+  let keeperId: number;
+  let ownAssignment: number;
+  let plainId: number;
+  let adminApp: number;
+
+  const create = async (record: Record<string, unknown>) => {
+    const created = await root('POST', '/system/admin', { resource: [{ password: PASSWORD, ...record }] });
+    expect(created.status).toBe(201);
+    return created.body.resource[0].id as number;
+  };
+  const assignments = async (id: number) =>
+    (await root('GET', `/system/admin/${id}?related=user_to_app_to_role_by_user_id`)).body.user_to_app_to_role_by_user_id as Array<{
+      id: number;
+      role_id: number;
+    }>;
+  const loginAs = async (email: string) => {
+    const token = (await root('POST', '/system/admin/session', { email, password: PASSWORD }, { key: server.apiKey })).body.session_token;
+    return apiClient(server.app, () => ({ key: server.apiKey, token }));
+  };
+  /** Still governed by its role: the services tab it lacks stays refused. */
+  const stillRestricted = async (call: Api) =>
+    expect((await call('POST', '/system/service', { resource: [{ name: 'not_mine', type: 'local_email', config: {} }] })).status).toBe(403);
+  const expectRefused = (response: { status: number; body: { error: { code: number; message: string } } }, why: RegExp) => {
+    expect(response.status).toBe(403);
+    expect(response.body.error.code).toBe(403);
+    expect(response.body.error.message).toMatch(why);
+  };
+
+  beforeAll(async () => {
+    database = kind === 'sqlite' ? null : await createTestDatabase(kind);
+    server = await startTestServer(minimalModel(), { systemDatabase: database?.url ?? ':memory:' });
+    const rootToken = await server.adminToken();
+    root = apiClient(server.app, () => ({ key: server.apiKey, token: rootToken }));
+    adminApp = (await root('GET', '/system/app?filter=name=admin')).body.resource[0].id;
+    keeperId = await create({ name: 'Keeper', email: 'keeper@x.io', is_restricted_admin: true, access_by_tabs: ['admins'] });
+    ownAssignment = (await assignments(keeperId))[0].id;
+    plainId = await create({ name: 'Plain', email: 'plain@x.io' });
+    asKeeper = await loginAs('keeper@x.io');
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+
+  it('cannot change its own assignments or restriction (PATCH, PUT, batch): only its other fields', async () => {
+    const otherRole = (await root('POST', '/system/role', { resource: [{ name: 'wider' }] })).body.resource[0].id;
+    for (const change of [
+      { user_to_app_to_role_by_user_id: [{ id: ownAssignment, user_id: null }] },
+      { user_to_app_to_role_by_user_id: [{ id: ownAssignment, role_id: otherRole }] },
+      { user_to_app_to_role_by_user_id: [{ id: ownAssignment, user_id: 1 }] },
+      { is_restricted_admin: false },
+      { is_restricted_admin: true, access_by_tabs: ['admins', 'services'] },
+    ]) {
+      expectRefused(await asKeeper('PATCH', `/system/admin/${keeperId}`, change), /cannot change its own role assignments/);
+      expectRefused(
+        await asKeeper('PUT', `/system/admin/${keeperId}`, { name: 'Keeper', email: 'keeper@x.io', ...change }),
+        /cannot change its own role assignments/,
+      );
+      expectRefused(
+        await asKeeper('PATCH', '/system/admin', { resource: [{ id: keeperId, ...change }] }),
+        /cannot change its own role assignments/,
+      );
+    }
+    expect(await assignments(keeperId)).toEqual([expect.objectContaining({ id: ownAssignment })]);
+    expect((await root('GET', '/system/admin/1?related=user_to_app_to_role_by_user_id')).body.user_to_app_to_role_by_user_id).toEqual([]);
+    await stillRestricted(asKeeper);
+    expect((await asKeeper('PATCH', `/system/admin/${keeperId}`, { phone: '555' })).status).toBe(200);
+  });
+
+  it('cannot create, change or delete an unrestricted administrator, by id, ids=, filter= or batch', async () => {
+    for (const id of [1, plainId]) {
+      expectRefused(await asKeeper('PATCH', `/system/admin/${id}`, { name: 'Taken' }), new RegExp(`Administrator ${id} is unrestricted`));
+      expectRefused(await asKeeper('PUT', `/system/admin/${id}`, { name: 'Taken', email: 'taken@x.io' }), /is unrestricted/);
+      expectRefused(await asKeeper('DELETE', `/system/admin/${id}`), /is unrestricted/);
+      // Restricting it is changing it too.
+      expectRefused(
+        await asKeeper('PATCH', `/system/admin/${id}`, { is_restricted_admin: true, access_by_tabs: ['apps'] }),
+        /is unrestricted/,
+      );
+    }
+    expectRefused(await asKeeper('PATCH', `/system/admin?ids=${keeperId},${plainId}`, { resource: [{ phone: '1' }] }), /is unrestricted/);
+    expectRefused(
+      await asKeeper('PATCH', `/system/admin?filter=${encodeURIComponent("email like 'plain%'")}`, { resource: [{ phone: '1' }] }),
+      /is unrestricted/,
+    );
+    expectRefused(
+      await asKeeper('PATCH', '/system/admin', {
+        resource: [
+          { id: keeperId, phone: '2' },
+          { id: plainId, password: 'hijacked-password-1234' },
+        ],
+      }),
+      /is unrestricted/,
+    );
+    expectRefused(await asKeeper('DELETE', `/system/admin?filter=${encodeURIComponent("email like 'plain%'")}`), /is unrestricted/);
+    expectRefused(await asKeeper('DELETE', '/system/admin?force=true'), /is unrestricted/);
+    const plain = (await root('GET', `/system/admin/${plainId}`)).body;
+    expect(plain).toMatchObject({ name: 'Plain', email: 'plain@x.io' });
+    expect(plain.phone ?? null).toBeNull();
+    expect((await root('GET', `/system/admin/${keeperId}`)).body.phone).toBe('555');
+    expect((await root('POST', '/system/admin/session', { email: 'plain@x.io', password: PASSWORD }, { key: server.apiKey })).status).toBe(
+      200,
+    );
+    expect((await root('GET', '/system/admin/1')).body.name).not.toBe('Taken');
+    // Created without a role, or with every tab (no restriction): refused, alone or in a batch, nothing created.
+    for (const resource of [
+      [{ name: 'Free', email: 'free@x.io', password: PASSWORD }],
+      [{ name: 'Free', email: 'free@x.io', password: PASSWORD, is_restricted_admin: false }],
+      [
+        {
+          name: 'Free',
+          email: 'free@x.io',
+          password: PASSWORD,
+          is_restricted_admin: true,
+          access_by_tabs: [
+            'apps',
+            'admins',
+            'users',
+            'services',
+            'apidocs',
+            'schema/data',
+            'files',
+            'scripts',
+            'config',
+            'packages',
+            'limits',
+            'scheduler',
+            'reports',
+          ],
+        },
+      ],
+    ]) {
+      const refused = await asKeeper('POST', '/system/admin', { resource });
+      expectRefused(refused, /may create only restricted administrators/);
+    }
+    const batch = await asKeeper('POST', '/system/admin', {
+      resource: [
+        { name: 'Fine', email: 'fine@x.io', password: PASSWORD, is_restricted_admin: true, access_by_tabs: ['apps'] },
+        { name: 'Free', email: 'free@x.io', password: PASSWORD },
+      ],
+    });
+    expect(batch.status).toBe(400);
+    expect(batch.body.error.context.errors).toEqual([
+      { index: 1, code: 403, message: expect.stringMatching(/may create only restricted/) },
+    ]);
+    expect((await root('GET', `/system/admin?filter=${encodeURIComponent("email in ('free@x.io','fine@x.io')")}`)).body.resource).toEqual(
+      [],
+    );
+  });
+
+  it("manages restricted administrators' fields and roles, but does not lift their restriction", async () => {
+    const otherId = (
+      await asKeeper('POST', '/system/admin', {
+        resource: [{ name: 'Other', email: 'other@x.io', password: PASSWORD, is_restricted_admin: true, access_by_tabs: ['apps'] }],
+      })
+    ).body.resource[0].id as number;
+    const [theirs] = await assignments(otherId);
+    for (const change of [
+      { is_restricted_admin: false },
+      { user_to_app_to_role_by_user_id: [{ id: theirs.id, user_id: null }] },
+      { user_to_app_to_role_by_user_id: [{ id: theirs.id, user_id: plainId }] },
+    ])
+      expectRefused(await asKeeper('PATCH', `/system/admin/${otherId}`, change), /(no role assignments|is unrestricted)/);
+    // Its assignment handed to the caller is a change of the caller's own.
+    expectRefused(
+      await asKeeper('PATCH', `/system/admin/${otherId}`, { user_to_app_to_role_by_user_id: [{ id: theirs.id, user_id: keeperId }] }),
+      /cannot change its own role assignments/,
+    );
+    expect(await assignments(otherId)).toEqual([expect.objectContaining({ id: theirs.id })]);
+    expect(await assignments(plainId)).toEqual([]);
+    const asOther = await loginAs('other@x.io');
+    await stillRestricted(asOther);
+    // What the Admins tab is for: other fields, other tabs, another role, deleting.
+    const reader = (await root('POST', '/system/role', { resource: [{ name: 'reader of roles' }] })).body.resource[0].id;
+    expect((await asKeeper('PATCH', `/system/admin/${otherId}`, { phone: '777' })).status).toBe(200);
+    expect(
+      (
+        await asKeeper('PUT', `/system/admin/${otherId}`, {
+          name: 'Other',
+          email: 'other@x.io',
+          is_restricted_admin: true,
+          access_by_tabs: ['users'],
+        })
+      ).status,
+    ).toBe(200);
+    const [now] = await assignments(otherId);
+    expect(
+      (await asKeeper('PATCH', `/system/admin/${otherId}`, { user_to_app_to_role_by_user_id: [{ id: now.id, role_id: reader }] })).status,
+    ).toBe(200);
+    expect(await assignments(otherId)).toEqual([expect.objectContaining({ role_id: reader, app_id: adminApp })]);
+    expect((await asKeeper('DELETE', `/system/admin/${otherId}`)).status).toBe(200);
+  });
+
+  it('cannot lift a restriction by deleting the app or role its assignments are for', async () => {
+    const sideApp = (await root('POST', '/system/app', { resource: [{ name: 'side' }] })).body.resource[0].id;
+    const wide = (
+      await root('POST', '/system/role', {
+        resource: [
+          {
+            name: 'apps and roles',
+            role_service_access_by_role_id: ['app/*', 'role/*', 'admin/*'].map((component) => ({
+              service_id: 1,
+              component,
+              verb_mask: 31,
+              requestor_mask: 1,
+            })),
+          },
+        ],
+      })
+    ).body.resource[0].id;
+    const spare = (await root('POST', '/system/role', { resource: [{ name: 'spare' }] })).body.resource[0].id;
+    await create({ name: 'Wide', email: 'wide@x.io', user_to_app_to_role_by_user_id: [{ app_id: sideApp, role_id: wide }] });
+    const victim = await create({
+      name: 'Victim',
+      email: 'victim@x.io',
+      user_to_app_to_role_by_user_id: [{ app_id: sideApp, role_id: spare }],
+    });
+    const asWide = await loginAs('wide@x.io');
+    await stillRestricted(asWide);
+    expectRefused(await asWide('DELETE', `/system/app/${sideApp}`), /cannot change its own role assignments/);
+    expectRefused(await asWide('DELETE', `/system/role/${wide}`), /cannot change its own role assignments/);
+    expectRefused(await asWide('DELETE', `/system/role/${spare}`), new RegExp(`administrator ${victim} with no role assignments`));
+    expect((await root('GET', `/system/app/${sideApp}`)).status).toBe(200);
+    expect((await root('GET', `/system/role/${spare}`)).status).toBe(200);
+    expect(await assignments(victim)).toHaveLength(1);
+    await stillRestricted(asWide);
+    // An app or role no administrator depends on alone is the caller's to delete.
+    const loose = (await asWide('POST', '/system/role', { resource: [{ name: 'loose' }] })).body.resource[0].id;
+    expect((await asWide('DELETE', `/system/role/${loose}`)).status).toBe(200);
   });
 });

@@ -34,6 +34,7 @@ import {
 } from '../record-resources/system-records.js';
 import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
 import { accessibleTabs, applyRestriction, requestedRestriction } from './restricted-admins.js';
+import { assertAdminWriteAllowed, assertDeleteKeepsRestrictions, assertStillRestricted, roleGoverned } from './restriction-guard.js';
 import { liveServiceModel } from './service-models.js';
 import { reportServiceChange, serviceReportBehaviour } from './service-reports.js';
 import { schedulerBehaviour } from '../scheduler/scheduler-resource.js';
@@ -98,7 +99,9 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
         prepared.secrets.tokens_valid_after = sessionCutoff(ctx);
       if (admin) prepared.notes = { restriction: requestedRestriction(record) };
     },
-    async check(w, verb, keys) {
+    async check(w, verb, keys, prepared) {
+      // A caller a role governs cannot make an administrator unrestricted (restriction-guard.ts).
+      if (admin && verb !== 'create' && roleGoverned(w.call)) await assertAdminWriteAllowed(w, keys, prepared);
       // `send_invite=true` on an update invites again (reference 5.2), an account still waiting on its code only.
       if (verb === 'update' && toBool(pick(w.call.query, 'send_invite'))) {
         for (const key of keys) {
@@ -112,9 +115,10 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
       // A restricted administrator's own role goes with them.
       if (verb === 'delete' && admin) for (const key of keys) await applyRestriction(w, Number(key), false);
     },
-    async written(w, _verb, key, prepared) {
+    async written(w, verb, key, prepared) {
       const restriction = prepared.notes?.restriction as string[] | false | null | undefined;
       if (restriction !== null && restriction !== undefined) await applyRestriction(w, Number(key), restriction);
+      if (admin && roleGoverned(w.call)) await assertStillRestricted(w, verb, key);
     },
     async committed(w, verb, keys) {
       await reloadDirectory(w);
@@ -153,6 +157,8 @@ export const appBehaviour: ResourceBehaviour = {
     if (mode === 'update' && toBool(pick(call.query, 'regenerate'))) prepared.columns.api_key = generateApiKey();
   },
   async check(w, verb, keys) {
+    // Its role assignments go with a deleted app: no administrator left unrestricted by a caller a role governs.
+    if (verb === 'delete' && roleGoverned(w.call)) await assertDeleteKeepsRestrictions(w, 'app_id', keys);
     // A deleted app is no user's default app any more (the reference's foreign key sets it null): a user read and
     // saved back whole would otherwise be refused for naming an app that does not exist.
     if (verb === 'delete' && keys.length > 0)
@@ -187,6 +193,10 @@ export const roleBehaviour: ResourceBehaviour = {
   prepare(prepared, _record, mode) {
     activeByDefault(prepared, mode);
     assertRowFilters(prepared.nested.role_service_access_by_role_id, 'role_service_access_by_role_id');
+  },
+  // Its role assignments go with a deleted role: no administrator left unrestricted by a caller a role governs.
+  async check(w, verb, keys) {
+    if (verb === 'delete' && roleGoverned(w.call)) await assertDeleteKeepsRestrictions(w, 'role_id', keys);
   },
   // `accessible_tabs=true`: the admin console's tabs the role grants (restricted administrators).
   async afterRead(_ctx, db, records, query) {
