@@ -63,9 +63,10 @@ export async function assertAdminWriteAllowed(w: WriteContext, keys: Key[], prep
   // Administrators an assignment is moved to (a child's user_id naming another record) are changed too.
   const adopters = new Set<number>();
   for (const [index, p] of prepared.entries())
-    for (const child of p.nested[ASSIGNMENTS] ?? [])
-      if (child.user_id !== undefined && child.user_id !== null && Number(child.user_id) !== targets[index])
-        adopters.add(Number(child.user_id));
+    for (const child of p.nested[ASSIGNMENTS] ?? []) {
+      const to = Number(child.user_id ?? Number.NaN);
+      if (Number.isSafeInteger(to) && to !== targets[index]) adopters.add(to);
+    }
   const counts = await assignmentCounts(w, [...targets, ...adopters]);
   for (const [index, id] of targets.entries()) {
     const p = prepared[index];
@@ -74,7 +75,9 @@ export async function assertAdminWriteAllowed(w: WriteContext, keys: Key[], prep
     if (counts.get(id) === 0) throw refusals.unrestricted(id);
     if (p?.notes?.restriction === false) throw refusals.lifted(id);
   }
+  // Users who are not administrators are no record of /system/admin to move to (a 400 when it is written).
   for (const id of adopters) {
+    if (!counts.has(id)) continue;
     if (id === self) throw refusals.own();
     if (counts.get(id) === 0) throw refusals.unrestricted(id);
   }
