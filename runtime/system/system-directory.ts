@@ -49,7 +49,9 @@ export class SystemDirectory {
     this.roles = new Map(
       roles.map((r) => [r.id, { id: r.id, name: r.name, isActive: r.is_active === 1, grants: grantsByRole.get(r.id) ?? [] }]),
     );
-    this.revoked = new Set(revoked.map((r) => r.jti));
+    // A revocation is never undone, and one made while this reload ran may be missing from what it
+    // read: keep those already known (a logged-out token accepted again until the next reload).
+    for (const row of revoked) this.revoked.add(row.jti);
     this.lookups = { system: new Map(), app: new Map(), role: new Map(), user: new Map() };
     for (const row of lookups) {
       const scoped =
