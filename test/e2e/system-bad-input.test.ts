@@ -203,11 +203,45 @@ describe('nested records and queries', () => {
       '/system/admin?fields=password',
       '/system/admin?filter=nosuch=1',
       '/system/admin?order=password',
-      '/system/role/abc',
     ]) {
       const response = await api('GET', url);
       expect(response.status, url).toBe(400);
     }
+  });
+
+  it('answers 404 Record not found to an id no record can have (a name where the id goes), as the reference does', async () => {
+    const resources = [
+      'admin',
+      'user',
+      'app',
+      'role',
+      'service',
+      'cors',
+      'lookup',
+      'email_template',
+      'limit',
+      'scheduler',
+      'service_report',
+    ];
+    // `system` names an existing service: addressed by name, it is still not a record's id.
+    for (const id of ['system', 'abc', '1.5', '-1', '1e3', '99999999999', '2147483648']) {
+      for (const resource of resources) {
+        for (const verb of ['GET', 'PATCH', 'DELETE']) {
+          const url = `/system/${resource}/${id}`;
+          if (verb === 'PATCH' && resource === 'service_report') continue; // reports are not written
+          const response = await api(verb, url, verb === 'PATCH' ? {} : undefined);
+          expect(response.status, `${verb} ${url}`).toBe(404);
+          expect(response.body, `${verb} ${url}`).toEqual({ error: { code: 404, message: `Record with identifier '${id}' not found.` } });
+        }
+      }
+    }
+    // Nothing was touched, and a real id still serves.
+    const system = await api('GET', "/system/service?filter=name%3D'system'&fields=id,name");
+    expect(system.body.resource).toHaveLength(1);
+    expect((await api('GET', `/system/service/${system.body.resource[0].id}?fields=name`)).body).toEqual({ name: 'system' });
+    expect((await api('POST', '/system/role/abc', { name: 'x' })).body.error.message).toBe(
+      'Create record by identifier not currently supported.',
+    );
   });
 
   it("never tells a masked secret: a private lookup's value, a service's config", async () => {
@@ -294,7 +328,7 @@ describe('nested records and queries', () => {
       ['DELETE', `/system/cors/${2 ** 31}`, undefined, 404, null],
       ['DELETE', `/system/role?ids=${2 ** 31}`, undefined, 404, null],
       ['GET', `/system/role?ids=${2 ** 31},1`, undefined, 400, `Record with identifier '${2 ** 31}' not found.`],
-      ['GET', '/system/role/9999999999999999999', undefined, 400, 'id'],
+      ['GET', '/system/role/9999999999999999999', undefined, 404, null],
       // So is a custom setting by a name longer than the column (MySQL answered 400 'Field name value is too long').
       ['GET', `/system/custom/${'n'.repeat(300)}`, undefined, 404, null],
       ['PATCH', `/system/custom/${'n'.repeat(300)}`, { value: 1 }, 404, null],

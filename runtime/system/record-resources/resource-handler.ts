@@ -9,6 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AuthContext } from '../../auth/auth-context.js';
 import { BadRequestError, BatchError, NotFoundError, PorticoError } from '../../core/errors.js';
+import { coreMessages } from '../../core/messages.js';
 import { unwrapRecord, unwrapRecords, type ListEnvelope } from '../../core/envelope.js';
 import { parseCommonParams, pick, toBool, type RawQuery } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
@@ -23,7 +24,7 @@ import { formatTimestamp, type SystemDb } from '../store/system-db.js';
 import { keepMaskedSecrets, presentRecord, storedColumns, type Row } from './record-presentation.js';
 import { validateRecord, type WriteMode } from './record-validation.js';
 import { attachRelated, checkReferences, requestedRelations, untyped, writeNested } from './related-records.js';
-import type { ResourceDefinition } from './resource-definition.js';
+import { MAX_INTEGER, type ResourceDefinition } from './resource-definition.js';
 import { systemRecordsContext } from './system-schema.js';
 
 /** One write request as the hooks of a resource see it. */
@@ -155,6 +156,9 @@ function assertMaskedUnsearched(b: ResourceBehaviour, query: RawQuery, body: unk
   }
 }
 
+/** Whether a path id can be a record's id: digits, within the integer columns' range. */
+const isRecordId = (id: string) => /^\d{1,10}$/.test(id) && Number(id) <= MAX_INTEGER;
+
 /** Serves `/system/{resource}` (id undefined) and `/system/{resource}/{id}`. */
 export async function serveResource(
   ctx: PlatformContext,
@@ -171,6 +175,9 @@ export async function serveResource(
     if (params.fields !== null || params.fieldsBesideAll.length > 0)
       selectFields(ctx.systemSchema.plan(b.def.table), [...(params.fields ?? []), ...params.fieldsBesideAll]);
   }
+  // An id that no record can have (a name where the id goes) is a record not found, as the reference answers, not
+  // the 400 of a database table's typed key.
+  if (id !== undefined && call.verb !== 'POST' && b.def.idField === 'id' && !isRecordId(id)) throw coreMessages.recordNotFound.error(id);
   switch (call.verb) {
     case 'GET':
       return { body: await read(ctx, ctx.db, b, call.query, call.body, id) };
