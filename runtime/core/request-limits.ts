@@ -29,6 +29,8 @@ const UINT64_MAX = 2n ** 64n - 1n;
 
 /** Whether integer text (`-12`, `+7`) fits a signed 64-bit integer, the widest any database keys or integer columns hold. */
 export function fitsInt64(text: string): boolean {
+  // At most 18 digits always fits (2^63 has 19): every key and most values end here, without a BigInt.
+  if (text.length <= 18) return true;
   const digits = text.replace(/^[+-]?0*/, '');
   if (digits.length > 19) return false;
   const value = BigInt(text.startsWith('+') ? text.slice(1) : text);

@@ -17,7 +17,7 @@ import { internalServiceFragment } from '../openapi/model-fragment.js';
 import type { ServiceCall, ServiceKind, ServiceResult } from '../services/service-kind.js';
 import type { ServiceApi } from '../services/service-api.js';
 import { getServiceKind } from '../services/registry.js';
-import { bodyStream } from './body-parsing.js';
+import { bodyStream, cutUnreadBody } from './body-parsing.js';
 import { databaseEventPath, PathTemplates, soapEventPath } from './hook-events.js';
 import type { JoinedTransaction } from './hooks.js';
 import { identify, type Caller } from './identify.js';
@@ -188,6 +188,8 @@ export type Serve = (request: DispatchRequest, acting: Acting) => Promise<Servic
 /** The HTTP handler of /api/v2: each request as a client's, served by `serve` (createServe over the same `internal`). */
 export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, serve: Serve): Dispatch {
   return async (request, reply) => {
+    const stream = bodyStream(request);
+    if (stream) cutUnreadBody(request, reply);
     const query = request.query as RawQuery;
     const verb = effectiveVerb(request.method, request.headers, query, request.body);
     const { service, resource, trailingSlash, rawPath } = parsePath(request.url);
@@ -212,7 +214,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
           query,
           body: request.body,
           headers: request.headers,
-          stream: bodyStream(request),
+          stream,
           host: request.hostname,
           clientIp: request.ip,
           log: request.log,

@@ -5,7 +5,7 @@
  * Requests to services whose kind reads its own bodies (file uploads, proxies) are left unread:
  * the handler gets the stream (see bodyStream).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { InvalidJsonError, PayloadTooLargeError } from '../core/errors.js';
@@ -52,23 +52,23 @@ function readText(payload: Readable, declared: string | undefined, limit: number
 const UNREAD_BODY_MS = 5_000;
 
 /**
- * An onResponse hook for the routes of raw-body services. A service that answered before reading
- * its whole body (a 413, a refusal): Node.js reads the rest to reuse the connection, for ever when
- * the body has no end. The rest is read 5 s (a client that sends all before reading still gets the
- * answer), then the connection is cut. A route hook, not a global one: every other request would
- * pay for Fastify's response listeners.
+ * For a request to a raw-body service (call it once its handler starts). A service that answered
+ * before reading its whole body (a 413, a refusal): Node.js reads the rest to reuse the
+ * connection, for ever when the body has no end. The rest is read 5 s after the answer (a client
+ * that sends all before reading still gets it), then the connection is cut. A listener of this
+ * request's answer only: a route hook would make every request of the route (table writes among
+ * them) pay for Fastify's response listeners.
  */
-export function cutUnreadBody(request: FastifyRequest, _reply: unknown, done: () => void): void {
-  const stream = streams.get(request);
-  // (`complete` is false only on a real connection: not under inject.)
-  if (stream && request.raw.complete === false) {
-    // Taken when the body arrived: a request stream its reader destroyed no longer names it.
-    const socket = sockets.get(request);
+export function cutUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
+  // Taken when the body arrived: a request stream its reader destroyed no longer names it.
+  const socket = sockets.get(request);
+  reply.raw.once('finish', () => {
+    // (`complete` is false only on a real connection: not under inject.)
+    if (request.raw.complete !== false) return;
     setTimeout(() => {
       if (!request.raw.complete) socket?.destroy();
     }, UNREAD_BODY_MS).unref();
-  }
-  done();
+  });
 }
 
 /** `rawBody(url)` says whether the request's service reads its body itself. */

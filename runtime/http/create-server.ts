@@ -11,7 +11,7 @@ import { getServiceKind } from '../services/registry.js';
 import { createDispatch, createServe, parsePath } from './api-dispatch.js';
 import { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
 import { installCors } from './cors-hook.js';
-import { cutUnreadBody, installBodyParsing } from './body-parsing.js';
+import { installBodyParsing } from './body-parsing.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './error-handling.js';
 import { registerGeneratedTableRoutes } from './generated-table-routes.js';
 import type { ServiceRoutes } from './generated-routes.js';
@@ -91,8 +91,8 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
   app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
   // File services and proxies (raw bodies) are served by these two routes only.
-  app.route({ method: methods, url: '/api/v2/:service', handler: dispatch, onResponse: cutUnreadBody });
-  app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch, onResponse: cutUnreadBody });
+  app.route({ method: methods, url: '/api/v2/:service', handler: dispatch });
+  app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch });
   registerGeneratedTableRoutes(app, ctx, dispatch, options.routes ?? []);
   registerMcpRoutes(app, ctx);
   registerOptionsRoutes(app, ctx);
