@@ -10,6 +10,8 @@ export class SystemDirectory {
   appsByKey = new Map<string, AppPrincipal>();
   roles = new Map<number, RolePrincipal>();
   private users = new Map<number, UserPrincipal | null>();
+  /** Counts the times cached users were forgotten: a read that began before one is not cached. */
+  private forgotten = 0;
   private revoked = new Set<string>();
   /** Lookup values by scope: system (global), and per app, role and user id. */
   private lookups = {
@@ -66,6 +68,7 @@ export class SystemDirectory {
       map.set(row.name, row.value ?? '');
     }
     this.users.clear();
+    this.forgotten++;
   }
 
   /** The lookup values a caller sees: the user's over the role's over the app's over the system's (reference 6.6). */
@@ -95,6 +98,7 @@ export class SystemDirectory {
   async user(id: number): Promise<UserPrincipal | null> {
     const cached = this.users.get(id);
     if (cached !== undefined) return cached;
+    const began = this.forgotten;
     const row = await this.db
       .selectFrom('user')
       .select(['id', 'email', 'name', 'is_sys_admin', 'is_active', 'tokens_valid_after'])
@@ -119,12 +123,15 @@ export class SystemDirectory {
         appRoles: new Map(assignments.map((a) => [a.app_id, a.role_id])),
       };
     }
-    this.users.set(id, user);
+    // The account may have changed while it was read (a deactivation, a role removed): then this
+    // request gets what was read, and the next reads it again.
+    if (this.forgotten === began) this.users.set(id, user);
     return user;
   }
 
   forgetUser(id: number): void {
     this.users.delete(id);
+    this.forgotten++;
   }
 
   isRevoked(jti: string): boolean {
