@@ -159,6 +159,19 @@ describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
     expect((await api('POST', `/mqtt/pub/t/${tag}/big`, JSON.stringify('x'.repeat(2000)))).status).toBe(413);
   });
 
+  it('answers 400 for a topic with a control character or a non-character, and keeps publishing (the broker drops such a client)', async () => {
+    // Mosquitto closed the connection on each of these, and mqtt.js sent the publish again on
+    // every reconnection: one request made the service a 503 for every caller, for good.
+    for (const bad of ['\u007f', '\u0001', '\u0085', '\uffff', '\ufdd0', '\u{1fffe}']) {
+      const body = await api('POST', '/mqtt/pub', { topic: `t/${tag}/bad${bad}x`, message: 1 });
+      expect(body.status, JSON.stringify(bad)).toBe(400);
+      expect(body.body.error.message).toMatch(/^Invalid topic: it contains a (control character|Unicode non-character)\.$/);
+      expect((await api('POST', `/mqtt/pub/t/${tag}/bad${encodeURIComponent(bad)}x`, 1)).status, JSON.stringify(bad)).toBe(400);
+      expect((await api('POST', `/mqtt/sub/t/${tag}/bad${encodeURIComponent(bad)}x/%23`)).status, JSON.stringify(bad)).toBe(400);
+    }
+    expect((await api('POST', `/mqtt/pub/t/${tag}/after`, 1)).status).toBe(200);
+  });
+
   it('answers 503 naming the service, quickly and without credentials, when the broker is unreachable or silent', async () => {
     const silent = await silentServer();
     const port = await closedPort();
