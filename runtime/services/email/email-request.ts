@@ -147,6 +147,14 @@ export async function emailFromCall(call: ServiceCall, settings: EmailServiceSet
     );
   const templateName = body.template ?? pick(call.query, 'template');
   const templateId = body.template_id ?? pick(call.query, 'template_id');
+  // An object or a list named no template: the 404 said `Email Template '[object Object]' not found`.
+  for (const [field, value] of [
+    ['template', templateName],
+    ['template_id', templateId],
+  ] as const) {
+    if (value !== undefined && typeof value !== 'string' && typeof value !== 'number')
+      throw new BadRequestError(`Field '${field}' must be the ${field === 'template' ? 'name' : 'id'} of an email template.`, { field });
+  }
   let template: Record<string, unknown> = {};
   if (templateName !== undefined || templateId !== undefined) {
     const found =

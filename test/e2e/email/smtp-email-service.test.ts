@@ -348,6 +348,20 @@ describe('smtp_email', () => {
     expect((await api('POST', '/mailer', { to: 'not an address', subject: 'x' })).body.error.code).toBe(400);
     expect((await api('POST', '/mailer', {})).body.error).toEqual({ code: 400, message: 'No valid data in request.' });
     expect((await api('GET', '/mailer')).body.error.code).toBe(400);
+    // A template named by an object or a list: the 404 said `Email Template '[object Object]' not found`.
+    const before = plain.inbox.length;
+    for (const [field, value] of [
+      ['template', { name: 'welcome' }],
+      ['template', ['welcome']],
+      ['template_id', { id: 1 }],
+    ] as const) {
+      expect((await api('POST', '/mailer', { to: 'a@example.com', subject: 'x', [field]: value })).body.error, field).toEqual({
+        code: 400,
+        message: `Field '${field}' must be the ${field === 'template' ? 'name' : 'id'} of an email template.`,
+        context: { field },
+      });
+    }
+    expect(plain.inbox.length).toBe(before);
     const refused = await api('POST', '/mailer_badpw', { to: 'a@example.com', subject: 'x', body_text: 'x' });
     expect(refused.status).toBe(503);
     expect(refused.body.error.message).toBe("The SMTP server of service 'mailer_badpw' refused the login.");
