@@ -155,6 +155,15 @@ describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
     expect((await api('POST', `/mqtt/sub/a/%23/b`)).status).toBe(400);
     expect((await api('POST', `/mqtt/sub/a/b+`)).status).toBe(400);
     expect((await api('POST', `/mqtt/pub/t/${tag}/q?qos=3`, 1)).status).toBe(400);
+    // A QoS that is no number: `{}` answered `Invalid QoS '[object Object]'`, and `[1]` was QoS 1.
+    for (const qos of [{}, [1], true]) {
+      const refused = await api('POST', '/mqtt/pub', { topic: `t/${tag}/q`, message: 1, qos });
+      expect(refused.body.error, JSON.stringify(qos)).toEqual({
+        code: 400,
+        message: `Invalid QoS ${JSON.stringify(qos)}: use 0, 1 or 2.`,
+        context: { field: 'qos' },
+      });
+    }
     expect((await api('POST', '/mqtt/pub', { topic: `t/${tag}/q` })).status).toBe(400);
     expect((await api('POST', `/mqtt/pub/t/${tag}/big`, JSON.stringify('x'.repeat(2000)))).status).toBe(413);
   });

@@ -100,8 +100,12 @@ interface Stream {
 
 function qosOf(value: unknown, fallback: Qos): Qos {
   if (value === undefined || value === null || value === '') return fallback;
-  const qos = Number(value);
-  if (qos !== 0 && qos !== 1 && qos !== 2) throw new BadRequestError(`Invalid QoS '${String(value)}': use 0, 1 or 2.`, { field: 'qos' });
+  // Only numbers and their text: `{"qos":[1]}` was QoS 1, and `{"qos":{}}` answered `Invalid QoS '[object Object]'`.
+  const qos = typeof value === 'number' || typeof value === 'string' ? Number(value) : Number.NaN;
+  if (qos !== 0 && qos !== 1 && qos !== 2)
+    throw new BadRequestError(`Invalid QoS ${typeof value === 'string' ? `'${value}'` : JSON.stringify(value)}: use 0, 1 or 2.`, {
+      field: 'qos',
+    });
   return qos;
 }
 
