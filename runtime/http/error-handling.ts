@@ -100,8 +100,11 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   if (socket.writable) {
     const portico = clientError(error);
     const body = JSON.stringify(portico.toBody());
+    // The answer to a HEAD has no body (RFC 9110 9.3.2): clients read the error's JSON as a next answer, and failed on it.
+    const head = (error as { rawPacket?: unknown }).rawPacket;
+    const isHead = Buffer.isBuffer(head) && head.subarray(0, 5).toString('latin1') === 'HEAD ';
     socket.write(
-      `HTTP/1.1 ${portico.status} ${http.STATUS_CODES[portico.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${portico.status} ${http.STATUS_CODES[portico.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${isHead ? '' : body}`,
     );
   }
   socket.destroy(error);
