@@ -236,6 +236,25 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
     expect((await api('POST', `/amqp/pub/${queue}`, { still: 'ok' })).status).toBe(200);
   });
 
+  it('answers 400 for a content_type beyond 255 bytes, a queue declared without a name, and a queue name beyond 255 bytes to delete', async () => {
+    // amqplib threw on the long content type, which read as a lost connection: a 503 after the timeout.
+    const longType = await api('POST', `/amqp/pub/${queue}?content_type=${'t'.repeat(300)}`, { x: 1 });
+    expect(longType.body.error).toMatchObject({ code: 400, context: { field: 'message.content_type' } });
+    // Declared without a name, the broker made a server-named durable queue on every publish, kept for good.
+    for (const field of ['queue', 'topic']) {
+      const unnamed = await api('POST', '/amqp/pub', { [field]: { durable: true }, message: 'x' });
+      expect(unnamed.body.error, field).toEqual({
+        code: 400,
+        message: 'A queue declared for publishing needs a name.',
+        context: { field },
+      });
+    }
+    // amqplib threw on the long name: a 503 "deleting the queue failed".
+    expect((await api('DELETE', `/amqp/sub/${'q'.repeat(300)}`)).body.error).toMatchObject({ code: 400, context: { field: 'queue' } });
+    expect((await api('POST', `/amqp/pub/${queue}`, { still: 'ok' })).status).toBe(200);
+    expect((await api('GET', `/amqp/sub/${queue}?limit=10`)).status).toBe(200);
+  });
+
   it('answers 503 naming the service, quickly and without credentials, when the broker is unreachable or silent', async () => {
     const silent = await silentServer();
     const port = await closedPort();

@@ -215,7 +215,8 @@ export class AmqpBrokerClient implements BrokerClient {
     if (pathTopic !== '') {
       exchange = exchangeDeclaration(exchangeName ?? this.config.exchange);
       const type = pick(query, 'content_type');
-      if (type) options.contentType = type;
+      // Beyond 255 bytes amqplib threw, which read as a lost connection: a 503 after the whole timeout.
+      if (type) options.contentType = messageProperty('content_type', type) as string;
     } else {
       // The reference's body: message|msg, exchange/queue/topic (names or declarations), routing_key and its aliases.
       if (body === null || typeof body !== 'object' || Array.isArray(body))
@@ -245,6 +246,9 @@ export class AmqpBrokerClient implements BrokerClient {
         queue: typeof target === 'object' && target !== null,
       };
       if (!exchange && !queue) throw new BadRequestError('No topic/queue/exchange provided for message publishing.');
+      // Declared without a name, the broker named a new durable queue on every publish, and kept it for good.
+      if (declare.queue && queue?.name === '')
+        throw new BadRequestError('A queue declared for publishing needs a name.', { field: fields.queue !== undefined ? 'queue' : 'topic' });
       if (declare.exchange && exchange && !EXCHANGE_TYPES.has(exchange.type) && !exchange.type.startsWith('x-'))
         throw new BadRequestError(
           `Invalid exchange type '${exchange.type}': direct, fanout, topic, headers or a plugin's x-… type is expected.`,
@@ -444,6 +448,8 @@ export class AmqpBrokerClient implements BrokerClient {
   }
 
   async unsubscribe(source: string): Promise<boolean> {
+    // A name beyond 255 bytes made amqplib throw: a 503 "deleting the queue failed".
+    checkName(source, 'queue');
     const link = await this.connection();
     const channel = await link.model.createChannel();
     channel.on('error', () => undefined);
