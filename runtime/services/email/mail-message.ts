@@ -41,10 +41,25 @@ export function isMailer(handler: object): handler is Mailer {
 /** `Ada <a@b.io>` or `a@b.io`; a line break is no part of one (`a@b.io\r\nRCPT TO:<x@y.io>` named x@y.io). */
 const ADDRESS = /^\s*(?:"?([^"<\r\n]*?)"?\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s,]+@[^<>\s,]+))\s*$/;
 
+/** The longest address SMTP carries (RFC 5321 4.5.3.1: a path of 256 octets, brackets included) and local part (64). */
+const MAX_ADDRESS = 254;
+const MAX_LOCAL_PART = 64;
+
+/** A value as an error message shows it: long ones cut (a 70,000-character address came back whole). */
+const shown = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}…` : value);
+
 function oneAddress(value: unknown, field: string): Address {
   if (typeof value === 'string') {
     const match = ADDRESS.exec(value);
-    if (!match) throw new BadRequestError(`Field '${field}' holds an invalid email address: '${value}'.`, { field });
+    if (!match) throw new BadRequestError(`Field '${field}' holds an invalid email address: '${shown(value)}'.`, { field });
+    const email = match[2] ?? match[3];
+    // Longer, the SMTP server dropped the connection: a 503 saying the server was unreachable.
+    if (Buffer.byteLength(email) > MAX_ADDRESS || Buffer.byteLength(email.slice(0, email.lastIndexOf('@'))) > MAX_LOCAL_PART) {
+      throw new BadRequestError(
+        `Field '${field}' holds an email address longer than SMTP allows (${MAX_LOCAL_PART} bytes before the @, ${MAX_ADDRESS} in all): '${shown(email)}'.`,
+        { field },
+      );
+    }
     return match[2] ? { email: match[2], ...(match[1] ? { name: match[1].trim() } : {}) } : { email: match[3] };
   }
   if (value !== null && typeof value === 'object' && typeof (value as Address).email === 'string') {

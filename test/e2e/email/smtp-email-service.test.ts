@@ -371,12 +371,27 @@ describe('smtp_email', () => {
     expect(down.body.error.message).toMatch(/^The SMTP server of service 'mailer_down' is unreachable/);
   });
 
-  it('refuses a line break in an address, and reads attachment URLs with odd names or endless answers safely', async () => {
+  it('refuses a line break in an address or one too long for SMTP, and reads attachment URLs with odd names or endless answers safely', async () => {
     // A line break made `a@b.io\r\nRCPT TO:<x@y.io>` a display name, and the message went to x@y.io only.
     const before = plain.inbox.length;
     const injected = await api('POST', '/mailer', { to: 'ann@example.com\r\nRCPT TO:<evil@example.net>', subject: 'x', body_text: 'x' });
     expect(injected.status).toBe(400);
     expect(injected.body.error.message).toMatch(/^Field 'to' holds an invalid email address/);
+    expect(plain.inbox.length).toBe(before);
+
+    // An address too long for SMTP: the server dropped the connection, and the answer was a 503 saying it was unreachable.
+    for (const [to, shown] of [
+      [`${'x'.repeat(70_000)}@example.com`, `${'x'.repeat(100)}…`],
+      [`${'l'.repeat(65)}@example.com`, `${'l'.repeat(65)}@example.com`],
+      [`a@${'d'.repeat(250)}.com`, `a@${'d'.repeat(98)}…`],
+    ]) {
+      const long = await api('POST', '/mailer', { to: 'ann@example.com', cc: to, subject: 'x', body_text: 'x' });
+      expect(long.body.error).toEqual({
+        code: 400,
+        message: `Field 'cc' holds an email address longer than SMTP allows (64 bytes before the @, 254 in all): '${shown}'.`,
+        context: { field: 'cc' },
+      });
+    }
     expect(plain.inbox.length).toBe(before);
 
     const remote = http.createServer((request, response) => {
