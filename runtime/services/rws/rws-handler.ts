@@ -183,9 +183,24 @@ export class RwsHandler implements ServiceHandler {
       if (h.passFromClient) {
         const incoming = call.headers[h.name.toLowerCase()];
         if (incoming !== undefined) headers.set(h.name, Array.isArray(incoming) ? incoming.join(', ') : incoming);
-      } else headers.set(h.name, call.auth.lookup ? substituteLookups(h.value, call.auth.lookup) : h.value);
+      } else this.configuredHeader(headers, h.name, call.auth.lookup ? substituteLookups(h.value, call.auth.lookup) : h.value);
     }
     return headers;
+  }
+
+  /**
+   * A configured header, its lookups replaced. A value beyond Latin-1 (`{name}` of a user: `日本`)
+   * goes as its UTF-8 bytes, as curl sends it; a line break or NUL (a lookup's value) would start
+   * another header, and is refused. Both made fetch throw: a bare 500 "Internal server error.".
+   */
+  private configuredHeader(headers: Headers, name: string, value: string): void {
+    if (/[\r\n\0]/.test(value)) {
+      throw new InternalServerError(
+        `The value of header '${name}' of service '${this.options.name}' holds a line break or a NUL character (from a lookup?); the request was not sent.`,
+      );
+    }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the Latin-1 range a header value may hold
+    headers.set(name, /[^\u0000-\u00ff]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value);
   }
 
   private unreachable(error: unknown): PorticoError {

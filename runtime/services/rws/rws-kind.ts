@@ -104,6 +104,11 @@ export const rwsKind: ServiceKind = {
       throw new InternalServerError(`The OpenAPI document of service '${service.name}' cannot be read: ${(error as Error).message}`);
     }
     const headers = headerEntries(config.headers);
+    // A name fetch refuses (`X Token`, `X:Y`) made every call a bare 500 "Internal server error.".
+    for (const h of headers) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h.name))
+        throw new InternalServerError(`Header name '${h.name}' of service '${service.name}' is not a valid HTTP header name.`);
+    }
     // Credentials in the base URL (`https://user:pw@host/api`): fetch refuses such a URL, so every
     // call was a 503 whose message showed the URL, password included. They go as Basic
     // authentication, as curl sends them (a configured Authorization header still wins).

@@ -421,6 +421,43 @@ describe('rws', () => {
     }
   });
 
+  it('sends a header value beyond Latin-1 as UTF-8, refuses one with a line break (from a lookup) and a bad header name, in the error shape', async () => {
+    // Each made fetch throw: a bare 500 "Internal server error.".
+    await api('POST', '/system/lookup', {
+      resource: [
+        { name: 'who_wide', value: 'José 日本' },
+        { name: 'who_broken', value: 'x\r\nX-Injected: yes' },
+      ],
+    });
+    const rws = (name: string, header: { name: string; value: string }) => ({
+      name,
+      label: name,
+      type: 'rws',
+      config: { base_url: `${base}/v1`, headers: [header] },
+    });
+    const created = await api('POST', '/system/service', {
+      resource: [
+        rws('looked_up', { name: 'X-Who', value: '{who_wide}' }),
+        rws('looked_up_broken', { name: 'X-Who', value: '{who_broken}' }),
+        rws('bad_header', { name: 'X Who', value: 'x' }),
+      ],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await api('GET', '/looked_up/echo')).status).toBe(200);
+    expect(Buffer.from(String(lastSeen().headers['x-who']), 'latin1').toString('utf8')).toBe('José 日本');
+    const sent = seen.length;
+    expect((await api('GET', '/looked_up_broken/echo')).body.error).toEqual({
+      code: 500,
+      message:
+        "The value of header 'X-Who' of service 'looked_up_broken' holds a line break or a NUL character (from a lookup?); the request was not sent.",
+    });
+    expect((await api('GET', '/bad_header/echo')).body.error).toEqual({
+      code: 500,
+      message: "Header name 'X Who' of service 'bad_header' is not a valid HTTP header name.",
+    });
+    expect(seen.length).toBe(sent);
+  });
+
   it('follows role grants on its paths', async () => {
     const service = (await api('GET', '/system/service?filter=name=remote&fields=id')).body.resource[0].id;
     const role = (
