@@ -38,8 +38,13 @@ export function isMailer(handler: object): handler is Mailer {
   return typeof (handler as Partial<Mailer>).send === 'function';
 }
 
+/**
+ * An address without the characters mail syntax gives a meaning (RFC 5322 specials): nodemailer
+ * read `:a(b@c.io` as a group and a comment, was left with no recipient, and the send was a 502.
+ */
+const EMAIL = String.raw`[^\s"(),:;<>@\[\]\\]+@[^\s"(),:;<>@\[\]\\]+`;
 /** `Ada <a@b.io>` or `a@b.io`; a line break is no part of one (`a@b.io\r\nRCPT TO:<x@y.io>` named x@y.io). */
-const ADDRESS = /^\s*(?:"?([^"<\r\n]*?)"?\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s,]+@[^<>\s,]+))\s*$/;
+const ADDRESS = new RegExp(`^\\s*(?:"?([^"<\\r\\n]*?)"?\\s*<(${EMAIL})>|(${EMAIL}))\\s*$`);
 
 /** The longest address SMTP carries (RFC 5321 4.5.3.1: a path of 256 octets, brackets included) and local part (64). */
 const MAX_ADDRESS = 254;

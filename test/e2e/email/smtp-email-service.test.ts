@@ -346,6 +346,12 @@ describe('smtp_email', () => {
   it('answers bad input with 400 and a failing server with 503 naming it, without credentials', async () => {
     expect((await api('POST', '/mailer', { subject: 'nobody' })).body.error.code).toBe(400);
     expect((await api('POST', '/mailer', { to: 'not an address', subject: 'x' })).body.error.code).toBe(400);
+    // nodemailer read `:''(x@example.com` as a group and a comment, had no recipient left, and the send was a 502.
+    expect((await api('POST', '/mailer', { to: ":''(x@example.com", subject: 'x', body_text: 'x' })).body.error).toEqual({
+      code: 400,
+      message: "Field 'to' holds an invalid email address: ':''(x@example.com'.",
+      context: { field: 'to' },
+    });
     expect((await api('POST', '/mailer', {})).body.error).toEqual({ code: 400, message: 'No valid data in request.' });
     expect((await api('GET', '/mailer')).body.error.code).toBe(400);
     // A template named by an object or a list: the 404 said `Email Template '[object Object]' not found`.
