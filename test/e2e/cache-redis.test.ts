@@ -112,6 +112,27 @@ describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
     expect((await api('GET', '/cache/once')).status).toBe(404);
   });
 
+  it('answers a string value as JSON, so that "null", "12" or "{}" stored as strings read back as strings; a value another client wrote as it is', async () => {
+    // As bare text/plain they read back as null, a number, an object.
+    for (const text of ['null', '12', '{"a":1}', 'plain']) {
+      expect((await api('PUT', '/cache/str', JSON.stringify(text))).status).toBe(200);
+      const read = await server.app.inject({
+        method: 'GET',
+        url: '/api/v2/cache/str',
+        headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() },
+      });
+      expect(read.headers['content-type'], text).toMatch(/^application\/json/);
+      expect(read.json(), text).toBe(text);
+    }
+    const fallback = await api('GET', '/cache/nothing-here?default=12');
+    expect(fallback.headers['content-type']).toMatch(/^application\/json/);
+    expect(fallback.body).toBe('12');
+    // Not JSON (written by another client of the server): a JSON.parse error, a 500.
+    await redis.set(`${prefix}foreign`, 'not json {');
+    const foreign = await api('GET', '/cache/foreign');
+    expect([foreign.status, foreign.headers['content-type'], foreign.body]).toEqual([200, 'text/plain; charset=utf-8', 'not json {']);
+  });
+
   it('creates several keys all or none, and lists keys under a prefix', async () => {
     expect(await api('POST', '/cache', { 'list/a': 1, 'list/b': 2 })).toMatchObject({ status: 201, body: { success: true } });
     const clash = await api('POST', '/cache', { 'list/c': 3, 'list/a': 9 });

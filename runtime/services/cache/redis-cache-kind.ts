@@ -48,6 +48,8 @@ for i = 1, #KEYS do
 end
 return existing`;
 
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+
 function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }
@@ -170,9 +172,17 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
     if (stored === null) {
       const fallback = pick(call.query, 'default');
       if (fallback === undefined || fallback === '') throw new NotFoundError(`No value found for key '${key}'.`);
-      return { body: fallback };
+      return { body: JSON.stringify(fallback), headers: JSON_TYPE };
     }
-    return { body: JSON.parse(stored) as unknown };
+    let value: unknown;
+    try {
+      value = JSON.parse(stored);
+    } catch {
+      // Not written by this service (another client of the Redis server): its text as it is, not a 500.
+      return { body: stored, headers: { 'content-type': 'text/plain; charset=utf-8' } };
+    }
+    // A string as JSON too: as bare text, "null", "12" or "{}" stored as strings read back as null, a number, an object.
+    return typeof value === 'string' ? { body: stored, headers: JSON_TYPE } : { body: value };
   }
 
   private async storeOne(call: ServiceCall, key: string, create: boolean): Promise<Record<string, unknown>> {
