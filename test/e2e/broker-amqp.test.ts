@@ -236,7 +236,7 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
     expect((await api('POST', `/amqp/pub/${queue}`, { still: 'ok' })).status).toBe(200);
   });
 
-  it('answers 400 for a content_type beyond 255 bytes, a queue declared without a name, and a queue name beyond 255 bytes to delete', async () => {
+  it('answers 400 for a content_type beyond 255 bytes, headers amqplib cannot encode, a queue declared without a name, and a queue name beyond 255 bytes to delete', async () => {
     // amqplib threw on the long content type, which read as a lost connection: a 503 after the timeout.
     const longType = await api('POST', `/amqp/pub/${queue}?content_type=${'t'.repeat(300)}`, { x: 1 });
     expect(longType.body.error).toMatchObject({ code: 400, context: { field: 'message.content_type' } });
@@ -248,6 +248,11 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
         message: 'A queue declared for publishing needs a name.',
         context: { field },
       });
+    }
+    // Headers amqplib cannot encode (a key beyond 255 bytes, at any depth; more than a frame): a 503 after the timeout.
+    for (const headers of [{ ['k'.repeat(300)]: 1 }, { a: { ['k'.repeat(300)]: 1 } }, { a: 'x'.repeat(70_000) }]) {
+      const refused = await api('POST', '/amqp/pub', { queue, message: { body: 'x', headers } });
+      expect(refused.body.error, JSON.stringify(headers).slice(0, 30)).toMatchObject({ code: 400, context: { field: 'message.headers' } });
     }
     // amqplib threw on the long name: a 503 "deleting the queue failed".
     expect((await api('DELETE', `/amqp/sub/${'q'.repeat(300)}`)).body.error).toMatchObject({ code: 400, context: { field: 'queue' } });

@@ -14,6 +14,8 @@ import { exchangeDeclaration, queueDeclaration, type AmqpConfig, type ExchangeDe
 import { unavailable, withDeadline } from './deadline.js';
 
 const MAX_NAME_BYTES = 255;
+/** Message headers travel in one frame with the other properties (RabbitMQ's frame_max is 128 KiB by default). */
+const MAX_HEADERS_BYTES = 32 * 1024;
 const PROPERTY_NAMES: Record<string, keyof Options.Publish> = {
   content_type: 'contentType',
   content_encoding: 'contentEncoding',
@@ -66,9 +68,23 @@ function messageProperty(field: string, value: unknown): unknown {
     throw new BadRequestError(`Invalid message property '${field}': ${expected}.`, { field: `message.${field}` });
   };
   switch (field) {
-    case 'headers':
+    case 'headers': {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('an object is expected');
+      // amqplib threw on a key beyond 255 bytes (at any depth) and on headers beyond a frame: a 503 after the timeout.
+      const longKey = (item: unknown): string | undefined => {
+        if (item === null || typeof item !== 'object') return undefined;
+        for (const [key, inner] of Object.entries(item)) {
+          if (!Array.isArray(item) && Buffer.byteLength(key) > MAX_NAME_BYTES) return key;
+          const found = longKey(inner);
+          if (found !== undefined) return found;
+        }
+        return undefined;
+      };
+      const key = longKey(value);
+      if (key !== undefined) fail(`keys of at most ${MAX_NAME_BYTES} bytes are expected ('${key.slice(0, 40)}…')`);
+      if (Buffer.byteLength(JSON.stringify(value)) > MAX_HEADERS_BYTES) fail(`at most ${MAX_HEADERS_BYTES} bytes (as JSON) are expected`);
       return value;
+    }
     case 'priority':
       if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 255) fail('a whole number from 0 to 255 is expected');
       return value;
@@ -248,7 +264,9 @@ export class AmqpBrokerClient implements BrokerClient {
       if (!exchange && !queue) throw new BadRequestError('No topic/queue/exchange provided for message publishing.');
       // Declared without a name, the broker named a new durable queue on every publish, and kept it for good.
       if (declare.queue && queue?.name === '')
-        throw new BadRequestError('A queue declared for publishing needs a name.', { field: fields.queue !== undefined ? 'queue' : 'topic' });
+        throw new BadRequestError('A queue declared for publishing needs a name.', {
+          field: fields.queue !== undefined ? 'queue' : 'topic',
+        });
       if (declare.exchange && exchange && !EXCHANGE_TYPES.has(exchange.type) && !exchange.type.startsWith('x-'))
         throw new BadRequestError(
           `Invalid exchange type '${exchange.type}': direct, fanout, topic, headers or a plugin's x-… type is expected.`,
