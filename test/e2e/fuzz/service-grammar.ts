@@ -584,7 +584,7 @@ export const amqpCase = (prefix: string, exchange: string, queue: string): fc.Ar
     {
       body: jsonValue,
       content_type: fc.oneof(hostileText, jsonValue),
-      headers: jsonValue,
+      headers: fc.oneof(jsonValue, fc.constantFrom({ ['k'.repeat(300)]: 1 }, { a: 'x'.repeat(70_000) }, { a: { b: [{ c: null }] } })),
       priority: jsonValue,
       expiration: fc.oneof(fc.constantFrom('1000', '-1', '1.5', 'x', 10, 1e20), jsonValue),
       timestamp: jsonValue,
