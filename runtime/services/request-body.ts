@@ -18,12 +18,13 @@ export async function readAll(stream: Readable | undefined, max: number): Promis
   return Buffer.concat(chunks);
 }
 
-/** Passes a body through, failing with 413 once more than `max` bytes went by. */
-export function bodyLimited(max: number): Transform {
+/** Passes a body through, failing with 413 once more than `max` bytes went by; `onChunk` hears each piece. */
+export function bodyLimited(max: number, onChunk?: () => void): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length;
+      onChunk?.();
       if (seen > max) done(new PayloadTooLargeError());
       else done(null, chunk);
     },

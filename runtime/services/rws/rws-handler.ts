@@ -243,7 +243,8 @@ export class RwsHandler implements ServiceHandler {
     const signal = controller.signal;
     // A body without a declared length (chunked) is counted as it goes: past the limit the call is
     // abandoned with the 413 as its reason.
-    const outbound = hasBody ? (call.stream as Readable).pipe(bodyLimited(this.options.bodyLimit)) : undefined;
+    // Each piece of it restarts the wait: a caller uploading slowly was a 503 saying the remote did not answer in time.
+    const outbound = hasBody ? (call.stream as Readable).pipe(bodyLimited(this.options.bodyLimit, wait)) : undefined;
     outbound?.on('error', (error) => controller.abort(error));
     if (outbound) call.stream?.once('error', (error) => outbound.destroy(error));
     let response: Response;

@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
@@ -456,6 +457,22 @@ describe('rws', () => {
       message: "Header name 'X Who' of service 'bad_header' is not a valid HTTP header name.",
     });
     expect(seen.length).toBe(sent);
+  });
+
+  it('waits for a caller uploading slowly: the timeout restarts with each piece of the body it passes on', async () => {
+    // The 1 s timeout ran from the start: a body arriving over 2.5 s was a 503 saying the remote did not answer.
+    async function* slowly() {
+      for (let i = 0; i < 5; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        yield Buffer.from(`piece${i};`);
+      }
+    }
+    const response = await raw('PUT', '/remote/echo', Readable.from(slowly()) as unknown as string, {
+      'content-type': 'text/plain',
+      'transfer-encoding': 'chunked',
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().body).toBe('piece0;piece1;piece2;piece3;piece4;');
   });
 
   it('follows role grants on its paths', async () => {
