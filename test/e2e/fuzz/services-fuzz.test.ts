@@ -195,6 +195,12 @@ describe.skipIf(!(await requireBroker('redis')) || !(await requireBroker('rabbit
     }, 60_000);
 
     afterAll(async () => {
+      // The queues POST sub declared (durable by default): they would stay on the shared broker.
+      const declared: string[] = [queue];
+      if (server) {
+        const listed = await send({ method: 'GET', url: '/api/v2/amqp/sub', headers: {} }).catch(() => null);
+        if (listed?.status === 200) declared.push(...JSON.parse(listed.text).resource.map((q: { queue: string }) => q.queue));
+      }
       await server?.close();
       await Promise.all([smtp?.close(), peer?.close(), other?.close()]);
       const redis = new Redis(brokerUrl('redis'));
@@ -204,12 +210,18 @@ describe.skipIf(!(await requireBroker('redis')) || !(await requireBroker('rabbit
       try {
         const { connect } = await import('amqplib');
         const connection = await connect(brokerUrl('rabbitmq'));
+        for (const name of new Set(declared)) {
+          const channel = await connection.createChannel();
+          channel.on('error', () => undefined);
+          await channel.deleteQueue(name).catch(() => undefined);
+          await channel.close().catch(() => undefined);
+        }
         const channel = await connection.createChannel();
-        await channel.deleteQueue(queue);
-        await channel.deleteExchange(exchange);
+        channel.on('error', () => undefined);
+        await channel.deleteExchange(exchange).catch(() => undefined);
         await connection.close();
       } catch {
-        // Gone already.
+        // The broker is gone: nothing to clean.
       }
       if (EXPLORE) {
         const lines = [...found.entries()].map(([kind, { detail, count }]) => `### ${kind} (${count}x)\n${detail}`);
