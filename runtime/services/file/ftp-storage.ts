@@ -109,16 +109,43 @@ export class FtpStorage implements FileStorage {
   /**
    * Creates a folder and its missing parents, naming each by its absolute path. basic-ftp's
    * ensureDir enters each by its bare name, and vsftpd reads `~` as the user's home: `POST
-   * /files/~/x/` created `x` in the home folder, outside the root.
+   * /files/~/x/` created `x` in the home folder, outside the root. Each folder that exists is
+   * entered and checked to be inside the root before anything is made in it: with `out` a link
+   * out of the root, `POST /{svc}/out/new/deeper/` made `new` where the link led (the look-up
+   * before found no `out/new` to check).
    */
   private async ensureFolder(client: Client, folder: string): Promise<void> {
-    let current = '/';
-    for (const name of folder.split('/').filter((part) => part !== '')) {
+    const root = this.rootPath();
+    let current = root;
+    for (const name of posix
+      .relative(root, folder)
+      .split('/')
+      .filter((part) => part !== '')) {
       current = posix.join(current, name);
-      if (posix.relative(this.absoluteRoot ?? '/', current).startsWith('..')) continue;
-      await client.sendIgnoringError(`MKD ${current}`);
+      try {
+        await client.cd(current);
+      } catch (error) {
+        if (code(error) !== 550) throw error;
+        await client.send(`MKD ${current}`);
+        await client.cd(current);
+      }
+      await this.insideRoot(client);
     }
-    await client.cd(folder);
+  }
+
+  /** The root, absolute, without a trailing slash. */
+  private rootPath(): string {
+    return (this.absoluteRoot ?? this.options.root).replace(/\/$/, '') || '/';
+  }
+
+  /**
+   * Refuses the working folder when it is not the root or under it. The server's working folder
+   * is the real one, links resolved: a link leading out of the root is caught here.
+   */
+  private async insideRoot(client: Client): Promise<void> {
+    const here = await client.pwd();
+    const root = this.rootPath();
+    if (here !== root && !here.startsWith(`${root === '/' ? '' : root}/`)) throw new BadRequestError(ESCAPES_ROOT);
   }
 
   /**
@@ -143,12 +170,9 @@ export class FtpStorage implements FileStorage {
     folder: string,
   ): Promise<Array<{ name: string; type: 'file' | 'folder'; size: number; modified: Date | null }>> {
     await client.cd(folder);
-    // The server's working folder is the real one, links resolved: a link higher up leading out
-    // of the root (`out` to /etc: GET /{svc}/out/passwd read /etc/passwd) is refused here, as every
-    // operation on a path lists its folder (stat) first.
-    const here = await client.pwd();
-    const root = (this.absoluteRoot ?? this.options.root).replace(/\/$/, '');
-    if (here !== root && !here.startsWith(`${root}/`)) throw new BadRequestError(ESCAPES_ROOT);
+    // A link higher up leading out of the root (`out` to /etc: GET /{svc}/out/passwd read
+    // /etc/passwd) is refused here, as every operation on a path lists its folder (stat) first.
+    await this.insideRoot(client);
     return (await client.list())
       .filter((info) => (info.isDirectory || info.isFile) && info.name !== '.' && info.name !== '..' && !isTempName(info.name))
       .map((info) => ({

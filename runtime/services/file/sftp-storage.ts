@@ -126,17 +126,22 @@ export class SftpStorage implements FileStorage {
    * Refuses a folder that is, or lies under, a link leading out of the root. A link as the last
    * name is never followed (stat and list leave it out), but one higher up was: with `out` a link
    * to /etc on the server, GET /{svc}/out/passwd read /etc/passwd. Every operation on a path
-   * stats it or lists its folder first, so checking there covers them all.
+   * stats it or lists its folder first, so checking there covers them all. A folder that does not
+   * exist is judged by the deepest one above it that does: the client reads a missing path's real
+   * path as '', which was refused as an escape (400 for what is a 404), and passing it instead
+   * would let `mkdir` make folders through a link higher up.
    */
   private async contain(client: SftpClient, folder: string): Promise<void> {
-    let real: string;
-    try {
-      real = await client.realPath(this.abs(folder));
-    } catch {
-      return; // Nothing there to follow: the operation finds nothing.
-    }
     this.realRoot ??= await client.realPath(this.options.root);
-    if (real !== this.realRoot && !real.startsWith(`${this.realRoot.replace(/\/$/, '')}/`)) throw new BadRequestError(ESCAPES_ROOT);
+    const root = this.realRoot.replace(/\/$/, '');
+    for (let current = folder; ; current = posix.dirname(current) === '.' ? '' : posix.dirname(current)) {
+      const real = await client.realPath(this.abs(current)).catch(() => '');
+      if (real !== '') {
+        if (real !== this.realRoot && !real.startsWith(`${root}/`)) throw new BadRequestError(ESCAPES_ROOT);
+        return;
+      }
+      if (current === '') return; // Nothing there to follow: the operation finds nothing.
+    }
   }
 
   async stat(relative: string): Promise<StoredEntry | null> {
@@ -194,7 +199,11 @@ export class SftpStorage implements FileStorage {
   }
 
   async mkdir(relative: string): Promise<void> {
-    await this.run((client) => client.mkdir(this.abs(relative), true));
+    await this.run(async (client) => {
+      // The folder itself may be a link (stat leaves links out): made through, it would be outside.
+      await this.contain(client, relative);
+      await client.mkdir(this.abs(relative), true);
+    });
   }
 
   async removeFile(relative: string): Promise<void> {

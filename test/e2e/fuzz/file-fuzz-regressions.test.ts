@@ -1,0 +1,89 @@
+/**
+ * The counterexamples file-api-fuzz.test.ts found, each as the smallest sequence that showed it,
+ * on the local, FTP, SFTP and WebDAV services of file-fuzz-harness.ts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { FileStep } from './file-grammar.js';
+import { FILE_KINDS, FileFuzzServers, fileServersUp, judgeFile } from './file-fuzz-harness.js';
+
+const step = (method: FileStep['method'], sent: string, extra: Partial<FileStep> = {}): FileStep => ({
+  method,
+  path: sent,
+  query: [],
+  headers: {},
+  label: 'regression',
+  ...extra,
+});
+
+describe.skipIf(!(await fileServersUp()))('file-service fuzz counterexamples', () => {
+  let servers: FileFuzzServers;
+
+  beforeAll(async () => {
+    servers = await FileFuzzServers.open();
+  }, 120_000);
+  beforeEach(async () => {
+    for (const kind of FILE_KINDS) await servers.empty(kind);
+  });
+  afterAll(async () => {
+    await servers?.close();
+  });
+
+  it('a path under a folder that does not exist is a 404 on SFTP as on the others, not a refused escape', async () => {
+    // SFTP answered 400 "path escapes the storage root": its client reads a missing path's real path as ''.
+    for (const kind of FILE_KINDS) {
+      for (const [method, sent, message] of [
+        ['GET', 'none/deeper/a.txt', "The specified file 'none/deeper/a.txt' was not found in storage."],
+        ['GET', 'none/deeper/', "Folder 'none/deeper/' does not exist in storage."],
+        ['DELETE', 'none/deeper/a.txt', "File 'none/deeper/a.txt' was not found."],
+        ['DELETE', 'none/deeper/', "Folder 'none/deeper/' does not exist."],
+      ] as const) {
+        const answer = await servers.send(kind, step(method, sent));
+        expect(judgeFile(answer, '', method), `${kind} ${method} ${sent}`).toBeNull();
+        expect(JSON.parse(answer.text), `${kind} ${method} ${sent}`).toEqual({ error: { code: 404, message } });
+      }
+      const created = await servers.send(kind, step('POST', 'none/deeper/'));
+      expect([kind, created.status, created.text]).toEqual([kind, 201, JSON.stringify({ name: 'deeper', path: 'none/deeper/' })]);
+      expect(await servers.state(kind), kind).toEqual(['none/', 'none/deeper/']);
+    }
+  });
+
+  it('never makes folders through a link on the server out of the root, however deep the missing part', async () => {
+    // rclone leaves links out of WebDAV altogether; OpenSSH and vsftpd follow them, local storage resolves them.
+    for (const kind of ['local', 'ftp', 'sftp'] as const) {
+      const root = path.join(servers.sandbox[kind], 'root');
+      const outside = path.join(servers.sandbox[kind], 'outside');
+      fs.mkdirSync(outside, { recursive: true });
+      // Writable by the servers' account, as the root is: only the service's own checks keep it out.
+      const owner = fs.statSync(root);
+      fs.chownSync(outside, owner.uid, owner.gid);
+      fs.symlinkSync(outside, path.join(root, 'out'));
+      try {
+        for (const [method, sent, extra] of [
+          ['POST', 'out/new/', {}],
+          ['POST', 'out/new/deeper/', {}],
+          ['POST', 'out/new/deeper/deepest/', {}],
+          ['POST', 'out/', { headers: { 'x-folder-name': 'new' } }],
+          ['PUT', 'out/new/a.txt', { body: 'x' }],
+          [
+            'POST',
+            '',
+            { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resource: [{ name: 'out', type: 'folder' }] }) },
+          ],
+        ] as const) {
+          const answer = await servers.send(kind, step(method, sent, extra as Partial<FileStep>));
+          expect(fs.readdirSync(outside), `${kind} ${method} ${sent}`).toEqual([]);
+          expect(judgeFile(answer, '', method), `${kind} ${method} ${sent}: ${answer.text}`).toBeNull();
+          // A resource list answers 201 with the item's error.
+          const refused = answer.status >= 400 || JSON.parse(answer.text).resource?.every((item: { error?: unknown }) => item.error);
+          expect(refused, `${kind} ${method} ${sent}: ${answer.text}`).toBe(true);
+          expect(fs.readdirSync(outside), `${kind} ${method} ${sent}`).toEqual([]);
+        }
+      } finally {
+        fs.rmSync(path.join(root, 'out'));
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+    }
+  });
+});
