@@ -78,6 +78,48 @@ export async function removeTemp(file: string): Promise<void> {
   await fs.rm(path.dirname(file), { recursive: true, force: true });
 }
 
+/** A path an archive makes: as what, and the first entry that makes it. */
+interface Claim {
+  type: 'file' | 'folder';
+  entry: string;
+}
+
+/**
+ * Records the paths an entry makes; refuses one that makes a path a file and a folder both
+ * (`f` and `f/`, `h.txt` and `h.txt/in.txt`): unpacked, the second failed as a 500 (EEXIST,
+ * EISDIR) or a 502 with the first already written.
+ */
+function claim(paths: Map<string, Claim>, folder: string, fileName: string): void {
+  const names = fileName.replace(/\/+$/, '').split('/');
+  names.forEach((_, i) => {
+    const path = join(folder, names.slice(0, i + 1).join('/'));
+    const type = i < names.length - 1 || fileName.endsWith('/') ? 'folder' : 'file';
+    const claimed = paths.get(path);
+    if (claimed !== undefined && claimed.type !== type)
+      throw new BadRequestError(`Cannot extract zip entry '${fileName}': '${path}' is a ${claimed.type} in the archive.`);
+    if (claimed === undefined) paths.set(path, { type, entry: fileName });
+  });
+}
+
+/**
+ * Refuses, before anything is written, an archive that puts a folder where a file is stored or a
+ * file where a folder is (the request then changes nothing). A folder not stored has nothing
+ * stored below it: those paths are not looked up.
+ */
+async function checkAgainst(storage: FileStorage, paths: Map<string, Claim>): Promise<void> {
+  const missing = new Set<string>();
+  for (const [path, { type, entry }] of paths) {
+    const parent = path.slice(0, Math.max(0, path.lastIndexOf('/')));
+    if (missing.has(parent)) {
+      missing.add(path);
+      continue;
+    }
+    const found = await storage.stat(path);
+    if (found === null) missing.add(path);
+    else if (found.type !== type) throw new BadRequestError(`Cannot extract zip entry '${entry}': '${path}' is a ${found.type}.`);
+  }
+}
+
 /**
  * Unpacks the zip file into `folder` (which exists), creating sub-folders. All entry names are
  * checked first, and only then `prepare` runs (`clean=true` empties the folder: an archive
@@ -97,6 +139,8 @@ export async function extractZip(
     throw new BadRequestError(`The upload is not a valid zip archive: ${(error as Error).message}.`);
   }
   const entries: yauzl.Entry[] = [];
+  /** Every path the archive makes, as a file or a folder (parents included), parents first. */
+  const paths = new Map<string, Claim>();
   let unpacked = 0;
   try {
     for await (const entry of zip.eachEntry()) {
@@ -115,6 +159,7 @@ export async function extractZip(
         );
       }
       entries.push(entry);
+      claim(paths, folder, entry.fileName);
     }
   } catch (error) {
     zip.close();
@@ -126,6 +171,7 @@ export async function extractZip(
     throw new BadRequestError(`The upload is not a valid zip archive: ${message}.`);
   }
   await prepare();
+  await checkAgainst(storage, paths);
   const zipAgain = await yauzl.openPromise(zipFile, { decodeStrings: true, autoClose: false });
   const created: Array<{ path: string; folder: boolean }> = [];
   const ensureFolder = async (relative: string) => {

@@ -73,7 +73,7 @@ describe.skipIf(!(await fileServersUp()))('fuzzing the file services on local, F
     await fc.assert(
       fc.asyncProperty(fc.array(fileStep, { minLength: 1, maxLength: STEPS }), async (steps) => {
         try {
-          for (const kind of FILE_KINDS) await servers.empty(kind);
+          for (const kind of FILE_KINDS) await servers.reset(kind);
           let history = '';
           for (const step of steps) {
             history += `${describeStep(step)}\n`;

@@ -45,6 +45,14 @@ const webdav = fileServer('webdav');
 /** Where rclone serves WebDAV from (.ci/setup-file-servers.sh). */
 const WEBDAV_DISK = '/srv/portico-files/dav';
 
+/** The files each sequence starts with (paths as sent), beside the folders docs/, docs/sub dir/ and docs/café/. */
+const SEED_FILES: Array<[string, string]> = [
+  ['a.txt', 'hello world'],
+  ['docs/b.txt', 'bee'],
+  ['docs/sub%20dir/c.txt', 'sea'],
+  ['docs/caf%C3%A9/x.json', '{"a":1}'],
+];
+
 /** A server with one file service per back-end, each in a sandbox folder of its own. */
 export class FileFuzzServers {
   readonly service: Record<FileKind, string>;
@@ -219,6 +227,19 @@ export class FileFuzzServers {
         {},
       );
       if (removed.status !== 200) throw new Error(`emptying ${kind}: ${entry.path}: ${removed.status} ${removed.text}`);
+    }
+  }
+
+  /** Empties a service, then makes what each sequence starts from: a few folders and files. */
+  async reset(kind: FileKind): Promise<void> {
+    await this.empty(kind);
+    for (const folder of ['docs/', 'docs/sub%20dir/', 'docs/caf%C3%A9/']) {
+      const made = await this.request(kind, 'POST', folder, [], undefined, {});
+      if (made.status !== 201) throw new Error(`reset of ${kind}: ${folder}: ${made.text}`);
+    }
+    for (const [file, text] of SEED_FILES) {
+      const made = await this.request(kind, 'PUT', file, [], text, { 'content-type': 'text/plain' });
+      if (made.status !== 201) throw new Error(`reset of ${kind}: ${file}: ${made.text}`);
     }
   }
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FileStep } from './file-grammar.js';
+import { type FileStep, zipBytes } from './file-grammar.js';
 import { FILE_KINDS, FileFuzzServers, fileServersUp, judgeFile } from './file-fuzz-harness.js';
 
 const step = (method: FileStep['method'], sent: string, extra: Partial<FileStep> = {}): FileStep => ({
@@ -83,6 +83,75 @@ describe.skipIf(!(await fileServersUp()))('file-service fuzz counterexamples', (
       } finally {
         fs.rmSync(path.join(root, 'out'));
         fs.rmSync(outside, { recursive: true, force: true });
+      }
+    }
+  });
+
+  it('a zip that names one path as a file and as a folder, or a folder where a file is, is a 400 that changes nothing', async () => {
+    // Local storage answered 500 (EEXIST, EISDIR), the remote ones 502.
+    const archives: Array<[string, Array<[string, string]>, string]> = [
+      [
+        'same name as file and folder',
+        [
+          ['f.txt', 'file'],
+          ['f.txt/', ''],
+        ],
+        "Cannot extract zip entry 'f.txt/': 'docs/f.txt' is a file in the archive.",
+      ],
+      [
+        'folder then file',
+        [
+          ['g/', ''],
+          ['g', 'file'],
+        ],
+        "Cannot extract zip entry 'g': 'docs/g' is a folder in the archive.",
+      ],
+      [
+        'a file below a file',
+        [
+          ['h.txt', 'h'],
+          ['h.txt/in.txt', 'in'],
+        ],
+        "Cannot extract zip entry 'h.txt/in.txt': 'docs/h.txt' is a file in the archive.",
+      ],
+      [
+        'a folder where a file is stored',
+        [
+          ['new.txt', 'n'],
+          ['b.txt/', ''],
+        ],
+        "Cannot extract zip entry 'b.txt/': 'docs/b.txt' is a file.",
+      ],
+      ['a file below a stored file', [['b.txt/in.txt', 'in']], "Cannot extract zip entry 'b.txt/in.txt': 'docs/b.txt' is a file."],
+      [
+        'a file where a folder is stored',
+        [
+          ['new.txt', 'n'],
+          ['sub', 'file'],
+        ],
+        "Cannot extract zip entry 'sub': 'docs/sub' is a folder.",
+      ],
+    ];
+    for (const kind of FILE_KINDS) {
+      await servers.send(kind, step('POST', 'docs/'));
+      await servers.send(kind, step('POST', 'docs/sub/'));
+      await servers.send(kind, step('PUT', 'docs/b.txt', { body: 'bee' }));
+      const before = await servers.state(kind);
+      for (const [what, entries, message] of archives) {
+        // `clean` empties the folder first: only what the archive itself holds can clash then.
+        const queries: Array<Array<[string, string]>> = message.endsWith('in the archive.') ? [[], [['clean', 'true']]] : [[]];
+        for (const query of queries) {
+          const answer = await servers.send(
+            kind,
+            step('POST', 'docs/', {
+              query: [['extract', 'true'], ...query],
+              headers: { 'x-file-name': 'z.zip', 'content-type': 'application/zip' },
+              body: await zipBytes(entries),
+            }),
+          );
+          expect(JSON.parse(answer.text), `${kind}: ${what} ${query}`).toEqual({ error: { code: 400, message } });
+          expect(await servers.state(kind), `${kind}: ${what} ${query}`).toEqual(before);
+        }
       }
     }
   });

@@ -104,7 +104,7 @@ const RAW_SEGMENTS = [
 ];
 
 export const name = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...PLAIN) },
+  { weight: 5, arbitrary: fc.constantFrom(...PLAIN) },
   { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_NAMES) },
 );
 
@@ -131,7 +131,7 @@ const segment = fc.oneof({ weight: 4, arbitrary: name.map(encode) }, { weight: 1
 
 /** A folder path as sent (no leading or trailing slash; '' is the root), mostly shallow. */
 const folderPath = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('', 'docs', 'Docs', 'docs/sub%20dir') },
+  { weight: 8, arbitrary: fc.constantFrom('', 'docs', 'Docs', 'docs/sub%20dir', 'docs/caf%C3%A9') },
   { weight: 3, arbitrary: fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join('/')) },
   // Deep paths: past the 3072 bytes a path may have, and just within.
   {
