@@ -306,6 +306,13 @@ export class FileHandler implements ServiceHandler {
     const existing = await this.storage.stat(path);
     if (existing?.type === 'folder') throw new BadRequestError(`Folder '${path}/' already exists.`);
     if (existing) throw new BadRequestError(`'${path}' is a file: a folder cannot be created in its place.`);
+    // Missing folders above are made too; the first one that exists must be a folder (a file there
+    // was a 500 on local storage, ENOTDIR, and a 502 on the remote ones).
+    for (let above = parentOf(path); above !== ''; above = parentOf(above)) {
+      const found = await this.storage.stat(above);
+      if (found?.type === 'file') throw new BadRequestError(`'${above}' is a file: a folder cannot be created below it.`);
+      if (found) break;
+    }
     await this.storage.mkdir(path);
   }
 

@@ -21,15 +21,26 @@ const INVALID_PATH =
 /**
  * Whether one path segment (decoded) is acceptable as a file or folder name: at most 255 bytes
  * in UTF-8 (file systems count bytes: `é` × 200 was a 500), no control characters (CR/LF end an
- * FTP command and cannot go in a header), and not the prefix of unfinished uploads (listings hide those).
+ * FTP command and cannot go in a header), no lone surrogate (JSON can carry one: it was stored
+ * as U+FFFD, and WebDAV's client could not encode it, a 502), and not the prefix of unfinished
+ * uploads (listings hide those).
  */
 export function validName(name: string): boolean {
-  return name !== '' && name !== '.' && name !== '..' && !/[/\\]|\p{Cc}/u.test(name) && Buffer.byteLength(name) <= 255 && !isTempName(name);
+  return (
+    name !== '' &&
+    name !== '.' &&
+    name !== '..' &&
+    !/[/\\]|\p{Cc}|\p{Cs}/u.test(name) &&
+    Buffer.byteLength(name) <= 255 &&
+    !isTempName(name)
+  );
 }
 
 export function checkName(name: unknown, field: string): string {
-  if (typeof name !== 'string' || !validName(name))
-    throw new BadRequestError(`Invalid ${field}: '${String(name)}' is not a file or folder name.`, { field });
+  // Not a string ({} read as '[object Object]'): said so.
+  if (typeof name !== 'string') throw new BadRequestError(`Invalid ${field}: a file or folder name is expected.`, { field });
+  if (!validName(name))
+    throw new BadRequestError(`Invalid ${field}: '${name.replace(/\p{Cs}/gu, '\uFFFD')}' is not a file or folder name.`, { field });
   return name;
 }
 

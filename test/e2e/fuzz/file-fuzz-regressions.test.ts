@@ -155,4 +155,53 @@ describe.skipIf(!(await fileServersUp()))('file-service fuzz counterexamples', (
       }
     }
   });
+
+  it('a folder below a file is a 400 on every back-end, and nothing is made', async () => {
+    // Local storage answered 500 (ENOTDIR from mkdir); the message names the file in the way.
+    for (const kind of FILE_KINDS) {
+      await servers.send(kind, step('PUT', 'a.txt', { body: 'a' }));
+      const before = await servers.state(kind);
+      for (const [method, sent, extra] of [
+        ['PUT', 'a.txt/Docs/A.TXT/', {}],
+        ['POST', 'a.txt/sub/', {}],
+        ['POST', 'a.txt/', { headers: { 'x-folder-name': 'sub' } }],
+      ] as const) {
+        const answer = await servers.send(kind, step(method, sent, extra as Partial<FileStep>));
+        expect(JSON.parse(answer.text), `${kind} ${method} ${sent}`).toEqual({
+          error: {
+            code: 400,
+            message:
+              sent === 'a.txt/'
+                ? "'a.txt' is a file, not a folder: request it without a trailing slash."
+                : "'a.txt' is a file: a folder cannot be created below it.",
+          },
+        });
+        expect(await servers.state(kind), `${kind} ${method} ${sent}`).toEqual(before);
+      }
+    }
+  });
+
+  it('a name in a body that is not a string, or not well-formed unicode, is a clear 400 on every back-end', async () => {
+    // A name {} was refused as '[object Object]'; a lone surrogate was a 502 on WebDAV (its client could not encode it) and stored as U+FFFD elsewhere.
+    for (const kind of FILE_KINDS) {
+      const deleted = await servers.send(
+        kind,
+        step('DELETE', '', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resource: [{ name: {} }] }) }),
+      );
+      expect(JSON.parse(deleted.text), kind).toEqual({
+        error: { code: 400, message: 'Invalid name: a file or folder name is expected.', context: { field: 'name' } },
+      });
+      const created = await servers.send(
+        kind,
+        step('POST', '', {
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ resource: [{ name: '\ud800', content: 'x' }] }),
+        }),
+      );
+      expect(JSON.parse(created.text), kind).toEqual({
+        resource: [{ name: '\ud800', type: 'file', error: { code: 400, message: "Invalid name: '\ufffd' is not a file or folder name." } }],
+      });
+      expect(await servers.state(kind), kind).toEqual([]);
+    }
+  });
 });
