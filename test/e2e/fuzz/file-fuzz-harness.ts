@@ -53,6 +53,9 @@ const SEED_FILES: Array<[string, string]> = [
   ['docs/caf%C3%A9/x.json', '{"a":1}'],
 ];
 
+/** The largest file the fuzz services take, in bytes (file-grammar.ts makes a content just beyond: a zip must fit). */
+export const MAX_FILE_SIZE = 1000;
+
 /** A server with one file service per back-end, each in a sandbox folder of its own. */
 export class FileFuzzServers {
   readonly service: Record<FileKind, string>;
@@ -120,6 +123,8 @@ export class FileFuzzServers {
       },
     };
     for (const kind of FILE_KINDS) {
+      // Small, so that uploads past it (413) come up, and with them the undoing of what a refused request wrote.
+      configs[kind].config.max_file_size = MAX_FILE_SIZE;
       const created = await servers.request(
         kind,
         'POST',
