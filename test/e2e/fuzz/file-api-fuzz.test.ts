@@ -51,7 +51,7 @@ export const DIFFERENCES = [
 /** A successful answer as the back-ends must all give it, DIFFERENCES left out. */
 function comparable(answer: FileAnswer): string {
   if (/^application\/zip/.test(answer.contentType)) return 'zip';
-  if (!/^application\/json/.test(answer.contentType)) return `${answer.contentType}: ${answer.text}`;
+  if (answer.content || !/^application\/json/.test(answer.contentType)) return `${answer.contentType}: ${answer.text}`;
   return JSON.stringify(JSON.parse(answer.text), (key, value) => (key === 'last_modified' ? undefined : value));
 }
 

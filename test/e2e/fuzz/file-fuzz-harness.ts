@@ -22,6 +22,8 @@ export interface FileAnswer {
   status: number;
   contentType: string;
   text: string;
+  /** A file's content (or a zip) as stored, not an answer of the API: it has a Content-Disposition. */
+  content?: boolean;
 }
 
 /** Whether every remote server answers (the fuzz test needs all four back-ends). */
@@ -31,8 +33,8 @@ export async function fileServersUp(): Promise<boolean> {
 
 /** What every answer of a file service must be; a description of what is wrong, or null. */
 export function judgeFile(answer: FileAnswer, sent: string, method: string): string | null {
-  // A file's own content is whatever was stored; only JSON answers and errors are judged.
-  if (answer.status < 400 && !/^application\/json\b/.test(answer.contentType)) return null;
+  // A file's own content is whatever was stored (a file x.json holds anything); only the API's answers are judged.
+  if (answer.status < 400 && (answer.content || !/^application\/json\b/.test(answer.contentType))) return null;
   // PATCH (property updates) is 501 on every back-end, as the reference (service-types.md 1.11).
   if (answer.status === 501 && method === 'PATCH')
     return judge({ ...answer, status: 499, text: answer.text.replace('"code":501', '"code":499') }, sent);
@@ -197,6 +199,7 @@ export class FileFuzzServers {
               status: response.statusCode ?? 0,
               contentType: String(response.headers['content-type'] ?? ''),
               text: Buffer.concat(chunks).toString('utf8'),
+              content: response.headers['content-disposition'] !== undefined,
             });
           });
           response.on('error', reject);
