@@ -38,14 +38,7 @@ export class SystemDirectory {
     const grantsByRole = new Map<number, Grant[]>();
     for (const row of grants) {
       const list = grantsByRole.get(row.role_id) ?? [];
-      list.push({
-        service: row.service_id === null ? null : (serviceNames.get(row.service_id) ?? `#${row.service_id}`),
-        component: normaliseComponent(row.component),
-        verbMask: row.verb_mask,
-        requestorMask: row.requestor_mask,
-        filters: rowFilterModels(JSON.parse(row.filters)),
-        filterOp: row.filter_op.toLowerCase() === 'or' ? 'or' : 'and',
-      });
+      list.push(grantOf(row, serviceNames));
       grantsByRole.set(row.role_id, list);
     }
     this.roles = new Map(
@@ -144,7 +137,28 @@ export class SystemDirectory {
   }
 }
 
-/** Lower-case, without leading or trailing slashes. */
+/** A stored grant as access decisions take it (`serviceNames`: lower-case service names by id). */
+export function grantOf(
+  row: {
+    service_id: number | null;
+    component: string | null;
+    verb_mask: number;
+    requestor_mask: number;
+    filters: string;
+    filter_op: string;
+  },
+  serviceNames: ReadonlyMap<number, string>,
+): Grant {
+  return {
+    service: row.service_id === null ? null : (serviceNames.get(row.service_id) ?? `#${row.service_id}`),
+    component: normaliseComponent(row.component),
+    verbMask: row.verb_mask,
+    requestorMask: row.requestor_mask,
+    filters: rowFilterModels(JSON.parse(row.filters)),
+    filterOp: row.filter_op.toLowerCase() === 'or' ? 'or' : 'and',
+  };
+}
+
 /**
  * A grant's stored row filters as the filter compiler takes them: a value may be stored as a JSON
  * number, boolean or null (the API takes those), and is compared as its text (`5`, `true`, `null`).
@@ -157,6 +171,7 @@ export function rowFilterModels(filters: unknown): RowFilterModel[] {
   }));
 }
 
+/** Lower-case, without leading or trailing slashes. */
 export function normaliseComponent(component: string | null): string {
   return (component ?? '')
     .trim()

@@ -35,6 +35,7 @@ import {
 import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
 import { accessibleTabs, applyRestriction, requestedRestriction } from './restricted-admins.js';
 import { assertAdminWriteAllowed, assertDeleteKeepsRestrictions, assertStillRestricted, roleGoverned } from './restriction-guard.js';
+import { assertGrantedAccess, noteGrantedAccess } from './role-width-guard.js';
 import { liveServiceModel } from './service-models.js';
 import { reportServiceChange, serviceReportBehaviour } from './service-reports.js';
 import { schedulerBehaviour } from '../scheduler/scheduler-resource.js';
@@ -102,6 +103,8 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
     async check(w, verb, keys, prepared) {
       // A caller a role governs cannot make an administrator unrestricted (restriction-guard.ts).
       if (admin && verb !== 'create' && roleGoverned(w.call)) await assertAdminWriteAllowed(w, keys, prepared);
+      // Nor give anyone a role wider than its own (role-width-guard.ts).
+      if (verb !== 'delete' && roleGoverned(w.call)) await noteGrantedAccess(w, 'person', keys, prepared);
       // `send_invite=true` on an update invites again (reference 5.2), an account still waiting on its code only.
       if (verb === 'update' && toBool(pick(w.call.query, 'send_invite'))) {
         for (const key of keys) {
@@ -119,6 +122,7 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
       const restriction = prepared.notes?.restriction as string[] | false | null | undefined;
       if (restriction !== null && restriction !== undefined) await applyRestriction(w, Number(key), restriction);
       if (admin && roleGoverned(w.call)) await assertStillRestricted(w, verb, key);
+      if (roleGoverned(w.call)) await assertGrantedAccess(w, 'person', key, prepared);
     },
     async committed(w, verb, keys) {
       await reloadDirectory(w);
@@ -159,10 +163,15 @@ export const appBehaviour: ResourceBehaviour = {
   async check(w, verb, keys) {
     // Its role assignments go with a deleted app: no administrator left unrestricted by a caller a role governs.
     if (verb === 'delete' && roleGoverned(w.call)) await assertDeleteKeepsRestrictions(w, 'app_id', keys);
+    // Nor make an app's default role one wider than its own (role-width-guard.ts).
+    if (verb !== 'delete' && roleGoverned(w.call)) await noteGrantedAccess(w, 'app', keys, []);
     // A deleted app is no user's default app any more (the reference's foreign key sets it null): a user read and
     // saved back whole would otherwise be refused for naming an app that does not exist.
     if (verb === 'delete' && keys.length > 0)
       await w.db.updateTable('user').set({ default_app_id: null }).where('default_app_id', 'in', keys.map(Number)).execute();
+  },
+  async written(w, _verb, key, prepared) {
+    if (roleGoverned(w.call)) await assertGrantedAccess(w, 'app', key, prepared);
   },
   committed: reloadDirectory,
 };
@@ -194,9 +203,15 @@ export const roleBehaviour: ResourceBehaviour = {
     activeByDefault(prepared, mode);
     assertRowFilters(prepared.nested.role_service_access_by_role_id, 'role_service_access_by_role_id');
   },
-  // Its role assignments go with a deleted role: no administrator left unrestricted by a caller a role governs.
-  async check(w, verb, keys) {
-    if (verb === 'delete' && roleGoverned(w.call)) await assertDeleteKeepsRestrictions(w, 'role_id', keys);
+  async check(w, verb, keys, prepared) {
+    if (!roleGoverned(w.call)) return;
+    // Its role assignments go with a deleted role: no administrator left unrestricted by a caller a role governs.
+    if (verb === 'delete') await assertDeleteKeepsRestrictions(w, 'role_id', keys);
+    // Nor may it widen a role beyond its own, or change its own role's grants (role-width-guard.ts).
+    else await noteGrantedAccess(w, 'role', keys, prepared);
+  },
+  async written(w, _verb, key, prepared) {
+    if (roleGoverned(w.call)) await assertGrantedAccess(w, 'role', key, prepared);
   },
   // `accessible_tabs=true`: the admin console's tabs the role grants (restricted administrators).
   async afterRead(_ctx, db, records, query) {
