@@ -23,6 +23,10 @@ import type { ServiceResult } from '../../services/service-kind.js';
 import { MASK, maskConfigSecrets, type Row } from '../record-resources/record-presentation.js';
 import { serveResource, type ResourceBehaviour } from '../record-resources/resource-handler.js';
 import { RECORD_BEHAVIOURS } from './record-behaviours.js';
+import { widerAccess } from '../../auth/grant-width.js';
+import type { Grant } from '../../auth/principals.js';
+import { normaliseComponent, rowFilterModels } from '../system-directory.js';
+import { callerGrants, governingRoles, grantSignature, ownRoleRefusal, widerRefusal } from './role-width-guard.js';
 
 export const PACKAGE_VERSION = 1;
 
@@ -325,6 +329,7 @@ async function importPackage(ctx: PlatformContext, call: InternalCall): Promise<
       else if (overwrite) assertAllowed(call, 'PATCH', `${kind}/${String(existing[idField])}`);
     }
   }
+  if (call.auth.grants !== null) await assertGivesNoWider(ctx, call, records, overwrite);
   const log: Row[] = [];
   for (const [kind, key] of KINDS) {
     const behaviour = RECORD_BEHAVIOURS.get(kind) as ResourceBehaviour;
@@ -367,4 +372,80 @@ async function importPackage(ctx: PlatformContext, call: InternalCall): Promise<
     }
   }
   return { success: true, log };
+}
+
+/** A package role's grants as they will be stored (the API's defaults: component `*`, API requestor, no filters, AND). */
+function packagedGrants(grants: unknown): Grant[] {
+  return (Array.isArray(grants) ? (grants as Row[]) : []).map((g) => ({
+    service: g.service === null || g.service === undefined ? null : String(g.service).toLowerCase(),
+    component: normaliseComponent(g.component === undefined ? '*' : (g.component as string | null)),
+    verbMask: verbsToMask(Array.isArray(g.verbs) ? (g.verbs as Verb[]) : []),
+    requestorMask: typeof g.requestor_mask === 'number' ? g.requestor_mask : 1,
+    filters: rowFilterModels(g.filters ?? []),
+    filterOp: String(g.filter_op ?? 'and').toLowerCase() === 'or' ? 'or' : 'and',
+  }));
+}
+
+/**
+ * A caller governed by a role imports no role, role assignment or app default role wider than its
+ * own, nor changes its own role's grants (role-width-guard.ts, which each record's write checks
+ * again): refused before any record is written.
+ */
+async function assertGivesNoWider(
+  ctx: PlatformContext,
+  call: InternalCall,
+  records: Record<string, unknown>,
+  overwrite: boolean,
+): Promise<void> {
+  const own = callerGrants(ctx, call);
+  const governing = await governingRoles(ctx.db, call);
+  const existingId = async (table: 'role' | 'app' | 'user', field: 'name' | 'email', name: unknown) =>
+    (await ctx.db.selectFrom(table).select('id').where(field, '=', String(name)).executeTakeFirst())?.id;
+  /** Roles the package writes, by name: their grants after it, and whether those change. */
+  const written = new Map<string, { grants: Grant[]; changed: boolean }>();
+  for (const record of (records.role ?? []) as Row[]) {
+    const id = await existingId('role', 'name', record?.name);
+    if (id !== undefined && !overwrite) continue;
+    const grants = packagedGrants(record.grants);
+    const changed = grantSignature(grants) !== grantSignature(id === undefined ? [] : (ctx.directory.roles.get(id)?.grants ?? []));
+    written.set(String(record.name), { grants, changed });
+    if (!changed) continue;
+    if (id !== undefined && governing.has(id)) throw ownRoleRefusal(String(record.name), id);
+    const wider = widerAccess(grants, own);
+    if (wider !== null) throw widerRefusal(String(record.name), id ?? null, wider, 'role');
+  }
+  /** A role the package assigns: refused when wider than the caller's, unless assigned already and left as it is. */
+  const assertAssignable = async (roleName: unknown, already: boolean) => {
+    if (roleName === null || roleName === undefined) return;
+    const packaged = written.get(String(roleName));
+    if (already && packaged?.changed !== true) return;
+    const id = await existingId('role', 'name', roleName);
+    const grants = packaged?.grants ?? (id === undefined ? [] : (ctx.directory.roles.get(id)?.grants ?? []));
+    const wider = widerAccess(grants, own);
+    if (wider !== null) throw widerRefusal(String(roleName), id ?? null, wider, 'assignment');
+  };
+  for (const record of (records.app ?? []) as Row[]) {
+    const id = await existingId('app', 'name', record?.name);
+    if (id !== undefined && !overwrite) continue;
+    const current =
+      id === undefined ? undefined : (await ctx.db.selectFrom('app').select('role_id').where('id', '=', id).executeTakeFirst())?.role_id;
+    const roleId = record.role === null || record.role === undefined ? null : await existingId('role', 'name', record.role);
+    await assertAssignable(record.role, current !== undefined && current !== null && current === roleId);
+  }
+  for (const record of (records.user ?? []) as Row[]) {
+    const id = await existingId('user', 'email', record?.email);
+    if (id !== undefined && !overwrite) continue;
+    const current =
+      id === undefined
+        ? []
+        : await ctx.db.selectFrom('user_to_app_to_role').select(['app_id', 'role_id']).where('user_id', '=', id).execute();
+    for (const assignment of (Array.isArray(record.roles) ? record.roles : []) as Row[]) {
+      const appId = await existingId('app', 'name', assignment.app);
+      const roleId = await existingId('role', 'name', assignment.role);
+      await assertAssignable(
+        assignment.role,
+        current.some((row) => row.app_id === appId && row.role_id === roleId),
+      );
+    }
+  }
 }

@@ -10,9 +10,11 @@
  * record back whole). An unrestricted administrator keeps full power. Only system writes of such
  * callers pay for this.
  */
-import { describeWider, widerAccess } from '../../auth/grant-width.js';
+import { describeWider, type WiderAccess, widerAccess } from '../../auth/grant-width.js';
 import type { Grant } from '../../auth/principals.js';
 import { ForbiddenError } from '../../core/errors.js';
+import type { InternalCall } from '../../http/internal-service.js';
+import type { PlatformContext } from '../../http/platform-context.js';
 import type { Key, Prepared, WriteContext } from '../record-resources/resource-handler.js';
 import type { SystemDb } from '../store/system-db.js';
 import { grantOf } from '../system-directory.js';
@@ -64,7 +66,8 @@ async function grantsOf(db: SystemDb, roleIds: Iterable<number>): Promise<Map<nu
 }
 
 /** Grants compared as a set (their order and ids are no change). */
-const signature = (grants: readonly Grant[] | undefined): string => JSON.stringify((grants ?? []).map((g) => JSON.stringify(g)).sort());
+export const grantSignature = (grants: readonly Grant[] | undefined): string =>
+  JSON.stringify((grants ?? []).map((g) => JSON.stringify(g)).sort());
 
 async function assignmentsOf(db: SystemDb, userIds: Iterable<number>): Promise<Map<number, Array<{ app_id: number; role_id: number }>>> {
   const rows = await inBatches(userIds, (slice) =>
@@ -105,35 +108,32 @@ export async function noteGrantedAccess(w: WriteContext, kind: GrantingKind, key
     return;
   }
   const grants = await grantsOf(w.db, roles);
-  for (const role of new Set(roles)) before.grants.set(role, signature(grants.get(role)));
+  for (const role of new Set(roles)) before.grants.set(role, grantSignature(grants.get(role)));
 }
 
 /** The roles that decide for the caller: the one of this request and every one assigned to it. */
-async function governing(w: WriteContext): Promise<Set<number>> {
+export async function governingRoles(db: SystemDb, call: InternalCall): Promise<Set<number>> {
   const roles = new Set<number>();
-  if (w.call.auth.role) roles.add(w.call.auth.role.id);
-  const self = w.call.auth.user?.id;
+  if (call.auth.role) roles.add(call.auth.role.id);
+  const self = call.auth.user?.id;
   if (self !== undefined)
-    for (const row of await w.db.selectFrom('user_to_app_to_role').select('role_id').where('user_id', '=', self).execute())
+    for (const row of await db.selectFrom('user_to_app_to_role').select('role_id').where('user_id', '=', self).execute())
       roles.add(row.role_id);
   return roles;
 }
 
-async function roleName(db: SystemDb, id: number): Promise<string> {
-  return (await db.selectFrom('role').select('name').where('id', '=', id).executeTakeFirst())?.name ?? String(id);
+/** The grants of the caller's role (all of them: for calls and scripts). */
+export function callerGrants(ctx: PlatformContext, call: InternalCall): readonly Grant[] {
+  return (call.auth.role ? ctx.directory.roles.get(call.auth.role.id)?.grants : undefined) ?? [];
 }
 
-/** Refuses a role reaching further than the caller's own. */
-async function assertWithinCaller(w: WriteContext, roleId: number, grants: readonly Grant[], what: 'role' | 'assignment'): Promise<void> {
-  const own = w.call.auth.role ? w.ctx.directory.roles.get(w.call.auth.role.id) : undefined;
-  const wider = widerAccess(grants, own?.grants ?? []);
-  if (wider === null) return;
-  const role = await roleName(w.db, roleId);
+/** The refusal of a role reaching further than the caller's (given to a role, or assigned). */
+export function widerRefusal(role: string, roleId: number | null, wider: WiderAccess, what: 'role' | 'assignment'): ForbiddenError {
   const rule =
     what === 'role'
       ? 'a caller governed by a role may give a role no access its own role lacks'
       : 'a caller governed by a role may assign (to a user, an administrator or an app) only roles no wider than its own';
-  throw new ForbiddenError(
+  return new ForbiddenError(
     `Access Forbidden. Role '${role}' would allow ${describeWider(wider)}, which the caller's role does not: ${rule}.`,
     {
       role_id: roleId,
@@ -142,6 +142,24 @@ async function assertWithinCaller(w: WriteContext, roleId: number, grants: reado
       verb: wider.verb,
     },
   );
+}
+
+/** The refusal of a change to the grants of a role governing the caller. */
+export function ownRoleRefusal(role: string, roleId: number | null): ForbiddenError {
+  return new ForbiddenError(
+    `Access Forbidden. Role '${role}' governs the caller: a caller governed by a role cannot change its own role's grants; ask an unrestricted administrator.`,
+    { role_id: roleId },
+  );
+}
+
+async function roleName(db: SystemDb, id: number): Promise<string> {
+  return (await db.selectFrom('role').select('name').where('id', '=', id).executeTakeFirst())?.name ?? String(id);
+}
+
+/** Refuses a role reaching further than the caller's own. */
+async function assertWithinCaller(w: WriteContext, roleId: number, grants: readonly Grant[], what: 'role' | 'assignment'): Promise<void> {
+  const wider = widerAccess(grants, callerGrants(w.ctx, w.call));
+  if (wider !== null) throw widerRefusal(await roleName(w.db, roleId), roleId, wider, what);
 }
 
 /** After a record is written (inside the transaction): what it changed gives no access wider than the caller's. */
@@ -158,14 +176,10 @@ export async function assertGrantedAccess(w: WriteContext, kind: GrantingKind, k
   const targets = [id, ...movedTo(kind, [prepared], [key])];
   if (kind === 'role') {
     const grants = await grantsOf(w.db, targets);
-    const mine = await governing(w);
+    const mine = await governingRoles(w.db, w.call);
     for (const role of new Set(targets)) {
-      if (signature(grants.get(role)) === (before.grants.get(role) ?? signature([]))) continue;
-      if (mine.has(role))
-        throw new ForbiddenError(
-          `Access Forbidden. Role '${await roleName(w.db, role)}' governs the caller: a caller governed by a role cannot change its own role's grants; ask an unrestricted administrator.`,
-          { role_id: role },
-        );
+      if (grantSignature(grants.get(role)) === (before.grants.get(role) ?? grantSignature([]))) continue;
+      if (mine.has(role)) throw ownRoleRefusal(await roleName(w.db, role), role);
       await assertWithinCaller(w, role, grants.get(role) ?? [], 'role');
     }
     return;
@@ -176,7 +190,7 @@ export async function assertGrantedAccess(w: WriteContext, kind: GrantingKind, k
   for (const row of rows) {
     const unchanged =
       before.assignments.get(row.user)?.has(`${row.app_id}:${row.role_id}`) === true &&
-      before.grants.get(row.role_id) === signature(grants.get(row.role_id));
+      before.grants.get(row.role_id) === grantSignature(grants.get(row.role_id));
     if (!unchanged) await assertWithinCaller(w, row.role_id, grants.get(row.role_id) ?? [], 'assignment');
   }
 }
