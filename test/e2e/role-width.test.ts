@@ -65,7 +65,8 @@ describe.each(kinds)('a caller governed by a role gives no access wider than its
   };
   const WIDER =
     /^Access Forbidden\. Role '.+' would allow .+, which the caller's role does not: a caller governed by a role may give a role no access/;
-  const ASSIGNED = /which the caller's role does not: a caller governed by a role may assign .* only roles no wider than its own/;
+  const ASSIGNED =
+    /which the caller's role does not: a caller governed by a role may assign \(to a user, an administrator, an app or open registration\) only roles no wider than its own/;
   const OWN = /governs the caller: a caller governed by a role cannot change its own role's grants/;
 
   beforeAll(async () => {
@@ -352,5 +353,39 @@ describe.each(kinds)('a caller governed by a role gives no access wider than its
     expect(
       (await root('GET', `/system/role/${rolerRole}?related=role_service_access_by_role_id`)).body.role_service_access_by_role_id,
     ).toHaveLength(2);
+  });
+
+  it("gives self-registered users (the user service's open registration role and app role map) no role wider than its own", async () => {
+    const servicesRole = await role('services manager', [grant('service/*', ALL), grant('service_type/*', 1), grant('role/*', 1)]);
+    const within = await role('width-registration', [grant('role/*', 1)]);
+    await root('POST', '/system/admin', {
+      resource: [
+        {
+          name: 'Services',
+          email: 'services@x.io',
+          password: PASSWORD,
+          user_to_app_to_role_by_user_id: [{ app_id: adminApp, role_id: servicesRole }],
+        },
+      ],
+    });
+    const token = (await root('POST', '/system/admin/session', { email: 'services@x.io', password: PASSWORD }, { key: server.apiKey })).body
+      .session_token;
+    const asServices = apiClient(server.app, () => ({ key: server.apiKey, token }));
+    const userService = (await root('GET', '/system/service?filter=name=user')).body.resource[0];
+    const before = userService.config;
+    for (const config of [
+      { allow_open_registration: true, open_reg_role_id: broad },
+      { allow_open_registration: true, app_role_map: [{ app_id: sideApp, role_id: broad }] },
+    ])
+      expectRefused(await asServices('PATCH', `/system/service/${userService.id}`, { config }), ASSIGNED);
+    expect((await root('GET', `/system/service/${userService.id}`)).body.config).toEqual(before);
+    const allowed = await asServices('PATCH', `/system/service/${userService.id}`, {
+      config: { allow_open_registration: true, open_reg_role_id: within },
+    });
+    expect(allowed.status).toBe(200);
+    // The service saved back whole with what it already gives is no new assignment.
+    await root('PATCH', `/system/service/${userService.id}`, { config: { app_role_map: [{ app_id: sideApp, role_id: broad }] } });
+    const whole = (await asServices('GET', `/system/service/${userService.id}`)).body;
+    expect((await asServices('PUT', `/system/service/${userService.id}`, whole)).status).toBe(200);
   });
 });

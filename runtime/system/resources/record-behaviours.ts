@@ -35,7 +35,7 @@ import {
 import { assertPasswordAllowed, passwordSecrets, sessionCutoff } from './password-rules.js';
 import { accessibleTabs, applyRestriction, requestedRestriction } from './restricted-admins.js';
 import { assertAdminWriteAllowed, assertDeleteKeepsRestrictions, assertStillRestricted, roleGoverned } from './restriction-guard.js';
-import { assertGrantedAccess, noteGrantedAccess } from './role-width-guard.js';
+import { assertGrantedAccess, assertRegistrationRoles, noteGrantedAccess } from './role-width-guard.js';
 import { liveServiceModel } from './service-models.js';
 import { reportServiceChange, serviceReportBehaviour } from './service-reports.js';
 import { schedulerBehaviour } from '../scheduler/scheduler-resource.js';
@@ -347,6 +347,10 @@ export const serviceBehaviour: ResourceBehaviour = {
       if (verb === 'update') {
         checkServiceType(prepared[index], existing);
         await assertNotSystemDatabase(w, prepared[index], existing);
+        // Self-registered users get the user service's roles: a caller a role governs gives them none wider than its own.
+        const config = prepared[index].columns.config;
+        if (existing?.type === 'user' && typeof config === 'string' && roleGoverned(w.call))
+          await assertRegistrationRoles(w, existing.config, config);
       }
       // Deleted in this transaction right after: the report goes (or stays) with the delete.
       if (verb === 'delete' && existing) await reportServiceChange(w, 'delete', existing);

@@ -132,7 +132,7 @@ export function widerRefusal(role: string, roleId: number | null, wider: WiderAc
   const rule =
     what === 'role'
       ? 'a caller governed by a role may give a role no access its own role lacks'
-      : 'a caller governed by a role may assign (to a user, an administrator or an app) only roles no wider than its own';
+      : 'a caller governed by a role may assign (to a user, an administrator, an app or open registration) only roles no wider than its own';
   return new ForbiddenError(
     `Access Forbidden. Role '${role}' would allow ${describeWider(wider)}, which the caller's role does not: ${rule}.`,
     {
@@ -193,4 +193,27 @@ export async function assertGrantedAccess(w: WriteContext, kind: GrantingKind, k
       before.grants.get(row.role_id) === grantSignature(grants.get(row.role_id));
     if (!unchanged) await assertWithinCaller(w, row.role_id, grants.get(row.role_id) ?? [], 'assignment');
   }
+}
+
+/** The roles a `user` service's config gives self-registered users (open_reg_role_id, app_role_map). */
+function registrationRoles(config: string | null): Set<number> {
+  let parsed: unknown;
+  try {
+    parsed = config === null ? null : JSON.parse(config);
+  } catch {
+    return new Set();
+  }
+  const object = (parsed !== null && typeof parsed === 'object' ? parsed : {}) as Record<string, unknown>;
+  const entries = Array.isArray(object.app_role_map) ? (object.app_role_map as Array<Record<string, unknown>>) : [];
+  const ids = [object.open_reg_role_id, ...entries.map((entry) => entry?.role_id)];
+  return new Set(ids.filter((id): id is number => typeof id === 'number' && Number.isInteger(id) && id > 0));
+}
+
+/** A `user` service's config change gives self-registered users no role wider than the caller's that it did not give before. */
+export async function assertRegistrationRoles(w: WriteContext, before: string | null, after: string): Promise<void> {
+  const given = registrationRoles(before);
+  const added = [...registrationRoles(after)].filter((id) => !given.has(id));
+  if (added.length === 0) return;
+  const grants = await grantsOf(w.db, added);
+  for (const role of added) await assertWithinCaller(w, role, grants.get(role) ?? [], 'assignment');
 }
