@@ -160,11 +160,11 @@ export const appBehaviour: ResourceBehaviour = {
     // PATCH /system/app/{id}?regenerate=true gives the app a new key.
     if (mode === 'update' && toBool(pick(call.query, 'regenerate'))) prepared.columns.api_key = generateApiKey();
   },
-  async check(w, verb, keys) {
+  async check(w, verb, keys, prepared) {
     // Its role assignments go with a deleted app: no administrator left unrestricted by a caller a role governs.
     if (verb === 'delete' && roleGoverned(w.call)) await assertDeleteKeepsRestrictions(w, 'app_id', keys);
     // Nor make an app's default role one wider than its own (role-width-guard.ts).
-    if (verb !== 'delete' && roleGoverned(w.call)) await noteGrantedAccess(w, 'app', keys, []);
+    if (verb !== 'delete' && roleGoverned(w.call)) await noteGrantedAccess(w, 'app', keys, prepared);
     // A deleted app is no user's default app any more (the reference's foreign key sets it null): a user read and
     // saved back whole would otherwise be refused for naming an app that does not exist.
     if (verb === 'delete' && keys.length > 0)

@@ -91,8 +91,16 @@ function movedTo(kind: GrantingKind, prepared: readonly Prepared[], keys: readon
   return ids;
 }
 
+/** Whether a record's write can change what it gives: grants sent, assignments or tabs sent, a default role set. */
+function gives(kind: GrantingKind, p: Prepared): boolean {
+  if (kind === 'app') return p.columns.role_id !== undefined && p.columns.role_id !== null;
+  const move = MOVES[kind] as [string, string];
+  return (p.nested[move[0]]?.length ?? 0) > 0 || (kind === 'person' && (p.notes?.restriction ?? null) !== null);
+}
+
 /** Before the write (inside its transaction): what the records it may change hold. */
 export async function noteGrantedAccess(w: WriteContext, kind: GrantingKind, keys: Key[], prepared: Prepared[]): Promise<void> {
+  if (!prepared.some((p) => gives(kind, p))) return;
   const ids = [...keys.map(Number), ...movedTo(kind, prepared, keys)];
   const before: Before = { grants: new Map(), assignments: new Map(), appRoles: new Map() };
   w.state.set(STATE, before);
@@ -164,6 +172,7 @@ async function assertWithinCaller(w: WriteContext, roleId: number, grants: reado
 
 /** After a record is written (inside the transaction): what it changed gives no access wider than the caller's. */
 export async function assertGrantedAccess(w: WriteContext, kind: GrantingKind, key: Key, prepared: Prepared): Promise<void> {
+  if (!gives(kind, prepared)) return;
   const before = w.state.get(STATE) as Before;
   const id = Number(key);
   if (kind === 'app') {
