@@ -3,6 +3,7 @@
  * allows it (seeded from platform.yaml). The new user gets, for every app, the role app_role_map
  * names for that app, else the open-registration role; `?login=true` also logs the user in.
  */
+import { adminContext } from '../../auth/auth-context.js';
 import { BadRequestError } from '../../core/errors.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
@@ -72,8 +73,14 @@ export async function register(ctx: PlatformContext, call: InternalCall): Promis
     ...(fields.phone !== undefined ? { phone: fields.phone } : {}),
     user_to_app_to_role_by_user_id: await registrationRoles(ctx, config),
   };
-  // The same checks, hashing and uniqueness as an administrator creating the user.
-  const created = await serveResource(ctx, userBehaviour, { ...call, verb: 'POST', query: {}, body: { resource: [record] } }, undefined);
+  // The same checks, hashing and uniqueness as an administrator creating the user; the roles are the user service's
+  // (which an administrator chose), not the anonymous caller's to give (resources/role-width-guard.ts).
+  const created = await serveResource(
+    ctx,
+    userBehaviour,
+    { ...call, auth: adminContext(), verb: 'POST', query: {}, body: { resource: [record] } },
+    undefined,
+  );
   const id = (created.body as { resource: Array<{ id: number }> }).resource[0].id;
   // With an email service named for registrations, the new user is told (reference 5.14).
   if (config.openRegEmailServiceId !== null) {
