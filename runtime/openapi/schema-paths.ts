@@ -3,7 +3,7 @@ import type { ParameterObject, PathItemObject, SchemasObject } from 'openapi3-ts
 import { jsonOperation, pathParameter } from './operation-builder.js';
 import { componentRef, parameterRefs } from './shared-components.js';
 
-/** TableSchema, FieldSchema, RelationshipSchema and TableSchemas. */
+/** TableSchema, FieldSchema, RelationshipSchema, and the lists TableSchemas, FieldSchemas and RelationshipSchemas. */
 export function tableSchemaSchemas(): SchemasObject {
   const text = { type: 'string' } as const;
   const flag = { type: 'boolean' } as const;
@@ -63,6 +63,15 @@ export function tableSchemaSchemas(): SchemasObject {
       type: 'object',
       properties: { resource: { type: 'array', items: componentRef('schemas', 'TableSchema') } },
     },
+    // The bodies (and answers) of `_field` and `_related`: request bodies reference components (spec, Discovery).
+    FieldSchemas: {
+      type: 'object',
+      properties: { resource: { type: 'array', items: componentRef('schemas', 'FieldSchema') } },
+    },
+    RelationshipSchemas: {
+      type: 'object',
+      properties: { resource: { type: 'array', items: componentRef('schemas', 'RelationshipSchema') } },
+    },
   };
 }
 
@@ -76,17 +85,16 @@ export function schemaPaths(service: string): Record<string, PathItemObject> {
   const done = { description: 'Success.', schema: componentRef('schemas', 'Success') };
   const table = { description: 'Definition of the table.', schema: componentRef('schemas', 'TableSchema') };
   const tableName = pathParameter('table_name', 'Name of the table.');
-  const list = (items: string) => ({
-    type: 'object' as const,
-    properties: { resource: { type: 'array' as const, items: componentRef('schemas', items) } },
-  });
-  const fields = { description: 'The fields: `{"resource": [...]}`.', schema: list('FieldSchema') };
-  const fieldsBody = { description: 'Fields: `{"resource": [{name, type, ...}]}`.', schema: list('FieldSchema') };
+  const fields = { description: 'The fields: `{"resource": [...]}`.', schema: componentRef('schemas', 'FieldSchemas') };
+  const fieldsBody = { description: 'Fields: `{"resource": [{name, type, ...}]}`.', schema: componentRef('schemas', 'FieldSchemas') };
   const field = { description: 'Definition of the field.', schema: componentRef('schemas', 'FieldSchema') };
-  const relationships = { description: 'The relationships: `{"resource": [...]}`.', schema: list('RelationshipSchema') };
+  const relationships = {
+    description: 'The relationships: `{"resource": [...]}`.',
+    schema: componentRef('schemas', 'RelationshipSchemas'),
+  };
   const relationshipsBody = {
     description: 'Relationships: `{"resource": [{field, ref_table, ref_field}]}`.',
-    schema: list('RelationshipSchema'),
+    schema: componentRef('schemas', 'RelationshipSchemas'),
   };
   const relationship = { description: 'Definition of the relationship.', schema: componentRef('schemas', 'RelationshipSchema') };
   const namesToDrop = (what: string): ParameterObject => ({

@@ -8,6 +8,7 @@ import type { ServiceModel } from '../model/platform-model.js';
 import { dropUnusedShared, mergeComponents, type NamedFragment } from './component-merge.js';
 import type { OpenApiFragment } from './fragment.js';
 import { uniqueNamer } from './code-identifiers.js';
+import { bodySchemasByReference } from './request-body-components.js';
 import { componentRef, ERROR_RESPONSES, sharedComponents } from './shared-components.js';
 
 export const OPENAPI_VERSION = '3.0.3';
@@ -74,6 +75,8 @@ function document(
   pathOf: (service: string, path: string) => string,
 ): OpenAPIObject {
   const shared = sharedComponents();
+  // Request bodies reference schema components (spec, Discovery), a remote API's own document's too.
+  for (const { fragment } of fragments) bodySchemasByReference(fragment, Object.keys(shared.schemas ?? {}));
   // The combined document namespaces each service's components, so their names are stable.
   const components = mergeComponents(shared, fragments, { namespace: services.size > 1 });
   const paths: PathsObject = {};

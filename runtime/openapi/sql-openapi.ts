@@ -8,7 +8,7 @@ import { insertJsonSchema, recordJsonSchema, updateJsonSchema } from './record-s
 import { routinePaths, routineSchemas } from './routine-paths.js';
 import { schemaPaths, tableSchemaSchemas } from './schema-paths.js';
 import { componentRef, sharedComponents } from './shared-components.js';
-import { genericTablePaths, typedTablePaths } from './table-paths.js';
+import { genericTablePaths, resourceBody, typedTablePaths } from './table-paths.js';
 
 /** Generic record envelopes of the `/_table/{table_name}` paths. */
 function recordSchemas(): SchemasObject {
@@ -38,7 +38,8 @@ function componentName(table: string): string {
  * has some, and a typed `/_table/<table>[/{id}]` pair per table whose schemas reference the
  * table's components: `<table>` (a record as read, every column required), `<table>.written` (a
  * record as a write returns it: its identifier unless `fields` asks for more), `<table>.insert` (a
- * new record: required where the database needs a value) and `<table>.update` (changed fields).
+ * new record: required where the database needs a value), `<table>.update` (changed fields), and
+ * the bodies of several, `<table>.insertRequest` and `<table>.updateRequest` (`{"resource": [...]}`).
  * Shared components are referenced, not included (see shared-components.ts).
  */
 export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
@@ -72,13 +73,25 @@ export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
     // Views are read-only: only their record is documented.
     const insert = table.isView ? record : recordComponent(`${record}.insert`);
     const update = table.isView ? record : recordComponent(`${record}.update`);
+    // The bodies of several records: `<table>.insertRequest` (POST, PUT) and `<table>.updateRequest` (PATCH).
+    const inserts = table.isView ? record : recordComponent(`${record}.insertRequest`);
+    const updates = table.isView ? record : recordComponent(`${record}.updateRequest`);
     if (!table.isView) {
       schemas[insert] = insertJsonSchema(table) as SchemaObject;
       schemas[update] = updateJsonSchema(table) as SchemaObject;
+      schemas[inserts] = resourceBody(insert);
+      schemas[updates] = resourceBody(update);
     }
     Object.assign(
       paths,
-      typedTablePaths(serviceLabel, tableLabel(pascalCase(table.name) || 'Table'), table, { record, written, insert, update }),
+      typedTablePaths(serviceLabel, tableLabel(pascalCase(table.name) || 'Table'), table, {
+        record,
+        written,
+        insert,
+        update,
+        inserts,
+        updates,
+      }),
     );
   }
   return { paths, components: { schemas } };

@@ -167,13 +167,22 @@ export function genericTablePaths(service: string): Record<string, PathItemObjec
   };
 }
 
-/** Component names of one table's record, new record and partial update. */
+/** Component names of one table's record, new record and partial update, and of the bodies of several. */
 export interface TableComponents {
   record: string;
   /** A record as a write returns it: no column required. */
   written: string;
   insert: string;
   update: string;
+  /** `{"resource": [insert]}`: the body of POST and PUT on the list path. */
+  inserts: string;
+  /** `{"resource": [update]}`: the body of PATCH on the list path. */
+  updates: string;
+}
+
+/** The `{"resource": [...]}` body of several records, each of the `items` component. */
+export function resourceBody(items: string): SchemaObject {
+  return { type: 'object', required: ['resource'], properties: { resource: { type: 'array', items: componentRef('schemas', items) } } };
 }
 
 /** `/_table/<name>` and `/_table/<name>/{id}` of one table, typed by its components. */
@@ -183,9 +192,14 @@ export function typedTablePaths(
   table: TableModel,
   components: TableComponents,
 ): Record<string, PathItemObject> {
-  const [record, written, insert, update] = [components.record, components.written, components.insert, components.update].map((name) =>
-    componentRef('schemas', name),
-  );
+  const [record, written, insert, update, inserts, updates] = [
+    components.record,
+    components.written,
+    components.insert,
+    components.update,
+    components.inserts,
+    components.updates,
+  ].map((name) => componentRef('schemas', name));
   const resource = (items: ReferenceObject): SchemaObject => ({
     type: 'object',
     required: ['resource'],
@@ -202,9 +216,10 @@ export function typedTablePaths(
       written,
       writtenRecords: resource(written),
       insert,
-      inserts: resource(insert),
+      // Request bodies reference components (spec, Discovery).
+      inserts,
       update,
-      updates: resource(update),
+      updates,
     },
     readOnly: table.isView,
   });

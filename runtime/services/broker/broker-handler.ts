@@ -23,6 +23,7 @@ import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { jsonOperation, pathParameter } from '../../openapi/operation-builder.js';
+import { componentRef } from '../../openapi/shared-components.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import type { BrokerClient } from './broker-client.js';
 import { checkComponent } from './component-access.js';
@@ -204,7 +205,7 @@ export function brokerOpenApi(docs: BrokerDocs): OpenApiFragment {
         post: jsonOperation({
           operationId: 'publish',
           summary: "Publish a message (the reference's body); answers once the broker has acknowledged it.",
-          body: { description: 'Where to and what.', schema: docs.publishBody },
+          body: { description: 'Where to and what.', schema: componentRef('schemas', 'PublishRequest') },
           response: { description: 'Published and acknowledged.', schema: success },
         }),
       },
@@ -213,7 +214,10 @@ export function brokerOpenApi(docs: BrokerDocs): OpenApiFragment {
           operationId: 'publishTo',
           summary: `Publish the request body to a ${docs.topicLabel}; answers once the broker has acknowledged it.`,
           parameters: [topic, ...docs.publishQuery.map((p) => ({ ...p, in: 'query' as const }))],
-          body: { description: 'The message: a string is sent as its text, anything else as JSON.', schema: {} },
+          body: {
+            description: 'The message: a string is sent as its text, anything else as JSON.',
+            schema: componentRef('schemas', 'MessageRequest'),
+          },
           response: { description: 'Published and acknowledged.', schema: success },
         }),
       },
@@ -227,10 +231,7 @@ export function brokerOpenApi(docs: BrokerDocs): OpenApiFragment {
           ...jsonOperation({
             operationId: 'subscribeMany',
             summary: docs.subscribeSummary,
-            body: {
-              description: 'One or more `{topic}` (or `{queue}`) objects.',
-              schema: { oneOf: [subscription, { type: 'array', items: subscription }] },
-            },
+            body: { description: 'One or more `{topic}` (or `{queue}`) objects.', schema: componentRef('schemas', 'SubscribeRequest') },
             response: { description: 'Created.', schema: listOf(subscription) },
           }),
           responses: { '201': { description: 'Created.', content: { 'application/json': { schema: listOf(subscription) } } } },
@@ -289,6 +290,13 @@ export function brokerOpenApi(docs: BrokerDocs): OpenApiFragment {
         }),
       },
     },
-    components: {},
+    // Request bodies reference components (spec, Discovery).
+    components: {
+      schemas: {
+        PublishRequest: structuredClone(docs.publishBody),
+        MessageRequest: { description: 'Any JSON value: a string is sent as its text.' },
+        SubscribeRequest: { oneOf: [subscription, { type: 'array', items: subscription }] },
+      },
+    },
   };
 }

@@ -19,6 +19,7 @@ import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { jsonOperation, pathParameter } from '../../openapi/operation-builder.js';
+import { componentRef } from '../../openapi/shared-components.js';
 import { checkComponent, mayUse } from '../broker/component-access.js';
 import { unavailable, withDeadline } from '../broker/deadline.js';
 import type { ServiceCall, ServiceHandler, ServiceKind, ServiceResult } from '../service-kind.js';
@@ -302,10 +303,11 @@ export function redisCacheOpenApi(): OpenApiFragment {
     schema: { type: 'boolean' as const },
   };
   const keyParam = pathParameter('key', 'The cache key (may contain `/`).');
-  const pairs: SchemaObject = { type: 'object', additionalProperties: {}, description: 'Keys and their values.' };
+  // Request bodies reference components (spec, Discovery).
+  const pairs = componentRef('schemas', 'CacheEntries');
   const success: SchemaObject = { type: 'object', properties: { success: { type: 'boolean' } } };
   const stored: SchemaObject = { type: 'object', additionalProperties: {}, description: 'The key and the value stored.' };
-  const value: SchemaObject = { description: 'Any JSON value.' };
+  const value = componentRef('schemas', 'CacheValue');
   return {
     paths: {
       '/': {
@@ -389,6 +391,11 @@ export function redisCacheOpenApi(): OpenApiFragment {
         }),
       },
     },
-    components: {},
+    components: {
+      schemas: {
+        CacheEntries: { type: 'object', additionalProperties: {}, description: 'Keys and their values.' },
+        CacheValue: { description: 'Any JSON value.' },
+      },
+    },
   };
 }

@@ -8,6 +8,7 @@ import type { EndpointRouteModel } from '../../model/platform-model.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { pascalCase, uniqueNamer } from '../../openapi/code-identifiers.js';
 import { jsonOperation, pathParameter } from '../../openapi/operation-builder.js';
+import { componentRef } from '../../openapi/shared-components.js';
 
 /** A route's path, split: literal segments, `:name` parameters, and `*` (the rest of the path) last. */
 export interface RoutePattern {
@@ -73,10 +74,16 @@ export function accessComponent(pattern: RoutePattern): string {
   return literal.join('/');
 }
 
-/** The OpenAPI fragment of a custom service's routes: request and response schemas inline, path parameters as strings. */
+/**
+ * The OpenAPI fragment of a custom service's routes: each request schema a component named after
+ * its operation (`PostContactsRequest`; spec, Discovery: request bodies reference components),
+ * response schemas inline, path parameters as strings.
+ */
 export function endpointsOpenApi(routes: readonly EndpointRouteModel[]): OpenApiFragment {
   const paths: Record<string, PathItemObject> = {};
+  const schemas: Record<string, SchemaObject> = {};
   const operationId = uniqueNamer();
+  const componentName = uniqueNamer();
   for (const route of routes) {
     const pattern = routePattern(route.path);
     const path = openApiPath(pattern);
@@ -93,18 +100,21 @@ export function endpointsOpenApi(routes: readonly EndpointRouteModel[]): OpenApi
             ),
           ],
     );
+    const id = operationId(`${route.method.toLowerCase()}${pascalCase(words.join(' ')) || 'Root'}`);
+    const requestName = route.request === undefined ? undefined : componentName(`${pascalCase(id)}Request`);
+    if (requestName !== undefined) schemas[requestName] = structuredClone(route.request) as SchemaObject;
     const operation: OperationObject = jsonOperation({
-      operationId: operationId(`${route.method.toLowerCase()}${pascalCase(words.join(' ')) || 'Root'}`),
+      operationId: id,
       summary: route.summary ?? `${route.method} ${route.path}`,
       description: route.description,
       parameters,
       body:
-        route.request === undefined
+        requestName === undefined
           ? undefined
-          : { description: 'Checked against this schema: a 400 otherwise.', schema: route.request as SchemaObject },
+          : { description: 'Checked against this schema: a 400 otherwise.', schema: componentRef('schemas', requestName) },
       response: { description: 'Success.', schema: (route.response ?? {}) as SchemaObject },
     });
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
-  return { paths, components: {} };
+  return { paths, components: Object.keys(schemas).length === 0 ? {} : { schemas } };
 }

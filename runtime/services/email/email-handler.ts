@@ -73,7 +73,7 @@ export function emailOpenApi(summary: string): OpenApiFragment {
             description: 'The message.',
             content: {
               ...jsonContent(componentRef('schemas', 'EmailRequest')),
-              'multipart/form-data': { schema: { type: 'object', additionalProperties: true } },
+              'multipart/form-data': { schema: componentRef('schemas', 'EmailForm') },
             },
           },
           responses: {
@@ -88,6 +88,11 @@ export function emailOpenApi(summary: string): OpenApiFragment {
     components: {
       schemas: {
         EmailRequest: structuredClone(requestSchema),
+        EmailForm: {
+          type: 'object',
+          additionalProperties: true,
+          description: 'The fields of the message as form fields; every uploaded file is attached.',
+        },
         EmailResponse: { type: 'object', properties: { count: { type: 'integer', description: 'Recipients the message went to.' } } },
       },
     },

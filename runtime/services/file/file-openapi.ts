@@ -50,6 +50,13 @@ const SCHEMAS: Record<string, SchemaObject> = {
     ...listOf({ type: 'object', additionalProperties: true }),
     description: 'Items to create or delete: files (`name` or `path`, `content`, `is_base64`, `source_path`) and folders.',
   },
+  // Upload bodies reference components too, whatever their media type (spec, Discovery: requestBody referencing components/schemas).
+  FileContent: { type: 'string', format: 'binary', description: 'Raw file content.' },
+  FileUpload: {
+    type: 'object',
+    properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } },
+    description: 'Multipart `files` (several allowed on a folder).',
+  },
 };
 const ref = (name: keyof typeof SCHEMAS) => componentRef('schemas', name);
 
@@ -74,10 +81,8 @@ const uploadBody = {
   description:
     'Raw file content (with `X-File-Name` on a folder), multipart `files` (several allowed on a folder), or on a folder a JSON list of items to create: `{"resource":[{"name":"a.txt","type":"file","content":"…","is_base64":false},{"name":"sub","type":"folder"},{"type":"file","source_path":"x/y.txt","delete_source":false}]}`.',
   content: {
-    'application/octet-stream': { schema: { type: 'string', format: 'binary' } as SchemaObject },
-    'multipart/form-data': {
-      schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } as SchemaObject,
-    },
+    'application/octet-stream': { schema: ref('FileContent') },
+    'multipart/form-data': { schema: ref('FileUpload') },
     'application/json': { schema: ref('FileItems') },
   },
 };

@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { InternalServerError } from '../../core/errors.js';
+import { componentRef } from '../../openapi/shared-components.js';
 import { DEFAULT_BODY_LIMIT } from '../request-body.js';
 import type { ServiceKind } from '../service-kind.js';
 import { headerEntries, parameterEntries, rwsConfigSchema } from './rws-config.js';
@@ -34,7 +35,9 @@ export function passThroughOpenApi(base: string): OpenApiFragment {
           ],
         }
       : {}),
-    ...(verb === 'get' || verb === 'delete' ? {} : { requestBody: { required: false, content: { '*/*': { schema: {} } } } }),
+    ...(verb === 'get' || verb === 'delete'
+      ? {}
+      : { requestBody: { required: false, content: { '*/*': { schema: componentRef('schemas', 'PassThroughBody') } } } }),
     responses: {
       200: { description: "The remote's response.", content: { '*/*': { schema: {} } } },
       503: { description: 'The remote is unreachable or did not answer in time.' },
@@ -45,7 +48,7 @@ export function passThroughOpenApi(base: string): OpenApiFragment {
       '/': Object.fromEntries(ANY_VERB.map((verb) => [verb, operation(verb, 'Root', false)])),
       '/{path}': Object.fromEntries(ANY_VERB.map((verb) => [verb, operation(verb, 'Path', true)])),
     },
-    components: {},
+    components: { schemas: { PassThroughBody: { description: 'Any body: passed through to the remote as it is.' } } },
   };
 }
 

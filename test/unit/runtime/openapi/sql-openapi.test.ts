@@ -88,8 +88,18 @@ describe('sqlServiceOpenApi', () => {
     expect(one.get!.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/contact' });
     expect(body(one.patch)).toEqual({ $ref: '#/components/schemas/contact.update' });
     expect(body(one.put)).toEqual({ $ref: '#/components/schemas/contact.insert' });
-    expect(body(list.post)).toMatchObject({ properties: { resource: { items: { $ref: '#/components/schemas/contact.insert' } } } });
-    expect(body(list.patch)).toMatchObject({ properties: { resource: { items: { $ref: '#/components/schemas/contact.update' } } } });
+    // Bodies of several records reference components of their own (spec, Discovery).
+    expect(body(list.post)).toEqual({ $ref: '#/components/schemas/contact.insertRequest' });
+    expect(body(list.put)).toEqual({ $ref: '#/components/schemas/contact.insertRequest' });
+    expect(body(list.patch)).toEqual({ $ref: '#/components/schemas/contact.updateRequest' });
+    expect(fragment.components.schemas?.['contact.insertRequest']).toEqual({
+      type: 'object',
+      required: ['resource'],
+      properties: { resource: { type: 'array', items: { $ref: '#/components/schemas/contact.insert' } } },
+    });
+    expect(fragment.components.schemas?.['contact.updateRequest']).toMatchObject({
+      properties: { resource: { items: { $ref: '#/components/schemas/contact.update' } } },
+    });
   });
 
   it('documents views read-only', () => {

@@ -52,9 +52,11 @@ describe('endpointsOpenApi', () => {
     expect(fragment.paths['/contacts'].post).toMatchObject({
       operationId: 'postContacts',
       summary: 'POST /contacts',
-      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PostContactsRequest' } } } },
       responses: { 200: { content: { 'application/json': { schema: { type: 'array' } } } } },
     });
+    // Request bodies reference components, named after their operation (spec, Discovery).
+    expect(fragment.components).toEqual({ schemas: { PostContactsRequest: { type: 'object' } } });
     expect(fragment.paths['/'].get).toMatchObject({ operationId: 'getRoot', description: 'The root.' });
   });
 });
