@@ -352,14 +352,19 @@ describe('a custom service', () => {
     expect(spec.status).toBe(200);
     const post = spec.body.paths['/orders'].post;
     expect(post.summary).toBe('Places an order.');
-    expect(post.requestBody.content['application/json'].schema).toEqual(order);
+    // The body references its schema as a component named after the operation (spec, Discovery).
+    expect(post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PostOrdersRequest' });
+    expect(spec.body.components.schemas.PostOrdersRequest).toEqual(order);
     expect(post.responses['200'].content['application/json'].schema.properties.item).toEqual({ type: 'string' });
     expect(spec.body.paths['/greet/{name}'].get.parameters).toEqual([
       expect.objectContaining({ name: 'name', in: 'path', required: true }),
     ]);
     expect((await admin('GET', '/api_docs/shop')).body.paths).toEqual(spec.body.paths);
     const combined = await admin('GET', '/api_docs');
-    expect(combined.body.paths['/shop/orders'].post.requestBody).toBeDefined();
+    expect(combined.body.paths['/shop/orders'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/shop.PostOrdersRequest',
+    });
+    expect(combined.body.components.schemas['shop.PostOrdersRequest']).toEqual(order);
     expect(combined.body.paths['/stats/contacts'].get.responses['200'].content['application/json'].schema.required).toEqual([
       'total',
       'groups',

@@ -5,6 +5,7 @@
  * If-Match on single records.
  */
 import { expect, it } from 'vitest';
+import { bodiesNotByReference, requestBodySchemas, unresolvedRefs } from '#test/golden/validators.js';
 import type { ApiClient } from './api-client.js';
 
 export function conformanceTests(api: () => ApiClient): void {
@@ -80,6 +81,16 @@ export function conformanceTests(api: () => ApiClient): void {
     expect((await api().call('GET', '_schema/contact/_field')).status).toBe(200);
     expect((await api().call('GET', '_schema/contact/_field/first_name')).body).toMatchObject({ name: 'first_name' });
     expect((await api().call('GET', '_schema/contact_info/_related')).status).toBe(200);
+  });
+
+  it('documents every request body by reference to a schema component that resolves (table writes and _schema bodies were inline)', async () => {
+    const spec = (await api().call('GET', '_spec')).body;
+    expect(requestBodySchemas(spec).length).toBeGreaterThan(20);
+    expect(bodiesNotByReference(spec)).toEqual([]);
+    expect(unresolvedRefs(spec)).toEqual([]);
+    expect(spec.paths['/_table/contact'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/contact.insertRequest',
+    });
   });
 
   it('tags a single record with an ETag that changes when the record does', async () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { defineEndpoints, readEndpointSet } from '#runtime/services/custom/endpoints.js';
+import { bodiesNotByReference, unresolvedRefs } from '#test/golden/validators.js';
 
 /** Sends the body it is given to the declared service in process, as a hook or endpoint would. */
 const relay = defineEndpoints({
@@ -185,7 +186,20 @@ beforeAll(async () => {
           openapi: {
             openapi: '3.0.3',
             info: { title: 'Echo', version: '1' },
-            paths: { '/echo': { get: { operationId: 'echo', summary: 'Echoes', responses: { 200: { description: 'ok' } } } } },
+            paths: {
+              '/echo': {
+                get: { operationId: 'echo', summary: 'Echoes', responses: { 200: { description: 'ok' } } },
+                // An inline body: the served document references it as a component (spec, Discovery).
+                post: {
+                  operationId: 'echoBack',
+                  summary: 'Echoes a body',
+                  requestBody: {
+                    content: { 'application/json': { schema: { type: 'object', properties: { text: { type: 'string' } } } } },
+                  },
+                  responses: { 200: { description: 'ok' } },
+                },
+              },
+            },
           },
         },
       },
@@ -382,8 +396,18 @@ describe('rws', () => {
   });
 
   it('serves its own or a pass-through OpenAPI document, and the declared service', async () => {
-    expect(Object.keys((await api('GET', '/documented/_spec')).body.paths)).toEqual(['/echo']);
-    expect(Object.keys((await api('GET', '/remote/_spec')).body.paths)).toEqual(['/', '/{path}']);
+    const documented = (await api('GET', '/documented/_spec')).body;
+    expect(Object.keys(documented.paths)).toEqual(['/echo']);
+    expect(documented.paths['/echo'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/EchoBackRequest',
+    });
+    expect(documented.components.schemas.EchoBackRequest).toEqual({ type: 'object', properties: { text: { type: 'string' } } });
+    const passThrough = (await api('GET', '/remote/_spec')).body;
+    expect(Object.keys(passThrough.paths)).toEqual(['/', '/{path}']);
+    for (const document of [documented, passThrough, (await api('GET', '/api_docs')).body]) {
+      expect(bodiesNotByReference(document)).toEqual([]);
+      expect(unresolvedRefs(document)).toEqual([]);
+    }
     expect((await raw('GET', '/declared_api/echo')).json().path).toBe('/v1/echo');
     expect(lastSeen().headers['x-declared']).toBe('yes');
     const type = (await api('GET', '/system/service_type/rws')).body;
