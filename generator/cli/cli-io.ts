@@ -43,11 +43,16 @@ export function planSummary(io: CliIo, outDir: string, plan: WritePlan, verb = '
   return `${verb} ${displayDir(io, outDir)}: ${plan.added.length} added, ${plan.changed.length} changed, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed.\n`;
 }
 
+/** `1 operation`, `4 operations`: a count with its noun in the number it needs. */
+export function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 /** `Built server/ in 812 ms: 9 services, 4 tables, 4 operations; 1 added, 2 changed, 40 unchanged, 0 removed.` */
 export function buildSummary(io: CliIo, outDir: string, model: PlatformModel, plan: WritePlan, ms: number, verb = 'Built'): string {
   const tables = model.services.reduce((sum, service) => sum + (service.kind === 'sql' ? service.schema.tables.length : 0), 0);
   const operations = model.services.reduce((sum, service) => sum + (service.kind === 'soap' ? service.operations.length : 0), 0);
-  const counts = `${model.services.length} services, ${tables} tables, ${operations} operations`;
+  const counts = `${counted(model.services.length, 'service')}, ${counted(tables, 'table')}, ${counted(operations, 'operation')}`;
   const files = `${plan.added.length} added, ${plan.changed.length} changed, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed`;
   return `${verb} ${displayDir(io, outDir)} in ${Math.round(ms)} ms: ${counts}; ${files}.\n`;
 }

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { ServiceModel } from '../../runtime/model/platform-model.js';
 import { DiagnosticError, isUserError } from '../diagnostics.js';
 import { GITIGNORE_LINES, starterPlatform, type StarterSource } from '../init/starter-platform.js';
-import type { CliIo } from './cli-io.js';
+import { type CliIo, counted } from './cli-io.js';
 
 interface InitOptions {
   from?: string;
@@ -32,7 +32,7 @@ export function addInitCommand(program: Command, io: CliIo): void {
       fs.writeFileSync(file, starterPlatform(platformName(path.basename(platformDir)), source));
       const ignored = addGitignoreLines(path.join(platformDir, '.gitignore'));
       io.stdout(
-        `Wrote ${options.out} (${source.type} service '${source.name}', ${source.found.length} ${source.type === 'soap' ? 'operations' : 'tables'})${ignored ? ' and .gitignore lines' : ''}.\n`,
+        `Wrote ${options.out} (${source.type} service '${source.name}', ${counted(source.found.length, source.type === 'soap' ? 'operation' : 'table')})${ignored ? ' and .gitignore lines' : ''}.\n`,
       );
       for (const { name, holds } of source.environment) io.stdout(`Set ${name} (${holds}) before building.\n`);
       io.stdout(`Next: npx gen build ${options.out}\n`);

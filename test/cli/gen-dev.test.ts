@@ -74,7 +74,7 @@ it('rebuilds on a new table and on an edit of platform.yaml, prints the changed 
   dev = new GenDev(dir, ['--poll', '300ms']);
   const output = dev;
   const url = await output.listening();
-  expect(output.text).toMatch(/Built server\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added/);
+  expect(output.text).toMatch(/Built server\/ in \d+ ms: 7 services, 1 table, 0 operations; \d+ added/);
   expect(output.text).toContain('Watching platform.yaml; database schemas polled every 300 ms.');
   expect((await get(`${url}/api/v2/db/_table/contact`)).status).toBe(200);
   expect((await get(`${url}/api/v2/db/_table/note`)).status).toBe(404);

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '#generator/cli/program.js';
 import { createTestDatabase, requireService, type ExternalDatabase } from '#test/helpers/require-service.js';
+import { documentWsdl } from '../unit/runtime/services/soap/soap-test-helpers.js';
 import { captureIo } from './cli-fixtures.js';
 
 const dirs: string[] = [];
@@ -97,6 +98,15 @@ describe('gen init', () => {
     expect(yaml).toContain('#   Add, Divide, Multiply, Subtract');
     expect(yaml).toMatch(/name: calculator\n {4}label: calculator\n {4}type: soap\n {4}config:\n {6}wsdl: calculator\.wsdl/);
     expect((await gen(dir, ['build', 'platform.yaml'])).code).toBe(0);
+  });
+
+  it('counts one operation in the singular ("1 operations" before)', async () => {
+    const dir = tempProject();
+    const schema = '<xs:element name="Ping"><xs:complexType><xs:sequence/></xs:complexType></xs:element>';
+    fs.writeFileSync(path.join(dir, 'ping.wsdl'), documentWsdl(schema, [{ name: 'Ping', input: 'Ping' }]));
+    const init = await gen(dir, ['init', '--wsdl', 'ping.wsdl']);
+    expect(init.stderr).toBe('');
+    expect(init.stdout).toContain("(soap service 'ping', 1 operation)");
   });
 
   it('says which source it cannot read, with no password in the message', async () => {

@@ -64,7 +64,7 @@ describe('gen: build, check, inspect (needs the sqlite kind)', () => {
     expect(await runCli(['build', configPath], piped.io)).toBe(0);
     expect(piped.out.stderr).toBe('');
     expect(piped.out.stdout).toMatch(
-      /^Built site\/server\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/,
+      /^Built site\/server\/ in \d+ ms: 7 services, 1 table, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/,
     );
 
     const tty = captureIo(dir, true);
@@ -77,7 +77,7 @@ describe('gen: build, check, inspect (needs the sqlite kind)', () => {
     ).toEqual(['load', 'introspect', 'model', 'emit', 'write']);
     expect(tty.out.stderr).toMatch(/^ {2}load +\d+ ms$/m);
     expect(tty.out.stdout).toMatch(
-      /^Built out\/ in \d+ ms: 7 services, 1 tables, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/,
+      /^Built out\/ in \d+ ms: 7 services, 1 table, 0 operations; \d+ added, 0 changed, 0 unchanged, 0 removed\.\n$/,
     );
     const added = Number(/(\d+) added/.exec(tty.out.stdout)![1]);
     expect(await listFiles(path.join(dir, 'out'))).toHaveLength(added);
