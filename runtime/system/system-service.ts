@@ -5,7 +5,7 @@
  * grants; everything else is for administrators only.
  */
 import { wrapList } from '../core/envelope.js';
-import { pick, toBool } from '../core/query-params.js';
+import { parseCommonParams, pick, toBool } from '../core/query-params.js';
 import type { AccessRule, InternalCall, InternalService } from '../http/internal-service.js';
 import type { PlatformContext } from '../http/platform-context.js';
 import type { Verb } from '../model/platform-model.js';
@@ -157,8 +157,10 @@ export function createSystemService(ctx: PlatformContext): InternalService {
         if (behaviour === customBehaviour && call.verb === 'GET' && rest[0] !== undefined) {
           return { body: ((await read(ctx, ctx.db, behaviour, {}, undefined, rest[0])) as { value: unknown }).value };
         }
-        assertRelatedReadable(call.auth, behaviour.def, call.query, call.verb === 'GET' ? call.body : undefined, systemAccess);
-        return serveResource(ctx, behaviour, call, rest[0]);
+        // Parsed once: the related-access check and the resource handler read the same parameters.
+        const params = parseCommonParams(call.query, call.verb === 'GET' ? call.body : undefined);
+        assertRelatedReadable(call.auth, behaviour.def, params, systemAccess);
+        return serveResource(ctx, behaviour, call, rest[0], params);
       }
       throw coreMessages.resourceNotFound.error(path, 'system');
     },

@@ -9,7 +9,7 @@
 import { matchGrant } from '../../auth/access.js';
 import type { AuthContext } from '../../auth/auth-context.js';
 import { ForbiddenError } from '../../core/errors.js';
-import { type CommonParams, parseCommonParams, type RawQuery } from '../../core/query-params.js';
+import type { CommonParams } from '../../core/query-params.js';
 import type { AccessRule } from '../../http/internal-service.js';
 import type { Verb } from '../../model/platform-model.js';
 import { requestedRelations } from '../record-resources/related-records.js';
@@ -38,17 +38,16 @@ function relationsNamed(params: CommonParams): string[] {
 
 /**
  * Refuses a request whose related reads, filters or order reach a resource the caller's role may
- * not GET. `access` is the system service's rule of who may call a resource (administrators-only ones).
+ * not GET. `params` are the request's, as the resource handler reads them (query, and a GET's
+ * body); `access` is the system service's rule of who may call a resource (administrators-only ones).
  */
 export function assertRelatedReadable(
   auth: AuthContext,
   def: RecordDefinition,
-  query: RawQuery,
-  body: unknown,
+  params: CommonParams,
   access: (verb: Verb, resource: readonly string[]) => AccessRule,
 ): void {
   if (auth.grants === null) return;
-  const params = parseCommonParams(query, body);
   // Names that are no stored relation (computed ones as a limit's counters, unknown ones) are the resource handler's to judge.
   const stored = params.related?.filter((name) => name === '*' || Object.hasOwn(def.relations, name)) ?? null;
   const reached: Array<[string, RecordDefinition]> = requestedRelations(def, stored).map(([name, r]) => [name, r.target]);

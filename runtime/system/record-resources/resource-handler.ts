@@ -11,7 +11,7 @@ import type { AuthContext } from '../../auth/auth-context.js';
 import { BadRequestError, BatchError, NotFoundError, PorticoError } from '../../core/errors.js';
 import { coreMessages } from '../../core/messages.js';
 import { unwrapRecord, unwrapRecords, type ListEnvelope } from '../../core/envelope.js';
-import { parseCommonParams, pick, toBool, type RawQuery } from '../../core/query-params.js';
+import { type CommonParams, parseCommonParams, pick, toBool, type RawQuery } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { RowFilterModel, Verb } from '../../model/platform-model.js';
@@ -139,8 +139,7 @@ export function filterFields(text: string | null): FieldRef[] {
  * A masked column is never filtered, sorted or grouped on, nor used as the identifier, here or
  * through a relation (`lookup_by_role_id.value`): the answers would tell the secret the mask hides.
  */
-function assertMaskedUnsearched(b: ResourceBehaviour, query: RawQuery, body: unknown): void {
-  const params = parseCommonParams(query, body);
+function assertMaskedUnsearched(b: ResourceBehaviour, params: CommonParams): void {
   const names = [
     ...[...filterFields(params.filter), ...filterFields(params.having)].map((ref) => ref.path.join('.')),
     ...params.order.map((term) => term.field),
@@ -159,14 +158,18 @@ function assertMaskedUnsearched(b: ResourceBehaviour, query: RawQuery, body: unk
 /** Whether a path id can be a record's id: digits, within the integer columns' range. */
 const isRecordId = (id: string) => /^\d{1,10}$/.test(id) && Number(id) <= MAX_INTEGER;
 
-/** Serves `/system/{resource}` (id undefined) and `/system/{resource}/{id}`. */
+/**
+ * Serves `/system/{resource}` (id undefined) and `/system/{resource}/{id}`. `requestParams` are the
+ * call's parameters (query, and a GET's body) when the caller parsed them already.
+ */
 export async function serveResource(
   ctx: PlatformContext,
   b: ResourceBehaviour,
   call: InternalCall,
   id: string | undefined,
+  requestParams: CommonParams = parseCommonParams(call.query, call.verb === 'GET' ? call.body : undefined),
 ): Promise<ServiceResult> {
-  assertMaskedUnsearched(b, call.query, call.verb === 'GET' ? call.body : undefined);
+  assertMaskedUnsearched(b, requestParams);
   // A write returning fields or related records names them before anything is written: an unknown one is a 400, not a
   // write that is stored and then answered with an error.
   if (call.verb !== 'GET') {
@@ -180,7 +183,7 @@ export async function serveResource(
   if (id !== undefined && call.verb !== 'POST' && b.def.idField === 'id' && !isRecordId(id)) throw coreMessages.recordNotFound.error(id);
   switch (call.verb) {
     case 'GET':
-      return { body: await read(ctx, ctx.db, b, call.query, call.body, id) };
+      return { body: await read(ctx, ctx.db, b, call.query, call.body, id, requestParams) };
     case 'POST':
       if (id !== undefined) throw sqlMessages.createById.error();
       return create(ctx, b, call);
@@ -200,8 +203,8 @@ export async function read(
   query: RawQuery,
   body: unknown,
   id?: Key,
+  params: CommonParams = parseCommonParams(query, body),
 ): Promise<unknown> {
-  const params = parseCommonParams(query, body);
   const { stored: relations, computed } = relationsOf(b, params.related);
   const engineQuery: RawQuery = { ...query };
   delete engineQuery.related;
