@@ -37,9 +37,11 @@ export interface EmailServiceSettings {
   /** Sender of messages that name none. */
   defaultFrom: { email: string; name?: string } | null;
   readServiceFile?: RuntimeContext['readServiceFile'];
+  /** Largest JSON body in bytes: the server's configured body limit (413 beyond). */
+  bodyLimit: number;
 }
 
-async function readBody(call: ServiceCall, attachments: MailAttachment[]): Promise<Record<string, unknown>> {
+async function readBody(call: ServiceCall, attachments: MailAttachment[], bodyLimit: number): Promise<Record<string, unknown>> {
   if (!call.stream)
     return call.body !== undefined && call.body !== null && typeof call.body === 'object' ? (call.body as Record<string, unknown>) : {};
   if (isMultipart(header(call.headers, 'content-type'))) {
@@ -56,7 +58,7 @@ async function readBody(call: ServiceCall, attachments: MailAttachment[]): Promi
       MAX_ATTACHMENTS + 8 * 1024 * 1024,
     );
   }
-  const json = await readJson(call.stream);
+  const json = await readJson(call.stream, bodyLimit);
   if (json === undefined) return {};
   if (json === null || typeof json !== 'object' || Array.isArray(json))
     throw new BadRequestError('The request body must be a JSON object describing the message.');
@@ -139,7 +141,7 @@ const strings = (record: Record<string, unknown>) =>
 /** The message a POST asks to send. */
 export async function emailFromCall(call: ServiceCall, settings: EmailServiceSettings): Promise<MailMessage> {
   const attachments: MailAttachment[] = [];
-  let body = await readBody(call, attachments);
+  let body = await readBody(call, attachments, settings.bodyLimit);
   // With no body, the query is the request (a send by URL alone).
   if (Object.keys(body).length === 0 && attachments.length === 0)
     body = Object.fromEntries(

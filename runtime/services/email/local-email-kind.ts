@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_BODY_LIMIT } from '../request-body.js';
 import type { ServiceKind } from '../service-kind.js';
 import { EmailHandler, emailOpenApi, mergeParameters } from './email-handler.js';
 import type { MailMessage } from './mail-message.js';
@@ -69,6 +70,7 @@ export const localEmailKind: ServiceKind = {
       templates: ctx.emailTemplates,
       readServiceFile: ctx.readServiceFile,
       defaultFrom: null,
+      bodyLimit: ctx.bodyLimit ?? DEFAULT_BODY_LIMIT,
     });
   },
 };

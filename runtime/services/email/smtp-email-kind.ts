@@ -7,6 +7,7 @@
 import type { Transporter } from 'nodemailer';
 import { BadRequestError, InternalServerError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
+import { DEFAULT_BODY_LIMIT } from '../request-body.js';
 import type { ServiceKind } from '../service-kind.js';
 import { EmailHandler, emailOpenApi, mergeParameters } from './email-handler.js';
 import type { Address, MailMessage } from './mail-message.js';
@@ -124,6 +125,7 @@ export const smtpEmailKind: ServiceKind = {
       defaultFrom: fromEmail
         ? { email: fromEmail, ...(typeof config.from_name === 'string' && config.from_name ? { name: config.from_name } : {}) }
         : null,
+      bodyLimit: ctx.bodyLimit ?? DEFAULT_BODY_LIMIT,
     });
   },
 };
