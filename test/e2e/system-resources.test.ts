@@ -641,6 +641,25 @@ describe('packages', () => {
       resource: [{ name: 'pkg-task', service_id: serviceId, component: '', verb: 'POST', frequency: 90, payload: { subject: 'hi' } }],
     });
     expect(task.status, JSON.stringify(task.body)).toBe(201);
+    const userId = (await api('GET', '/system/user?filter=email=pkg@x.io&fields=id')).body.resource[0].id;
+    const limits = await api('POST', '/system/limit', {
+      resource: [
+        { name: 'pkg-limit-role', type: 'instance.role', rate: 50, period: 'hour', role_id: roleId },
+        {
+          name: 'pkg-limit-user',
+          type: 'instance.user.service.endpoint',
+          rate: 5,
+          period: 'minute',
+          user_id: userId,
+          service_id: serviceId,
+          endpoint: 'a/*',
+          verb: 'POST',
+          description: 'Slow down.',
+          is_active: false,
+        },
+      ],
+    });
+    expect(limits.status, JSON.stringify(limits.body)).toBe(201);
 
     const manifest = (await api('GET', '/system/package')).body;
     expect(manifest.service.system.role).toContain('pkg-role');
@@ -662,6 +681,36 @@ describe('packages', () => {
         payload: '{"subject":"hi"}',
       },
     ]);
+    // Rate limits travel too (they were left out), naming their user by email, role and service by name.
+    expect(manifest.service.system.limit).toEqual(['pkg-limit-role', 'pkg-limit-user']);
+    expect(exported.records.limit).toEqual([
+      {
+        name: 'pkg-limit-role',
+        description: null,
+        is_active: true,
+        type: 'instance.role',
+        rate: 50,
+        period: 'hour',
+        user: null,
+        role: 'pkg-role',
+        service: null,
+        endpoint: null,
+        verb: null,
+      },
+      {
+        name: 'pkg-limit-user',
+        description: 'Slow down.',
+        is_active: false,
+        type: 'instance.user.service.endpoint',
+        rate: 5,
+        period: 'minute',
+        user: 'pkg@x.io',
+        role: null,
+        service: 'pkg_mail',
+        endpoint: 'a/*',
+        verb: 'POST',
+      },
+    ]);
     const partial = (await api('POST', '/system/package', { service: { system: { role: ['pkg-role'] } } })).body;
     expect(partial.records.role.map((r: { name: string }) => r.name)).toEqual(['pkg-role']);
     expect(partial.records.app).toEqual([]);
@@ -674,6 +723,10 @@ describe('packages', () => {
       expect(imported.status).toBe(201);
       expect(imported.body.log).toContainEqual({ kind: 'role', name: 'pkg-role', action: 'created' });
       expect(imported.body.log).toContainEqual({ kind: 'scheduler', name: 'pkg-task', action: 'created' });
+      expect(imported.body.log).toContainEqual({ kind: 'limit', name: 'pkg-limit-user', action: 'created' });
+      const importedLimit = (await targetApi('GET', '/system/limit?filter=name=pkg-limit-user', undefined, { token: targetToken })).body
+        .resource[0];
+      expect(importedLimit).toMatchObject({ type: 'instance.user.service.endpoint', rate: 5, period: 'minute', endpoint: 'a/*' });
       const again = (await targetApi('GET', '/system/package?export=true', undefined, { token: targetToken })).body;
       expect({ ...again, platform: null }).toEqual({ ...exported, platform: null });
       // The imported app keeps its key and serves at once; a second import skips, overwrite updates.

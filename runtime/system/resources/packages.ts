@@ -22,6 +22,7 @@ import type { Verb } from '../../model/platform-model.js';
 import type { ServiceResult } from '../../services/service-kind.js';
 import { MASK, maskConfigSecrets, type Row } from '../record-resources/record-presentation.js';
 import { serveResource, type ResourceBehaviour } from '../record-resources/resource-handler.js';
+import { PERIODS } from '../limits/limit-rules.js';
 import { RECORD_BEHAVIOURS } from './record-behaviours.js';
 import { widerAccess } from '../../auth/grant-width.js';
 import type { Grant } from '../../auth/principals.js';
@@ -41,6 +42,8 @@ const KINDS = [
   ['lookup', 'name'],
   ['custom', 'name'],
   ['scheduler', 'name'],
+  // Rate limits name their user (by email), role and service, all imported before them.
+  ['limit', 'name'],
 ] as const;
 
 type Kind = (typeof KINDS)[number][0];
@@ -52,7 +55,7 @@ const flag = (value: number) => value === 1;
 /** Every exportable record of every kind, with references by name. */
 async function exportAll(ctx: PlatformContext): Promise<Record<Kind, Row[]>> {
   const db = ctx.db;
-  const [services, roles, apps, users, grants, lookups, assignments, cors, templates, customs, tasks] = await Promise.all([
+  const [services, roles, apps, users, grants, lookups, assignments, cors, templates, customs, tasks, limits] = await Promise.all([
     db.selectFrom('service').selectAll().where('origin', '=', 'api').orderBy('name').execute(),
     db.selectFrom('role').selectAll().where('origin', '=', 'api').orderBy('name').execute(),
     db.selectFrom('app').selectAll().where('origin', '=', 'api').orderBy('name').execute(),
@@ -64,11 +67,14 @@ async function exportAll(ctx: PlatformContext): Promise<Record<Kind, Row[]>> {
     db.selectFrom('email_template').selectAll().orderBy('name').execute(),
     db.selectFrom('system_custom').selectAll().orderBy('name').execute(),
     db.selectFrom('scheduler_task').selectAll().orderBy('name').execute(),
+    // Limits declared in platform.yaml come with the platform, as its services do.
+    db.selectFrom('limits').selectAll().where('origin', '=', 'api').orderBy('name').orderBy('id').execute(),
   ]);
-  const [allServices, allRoles, allApps] = await Promise.all([
+  const [allServices, allRoles, allApps, allUsers] = await Promise.all([
     db.selectFrom('service').select(['id', 'name']).execute(),
     db.selectFrom('role').select(['id', 'name']).execute(),
     db.selectFrom('app').select(['id', 'name']).execute(),
+    db.selectFrom('user').select(['id', 'email']).execute(),
   ]);
   const nameOf = (list: Array<{ id: number; name: string }>, id: number | null) =>
     id === null ? null : (list.find((x) => x.id === id)?.name ?? null);
@@ -164,6 +170,19 @@ async function exportAll(ctx: PlatformContext): Promise<Record<Kind, Row[]>> {
       frequency: t.frequency,
       payload: t.payload,
     })),
+    limit: limits.map((l) => ({
+      name: l.name,
+      description: l.description,
+      is_active: flag(l.is_active),
+      type: l.type,
+      rate: l.rate,
+      period: PERIODS[l.period] ?? l.period,
+      user: l.user_id === null ? null : (allUsers.find((u) => u.id === l.user_id)?.email ?? null),
+      role: nameOf(allRoles, l.role_id),
+      service: nameOf(allServices, l.service_id),
+      endpoint: l.endpoint,
+      verb: l.verb,
+    })),
   };
 }
 
@@ -244,8 +263,25 @@ async function idByName(ctx: PlatformContext, table: 'service' | 'role' | 'app',
   return row.id;
 }
 
+/** The id of the user with an email, read when needed. */
+async function userIdByEmail(ctx: PlatformContext, email: unknown, field: string): Promise<number | null> {
+  if (email === null || email === undefined) return null;
+  const row = await ctx.db.selectFrom('user').select('id').where('email', '=', String(email)).executeTakeFirst();
+  if (!row) throw new BadRequestError(`The package refers to no user with email '${String(email)}' (${field}).`, { field });
+  return row.id;
+}
+
 /** One package record as the body of the resource's API write. */
 async function apiRecord(ctx: PlatformContext, kind: Kind, record: Row): Promise<Row> {
+  if (kind === 'limit') {
+    const { user, role, service, ...rest } = record;
+    return {
+      ...rest,
+      user_id: await userIdByEmail(ctx, user, 'user'),
+      role_id: await idByName(ctx, 'role', role, 'role'),
+      service_id: await idByName(ctx, 'service', service, 'service'),
+    };
+  }
   const { lookups, grants, roles, role, service, ...rest } = record as Row & {
     lookups?: Row[];
     grants?: Row[];
