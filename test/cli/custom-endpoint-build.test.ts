@@ -129,7 +129,10 @@ it('compiles the module into the server, imports it in main.mjs and documents it
     '  endpoints: {\n    "shop": { file: "endpoints/shop.ts", module: new URL("./endpoints/shop.mjs", import.meta.url) },\n  },',
   );
   const openapi = JSON.parse(fs.readFileSync(path.join(dir, 'server/openapi/shop.json'), 'utf8'));
-  expect(openapi.paths['/orders'].post.requestBody.content['application/json'].schema.required).toEqual(['item']);
+  // The body is a component (spec, Discovery), named after its operation.
+  const body = openapi.paths['/orders'].post.requestBody.content['application/json'].schema;
+  expect(body).toEqual({ $ref: expect.stringMatching(/^#\/components\/schemas\//) });
+  expect(openapi.components.schemas[body.$ref.split('/').pop()].required).toEqual(['item']);
   expect(Object.keys(openapi.paths)).toEqual(['/items', '/orders']);
   const model = JSON.parse(fs.readFileSync(path.join(dir, 'server/model.json'), 'utf8'));
   expect(model.services.find((s: { name: string }) => s.name === 'shop')).toMatchObject({
