@@ -160,7 +160,8 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
       await ctx.changes.close();
       await services.close();
       await redis?.close();
-      await db.destroy();
+      // A pool some of whose connections broke (the server gone, a connection ended for want of an answer) reports it on closing: they are closed all the same.
+      await db.destroy().catch(() => undefined);
     },
   };
   await ctx.cacheClears.start();

@@ -22,6 +22,7 @@ import { InternalServerError, type PorticoError } from '../../core/errors.js';
 import type { SqlDialectModule } from '../../services/sql/dialects/sql-dialect.js';
 import { BusyWaitingSqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-busy.js';
 import { sqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-dialect.js';
+import { answerLimitMs, answerWatchedClient, watchMysqlAnswers } from '../../services/sql/dialects/answer-watchdog.js';
 import { sqlMessages } from '../../services/sql/sql-messages.js';
 import { systemMessages } from '../system-messages.js';
 import { systemMigrations } from './system-migrations.js';
@@ -195,6 +196,8 @@ async function openPostgres(url: string, timeoutSeconds: number): Promise<{ db: 
     connectionTimeoutMillis: 5000,
     // A startup parameter of every connection: it also ends waits on locks other sessions hold.
     ...(timeoutSeconds > 0 ? { statement_timeout: timeoutSeconds * 1000 } : {}),
+    // A connection that gets no answer at all (a frozen server, a partitioned network) is ended.
+    Client: answerWatchedClient(pg.Client, answerLimitMs(timeoutSeconds * 1000)),
   });
   // An idle connection the server drops must not crash the process; nor may one that breaks while
   // checked out (the pool listens only to idle ones): its statement fails with the error instead.
@@ -223,6 +226,8 @@ async function openMysql(url: string, timeoutSeconds: number): Promise<{ db: Sys
   // The timeout's settings differ between MariaDB and MySQL: known once the first connection has asked (prepare).
   let timeouts = '';
   pool.on('connection', (connection) => {
+    // A connection that gets no answer at all (a frozen server, a partitioned network) is ended.
+    watchMysqlAnswers(connection, answerLimitMs(timeoutSeconds * 1000));
     connection.query(`set session sql_mode = concat_ws(',', @@session.sql_mode, 'STRICT_ALL_TABLES')${timeouts}`);
   });
   const prepare: PrepareSession = async (conn) => {
