@@ -148,6 +148,36 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(ids(after)).toEqual([1]);
     });
 
+    it('answers 503 rather than hang when its open connections freeze (a frozen server, a partitioned network), and recovers', {
+      timeout: 60_000,
+    }, async () => {
+      const target = await openDatabaseTarget(kind);
+      await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
+      const relay = await startTcpRelay(PORTS[kind]);
+      const api = await startApi(target, { host: '127.0.0.1', port: relay.port, connection_timeout: 2, statement_timeout: 1 });
+      cleanups.push(async () => {
+        await api.close();
+        await relay.close();
+        await target.close();
+      });
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })).status).toBe(200);
+      relay.freeze();
+      const started = Date.now();
+      const [read, write] = await Promise.all([
+        api.get('_table/item'),
+        api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] }),
+      ]);
+      expect(read).toEqual({ status: 503, body: UNAVAILABLE });
+      // The write was sent: whether the frozen server stored it is unknown.
+      expect(write.status).toBe(503);
+      expect([UNAVAILABLE, OUTCOME_UNKNOWN]).toContainEqual(write.body);
+      // The statement timeout is 1 s: far less than this, however loaded the machine.
+      expect(Date.now() - started).toBeLessThan(45_000);
+      await relay.restore();
+      await vi.waitFor(async () => expect((await api.get('_table/item')).status).toBe(200), { timeout: 10_000 });
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 3, name: 'c' }] })).status).toBe(200);
+    });
+
     it('answers 503 to a rollback batch whose connection dies midway, and stores none of it', { timeout: 20_000 }, async () => {
       const { api, relay, target } = await relayedDatabase(kind);
       await slowInserts(target);

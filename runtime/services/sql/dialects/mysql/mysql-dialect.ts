@@ -17,6 +17,7 @@ import { mysqlRoutines } from './mysql-routines.js';
 import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
 import { OutcomeReportingDriver } from '../unknown-outcome.js';
+import { answerLimitMs, watchMysqlAnswers } from '../answer-watchdog.js';
 
 /** A bit(n) value, which mysql2 reads as big-endian bytes: a number, as text beyond 2^53 (as 64-bit integers are). */
 const decodeBits = (value: unknown): unknown => {
@@ -99,6 +100,8 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
   // Which server this is (the timeout settings differ) is known once the first connection has asked.
   let mariadb: boolean | null = null;
   pool.on('connection', (connection) => {
+    // A connection that gets no answer at all (a frozen server, a partitioned network) is ended (answer-watchdog.ts).
+    watchMysqlAnswers(connection, answerLimitMs(server.statementTimeoutMs));
     connection.query(sessionSettings(timeoutSeconds, mariadb));
   });
   const db = new Kysely<any>({ dialect: new OutcomeReportingMysqlDialect({ pool }), plugins: [new TableSourcePlugin()] });
@@ -111,5 +114,6 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
     await db.destroy();
     throw withCause(translateMysqlError(error, null), error);
   }
-  return { db, close: () => db.destroy() };
+  // A pool some of whose connections broke reports it on closing: they are closed all the same.
+  return { db, close: () => db.destroy().catch(() => undefined) };
 }

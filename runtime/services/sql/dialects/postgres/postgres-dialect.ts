@@ -18,6 +18,7 @@ import { preparingClient } from './postgres-prepared.js';
 import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
 import { mayStore, OutcomeReportingDriver, outcomeUnknown } from '../unknown-outcome.js';
+import { answerLimitMs, answerWatchedClient } from '../answer-watchdog.js';
 
 const asText = (value: string) => value;
 const int8 = (value: string) => {
@@ -123,7 +124,8 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     // A startup parameter of every connection (0: none): it also ends waits on locks other sessions hold.
     ...(server.statementTimeoutMs > 0 ? { statement_timeout: server.statementTimeoutMs } : {}),
     types,
-    Client: preparingClient(),
+    // A connection that gets no answer at all (a frozen server, a partitioned network) is ended (answer-watchdog.ts).
+    Client: answerWatchedClient(preparingClient(), answerLimitMs(server.statementTimeoutMs)),
     // The schema is a startup parameter: no extra query races the first one on a new connection.
     // In `options`, spaces and backslashes are escaped with a backslash (libpq).
     options: `-c search_path=${quoteIdentifier(schema).replace(/[\\ ]/g, '\\$&')}`,
