@@ -109,6 +109,10 @@ export const soapMessages = {
   answerTooLarge: message(500, (url: string, mib: number) => `The answer of ${url} exceeds ${mib} MiB.`),
   hostTimeout: message(503, (host: string, seconds: number) => `The SOAP host ${host} did not answer within ${seconds} s.`),
   hostUnreachable: message(503, (host: string, reason: string) => `The SOAP host ${host} cannot be reached: ${reason}.`),
+  answerCutOff: message(
+    503,
+    (host: string, reason: string) => `The SOAP host ${host} closed the connection before its answer was complete (${reason}).`,
+  ),
   /** 500; a gateway status (502-504) makes it a 503 (call/soap-invoker.ts). */
   httpWithoutEnvelope: message(500, (status: number) => `The SOAP service answered HTTP ${status} without a SOAP envelope.`),
   malformedResponse: message(500, (reason: string) => `The SOAP service answered with malformed XML: ${reason}`),

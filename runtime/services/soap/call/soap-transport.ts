@@ -4,8 +4,8 @@
  * options, keep-alive connections per service. Plain HTTP goes through node:http (a SOAP call is
  * mostly transport, and axios costs a third of it); NTLM, a handshake over several requests, goes
  * through node-soap's HttpClient and its axios-ntlm, loaded only for such a service. A host that
- * cannot be reached (refused, unknown, timed out) is a 503; every HTTP answer, errors included, is
- * returned to the caller.
+ * cannot be reached (refused, unknown, timed out), or whose answer breaks off midway, is a 503;
+ * every HTTP answer, errors included, is returned to the caller.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -33,6 +33,9 @@ export const MAX_ANSWER_BYTES = 100 * 1024 * 1024;
 class TimeoutError extends Error {}
 
 class TooLargeError extends Error {}
+
+/** The host closed the connection (or it broke) after its answer had begun, before the answer was complete. */
+class CutOffError extends Error {}
 
 interface AxiosLikeResponse {
   status: number;
@@ -72,6 +75,7 @@ export class SoapTransport {
       : this.send(url, body, requestHeaders, body === null ? MAX_REDIRECTS : 0);
     return exchange.catch((error: unknown) => {
       if (error instanceof TooLargeError) throw soapMessages.answerTooLarge.error(shown(url), MAX_ANSWER_BYTES / 1024 / 1024);
+      if (error instanceof CutOffError) throw soapMessages.answerCutOff.error(shown(url), error.message);
       throw error instanceof TimeoutError
         ? soapMessages.hostTimeout.error(shown(url), this.options.timeoutMs / 1000)
         : soapMessages.hostUnreachable.error(shown(url), (error as Error).message);
@@ -108,7 +112,8 @@ export class SoapTransport {
               request.destroy(new TooLargeError());
             }
           });
-          response.on('error', fail);
+          // An answer cut off midway (the host closed, the connection broke) is no unreachable host.
+          response.on('error', (error) => fail(error instanceof TooLargeError ? error : new CutOffError(error.message)));
           response.on('end', () => {
             clearTimeout(timer);
             const status = response.statusCode ?? 0;
