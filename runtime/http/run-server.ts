@@ -58,10 +58,23 @@ export async function runServer(options: RunServerOptions): Promise<void> {
   });
   if (cluster.isPrimary) console.log(await startupSummary(app, model, address));
   returnMemoryWhenIdle((returned) => app.log.debug(memoryReturnedMessage(returned)));
-  const stop = () => drainAndExit(app);
+  let draining = false;
+  const stop = () => {
+    if (draining) return;
+    draining = true;
+    drainAndExit(app);
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // A worker drains when its primary is told to stop (a signal to the whole group as well is one stop, not a second signal).
+  if (cluster.isWorker)
+    process.on('message', (message: unknown) => {
+      if ((message as { portico?: unknown } | null)?.portico === DRAIN_MESSAGE) stop();
+    });
 }
+
+/** What a primary sends its workers to make them drain and exit. */
+const DRAIN_MESSAGE = 'drain';
 
 /**
  * A promise rejected with nothing waiting for it (a hook or endpoint that started a call and did
@@ -237,10 +250,31 @@ async function runPrimary(
     console.error(`Portico: worker ${worker.process.pid} exited (${code ?? 'signal'}); starting another.`);
     cluster.fork();
   });
+  // The workers drain their requests in flight (drainAndExit); the primary exits once they all have,
+  // 0 when every one did in time. Exiting earlier would cut them off: a worker exits with its primary.
   const stop = () => {
     stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill('SIGTERM');
-    setTimeout(() => process.exit(0), 200).unref();
+    const running = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+    let left = running.length;
+    let failed = false;
+    if (left === 0) process.exit(0);
+    cluster.on('exit', (_worker, code) => {
+      if (code !== 0) failed = true;
+      if (--left === 0) process.exit(failed ? 1 : 0);
+    });
+    for (const worker of running) worker.send({ portico: DRAIN_MESSAGE });
+    const force = () => {
+      console.error('Portico: workers still draining after the drain limit; exiting.');
+      for (const worker of running) worker.process.kill('SIGKILL');
+      process.exit(1);
+    };
+    setTimeout(force, DRAIN_TIMEOUT_MS + 5_000).unref();
+    // A second signal ends the workers' drain at once, as it does a single process's.
+    const hurry = () => {
+      for (const worker of running) worker.process.kill('SIGTERM');
+    };
+    process.once('SIGINT', hurry);
+    process.once('SIGTERM', hurry);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
