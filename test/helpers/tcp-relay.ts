@@ -20,6 +20,8 @@ export interface TcpRelay {
   restore(): Promise<void>;
   /** Ends every open connection, leaving the mode as it is (a network blip). */
   reset(): void;
+  /** Ends every open connection (as reset) once `bytes` more have been relayed towards the target (`down`: from it): a transfer cut midway. */
+  resetAfter(bytes: number, direction?: 'up' | 'down'): Promise<void>;
   /** Connections relayed now. */
   readonly open: number;
   close(): Promise<void>;
@@ -27,6 +29,17 @@ export interface TcpRelay {
 
 export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpRelay> {
   let silent = false;
+  let countdown: { left: number; direction: 'up' | 'down'; done: () => void } | null = null;
+  const count = (direction: 'up' | 'down', chunk: Buffer) => {
+    if (countdown === null || countdown.direction !== direction) return;
+    countdown.left -= chunk.length;
+    if (countdown.left <= 0) {
+      const { done } = countdown;
+      countdown = null;
+      resetAll();
+      done();
+    }
+  };
   const pipes = new Set<[net.Socket, net.Socket]>();
   const sockets = new Set<net.Socket>();
   const track = (socket: net.Socket) => {
@@ -39,6 +52,8 @@ export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'
     if (silent) return;
     const upstream = net.connect(targetPort, targetHost);
     track(upstream);
+    client.on('data', (chunk: Buffer) => count('up', chunk));
+    upstream.on('data', (chunk: Buffer) => count('down', chunk));
     client.pipe(upstream);
     upstream.pipe(client);
     const pipe: [net.Socket, net.Socket] = [client, upstream];
@@ -79,6 +94,11 @@ export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'
       if (!server.listening) await listen(port);
     },
     reset: resetAll,
+    resetAfter(bytes, direction = 'up') {
+      return new Promise<void>((resolve) => {
+        countdown = { left: bytes, direction, done: resolve };
+      });
+    },
     get open() {
       return sockets.size;
     },

@@ -46,7 +46,8 @@ export class FtpStorage implements FileStorage {
     const text = String((error as Error)?.message ?? '');
     throw backendError('FTP', this.service, error, {
       login: code(error) === 530,
-      network: networkCode(error) ?? (/closed|timeout|ECONN/i.test(text) ? 'connection lost' : null),
+      // basic-ftp: "Client is closed", "Server sent FIN packet unexpectedly, closing connection."
+      network: networkCode(error) ?? (/closed|closing connection|timeout|ECONN/i.test(text) ? 'connection lost' : null),
       // 550 is any refusal of a file action (vsftpd: "Delete operation failed", "Create directory
       // operation failed"), a missing file only when it says so: the rest were 404s for paths that exist.
       notFound: code(error) === 550 && /no such|not found|not exist/i.test(text),

@@ -1,7 +1,7 @@
 /** The `sftp_file` back-end: ssh2-sftp-client over one SSH connection per service (SFTP multiplexes requests). */
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import SftpClient from 'ssh2-sftp-client';
 import { BadRequestError } from '../../core/errors.js';
@@ -59,7 +59,12 @@ export class SftpStorage implements FileStorage {
         /authentication|auth methods|permission denied \(/i.test(text) || (error as { level?: string }).level === 'client-authentication',
       network:
         networkCode(error) ??
-        (/connect|handshake|host key|fingerprint/i.test(text) && !/no such file/i.test(text) ? 'connection failed' : null),
+        (/connect|handshake|host key|fingerprint/i.test(text) && !/no such file/i.test(text)
+          ? 'connection failed'
+          : // The connection ended under a request (the server gone, the network cut): ssh2-sftp-client's words.
+            /unexpected (end|close) event|no sftp connection|not connected|no response from server/i.test(text)
+            ? 'connection lost'
+            : null),
       notFound: /no such file/i.test(text),
       // SSH_FX_PERMISSION_DENIED (the login's own refusal reads `Permission denied (publickey,...)`).
       denied: /permission denied(?! \()/i.test(text),
@@ -189,7 +194,7 @@ export class SftpStorage implements FileStorage {
     const temp = this.abs(tempName(relative));
     await this.run(async (client) => {
       try {
-        await pipeline(content, client.createWriteStream(temp));
+        await pipeline(content, endsWithConnection(client, client.createWriteStream(temp)));
         await client.posixRename(temp, target);
       } catch (error) {
         await client.delete(temp, true).catch(() => undefined);
@@ -230,4 +235,19 @@ export class SftpStorage implements FileStorage {
         )
         .catch(() => undefined);
   }
+}
+
+/**
+ * An upload stream that fails when its connection ends (the server gone, the network cut): an
+ * SFTP write stream itself never learns of it, and an upload cut midway waited for ever.
+ */
+function endsWithConnection(client: SftpClient, stream: Writable): Writable {
+  const lost = () => stream.destroy(Object.assign(new Error('The connection ended during the transfer.'), { code: 'ECONNRESET' }));
+  client.on('end', lost);
+  client.on('close', lost);
+  stream.once('close', () => {
+    client.removeListener('end', lost);
+    client.removeListener('close', lost);
+  });
+  return stream;
 }
