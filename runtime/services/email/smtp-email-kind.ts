@@ -5,7 +5,7 @@
  * username and password are set. A refused login or an unreachable server is 503.
  */
 import type { Transporter } from 'nodemailer';
-import { BadRequestError, InternalServerError } from '../../core/errors.js';
+import { BadRequestError, InternalServerError, ServiceUnavailableError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
 import { DEFAULT_BODY_LIMIT } from '../request-body.js';
 import type { ServiceKind } from '../service-kind.js';
@@ -73,6 +73,14 @@ class SmtpEmailHandler extends EmailHandler {
       const responseCode = (error as { responseCode?: number }).responseCode ?? 0;
       if (code === 'EENVELOPE' && responseCode >= 500 && responseCode < 600 && responseCode !== 530) {
         throw new BadRequestError(`The SMTP server of service '${this.name}' refused the message: ${(error as Error).message}`);
+      }
+      // A transient reply (4xx: 421 closing, 450 busy, 451 local error, 452 out of storage) says "not now": the service is unavailable, not broken.
+      if (responseCode >= 400 && responseCode < 500 && code !== 'EAUTH') {
+        const unavailable = new ServiceUnavailableError(
+          `The SMTP server of service '${this.name}' cannot take the message now (reply ${responseCode}); try again later.`,
+        );
+        unavailable.cause = error;
+        throw unavailable;
       }
       throw backendError('SMTP', this.name, error, {
         login: code === 'EAUTH' || responseCode === 530 || responseCode === 535,
