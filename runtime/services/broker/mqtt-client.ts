@@ -218,14 +218,18 @@ export class MqttBrokerClient implements BrokerClient {
     return this.connecting;
   }
 
-  /** A broker call within the deadline; a late or unreachable broker is a 503 naming the service. */
+  /**
+   * A broker call within the deadline; a late or unreachable broker is a 503 naming the service.
+   * A connection on which the broker did not acknowledge in time is ended (a frozen broker, a
+   * network partition: it stayed open, and every later call waited on it until the keep-alive gave
+   * up, 45 s by default); mqtt.js connects anew, and resends what was not acknowledged.
+   */
   private call<T>(work: Promise<T>, what: string): Promise<T> {
-    return withDeadline(work, this.timeoutMs, () =>
-      unavailable(
-        this.name,
-        this.client?.connected ? `the MQTT broker did not acknowledge ${what} in time` : 'the MQTT broker cannot be reached',
-      ),
-    ).catch((error: unknown) => {
+    return withDeadline(work, this.timeoutMs, () => {
+      if (!this.client?.connected) return unavailable(this.name, 'the MQTT broker cannot be reached');
+      (this.client as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+      return unavailable(this.name, `the MQTT broker did not acknowledge ${what} in time`);
+    }).catch((error: unknown) => {
       if ((error as PorticoError).status !== undefined) throw error;
       throw unavailable(this.name, `${what} failed (${(error as Error).message})`);
     });
