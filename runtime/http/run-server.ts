@@ -235,7 +235,10 @@ async function runPrimary(
   let stopping = false;
   for (let i = 0; i < workers; i++) cluster.fork();
   let listening = 0;
-  cluster.on('listening', (_worker, where) => {
+  /** Workers serving (their drain handler is set up); the others are still starting. */
+  const serving = new Set<number>();
+  cluster.on('listening', (worker, where) => {
+    serving.add(worker.id);
     // PORT=0: the workers share the port the first one was given.
     if (++listening === workers) console.log(`${lines.replaceAll(address, `http://${host}:${where.port}`)}\n  workers: ${workers}`);
   });
@@ -258,11 +261,15 @@ async function runPrimary(
     let left = running.length;
     let failed = false;
     if (left === 0) process.exit(0);
-    cluster.on('exit', (_worker, code) => {
-      if (code !== 0) failed = true;
+    cluster.on('exit', (worker, code) => {
+      // One still starting is ended by the signal: it had no request to drain.
+      if (code !== 0 && serving.has(worker.id)) failed = true;
       if (--left === 0) process.exit(failed ? 1 : 0);
     });
-    for (const worker of running) worker.send({ portico: DRAIN_MESSAGE });
+    for (const worker of running) {
+      if (serving.has(worker.id)) worker.send({ portico: DRAIN_MESSAGE });
+      else worker.process.kill('SIGTERM');
+    }
     const force = () => {
       console.error('Portico: workers still draining after the drain limit; exiting.');
       for (const worker of running) worker.process.kill('SIGKILL');

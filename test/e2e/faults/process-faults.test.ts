@@ -94,4 +94,46 @@ describe('a server with two workers', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('replaces a worker killed with SIGKILL while the other serves every new request', { timeout: 240_000 }, async () => {
+    const dir = copyQuickstart();
+    try {
+      const server = await startQuickstart(dir, {
+        PORTICO_WORKERS: '2',
+        PORTICO_ADMIN_EMAIL: ADMIN.email,
+        PORTICO_ADMIN_PASSWORD: ADMIN.password,
+      });
+      try {
+        await vi.waitFor(() => expect(workerPids(server.pid)).toHaveLength(2), { timeout: 20_000 });
+        const [killed] = workerPids(server.pid);
+        process.kill(killed, 'SIGKILL');
+        // New connections go to the worker left (then to the new one as well): each is served.
+        const login = () =>
+          fetch(`${server.url}/api/v2/system/admin/session`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', connection: 'close' },
+            body: JSON.stringify(ADMIN),
+            signal: AbortSignal.timeout(20_000),
+          }).then((response) => response.status);
+        for (let i = 0; i < 10; i++) expect(await login()).toBe(200);
+        await vi.waitFor(
+          () => {
+            const pids = workerPids(server.pid);
+            expect(pids).toHaveLength(2);
+            expect(pids).not.toContain(killed);
+          },
+          { timeout: 30_000 },
+        );
+        // Stopped while a new worker is still starting (its drain handler not yet set up): all the same a clean exit, in time.
+        const [second] = workerPids(server.pid).filter((pid) => pid !== killed);
+        process.kill(second, 'SIGKILL');
+        await vi.waitFor(() => expect(workerPids(server.pid).filter((pid) => pid !== second)).toHaveLength(2), { timeout: 30_000 });
+      } finally {
+        await server.stop();
+      }
+      expect(await server.exited).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
