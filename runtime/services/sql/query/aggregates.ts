@@ -60,6 +60,7 @@ export function aggregatePlan(fn: AggregateFunction, field: FieldPlan | null): F
     name: alias,
     ref: sql.id(alias),
     column: expression.as(alias),
+    key: alias,
     encode: (value) => value,
     decode,
     forms: null,

@@ -19,8 +19,14 @@ export interface FieldPlan {
   readonly name: string;
   /** The column, for conditions, ordering and SET lists. */
   readonly ref: RawBuilder<unknown>;
-  /** The column selected under its API name. */
+  /** The column selected under `key`. */
   readonly column: AliasedRawBuilder<unknown, string>;
+  /**
+   * The key of the column in the rows drivers return: the API name, or a stand-in for a name that
+   * drivers cannot make an own property of (`__proto__`: better-sqlite3 sets the row's prototype,
+   * mysql2 refuses the whole result). decodeRows puts the value under the API name.
+   */
+  readonly key: string;
   readonly encode: Encoder;
   readonly decode: Decoder | null;
   /** Set where a key value must match the stored text in either case (SQLite's uuids; value-codec.ts). */
@@ -44,6 +50,16 @@ export interface Selection {
   readonly fields: readonly FieldPlan[];
   readonly columns: readonly AliasedRawBuilder<unknown, string>[];
   readonly decoders: readonly FieldPlan[];
+  /** Fields selected under a stand-in key (FieldPlan.key); usually none. */
+  readonly renamed: readonly FieldPlan[];
+}
+
+/** Names a row object can not hold as plain keys (Object.prototype's accessors; mysql2 refuses them as column names). */
+const UNSAFE_KEYS = new Set(['__proto__', '__definegetter__', '__definesetter__', '__lookupgetter__', '__lookupsetter__']);
+
+/** The key a field's column is selected under (FieldPlan.key). */
+export function rowKey(name: string): string {
+  return UNSAFE_KEYS.has(name.toLowerCase()) ? `portico$${name}` : name;
 }
 
 export interface TablePlan {
@@ -65,17 +81,40 @@ export interface TablePlan {
 
 /** A select list over the given fields. */
 export function selectionOf(fields: readonly FieldPlan[]): Selection {
-  return { fields, columns: fields.map((f) => f.column), decoders: fields.filter((f) => f.decode !== null) };
+  return {
+    fields,
+    columns: fields.map((f) => f.column),
+    decoders: fields.filter((f) => f.decode !== null && f.key === f.name),
+    renamed: fields.filter((f) => f.key !== f.name),
+  };
 }
 
 /** Decodes rows in place (they are fresh objects from the driver) and returns them. */
 export function decodeRows(rows: Record<string, unknown>[], selection: Selection): Record<string, unknown>[] {
   const decoders = selection.decoders;
+  if (selection.renamed.length > 0) renameKeys(rows, selection.renamed);
   if (decoders.length === 0) return rows;
   for (const row of rows) {
     for (const f of decoders) row[f.name] = (f.decode as Decoder)(row[f.name]);
   }
   return rows;
+}
+
+/** Moves (and decodes) the values of fields selected under a stand-in key to own properties named as the fields. */
+function renameKeys(rows: Record<string, unknown>[], renamed: readonly FieldPlan[]): void {
+  for (const row of rows) {
+    for (const f of renamed) {
+      if (!Object.hasOwn(row, f.key)) continue;
+      const value = row[f.key];
+      delete row[f.key];
+      Object.defineProperty(row, f.name, {
+        value: f.decode === null ? value : f.decode(value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
 }
 
 function fieldPlan(field: FieldModel, dialect: SqlDialectModule, tables: (name: string) => TableModel | undefined): FieldPlan {
@@ -85,7 +124,8 @@ function fieldPlan(field: FieldModel, dialect: SqlDialectModule, tables: (name: 
     field,
     name: field.name,
     ref: sql.id(field.sourceName),
-    column: sql.id(field.sourceName).as(field.name),
+    column: sql.id(field.sourceName).as(rowKey(field.name)),
+    key: rowKey(field.name),
     encode: encoderFor(field, dialect),
     decode: decoderFor(field, dialect),
     forms: uuidForms(field, dialect.dialect),
