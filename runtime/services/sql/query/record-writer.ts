@@ -119,6 +119,21 @@ function insertKeyKnown(target: WriteTarget, values: Row): boolean {
   );
 }
 
+/**
+ * Without RETURNING, a key column the database fills from a default expression (MariaDB/MySQL
+ * `default (uuid())`) is evaluated first and written as given, so that the row can be read back
+ * by its key: the insert id only tells an auto-increment key.
+ */
+async function keyDefaults(db: Kysely<any>, keyFields: readonly FieldPlan[], values: Row): Promise<void> {
+  for (const f of keyFields) {
+    const fallback = f.field.default;
+    if (f.field.sourceName in values || f.field.autoIncrement || typeof fallback !== 'object' || fallback === null) continue;
+    // The expression is the database's own catalog text (information_schema), not a client's.
+    const { rows } = await sql<{ value: unknown }>`select ${sql.raw(fallback.expression)} as value`.execute(db);
+    values[f.field.sourceName] = rows[0]?.value ?? null;
+  }
+}
+
 /** Inserts one row and returns its output columns. */
 export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Promise<Row> {
   const { plan, dialect } = target;
@@ -127,7 +142,7 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
     const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insertQuery(db, target, values).compile());
     const { insertId } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
     const row: Row = {};
-    for (const f of target.output.fields) row[f.name] = f.field.sourceName in values ? values[f.field.sourceName] : Number(insertId);
+    for (const f of target.output.fields) row[f.key] = f.field.sourceName in values ? values[f.field.sourceName] : Number(insertId);
     return decodeRows([row], target.output)[0];
   }
   if (dialect.supportsReturning) {
@@ -142,8 +157,9 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
     }
     return decodeRows(rows, target.output)[0];
   }
-  const result = await insertQuery(db, target, values).executeTakeFirst();
   const keyFields = plan.primaryKey;
+  if (keyFields.length > 0) await keyDefaults(db, keyFields, values);
+  const result = await insertQuery(db, target, values).executeTakeFirst();
   if (keyFields.length === 0) {
     // No key to find the row by: a row holding the values written (a duplicate holds the same ones).
     const written = plan.fields.filter((f) => f.field.sourceName in values && values[f.field.sourceName] !== NOW);
