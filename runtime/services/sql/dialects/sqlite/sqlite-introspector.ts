@@ -1,5 +1,5 @@
 /**
- * Reads a SQLite catalog: sqlite_master for tables and views, then pragma table_info,
+ * Reads a SQLite catalog: sqlite_master for tables and views, then pragma table_xinfo,
  * foreign_key_list, index_list and index_info per table, every query ordered.
  */
 import { sql, type Kysely } from 'kysely';
@@ -14,6 +14,8 @@ interface ColumnRow {
   notnull: number;
   dflt_value: string | null;
   pk: number;
+  /** pragma table_xinfo: 0 a plain column, 1 a virtual table's hidden one, 2 and 3 generated (VIRTUAL, STORED). */
+  hidden: number;
 }
 interface ForeignKeyRow {
   id: number;
@@ -46,7 +48,10 @@ export function parseSqliteDefault(text: string | null): FieldModel['default'] {
 
 async function readTable(db: Kysely<any>, name: string, isView: boolean): Promise<CatalogTable> {
   const columns = (
-    await sql<ColumnRow>`select cid, name, type, "notnull", dflt_value, pk from pragma_table_info(${name}) order by cid`.execute(db)
+    // table_xinfo: table_info leaves generated columns out.
+    await sql<ColumnRow>`select cid, name, type, "notnull", dflt_value, pk, hidden from pragma_table_xinfo(${name}) where hidden <> 1 order by cid`.execute(
+      db,
+    )
   ).rows;
   const fkRows = (
     await sql<ForeignKeyRow>`select id, seq, "table", "from", "to", on_update, on_delete from pragma_foreign_key_list(${name}) order by id, seq`.execute(
@@ -101,6 +106,7 @@ async function readTable(db: Kysely<any>, name: string, isView: boolean): Promis
       default: parseSqliteDefault(column.dflt_value),
       autoIncrement: rowidAlias && column.pk === 1 && column.type.trim().toLowerCase() === 'integer',
       type: typeOf(column.type.trim().toLowerCase()),
+      ...(column.hidden === 2 || column.hidden === 3 ? { computed: true as const } : {}),
     })),
     primaryKey,
     foreignKeys,

@@ -6,7 +6,7 @@
  * rename the new one, restore its indexes and triggers, check the foreign keys, commit.
  */
 import { sql, type Kysely } from 'kysely';
-import { ConflictError } from '../../../../core/errors.js';
+import { BadRequestError, ConflictError } from '../../../../core/errors.js';
 import type { DatabaseSchema, TableModel } from '../../../../model/platform-model.js';
 import { currentDefinition, rebuiltDefinition } from '../../schema/model-definitions.js';
 import type { TableChanges } from '../../schema/table-alter.js';
@@ -58,6 +58,13 @@ async function rebuild(
 ): Promise<void> {
   const dropped = new Set(changes.drop.map((f) => f.name));
   const modified = new Map(changes.modify.map((c) => [c.current.name, c.definition]));
+  // The model does not hold a generated column's expression: a rebuilt table would keep it as a plain column.
+  const computed = table.fields.filter((f) => f.computed === true && !dropped.has(f.name)).map((f) => f.name);
+  if (computed.length > 0)
+    throw new BadRequestError(
+      `Table '${table.name}' can not be changed so on SQLite: the change rebuilds the table, which would turn its generated field(s) ${computed.map((name) => `'${name}'`).join(', ')} into plain ones.`,
+      { table: table.name, fields: computed },
+    );
   // The table as it will be: its foreign keys but the dropped ones.
   const kept = { ...table, foreignKeys: table.foreignKeys.filter((fk) => !(changes.dropForeignKeys ?? []).includes(fk.name)) };
   const fields = [

@@ -224,6 +224,24 @@ describe('sqlite introspection', () => {
     expect(mixed?.primaryKey).toEqual(['ID']);
     expect(mixed?.fields.map((f) => f.name)).toEqual(['ID', 'FullName']);
   });
+
+  it('reads generated columns (VIRTUAL and STORED, which pragma table_info leaves out) as computed', async () => {
+    const generated = path.join(dir, 'generated.sqlite');
+    const raw = new Database(generated);
+    raw.exec(
+      'create table reading (id integer primary key, celsius real not null, fahrenheit real generated always as (celsius * 9 / 5 + 32) virtual, label text as (celsius || \' C\') stored)',
+    );
+    raw.close();
+    const connection = openSqliteDatabase(generated);
+    const read = await readDatabaseSchema(connection.db, sqliteDialect, false);
+    await connection.close();
+    expect(read.tables[0].fields.map((f) => [f.name, f.type, f.computed ?? false])).toEqual([
+      ['id', 'id', false],
+      ['celsius', 'float', false],
+      ['fahrenheit', 'float', true],
+      ['label', 'text', true],
+    ]);
+  });
 });
 
 describe('parseSqliteDefault', () => {
