@@ -100,6 +100,8 @@ function toInteger(name: string, value: string | undefined): number | null {
   return number;
 }
 
+const ORDER_NAME = /^[\p{L}\p{M}\p{N}_$.#-]+$/u;
+
 /** Parses `name ASC, other desc` (also `name+ASC`). Field names are checked by the caller. */
 export function parseOrder(value: string | undefined): OrderTerm[] {
   const terms: OrderTerm[] = [];
@@ -114,7 +116,8 @@ export function parseOrder(value: string | undefined): OrderTerm[] {
       throw coreMessages.invalidOrderClause.error(part);
     }
     const plain = nullsAt === -1 ? words : words.slice(0, nullsAt);
-    if (plain.length > 2 || !/^[A-Za-z_][\w.$]*$/.test(plain[0])) {
+    // A name of letters and digits of any script, `_ $ . - #` (`größe`, `1st`, `e-mail`): the caller checks it names a field.
+    if (plain.length > 2 || !ORDER_NAME.test(plain[0])) {
       throw coreMessages.invalidOrderClause.error(part);
     }
     const direction = (plain[1] ?? 'asc').toLowerCase();

@@ -66,6 +66,9 @@ function resolvePlain(ref: FieldRef, context: FieldContext): ResolvedField {
     return { field, label: field.name, column: column(qualifier, field), wrap: (predicate) => predicate };
   }
   if (ref.path.length !== 2) throw sqlMessages.unknownFilterField.error(ref.path.join('.'), ref.position);
+  // A field whose own name holds the dot (`a.b`) before a relation's field.
+  const dotted = findField(table, ref.path.join('.'));
+  if (dotted !== undefined) return { field: dotted, label: dotted.name, column: column(qualifier, dotted), wrap: (predicate) => predicate };
 
   const relation = findRelation(table, first, ref.position);
   const related = modelTable(context.schema, relation.refTable);

@@ -123,7 +123,11 @@ const SYMBOL_OPERATORS = new Map<string, CompareOperator>([
   ['<', '<'],
   ['<=', '<='],
 ]);
-const FIELD_NAME = /^[\p{L}_][\p{L}\p{N}_$]*(\.[\p{L}_][\p{L}\p{N}_$]*)?$/u;
+/**
+ * `field` or `relation.field`: letters and digits of any script, `_ $ # -` (`größe`, `1st`,
+ * `e-mail`); not a number (`1 = 1` is no comparison of a field).
+ */
+const FIELD_NAME = /^(?![-+]?[\d.]+$)[\p{L}\p{M}\p{N}_$#-]+(\.[\p{L}\p{M}\p{N}_$#-]+)?$/u;
 const PARAM_NAME = /^:[\p{L}_][\p{L}\p{N}_]*$/u;
 /** Parentheses and `not` nest; beyond this the filter is rejected rather than risking the stack. */
 const MAX_DEPTH = 64;

@@ -67,6 +67,16 @@ describe('toBool and parseOrder', () => {
       { field: 'b', direction: 'desc' },
     ]);
   });
+  it('takes field names of any script, with digits first, dashes and dots (the caller checks the field)', () => {
+    expect(parseOrder('größe desc, 1st, e-mail, a.b, ключ')).toEqual([
+      { field: 'größe', direction: 'desc' },
+      { field: '1st', direction: 'asc' },
+      { field: 'e-mail', direction: 'asc' },
+      { field: 'a.b', direction: 'asc' },
+      { field: 'ключ', direction: 'asc' },
+    ]);
+    for (const bad of ['a;b', 'a)', "a'", 'a"b', 'first name desc']) expect(() => parseOrder(bad), bad).toThrow(/order/i);
+  });
   it('takes NULLS FIRST / LAST after the direction, and nothing else', () => {
     expect(parseOrder('a nulls last, b DESC NULLS FIRST')).toEqual([
       { field: 'a', direction: 'asc', nulls: 'last' },

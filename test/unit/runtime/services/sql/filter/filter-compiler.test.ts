@@ -282,6 +282,17 @@ describe('compileFilter in having', () => {
   });
 });
 
+describe('a field whose name holds a dot', () => {
+  const dotted: TableModel = { ...contact, fields: [...contact.fields, field('a.b', 'string'), field('contact_info_by_contact_id.x', 'string')] };
+  it('is the field itself, before a relation of that name', () => {
+    for (const given of ["a.b = 'x'", "contact_info_by_contact_id.x = 'x'"]) {
+      const { sql, parameters } = toSql(compileFilter(parseFilter(given), { table: dotted, schema, dialect: 'sqlite' }), 'sqlite');
+      expect(sql).toBe(`${c(given.split(' ')[0])} = ?`);
+      expect(parameters).toEqual(['x']);
+    }
+  });
+});
+
 describe('compileFilter scope', () => {
   it('qualifies columns with the alias when given', () => {
     expect(compile('id = 1', 'postgres', { alias: 't' })).toEqual({ sql: '"t"."id" = $1', parameters: [1] });

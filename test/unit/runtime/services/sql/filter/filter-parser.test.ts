@@ -104,6 +104,11 @@ const accepted: Array<[string, { given: string; want: string }]> = [
   ['count(*)', { given: 'count(*) > 1', want: '(> count(*) 1)' }],
   ['aggregate of a field, any case', { given: 'SUM(price) >= 10 and Max( id ) < 9', want: '(and (>= sum(price) 10) (< max(id) 9))' }],
   ['a field named like a function', { given: 'count = 1 and avg is null', want: '(and (= count 1) (is-null avg))' }],
+  // field names of old schemas: any script, a digit first, dashes, a dot in the name
+  [
+    'awkward field names',
+    { given: "größe = 5 and 1st > 0 and e-mail is null and a.b = 'x'", want: '(and (= größe 5) (> 1st 0) (is-null e-mail) (= a.b "x"))' },
+  ],
 ];
 
 describe('parseFilter accepts', () => {
