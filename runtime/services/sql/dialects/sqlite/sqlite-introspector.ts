@@ -47,12 +47,13 @@ export function parseSqliteDefault(text: string | null): FieldModel['default'] {
 }
 
 async function readTable(db: Kysely<any>, name: string, isView: boolean): Promise<CatalogTable> {
-  const columns = (
+  const columns =
     // table_xinfo: table_info leaves generated columns out.
-    await sql<ColumnRow>`select cid, name, type, "notnull", dflt_value, pk, hidden from pragma_table_xinfo(${name}) where hidden <> 1 order by cid`.execute(
-      db,
-    )
-  ).rows;
+    (
+      await sql<ColumnRow>`select cid, name, type, "notnull", dflt_value, pk, hidden from pragma_table_xinfo(${name}) where hidden <> 1 order by cid`.execute(
+        db,
+      )
+    ).rows;
   const fkRows = (
     await sql<ForeignKeyRow>`select id, seq, "table", "from", "to", on_update, on_delete from pragma_foreign_key_list(${name}) order by id, seq`.execute(
       db,

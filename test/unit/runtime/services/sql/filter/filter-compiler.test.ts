@@ -283,7 +283,10 @@ describe('compileFilter in having', () => {
 });
 
 describe('a field whose name holds a dot', () => {
-  const dotted: TableModel = { ...contact, fields: [...contact.fields, field('a.b', 'string'), field('contact_info_by_contact_id.x', 'string')] };
+  const dotted: TableModel = {
+    ...contact,
+    fields: [...contact.fields, field('a.b', 'string'), field('contact_info_by_contact_id.x', 'string')],
+  };
   it('is the field itself, before a relation of that name', () => {
     for (const given of ["a.b = 'x'", "contact_info_by_contact_id.x = 'x'"]) {
       const { sql, parameters } = toSql(compileFilter(parseFilter(given), { table: dotted, schema, dialect: 'sqlite' }), 'sqlite');

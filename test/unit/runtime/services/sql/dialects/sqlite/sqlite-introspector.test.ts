@@ -229,7 +229,7 @@ describe('sqlite introspection', () => {
     const generated = path.join(dir, 'generated.sqlite');
     const raw = new Database(generated);
     raw.exec(
-      'create table reading (id integer primary key, celsius real not null, fahrenheit real generated always as (celsius * 9 / 5 + 32) virtual, label text as (celsius || \' C\') stored)',
+      "create table reading (id integer primary key, celsius real not null, fahrenheit real generated always as (celsius * 9 / 5 + 32) virtual, label text as (celsius || ' C') stored)",
     );
     raw.close();
     const connection = openSqliteDatabase(generated);
