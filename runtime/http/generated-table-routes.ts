@@ -6,6 +6,7 @@
  * and the reply falls back to plain JSON.
  */
 import type { FastifyInstance } from 'fastify';
+import type { JsonSchema } from '../openapi/record-schemas.js';
 import type { Dispatch } from './api-dispatch.js';
 import type { ServiceRoutes } from './generated-routes.js';
 import type { PlatformContext } from './platform-context.js';
@@ -26,7 +27,21 @@ export function registerGeneratedTableRoutes(
     for (const [table, schemas] of Object.entries(service.tables)) {
       // A post_process hook's answer is sent as the hook made it, not coerced to the columns' types.
       const hooked = ctx.hooks?.rewritesAnswer(service.service, ['_table', table, '{id}'], 'GET') === true;
-      app.get(`/api/v2/${service.service}/_table/${table}/:id`, hooked ? {} : { schema: { response: { 200: schemas.record } } }, guarded);
+      const schema = { response: { 200: ownPropertiesOnly(schemas.record) } };
+      app.get(`/api/v2/${service.service}/_table/${table}/:id`, hooked ? {} : { schema }, guarded);
     }
   }
+}
+
+/**
+ * The record schema without members every object inherits (a column named `constructor`,
+ * `__proto__`, `valueOf`): fast-json-stringify writes a declared member whenever reading it is
+ * not undefined, so a record read without that field (`fields=id`) was answered with
+ * `"constructor":"function Object() { [native code] }"`. Left out, such a field is written as the
+ * other members (`additionalProperties`) are: when the record has it as its own.
+ */
+export function ownPropertiesOnly(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (properties === undefined || !Object.keys(properties).some((name) => name in Object.prototype)) return schema;
+  return { ...schema, properties: Object.fromEntries(Object.entries(properties).filter(([name]) => !(name in Object.prototype))) };
 }
