@@ -54,6 +54,11 @@ export interface CatalogTable {
   foreignKeys: CatalogForeignKey[];
   /** Unique constraints and unique indexes other than the primary key. */
   uniqueKeys: string[][];
+  /**
+   * Why the database could not describe the table, when it could not (a view whose definition
+   * names a table dropped since): it is left out of the schema with a warning.
+   */
+  unreadable?: string;
 }
 
 /** Reads the catalog's referential action text (`NO ACTION`, `cascade`, ...). */

@@ -5,6 +5,7 @@
 import type { DatabaseSchema, FieldModel, ForeignKeyModel, RoutineModel, TableModel } from '../../../model/platform-model.js';
 import type { CatalogTable } from './catalog.js';
 import { apiName, humanize } from './display-names.js';
+import { servableTables } from './unservable-tables.js';
 import { withoutNameCollisions } from './name-collisions.js';
 import { nativeTypeInfo } from './native-types.js';
 import { buildRelations, compareNames } from './relation-builder.js';
@@ -29,7 +30,9 @@ function booleanDefault(value: FieldModel['default']): FieldModel['default'] {
 /** Builds the schema; `routines` come from dialects that have them (their API names are set here). */
 export function assembleSchema(read: readonly CatalogTable[], options: AssembleOptions, routines: RoutineModel[] = []): DatabaseSchema {
   const name = (source: string) => apiName(source, options.keepCase);
-  const { catalog, warnings } = withoutNameCollisions(read, name);
+  const servable = servableTables(read);
+  const { catalog, warnings } = withoutNameCollisions(servable.catalog, name);
+  warnings.unshift(...servable.warnings);
   const bySource = new Map(catalog.map((table) => [table.name.toLowerCase(), table]));
   const refTableName = (source: string) => name(bySource.get(source.toLowerCase())?.name ?? source);
 

@@ -93,7 +93,7 @@ export async function readMysqlCatalog(db: Kysely<any>): Promise<CatalogTable[]>
   const tables = (
     await sql<TableRow>`
     select table_name as name, table_type as type from information_schema.tables
-    where table_schema = database() order by table_name`.execute(db)
+    where table_schema = database() and table_type <> 'SEQUENCE' order by table_name`.execute(db)
   ).rows;
   const columns = (
     await sql<ColumnRow>`

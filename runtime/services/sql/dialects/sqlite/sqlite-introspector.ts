@@ -115,6 +115,23 @@ async function readTable(db: Kysely<any>, name: string, isView: boolean): Promis
   };
 }
 
+/**
+ * The tables virtual tables keep their data in (an FTS5 table's `docs_data`, `docs_idx`...): the
+ * virtual table's own, which refuse writes ('may not be modified'); pragma table_list (SQLite 3.37).
+ */
+async function shadowTables(db: Kysely<any>): Promise<Set<string>> {
+  const rows = await sql<{ name: string }>`select name from pragma_table_list where schema = 'main' and type = 'shadow'`
+    .execute(db)
+    .then((result) => result.rows)
+    .catch(() => []);
+  return new Set(rows.map((row) => row.name));
+}
+
+function unreadableView(name: string, error: unknown): CatalogTable {
+  const reason = error instanceof Error ? error.message : String(error);
+  return { name, schema: null, isView: true, columns: [], primaryKey: [], foreignKeys: [], uniqueKeys: [], unreadable: reason };
+}
+
 /** Tables and views sorted by name, SQLite's own tables left out. */
 export async function readSqliteCatalog(db: Kysely<any>): Promise<CatalogTable[]> {
   const objects = (
@@ -123,7 +140,17 @@ export async function readSqliteCatalog(db: Kysely<any>): Promise<CatalogTable[]
     where type in ('table', 'view') and name not like 'sqlite\\_%' escape '\\'
     order by name`.execute(db)
   ).rows;
+  const shadows = await shadowTables(db);
   const tables: CatalogTable[] = [];
-  for (const object of objects) tables.push(await readTable(db, object.name, object.type === 'view'));
+  for (const object of objects) {
+    if (shadows.has(object.name)) continue;
+    const isView = object.type === 'view';
+    // A view naming a table or column dropped since can not be described (SQLite checks views when they are used).
+    const table = await readTable(db, object.name, isView).catch((error: unknown) => {
+      if (!isView) throw error;
+      return unreadableView(object.name, error);
+    });
+    tables.push(table);
+  }
   return tables;
 }

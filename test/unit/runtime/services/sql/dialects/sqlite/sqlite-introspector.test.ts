@@ -225,6 +225,20 @@ describe('sqlite introspection', () => {
     expect(mixed?.fields.map((f) => f.name)).toEqual(['ID', 'FullName']);
   });
 
+  it('leaves out the shadow tables of a full-text table and, with a warning, a view of a table dropped since', async () => {
+    const odd = path.join(dir, 'odd.sqlite');
+    const raw = new Database(odd);
+    raw.exec(
+      'create virtual table docs using fts5(title, body); create table gone (id integer primary key); create view stale as select * from gone; drop table gone',
+    );
+    raw.close();
+    const connection = openSqliteDatabase(odd);
+    const read = await readDatabaseSchema(connection.db, sqliteDialect, false);
+    await connection.close();
+    expect(read.tables.map((t) => t.name)).toEqual(['docs']);
+    expect(read.warnings).toEqual(['view "stale" can not be read (no such table: main.gone): it is not served.']);
+  });
+
   it('reads generated columns (VIRTUAL and STORED, which pragma table_info leaves out) as computed', async () => {
     const generated = path.join(dir, 'generated.sqlite');
     const raw = new Database(generated);
