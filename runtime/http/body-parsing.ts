@@ -72,6 +72,17 @@ export function cutUnreadBody(request: FastifyRequest, reply: FastifyReply): voi
 }
 
 /** `rawBody(url)` says whether the request's service reads its body itself. */
+const FORBIDDEN_MEMBER = "Invalid JSON: a member named '__proto__', or 'constructor' holding 'prototype', is not accepted.";
+
+function wellFormed(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) => boolean = () => false): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
@@ -91,7 +102,9 @@ export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) 
         }
         parseJson(request, text, (error, value) => {
           if (error) {
-            done(new InvalidJsonError(), undefined);
+            // Fastify's parser says only that parsing failed: well-formed JSON failed for a member that
+            // would set an object's prototype (a column named `__proto__` can not be written).
+            done(wellFormed(text) ? new InvalidJsonError(FORBIDDEN_MEMBER) : new InvalidJsonError(), undefined);
             return;
           }
           const bad = findUnacceptableText(value);
