@@ -209,6 +209,21 @@ describe('nested records and queries', () => {
     }
   });
 
+  it.each([
+    'related=constructor',
+    'related=__proto__',
+    'filter=constructor.x%20%3D%201',
+    'order=constructor.x',
+    'order=__proto__.x',
+    'group=hasOwnProperty.x',
+  ])('refuses %s (a name every object inherits, no relation) with a 400, not a 500', async (query) => {
+    for (const resource of ['user', 'role', 'app', 'service']) {
+      const response = await api('GET', `/system/${resource}?${query}`);
+      expect(response.status, `${resource}: ${JSON.stringify(response.body)}`).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 400, message: expect.any(String) });
+    }
+  });
+
   it('answers 404 Record not found to an id no record can have (a name where the id goes), as the reference does', async () => {
     const resources = [
       'admin',

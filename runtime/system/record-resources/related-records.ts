@@ -32,7 +32,7 @@ export function requestedRelations(def: RecordDefinition, names: readonly string
   if (names === null) return [];
   if (names.includes('*')) return Object.entries(def.relations);
   return names.map((name) => {
-    const relation = def.relations[name];
+    const relation = Object.hasOwn(def.relations, name) ? def.relations[name] : undefined;
     if (!relation)
       throw new BadRequestError(`Invalid relationship '${name}' requested. Known: ${Object.keys(def.relations).join(', ') || 'none'}.`, {
         field: 'related',

@@ -148,7 +148,9 @@ function assertMaskedUnsearched(b: ResourceBehaviour, params: CommonParams): voi
   ];
   for (const name of names) {
     const parts = name.toLowerCase().split('.');
-    const table = parts.length === 2 ? b.def.relations[parts[0]]?.target.table : b.def.table;
+    // Own relations only: `constructor.x` names no relation (it was Object's constructor, and a 500).
+    const table =
+      parts.length === 2 ? (Object.hasOwn(b.def.relations, parts[0]) ? b.def.relations[parts[0]].target.table : undefined) : b.def.table;
     if (table !== undefined && MASKED_COLUMNS[table] === parts[parts.length - 1]) {
       throw new BadRequestError(`Field '${name}' may hold secrets: it cannot be filtered, sorted or grouped on.`, { field: name });
     }
