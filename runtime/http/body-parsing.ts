@@ -71,7 +71,6 @@ export function cutUnreadBody(request: FastifyRequest, reply: FastifyReply): voi
   });
 }
 
-/** `rawBody(url)` says whether the request's service reads its body itself. */
 const FORBIDDEN_MEMBER = "Invalid JSON: a member named '__proto__', or 'constructor' holding 'prototype', is not accepted.";
 
 function wellFormed(text: string): boolean {
@@ -83,6 +82,7 @@ function wellFormed(text: string): boolean {
   }
 }
 
+/** `rawBody(url)` says whether the request's service reads its body itself. */
 export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) => boolean = () => false): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
