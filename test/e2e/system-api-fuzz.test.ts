@@ -845,7 +845,8 @@ async function roleProperty(world: World): Promise<void> {
           });
           // A body the server cannot take (not JSON, NUL characters, lone surrogates, `__proto__` keys) is refused as such,
           // before or after access is decided.
-          const bodyRefused = reply.status === 400 && /^Invalid (request body|or malformed JSON)/.test(reply.body?.error?.message ?? '');
+          const bodyRefused =
+            reply.status === 400 && /^Invalid (request body|or malformed JSON|JSON: a member named)/.test(reply.body?.error?.message ?? '');
           if (bodyRefused) {
             expect(request.payload, label).toBeDefined();
           } else if (!allowed || hidden.length > 0) {

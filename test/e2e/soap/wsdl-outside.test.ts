@@ -803,7 +803,9 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     // (prototype poisoning), and its query parser leaves the parameter out.
     expect(await call('POST', 'odd_names/__proto__', JSON.parse('{"__proto__":"x"}'))).toEqual({
       status: 400,
-      body: { error: { code: 400, message: 'Invalid or malformed JSON.' } },
+      body: {
+        error: { code: 400, message: "Invalid JSON: a member named '__proto__', or 'constructor' holding 'prototype', is not accepted." },
+      },
     });
     expect((await call('GET', 'odd_names/__proto__?__proto__=x')).body).toMatchObject({
       error: { message: "Field '__proto__' is required." },
