@@ -90,6 +90,21 @@ function errorCode(error: unknown): string | null {
   return typeof code === 'string' && /^[A-Z0-9_]+$/.test(code) ? code : null;
 }
 
+/**
+ * Whether the remote answered with bytes that are no HTTP response (undici's HTTPParserError, a cause
+ * of fetch's error): its llhttp code where the runtime gives one ('' where not, as Node.js 24's does).
+ */
+function notHttpAnswer(error: unknown): string | null {
+  for (
+    let current = error as Error | undefined, depth = 0;
+    current && depth < 4;
+    current = current.cause as Error | undefined, depth += 1
+  ) {
+    if (current.name === 'HTTPParserError') return errorCode(current) ?? '';
+  }
+  return null;
+}
+
 /** The remote's timeout, restarted while its body arrives (`wait`) and stopped once it has (`stopWaiting`). */
 interface BodyWatch {
   wait(): void;
@@ -206,9 +221,12 @@ export class RwsHandler implements ServiceHandler {
   private unreachable(error: unknown): PorticoError {
     if (error instanceof PorticoError) return error;
     const timedOut = (error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError';
+    const notHttp = notHttpAnswer(error);
     const why = timedOut
       ? `did not answer within ${Math.round(this.options.timeoutMs / 1000)} s`
-      : `is unreachable (${networkCode(error) ?? errorCode((error as Error)?.cause) ?? 'the request failed'})`;
+      : notHttp !== null
+        ? `answered something that is not HTTP${notHttp === '' ? '' : ` (${notHttp})`}`
+        : `is unreachable (${networkCode(error) ?? errorCode((error as Error)?.cause) ?? 'the request failed'})`;
     return new ServiceUnavailableError(`The remote server of service '${this.options.name}' ${why}.`);
   }
 
