@@ -69,15 +69,22 @@ export function backendError(backend: string, service: string, error: unknown, k
   return new RemoteFailure(`${backend} server`, service, kind.denied ? 'denied' : kind.full ? 'full' : 'failed', kind.attempt, error);
 }
 
+/** An error and its causes, outermost first, at most four deep (clients wrap the socket's error). */
+export function* causeChain(error: unknown): Generator<Error & { code?: unknown }> {
+  for (
+    let current = error as Error | undefined, depth = 0;
+    current && depth < 4;
+    current = current.cause as Error | undefined, depth += 1
+  ) {
+    yield current;
+  }
+}
+
 /** The network error code of an error (or of its cause), if it is one. */
 export function networkCode(error: unknown): string | null {
-  for (
-    let current = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    current && depth < 4;
-    current = current.cause as typeof current, depth += 1
-  ) {
+  for (const current of causeChain(error)) {
     if (typeof current.code === 'string' && NETWORK.has(current.code)) return current.code;
-    if (/timed? ?out/i.test(String((current as Error).message ?? ''))) return 'timeout';
+    if (/timed? ?out/i.test(String(current.message ?? ''))) return 'timeout';
   }
   return null;
 }

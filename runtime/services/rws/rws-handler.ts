@@ -12,7 +12,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BadRequestError, InternalServerError, PayloadTooLargeError, PorticoError, ServiceUnavailableError } from '../../core/errors.js';
 import { substituteLookups } from '../../core/lookups.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
-import { networkCode } from '../remote-errors.js';
+import { causeChain, networkCode } from '../remote-errors.js';
 import { bodyLimited, declaredBeyond } from '../request-body.js';
 import { ResponseCache } from '../response-cache.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
@@ -95,13 +95,7 @@ function errorCode(error: unknown): string | null {
  * of fetch's error): its llhttp code where the runtime gives one ('' where not, as Node.js 24's does).
  */
 function notHttpAnswer(error: unknown): string | null {
-  for (
-    let current = error as Error | undefined, depth = 0;
-    current && depth < 4;
-    current = current.cause as Error | undefined, depth += 1
-  ) {
-    if (current.name === 'HTTPParserError') return errorCode(current) ?? '';
-  }
+  for (const current of causeChain(error)) if (current.name === 'HTTPParserError') return errorCode(current) ?? '';
   return null;
 }
 
