@@ -9,9 +9,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
-import { CORPUS, soapModel } from '../soap/soap-peers.js';
+import { FIXTURES, soapModel } from '../soap/soap-peers.js';
 
-const CALCULATOR = path.join(CORPUS, 'pm-calculator.wsdl');
+const CALCULATOR = path.join(FIXTURES, 'calculator.wsdl');
 const ADD_RESPONSE =
   '<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><AddResponse xmlns="http://tempuri.org/"><AddResult>3</AddResult></AddResponse></soap:Body></soap:Envelope>';
 

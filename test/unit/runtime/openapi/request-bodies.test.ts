@@ -4,6 +4,7 @@
  * runtime's own services, SOAP, and every registered kind) and the combined document of them all.
  */
 import type { OperationObject, PathItemObject, RequestBodyObject, SchemaObject } from 'openapi3-ts/oas30';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { CustomServiceModel, ServiceModel, SoapServiceModel, SqlServiceModel } from '#runtime/model/platform-model.js';
 import type { OpenApiFragment } from '#runtime/openapi/fragment.js';
@@ -14,7 +15,6 @@ import { listServiceKinds } from '#runtime/services/registry.js';
 import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { internalServiceTypes } from '#runtime/system/internal-service-types.js';
 import { field, plain, sqlService, table } from '#test/golden/fixtures/model-builders.js';
-import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
 import { bodiesNotByReference, openApiErrors, requestBodySchemas, unresolvedRefs } from '#test/golden/validators.js';
 import { soapService } from '../services/soap/soap-test-helpers.js';
 
@@ -35,8 +35,8 @@ const AWKWARD_TABLES = [
   'Error',
 ];
 
-const calculator = (await soapKind.introspect!(soapService({ wsdl: 'pm-calculator.wsdl' }, { name: 'calc' }), {
-  baseDir: WSDL_CORPUS_DIR,
+const calculator = (await soapKind.introspect!(soapService({ wsdl: 'calculator.wsdl' }, { name: 'calc' }), {
+  baseDir: fileURLToPath(new URL('../../../e2e/soap/wsdl/', import.meta.url)),
   resolveEnv: (value) => value,
 })) as SoapServiceModel;
 
