@@ -4,12 +4,19 @@
  * hop-by-hop and credential ones), plus the configured parameters and headers. The remote's
  * status, headers (less hop-by-hop and CORS ones) and body come back as they are; an error status
  * comes back in the error envelope with the remote's text as message (as the reference); redirects
- * are followed only on the configured host; a remote that is down or too slow to answer is 503, one
- * that stops sending its body for the timeout is cut off. GETs can be cached.
+ * are followed only inside the base URL (one out of it is a 502); a remote that is down or too slow
+ * to answer is 503, one that stops sending its body for the timeout is cut off. GETs can be cached.
  */
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { BadRequestError, InternalServerError, PayloadTooLargeError, PorticoError, ServiceUnavailableError } from '../../core/errors.js';
+import {
+  BadGatewayError,
+  BadRequestError,
+  InternalServerError,
+  PayloadTooLargeError,
+  PorticoError,
+  ServiceUnavailableError,
+} from '../../core/errors.js';
 import { substituteLookups } from '../../core/lookups.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { causeChain, networkCode } from '../remote-errors.js';
@@ -99,6 +106,24 @@ function notHttpAnswer(error: unknown): string | null {
   return null;
 }
 
+/**
+ * Whether a path segment is or hides a dot segment: as sent, percent-encoded, or behind an encoded
+ * separator (`..%2F..%2Fadmin`: a remote that decodes `%2F` before resolving, as nginx does, climbed
+ * out of the base path), and `..;` (Tomcat reads it as `..`).
+ */
+function dotted(segment: string): boolean {
+  let plain = segment.replace(/%2e/gi, '.').replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
+  try {
+    plain = decodeURIComponent(segment);
+  } catch {
+    // Malformed percent-encoding elsewhere in the segment: the replacements above stand.
+  }
+  return plain.split(/[/\\]/).some((part) => {
+    const name = part.replace(/;.*$/, '');
+    return name === '.' || name === '..';
+  });
+}
+
 /** The remote's timeout, restarted while its body arrives (`wait`) and stopped once it has (`stopWaiting`). */
 interface BodyWatch {
   wait(): void;
@@ -120,21 +145,6 @@ export class RwsHandler implements ServiceHandler {
 
   private outboundUrl(call: ServiceCall): URL {
     const raw = call.rawPath ?? '';
-    // Dot segments as sent, percent-encoded, or behind an encoded separator (`..%2F..%2Fadmin`:
-    // a remote that decodes `%2F` before resolving, as nginx does, climbed out of the base path),
-    // and `..;` (Tomcat reads it as `..`).
-    const dotted = (segment: string) => {
-      let plain = segment.replace(/%2e/gi, '.').replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
-      try {
-        plain = decodeURIComponent(segment);
-      } catch {
-        // Malformed percent-encoding elsewhere in the segment: the replacements above stand.
-      }
-      return plain.split(/[/\\]/).some((part) => {
-        const name = part.replace(/;.*$/, '');
-        return name === '.' || name === '..';
-      });
-    };
     // The URL parser would resolve them, climbing out of the base path.
     if (raw.split('/').some(dotted)) {
       throw new BadRequestError('Invalid path: segments may not be `.` or `..`, sent as they are or encoded.');
@@ -148,6 +158,18 @@ export class RwsHandler implements ServiceHandler {
     if (!this.options.keepTrailingSlash) path = path.replace(/\/+$/, '');
     if (path !== '') url.pathname = `${url.pathname.replace(/\/+$/, '')}/${path}`;
     return url;
+  }
+
+  /**
+   * Whether a redirect target stays inside the service's base URL: same scheme, host, port and
+   * credentials, and a path at or under the base path with no segment that is or hides a dot segment.
+   */
+  private insideBase(target: URL): boolean {
+    const base = this.options.baseUrl;
+    if (target.origin !== base.origin || target.username !== base.username || target.password !== base.password) return false;
+    const root = base.pathname.replace(/\/+$/, '');
+    if (target.pathname !== root && !target.pathname.startsWith(`${root}/`)) return false;
+    return !target.pathname.slice(root.length).split('/').some(dotted);
   }
 
   private outboundQuery(call: ServiceCall, url: URL): string[] {
@@ -270,11 +292,18 @@ export class RwsHandler implements ServiceHandler {
           ...(hasBody && redirects === 0 ? { body: Readable.toWeb(outbound as Readable) as unknown as BodyInit, duplex: 'half' } : {}),
         } as RequestInit);
         const location = response.headers.get('location');
-        if (response.status < 300 || response.status >= 400 || !location || redirects >= MAX_REDIRECTS || hasBody) break;
+        if (response.status < 300 || response.status >= 400 || !location) break;
         const next = URL.parse(location, url);
         if (!next) break;
-        // Only redirects on the configured host are followed; others reach the caller as they are.
-        if (next.origin !== this.options.baseUrl.origin) break;
+        // A redirect out of the base URL (another scheme, host or port, or a path outside the base
+        // path) is neither followed nor handed on: it would reach what the service was not configured for.
+        if (!this.insideBase(next)) {
+          await response.body?.cancel().catch(() => undefined);
+          throw new BadGatewayError(
+            `The remote server of service '${this.options.name}' redirected (${response.status}) outside the service's base URL; the redirect was not followed.`,
+          );
+        }
+        if (redirects >= MAX_REDIRECTS || hasBody) break;
         await response.body?.cancel();
         url = next;
       }

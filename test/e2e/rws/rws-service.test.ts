@@ -1,8 +1,8 @@
 /**
  * rws (HTTP service) against a real HTTP server the test starts on 127.0.0.1: verbs, paths, query,
  * bodies, status and headers pass through; configured parameters and headers (per verb, with
- * lookups); the caller's credentials and hop-by-hop headers stay behind; redirects only on the
- * configured host; GET caching with TTL; the remote's OpenAPI document as _spec; a remote that is
+ * lookups); the caller's credentials and hop-by-hop headers stay behind; redirects only inside the
+ * base URL (one out of it is a 502); GET caching with TTL; the remote's OpenAPI document as _spec; a remote that is
  * down or slow is 503; declared in platform.yaml-style models and created through /system/service.
  */
 import http from 'node:http';
@@ -42,6 +42,7 @@ let base: string;
 let otherBase: string;
 const seen: Seen[] = [];
 let hits = 0;
+let otherHits = 0;
 
 function listen(server: http.Server): Promise<string> {
   return new Promise((resolve) =>
@@ -87,6 +88,14 @@ beforeAll(async () => {
         response.end();
         return;
       }
+      // Same host, out of the base path /v1: as sent, by a look-alike prefix, or behind encoded dots.
+      if (url.pathname.startsWith('/v1/out/')) {
+        const to = { admin: '/admin', prefix: '/v1x/secret', dots: '/v1/..%2F..%2Fadmin', scheme: base.replace('http:', 'https:') };
+        response.statusCode = 307;
+        response.setHeader('location', to[url.pathname.slice('/v1/out/'.length) as keyof typeof to]);
+        response.end();
+        return;
+      }
       if (url.pathname === '/v1/odd-status') {
         response.writeHead(999);
         response.end('odd');
@@ -114,6 +123,7 @@ beforeAll(async () => {
     });
   });
   other = http.createServer((_request, response) => {
+    otherHits += 1;
     response.end('should not be reached');
   });
   [base, otherBase] = await Promise.all([listen(remote), listen(other)]);
@@ -296,17 +306,38 @@ describe('rws', () => {
     expect(lastSeen().headers.authorization).toBe('Bearer for-the-remote');
   });
 
-  it('wraps remote errors in the envelope, follows redirects only on its host, refuses dot segments', async () => {
+  it('wraps remote errors in the envelope, follows redirects only inside its base URL, refuses dot segments', async () => {
     const missing = await raw('GET', '/remote/missing');
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({ error: { code: 404, message: '{"message":"no such thing"}' } });
     const moved = await raw('GET', '/remote/moved');
     expect(moved.statusCode).toBe(200);
     expect(moved.json().query).toBe('?moved=1');
+    // A redirect out of the base URL is neither followed nor handed on to the caller.
+    let before = seen.length;
+    const notFollowed = {
+      code: 502,
+      message: "The remote server of service 'remote' redirected (302) outside the service's base URL; the redirect was not followed.",
+    };
     const away = await raw('GET', '/remote/away');
-    expect(away.statusCode).toBe(302);
-    expect(away.headers.location).toBe(`${otherBase}/stolen`);
-    const before = seen.length;
+    expect(away.statusCode).toBe(502);
+    expect(away.headers.location).toBeUndefined();
+    expect(away.json().error).toEqual(notFollowed);
+    for (const where of ['admin', 'prefix', 'dots', 'scheme']) {
+      const out = await raw('GET', `/remote/out/${where}`);
+      expect(out.statusCode, where).toBe(502);
+      expect(out.json().error, where).toEqual({ ...notFollowed, message: notFollowed.message.replace('302', '307') });
+    }
+    // Each of them reached the remote once, for the redirect itself, and nothing after it.
+    expect(seen.slice(before).map((request) => new URL(request.url, 'http://x').pathname)).toEqual([
+      '/v1/away',
+      '/v1/out/admin',
+      '/v1/out/prefix',
+      '/v1/out/dots',
+      '/v1/out/scheme',
+    ]);
+    expect(otherHits).toBe(0);
+    before = seen.length;
     expect([400, 404]).toContain((await raw('GET', '/remote/../../other')).statusCode);
     expect(seen.length).toBe(before);
     // A segment that decodes to dot segments behind an encoded separator climbed out of the base
