@@ -14,6 +14,8 @@ import { brokerUrl, closedPort, requireBroker, silentServer } from '#test/helper
 describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
   const tag = crypto.randomBytes(4).toString('hex');
   let broker: PrivateMosquitto;
+  /** A broker that drops a client sending a packet of more than 1 KiB. */
+  let small: PrivateMosquitto;
   let server: TestServer;
   let api: Api;
   let sensors: Api;
@@ -22,6 +24,7 @@ describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
 
   beforeAll(async () => {
     broker = await startMosquitto();
+    small = await startMosquitto(['max_packet_size 1024']);
     const model = minimalModel();
     model.services.push(
       brokerService(40, 'mqtt', 'mqtt', {
@@ -40,6 +43,8 @@ describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
         subscriptions: [{ topic: `r/${tag}/+`, qos: 1 }],
       }),
     );
+    // Its message limit (256 KiB by default) is above the broker's, which the client cannot know.
+    model.services.push(brokerService(42, 'tiny', 'mqtt', { url: small.url, timeout_ms: 3000 }));
     server = await startTestServer(model);
     const token = await server.adminToken();
     api = apiClient(server.app, () => ({ key: server.apiKey, token }));
@@ -68,6 +73,7 @@ describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
   afterAll(async () => {
     await server?.close();
     await broker?.close();
+    await small?.close();
   });
 
   const pulled = async (service: string, filter: string, wait = 2000) =>
@@ -179,6 +185,31 @@ describe.skipIf(!(await requireBroker('mosquitto')))('mqtt service', () => {
       expect((await api('POST', `/mqtt/sub/t/${tag}/bad${encodeURIComponent(bad)}x/%23`)).status, JSON.stringify(bad)).toBe(400);
     }
     expect((await api('POST', `/mqtt/pub/t/${tag}/after`, 1)).status).toBe(200);
+  });
+
+  it('fails only the publish the broker dropped the client for, never sends it again, and keeps publishing', async () => {
+    // What reaches the broker, seen by a client of the test's own (the service's connection is dropped).
+    const { connectAsync } = await import('mqtt');
+    const observer = await connectAsync(small.url, { protocolVersion: 4, reconnectPeriod: 0 });
+    const got: Array<[string, unknown]> = [];
+    observer.on('message', (topic, payload) => got.push([topic, JSON.parse(payload.toString())]));
+    await observer.subscribeAsync(`s/${tag}/#`, { qos: 1 });
+    expect((await api('POST', `/tiny/pub/s/${tag}/before`, 1)).status).toBe(200);
+    // Mosquitto closes the connection on a packet above its max_packet_size; mqtt.js sent the
+    // message again first on every reconnection, so every later publish of every caller failed.
+    for (const qos of [1, 2]) {
+      const big = await api('POST', `/tiny/pub/s/${tag}/big?qos=${qos}`, JSON.stringify('x'.repeat(2000)));
+      expect(big.status, `QoS ${qos}`).toBe(503);
+      expect(big.body.error).toEqual({
+        code: 503,
+        message:
+          "Service 'tiny' is unavailable: the connection to the MQTT broker closed before it acknowledged the publish (a message larger than the broker accepts?); it is not sent again.",
+      });
+      for (let i = 0; i < 3; i++) expect((await api('POST', `/tiny/pub/s/${tag}/after`, { qos, i })).status, `QoS ${qos}, ${i}`).toBe(200);
+    }
+    for (let i = 0; i < 50 && got.length < 7; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await observer.endAsync();
+    expect(got).toEqual([[`s/${tag}/before`, 1], ...[1, 2].flatMap((qos) => [0, 1, 2].map((i) => [`s/${tag}/after`, { qos, i }]))]);
   });
 
   it('answers 503 naming the service, quickly and without credentials, when the broker is unreachable or silent', async () => {

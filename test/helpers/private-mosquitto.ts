@@ -14,7 +14,8 @@ export interface PrivateMosquitto {
   close(): Promise<void>;
 }
 
-export async function startMosquitto(): Promise<PrivateMosquitto> {
+/** `settings`: further lines of mosquitto.conf (`max_packet_size 1024`). */
+export async function startMosquitto(settings: string[] = []): Promise<PrivateMosquitto> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-mosquitto-'));
   fs.chmodSync(dir, 0o777);
   const port = await closedPort();
@@ -27,6 +28,7 @@ export async function startMosquitto(): Promise<PrivateMosquitto> {
       'persistence true',
       `persistence_location ${dir}/`,
       'autosave_interval 1',
+      ...settings,
       '',
     ].join('\n'),
   );

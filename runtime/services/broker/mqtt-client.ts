@@ -1,7 +1,8 @@
 /**
  * MQTT for the `mqtt` service (mqtt.js, MQTT 3.1.1): one client per service that reconnects by
  * itself and re-subscribes; QoS 1/2 publishes answer only once the broker acknowledged them
- * (a publish made while the connection is down is sent when it is back, within the deadline).
+ * (a publish made while the connection is down is sent when it is back, within the deadline; one
+ * the connection closed on before its acknowledgement is a 503 and never sent again).
  * Pull subscriptions keep what arrives in a bounded buffer per topic filter; streams get each
  * matching message as it arrives.
  */
@@ -212,6 +213,22 @@ export class MqttBrokerClient implements BrokerClient {
       // Connection errors surface on the calls (as 503s); mqtt.js keeps reconnecting.
       client.on('error', () => undefined);
       client.on('message', (topic, payload, packet) => this.deliver(topic, payload, packet.qos, packet.retain));
+      // A QoS 1/2 publish written on a connection that closes before the broker acknowledged it is
+      // not sent again: a broker drops a client for a message it will not take (above Mosquitto's
+      // max_packet_size, say), and mqtt.js resent it first on every reconnection, so the broker
+      // dropped the client again and every later publish of every caller failed. The publish fails
+      // alone (a 503 for its request); publishes queued while the connection was down are sent as before.
+      const unacknowledged = new Set<number>();
+      client.on('packetsend', (packet) => {
+        if (packet.cmd === 'publish' && packet.qos > 0 && packet.messageId !== undefined) unacknowledged.add(packet.messageId);
+      });
+      client.on('packetreceive', (packet) => {
+        if ((packet.cmd === 'puback' || packet.cmd === 'pubrec') && packet.messageId !== undefined) unacknowledged.delete(packet.messageId);
+      });
+      client.on('close', () => {
+        for (const messageId of unacknowledged) client.removeOutgoingMessage(messageId);
+        unacknowledged.clear();
+      });
       this.client = client;
       return client;
     });
@@ -276,7 +293,16 @@ export class MqttBrokerClient implements BrokerClient {
       send: async () => {
         await this.ensureStarted();
         const client = await this.connection();
-        await this.call(client.publishAsync(topic, payload, { qos, retain }), 'the publish');
+        await this.call(
+          client.publishAsync(topic, payload, { qos, retain }).catch((error: unknown) => {
+            if ((error as Error)?.message !== 'Message removed') throw error;
+            throw unavailable(
+              this.name,
+              'the connection to the MQTT broker closed before it acknowledged the publish (a message larger than the broker accepts?); it is not sent again',
+            );
+          }),
+          'the publish',
+        );
       },
     };
   }
