@@ -260,7 +260,26 @@ async function prepare(
   return prepared;
 }
 
-/** Runs a write in one transaction, then the resource's after-commit hook. */
+/** The writes of `inOneTransaction`: its context outside the transaction, and the after-commit hooks that wait for it. */
+const outerTransactions = new WeakMap<SystemDb, { ctx: PlatformContext; committed: Array<() => Promise<void>> }>();
+
+/**
+ * Runs `work` with a context whose system database is one transaction: every resource write it
+ * makes (serveResource with that context) joins it, so they are stored together or not at all
+ * (a package import). The resources' after-commit hooks (reloads, services opened) run, in order,
+ * once it committed; none runs when it rolled back.
+ */
+export async function inOneTransaction<T>(ctx: PlatformContext, work: (ctx: PlatformContext) => Promise<T>): Promise<T> {
+  const committed: Array<() => Promise<void>> = [];
+  const result = await ctx.db.transaction().execute((db) => {
+    outerTransactions.set(db, { ctx, committed });
+    return work({ ...ctx, db });
+  });
+  for (const hook of committed) await hook();
+  return result;
+}
+
+/** Runs a write in one transaction (or in the one of `inOneTransaction`), then the resource's after-commit hook. */
 async function transact<T>(
   ctx: PlatformContext,
   b: ResourceBehaviour,
@@ -270,6 +289,12 @@ async function transact<T>(
 ): Promise<T> {
   const state = new Map<string, unknown>();
   const now = formatTimestamp(new Date(ctx.clock.now()));
+  const outer = outerTransactions.get(ctx.db);
+  if (outer) {
+    const done = await run({ ctx, call, db: ctx.db, now, state });
+    outer.committed.push(async () => b.committed?.({ ctx: outer.ctx, call, db: outer.ctx.db, now, state }, verb, done.keys));
+    return done.result;
+  }
   const done = await ctx.db.transaction().execute((db) => run({ ctx, call, db, now, state }));
   await b.committed?.({ ctx, call, db: ctx.db, now, state }, verb, done.keys);
   return done.result;

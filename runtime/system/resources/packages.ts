@@ -6,7 +6,8 @@
  * - GET: the manifest, what can be exported; with `export=true` the whole package.
  * - POST with a manifest: the package of what it names.
  * - POST `?import=true` with a package: creates its records (`overwrite=true` also changes the
- *   ones that exist), through the same validation as every API write; returns the log with 201.
+ *   ones that exist), through the same validation as every API write, all in one system-database
+ *   transaction (a refused record leaves nothing imported); returns the log with 201.
  *
  * A restricted administrator (one whose role decides, reference 6.3) exports and imports only the
  * kinds their role lets them read and write through /system/{kind}: the package is no way around it.
@@ -21,7 +22,7 @@ import { coreMessages } from '../../core/messages.js';
 import type { Verb } from '../../model/platform-model.js';
 import type { ServiceResult } from '../../services/service-kind.js';
 import { MASK, maskConfigSecrets, type Row } from '../record-resources/record-presentation.js';
-import { serveResource, type ResourceBehaviour } from '../record-resources/resource-handler.js';
+import { inOneTransaction, serveResource, type ResourceBehaviour } from '../record-resources/resource-handler.js';
 import { PERIODS } from '../limits/limit-rules.js';
 import { RECORD_BEHAVIOURS } from './record-behaviours.js';
 import { widerAccess } from '../../auth/grant-width.js';
@@ -367,6 +368,19 @@ async function importPackage(ctx: PlatformContext, call: InternalCall): Promise<
   }
   if (call.auth.grants !== null) await assertGivesNoWider(ctx, call, records, overwrite);
   const log: Row[] = [];
+  // One transaction: a package whose fifth record is refused leaves nothing of the first four.
+  await inOneTransaction(ctx, (tx) => importRecords(tx, call, records, overwrite, log));
+  return { success: true, log };
+}
+
+/** Writes the records of a package in order, each through its resource's API write, within the import's transaction. */
+async function importRecords(
+  ctx: PlatformContext,
+  call: InternalCall,
+  records: Record<string, unknown>,
+  overwrite: boolean,
+  log: Row[],
+): Promise<void> {
   for (const [kind, key] of KINDS) {
     const behaviour = RECORD_BEHAVIOURS.get(kind) as ResourceBehaviour;
     for (const [index, record] of ((records[kind] ?? []) as Row[]).entries()) {
@@ -400,14 +414,14 @@ async function importPackage(ctx: PlatformContext, call: InternalCall): Promise<
         }
       } catch (error) {
         if (!(error instanceof PorticoError)) throw error;
-        throw new PorticoError(error.status, `Import of ${kind} '${name}' (records.${kind}[${index}]) failed: ${error.message}`, {
-          ...((error.context as object) ?? {}),
-          log,
-        });
+        throw new PorticoError(
+          error.status,
+          `Import of ${kind} '${name}' (records.${kind}[${index}]) failed: ${error.message} Nothing of the package was imported.`,
+          { ...((error.context as object) ?? {}), record: `records.${kind}[${index}]` },
+        );
       }
     }
   }
-  return { success: true, log };
 }
 
 /** A package role's grants as they will be stored (the API's defaults: component `*`, API requestor, no filters, AND). */
