@@ -236,6 +236,32 @@ describe.skipIf(!(await requireBroker('rabbitmq')))('amqp service', () => {
     expect((await api('POST', `/amqp/pub/${queue}`, { still: 'ok' })).status).toBe(200);
   });
 
+  it('deletes only queues the service declared, never another queue of the virtual host', async () => {
+    // A queue of another application on the same virtual host: DELETE sub/{queue} deleted it.
+    const foreign = `portico_foreign_${tag}`;
+    const made = `portico_made_${tag}`;
+    const amqplib = await import('amqplib');
+    const connection = await amqplib.connect(url);
+    try {
+      const channel = await connection.createChannel();
+      await channel.assertQueue(foreign, { durable: false, autoDelete: false });
+      await channel.sendToQueue(foreign, Buffer.from('theirs'));
+      const refused = await api('DELETE', `/amqp/sub/${foreign}`);
+      expect(refused.status).toBe(404);
+      expect(refused.body.error).toEqual({ code: 404, message: `No subscription to '${foreign}' on service 'amqp'.` });
+      expect(await channel.checkQueue(foreign)).toMatchObject({ queue: foreign, messageCount: 1 });
+      // One it made (POST sub/{queue}) and one of its configuration it deletes, as GET sub lists them.
+      expect((await api('POST', `/amqp/sub/${made}`, { durable: false })).status).toBe(201);
+      expect((await api('GET', '/amqp/sub')).body.resource.map((q: { queue: string }) => q.queue)).toContain(made);
+      expect((await api('DELETE', `/amqp/sub/${made}`)).body).toEqual({ success: true });
+      expect((await api('DELETE', `/amqp/sub/${made}`)).status).toBe(404);
+      await channel.deleteQueue(foreign);
+      await channel.close();
+    } finally {
+      await connection.close();
+    }
+  });
+
   it('answers 400 for a content_type beyond 255 bytes, headers amqplib cannot encode, a queue declared without a name, and a queue name beyond 255 bytes to delete', async () => {
     // amqplib threw on the long content type, which read as a lost connection: a 503 after the timeout.
     const longType = await api('POST', `/amqp/pub/${queue}?content_type=${'t'.repeat(300)}`, { x: 1 });

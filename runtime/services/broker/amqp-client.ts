@@ -465,9 +465,16 @@ export class AmqpBrokerClient implements BrokerClient {
     };
   }
 
+  /**
+   * Deletes a queue this service declared (its configured `queues`, or one made with POST
+   * sub/{queue} on this instance): what GET sub lists. Any other queue of the virtual host is no
+   * subscription of the service, and stays (it deleted any queue it was given, another
+   * application's included; the reference deletes no queue at all, only its own subscription jobs).
+   */
   async unsubscribe(source: string): Promise<boolean> {
     // A name beyond 255 bytes made amqplib throw: a 503 "deleting the queue failed".
     checkName(source, 'queue');
+    if (!this.declared.has(source)) return false;
     const link = await this.connection();
     const channel = await link.model.createChannel();
     channel.on('error', () => undefined);
