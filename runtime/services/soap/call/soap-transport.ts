@@ -5,7 +5,8 @@
  * mostly transport, and axios costs a third of it); NTLM, a handshake over several requests, goes
  * through node-soap's HttpClient and its axios-ntlm, loaded only for such a service. A host that
  * cannot be reached (refused, unknown, timed out), or whose answer breaks off midway, is a 503;
- * every HTTP answer, errors included, is returned to the caller.
+ * every HTTP answer, errors included, is returned to the caller. A WSDL read redirected to another
+ * origin goes there without the service's credentials and configured headers.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -119,7 +120,10 @@ export class SoapTransport {
             const status = response.statusCode ?? 0;
             const location = response.headers.location;
             if (redirects > 0 && status >= 301 && status <= 308 && status !== 304 && location !== undefined) {
-              resolve(this.send(new URL(location, target).href, body, headers, redirects - 1));
+              const next = new URL(location, target);
+              resolve(
+                this.send(next.href, body, next.origin === target.origin ? headers : this.withoutCredentials(headers), redirects - 1),
+              );
               return;
             }
             resolve({
@@ -137,6 +141,21 @@ export class SoapTransport {
       request.on('error', fail);
       request.end(payload);
     });
+  }
+
+  /**
+   * The headers of a request redirected to another origin (scheme, host or port): without the
+   * service's Basic credentials and configured headers, which are for the host it was configured
+   * with (as fetch drops `Authorization` on such a redirect; they went wherever the WSDL's host sent the read).
+   */
+  private withoutCredentials(headers: Record<string, string>): Record<string, string> {
+    const configured = new Set(Object.keys(this.options.httpHeaders ?? {}).map((name) => name.toLowerCase()));
+    return Object.fromEntries(
+      Object.entries(headers).filter(([name]) => {
+        const lower = name.toLowerCase();
+        return lower !== 'authorization' && lower !== 'cookie' && lower !== 'proxy-authorization' && !configured.has(lower);
+      }),
+    );
   }
 
   private ntlmExchange(client: HttpClient, url: string, body: string | null, headers: Record<string, string>): Promise<HttpReply> {
