@@ -239,7 +239,8 @@ export class MqttBrokerClient implements BrokerClient {
    * A broker call within the deadline; a late or unreachable broker is a 503 naming the service.
    * A connection on which the broker did not acknowledge in time is ended (a frozen broker, a
    * network partition: it stayed open, and every later call waited on it until the keep-alive gave
-   * up, 45 s by default); mqtt.js connects anew, and resends what was not acknowledged.
+   * up, 45 s by default); mqtt.js connects anew and sends what was queued while it was down (a
+   * publish written on the ended connection is not sent again: see connection()).
    */
   private call<T>(work: Promise<T>, what: string): Promise<T> {
     return withDeadline(work, this.timeoutMs, () => {
