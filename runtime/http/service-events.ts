@@ -25,7 +25,7 @@ export const INTERNAL_SERVICE_PATHS = {
     access_usage: ['get'],
     admin: ALL,
     'admin.password': ['post'],
-    'admin.profile': ['get', 'post'],
+    'admin.profile': ['get', 'post', 'put', 'patch'],
     'admin.session': ['get', 'post', 'put', 'delete'],
     'admin.{id}': ONE,
     app: ALL,
@@ -73,7 +73,7 @@ export const INTERNAL_SERVICE_PATHS = {
   user: {
     '': ['get'],
     password: ['post'],
-    profile: ['get', 'post'],
+    profile: ['get', 'post', 'put', 'patch'],
     register: ['post'],
     session: ['get', 'post', 'put', 'delete'],
   },

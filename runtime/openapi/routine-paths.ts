@@ -26,19 +26,26 @@ const KINDS = [
   { kind: 'function', segment: '_func', param: 'function_name', label: 'StoredFunction', text: 'stored function' },
 ] as const;
 
-/** Paths of the routine kinds the service has; none for a database without routines. */
-export function routinePaths(service: string, routines: RoutineModel[]): Record<string, PathItemObject> {
+/**
+ * Paths of the routines: the listings `/_proc` and `/_func` of a database that can have routines
+ * (`listed`: the service's root lists them, and they answer, empty or not), and a kind's by-name
+ * paths when the database has routines of that kind.
+ */
+export function routinePaths(service: string, routines: RoutineModel[], listed: boolean): Record<string, PathItemObject> {
   const paths: Record<string, PathItemObject> = {};
   for (const { kind, segment, param, label, text } of KINDS) {
-    if (!routines.some((routine) => routine.kind === kind)) continue;
+    const some = routines.some((routine) => routine.kind === kind);
+    if (listed || some) {
+      paths[`/${segment}`] = {
+        get: jsonOperation({
+          operationId: `get${service}${label}s`,
+          summary: `List the ${text}s.`,
+          response: { description: 'Names of the routines.', schema: componentRef('schemas', 'ResourceList') },
+        }),
+      };
+    }
+    if (!some) continue;
     const result = { description: 'The result.', schema: componentRef('schemas', 'RoutineResponse') };
-    paths[`/${segment}`] = {
-      get: jsonOperation({
-        operationId: `get${service}${label}s`,
-        summary: `List the ${text}s.`,
-        response: { description: 'Names of the routines.', schema: componentRef('schemas', 'ResourceList') },
-      }),
-    };
     paths[`/${segment}/{${param}}`] = {
       parameters: [pathParameter(param, `Name of the ${text}.`)],
       get: jsonOperation({

@@ -25,6 +25,13 @@ export function selfServicePaths(w: SelfServiceWording): { session: PathItemObje
     description,
     schema: { type: 'boolean' as const },
   });
+  const profileUpdate = (verb: 'update' | 'replace' | 'patch') =>
+    jsonOperation({
+      operationId: `${verb}${w.idPart}Profile`,
+      summary: `Change the ${w.owner} own profile; a new email needs \`current_password\`.`,
+      body: { description: 'The fields to change.', schema: componentRef('schemas', 'ProfileRequest') },
+      response: success,
+    });
   return {
     session: {
       post: jsonOperation({
@@ -72,12 +79,10 @@ export function selfServicePaths(w: SelfServiceWording): { session: PathItemObje
         summary: `The ${w.owner} own profile.`,
         response: { description: 'The profile.', schema: componentRef('schemas', 'Profile') },
       }),
-      post: jsonOperation({
-        operationId: `update${w.idPart}Profile`,
-        summary: `Change the ${w.owner} own profile; a new email needs \`current_password\`.`,
-        body: { description: 'The fields to change.', schema: componentRef('schemas', 'ProfileRequest') },
-        response: success,
-      }),
+      post: profileUpdate('update'),
+      // PUT and PATCH change it as POST does.
+      put: profileUpdate('replace'),
+      patch: profileUpdate('patch'),
     },
   };
 }

@@ -83,7 +83,11 @@ function queryParameter(name: CommonParameter, type: 'string' | 'integer' | 'boo
 }
 
 const PARAMETERS: Record<CommonParameter, ParameterObject> = {
-  fields: queryParameter('fields', 'string', 'Comma-separated field names to return; `*` for all (default). Alias: `select`.'),
+  fields: queryParameter(
+    'fields',
+    'string',
+    'Comma-separated field names to return; `*` for all (default). Alias: `select`. Records then hold these fields only: a record schema describes a whole record, and of its required fields only those named are there.',
+  ),
   filter: queryParameter('filter', 'string', 'SQL-like filter, e.g. `(last_name like "Smith%") and (age >= 21)`. Alias: `where`.'),
   limit: queryParameter('limit', 'integer', 'Maximum number of records to return. Alias: `top`.'),
   offset: queryParameter('offset', 'integer', 'Number of records to skip (default 0). Alias: `skip`.'),
@@ -93,7 +97,11 @@ const PARAMETERS: Record<CommonParameter, ParameterObject> = {
   ids: queryParameter('ids', 'string', 'Comma-separated identifiers of the records.'),
   id_field: queryParameter('id_field', 'string', 'Comma-separated fields used as the identifier instead of the primary key.'),
   related: queryParameter('related', 'string', 'Comma-separated relationships to embed (`*` for all); each under `{table}_by_{field}`.'),
-  group: queryParameter('group', 'string', 'Comma-separated fields to group by. Alias: `group_by`.'),
+  group: queryParameter(
+    'group',
+    'string',
+    'Comma-separated fields to group by. Alias: `group_by`. Records then hold the grouped fields and the aggregates `fields` names, not whole records.',
+  ),
   having: queryParameter('having', 'string', 'Condition on grouped results.'),
   continue: queryParameter('continue', 'boolean', 'In a batch, go on after a failed record and report the failures.'),
   rollback: queryParameter('rollback', 'boolean', 'In a batch, undo every change when a record fails.'),

@@ -60,7 +60,8 @@ export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
     },
     ...genericTablePaths(serviceLabel),
     ...schemaPaths(serviceLabel),
-    ...routinePaths(serviceLabel, routines),
+    // SQLite has no stored routines (its dialect lists no `_proc` or `_func`); the other databases list both.
+    ...routinePaths(serviceLabel, routines, service.dialect !== 'sqlite'),
   };
   const recordComponent = uniqueNamer([...Object.keys(schemas), ...Object.keys(sharedComponents().schemas ?? {})]);
   const tableLabel = uniqueNamer(['Table']);

@@ -192,12 +192,21 @@ function recordPaths(def: ResourceDefinition): Record<string, PathItemObject> {
     },
     [`/${def.name}/{id}`]: {
       parameters: [ID],
-      get: jsonOperation({
-        operationId: one('get'),
-        summary: `Retrieve one ${def.label.toLowerCase()} record.`,
-        parameters: parameterRefs('fields', 'related'),
-        response: record,
-      }),
+      // GET /custom/{name} answers the setting's value alone (reference 5.9), any JSON value.
+      get:
+        def.name === 'custom'
+          ? jsonOperation({
+              operationId: one('get'),
+              summary: 'Retrieve the value of one custom setting.',
+              description: 'The value alone (any JSON value), not the record.',
+              response: { description: 'The value.', schema: {} },
+            })
+          : jsonOperation({
+              operationId: one('get'),
+              summary: `Retrieve one ${def.label.toLowerCase()} record.`,
+              parameters: parameterRefs('fields', 'related'),
+              response: record,
+            }),
       put: singleUpdate('replace'),
       patch: singleUpdate('update'),
       delete: jsonOperation({

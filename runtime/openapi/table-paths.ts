@@ -224,5 +224,8 @@ export function typedTablePaths(
     readOnly: table.isView,
   });
   const path = `/_table/${encodeURIComponent(table.name)}`;
+  // Without a primary key (views, keyless tables) no record has an identifier: GET /{id} can only
+  // answer 400. Such records are read by `id_field` through the generic `/_table/{table_name}/{id}`.
+  if (table.primaryKey.length === 0) return { [path]: list };
   return { [path]: list, [`${path}/{id}`]: one };
 }

@@ -143,8 +143,8 @@ export interface ServiceResult {
 /** A live service: opened from its model, serving calls until closed. */
 export interface ServiceHandler {
   handle(call: ServiceCall): Promise<ServiceResult>;
-  /** OpenAPI paths (relative to the service) and components of this service. */
-  openapi(): OpenApiFragment;
+  /** OpenAPI paths (relative to the service) and components of this service (SOAP reads its WSDL for them first). */
+  openapi(): OpenApiFragment | Promise<OpenApiFragment>;
   /**
    * Components of this service a role grant can name, besides "" and "*" (GET
    * /{service}?as_access_list=true, which the reference's role editor lists).

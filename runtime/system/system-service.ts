@@ -155,7 +155,9 @@ export function createSystemService(ctx: PlatformContext): InternalService {
         if (behaviour.def.writes === 'delete' && WRITE_VERBS.has(call.verb)) throw unsupported();
         // GET /system/custom/{name} is the value alone (reference 5.9).
         if (behaviour === customBehaviour && call.verb === 'GET' && rest[0] !== undefined) {
-          return { body: ((await read(ctx, ctx.db, behaviour, {}, undefined, rest[0])) as { value: unknown }).value };
+          const { value } = (await read(ctx, ctx.db, behaviour, {}, undefined, rest[0])) as { value: unknown };
+          // As JSON whatever it is: a string value sent bare would go out as text/plain, no JSON.
+          return { body: JSON.stringify(value ?? null), headers: { 'content-type': 'application/json; charset=utf-8' } };
         }
         // Parsed once: the related-access check and the resource handler read the same parameters.
         const params = parseCommonParams(call.query, call.verb === 'GET' ? call.body : undefined);

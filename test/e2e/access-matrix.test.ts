@@ -74,6 +74,8 @@ const DECIDED: Record<string, Row> = {
   'POST /system/admin/password': OPEN,
   'GET /system/admin/profile': ADMIN,
   'POST /system/admin/profile': ADMIN,
+  'PUT /system/admin/profile': ADMIN,
+  'PATCH /system/admin/profile': ADMIN,
   'GET /system/cache': ROLE,
   'DELETE /system/cache': ROLE,
   'DELETE /system/cache/{service}': ROLE,
@@ -100,6 +102,8 @@ const DECIDED: Record<string, Row> = {
   'POST /user/password': OPEN,
   'GET /user/profile': OWN_PROFILE,
   'POST /user/profile': OWN_PROFILE,
+  'PUT /user/profile': OWN_PROFILE,
+  'PATCH /user/profile': OWN_PROFILE,
   'GET /api_docs': ROLE,
   'GET /api_docs/{service}': ROLE,
 };

@@ -202,6 +202,11 @@ export function brokerOpenApi(docs: BrokerDocs): OpenApiFragment {
         }),
       },
       '/pub': {
+        get: jsonOperation({
+          operationId: 'listPublications',
+          summary: 'An empty list: publications are sent, not kept (as the reference answers).',
+          response: { description: 'No resources.', schema: listOf({ type: 'object', additionalProperties: true }) },
+        }),
         post: jsonOperation({
           operationId: 'publish',
           summary: "Publish a message (the reference's body); answers once the broker has acknowledged it.",

@@ -3,7 +3,7 @@
  * OpenAPI fragment of the routes (the same at build time, from the model, and when serving, from
  * the module).
  */
-import type { OperationObject, PathItemObject, SchemaObject } from 'openapi3-ts/oas30';
+import type { OperationObject, PathItemObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas30';
 import type { EndpointRouteModel } from '../../model/platform-model.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { pascalCase, uniqueNamer } from '../../openapi/code-identifiers.js';
@@ -114,6 +114,16 @@ export function endpointsOpenApi(routes: readonly EndpointRouteModel[]): OpenApi
           : { description: 'Checked against this schema: a 400 otherwise.', schema: componentRef('schemas', requestName) },
       response: { description: 'Success.', schema: (route.response ?? {}) as SchemaObject },
     });
+    // The handler chooses the status (`ctx.reply(201, ...)`), answers 204 when it returns nothing,
+    // and may stream any content type where the route declares no response schema.
+    const { content } = operation.responses['200'] as ResponseObject;
+    operation.responses = {
+      '2XX': {
+        description: 'Success: 200, or the status the handler replies with.',
+        content: route.response === undefined ? { ...content, '*/*': { schema: { type: 'string', format: 'binary' } } } : content,
+      },
+      '204': { description: 'The handler answered nothing.' },
+    };
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
   return { paths, components: Object.keys(schemas).length === 0 ? {} : { schemas } };

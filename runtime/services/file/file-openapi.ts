@@ -168,12 +168,17 @@ export function fileServiceOpenApi(service: string): OpenApiFragment {
             },
           ],
           responses: {
+            // The content comes with the file's own type (text/plain, image/png...), whatever it is.
             200: {
               description: 'The file content (its own content type), or its properties.',
-              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } }, ...jsonContent(ref('FileEntry')) },
+              content: {
+                'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+                ...jsonContent(ref('FileEntry')),
+                '*/*': { schema: { type: 'string', format: 'binary' } },
+              },
             },
-            206: { description: 'The requested range.' },
-            416: { description: 'The range is outside the file.' },
+            206: { description: 'The requested range.', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+            416: { description: 'The range is outside the file.', content: jsonContent(componentRef('schemas', 'Error')) },
           },
         },
         post: fileWrite,

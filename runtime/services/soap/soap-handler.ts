@@ -127,8 +127,13 @@ export class SoapServiceHandler implements ServiceHandler {
     return { body };
   }
 
-  openapi(): OpenApiFragment {
-    return soapServiceOpenApi(this.latest.model);
+  /**
+   * The operations of the WSDL (read first when not read yet, as a call would: a service created
+   * at run time has none in its model; none when it cannot be read).
+   */
+  async openapi(): Promise<OpenApiFragment> {
+    const contract = await this.current(false).catch(() => this.latest);
+    return soapServiceOpenApi(contract.model);
   }
 
   /** The operations (read from the WSDL first when not read yet; none when it cannot be read). */

@@ -42,7 +42,7 @@ describe('documentedEndpoints', () => {
 describe('the event types', () => {
   it('name both phases of each endpoint of a service, by the name given', () => {
     type Session = 'get' | 'post' | 'put' | 'delete';
-    type UserEndpoint = 'get' | 'password.post' | `profile.${'get' | 'post'}` | 'register.post' | `session.${Session}`;
+    type UserEndpoint = 'get' | 'password.post' | `profile.${'get' | 'post' | 'put' | 'patch'}` | 'register.post' | `session.${Session}`;
     expectTypeOf<keyof InternalServiceEvents<'user', 'members'>>().toEqualTypeOf<`members.${UserEndpoint}.${HookPhase}`>();
     expectTypeOf<InternalServiceEvents<'swagger', 'api_docs'>>().toEqualTypeOf<{
       'api_docs.get.pre_process': unknown;

@@ -31,7 +31,10 @@ describe('sqlServiceOpenApi', () => {
         '/_schema/{table_name}/_related',
         '/_schema/{table_name}/_related/{relationship_name}',
         '/_table',
-        ...db.schema.tables.flatMap((t) => [`/_table/${t.name}`, `/_table/${t.name}/{id}`]),
+        // A table without a primary key (a view, a keyless table) has no typed `/{id}`: none of its records has an identifier.
+        ...db.schema.tables.flatMap((t) =>
+          t.primaryKey.length > 0 ? [`/_table/${t.name}`, `/_table/${t.name}/{id}`] : [`/_table/${t.name}`],
+        ),
         '/_table/{table_name}',
         '/_table/{table_name}/{id}',
       ].sort(),
