@@ -572,11 +572,15 @@ describe.each(targets)('on $kind', ({ kind, service }) => {
   });
 
   if (kind === 'sqlite') {
-    it('refuses a _schema change that would rebuild the table and lose its generated column, changing nothing', async () => {
-      const refused = await call('DELETE', `${service}/_schema/user/_field/${e('größe')}`);
+    it('rebuilds a table keeping its generated column and CHECK constraint, and refuses to drop what the generated column is computed from (the rebuild was refused, or dropped the CHECK)', async () => {
+      const refused = await call('DELETE', `${service}/_schema/user/_field/score`);
       expect(refused.status).toBe(400);
-      expect(refused.body.error.context).toEqual({ table: 'user', fields: ['double_score'] });
-      expect((await ok('GET', `${service}/_schema/user`)).field.map((f: { name: string }) => f.name)).toContain('größe');
+      expect(refused.body.error.context).toEqual({ table: 'user', field: 'score' });
+      await ok('PATCH', `${service}/_schema/user/_field/${e('größe')}`, { type: 'bigint' });
+      const fields = (await ok('GET', `${service}/_schema/user`)).field;
+      expect(fields.find((f: { name: string }) => f.name === 'größe')).toMatchObject({ type: 'bigint' });
+      expect(fields.find((f: { name: string }) => f.name === 'double_score')).toBeDefined();
+      expect(await ok('GET', `${table('user')}/${users[0]}?fields=größe,double_score`)).toEqual({ größe: 5, double_score: 8 });
       expect((await call('POST', table('user'), { resource: [{ score: -2 }] })).status).toBe(400);
     });
   }

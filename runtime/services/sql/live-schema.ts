@@ -17,9 +17,11 @@ export class LiveSchema {
   #tables = new Map<string, TableModel>();
   #plans = new Map<string, TablePlan>();
 
+  /** `changed` is told when the schema read from the database is replaced by another. */
   constructor(
     schema: DatabaseSchema,
     private readonly dialect: SqlDialectModule,
+    private readonly changed: () => void = () => undefined,
   ) {
     this.replace(schema);
   }
@@ -35,6 +37,7 @@ export class LiveSchema {
   }
 
   replace(read: DatabaseSchema): void {
+    if (this.#read !== undefined && read !== this.#read) this.changed();
     this.#read = read;
     const schema = withExtras(read, this.#extras);
     this.#schema = schema;

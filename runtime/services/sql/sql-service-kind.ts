@@ -55,7 +55,7 @@ export function createSqlServiceKind(definition: SqlKindDefinition): ServiceKind
             ? service.schema
             : await readDatabaseSchema(connection.db, dialect, options.keepCase);
         const model = sqlModel(service, dialect, schema);
-        const live = new LiveSchema(schema, dialect);
+        const live = new LiveSchema(schema, dialect, () => connection.schemaChanged?.());
         const extras = ctx.schemaExtras ? { serviceId: service.id, store: ctx.schemaExtras } : null;
         if (extras) live.setExtras(await extras.store.read(service.id));
         const cache = sqlCacheSettings(config);

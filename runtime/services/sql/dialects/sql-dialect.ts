@@ -22,6 +22,8 @@ export interface SqlConnection {
    * lost, so `strict` (a write) looks now; a read may get what was seen within the last event-loop turn.
    */
   fileState?(strict: boolean): 'same' | 'missing' | 'replaced';
+  /** Told when the service read the database's tables again after a change (`_schema` writes, refresh): statements prepared for them are prepared afresh. */
+  schemaChanged?(): void;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,11 @@ export interface SqlDialectModule {
   columnType(field: FieldDefinition): string;
   /** SQL a column definition needs after its other clauses (MySQL's `on update CURRENT_TIMESTAMP`), or null. */
   columnSuffix(field: FieldDefinition): string | null;
+  /**
+   * How a `{"expression": ...}` default is written in a column definition, where the database
+   * wants it otherwise than as given (SQLite: in parentheses, but for a literal or CURRENT_*).
+   */
+  defaultExpression?(expression: string): string;
   /** Whether an auto-increment key takes a keyword (SQLite, MySQL) rather than a type (PostgreSQL `serial`). */
   autoIncrementKeyword: boolean;
   /**

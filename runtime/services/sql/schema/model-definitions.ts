@@ -59,7 +59,7 @@ export function mergedDefinition(
     base.db_type = base.db_type.replace(/\s*\([^)]*\)/, '');
   }
   // The name keeps the database's spelling.
-  return parseField({ ...base, ...input, name: field.sourceName }, table.sourceName, index, !typeGiven);
+  return parseField({ ...base, ...input, name: field.sourceName }, table.sourceName, index, !typeGiven, true);
 }
 
 /** The field's own definition, unchanged. */

@@ -19,7 +19,7 @@ import { mergedDefinition } from './model-definitions.js';
 import type { FieldChange, TableChanges } from './table-alter.js';
 import { nativeTypeInfo } from './native-types.js';
 import { bareField, encoderFor } from '../query/value-codec.js';
-import { assertDefaultFits, assertLengthFits, createTables, resolveReference } from './table-ddl.js';
+import { assertDefaultFits, assertLengthFits, checkedTableDefinitions, createTables, resolveReference } from './table-ddl.js';
 import { assertNewIdentifier, shownName } from './identifiers.js';
 import { lowerKeys, parseField, schemaBodyTables } from './table-definition.js';
 import { describeField, describeRelation, describeTable } from './table-description.js';
@@ -169,8 +169,9 @@ async function assertStoredValuesFit(ctx: SqlServiceContext, table: TableModel, 
   }
 }
 
-async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
-  if (isEmpty(changes)) return;
+/** Checks a change of the table as far as can be before it is made; the checked changes (references resolved). */
+async function checkedChanges(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<TableChanges> {
+  if (isEmpty(changes)) return changes;
   const known = { created: [], existing: ctx.schema.current };
   for (const field of changes.add) {
     assertLengthFits(field, ctx.dialect);
@@ -205,7 +206,16 @@ async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableCh
     const records = await ctx.db.selectFrom(ctx.schema.plan(table.name).source).select(sql`1`.as('one')).limit(1).execute();
     if (records.length > 0) throw sqlMessages.notNull.error(unfilled.name);
   }
+  return changes;
+}
+
+async function applyChanges(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
+  if (isEmpty(changes)) return;
   await applying(ctx, table, `update table '${table.name}'`, () => ctx.dialect.alterTable(ctx.db, ctx.schema.current, table, changes));
+}
+
+async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
+  await applyChanges(ctx, table, await checkedChanges(ctx, table, changes));
 }
 
 /** Keeps what the written definitions say beyond the catalog (labels, plurals, descriptions, declared types), then lays it over the schema. */
@@ -243,18 +253,26 @@ async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<S
   if (inputs.length === 0) throw sqlMessages.noSchemaData.error(call.verb === 'POST' ? 'create' : 'update');
   const checkExist = call.verb === 'POST' && toBool(pick(call.query, 'check_exist'));
   const creates: Input[] = [];
+  const alters: Array<{ table: TableModel; changes: TableChanges }> = [];
   const names: string[] = [];
   for (const input of inputs) {
     if (typeof input.name !== 'string' || input.name === '') throw sqlMessages.tableNameMissing.error();
+    if (names.some((name) => name.toLowerCase() === String(input.name).toLowerCase()))
+      throw new BadRequestError(`Table '${shownName(input.name)}' is given more than once in the request.`, { table: input.name });
     const existing = tableNamed(ctx, input.name);
     if (existing === undefined) {
       creates.push(input);
     } else {
       if (checkExist) throw sqlMessages.alreadyExists.error('table', existing.name);
-      await alter(ctx, existing, changesFor(ctx, existing, fieldList(input), false));
+      alters.push({ table: existing, changes: changesFor(ctx, existing, fieldList(input), false) });
     }
     names.push(input.name);
   }
+  // Every table of the body is checked before any is changed or made: a bad one changed none
+  // (the tables before it in the body were changed, and the 400 said nothing of them).
+  if (creates.length > 0) checkedTableDefinitions(ctx.dialect, creates, ctx.schema.current);
+  for (const entry of alters) entry.changes = await checkedChanges(ctx, entry.table, entry.changes);
+  for (const { table, changes } of alters) await applyChanges(ctx, ctx.schema.table(table.sourceName), changes);
   if (creates.length > 0) {
     await applying(ctx, null, 'create tables', async () => {
       await createTables(ctx.db, ctx.dialect, creates, ctx.schema.current);

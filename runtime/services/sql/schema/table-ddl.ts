@@ -3,7 +3,7 @@
  * decides the column types; keys, NULL/NOT NULL, defaults, unique keys, foreign keys
  * (`fk_{table}_{field}`) and indexes (`ndx_{table}_{field}`) are the same everywhere.
  */
-import { sql, type ColumnDefinitionBuilder, type Kysely } from 'kysely';
+import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
 import { BadRequestError, PorticoError } from '../../../core/errors.js';
 import type { AbstractType, DatabaseSchema } from '../../../model/platform-model.js';
 import { bareField, encoderFor, TRUE_TEXT } from '../query/value-codec.js';
@@ -33,13 +33,17 @@ function inDependencyOrder(tables: TableDefinition[]): TableDefinition[] {
   return ordered;
 }
 
-/** The DEFAULT of a column as Kysely takes it (timestamps default to the clock), or undefined for none. */
+/**
+ * The DEFAULT of a column as Kysely takes it (timestamps default to the clock), or undefined for
+ * none: a NOT NULL column's default null is none (MySQL refused `not null default null`, which
+ * PostgreSQL and SQLite took).
+ */
 export function columnDefault(field: FieldDefinition, dialect: SqlDialectModule): unknown {
   const value = field.default;
-  if (value === undefined) {
+  if (value === undefined || (value === null && !field.allowNull)) {
     return field.type === 'timestamp_on_create' || field.type === 'timestamp_on_update' ? sql`CURRENT_TIMESTAMP` : undefined;
   }
-  if (value !== null && typeof value === 'object') return sql.raw(value.expression);
+  if (value !== null && typeof value === 'object') return sql.raw(dialect.defaultExpression?.(value.expression) ?? value.expression);
   if (typeof value === 'boolean') return dialect.bindBoolean(value);
   // A boolean's default given as text or 0/1 (checked by assertDefaultFits): MySQL's tinyint takes no 'yes'.
   if (field.type === 'boolean' && !field.native) return dialect.bindBoolean(TRUE_TEXT.has(String(value).trim().toLowerCase()));
@@ -171,20 +175,40 @@ function refFieldOf(field: FieldDefinition, known: KnownTables): string {
 }
 
 /**
- * CREATE TABLE `sqlName` (default: the definition's name) with its keys, then its indexes.
- * Constraint and index names always use the definition's name.
+ * What a column's definition written by a rebuild keeps of the one it had (SQLite): the whole
+ * text after the name (`verbatim`, a generated column), or clauses added after the ones the
+ * definition makes (`end`: CHECK, COLLATE).
  */
-export async function createTable(
+export interface KeptColumnText {
+  verbatim?: string;
+  end?: string;
+}
+
+/**
+ * The CREATE TABLE `sqlName` (default: the definition's name) statement with its keys.
+ * Constraint names always use the definition's name.
+ */
+export function createTableStatement(
   db: Kysely<any>,
   table: TableDefinition,
   known: KnownTables,
   dialect: SqlDialectModule,
   sqlName = table.name,
-): Promise<void> {
+  kept: (field: FieldDefinition) => KeptColumnText | undefined = () => undefined,
+): CreateTableBuilder<string, never> {
   const keys = table.fields.filter((field) => field.isPrimaryKey);
   let builder = db.schema.createTable(sqlName);
-  for (const field of table.fields)
-    builder = builder.addColumn(field.name, sql.raw(dialect.columnType(field)), columnClauses(field, keys.length === 1, dialect));
+  for (const field of table.fields) {
+    const text = kept(field);
+    if (text?.verbatim !== undefined) {
+      builder = builder.addColumn(field.name, sql.raw(text.verbatim));
+      continue;
+    }
+    const clauses = columnClauses(field, keys.length === 1, dialect);
+    builder = builder.addColumn(field.name, sql.raw(dialect.columnType(field)), (column) =>
+      text?.end === undefined ? clauses(column) : clauses(column).modifyEnd(sql.raw(text.end)),
+    );
+  }
   if (keys.length > 1) builder = builder.addPrimaryKeyConstraint(`pk_${table.name}`, keys.map((field) => field.name) as never[]);
   for (const unique of table.uniqueKeys ?? [])
     builder = builder.addUniqueConstraint(`undx_${table.name}_${unique.join('_')}`, unique as never[]);
@@ -214,7 +238,18 @@ export async function createTable(
       },
     );
   }
-  await builder.execute();
+  return builder;
+}
+
+/** CREATE TABLE `sqlName` (default: the definition's name) with its keys, then its indexes. */
+export async function createTable(
+  db: Kysely<any>,
+  table: TableDefinition,
+  known: KnownTables,
+  dialect: SqlDialectModule,
+  sqlName = table.name,
+): Promise<void> {
+  await createTableStatement(db, table, known, dialect, sqlName).execute();
   await createIndexes(db, table, table.fields, sqlName);
 }
 
@@ -225,10 +260,44 @@ export async function createIndexes(
   fields: readonly FieldDefinition[],
   sqlName = table.name,
 ): Promise<void> {
-  for (const field of fields) {
-    if (!field.isIndex || field.isPrimaryKey || field.isUnique || ID_TYPES.has(field.type)) continue;
+  for (const field of indexedFields(fields)) {
     await db.schema.createIndex(`ndx_${table.name}_${field.name}`).on(sqlName).column(field.name).execute();
   }
+}
+
+/** The fields marked is_index that no key indexes already. */
+export function indexedFields(fields: readonly FieldDefinition[]): FieldDefinition[] {
+  return fields.filter((field) => field.isIndex && !field.isPrimaryKey && !field.isUnique && !ID_TYPES.has(field.type));
+}
+
+/**
+ * The table definitions of a `_schema` body, checked as far as can be before any table is made
+ * (MySQL's DDL is not transactional): names, lengths, defaults, references. Bad ones are 400s.
+ */
+export function checkedTableDefinitions(
+  dialect: SqlDialectModule,
+  tableDefs: readonly unknown[],
+  existing: DatabaseSchema | null,
+): { tables: TableDefinition[]; resolved: TableDefinition[] } {
+  const tables = parseTableDefinitions(tableDefs);
+  for (const table of tables) {
+    assertNewIdentifier(dialect.dialect, table.name, `table '${shownName(table.name)}'`, { table: table.name });
+    for (const field of table.fields) {
+      assertNewIdentifier(dialect.dialect, field.name, `field '${shownName(field.name)}' of table '${shownName(table.name)}'`, {
+        table: table.name,
+        field: field.name,
+      });
+    }
+  }
+  const given: KnownTables = { created: tables, existing };
+  for (const table of tables) {
+    for (const field of table.fields) {
+      assertLengthFits(field, dialect);
+      assertDefaultFits(field, table.name, dialect);
+    }
+  }
+  const resolved = tables.map((table) => ({ ...table, fields: table.fields.map((field) => resolveReference(field, table.name, given)) }));
+  return { tables, resolved };
 }
 
 /**
@@ -243,25 +312,7 @@ export async function createTables(
   tableDefs: readonly unknown[],
   existing: DatabaseSchema | null = null,
 ): Promise<string[]> {
-  const tables = parseTableDefinitions(tableDefs);
-  for (const table of tables) {
-    assertNewIdentifier(dialect.dialect, table.name, `table '${shownName(table.name)}'`, { table: table.name });
-    for (const field of table.fields) {
-      assertNewIdentifier(dialect.dialect, field.name, `field '${shownName(field.name)}' of table '${shownName(table.name)}'`, {
-        table: table.name,
-        field: field.name,
-      });
-    }
-  }
-  const given: KnownTables = { created: tables, existing };
-  // Checked before any table is made (MySQL's DDL is not transactional).
-  for (const table of tables) {
-    for (const field of table.fields) {
-      assertLengthFits(field, dialect);
-      assertDefaultFits(field, table.name, dialect);
-    }
-  }
-  const resolved = tables.map((table) => ({ ...table, fields: table.fields.map((field) => resolveReference(field, table.name, given)) }));
+  const { tables, resolved } = checkedTableDefinitions(dialect, tableDefs, existing);
   const known: KnownTables = { created: resolved, existing };
   const createAll = async (conn: Kysely<any>, done: TableDefinition[]) => {
     for (const table of inDependencyOrder(resolved)) {

@@ -154,11 +154,16 @@ function defaultValue(value: unknown, where: string): FieldModel['default'] | un
 
 /**
  * One field definition. `trustedType` is set when the type was read from the database catalog
- * (a field being changed keeps its type), which needs no check against the native-type pattern.
+ * (a field being changed keeps its type), which needs no check against the native-type pattern;
+ * `existingName` when the field is one the database has.
  */
-export function parseField(raw: unknown, table: string, index: number, trustedType = false): FieldDefinition {
+export function parseField(raw: unknown, table: string, index: number, trustedType = false, existingName = trustedType): FieldDefinition {
   const input = lowerKeys(raw);
-  const name = identifier(input.name, sqlMessages.fieldNameMissing.text(index, table));
+  // A field the database has keeps its name, whatever it is ('a.b': a SQLite rebuild of its table failed).
+  const name =
+    existingName && typeof input.name === 'string' && input.name !== ''
+      ? input.name
+      : identifier(input.name, sqlMessages.fieldNameMissing.text(index, table));
   const where = `field '${name}' of table '${table}'`;
   const declared = typeof input.type === 'string' && input.type.trim() !== '' ? input.type.trim() : null;
   const dbType = typeof input.db_type === 'string' && input.db_type.trim() !== '' ? input.db_type.trim() : null;

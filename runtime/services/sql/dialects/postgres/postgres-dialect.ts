@@ -14,7 +14,7 @@ import { lostWhileRunning, translatePostgresError } from './postgres-errors.js';
 import { readPostgresCatalog } from './postgres-introspector.js';
 import { postgresRoutines } from './postgres-routines.js';
 import { registerDirectRunner } from '../../query/run-compiled.js';
-import { preparingClient } from './postgres-prepared.js';
+import { DEFAULT_MAX_PREPARED, preparingClient, type SchemaGeneration } from './postgres-prepared.js';
 import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
 import { mayStore, OutcomeReportingDriver, outcomeUnknown } from '../unknown-outcome.js';
@@ -112,6 +112,7 @@ export class OutcomeReportingPostgresDialect extends PostgresDialect {
 
 /** Opens a pool on the server; every connection works in `schema` (which must exist). */
 export async function openPostgresDatabase(server: ServerConnection, schema: string): Promise<SqlConnection> {
+  const generation: SchemaGeneration = { value: 0 };
   const pool = new pg.Pool({
     host: server.host,
     port: server.port,
@@ -125,7 +126,7 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     ...(server.statementTimeoutMs > 0 ? { statement_timeout: server.statementTimeoutMs } : {}),
     types,
     // A connection that gets no answer at all (a frozen server, a partitioned network) is ended (answer-watchdog.ts).
-    Client: answerWatchedClient(preparingClient(), answerLimitMs(server.statementTimeoutMs)),
+    Client: answerWatchedClient(preparingClient(DEFAULT_MAX_PREPARED, generation), answerLimitMs(server.statementTimeoutMs)),
     // The schema is a startup parameter: no extra query races the first one on a new connection.
     // In `options`, spaces and backslashes are escaped with a backslash (libpq).
     options: `-c search_path=${quoteIdentifier(schema).replace(/[\\ ]/g, '\\$&')}`,
@@ -150,5 +151,11 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     await db.destroy();
     throw withCause(translatePostgresError(error, null), error);
   }
-  return { db, close: () => db.destroy() };
+  return {
+    db,
+    close: () => db.destroy(),
+    schemaChanged: () => {
+      generation.value++;
+    },
+  };
 }

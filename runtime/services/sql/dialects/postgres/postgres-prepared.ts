@@ -12,6 +12,16 @@ export const DEFAULT_MAX_PREPARED = 200;
 /** `cached plan must not change result type`: a prepared statement outlived a change of its table. */
 const STALE_PLAN = '0A000';
 
+/**
+ * Counts the changes of the database's tables made through the service (`_schema` writes,
+ * `refresh=true`). A prepared statement keeps the parameter types of its table as it was: an
+ * integer field widened to bigint still took only 32-bit values ('out of range'), so statements
+ * prepared before a change are prepared afresh.
+ */
+export interface SchemaGeneration {
+  value: number;
+}
+
 type Callback = (error: (Error & { code?: string }) | null, result?: unknown) => void;
 interface Connection {
   parsedStatements: Record<string, string>;
@@ -23,18 +33,24 @@ interface Connection {
  * least one value is prepared (pg-pool calls it with a callback, Kysely without): statements
  * without values keep the simple protocol, which allows several statements in one text.
  */
-export function preparingClient(maxPrepared = DEFAULT_MAX_PREPARED): typeof pg.Client {
+export function preparingClient(maxPrepared = DEFAULT_MAX_PREPARED, schema: SchemaGeneration = { value: 0 }): typeof pg.Client {
   return class PreparingClient extends pg.Client {
     /** Statement text -> name, least recently used first. */
     private readonly prepared = new Map<string, string>();
     /** Statements dropped from the cache, closed in the session just before the next statement. */
     private closing: string[] = [];
     private counter = 0;
+    /** The schema generation the prepared statements were made for. */
+    private generation = schema.value;
 
     query(...args: any[]): any {
       const [text, values, callback] = args;
       if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || args.length > 3)
         return (super.query as any)(...args);
+      if (this.generation !== schema.value) {
+        this.generation = schema.value;
+        for (const statement of [...this.prepared.keys()]) this.forget(statement);
+      }
       if (typeof callback !== 'function') {
         return new Promise((resolve, reject) =>
           this.query(text, values, ((error, result) => (error ? reject(error) : resolve(result))) satisfies Callback),

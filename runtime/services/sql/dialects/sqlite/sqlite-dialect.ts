@@ -43,6 +43,11 @@ export const sqliteDialect: SqlDialectModule = {
   routines: null,
   columnType: sqliteColumnType,
   columnSuffix: () => null,
+  // SQLite takes a literal, a signed number or CURRENT_* bare, any other expression in parentheses only.
+  defaultExpression: (expression) =>
+    /^(current_(timestamp|date|time)|null|true|false|[+-]?\d+(\.\d+)?([eE][+-]?\d+)?|'([^']|'')*')$/is.test(expression.trim())
+      ? expression
+      : `(${expression})`,
   autoIncrementKeyword: true,
   maxStringLength: null,
   transactionalDdl: true,
