@@ -6,8 +6,10 @@
  * own definition held beyond the model (CHECK constraints, collations, comments, generated
  * columns, WITHOUT ROWID, triggers, indexes); `_schema` describes the changed table truthfully and
  * `_table` serves it at once; the three databases answer alike. A seeded fast-check part applies
- * random sequences of changes to the same table on the three and compares.
+ * random sequences of changes to the same table on the three and compares (PORTICO_FUZZ_SEED
+ * and PORTICO_FUZZ_RUNS override its seed and number of runs).
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type ApiClient, type ApiResponse } from './database-api/api-client.js';
 import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-api/database-targets.js';
@@ -322,4 +324,145 @@ describe('changes the three databases take alike', () => {
       ]);
     }
   });
+});
+
+describe('sizes', () => {
+  it('refuses a length, precision or scale no database holds, alike (SQLite took length 1e300 and wrote varchar(1e+300))', async () => {
+    for (const env of envs) {
+      await ok(env, 'POST', '_schema', { resource: [{ name: 'sizes', field: [{ name: 'id', type: 'id' }] }] });
+      for (const extra of [
+        { type: 'string', length: 1e300 },
+        { type: 'decimal', precision: 2 ** 53, scale: 2 },
+        { type: 'string', length: '9'.repeat(40) },
+      ]) {
+        const refused = await call(env, 'POST', '_schema/sizes/_field', { resource: [{ name: 'big', allow_null: true, ...extra }] });
+        expect(refused.status, `${env.kind} ${JSON.stringify(extra)}`).toBe(400);
+        expect(refused.body.error.message).toMatch(/'(length|precision)' for field 'big'/);
+      }
+      expect(Object.keys(await fieldsOf(env, 'sizes'))).toEqual(['id']);
+    }
+  });
+});
+
+/** One change of the fuzzed table, as a request. */
+interface Change {
+  method: 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: unknown;
+}
+
+const NEW_FIELDS = ['x1', 'x2'];
+const OWN_FIELDS = ['a', 'b', 'c'];
+const ALL_FIELDS = [...OWN_FIELDS, ...NEW_FIELDS];
+
+/** Types and a default each takes. */
+const TYPED: Array<[string, Record<string, unknown>, unknown]> = [
+  ['integer', {}, 7],
+  ['bigint', {}, 9007199254740991],
+  ['string', { length: 30 }, "it's"],
+  ['text', {}, 'long'],
+  ['boolean', {}, true],
+  ['decimal', { precision: 12, scale: 3 }, 1.5],
+  ['date', {}, '2024-02-29'],
+];
+
+const changeArbitrary = (table: string): fc.Arbitrary<Change> =>
+  fc.oneof(
+    fc
+      .record({ name: fc.constantFrom(...NEW_FIELDS), typed: fc.constantFrom(...TYPED), nullable: fc.boolean(), withDefault: fc.boolean() })
+      .map(
+        ({ name, typed: [type, extra, value], nullable, withDefault }): Change => ({
+          method: 'POST',
+          path: `_schema/${table}/_field`,
+          body: { resource: [{ name, type, ...extra, allow_null: nullable, ...(withDefault ? { default: value } : {}) }] },
+        }),
+      ),
+    fc.constantFrom<Change>(
+      { method: 'PATCH', path: `_schema/${table}/_field/a`, body: { type: 'bigint' } },
+      { method: 'PATCH', path: `_schema/${table}/_field/b`, body: { length: 200 } },
+      { method: 'PATCH', path: `_schema/${table}/_field/c`, body: { precision: 14, scale: 4 } },
+      { method: 'PATCH', path: `_schema/${table}/_field/b`, body: { default: 'dflt' } },
+      { method: 'PATCH', path: `_schema/${table}/_field/a`, body: { is_index: true } },
+      { method: 'PATCH', path: `_schema/${table}/_field/a`, body: { is_unique: true } },
+      { method: 'PATCH', path: `_schema/${table}/_field/b`, body: { is_unique: true } },
+      { method: 'PATCH', path: `_schema/${table}/_field/b`, body: { length: 3 } },
+      { method: 'PATCH', path: `_schema/${table}/_field/a`, body: { type: 'string', length: 40 } },
+    ),
+    fc
+      .record({ name: fc.constantFrom(...ALL_FIELDS), nullable: fc.boolean() })
+      .map(({ name, nullable }): Change => ({ method: 'PATCH', path: `_schema/${table}/_field/${name}`, body: { allow_null: nullable } })),
+    fc.constantFrom(...ALL_FIELDS).map((name): Change => ({ method: 'DELETE', path: `_schema/${table}/_field/${name}` })),
+  );
+
+const SEED = Number(process.env.PORTICO_FUZZ_SEED ?? 20261127);
+const RUNS = Number(process.env.PORTICO_FUZZ_RUNS ?? 12);
+
+describe('random sequences of changes', () => {
+  it('answer alike on the three databases, keep every record and the values of what they leave alone, and describe the table as it is', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer(), { minLength: 0, maxLength: 0 }).chain(() => {
+          const table = `fz_change_${++run}`;
+          return fc.tuple(fc.constant(table), fc.array(changeArbitrary(table), { minLength: 1, maxLength: 5 }));
+        }),
+        async ([table, changes]) => {
+          for (const env of envs) {
+            await ok(env, 'POST', '_schema', {
+              resource: [
+                {
+                  name: table,
+                  field: [
+                    { name: 'id', type: 'id' },
+                    { name: 'a', type: 'integer', allow_null: true },
+                    { name: 'b', type: 'string', length: 20, allow_null: true },
+                    { name: 'c', type: 'decimal', precision: 8, scale: 2, allow_null: true },
+                  ],
+                },
+              ],
+            });
+            await ok(env, 'POST', `_table/${table}`, {
+              resource: [
+                { a: 1, b: 'same', c: 1.25 },
+                { a: 2, b: 'same', c: null },
+                { a: null, b: 'ünï 💥', c: -3.5 },
+              ],
+            });
+          }
+          for (const change of changes) {
+            const answers: Array<{ env: Env; status: number; before: Record<string, unknown>[]; fields: string[] }> = [];
+            for (const env of envs) {
+              const before = await records(env, table);
+              const fields = Object.keys(await fieldsOf(env, table));
+              const answer = await call(env, change.method, change.path, change.body);
+              answers.push({ env, status: answer.status, before, fields });
+            }
+            const where = `${change.method} ${change.path} ${JSON.stringify(change.body ?? null)}: ${answers.map((a) => `${a.env.kind} ${a.status}`).join(', ')}`;
+            expect(new Set(answers.map((a) => a.status < 300)).size, where).toBe(1);
+            const touched = change.path.split('/').at(-1) === '_field' ? NEW_FIELDS : [change.path.split('/').at(-1) as string];
+            for (const { env, status, before, fields } of answers) {
+              const after = await records(env, table);
+              const now = Object.keys(await fieldsOf(env, table));
+              expect(
+                after.map((r) => r.id),
+                `${env.kind}: ${where}`,
+              ).toEqual(before.map((r) => r.id));
+              // The fields served are the ones described, and a refused change changed none.
+              expect(Object.keys(after[0] ?? {}).sort(), `${env.kind}: ${where}`).toEqual([...now].sort());
+              if (status >= 300) expect(now, `${env.kind}: ${where}`).toEqual(fields);
+              const untouched = now.filter((name) => fields.includes(name) && (status >= 300 || !touched.includes(name)));
+              const pick = (rows: Record<string, unknown>[]) =>
+                rows.map((row) => Object.fromEntries(untouched.map((name) => [name, row[name]])));
+              expect(pick(after), `${env.kind}: ${where}`).toEqual(pick(before));
+            }
+            // The three describe the same fields.
+            const described = await Promise.all(envs.map(async (env) => Object.keys(await fieldsOf(env, table))));
+            for (const names of described) expect(names, where).toEqual(described[0]);
+          }
+          for (const env of envs) await ok(env, 'DELETE', `_schema/${table}`);
+        },
+      ),
+      { seed: SEED, numRuns: RUNS },
+    );
+  }, 120_000);
 });

@@ -142,11 +142,18 @@ function dropOrder(tables: readonly TableModel[]): TableModel[] {
 /**
  * SQLite converts nothing when a field's type changes (its rebuild copies the values as they
  * are), so the values stored must be ones the new type takes, as PostgreSQL and MySQL require:
- * else they read as something else (a date under a boolean type read as false).
+ * else they read as something else (a date under a boolean type read as false). A size made
+ * smaller alike: SQLite kept the longer values under the shorter length, which then described
+ * the field wrongly and refused them written back (PostgreSQL and MySQL refuse the change).
  */
 async function assertStoredValuesFit(ctx: SqlServiceContext, table: TableModel, { definition, current }: FieldChange): Promise<void> {
   const type = definition.native ? nativeTypeInfo(definition.type).type : (definition.type as AbstractType);
-  if (type === current.type) return;
+  const smaller = (next: number | null, now: number | null) => next !== null && (now === null || next < now);
+  const shrunk =
+    smaller(definition.length, current.length) ||
+    smaller(definition.precision, current.precision) ||
+    smaller(definition.scale, current.scale);
+  if (type === current.type && !shrunk) return;
   const encode = encoderFor(bareField(definition.name, type, definition), ctx.dialect);
   const column = sql.ref(current.sourceName);
   const rows = await ctx.db

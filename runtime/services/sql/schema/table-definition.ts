@@ -123,11 +123,15 @@ function identifier(value: unknown, message: string): string {
   return value;
 }
 
+/** The largest length, precision or scale taken: more than any database holds (SQLite took 1e300 and wrote varchar(1e+300)). */
+const MAX_SIZE = 2_147_483_647;
+
 function integerOption(value: unknown, where: string, key: string): number | null {
   if (value === undefined || value === null || value === '') return null;
   const n = typeof value === 'string' ? Number(value.trim()) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
     throw new BadRequestError(`Invalid '${key}' for ${where}: must be a non-negative integer.`);
+  if (n > MAX_SIZE) throw new BadRequestError(`Invalid '${key}' for ${where}: at most ${MAX_SIZE}.`);
   return n;
 }
 
