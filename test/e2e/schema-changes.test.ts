@@ -257,6 +257,31 @@ describe('what a refused change leaves', () => {
   });
 });
 
+describe('renames', () => {
+  it("refuses to rename a field with 'new_name', changing nothing (it was left out, and the 200 said the field was changed)", async () => {
+    for (const env of envs) {
+      await ok(env, 'POST', '_schema', {
+        resource: [
+          {
+            name: 'renamed',
+            field: [
+              { name: 'id', type: 'id' },
+              { name: 'old', type: 'integer', allow_null: true },
+            ],
+          },
+        ],
+      });
+      await ok(env, 'POST', '_table/renamed', { resource: [{ old: 3 }] });
+      const refused = await call(env, 'PATCH', '_schema/renamed/_field/old', { new_name: 'fresh', allow_null: false });
+      expect(refused.status, env.kind).toBe(400);
+      expect(refused.body.error.context).toEqual({ table: 'renamed', field: 'old' });
+      expect((await call(env, 'PATCH', '_schema/renamed', { field: [{ name: 'old', new_name: 'fresh' }] })).status, env.kind).toBe(400);
+      expect(await fieldsOf(env, 'renamed')).toMatchObject({ old: { allow_null: true } });
+      expect(await records(env, 'renamed')).toEqual([{ id: 1, old: 3 }]);
+    }
+  });
+});
+
 describe('changes the three databases take alike', () => {
   it('widens types keeping every value, and takes wider values at once', async () => {
     for (const env of envs) {

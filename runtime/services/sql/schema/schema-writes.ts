@@ -65,6 +65,16 @@ function changesFor(ctx: SqlServiceContext, table: TableModel, fields: readonly 
     if (named.has(name.toLowerCase())) throw sqlMessages.fieldExists.error(name, table.name);
     named.add(name.toLowerCase());
     const current = findField(table, name);
+    // The reference renames a field given `new_name`; here it was left out, and the 200 said the field was changed.
+    const newName = lowerKeys(raw).new_name;
+    if (typeof newName === 'string' && newName !== '' && newName.toLowerCase() !== name.toLowerCase())
+      throw new BadRequestError(
+        `Field '${shownName(name)}' of table '${table.name}' can not be renamed: renaming fields ('new_name') is not supported.`,
+        {
+          table: table.name,
+          field: name,
+        },
+      );
     if (current === undefined) {
       assertNewIdentifier(ctx.dialect.dialect, name, `field '${shownName(name)}' of table '${table.name}'`, {
         table: table.name,
