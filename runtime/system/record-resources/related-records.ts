@@ -7,7 +7,7 @@
  * parent's: another record's children are neither changed nor taken through it. A has-one child
  * (a service's document) is an object, replacing the one there is, or null, removing it.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, MysqlAdapter, PostgresAdapter, sql } from 'kysely';
 import { BadRequestError, ConflictError, NotFoundError } from '../../core/errors.js';
 import { isUniqueViolation, type SystemDb } from '../store/system-db.js';
 import { presentRecord, storedColumns, type Row } from './record-presentation.js';
@@ -136,9 +136,24 @@ async function writeOne(
   }
 }
 
-/** Lookup names are unique within their scope (global, or one app, role or user). */
+/** The advisory lock class of lookup names on PostgreSQL (the second key is the name's hash). */
+const LOOKUP_NAME_LOCK = 0x6c6b7570;
+
+/**
+ * Lookup names are unique within their scope (global, or one app, role or user). No index can say
+ * so (a global lookup's scope columns are null, and nulls are never equal), so the check runs in
+ * the write's transaction while it holds the name: on PostgreSQL an advisory lock on the name until
+ * the transaction ends; on MySQL/MariaDB a locking read, which also sees rows committed since the
+ * transaction began (two creates that lock the same gap: one is the deadlock's victim, and its
+ * create runs again); SQLite writes one transaction at a time. Without it, two creates of one name
+ * at once both found it free and both stored it.
+ */
 export async function assertLookupNameFree(db: SystemDb, row: Row, id: unknown, field: string): Promise<void> {
+  const { adapter } = db.getExecutor();
+  if (adapter instanceof PostgresAdapter)
+    await sql`select pg_advisory_xact_lock(${LOOKUP_NAME_LOCK}, hashtext(${String(row.name)}))`.execute(db);
   let query = db.selectFrom('lookup').select('id').where('name', '=', String(row.name));
+  if (adapter instanceof MysqlAdapter) query = query.forUpdate();
   for (const scope of ['app_id', 'role_id', 'user_id'] as const) {
     const value = row[scope];
     query = value === null || value === undefined ? query.where(scope, 'is', null) : query.where(scope, '=', Number(value));

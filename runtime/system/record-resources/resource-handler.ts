@@ -70,6 +70,11 @@ export interface ResourceBehaviour {
   written?(w: WriteContext, verb: 'create' | 'update', key: Key, prepared: Prepared): Promise<void>;
   /** After the transaction committed. */
   committed?(w: WriteContext, verb: 'create' | 'update' | 'delete', keys: Key[]): Promise<void>;
+  /**
+   * Whether `check` chooses the keys of created records (a service's id, past the last one):
+   * a create whose key a concurrent create took first runs again, choosing anew.
+   */
+  choosesKeys?: boolean;
   /** Adds what a read asks for beyond stored fields (a role's accessible_tabs). */
   afterRead?(ctx: PlatformContext, db: SystemDb, records: Row[], query: RawQuery, fields: readonly string[] | null): Promise<void>;
   /** Relations `related=` may name that are computed, not stored (a limit's counters): each fills its field in the records. */
@@ -387,6 +392,26 @@ function createFailure(error: unknown, index: number | undefined, count: number)
   return done(single);
 }
 
+/**
+ * How many times a create runs when a concurrent write made it fail and it was undone whole: a
+ * deadlock or serialization failure (the database chose it as the victim; a lock wait that timed
+ * out says the same, so only a few times), or the key it chose taken by a create that committed
+ * first (each time one of the waiting creates gets the next key: at most one per pooled
+ * connection of each instance waits at once).
+ */
+const VICTIM_ATTEMPTS = 5;
+const KEY_ATTEMPTS = 50;
+
+/** Whether a failed write failed only with `text` (its own error, or every record's of a batch). */
+function failedWith(error: unknown, text: string): boolean {
+  if (!(error instanceof PorticoError)) return false;
+  if (error instanceof BatchError) {
+    const { errors } = error.context as { errors: Array<{ message: string }> };
+    return errors.length > 0 && errors.every((entry) => entry.message === text);
+  }
+  return error.message === text;
+}
+
 /** Errors createFailure made (not shaped again on the way out). */
 const shaped = new WeakSet<PorticoError>();
 
@@ -401,23 +426,34 @@ async function create(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
       throw fail(error, index);
     }
   }
-  const keys = await transact(ctx, b, call, 'create', async (w) => {
-    await b.check?.(w, 'create', [], prepared);
-    for (const [index, p] of prepared.entries())
-      await checkReferences(w.db, b.def, p.columns).catch((error: unknown) => {
-        throw fail(error, index);
-      });
-    const rows = prepared.map((p) => ({ ...p.columns, ...audit(call, w.now, true) }));
-    const result = await engine(w.db, ctx, b, 'POST', {}, { resource: rows });
-    const created = (result.body as ListEnvelope<Row>).resource.map((row) => row[b.def.idField] as Key);
-    for (const [index, key] of created.entries())
-      await afterWrite(w, b, 'create', key, prepared[index]).catch((error: unknown) => {
-        throw fail(error, index);
-      });
-    return { keys: created, result: created };
-  }).catch((error: unknown) => {
-    throw fail(error);
-  });
+  const write = () =>
+    transact(ctx, b, call, 'create', async (w) => {
+      await b.check?.(w, 'create', [], prepared);
+      for (const [index, p] of prepared.entries())
+        await checkReferences(w.db, b.def, p.columns).catch((error: unknown) => {
+          throw fail(error, index);
+        });
+      const rows = prepared.map((p) => ({ ...p.columns, ...audit(call, w.now, true) }));
+      const result = await engine(w.db, ctx, b, 'POST', {}, { resource: rows });
+      const created = (result.body as ListEnvelope<Row>).resource.map((row) => row[b.def.idField] as Key);
+      for (const [index, key] of created.entries())
+        await afterWrite(w, b, 'create', key, prepared[index]).catch((error: unknown) => {
+          throw fail(error, index);
+        });
+      return { keys: created, result: created };
+    });
+  let keys: Key[];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      keys = await write();
+      break;
+    } catch (error) {
+      const again =
+        (attempt < VICTIM_ATTEMPTS && failedWith(error, sqlMessages.concurrentChange.text())) ||
+        (attempt < KEY_ATTEMPTS && b.choosesKeys === true && failedWith(error, sqlMessages.duplicate.text([b.def.idField])));
+      if (!again) throw fail(error);
+    }
+  }
   return { status: 201, body: await writeResult(ctx, b, call.query, keys, false) };
 }
 

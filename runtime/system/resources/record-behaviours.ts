@@ -306,6 +306,8 @@ async function assertNotSystemDatabase(w: WriteContext, prepared: Prepared, exis
 
 export const serviceBehaviour: ResourceBehaviour = {
   def: serviceResource,
+  // Ids past the last one: two services created at once may choose the same, and the later runs again.
+  choosesKeys: true,
   // Built-in and declared services are compiled into the generated server (schema, routes,
   // documents): read-only, except the `user` service's config (registration settings).
   originEditable: (origin, row) => (origin === 'builtin' && row.type === 'user' ? ['config'] : []),
