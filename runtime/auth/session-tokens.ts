@@ -32,9 +32,11 @@ export interface TokenHolder {
 export interface SessionTokens {
   /**
    * `notBefore` (epoch seconds) is the user's cut-off: a token is never issued before it, so that
-   * one issued in the second of a password change outlives the cut-off that change set.
+   * one issued in the second of a password change outlives the cut-off that change set. `at`
+   * (epoch milliseconds, the clock's now by default) is when the session was granted: a session
+   * granted on what the database said before a change must carry a time before that change.
    */
-  issue(user: TokenHolder, ttlMinutes: number, notBefore?: number): { token: string; claims: SessionClaims };
+  issue(user: TokenHolder, ttlMinutes: number, notBefore?: number, at?: number): { token: string; claims: SessionClaims };
   /** Whether the token was issued to the user as they are now: same account, same email. */
   isHeldBy(claims: SessionClaims, user: TokenHolder): boolean;
   /**
@@ -79,8 +81,8 @@ export function createSessionTokens(secret: string, clock: Clock): SessionTokens
     return claims;
   };
   return {
-    issue(user, ttlMinutes, notBefore = 0) {
-      const iat = Math.max(Math.floor(clock.now() / 1000), notBefore);
+    issue(user, ttlMinutes, notBefore = 0, at = clock.now()) {
+      const iat = Math.max(Math.floor(at / 1000), notBefore);
       const claims: SessionClaims = { user_id: user.id, sub: subject(user.email), jti: randomUUID(), iat, exp: iat + ttlMinutes * 60 };
       return { token: sign({ ...claims }), claims };
     },

@@ -108,10 +108,23 @@ export async function login(
   const row = await findAccount(ctx, email, kind);
   if (!row || !(await verifyPassword(password, row.password))) throw systemMessages.invalidCredentials.error();
   await assertRoleActive(ctx, row.id, where.appId);
-  const lastLogin = formatTimestamp(new Date(ctx.clock.now()));
-  await ctx.db.updateTable('user').set({ last_login_date: lastLogin, confirm_code: null }).where('id', '=', row.id).execute();
+  // The password was checked against the row as it was read: a password change, deactivation or
+  // email change may have committed since (on any instance). The login is recorded only on the
+  // row as it was read, and the session carries the time from before that write: a change that
+  // came first refuses the login, one that comes after is later than the session's cut-off.
+  const at = ctx.clock.now();
+  const recorded = await ctx.db
+    .updateTable('user')
+    .set({ last_login_date: formatTimestamp(new Date(at)), confirm_code: null })
+    .where('id', '=', row.id)
+    .where('password', '=', row.password)
+    .where('tokens_valid_after', '=', row.tokens_valid_after)
+    .where('email', '=', row.email)
+    .where('is_active', '=', 1)
+    .executeTakeFirst();
   ctx.directory.forgetUser(row.id);
-  const { token, claims } = ctx.tokens.issue(row, ttl, row.tokens_valid_after);
+  if (Number(recorded.numUpdatedRows) === 0) throw systemMessages.invalidCredentials.error();
+  const { token, claims } = ctx.tokens.issue(row, ttl, row.tokens_valid_after, at);
   return sessionObject(ctx, row.id, token, claims, where);
 }
 
@@ -203,6 +216,27 @@ export async function sessionObject(
   };
 }
 
+/**
+ * A refresh makes a new token: it must not outlive a logout, password change, deactivation or
+ * email change made on another instance (or worker) that this one's memory has not learnt of yet
+ * (the change feed brings it within a second, or a few without Redis). So the session is checked
+ * against the database, and the new token carries the time from before that read: a change
+ * committed later sets a cut-off past it. Returns the account's cut-off.
+ */
+async function assertSessionLive(ctx: PlatformContext, claims: SessionClaims): Promise<number> {
+  const [row, revoked] = await Promise.all([
+    ctx.db
+      .selectFrom('user')
+      .select(['id', 'email', 'is_active', 'tokens_valid_after'])
+      .where('id', '=', claims.user_id)
+      .executeTakeFirst(),
+    ctx.db.selectFrom('revoked_token').select('jti').where('jti', '=', claims.jti).executeTakeFirst(),
+  ]);
+  if (!row || !ctx.tokens.isHeldBy(claims, row)) throw coreMessages.tokenUserUnknown.error();
+  if (row.is_active !== 1 || revoked !== undefined || claims.iat < row.tokens_valid_after) throw coreMessages.sessionTerminated.error();
+  return row.tokens_valid_after;
+}
+
 /** Issues a fresh token for a session; `replace` also revokes the old one (PUT refresh). */
 export async function refresh(
   ctx: PlatformContext,
@@ -227,7 +261,10 @@ export async function refresh(
   // The user endpoint serves administrators' sessions too (only its login refuses them), as the
   // reference does: its admin console restores a session with GET /user/session.
   if (kind === 'admin' && !user.isAdminAccount) throw systemMessages.notAuthorized.error();
-  const issued = renewToken(ctx, claims, user);
+  const at = ctx.clock.now();
+  const cutoff = await assertSessionLive(ctx, claims);
+  const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
+  const issued = ctx.tokens.issue(user, ttlMinutes, Math.max(cutoff, user.tokensValidAfter), at);
   if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);
   return sessionObject(ctx, user.id, issued.token, issued.claims, where);
 }
