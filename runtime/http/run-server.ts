@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
 import { StartupError } from '../system/store/system-db.js';
+import { relayWorkerNews } from '../system/shared/worker-news.js';
 import { createServer } from './create-server.js';
 import type { HookModule } from './hooks.js';
 import { importEndpointModules, importHookModules, type HookModuleRef, type UserModuleRef } from './user-modules.js';
@@ -237,6 +238,7 @@ async function runPrimary(
   let listening = 0;
   /** Workers serving (their drain handler is set up); the others are still starting. */
   const serving = new Set<number>();
+  relayWorkerNews(serving);
   cluster.on('listening', (worker, where) => {
     serving.add(worker.id);
     // PORT=0: the workers share the port the first one was given.

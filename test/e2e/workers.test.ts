@@ -21,6 +21,47 @@ function workerPids(primary: number): number[] {
     .map(([pid]) => Number(pid));
 }
 
+/**
+ * A change acknowledged by one worker is in force on the other at once, without Redis (the workers
+ * hear of it through their primary before the write answers; the change token alone takes seconds):
+ * a service created is served, a user deactivated or logged out is refused, by every worker.
+ */
+async function changesOnEveryWorker(root: string, adminToken: string) {
+  const call = async (path: string, method = 'GET', token?: string, body?: unknown) => {
+    const response = await fetch(`${root}/api/v2${path}`, {
+      method,
+      headers: {
+        connection: 'close',
+        ...(token ? { 'x-service-session-token': token } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+  // Fresh connections land on either worker, round robin: twelve reach both.
+  const everywhere = async (path: string, token?: string) =>
+    (await Promise.all(Array.from({ length: 12 }, () => call(path, 'GET', token)))).map((r) => r.status);
+  const created = await call('/system/service', 'POST', adminToken, {
+    resource: [{ name: 'workers_mail', label: 'Mail', type: 'local_email', config: {} }],
+  });
+  expect(created.status).toBe(201);
+  expect((await everywhere('/workers_mail', adminToken)).filter((status) => status === 404)).toEqual([]);
+  const password = 'user-password-123456';
+  for (const end of ['logout', 'deactivation'] as const) {
+    const email = `${end}@workers.local`;
+    const user = await call('/system/user', 'POST', adminToken, { resource: [{ name: end, email, password }] });
+    const token = (await call('/user/session', 'POST', undefined, { email, password })).body.session_token;
+    expect(await everywhere('/user/profile', token)).toEqual(Array(12).fill(200));
+    const ended =
+      end === 'logout'
+        ? await call('/user/session', 'DELETE', token)
+        : await call(`/system/user/${user.body.resource[0].id}`, 'PATCH', adminToken, { is_active: false });
+    expect(ended.status).toBe(200);
+    expect(await everywhere('/user/profile', token)).toEqual(Array(12).fill(401));
+  }
+}
+
 describe('two workers on one port', () => {
   let dir: string;
   let server: RunningQuickstart;
@@ -33,7 +74,7 @@ describe('two workers on one port', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves from two processes, accepts a token issued by either, and replaces a worker that dies', async () => {
+  it('serves from two processes, accepts a token issued by either, applies a change made on one on both at once, and replaces a worker that dies', async () => {
     expect(server.output).toContain('workers: 2');
     expect(server.url).not.toMatch(/:0$/);
     await vi.waitFor(() => expect(workerPids(server.pid)).toHaveLength(2), { timeout: 10_000 });
@@ -50,6 +91,7 @@ describe('two workers on one port', () => {
       });
       expect(response.status).toBe(200);
     }
+    await changesOnEveryWorker(server.url, token);
     const [first] = workerPids(server.pid);
     process.kill(first, 'SIGKILL');
     await vi.waitFor(

@@ -4,12 +4,15 @@
  * it keeps in memory (apps, roles, users and revoked sessions, CORS rules, limits, services).
  * With Redis the news travels by pub/sub (in force elsewhere within milliseconds); without it,
  * each instance polls a change token kept in the system database every two seconds. The token is
- * written on every change, so instances also catch up (more slowly) on news Redis lost.
+ * written on every change, so instances also catch up (more slowly) on news Redis lost. The
+ * worker processes of one instance (`--workers N`) also hear of it through their primary, and the
+ * write's response waits until they have applied it (worker-news.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { upsert, type SystemDb } from '../store/system-db.js';
 import type { RedisLink } from './redis-link.js';
+import { onWorkerNews, tellWorkers } from './worker-news.js';
 
 const TOKEN = 'change_token';
 export const POLL_MS = 2000;
@@ -21,6 +24,9 @@ export class ChangeFeed {
   private seen: string | undefined;
   private reloading: Promise<void> | null = null;
   private again = false;
+  /** Those waiting for a reload that begins after they asked (news from another worker). */
+  private waiting: Array<() => void> = [];
+  private stopWorkerNews: (() => void) | null = null;
 
   constructor(
     private readonly db: SystemDb,
@@ -31,6 +37,14 @@ export class ChangeFeed {
 
   async start(): Promise<void> {
     this.seen = await this.token();
+    this.stopWorkerNews = onWorkerNews(
+      this.channel,
+      () =>
+        new Promise<void>((resolve) => {
+          this.waiting.push(resolve);
+          this.refresh();
+        }),
+    );
     if (this.redis) {
       this.subscriber = this.redis.client.duplicate({ enableOfflineQueue: true });
       this.subscriber.on('error', () => undefined);
@@ -57,10 +71,12 @@ export class ChangeFeed {
     this.seen = token;
     await upsert(this.db, 'system_setting', 'name', { name: TOKEN, value: token }, { value: token });
     if (this.redis?.ready()) await this.redis.client.publish(this.channel, this.instance).catch(() => 0);
+    await tellWorkers(this.channel);
   }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.stopWorkerNews?.();
     this.subscriber?.disconnect();
   }
 
@@ -82,10 +98,12 @@ export class ChangeFeed {
       this.again = true;
       return;
     }
+    const waiting = this.waiting.splice(0);
     this.reloading = this.reload()
       .catch(() => undefined)
       .finally(() => {
         this.reloading = null;
+        for (const resolve of waiting) resolve();
         if (this.again) {
           this.again = false;
           this.refresh();
