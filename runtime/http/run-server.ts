@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
 import { StartupError } from '../system/store/system-db.js';
+import { keepWorkerCounters, WORKER_COUNTERS_ENV } from '../system/limits/rate-limits.js';
 import { relayWorkerNews } from '../system/shared/worker-news.js';
 import { createServer } from './create-server.js';
 import type { HookModule } from './hooks.js';
@@ -234,7 +235,9 @@ async function runPrimary(
   const entry = fileURLToPath(new URL(SERVER_ENTRY, options.modelUrl));
   if (fs.existsSync(entry)) cluster.setupPrimary({ exec: entry });
   let stopping = false;
-  for (let i = 0; i < workers; i++) cluster.fork();
+  await keepWorkerCounters();
+  const fork = () => cluster.fork({ [WORKER_COUNTERS_ENV]: '1' });
+  for (let i = 0; i < workers; i++) fork();
   let listening = 0;
   /** Workers serving (their drain handler is set up); the others are still starting. */
   const serving = new Set<number>();
@@ -253,7 +256,7 @@ async function runPrimary(
       process.exit(1);
     }
     console.error(`Portico: worker ${worker.process.pid} exited (${code ?? 'signal'}); starting another.`);
-    cluster.fork();
+    fork();
   });
   // The workers drain their requests in flight (drainAndExit); the primary exits once they all have,
   // 0 when every one did in time. Exiting earlier would cut them off: a worker exits with its primary.

@@ -24,7 +24,8 @@ function workerPids(primary: number): number[] {
 /**
  * A change acknowledged by one worker is in force on the other at once, without Redis (the workers
  * hear of it through their primary before the write answers; the change token alone takes seconds):
- * a service created is served, a user deactivated or logged out is refused, by every worker.
+ * a service created is served, a user deactivated or logged out is refused, by every worker; and a
+ * rate limit counts the requests of every worker together.
  */
 async function changesOnEveryWorker(root: string, adminToken: string) {
   const call = async (path: string, method = 'GET', token?: string, body?: unknown) => {
@@ -60,6 +61,14 @@ async function changesOnEveryWorker(root: string, adminToken: string) {
     expect(ended.status).toBe(200);
     expect(await everywhere('/user/profile', token)).toEqual(Array(12).fill(401));
   }
+  // Without Redis the workers count rate limits in process together: 5 a minute is 5 in all, not 5 per worker.
+  const limit = await call('/system/limit', 'POST', adminToken, { resource: [{ name: 'five', type: 'instance.each_user', rate: 5 }] });
+  expect(limit.status).toBe(201);
+  await call('/system/user', 'POST', adminToken, { resource: [{ name: 'limited', email: 'limited@workers.local', password }] });
+  const token = (await call('/user/session', 'POST', undefined, { email: 'limited@workers.local', password })).body.session_token;
+  const statuses = await everywhere('/user/profile', token);
+  expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+  expect(statuses.filter((status) => status === 429)).toHaveLength(7);
 }
 
 describe('two workers on one port', () => {

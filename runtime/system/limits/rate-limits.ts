@@ -6,8 +6,11 @@
  * A reset (DELETE /system/limit_cache) reaches the counters every instance keeps in process too:
  * the instance that resets writes a token per limit and user (`*` for every user) into the system
  * database, and the others reset the same counters of their own when they catch up with the
- * change (as cache-clears.ts does for DELETE /system/cache).
+ * change (as cache-clears.ts does for DELETE /system/cache). The worker processes of one instance
+ * (`--workers N`) count in process together: their primary keeps the counters (the library's
+ * cluster limiter over IPC), so a limit of N allows N requests in all, not N per worker.
  */
+import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { TooManyRequestsError } from '../../core/errors.js';
@@ -92,6 +95,19 @@ function toRule(row: Selectable<SystemTables['limits']>): LimitRule {
   };
 }
 
+/** Set by Portico's primary for its workers (run-server.ts): the primary keeps their in-process counters. */
+export const WORKER_COUNTERS_ENV = 'PORTICO_WORKER_COUNTERS';
+
+function countsInPrimary(): boolean {
+  return cluster.isWorker && process.env[WORKER_COUNTERS_ENV] === '1';
+}
+
+/** In Portico's primary of several workers: keeps the counters the workers count in process. */
+export async function keepWorkerCounters(): Promise<void> {
+  const { RateLimiterClusterMaster } = await import('rate-limiter-flexible');
+  new RateLimiterClusterMaster();
+}
+
 export class RateLimits {
   private rules: LimitRule[] = [];
   private counters = new Map<number, Counter>();
@@ -155,8 +171,9 @@ export class RateLimits {
       blockDuration: seconds,
       keyPrefix: `${this.namespace}:limit:${rule.id}:${shape}`,
     };
-    const { RateLimiterMemory, RateLimiterRedis } = this.counting!;
-    const memory = new RateLimiterMemory(options);
+    const { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis } = this.counting!;
+    // A primary that does not answer in time (gone, being replaced) leaves the request uncounted, as a Redis error does.
+    const memory = countsInPrimary() ? new RateLimiterCluster({ ...options, timeoutMs: 1000 }) : new RateLimiterMemory(options);
     const limiter = this.redis
       ? new RateLimiterRedis({ ...options, storeClient: this.redis.client, insuranceLimiter: memory, rejectIfRedisNotReady: true })
       : memory;
