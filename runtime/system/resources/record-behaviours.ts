@@ -42,6 +42,7 @@ import { schedulerBehaviour } from '../scheduler/scheduler-resource.js';
 import { systemMessages } from '../system-messages.js';
 import { mailCode } from '../self-service.js';
 import { userServiceConfig } from '../user/user-config.js';
+import { syncServicesInTurn } from '../shared/reload-platform.js';
 
 const reloadDirectory = async (w: WriteContext) => w.ctx.directory.reload();
 
@@ -371,6 +372,7 @@ export const serviceBehaviour: ResourceBehaviour = {
         if (change.previousName) await w.ctx.services.remove(change.previousName);
       } else if (change.model) await w.ctx.services.put(change.model, change.previousName ?? change.model.name);
     }
+    await syncServicesInTurn(w.ctx);
     await w.ctx.directory.reload();
   },
 };
