@@ -17,6 +17,7 @@ import { internalServiceFragment } from '../openapi/model-fragment.js';
 import type { ServiceCall, ServiceKind, ServiceResult } from '../services/service-kind.js';
 import type { ServiceApi } from '../services/service-api.js';
 import { getServiceKind } from '../services/registry.js';
+import { jsonTextOf } from '../services/json-body.js';
 import { bodyStream, cutUnreadBody } from './body-parsing.js';
 import { databaseEventPath, PathTemplates, soapEventPath } from './hook-events.js';
 import type { JoinedTransaction } from './hooks.js';
@@ -31,6 +32,8 @@ import type { Subjects } from '../system/access/access-usage.js';
 
 const VERBS = new Set<Verb>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const OPEN_RULE = { exception: false, adminOnly: false };
+/** The content type Fastify gives a JSON body it serialises. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The first value of a header or query parameter, trimmed and upper-cased; '' when absent. */
 function overrideText(value: string | string[] | undefined): string {
@@ -84,13 +87,33 @@ function decodeSegment(segment: string): string {
   }
 }
 
+/** Where the path's segments start: after `/api/v2` when it begins so. */
+function segmentsStart(url: string, end: number): number {
+  return url.startsWith(PREFIX) && (end === PREFIX.length || url[PREFIX.length] === '/') ? PREFIX.length : 0;
+}
+
+/** The service segment of a URL, as parsePath finds it, without splitting the rest (the body parser asks it of every write). */
+export function serviceOfUrl(url: string): string {
+  const query = url.indexOf('?');
+  const end = query === -1 ? url.length : query;
+  let start = segmentsStart(url, end);
+  while (start < end) {
+    let slash = url.indexOf('/', start);
+    if (slash === -1 || slash > end) slash = end;
+    const segment = url.slice(start, slash);
+    if (segment !== '' && segment !== '.' && segment !== '..') return decodeSegment(segment);
+    start = slash + 1;
+  }
+  return '';
+}
+
 /** Splits `/api/v2/{service}/{resource...}`; empty, `.` and `..` segments are dropped. */
 export function parsePath(url: string): ParsedPath {
   const query = url.indexOf('?');
   const end = query === -1 ? url.length : query;
   const segments: string[] = [];
   let rawStart = -1;
-  let start = url.startsWith(PREFIX) && (end === PREFIX.length || url[PREFIX.length] === '/') ? PREFIX.length : 0;
+  let start = segmentsStart(url, end);
   while (start < end) {
     let slash = url.indexOf('/', start);
     if (slash === -1 || slash > end) slash = end;
@@ -238,6 +261,14 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
         .status(result.status ?? 200)
         .headers(download.headers)
         .send(download.body);
+    // A body the service wrote as JSON already (a record whose ETag hashes that text) is sent as
+    // those bytes: as a Buffer, which no route's or stale service's serialiser touches again.
+    const json = ownType === undefined ? jsonTextOf(result) : undefined;
+    if (json !== undefined)
+      return reply
+        .status(result.status ?? 200)
+        .header('content-type', JSON_TYPE)
+        .send(Buffer.from(json));
     return reply.status(result.status ?? 200).send(result.body);
   };
 }

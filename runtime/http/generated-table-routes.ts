@@ -1,9 +1,10 @@
 /**
  * Static routes for reading one record of the tables a generated server was built with: the same
  * dispatch as every other request, but with the precompiled record schema, so Fastify serialises
- * the record with a compiled serialiser instead of JSON.stringify (lists keep JSON.stringify: see
- * record-schemas.ts). When the service has been replaced at run time the schema may be stale,
- * and the reply falls back to plain JSON.
+ * a record read with `fields` with a compiled serialiser instead of JSON.stringify (lists keep
+ * JSON.stringify: see record-schemas.ts; a whole record goes as the JSON text its ETag hashes,
+ * services/json-body.ts). When the service has been replaced at run time the schema may be
+ * stale, and the reply falls back to plain JSON.
  */
 import type { FastifyInstance } from 'fastify';
 import type { JsonSchema } from '../openapi/record-schemas.js';

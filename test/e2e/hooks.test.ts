@@ -54,6 +54,10 @@ const hooks = defineHooks<Events>({
     // A field that is no column, and a column of another type (served through the compiled record serialiser).
     return records.map((r) => ({ ...r, notes: `seen by ${context.event}`, seen_by: context.phase, id: String(r.id) as unknown as number }));
   },
+  // Changes the record it is given in place and returns nothing.
+  'db._table.contact_info.{id}.get.post_process': (records) => {
+    for (const record of records) record.info_type = 'changed in place';
+  },
   'db._table.contact_group.get.pre_process': async (_records, context) => {
     // As a hook compiled without type checks may write them: a number and a boolean.
     if (context.query.paged !== undefined) Object.assign(context.query, { limit: 2, offset: 1, include_count: true });
@@ -135,6 +139,31 @@ describe('hooks on the _table path', () => {
         logs: true,
       },
     ]);
+  });
+
+  it('a post_process hook that changes a record in place is answered with its change (the record is not sent as it was read)', async () => {
+    const contact = (await api('GET', '/db/_table/contact?limit=1&fields=id')).body.resource[0].id;
+    const created = await api('POST', '/db/_table/contact_info', {
+      resource: [
+        {
+          contact_id: contact,
+          info_type: 'home',
+          phone: '1',
+          email: 'a@b.c',
+          address: 'here',
+          city: 'c',
+          state: 's',
+          zip: 'z',
+          country: 'c',
+        },
+      ],
+    });
+    const id = created.body.resource[0].id;
+    const read = await api('GET', `/db/_table/contact_info/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ id, info_type: 'changed in place', phone: '1' });
+    // The list's read has no hook of its own: the stored value is unchanged.
+    expect((await api('GET', `/db/_table/contact_info?ids=${id}`)).body.resource[0].info_type).toBe('home');
   });
 
   it('a table named in another case raises the table own events: its hooks cannot be passed by', async () => {

@@ -4,6 +4,7 @@
  * route takes, the `_schema` field and relationship paths documented in `_spec`, and ETag /
  * If-Match on single records.
  */
+import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
 import { bodiesNotByReference, requestBodySchemas, unresolvedRefs } from '#test/golden/validators.js';
 import type { ApiClient } from './api-client.js';
@@ -99,6 +100,10 @@ export function conformanceTests(api: () => ApiClient): void {
       server.app.inject({ method: 'GET', url: `/api/v2/db/_table/contact/1${query}`, headers: await credentials() });
     const first = await get();
     expect(first.headers.etag).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
+    // The tag hashes the record's JSON as it is sent.
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(first.headers.etag).toBe(`W/"${crypto.hash('sha1', first.body, 'base64url')}"`);
+    expect(first.json()).toMatchObject({ id: 1 });
     expect((await get()).headers.etag).toBe(first.headers.etag);
     expect((await get('?fields=first_name')).headers.etag).toBeUndefined();
     await api().call('PATCH', '_table/contact/1', { notes: `noted ${Date.now()}` });

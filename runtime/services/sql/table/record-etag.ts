@@ -4,10 +4,26 @@
  * served, so that a client can tell whether the record changed since it read it.
  */
 import crypto from 'node:crypto';
+import { noteJsonText } from '../../json-body.js';
+import type { ServiceResult } from '../../service-kind.js';
+
+/** `W/"<base64url of SHA-1>"` of a record's JSON text. */
+function etagOf(json: string): string {
+  return `W/"${crypto.hash('sha1', json, 'base64url')}"`;
+}
 
 /** `W/"<base64url of SHA-1>"` of the record's JSON. */
 export function recordEtag(record: Record<string, unknown>): string {
-  return `W/"${crypto.hash('sha1', JSON.stringify(record), 'base64url')}"`;
+  return etagOf(JSON.stringify(record));
+}
+
+/**
+ * A whole record as an answer, with its tag. The JSON text the tag hashes is the answer's body as
+ * sent (services/json-body.ts): the record is serialised once.
+ */
+export function taggedRecord(record: Record<string, unknown>): ServiceResult {
+  const json = JSON.stringify(record);
+  return noteJsonText({ body: record, headers: { etag: etagOf(json) } }, json);
 }
 
 /** Whether an `If-Match` header value names the tag (`*` names any; weak tags compare by value, as RFC 9110 allows for If-Match's weak use here). */

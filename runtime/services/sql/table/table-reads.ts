@@ -8,7 +8,7 @@ import { allOf, keyCondition, keyMatch, keysCondition, parseKey, type Condition 
 import { countRows, selectByPrimaryKey, selectRows, selectShapedPage } from '../query/record-reader.js';
 import { selectFields, selectionOf, type FieldPlan } from '../query/table-plan.js';
 import { mayHoldLookups } from '../filter/lookup-substitution.js';
-import { recordEtag } from './record-etag.js';
+import { taggedRecord } from './record-etag.js';
 import { hasRecordBody } from '../request-options.js';
 import { attachRelated, missingJoinFields, withJoinFields } from './table-related.js';
 import { db, filterCondition, identifiers, idsKeys, orderOf, recordsKeys, toError, type Keyed, type TableOp } from './table-op.js';
@@ -27,7 +27,7 @@ export async function getRecord(op: TableOp, id: string): Promise<ServiceResult>
   ) {
     const record = await selectByPrimaryKey(db(op), op.plan, parseKey(idFields, id)[0]);
     if (record === undefined) throw coreMessages.recordNotFound.error(id);
-    return { body: record, headers: { etag: recordEtag(record) } };
+    return taggedRecord(record);
   }
   const selection = selectFields(op.plan, op.params.fields);
   const rows = await selectRows(db(op), op.plan, {
@@ -39,7 +39,7 @@ export async function getRecord(op: TableOp, id: string): Promise<ServiceResult>
   await attachRelated(op.ctx, rows, op.related, missingJoinFields(selection, op.related));
   // The tag stands for the whole record: a read of some fields or with related records has none.
   const whole = op.params.fields === null && op.related.length === 0;
-  return whole ? { body: rows[0], headers: { etag: recordEtag(rows[0]) } } : { body: rows[0] };
+  return whole ? taggedRecord(rows[0]) : { body: rows[0] };
 }
 
 async function getByKeys(op: TableOp, idFields: FieldPlan[], keyed: Keyed[]): Promise<ServiceResult> {
