@@ -40,6 +40,7 @@ export interface BasicCredentials {
  * the client meant to authenticate, and is told its credentials did not match.
  */
 export function readBasicCredentials(headers: Headers): BasicCredentials | null {
+  if (headers.authorization === undefined) return null;
   const match = /^basic(?:\s+(.*))?$/is.exec(first(headers.authorization) ?? '');
   if (!match) return null;
   const decoded = Buffer.from(match[1] ?? '', 'base64').toString('utf8');

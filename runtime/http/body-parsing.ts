@@ -20,32 +20,45 @@ export function bodyStream(request: FastifyRequest): Readable | undefined {
   return streams.get(request);
 }
 
-/** Reads a body as text, refusing more than `limit` bytes (413) as Fastify's own parser does. */
-function readText(payload: Readable, declared: string | undefined, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (declared !== undefined && Number(declared) > limit) {
-      reject(new PayloadTooLargeError());
+/**
+ * Reads a body as text, refusing more than `limit` bytes (413) as Fastify's own parser does; calls
+ * `done` once. (A callback, not a promise: every write request reads its body here.)
+ */
+function readText(
+  payload: Readable,
+  declared: string | undefined,
+  limit: number,
+  done: (error: Error | null, text?: string) => void,
+): void {
+  if (declared !== undefined && Number(declared) > limit) {
+    done(new PayloadTooLargeError());
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  const settle = (error: Error | null, text?: string) => {
+    if (settled) return;
+    settled = true;
+    done(error, text);
+  };
+  payload.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      payload.removeAllListeners('data');
+      payload.resume();
+      settle(new PayloadTooLargeError());
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    payload.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        payload.removeAllListeners('data');
-        payload.resume();
-        reject(new PayloadTooLargeError());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    payload.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (declared !== undefined && Number(declared) !== size) reject(coreMessages.contentLengthMismatch.error());
-      else resolve(text);
-    });
-    payload.on('error', reject);
+    chunks.push(chunk);
   });
+  payload.on('end', () => {
+    if (settled) return;
+    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    if (declared !== undefined && Number(declared) !== size) settle(coreMessages.contentLengthMismatch.error());
+    else settle(null, text);
+  });
+  payload.on('error', (error: Error) => settle(error));
 }
 
 /** How long the rest of a body its service left unread is still read, before the connection is cut. */
@@ -85,6 +98,7 @@ function wellFormed(text: string): boolean {
 /** `rawBody(url)` says whether the request's service reads its body itself. */
 export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) => boolean = () => false): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  const bodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(['application/json', 'text/plain', '*'], (request, payload, done) => {
     if (rawBody(request.url)) {
@@ -94,25 +108,26 @@ export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) 
       return;
     }
     const declared = request.headers['content-encoding'] ? undefined : request.headers['content-length'];
-    readText(payload, declared, app.initialConfig.bodyLimit ?? 1024 * 1024).then(
-      (text) => {
-        if (text.trim() === '') {
-          done(null, undefined);
+    readText(payload, declared, bodyLimit, (failed, text = '') => {
+      if (failed !== null) {
+        done(failed, undefined);
+        return;
+      }
+      if (text.trim() === '') {
+        done(null, undefined);
+        return;
+      }
+      parseJson(request, text, (error, value) => {
+        if (error) {
+          // Fastify's parser says only that parsing failed: well-formed JSON failed for a member that
+          // would set an object's prototype (a column named `__proto__` can not be written).
+          done(wellFormed(text) ? new InvalidJsonError(FORBIDDEN_MEMBER) : new InvalidJsonError(), undefined);
           return;
         }
-        parseJson(request, text, (error, value) => {
-          if (error) {
-            // Fastify's parser says only that parsing failed: well-formed JSON failed for a member that
-            // would set an object's prototype (a column named `__proto__` can not be written).
-            done(wellFormed(text) ? new InvalidJsonError(FORBIDDEN_MEMBER) : new InvalidJsonError(), undefined);
-            return;
-          }
-          const bad = findUnacceptableText(value);
-          if (bad === null) done(null, value);
-          else done(coreMessages.invalidBodyText.error(bad.path, bad.reason), undefined);
-        });
-      },
-      (error: Error) => done(error, undefined),
-    );
+        const bad = findUnacceptableText(value);
+        if (bad === null) done(null, value);
+        else done(coreMessages.invalidBodyText.error(bad.path, bad.reason), undefined);
+      });
+    });
   });
 }

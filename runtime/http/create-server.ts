@@ -8,7 +8,7 @@ import { createDocsService } from '../system/docs/docs-service.js';
 import { createUserService } from '../system/user/user-service.js';
 import { createSystemService } from '../system/system-service.js';
 import { getServiceKind } from '../services/registry.js';
-import { createDispatch, createServe, parsePath } from './api-dispatch.js';
+import { createDispatch, createServe, serviceOfUrl } from './api-dispatch.js';
 import { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
 import { installCors } from './cors-hook.js';
 import { installBodyParsing } from './body-parsing.js';
@@ -66,7 +66,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   registerDocsPage(app, model.platform.title);
   // File services and proxies read their bodies themselves, streamed.
   installBodyParsing(app, (url) => {
-    const model = ctx.services.get(parsePath(url).service);
+    const model = ctx.services.get(serviceOfUrl(url));
     return model !== undefined && getServiceKind(model.type)?.rawBody === true;
   });
   installErrorHandling(app, ctx.db);

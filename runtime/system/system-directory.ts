@@ -21,6 +21,9 @@ export class SystemDirectory {
     user: new Map<number, Map<string, string>>(),
   };
 
+  /** lookupFor's answer for callers without lookups of their own, for the current system scope. */
+  private systemOnly: { of: Map<string, string>; lookup: (name: string) => string | undefined } | null = null;
+
   constructor(private readonly db: SystemDb) {}
 
   /** Reloads apps, roles with their grants, and revoked tokens; forgets cached users. */
@@ -67,12 +70,15 @@ export class SystemDirectory {
   /** The lookup values a caller sees: the user's over the role's over the app's over the system's (reference 6.6). */
   lookupFor(appId: number | null, roleId: number | null, userId: number | null): (name: string) => string | undefined {
     const { system, app, role, user } = this.lookups;
-    const scopes = [
-      userId === null ? undefined : user.get(userId),
-      roleId === null ? undefined : role.get(roleId),
-      appId === null ? undefined : app.get(appId),
-      system,
-    ];
+    const own = userId === null ? undefined : user.get(userId);
+    const ofRole = roleId === null ? undefined : role.get(roleId);
+    const ofApp = appId === null ? undefined : app.get(appId);
+    // Most callers have no lookups of their own: they share one function over the system's (no closure per request).
+    if (own === undefined && ofRole === undefined && ofApp === undefined) {
+      if (this.systemOnly?.of !== system) this.systemOnly = { of: system, lookup: (name) => system.get(name) };
+      return this.systemOnly.lookup;
+    }
+    const scopes = [own, ofRole, ofApp, system];
     return (name) => {
       for (const scope of scopes) {
         const value = scope?.get(name);

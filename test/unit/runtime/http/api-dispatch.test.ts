@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveVerb, parsePath } from '#runtime/http/api-dispatch.js';
+import { effectiveVerb, parsePath, serviceOfUrl } from '#runtime/http/api-dispatch.js';
 
 describe('parsePath', () => {
   it.each([
@@ -17,7 +17,16 @@ describe('parsePath', () => {
   ])('%s', (url, service, resource, trailingSlash, rawPath) => {
     // rawPath keeps what the router drops, for services that must refuse it (file services).
     expect(parsePath(url)).toEqual({ service, resource, trailingSlash, rawPath });
+    // The body parser's shortcut finds the same service.
+    expect(serviceOfUrl(url)).toBe(service);
   });
+
+  it.each(['/db/x', '/api/v2x/db', '/./../files%2Fa/b', '/api/v2/%64b?x=/y', '', '/api/v2?/db', '/api/v2/./..//%'])(
+    'the body parser finds the service of %s as parsePath does',
+    (url) => {
+      expect(serviceOfUrl(url)).toBe(parsePath(url).service);
+    },
+  );
 });
 
 describe('effectiveVerb', () => {
