@@ -117,7 +117,9 @@ export async function selectByPrimaryKey(db: Kysely<any>, plan: TablePlan, key: 
       .where(keyCondition(plan.primaryKey, [0]))
       .compile(),
   );
-  const result = await runCompiled<Row>(db, compiled, keyParameters(plan.primaryKey, [key]));
+  // SQLite's runner answers at once: no turn of the microtask queue for it.
+  const ran = runCompiled<Row>(db, compiled, keyParameters(plan.primaryKey, [key]));
+  const result = ran instanceof Promise ? await ran : ran;
   return decodeRows(result.rows, plan.all)[0];
 }
 

@@ -97,10 +97,25 @@ function boundValues(values: Row, columns: readonly string[]): unknown[] {
   return bound;
 }
 
+/** The fields' names, comma-separated. */
+function namesOf(fields: readonly FieldPlan[]): string {
+  let text = '';
+  for (let i = 0; i < fields.length; i++) text += i === 0 ? fields[i].name : `,${fields[i].name}`;
+  return text;
+}
+
+/** `{prefix}:{columns}:{clock}:{output fields}`, in plain loops: every insert and update by key builds one. */
 function shapeKey(prefix: string, columns: readonly string[], values: Row, output: Selection): string {
+  let names = '';
   // Which columns take the clock, or a uuid kept as stored, is part of the statement's text.
-  const clock = columns.map((c) => (values[c] === NOW ? '!' : storedCaseParameters(values[c]) !== undefined ? '~' : '')).join('');
-  return `${prefix}:${columns.join(',')}:${clock}:${output.fields.map((f) => f.name).join(',')}`;
+  let clock = '';
+  for (let i = 0; i < columns.length; i++) {
+    const value = values[columns[i]];
+    names += i === 0 ? columns[i] : `,${columns[i]}`;
+    if (value === NOW) clock += '!';
+    else if (storedCaseParameters(value) !== undefined) clock += '~';
+  }
+  return `${prefix}:${names}:${clock}:${namesOf(output.fields)}`;
 }
 
 /** A record with no values inserts the columns' defaults: `default values`, which MySQL spells `() values ()`. */
@@ -175,6 +190,13 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
   return (await selectWhere(db, target, keyCondition(keyFields, key)))[0] ?? {};
 }
 
+/** The bound values of an update by key: the values set, then the key's. */
+function updateParameters(values: Row, columns: readonly string[], keyFields: readonly FieldPlan[], key: readonly unknown[]): unknown[] {
+  const parameters = boundValues(values, columns);
+  for (const value of keyParameters(keyFields, key)) parameters.push(value);
+  return parameters;
+}
+
 /** Updates the row with this key (one field's or several); returns its output columns after the update (none when no row matched). */
 export async function updateRowByKey(
   db: Kysely<any>,
@@ -188,26 +210,27 @@ export async function updateRowByKey(
   // The key (never changed by an update) is the whole output when it is what the client asked for:
   // the driver's count of matched rows says whether the row exists.
   if (target.output.fields.every((f) => typeof key[keyFields.indexOf(f)] === 'number')) {
-    const shape = shapeKey(`update-key:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
+    const shape = shapeKey(`update-key:${namesOf(keyFields)}`, columns, values, target.output);
     const compiled = plan.memo(shape, () => db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile());
-    const { numAffectedRows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...keyParameters(keyFields, key)]);
+    // SQLite's runner answers at once: no turn of the microtask queue for it.
+    const ran = runCompiled<Row>(db, compiled, updateParameters(values, columns, keyFields, key));
+    const { numAffectedRows } = ran instanceof Promise ? await ran : ran;
     if (!numAffectedRows) return [];
     // One row per row matched: a key of fields that are not unique may match several.
-    return decodeRows(
-      Array.from({ length: Number(numAffectedRows) }, () => {
-        const row: Row = {};
-        for (const f of target.output.fields) row[f.name] = key[keyFields.indexOf(f)];
-        return row;
-      }),
-      target.output,
-    );
+    const rows: Row[] = [];
+    for (let n = Number(numAffectedRows); n > 0; n--) {
+      const row: Row = {};
+      for (const f of target.output.fields) row[f.name] = key[keyFields.indexOf(f)];
+      rows.push(row);
+    }
+    return decodeRows(rows, target.output);
   }
   if (!dialect.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
-  const shape = shapeKey(`update:${keyFields.map((f) => f.name).join(',')}`, columns, values, target.output);
+  const shape = shapeKey(`update:${namesOf(keyFields)}`, columns, values, target.output);
   const compiled = plan.memo(shape, () =>
     db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile(),
   );
-  const { rows } = await runCompiled<Row>(db, compiled, [...boundValues(values, columns), ...keyParameters(keyFields, key)]);
+  const { rows } = await runCompiled<Row>(db, compiled, updateParameters(values, columns, keyFields, key));
   return decodeRows(rows, target.output);
 }
 

@@ -78,8 +78,12 @@ const PREFIX: Record<RelationModel['type'], string> = {
   many_many: 'Failed to update many to one map assignment.',
 };
 
-/** Runs `write` with the `nested` records of `record` (see nestedValues) all or nothing (query/atomic.ts). */
-export async function writeWithNested(
+/**
+ * Runs `write` with the `nested` records of `record` (see nestedValues) all or nothing (query/atomic.ts).
+ * Without nested records it is `write` itself (no async function around it: every write by key
+ * comes here), what it throws a rejection as before.
+ */
+export function writeWithNested(
   ctx: SqlServiceContext,
   conn: Kysely<any>,
   table: TableModel,
@@ -89,7 +93,13 @@ export async function writeWithNested(
   write: (conn: Kysely<any>, record: Row) => Promise<Row>,
   guard: NestedGuard = null,
 ): Promise<Row> {
-  if (nested.length === 0) return write(conn, record);
+  if (nested.length === 0) {
+    try {
+      return write(conn, record);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
   const run = async (trx: Kysely<any>) => {
     const own = { ...record };
     for (const item of nested.filter((n) => n.relation.type === 'belongs_to')) {

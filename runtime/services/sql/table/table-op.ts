@@ -155,9 +155,13 @@ export function writeTarget(op: TableOp, idFields: readonly FieldPlan[] | null, 
   return { plan: op.plan, dialect: op.ctx.dialect, output: full, dropAfter: full.fields.filter((f) => !output.fields.includes(f)) };
 }
 
-/** Adds the related records `related` asks for to written rows, as reads do. */
-export async function finishWritten<T>(op: TableOp, target: TableWriteTarget, result: T): Promise<T> {
+/** Adds the related records `related` asks for to written rows, as reads do (at once when there is nothing to add). */
+export function finishWritten<T>(op: TableOp, target: TableWriteTarget, result: T): T | Promise<T> {
   if (target.dropAfter.length === 0 && op.related.length === 0) return result;
+  return attachToWritten(op, target, result);
+}
+
+async function attachToWritten<T>(op: TableOp, target: TableWriteTarget, result: T): Promise<T> {
   const rows = (Array.isArray(result) ? result : [result]).filter((row): row is Row => row !== null && typeof row === 'object');
   await attachRelated(op.ctx, rows, op.related, target.dropAfter);
   for (const row of rows) for (const f of target.dropAfter) delete row[f.name];

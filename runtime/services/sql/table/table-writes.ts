@@ -226,7 +226,7 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
  * and the write share one transaction, so of two clients that read the same version one wins and
  * the other gets 412. Without the header the write runs as it is.
  */
-async function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write: (conn: Kysely<any>) => Promise<Row>): Promise<Row> {
+function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write: (conn: Kysely<any>) => Promise<Row>): Promise<Row> {
   const header = op.call.headers['if-match'];
   const ifMatch = Array.isArray(header) ? header.join(',') : header;
   if (ifMatch === undefined || ifMatch.trim() === '') return write(db(op));
