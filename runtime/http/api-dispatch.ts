@@ -17,7 +17,6 @@ import { internalServiceFragment } from '../openapi/model-fragment.js';
 import type { ServiceCall, ServiceKind, ServiceResult } from '../services/service-kind.js';
 import type { ServiceApi } from '../services/service-api.js';
 import { getServiceKind } from '../services/registry.js';
-import { jsonTextOf } from '../services/json-body.js';
 import { bodyStream, cutUnreadBody } from './body-parsing.js';
 import { databaseEventPath, PathTemplates, soapEventPath } from './hook-events.js';
 import type { JoinedTransaction } from './hooks.js';
@@ -261,14 +260,13 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
         .status(result.status ?? 200)
         .headers(download.headers)
         .send(download.body);
-    // A body the service wrote as JSON already (a record whose ETag hashes that text) is sent as
-    // those bytes: as a Buffer, which no route's or stale service's serialiser touches again.
-    const json = ownType === undefined ? jsonTextOf(result) : undefined;
-    if (json !== undefined)
+    // A body the service wrote as JSON already (a record whose ETag hashes that text) is sent as that text.
+    const json = result.json;
+    if (json !== undefined && json.of === result.body && ownType === undefined)
       return reply
         .status(result.status ?? 200)
         .header('content-type', JSON_TYPE)
-        .send(Buffer.from(json));
+        .send(json.text);
     return reply.status(result.status ?? 200).send(result.body);
   };
 }

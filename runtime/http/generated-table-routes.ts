@@ -3,7 +3,7 @@
  * dispatch as every other request, but with the precompiled record schema, so Fastify serialises
  * a record read with `fields` with a compiled serialiser instead of JSON.stringify (lists keep
  * JSON.stringify: see record-schemas.ts; a whole record goes as the JSON text its ETag hashes,
- * services/json-body.ts). When the service has been replaced at run time the schema may be
+ * ServiceResult.json). When the service has been replaced at run time the schema may be
  * stale, and the reply falls back to plain JSON.
  */
 import type { FastifyInstance } from 'fastify';
@@ -22,7 +22,7 @@ export function registerGeneratedTableRoutes(
     const bootModel = ctx.services.get(service.service);
     if (bootModel?.kind !== 'sql') continue;
     const guarded: Dispatch = (request, reply) => {
-      if (ctx.services.get(service.service) !== bootModel) reply.serializer(JSON.stringify);
+      if (ctx.services.get(service.service) !== bootModel) reply.serializer(plainJson);
       return dispatch(request, reply);
     };
     for (const [table, schemas] of Object.entries(service.tables)) {
@@ -33,6 +33,12 @@ export function registerGeneratedTableRoutes(
     }
   }
 }
+
+/**
+ * The serialiser of a stale route: JSON.stringify, but text is sent as it is (Fastify hands a
+ * string to the serialiser when the answer has a content type: a record's JSON text, a download).
+ */
+const plainJson = (payload: unknown): string => (typeof payload === 'string' ? payload : JSON.stringify(payload));
 
 /**
  * The record schema without members every object inherits (a column named `constructor`,

@@ -34,7 +34,6 @@ import { StartupError } from '../system/store/system-db.js';
 import type { Verb } from '../model/platform-model.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../services/service-kind.js';
 import type { ServiceApi, UntypedTables } from '../services/service-api.js';
-import { forgetJsonText } from '../services/json-body.js';
 import { isThenable, withDeadline } from './deadlines.js';
 import { EVENT_PHASES, eventName, QUEUED_PHASE, type EventPhase } from './hook-events.js';
 
@@ -411,7 +410,7 @@ class HookedRun {
   private async after(post: readonly AttachedHook[], result: ServiceResult): Promise<ServiceResult> {
     if ((result.status ?? 200) >= 400) return result;
     // The hooks may change the records in place: the answer is serialised from them.
-    forgetJsonText(result);
+    result.json = undefined;
     if (!this.records) return { ...result, body: await runHooks(post, result.body, this.context('post_process'), false) };
     // A count (`{"meta":{"count":n}}`) holds no records: taken for one, a hook's filter or new field changed the count's answer.
     const answered = toBool(pick(this.hooked.call.query, 'count_only')) ? null : toRecords(result.body);

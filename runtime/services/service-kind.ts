@@ -138,6 +138,13 @@ export interface ServiceResult {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * The body as JSON text, when the service wrote it already (a record read hashes it for its
+   * ETag): sent as is while `body` is still the object it was written from (`of`), so that the
+   * record is serialised once. An answer made with another body does not use it; whatever changes
+   * that object in place (a post_process hook) drops it.
+   */
+  json?: { of: unknown; text: string };
 }
 
 /** A live service: opened from its model, serving calls until closed. */

@@ -109,7 +109,8 @@ export class SqlResponseCache {
       const result = await run();
       if ((result.status ?? 200) !== 200) return result;
       if (generation === this.generation) {
-        const text = JSON.stringify(result);
+        // (The body's JSON text, if the answer holds one, is the body again: not kept twice.)
+        const text = JSON.stringify(result.json === undefined ? result : { ...result, json: undefined });
         if (text.length <= MAX_CACHED) await store.set(key, text);
       }
       return { ...result, headers: { ...result.headers, 'x-cache': 'MISS' } };

@@ -4,7 +4,6 @@
  * served, so that a client can tell whether the record changed since it read it.
  */
 import crypto from 'node:crypto';
-import { noteJsonText } from '../../json-body.js';
 import type { ServiceResult } from '../../service-kind.js';
 
 /** `W/"<base64url of SHA-1>"` of a record's JSON text. */
@@ -19,11 +18,11 @@ export function recordEtag(record: Record<string, unknown>): string {
 
 /**
  * A whole record as an answer, with its tag. The JSON text the tag hashes is the answer's body as
- * sent (services/json-body.ts): the record is serialised once.
+ * sent (ServiceResult.json): the record is serialised once.
  */
 export function taggedRecord(record: Record<string, unknown>): ServiceResult {
-  const json = JSON.stringify(record);
-  return noteJsonText({ body: record, headers: { etag: etagOf(json) } }, json);
+  const text = JSON.stringify(record);
+  return { body: record, headers: { etag: etagOf(text) }, json: { of: record, text } };
 }
 
 /** Whether an `If-Match` header value names the tag (`*` names any; weak tags compare by value, as RFC 9110 allows for If-Match's weak use here). */
