@@ -21,6 +21,15 @@ export interface EnvRef {
 
 export type Env = Record<string, string | undefined>;
 
+/** A required `${env:NAME}` whose variable is unset: a configuration error (500, as the spec's table). */
+export class EnvNotSetError extends InternalServerError {
+  readonly variable: string;
+  constructor(variable: string) {
+    super(`Environment variable ${variable} is not set (referenced as \${env:${variable}}).`);
+    this.variable = variable;
+  }
+}
+
 /** Every `${env:...}` reference in a value, deep over objects and arrays, in document order. */
 export function findEnvRefs(value: unknown, path: Array<string | number> = []): EnvRef[] {
   if (typeof value === 'string') {
@@ -45,7 +54,7 @@ export function resolveEnv<T>(value: T, env: Env = process.env): T {
     return value.replace(ENV_REF, (_ref, name: string, fallback: string | undefined) => {
       const found = env[name];
       if (fallback !== undefined) return found === undefined || found === '' ? fallback : found;
-      if (found === undefined) throw new InternalServerError(`Environment variable ${name} is not set (referenced as \${env:${name}}).`);
+      if (found === undefined) throw new EnvNotSetError(name);
       return found;
     }) as T;
   }

@@ -11,11 +11,18 @@ import { LiveServices } from '../services/live-services.js';
 import { getServiceKind } from '../services/registry.js';
 import type { RuntimeContext } from '../services/service-kind.js';
 import type { LiveSchema } from '../services/sql/live-schema.js';
-import { syncPlatform, type FirstAdmin } from '../system/platform-sync.js';
+import { resolveSetting, syncPlatform, type FirstAdmin } from '../system/platform-sync.js';
 import { openSystemSchema } from '../system/record-resources/system-schema.js';
 import { liveServiceModel, plainServiceModel } from '../system/resources/service-models.js';
 import { SystemDirectory } from '../system/system-directory.js';
-import { openSystemDb, StartupError, systemDbKind, systemStatementTimeout, type SystemDb } from '../system/store/system-db.js';
+import {
+  openSystemDb,
+  StartupError,
+  systemDbKind,
+  systemStatementTimeout,
+  type SystemDb,
+  unknownSystemDbScheme,
+} from '../system/store/system-db.js';
 import { RateLimits } from '../system/limits/rate-limits.js';
 import { openRedis, type RedisLink } from '../system/shared/redis-link.js';
 import { ChangeFeed } from '../system/shared/change-feed.js';
@@ -93,7 +100,13 @@ export async function openPlatform(model: PlatformModel, options: PlatformOption
   runtime.emailTemplates = emailTemplateStore(db);
   runtime.serviceDoc = async (serviceId) =>
     (await db.selectFrom('service_doc').select('content').where('service_id', '=', serviceId).executeTakeFirst())?.content ?? null;
-  const redisUrl = env.PORTICO_REDIS_URL || runtime.resolveEnv(model.settings.redisUrl ?? '');
+  let redisUrl: string;
+  try {
+    redisUrl = env.PORTICO_REDIS_URL || resolveSetting(runtime.resolveEnv, model.settings.redisUrl ?? '', 'system.redis.url');
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
   const redis = redisUrl
     ? await openRedis(redisUrl).catch(async (error: unknown) => {
         await db.destroy();
@@ -220,7 +233,12 @@ function systemDatabaseTarget(model: PlatformModel, options: PlatformOptions, en
     options.systemDatabase ||
     env.PORTICO_SYSTEM_DATABASE_URL ||
     // `${env:...}` stays a reference in the model (a SQLite path or a URL alike) and resolves here.
-    runtime.resolveEnv(declared.type === 'sqlite' ? declared.database : declared.url);
+    resolveSetting(runtime.resolveEnv, declared.type === 'sqlite' ? declared.database : declared.url, 'system.database');
+  const badScheme = unknownSystemDbScheme(target);
+  if (badScheme !== null) {
+    const source = !options.systemDatabase && env.PORTICO_SYSTEM_DATABASE_URL ? 'PORTICO_SYSTEM_DATABASE_URL' : 'system.database';
+    throw new StartupError(`Portico: ${source}: ${badScheme}`);
+  }
   return target === ':memory:' || systemDbKind(target) !== 'sqlite' ? target : path.resolve(options.baseDir, target);
 }
 

@@ -11,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { verbsToMask } from '../auth/principals.js';
 import { generateApiKey, hashPassword } from '../auth/passwords.js';
 import type { AppModel, PlatformModel } from '../model/platform-model.js';
-import { formatTimestamp, lockForStartup, upsert, type SystemDb } from './store/system-db.js';
+import { EnvNotSetError } from '../core/env.js';
+import { formatTimestamp, lockForStartup, StartupError, upsert, type SystemDb } from './store/system-db.js';
 import { syncDeclaredLimits } from './limits/declared-limits.js';
 import { DEFAULT_TEMPLATES } from './system-mail.js';
 
@@ -51,6 +52,22 @@ export interface SyncResult {
 }
 
 type Resolve = <T>(value: T) => T;
+
+/**
+ * A platform setting's `${env:...}` references resolved at start (`setting` says which, in
+ * platform.yaml's words): an unset variable stops the server with one line naming it and the
+ * setting, not a 500's stack trace.
+ */
+export function resolveSetting<T>(resolveEnv: Resolve, value: T, setting: string): T {
+  try {
+    return resolveEnv(value);
+  } catch (error) {
+    if (!(error instanceof EnvNotSetError)) throw error;
+    throw new StartupError(
+      `Portico: environment variable ${error.variable} is not set; platform.yaml's ${setting} refers to it (\${env:${error.variable}}). Set it and start again.`,
+    );
+  }
+}
 
 export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEnv: Resolve, env: NodeJS.ProcessEnv): Promise<SyncResult> {
   const now = formatTimestamp(new Date());
@@ -121,7 +138,7 @@ export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEn
     const roleIds = new Map((await trx.selectFrom('role').select(['id', 'name']).execute()).map((r) => [r.name, r.id]));
     const apps = [...BUILTIN_APPS.filter((b) => !model.apps.some((a) => a.name === b.name)), ...model.apps];
     for (const app of apps) {
-      const fixedKey = app.apiKey === null ? null : resolveEnv(app.apiKey);
+      const fixedKey = app.apiKey === null ? null : resolveSetting(resolveEnv, app.apiKey, `api_key of app '${app.name}'`);
       const values = {
         label: app.label,
         description: app.description,
@@ -161,7 +178,7 @@ export async function syncPlatform(db: SystemDb, model: PlatformModel, resolveEn
     const createdAdmin = await ensureAdmin(trx, model, resolveEnv, env, now);
     await seedEmailTemplates(trx, now);
 
-    let jwtSecret = resolveEnv(model.settings.jwtSecret) ?? '';
+    let jwtSecret = resolveSetting(resolveEnv, model.settings.jwtSecret, 'system.jwt_secret') ?? '';
     if (!jwtSecret) {
       const stored = await trx.selectFrom('system_setting').select('value').where('name', '=', 'jwt_secret').executeTakeFirst();
       jwtSecret = stored?.value ?? randomBytes(32).toString('hex');
@@ -251,8 +268,8 @@ async function ensureAdmin(
   const existing = await trx.selectFrom('user').select('id').where('is_sys_admin', '=', 1).executeTakeFirst();
   if (existing) return null;
   const seed = model.admins[0];
-  const email = (seed ? resolveEnv(seed.email) : '') || env.PORTICO_ADMIN_EMAIL || 'admin@portico.local';
-  const given = (seed?.password ? resolveEnv(seed.password) : '') || env.PORTICO_ADMIN_PASSWORD || '';
+  const email = (seed ? resolveSetting(resolveEnv, seed.email, 'admins[0].email') : '') || env.PORTICO_ADMIN_EMAIL || 'admin@portico.local';
+  const given = (seed?.password ? resolveSetting(resolveEnv, seed.password, 'admins[0].password') : '') || env.PORTICO_ADMIN_PASSWORD || '';
   const password = given || randomBytes(12).toString('base64url');
   await trx
     .insertInto('user')

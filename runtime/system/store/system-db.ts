@@ -18,7 +18,7 @@ import {
   type MigrationProvider,
 } from 'kysely';
 import type pg from 'pg';
-import { InternalServerError, type PorticoError } from '../../core/errors.js';
+import type { PorticoError } from '../../core/errors.js';
 import type { SqlDialectModule } from '../../services/sql/dialects/sql-dialect.js';
 import { BusyWaitingSqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-busy.js';
 import { sqliteDialect } from '../../services/sql/dialects/sqlite/sqlite-dialect.js';
@@ -27,11 +27,11 @@ import { sqlMessages } from '../../services/sql/sql-messages.js';
 import { systemMessages } from '../system-messages.js';
 import { systemMigrations } from './system-migrations.js';
 import type { SystemTables } from './system-tables.js';
+import { systemDbKind } from './system-db-target.js';
+
+export { type SystemDbKind, systemDbKind, unknownSystemDbScheme } from './system-db-target.js';
 
 export type SystemDb = Kysely<SystemTables>;
-
-/** The database kinds a system database can be. */
-export type SystemDbKind = 'sqlite' | 'postgres' | 'mysql';
 
 /** A store (system database, Redis) unreachable at start: the server prints this one line and exits 1. */
 export class StartupError extends Error {}
@@ -39,18 +39,6 @@ export class StartupError extends Error {}
 const provider: MigrationProvider = { getMigrations: async () => systemMigrations };
 // Migration names are ASCII; kysely's default (localeCompare) loads ICU's collator, ~10 ms of every start.
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-const URL_KINDS: ReadonlyArray<[string, SystemDbKind]> = [
-  ['postgres://', 'postgres'],
-  ['postgresql://', 'postgres'],
-  ['mysql://', 'mysql'],
-  ['mariadb://', 'mysql'],
-];
-
-/** The kind of database a system database target (file path, `:memory:` or URL) names. */
-export function systemDbKind(target: string): SystemDbKind {
-  return URL_KINDS.find(([prefix]) => target.startsWith(prefix))?.[1] ?? 'sqlite';
-}
 
 /** The target as it may be shown: a URL without its password. */
 export function describeTarget(target: string): string {
@@ -153,18 +141,27 @@ export async function openSystemDb(target: string, statementTimeoutSeconds = DEF
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
     await db.destroy();
-    throw new InternalServerError(
-      `System database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`,
+    // Usually a database that holds another application's tables (`user` exists already): the operator's to fix, in one line.
+    throw new StartupError(
+      `Portico: cannot set up the system database ${describeTarget(target)}: migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}. Give Portico a database of its own.`,
     );
   }
   return db;
 }
 
+/** Opens a SQLite system database; a file that cannot be one (a directory, another kind of file, no permission) stops the start with one line. */
 function openSqlite(file: string): SystemDb {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const sqlite = new Database(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
+  let sqlite: Database.Database | undefined;
+  try {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    sqlite = new Database(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+  } catch (error) {
+    sqlite?.close();
+    const reason = fs.statSync(file, { throwIfNoEntry: false })?.isDirectory() ? 'it is a directory' : (error as Error).message;
+    throw new StartupError(`Portico: cannot open the system database ${file}: ${reason}.`);
+  }
   // Workers share the file: a lock one of them holds is waited for without blocking the event loop.
   return new Kysely<SystemTables>({ dialect: new BusyWaitingSqliteDialect(sqlite) });
 }

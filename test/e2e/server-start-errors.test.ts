@@ -1,0 +1,132 @@
+/**
+ * What an operator meets when the generated server cannot start: one line saying why, exit 1, no
+ * stack. An unset variable that a platform setting names (system.database, system.redis.url,
+ * system.jwt_secret, an app's api_key, an administrator's password), a system database that is a
+ * directory, another kind of file, another application's database, or a URL of no kind Portico
+ * has (it was taken for a SQLite path and the data went to a folder named after the scheme).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createServer } from '#runtime/http/create-server.js';
+import type { PlatformModel } from '#runtime/model/platform-model.js';
+import { StartupError } from '#runtime/system/store/system-db.js';
+import { minimalModel } from '#test/helpers/platform-fixtures.js';
+import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-start-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** The error createServer stops with (null when it started); the system database is the model's, in memory, unless env names another. */
+async function startError(model: PlatformModel, env: Record<string, string> = {}): Promise<unknown> {
+  try {
+    const app = await createServer(model, { baseDir: dir, env });
+    await app.close();
+    return null;
+  } catch (error) {
+    return error;
+  }
+}
+
+const inMemory = minimalModel().settings;
+const base = minimalModel({ settings: { ...inMemory, systemDatabase: { type: 'sqlite', database: ':memory:' } } });
+
+describe('an unset variable a platform setting names', () => {
+  it.each<[string, PlatformModel, string]>([
+    [
+      'system.database',
+      { ...base, settings: { ...base.settings, systemDatabase: { type: 'sqlite', database: '${env:SYSTEM_DB_FILE}' } } },
+      "Portico: environment variable SYSTEM_DB_FILE is not set; platform.yaml's system.database refers to it (${env:SYSTEM_DB_FILE}). Set it and start again.",
+    ],
+    [
+      'system.redis.url',
+      { ...base, settings: { ...base.settings, redisUrl: '${env:SHARED_REDIS}' } },
+      "Portico: environment variable SHARED_REDIS is not set; platform.yaml's system.redis.url refers to it (${env:SHARED_REDIS}). Set it and start again.",
+    ],
+    [
+      'system.jwt_secret',
+      { ...base, settings: { ...base.settings, jwtSecret: '${env:SIGNING_SECRET}' } },
+      "Portico: environment variable SIGNING_SECRET is not set; platform.yaml's system.jwt_secret refers to it (${env:SIGNING_SECRET}). Set it and start again.",
+    ],
+    [
+      'an app api_key',
+      {
+        ...base,
+        apps: [{ name: 'web', label: 'Web', description: '', is_active: true, apiKey: '${env:WEB_KEY}', role: null, origin: 'platform' }],
+      },
+      "Portico: environment variable WEB_KEY is not set; platform.yaml's api_key of app 'web' refers to it (${env:WEB_KEY}). Set it and start again.",
+    ],
+    [
+      'an administrator password',
+      { ...base, admins: [{ ...base.admins[0]!, password: '${env:ADMIN_PW}' }] },
+      "Portico: environment variable ADMIN_PW is not set; platform.yaml's admins[0].password refers to it (${env:ADMIN_PW}). Set it and start again.",
+    ],
+  ])('%s: one line naming the variable and the setting', async (_setting, model, line) => {
+    const error = await startError(model);
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toBe(line);
+  });
+
+  it('starts once the variable is set', async () => {
+    const model = {
+      ...base,
+      apps: [
+        { name: 'web', label: 'Web', description: '', is_active: true, apiKey: '${env:WEB_KEY}', role: null, origin: 'platform' as const },
+      ],
+    };
+    expect(await startError(model, { WEB_KEY: 'a-fixed-key-of-the-web-app' })).toBeNull();
+  });
+});
+
+describe('a system database Portico cannot use', () => {
+  it('refuses a URL of another kind rather than keeping the data in a folder named after its scheme', async () => {
+    for (const target of ['postgress://portico@127.0.0.1/portico', 'sqlite://system.sqlite', 'redis://127.0.0.1:6379']) {
+      const error = await startError(base, { PORTICO_SYSTEM_DATABASE_URL: target });
+      expect(error, target).toBeInstanceOf(StartupError);
+      expect((error as Error).message).toBe(
+        `Portico: PORTICO_SYSTEM_DATABASE_URL: '${target.split('://')[0]}://' is not a system database URL: give a postgres://, postgresql://, mysql:// or mariadb:// URL, or the path of a SQLite file.`,
+      );
+    }
+    expect(fs.readdirSync(dir).filter((name) => name.endsWith(':'))).toEqual([]);
+  });
+});
+
+describe('the generated server', () => {
+  const entry = path.resolve(import.meta.dirname, '../../examples/quickstart/server/main.mjs');
+  const run = (env: Record<string, string>) =>
+    execa(process.execPath, [...SOURCE_NODE_ARGS, entry], { reject: false, timeout: 60_000, env: { PORT: '0', ...env } });
+
+  it('stops with one line and exit 1 on a system database that is a directory, not a database, or not its own', {
+    timeout: 240_000,
+  }, async () => {
+    const notDatabase = path.join(dir, 'notes.txt');
+    fs.writeFileSync(notDatabase, 'these are notes, not a database\n'.repeat(100));
+    const foreign = path.join(dir, 'foreign.sqlite');
+    const db = new Database(foreign);
+    db.exec('CREATE TABLE user (login TEXT)');
+    db.close();
+    const cases: Array<[string, string]> = [
+      [dir, `Portico: cannot open the system database ${dir}: it is a directory.`],
+      [notDatabase, `Portico: cannot open the system database ${notDatabase}: file is not a database.`],
+      [
+        foreign,
+        `Portico: cannot set up the system database ${foreign}: migration 0001_initial failed: table "user" already exists. Give Portico a database of its own.`,
+      ],
+      [
+        'postgress://portico@127.0.0.1/portico',
+        "Portico: PORTICO_SYSTEM_DATABASE_URL: 'postgress://' is not a system database URL: give a postgres://, postgresql://, mysql:// or mariadb:// URL, or the path of a SQLite file.",
+      ],
+    ];
+    for (const [target, line] of cases) {
+      const result = await run({ PORTICO_SYSTEM_DATABASE_URL: target });
+      expect([result.exitCode, result.stderr.trim().split('\n')], target).toEqual([1, [line]]);
+    }
+    // The foreign table is as it was.
+    const after = new Database(foreign, { readonly: true });
+    expect(after.prepare("SELECT sql FROM sqlite_master WHERE name = 'user'").get()).toEqual({ sql: 'CREATE TABLE user (login TEXT)' });
+    after.close();
+  });
+});
