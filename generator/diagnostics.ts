@@ -110,3 +110,11 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
 export function isUserError(error: unknown): error is Error {
   return error instanceof PorticoError || (error instanceof Error && typeof (error as { code?: unknown }).code === 'string');
 }
+
+/** ` (connect ECONNREFUSED 127.0.0.1:5432)`: what the driver said under a translated connection error ('The database is unavailable'), else ''. */
+export function causeText(error: unknown): string {
+  const cause = error instanceof PorticoError ? (error.cause as (Error & { code?: string; errors?: Error[] }) | undefined) : undefined;
+  if (!(cause instanceof Error)) return '';
+  const text = cause.message || cause.errors?.map((inner) => inner.message).join('; ') || cause.code || '';
+  return text === '' || text === (error as Error).message ? '' : ` (${text})`;
+}

@@ -6,13 +6,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveEnv, type Env } from '../runtime/core/env.js';
-import { PorticoError } from '../runtime/core/errors.js';
 import type { PlatformModel, ServiceModel } from '../runtime/model/platform-model.js';
 import type { RuntimeContext } from '../runtime/services/service-kind.js';
 import { serviceKindRegistry, type KindRegistry } from './config/kind-registry.js';
 import { loadConfig, missingEnvDiagnostics, type LoadedConfig } from './config/load-config.js';
 import { objectItems, isRecord } from './config/loose-data.js';
-import { DiagnosticError, isUserError, type Diagnostic } from './diagnostics.js';
+import { causeText, DiagnosticError, isUserError, type Diagnostic } from './diagnostics.js';
 import { emitPlatform, type FileMap } from './emit/emit-platform.js';
 import type { HookSource } from './emit/create-main-file.js';
 import { buildModel, serviceModels, type IntrospectionSnapshot } from './model/build-model.js';
@@ -286,14 +285,6 @@ async function introspectAll(
     diagnostics.push(...result.diagnostics);
   }
   return { snapshot: { services }, diagnostics, unavailable };
-}
-
-/** ` (connect ECONNREFUSED 127.0.0.1:5432)`: what the driver said under a translated connection error ('The database is unavailable'), else ''. */
-function causeText(error: unknown): string {
-  const cause = error instanceof PorticoError ? (error.cause as (Error & { code?: string; errors?: Error[] }) | undefined) : undefined;
-  if (!(cause instanceof Error)) return '';
-  const text = cause.message || cause.errors?.map((inner) => inner.message).join('; ') || cause.code || '';
-  return text === '' || text === (error as Error).message ? '' : ` (${text})`;
 }
 
 /**

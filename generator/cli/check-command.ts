@@ -1,6 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { DiagnosticError, formatDiagnosticReport } from '../diagnostics.js';
-import { displayDir, stageReporter, type CliIo } from './cli-io.js';
+import { displayDir, shellWord, stageReporter, type CliIo } from './cli-io.js';
 
 /**
  * `gen check [platform.yaml] [-o dir] [--offline]`: exit 0 when the generated server is up to date,
@@ -48,7 +48,7 @@ export function addCheckCommand(program: Command, io: CliIo): void {
       }
       io.stdout(drift.diff);
       io.stderr(
-        `${dir} is out of date: ${drift.added.length} added, ${drift.changed.length} changed, ${drift.removed.length} removed. Run \`gen build ${configPath}\` to update it.\n`,
+        `${dir} is out of date: ${drift.added.length} added, ${drift.changed.length} changed, ${drift.removed.length} removed. Run \`gen build ${shellWord(configPath)}\` to update it.\n`,
       );
       throw new CommanderError(1, 'portico.outOfDate', `${dir} is out of date.`);
     });

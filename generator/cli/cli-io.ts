@@ -43,6 +43,11 @@ export function planSummary(io: CliIo, outDir: string, plan: WritePlan, verb = '
   return `${verb} ${displayDir(io, outDir)}: ${plan.added.length} added, ${plan.changed.length} changed, ${plan.unchanged.length} unchanged, ${plan.removed.length} removed.\n`;
 }
 
+/** A path as the user may paste it into a POSIX shell: quoted when it holds anything but plain characters. */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
 /** `1 operation`, `4 operations`: a count with its noun in the number it needs. */
 export function counted(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;

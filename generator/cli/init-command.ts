@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { ServiceModel } from '../../runtime/model/platform-model.js';
-import { DiagnosticError, isUserError } from '../diagnostics.js';
+import { causeText, DiagnosticError, isUserError } from '../diagnostics.js';
 import { GITIGNORE_LINES, starterPlatform, type StarterSource } from '../init/starter-platform.js';
-import { type CliIo, counted } from './cli-io.js';
+import { type CliIo, counted, shellWord } from './cli-io.js';
 
 interface InitOptions {
   from?: string;
@@ -25,6 +25,11 @@ export function addInitCommand(program: Command, io: CliIo): void {
     .action(async (options: InitOptions) => {
       if (options.from !== undefined && options.wsdl !== undefined) throw initError('PCO601', 'Give either --from or --wsdl, not both.');
       const file = path.resolve(io.cwd, options.out);
+      if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory())
+        throw initError(
+          'PCO602',
+          `${options.out} is a directory; name the file to write (--out ${path.join(options.out, 'platform.yaml')}).`,
+        );
       if (fs.existsSync(file) && !options.force) throw initError('PCO602', `${options.out} exists; pass --force to overwrite it.`);
       const platformDir = path.dirname(file);
       const source = await readSource(options, io.cwd, platformDir);
@@ -35,7 +40,7 @@ export function addInitCommand(program: Command, io: CliIo): void {
         `Wrote ${options.out} (${source.type} service '${source.name}', ${counted(source.found.length, source.type === 'soap' ? 'operation' : 'table')})${ignored ? ' and .gitignore lines' : ''}.\n`,
       );
       for (const { name, holds } of source.environment) io.stdout(`Set ${name} (${holds}) before building.\n`);
-      io.stdout(`Next: npx gen build ${options.out}\n`);
+      io.stdout(`Next: npx gen build ${shellWord(options.out)}\n`);
     });
 }
 
@@ -43,10 +48,16 @@ function initError(code: 'PCO601' | 'PCO602', message: string): DiagnosticError 
   return new DiagnosticError([{ code, message }]);
 }
 
-/** The database type a `--from` value names: a URL scheme, else a SQLite file. */
+/** The database type a `--from` value names: a URL scheme, else a SQLite file; another scheme is refused. */
 function databaseType(from: string): 'pgsql' | 'mysql' | 'sqlite' {
   if (/^postgres(ql)?:\/\//i.test(from)) return 'pgsql';
   if (/^(mysql|mariadb):\/\//i.test(from)) return 'mysql';
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(from)?.[1];
+  if (scheme !== undefined)
+    throw initError(
+      'PCO601',
+      `--from takes a postgres://, postgresql://, mysql:// or mariadb:// URL or a SQLite file, not a ${scheme}:// URL.`,
+    );
   return 'sqlite';
 }
 
@@ -91,6 +102,8 @@ async function readSource(options: InitOptions, cwd: string, platformDir: string
   if (type === 'sqlite') {
     const database = path.relative(platformDir, path.resolve(cwd, from)).split(path.sep).join('/');
     const exists = fs.existsSync(path.resolve(platformDir, database));
+    // The default file may come later (the service creates it); a file named with --from must be there.
+    if (!exists && options.from !== undefined) throw initError('PCO601', `Cannot read the sqlite source: ${options.from} does not exist.`);
     const model = exists ? await introspect({ type, name: 'db', config: { database } }, platformDir) : null;
     const tables = model?.kind === 'sql' ? model.schema.tables.map((table) => table.name) : [];
     return { type, name: 'db', label: 'Database', config: { database }, found: tables, environment: [] };
@@ -129,7 +142,8 @@ async function introspect(
   try {
     return await kind!.introspect!(model, { baseDir, resolveEnv: (value) => value });
   } catch (error) {
-    const reason = isUserError(error) || error instanceof Error ? error.message : String(error);
+    // The driver's words under a translated connection error say which (no such database, no such user, refused).
+    const reason = isUserError(error) || error instanceof Error ? `${error.message}${causeText(error)}` : String(error);
     throw initError('PCO601', `Cannot read the ${service.type} source: ${reason.replace(/:\/\/[^@/]*@/g, '://***@')}`);
   }
 }

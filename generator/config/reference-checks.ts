@@ -1,7 +1,9 @@
 /**
  * Checks across sections: unique role, app and admin names; grants naming existing services;
- * apps and open registration naming existing roles (and apps); administrator passwords long enough.
+ * apps and open registration naming existing roles (and apps); administrator passwords long enough;
+ * a system database URL of a kind Portico has.
  */
+import { unknownSystemDbScheme } from '../../runtime/system/store/system-db-target.js';
 import { didYouMean, type Diagnostic } from '../diagnostics.js';
 import { builtinApps, builtinServices } from './builtins.js';
 import { isRecord, objectItems, stringField, type Loose } from './loose-data.js';
@@ -73,6 +75,9 @@ export function checkReferences(data: Loose, source: YamlSource): Diagnostic[] {
       );
     }
   }
+  const systemDatabase = stringField(system, 'database');
+  const badScheme = systemDatabase === undefined ? null : unknownSystemDbScheme(systemDatabase);
+  if (badScheme !== null) diagnostics.push(source.diagnosticAt(['system', 'database'], 'PCO106', `system.database: ${badScheme}`));
   const minLength = typeof system.password_min_length === 'number' ? system.password_min_length : 0;
   for (const [index, limit] of objectItems(data.limits)) {
     const service = stringField(limit, 'service');

@@ -15,6 +15,7 @@ import {
   type TableModel,
 } from '../../runtime/model/platform-model.js';
 import { sortRoutes } from '../../runtime/services/custom/endpoints.js';
+import { systemDbKind } from '../../runtime/system/store/system-db-target.js';
 import { builtinApps, builtinServices, FIRST_DECLARED_SERVICE_ID } from '../config/builtins.js';
 import type { PlatformConfig, SystemConfig } from '../config/platform-config.js';
 
@@ -133,21 +134,17 @@ function appModels(config: PlatformConfig): AppModel[] {
 }
 
 /**
- * URL schemes of the system databases other than SQLite; anything else is a SQLite file path. A
- * value holding `${env:...}` is kept as written (a `sqlite` entry unless it starts with a scheme):
- * the runtime resolves it at start and tells a URL from a path again.
+ * The system database: a URL of a server database (its scheme in any case), else a SQLite file
+ * path. A value holding `${env:...}` is kept as written (a `sqlite` entry unless it starts with a
+ * scheme): the runtime resolves it at start and tells a URL from a path again.
  */
-const SYSTEM_DATABASE_SCHEMES: ReadonlyArray<[string, 'pgsql' | 'mysql']> = [
-  ['postgres://', 'pgsql'],
-  ['postgresql://', 'pgsql'],
-  ['mysql://', 'mysql'],
-  ['mariadb://', 'mysql'],
-];
+const SYSTEM_DATABASE_TYPES = { postgres: 'pgsql', mysql: 'mysql' } as const;
 
 function settings(system: SystemConfig): PlatformSettings {
-  const scheme = SYSTEM_DATABASE_SCHEMES.find(([prefix]) => system.database.startsWith(prefix));
+  const kind = systemDbKind(system.database);
   return {
-    systemDatabase: scheme ? { type: scheme[1], url: system.database } : { type: 'sqlite', database: system.database },
+    systemDatabase:
+      kind === 'sqlite' ? { type: 'sqlite', database: system.database } : { type: SYSTEM_DATABASE_TYPES[kind], url: system.database },
     redisUrl: system.redis.url,
     sessionTtlMinutes: system.session_ttl_minutes,
     jwtSecret: system.jwt_secret,

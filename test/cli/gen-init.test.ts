@@ -118,6 +118,44 @@ describe('gen init', () => {
     expect(fs.existsSync(path.join(dir, 'platform.yaml'))).toBe(false);
   });
 
+  it('says why a database refused it (no such database, no such user), as gen build does', async () => {
+    if (!(await requireService('postgres'))) return;
+    const dir = tempProject();
+    const result = await gen(dir, ['init', '--from', 'postgres://postgres@127.0.0.1:5432/portico_no_such_database']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('(database "portico_no_such_database" does not exist) [PCO601]');
+  });
+
+  it('refuses a --from file that does not exist or a URL of another kind, rather than writing a platform of no tables', async () => {
+    const dir = tempProject();
+    const missing = await gen(dir, ['init', '--from', 'data/shpo.sqlite']);
+    expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([
+      1,
+      'Cannot read the sqlite source: data/shpo.sqlite does not exist. [PCO601]',
+    ]);
+    const url = await gen(dir, ['init', '--from', 'postgress://someone@127.0.0.1/shop']);
+    expect([url.code, url.stderr.split('\n')[0]]).toEqual([
+      1,
+      '--from takes a postgres://, postgresql://, mysql:// or mariadb:// URL or a SQLite file, not a postgress:// URL. [PCO601]',
+    ]);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    // Without --from the default file need not exist: the service creates it.
+    expect((await gen(dir, ['init'])).code).toBe(0);
+  });
+
+  it('names a directory given as --out, and quotes a path with spaces in the next command', async () => {
+    const dir = tempProject();
+    const refused = await gen(dir, ['init', '--out', '.']);
+    expect([refused.code, refused.stderr.split('\n')[0]]).toEqual([
+      1,
+      '. is a directory; name the file to write (--out platform.yaml). [PCO602]',
+    ]);
+    const spaced = await gen(dir, ['init', '--out', "my shop/it's.yaml"]);
+    expect(spaced.code).toBe(0);
+    expect(spaced.stdout).toContain("Next: npx gen build 'my shop/it'\\''s.yaml'\n");
+    expect(fs.existsSync(path.join(dir, 'my shop', "it's.yaml"))).toBe(true);
+  });
+
   describe.each<[ExternalDatabase, string]>([
     ['postgres', 'pgsql'],
     ['mysql', 'mysql'],

@@ -84,6 +84,15 @@ describe('gen: build, check, inspect (needs the sqlite kind)', () => {
     expect(await listFiles(path.join(platformDir, 'server'))).toHaveLength(added);
   });
 
+  it('quotes a config path with a space in the command that check suggests', async () => {
+    const { dir, platformDir } = makeSqlitePlatform();
+    fs.renameSync(platformDir, path.join(dir, 'my site'));
+    const configPath = path.join('my site', 'platform.yaml');
+    const drift = captureIo(dir);
+    expect(await runCli(['check', configPath], drift.io)).toBe(1);
+    expect(drift.out.stderr).toContain(`Run \`gen build '${configPath}'\` to update it.\n`);
+  });
+
   it('checks: 0 when up to date, 1 with a diff when a generated file drifted', async () => {
     const { dir, configPath, platformDir } = makeSqlitePlatform();
     expect(await runCli(['build', configPath], captureIo(dir).io)).toBe(0);

@@ -276,6 +276,22 @@ describe('parseConfig: every problem at once', () => {
     ]);
   });
 
+  it('refuses a system database URL of no kind Portico has (it was taken for a SQLite path), and takes a known scheme in any case', () => {
+    const message = (scheme: string) =>
+      `platform.yaml:3:13: system.database: '${scheme}://' is not a system database URL: give a postgres://, postgresql://, mysql:// or mariadb:// URL, or the path of a SQLite file. [PCO106]`;
+    for (const scheme of ['postgress', 'sqlite', 'redis'])
+      expect(problems(`platform: { name: demo }\nsystem:\n  database: ${scheme}://portico@db.internal/portico\n`)).toEqual([
+        message(scheme),
+      ]);
+    for (const database of [
+      'data/system.sqlite',
+      'POSTGRES://portico@db.internal/portico',
+      '${env:SYSTEM_DB}',
+      'mariadb://${env:CRED}@db/p',
+    ])
+      expect(() => parse(`platform: { name: demo }\nsystem:\n  database: "${database}"\n`)).not.toThrow();
+  });
+
   it('gives a code frame pointing at the column', () => {
     try {
       parse('platform:\n  name: demo\n  nmae: x\n');

@@ -161,6 +161,11 @@ describe('buildModel', () => {
       type: 'sqlite',
       database: 'data/system.sqlite',
     });
+    // A URL scheme in capitals is still that database's (it was a SQLite path named 'MariaDB:').
+    expect(buildModel({ ...config, system: { ...config.system, database: 'MariaDB://p@db/sys' } }, empty).settings.systemDatabase).toEqual({
+      type: 'mysql',
+      url: 'MariaDB://p@db/sys',
+    });
   });
 
   it('takes introspected services, sorted again, with the declared fields winning', () => {
