@@ -94,6 +94,14 @@ describe('a system database Portico cannot use', () => {
   });
 });
 
+describe('a Redis URL of another kind', () => {
+  it('says so, where it said "Connection is closed."', async () => {
+    const error = await startError(base, { PORTICO_REDIS_URL: 'http://127.0.0.1:6379' });
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).toBe('Portico: the Redis URL http://127.0.0.1:6379/ is not a redis:// or rediss:// URL.');
+  });
+});
+
 describe('the generated server', () => {
   const entry = path.resolve(import.meta.dirname, '../../examples/quickstart/server/main.mjs');
   const run = (env: Record<string, string>) =>

@@ -27,6 +27,10 @@ export function describeRedisUrl(url: string): string {
 
 export async function openRedis(url: string, warn: (message: string) => void = (m) => console.warn(m)): Promise<RedisLink> {
   const shown = describeRedisUrl(url);
+  // Another scheme (http://) was read by ioredis as a host and failed as 'Connection is closed.'
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'redis' && scheme !== 'rediss')
+    throw new StartupError(`Portico: the Redis URL ${shown} is not a redis:// or rediss:// URL.`);
   const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     lazyConnect: true,
