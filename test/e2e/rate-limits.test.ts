@@ -148,6 +148,29 @@ describe('enforcement', () => {
     await api('DELETE', `/system/limit/${limit.id}`);
   });
 
+  it('holds a 30-day limit, whose period is longer than a Node.js timer can wait, and limit_cache reads and resets it', async () => {
+    // The library's memory store ended each key with a timer of the period's length, which Node.js fires after 1 ms beyond 2^31 - 1 ms.
+    const limit = (await createLimit({ name: 'long', type: 'instance.each_user.service', service_id: 7, rate: 2, period: '30-day' })).body
+      .resource[0];
+    const token = (await api('POST', '/user/session', { email: 'lim@x.io', password: PASSWORD }, null)).body.session_token;
+    const asUser = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return api('GET', '/user/session', undefined, { token });
+    };
+    expect((await asUser()).status).toBe(200);
+    expect((await asUser()).status).toBe(200);
+    const refused = await asUser();
+    expect(refused.status).toBe(429);
+    // Locked until the period ends (the reference's 30 weeks), not for a minute.
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(29 * 7 * 86400);
+    expect((await asUser()).status).toBe(429);
+    expect((await api('GET', `/system/limit_cache/${limit.id}?user_id=${userId}`)).body).toMatchObject({ max: 2, remaining: 0 });
+    expect((await api('DELETE', `/system/limit_cache/${limit.id}`)).body).toEqual({ success: true });
+    expect((await asUser()).status).toBe(200);
+    expect((await api('GET', `/system/limit_cache/${limit.id}?user_id=${userId}`)).body).toMatchObject({ attempts: 1, remaining: 1 });
+    await api('DELETE', `/system/limit/${limit.id}`);
+  });
+
   it("a user's own limit overrides the each_user one, and a verb-specific limit the verb-less one", async () => {
     const each = (await createLimit({ name: 'each', type: 'instance.each_user', rate: 1 })).body.resource[0];
     const own = (await createLimit({ name: 'own', type: 'instance.user', user_id: userId, rate: 2 })).body.resource[0];

@@ -8,7 +8,8 @@
  * database, and the others reset the same counters of their own when they catch up with the
  * change (as cache-clears.ts does for DELETE /system/cache). The worker processes of one instance
  * (`--workers N`) count in process together: their primary keeps the counters (the library's
- * cluster limiter over IPC), so a limit of N allows N requests in all, not N per worker.
+ * cluster limiter over IPC), so a limit of N allows N requests in all, not N per worker; a
+ * '30-day' limit, whose period no timer can wait, is counted in each process (long-period-counter.ts).
  */
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,7 @@ import {
   type LimitRule,
 } from './limit-rules.js';
 import { systemMessages } from '../system-messages.js';
+import { longPeriodCounter, outlastsTimers } from './long-period-counter.js';
 
 interface Counter {
   /** What the limiter was built for: rebuilt when the limit's rate or period changes. */
@@ -173,7 +175,12 @@ export class RateLimits {
     };
     const { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis } = this.counting!;
     // A primary that does not answer in time (gone, being replaced) leaves the request uncounted, as a Redis error does.
-    const memory = countsInPrimary() ? new RateLimiterCluster({ ...options, timeoutMs: 1000 }) : new RateLimiterMemory(options);
+    // A period no timer can wait is counted by each process itself (the library's memory store, here or in the primary, cannot hold it).
+    const memory = outlastsTimers(seconds)
+      ? longPeriodCounter(this.counting!, options)
+      : countsInPrimary()
+        ? new RateLimiterCluster({ ...options, timeoutMs: 1000 })
+        : new RateLimiterMemory(options);
     const limiter = this.redis
       ? new RateLimiterRedis({ ...options, storeClient: this.redis.client, insuranceLimiter: memory, rejectIfRedisNotReady: true })
       : memory;
