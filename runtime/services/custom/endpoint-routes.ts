@@ -116,12 +116,12 @@ export function endpointsOpenApi(routes: readonly EndpointRouteModel[]): OpenApi
     });
     // The handler chooses the status (`ctx.reply(201, ...)`), answers 204 when it returns nothing,
     // and may stream any content type where the route declares no response schema.
+    // 200 stays explicit (client generators type their answer from it); the range covers the others.
     const { content } = operation.responses['200'] as ResponseObject;
+    const success = route.response === undefined ? { ...content, '*/*': { schema: { type: 'string', format: 'binary' } } } : content;
     operation.responses = {
-      '2XX': {
-        description: 'Success: 200, or the status the handler replies with.',
-        content: route.response === undefined ? { ...content, '*/*': { schema: { type: 'string', format: 'binary' } } } : content,
-      },
+      '200': { description: 'Success.', content: success },
+      '2XX': { description: 'Success with another status the handler replies with.', content: success },
       '204': { description: 'The handler answered nothing.' },
     };
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
