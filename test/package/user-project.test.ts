@@ -95,12 +95,23 @@ interface Served {
   stop(): Promise<void>;
 }
 
+/** Signals a served command and whatever it started (its process group). */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
 /** Starts a command that serves, and waits for its start-up lines. */
 function serve(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Served> {
   const child = spawn(command, args, {
     cwd,
     env: { ...cleanEnv, PORT: '0', HOST: '127.0.0.1', PORTICO_ADMIN_EMAIL: ADMIN.email, PORTICO_ADMIN_PASSWORD: ADMIN.password, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: `npx gen serve` does not pass SIGTERM on to the server it starts, which outlived the test.
+    detached: true,
   });
   children.push(child);
   let output = '';
@@ -117,7 +128,7 @@ function serve(command: string, args: string[], cwd: string, env: Record<string,
           output: () => output,
           exited,
           stop: async () => {
-            child.kill('SIGTERM');
+            killGroup(child, 'SIGTERM');
             await exited;
           },
         });
@@ -164,7 +175,7 @@ beforeAll(async () => {
 }, 1_200_000);
 
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of children) killGroup(child, 'SIGKILL');
   fs.rmSync(work, { recursive: true, force: true });
 });
 
