@@ -34,6 +34,7 @@ export async function expectMemoryReturnedAfterLoad(
   }
   expect(found, printed().slice(-2_000)).not.toBeNull();
   const [heapBefore, heapAfter, rssBefore, rssAfter] = found!.slice(1).map(Number);
-  expect(heapAfter).toBeLessThan(heapBefore);
+  // Whole megabytes: a light load (a busy machine) may leave the heap's figure where it was; the pages given back are the point.
+  expect(heapAfter).toBeLessThanOrEqual(heapBefore);
   expect(rssAfter).toBeLessThan(rssBefore);
 }
