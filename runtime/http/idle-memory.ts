@@ -100,7 +100,8 @@ export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void)
 
 /** The report as a log message. */
 export function memoryReturnedMessage(returned: MemoryReturned): string {
-  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+  // Tenths: a light load leaves differences below a whole megabyte.
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
   return (
     `idle: returned memory to the system (heap ${mb(returned.heapBefore)} -> ${mb(returned.heapAfter)} MB, ` +
     `RSS ${mb(returned.rssBefore)} -> ${mb(returned.rssAfter)} MB, ${returned.ms.toFixed(0)} ms)`
