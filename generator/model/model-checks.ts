@@ -14,6 +14,7 @@ import type {
   SqlServiceModel,
   TableModel,
 } from '../../runtime/model/platform-model.js';
+import { ROUTINE_RESOURCES, SQL_CAPABILITIES } from '../../runtime/services/sql/dialects/dialect-capabilities.js';
 import { compileFilter } from '../../runtime/services/sql/filter/filter-compiler.js';
 import { resolveField } from '../../runtime/services/sql/filter/filter-fields.js';
 import type { FilterNode } from '../../runtime/services/sql/filter/filter-parser.js';
@@ -26,7 +27,6 @@ import { didYouMean, type Diagnostic } from '../diagnostics.js';
 
 /** Resources of a SQL service a grant's component may start with. */
 const SQL_RESOURCES = ['_table', '_schema'];
-const ROUTINE_RESOURCES = ['_proc', '_func'];
 /** `{user.id}` and other lookups: resolved per caller, so their values are not checked at build time. */
 const LOOKUP = /\{[^{}\s]+\}/;
 
@@ -111,7 +111,7 @@ function covers(granted: string, component: string): boolean {
 function checkSqlComponent(at: GrantPlace, grant: GrantConfig, service: SqlServiceModel): TableModel[] {
   const granted = normalise(grant.component);
   const { tables, routines } = service.schema;
-  const hasRoutines = service.dialect !== 'sqlite';
+  const hasRoutines = SQL_CAPABILITIES[service.dialect].routines;
   const concrete = [
     ...tables.map((table) => `_table/${table.name.toLowerCase()}`),
     ...routines.map((routine) => `${routine.kind === 'procedure' ? '_proc' : '_func'}/${routine.name.toLowerCase()}`),
@@ -130,7 +130,7 @@ function checkSqlComponent(at: GrantPlace, grant: GrantConfig, service: SqlServi
     }
     return covered;
   }
-  if (!hasRoutines && ROUTINE_RESOURCES.includes(resource)) {
+  if (!hasRoutines && (ROUTINE_RESOURCES as readonly string[]).includes(resource)) {
     report(
       `'${grant.component}' in ${where(at)} names a procedure or function, which service '${service.name}' (${service.type}) cannot have.`,
     );

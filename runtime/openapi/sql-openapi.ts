@@ -5,6 +5,7 @@ import type { OpenApiFragment } from './fragment.js';
 import { jsonOperation } from './operation-builder.js';
 import { pascalCase, uniqueNamer } from './code-identifiers.js';
 import { insertJsonSchema, recordJsonSchema, updateJsonSchema } from './record-schemas.js';
+import { SQL_CAPABILITIES } from '../services/sql/dialects/dialect-capabilities.js';
 import { routinePaths, routineSchemas } from './routine-paths.js';
 import { schemaPaths, tableSchemaSchemas } from './schema-paths.js';
 import { componentRef, sharedComponents } from './shared-components.js';
@@ -60,8 +61,8 @@ export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
     },
     ...genericTablePaths(serviceLabel),
     ...schemaPaths(serviceLabel),
-    // SQLite has no stored routines (its dialect lists no `_proc` or `_func`); the other databases list both.
-    ...routinePaths(serviceLabel, routines, service.dialect !== 'sqlite'),
+    // `_proc` and `_func` are listed where the database has stored routines (not SQLite), as the service's own listing does.
+    ...routinePaths(serviceLabel, routines, SQL_CAPABILITIES[service.dialect].routines),
   };
   const recordComponent = uniqueNamer([...Object.keys(schemas), ...Object.keys(sharedComponents().schemas ?? {})]);
   const tableLabel = uniqueNamer(['Table']);

@@ -11,6 +11,7 @@ import type { SqlServiceModel } from '../../model/platform-model.js';
 import { sqlServiceOpenApi } from '../../openapi/sql-openapi.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
+import { ROUTINE_RESOURCES } from './dialects/dialect-capabilities.js';
 import type { SqlConnection } from './dialects/sql-dialect.js';
 import { asListOption, fieldsOption } from './request-options.js';
 import { cleanListing } from './schema/table-description.js';
@@ -28,7 +29,7 @@ import { sqlMessages } from './sql-messages.js';
 
 const ROOT_RESOURCES = [{ name: '_schema' }, { name: '_table' }];
 /** Databases with stored routines also list these (reference 1.4). */
-const ROUTINE_RESOURCES = [{ name: '_proc' }, { name: '_func' }];
+const ROUTINE_RESOURCE_NAMES = ROUTINE_RESOURCES.map((name) => ({ name }));
 
 export class SqlServiceHandler implements ServiceHandler {
   constructor(
@@ -80,7 +81,7 @@ export class SqlServiceHandler implements ServiceHandler {
     const [resource, table, id, ...more] = call.resource;
     if (resource === undefined) {
       if (call.verb !== 'GET') throw this.unsupported(call, '');
-      const resources = this.ctx.dialect.routines === null ? ROOT_RESOURCES : [...ROOT_RESOURCES, ...ROUTINE_RESOURCES];
+      const resources = this.ctx.dialect.capabilities.routines ? [...ROOT_RESOURCES, ...ROUTINE_RESOURCE_NAMES] : ROOT_RESOURCES;
       return { body: wrapList(cleanListing(resources, fieldsOption(call.query, call.body), asListOption(call.query))) };
     }
     if (resource === '_table' && more.length === 0) {
@@ -108,7 +109,7 @@ export class SqlServiceHandler implements ServiceHandler {
       ['_schema', tables.map((t) => t.name)],
       ['_table', tables.map((t) => t.name)],
     ];
-    if (this.ctx.dialect.routines !== null) {
+    if (this.ctx.dialect.capabilities.routines) {
       members.push(
         ['_proc', routines.filter((r) => r.kind === 'procedure').map((r) => r.name)],
         ['_func', routines.filter((r) => r.kind === 'function').map((r) => r.name)],

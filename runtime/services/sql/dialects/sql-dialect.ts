@@ -9,6 +9,7 @@ import type { PorticoError } from '../../../core/errors.js';
 import type { DatabaseSchema, FieldModel, RoutineModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
 import type { RuntimeContext } from '../../service-kind.js';
 import type { CatalogTable } from '../schema/catalog.js';
+import type { SqlCapabilities } from './dialect-capabilities.js';
 import type { TableChanges } from '../schema/table-alter.js';
 import type { FieldDefinition } from '../schema/table-definition.js';
 
@@ -51,7 +52,9 @@ export interface SqlDialectModule {
   dialect: SqlDialect;
   /** Reads tables, views, columns and keys from the catalog, each list in a fixed order. */
   readCatalog(db: SqlConnection['db']): Promise<CatalogTable[]>;
-  /** Stored procedures and functions; null when the database has none (SQLite). */
+  /** What the database can do: its row of SQL_CAPABILITIES (dialect-capabilities.ts). */
+  capabilities: SqlCapabilities;
+  /** Stored procedures and functions; null exactly where `capabilities.routines` is false (SQLite). */
   routines: RoutineSupport | null;
   /** The native column type for a `_schema` field definition (`varchar(40)`, `integer`, ...). */
   columnType(field: FieldDefinition): string;
@@ -62,31 +65,11 @@ export interface SqlDialectModule {
    * wants it otherwise than as given (SQLite: in parentheses, but for a literal or CURRENT_*).
    */
   defaultExpression?(expression: string): string;
-  /** Whether an auto-increment key takes a keyword (SQLite, MySQL) rather than a type (PostgreSQL `serial`). */
-  autoIncrementKeyword: boolean;
-  /**
-   * The longest `length` a string field takes where the database's refusal names no field
-   * (PostgreSQL's varchar: 10485760); null where its error names the field (MySQL) or it sets no
-   * limit (SQLite).
-   */
-  maxStringLength: number | null;
-  /** Whether DDL is transactional, so that a failed multi-table create rolls back by itself. */
-  transactionalDdl: boolean;
   /**
    * Called after an insert that gave an auto-increment field its value, for databases whose
    * generator does not follow such values by itself (PostgreSQL sequences); absent elsewhere.
    */
   afterExplicitKey?(db: SqlConnection['db'], table: TableModel, field: FieldModel): Promise<void>;
-  /** Whether INSERT/UPDATE/DELETE ... RETURNING is available. */
-  supportsReturning: boolean;
-  /**
-   * Whether an insert that returns only an integer key runs without RETURNING or reading the row
-   * back: the driver reports the insert id, and RETURNING is costly (SQLite's nearly doubles the
-   * time of a one-row write) or missing (MySQL: a second query). An update by key that returns
-   * only the key never needs either: every driver reports the rows it matched (MySQL: mysql2's
-   * default FOUND_ROWS flag).
-   */
-  keyInsertsWithoutReturning: boolean;
   /** How a boolean value is bound. */
   bindBoolean(value: boolean): unknown;
   /** A read conversion this database needs for a field beyond its abstract type's, or null. */

@@ -122,7 +122,7 @@ function shapeKey(prefix: string, columns: readonly string[], values: Row, outpu
 function insertQuery(db: Kysely<any>, target: WriteTarget, values: Row) {
   const into = db.insertInto(target.plan.source);
   if (Object.keys(values).length > 0) return into.values(values);
-  return target.dialect.dialect === 'mysql' ? into.values({}) : into.defaultValues();
+  return target.dialect.capabilities.defaultValuesInsert ? into.defaultValues() : into.values({});
 }
 
 /** Whether every output field is a primary-key field whose integer value is known once the row is inserted. */
@@ -153,14 +153,14 @@ async function keyDefaults(db: Kysely<any>, keyFields: readonly FieldPlan[], val
 export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Promise<Row> {
   const { plan, dialect } = target;
   const columns = Object.keys(values);
-  if (dialect.keyInsertsWithoutReturning && insertKeyKnown(target, values)) {
+  if (dialect.capabilities.keyInsertsWithoutReturning && insertKeyKnown(target, values)) {
     const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insertQuery(db, target, values).compile());
     const { insertId } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
     const row: Row = {};
     for (const f of target.output.fields) row[f.key] = f.field.sourceName in values ? values[f.field.sourceName] : Number(insertId);
     return decodeRows([row], target.output)[0];
   }
-  if (dialect.supportsReturning) {
+  if (dialect.capabilities.supportsReturning) {
     // The statement of one set of columns is compiled once per table; only the values change.
     const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () =>
       insertQuery(db, target, values).returning(target.output.columns).compile(),
@@ -225,7 +225,7 @@ export async function updateRowByKey(
     }
     return decodeRows(rows, target.output);
   }
-  if (!dialect.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
+  if (!dialect.capabilities.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
   const shape = shapeKey(`update:${namesOf(keyFields)}`, columns, values, target.output);
   const compiled = plan.memo(shape, () =>
     db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile(),
@@ -271,7 +271,7 @@ export async function updateRows(db: Kysely<any>, target: WriteTarget, where: Co
 
 async function updateMatching(db: Kysely<any>, target: WriteTarget, where: Condition, values: Row): Promise<Row[]> {
   const { plan, dialect } = target;
-  if (dialect.supportsReturning) {
+  if (dialect.capabilities.supportsReturning) {
     const rows = await db.updateTable(plan.source).set(values).where(where).returning(target.output.columns).execute();
     return decodeRows(rows as Row[], target.output);
   }
@@ -300,7 +300,7 @@ export async function deleteRows(db: Kysely<any>, target: WriteTarget, where: Co
 async function deleteMatching(db: Kysely<any>, target: WriteTarget, where: Condition | null): Promise<Row[]> {
   const { plan, dialect } = target;
   const remove = where === null ? db.deleteFrom(plan.source) : db.deleteFrom(plan.source).where(where);
-  if (dialect.supportsReturning) {
+  if (dialect.capabilities.supportsReturning) {
     const rows = await remove.returning(target.output.columns).execute();
     return decodeRows(rows as Row[], target.output);
   }

@@ -119,7 +119,7 @@ async function callRoutine(ctx: SqlServiceContext, call: ServiceCall, kind: Rout
 /** Serves `_proc[/{name}]` and `_func[/{name}]`; `rest` are the segments after it. */
 export async function handleRoutines(ctx: SqlServiceContext, call: ServiceCall, kind: RoutineKind, rest: string[]): Promise<ServiceResult> {
   const segment = kind === 'procedure' ? '_proc' : '_func';
-  if (ctx.dialect.routines === null)
+  if (!ctx.dialect.capabilities.routines)
     throw new NotImplementedError(`${LABEL[kind].plural} are not supported by this database type (${ctx.dialect.dialect}).`);
   if (rest.length > 1) throw coreMessages.resourceNotFound.error(`${segment}/${rest.join('/')}`, ctx.serviceName);
   if (rest.length === 1) {

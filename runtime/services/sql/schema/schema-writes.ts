@@ -211,7 +211,8 @@ async function checkedChanges(ctx: SqlServiceContext, table: TableModel, changes
       { field: newKey.name },
     );
   }
-  if (ctx.dialect.dialect === 'sqlite') for (const change of changes.modify) await assertStoredValuesFit(ctx, table, change);
+  if (!ctx.dialect.capabilities.typeChangeChecksValues)
+    for (const change of changes.modify) await assertStoredValuesFit(ctx, table, change);
   const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;
   if (referenced !== null) throw sqlMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
   // A new NOT NULL field without a default has no value for the records there are: SQLite and

@@ -62,7 +62,7 @@ export function columnClauses(
     if (value !== undefined) c = c.defaultTo(value);
     if (singlePrimaryKey && field.isPrimaryKey) {
       c = c.primaryKey();
-      if (field.autoIncrement && dialect.autoIncrementKeyword) c = c.autoIncrement();
+      if (field.autoIncrement && dialect.capabilities.autoIncrementKeyword) c = c.autoIncrement();
     } else if (field.isUnique) {
       c = c.unique();
     }
@@ -131,7 +131,7 @@ const CHARACTER_TYPE = /^(character varying|varchar|character|char|bpchar|nvarch
 
 /** A string's `length` within what the database takes, where its own refusal would name no field (PostgreSQL). */
 export function assertLengthFits(field: FieldDefinition, dialect: SqlDialectModule): void {
-  const max = dialect.maxStringLength;
+  const max = dialect.capabilities.maxStringLength;
   if (max === null || field.length === null || field.length <= max) return;
   if (field.native ? CHARACTER_TYPE.test(field.type.trim()) : field.type === 'string')
     throw sqlMessages.stringLengthTooLarge.error(field.name, max);
@@ -324,7 +324,7 @@ export async function createTables(
       }
     }
   };
-  if (dialect.transactionalDdl) {
+  if (dialect.capabilities.transactionalDdl) {
     await db.transaction().execute((trx) => createAll(trx, []));
   } else {
     const done: TableDefinition[] = [];

@@ -237,7 +237,7 @@ function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write: (conn
       where,
       selection: op.plan.all,
       limit: 1,
-      forUpdate: op.ctx.dialect.dialect !== 'sqlite',
+      forUpdate: op.ctx.dialect.capabilities.rowLocks,
     });
     if (current === undefined) throw coreMessages.recordNotFound.error(id);
     if (!etagMatches(ifMatch, recordEtag(current))) throw sqlMessages.recordChanged.error(id);
@@ -289,7 +289,7 @@ async function deleteBounded(op: TableOp, target: WriteTarget, where: Condition 
       // An offset alone skips records and deletes the rest: every database takes OFFSET after a LIMIT.
       limit: op.params.limit ?? Number.MAX_SAFE_INTEGER,
       offset: op.params.offset,
-      forUpdate: op.ctx.dialect.dialect !== 'sqlite',
+      forUpdate: op.ctx.dialect.capabilities.rowLocks,
     });
     const deleted: Row[] = [];
     for (let i = 0; i < chosen.length; i += DELETE_CHUNK) {

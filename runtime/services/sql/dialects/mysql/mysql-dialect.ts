@@ -8,6 +8,7 @@ import { createPool } from 'mysql2';
 import type { FieldModel } from '../../../../model/platform-model.js';
 import { decodeJsonText } from '../../query/value-codec.js';
 import { alterMysqlTable } from './mysql-alter.js';
+import { SQL_CAPABILITIES } from '../dialect-capabilities.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import type { ServerConnection } from '../server-config.js';
 import { mysqlColumnSuffix, mysqlColumnType } from './mysql-column-types.js';
@@ -29,15 +30,11 @@ const decodeBits = (value: unknown): unknown => {
 
 export const mysqlDialect: SqlDialectModule = {
   dialect: 'mysql',
+  capabilities: SQL_CAPABILITIES.mysql,
   readCatalog: readMysqlCatalog,
   routines: mysqlRoutines,
   columnType: mysqlColumnType,
   columnSuffix: mysqlColumnSuffix,
-  autoIncrementKeyword: true,
-  maxStringLength: null,
-  transactionalDdl: false,
-  supportsReturning: false,
-  keyInsertsWithoutReturning: true,
   bindBoolean: (value) => (value ? 1 : 0),
   readConverter: (field: FieldModel) =>
     field.type === 'json' ? decodeJsonText : /^bit\(\d+\)$/.test(field.dbType) && field.type !== 'boolean' ? decodeBits : null,

@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect, sql, type Driver } from 'kysely';
 import pg from 'pg';
 import { InternalServerError } from '../../../../core/errors.js';
 import { alterPostgresTable } from './postgres-alter.js';
+import { SQL_CAPABILITIES } from '../dialect-capabilities.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import type { ServerConnection } from '../server-config.js';
 import { postgresColumnType } from './postgres-column-types.js';
@@ -61,15 +62,11 @@ const quoteIdentifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 export const postgresDialect: SqlDialectModule = {
   dialect: 'postgres',
+  capabilities: SQL_CAPABILITIES.postgres,
   readCatalog: readPostgresCatalog,
   routines: postgresRoutines,
   columnType: postgresColumnType,
   columnSuffix: () => null,
-  autoIncrementKeyword: false,
-  maxStringLength: 10_485_760,
-  transactionalDdl: true,
-  supportsReturning: true,
-  keyInsertsWithoutReturning: false,
   // A serial or identity column given a value leaves its sequence behind: move it past the largest value,
   // never back (values other sessions took and have not committed yet, or ids of deleted rows, stay used).
   afterExplicitKey: async (db, table, field) => {

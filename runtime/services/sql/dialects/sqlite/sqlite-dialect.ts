@@ -5,6 +5,7 @@ import { Kysely, type DatabaseConnection, type Driver, type SqliteDatabase, type
 import type { AbstractType, FieldModel } from '../../../../model/platform-model.js';
 import { registerDirectRunner, type DirectRunner } from '../../query/run-compiled.js';
 import { decodeJsonText } from '../../query/value-codec.js';
+import { SQL_CAPABILITIES } from '../dialect-capabilities.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
 import { sqliteColumnType } from './sqlite-column-types.js';
 import { translateSqliteError } from './sqlite-errors.js';
@@ -39,6 +40,7 @@ const numberAsText = (value: unknown) => (typeof value === 'number' ? String(val
 
 export const sqliteDialect: SqlDialectModule = {
   dialect: 'sqlite',
+  capabilities: SQL_CAPABILITIES.sqlite,
   readCatalog: readSqliteCatalog,
   routines: null,
   columnType: sqliteColumnType,
@@ -48,11 +50,6 @@ export const sqliteDialect: SqlDialectModule = {
     /^(current_(timestamp|date|time)|null|true|false|[+-]?\d+(\.\d+)?([eE][+-]?\d+)?|'([^']|'')*')$/is.test(expression.trim())
       ? expression
       : `(${expression})`,
-  autoIncrementKeyword: true,
-  maxStringLength: null,
-  transactionalDdl: true,
-  supportsReturning: true,
-  keyInsertsWithoutReturning: true,
   bindBoolean: (value) => (value ? 1 : 0),
   // JSON is kept as text. A text-typed field whose declared type has numeric affinity (`uuid`,
   // `datetime`) stores digit-only text as a number.

@@ -11,7 +11,7 @@ import { tempDir } from '../sql-test-helpers.js';
 // The same writes with and without RETURNING (MySQL has none): results must not differ.
 const dialects: Array<[string, SqlDialectModule]> = [
   ['with RETURNING', sqliteDialect],
-  ['without RETURNING', { ...sqliteDialect, supportsReturning: false }],
+  ['without RETURNING', { ...sqliteDialect, capabilities: { ...sqliteDialect.capabilities, supportsReturning: false } }],
 ];
 
 let env: ReturnType<typeof tempDir>;
