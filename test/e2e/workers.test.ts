@@ -25,7 +25,7 @@ function workerPids(primary: number): number[] {
  * A change acknowledged by one worker is in force on the other at once, without Redis (the workers
  * hear of it through their primary before the write answers; the change token alone takes seconds):
  * a service created is served, a user deactivated or logged out is refused, by every worker; and a
- * rate limit counts the requests of every worker together.
+ * rate limit counts the requests of every worker together, whatever its period.
  */
 async function changesOnEveryWorker(root: string, adminToken: string) {
   const call = async (path: string, method = 'GET', token?: string, body?: unknown) => {
@@ -69,6 +69,17 @@ async function changesOnEveryWorker(root: string, adminToken: string) {
   const statuses = await everywhere('/user/profile', token);
   expect(statuses.filter((status) => status === 200)).toHaveLength(5);
   expect(statuses.filter((status) => status === 429)).toHaveLength(7);
+  // A period no Node.js timer can wait ('30-day', the reference's 30 weeks) counts in the primary too:
+  // of 4 requests on fresh connections, which the primary hands to the workers in turn, the 4th is refused.
+  await call('/system/user', 'POST', adminToken, { resource: [{ name: 'monthly', email: 'monthly@workers.local', password }] });
+  const monthly = (await call('/user/session', 'POST', undefined, { email: 'monthly@workers.local', password })).body;
+  const long = await call('/system/limit', 'POST', adminToken, {
+    resource: [{ name: 'three a month', type: 'instance.user', user_id: monthly.id, rate: 3, period: '30-day' }],
+  });
+  expect(long.status).toBe(201);
+  const monthlyStatuses: number[] = [];
+  for (let i = 0; i < 4; i++) monthlyStatuses.push((await call('/user/profile', 'GET', monthly.session_token)).status);
+  expect(monthlyStatuses).toEqual([200, 200, 200, 429]);
 }
 
 describe('two workers on one port', () => {

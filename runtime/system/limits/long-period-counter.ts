@@ -23,6 +23,15 @@ interface Count {
   endsAt: number;
 }
 
+/**
+ * The in-process counter of a limit: the library's memory store, or for a period no timer can wait
+ * the one below. A process serving alone counts with it, and so does the primary of several
+ * workers (rate-limits.ts, keepWorkerCounters), for every period.
+ */
+export function memoryCounter(library: Library, options: IRateLimiterOptions & { duration: number }): RateLimiterAbstract {
+  return outlastsTimers(options.duration) ? longPeriodCounter(library, options) : new library.RateLimiterMemory(options);
+}
+
 /** A memory limiter for `options.duration` (seconds) beyond what a timer can wait; `blockDuration` as the library reads it. */
 export function longPeriodCounter(library: Library, options: IRateLimiterOptions): RateLimiterAbstract {
   const { RateLimiterMemory, RateLimiterRes } = library;

@@ -8,8 +8,8 @@
  * database, and the others reset the same counters of their own when they catch up with the
  * change (as cache-clears.ts does for DELETE /system/cache). The worker processes of one instance
  * (`--workers N`) count in process together: their primary keeps the counters (the library's
- * cluster limiter over IPC), so a limit of N allows N requests in all, not N per worker; a
- * '30-day' limit, whose period no timer can wait, is counted in each process (long-period-counter.ts).
+ * cluster limiter over IPC, whose counters the primary makes as a process serving alone does:
+ * long-period-counter.ts, for a '30-day' limit too), so a limit of N allows N requests in all, not N per worker.
  */
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
@@ -31,7 +31,7 @@ import {
   type LimitRule,
 } from './limit-rules.js';
 import { systemMessages } from '../system-messages.js';
-import { longPeriodCounter, outlastsTimers } from './long-period-counter.js';
+import { memoryCounter } from './long-period-counter.js';
 
 interface Counter {
   /** What the limiter was built for: rebuilt when the limit's rate or period changes. */
@@ -104,10 +104,35 @@ function countsInPrimary(): boolean {
   return cluster.isWorker && process.env[WORKER_COUNTERS_ENV] === '1';
 }
 
-/** In Portico's primary of several workers: keeps the counters the workers count in process. */
+/** What a worker's cluster limiter sends its primary as it starts (rate-limiter-flexible's RateLimiterCluster). */
+interface ClusterInit {
+  channel: 'rate_limiter_flexible';
+  type: 'init';
+  opts: { keyPrefix: string; points: number; duration: number; blockDuration: number };
+}
+
+function isClusterInit(message: unknown): message is ClusterInit {
+  const init = message as Partial<ClusterInit> | null;
+  return init?.channel === 'rate_limiter_flexible' && init.type === 'init' && typeof init.opts?.keyPrefix === 'string';
+}
+
+/**
+ * In Portico's primary of several workers: keeps the counters the workers count in process. The
+ * library's primary makes a memory store for each limiter a worker announces, which cannot hold a
+ * period longer than a timer waits; this listener, called before the library's, makes each counter
+ * first as a process serving alone does (memoryCounter), and the library's primary serves it.
+ * test/e2e/workers.test.ts holds a '30-day' limit across two workers.
+ */
 export async function keepWorkerCounters(): Promise<void> {
-  const { RateLimiterClusterMaster } = await import('rate-limiter-flexible');
-  new RateLimiterClusterMaster();
+  const library = await import('rate-limiter-flexible');
+  let counters: Record<string, RateLimiterAbstract> | undefined;
+  cluster.on('message', (_worker, message: unknown) => {
+    if (counters === undefined || !isClusterInit(message) || counters[message.opts.keyPrefix] !== undefined) return;
+    counters[message.opts.keyPrefix] = memoryCounter(library, message.opts);
+  });
+  counters = (new library.RateLimiterClusterMaster() as unknown as { _rateLimiters?: Record<string, RateLimiterAbstract> })._rateLimiters;
+  if (counters === undefined)
+    throw new Error("rate-limiter-flexible's cluster primary keeps its counters elsewhere: keepWorkerCounters needs updating.");
 }
 
 export class RateLimits {
@@ -173,14 +198,9 @@ export class RateLimits {
       blockDuration: seconds,
       keyPrefix: `${this.namespace}:limit:${rule.id}:${shape}`,
     };
-    const { RateLimiterCluster, RateLimiterMemory, RateLimiterRedis } = this.counting!;
+    const { RateLimiterCluster, RateLimiterRedis } = this.counting!;
     // A primary that does not answer in time (gone, being replaced) leaves the request uncounted, as a Redis error does.
-    // A period no timer can wait is counted by each process itself (the library's memory store, here or in the primary, cannot hold it).
-    const memory = outlastsTimers(seconds)
-      ? longPeriodCounter(this.counting!, options)
-      : countsInPrimary()
-        ? new RateLimiterCluster({ ...options, timeoutMs: 1000 })
-        : new RateLimiterMemory(options);
+    const memory = countsInPrimary() ? new RateLimiterCluster({ ...options, timeoutMs: 1000 }) : memoryCounter(this.counting!, options);
     const limiter = this.redis
       ? new RateLimiterRedis({ ...options, storeClient: this.redis.client, insuranceLimiter: memory, rejectIfRedisNotReady: true })
       : memory;
