@@ -8,23 +8,15 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyQuickstart, startQuickstart, type RunningQuickstart } from '#test/helpers/quickstart-copy.js';
+import { type Answer, DocumentChecker } from './openapi-truth/document-checker.js';
 
 const ADMIN = { email: 'conformance@portico.local', password: 'conformance-password-0123' };
-// ajv-formats is CommonJS: its default export is the plugin itself.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 let server: RunningQuickstart;
 let token: string;
 
 type Json = any;
-interface Answer {
-  status: number;
-  body: Json;
-  contentType: string;
-}
 
 async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const all: Record<string, string> = {
@@ -76,97 +68,27 @@ function tooLarge(method: string, url: string): Promise<Answer> {
   });
 }
 
-/** A service's served document, with an ajv that resolves its components. */
+/** A service's served document: calls on the service, each answer checked against it (the walk's checker, openapi-truth/). */
 class Conformance {
-  readonly problems: string[] = [];
+  private readonly checker: DocumentChecker;
+
+  constructor(service: string, doc: Json) {
+    this.checker = new DocumentChecker(service, doc);
+  }
+
+  get problems(): readonly string[] {
+    return this.checker.problems;
+  }
+
   /** The statuses the checked answers had. */
-  readonly statuses = new Set<number>();
-  private readonly ajv = new Ajv({ strict: false, allErrors: true });
-  private readonly cache = new Map<string, ValidateFunction>();
-
-  constructor(
-    readonly service: string,
-    private readonly doc: Json,
-  ) {
-    addFormats(this.ajv);
-    // OpenAPI 3.0 words ajv does not know; ajv knows `nullable` itself.
-    for (const keyword of ['example', 'xml', 'externalDocs', 'discriminator'])
-      if (!this.ajv.getKeyword(keyword)) this.ajv.addKeyword(keyword);
-    this.ajv.addSchema({ ...doc, $id: 'doc' });
+  get statuses(): ReadonlySet<number> {
+    return this.checker.statuses;
   }
 
-  /**
-   * The document's path for a concrete path: literal paths first, then the fewest templated
-   * segments; a parameter holds one segment, or several where none matches so (file paths).
-   */
-  private pathOf(path: string): string | undefined {
-    const templated = (template: string) => (template.match(/\{/g) ?? []).length;
-    const templates = Object.keys(this.doc.paths).sort((a, b) => templated(a) - templated(b));
-    for (const segment of ['[^/]+', '.+']) {
-      const match = templates.find((template) =>
-        new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, segment)}$`).test(path),
-      );
-      if (match !== undefined) return match;
-    }
-    return undefined;
-  }
-
-  private resolve(object: Json): Json {
-    while (object?.$ref !== undefined) {
-      object = (object.$ref as string)
-        .slice(2)
-        .split('/')
-        .reduce((at: Json, key) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
-    }
-    return object;
-  }
-
-  /** Calls `method url` on the service and checks the answer against the document; returns it. */
+  /** Calls `method url` on the service and checks the answer against the document (which must describe the request); returns it. */
   async check(method: string, url: string, body?: unknown, headers: Record<string, string> = {}, send = call): Promise<Answer> {
-    const answer = await send(method, `/${this.service}${url}`, body, headers);
-    this.statuses.add(answer.status);
-    const path = new URL(url, 'http://x').pathname;
-    const at = `${method} /${this.service}${url} -> ${answer.status}`;
-    const template = this.pathOf(path);
-    if (template === undefined) {
-      this.problems.push(`${at}: no path in the document`);
-      return answer;
-    }
-    const operation = this.doc.paths[template][method.toLowerCase()];
-    if (operation === undefined) {
-      this.problems.push(`${at}: ${template} has no ${method}`);
-      return answer;
-    }
-    // Its own status, its range (`2XX`: a custom endpoint's handler chooses), or `default`.
-    const key = [String(answer.status), `${String(answer.status)[0]}XX`, 'default'].find((k) => operation.responses[k] !== undefined);
-    const documented = key === undefined ? undefined : operation.responses[key];
-    if (documented === undefined) {
-      this.problems.push(
-        `${at}: status not documented (${Object.keys(operation.responses).join(',')}) ${JSON.stringify(answer.body).slice(0, 160)}`,
-      );
-      return answer;
-    }
-    const response = this.resolve(documented);
-    const media = answer.contentType.split(';')[0].trim();
-    if (response.content === undefined) {
-      if (answer.body !== '' && answer.body !== null) this.problems.push(`${at}: documented without a body, answered ${media}`);
-      return answer;
-    }
-    const content = response.content[media] ?? response.content['*/*'];
-    if (content === undefined) {
-      this.problems.push(`${at}: content type ${media} not documented (${Object.keys(response.content).join(',')})`);
-      return answer;
-    }
-    if (content.schema === undefined || !media.includes('json')) return answer;
-    const ref = documented.$ref
-      ? `${documented.$ref}/content/${media.replace(/\//g, '~1')}/schema`
-      : `#/paths/${template.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${key}/content/${media.replace(/\//g, '~1')}/schema`;
-    const validate = this.cache.get(ref) ?? this.ajv.compile({ $ref: `doc${ref}` });
-    this.cache.set(ref, validate);
-    if (!validate(answer.body)) {
-      const errors = (validate.errors ?? []).slice(0, 4).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
-      this.problems.push(`${at}: body does not match ${ref}: ${errors.join('; ')} :: ${JSON.stringify(answer.body).slice(0, 200)}`);
-    }
+    const answer = await send(method, `/${this.checker.service}${url}`, body, headers);
+    this.checker.check(method, url, answer, { documented: true });
     return answer;
   }
 }

@@ -35,10 +35,18 @@ export interface CheckOptions {
    * record (as the `fields` parameter says), so only these of its required members must be there.
    */
   selected?: readonly string[];
+  /**
+   * The request is one the document must describe, whatever the answer (a test naming its requests
+   * itself). Without it, a refused request the document has no operation for is no problem: a walk
+   * makes some up to be refused.
+   */
+  documented?: boolean;
 }
 
 export class DocumentChecker {
   readonly problems: string[] = [];
+  /** The statuses of the answers checked. */
+  readonly statuses = new Set<number>();
   private readonly ajv = new Ajv({ strict: false, allErrors: true });
   private readonly cache = new Map<string, ValidateFunction>();
   private readonly templates: string[];
@@ -102,13 +110,16 @@ export class DocumentChecker {
   /** Checks an answer to `method url` against the document; returns its problems (also kept in `problems`). */
   check(method: string, url: string, answer: Answer, options: CheckOptions = {}): string[] {
     const found: string[] = [];
+    this.statuses.add(answer.status);
     const at = `${method} /${this.service}${url} -> ${answer.status}`;
     const path = new URL(url, 'http://x').pathname;
     const template = this.pathOf(path);
     const operation = template === undefined ? undefined : this.doc.paths[template][method.toLowerCase()];
     if (template === undefined || operation === undefined) {
       // An undocumented request must not be answered as if it were served.
-      if (answer.status < 400) found.push(`${at}: answered, but the document has no ${template === undefined ? 'path' : method} for it`);
+      const missing = `the document has no ${template === undefined ? 'path' : method} for it`;
+      if (answer.status < 400) found.push(`${at}: answered, but ${missing}`);
+      else if (options.documented) found.push(`${at}: ${missing}`);
       this.problems.push(...found);
       return found;
     }
