@@ -13,6 +13,12 @@ export interface SqlCapabilities {
    * ends. SQLite has no row locks: its one connection serialises writes already.
    */
   rowLocks: boolean;
+  /** Whether NULL sorts as larger than every value (PostgreSQL: last ascending, first descending); SQLite and MySQL sort it smallest. */
+  nullsSortLargest: boolean;
+  /** Whether ORDER BY takes `nulls first`/`nulls last` (not MySQL). */
+  nullsClause: boolean;
+  /** Whether LIKE takes a backslash as its escape without an ESCAPE clause (not SQLite). */
+  likeEscapesByDefault: boolean;
   /** Whether a row of only defaults is inserted as `default values`; MySQL spells it `() values ()`. */
   defaultValuesInsert: boolean;
   /**
@@ -47,6 +53,9 @@ export const SQL_CAPABILITIES: Readonly<Record<SqlDialect, Readonly<SqlCapabilit
   sqlite: Object.freeze({
     routines: false,
     rowLocks: false,
+    nullsSortLargest: false,
+    nullsClause: true,
+    likeEscapesByDefault: false,
     defaultValuesInsert: true,
     typeChangeChecksValues: false,
     autoIncrementKeyword: true,
@@ -58,6 +67,9 @@ export const SQL_CAPABILITIES: Readonly<Record<SqlDialect, Readonly<SqlCapabilit
   postgres: Object.freeze({
     routines: true,
     rowLocks: true,
+    nullsSortLargest: true,
+    nullsClause: true,
+    likeEscapesByDefault: true,
     defaultValuesInsert: true,
     typeChangeChecksValues: true,
     autoIncrementKeyword: false,
@@ -69,6 +81,9 @@ export const SQL_CAPABILITIES: Readonly<Record<SqlDialect, Readonly<SqlCapabilit
   mysql: Object.freeze({
     routines: true,
     rowLocks: true,
+    nullsSortLargest: false,
+    nullsClause: false,
+    likeEscapesByDefault: true,
     defaultValuesInsert: false,
     typeChangeChecksValues: true,
     autoIncrementKeyword: true,

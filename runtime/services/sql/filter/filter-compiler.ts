@@ -8,6 +8,7 @@ import type { DatabaseSchema, RelationModel, SqlDialect, TableModel } from '../.
 import { limits } from '../../../core/request-limits.js';
 import { resolveField, type FieldContext, type ResolvedField } from './filter-fields.js';
 import type { CompareOperator, FilterNode, FilterValue, PredicateNode } from './filter-parser.js';
+import { SQL_CAPABILITIES } from '../dialects/dialect-capabilities.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
 import { castValue, LIKE_ESCAPE, literalPattern, valueTexts, type BoundValue } from './filter-values.js';
 import { uuidForms } from '../query/value-codec.js';
@@ -146,7 +147,7 @@ function compileComparison(
       const subject = likeSubject(column, target, scope.dialect);
       if (node.mode === 'pattern') {
         // A backslash escapes % and _, as PostgreSQL and MySQL take it by default (SQLite has no default escape).
-        const escapeClause = scope.dialect === 'sqlite' ? sql` escape '\\'` : sql``;
+        const escapeClause = SQL_CAPABILITIES[scope.dialect].likeEscapesByDefault ? sql`` : sql` escape '\\'`;
         return sql<SqlBool>`${subject} ${not}like ${side(sql.val(likePattern(text, scope.dialect)))}${escapeClause}`;
       }
       return sql<SqlBool>`${subject} ${not}like ${side(sql.val(literalPattern(text, node.mode)))} escape ${sql.lit(LIKE_ESCAPE)}`;

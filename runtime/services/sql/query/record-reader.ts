@@ -1,5 +1,6 @@
 /** Row reads: one select shape for lists, ids and single records, plus counts. */
 import { sql, type Kysely } from 'kysely';
+import { SQL_CAPABILITIES } from '../dialects/dialect-capabilities.js';
 import { keyCondition, keyParameters, type Condition } from './conditions.js';
 import { runCompiled } from './run-compiled.js';
 import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
@@ -22,10 +23,11 @@ function orderTerm<Q extends { orderBy: (...args: any[]) => Q }>(q: Q, plan: Tab
   const ref = field.ignoreCase && aggregate === null ? sql`lower(${term.field.ref})` : term.field.ref;
   const natural = term.direction === 'asc' ? 'first' : 'last';
   const nulls = term.nulls ?? natural;
-  if ((!field.allowNull && aggregate === null) || (nulls === natural && plan.dialect !== 'postgres')) {
+  const can = SQL_CAPABILITIES[plan.dialect];
+  if ((!field.allowNull && aggregate === null) || (nulls === natural && !can.nullsSortLargest)) {
     return q.orderBy(ref, term.direction);
   }
-  if (plan.dialect === 'mysql') return q.orderBy(sql`${ref} is null`, nulls === 'first' ? 'desc' : 'asc').orderBy(ref, term.direction);
+  if (!can.nullsClause) return q.orderBy(sql`${ref} is null`, nulls === 'first' ? 'desc' : 'asc').orderBy(ref, term.direction);
   return q.orderBy(sql`${ref} ${sql.raw(term.direction)} nulls ${sql.raw(nulls)}`);
 }
 
