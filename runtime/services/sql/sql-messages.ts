@@ -146,6 +146,11 @@ export const sqlMessages = {
   notComparable: message(400, () => 'The database can not compare, order or group the values of a field of this type.'),
   /** A deadlock, serialization failure or lock timeout. */
   concurrentChange: message(409, () => 'The records were changed concurrently; try again.'),
+  /** A statement prepared before another client changed its table, inside a transaction that could not run again (PostgreSQL). */
+  tableChangedElsewhere: message(
+    409,
+    () => 'The table was changed by another client while the request ran; nothing was stored. Try again.',
+  ),
   databaseUnavailable: message(503, () => 'The database is unavailable; try again later.'),
   /** The connection was lost once the database had a write (or its commit): it may have stored it (dialects/unknown-outcome.ts). */
   outcomeUnknown: message(

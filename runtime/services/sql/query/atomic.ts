@@ -11,7 +11,8 @@ import { inTransaction } from './run-compiled.js';
 let savepoints = 0;
 
 export async function atomically<T>(conn: Kysely<any>, work: (conn: Kysely<any>) => Promise<T>): Promise<T> {
-  if (!conn.isTransaction) return inTransaction(conn, work);
+  // A transaction of its own holds nothing but the work's statements: it may run again after a stale statement.
+  if (!conn.isTransaction) return inTransaction(conn, work, true);
   const name = sql.id(`portico_${++savepoints}`);
   await sql`savepoint ${name}`.execute(conn);
   let result: T;

@@ -19,8 +19,31 @@ export function registerDirectRunner(db: Kysely<any>, runner: DirectRunner, inTr
   if (inTransactions !== undefined) transactionRunners.set(db, inTransactions);
 }
 
-/** Runs work in a transaction of `db`, its precompiled statements taken by the dialect's runner for transactions. */
-export function inTransaction<T>(db: Kysely<any>, work: (trx: Kysely<any>) => Promise<T>): Promise<T> {
+const stalePlanCounts = new WeakMap<Kysely<any>, () => number>();
+
+/**
+ * How many statements of `db`'s transactions were found stale (PostgreSQL: prepared before
+ * another client changed their table): such a transaction failed with nothing stored, and the
+ * statement is prepared afresh the next time.
+ */
+export function registerStalePlanCount(db: Kysely<any>, count: () => number): void {
+  stalePlanCounts.set(db, count);
+}
+
+/**
+ * Runs work in a transaction of `db`, its precompiled statements taken by the dialect's runner for
+ * transactions. With `rerunStale`, a transaction that failed while one of `db`'s statements was
+ * found stale runs once more: only for work that does nothing but its statements (no hooks, which
+ * may act outside the database), since the first run must leave nothing behind.
+ */
+export function inTransaction<T>(db: Kysely<any>, work: (trx: Kysely<any>) => Promise<T>, rerunStale = false): Promise<T> {
+  const stale = rerunStale ? stalePlanCounts.get(db) : undefined;
+  if (stale === undefined) return transaction(db, work);
+  const before = stale();
+  return transaction(db, work).catch((error: unknown) => (stale() === before ? Promise.reject(error) : transaction(db, work)));
+}
+
+function transaction<T>(db: Kysely<any>, work: (trx: Kysely<any>) => Promise<T>): Promise<T> {
   const runner = transactionRunners.get(db);
   if (runner === undefined) return db.transaction().execute(work);
   return db.transaction().execute(async (trx) => {

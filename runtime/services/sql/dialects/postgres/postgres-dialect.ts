@@ -14,7 +14,7 @@ import { postgresColumnType } from './postgres-column-types.js';
 import { lostWhileRunning, translatePostgresError } from './postgres-errors.js';
 import { readPostgresCatalog } from './postgres-introspector.js';
 import { postgresRoutines } from './postgres-routines.js';
-import { registerDirectRunner } from '../../query/run-compiled.js';
+import { registerDirectRunner, registerStalePlanCount } from '../../query/run-compiled.js';
 import { DEFAULT_MAX_PREPARED, preparingClient, type SchemaGeneration } from './postgres-prepared.js';
 import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
@@ -140,6 +140,7 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
       numAffectedRows: result.rowCount === null ? undefined : BigInt(result.rowCount),
     })),
   );
+  registerStalePlanCount(db, () => generation.staleInTransaction ?? 0);
   try {
     const found = await sql<{ n: number }>`select count(*)::int as n from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db);
     if (found.rows[0].n === 0)

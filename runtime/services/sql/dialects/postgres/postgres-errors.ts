@@ -123,6 +123,9 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
       if (/operator/.test(message)) return sqlMessages.notComparable.error();
       // No signature matches: a routine's parameter without a default left out, `max(boolean)`.
       return /^(function|procedure) .* does not exist/.test(message) ? sqlMessages.noFunctionMatch.error() : null;
+    // `cached plan must not change result type`: the statement is prepared afresh the next time (postgres-prepared.ts).
+    case '0A000':
+      return /cached plan/.test(message) ? sqlMessages.tableChangedElsewhere.error() : null;
     case '40001':
     case '40P01':
     case '55P03':

@@ -14,12 +14,19 @@ const STALE_PLAN = '0A000';
 
 /**
  * Counts the changes of the database's tables made through the service (`_schema` writes,
- * `refresh=true`). A prepared statement keeps the parameter types of its table as it was: an
- * integer field widened to bigint still took only 32-bit values ('out of range'), so statements
- * prepared before a change are prepared afresh.
+ * `refresh=true`), and those another client made that a statement found stale. A prepared
+ * statement keeps the parameter types of its table as it was: an integer field widened to bigint
+ * still took only 32-bit values ('out of range'), so statements prepared before a change are
+ * prepared afresh, on every connection of the pool.
  */
 export interface SchemaGeneration {
   value: number;
+  /**
+   * Statements found stale inside a transaction block, which cannot run again alone (PostgreSQL
+   * refuses every statement after a failed one): the transaction failed, and its owner may run it
+   * again (query/run-compiled.ts).
+   */
+  staleInTransaction?: number;
 }
 
 type Callback = (error: (Error & { code?: string }) | null, result?: unknown) => void;
@@ -62,8 +69,15 @@ export function preparingClient(maxPrepared = DEFAULT_MAX_PREPARED, schema: Sche
           new pg.Query({ name, text, values }, undefined, ((error, result) => {
             if (error && this.parsed[name] === undefined && this.prepared.get(text) === name) this.prepared.delete(text); // never prepared (e.g. a syntax error)
             if (error?.code !== STALE_PLAN) return callback(error, result);
-            // The table changed under the statement: prepare it afresh next time, run it unprepared now.
-            this.forget(text);
+            // Another client changed the table under the statement: every connection of the pool prepares its statements afresh.
+            schema.value++;
+            this.generation = schema.value;
+            for (const statement of [...this.prepared.keys()]) this.forget(statement);
+            // Outside a transaction block, run it unprepared now; inside one, the transaction has failed with it.
+            if (this.getTransactionStatus() !== 'I') {
+              schema.staleInTransaction = (schema.staleInTransaction ?? 0) + 1;
+              return callback(error, result);
+            }
             super.query(this.withClosing(new pg.Query(text, values, callback)));
           }) satisfies Callback as never),
         ),

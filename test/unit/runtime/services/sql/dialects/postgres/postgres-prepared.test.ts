@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresDatabase } from '#runtime/services/sql/dialects/postgres/postgres-dialect.js';
-import { preparingClient } from '#runtime/services/sql/dialects/postgres/postgres-prepared.js';
+import { translatePostgresError } from '#runtime/services/sql/dialects/postgres/postgres-errors.js';
+import { preparingClient, type SchemaGeneration } from '#runtime/services/sql/dialects/postgres/postgres-prepared.js';
 import { runCompiled } from '#runtime/services/sql/query/run-compiled.js';
 import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
@@ -61,8 +62,12 @@ describe.skipIf(!(await requireService('postgres')))('PostgreSQL prepared statem
   });
 
   /** One connection of a preparing pool, held for the whole test. */
-  async function withClient(maxPrepared: number | undefined, test: (client: pg.PoolClient) => Promise<void>) {
-    const pool = new pg.Pool({ connectionString: database.url, max: 1, Client: preparingClient(maxPrepared) });
+  async function withClient(
+    maxPrepared: number | undefined,
+    test: (client: pg.PoolClient) => Promise<void>,
+    generation: SchemaGeneration = { value: 0 },
+  ) {
+    const pool = new pg.Pool({ connectionString: database.url, max: 1, Client: preparingClient(maxPrepared, generation) });
     const client = await pool.connect();
     try {
       await test(client);
@@ -101,4 +106,38 @@ describe.skipIf(!(await requireService('postgres')))('PostgreSQL prepared statem
         await client.query('alter table item drop column if exists size');
       }
     }));
+
+  it('inside a transaction block, a statement another client made stale fails the transaction, counted, in the 409 of the spec, and is prepared afresh', () => {
+    const generation: SchemaGeneration = { value: 0 };
+    return withClient(
+      undefined,
+      async (client) => {
+        const text = 'select * from item where id = $1';
+        const other = new pg.Client({ connectionString: database.url });
+        await other.connect();
+        try {
+          expect((await client.query(text, [1])).rows).toEqual([{ id: 1, label: 'one' }]);
+          await other.query('alter table item alter column label type varchar(50)');
+          await client.query('begin');
+          const error = await client.query(text, [1]).then(
+            () => null,
+            (e: unknown) => e,
+          );
+          await client.query('rollback');
+          expect((error as { code?: string }).code).toBe('0A000');
+          expect(generation.staleInTransaction).toBe(1);
+          expect(translatePostgresError(error, null)?.toBody()).toEqual({
+            error: { code: 409, message: 'The table was changed by another client while the request ran; nothing was stored. Try again.' },
+          });
+          await client.query('begin');
+          expect((await client.query(text, [1])).rows).toEqual([{ id: 1, label: 'one' }]);
+          await client.query('commit');
+        } finally {
+          await other.query('alter table item alter column label type text');
+          await other.end();
+        }
+      },
+      generation,
+    );
+  });
 });
