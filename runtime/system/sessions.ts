@@ -264,8 +264,10 @@ export async function refresh(
   const at = ctx.clock.now();
   const cutoff = await assertSessionLive(ctx, claims);
   const ttlMinutes = Math.max(1, Math.round((claims.exp - claims.iat) / 60));
+  // The old token is revoked before the new one is issued, by one refresh only: two at once would leave two live tokens.
+  if (replace && !(await ctx.directory.claimRevocation(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS)))
+    throw coreMessages.sessionTerminated.error();
   const issued = ctx.tokens.issue(user, ttlMinutes, Math.max(cutoff, user.tokensValidAfter), at);
-  if (replace) await ctx.directory.revoke(claims.jti, claims.exp + REFRESH_WINDOW_SECONDS);
   return sessionObject(ctx, user.id, issued.token, issued.claims, where);
 }
 

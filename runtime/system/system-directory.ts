@@ -4,7 +4,7 @@
  */
 import type { RowFilterModel } from '../model/platform-model.js';
 import type { AppPrincipal, Grant, RolePrincipal, UserPrincipal } from '../auth/principals.js';
-import { upsert, type SystemDb } from './store/system-db.js';
+import { isUniqueViolation, upsert, type SystemDb } from './store/system-db.js';
 
 export class SystemDirectory {
   appsByKey = new Map<string, AppPrincipal>();
@@ -140,6 +140,24 @@ export class SystemDirectory {
   async revoke(jti: string, expiresAt: number): Promise<void> {
     this.revoked.add(jti);
     await upsert(this.db, 'revoked_token', 'jti', { jti, expires_at: expiresAt });
+  }
+
+  /**
+   * Revokes the token unless it is revoked already (by this instance or another on the same
+   * system database): whether this call revoked it. Two refreshes of one token at once race for
+   * its row, and only the one that stored it may issue a new token.
+   */
+  async claimRevocation(jti: string, expiresAt: number): Promise<boolean> {
+    if (this.revoked.has(jti)) return false;
+    try {
+      await this.db.insertInto('revoked_token').values({ jti, expires_at: expiresAt }).execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      this.revoked.add(jti);
+      return false;
+    }
+    this.revoked.add(jti);
+    return true;
   }
 }
 

@@ -3,7 +3,8 @@
  * the password changes (or the account is deactivated) gets no session that outlives the change,
  * and a session ended on one instance (logout, password change, deactivation) cannot be refreshed
  * into a new token on another instance that has not learnt of the change yet (without Redis the
- * change feed brings it only after a few seconds).
+ * change feed brings it only after a few seconds). Two refreshes of one token at once (PUT, on one
+ * instance or two) leave one live token, not two, on every kind of system database.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Clock } from '#runtime/auth/clock.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { createTestDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 
 /** While set, a password check waits for it before answering (the login's check is held open). */
 const gate = vi.hoisted(() => ({ held: null as null | { reached: () => void; release: Promise<void> } }));
@@ -139,5 +141,73 @@ describe('a session ended on one instance, refreshed on another that has not lea
     const renewed = refreshed.body.session_token;
     expect((await adminB('GET', '/user/profile', undefined, { token: renewed })).status).toBe(200);
     expect((await adminA('PUT', '/user/session', undefined, { token: renewed })).status).toBe(200);
+  });
+});
+
+const SYSTEM_DATABASES = [
+  ['SQLite', 'sqlite', true],
+  ['PostgreSQL', 'postgres', await requireService('postgres')],
+  ['MariaDB', 'mysql', await requireService('mysql')],
+] as const;
+
+describe.each(SYSTEM_DATABASES)('two refreshes of one token at once, on a %s system database', (_label, kind, available) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-refresh-races-'));
+  let database: TestDatabase | undefined;
+  let a: TestServer;
+  let b: TestServer;
+  let adminA: Api;
+  let adminB: Api;
+  beforeAll(async () => {
+    if (!available) return;
+    database = kind === 'sqlite' ? undefined : await createTestDatabase(kind);
+    // Two instances (or workers) on one system database.
+    const options = { systemDatabase: database?.url ?? path.join(dir, 'system.sqlite'), env: {} };
+    a = await startTestServer(minimalModel(), options);
+    b = await startTestServer(minimalModel(), options);
+    const [tokenA, tokenB] = [await a.adminToken(), await b.adminToken()];
+    adminA = apiClient(a.app, () => ({ key: a.apiKey, token: tokenA }));
+    adminB = apiClient(b.app, () => ({ key: b.apiKey, token: tokenB }));
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Both answers: one new token, the other refresh refused in the spec's shape; the old token and the loser's are no session. */
+  async function oneWins(answers: Array<{ status: number; body: any }>, old: string, path: string) {
+    const won = answers.filter((answer) => answer.status === 200);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);
+    const lost = answers.find((answer) => answer.status === 401)!;
+    expect(lost.body).toEqual({ error: { code: 401, message: expect.any(String) } });
+    const token = won[0].body.session_token as string;
+    expect(token).not.toBe(old);
+    for (const admin of [adminA, adminB]) {
+      expect((await admin('GET', path, undefined, { token })).status).toBe(200);
+      expect((await admin('PUT', path, undefined, { token: old })).status).toBe(401);
+    }
+  }
+
+  it.skipIf(!available)('a user session: one of them gets a new token, on one instance and on two', async () => {
+    const email = `twice-${kind}@x.io`;
+    expect((await adminA('POST', '/system/user', { resource: [{ name: email, email, password: PASSWORD }] })).status).toBe(201);
+    for (const [first, second] of [
+      [adminA, adminA],
+      [adminA, adminB],
+    ]) {
+      const login = await first('POST', '/user/session', { email, password: PASSWORD }, null);
+      const token = login.body.session_token as string;
+      const answers = await Promise.all([first, second].map((admin) => admin('PUT', '/user/session', undefined, { token })));
+      await oneWins(answers, token, '/user/session');
+    }
+  });
+
+  it.skipIf(!available)('an administrator session: one of them gets a new token', async () => {
+    const token = await a.adminToken();
+    const answers = await Promise.all([adminA, adminB, adminA].map((admin) => admin('PUT', '/system/admin/session', undefined, { token })));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    await oneWins([answers.find((x) => x.status === 200)!, answers.find((x) => x.status === 401)!], token, '/system/admin/session');
+    expect(answers.filter((answer) => answer.status === 401)).toHaveLength(2);
   });
 });
