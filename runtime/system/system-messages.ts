@@ -116,8 +116,9 @@ export const systemMessages = {
     (most: number, name: string) => `endpoint is too long for this limit: at most ${most} characters. Limit: ${name}`,
     () => field('endpoint'),
   ),
+  /** 409 as the spec's duplicate of a unique field, whether check or the database (a concurrent create) finds it. */
   limitExists: message(
-    400,
+    409,
     () => 'A limit already exists with those parameters. No records added.',
     () => field('key_text'),
   ),

@@ -3,9 +3,13 @@
  * key_text and validation messages; enforcement after authentication with 429 and the
  * X-RateLimit-* headers; /system/limit_cache to read and reset counters.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { minimalModel, startTestServer, systemDatabaseInUse, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { createTestDatabase } from '#test/helpers/require-service.js';
 
 const PASSWORD = 'user-password-123456';
 let server: TestServer;
@@ -60,7 +64,7 @@ describe('/system/limit records', () => {
     expect(limit.period).toBe(key.split('.').at(-1));
     expect((await api('GET', `/system/limit/${limit.id}`)).body.key_text).toBe(key);
     expect((await createLimit(record)).body.error).toMatchObject({
-      code: 400,
+      code: 409,
       message: 'A limit already exists with those parameters. No records added.',
       context: { field: 'key_text' },
     });
@@ -425,5 +429,47 @@ describe('limits declared in platform.yaml', () => {
     expect((await read()).status).toBe(200);
     expect((await read()).status).toBe(200);
     expect((await read()).status).toBe(429);
+  });
+});
+
+describe('a duplicate limit created twice at once', () => {
+  // On the system database kind in use: SQLite here, PostgreSQL and MariaDB in the system suites (system-suite/).
+  it('answers one 201 and the same 409 as a later duplicate, from two instances on one system database', async () => {
+    const kind = systemDatabaseInUse();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-limit-races-'));
+    const database = kind === 'sqlite' ? undefined : await createTestDatabase(kind);
+    // Two instances (or workers) on one system database.
+    const options = { systemDatabase: database?.url ?? path.join(dir, 'system.sqlite'), env: {} };
+    const servers = [await startTestServer(minimalModel(), options), await startTestServer(minimalModel(), options)];
+    try {
+      const apis = await Promise.all(
+        servers.map(async (s) => {
+          const token = await s.adminToken();
+          return apiClient(s.app, () => ({ key: s.apiKey, token }));
+        }),
+      );
+      for (let n = 0; n < 10; n++) {
+        const record = { type: 'instance.each_user', name: `twice ${n}`, rate: n + 1, period: n % 5, verb: ['GET', 'POST'][n % 2] };
+        const answers = await Promise.all([0, 1, 0, 1].map((i) => apis[i]('POST', '/system/limit', { resource: [record] })));
+        expect(
+          answers.filter((a) => a.status === 201),
+          JSON.stringify(answers),
+        ).toHaveLength(1);
+        // A duplicate sent once the first is stored: what check answers.
+        const later = await apis[n % 2]('POST', '/system/limit', { resource: [record] });
+        expect(later.status).toBe(409);
+        expect(later.body.error).toMatchObject({
+          code: 409,
+          message: 'A limit already exists with those parameters. No records added.',
+          context: { field: 'key_text' },
+        });
+        for (const answer of answers.filter((a) => a.status !== 201))
+          expect({ status: answer.status, body: answer.body }).toEqual({ status: 409, body: later.body });
+      }
+    } finally {
+      for (const s of servers) await s.close();
+      await database?.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

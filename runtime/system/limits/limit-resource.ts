@@ -94,6 +94,8 @@ export const limitBehaviour: ResourceBehaviour = {
   originEditable: () => [],
   normalise,
   check,
+  // Two creates of one limit at once: the second stored finds key_text taken, as check words it.
+  duplicates: { key_text: () => systemMessages.limitExists.error() },
   async committed(w) {
     await w.ctx.limits.reload();
   },

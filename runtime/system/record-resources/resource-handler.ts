@@ -75,6 +75,12 @@ export interface ResourceBehaviour {
    * a create whose key a concurrent create took first runs again, choosing anew.
    */
   choosesKeys?: boolean;
+  /**
+   * The error of a duplicate of a unique field that `check` refuses with a message of its own (a
+   * limit's key_text): a concurrent write that stored the same value first, past the check, makes
+   * the database refuse it instead, and the write answers the same.
+   */
+  duplicates?: Readonly<Record<string, () => PorticoError>>;
   /** Adds what a read asks for beyond stored fields (a role's accessible_tabs). */
   afterRead?(ctx: PlatformContext, db: SystemDb, records: Row[], query: RawQuery, fields: readonly string[] | null): Promise<void>;
   /** Relations `related=` may name that are computed, not stored (a limit's counters): each fills its field in the records. */
@@ -412,6 +418,14 @@ function failedWith(error: unknown, text: string): boolean {
   return error.message === text;
 }
 
+/** A duplicate the database refused, as the resource's `check` words it (the error itself otherwise). */
+function asChecked(b: ResourceBehaviour, error: unknown): unknown {
+  for (const [field, checked] of Object.entries(b.duplicates ?? {})) {
+    if (failedWith(error, sqlMessages.duplicate.text([field]))) return checked();
+  }
+  return error;
+}
+
 /** Errors createFailure made (not shaped again on the way out). */
 const shaped = new WeakSet<PorticoError>();
 
@@ -451,7 +465,7 @@ async function create(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
       const again =
         (attempt < VICTIM_ATTEMPTS && failedWith(error, sqlMessages.concurrentChange.text())) ||
         (attempt < KEY_ATTEMPTS && b.choosesKeys === true && failedWith(error, sqlMessages.duplicate.text([b.def.idField])));
-      if (!again) throw fail(error);
+      if (!again) throw fail(asChecked(b, error));
     }
   }
   return { status: 201, body: await writeResult(ctx, b, call.query, keys, false) };
@@ -560,7 +574,7 @@ async function update(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   for (const [index, record] of distinct.entries()) {
     preparedOf.set(record, await prepare(ctx, b, call, record, 'update', distinct.length > 1 ? `resource[${index}]` : ''));
   }
-  const keys = await transact(ctx, b, call, 'update', async (w) => {
+  const keys = await updateIn(ctx, b, call, async (w) => {
     const given = targets ?? (await keysOf(w, b, params.filter)).map((key) => ({ key, record: shared as Row }));
     const list = await existingKeys(
       w,
@@ -594,6 +608,17 @@ async function update(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
     return { keys: list, result: list };
   });
   return { body: await writeResult(ctx, b, call.query, keys, id !== undefined) };
+}
+
+/** An update's transaction; a duplicate the database refused answers as `check` would have. */
+function updateIn(
+  ctx: PlatformContext,
+  b: ResourceBehaviour,
+  call: InternalCall,
+  run: (w: WriteContext) => Promise<{ keys: Key[]; result: Key[] }>,
+): Promise<Key[]> {
+  const written = transact(ctx, b, call, 'update', run);
+  return b.duplicates === undefined ? written : written.catch((error: unknown) => Promise.reject(asChecked(b, error)));
 }
 
 async function remove(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, id: string | undefined): Promise<ServiceResult> {
