@@ -5,6 +5,8 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { PlatformModel } from '../model/platform-model.js';
+import { modelShapeProblem } from '../model/model-shape.js';
+import { findServiceType } from '../system/internal-service-types.js';
 import { StartupError } from '../system/store/system-db.js';
 import { keepWorkerCounters, WORKER_COUNTERS_ENV } from '../system/limits/rate-limits.js';
 import { relayWorkerNews } from '../system/shared/worker-news.js';
@@ -181,20 +183,29 @@ export function workerCount(value: string | undefined): number {
   return count;
 }
 
-/** The model and route schemas beside main.mjs; a missing or unreadable file stops the server with one line. */
+/**
+ * The model and route schemas beside main.mjs; a missing or unreadable file, one that is not JSON,
+ * or a model of the wrong shape (edited by hand) stops the server with one line naming the file.
+ */
 function readServerFiles(options: RunServerOptions): { model: PlatformModel; routes: ServiceRoutes[] } {
   let current = options.modelUrl;
+  const stop = (reason: string): never => {
+    console.error(`Portico: ${fileURLToPath(current)} ${reason}; run \`npx gen build\` in the platform directory to generate it again.`);
+    process.exit(1);
+  };
   try {
     const model = loadModel(current);
+    const problem = modelShapeProblem(model, (type) => findServiceType(type) !== undefined);
+    if (problem !== null) return stop(`is not a model Portico can serve: ${problem}`);
     const routes = options.routeFiles.map((url) => {
       current = url;
       return readGeneratedJson<ServiceRoutes>(url);
     });
     return { model, routes };
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'is missing' : `cannot be read (${(error as Error).message})`;
-    console.error(`Portico: ${fileURLToPath(current)} ${reason}; run \`npx gen build\` in the platform directory to generate it.`);
-    process.exit(1);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return stop('is missing');
+    if (error instanceof SyntaxError) return stop(`is not valid JSON (${error.message})`);
+    return stop(`cannot be read (${(error as Error).message})`);
   }
 }
 

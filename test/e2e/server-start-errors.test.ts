@@ -3,7 +3,8 @@
  * stack. An unset variable that a platform setting names (system.database, system.redis.url,
  * system.jwt_secret, an app's api_key, an administrator's password), a system database that is a
  * directory, another kind of file, another application's database, or a URL of no kind Portico
- * has (it was taken for a SQLite path and the data went to a folder named after the scheme).
+ * has (it was taken for a SQLite path and the data went to a folder named after the scheme), a
+ * model.json edited by hand into a shape Portico cannot serve, or not JSON at all.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import { createServer } from '#runtime/http/create-server.js';
 import type { PlatformModel } from '#runtime/model/platform-model.js';
 import { StartupError } from '#runtime/system/store/system-db.js';
 import { minimalModel } from '#test/helpers/platform-fixtures.js';
+import { copyQuickstart } from '#test/helpers/quickstart-copy.js';
 import { SOURCE_NODE_ARGS } from '#test/helpers/source-node.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-start-'));
@@ -136,5 +138,68 @@ describe('the generated server', () => {
     const after = new Database(foreign, { readonly: true });
     expect(after.prepare("SELECT sql FROM sqlite_master WHERE name = 'user'").get()).toEqual({ sql: 'CREATE TABLE user (login TEXT)' });
     after.close();
+  });
+
+  it('stops with one line naming model.json and what is wrong in it, and exit 1, on a model edited by hand', {
+    timeout: 240_000,
+  }, async () => {
+    const platform = copyQuickstart();
+    try {
+      const file = path.join(platform, 'server/model.json');
+      const original = fs.readFileSync(file, 'utf8');
+      const edited = (edit: (model: any) => void) => {
+        const model = JSON.parse(original);
+        edit(model);
+        return JSON.stringify(model, null, 2);
+      };
+      const db = (model: any) => model.services.find((s: { name: string }) => s.name === 'db');
+      const at = (model: any) => model.services.indexOf(db(model));
+      const index = at(JSON.parse(original));
+      const rebuild = 'run `npx gen build` in the platform directory to generate it again.';
+      const cases: Array<[string, string]> = [
+        [edited((m) => delete db(m).type), `is not a model Portico can serve: services[${index}].type is missing; ${rebuild}`],
+        [
+          edited((m) => (db(m).schema.tables = {})),
+          `is not a model Portico can serve: services[${index}].schema.tables must be an array, not an object; ${rebuild}`,
+        ],
+        [
+          edited((m) => (db(m).schema.tables[0].fields[1].type = 'strnig')),
+          `is not a model Portico can serve: services[${index}].schema.tables[0].fields[1].type is string "strnig", not a field type of Portico (string, integer, datetime, ...); ${rebuild}`,
+        ],
+        [
+          edited((m) => (db(m).type = 'sqlite3')),
+          `is not a model Portico can serve: services[${index}].type 'sqlite3' is not a service type of this Portico; ${rebuild}`,
+        ],
+        [edited((m) => (m.services = null)), `is not a model Portico can serve: services must be an array, not null; ${rebuild}`],
+        [
+          edited((m) => (m.modelVersion = 2)),
+          `is not a model Portico can serve: modelVersion is number 2; this Portico serves models of version 1; ${rebuild}`,
+        ],
+      ];
+      for (const [text, reason] of cases) {
+        fs.writeFileSync(file, text);
+        const result = await execa(process.execPath, [...SOURCE_NODE_ARGS, path.join(platform, 'server/main.mjs')], {
+          reject: false,
+          timeout: 60_000,
+          env: { PORT: '0', PORTICO_SYSTEM_DATABASE_URL: path.join(dir, 'edited-model.sqlite') },
+        });
+        expect([result.exitCode, result.stderr.trim().split('\n')], reason).toEqual([1, [`Portico: ${file} ${reason}`]]);
+      }
+      // Not JSON at all: the parser's own words (they differ between Node.js versions).
+      fs.writeFileSync(file, original.slice(0, 200));
+      const result = await execa(process.execPath, [...SOURCE_NODE_ARGS, path.join(platform, 'server/main.mjs')], {
+        reject: false,
+        timeout: 60_000,
+        env: { PORT: '0', PORTICO_SYSTEM_DATABASE_URL: path.join(dir, 'edited-model.sqlite') },
+      });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(new RegExp(`^Portico: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON \\(.+\\); run`)),
+      ]);
+      // Nothing was started: no system database made.
+      expect(fs.existsSync(path.join(dir, 'edited-model.sqlite'))).toBe(false);
+    } finally {
+      fs.rmSync(platform, { recursive: true, force: true });
+    }
   });
 });
