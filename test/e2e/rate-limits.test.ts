@@ -64,7 +64,7 @@ describe('/system/limit records', () => {
     expect(limit.period).toBe(key.split('.').at(-1));
     expect((await api('GET', `/system/limit/${limit.id}`)).body.key_text).toBe(key);
     expect((await createLimit(record)).body.error).toMatchObject({
-      code: 409,
+      code: 400,
       message: 'A limit already exists with those parameters. No records added.',
       context: { field: 'key_text' },
     });
@@ -434,7 +434,7 @@ describe('limits declared in platform.yaml', () => {
 
 describe('a duplicate limit created twice at once', () => {
   // On the system database kind in use: SQLite here, PostgreSQL and MariaDB in the system suites (system-suite/).
-  it('answers one 201 and the same 409 as a later duplicate, from two instances on one system database', async () => {
+  it('answers one 201 and the same 400 as a later duplicate, from two instances on one system database', async () => {
     const kind = systemDatabaseInUse();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-limit-races-'));
     const database = kind === 'sqlite' ? undefined : await createTestDatabase(kind);
@@ -457,14 +457,14 @@ describe('a duplicate limit created twice at once', () => {
         ).toHaveLength(1);
         // A duplicate sent once the first is stored: what check answers.
         const later = await apis[n % 2]('POST', '/system/limit', { resource: [record] });
-        expect(later.status).toBe(409);
+        expect(later.status).toBe(400);
         expect(later.body.error).toMatchObject({
-          code: 409,
+          code: 400,
           message: 'A limit already exists with those parameters. No records added.',
           context: { field: 'key_text' },
         });
         for (const answer of answers.filter((a) => a.status !== 201))
-          expect({ status: answer.status, body: answer.body }).toEqual({ status: 409, body: later.body });
+          expect({ status: answer.status, body: answer.body }).toEqual({ status: 400, body: later.body });
       }
     } finally {
       for (const s of servers) await s.close();

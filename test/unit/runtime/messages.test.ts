@@ -162,7 +162,7 @@ const LIMITS: Record<string, Pinned> = {
   'limits exceeded (trailing space)': pin(systemMessages.limitsExceeded, [], 429, 'API limit(s) exceeded. '),
   'limit rate': pin(systemMessages.limitRateNotInteger, [], 400, 'Limit rate must be an integer. Limit not saved.'),
   'limit verb': pin(systemMessages.limitVerbInvalid, [], 400, 'Verb is invalid or not allowed.'),
-  'limit exists': pin(systemMessages.limitExists, [], 409, 'A limit already exists with those parameters. No records added.'),
+  'limit exists': pin(systemMessages.limitExists, [], 400, 'A limit already exists with those parameters. No records added.'),
 };
 
 describe.each([
