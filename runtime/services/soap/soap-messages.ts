@@ -89,7 +89,7 @@ export const soapMessages = {
   itemCount: message(
     400,
     (path: string, min: number | undefined, max: number | undefined) =>
-      `${subject(path)} must have ${min === undefined ? `at most ${max}` : max === undefined ? `at least ${min}` : min === max ? `${min}` : `from ${min} to ${max}`} items.`,
+      `${subject(path)} must have ${min === undefined ? `at most ${max}` : max === undefined ? `at least ${min}` : min === max ? `${min}` : `from ${min} to ${max}`} ${(max ?? min) === 1 ? 'item' : 'items'}.`,
     field,
   ),
   /** null for an element its schema does not make nillable: XML has no way to send it. */

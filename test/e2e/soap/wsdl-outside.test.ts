@@ -60,6 +60,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   missing_message: 'missing-message.wsdl',
   loose: 'loose/loose.wsdl',
   no_namespace: 'no-namespace.wsdl',
+  occurrences: 'occurrences.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -1069,6 +1070,36 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     expect(lastBody()).toBe(
       '<Put xmlns="urn:o:loose"><Item><cycle><a>1</a></cycle><lost><any>x</any></lost></Item><note xmlns="" xsi:type="xsd:string">n</note></Put>',
     );
+  });
+
+  PEERS.push({
+    file: 'occurrences.wsdl',
+    path: /^\/occurrences\/$/,
+    services: {
+      TaggingService: {
+        TaggingPort: ops({ Tag: () => raw('<tagged xmlns="urn:o:occurrences">2</tagged><tokens xmlns="urn:o:occurrences">a b</tokens>') }),
+      },
+    },
+  });
+  it('occurrences: a particle of maxOccurs 0 is no member, a repeated element that must occur needs an item, the built-in lists take arrays', async () => {
+    const label = { text: 't', color: 'red', legacyCode: 7 };
+    const tag = { ids: [1, 2], label, tokens: ['a', 'b'], refs: 'r1 r2', entities: ['e'], retired: 'x', gone: 'y' };
+    expect(await call('POST', 'occurrences/Tag', tag)).toEqual({ status: 200, body: { tagged: 2, tokens: 'a b' } });
+    // What may not occur is not sent, like any member the schema does not have.
+    expect(lastBody()).toBe(
+      '<Tag xmlns="urn:o:occurrences"><ids>1</ids><ids>2</ids><label><text>t</text><color>red</color></label>' +
+        '<tokens>a b</tokens><refs>r1 r2</refs><entities>e</entities></Tag>',
+    );
+    const docs = (await call('GET', 'api_docs/occurrences')).body as { components: { schemas: Record<string, { properties: object }> } };
+    expect(Object.keys(docs.components.schemas.PlainLabel.properties)).toEqual(['text', 'color']);
+    expect(Object.keys(docs.components.schemas.TagRequest.properties)).toEqual(['ids', 'label', 'tokens', 'refs', 'entities']);
+    const sent = envelopes.length;
+    expect(await call('POST', 'occurrences/Tag', { ...tag, ids: [] })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'ids' must have at least 1 item.", context: { field: 'ids' } } },
+    });
+    expect(await call('POST', 'occurrences/Tag', { ...tag, tokens: ['a b'] })).toMatchObject({ status: 400 });
+    expect(envelopes.length).toBe(sent);
   });
 
   // node-soap cannot read a WSDL without a target namespace.

@@ -84,6 +84,8 @@ export function builtinSchema(local: string): JsonSchema {
   if (local === 'decimal') return { type: 'number' };
   if (local === 'boolean') return { type: 'boolean' };
   if (local === 'anyType') return {};
+  // The built-in list types: space-separated names, taken as text or as a JSON array like any xsd:list.
+  if (local === 'NMTOKENS' || local === 'IDREFS' || local === 'ENTITIES') return { type: 'string', [LIST]: true };
   if (local === 'duration') return { type: 'string', pattern: DURATION_PATTERN };
   const format = STRING_FORMATS[local];
   return format === undefined ? { type: 'string' } : { type: 'string', format };

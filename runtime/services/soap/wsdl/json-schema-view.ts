@@ -19,7 +19,7 @@ export interface Member {
   array: boolean;
   /** The repeated model group it repeats with others in (json-schema-parts.ts REPEATED_GROUP). */
   group?: number;
-  /** A repeated element's bounds (its minOccurs above 1, a bounded maxOccurs). */
+  /** A repeated element's bounds (its minOccurs of 1 or more, a bounded maxOccurs). */
   minItems?: number;
   maxItems?: number;
   required: boolean;

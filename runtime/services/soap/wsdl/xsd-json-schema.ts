@@ -379,6 +379,8 @@ export class JsonSchemaBuilder {
   }
 
   private particle(node: Element, context: SchemaContext, model: ObjectModel, outer: Occurrence): void {
+    // maxOccurs="0": the particle may not occur (a restriction's way of removing it), so it is no member.
+    if (occurs(node, 'maxOccurs') === 0) return;
     const occurrence: Occurrence = {
       repeated: outer.repeated || occurs(node, 'maxOccurs') > 1,
       optional: outer.optional || occurs(node, 'minOccurs') === 0,
@@ -495,11 +497,12 @@ export class JsonSchemaBuilder {
     // so too): strict servers refuse a message without it.
     if (nillable && !occurrence.optional && !occurrence.repeated && preset === undefined) schema = withMembers(schema, { default: null });
     const xml = xmlMember(namespace, false);
-    // The element's own bounds bound the array (a bounded maxOccurs, a minOccurs above 1).
+    // The element's own bounds bound the array (a bounded maxOccurs; a minOccurs of 1 or more, so that
+    // an empty list for an element that must occur is refused, as leaving it out is).
     const [min, max] = [occurs(node, 'minOccurs'), occurs(node, 'maxOccurs')];
     const bounds: JsonSchema = {};
     if (occurrence.repeated && !outerRepeated) {
-      if (min > 1 && !occurrence.optional) bounds.minItems = min;
+      if (min >= 1 && !occurrence.optional) bounds.minItems = min;
       if (Number.isFinite(max)) bounds.maxItems = max;
     }
     const member = occurrence.repeated

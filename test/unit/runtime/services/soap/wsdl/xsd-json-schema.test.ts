@@ -40,7 +40,7 @@ describe('XSD -> JSON Schema', () => {
       {
         type: 'object',
         properties: {
-          tag: { type: 'array', items: { type: 'string' }, ...ns },
+          tag: { type: 'array', items: { type: 'string' }, minItems: 1, ...ns },
           n: { type: 'array', items: { type: 'integer', format: 'int64' }, ...ns },
         },
         required: ['tag'],
