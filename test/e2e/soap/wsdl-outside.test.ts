@@ -61,6 +61,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   loose: 'loose/loose.wsdl',
   no_namespace: 'no-namespace.wsdl',
   occurrences: 'occurrences.wsdl',
+  underscore: 'underscore.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -1100,6 +1101,21 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     });
     expect(await call('POST', 'occurrences/Tag', { ...tag, tokens: ['a b'] })).toMatchObject({ status: 400 });
     expect(envelopes.length).toBe(sent);
+  });
+
+  // node-soap answers a request with an element named `_` with an HTTP 500 of no envelope.
+  HAND_WRITTEN['/underscore/'] = () =>
+    '<FillResponse xmlns="urn:o:underscore"><slot><_>7</_><__>b</__></slot><local><_ xmlns="">true</_><_ xmlns="">0</_></local></FillResponse>';
+  it('underscore: an element named `_` is an element, not the text that `_` is beside attributes or in mixed content', async () => {
+    const fill = { slot: { _: 1, __: 'a' }, local: { _: [true] }, amount: { _: 2.5, _Attribute: 'x' }, note: { _: 'see ', _2: 3 } };
+    expect(await call('POST', 'underscore/Fill', fill)).toEqual({
+      status: 200,
+      body: { slot: { _: 7, __: 'b' }, local: { _: [true, false] } },
+    });
+    expect(lastBody()).toBe(
+      '<Fill xmlns="urn:o:underscore"><slot><_>1</_><__>a</__></slot><local><_ xmlns="">true</_></local>' +
+        '<amount _="x">2.5</amount><note>see <_>3</_></note></Fill>',
+    );
   });
 
   // node-soap cannot read a WSDL without a target namespace.

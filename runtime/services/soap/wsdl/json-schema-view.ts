@@ -160,7 +160,7 @@ export class SchemaView {
           : {}),
     };
     for (const member of members) {
-      if (member.key === '_' && !member.attribute) shape.text = member;
+      if (member.key === '_' && !member.attribute && !member.array && !namesElement(member.schema)) shape.text = member;
       else if (member.attribute) shape.attributes.set(member.xmlName, member);
       else {
         // By local name (the first of a name: replies are read by local names), and by qualified name
@@ -172,6 +172,11 @@ export class SchemaView {
     }
     return shape;
   }
+}
+
+/** Whether a member's schema names its element in xml.name (an element `_`, not the text `_`). */
+function namesElement(schema: JsonSchema): boolean {
+  return isRecord(schema.xml) && typeof schema.xml.name === 'string';
 }
 
 /** A schema's pattern as a RegExp; one the model holds that does not compile is not checked. */

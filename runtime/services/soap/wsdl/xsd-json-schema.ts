@@ -496,7 +496,8 @@ export class JsonSchemaBuilder {
     // A nillable element that must occur is sent as nil when left out (the reference's client does
     // so too): strict servers refuse a message without it.
     if (nillable && !occurrence.optional && !occurrence.repeated && preset === undefined) schema = withMembers(schema, { default: null });
-    const xml = xmlMember(namespace, false);
+    // An element named `_` says so in xml.name: the member `_` without it is a type's text.
+    const xml = name === '_' ? { ...xmlMember(namespace, false), name } : xmlMember(namespace, false);
     // The element's own bounds bound the array (a bounded maxOccurs; a minOccurs of 1 or more, so that
     // an empty list for an element that must occur is refused, as leaving it out is).
     const [min, max] = [occurs(node, 'minOccurs'), occurs(node, 'maxOccurs')];
