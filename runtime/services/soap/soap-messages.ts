@@ -50,7 +50,7 @@ export const soapMessages = {
   notAllowed: message(
     400,
     (path: string, allowed: readonly unknown[]) =>
-      `${subject(path)} must be one of ${allowed.map((value) => `'${String(value)}'`).join(', ')}.`,
+      `${subject(path)} must be ${allowed.length === 1 ? '' : 'one of '}${allowed.map((value) => `'${String(value)}'`).join(', ')}.`,
     field,
   ),
   /** A text shorter or longer than its type's length facets; either bound may be absent. */

@@ -62,6 +62,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   no_namespace: 'no-namespace.wsdl',
   occurrences: 'occurrences.wsdl',
   underscore: 'underscore.wsdl',
+  fixed_values: 'fixed-values.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -1116,6 +1117,50 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       '<Fill xmlns="urn:o:underscore"><slot><_>1</_><__>a</__></slot><local><_ xmlns="">true</_></local>' +
         '<amount _="x">2.5</amount><note>see <_>3</_></note></Fill>',
     );
+  });
+
+  PEERS.push({
+    file: 'fixed-values.wsdl',
+    path: /^\/fixed-values\/$/,
+    services: {
+      SettingsService: {
+        SettingsPort: ops({
+          Configure: () => raw('<limit xmlns="urn:o:fixed-values">INF</limit><level xmlns="urn:o:fixed-values">01</level>'),
+        }),
+      },
+    },
+  });
+  it('fixed_values: enumeration values by value (INF, NaN, 01 and 1, 1 and true), fixed values as the one value allowed', async () => {
+    for (const limit of ['INF', '-INF', 'NaN', 0.5, '0.500']) {
+      expect(await call('POST', 'fixed_values/Configure', { limit, level: '1', confirmed: true })).toEqual({
+        status: 200,
+        body: { limit: 'INF', level: 1 },
+      });
+    }
+    expect(lastBody()).toBe(
+      '<Configure xmlns="urn:o:fixed-values"><limit>0.500</limit><level>1</level><confirmed>true</confirmed><protocol>2</protocol></Configure>',
+    );
+    const docs = (await call('GET', 'api_docs/fixed_values')).body as {
+      components: { schemas: Record<string, { properties: Record<string, { enum?: unknown[] }> }> };
+    };
+    const request = docs.components.schemas.ConfigureRequest.properties;
+    expect([request.limit.enum, request.level.enum, request.confirmed.enum, request.protocol.enum, request.mode.enum]).toEqual([
+      ['INF', '-INF', 'NaN', 0.5],
+      [1, 2],
+      [true],
+      [2],
+      ['strict'],
+    ]);
+    const sent = envelopes.length;
+    expect(await call('POST', 'fixed_values/Configure', { limit: 'INF', protocol: 3 })).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'protocol' must be '2'.", context: { field: 'protocol' } } },
+    });
+    expect((await call('POST', 'fixed_values/Configure', { limit: 'INF', schemaVersion: 2 })).body).toMatchObject({
+      error: { message: "Field 'schemaVersion' must be '1'." },
+    });
+    expect((await call('POST', 'fixed_values/Configure', { limit: 'INF', confirmed: false })).status).toBe(400);
+    expect(envelopes.length).toBe(sent);
   });
 
   // node-soap cannot read a WSDL without a target namespace.

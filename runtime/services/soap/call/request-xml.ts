@@ -177,10 +177,17 @@ function scalarText(value: Json, shape: ScalarShape, path: string): string {
     throw soapMessages.notMatching.error(path, shape.pattern.source);
   // A number is one of the enumeration's values by value: '1.0' is the decimal 1, '+02' the integer 2.
   const numeric = shape.type === 'number' || shape.type === 'integer';
-  if (shape.enum !== null && !shape.enum.some((allowed) => (numeric ? Number(allowed) === Number(text) : String(allowed) === text))) {
+  if (shape.enum !== null && !shape.enum.some((allowed) => (numeric ? sameNumber(String(allowed), text) : String(allowed) === text))) {
     throw soapMessages.notAllowed.error(path, shape.enum);
   }
   return xmlText(text, path);
+}
+
+/** Whether two numbers' texts are one value: by value, and INF, -INF and NaN (each equal to itself) by name. */
+function sameNumber(a: string, b: string): boolean {
+  const [x, y] = [a.trim(), b.trim()];
+  if (SPECIAL_FLOATS.has(x) || SPECIAL_FLOATS.has(y)) return x.replace(/^\+/, '') === y.replace(/^\+/, '');
+  return Number(x) === Number(y);
 }
 
 /**

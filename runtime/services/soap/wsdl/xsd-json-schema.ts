@@ -67,6 +67,16 @@ function typedPreset(value: string, schema: JsonSchema): unknown {
   return value;
 }
 
+/**
+ * A fixed value is the one value allowed: an enumeration of it (JSON Schema's way of saying so,
+ * which the request writer checks). Not on a type that is no scalar, nor one that may be null.
+ */
+function withFixed(schema: JsonSchema, fixed: string | undefined): JsonSchema {
+  if (fixed === undefined || '$ref' in schema || Array.isArray(schema.allOf) || schema.nullable === true) return schema;
+  if (schema.type === 'object' || schema.type === 'array' || schema.properties !== undefined) return schema;
+  return { ...schema, enum: [typedPreset(fixed, schema)] };
+}
+
 /** How the particles above an element repeat or may be left out. */
 interface Occurrence {
   repeated: boolean;
@@ -297,10 +307,16 @@ export class JsonSchemaBuilder {
     const facets = xsdChildren(restriction);
     const enumeration = facets.filter((facet) => facet.localName === 'enumeration').map((facet) => attribute(facet, 'value') ?? '');
     if (enumeration.length > 0) {
+      // Values of the type's JSON type, each once: '01' and '1' are one integer, '1' and 'true' one boolean.
       const numeric = schema.type === 'integer' || schema.type === 'number';
-      schema.enum = [...new Set(enumeration)].map((value) =>
-        numeric && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value,
+      const values = enumeration.map((value) =>
+        numeric && value.trim() !== '' && Number.isFinite(Number(value))
+          ? Number(value)
+          : schema.type === 'boolean'
+            ? typedPreset(value, schema)
+            : value,
       );
+      schema.enum = [...new Set(values)];
     }
     // A value must match one of a restriction's patterns, and its base's too (untranslatable ones are not checked).
     const patterns = facets.filter((facet) => facet.localName === 'pattern').map((facet) => attribute(facet, 'value') ?? '');
@@ -486,6 +502,7 @@ export class JsonSchemaBuilder {
     if (nillable) schema = withMembers(schema, { nullable: true });
     const description = annotation(declaration);
     if (description !== undefined) schema = withMembers(schema, { description });
+    schema = withFixed(schema, attribute(node, 'fixed') ?? attribute(declaration, 'fixed'));
     let required = !occurrence.optional && !nillable;
     // A required element with a fixed or default value need not be given: the writer sends that value.
     const preset = presetValue(node) ?? presetValue(declaration);
@@ -595,6 +612,7 @@ export class JsonSchemaBuilder {
           : { type: 'string' };
     if ('$ref' in schema) schema = { type: 'string' };
     const description = annotation(declaration);
+    schema = withFixed(schema, attribute(node, 'fixed') ?? attribute(declaration, 'fixed'));
     let required = attribute(node, 'use') === 'required';
     // As for elements: a required attribute with a fixed or default value is sent with it when not given.
     const preset = presetValue(node) ?? presetValue(declaration);

@@ -151,7 +151,7 @@ describe('XSD -> JSON Schema', () => {
     });
   });
 
-  it('makes a required element or attribute with a fixed or default value optional, that value its default (as FedEx versions are), and sends nil for a nillable one left out', async () => {
+  it('makes a required element or attribute with a fixed or default value optional, that value its default (as FedEx versions are), a fixed value the only one allowed, and sends nil for a nillable one left out', async () => {
     const { input } = await request(
       `<xs:element name="Req"><xs:complexType><xs:sequence>
          <xs:element name="ServiceId" type="xs:string" fixed="crs"/><xs:element name="Major" type="xs:int" fixed="28"/>
@@ -163,22 +163,25 @@ describe('XSD -> JSON Schema', () => {
     expect(input?.schema).toEqual({
       type: 'object',
       properties: {
-        ServiceId: { type: 'string', default: 'crs' },
-        Major: { type: 'integer', format: 'int32', default: 28 },
+        ServiceId: { type: 'string', enum: ['crs'], default: 'crs' },
+        Major: { type: 'integer', format: 'int32', enum: [28], default: 28 },
         Rush: { type: 'boolean', default: true },
         Note: { type: 'string' },
         Stamp: { type: 'string', format: 'date-time', nullable: true, default: null },
         Memo: { type: 'string', nullable: true },
-        version: { type: 'number', default: 1.3, xml: { attribute: true } },
+        version: { type: 'number', enum: [1.3], default: 1.3, xml: { attribute: true } },
       },
     });
     const writer = new RequestWriter(new SchemaView({}));
     expect(writer.message(input!, {})).toBe(
       '<Req xmlns="urn:test" version="1.3"><ServiceId xmlns="">crs</ServiceId><Major xmlns="">28</Major><Rush xmlns="">true</Rush><Stamp xmlns="" xsi:nil="true"/></Req>',
     );
-    expect(writer.message(input!, { Major: 29, version: 2, Note: 'x' })).toBe(
-      '<Req xmlns="urn:test" version="2"><ServiceId xmlns="">crs</ServiceId><Major xmlns="">29</Major><Rush xmlns="">true</Rush><Note xmlns="">x</Note><Stamp xmlns="" xsi:nil="true"/></Req>',
+    expect(writer.message(input!, { Major: '28', version: '1.30', Rush: false, Note: 'x' })).toBe(
+      '<Req xmlns="urn:test" version="1.30"><ServiceId xmlns="">crs</ServiceId><Major xmlns="">28</Major><Rush xmlns="">false</Rush><Note xmlns="">x</Note><Stamp xmlns="" xsi:nil="true"/></Req>',
     );
+    // As the reference's client refuses a value other than the fixed one ('has fixed value ... is not allowed').
+    expect(() => writer.message(input!, { Major: 29 })).toThrow("Field 'Major' must be '28'.");
+    expect(() => writer.message(input!, { version: 2 })).toThrow("Field 'version' must be '1.3'.");
   });
 
   it('builds a chain of 5,000 types, each referring to the next (large generated WSDLs), without exhausting the stack', async () => {
