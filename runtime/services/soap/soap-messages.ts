@@ -85,6 +85,13 @@ export const soapMessages = {
     field,
   ),
   required: message(400, (path: string) => `${subject(path)} is required.`, field),
+  /** A required xs:choice (the schema's oneOf): one of its members, and only one, must be given. */
+  choice: message(
+    400,
+    (path: string, members: readonly string[], given: readonly string[]) =>
+      `${subject(path)} must have ${given.length === 0 ? 'one' : 'only one'} of the fields ${members.map((key) => `'${key}'`).join(', ')}${given.length === 0 ? '' : ` (it has ${given.map((key) => `'${key}'`).join(' and ')})`}: they are the choices of an xs:choice.`,
+    field,
+  ),
   /** A list longer or shorter than its element may repeat (maxOccurs, minOccurs). */
   itemCount: message(
     400,

@@ -63,6 +63,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   occurrences: 'occurrences.wsdl',
   underscore: 'underscore.wsdl',
   fixed_values: 'fixed-values.wsdl',
+  required_choice: 'required-choice.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -1160,6 +1161,37 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       error: { message: "Field 'schemaVersion' must be '1'." },
     });
     expect((await call('POST', 'fixed_values/Configure', { limit: 'INF', confirmed: false })).status).toBe(400);
+    expect(envelopes.length).toBe(sent);
+  });
+
+  PEERS.push({
+    file: 'required-choice.wsdl',
+    path: /^\/required-choice\/$/,
+    services: { CustomersService: { CustomersPort: ops({ Lookup: () => ({ name: 'Ann' }) }) } },
+  });
+  it('required_choice: one member of a required xs:choice must be given, and only one', async () => {
+    expect(await call('GET', 'required_choice/Lookup?email=ann@example.com')).toEqual({ status: 200, body: { name: 'Ann' } });
+    expect(lastBody()).toBe('<Lookup xmlns="urn:o:required-choice"><email>ann@example.com</email></Lookup>');
+    expect(await call('POST', 'required_choice/Lookup', { id: 1, latest: true })).toEqual({ status: 200, body: { name: 'Ann' } });
+    expect(lastBody()).toBe('<Lookup xmlns="urn:o:required-choice"><id>1</id><latest>true</latest></Lookup>');
+    const sent = envelopes.length;
+    expect(await call('POST', 'required_choice/Lookup', { latest: true })).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: "The request must have one of the fields 'id', 'email': they are the choices of an xs:choice.",
+          context: { field: '' },
+        },
+      },
+    });
+    expect((await call('POST', 'required_choice/Lookup', { id: 1, email: 'ann@example.com' })).body).toMatchObject({
+      error: {
+        code: 400,
+        message:
+          "The request must have only one of the fields 'id', 'email' (it has 'id' and 'email'): they are the choices of an xs:choice.",
+      },
+    });
     expect(envelopes.length).toBe(sent);
   });
 

@@ -352,6 +352,10 @@ export class RequestWriter {
     encoded: SoapVersion | null,
     top = '',
   ): string {
+    if (shape.choice !== undefined) {
+      const given = shape.choice.filter((key) => own(value, key) !== undefined);
+      if (given.length !== 1) throw soapMessages.choice.error(path, shape.choice, given);
+    }
     let xml = '';
     let groupsWritten: Set<number> | undefined;
     for (const member of shape.members) {

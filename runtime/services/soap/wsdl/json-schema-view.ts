@@ -42,6 +42,8 @@ export interface ObjectShape {
   open: boolean;
   /** Other members are elements (xsd:any; json-schema-parts.ts ANY_ELEMENTS). */
   anyElements: boolean;
+  /** The members of a required xs:choice, of which one must be given (the schema's oneOf of `required`). */
+  choice?: string[];
   /** The XML Schema type (`{ns}local`), when the schema records it (encoded operations: json-schema-parts.ts XML_TYPE). */
   xmlType?: string;
 }
@@ -159,6 +161,8 @@ export class SchemaView {
           ? { xmlType: objectParts[0].xmlType }
           : {}),
     };
+    const choice = choiceOf(schema) ?? objectParts.find((part) => part.choice !== undefined)?.choice;
+    if (choice !== undefined) shape.choice = choice;
     for (const member of members) {
       if (member.key === '_' && !member.attribute && !member.array && !namesElement(member.schema)) shape.text = member;
       else if (member.attribute) shape.attributes.set(member.xmlName, member);
@@ -172,6 +176,16 @@ export class SchemaView {
     }
     return shape;
   }
+}
+
+/** The members of the choice a oneOf of one `required` member each stands for. */
+function choiceOf(schema: JsonSchema): string[] | undefined {
+  const branches = schema.oneOf;
+  if (!Array.isArray(branches) || branches.length < 2) return undefined;
+  const keys = branches.map((branch) =>
+    isRecord(branch) && Array.isArray(branch.required) && branch.required.length === 1 ? String(branch.required[0]) : undefined,
+  );
+  return keys.every((key) => key !== undefined) ? (keys as string[]) : undefined;
 }
 
 /** Whether a member's schema names its element in xml.name (an element `_`, not the text `_`). */
