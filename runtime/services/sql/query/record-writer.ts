@@ -155,7 +155,9 @@ export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Ro
   const columns = Object.keys(values);
   if (dialect.capabilities.keyInsertsWithoutReturning && insertKeyKnown(target, values)) {
     const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insertQuery(db, target, values).compile());
-    const { insertId } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
+    // SQLite's runner answers at once: no turn of the microtask queue for it (as updateRowByKey).
+    const ran = runCompiled<Row>(db, compiled, boundValues(values, columns));
+    const { insertId } = ran instanceof Promise ? await ran : ran;
     const row: Row = {};
     for (const f of target.output.fields) row[f.key] = f.field.sourceName in values ? values[f.field.sourceName] : Number(insertId);
     return decodeRows([row], target.output)[0];

@@ -101,7 +101,8 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
         return insertRow(c, target, insertValues(op.plan, record));
       }),
   );
-  return { body: wrapList(await finishWritten(op, target, resource)) };
+  const written = finishWritten(op, target, resource);
+  return { body: wrapList(written instanceof Promise ? await written : written) };
 }
 
 /**
@@ -167,7 +168,8 @@ export async function updateRecord(op: TableOp, id: string): Promise<ServiceResu
   const row = await ifMatching(op, idFields, id, (conn) =>
     updateByKey(conn, op, target, idFields, { text: id, key: parseKey(idFields, id) }, record),
   );
-  return { body: await finishWritten(op, target, row) };
+  const written = finishWritten(op, target, row);
+  return { body: written instanceof Promise ? await written : written };
 }
 
 /** `PUT`/`PATCH _table/{table}`: by `ids` (first record's values), by `filter`, or records carrying their keys. */
