@@ -244,10 +244,31 @@ export async function attachRelated(
   for (const row of rows) for (const f of dropAfter) delete row[f.name];
 }
 
-/** Whether a record key names one of the table's relationships (nested writes). */
+/** A table's relationships by name as written and case-folded (the first of a folded name), made once per relationship list. */
+const relationNames = new WeakMap<readonly RelationModel[], { exact: Map<string, RelationModel>; folded: Map<string, RelationModel> }>();
+
+function namedRelations(relations: readonly RelationModel[]): { exact: Map<string, RelationModel>; folded: Map<string, RelationModel> } {
+  let names = relationNames.get(relations);
+  if (names === undefined) {
+    const folded = new Map<string, RelationModel>();
+    for (const relation of relations) if (!folded.has(relation.name.toLowerCase())) folded.set(relation.name.toLowerCase(), relation);
+    const exact = new Map<string, RelationModel>();
+    for (const relation of relations) if (!exact.has(relation.name)) exact.set(relation.name, folded.get(relation.name.toLowerCase())!);
+    names = { exact, folded };
+    relationNames.set(relations, names);
+  }
+  return names;
+}
+
+/**
+ * Whether a record key names one of the table's relationships (nested writes), in any case: the
+ * first relationship whose name folds to the key's. Every key of every written record is looked
+ * up (twice per write), so the names are not folded again for each.
+ */
 export function relationOf(table: TableModel, key: string): RelationModel | undefined {
-  const lower = key.toLowerCase();
-  return table.relations.find((relation) => relation.name.toLowerCase() === lower);
+  if (table.relations.length === 0) return undefined;
+  const { exact, folded } = namedRelations(table.relations);
+  return exact.get(key) ?? folded.get(key.toLowerCase());
 }
 
 /** `{relation}.fields` within the list limit, `*` meaning all (null). */
