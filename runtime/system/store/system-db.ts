@@ -171,7 +171,7 @@ const JSON_OIDS = [114, 3802];
 const INT8_OID = 20;
 
 async function openPostgres(url: string, timeoutSeconds: number): Promise<{ db: SystemDb; prepare: null }> {
-  const [{ default: pg }, { OutcomeReportingPostgresDialect, postgresDialect }] = await Promise.all([
+  const [{ default: pg }, { guardPoolConnections, OutcomeReportingPostgresDialect, postgresDialect }] = await Promise.all([
     import('pg'),
     import('../../services/sql/dialects/postgres/postgres-dialect.js'),
   ]);
@@ -196,10 +196,7 @@ async function openPostgres(url: string, timeoutSeconds: number): Promise<{ db: 
     // A connection that gets no answer at all (a frozen server, a partitioned network) is ended.
     Client: answerWatchedClient(pg.Client, answerLimitMs(timeoutSeconds * 1000)),
   });
-  // An idle connection the server drops must not crash the process; nor may one that breaks while
-  // checked out (the pool listens only to idle ones): its statement fails with the error instead.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  guardPoolConnections(pool);
   return { db: new Kysely<SystemTables>({ dialect: new OutcomeReportingPostgresDialect({ pool }) }), prepare: null };
 }
 

@@ -100,6 +100,35 @@ function runOnPool(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.Q
   );
 }
 
+/** An error message of the server that ends the session: FATAL or PANIC, or an operator's (57P01 pg_terminate_backend, 57P02, 57P03). */
+function endsSession(message: { severity?: string; code?: string }): boolean {
+  return message.severity === 'FATAL' || message.severity === 'PANIC' || message.code?.startsWith('57P') === true;
+}
+
+/**
+ * Makes a pool's connections safe to keep. An idle connection the server drops must not crash the
+ * process; nor may one that breaks while checked out (the pool listens only to idle ones): its
+ * statement fails with the error instead. A session the server ends while a statement runs
+ * (pg_terminate_backend, idle_session_timeout, a shutdown) fails that statement with the server's
+ * error before the socket closes: node-postgres still takes the connection for usable, and the pool
+ * would hand it to the next statement (the next record of a batch, a request waiting for a
+ * connection), which would fail as lost. Such a connection is ended at once, so the pool drops it
+ * when it is released. (Listeners are set once per connection: nothing per statement.)
+ */
+export function guardPoolConnections(pool: pg.Pool): void {
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    // Ahead of the client's own listener, which hands the error to the statement (and the connection back to the pool).
+    (client as unknown as { connection: NodeJS.EventEmitter }).connection.prependListener(
+      'errorMessage',
+      (message: { severity?: string; code?: string }) => {
+        if (endsSession(message)) client.end().catch(() => undefined);
+      },
+    );
+  });
+}
+
 /** A write or commit whose connection is lost says that it may have been stored (unknown-outcome.ts). */
 export class OutcomeReportingPostgresDialect extends PostgresDialect {
   override createDriver(): Driver {
@@ -128,10 +157,7 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     // In `options`, spaces and backslashes are escaped with a backslash (libpq).
     options: `-c search_path=${quoteIdentifier(schema).replace(/[\\ ]/g, '\\$&')}`,
   });
-  // An idle connection the server drops must not crash the process; nor may one that breaks while
-  // checked out (the pool listens only to idle ones): its statement fails with the error instead.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  guardPoolConnections(pool);
   const db = new Kysely<any>({ dialect: new OutcomeReportingPostgresDialect({ pool }), plugins: [new TableSourcePlugin()] });
   // Precompiled statements go straight to the pool (a transaction has its own Kysely instance and client).
   registerDirectRunner(db, (text, parameters) =>

@@ -1,0 +1,140 @@
+/**
+ * Faults a database server causes itself while a service serves (no relay: the server acts): a
+ * session ended by an operator (pg_terminate_backend, KILL CONNECTION) in the midst of a batch or
+ * while other requests wait for its connection. The ended statement answers the spec's 503 in the
+ * error envelope and stores nothing of it; the other records of a batch and the requests waiting
+ * for the connection are served on a new one, never on the ended session.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ExternalDatabase, requireService } from '#test/helpers/require-service.js';
+import { type ApiClient, type ApiResponse, startApi } from '../database-api/api-client.js';
+import { type DatabaseTarget, openDatabaseTarget } from '../database-api/database-targets.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+const UNAVAILABLE = { error: { code: 503, message: 'The database is unavailable; try again later.' } };
+const OUTCOME_UNKNOWN = {
+  error: {
+    code: 503,
+    message:
+      'The connection to the database was lost while it stored the change: it may or may not have been stored. Read it back before trying again.',
+  },
+};
+
+/** A service over a fresh database whose table's inserts of a name starting with `slow` sleep two seconds (a trigger). */
+async function slowTable(
+  kind: ExternalDatabase,
+  config: Record<string, unknown> = {},
+): Promise<{ api: ApiClient; target: DatabaseTarget }> {
+  const target = await openDatabaseTarget(kind);
+  await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
+  if (kind === 'postgres')
+    await target.exec(`create function slow() returns trigger language plpgsql as $$
+        begin if new.name like 'slow%' then perform pg_sleep(2); end if; return new; end $$
+      ;;
+      create trigger item_slow before insert on item for each row execute function slow()`);
+  else
+    await target.exec(
+      "create trigger item_slow before insert on item for each row begin if new.name like 'slow%' then do sleep(2); end if; end",
+    );
+  const api = await startApi(target, { connection_timeout: 2, ...config });
+  cleanups.push(async () => {
+    await api.close();
+    await target.close();
+  });
+  return { api, target };
+}
+
+/** Waits for a slow insert to be sleeping; returns the server's id of its session. */
+async function sleepingSession(target: DatabaseTarget): Promise<number> {
+  const sleeping =
+    target.kind === 'postgres'
+      ? "select pid as id from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'"
+      : "select id from information_schema.processlist where db = database() and state = 'User sleep'";
+  for (;;) {
+    const rows = await target.query(sleeping);
+    if (rows.length > 0) return Number(rows[0].id);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Ends a session from another one, as an operator or a failover tool does. */
+async function endSession(target: DatabaseTarget, id: number): Promise<void> {
+  if (target.kind === 'postgres') await target.query(`select pg_terminate_backend(${id})`);
+  else await target.exec(`kill connection ${id}`);
+}
+
+const endSleepingSession = async (target: DatabaseTarget) => endSession(target, await sleepingSession(target));
+
+const stored = async (target: DatabaseTarget) => (await target.query('select id from item order by id')).map((row) => Number(row.id));
+const ids = (response: ApiResponse) => (response.body.resource as Array<{ id: number }>).map((record) => record.id).sort((a, b) => a - b);
+const BATCH = [
+  { id: 1, name: 'first' },
+  { id: 2, name: 'slow' },
+  { id: 3, name: 'third' },
+];
+
+for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
+  describe.skipIf(!(await requireService(kind)))(`a ${kind} service whose session the server ends`, () => {
+    it('in a rollback batch: 503, nothing of the batch stored, and the next write is served', { timeout: 20_000 }, async () => {
+      const { api, target } = await slowTable(kind);
+      const batch = api.call('POST', '_table/item?rollback=true', { resource: BATCH });
+      await endSleepingSession(target);
+      expect(await batch).toEqual({ status: 503, body: UNAVAILABLE });
+      expect(await stored(target)).toEqual([]);
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 4, name: 'fourth' }] })).status).toBe(200);
+      expect(await stored(target)).toEqual([4]);
+    });
+
+    it('in a batch without rollback: the record before it stays, the ended one says 503 in the batch error', {
+      timeout: 20_000,
+    }, async () => {
+      const { api, target } = await slowTable(kind);
+      const answer = await Promise.all([api.call('POST', '_table/item', { resource: BATCH }), endSleepingSession(target)]).then(
+        ([batch]) => batch,
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.context.errors).toHaveLength(1);
+      expect(answer.body.error.context.errors[0]).toMatchObject({ index: 1, code: 503 });
+      expect([UNAVAILABLE.error.message, OUTCOME_UNKNOWN.error.message]).toContain(answer.body.error.context.errors[0].message);
+      expect(answer.body.error.context.resource[0]).toEqual({ id: 1 });
+      // The server rolled the ended statement back.
+      expect(await stored(target)).toEqual([1]);
+    });
+
+    it('in a batch with continue: the records after it are stored on a new connection', { timeout: 20_000 }, async () => {
+      const { api, target } = await slowTable(kind);
+      const answer = await Promise.all([
+        api.call('POST', '_table/item?continue=true', { resource: BATCH }),
+        endSleepingSession(target),
+      ]).then(([batch]) => batch);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.context.errors.map((error: { index: number }) => error.index)).toEqual([1]);
+      expect(answer.body.error.context.resource[0]).toEqual({ id: 1 });
+      expect(answer.body.error.context.resource[2]).toEqual({ id: 3 });
+      expect(await stored(target)).toEqual([1, 3]);
+    });
+
+    it('while other requests wait for its only connection: they are served on a new one', { timeout: 20_000 }, async () => {
+      const { api, target } = await slowTable(kind, { max_connections: 1 });
+      expect((await api.get('_table/item')).status).toBe(200);
+      const insert = api.call('POST', '_table/item', { resource: [{ id: 1, name: 'slow' }] });
+      const session = await sleepingSession(target);
+      // Queued behind the slow insert, for the service's only connection.
+      const queued = [api.call('POST', '_table/item', { resource: [{ id: 5, name: 'five' }] }), api.get('_table/item')];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await endSession(target, session);
+      const ended = await insert;
+      expect(ended.status).toBe(503);
+      expect([UNAVAILABLE, OUTCOME_UNKNOWN]).toContainEqual(ended.body);
+      const [write, read] = await Promise.all(queued);
+      expect(write).toEqual({ status: 200, body: { resource: [{ id: 5 }] } });
+      expect(read.status).toBe(200);
+      expect(ids(await api.get('_table/item'))).toEqual([5]);
+      expect(await stored(target)).toEqual([5]);
+    });
+  });
+}
