@@ -1,12 +1,16 @@
 /**
  * Faults a database server causes itself while a service serves (no relay: the server acts): a
  * session ended by an operator (pg_terminate_backend, KILL CONNECTION) in the midst of a batch or
- * while other requests wait for its connection. The ended statement answers the spec's 503 in the
- * error envelope and stores nothing of it; the other records of a batch and the requests waiting
- * for the connection are served on a new one, never on the ended session.
+ * while other requests wait for its connection; no connection to be had, every one the service's
+ * database user may open taken by another client. The ended statement answers the spec's 503 in
+ * the error envelope and stores nothing of it; the other records of a batch and the requests
+ * waiting for the connection are served on a new one, never on the ended session; with no
+ * connection to be had the service answers 503 (resource exhaustion), and serves once one is free.
  */
+import mysql from 'mysql2/promise';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ExternalDatabase, requireService } from '#test/helpers/require-service.js';
+import { type ExternalDatabase, requireService, serverUrl } from '#test/helpers/require-service.js';
 import { type ApiClient, type ApiResponse, startApi } from '../database-api/api-client.js';
 import { type DatabaseTarget, openDatabaseTarget } from '../database-api/database-targets.js';
 
@@ -135,6 +139,67 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(read.status).toBe(200);
       expect(ids(await api.get('_table/item'))).toEqual([5]);
       expect(await stored(target)).toEqual([5]);
+    });
+  });
+}
+
+/**
+ * A database user of its own that may open one connection, with the rights on `target`'s table
+ * (PostgreSQL's CONNECTION LIMIT, MariaDB's MAX_USER_CONNECTIONS: the server's global limit would
+ * take every other client of the shared server with it). Returns its name and a connection of
+ * another client as that user, taking that one connection.
+ */
+async function oneConnectionUser(target: DatabaseTarget): Promise<{ user: string; release(): Promise<void> }> {
+  const user = `portico_one_${Math.random().toString(16).slice(2, 10)}`;
+  const database = target.config.database as string;
+  if (target.kind === 'postgres') {
+    await target.exec(`create role ${user} login password 'one-pass' connection limit 1`);
+    await target.exec(`grant all on item to ${user}`);
+    const other = new pg.Client({ host: '127.0.0.1', port: Number(target.config.port), user, password: 'one-pass', database });
+    await other.connect();
+    cleanups.push(async () => {
+      const admin = new pg.Client({ connectionString: serverUrl('postgres') });
+      await admin.connect();
+      await admin.query(`drop role if exists ${user}`);
+      await admin.end();
+    });
+    return { user, release: () => other.end() };
+  }
+  for (const host of ['%', 'localhost']) {
+    await target.exec(`create user '${user}'@'${host}' identified by 'one-pass' with max_user_connections 1`);
+    await target.exec(`grant all on \`${database}\`.* to '${user}'@'${host}'`);
+  }
+  cleanups.push(async () => {
+    const admin = await mysql.createConnection({ uri: serverUrl('mysql') });
+    for (const host of ['%', 'localhost']) await admin.query(`drop user if exists '${user}'@'${host}'`);
+    await admin.end();
+  });
+  const other = await mysql.createConnection({ host: '127.0.0.1', port: Number(target.config.port), user, password: 'one-pass', database });
+  return { user, release: () => other.end() };
+}
+
+for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
+  describe.skipIf(!(await requireService(kind)))(`a ${kind} service that can have no connection`, () => {
+    it('answers 503 in the error shape while every connection its user may open is taken, and serves once one is free', {
+      timeout: 20_000,
+    }, async () => {
+      const target = await openDatabaseTarget(kind);
+      await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
+      const { user, release } = await oneConnectionUser(target);
+      const api = await startApi(target, { username: user, password: 'one-pass', connection_timeout: 2 });
+      cleanups.push(async () => {
+        await api.close();
+        await target.close();
+      });
+      for (const answer of [
+        await api.get('_table/item'),
+        await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] }),
+        await api.get('_table/item/1'),
+      ])
+        expect(answer).toEqual({ status: 503, body: UNAVAILABLE });
+      await release();
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] })).status).toBe(200);
+      expect(ids(await api.get('_table/item'))).toEqual([2]);
     });
   });
 }

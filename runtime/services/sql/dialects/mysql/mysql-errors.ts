@@ -12,8 +12,13 @@ interface MysqlError extends Error {
 }
 
 const CONNECTION_CODES = new Set([...SOCKET_ERROR_CODES, 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR']);
-/** The server is shutting down (1053), or ended the connection (MariaDB's 1927, `KILL CONNECTION` of a busy one). */
-const CONNECTION_ERRNOS = new Set([1053, 1927]);
+/**
+ * The server is shutting down (1053), or ended the connection (MariaDB's 1927, `KILL CONNECTION` of
+ * a busy one); or the database user may have no more: its connections are all taken (1203, the
+ * server's max_user_connections; 1226, the user's own MAX_USER_CONNECTIONS, or another of its
+ * resource limits used up for the hour).
+ */
+const CONNECTION_ERRNOS = new Set([1053, 1927, 1203, 1226]);
 /** The statement was stopped: `KILL QUERY` (1317). */
 const INTERRUPTED_ERRNOS = new Set([1317]);
 /** The statement ran into the service's statement_timeout: MariaDB's max_statement_time (1969), MySQL's max_execution_time (3024). */

@@ -120,6 +120,15 @@ describe('translateMysqlError', () => {
       translateMysqlError(Object.assign(new Error("Can't add new command when connection is in closed state"), { fatal: true }), null),
     ).toMatchObject({ status: 503, message: 'The database is unavailable; try again later.' });
     expect(translateMysqlError(error(1927, 'Connection was killed'), table)).toMatchObject({ status: 503 });
+    // The database user's connections all taken: the server's max_user_connections, the user's own.
+    for (const [errno, text] of [
+      [1203, "User u already has more than 'max_user_connections' active connections"],
+      [1226, "User 'u' has exceeded the 'max_user_connections' resource (current value: 1)"],
+    ] as const)
+      expect(translateMysqlError(error(errno, text), table)).toMatchObject({
+        status: 503,
+        message: 'The database is unavailable; try again later.',
+      });
     expect(translateMysqlError(error(1317, 'Query execution was interrupted'), table)).toMatchObject({
       status: 503,
       message: 'The database is busy; try again.',
