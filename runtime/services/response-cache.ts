@@ -37,9 +37,9 @@ export class ResponseCache {
     this.entries.set(key, { expires: this.now() + this.ttlMs, value });
   }
 
-  /** Forgets every entry, here and in the shared store (for every instance). */
+  /** Forgets every entry, here and in the shared store (for every instance); while it is away, once it is back (withOwedClears). */
   async clear(): Promise<void> {
     this.entries.clear();
-    if (this.shared?.ready()) await this.shared.clear();
+    await this.shared?.clear();
   }
 }

@@ -24,7 +24,7 @@ import { checkComponent, mayUse } from '../broker/component-access.js';
 import { unavailable, withDeadline } from '../broker/deadline.js';
 import type { ServiceCall, ServiceHandler, ServiceKind, ServiceResult } from '../service-kind.js';
 import { readRedisCacheConfig, redisCacheConfigSchema, type RedisCacheConfig } from './redis-cache-config.js';
-import type { SharedCache, SharedCacheProvider } from './shared-cache.js';
+import { type SharedCache, type SharedCacheProvider, withOwedClears } from './shared-cache.js';
 
 const MAX_KEY_LENGTH = 1024;
 const MAX_LISTED = 10_000;
@@ -239,34 +239,24 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
 
   sharedCache(namespace: string): SharedCache {
     const base = this.key(`${LENT}${namespace}:`);
-    const quietly = async <T>(work: () => Promise<T>, fallback: T): Promise<T> => {
-      try {
-        return await work();
-      } catch {
-        return fallback;
-      }
-    };
-    return {
-      get: (key) =>
-        quietly(async () => {
-          const stored = await this.run((await this.redis()).get(`${base}${key}`));
-          return stored === null ? undefined : (JSON.parse(stored) as unknown);
-        }, undefined),
-      set: (key, value, ttlSeconds) =>
-        quietly(async () => {
-          await this.run((await this.redis()).set(`${base}${key}`, JSON.stringify(value), 'EX', Math.max(1, ttlSeconds)));
-        }, undefined),
-      clear: () =>
-        quietly(async () => {
-          const redis = await this.redis();
-          let cursor = '0';
-          do {
-            const [next, found] = await this.run(redis.scan(cursor, 'MATCH', `${escapeGlob(base)}*`, 'COUNT', 1000));
-            if (found.length > 0) await this.run(redis.del(...found));
-            cursor = next;
-          } while (cursor !== '0');
-        }, undefined),
-    };
+    return withOwedClears({
+      get: async (key) => {
+        const stored = await this.run((await this.redis()).get(`${base}${key}`));
+        return stored === null ? undefined : (JSON.parse(stored) as unknown);
+      },
+      set: async (key, value, ttlSeconds) => {
+        await this.run((await this.redis()).set(`${base}${key}`, JSON.stringify(value), 'EX', Math.max(1, ttlSeconds)));
+      },
+      clear: async () => {
+        const redis = await this.redis();
+        let cursor = '0';
+        do {
+          const [next, found] = await this.run(redis.scan(cursor, 'MATCH', `${escapeGlob(base)}*`, 'COUNT', 1000));
+          if (found.length > 0) await this.run(redis.del(...found));
+          cursor = next;
+        } while (cursor !== '0');
+      },
+    });
   }
 
   async close(): Promise<void> {
