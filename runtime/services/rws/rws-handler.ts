@@ -322,17 +322,41 @@ export class RwsHandler implements ServiceHandler {
     }
   }
 
-  /** The remote's body as a stream that restarts the wait at each piece and stops it at the end. */
+  /**
+   * The remote's body as a stream that restarts the wait at each piece and stops it at the end.
+   * Its failure (the remote closing or resetting midway, a malformed chunk, the wait running out)
+   * is the service's 503: before the first byte went out the caller gets it in the error shape (it
+   * was a bare 500), after that the caller's connection is cut off, as a truncated answer. A caller
+   * gone cancels the remote's body.
+   */
   private watchedBody(body: ReadableStream<Uint8Array>, watch: BodyWatch): Readable {
     watch.wait();
-    const watched = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        watch.wait();
-        controller.enqueue(chunk);
+    const reader = body.getReader();
+    const unreachable = (error: unknown) => this.unreachable(error);
+    const watched = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let piece: ReadableStreamReadResult<Uint8Array>;
+        try {
+          piece = await reader.read();
+        } catch (error) {
+          watch.stopWaiting();
+          controller.error(unreachable(error));
+          return;
+        }
+        if (piece.done) {
+          watch.stopWaiting();
+          controller.close();
+        } else {
+          watch.wait();
+          controller.enqueue(piece.value);
+        }
       },
-      flush: watch.stopWaiting,
+      cancel(reason) {
+        watch.stopWaiting();
+        return reader.cancel(reason);
+      },
     });
-    return Readable.fromWeb(body.pipeThrough(watched) as WebReadableStream);
+    return Readable.fromWeb(watched as WebReadableStream);
   }
 
   private async answer(response: Response, cacheKey: string | null, watch: BodyWatch): Promise<ServiceResult> {

@@ -17,7 +17,32 @@ const BEHAVIOURS: Record<string, (socket: net.Socket) => void> = {
   closed: (socket) => socket.end(),
   garbage: (socket) => socket.end('\u0000\u0001 SSH-2.0-not-http\r\n\r\n'),
   headersonly: (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'),
+  // Its status and headers, then the connection closed or reset before any of the body, or a chunk that is not one.
+  headersclosed: (socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n'),
+  headersreset: (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n');
+    setTimeout(() => socket.resetAndDestroy(), 50);
+  },
+  badchunk: (socket) => socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n'),
+  // A chunked body closed after its first chunk, without the last one.
+  truncated: (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n');
+    setTimeout(() => socket.end(), 100);
+  },
+  // A body that never ends, sent as fast as it is taken.
+  endless: (socket) => {
+    endless.add(socket);
+    socket.on('close', () => endless.delete(socket));
+    socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n');
+    const piece = `4000\r\n${'x'.repeat(0x4000)}\r\n`;
+    const more = () => {
+      while (!socket.destroyed && socket.write(piece));
+    };
+    socket.on('drain', more);
+    more();
+  },
 };
+const endless = new Set<net.Socket>();
 
 let server: TestServer;
 let api: Api;
@@ -78,27 +103,62 @@ describe('an rws service whose remote misbehaves', () => {
     // Not HTTP: the remote is there but broken (said so, with the parser's code where the runtime gives one).
     ['garbage', 503, /answered something that is not HTTP( \(HPE_[A-Z_]+\))?\.$/],
     ['headersonly', 503, /did not answer within 3 s|is unreachable/],
-  ] as const)('%s: %i in the error shape, within the timeout', { timeout: 60_000 }, async (name, status, message) => {
-    const started = Date.now();
-    const answer = await server.app
-      .inject({
-        method: 'GET',
-        url: `/api/v2/rws_${name}/thing`,
-        headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() },
-      })
-      .then(
-        (response) => ({ status: response.statusCode, body: response.body }),
-        (error: Error) => ({ status: 0, body: error.message }),
-      );
-    expect(Date.now() - started).toBeLessThan(30_000);
-    // The remote's status went out before its body stalled: the caller's answer is cut off at the timeout (as rws-service.test.ts's stall).
-    if (name === 'headersonly' && answer.status === 0) return expect(answer.body).toBe('response destroyed before completion');
-    expect(answer.status, answer.body).toBe(status);
-    const body = JSON.parse(answer.body);
-    expect(Object.keys(body)).toEqual(['error']);
-    expect(body.error.code).toBe(status);
-    expect(body.error.message).toMatch(new RegExp(`^The remote server of service 'rws_${name}' `));
-    expect(body.error.message).toMatch(message);
+    // The body failed before its first byte went out: the error shape, not a bare 500.
+    ['headersclosed', 503, /is unreachable \(UND_ERR_SOCKET\)\.$/],
+    ['headersreset', 503, /is unreachable \(ECONNRESET\)\.$/],
+    ['badchunk', 503, /answered something that is not HTTP \(HPE_INVALID_CHUNK_SIZE\)\.$/],
+    ['truncated', 200, null],
+  ] as const)(
+    '%s: %i in the error shape (or cut off once the status went out), within the timeout',
+    { timeout: 60_000 },
+    async (name, status, message) => {
+      const started = Date.now();
+      const answer = await server.app
+        .inject({
+          method: 'GET',
+          url: `/api/v2/rws_${name}/thing`,
+          headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() },
+        })
+        .then(
+          (response) => ({ status: response.statusCode, body: response.body }),
+          (error: Error) => ({ status: 0, body: error.message }),
+        );
+      expect(Date.now() - started).toBeLessThan(30_000);
+      // The remote's status went out before its body stalled or broke: the caller's answer is cut off (as rws-service.test.ts's stall).
+      if (name === 'headersonly' && answer.status === 0) return expect(answer.body).toBe('response destroyed before completion');
+      if (message === null) return expect(answer).toEqual({ status: 0, body: 'response destroyed before completion' });
+      expect(answer.status, answer.body).toBe(status);
+      const body = JSON.parse(answer.body);
+      expect(Object.keys(body)).toEqual(['error']);
+      expect(body.error.code).toBe(status);
+      expect(body.error.message).toMatch(new RegExp(`^The remote server of service 'rws_${name}' `));
+      expect(body.error.message).toMatch(message);
+    },
+  );
+
+  it('lets the remote go when the caller leaves midway through a streamed answer, and serves the next call', {
+    timeout: 60_000,
+  }, async () => {
+    await server.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = server.app.server.address() as net.AddressInfo;
+    const headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': await server.adminToken() };
+    const received = await new Promise<number>((resolve, reject) => {
+      const request = http.get({ host: '127.0.0.1', port, path: '/api/v2/rws_endless/file', headers }, (response) => {
+        let bytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes >= 1024 * 1024) {
+            request.destroy();
+            resolve(bytes);
+          }
+        });
+      });
+      request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
+    });
+    expect(received).toBeGreaterThanOrEqual(1024 * 1024);
+    // The remote's connection ends with the caller's: nothing keeps reading for a caller that is gone.
+    await vi.waitFor(() => expect(endless.size).toBe(0), { timeout: 10_000 });
+    expect((await api('GET', '/rws_relayed/a')).status).toBe(200);
   });
 
   it('answers 503 while the remote is down or hangs, and serves again once it is back', { timeout: 60_000 }, async () => {
