@@ -2,6 +2,7 @@
 import { posix } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { AuthType, createClient, type FileStat, type WebDAVClient } from 'webdav';
+import type { PorticoError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
 import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
 
@@ -36,7 +37,12 @@ export class WebdavStorage implements FileStorage {
   }
 
   private fail(error: unknown): never {
-    throw backendError('WebDAV', this.service, error, {
+    throw this.failure(error);
+  }
+
+  /** A failure of the server as the API answers it. */
+  private failure(error: unknown): PorticoError {
+    return backendError('WebDAV', this.service, error, {
       login: status(error) === 401,
       // Only this back-end's timeouts abort its requests.
       network: networkCode(error) ?? ((error as Error)?.name === 'AbortError' ? 'timeout' : null),
@@ -128,7 +134,12 @@ export class WebdavStorage implements FileStorage {
     return { signal: controller.signal, touch, stop };
   }
 
-  /** The stream through a watch that restarts at each piece of it. */
+  /**
+   * The stream through a watch that restarts at each piece of it. Its failure (the server answering
+   * the GET with an error, closing or resetting the connection, the watch running out) is the
+   * service's, as its other calls answer: before the first byte went out the caller gets it in the
+   * error shape (it was a bare 500), after that the caller's connection is cut off.
+   */
   private watched(source: Readable, watch: { signal: AbortSignal; touch(): void; stop(): void }): Readable {
     const out = new Transform({
       transform(chunk, _encoding, done) {
@@ -142,12 +153,12 @@ export class WebdavStorage implements FileStorage {
     });
     source.on('error', (error) => {
       watch.stop();
-      out.destroy(error);
+      out.destroy(this.failure(error));
     });
     out.on('close', watch.stop);
     // The client pipes the response into the stream it returned, and pipe passes no error on: a
     // download the watch aborted would otherwise just stop, the answer never ending.
-    watch.signal.addEventListener('abort', () => out.destroy(watch.signal.reason as Error), { once: true });
+    watch.signal.addEventListener('abort', () => out.destroy(this.failure(watch.signal.reason)), { once: true });
     return source.pipe(out);
   }
 

@@ -3,8 +3,11 @@
  * .ci/setup-file-servers.sh) whose server goes down, hangs, or whose connection is cut in the
  * middle of an upload (through a real TCP relay): a clear 503 in the spec's shape within the
  * timeout, no partial file under the final name, and the service serves again once the server is back.
+ * A scripted WebDAV server fails a download it has listed: its failure in the error shape.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -225,4 +228,61 @@ describe.each(backends)('$type', async (backend) => {
       );
     },
   );
+});
+
+describe('webdav_file against a scripted server that lists a file and then fails its download', () => {
+  /** A PROPFIND answer: the file exists, 100 bytes. */
+  const propfind = (href: string) => `<?xml version="1.0" encoding="utf-8"?>
+<d:multistatus xmlns:d="DAV:"><d:response><d:href>${href}</d:href><d:propstat><d:prop>
+<d:getcontentlength>100</d:getcontentlength><d:getlastmodified>Mon, 01 Jan 2024 00:00:00 GMT</d:getlastmodified>
+<d:resourcetype/><d:getcontenttype>text/plain</d:getcontenttype></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>
+</d:response></d:multistatus>`;
+  /** What the server does with the GET of each file. */
+  const GETS: Record<string, (response: http.ServerResponse) => void> = {
+    // Removed by another client between the listing and the download.
+    'gone.txt': (response) => response.writeHead(404).end('not here'),
+    'broken.txt': (response) => response.writeHead(500).end('broken'),
+    // Its status and headers, then nothing.
+    'stalled.txt': (response) => response.writeHead(200, { 'content-length': '100' }).flushHeaders(),
+  };
+  let dav: http.Server;
+  let name: string;
+
+  beforeAll(async () => {
+    dav = http.createServer((request, response) => {
+      if (request.method === 'PROPFIND')
+        return void response.writeHead(207, { 'content-type': 'application/xml' }).end(propfind(request.url ?? ''));
+      const get = GETS[decodeURIComponent((request.url ?? '').split('/').pop() ?? '')];
+      if (request.method === 'GET' && get) get(response);
+      else response.writeHead(201).end();
+    });
+    await new Promise<void>((resolve) => dav.listen(0, '127.0.0.1', resolve));
+    name = `faults_dav_${randomBytes(3).toString('hex')}`;
+    const base_uri = `http://127.0.0.1:${(dav.address() as AddressInfo).port}`;
+    const created = await api('POST', '/system/service', {
+      resource: [{ name, label: 'Scripted', type: 'webdav_file', config: { base_uri, container: '/', timeout: 2 } }],
+    });
+    expect(created.status).toBe(201);
+  });
+  afterAll(async () => {
+    dav.closeAllConnections();
+    await new Promise((resolve) => dav.close(resolve));
+  });
+
+  it.each([
+    ['gone.txt', 404, 'Not found on the WebDAV server of service'],
+    ['broken.txt', 502, 'The WebDAV server of service'],
+    ['stalled.txt', 503, 'The WebDAV server of service'],
+  ])('%s: %i in the error shape naming the service, not a bare 500', { timeout: 30_000 }, async (file, status, message) => {
+    const answer = await server.app.inject({
+      method: 'GET',
+      url: `/api/v2/${name}/${file}`,
+      headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token },
+    });
+    expect(answer.statusCode, answer.body).toBe(status);
+    const body = answer.json();
+    expect(Object.keys(body)).toEqual(['error']);
+    expect(body.error.code).toBe(status);
+    expect(body.error.message).toContain(`${message} '${name}'`);
+  });
 });
