@@ -166,6 +166,14 @@ export const sqlMessages = {
     503,
     () => "The database did not finish the statement within the service's statement_timeout; try again later.",
   ),
+  /**
+   * The database takes no writes now: a standby (a failover left the service on one), a server or
+   * database set read-only for maintenance, a SQLite file on a read-only disk. The spec's 503.
+   */
+  databaseReadOnly: message(
+    503,
+    () => 'The database takes no changes now (it is read-only: a standby, or in maintenance); try again later.',
+  ),
   /** The database's disk (or a table's size limit) is full: resource exhaustion, 503 as the spec says. */
   databaseFull: message(503, () => 'The database has no room left to store the change; try again later.'),
 

@@ -5,11 +5,13 @@
  * database user may open taken by another client. The ended statement answers the spec's 503 in
  * the error envelope and stores nothing of it; the other records of a batch and the requests
  * waiting for the connection are served on a new one, never on the ended session; with no
- * connection to be had the service answers 503 (resource exhaustion), and serves once one is free.
+ * connection to be had the service answers 503 (resource exhaustion), and serves once one is free;
+ * a database that takes no changes (read-only: a standby after a failover, maintenance) answers
+ * writes 503 while reads go on, and takes them again once it is writable.
  */
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type ExternalDatabase, requireService, serverUrl } from '#test/helpers/require-service.js';
 import { type ApiClient, type ApiResponse, startApi } from '../database-api/api-client.js';
 import { type DatabaseTarget, openDatabaseTarget } from '../database-api/database-targets.js';
@@ -203,3 +205,51 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
     });
   });
 }
+
+describe.skipIf(!(await requireService('postgres')))(
+  'a postgres service whose database turns read-only (a standby after a failover)',
+  () => {
+    it('answers writes 503 in the error shape while reads go on, and writes again once it is writable', { timeout: 20_000 }, async () => {
+      const target = await openDatabaseTarget('postgres');
+      await target.exec("create table item (id integer primary key, name varchar(40) not null unique); insert into item values (1, 'a')");
+      const api = await startApi(target, { connection_timeout: 2 });
+      cleanups.push(async () => {
+        await api.close();
+        await target.close();
+      });
+      const database = target.config.database as string;
+      await target.exec(`alter database "${database}" set default_transaction_read_only = on`);
+      // The setting reaches new sessions: the service's connections end (as they do in a failover).
+      await target.exec(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      await vi.waitFor(async () => expect((await api.get('_table/item')).status).toBe(200), { timeout: 10_000 });
+      const READ_ONLY = {
+        error: {
+          code: 503,
+          message: 'The database takes no changes now (it is read-only: a standby, or in maintenance); try again later.',
+        },
+      };
+      expect(await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] })).toEqual({ status: 503, body: READ_ONLY });
+      expect(await api.call('PATCH', '_table/item/1', { name: 'changed' })).toEqual({ status: 503, body: READ_ONLY });
+      expect(await api.call('DELETE', '_table/item/1')).toEqual({ status: 503, body: READ_ONLY });
+      const batch = await api.call('POST', '_table/item?rollback=true', {
+        resource: [
+          { id: 2, name: 'b' },
+          { id: 3, name: 'c' },
+        ],
+      });
+      expect(batch.status).toBe(400);
+      expect(batch.body.error.context.errors).toEqual([{ index: 0, message: READ_ONLY.error.message, code: 503 }]);
+      expect(ids(await api.get('_table/item'))).toEqual([1]);
+      await target.exec(`alter database "${database}" reset default_transaction_read_only`);
+      await target.exec(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+      );
+      await vi.waitFor(async () => expect((await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] })).status).toBe(200), {
+        timeout: 10_000,
+      });
+      expect(ids(await api.get('_table/item'))).toEqual([1, 2]);
+    });
+  },
+);

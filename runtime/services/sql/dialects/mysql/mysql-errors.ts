@@ -34,6 +34,15 @@ export function lostWhileRunning(error: unknown): boolean {
   return code === 'PROTOCOL_CONNECTION_LOST' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
+/**
+ * The server takes no writes: read_only or super_read_only (1290, which other options raise too:
+ * told apart by its text), InnoDB in read-only mode (1874, MariaDB's 1836).
+ */
+function readOnly(error: MysqlError): boolean {
+  if (error.errno === 1874 || error.errno === 1836) return true;
+  return error.errno === 1290 && /read[-_]only/i.test(error.sqlMessage ?? error.message);
+}
+
 /** Value errors by error number: what they say about the value. */
 const VALUE_ERRNOS = new Map<number, ValueProblem>([
   [1406, 'too long'],
@@ -93,6 +102,7 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
   if (TIMED_OUT_ERRNOS.has(error.errno ?? -1)) return sqlMessages.statementTimeout.error();
   // The disk is full (1021), a table reached its size limit (1114).
   if (error.errno === 1021 || error.errno === 1114) return sqlMessages.databaseFull.error();
+  if (readOnly(error)) return sqlMessages.databaseReadOnly.error();
   // Access denied (to the server, to the database), unknown database.
   if (error.errno === 1045 || error.errno === 1044 || error.errno === 1049) return sqlMessages.connectionRefused.error();
   const errno = error.errno ?? -1;

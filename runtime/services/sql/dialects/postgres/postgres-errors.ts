@@ -135,6 +135,9 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
       return /statement timeout/.test(message) ? sqlMessages.statementTimeout.error() : sqlMessages.databaseBusy.error();
     case '53100':
       return sqlMessages.databaseFull.error();
+    // read_only_sql_transaction: a hot standby, default_transaction_read_only.
+    case '25006':
+      return sqlMessages.databaseReadOnly.error();
     default:
       // Any other data exception is a value the column's type refuses: invalid XML content (2200N),
       // a bit string of the wrong length (22026), a range whose bounds are reversed (22000), ...

@@ -46,6 +46,9 @@ export function translateSqliteError(error: unknown, table: TableModel | null): 
       return sqlMessages.databaseBusy.error();
     case 'SQLITE_FULL':
       return sqlMessages.databaseFull.error();
+    // The file, or the disk under it, takes no writes (a disk remounted read-only after an error, say).
+    case 'SQLITE_READONLY':
+      return sqlMessages.databaseReadOnly.error();
     case 'SQLITE_ERROR':
       if (LIMIT_MESSAGES.test(message)) return sqlMessages.databaseLimit.error();
       break;

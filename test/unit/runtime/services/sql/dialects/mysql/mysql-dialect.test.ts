@@ -120,6 +120,23 @@ describe('translateMysqlError', () => {
       translateMysqlError(Object.assign(new Error("Can't add new command when connection is in closed state"), { fatal: true }), null),
     ).toMatchObject({ status: 503, message: 'The database is unavailable; try again later.' });
     expect(translateMysqlError(error(1927, 'Connection was killed'), table)).toMatchObject({ status: 503 });
+    // The server takes no writes (read_only, a replica; InnoDB read-only); 1290 for another option is not that.
+    for (const [errno, text] of [
+      [1290, 'The MariaDB server is running with the --read-only option so it cannot execute this statement'],
+      [1290, 'The MySQL server is running with the --super-read-only option so it cannot execute this statement'],
+      [1836, 'Running in read-only mode'],
+      [1874, 'InnoDB is in read only mode.'],
+    ] as const)
+      expect(translateMysqlError(error(errno, text), table)).toMatchObject({
+        status: 503,
+        message: 'The database takes no changes now (it is read-only: a standby, or in maintenance); try again later.',
+      });
+    expect(
+      translateMysqlError(
+        error(1290, 'The MariaDB server is running with the --secure-file-priv option so it cannot execute this statement'),
+        table,
+      ),
+    ).toBeNull();
     // The database user's connections all taken: the server's max_user_connections, the user's own.
     for (const [errno, text] of [
       [1203, "User u already has more than 'max_user_connections' active connections"],

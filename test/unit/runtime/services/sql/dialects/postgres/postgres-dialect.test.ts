@@ -93,6 +93,8 @@ describe('translatePostgresError', () => {
       "The database did not finish the statement within the service's statement_timeout; try again later.",
     ],
     [pgError('53100'), 503, 'The database has no room left to store the change; try again later.'],
+    // A hot standby (or default_transaction_read_only): cannot execute INSERT in a read-only transaction.
+    [pgError('25006'), 503, 'The database takes no changes now (it is read-only: a standby, or in maintenance); try again later.'],
     [pgError('ECONNREFUSED'), 503, 'The database is unavailable; try again later.'],
     [pgError('08006'), 503, 'The database is unavailable; try again later.'],
     [new Error('Connection terminated unexpectedly'), 503, 'The database is unavailable; try again later.'],

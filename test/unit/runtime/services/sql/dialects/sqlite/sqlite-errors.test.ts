@@ -1,4 +1,7 @@
 /** SQLite's limit errors, raised for real by better-sqlite3, come out as our own 400s. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { translateSqliteError } from '#runtime/services/sql/dialects/sqlite/sqlite-errors.js';
@@ -54,6 +57,23 @@ describe('translateSqliteError', () => {
       },
       503,
       'The database has no room left to store the change; try again later.',
+    ],
+    [
+      'a file that takes no writes (opened read-only, a disk remounted read-only)',
+      () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-readonly-'));
+        const file = path.join(dir, 'ro.sqlite');
+        new Database(file).exec('create table t (v text)').close();
+        const readOnly = new Database(file, { readonly: true });
+        try {
+          readOnly.prepare('insert into t values (?)').run('x');
+        } finally {
+          readOnly.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      503,
+      'The database takes no changes now (it is read-only: a standby, or in maintenance); try again later.',
     ],
   ])('%s', (_name, run, status, message) => {
     expect(translateSqliteError(thrown(run), null)).toMatchObject({ status, message });
