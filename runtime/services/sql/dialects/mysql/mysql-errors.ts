@@ -19,6 +19,8 @@ const CONNECTION_CODES = new Set([...SOCKET_ERROR_CODES, 'PROTOCOL_CONNECTION_LO
  * resource limits used up for the hour).
  */
 const CONNECTION_ERRNOS = new Set([1053, 1927, 1203, 1226]);
+/** The server ran out of memory (1037, 1038 sort memory, 1041) or of threads (1135): resource exhaustion, the spec's 503. */
+const EXHAUSTED_ERRNOS = new Set([1037, 1038, 1041, 1135]);
 /** The statement was stopped: `KILL QUERY` (1317). */
 const INTERRUPTED_ERRNOS = new Set([1317]);
 /** The statement ran into the service's statement_timeout: MariaDB's max_statement_time (1969), MySQL's max_execution_time (3024). */
@@ -97,7 +99,8 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
   if (error instanceof Error && (error as { fatal?: unknown }).fatal === true && (error as { errno?: unknown }).errno === undefined)
     return sqlMessages.databaseUnavailable.error();
   if (!isMysqlError(error)) return null;
-  if (CONNECTION_CODES.has(error.code ?? '') || CONNECTION_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseUnavailable.error();
+  if (CONNECTION_CODES.has(error.code ?? '') || CONNECTION_ERRNOS.has(error.errno ?? -1) || EXHAUSTED_ERRNOS.has(error.errno ?? -1))
+    return sqlMessages.databaseUnavailable.error();
   if (INTERRUPTED_ERRNOS.has(error.errno ?? -1)) return sqlMessages.databaseBusy.error();
   if (TIMED_OUT_ERRNOS.has(error.errno ?? -1)) return sqlMessages.statementTimeout.error();
   // The disk is full (1021), a table reached its size limit (1114).

@@ -139,6 +139,10 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     case '25006':
       return sqlMessages.databaseReadOnly.error();
     default:
+      // Insufficient resources (class 53: out of memory, of shared memory for locks, a configuration
+      // limit) and system errors (class 58: the disk failing under the database): resource
+      // exhaustion or a back-end down, the spec's 503.
+      if (code.startsWith('53') || code.startsWith('58')) return sqlMessages.databaseUnavailable.error();
       // Any other data exception is a value the column's type refuses: invalid XML content (2200N),
       // a bit string of the wrong length (22026), a range whose bounds are reversed (22000), ...
       if (code.startsWith('22')) {

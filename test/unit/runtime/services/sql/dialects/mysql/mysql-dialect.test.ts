@@ -120,6 +120,12 @@ describe('translateMysqlError', () => {
       translateMysqlError(Object.assign(new Error("Can't add new command when connection is in closed state"), { fatal: true }), null),
     ).toMatchObject({ status: 503, message: 'The database is unavailable; try again later.' });
     expect(translateMysqlError(error(1927, 'Connection was killed'), table)).toMatchObject({ status: 503 });
+    // Out of memory, of sort memory, of resources, of threads.
+    for (const errno of [1037, 1038, 1041, 1135])
+      expect(translateMysqlError(error(errno, 'Out of memory'), table)).toMatchObject({
+        status: 503,
+        message: 'The database is unavailable; try again later.',
+      });
     // The server takes no writes (read_only, a replica; InnoDB read-only); 1290 for another option is not that.
     for (const [errno, text] of [
       [1290, 'The MariaDB server is running with the --read-only option so it cannot execute this statement'],

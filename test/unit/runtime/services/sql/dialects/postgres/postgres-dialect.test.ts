@@ -93,6 +93,10 @@ describe('translatePostgresError', () => {
       "The database did not finish the statement within the service's statement_timeout; try again later.",
     ],
     [pgError('53100'), 503, 'The database has no room left to store the change; try again later.'],
+    // Out of (shared) memory, a configuration limit, an I/O error of the server's disk.
+    [pgError('53200', { message: 'out of shared memory' }), 503, 'The database is unavailable; try again later.'],
+    [pgError('53400'), 503, 'The database is unavailable; try again later.'],
+    [pgError('58030', { message: 'could not write to file' }), 503, 'The database is unavailable; try again later.'],
     // A hot standby (or default_transaction_read_only): cannot execute INSERT in a read-only transaction.
     [pgError('25006'), 503, 'The database takes no changes now (it is read-only: a standby, or in maintenance); try again later.'],
     [pgError('ECONNREFUSED'), 503, 'The database is unavailable; try again later.'],
