@@ -70,23 +70,32 @@ export async function eachUploadedFile(
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    parser.on('close', resolve);
-    parser.on('error', (error: Error) => reject(new BadRequestError(`Invalid multipart request: ${error.message}.`)));
-    body.on('error', reject);
-    const stop = (error: Error) => {
-      body.unpipe(parser);
-      body.resume();
-      parser.destroy(error);
-      reject(error);
-    };
-    body.on('data', (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > maxBytes || (parts === 0 && total > MAX_PREAMBLE_BYTES)) stop(new PayloadTooLargeError());
+  try {
+    await new Promise<void>((resolve, reject) => {
+      parser.on('close', resolve);
+      parser.on('error', (error: Error) => reject(new BadRequestError(`Invalid multipart request: ${error.message}.`)));
+      body.on('error', reject);
+      const stop = (error: Error) => {
+        body.unpipe(parser);
+        body.resume();
+        parser.destroy(error);
+        reject(error);
+      };
+      body.on('data', (chunk: Buffer) => {
+        total += chunk.length;
+        if (total > maxBytes || (parts === 0 && total > MAX_PREAMBLE_BYTES)) stop(new PayloadTooLargeError());
+      });
+      parser.on('fieldsLimit', () => stop(new BadRequestError(`Invalid multipart request: more than ${MAX_FIELDS} fields.`)));
+      body.pipe(parser);
     });
-    parser.on('fieldsLimit', () => stop(new BadRequestError(`Invalid multipart request: more than ${MAX_FIELDS} fields.`)));
-    body.pipe(parser);
-  });
+  } catch (error) {
+    // The body failed (the client went away midway, a limit): the part being read fails with it, so
+    // that its upload is abandoned (its temporary file removed, its handle closed) instead of
+    // waiting for the rest of a body that will never come; the upload stops before the error is answered.
+    parser.destroy(error as Error);
+    await chain;
+    throw error;
+  }
   await chain;
   if (failure !== null) throw failure;
   return fields;
