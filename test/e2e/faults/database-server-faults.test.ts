@@ -155,27 +155,28 @@ async function oneConnectionUser(target: DatabaseTarget): Promise<{ user: string
   const user = `portico_one_${Math.random().toString(16).slice(2, 10)}`;
   const database = target.config.database as string;
   if (target.kind === 'postgres') {
-    await target.exec(`create role ${user} login password 'one-pass' connection limit 1`);
-    await target.exec(`grant all on item to ${user}`);
-    const other = new pg.Client({ host: '127.0.0.1', port: Number(target.config.port), user, password: 'one-pass', database });
-    await other.connect();
+    // Dropped after the database (which holds its grants), also when a step below fails.
     cleanups.push(async () => {
       const admin = new pg.Client({ connectionString: serverUrl('postgres') });
       await admin.connect();
       await admin.query(`drop role if exists ${user}`);
       await admin.end();
     });
+    await target.exec(`create role ${user} login password 'one-pass' connection limit 1`);
+    await target.exec(`grant all on item to ${user}`);
+    const other = new pg.Client({ host: '127.0.0.1', port: Number(target.config.port), user, password: 'one-pass', database });
+    await other.connect();
     return { user, release: () => other.end() };
-  }
-  for (const host of ['%', 'localhost']) {
-    await target.exec(`create user '${user}'@'${host}' identified by 'one-pass' with max_user_connections 1`);
-    await target.exec(`grant all on \`${database}\`.* to '${user}'@'${host}'`);
   }
   cleanups.push(async () => {
     const admin = await mysql.createConnection({ uri: serverUrl('mysql') });
     for (const host of ['%', 'localhost']) await admin.query(`drop user if exists '${user}'@'${host}'`);
     await admin.end();
   });
+  for (const host of ['%', 'localhost']) {
+    await target.exec(`create user '${user}'@'${host}' identified by 'one-pass' with max_user_connections 1`);
+    await target.exec(`grant all on \`${database}\`.* to '${user}'@'${host}'`);
+  }
   const other = await mysql.createConnection({ host: '127.0.0.1', port: Number(target.config.port), user, password: 'one-pass', database });
   return { user, release: () => other.end() };
 }
