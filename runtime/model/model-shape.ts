@@ -5,35 +5,9 @@
  * from whichever part of the server first reads it. Checks structure and the closed sets of
  * values (kinds, dialects, field types, verbs), not what platform.yaml validation already checked.
  */
-import { MODEL_VERSION } from './platform-model.js';
+import { MODEL_FIELD_TYPES, MODEL_VERSION } from './platform-model.js';
 
-const FIELD_TYPES: ReadonlySet<string> = new Set([
-  'id',
-  'bigid',
-  'reference',
-  'user_id',
-  'user_id_on_create',
-  'user_id_on_update',
-  'timestamp_on_create',
-  'timestamp_on_update',
-  'string',
-  'text',
-  'integer',
-  'bigint',
-  'boolean',
-  'float',
-  'double',
-  'decimal',
-  'money',
-  'date',
-  'time',
-  'datetime',
-  'timestamp',
-  'binary',
-  'json',
-  'uuid',
-  'array',
-]);
+const FIELD_TYPES: ReadonlySet<string> = new Set(MODEL_FIELD_TYPES);
 const VERBS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** A wrong part of the model: where (a path such as `services[4].schema.tables`) and what is wrong. */

@@ -216,33 +216,36 @@ export interface TableModel {
   relations: RelationModel[];
 }
 
-/** The reference platform's abstract column types. */
-export type AbstractType =
-  | 'id'
-  | 'bigid'
-  | 'reference'
-  | 'user_id'
-  | 'user_id_on_create'
-  | 'user_id_on_update'
-  | 'timestamp_on_create'
-  | 'timestamp_on_update'
-  | 'string'
-  | 'text'
-  | 'integer'
-  | 'bigint'
-  | 'boolean'
-  | 'float'
-  | 'double'
-  | 'decimal'
-  | 'money'
-  | 'date'
-  | 'time'
-  | 'datetime'
-  | 'timestamp'
-  | 'binary'
-  | 'json'
-  | 'uuid'
-  | 'array';
+/** The reference platform's abstract column types (model-shape.ts checks a model.json's fields against them). */
+export const MODEL_FIELD_TYPES = [
+  'id',
+  'bigid',
+  'reference',
+  'user_id',
+  'user_id_on_create',
+  'user_id_on_update',
+  'timestamp_on_create',
+  'timestamp_on_update',
+  'string',
+  'text',
+  'integer',
+  'bigint',
+  'boolean',
+  'float',
+  'double',
+  'decimal',
+  'money',
+  'date',
+  'time',
+  'datetime',
+  'timestamp',
+  'binary',
+  'json',
+  'uuid',
+  'array',
+] as const;
+
+export type AbstractType = (typeof MODEL_FIELD_TYPES)[number];
 
 export interface FieldModel {
   name: string;
