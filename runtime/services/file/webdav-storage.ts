@@ -6,6 +6,10 @@ import type { PorticoError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
 import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
 
+/** How often, and how far apart, an abandoned upload's temporary file is looked for again (about 2 s). */
+const TEMP_LOOKS = 5;
+const TEMP_LOOK_MS = 400;
+
 export interface WebdavOptions {
   baseUri: string;
   username: string;
@@ -182,10 +186,26 @@ export class WebdavStorage implements FileStorage {
       watch.touch();
       await this.client.moveFile(temp, this.abs(relative), { overwrite: true, signal: watch.signal });
     } catch (error) {
-      await this.client.deleteFile(temp, { signal: AbortSignal.timeout(this.options.timeout * 1000) }).catch(() => undefined);
+      await this.removeTemp(temp);
+      // The server may still be storing the PUT we abandoned when our DELETE reaches it (rclone
+      // writes the file after it): look again a few times, after the answer.
+      void this.removeTempLater(temp);
       this.fail(watch.signal.aborted ? watch.signal.reason : error);
     } finally {
       watch.stop();
+    }
+  }
+
+  private async removeTemp(temp: string): Promise<void> {
+    await this.client.deleteFile(temp, { signal: AbortSignal.timeout(this.options.timeout * 1000) }).catch(() => undefined);
+  }
+
+  private async removeTempLater(temp: string): Promise<void> {
+    for (let attempt = 0; attempt < TEMP_LOOKS; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, TEMP_LOOK_MS).unref());
+      const left = await this.client.exists(temp, { signal: AbortSignal.timeout(this.options.timeout * 1000) }).catch(() => true);
+      // Not there yet is no proof: the server may store it later still.
+      if (left) await this.removeTemp(temp);
     }
   }
 
