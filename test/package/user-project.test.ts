@@ -88,6 +88,23 @@ function writePlatform(project: string): void {
   );
 }
 
+/**
+ * Waits until no process of the child's group is left (at most 15 s): `npx gen serve` exits before
+ * the server it started has closed its databases, which then still removes its -wal files while the
+ * next test copies the project.
+ */
+async function groupGone(child: ChildProcess): Promise<void> {
+  for (let waited = 0; waited < 15_000; waited += 50) {
+    try {
+      if (child.pid === undefined) return;
+      process.kill(-child.pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 interface Served {
   url: string;
   output: () => string;
@@ -130,6 +147,7 @@ function serve(command: string, args: string[], cwd: string, env: Record<string,
           stop: async () => {
             killGroup(child, 'SIGTERM');
             await exited;
+            await groupGone(child);
           },
         });
       }
