@@ -3,7 +3,7 @@
  * aliases (`size`, `decimals`, `ref_fields`, `pk`, `fk`), `allow_null` absent = NOT NULL.
  */
 import { BadRequestError } from '../../../core/errors.js';
-import type { FieldModel, ReferentialAction } from '../../../model/platform-model.js';
+import { type FieldModel, MODEL_FIELD_TYPES, type ReferentialAction } from '../../../model/platform-model.js';
 import { shownName } from './identifiers.js';
 import { sqlMessages } from '../sql-messages.js';
 
@@ -51,44 +51,20 @@ export interface TableDefinition {
   foreignKeys?: CompositeForeignKey[];
 }
 
-/** The reference platform's type vocabulary (DbSimpleTypes). */
+/** The reference platform's type vocabulary (DbSimpleTypes): the model's field types and the wider names the schema API takes. */
 export const ABSTRACT_TYPES: ReadonlySet<string> = new Set([
-  'id',
-  'bigid',
+  ...MODEL_FIELD_TYPES,
   'mediumid',
   'smallid',
-  'reference',
-  'user_id',
-  'user_id_on_create',
-  'user_id_on_update',
-  'timestamp_on_create',
-  'timestamp_on_update',
-  'string',
-  'text',
   'mediumtext',
   'longtext',
-  'integer',
   'tinyint',
   'smallint',
   'mediumint',
-  'bigint',
-  'boolean',
-  'float',
-  'double',
-  'decimal',
-  'money',
-  'date',
-  'time',
   'timetz',
-  'datetime',
   'datetimetz',
-  'timestamp',
   'timestamptz',
-  'binary',
-  'json',
   'jsonb',
-  'uuid',
-  'array',
   'object',
 ]);
 
