@@ -3,12 +3,13 @@
  * 204 on preflights. A request without an Origin header is not cross-origin and costs nothing
  * here; this replaced @fastify/cors, whose per-request delegator cost ~7% of a record read.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { CorsRules } from './cors-rules.js';
 import { coreMessages } from '../core/messages.js';
 
-export function installCors(app: FastifyInstance, rules: CorsRules): void {
-  app.addHook('onRequest', (request, reply, done) => {
+/** The onRequest step answering CORS (run by the server's one onRequest hook, create-server.ts). */
+export function corsStep(rules: CorsRules): (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void {
+  return (request, reply, done) => {
     // Any response may differ by Origin once a rule exists: caches must keep them apart.
     if (rules.any) void reply.header('vary', 'Origin');
     const origin = request.headers.origin;
@@ -42,8 +43,11 @@ export function installCors(app: FastifyInstance, rules: CorsRules): void {
     if (decision.maxAge !== undefined) void reply.header('access-control-max-age', String(decision.maxAge));
     // Some browsers wait for a body on a 204 without Content-Length.
     void reply.status(204).header('content-length', '0').send();
-  });
-  // Preflights the hook did not answer (no matching rule) end here.
+  };
+}
+
+/** Preflights the CORS step did not answer (no matching rule) end here. */
+export function endUnansweredPreflights(app: FastifyInstance): void {
   app.options('*', (_request, reply) => {
     reply.callNotFound();
   });

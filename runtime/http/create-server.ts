@@ -10,7 +10,7 @@ import { createSystemService } from '../system/system-service.js';
 import { getServiceKind } from '../services/registry.js';
 import { createDispatch, createServe, serviceOfUrl } from './api-dispatch.js';
 import { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
-import { installCors } from './cors-hook.js';
+import { corsStep, endUnansweredPreflights } from './cors-hook.js';
 import { installBodyParsing } from './body-parsing.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './error-handling.js';
 import { registerGeneratedTableRoutes } from './generated-table-routes.js';
@@ -22,7 +22,7 @@ import { registerOptionsRoutes } from './options-route.js';
 import { registerOperationsRoutes } from './operations-routes.js';
 import { loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
-import { installUrlGuard } from './url-guard.js';
+import { urlRefusal } from './url-guard.js';
 import { registerMcpRoutes } from './mcp-route.js';
 import { HookRegistry, type HookModule } from './hooks.js';
 
@@ -70,9 +70,15 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     return model !== undefined && getServiceKind(model.type)?.rawBody === true;
   });
   installErrorHandling(app, ctx.db);
-  installUrlGuard(app);
   // CORS follows the rules of /system/cors, read per request from memory.
-  installCors(app, ctx.cors);
+  const cors = corsStep(ctx.cors);
+  // One onRequest hook, the URL guard's and CORS's: each hook more is a call and a callback more per request.
+  app.addHook('onRequest', (request, reply, done) => {
+    const refused = urlRefusal(request);
+    if (refused === null) cors(request, reply, done);
+    else done(refused);
+  });
+  endUnansweredPreflights(app);
 
   const docs = createDocsService(ctx);
   const internal = new Map<string, InternalService>([

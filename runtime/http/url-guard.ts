@@ -1,28 +1,27 @@
 /**
  * Refuses URLs carrying text no database stores faithfully (an encoded NUL, `%00`, anywhere; lone
  * surrogates in query values) before any service sees them, alike for every service and database.
+ * Checked in the server's one onRequest hook (create-server.ts).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { coreMessages } from '../core/messages.js';
 import { unacceptableText } from '../core/request-limits.js';
 
-export function installUrlGuard(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (request.url.includes('%00')) {
-      done(coreMessages.nulInUrl.error());
-      return;
-    }
-    const query = request.query as Record<string, string | string[] | undefined>;
-    for (const key in query) {
-      const values = [key, query[key] ?? []].flat();
-      for (const value of values) {
-        const reason = unacceptableText(value);
-        if (reason !== null) {
-          done(coreMessages.invalidQueryText.error(key, reason));
-          return;
-        }
+/** The error refusing the request's URL, or null when it is fine. */
+export function urlRefusal(request: FastifyRequest): Error | null {
+  if (request.url.includes('%00')) return coreMessages.nulInUrl.error();
+  const query = request.query as Record<string, string | string[] | undefined>;
+  for (const key in query) {
+    const value = query[key];
+    let reason = unacceptableText(key);
+    if (reason === null && typeof value === 'string') reason = unacceptableText(value);
+    else if (reason === null && value !== undefined) {
+      for (const each of value) {
+        reason = unacceptableText(each);
+        if (reason !== null) break;
       }
     }
-    done();
-  });
+    if (reason !== null) return coreMessages.invalidQueryText.error(key, reason);
+  }
+  return null;
 }
