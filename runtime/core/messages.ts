@@ -79,6 +79,7 @@ export const coreMessages = {
     (method: string, path: string) => `No route for ${method} ${path.length > 200 ? `${path.slice(0, 200)}...` : path}.`,
   ),
   contentLengthMismatch: message(400, () => 'The Content-Length header does not match the request body.'),
+  bodyNotUtf8: message(400, () => 'Invalid or malformed JSON: the request body is not UTF-8 text.'),
   badPercentEncoding: message(400, () => 'The request path is not valid: it holds malformed percent-encoding.'),
   invalidRequest: message(
     400,

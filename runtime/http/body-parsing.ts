@@ -1,10 +1,12 @@
 /**
  * Request bodies: JSON (with Fastify's prototype-poisoning protection), an empty body as no body,
  * and a body without a JSON content type still read as JSON (clients omit the header). Strings
- * no database stores faithfully (NUL, lone surrogates) are refused here, once for every service.
+ * no database stores faithfully (NUL, lone surrogates) are refused here, once for every service,
+ * as are bytes that are not UTF-8.
  * Requests to services whose kind reads its own bodies (file uploads, proxies) are left unread:
  * the handler gets the stream (see bodyStream).
  */
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -54,9 +56,11 @@ function readText(
   });
   payload.on('end', () => {
     if (settled) return;
-    const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     if (declared !== undefined && Number(declared) !== size) settle(coreMessages.contentLengthMismatch.error());
-    else settle(null, text);
+    // JSON is UTF-8 (RFC 8259): decoding other bytes would store U+FFFD in place of what was sent.
+    else if (!isUtf8(bytes)) settle(coreMessages.bodyNotUtf8.error());
+    else settle(null, bytes.toString('utf8'));
   });
   payload.on('error', (error: Error) => settle(error));
 }

@@ -299,7 +299,7 @@ export class FuzzServers {
     method: string,
     path: string,
     query: QueryPairs = [],
-    body?: string,
+    body?: string | Buffer,
     contentType = 'application/json',
   ): Promise<Answer> {
     const sent = { ...this.headers.get(kind), ...(body === undefined ? {} : { 'content-type': contentType }) };

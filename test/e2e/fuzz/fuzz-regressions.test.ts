@@ -92,4 +92,25 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
       expect(JSON.parse(found.text), kind).toEqual({ resource: [{ id: 3 }] });
     }
   });
+
+  it('a body that is not UTF-8 is a 400 on every database and stores nothing', async () => {
+    // Decoded as UTF-8 all the same, `café` in Latin-1 was stored as `caf\uFFFD` with a 200.
+    const latin1 = Buffer.from('{"resource":[{"id":50,"label":"caf\u00e9"}]}', 'latin1');
+    for (const kind of KINDS) {
+      const answer = await servers.send(kind, 'POST', '_table/fz_scratch', [], latin1, 'application/json; charset=latin1');
+      expect(JSON.parse(answer.text), kind).toEqual({
+        error: { code: 400, message: 'Invalid or malformed JSON: the request body is not UTF-8 text.' },
+      });
+      expect((await servers.send(kind, 'GET', '_table/fz_scratch/50')).status, kind).toBe(404);
+      // A U+FFFD the client sent as UTF-8 is text like any other.
+      const sent = await servers.send(
+        kind,
+        'POST',
+        '_table/fz_scratch',
+        [],
+        JSON.stringify({ resource: [{ id: 51, label: 'caf\uFFFD' }] }),
+      );
+      expect(sent.status, sent.text).toBe(200);
+    }
+  });
 });
