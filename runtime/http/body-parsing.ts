@@ -2,7 +2,7 @@
  * Request bodies: JSON (with Fastify's prototype-poisoning protection), an empty body as no body,
  * and a body without a JSON content type still read as JSON (clients omit the header). Strings
  * no database stores faithfully (NUL, lone surrogates) are refused here, once for every service,
- * as are bytes that are not UTF-8.
+ * as are bytes that are not UTF-8; integers a double would round keep their digits (exact-integers.ts).
  * Requests to services whose kind reads its own bodies (file uploads, proxies) are left unread:
  * the handler gets the stream (see bodyStream).
  */
@@ -13,6 +13,7 @@ import type { Readable } from 'node:stream';
 import { InvalidJsonError, PayloadTooLargeError } from '../core/errors.js';
 import { findUnacceptableText } from '../core/request-limits.js';
 import { coreMessages } from '../core/messages.js';
+import { quoteInexactIntegers } from './exact-integers.js';
 
 const streams = new WeakMap<FastifyRequest, Readable>();
 const sockets = new WeakMap<FastifyRequest, Socket>();
@@ -121,7 +122,7 @@ export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) 
         done(null, undefined);
         return;
       }
-      parseJson(request, text, (error, value) => {
+      parseJson(request, quoteInexactIntegers(text), (error, value) => {
         if (error) {
           // Fastify's parser says only that parsing failed: well-formed JSON failed for a member that
           // would set an object's prototype (a column named `__proto__` can not be written).
