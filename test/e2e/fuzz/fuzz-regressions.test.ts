@@ -133,4 +133,24 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
       });
     }
   });
+
+  it('min and max of booleans and uuids answer alike on every database, in fields and in having', async () => {
+    // PostgreSQL has neither (a 400: no function taking these values); SQLite and MariaDB answered.
+    const answers = new Map<string, string>();
+    for (const kind of KINDS) {
+      const grouped = await servers.send(kind, 'GET', '_table/fz_item', [
+        ['group', 'parent_id'],
+        ['fields', 'parent_id,min(flag),max(flag),max(uid)'],
+        ['having', 'max(flag) = true and min(flag) = false'],
+        ['order', 'parent_id'],
+      ]);
+      expect(grouped.status, `${kind}: ${grouped.text}`).toBe(200);
+      answers.set(kind, grouped.text);
+    }
+    expect(JSON.parse(answers.get('postgres') as string)).toEqual({
+      resource: [{ parent_id: 1, MIN_flag: false, MAX_flag: true, MAX_uid: 'f47ac10b-58cc-4372-a567-0e02b2c3d479' }],
+    });
+    expect(answers.get('sqlite')).toBe(answers.get('postgres'));
+    expect(answers.get('mysql')).toBe(answers.get('postgres'));
+  });
 });

@@ -43,6 +43,7 @@ export function compileFilter(node: FilterNode, scope: FilterScope): Expression<
     schema: scope.schema,
     qualifier: scope.alias ?? scope.table.sourceName,
     groupFields: scope.groupFields,
+    dialect: scope.dialect,
   };
   return compileNode(node, context, { ...scope, bound: { count: 0 } });
 }

@@ -4,7 +4,7 @@
  * must then be wrapped in as an EXISTS subquery. Identifiers only ever come from the model.
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { DatabaseSchema, FieldModel, RelationModel, TableModel } from '../../../model/platform-model.js';
+import type { DatabaseSchema, FieldModel, RelationModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
 import { aggregateField, aggregateSql, type AggregateFunction } from '../query/aggregates.js';
 import type { FieldRef } from './filter-parser.js';
 import { sqlMessages } from '../sql-messages.js';
@@ -29,6 +29,8 @@ export interface FieldContext {
   qualifier: string;
   /** Set for `having`: aggregates are allowed, and plain fields must be among the grouped ones. */
   groupFields?: readonly string[];
+  /** The database's dialect, where an aggregate's SQL depends on it. */
+  dialect?: SqlDialect;
 }
 
 /** Resolves `field`, `table.field`, `relation.field` or (in `having`) an aggregate; unknown names are a 400 naming them. */
@@ -51,7 +53,7 @@ function resolveAggregate(ref: FieldRef, context: FieldContext): ResolvedField {
   return {
     field: model,
     label: model.name,
-    column: aggregateSql(fn, field === null ? null : column(context.qualifier, field)),
+    column: aggregateSql(fn, field === null ? null : column(context.qualifier, field), field, context.dialect ?? null),
     wrap: (predicate) => predicate,
   };
 }

@@ -4,7 +4,7 @@
  * `having` and in `order` (by alias). Each becomes a FieldPlan whose column is the aggregate.
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { AbstractType, FieldModel } from '../../../model/platform-model.js';
+import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
 import type { FieldPlan } from './table-plan.js';
 import { bareField, type Decoder } from './value-codec.js';
 
@@ -41,9 +41,22 @@ export function aggregateField(fn: AggregateFunction, field: FieldModel | null):
   return bareField(name, aggregateType(fn, field));
 }
 
-/** `count(*)`, `sum(column)`. */
-export function aggregateSql(fn: AggregateFunction, column: RawBuilder<unknown> | null): RawBuilder<unknown> {
-  return column === null ? sql`count(*)` : sql`${sql.raw(fn)}(${column})`;
+/**
+ * `count(*)`, `sum(column)`. PostgreSQL has no min or max of booleans or uuids, which SQLite and
+ * MySQL take (as 0/1 and as text): bool_and/bool_or, and the uuid's text, answer alike there.
+ */
+export function aggregateSql(
+  fn: AggregateFunction,
+  column: RawBuilder<unknown> | null,
+  field: FieldModel | null = null,
+  dialect: SqlDialect | null = null,
+): RawBuilder<unknown> {
+  if (column === null) return sql`count(*)`;
+  if (dialect === 'postgres' && field !== null && (fn === 'min' || fn === 'max')) {
+    if (field.dbType === 'boolean') return sql`${sql.raw(fn === 'min' ? 'bool_and' : 'bool_or')}(${column})`;
+    if (field.dbType === 'uuid') return sql`cast(${sql.raw(fn)}(cast(${column} as text)) as uuid)`;
+  }
+  return sql`${sql.raw(fn)}(${column})`;
 }
 
 // Drivers return exact sums and averages (and 64-bit counts) as text.
@@ -51,9 +64,9 @@ const toNumber: Decoder = (value) =>
   typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
 
 /** The aggregate as a selectable, orderable field plan named by its alias. */
-export function aggregatePlan(fn: AggregateFunction, field: FieldPlan | null): FieldPlan {
+export function aggregatePlan(fn: AggregateFunction, field: FieldPlan | null, dialect: SqlDialect): FieldPlan {
   const alias = aggregateAlias(fn, field?.field ?? null);
-  const expression = aggregateSql(fn, field === null ? null : field.ref);
+  const expression = aggregateSql(fn, field === null ? null : field.ref, field?.field ?? null, dialect);
   const decode = fn === 'min' || fn === 'max' ? (field?.decode ?? null) : toNumber;
   return {
     field: aggregateField(fn, field?.field ?? null),

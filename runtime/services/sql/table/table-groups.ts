@@ -43,7 +43,7 @@ function groupedSelection(plan: TablePlan, names: readonly string[] | null, grou
   return names.map((name) => {
     const aggregate = parseAggregate(name);
     if (aggregate !== null) {
-      if (aggregate.field === null) return aggregatePlan('count', null);
+      if (aggregate.field === null) return aggregatePlan('count', null, plan.dialect);
       const field = plan.field(aggregate.field);
       if (field === undefined) throw sqlMessages.invalidField.error(name);
       // SQLite and MySQL sum text as 0, PostgreSQL has no such sum: refused alike.
@@ -52,7 +52,7 @@ function groupedSelection(plan: TablePlan, names: readonly string[] | null, grou
           field: field.name,
         });
       }
-      return aggregatePlan(aggregate.fn, field);
+      return aggregatePlan(aggregate.fn, field, plan.dialect);
     }
     const field = plan.field(name);
     if (field === undefined) throw sqlMessages.invalidField.error(name);
