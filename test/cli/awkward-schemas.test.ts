@@ -147,7 +147,7 @@ describe.each<[ExternalDatabase, string]>([
   const available = await requireService(kind);
   it.skipIf(!available)(
     'warns about names that collide, and gives a server that compiles, validates and serves',
-    { timeout: 180_000 },
+    { timeout: 400_000 },
     async () => {
       const database = await createTestDatabase(kind);
       try {
@@ -193,7 +193,7 @@ describe.each<[ExternalDatabase, string]>([
   const available = await requireService(kind);
   it.skipIf(!available)(
     'are read, left out of writes (a record read writes back) and typed as read-only',
-    { timeout: 180_000 },
+    { timeout: 400_000 },
     async () => {
       const database = await createTestDatabase(kind);
       try {
@@ -267,7 +267,7 @@ describe.each<[ExternalDatabase, string]>([
   ['mysql', 'mysql'],
 ])('tables named with a dot or " as " on %s', async (kind, type) => {
   const available = await requireService(kind);
-  it.skipIf(!available)('are read and written as themselves', { timeout: 180_000 }, async () => {
+  it.skipIf(!available)('are read and written as themselves', { timeout: 400_000 }, async () => {
     const database = await createTestDatabase(kind);
     try {
       const { dir, model } = await buildChecked(kind, type, database.url, DOTTED[kind]);
