@@ -64,6 +64,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   underscore: 'underscore.wsdl',
   fixed_values: 'fixed-values.wsdl',
   required_choice: 'required-choice.wsdl',
+  shared_enums: 'shared-enums.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -1142,10 +1143,12 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       '<Configure xmlns="urn:o:fixed-values"><limit>0.500</limit><level>1</level><confirmed>true</confirmed><protocol>2</protocol></Configure>',
     );
     const docs = (await call('GET', 'api_docs/fixed_values')).body as {
-      components: { schemas: Record<string, { properties: Record<string, { enum?: unknown[] }> }> };
+      components: { schemas: Record<string, { enum?: unknown[]; properties: Record<string, { enum?: unknown[] }> }> };
     };
-    const request = docs.components.schemas.ConfigureRequest.properties;
-    expect([request.limit.enum, request.level.enum, request.confirmed.enum, request.protocol.enum, request.mode.enum]).toEqual([
+    // The named enumerations are components of their own (the members refer to them); fixed values are the members' own.
+    const { Limit, Level, Yes, ConfigureRequest } = docs.components.schemas;
+    const request = ConfigureRequest.properties;
+    expect([Limit.enum, Level.enum, Yes.enum, request.protocol.enum, request.mode.enum]).toEqual([
       ['INF', '-INF', 'NaN', 0.5],
       [1, 2],
       [true],
@@ -1192,6 +1195,63 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
           "The request must have only one of the fields 'id', 'email' (it has 'id' and 'email'): they are the choices of an xs:choice.",
       },
     });
+    expect(envelopes.length).toBe(sent);
+  });
+
+  PEERS.push({
+    file: 'shared-enums.wsdl',
+    path: /^\/shared-enums\/$/,
+    services: {
+      PaintsService: {
+        PaintsPort: ops({
+          Mix: () =>
+            raw(
+              '<result xmlns="urn:o:shared-enums">green</result>' +
+                '<paint xmlns="urn:o:shared-enums" tint="red"><colour>blue</colour><mixedWith>red</mixedWith></paint>',
+            ),
+        }),
+      },
+    },
+  });
+  it('shared_enums: a named enumeration is one named type wherever it is used (model, OpenAPI, TypeScript), and each use still checks it', async () => {
+    const types = fs.readFileSync(path.join(work, 'server/services/shared_enums/types.ts'), 'utf8');
+    expect(types).toContain('export type Colour = "red" | "green" | "blue";');
+    expect(types).toContain('export type Warm = "red";');
+    expect(types).toMatch(/colour: Colour;\s+mixedWith\?: Colour\[\];\s+\/\*\* \(XML attribute\) \*\/\s+tint\?: Colour;/);
+    expect(types).toMatch(/_\?: Colour;/);
+    expect(types).toMatch(/result\?: Colour \| null;/);
+    const openapi = fs.readFileSync(path.join(work, 'server/openapi/shared_enums.json'), 'utf8');
+    for (const text of [types, openapi, JSON.stringify(soapService('shared_enums'))]) expect(text.match(/"green"/g)).toHaveLength(1);
+
+    const paint = { colour: 'red', mixedWith: ['green', 'blue'], tint: 'blue' };
+    expect(await call('POST', 'shared_enums/Mix', { paint, label: { _: 'green', lang: 'en' }, warm: 'red', base: 'blue' })).toEqual({
+      status: 200,
+      body: { result: 'green', paint: { tint: 'red', colour: 'blue', mixedWith: ['red'] } },
+    });
+    expect(lastBody()).toBe(
+      '<Mix xmlns="urn:o:shared-enums"><paint tint="blue"><colour>red</colour><mixedWith>green</mixedWith><mixedWith>blue</mixedWith></paint>' +
+        '<label lang="en">green</label><warm>red</warm><base>blue</base></Mix>',
+    );
+    const sent = envelopes.length;
+    const refused = async (body: unknown) => ((await call('POST', 'shared_enums/Mix', body)).body.error as { message: string }).message;
+    const bodies = [
+      { paint: { colour: 'pink' } },
+      { paint: { colour: 'red', mixedWith: ['pink'] } },
+      { paint: { colour: 'red', tint: 'pink' } },
+      { paint: { colour: 'red' }, label: { _: 'pink' } },
+      { paint: { colour: 'red' }, warm: 'blue' },
+      { paint: { colour: 'red' }, base: 'red' },
+    ];
+    const messages: string[] = [];
+    for (const body of bodies) messages.push(await refused(body));
+    expect(messages).toEqual([
+      "Field 'paint.colour' must be one of 'red', 'green', 'blue'.",
+      "Field 'paint.mixedWith[0]' must be one of 'red', 'green', 'blue'.",
+      "Field 'paint.tint' must be one of 'red', 'green', 'blue'.",
+      "Field 'label._' must be one of 'red', 'green', 'blue'.",
+      "Field 'warm' must be 'red'.",
+      "Field 'base' must be 'blue'.",
+    ]);
     expect(envelopes.length).toBe(sent);
   });
 

@@ -9,7 +9,8 @@
  * namespace in `xml`, which the request writer uses.
  *
  * Named complex types (and global elements referenced by `ref`) become shared definitions
- * referenced by `$ref`, which is how recursive types end; everything else is inlined. Definitions
+ * referenced by `$ref`, which is how recursive types end; so do named enumerations, which large
+ * WSDLs use thousands of times; everything else is inlined. Definitions
  * are built one after another, not inside each other, so that a chain of types thousands long
  * (large generated WSDLs) does not exhaust the stack. Definition names are the types' local
  * names, made unique in a fixed order once all are known.
@@ -86,6 +87,7 @@ interface Occurrence {
 }
 
 interface Definition {
+  kind: XsdComponent['kind'];
   preferred: string;
   sortKey: string;
   schema: JsonSchema | null;
@@ -112,6 +114,10 @@ export class JsonSchemaBuilder {
   private cycles: Set<string> | undefined;
   /** The repeated model groups met so far (REPEATED_GROUP). */
   private groups = 0;
+  /** Each named simple type's schema, built once (`simpleType{ns}local`). */
+  private readonly simpleTypes = new Map<string, JsonSchema>();
+  /** How many named simple types are being expanded (one built inside a derivation cycle is not kept). */
+  private simpleDepth = 0;
   /** The global elements naming each head (`{ns}local`) in substitutionGroup, once first needed. */
   private substitutionGroups: Map<string, XsdComponent[]> | undefined;
 
@@ -130,8 +136,13 @@ export class JsonSchemaBuilder {
     return this.typeNames ? { ...schema, [XML_TYPE]: qnameKey(name) } : schema;
   }
 
-  /** JSON Schema of a type by name: built-ins and simple types inline, complex types by reference. */
-  typeSchema(name: QName, context?: SchemaContext): JsonSchema {
+  /**
+   * JSON Schema of a type by name: built-ins and simple types inline, complex types and
+   * enumerations by reference (an enumeration of thousands of values is used thousands of times
+   * in large WSDLs: one definition keeps the model, the OpenAPI document and the TypeScript types
+   * small). `inline`: an enumeration's own schema too (a restriction narrows a copy of its base).
+   */
+  typeSchema(name: QName, context?: SchemaContext, inline = false): JsonSchema {
     if (isXsdNamespace(name.ns)) {
       if (name.local === 'anyType') this.anyTypeUsed = true;
       // A value of anyType says its own type (request-xml.ts: anyScalarType).
@@ -142,11 +153,10 @@ export class JsonSchemaBuilder {
     const complex = this.index.find('complexType', name, context);
     if (complex) return this.reference(complex, () => this.named(this.complexTypeSchema(complex.node, complex.context), name));
     const simple = this.index.find('simpleType', name, context);
-    if (simple)
-      return this.named(
-        this.guarded(`simpleType${qnameKey(name)}`, () => this.simpleTypeSchema(simple.node, simple.context)),
-        name,
-      );
+    if (simple) {
+      const schema = this.namedSimpleType(simple);
+      return inline || !Array.isArray(schema.enum) ? schema : this.sharedSimpleType(simple, schema);
+    }
     if (name.ns === '') return builtinSchema(name.local);
     this.warn(`Type '${name.local}' of namespace '${name.ns}' is not defined; any value is accepted.`);
     return {};
@@ -232,23 +242,72 @@ export class JsonSchemaBuilder {
     return this.definitions.get(`complexType${xmlName}`)?.name;
   }
 
-  private reference(component: XsdComponent, build: () => JsonSchema): JsonSchema {
-    const key = `${component.kind}${qnameKey(component.name)}`;
-    let definition = this.definitions.get(key);
-    if (definition === undefined) {
-      definition = {
-        preferred: component.name.local,
-        sortKey: `${component.name.local}\u0000${component.kind}\u0000${component.name.ns}`,
-        schema: null,
-        refs: [],
-      };
-      this.definitions.set(key, definition);
-      this.pending.push({ definition, build });
+  /** A named simple type's schema, built once (shared by its uses, which copy it before changing it). */
+  private namedSimpleType(simple: XsdComponent): JsonSchema {
+    const key = `simpleType${qnameKey(simple.name)}`;
+    const known = this.simpleTypes.get(key);
+    if (known !== undefined) return known;
+    this.simpleDepth++;
+    let schema: JsonSchema;
+    try {
+      schema = this.named(
+        this.guarded(key, () => this.simpleTypeSchema(simple.node, simple.context)),
+        simple.name,
+      );
+    } finally {
+      this.simpleDepth--;
     }
+    // One built while another is expanded may stand on a cut derivation cycle: kept only at the top.
+    if (this.simpleDepth === 0) this.simpleTypes.set(key, schema);
+    return schema;
+  }
+
+  /** A reference to a named simple type's shared definition, its schema already built. */
+  private sharedSimpleType(simple: XsdComponent, schema: JsonSchema): JsonSchema {
+    const key = `simpleType${qnameKey(simple.name)}`;
+    if (!this.definitions.has(key)) this.definitions.set(key, this.newDefinition(simple, schema));
+    return this.referenceTo(this.definitions.get(key)!);
+  }
+
+  /**
+   * The schema of the simple type a (wrapped) reference names, where the member needs it itself: a
+   * fixed value narrows it to one value, a default value is typed by it. Other schemas as they are.
+   */
+  private inlined(schema: JsonSchema): JsonSchema {
+    const parts = Array.isArray(schema.allOf) ? (schema.allOf as JsonSchema[]) : [];
+    const ref = typeof schema.$ref === 'string' ? schema : parts.length === 1 ? parts[0] : undefined;
+    const target = ref === undefined ? undefined : this.targets.get(ref);
+    if (target?.kind !== 'simpleType' || target.schema === null) return schema;
+    const { allOf: _, ...wrapper } = schema;
+    return ref === schema ? target.schema : { ...target.schema, ...wrapper };
+  }
+
+  private newDefinition(component: XsdComponent, schema: JsonSchema | null): Definition {
+    return {
+      kind: component.kind,
+      preferred: component.name.local,
+      sortKey: `${component.name.local}\u0000${component.kind}\u0000${component.name.ns}`,
+      schema,
+      refs: [],
+    };
+  }
+
+  private referenceTo(definition: Definition): JsonSchema {
     const ref: JsonSchema = { $ref: '' };
     definition.refs.push(ref);
     this.targets.set(ref, definition);
     return ref;
+  }
+
+  private reference(component: XsdComponent, build: () => JsonSchema): JsonSchema {
+    const key = `${component.kind}${qnameKey(component.name)}`;
+    let definition = this.definitions.get(key);
+    if (definition === undefined) {
+      definition = this.newDefinition(component, null);
+      this.definitions.set(key, definition);
+      this.pending.push({ definition, build });
+    }
+    return this.referenceTo(definition);
   }
 
   /** Builds the definitions referenced so far; those they reference join the queue. */
@@ -286,7 +345,7 @@ export class JsonSchemaBuilder {
       const inline = xsdChild(restriction, 'simpleType');
       const baseSchema =
         base !== undefined
-          ? this.typeSchema(this.index.qname(restriction, base, context), context)
+          ? this.typeSchema(this.index.qname(restriction, base, context), context, true)
           : inline
             ? this.simpleTypeSchema(inline, context)
             : {};
@@ -498,16 +557,19 @@ export class JsonSchemaBuilder {
       namespace = form === 'qualified' || (form === undefined && context.elementQualified) ? context.targetNamespace : '';
       schema = this.declaredType(node, context);
     }
+    const fixed = attribute(node, 'fixed') ?? attribute(declaration, 'fixed');
+    // A fixed value narrows a shared enumeration to itself: the member gets its own copy.
+    if (fixed !== undefined) schema = this.inlined(schema);
     const nillable = attribute(declaration, 'nillable') === 'true' || attribute(node, 'nillable') === 'true';
     if (nillable) schema = withMembers(schema, { nullable: true });
     const description = annotation(declaration);
     if (description !== undefined) schema = withMembers(schema, { description });
-    schema = withFixed(schema, attribute(node, 'fixed') ?? attribute(declaration, 'fixed'));
+    schema = withFixed(schema, fixed);
     let required = !occurrence.optional && !nillable;
     // A required element with a fixed or default value need not be given: the writer sends that value.
     const preset = presetValue(node) ?? presetValue(declaration);
     if (required && !occurrence.repeated && preset !== undefined) {
-      schema = withMembers(schema, { default: typedPreset(preset, schema) });
+      schema = withMembers(schema, { default: typedPreset(preset, this.inlined(schema)) });
       required = false;
     }
     // A nillable element that must occur is sent as nil when left out (the reference's client does
@@ -610,14 +672,17 @@ export class JsonSchemaBuilder {
         : inline
           ? this.simpleTypeSchema(inline, declarationContext)
           : { type: 'string' };
-    if ('$ref' in schema) schema = { type: 'string' };
+    // An attribute of a complex type (a broken schema) takes text.
+    if (typeof schema.$ref === 'string' && this.targets.get(schema)?.kind !== 'simpleType') schema = { type: 'string' };
     const description = annotation(declaration);
-    schema = withFixed(schema, attribute(node, 'fixed') ?? attribute(declaration, 'fixed'));
+    const fixed = attribute(node, 'fixed') ?? attribute(declaration, 'fixed');
+    if (fixed !== undefined) schema = this.inlined(schema);
+    schema = withFixed(schema, fixed);
     let required = attribute(node, 'use') === 'required';
     // As for elements: a required attribute with a fixed or default value is sent with it when not given.
     const preset = presetValue(node) ?? presetValue(declaration);
     if (required && preset !== undefined) {
-      schema = { ...schema, default: typedPreset(preset, schema) };
+      schema = withMembers(schema, { default: typedPreset(preset, this.inlined(schema)) });
       required = false;
     }
     model.add(name.local, withMembers(schema, { description, xml: xmlMember(name.ns, true) }), required, true);
@@ -639,13 +704,14 @@ export class JsonSchemaBuilder {
         return description === undefined ? baseSchema : withMembers(baseSchema, { description });
       return withMembers({ allOf: [baseSchema, own.toSchema()] }, { description });
     }
-    let text = baseName === undefined ? { type: 'string' } : this.typeSchema(baseName, context);
+    // A restriction narrows a copy of its base's text type; an extension keeps it as it is named.
+    let text = baseName === undefined ? { type: 'string' } : this.typeSchema(baseName, context, derivation.localName === 'restriction');
     if (derivation.localName === 'restriction') {
       text = { ...text };
       this.applyFacets(text, derivation);
     }
     // Text alone is a plain value; beside attributes it is the member `_`.
-    if (own.properties.size === 0 && !own.open) return description === undefined ? text : { ...text, description };
+    if (own.properties.size === 0 && !own.open) return withMembers(text, { description });
     const model = new ObjectModel();
     model.add('_', text, false, false);
     for (const [key, schema] of own.properties) model.add(key, schema, own.required.has(key), true);

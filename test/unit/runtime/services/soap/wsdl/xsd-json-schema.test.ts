@@ -47,7 +47,7 @@ describe('XSD -> JSON Schema', () => {
       },
     ],
     [
-      'enumerations of a named simple type, numeric ones as numbers, facets',
+      'named enumerations by reference to their shared definition, other named simple types inline with their facets',
       'qualified',
       `<xs:simpleType name="Colour"><xs:restriction base="xs:string"><xs:enumeration value="red"/><xs:enumeration value="blue"/></xs:restriction></xs:simpleType>
        <xs:simpleType name="Level"><xs:restriction base="xs:int"><xs:enumeration value="1"/><xs:enumeration value="2"/></xs:restriction></xs:simpleType>
@@ -58,8 +58,8 @@ describe('XSD -> JSON Schema', () => {
       {
         type: 'object',
         properties: {
-          colour: { type: 'string', enum: ['red', 'blue'], ...ns },
-          level: { type: 'integer', format: 'int32', enum: [1, 2], ...ns },
+          colour: { allOf: [{ $ref: '#/components/schemas/Colour' }], ...ns },
+          level: { allOf: [{ $ref: '#/components/schemas/Level' }], ...ns },
           code: { type: 'string', maxLength: 3, ...ns },
         },
         required: ['colour', 'level', 'code'],
@@ -103,6 +103,32 @@ describe('XSD -> JSON Schema', () => {
     const { input } = await request(schema, { elementFormDefault });
     expect(input?.wrapper).toEqual({ name: 'Req', namespace: TNS });
     expect(input?.schema).toEqual(expected);
+  });
+
+  it('defines a named enumeration once however often it is used, numeric values as numbers; a fixed value or a restriction narrows a copy', async () => {
+    const uses = Array.from({ length: 50 }, (_, i) => `<xs:element name="c${i}" type="tns:Colour" minOccurs="0"/>`).join('');
+    const { input, definitions } = await request(`
+      <xs:simpleType name="Colour"><xs:restriction base="xs:string"><xs:enumeration value="red"/><xs:enumeration value="blue"/></xs:restriction></xs:simpleType>
+      <xs:simpleType name="Level"><xs:restriction base="xs:int"><xs:enumeration value="01"/><xs:enumeration value="2"/></xs:restriction></xs:simpleType>
+      <xs:simpleType name="Red"><xs:restriction base="tns:Colour"><xs:enumeration value="red"/></xs:restriction></xs:simpleType>
+      <xs:element name="Req"><xs:complexType><xs:sequence>${uses}
+        <xs:element name="level" type="tns:Level" default="2"/><xs:element name="blue" type="tns:Colour" fixed="blue"/><xs:element name="red" type="tns:Red"/>
+      </xs:sequence><xs:attribute name="tint" type="tns:Colour"/></xs:complexType></xs:element>`);
+    expect(definitions).toEqual({
+      Colour: { type: 'string', enum: ['red', 'blue'] },
+      Level: { type: 'integer', format: 'int32', enum: [1, 2] },
+      Red: { type: 'string', enum: ['red'] },
+    });
+    const properties = input?.schema.properties as Record<string, JsonSchema>;
+    expect(Object.values(properties).filter((member) => JSON.stringify(member).includes('"enum"'))).toEqual([
+      { type: 'string', enum: ['blue'], default: 'blue', ...ns },
+    ]);
+    expect([properties.c49, properties.level, properties.red, properties.tint]).toEqual([
+      { allOf: [{ $ref: '#/components/schemas/Colour' }], ...ns },
+      { allOf: [{ $ref: '#/components/schemas/Level' }], default: 2, ...ns },
+      { allOf: [{ $ref: '#/components/schemas/Red' }], ...ns },
+      { allOf: [{ $ref: '#/components/schemas/Colour' }], xml: { attribute: true } },
+    ]);
   });
 
   it('turns simple content with attributes into `_` beside them, and without attributes into a plain value', async () => {
