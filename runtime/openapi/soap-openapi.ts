@@ -8,6 +8,7 @@
  */
 import type { OperationObject, ParameterObject, PathsObject, SchemaObject } from 'openapi3-ts/oas30';
 import type { JsonSchema, SoapOperationModel, SoapServiceModel } from '../model/platform-model.js';
+import { isWideInteger } from '../services/soap/wsdl/json-schema-parts.js';
 import { SchemaView } from '../services/soap/wsdl/json-schema-view.js';
 import type { OpenApiFragment } from './fragment.js';
 import { pascalCase, uniqueNamer } from './code-identifiers.js';
@@ -25,6 +26,57 @@ const UNREACHABLE_RESPONSE = {
   content: jsonContent(componentRef('schemas', 'Error')),
 };
 
+const INTEGER_KEYWORDS = ['type', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'enum'];
+
+/**
+ * A message schema as OpenAPI shows it: an integer that may exceed 2^53 (json-schema-parts.ts
+ * isWideInteger) is what the API gives and takes, a number or else a string of digits (as
+ * bigint columns are, record-schemas.ts). Unchanged schemas are returned as they are.
+ */
+function documented(schema: JsonSchema, done: WeakMap<JsonSchema, JsonSchema>): JsonSchema {
+  const known = done.get(schema);
+  if (known !== undefined) return known;
+  let result: JsonSchema = schema;
+  const change = (key: string, value: unknown) => {
+    if (result === schema) result = { ...schema };
+    result[key] = value;
+  };
+  if (isWideInteger(schema)) {
+    const integer = Object.fromEntries(Object.entries(schema).filter(([key]) => INTEGER_KEYWORDS.includes(key)));
+    const rest = Object.fromEntries(Object.entries(schema).filter(([key]) => !INTEGER_KEYWORDS.includes(key) && key !== 'nullable'));
+    // OpenAPI 3.0 reads `nullable` only beside a `type`: each branch carries it.
+    const nullable = schema.nullable === true ? { nullable: true } : {};
+    result = {
+      ...rest,
+      anyOf: [
+        { ...integer, ...nullable },
+        { type: 'string', pattern: '^[+-]?[0-9]+$', ...nullable },
+      ],
+    };
+  }
+  for (const key of ['items', 'additionalProperties'])
+    if (isRecord(schema[key])) {
+      const value = documented(schema[key], done);
+      if (value !== schema[key]) change(key, value);
+    }
+  for (const key of ['allOf', 'anyOf', 'oneOf'])
+    if (Array.isArray(schema[key]) && result[key] === schema[key]) {
+      const values = (schema[key] as unknown[]).map((value) => (isRecord(value) ? documented(value, done) : value));
+      if (values.some((value, index) => value !== (schema[key] as unknown[])[index])) change(key, values);
+    }
+  if (isRecord(schema.properties)) {
+    const properties = schema.properties;
+    const values = Object.entries(properties).map(([key, value]) => [key, isRecord(value) ? documented(value, done) : value] as const);
+    if (values.some(([key, value]) => value !== properties[key])) change('properties', Object.fromEntries(values));
+  }
+  done.set(schema, result);
+  return result;
+}
+
+function isRecord(value: unknown): value is JsonSchema {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 function withErrors(operation: OperationObject): OperationObject {
   operation.responses['500'] = FAULT_RESPONSE;
   operation.responses['503'] = UNREACHABLE_RESPONSE;
@@ -32,11 +84,11 @@ function withErrors(operation: OperationObject): OperationObject {
 }
 
 /** Query parameters of a simple input: one per field, typed as the field. */
-function queryParameters(view: SchemaView, operation: SoapOperationModel): ParameterObject[] {
+function queryParameters(view: SchemaView, operation: SoapOperationModel, done: WeakMap<JsonSchema, JsonSchema>): ParameterObject[] {
   const shape = view.shape(operation.input.schema);
   if (shape.kind !== 'object') return [];
   return shape.members.map((member) => {
-    const { xml: _xml, description, ...schema } = view.resolve(member.schema) as JsonSchema;
+    const { xml: _xml, description, ...schema } = documented(view.resolve(member.schema), done);
     const parameter: ParameterObject = { name: member.key, in: 'query', required: member.required, schema: schema as SchemaObject };
     if (typeof description === 'string') parameter.description = description;
     return parameter;
@@ -64,17 +116,20 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
   const pathNames = documentedNames(service.operations.map((operation) => operation.name));
   // Request bodies reference schema components (spec, Discovery): each input message is one, named
   // beside the WSDL's own types and the shared components.
-  const schemas: Record<string, SchemaObject> = { ...(service.definitions as Record<string, SchemaObject>) };
+  const done = new WeakMap<JsonSchema, JsonSchema>();
+  const schemas: Record<string, SchemaObject> = Object.fromEntries(
+    Object.entries(service.definitions).map(([name, schema]) => [name, documented(schema, done) as SchemaObject]),
+  );
   const componentName = uniqueNamer([...Object.keys(schemas), ...Object.keys(sharedComponents().schemas ?? {})]);
   for (const [index, operation] of service.operations.entries()) {
     const label = pascalCase(operation.name) || 'Operation';
-    const input = operation.input.schema;
+    const input = documented(operation.input.schema, done);
     const requestName = typeof input.$ref === 'string' && Object.keys(input).length === 1 ? null : componentName(`${label}Request`);
     if (requestName !== null) schemas[requestName] = input as SchemaObject;
     const description = operation.description === '' ? undefined : operation.description;
     const response = {
       description: 'The response message as JSON.',
-      schema: (operation.output?.schema ?? { type: 'object', properties: {} }) as SchemaObject,
+      schema: documented(operation.output?.schema ?? { type: 'object', properties: {} }, done) as SchemaObject,
     };
     const item: PathsObject[string] = {
       post: withErrors(
@@ -96,7 +151,7 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
           operationId: operationId(`get${serviceLabel}${label}`),
           summary: `Call the operation '${operation.name}' with query parameters.`,
           description,
-          parameters: queryParameters(view, operation),
+          parameters: queryParameters(view, operation, done),
           response,
         }),
       );

@@ -4,11 +4,12 @@
  * the map `Operations` keyed by operation name, for hooks and clients, and the service's hook
  * events (`Events`, ../create-events.ts). The types follow the
  * JSON the API takes and returns (runtime/services/soap): optional members are those the schema
- * does not require, `nullable` adds `| null`, repeated elements are arrays.
+ * does not require, `nullable` adds `| null`, repeated elements are arrays, an integer that may
+ * exceed 2^53 is `number | string`.
  */
 import type { JsonSchema, SoapServiceModel } from '../../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../../runtime/openapi/code-identifiers.js';
-import { DEFINITION_REF } from '../../../runtime/services/soap/wsdl/json-schema-parts.js';
+import { DEFINITION_REF, isWideInteger } from '../../../runtime/services/soap/wsdl/json-schema-parts.js';
 import { eventsInterface, soapEvents } from '../create-events.js';
 import {
   docText,
@@ -89,6 +90,8 @@ class TypeWriter {
       case 'string':
         return 'string';
       case 'integer':
+        // Beyond 2^53 the API gives and takes an integer as text (json-schema-parts.ts).
+        return isWideInteger(schema) ? 'number | string' : 'number';
       case 'number':
         return 'number';
       case 'boolean':

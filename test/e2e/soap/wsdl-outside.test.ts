@@ -65,6 +65,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   fixed_values: 'fixed-values.wsdl',
   required_choice: 'required-choice.wsdl',
   shared_enums: 'shared-enums.wsdl',
+  big_integers: 'big-integers.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -217,6 +218,13 @@ const envelopes: Array<{ path: string; action: string; body: string }> = [];
 const raw = (xml: string) => ({ $xml: xml });
 
 type Handler = (args: Record<string, unknown>) => unknown;
+
+/** A member schema of an OpenAPI document, as far as tests look into it. */
+interface JsonSchemaLike {
+  anyOf?: unknown[];
+  items?: JsonSchemaLike;
+  [keyword: string]: unknown;
+}
 
 /** Records each call, then answers with `handler`. */
 function ops(handlers: Record<string, Handler>): Record<string, (args: Record<string, unknown>, cb: unknown, headers: unknown) => unknown> {
@@ -1253,6 +1261,64 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       "Field 'base' must be 'blue'.",
     ]);
     expect(envelopes.length).toBe(sent);
+  });
+
+  PEERS.push({
+    file: 'big-integers.wsdl',
+    path: /^\/big-integers\/$/,
+    services: {
+      LedgerService: {
+        LedgerPort: ops({
+          Transfer: () =>
+            raw(
+              '<account xmlns="urn:o:big-integers" version="9007199254740993"><id>9223372036854775807</id><balance>-42</balance>' +
+                '<serial>18446744073709551615</serial><history>7</history><history>123456789012345678901234567890</history>' +
+                '<count>2147483647</count><size>4294967295</size><share>100</share><code>999999999</code></account>',
+            ),
+        }),
+      },
+    },
+  });
+  it('big_integers: integers that may exceed 2^53 are numbers, or text beyond 2^53, and their types and OpenAPI schemas say so', async () => {
+    expect(await call('POST', 'big_integers/Transfer', { from: '9223372036854775807', amount: 5 })).toEqual({
+      status: 200,
+      body: {
+        account: {
+          version: '9007199254740993',
+          id: '9223372036854775807',
+          balance: -42,
+          serial: '18446744073709551615',
+          history: [7, '123456789012345678901234567890'],
+          count: 2147483647,
+          size: 4294967295,
+          share: 100,
+          code: 999999999,
+        },
+      },
+    });
+    expect(lastBody()).toBe('<Transfer xmlns="urn:o:big-integers"><from>9223372036854775807</from><amount>5</amount></Transfer>');
+    const types = fs.readFileSync(path.join(work, 'server/services/big_integers/types.ts'), 'utf8');
+    const members = (name: string) => /interface \w+ \{([^}]*)\}/.exec(types.slice(types.indexOf(`export interface ${name} `)))?.[1];
+    expect(members('Account')?.replace(/\s+/g, ' ')).toBe(
+      ' id: number | string; balance: number | string; serial?: number | string | null; history?: Array<number | string>;' +
+        ' count: number; size: number; share: number; code: number; /** (XML attribute) */ version?: number | string; ',
+    );
+    expect(members('TransferRequest')?.replace(/\s+/g, ' ')).toBe(' from: number | string; amount: number | string; ');
+    const docs = (await call('GET', 'api_docs/big_integers')).body as {
+      components: { schemas: Record<string, { properties: Record<string, JsonSchemaLike> }> };
+    };
+    const account = docs.components.schemas.Account.properties;
+    const text = { type: 'string', pattern: '^[+-]?[0-9]+$' };
+    expect([account.id.anyOf, account.serial.anyOf, account.history.items?.anyOf, account.count, account.share.anyOf]).toEqual([
+      [{ type: 'integer', format: 'int64' }, text],
+      [
+        { type: 'integer', minimum: 0, nullable: true },
+        { ...text, nullable: true },
+      ],
+      [{ type: 'integer', minimum: 0 }, text],
+      { type: 'integer', format: 'int32', xml: { namespace: 'urn:o:big-integers' } },
+      undefined,
+    ]);
   });
 
   // node-soap cannot read a WSDL without a target namespace.

@@ -91,6 +91,21 @@ export function builtinSchema(local: string): JsonSchema {
   return format === undefined ? { type: 'string' } : { type: 'string', format };
 }
 
+/**
+ * Whether an integer schema admits values beyond 2^53 (long, unsignedLong, integer and its kin,
+ * unless facets bound them): the response reader returns such a value as its text, so that no
+ * digit is lost, and a request must give it as text (a JSON number that large is already
+ * rounded). A value within 2^53 is a number either way.
+ */
+export function isWideInteger(schema: JsonSchema): boolean {
+  if (schema.type !== 'integer' || schema.format === 'int32') return false;
+  if (Array.isArray(schema.enum)) return !schema.enum.every((value) => Number.isSafeInteger(value));
+  const digits = schema[TOTAL_DIGITS];
+  if (typeof digits === 'number' && digits <= 15) return false;
+  const { minimum, maximum } = schema;
+  return !(typeof minimum === 'number' && typeof maximum === 'number' && Number.isSafeInteger(minimum) && Number.isSafeInteger(maximum));
+}
+
 /** `xml` of a member: its namespace when qualified, its attribute flag. The XML object requires an absolute URI, so other namespaces go in `x-namespace`. */
 export function xmlMember(namespace: string, isAttribute: boolean): JsonSchema | undefined {
   const xml: JsonSchema = {};
