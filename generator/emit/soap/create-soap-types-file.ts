@@ -24,6 +24,13 @@ function isRecord(value: unknown): value is JsonSchema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** The parts of an allOf that are types: not the `{ oneOf }` of a required choice (its members are optional members). */
+function typeParts(schema: JsonSchema): JsonSchema[] {
+  return (Array.isArray(schema.allOf) ? schema.allOf : [])
+    .filter(isRecord)
+    .filter((part) => !(Object.keys(part).length === 1 && Array.isArray(part.oneOf)));
+}
+
 /** A TypeScript identifier from a schema name: PascalCase, starting with a letter. */
 function typeName(name: string): string {
   const base = pascalCase(name);
@@ -58,7 +65,7 @@ class TypeWriter {
   isInterface(schema: JsonSchema): boolean {
     return (
       (schema.type === 'object' || isRecord(schema.properties)) &&
-      !Array.isArray(schema.allOf) &&
+      typeParts(schema).length === 0 &&
       schema.nullable !== true &&
       schema.additionalProperties !== true
     );
@@ -73,8 +80,8 @@ class TypeWriter {
 
   private baseType(schema: JsonSchema): string {
     if (typeof schema.$ref === 'string') return this.names.get(schema.$ref.slice(DEFINITION_REF.length)) ?? 'unknown';
-    if (Array.isArray(schema.allOf)) {
-      const parts = schema.allOf.filter(isRecord).map((part) => this.type(part));
+    if (typeParts(schema).length > 0) {
+      const parts = typeParts(schema).map((part) => this.type(part));
       const own = isRecord(schema.properties) ? [this.objectLiteral(schema)] : [];
       const all = [...parts, ...own].map((part) => (part.includes('|') ? `(${part})` : part));
       return all.length === 0 ? 'unknown' : all.join(' & ');

@@ -66,6 +66,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   required_choice: 'required-choice.wsdl',
   shared_enums: 'shared-enums.wsdl',
   big_integers: 'big-integers.wsdl',
+  two_choices: 'two-choices.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -1319,6 +1320,38 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       { type: 'integer', format: 'int32', xml: { namespace: 'urn:o:big-integers' } },
       undefined,
     ]);
+  });
+
+  PEERS.push({
+    file: 'two-choices.wsdl',
+    path: /^\/two-choices\/$/,
+    services: { AccountsService: { AccountsPort: ops({ Statement: () => ({ total: '12.50' }) }) } },
+  });
+  it('two_choices: each of two required xs:choice groups needs one of its members, and only one', async () => {
+    expect(await call('POST', 'two_choices/Statement', { email: 'ann@example.com', latest: true })).toEqual({
+      status: 200,
+      body: { total: 12.5 },
+    });
+    expect(lastBody()).toBe('<Statement xmlns="urn:o:two-choices"><email>ann@example.com</email><latest>true</latest></Statement>');
+    const sent = envelopes.length;
+    const refused = async (body: unknown) =>
+      ((await call('POST', 'two_choices/Statement', body)).body.error as { message: string }).message;
+    expect([
+      await refused({ id: 1 }),
+      await refused({ latest: true }),
+      await refused({ id: 1, email: 'ann@example.com', asOf: '2026-01-01' }),
+      await refused({ id: 1, asOf: '2026-01-01', latest: true }),
+    ]).toEqual([
+      "The request must have one of the fields 'asOf', 'latest': they are the choices of an xs:choice.",
+      "The request must have one of the fields 'id', 'email': they are the choices of an xs:choice.",
+      "The request must have only one of the fields 'id', 'email' (it has 'id' and 'email'): they are the choices of an xs:choice.",
+      "The request must have only one of the fields 'asOf', 'latest' (it has 'asOf' and 'latest'): they are the choices of an xs:choice.",
+    ]);
+    expect(envelopes.length).toBe(sent);
+    const types = fs.readFileSync(path.join(work, 'server/services/two_choices/types.ts'), 'utf8');
+    expect(types).toMatch(
+      /export interface StatementRequest \{\s+id\?: number;\s+email\?: string;\s+asOf\?: string;\s+latest\?: boolean;\s+\}/,
+    );
   });
 
   // node-soap cannot read a WSDL without a target namespace.

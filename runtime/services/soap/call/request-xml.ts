@@ -352,9 +352,9 @@ export class RequestWriter {
     encoded: SoapVersion | null,
     top = '',
   ): string {
-    if (shape.choice !== undefined) {
-      const given = shape.choice.filter((key) => own(value, key) !== undefined);
-      if (given.length !== 1) throw soapMessages.choice.error(path, shape.choice, given);
+    for (const choice of shape.choices ?? []) {
+      const given = choice.filter((key) => own(value, key) !== undefined);
+      if (given.length !== 1) throw soapMessages.choice.error(path, choice, given);
     }
     let xml = '';
     let groupsWritten: Set<number> | undefined;

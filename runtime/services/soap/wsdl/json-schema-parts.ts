@@ -176,7 +176,10 @@ export class ObjectModel {
     if (this.required.size > 0) schema.required = [...this.required];
     if (this.open) schema.additionalProperties = true;
     if (this.anyElements) schema[ANY_ELEMENTS] = true;
-    if (this.choices.length === 1) schema.oneOf = this.choices[0].map((name) => ({ required: [name] }));
+    const oneOf = (names: string[]) => names.map((name) => ({ required: [name] }));
+    if (this.choices.length === 1) schema.oneOf = oneOf(this.choices[0]);
+    // Several required choices: an allOf of their oneOfs (a schema holds one oneOf), no members of their own.
+    else if (this.choices.length > 1) schema.allOf = this.choices.map((names) => ({ oneOf: oneOf(names) }));
     if (description !== undefined) schema.description = description;
     return schema;
   }

@@ -42,8 +42,8 @@ export interface ObjectShape {
   open: boolean;
   /** Other members are elements (xsd:any; json-schema-parts.ts ANY_ELEMENTS). */
   anyElements: boolean;
-  /** The members of a required xs:choice, of which one must be given (the schema's oneOf of `required`). */
-  choice?: string[];
+  /** The members of each required xs:choice, of which one must be given (the schema's oneOf of `required`, or its allOf of them). */
+  choices?: string[][];
   /** The XML Schema type (`{ns}local`), when the schema records it (encoded operations: json-schema-parts.ts XML_TYPE). */
   xmlType?: string;
 }
@@ -161,8 +161,15 @@ export class SchemaView {
           ? { xmlType: objectParts[0].xmlType }
           : {}),
     };
-    const choice = choiceOf(schema) ?? objectParts.find((part) => part.choice !== undefined)?.choice;
-    if (choice !== undefined) shape.choice = choice;
+    // Its own choice (oneOf), several (an allOf of oneOfs), and those of the types it extends.
+    const choiceParts = (Array.isArray(schema.allOf) ? schema.allOf : []).filter(
+      (part) => isRecord(part) && Object.keys(part).length === 1,
+    );
+    const choices = [schema, ...choiceParts]
+      .map((part) => choiceOf(part as JsonSchema))
+      .filter((choice) => choice !== undefined)
+      .concat(objectParts.flatMap((part) => part.choices ?? []));
+    if (choices.length > 0) shape.choices = choices;
     for (const member of members) {
       if (member.key === '_' && !member.attribute && !member.array && !namesElement(member.schema)) shape.text = member;
       else if (member.attribute) shape.attributes.set(member.xmlName, member);

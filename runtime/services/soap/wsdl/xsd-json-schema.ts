@@ -176,8 +176,9 @@ export class JsonSchemaBuilder {
       seen.add(target);
       return target.schema !== null && this.isObject(target.schema, seen);
     }
-    if (Array.isArray(schema.allOf)) return (schema.allOf as JsonSchema[]).some((member) => this.isObject(member, seen));
-    return schema.type === 'object';
+    // An object's allOf may hold its required choices (ObjectModel.toSchema); an extension's, its base.
+    if (schema.type === 'object') return true;
+    return Array.isArray(schema.allOf) && (schema.allOf as JsonSchema[]).some((member) => this.isObject(member, seen));
   }
 
   /**
