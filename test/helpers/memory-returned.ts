@@ -36,8 +36,8 @@ export async function expectMemoryReturnedAfterLoad(
     }),
   );
   const already = printed().length;
-  // The server checks every 6 s: a young-generation collection at the first idle check, the
-  // full one at the next.
+  // The server checks every second: a collection at the first idle check, and on Node.js 20 a
+  // second one once idle for 5.5 s more.
   let found: RegExpExecArray | null = null;
   for (let waited = 0; waited < 30_000 && found === null; waited += 500) {
     await new Promise((resolve) => setTimeout(resolve, 500));
