@@ -11,8 +11,8 @@
  * know that option; it shrinks the young generation during any collection when it allocated little
  * over the last 5 s (the load's allocation counts until then), so if the young generation did not
  * shrink, a second collection once the server has stayed idle SETTLE_MS more does it there. Any
- * busy second starts over. This happens once per load, only while nothing is being served, and
- * costs nothing per request.
+ * busy second starts over. This happens once per load (at most once per SPACING_MS), only while
+ * nothing is being served, and costs nothing per request.
  */
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
@@ -22,6 +22,11 @@ import vm from 'node:vm';
 const CHECK_MS = 1_000;
 /** Longer than the 5 s over which V8 measures allocation throughput (a low one lets Node.js 20 shrink). */
 export const SETTLE_MS = 5_500;
+/**
+ * The least time between two loads' collections: a load that comes and goes every other second
+ * would otherwise cost a full collection (tens of milliseconds on Node.js 22 and 24) each time.
+ */
+export const SPACING_MS = 10_000;
 /** An event loop busy for less than this share of a check's interval counts as idle. */
 const IDLE_UTILISATION = 0.02;
 /** When the resident set has shrunk, after the last collection. */
@@ -57,6 +62,8 @@ export class IdleSchedule {
   private loaded = true;
   /** When the first collection after the work ran. */
   private firstAt: number | null = null;
+  /** When the last first collection ran. */
+  private lastFirstAt = Number.NEGATIVE_INFINITY;
 
   step(busy: boolean, now: number): IdleStep {
     if (busy) {
@@ -66,7 +73,9 @@ export class IdleSchedule {
     }
     if (!this.loaded) return null;
     if (this.firstAt === null) {
+      if (now - this.lastFirstAt < SPACING_MS) return null;
       this.firstAt = now;
+      this.lastFirstAt = now;
       return 'first';
     }
     if (now - this.firstAt < SETTLE_MS) return null;

@@ -3,7 +3,7 @@
  * load ends, and again once V8's 5 s allocation window has passed where the first was not enough.
  */
 import { describe, expect, it } from 'vitest';
-import { IdleSchedule, SETTLE_MS } from '#runtime/http/idle-memory.js';
+import { IdleSchedule, SETTLE_MS, SPACING_MS } from '#runtime/http/idle-memory.js';
 
 /** Feeds one-second checks (`true`: busy) and returns the steps taken, with their times. */
 function run(schedule: IdleSchedule, checks: boolean[], start = 0): string[] {
@@ -34,9 +34,19 @@ describe('IdleSchedule', () => {
     expect(run(schedule, [true, false], 12_000)).toEqual(['first@2']);
   });
 
-  it('starts over when work comes back between the two collections', () => {
+  it('starts over when work comes back between the two collections, no sooner than SPACING_MS after the first', () => {
     const schedule = new IdleSchedule();
-    expect(run(schedule, [true, false, false, true, false, false, false, false, false])).toEqual(['first@2', 'first@5']);
+    const checks = [true, false, false, true, ...Array<boolean>(SPACING_MS / 1_000 + 2).fill(false)];
+    expect(run(schedule, checks)).toEqual(['first@2', `first@${2 + SPACING_MS / 1_000}`]);
+  });
+
+  it('collects once per SPACING_MS while a load comes and goes every other second', () => {
+    const schedule = new IdleSchedule();
+    const steps = run(
+      schedule,
+      Array.from({ length: 24 }, (_, i) => i % 2 === 0),
+    );
+    expect(steps).toEqual(['first@2', 'first@12', 'first@22']);
   });
 
   it('collects once after start-up, which leaves garbage too', () => {
