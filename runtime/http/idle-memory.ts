@@ -62,7 +62,7 @@ export class IdleSchedule {
   private loaded = true;
   /** When the first collection after the work ran. */
   private firstAt: number | null = null;
-  /** When the last first collection ran. */
+  /** When the latest first collection ran (SPACING_MS). */
   private lastFirstAt = Number.NEGATIVE_INFINITY;
 
   step(busy: boolean, now: number): IdleStep {
