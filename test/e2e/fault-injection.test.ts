@@ -344,6 +344,28 @@ describe('a sqlite database service', () => {
     expect(restored.prepare('select id from item order by id').all()).toEqual([{ id: 1 }, { id: 3 }]);
     restored.close();
   });
+
+  it('answers 503 once its file was moved away, writing nothing to it there, and serves it again once moved back', {
+    timeout: 20_000,
+  }, async () => {
+    const target = await openDatabaseTarget('sqlite');
+    await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
+    const api = await startApi(target);
+    cleanups.push(async () => {
+      await api.close();
+      await target.close();
+    });
+    const file = target.config.database as string;
+    expect((await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })).status).toBe(200);
+    // A move keeps the file's link count: the service learns of it from the file's watch, within a turn of the event loop.
+    fs.renameSync(file, `${file}.moved`);
+    await vi.waitFor(async () => expect(await api.get('_table/item')).toEqual({ status: 503, body: UNAVAILABLE }), { timeout: 2_000 });
+    expect(await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] })).toEqual({ status: 503, body: UNAVAILABLE });
+    fs.renameSync(`${file}.moved`, file);
+    expect(ids(await api.get('_table/item'))).toEqual([1]);
+    expect((await api.call('POST', '_table/item', { resource: [{ id: 3, name: 'c' }] })).status).toBe(200);
+    expect(ids(await api.get('_table/item'))).toEqual([1, 3]);
+  });
 });
 
 describe('a sqlite database service whose file another connection has locked for writing', () => {

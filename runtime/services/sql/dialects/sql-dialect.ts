@@ -20,7 +20,8 @@ export interface SqlConnection {
   /**
    * A database file's connection: whether the file at its path is still the one it opened, or was
    * removed, or replaced by another (a restored backup). Writes would go to the unlinked file and be
-   * lost, so `strict` (a write) looks now; a read may get what was seen within the last event-loop turn.
+   * lost, so `strict` (a write) looks now (a file moved elsewhere, whose writes are not lost, once the
+   * file's watch told of it); a read may get what was seen within the last event-loop turn.
    */
   fileState?(strict: boolean): 'same' | 'missing' | 'replaced';
   /** Told when the service read the database's tables again after a change (`_schema` writes, refresh): statements prepared for them are prepared afresh. */
