@@ -187,11 +187,13 @@ export class DocumentChecker {
     if (resolved.example !== undefined) return resolved.example;
     if (Array.isArray(resolved.enum) && resolved.enum.length > 0) return resolved.enum[0];
     for (const key of ['oneOf', 'anyOf'] as const) if (Array.isArray(resolved[key])) return this.sample(resolved[key][0], depth + 1);
-    if (Array.isArray(resolved.allOf))
-      return Object.assign(
-        {},
-        ...resolved.allOf.map((part: Json) => this.sample(part, depth + 1)).filter((v: Json) => typeof v === 'object'),
-      );
+    if (Array.isArray(resolved.allOf)) {
+      const parts = resolved.allOf.map((part: Json) => this.sample(part, depth + 1));
+      // allOf around one named scalar type (an enumeration's $ref with a description beside it) is that scalar.
+      const scalar = parts.find((part: Json) => part === null || typeof part !== 'object');
+      if (scalar !== undefined) return scalar;
+      return Object.assign({}, ...parts);
+    }
     const type = Array.isArray(resolved.type) ? resolved.type[0] : resolved.type;
     switch (type ?? (resolved.properties ? 'object' : resolved.items ? 'array' : undefined)) {
       case 'object': {
