@@ -23,6 +23,7 @@ import { registerOperationsRoutes } from './operations-routes.js';
 import { loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
 import { urlRefusal } from './url-guard.js';
+import { parseQueryString } from './query-string.js';
 import { registerMcpRoutes } from './mcp-route.js';
 import { HookRegistry, type HookModule } from './hooks.js';
 
@@ -51,7 +52,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   const app = Fastify({
     ...loggerOptions(options.logLevel),
     bodyLimit: ctx.runtime.bodyLimit,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: parseQueryString },
     // Errors raised before routing, and requests Node's parser refuses, also answer in the spec's shape.
     frameworkErrors,
     clientErrorHandler,
