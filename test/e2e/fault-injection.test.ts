@@ -313,9 +313,8 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
 }
 
 describe('a sqlite database service', () => {
-  it('answers 503 while its file is removed from disk, writing nothing to the lost file, and serves a file restored in its place', {
-    timeout: 20_000,
-  }, async () => {
+  /** A served SQLite file holding item 1 ('a'). */
+  async function itemService() {
     const target = await openDatabaseTarget('sqlite');
     await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
     const api = await startApi(target);
@@ -323,8 +322,14 @@ describe('a sqlite database service', () => {
       await api.close();
       await target.close();
     });
-    const file = target.config.database as string;
     expect((await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })).status).toBe(200);
+    return { api, file: target.config.database as string };
+  }
+
+  it('answers 503 while its file is removed from disk, writing nothing to the lost file, and serves a file restored in its place', {
+    timeout: 20_000,
+  }, async () => {
+    const { api, file } = await itemService();
     // A backup of the file as it is now, then the file removed (with its write-ahead log).
     const source = new Database(file);
     await source.backup(`${file}.backup`);
@@ -348,15 +353,7 @@ describe('a sqlite database service', () => {
   it('answers 503 once its file was moved away, writing nothing to it there, and serves it again once moved back', {
     timeout: 20_000,
   }, async () => {
-    const target = await openDatabaseTarget('sqlite');
-    await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
-    const api = await startApi(target);
-    cleanups.push(async () => {
-      await api.close();
-      await target.close();
-    });
-    const file = target.config.database as string;
-    expect((await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })).status).toBe(200);
+    const { api, file } = await itemService();
     // A move keeps the file's link count: the service learns of it from the file's watch, within a turn of the event loop.
     fs.renameSync(file, `${file}.moved`);
     await vi.waitFor(async () => expect(await api.get('_table/item')).toEqual({ status: 503, body: UNAVAILABLE }), { timeout: 2_000 });
