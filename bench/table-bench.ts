@@ -6,7 +6,7 @@
  *
  *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 5] [--connections 32]
  *                    [--only list,get,insert,patch,start] [--hooks none|noop|pre] [--against hand|plain]
- *                    [--profile [--profile-dir DIR]]
+ *                    [--profile [--profile-dir DIR]] [--instructions [--requests 1000]]
  *
  * --hooks noop: Portico's platform gets one hook module with a no-op pre_process and post_process
  * hook on the event of every request the bench sends (platform.yaml `hooks`), to measure what a
@@ -23,6 +23,12 @@
  * request and prints where a request's CPU time goes (profile-summary.ts); --profile-dir keeps the
  * .cpuprofile files (one folder per request) for Chrome DevTools.
  *
+ * --instructions: instead of the comparison, runs each server under valgrind's callgrind and sends
+ * it the same requests one after the other (one keep-alive connection, the same ids for both), then
+ * prints the instructions per request of each (callgrind.ts): a figure the machine's other load
+ * does not move, for comparing builds (run it in two worktrees) or Portico with the hand-written
+ * server. --requests is the batch per request kind and round (1000).
+ *
  * PostgreSQL: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test) names a
  * database on the server where the benchmark may create and drop its own databases.
  */
@@ -36,9 +42,10 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { buildPlatform } from '#generator/pipeline.js';
-import { createPostgresData, createSqliteData } from './bench-data.js';
+import { CUSTOMERS, createPostgresData, createSqliteData, ORDERS } from './bench-data.js';
 import { median } from './closed-loops.js';
 import { SCENARIOS, startLoad, type Scenario } from './load.js';
+import { dumpCounts, startCounting, underCallgrind, zeroCounts, type Counts } from './callgrind.js';
 import { summariseProfile } from './profile-summary.js';
 import { cpuSeconds, listeningProcess, machineCpu, ownCpuSeconds, rssMb } from './proc-stats.js';
 
@@ -54,6 +61,8 @@ const { values: args } = parseArgs({
     against: { type: 'string', default: 'hand' },
     profile: { type: 'boolean', default: false },
     'profile-dir': { type: 'string' },
+    instructions: { type: 'boolean', default: false },
+    requests: { type: 'string', default: '1000' },
   },
 });
 const seconds = Number(args.duration);
@@ -464,6 +473,87 @@ async function profile(setup: Setup): Promise<void> {
   console.log(`${lines.join('\n')}\n`);
 }
 
+/**
+ * Sends `count` requests of `scenario` one after the other on one keep-alive connection, with the
+ * ids the position `from` onwards gives (the same for every server and build); any answer but 2xx
+ * stops the run.
+ */
+async function sendInOrder(url: string, scenario: Scenario, headers: Record<string, string>, from: number, count: number): Promise<void> {
+  for (let i = from; i < from + count; i++) {
+    const id = 1 + ((i * 7919) % ORDERS);
+    const customer = 1 + ((i * 31) % CUSTOMERS);
+    const response = await fetch(url + scenario.path.replace('{id}', String(id)), {
+      method: scenario.method,
+      headers,
+      body: scenario.body?.replace('{customer}', String(customer)),
+    });
+    const text = await response.text();
+    if (response.status >= 300)
+      throw new Error(`${scenario.method} ${scenario.path} (id ${id}) answered ${response.status}: ${text.slice(0, 500)}`);
+  }
+}
+
+const WARM_UP_REQUESTS = 3000;
+
+/** Each server under callgrind, the same requests in the same order: instructions per request (callgrind.ts). */
+async function instructions(setup: Setup): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-callgrind-'));
+  const batch = Number(args.requests);
+  const counts = new Map<string, Map<string, Counts[]>>();
+  try {
+    for (const contestant of setup.contestants) {
+      const { launch } = contestant;
+      if (path.basename(launch.command) !== 'node' && launch.command !== process.execPath)
+        throw new Error(`--instructions runs node under valgrind: ${launch.command} ${launch.args.join(' ')} is not a node command`);
+      contestant.server = await start({ ...launch, ...underCallgrind(launch.args, dir) }, setup.probe);
+      const { pid, url } = contestant.server;
+      let sent = 0;
+      for (const scenario of scenarios) {
+        await sendInOrder(url, scenario, setup.headers, sent, WARM_UP_REQUESTS);
+        sent += WARM_UP_REQUESTS;
+      }
+      startCounting(pid);
+      const mine = new Map<string, Counts[]>(scenarios.map((s) => [s.name, []]));
+      for (let round = 0; round < rounds; round++) {
+        for (const scenario of scenarios) {
+          zeroCounts(pid);
+          await sendInOrder(url, scenario, setup.headers, sent, batch);
+          sent += batch;
+          mine.get(scenario.name)!.push(await dumpCounts(pid, dir));
+        }
+        process.stderr.write(`${setup.label} ${contestant.name}: round ${round + 1}/${rounds} done\n`);
+      }
+      counts.set(contestant.name, mine);
+      await contestant.server.stop();
+      contestant.server = undefined;
+    }
+  } finally {
+    for (const contestant of setup.contestants) await contestant.server?.stop();
+    await setup.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const thousands = (n: number) => (n / batch / 1000).toFixed(1);
+  const lines = [
+    `${setup.label}: thousands of instructions per request under callgrind, ${rounds} rounds of ${batch} requests one at a time after ${WARM_UP_REQUESTS} of each; ` +
+      'steady = all but GC, incremental marking, compilers and deoptimisation (their inclusive counts); medians of rounds (min-max)',
+  ];
+  for (const scenario of scenarios) {
+    const cells = setup.contestants.map(({ name }) => {
+      const runs = counts.get(name)!.get(scenario.name)!;
+      const steady = runs.map((c) => c.steady);
+      return {
+        name: name === 'hand' ? second : name,
+        steady: median(steady),
+        text: `steady ${thousands(median(steady))} (${thousands(Math.min(...steady))}-${thousands(Math.max(...steady))}), total ${thousands(median(runs.map((c) => c.total)))}, gc ${thousands(median(runs.map((c) => c.bursts.gc)))}`,
+      };
+    });
+    lines.push(
+      `${scenario.name}: ${cells.map((c) => `${c.name} ${c.text}`).join('; ')}; steady ratio ${(cells[0].steady / cells[1].steady).toFixed(2)}`,
+    );
+  }
+  console.log(`${lines.join('\n')}\n`);
+}
+
 async function run(setup: Setup): Promise<void> {
   const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-bench-'));
   const lines: string[] = [];
@@ -578,10 +668,10 @@ async function run(setup: Setup): Promise<void> {
   console.log(`${lines.join('\n')}\n`);
 }
 
-execFileSync('bash', [path.join(root, 'bench/setup.sh')], { stdio: 'inherit' });
+execFileSync('bash', [path.join(root, 'bench/setup.sh'), ...(args.instructions ? ['valgrind'] : [])], { stdio: 'inherit' });
 const databases = args.database === 'both' ? ['sqlite', 'postgres'] : [args.database];
 for (const database of databases) {
-  const go = args.profile ? profile : run;
+  const go = args.instructions ? instructions : args.profile ? profile : run;
   if (database === 'sqlite') await go(await sqliteSetup());
   else if (database === 'postgres') await go(await postgresSetup());
   else throw new Error(`Unknown --database '${database}': use sqlite, postgres or both.`);
