@@ -8,7 +8,7 @@
  */
 import type { OperationObject, ParameterObject, PathsObject, SchemaObject } from 'openapi3-ts/oas30';
 import type { JsonSchema, SoapOperationModel, SoapServiceModel } from '../model/platform-model.js';
-import { isWideInteger } from '../services/soap/wsdl/json-schema-parts.js';
+import { isWideDecimal, isWideInteger } from '../services/soap/wsdl/json-schema-parts.js';
 import { SchemaView } from '../services/soap/wsdl/json-schema-view.js';
 import type { OpenApiFragment } from './fragment.js';
 import { pascalCase, uniqueNamer } from './code-identifiers.js';
@@ -26,12 +26,16 @@ const UNREACHABLE_RESPONSE = {
   content: jsonContent(componentRef('schemas', 'Error')),
 };
 
-const INTEGER_KEYWORDS = ['type', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'enum'];
+const NUMBER_KEYWORDS = ['type', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'enum'];
+/** The text of an integer, and of a decimal, given as a string. */
+const INTEGER_TEXT = '^[+-]?[0-9]+$';
+const DECIMAL_TEXT = '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)$';
 
 /**
  * A message schema as OpenAPI shows it: an integer that may exceed 2^53 (json-schema-parts.ts
  * isWideInteger) is what the API gives and takes, a number or else a string of digits (as
- * bigint columns are, record-schemas.ts). Unchanged schemas are returned as they are.
+ * bigint columns are, record-schemas.ts); a decimal of more digits than a double keeps
+ * (isWideDecimal) a number or else a decimal's text. Unchanged schemas are returned as they are.
  */
 function documented(schema: JsonSchema, done: WeakMap<JsonSchema, JsonSchema>): JsonSchema {
   const known = done.get(schema);
@@ -41,16 +45,17 @@ function documented(schema: JsonSchema, done: WeakMap<JsonSchema, JsonSchema>): 
     if (result === schema) result = { ...schema };
     result[key] = value;
   };
-  if (isWideInteger(schema)) {
-    const integer = Object.fromEntries(Object.entries(schema).filter(([key]) => INTEGER_KEYWORDS.includes(key)));
-    const rest = Object.fromEntries(Object.entries(schema).filter(([key]) => !INTEGER_KEYWORDS.includes(key) && key !== 'nullable'));
+  const wide = isWideInteger(schema) ? INTEGER_TEXT : isWideDecimal(schema) ? DECIMAL_TEXT : undefined;
+  if (wide !== undefined) {
+    const number = Object.fromEntries(Object.entries(schema).filter(([key]) => NUMBER_KEYWORDS.includes(key)));
+    const rest = Object.fromEntries(Object.entries(schema).filter(([key]) => !NUMBER_KEYWORDS.includes(key) && key !== 'nullable'));
     // OpenAPI 3.0 reads `nullable` only beside a `type`: each branch carries it.
     const nullable = schema.nullable === true ? { nullable: true } : {};
     result = {
       ...rest,
       anyOf: [
-        { ...integer, ...nullable },
-        { type: 'string', pattern: '^[+-]?[0-9]+$', ...nullable },
+        { ...number, ...nullable },
+        { type: 'string', pattern: wide, ...nullable },
       ],
     };
   }

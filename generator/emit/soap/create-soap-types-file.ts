@@ -5,11 +5,11 @@
  * events (`Events`, ../create-events.ts). The types follow the
  * JSON the API takes and returns (runtime/services/soap): optional members are those the schema
  * does not require, `nullable` adds `| null`, repeated elements are arrays, an integer that may
- * exceed 2^53 is `number | string`.
+ * exceed 2^53 is `number | string`, and so is a decimal of more digits than a double keeps.
  */
 import type { JsonSchema, SoapServiceModel } from '../../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../../runtime/openapi/code-identifiers.js';
-import { DEFINITION_REF, isWideInteger } from '../../../runtime/services/soap/wsdl/json-schema-parts.js';
+import { DEFINITION_REF, isWideDecimal, isWideInteger } from '../../../runtime/services/soap/wsdl/json-schema-parts.js';
 import { eventsInterface, soapEvents } from '../create-events.js';
 import {
   docText,
@@ -100,7 +100,8 @@ class TypeWriter {
         // Beyond 2^53 the API gives and takes an integer as text (json-schema-parts.ts).
         return isWideInteger(schema) ? 'number | string' : 'number';
       case 'number':
-        return 'number';
+        // So is a decimal with more digits than a double keeps.
+        return isWideDecimal(schema) ? 'number | string' : 'number';
       case 'boolean':
         return 'boolean';
       default:

@@ -67,6 +67,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   shared_enums: 'shared-enums.wsdl',
   big_integers: 'big-integers.wsdl',
   two_choices: 'two-choices.wsdl',
+  simple_content_facets: 'simple-content-facets.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -586,6 +587,10 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       '<Quote xmlns="urn:o:simple-content"><weight unit="lb">1.5</weight><weight>2</weight><limit currency="EUR">50</limit><unitName lang="en">kg</unitName></Quote>',
     );
     expect((await call('POST', 'simple_content/Quote', { weight: [{ _: 1, unit: 'stone' }] })).status).toBe(400);
+    // SmallAmount restricts Amount's text to 100 at most.
+    expect((await call('POST', 'simple_content/Quote', { weight: [1], limit: { _: 150, currency: 'EUR' } })).body).toMatchObject({
+      error: { code: 400, message: expect.stringContaining("'limit._'") },
+    });
     expect((await call('POST', 'simple_content/Quote', { weight: [1], unitName: { _: 'g' } })).status).toBe(400);
   });
 
@@ -1352,6 +1357,111 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     expect(types).toMatch(
       /export interface StatementRequest \{\s+id\?: number;\s+email\?: string;\s+asOf\?: string;\s+latest\?: boolean;\s+\}/,
     );
+  });
+
+  PEERS.push({
+    file: 'simple-content-facets.wsdl',
+    path: /^\/simple-content-facets\/$/,
+    services: {
+      FacetsService: {
+        FacetsPort: ops({
+          Register: () =>
+            raw(
+              '<country xmlns="urn:o:simple-content-facets" scheme="iso">DE</country>' +
+                ['0.1', '12345678901234567890.123456789', '010.50', '-0.000000000000000000001', '3.141592653589793238462643383279', '1e2']
+                  .map((price) => `<price xmlns="urn:o:simple-content-facets">${price}</price>`)
+                  .join('') +
+                '<total xmlns="urn:o:simple-content-facets" currency="EUR">99999999999999999999.99</total>' +
+                '<rate xmlns="urn:o:simple-content-facets">0.1000000000000000055511151231257827</rate>' +
+                '<small xmlns="urn:o:simple-content-facets">1234567.89</small>',
+            ),
+        }),
+      },
+    },
+  });
+  it('simple_content_facets: facets of simpleContent restrictions narrow the text; decimals beyond a double are text', async () => {
+    const register = {
+      country: { _: 'DE', scheme: 'iso', version: '2' },
+      origin: { _: 'FR', scheme: 'iso' },
+      sku: ['ABC-1234', { _: 'XYZ-0001', version: '1' }],
+      label: 'abc',
+      discount: { _: '12.5', currency: 'EUR' },
+      grade: { _: 'A', scheme: 'school' },
+      price: '12345678901234567890.123456789',
+    };
+    expect(await call('POST', 'simple_content_facets/Register', register)).toEqual({
+      status: 200,
+      body: {
+        country: { scheme: 'iso', _: 'DE' },
+        price: [0.1, '12345678901234567890.123456789', 10.5, -1e-21, '3.141592653589793238462643383279', 100],
+        total: { currency: 'EUR', _: '99999999999999999999.99' },
+        rate: 0.1,
+        small: 1234567.89,
+      },
+    });
+    // CountryCode prohibits Code's attribute version: it is not sent (unknown members are ignored).
+    expect(lastBody()).toBe(
+      '<Register xmlns="urn:o:simple-content-facets"><country scheme="iso">DE</country><origin scheme="iso">FR</origin>' +
+        '<sku>ABC-1234</sku><sku version="1">XYZ-0001</sku><label>abc</label><discount currency="EUR">12.5</discount>' +
+        '<grade scheme="school">A</grade><price>12345678901234567890.123456789</price></Register>',
+    );
+    const sent = envelopes.length;
+    const refused = async (change: Record<string, unknown>) => {
+      const answer = await call('POST', 'simple_content_facets/Register', { ...register, ...change });
+      expect(answer.status).toBe(400);
+      return (answer.body.error as { message: string }).message;
+    };
+    const messages = [
+      await refused({ country: { _: 'XX', scheme: 'iso' } }),
+      await refused({ country: { _: 'DE' } }),
+      await refused({ origin: { _: 'US', scheme: 'iso' } }),
+      await refused({ sku: ['abc-1234'] }),
+      await refused({ label: 'too long' }),
+      await refused({ label: '' }),
+      await refused({ discount: { _: 150, currency: 'EUR' } }),
+      await refused({ discount: { _: '1.234', currency: 'EUR' } }),
+      await refused({ grade: 'C' }),
+      await refused({ price: '12.5.1' }),
+    ];
+    expect(messages.map((message) => /'([^']+)'/.exec(message)?.[1])).toEqual([
+      'country._',
+      'country.scheme',
+      'origin._',
+      'sku[0]._',
+      'label',
+      'label',
+      'discount._',
+      'discount._',
+      'grade._',
+      'price',
+    ]);
+    expect(envelopes.length).toBe(sent);
+    const docs = (await call('GET', 'api_docs/simple_content_facets')).body as {
+      components: { schemas: Record<string, { properties: Record<string, JsonSchemaLike> }> };
+    };
+    const schemas = docs.components.schemas;
+    expect([schemas.CountryCode.properties, schemas.EuCountryCode.properties._, schemas.Sku.properties._.pattern]).toEqual([
+      {
+        _: { type: 'string', enum: ['DE', 'FR', 'US'], minLength: 2, maxLength: 2 },
+        scheme: { type: 'string', xml: { attribute: true } },
+      },
+      { type: 'string', enum: ['DE', 'FR'], minLength: 2, maxLength: 2 },
+      '^(?:(?:[A-Z]{3}-\\p{Nd}{4}))$',
+    ]);
+    expect(schemas.ShortLabel).toEqual({ type: 'string', minLength: 1, maxLength: 5 });
+    expect(schemas.Percent.properties._).toEqual({
+      anyOf: [
+        { type: 'number', minimum: 0, maximum: 100 },
+        { type: 'string', pattern: '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)$' },
+      ],
+      'x-fraction-digits': 2,
+    });
+    const types = fs.readFileSync(path.join(work, 'server/services/simple_content_facets/types.ts'), 'utf8');
+    const members = (name: string) => /interface \w+ \{([^}]*)\}/.exec(types.slice(types.indexOf(`export interface ${name} `)))?.[1];
+    expect(members('RegisterResponse')?.replace(/\s+/g, ' ')).toBe(
+      ' country: CountryCode; price: Array<number | string>; total: Amount; rate?: number; small?: number; ',
+    );
+    expect(types).toMatch(/export type ShortLabel = string;/);
   });
 
   // node-soap cannot read a WSDL without a target namespace.

@@ -10,7 +10,7 @@
 import { InternalServerError } from '../../../core/errors.js';
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { ObjectShape, SchemaView, Shape } from '../wsdl/json-schema-view.js';
-import { builtinSchema, DEFINITION_REF } from '../wsdl/json-schema-parts.js';
+import { builtinSchema, DEFINITION_REF, decimalValue } from '../wsdl/json-schema-parts.js';
 import {
   childElements,
   isXsdNamespace,
@@ -95,8 +95,13 @@ function xsiTypeName(element: Element): { ns: string; local: string } | undefine
 function builtinShape(element: Element): Shape | undefined {
   const name = xsiTypeName(element);
   if (name === undefined || !isXsdNamespace(name.ns)) return undefined;
-  const type = builtinSchema(name.local).type;
-  return { kind: 'scalar', type: type === 'integer' || type === 'number' || type === 'boolean' ? type : 'string', enum: null };
+  const { type, format } = builtinSchema(name.local);
+  return {
+    kind: 'scalar',
+    type: type === 'integer' || type === 'number' || type === 'boolean' ? type : 'string',
+    enum: null,
+    ...(typeof format === 'string' ? { format } : {}),
+  };
 }
 
 function isNil(element: Element): boolean {
@@ -119,8 +124,16 @@ function typed(text: string, shape: Shape): Json {
       return Number.isSafeInteger(number) ? number : trimmed;
     }
     case 'number': {
-      const number = Number(text);
-      return text.trim() !== '' && Number.isFinite(number) ? number : text;
+      const trimmed = text.trim();
+      const number = Number(trimmed);
+      if (trimmed === '' || !Number.isFinite(number)) return text;
+      // An xs:decimal (no format) with more digits than the number gives back stays text, so that
+      // no digit is lost (json-schema-parts.ts isWideDecimal); float and double are doubles.
+      if (shape.format === undefined && (shape.totalDigits === undefined || shape.totalDigits > 15)) {
+        const value = decimalValue(trimmed);
+        if (value !== null && value !== decimalValue(String(number))) return trimmed;
+      }
+      return number;
     }
     case 'boolean': {
       const trimmed = text.trim();

@@ -106,6 +106,33 @@ export function isWideInteger(schema: JsonSchema): boolean {
   return !(typeof minimum === 'number' && typeof maximum === 'number' && Number.isSafeInteger(minimum) && Number.isSafeInteger(maximum));
 }
 
+/**
+ * Whether a number schema is an xs:decimal that may hold more significant digits than a double
+ * keeps (no totalDigits of 15 or fewer, no enumeration): the response reader returns such a value
+ * as its text when the number would not give its digits back, as it does integers beyond 2^53,
+ * and a request may give it as text. float and double (`format`) are doubles: numbers.
+ */
+export function isWideDecimal(schema: JsonSchema): boolean {
+  if (schema.type !== 'number' || schema.format !== undefined || Array.isArray(schema.enum)) return false;
+  const digits = schema[TOTAL_DIGITS];
+  return !(typeof digits === 'number' && digits <= 15);
+}
+
+/**
+ * A decimal's value as comparable text (sign, significant digits, exponent), or null when the
+ * text is no decimal: '010.50', '10.5' and '1.05e1' are one value.
+ */
+export function decimalValue(text: string): string | null {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (match === null || (match[2] === '' && (match[3] ?? '') === '')) return null;
+  const [, sign, whole, fraction = '', exponent = '0'] = match;
+  const all = whole + fraction;
+  const lead = /^0*/.exec(all)![0].length;
+  const digits = all.slice(lead).replace(/0+$/, '');
+  if (digits === '') return '0';
+  return `${sign === '-' ? '-' : ''}${digits}e${whole.length - lead + Number(exponent)}`;
+}
+
 /** `xml` of a member: its namespace when qualified, its attribute flag. The XML object requires an absolute URI, so other namespaces go in `x-namespace`. */
 export function xmlMember(namespace: string, isAttribute: boolean): JsonSchema | undefined {
   const xml: JsonSchema = {};

@@ -78,6 +78,12 @@ function withFixed(schema: JsonSchema, fixed: string | undefined): JsonSchema {
   return { ...schema, enum: [typedPreset(fixed, schema)] };
 }
 
+/** The text of a simpleContent type and its attributes. */
+interface SimpleContentParts {
+  text: JsonSchema;
+  attributes: ObjectModel;
+}
+
 /** How the particles above an element repeat or may be left out. */
 interface Occurrence {
   repeated: boolean;
@@ -696,11 +702,15 @@ export class JsonSchemaBuilder {
     const baseName = base === undefined ? undefined : this.index.qname(derivation, base, context);
     const complexBase =
       baseName === undefined || isXsdNamespace(baseName.ns) ? undefined : this.index.find('complexType', baseName, context);
+    // A restriction of a complex type narrows its base's text (facets) and attributes: a type of its own.
+    if (complexBase !== undefined && derivation.localName === 'restriction') {
+      const parts = this.simpleContentParts(node, context, new Set());
+      if (parts !== undefined) return this.textWithAttributes(parts, description);
+    }
     const own = new ObjectModel();
     this.collect(derivation, context, own);
     if (complexBase !== undefined) {
       const baseSchema = this.typeSchema(baseName!, context);
-      // A restriction only narrows the base's text and attributes.
       if (own.properties.size === 0 || derivation.localName === 'restriction')
         return description === undefined ? baseSchema : withMembers(baseSchema, { description });
       return withMembers({ allOf: [baseSchema, own.toSchema()] }, { description });
@@ -718,6 +728,67 @@ export class JsonSchemaBuilder {
     for (const [key, schema] of own.properties) model.add(key, schema, own.required.has(key), true);
     model.open = own.open;
     return model.toSchema(description);
+  }
+
+  /** Text alone as a plain value; beside attributes, the member `_` of an object. */
+  private textWithAttributes(parts: SimpleContentParts, description?: string): JsonSchema {
+    if (parts.attributes.properties.size === 0 && !parts.attributes.open) return withMembers(parts.text, { description });
+    const model = new ObjectModel();
+    model.add('_', parts.text, false, false);
+    for (const [key, schema] of parts.attributes.properties) model.add(key, schema, parts.attributes.required.has(key), true);
+    model.open = parts.attributes.open;
+    return model.toSchema(description);
+  }
+
+  /**
+   * The text and attributes of a simpleContent (`node`), its bases' followed: an extension adds
+   * attributes, a restriction narrows the text by its facets (or its own simpleType) and declares
+   * attributes anew or prohibits them. Undefined on a derivation cycle or a base without simple content.
+   */
+  private simpleContentParts(node: Element, context: SchemaContext, seen: Set<Element>): SimpleContentParts | undefined {
+    if (seen.has(node)) return undefined;
+    seen.add(node);
+    const derivation = xsdChild(node, 'extension') ?? xsdChild(node, 'restriction');
+    if (derivation === undefined) return { text: { type: 'string' }, attributes: new ObjectModel() };
+    const restriction = derivation.localName === 'restriction';
+    const base = attribute(derivation, 'base');
+    const baseName = base === undefined ? undefined : this.index.qname(derivation, base, context);
+    const complexBase =
+      baseName === undefined || isXsdNamespace(baseName.ns) ? undefined : this.index.find('complexType', baseName, context);
+    let parts: SimpleContentParts | undefined;
+    if (complexBase === undefined) {
+      parts = {
+        text: baseName === undefined ? { type: 'string' } : this.typeSchema(baseName, context, true),
+        attributes: new ObjectModel(),
+      };
+    } else {
+      const content = xsdChild(complexBase.node, 'simpleContent');
+      parts = content === undefined ? undefined : this.simpleContentParts(content, complexBase.context, seen);
+    }
+    if (parts === undefined) return undefined;
+    let text = parts.text;
+    const own = new ObjectModel();
+    this.collect(derivation, context, own);
+    const attributes = parts.attributes;
+    if (restriction) {
+      const inline = xsdChild(derivation, 'simpleType');
+      text = { ...(inline === undefined ? this.inlined(text) : this.simpleTypeSchema(inline, context)) };
+      this.applyFacets(text, derivation);
+      for (const prohibited of xsdChildren(derivation))
+        if (prohibited.localName === 'attribute' && attribute(prohibited, 'use') === 'prohibited') {
+          const name = attribute(prohibited, 'name') ?? attribute(prohibited, 'ref')?.replace(/^.*:/, '') ?? '';
+          attributes.properties.delete(name);
+          attributes.required.delete(name);
+        }
+    }
+    // An attribute declared again replaces the base's (a restriction narrows it).
+    for (const [key, schema] of own.properties) {
+      attributes.properties.set(key, schema);
+      if (own.required.has(key)) attributes.required.add(key);
+      else attributes.required.delete(key);
+    }
+    attributes.open ||= own.open;
+    return { text, attributes };
   }
 
   private complexContentSchema(node: Element, context: SchemaContext, description?: string): JsonSchema {

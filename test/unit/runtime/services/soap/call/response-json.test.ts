@@ -55,6 +55,28 @@ describe('response JSON', () => {
     });
   });
 
+  it('reads a decimal beyond the digits of a double as its text, a value of any type named xsd:double as a number', () => {
+    const message: SoapMessageModel = {
+      wrapper: null,
+      schema: {
+        type: 'object',
+        properties: {
+          d: { type: 'array', items: { type: 'number' } },
+          f: { type: 'number', format: 'double' },
+          short: { type: 'number', 'x-total-digits': 15 },
+          any: { type: 'array', items: {} },
+        },
+      },
+    };
+    const digits = '0.1000000000000000055511151231257827';
+    const body = ['1.50', '-000.25', digits, '123456789012345678901234567890', '1E3', ' 7 '].map((value) => `<d>${value}</d>`).join('');
+    const xsd = `xmlns:xsd="http://www.w3.org/2001/XMLSchema"`;
+    const any = `<any ${xsd} xsi:type="xsd:double">${digits}</any><any ${xsd} xsi:type="xsd:decimal">${digits}</any>`;
+    expect(reader.read(envelope(`${body}<f>${digits}</f><short>${digits}</short>${any}`), message)).toEqual({
+      value: { d: [1.5, -0.25, digits, '123456789012345678901234567890', 1000, 7], f: 0.1, short: 0.1, any: [0.1, digits] },
+    });
+  });
+
   it('follows SOAP-encoded multi-references', () => {
     const encoded = `<ns:ListResponse xmlns:ns="urn:shop"><item href="#id0"/><item href="#id1"/></ns:ListResponse>
       <multiRef id="id0"><name>a</name></multiRef><multiRef id="id1"><name>b</name><count>2</count></multiRef>`;
