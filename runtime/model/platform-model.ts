@@ -161,6 +161,12 @@ export interface SoapOperationModel {
   /** SOAP versions of the bindings that offer the operation, sorted. */
   soapVersions: SoapVersion[];
   /**
+   * WS-Addressing, by the SOAP version of the binding that uses it (the binding itself or a policy
+   * it references): the request then carries wsa:Action, MessageID, ReplyTo and To, in `namespace`
+   * (marked mustUnderstand when the binding requires it). Absent when no binding uses it.
+   */
+  addressing?: Partial<Record<SoapVersion, SoapAddressingModel>>;
+  /**
    * Where the operation's own ports are, by SOAP version, when that is not the service's address
    * for the version (a WSDL whose ports of other bindings are at other addresses); absent otherwise.
    */
@@ -170,6 +176,15 @@ export interface SoapOperationModel {
   output: SoapMessageModel | null;
   /** Every input field is a single scalar, so GET with query parameters can call the operation. */
   simpleInput: boolean;
+}
+
+/** The WS-Addressing headers of an operation's requests. */
+export interface SoapAddressingModel {
+  /** The headers' namespace: WS-Addressing 1.0 (`http://www.w3.org/2005/08/addressing`) or the 2004/08 submission. */
+  namespace: string;
+  /** wsa:Action: the input's stated action, else the binding's soapAction, else WS-Addressing's default action. */
+  action: string;
+  required: boolean;
 }
 
 /**

@@ -68,6 +68,11 @@ const MAPPED: Record<string, string | [string, string]> = {
   big_integers: 'big-integers.wsdl',
   two_choices: 'two-choices.wsdl',
   simple_content_facets: 'simple-content-facets.wsdl',
+  addressing: 'addressing.wsdl',
+  addressing_own_to: [
+    'addressing.wsdl',
+    `headers: [{ type: generic, namespace: 'http://www.w3.org/2005/08/addressing', name: To, data: 'urn:o:elsewhere' }]`,
+  ],
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -1462,6 +1467,57 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       ' country: CountryCode; price: Array<number | string>; total: Amount; rate?: number; small?: number; ',
     );
     expect(types).toMatch(/export type ShortLabel = string;/);
+  });
+
+  // Hand-written, to see the envelopes and actions as sent: by action, the answer.
+  HAND_WRITTEN['/addressing/'] = (action) =>
+    ({
+      'urn:o:addressing/orders/submit': '<SubmitResponse xmlns="urn:o:addressing"><state>open</state></SubmitResponse>',
+      'urn:o:addressing#Ping': '<PingResponse xmlns="urn:o:addressing"><ok>true</ok></PingResponse>',
+      'http://example.org/echo/Echo': '<EchoResponse xmlns="urn:o:addressing"><text>hi</text></EchoResponse>',
+    })[action] ?? '';
+  it('addressing: a binding that uses WS-Addressing gets its headers (Action, MessageID, ReplyTo, To); a stated action alone goes in SOAPAction', async () => {
+    const wsa = 'http://www.w3.org/2005/08/addressing';
+    const header = () => /<soap:Header>(.*)<\/soap:Header>/s.exec(lastEnvelope().body)?.[1];
+    const ids: string[] = [];
+    const withoutId = (text: string | undefined) =>
+      text?.replace(/urn:uuid:([0-9a-f-]{36})/g, (_, id: string) => {
+        ids.push(id);
+        return 'urn:uuid:ID';
+      });
+    // Required by a referenced policy (wsam:Addressing), SOAP 1.2, the input's stated wsam:Action.
+    expect(await call('POST', 'addressing/Submit', { id: 7 })).toEqual({ status: 200, body: { state: 'open' } });
+    expect(lastEnvelope().action).toBe('urn:o:addressing/orders/submit');
+    expect(withoutId(header())).toBe(
+      `<wsa:Action xmlns:wsa="${wsa}" soap:mustUnderstand="true">urn:o:addressing/orders/submit</wsa:Action>` +
+        `<wsa:MessageID xmlns:wsa="${wsa}">urn:uuid:ID</wsa:MessageID>` +
+        `<wsa:ReplyTo xmlns:wsa="${wsa}"><wsa:Address>${wsa}/anonymous</wsa:Address></wsa:ReplyTo>` +
+        `<wsa:To xmlns:wsa="${wsa}" soap:mustUnderstand="true">${peerBase}/addressing/</wsa:To>`,
+    );
+    // Required in the binding (wsaw:UsingAddressing wsdl:required), SOAP 1.1, one-way: the default action, no ReplyTo.
+    expect(await call('POST', 'addressing/Cancel', { id: 7 })).toEqual({ status: 200, body: {} });
+    expect(lastEnvelope().action).toBe('');
+    expect(withoutId(header())).toBe(
+      `<wsa:Action xmlns:wsa="${wsa}" soap:mustUnderstand="1">urn:o:addressing:Cancellations:Cancel</wsa:Action>` +
+        `<wsa:MessageID xmlns:wsa="${wsa}">urn:uuid:ID</wsa:MessageID>` +
+        `<wsa:To xmlns:wsa="${wsa}" soap:mustUnderstand="1">${peerBase}/addressing/</wsa:To>`,
+    );
+    // Optional, the 2004/08 submission (an inline policy): its namespace and anonymous address, nothing marked mustUnderstand.
+    const wsa04 = 'http://schemas.xmlsoap.org/ws/2004/08/addressing';
+    expect(await call('GET', 'addressing/Ping')).toEqual({ status: 200, body: { ok: true } });
+    expect(withoutId(header())).toBe(
+      `<wsa:Action xmlns:wsa="${wsa04}">urn:o:addressing#Ping</wsa:Action><wsa:MessageID xmlns:wsa="${wsa04}">urn:uuid:ID</wsa:MessageID>` +
+        `<wsa:ReplyTo xmlns:wsa="${wsa04}"><wsa:Address>${wsa04}/role/anonymous</wsa:Address></wsa:ReplyTo>` +
+        `<wsa:To xmlns:wsa="${wsa04}">${peerBase}/addressing/</wsa:To>`,
+    );
+    expect(new Set(ids).size).toBe(3);
+    // wsaw:Action without WS-Addressing in the binding: no headers, the action in SOAPAction (its soapAction is empty).
+    expect(await call('POST', 'addressing/Echo', { text: 'hi' })).toEqual({ status: 200, body: { text: 'hi' } });
+    expect([lastEnvelope().action, header()]).toEqual(['http://example.org/echo/Echo', undefined]);
+    // A header the configuration sends in the WS-Addressing namespace is not sent twice.
+    expect((await call('POST', 'addressing_own_to/Submit', { id: 7 })).status).toBe(200);
+    expect(header()?.match(/<wsa:To |<To /g)).toEqual(['<To ']);
+    expect(header()).toContain('<To xmlns="http://www.w3.org/2005/08/addressing">urn:o:elsewhere</To>');
   });
 
   // node-soap cannot read a WSDL without a target namespace.

@@ -2,11 +2,12 @@
  * The request envelope of either SOAP version, its HTTP headers, and the configured SOAP headers:
  * generic ones (a JSON object as child elements, a text, or `svc:<param>` values taken from the
  * request's query) and the WS-Security UsernameToken (PasswordDigest = base64(SHA-1(nonce +
- * created + password)) with a fresh 16-byte nonce per request, or PasswordText).
+ * created + password)) with a fresh 16-byte nonce per request, or PasswordText), and the
+ * WS-Addressing headers of a binding that uses WS-Addressing.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { RawQuery } from '../../../core/query-params.js';
-import type { SoapVersion } from '../../../model/platform-model.js';
+import type { SoapAddressingModel, SoapVersion } from '../../../model/platform-model.js';
 import { QUERY_VALUE_PREFIX, type GenericHeader, type WsseHeader } from '../soap-config.js';
 import { SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS } from './response-json.js';
 import { escapeXml, XSI_NS, XSD_NS } from '../xml-dom.js';
@@ -110,6 +111,37 @@ function wsseHeader(wsse: WsseHeader, version: SoapVersion, now: Date): string {
     `<wsse:Nonce EncodingType="${BASE64_ENCODING}">${nonce.toString('base64')}</wsse:Nonce>` +
     `<wsu:Created>${createdAt}</wsu:Created>` +
     '</wsse:UsernameToken></wsse:Security>'
+  );
+}
+
+/** WS-Addressing's anonymous address (ReplyTo: the answer comes back on the HTTP response), by namespace. */
+const ANONYMOUS: Record<string, string> = {
+  'http://schemas.xmlsoap.org/ws/2004/08/addressing': 'http://schemas.xmlsoap.org/ws/2004/08/addressing/role/anonymous',
+};
+
+/**
+ * The WS-Addressing headers of a request: Action, a fresh MessageID, ReplyTo (anonymous) when an
+ * answer is expected, and To (the endpoint), Action and To marked mustUnderstand when the binding
+ * requires WS-Addressing. A header of the same name the configuration sends already is not repeated.
+ */
+export function addressingHeaders(
+  addressing: SoapAddressingModel,
+  endpoint: string,
+  answered: boolean,
+  version: SoapVersion,
+  configured: readonly GenericHeader[],
+): string {
+  const ns = addressing.namespace;
+  const must = addressing.required ? ` soap:mustUnderstand="${version === '1.2' ? 'true' : '1'}"` : '';
+  const own = new Set(configured.filter((header) => header.namespace === ns).map((header) => header.name));
+  const header = (name: string, content: string, mark = '') =>
+    own.has(name) ? '' : `<wsa:${name} xmlns:wsa="${escapeXml(ns)}"${mark}>${content}</wsa:${name}>`;
+  const anonymous = ANONYMOUS[ns] ?? `${ns}/anonymous`;
+  return (
+    header('Action', escapeXml(addressing.action), must) +
+    header('MessageID', `urn:uuid:${randomUUID()}`) +
+    (answered ? header('ReplyTo', `<wsa:Address>${escapeXml(anonymous)}</wsa:Address>`) : '') +
+    header('To', escapeXml(endpoint), must)
   );
 }
 

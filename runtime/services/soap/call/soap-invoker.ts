@@ -2,7 +2,7 @@
  * Calls one operation: JSON -> envelope -> HTTP -> JSON. The SOAP version is the configured one,
  * else the binding's (1.1 when both exist), and the soapAction that version's binding's; the endpoint is `options.location`, else the WSDL's
  * address for that version (of a port that offers the operation). A Fault is a 500 with its text
- * and code; an HTTP error without an envelope is a 503 for a gateway status (502-504) and a 500
+ * and code; a binding that uses WS-Addressing gets its headers (soap-envelope.ts); an HTTP error without an envelope is a 503 for a gateway status (502-504) and a 500
  * otherwise; no answer is a 503.
  */
 import { type PorticoError, ServiceUnavailableError } from '../../../core/errors.js';
@@ -11,7 +11,7 @@ import type { SoapOperationModel, SoapServiceModel, SoapVersion } from '../../..
 import type { RequestWriter } from './request-xml.js';
 import { faultError, parseEnvelope, type ResponseReader } from './response-json.js';
 import type { SoapOptions } from '../soap-config.js';
-import { envelope, envelopeHeaders, soapHeaders } from './soap-envelope.js';
+import { addressingHeaders, envelope, envelopeHeaders, soapHeaders } from './soap-envelope.js';
 import type { SoapTransport } from './soap-transport.js';
 import { soapMessages } from '../soap-messages.js';
 
@@ -57,7 +57,11 @@ export async function invokeOperation(
   if (endpoint === undefined) throw soapMessages.noEndpoint.error(version);
   if (!/^https?:\/\/[^/]/i.test(endpoint)) throw soapMessages.endpointNotUrl.error(endpoint, version);
   const body = writer.message(operation.input, args, operation.use === 'encoded' ? version : null);
-  const request = envelope(version, soapHeaders(options.headers, options.wsse, version, query), body, operation.use === 'encoded');
+  const addressing = operation.addressing?.[version];
+  const headers =
+    soapHeaders(options.headers, options.wsse, version, query) +
+    (addressing === undefined ? '' : addressingHeaders(addressing, endpoint, operation.output !== null, version, options.headers));
+  const request = envelope(version, headers, body, operation.use === 'encoded');
   const reply = await transport.exchange(
     endpoint,
     request,

@@ -5,7 +5,14 @@
  * version, and warnings for what had to be left out. Nothing here throws for a broken WSDL part:
  * the operation or port is skipped and the warning says why.
  */
-import type { JsonSchema, SoapMessageModel, SoapOperationModel, SoapServiceModel, SoapVersion } from '../../../model/platform-model.js';
+import type {
+  JsonSchema,
+  SoapAddressingModel,
+  SoapMessageModel,
+  SoapOperationModel,
+  SoapServiceModel,
+  SoapVersion,
+} from '../../../model/platform-model.js';
 import { SchemaView } from './json-schema-view.js';
 import type { BindingDef, BindingOperation, BodyDef, MessageDef, PortTypeOperation, WsdlDescription } from './wsdl-reader.js';
 import { withMembers, xmlMember } from './json-schema-parts.js';
@@ -54,9 +61,10 @@ class OperationBuilder {
       description: portType.documentation,
       style,
       use: operation.input?.use ?? 'literal',
-      soapAction: operation.soapAction,
+      soapAction: httpAction(primary),
       ...soapActions(occurrences),
       soapVersions: [...new Set(occurrences.map((o) => o.binding.version as SoapVersion))].sort(),
+      ...addressing(occurrences),
       input,
       output,
     };
@@ -109,10 +117,34 @@ class OperationBuilder {
   }
 }
 
+/**
+ * The action a call sends in HTTP (SOAPAction, or the SOAP 1.2 content type's action): the
+ * binding's soapAction, else the input's stated WS-Addressing action (hosts such as WCF and
+ * JAX-WS dispatch on it), else none.
+ */
+function httpAction({ operation, portType }: Occurrence): string {
+  return operation.soapAction !== '' ? operation.soapAction : (portType.action ?? '');
+}
+
+/** The WS-Addressing headers of each SOAP version whose (first) binding uses WS-Addressing. */
+function addressing(occurrences: Occurrence[]): Pick<SoapOperationModel, 'addressing'> {
+  const byVersion: Partial<Record<SoapVersion, SoapAddressingModel>> = {};
+  const seen = new Set<SoapVersion>();
+  for (const { binding, operation, portType } of occurrences) {
+    const version = binding.version as SoapVersion;
+    if (seen.has(version)) continue;
+    seen.add(version);
+    if (binding.addressing === null) continue;
+    const action = portType.action ?? (operation.soapAction !== '' ? operation.soapAction : portType.defaultAction);
+    byVersion[version] = { namespace: binding.addressing.namespace, action, required: binding.addressing.required };
+  }
+  return Object.keys(byVersion).length > 0 ? { addressing: byVersion } : {};
+}
+
 /** Each version's soapAction (its first binding's), when the versions' bindings give different ones. */
 function soapActions(occurrences: Occurrence[]): Pick<SoapOperationModel, 'soapActions'> {
   const actions: Partial<Record<SoapVersion, string>> = {};
-  for (const { binding, operation } of occurrences) actions[binding.version as SoapVersion] ??= operation.soapAction;
+  for (const occurrence of occurrences) actions[occurrence.binding.version as SoapVersion] ??= httpAction(occurrence);
   return new Set(Object.values(actions)).size > 1 ? { soapActions: actions } : {};
 }
 

@@ -35,6 +35,16 @@ export interface PortTypeOperation {
   documentation: string;
   input: QName | null;
   output: QName | null;
+  /** The input's action as the WSDL states it (wsam:Action, wsaw:Action, wsa:Action), or null. */
+  action: string | null;
+  /** The input's action by WS-Addressing's default pattern (target namespace, port type, input name). */
+  defaultAction: string;
+}
+
+/** That a binding uses WS-Addressing: the namespace of the headers, and whether it is required or optional. */
+export interface AddressingDef {
+  namespace: string;
+  required: boolean;
 }
 
 export interface BodyDef {
@@ -64,6 +74,8 @@ export interface BindingDef {
   isHttp: boolean;
   style: Style;
   operations: BindingOperation[];
+  /** WS-Addressing, when the binding or a policy it references says it uses it. */
+  addressing: AddressingDef | null;
 }
 
 export interface PortDef {
@@ -149,9 +161,113 @@ function bodyDef(node: Element | undefined): BodyDef | null {
   };
 }
 
-function bindingDef(node: Element, name: QName): BindingDef {
+export const ADDRESSING_10_NS = 'http://www.w3.org/2005/08/addressing';
+export const ADDRESSING_2004_NS = 'http://schemas.xmlsoap.org/ws/2004/08/addressing';
+const WSDL_NS = 'http://schemas.xmlsoap.org/wsdl/';
+
+/** The namespaces of the attribute that states an input's action. */
+const ACTION_NAMESPACES = new Set([
+  'http://www.w3.org/2007/05/addressing/metadata',
+  'http://www.w3.org/2006/05/addressing/wsdl',
+  'http://www.w3.org/2006/02/addressing/wsdl',
+  ADDRESSING_10_NS,
+  ADDRESSING_2004_NS,
+]);
+
+/** The elements saying that a binding uses WS-Addressing (in the binding or a policy), by namespace: the headers' namespace. */
+const USING_ADDRESSING: Record<string, string> = {
+  'http://www.w3.org/2006/05/addressing/wsdl': ADDRESSING_10_NS,
+  'http://www.w3.org/2006/02/addressing/wsdl': ADDRESSING_10_NS,
+  'http://schemas.xmlsoap.org/ws/2004/08/addressing/policy': ADDRESSING_2004_NS,
+  [ADDRESSING_2004_NS]: ADDRESSING_2004_NS,
+};
+/** WS-Addressing Metadata's policy assertion `wsam:Addressing`. */
+const ADDRESSING_METADATA_NS = 'http://www.w3.org/2007/05/addressing/metadata';
+
+/** The action an element states in an attribute `Action` of the WS-Addressing namespaces, or null. */
+function statedAction(node: Element | undefined): string | null {
+  if (node === undefined) return null;
+  for (let index = 0; index < node.attributes.length; index++) {
+    const item = node.attributes.item(index)!;
+    if (item.localName === 'Action' && ACTION_NAMESPACES.has(item.namespaceURI ?? '') && item.value.trim() !== '') return item.value.trim();
+  }
+  return null;
+}
+
+/**
+ * WS-Addressing's default action of an input: [target namespace][delimiter][port type][delimiter][input name],
+ * the delimiter ':' for a URN and '/' otherwise, not doubled after a namespace ending with it.
+ */
+function defaultAction(namespace: string, portType: string, input: string): string {
+  const delimiter = namespace.toLowerCase().startsWith('urn:') ? ':' : '/';
+  return `${namespace.endsWith(delimiter) ? namespace : `${namespace}${delimiter}`}${portType}${delimiter}${input}`;
+}
+
+/** The wsp:Policy elements of the documents by their id (wsu:Id, Id or xml:id), for `PolicyReference URI="#id"`. */
+type Policies = Map<string, Element>;
+
+function policyId(node: Element): string | undefined {
+  for (let index = 0; index < node.attributes.length; index++) {
+    const item = node.attributes.item(index)!;
+    if (item.localName === 'Id' || (item.localName === 'id' && item.prefix === 'xml')) return item.value.trim();
+  }
+  return undefined;
+}
+
+/**
+ * Whether a binding uses WS-Addressing: wsaw:UsingAddressing among its children (required when
+ * wsdl:required="true"), or UsingAddressing or wsam:Addressing in a policy it holds or references
+ * (required unless wsp:Optional="true").
+ */
+function addressingOf(binding: Element, policies: Policies): AddressingDef | null {
+  for (const child of childElements(binding)) {
+    const namespace = USING_ADDRESSING[child.namespaceURI ?? ''];
+    if (child.localName === 'UsingAddressing' && namespace !== undefined)
+      return { namespace, required: child.getAttributeNS(WSDL_NS, 'required') === 'true' || attribute(child, 'required') === 'true' };
+  }
+  const seen = new Set<Element>();
+  const search = (node: Element): AddressingDef | null => {
+    if (seen.has(node)) return null;
+    seen.add(node);
+    for (const child of childElements(node)) {
+      const ns = child.namespaceURI ?? '';
+      const namespace =
+        child.localName === 'UsingAddressing'
+          ? USING_ADDRESSING[ns]
+          : child.localName === 'Addressing' && ns === ADDRESSING_METADATA_NS
+            ? ADDRESSING_10_NS
+            : undefined;
+      if (namespace !== undefined) {
+        const optional = [...Array.from({ length: child.attributes.length }, (_, index) => child.attributes.item(index)!)].some(
+          (item) => item.localName === 'Optional' && item.value.trim() === 'true',
+        );
+        return { namespace, required: !optional };
+      }
+      const found = child.localName === 'PolicyReference' ? referenced(attribute(child, 'URI')) : search(child);
+      if (found !== null) return found;
+    }
+    return null;
+  };
+  const referenced = (uri: string | undefined): AddressingDef | null => {
+    const policy = uri?.startsWith('#') ? policies.get(uri.slice(1)) : undefined;
+    return policy === undefined ? null : search(policy);
+  };
+  for (const uri of (attribute(binding, 'PolicyURIs') ?? '').split(/\s+/).filter(Boolean)) {
+    const found = referenced(uri);
+    if (found !== null) return found;
+  }
+  for (const child of childElements(binding)) {
+    const found =
+      child.localName === 'Policy' ? search(child) : child.localName === 'PolicyReference' ? referenced(attribute(child, 'URI')) : null;
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+function bindingDef(node: Element, name: QName, policies: Policies): BindingDef {
   const soap = soapChild(node, 'binding');
   return {
+    addressing: addressingOf(node, policies),
     name,
     portType: qnameAttribute(node, 'type'),
     version: soap?.version ?? null,
@@ -195,6 +311,12 @@ export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
     services: [],
     overloads: [],
   };
+  const policies: Policies = new Map();
+  for (const document of documents)
+    for (const child of childElements(document.root)) {
+      const id = child.localName === 'Policy' ? policyId(child) : undefined;
+      if (id !== undefined && !policies.has(id)) policies.set(id, child);
+    }
   for (const document of documents) {
     for (const schema of schemaElements(document.root)) description.schemas.addSchema(schema, document.chameleonNamespace);
     if (document.root.localName !== 'definitions') continue;
@@ -223,15 +345,25 @@ export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
             const io = wsdlChildren(operation, local)[0];
             return io === undefined ? null : qnameAttribute(io, 'message');
           };
+          const input = wsdlChildren(operation, 'input')[0];
+          const output = message('output');
+          const inputName = (input === undefined ? undefined : attribute(input, 'name')) ?? (output === null ? name : `${name}Request`);
           if (!operations.has(name))
-            operations.set(name, { name, documentation: documentation(operation), input: message('input'), output: message('output') });
+            operations.set(name, {
+              name,
+              documentation: documentation(operation),
+              input: message('input'),
+              output,
+              action: statedAction(input),
+              defaultAction: defaultAction(ns, named(portType).local, inputName),
+            });
           else description.overloads.push({ portType: named(portType).local, operation: name });
         }
         return operations;
       });
     }
     for (const binding of wsdlChildren(document.root, 'binding'))
-      addOnce(description.bindings, named(binding), () => bindingDef(binding, named(binding)));
+      addOnce(description.bindings, named(binding), () => bindingDef(binding, named(binding), policies));
     for (const service of wsdlChildren(document.root, 'service')) {
       description.services.push({
         name: attribute(service, 'name') ?? '',
