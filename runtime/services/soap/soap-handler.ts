@@ -119,10 +119,14 @@ export class SoapServiceHandler implements ServiceHandler {
       reader: contract.reader,
     };
     if (call.verb === 'POST') return { body: await invokeOperation(parts, operation, call.body, call.query) };
-    const key = `${operation.name.toLowerCase()}?${cacheQuery(call.query)}`;
+    // A GET tunnelled through POST (`?method=GET`, X-HTTP-Method) may carry its fields in a JSON
+    // body, as a table list's options may be: they count as query parameters (those win).
+    const sent = bodyFields(call.body);
+    const query = sent === null ? call.query : { ...sent, ...call.query };
+    const key = `${operation.name.toLowerCase()}?${cacheQuery(query)}`;
     const cached = refresh ? undefined : await this.cached(key);
     if (cached !== undefined) return { body: cached };
-    const body = await invokeOperation(parts, operation, queryFields(contract, operation, call.query), call.query);
+    const body = await invokeOperation(parts, operation, queryFields(contract, operation, query), call.query);
     await this.keep(key, body);
     return { body };
   }
@@ -205,6 +209,18 @@ function queryFields(contract: LiveContract, operation: SoapOperationModel, quer
     fields[member.key] = Array.isArray(value) && !member.array ? value[value.length - 1] : value;
   }
   return fields;
+}
+
+/** The members of a JSON object body as query values (scalars as text, lists of scalars as lists), or null. */
+function bodyFields(body: unknown): RawQuery | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const text = (value: unknown) => (value === null || typeof value === 'object' ? undefined : String(value));
+  const fields: RawQuery = {};
+  for (const [key, value] of Object.entries(body)) {
+    const item = Array.isArray(value) ? value.map(text).filter((entry) => entry !== undefined) : text(value);
+    if (item !== undefined) fields[key] = item;
+  }
+  return Object.keys(fields).length === 0 ? null : fields;
 }
 
 /** The query as a cache key: sorted, without credentials and `refresh`. */

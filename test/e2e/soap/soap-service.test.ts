@@ -199,6 +199,25 @@ describe('Calculator over SOAP 1.1 and 1.2', () => {
     expect(await api('GET', 'calc/Multiply?intA=6&intB=7')).toEqual({ status: 200, body: { MultiplyResult: 42 } });
   });
 
+  it('takes the fields of a GET tunnelled through POST from its JSON body too, as table lists take their options (query parameters win)', async () => {
+    expect(await api('POST', 'calc/Multiply?method=GET', { intA: 6, intB: 7 })).toEqual({ status: 200, body: { MultiplyResult: 42 } });
+    const tunnelled = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/calc/Subtract?intB=2',
+      headers: { ...headers, 'x-http-method': 'GET' },
+      payload: { intA: 9, intB: 5 },
+    });
+    expect([tunnelled.statusCode, tunnelled.json()]).toEqual([200, { SubtractResult: 7 }]);
+    // Cached per body too (the country service caches GET results): another body is another call.
+    const sent = peers.country.requests.length;
+    const capital = async (code: string) => (await api('POST', 'country/CapitalCity?method=GET', { sCountryISOCode: code })).body;
+    expect([await capital('FR'), await capital('BE'), await capital('FR')]).toEqual(Array(3).fill({ CapitalCityResult: 'Unknown' }));
+    expect(peers.country.requests.slice(sent).map((request) => /sCountryISOCode[^>]*>(\w+)</.exec(request.body)?.[1])).toEqual([
+      'FR',
+      'BE',
+    ]);
+  });
+
   it('sends a SOAP 1.2 envelope when asked', async () => {
     expect(await api('POST', 'calc12/Subtract', { intA: 9, intB: 4 })).toEqual({ status: 200, body: { SubtractResult: 5 } });
     const sent = lastRequest(peers.calc);
