@@ -69,6 +69,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   two_choices: 'two-choices.wsdl',
   simple_content_facets: 'simple-content-facets.wsdl',
   addressing: 'addressing.wsdl',
+  jaxws: 'jaxws.wsdl',
   addressing_own_to: [
     'addressing.wsdl',
     `headers: [{ type: generic, namespace: 'http://www.w3.org/2005/08/addressing', name: To, data: 'urn:o:elsewhere' }]`,
@@ -1518,6 +1519,48 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     expect((await call('POST', 'addressing_own_to/Submit', { id: 7 })).status).toBe(200);
     expect(header()?.match(/<wsa:To |<To /g)).toEqual(['<To ']);
     expect(header()).toContain('<To xmlns="http://www.w3.org/2005/08/addressing">urn:o:elsewhere</To>');
+  });
+
+  PEERS.push({
+    file: 'jaxws.wsdl',
+    path: /^\/jaxws\/$/,
+    services: {
+      InventoryService: {
+        InventoryPort: ops({
+          findItems: (args) => {
+            if (Number(args.limit) === 0)
+              throw {
+                Fault: {
+                  Code: { Value: 'soap:Sender' },
+                  Reason: { Text: 'Not found' },
+                  Detail: { NotFound: { sku: ['a', 'b'] } },
+                  statusCode: 500,
+                },
+              };
+            return {
+              attributes: { total: 2 },
+              return: [{ attributes: { status: 'new' }, sku: 'a', tags: ['x', { attributes: { 'xsi:nil': true } }] }, { sku: 'b' }],
+            };
+          },
+        }),
+      },
+    },
+  });
+  it('jaxws: SOAP 1.2 only, unqualified members, attributes on the wrappers, nillable optional arrays, a fault with detail', async () => {
+    expect(await call('POST', 'jaxws/findItems', { skus: ['a', null], limit: 2, locale: 'en' })).toEqual({
+      status: 200,
+      body: { total: 2, return: [{ status: 'new', sku: 'a', tags: ['x', null] }, { sku: 'b' }] },
+    });
+    expect(lastBody()).toBe(
+      '<findItems xmlns="http://ws.example.org/" locale="en"><skus xmlns="">a</skus><skus xmlns="" xsi:nil="true"/><limit xmlns="">2</limit></findItems>',
+    );
+    expect(lastEnvelope().action).toMatch(/^application\/soap\+xml/);
+    expect(lastArgs().args).toMatchObject({ limit: 2 });
+    expect(await call('POST', 'jaxws/findItems', { limit: 0 })).toMatchObject({
+      status: 500,
+      body: { error: { code: 500, message: 'Not found [Fault code:soap:Sender]', context: { detail: { NotFound: { sku: ['a', 'b'] } } } } },
+    });
+    expect((await call('POST', 'jaxws/findItems', { skus: [] })).status).toBe(400);
   });
 
   // node-soap cannot read a WSDL without a target namespace.
