@@ -110,7 +110,8 @@ export function serviceOfUrl(url: string): string {
 export function parsePath(url: string): ParsedPath {
   const query = url.indexOf('?');
   const end = query === -1 ? url.length : query;
-  const segments: string[] = [];
+  let service: string | undefined;
+  const resource: string[] = [];
   let rawStart = -1;
   let start = segmentsStart(url, end);
   while (start < end) {
@@ -118,16 +119,27 @@ export function parsePath(url: string): ParsedPath {
     if (slash === -1 || slash > end) slash = end;
     const segment = url.slice(start, slash);
     if (segment !== '' && segment !== '.' && segment !== '..') {
-      segments.push(decodeSegment(segment));
-      if (segments.length === 1) rawStart = slash;
+      if (service !== undefined) resource.push(decodeSegment(segment));
+      else {
+        service = decodeSegment(segment);
+        rawStart = slash;
+      }
     }
     start = slash + 1;
   }
   const rawPath = rawStart === -1 || rawStart >= end ? '' : url.slice(rawStart, end);
-  return { service: segments[0] ?? '', resource: segments.slice(1), trailingSlash: url[end - 1] === '/', rawPath };
+  return { service: service ?? '', resource, trailingSlash: url[end - 1] === '/', rawPath };
 }
 
 export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** Fastify's `request.hostname` (the Host header without its port) without the array of its `split`. */
+export function hostnameOf(request: FastifyRequest): string {
+  const host = request.host;
+  if (host[0] === '[') return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.indexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
+}
 
 /**
  * The event path of a request to a service (hook-events.ts): its root, tables, routines, SOAP
@@ -237,7 +249,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
           body: request.body,
           headers: request.headers,
           stream,
-          host: request.hostname,
+          host: hostnameOf(request),
           clientIp: request.ip,
           log: request.log,
         },

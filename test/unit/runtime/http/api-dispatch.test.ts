@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveVerb, parsePath, serviceOfUrl } from '#runtime/http/api-dispatch.js';
+import Fastify from 'fastify';
+import { effectiveVerb, hostnameOf, parsePath, serviceOfUrl } from '#runtime/http/api-dispatch.js';
 
 describe('parsePath', () => {
   it.each([
@@ -25,6 +26,20 @@ describe('parsePath', () => {
     'the body parser finds the service of %s as parsePath does',
     (url) => {
       expect(serviceOfUrl(url)).toBe(parsePath(url).service);
+    },
+  );
+});
+
+describe('hostnameOf', () => {
+  it.each(['example.com', 'example.com:8080', '127.0.0.1:20200', '[::1]:8080', '[::1]', 'a:b:c', ':80', ''])(
+    'reads the Host header %j as request.hostname does',
+    async (host) => {
+      const app = Fastify();
+      app.get('/', (request) => ({ ours: hostnameOf(request), fastify: request.hostname }));
+      const response = await app.inject({ url: '/', headers: { host } });
+      const { ours, fastify } = response.json();
+      expect(ours).toBe(fastify);
+      await app.close();
     },
   );
 });
