@@ -78,13 +78,17 @@ export class SqlServiceHandler implements ServiceHandler {
   }
 
   private route(call: ServiceCall): Promise<ServiceResult> | ServiceResult {
-    const [resource, table, id, ...more] = call.resource;
+    // Indexed, not destructured: no iterator and no array of the rest per request.
+    const parts = call.resource;
+    const resource = parts[0] as string | undefined;
+    const table = parts[1] as string | undefined;
+    const id = parts[2] as string | undefined;
     if (resource === undefined) {
       if (call.verb !== 'GET') throw this.unsupported(call, '');
       const resources = this.ctx.dialect.capabilities.routines ? [...ROOT_RESOURCES, ...ROUTINE_RESOURCE_NAMES] : ROOT_RESOURCES;
       return { body: wrapList(cleanListing(resources, fieldsOption(call.query, call.body), asListOption(call.query))) };
     }
-    if (resource === '_table' && more.length === 0) {
+    if (resource === '_table' && parts.length <= 3) {
       if (table !== undefined) return handleTableRecords(this.ctx, call, table, id);
       if (call.verb !== 'GET') throw this.unsupported(call, '_table');
       return listTables(this.ctx, call);

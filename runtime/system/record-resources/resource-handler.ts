@@ -103,8 +103,8 @@ function auth(scope: RowFilterModel[] | undefined): AuthContext {
   };
 }
 
-/** A call of the records engine on the resource's table. */
-function engine(
+/** A call of the records engine on the resource's table (a promise: what the engine throws is a rejection). */
+async function engine(
   db: SystemDb,
   ctx: PlatformContext,
   b: ResourceBehaviour,

@@ -27,8 +27,8 @@ interface Outcome {
   errors: Array<{ index: number; error: PorticoError }>;
 }
 
-/** Runs one item on the given connection (a transaction in rollback mode). */
-export type BatchItemRunner<T> = (db: Kysely<any>, item: T, index: number) => Promise<unknown>;
+/** Runs one item on the given connection (a transaction in rollback mode): its result, or a promise of it. */
+export type BatchItemRunner<T> = (db: Kysely<any>, item: T, index: number) => unknown;
 
 async function runAll<T>(db: Kysely<any>, options: BatchOptions<T>, run: BatchItemRunner<T>, stopAtFirst: boolean): Promise<Outcome> {
   const outcome: Outcome = { results: [], errors: [] };
@@ -37,7 +37,7 @@ async function runAll<T>(db: Kysely<any>, options: BatchOptions<T>, run: BatchIt
   for (let index = 0; index < options.items.length; index++) {
     try {
       const item = options.items[index];
-      outcome.results.push(await (each ? atomically(db, (conn) => run(conn, item, index)) : run(db, item, index)));
+      outcome.results.push(await (each ? atomically(db, async (conn) => run(conn, item, index)) : run(db, item, index)));
     } catch (thrown) {
       const error = options.toError(thrown);
       outcome.errors.push({ index, error });
@@ -54,8 +54,29 @@ class RollbackSignal extends Error {
   }
 }
 
-/** Runs every item; returns the results in input order or throws (the item's own error, or a BatchError). */
-export async function runBatch<T>(options: BatchOptions<T>, run: BatchItemRunner<T>): Promise<unknown[]> {
+/**
+ * Runs every item; returns the results in input order or throws (the item's own error, or a BatchError).
+ * A batch of one record outside rollback mode is that record's write itself (its result, or its
+ * error as `toError` makes it), without a promise when the write answers at once (SQLite).
+ */
+export function runBatch<T>(options: BatchOptions<T>, run: BatchItemRunner<T>): unknown[] | Promise<unknown[]> {
+  if (options.items.length !== 1 || options.mode === 'rollback') return runMany(options, run);
+  let result: unknown;
+  try {
+    result = run(options.db, options.items[0], 0);
+  } catch (thrown) {
+    throw options.toError(thrown);
+  }
+  if (!(result instanceof Promise)) return [result];
+  return result.then(
+    (value) => [value],
+    (thrown) => {
+      throw options.toError(thrown);
+    },
+  );
+}
+
+async function runMany<T>(options: BatchOptions<T>, run: BatchItemRunner<T>): Promise<unknown[]> {
   let outcome: Outcome;
   if (options.mode === 'rollback') {
     try {

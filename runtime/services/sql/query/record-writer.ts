@@ -3,7 +3,7 @@
  * INSERT/UPDATE/DELETE returning the requested columns. Databases without RETURNING read the
  * rows back by key instead.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryResult } from 'kysely';
 import { PorticoError } from '../../../core/errors.js';
 import type { TableModel } from '../../../model/platform-model.js';
 import { databaseError } from '../dialects/driver-errors.js';
@@ -149,31 +149,63 @@ async function keyDefaults(db: Kysely<any>, keyFields: readonly FieldPlan[], val
   }
 }
 
-/** Inserts one row and returns its output columns. */
-export async function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Promise<Row> {
+/** The output row of an insert whose key the values or the insert id give. */
+function insertedKeyRow(target: WriteTarget, values: Row, insertId: bigint | undefined): Row {
+  const row: Row = {};
+  for (const f of target.output.fields) row[f.key] = f.field.sourceName in values ? values[f.field.sourceName] : Number(insertId);
+  return decodeRows([row], target.output)[0];
+}
+
+/** Whether the values give an auto-increment column explicitly (the dialect may then move its sequence on). */
+function explicitAutoIncrement(plan: TablePlan, values: Row): boolean {
+  for (const f of plan.fields) if (f.field.autoIncrement && f.field.sourceName in values) return true;
+  return false;
+}
+
+/**
+ * Inserts one row and returns its output columns: at once when the runner answers at once (SQLite),
+ * else a promise of them.
+ */
+export function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Row | Promise<Row> {
   const { plan, dialect } = target;
   const columns = Object.keys(values);
   if (dialect.capabilities.keyInsertsWithoutReturning && insertKeyKnown(target, values)) {
     const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insertQuery(db, target, values).compile());
     // SQLite's runner answers at once: no turn of the microtask queue for it (as updateRowByKey).
     const ran = runCompiled<Row>(db, compiled, boundValues(values, columns));
-    const { insertId } = ran instanceof Promise ? await ran : ran;
-    const row: Row = {};
-    for (const f of target.output.fields) row[f.key] = f.field.sourceName in values ? values[f.field.sourceName] : Number(insertId);
-    return decodeRows([row], target.output)[0];
+    if (ran instanceof Promise) return ran.then((result) => insertedKeyRow(target, values, result.insertId));
+    return insertedKeyRow(target, values, ran.insertId);
   }
   if (dialect.capabilities.supportsReturning) {
     // The statement of one set of columns is compiled once per table; only the values change.
     const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () =>
       insertQuery(db, target, values).returning(target.output.columns).compile(),
     );
-    const { rows } = await runCompiled<Row>(db, compiled, boundValues(values, columns));
-    if (dialect.afterExplicitKey !== undefined) {
-      for (const f of plan.fields)
-        if (f.field.autoIncrement && f.field.sourceName in values) await dialect.afterExplicitKey(db, plan.table, f.field);
-    }
-    return decodeRows(rows, target.output)[0];
+    const ran = runCompiled<Row>(db, compiled, boundValues(values, columns));
+    if (dialect.afterExplicitKey !== undefined && explicitAutoIncrement(plan, values)) return afterExplicitKeys(db, target, values, ran);
+    if (ran instanceof Promise) return ran.then((result) => decodeRows(result.rows, target.output)[0]);
+    return decodeRows(ran.rows, target.output)[0];
   }
+  return insertReadBack(db, target, values);
+}
+
+/** An insert that gave an auto-increment column its value: the dialect's step after it (PostgreSQL moves the sequence on). */
+async function afterExplicitKeys(
+  db: Kysely<any>,
+  target: WriteTarget,
+  values: Row,
+  ran: QueryResult<Row> | Promise<QueryResult<Row>>,
+): Promise<Row> {
+  const { plan, dialect } = target;
+  const { rows } = await ran;
+  for (const f of plan.fields)
+    if (f.field.autoIncrement && f.field.sourceName in values) await dialect.afterExplicitKey!(db, plan.table, f.field);
+  return decodeRows(rows, target.output)[0];
+}
+
+/** An insert without RETURNING whose key is not known beforehand: the row read back. */
+async function insertReadBack(db: Kysely<any>, target: WriteTarget, values: Row): Promise<Row> {
+  const { plan } = target;
   const keyFields = plan.primaryKey;
   if (keyFields.length > 0) await keyDefaults(db, keyFields, values);
   const result = await insertQuery(db, target, values).executeTakeFirst();
@@ -199,41 +231,57 @@ function updateParameters(values: Row, columns: readonly string[], keyFields: re
   return parameters;
 }
 
-/** Updates the row with this key (one field's or several); returns its output columns after the update (none when no row matched). */
-export async function updateRowByKey(
+/** Whether every output field is a field of the key whose value is a number (what an update by key then returns is the key). */
+function outputIsNumericKey(output: Selection, keyFields: readonly FieldPlan[], key: readonly unknown[]): boolean {
+  for (const f of output.fields) if (typeof key[keyFields.indexOf(f)] !== 'number') return false;
+  return true;
+}
+
+/** The output rows of an update by key that matched `matched` rows: the key's values, one row per row matched. */
+function keyRows(target: WriteTarget, keyFields: readonly FieldPlan[], key: readonly unknown[], matched: bigint | undefined): Row[] {
+  if (!matched) return [];
+  // One row per row matched: a key of fields that are not unique may match several.
+  const rows: Row[] = [];
+  for (let n = Number(matched); n > 0; n--) {
+    const row: Row = {};
+    for (const f of target.output.fields) row[f.name] = key[keyFields.indexOf(f)];
+    rows.push(row);
+  }
+  return decodeRows(rows, target.output);
+}
+
+/**
+ * Updates the row with this key (one field's or several); returns its output columns after the
+ * update (none when no row matched): at once when the runner answers at once (SQLite), else a
+ * promise of them.
+ */
+export function updateRowByKey(
   db: Kysely<any>,
   target: WriteTarget,
   keyFields: readonly FieldPlan[],
   key: readonly unknown[],
   values: Row,
-): Promise<Row[]> {
+): Row[] | Promise<Row[]> {
   const { plan, dialect } = target;
   const columns = Object.keys(values);
   // The key (never changed by an update) is the whole output when it is what the client asked for:
   // the driver's count of matched rows says whether the row exists.
-  if (target.output.fields.every((f) => typeof key[keyFields.indexOf(f)] === 'number')) {
+  if (outputIsNumericKey(target.output, keyFields, key)) {
     const shape = shapeKey(`update-key:${namesOf(keyFields)}`, columns, values, target.output);
     const compiled = plan.memo(shape, () => db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile());
     // SQLite's runner answers at once: no turn of the microtask queue for it.
     const ran = runCompiled<Row>(db, compiled, updateParameters(values, columns, keyFields, key));
-    const { numAffectedRows } = ran instanceof Promise ? await ran : ran;
-    if (!numAffectedRows) return [];
-    // One row per row matched: a key of fields that are not unique may match several.
-    const rows: Row[] = [];
-    for (let n = Number(numAffectedRows); n > 0; n--) {
-      const row: Row = {};
-      for (const f of target.output.fields) row[f.name] = key[keyFields.indexOf(f)];
-      rows.push(row);
-    }
-    return decodeRows(rows, target.output);
+    if (ran instanceof Promise) return ran.then((result) => keyRows(target, keyFields, key, result.numAffectedRows));
+    return keyRows(target, keyFields, key, ran.numAffectedRows);
   }
   if (!dialect.capabilities.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
   const shape = shapeKey(`update:${namesOf(keyFields)}`, columns, values, target.output);
   const compiled = plan.memo(shape, () =>
     db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile(),
   );
-  const { rows } = await runCompiled<Row>(db, compiled, updateParameters(values, columns, keyFields, key));
-  return decodeRows(rows, target.output);
+  const ran = runCompiled<Row>(db, compiled, updateParameters(values, columns, keyFields, key));
+  if (ran instanceof Promise) return ran.then((result) => decodeRows(result.rows, target.output));
+  return decodeRows(ran.rows, target.output);
 }
 
 /** Two key values: numbers (and 64-bit digit strings) by value, anything else as text. */

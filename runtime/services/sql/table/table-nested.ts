@@ -59,6 +59,14 @@ export function nestedValues(table: TableModel, record: Row): Nested[] {
   return found;
 }
 
+/** Whether any of the records carries related records (nestedValues, without collecting them). */
+export function carriesNested(table: TableModel, records: readonly Row[]): boolean {
+  for (const record of records) {
+    for (const key in record) if (record[key] !== undefined && relationOf(table, key) !== undefined) return true;
+  }
+  return false;
+}
+
 /** The parent fields nested writes of these records join on (added to what the write returns). */
 export function nestedJoinFields(plan: TablePlan, records: readonly Row[]): FieldPlan[] {
   const fields: FieldPlan[] = [];
@@ -80,8 +88,7 @@ const PREFIX: Record<RelationModel['type'], string> = {
 
 /**
  * Runs `write` with the `nested` records of `record` (see nestedValues) all or nothing (query/atomic.ts).
- * Without nested records it is `write` itself (no async function around it: every write by key
- * comes here), what it throws a rejection as before.
+ * A record without nested records is written by `write` alone (table-writes.ts withNested).
  */
 export function writeWithNested(
   ctx: SqlServiceContext,
@@ -90,16 +97,9 @@ export function writeWithNested(
   record: Row,
   nested: readonly Nested[],
   allowRelatedDelete: boolean,
-  write: (conn: Kysely<any>, record: Row) => Promise<Row>,
+  write: (conn: Kysely<any>, record: Row) => Row | Promise<Row>,
   guard: NestedGuard = null,
 ): Promise<Row> {
-  if (nested.length === 0) {
-    try {
-      return write(conn, record);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
   const run = async (trx: Kysely<any>) => {
     const own = { ...record };
     for (const item of nested.filter((n) => n.relation.type === 'belongs_to')) {

@@ -15,7 +15,7 @@ import { fieldsOption, filterParams } from '../request-options.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';
 import { filterReach, scopeCondition, scopeOf, sessionLookup } from './table-access.js';
-import { nestedJoinFields } from './table-nested.js';
+import { carriesNested, nestedJoinFields } from './table-nested.js';
 import { attachRelated, relatedRequests, withJoinFields, type RelatedRequest } from './table-related.js';
 import { mayHoldLookups, substituteFilterLookups } from '../filter/lookup-substitution.js';
 
@@ -129,6 +129,8 @@ export function recordsKeys(idFields: FieldPlan[], records: Row[]): Keyed[] {
   });
 }
 
+const NONE: readonly FieldPlan[] = Object.freeze([]);
+
 function sameFields(a: readonly FieldPlan[], b: readonly FieldPlan[]): boolean {
   return a.length === b.length && a.every((f, i) => f === b[i]);
 }
@@ -148,6 +150,9 @@ export function writeTarget(op: TableOp, idFields: readonly FieldPlan[] | null, 
   if (fields === '*') output = op.plan.all;
   else if (fields !== null) output = selectFields(op.plan, fields);
   else output = idFields === null || sameFields(idFields, op.plan.primaryKey) ? op.plan.keys : selectionOf(idFields);
+  // Most writes: nothing joined, nothing to drop again.
+  if (op.related.length === 0 && !carriesNested(op.plan.table, records))
+    return { plan: op.plan, dialect: op.ctx.dialect, output, dropAfter: NONE };
   // Nested writes need the fields their relationships join on, as `related` reads do.
   const needed = withJoinFields(output, op.related).fields;
   const nested = nestedJoinFields(op.plan, records).filter((f) => !needed.includes(f));

@@ -6,33 +6,46 @@ import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { sqlMessages } from '../sql-messages.js';
 import { isGrouped, listGroups } from './table-groups.js';
-import { openTableOp, toError } from './table-op.js';
+import { openTableOp, toError, type TableOp } from './table-op.js';
 import { getRecord, listRecords } from './table-reads.js';
 import { createRecords, deleteRecord, deleteRecords, updateRecord, updateRecords } from './table-writes.js';
 
-/** Serves `_table/{table}` (id undefined) and `_table/{table}/{id}`. */
-export async function handleTableRecords(
+/**
+ * Serves `_table/{table}` (id undefined) and `_table/{table}/{id}`: the answer at once when the
+ * operation answers at once (a SQLite write), else a promise of it; what the operation throws or
+ * rejects with as an error naming the table.
+ */
+export function handleTableRecords(
   ctx: SqlServiceContext,
   call: ServiceCall,
   table: string,
   id: string | undefined,
-): Promise<ServiceResult> {
+): ServiceResult | Promise<ServiceResult> {
   const op = openTableOp(ctx, call, table, id);
+  let result: ServiceResult | Promise<ServiceResult>;
   try {
-    switch (call.verb) {
-      case 'GET':
-        if (id !== undefined) return await getRecord(op, id);
-        return await (isGrouped(op) ? listGroups(op) : listRecords(op));
-      case 'POST':
-        if (id !== undefined) throw sqlMessages.createById.error();
-        return await createRecords(op);
-      case 'PUT':
-      case 'PATCH':
-        return await (id === undefined ? updateRecords(op) : updateRecord(op, id));
-      case 'DELETE':
-        return await (id === undefined ? deleteRecords(op) : deleteRecord(op, id));
-    }
+    result = operate(op, call, id);
   } catch (error) {
     throw toError(op)(error);
+  }
+  if (!(result instanceof Promise)) return result;
+  return result.catch((error: unknown) => {
+    throw toError(op)(error);
+  });
+}
+
+function operate(op: TableOp, call: ServiceCall, id: string | undefined): ServiceResult | Promise<ServiceResult> {
+  switch (call.verb) {
+    case 'GET':
+      if (id !== undefined) return getRecord(op, id);
+      return isGrouped(op) ? listGroups(op) : listRecords(op);
+    case 'POST':
+      if (id !== undefined) throw sqlMessages.createById.error();
+      return createRecords(op);
+    case 'PUT':
+    case 'PATCH':
+      return id === undefined ? updateRecords(op) : updateRecord(op, id);
+    case 'DELETE':
+      return id === undefined ? deleteRecords(op) : deleteRecord(op, id);
   }
 }

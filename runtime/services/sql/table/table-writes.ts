@@ -39,6 +39,7 @@ import {
   writeTarget,
   type Keyed,
   type TableOp,
+  type TableWriteTarget,
 } from './table-op.js';
 import { coreMessages } from '../../../core/messages.js';
 
@@ -62,9 +63,18 @@ async function upsert(
   return insertRow(conn, target, insert);
 }
 
-/** Writes one record with the related records it carries (table-nested.ts). */
-function withNested(op: TableOp, conn: Kysely<any>, record: Row, write: (conn: Kysely<any>, record: Row) => Promise<Row>): Promise<Row> {
+/**
+ * Writes one record with the related records it carries (table-nested.ts). A record without any
+ * is `write` itself: its row at once when the write answers at once (SQLite), else a promise.
+ */
+function withNested(
+  op: TableOp,
+  conn: Kysely<any>,
+  record: Row,
+  write: (conn: Kysely<any>, record: Row) => Row | Promise<Row>,
+): Row | Promise<Row> {
   const nested = nestedValues(op.plan.table, record);
+  if (nested.length === 0) return write(conn, record);
   let guard: NestedGuard = null;
   if (op.call.auth.grants !== null) {
     // The role must allow the same verb on every table the nested records reach, and each write
@@ -78,14 +88,27 @@ function withNested(op: TableOp, conn: Kysely<any>, record: Row, write: (conn: K
   return writeWithNested(op.ctx, conn, op.plan.table, record, nested, allowRelatedDelete(op.call.query), write, guard);
 }
 
+/** The answer of a write: its body once `finishWritten` added what `related` asks for. */
+function writtenAnswer<T>(
+  op: TableOp,
+  target: TableWriteTarget,
+  result: T | Promise<T>,
+  list: boolean,
+): ServiceResult | Promise<ServiceResult> {
+  if (result instanceof Promise) return result.then((value) => writtenAnswer(op, target, value, list));
+  const written = finishWritten(op, target, result);
+  if (written instanceof Promise) return written.then((value) => ({ body: list ? wrapList(value as unknown[]) : value }));
+  return { body: list ? wrapList(written as unknown[]) : written };
+}
+
 /** `POST _table/{table}`: creates each record; with allow_upsert a record whose key exists updates it. */
-export async function createRecords(op: TableOp): Promise<ServiceResult> {
+export function createRecords(op: TableOp): ServiceResult | Promise<ServiceResult> {
   assertWritable(op);
   const records = unwrapRecords(op.call.body);
   const idFields = op.params.idField !== null ? identifiers(op) : [...op.plan.primaryKey];
   const target = writeTarget(op, idFields, records);
   const upsertable = op.ctx.options.allowUpsert && idFields.length > 0;
-  const resource = await runBatch(
+  const resource = runBatch(
     {
       db: db(op),
       items: records,
@@ -101,8 +124,7 @@ export async function createRecords(op: TableOp): Promise<ServiceResult> {
         return insertRow(c, target, insertValues(op.plan, record));
       }),
   );
-  const written = finishWritten(op, target, resource);
-  return { body: wrapList(written instanceof Promise ? await written : written) };
+  return writtenAnswer(op, target, resource, true);
 }
 
 /**
@@ -114,13 +136,9 @@ function oneRecordOnly(
   idFields: FieldPlan[],
   text: string,
   conn: Kysely<any>,
-  write: (conn: Kysely<any>) => Promise<Row[]>,
-): Promise<Row[]> {
-  const { primaryKey } = op.plan;
-  const unique =
-    (idFields.length === primaryKey.length && idFields.every((f) => primaryKey.includes(f))) ||
-    (idFields.length === 1 && idFields[0].field.isUnique);
-  if (unique) return write(conn);
+  write: (conn: Kysely<any>) => Row[] | Promise<Row[]>,
+): Row[] | Promise<Row[]> {
+  if (uniqueKey(op.plan.primaryKey, idFields)) return write(conn);
   return atomically(conn, async (c) => {
     const rows = await write(c);
     if (rows.length > 1) throw sqlMessages.identifierNotUnique.error(text, rows.length, op.plan.table.name);
@@ -128,48 +146,78 @@ function oneRecordOnly(
   });
 }
 
+/** Whether the identifying fields are the primary key (in any order) or one unique field: a write by them reaches one record at most. */
+function uniqueKey(primaryKey: readonly FieldPlan[], idFields: readonly FieldPlan[]): boolean {
+  if (idFields.length === 1 && idFields[0].field.isUnique) return true;
+  if (idFields.length !== primaryKey.length) return false;
+  for (const f of idFields) if (!primaryKey.includes(f)) return false;
+  return true;
+}
+
+/** The one record an update by key changed; 404 when it matched none. */
+function firstUpdated(rows: Row[], keyed: Keyed): Row {
+  if (rows.length === 0) throw coreMessages.recordNotFound.error(keyed.text);
+  return rows[0];
+}
+
 /**
  * Updates one keyed record; 404 when none matches, unless upsert creates it. A record with
- * nothing to change is an error, unless it only carries related records.
+ * nothing to change is an error, unless it only carries related records. Its row at once when the
+ * write answers at once (SQLite), else a promise of it.
  */
-async function updateByKey(
+function updateByKey(
   conn: Kysely<any>,
   op: TableOp,
   target: WriteTarget,
   idFields: FieldPlan[],
   keyed: Keyed,
   record: Row,
-): Promise<Row> {
-  return withNested(op, conn, record, async (nested, own) => {
-    const rows = await oneRecordOnly(op, idFields, keyed.text, nested, (c) => updateOwn(c, op, target, idFields, keyed, own));
-    if (rows.length === 0) throw coreMessages.recordNotFound.error(keyed.text);
-    return rows[0];
+): Row | Promise<Row> {
+  return withNested(op, conn, record, (nested, own) => {
+    const rows = oneRecordOnly(op, idFields, keyed.text, nested, (c) => updateOwn(c, op, target, idFields, keyed, own));
+    return rows instanceof Promise ? rows.then((found) => firstUpdated(found, keyed)) : firstUpdated(rows, keyed);
   });
 }
 
+/** Whether a record's update values change anything. */
+function changesSomething(values: Row): boolean {
+  for (const _ in values) return true;
+  return false;
+}
+
 /** The rows an update of one keyed record changed (several only by a field that is not unique). */
-async function updateOwn(c: Kysely<any>, op: TableOp, target: WriteTarget, idFields: FieldPlan[], keyed: Keyed, own: Row): Promise<Row[]> {
-  if (op.ctx.options.allowUpsert && op.rowFilter === null) return [await upsert(c, op, target, idFields, keyed.key, own)];
+function updateOwn(
+  c: Kysely<any>,
+  op: TableOp,
+  target: WriteTarget,
+  idFields: FieldPlan[],
+  keyed: Keyed,
+  own: Row,
+): Row[] | Promise<Row[]> {
+  if (op.ctx.options.allowUpsert && op.rowFilter === null) return upsert(c, op, target, idFields, keyed.key, own).then((row) => [row]);
   assertRecordInScope(op.plan, op.writeScope, own, false);
   const values = updateValues(op.plan, own, idFields);
-  if (Object.keys(values).length > 0 && op.rowFilter === null) return updateRowByKey(c, target, idFields, keyed.key, values);
+  const changing = changesSomething(values);
+  if (changing && op.rowFilter === null) return updateRowByKey(c, target, idFields, keyed.key, values);
   const where = allOf([keyCondition(idFields, keyed.key), op.rowFilter]) as Condition;
-  if (Object.keys(values).length > 0) return updateRows(c, target, where, values);
+  if (changing) return updateRows(c, target, where, values);
   if (nestedValues(op.plan.table, own).length > 0) return selectRows(c, op.plan, { where, selection: target.output, limit: 1 });
   throw sqlMessages.noFields.error();
 }
 
-/** `PUT`/`PATCH _table/{table}/{id}`: only the given fields change (PUT and PATCH alike, reference 2.1). */
-export async function updateRecord(op: TableOp, id: string): Promise<ServiceResult> {
+/**
+ * `PUT`/`PATCH _table/{table}/{id}`: only the given fields change (PUT and PATCH alike, reference 2.1).
+ * The answer at once when the write answers at once (SQLite), else a promise of it.
+ */
+export function updateRecord(op: TableOp, id: string): ServiceResult | Promise<ServiceResult> {
   assertWritable(op);
   const idFields = identifiers(op);
   const record = unwrapRecord(op.call.body);
   const target = writeTarget(op, idFields, [record]);
-  const row = await ifMatching(op, idFields, id, (conn) =>
+  const row = ifMatching(op, idFields, id, (conn) =>
     updateByKey(conn, op, target, idFields, { text: id, key: parseKey(idFields, id) }, record),
   );
-  const written = finishWritten(op, target, row);
-  return { body: written instanceof Promise ? await written : written };
+  return writtenAnswer(op, target, row, false);
 }
 
 /** `PUT`/`PATCH _table/{table}`: by `ids` (first record's values), by `filter`, or records carrying their keys. */
@@ -228,7 +276,7 @@ export async function updateRecords(op: TableOp): Promise<ServiceResult> {
  * and the write share one transaction, so of two clients that read the same version one wins and
  * the other gets 412. Without the header the write runs as it is.
  */
-function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write: (conn: Kysely<any>) => Promise<Row>): Promise<Row> {
+function ifMatching(op: TableOp, idFields: FieldPlan[], id: string, write: (conn: Kysely<any>) => Row | Promise<Row>): Row | Promise<Row> {
   const header = op.call.headers['if-match'];
   const ifMatch = Array.isArray(header) ? header.join(',') : header;
   if (ifMatch === undefined || ifMatch.trim() === '') return write(db(op));
