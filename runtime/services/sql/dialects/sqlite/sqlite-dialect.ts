@@ -79,7 +79,7 @@ function exactIntegers(rows: unknown[]): unknown[] {
     for (const key in row) {
       const value = row[key];
       if (typeof value === 'bigint') {
-        row[key] = value >= -MAX_SAFE && value <= MAX_SAFE ? Number(value) : value.toString();
+        row[key] = value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value.toString();
       }
     }
   }
@@ -87,6 +87,8 @@ function exactIntegers(rows: unknown[]): unknown[] {
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** A constant: `-MAX_SAFE` in the loop made a new BigInt for every integer of every row read. */
+const MIN_SAFE = -MAX_SAFE;
 
 /** A reading statement whose integers come back exact (see exactIntegers). */
 function readingExactly(statement: Database.Statement): Database.Statement {
