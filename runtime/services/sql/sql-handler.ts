@@ -44,7 +44,11 @@ export class SqlServiceHandler implements ServiceHandler {
     this.checkFile(call.verb !== 'GET');
     try {
       if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) await this.refresh();
-      if (this.responses === null) return await this.route(call);
+      if (this.responses === null) {
+        // A read SQLite answered at once comes back as it is: no second turn of the microtask queue for it.
+        const routed = this.route(call);
+        return routed instanceof Promise ? await routed : routed;
+      }
       return await this.responses.through(call, async () => this.route(call));
     } catch (error) {
       throw databaseError(error, this.ctx.dialect, null, new InternalServerError());

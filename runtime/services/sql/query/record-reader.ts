@@ -111,7 +111,7 @@ type Row = Record<string, unknown>;
  * Every field of the record with this single-field primary key: the hottest read, so its query is
  * compiled once per table and only the bound key changes.
  */
-export async function selectByPrimaryKey(db: Kysely<any>, plan: TablePlan, key: unknown): Promise<Row | undefined> {
+export function selectByPrimaryKey(db: Kysely<any>, plan: TablePlan, key: unknown): Row | undefined | Promise<Row | undefined> {
   const compiled = plan.memo('byPrimaryKey', () =>
     db
       .selectFrom(plan.source)
@@ -119,10 +119,13 @@ export async function selectByPrimaryKey(db: Kysely<any>, plan: TablePlan, key: 
       .where(keyCondition(plan.primaryKey, [0]))
       .compile(),
   );
-  // SQLite's runner answers at once: no turn of the microtask queue for it.
+  // SQLite's runner answers at once: the record comes back as it is, no promise and no turn of the microtask queue.
   const ran = runCompiled<Row>(db, compiled, keyParameters(plan.primaryKey, [key]));
-  const result = ran instanceof Promise ? await ran : ran;
-  return decodeRows(result.rows, plan.all)[0];
+  return ran instanceof Promise ? ran.then((result) => firstRecord(result.rows, plan)) : firstRecord(ran.rows, plan);
+}
+
+function firstRecord(rows: Row[], plan: TablePlan): Row | undefined {
+  return decodeRows(rows, plan.all)[0];
 }
 
 /** A page of every field in primary-key order, compiled once per table like selectByPrimaryKey. */

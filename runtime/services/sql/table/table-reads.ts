@@ -15,8 +15,11 @@ import { db, filterCondition, identifiers, idsKeys, orderOf, recordsKeys, toErro
 import { coreMessages } from '../../../core/messages.js';
 import { describeTable } from '../schema/table-description.js';
 
-/** `GET _table/{table}/{id}`: the bare record. */
-export async function getRecord(op: TableOp, id: string): Promise<ServiceResult> {
+/**
+ * `GET _table/{table}/{id}`: the bare record. The plain read by primary key answers at once when
+ * the dialect's runner does (SQLite): no promise, no turn of the microtask queue.
+ */
+export function getRecord(op: TableOp, id: string): ServiceResult | Promise<ServiceResult> {
   const idFields = identifiers(op);
   if (
     op.params.fields === null &&
@@ -25,10 +28,19 @@ export async function getRecord(op: TableOp, id: string): Promise<ServiceResult>
     idFields.length === 1 &&
     op.related.length === 0
   ) {
-    const record = await selectByPrimaryKey(db(op), op.plan, parseKey(idFields, id)[0]);
-    if (record === undefined) throw coreMessages.recordNotFound.error(id);
-    return taggedRecord(record);
+    const found = selectByPrimaryKey(db(op), op.plan, parseKey(idFields, id)[0]);
+    return found instanceof Promise ? found.then((record) => recordFound(record, id)) : recordFound(found, id);
   }
+  return getSelectedRecord(op, idFields, id);
+}
+
+function recordFound(record: Record<string, unknown> | undefined, id: string): ServiceResult {
+  if (record === undefined) throw coreMessages.recordNotFound.error(id);
+  return taggedRecord(record);
+}
+
+/** A record read with options: `fields`, `id_field`, `related`, or under the caller's row filter. */
+async function getSelectedRecord(op: TableOp, idFields: FieldPlan[], id: string): Promise<ServiceResult> {
   const selection = selectFields(op.plan, op.params.fields);
   const rows = await selectRows(db(op), op.plan, {
     where: allOf([keyCondition(idFields, parseKey(idFields, id)), op.rowFilter]),
