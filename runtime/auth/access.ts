@@ -75,14 +75,16 @@ export function roleForRequestor(role: RolePrincipal | null, requestor: Requesto
 }
 
 const deny = (error: PorticoError): AccessDecision => ({ allowed: false, error });
+/** Allowed without a grant (an exception, an administrator): one shared answer, not an object per request. */
+const ALLOWED: AccessDecision = Object.freeze({ allowed: true, grant: null });
 
 export function decideAccess(request: AccessRequest): AccessDecision {
   const { app, user, role } = request;
   if (request.apiKeyGiven && !app) return deny(coreMessages.invalidApiKey.error());
   if (app && !app.isActive) return deny(coreMessages.appInactive.error());
-  if (request.exception) return { allowed: true, grant: null };
+  if (request.exception) return ALLOWED;
   if (request.tokenError) return deny(request.tokenError);
-  if (user?.isSysAdmin) return { allowed: true, grant: null };
+  if (user?.isSysAdmin) return ALLOWED;
   if (!app && !user) return deny(coreMessages.noCredentials.error());
   // Restricted administrators reach administrators' resources where their role grants them.
   if (request.adminOnly && !user?.isAdminAccount) {

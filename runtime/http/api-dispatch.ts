@@ -291,6 +291,14 @@ function noteUsage(ctx: PlatformContext, acting: Acting, status: number): void {
 
 const ELEVATED: AccessDecision = { allowed: true, grant: null };
 
+/**
+ * The in-process API of hooks and custom endpoints, for this caller (joining a hook's transaction
+ * when given one): made only for a request that has hooks, not per request.
+ */
+function apiOf(ctx: PlatformContext, serve: Serve, acting: Acting, request: DispatchRequest): (joined?: JoinedTransaction) => ServiceApi {
+  return (joined) => inProcessApi(ctx, serve, joined ? { ...acting, joined } : acting, request);
+}
+
 /** `internal` maps a service type (system, user, swagger) to the runtime's own implementation. */
 export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: DocsService): Serve {
   const serve: Serve = async (request, acting) => {
@@ -345,8 +353,6 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
     if (!auth.isAdmin && acting.requestor === 'api' && ctx.limits.active.length > 0) {
       await ctx.limits.check({ userId: caller.user?.id ?? null, roleId: role?.id ?? null, serviceId: model.id, component, verb });
     }
-    // The in-process API of hooks and custom endpoints, for this caller (joining a hook's transaction when given one).
-    const api = (joined?: JoinedTransaction): ServiceApi => inProcessApi(ctx, serve, joined ? { ...acting, joined } : acting, request);
     const call: ServiceCall = {
       verb,
       resource,
@@ -359,7 +365,7 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
       rawPath: request.rawPath,
       log: request.log,
     };
-    if (kind?.callsApi) call.api = api();
+    if (kind?.callsApi) call.api = inProcessApi(ctx, serve, acting, request);
     let result: ServiceResult;
     if (isSpec && verb === 'GET') result = await docs.spec(service);
     else if (verb === 'GET' && resource.length === 0 && query.as_access_list !== undefined && toBool(pick(query, 'as_access_list'))) {
@@ -372,11 +378,13 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
       result =
         path === null
           ? await handler.handle(call)
-          : await ctx.hooks!.around({ service: model.name, path, call, log: request.log, api }, handler).catch(async (error: unknown) => {
-              // A post_process hook's error is the answer, but the write it follows stays: the other instances must hear of it.
-              if (verb !== 'GET') await ctx.changes.announce().catch(() => undefined);
-              throw error;
-            });
+          : await ctx
+              .hooks!.around({ service: model.name, path, call, log: request.log, api: apiOf(ctx, serve, acting, request) }, handler)
+              .catch(async (error: unknown) => {
+                // A post_process hook's error is the answer, but the write it follows stays: the other instances must hear of it.
+                if (verb !== 'GET') await ctx.changes.announce().catch(() => undefined);
+                throw error;
+              });
     } else {
       // A hook's call to the service whose write it is part of runs in that write's transaction.
       const handler =
@@ -395,7 +403,7 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
                 path,
                 call,
                 log: request.log,
-                api,
+                api: apiOf(ctx, serve, acting, request),
                 foldCase,
                 // Inside a hooked write's transaction, queued hooks wait for its commit.
                 joined: acting.joined?.service === service ? acting.joined : undefined,
