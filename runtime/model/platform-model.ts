@@ -330,6 +330,8 @@ export interface RoutineParamModel {
   position: number;
   mode: 'IN' | 'OUT' | 'INOUT';
   dbType: string;
+  /** The routine gives it a value when a call leaves it out (PostgreSQL's `default`); MySQL's parameters have none. */
+  defaulted?: boolean;
 }
 
 /** Verbs a role grant may allow. */

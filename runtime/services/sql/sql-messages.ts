@@ -260,6 +260,13 @@ export const sqlMessages = {
     400,
     (index: number, table: string) => `Invalid schema detected - no name element for field ${index} of table '${table}'.`,
   ),
+  /** A table or field name given that no database keeps alike, or that dot notation would read as `<table>.<field>`. */
+  invalidName: message(
+    400,
+    (what: string, name: string) =>
+      `Invalid schema detected - invalid name '${name}' for ${what}: a name may not contain '.' (it joins a related table to its field) nor begin or end with a space.`,
+    (_what, name) => ({ name }),
+  ),
   fieldExists: message(400, (name: string, table: string) => `Field '${name}' already exists in table '${table}'.`),
   /** `kind`: table, view, index, ... */
   alreadyExists: message(409, (kind: string, name: string) => `A ${kind} with name '${name}' already exist in the database.`),

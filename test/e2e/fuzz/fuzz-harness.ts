@@ -308,6 +308,13 @@ export class FuzzServers {
     return { status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text: response.body };
   }
 
+  /** Runs SQL statements (separated by `;;` lines) on one database, then has its server read the schema again. */
+  async exec(kind: TargetKind, statements: string): Promise<void> {
+    await (this.targets.get(kind) as DatabaseTarget).exec(statements);
+    const refreshed = await this.send(kind, 'GET', '_schema', [['refresh', 'true']]);
+    if (refreshed.status !== 200) throw new Error(`refresh failed on ${kind}: ${refreshed.text}`);
+  }
+
   /** fz_scratch and fz_parent back as SCRATCH and PARENTS (and the sentinels), generated ids restarting at AUTO_START. */
   async reset(): Promise<void> {
     for (const kind of KINDS) {

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { requireService } from '#test/helpers/require-service.js';
+import type { QueryPairs } from './data-api-grammar.js';
 import { FuzzServers, judge, KINDS } from './fuzz-harness.js';
 
 describe.skipIf(!(await requireService('postgres')) || !(await requireService('mysql')))('data-API fuzz counterexamples', () => {
@@ -180,5 +181,132 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
     });
     expect(answers.get('sqlite')).toBe(answers.get('postgres'));
     expect(answers.get('mysql')).toBe(answers.get('postgres'));
+  });
+
+  describe('routines', () => {
+    // h5_ names: the routines of these cases, on the two databases that have routines.
+    const ROUTINES: Record<'postgres' | 'mysql', string> = {
+      postgres: `create function h5_ratio(a integer, b integer) returns integer language sql as 'select a / b'
+;;
+create function h5_add(a integer, b integer default 10) returns integer language sql as 'select a + b'
+;;
+create procedure h5_bump(inout counter integer, in step integer, out label text) language plpgsql
+  as $$ begin counter := counter + step; label := 'bumped'; end $$`,
+      mysql: `create function h5_ratio(a int, b int) returns int deterministic return a div b
+;;
+create function h5_add(a int, b int) returns int deterministic return a + b
+;;
+create procedure h5_bump(inout counter int, in step int, out label varchar(20)) begin set counter = counter + step; set label = 'bumped'; end`,
+    };
+
+    beforeAll(async () => {
+      for (const kind of ['postgres', 'mysql'] as const) await servers.exec(kind, ROUTINES[kind]);
+    });
+
+    it('a parameter left out that has no default is a 400 naming it on PostgreSQL and MariaDB alike', async () => {
+      // PostgreSQL answered a 400 naming nothing (no function matched), MariaDB ran the routine with NULL (200 null,
+      // and the procedure's INOUT counter came back null).
+      const cases: Array<[string, QueryPairs, string, string, string]> = [
+        ['_func/h5_ratio', [['a', '1']], 'b', 'function', 'h5_ratio'],
+        ['_proc/h5_bump', [['step', '1']], 'counter', 'procedure', 'h5_bump'],
+      ];
+      for (const kind of ['postgres', 'mysql'] as const) {
+        for (const [path, query, name, label, routine] of cases) {
+          const answer = await servers.send(kind, 'GET', path, query);
+          expect(JSON.parse(answer.text), `${kind} ${path}`).toEqual({
+            error: {
+              code: 400,
+              message: `Missing parameter '${name}' for ${label} '${routine}': it has no default (its input parameters: ${path.includes('bump') ? 'counter, step' : 'a, b'}).`,
+              context: { parameter: name },
+            },
+          });
+        }
+        // Given as null it is given.
+        const nulled = await servers.send(kind, 'POST', '_func/h5_ratio', [], JSON.stringify({ params: { a: 1, b: null } }));
+        expect(JSON.parse(nulled.text), kind).toBeNull();
+      }
+      // A default fills the parameter left out (PostgreSQL; MariaDB's parameters have none).
+      expect(JSON.parse((await servers.send('postgres', 'GET', '_func/h5_add', [['a', '1']])).text)).toBe(11);
+      expect((await servers.send('mysql', 'GET', '_func/h5_add', [['a', '1']])).status).toBe(400);
+    });
+
+    it('a value a parameter type refuses names the parameter on PostgreSQL as on MariaDB', async () => {
+      // PostgreSQL said 'Invalid value: ...' without the parameter (its error names it only by number).
+      const cases: Array<[QueryPairs, string]> = [
+        [
+          [
+            ['a', '1'],
+            ['b', 'abc'],
+          ],
+          "Invalid value for field 'b': not a valid value for the field's type.",
+        ],
+        [
+          [
+            ['a', '99999999999'],
+            ['b', '1'],
+          ],
+          "Invalid value for field 'a': the number is out of range for the field.",
+        ],
+      ];
+      for (const kind of ['postgres', 'mysql'] as const) {
+        for (const [query, message] of cases) {
+          const answer = await servers.send(kind, 'GET', '_func/h5_ratio', query);
+          const field = /'(\w)'/.exec(message)?.[1];
+          expect(JSON.parse(answer.text), `${kind} ${JSON.stringify(query)}`).toEqual({
+            error: { code: 400, message, context: { field } },
+          });
+        }
+      }
+    });
+  });
+
+  it("a table or field name holding a '.' is refused as such, not as a name missing, on every database", async () => {
+    // 'Invalid schema detected - no name element for field 1 of table ...': the name was there.
+    for (const kind of KINDS) {
+      const field = await servers.send(
+        kind,
+        'POST',
+        '_schema',
+        [],
+        JSON.stringify({
+          resource: [
+            {
+              name: 'h5_dotted',
+              field: [
+                { name: 'id', type: 'id' },
+                { name: 'a.b', type: 'integer' },
+              ],
+            },
+          ],
+        }),
+      );
+      expect(JSON.parse(field.text), kind).toEqual({
+        error: {
+          code: 400,
+          message:
+            "Invalid schema detected - invalid name 'a.b' for field 1 of table 'h5_dotted': a name may not contain '.' (it joins a related table to its field) nor begin or end with a space.",
+          context: { name: 'a.b' },
+        },
+      });
+      const table = await servers.send(
+        kind,
+        'POST',
+        '_schema',
+        [],
+        JSON.stringify({ resource: [{ name: ' h5_t', field: [{ name: 'id', type: 'id' }] }] }),
+      );
+      expect(JSON.parse(table.text).error.message, kind).toBe(
+        "Invalid schema detected - invalid name ' h5_t' for a table: a name may not contain '.' (it joins a related table to its field) nor begin or end with a space.",
+      );
+      const missing = await servers.send(
+        kind,
+        'POST',
+        '_schema',
+        [],
+        JSON.stringify({ resource: [{ name: 'h5_t', field: [{ type: 'id' }] }] }),
+      );
+      expect(JSON.parse(missing.text).error.message, kind).toBe("Invalid schema detected - no name element for field 0 of table 'h5_t'.");
+      expect((await servers.send(kind, 'GET', '_schema/h5_dotted')).status, kind).toBe(404);
+    }
   });
 });

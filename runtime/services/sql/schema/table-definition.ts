@@ -94,8 +94,10 @@ export function lowerKeys(value: unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.toLowerCase(), v]));
 }
 
-function identifier(value: unknown, message: string): string {
-  if (typeof value !== 'string' || value.trim() === '' || value.includes('.') || value !== value.trim()) throw new BadRequestError(message);
+function identifier(value: unknown, message: string, what: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new BadRequestError(message);
+  // A name given (it was refused as 'no name element', as if missing).
+  if (value.includes('.') || value !== value.trim()) throw sqlMessages.invalidName.error(what, value);
   return value;
 }
 
@@ -143,7 +145,7 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
   const name =
     existingName && typeof input.name === 'string' && input.name !== ''
       ? input.name
-      : identifier(input.name, sqlMessages.fieldNameMissing.text(index, table));
+      : identifier(input.name, sqlMessages.fieldNameMissing.text(index, table), `field ${index} of table '${table}'`);
   const where = `field '${name}' of table '${table}'`;
   const declared = typeof input.type === 'string' && input.type.trim() !== '' ? input.type.trim() : null;
   const dbType = typeof input.db_type === 'string' && input.db_type.trim() !== '' ? input.db_type.trim() : null;
@@ -203,7 +205,7 @@ export function parseTableDefinitions(records: readonly unknown[]): TableDefinit
   if (records.length === 0) throw sqlMessages.noSchemaData.error('create');
   return records.map((raw) => {
     const input = lowerKeys(raw);
-    const name = identifier(input.name, sqlMessages.tableNameMissing.text());
+    const name = identifier(input.name, sqlMessages.tableNameMissing.text(), 'a table');
     if (!Array.isArray(input.field) || input.field.length === 0) {
       throw new BadRequestError(`There are no fields in the requested schema of table '${name}'.`);
     }

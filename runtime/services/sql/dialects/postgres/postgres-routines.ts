@@ -14,6 +14,8 @@ interface RoutineRow {
   name: string;
   kind: string;
   return_type: string | null;
+  /** How many of the last input parameters have a default. */
+  defaults: number;
 }
 interface ParamRow {
   oid: number;
@@ -28,7 +30,8 @@ const MODES: Record<string, RoutineParamModel['mode'] | undefined> = { i: 'IN', 
 async function readRoutines(db: Kysely<any>): Promise<RoutineModel[]> {
   const rows = (
     await sql<RoutineRow>`
-    select p.oid::int8 as oid, p.proname as name, p.prokind::text as kind, pg_catalog.pg_get_function_result(p.oid) as return_type
+    select p.oid::int8 as oid, p.proname as name, p.prokind::text as kind, pg_catalog.pg_get_function_result(p.oid) as return_type,
+      p.pronargdefaults::int as defaults
     from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
     where n.nspname = current_schema() and p.prokind in ('f', 'p')
       and p.prorettype not in ('pg_catalog.trigger'::regtype, 'pg_catalog.event_trigger'::regtype)
@@ -52,6 +55,9 @@ async function readRoutines(db: Kysely<any>): Promise<RoutineModel[]> {
     if (seen.has(row.name)) continue;
     seen.add(row.name);
     const own = params.filter((param) => param.oid === row.oid && MODES[param.mode] !== undefined);
+    // Defaults belong to the last input parameters (IN, INOUT, VARIADIC).
+    const inputs = own.filter((param) => param.mode !== 'o');
+    const defaulted = new Set(inputs.slice(inputs.length - row.defaults));
     routines.push({
       name: row.name,
       sourceName: row.name,
@@ -62,6 +68,7 @@ async function readRoutines(db: Kysely<any>): Promise<RoutineModel[]> {
         position: index + 1,
         mode: MODES[param.mode] as RoutineParamModel['mode'],
         dbType: param.db_type.toLowerCase(),
+        ...(row.defaults > 0 && defaulted.has(param) ? { defaulted: true } : {}),
       })),
     });
   }
@@ -75,23 +82,45 @@ function returnsRows(routine: RoutineModel): boolean {
 
 /**
  * The argument list: named (`"a" => $1::integer`) when every parameter has a name, so that
- * defaults fill those not given; otherwise positional with NULL for those not given.
- * Procedures take NULL for OUT parameters; functions leave them out.
+ * defaults fill those not given; otherwise positional, up to the last one given (defaults fill
+ * the rest), with NULL for a defaulted one before it. Procedures take NULL for OUT parameters;
+ * functions leave them out. Each argument is one bound parameter: `bound[n - 1]` is the
+ * parameter `$n` stands for (a driver error names it so).
  */
-function argumentList(routine: RoutineModel, args: ReadonlyMap<string, unknown>): RawBuilder<unknown> {
+function argumentList(
+  routine: RoutineModel,
+  args: ReadonlyMap<string, unknown>,
+): { list: RawBuilder<unknown>; bound: RoutineParamModel[] } {
   const wanted = routine.params.filter((p) => p.mode !== 'OUT' || routine.kind === 'procedure');
   const named = wanted.every((p) => !/^param\d+$/.test(p.name));
-  const cast = (p: RoutineParamModel, value: unknown) => sql`cast(${value} as ${sql.raw(p.dbType)})`;
-  const parts = wanted.flatMap((p) => {
-    const given = p.mode !== 'OUT' && args.has(p.name);
-    if (named) return given || p.mode === 'OUT' ? [sql`${sql.id(p.name)} => ${cast(p, given ? args.get(p.name) : null)}`] : [];
-    return [cast(p, given ? args.get(p.name) : null)];
-  });
-  return sql.join(parts);
+  const given = (p: RoutineParamModel) => p.mode !== 'OUT' && args.has(p.name);
+  const last = named ? wanted.length - 1 : wanted.findLastIndex((p) => given(p) || p.mode === 'OUT');
+  const bound = wanted.filter((p, index) => (named ? given(p) || p.mode === 'OUT' : index <= last));
+  const cast = (p: RoutineParamModel) => sql`cast(${given(p) ? args.get(p.name) : null} as ${sql.raw(p.dbType)})`;
+  const list = sql.join(bound.map((p) => (named ? sql`${sql.id(p.name)} => ${cast(p)}` : cast(p))));
+  return { list, bound };
+}
+
+/** A value a parameter's type refuses: PostgreSQL says which by its number (`unnamed portal parameter $2 = '...'`). */
+function namingParameter(error: unknown, bound: RoutineParamModel[]): unknown {
+  const code = (error as { code?: unknown }).code;
+  const number = /\bparameter \$(\d+)\b/.exec(String((error as { where?: unknown }).where ?? ''))?.[1];
+  if (typeof code !== 'string' || !code.startsWith('22') || number === undefined) return error;
+  const param = bound[Number(number) - 1];
+  if (param !== undefined && (error as { column?: string }).column === undefined) Object.assign(error as object, { column: param.name });
+  return error;
 }
 
 async function callRoutine(db: Kysely<any>, routine: RoutineModel, args: ReadonlyMap<string, unknown>): Promise<RoutineOutcome> {
-  const target = sql`${sql.id(routine.sourceName)}(${argumentList(routine, args)})`;
+  const { list, bound } = argumentList(routine, args);
+  try {
+    return await run(db, routine, sql`${sql.id(routine.sourceName)}(${list})`);
+  } catch (error) {
+    throw namingParameter(error, bound);
+  }
+}
+
+async function run(db: Kysely<any>, routine: RoutineModel, target: RawBuilder<unknown>): Promise<RoutineOutcome> {
   const hasOut = routine.params.some((p) => p.mode !== 'IN');
   if (routine.kind === 'procedure') {
     const { rows } = await sql<Record<string, unknown>>`call ${target}`.execute(db);

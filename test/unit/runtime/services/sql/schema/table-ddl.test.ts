@@ -156,7 +156,11 @@ describe('createTables: bad definitions', () => {
   it.each([
     [[], 400, 'No data in schema create request.'],
     [[{ field: [{ name: 'a', type: 'string' }] }], 400, 'Table schema received does not have a valid name.'],
-    [[{ name: 'a.b', field: [{ name: 'a', type: 'string' }] }], 400, 'Table schema received does not have a valid name.'],
+    [
+      [{ name: 'a.b', field: [{ name: 'a', type: 'string' }] }],
+      400,
+      "Invalid schema detected - invalid name 'a.b' for a table: a name may not contain '.' (it joins a related table to its field) nor begin or end with a space.",
+    ],
     [[{ name: 't' }], 400, "There are no fields in the requested schema of table 't'."],
     [[{ name: 't', field: [{ type: 'string' }] }], 400, "Invalid schema detected - no name element for field 0 of table 't'."],
     [[{ name: 't', field: [{ name: 'a' }] }], 400, "Invalid schema detected - no type or db_type element for field 'a' of table 't'."],

@@ -205,7 +205,7 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
         returnType: 'integer',
         params: [
           { name: 'a', position: 1, mode: 'IN', dbType: 'integer' },
-          { name: 'b', position: 2, mode: 'IN', dbType: 'integer' },
+          { name: 'b', position: 2, mode: 'IN', dbType: 'integer', defaulted: true },
         ],
       },
       { name: 'noop', sourceName: 'noop', kind: 'procedure', returnType: null, params: [] },
