@@ -309,4 +309,78 @@ create procedure h5_bump(inout counter int, in step int, out label varchar(20)) 
       expect((await servers.send(kind, 'GET', '_schema/h5_dotted')).status, kind).toBe(404);
     }
   });
+
+  it('ids by a boolean, decimal or timestamp id_field find the record in any form the field takes, on every database', async () => {
+    // Rows were matched to the ids as text: SQLite and MariaDB bound 'yes' as 1 and found true (404), every database
+    // found price 12.5 for '12.50' (404), PostgreSQL bound the T form as given and found '2024-01-31 08:30:00' (404).
+    const cases: Array<[string, string]> = [
+      ['flag', 'yes'],
+      ['price', '12.50'],
+      ['stamp', '2024-01-31T08:30:00'],
+      ['day', '2024-01-31'],
+    ];
+    for (const kind of KINDS) {
+      for (const [field, id] of cases) {
+        const answer = await servers.send(kind, 'GET', '_table/fz_item', [
+          ['id_field', field],
+          ['ids', id],
+          ['fields', `id,${field}`],
+        ]);
+        expect(answer.status, `${kind} ${field}=${id}: ${answer.text}`).toBe(200);
+        const [record] = JSON.parse(answer.text).resource;
+        // Several records share a flag: one of them answers the id.
+        if (field === 'flag') expect(record.flag, kind).toBe(true);
+        else expect(record, kind).toEqual({ id: 1, [field]: { price: 12.5, stamp: '2024-01-31 08:30:00', day: '2024-01-31' }[field] });
+      }
+    }
+  });
+
+  it('a date in year 0 is a 400 naming the field on every database', async () => {
+    // PostgreSQL answered 'Invalid value: not a valid date or time.' (no field), MariaDB and SQLite stored it.
+    for (const kind of KINDS) {
+      for (const [field, value] of [
+        ['day', '0000-01-01'],
+        ['stamp', '0000-12-31 10:00:00'],
+      ]) {
+        const answer = await servers.send(
+          kind,
+          'POST',
+          '_table/fz_scratch',
+          [],
+          JSON.stringify({ resource: [{ id: 70, [field]: value }] }),
+        );
+        expect(JSON.parse(answer.text), kind).toEqual({
+          error: { code: 400, message: `Invalid value for field '${field}': not a valid date or time.`, context: { field } },
+        });
+      }
+      expect((await servers.send(kind, 'GET', '_table/fz_scratch/70')).status, kind).toBe(404);
+    }
+  });
+
+  it('a JSON value nested more than 31 levels deep is a 400 naming the field on every database', async () => {
+    // MariaDB alone refused it, as 'Check constraint 'fz_scratch.doc' failed.'; the others stored it.
+    const deep = (levels: number) => JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`);
+    for (const kind of KINDS) {
+      const refused = await servers.send(kind, 'POST', '_table/fz_scratch', [], JSON.stringify({ resource: [{ id: 71, doc: deep(32) }] }));
+      expect(JSON.parse(refused.text), kind).toEqual({
+        error: { code: 400, message: "Invalid value for field 'doc': JSON nested more than 31 levels deep.", context: { field: 'doc' } },
+      });
+      const text = await servers.send(kind, 'PATCH', '_table/fz_scratch/1', [], JSON.stringify({ doc: JSON.stringify([deep(31)]) }));
+      expect(text.status, `${kind}: ${text.text}`).toBe(400);
+      // 31 levels, and brackets inside strings, are taken.
+      const taken = await servers.send(
+        kind,
+        'POST',
+        '_table/fz_scratch',
+        [],
+        JSON.stringify({
+          resource: [
+            { id: 72, doc: deep(31) },
+            { id: 73, doc: { s: '['.repeat(100) } },
+          ],
+        }),
+      );
+      expect(JSON.parse(taken.text), kind).toEqual({ resource: [{ id: 72 }, { id: 73 }] });
+    }
+  });
 });

@@ -59,6 +59,8 @@ export function dateTimeText(text: string, type: AbstractType, dialect: SqlDiale
   const match = DATE_TIME.exec(value);
   if (match === null) return 'invalid';
   const [, year, month, day, hour, minute, second = '00', fraction, zoneHours, zoneMinutes] = match;
+  // There is no year 0 (1 BC precedes 1 AD): PostgreSQL refused it naming no field, MySQL and SQLite stored it.
+  if (year === '0000') return 'invalid';
   if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > daysIn(Number(year), Number(month))) return 'invalid';
   if (!validOffset(zoneHours, zoneMinutes)) return 'invalid';
   if (hour !== undefined && !validClock(Number(hour), Number(minute), Number(second), fraction)) return 'invalid';

@@ -9,6 +9,7 @@ import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platfo
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
 import { dateTimeText } from './date-time-text.js';
+import { BadRequestError } from '../../../core/errors.js';
 import { coreMessages } from '../../../core/messages.js';
 import { sqlMessages } from '../sql-messages.js';
 
@@ -238,10 +239,39 @@ export function uuidForms(field: FieldModel, dialect: SqlDialect): UuidForms | n
   };
 }
 
-/** A value as rows are matched in memory (ids, related records): a uuid field's uuids in either case alike. */
+const INEXACT_NUMBER_TYPES: ReadonlySet<AbstractType> = new Set<AbstractType>(['float', 'double', 'decimal']);
+
+/**
+ * A value as rows are matched in memory (ids, related records), the key as encoded against the
+ * value as read: a uuid field's uuids in either case alike, a boolean's 1 (as SQLite and MySQL
+ * bind it) as true, a number's `12.50` as 12.5, a date or time in the form it is read back
+ * (`2024-01-31T08:30:00` as `2024-01-31 08:30:00`, which PostgreSQL binds as given). A key
+ * differing only so from the row found was a 404.
+ */
 export function matchText(field: FieldModel, value: unknown): string {
-  if (field.type === 'uuid' && typeof value === 'string') return canonicalUuid(value) ?? value;
-  return String(value);
+  if (value === null || value === undefined) return String(value);
+  switch (field.type) {
+    case 'uuid':
+      return typeof value === 'string' ? (canonicalUuid(value) ?? value) : String(value);
+    case 'boolean':
+      return String(decodeBoolean(value));
+    case 'date':
+    case 'time':
+    case 'datetime':
+    case 'timestamp': {
+      // MySQL's rules: zoneless, and a time may be a duration.
+      const text = typeof value === 'string' ? dateTimeText(value, field.type, 'mysql') : 'invalid';
+      return text === 'invalid' ? String(value) : text;
+    }
+    default:
+      if (
+        INEXACT_NUMBER_TYPES.has(field.type) &&
+        (typeof value === 'number' || (typeof value === 'string' && NUMBER_TEXT.test(value.trim())))
+      ) {
+        return String(Number(value));
+      }
+      return String(value);
+  }
 }
 
 function uuidEncoder(name: string): Encoder {
@@ -282,8 +312,42 @@ function isJsonText(text: string): boolean {
   }
 }
 
-/** A string is taken as JSON text when it is JSON, else as a JSON string (so that `"hello"` round-trips on every database). */
-const jsonEncoder: Encoder = (value) => (typeof value === 'string' && isJsonText(value) ? value : JSON.stringify(value));
+/** The deepest nesting of arrays and objects MariaDB's JSON functions take (its json_valid check refused 32 levels). */
+export const MAX_JSON_DEPTH = 31;
+
+/** How deep the arrays and objects of JSON text nest (brackets inside strings do not count). */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+/**
+ * A string is taken as JSON text when it is JSON, else as a JSON string (so that `"hello"`
+ * round-trips on every database). Nested deeper than MAX_JSON_DEPTH it is refused on every
+ * database, naming the field (MariaDB alone refused it, naming its check constraint).
+ */
+function jsonEncoder(name: string): Encoder {
+  return (value) => {
+    const text = typeof value === 'string' && isJsonText(value) ? value : JSON.stringify(value);
+    if (text.length > MAX_JSON_DEPTH * 2 && jsonDepth(text) > MAX_JSON_DEPTH) {
+      throw new BadRequestError(`Invalid value for field '${name}': JSON nested more than ${MAX_JSON_DEPTH} levels deep.`, {
+        field: name,
+      });
+    }
+    return text;
+  };
+}
 
 /**
  * A field known only by its name, type and sizes, nullable, with no key or default: what the
@@ -334,7 +398,7 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
     case 'binary':
       return binaryEncoder(field.name);
     case 'json':
-      return jsonEncoder;
+      return jsonEncoder(field.name);
     case 'uuid':
       return uuidEncoder(field.name);
     case 'array':
