@@ -35,6 +35,13 @@ export const mysqlDialect: SqlDialectModule = {
   routines: mysqlRoutines,
   columnType: mysqlColumnType,
   columnSuffix: mysqlColumnSuffix,
+  // MariaDB takes a literal or CURRENT_TIMESTAMP bare, any other expression in parentheses only ('1+1' was a syntax error, a 400 saying nothing).
+  defaultExpression: (expression) =>
+    /^(\(.*\)|current_timestamp(\(\d*\))?|now\(\d*\)|null|true|false|[+-]?\d+(\.\d+)?([eE][+-]?\d+)?|'([^']|'')*')$/is.test(
+      expression.trim(),
+    )
+      ? expression
+      : `(${expression})`,
   bindBoolean: (value) => (value ? 1 : 0),
   readConverter: (field: FieldModel) =>
     field.type === 'json' ? decodeJsonText : /^bit\(\d+\)$/.test(field.dbType) && field.type !== 'boolean' ? decodeBits : null,

@@ -122,6 +122,16 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
     // 'Column length too big for column 's' (max = 16383); use BLOB or TEXT instead': a string's length beyond its varchar.
     case 1074:
       return sqlMessages.stringLengthTooLarge.error(field ?? column ?? '', Number(/max = (\d+)/.exec(message)?.[1] ?? 0));
+    // 'Too big precision 100 specified for 'v'. Maximum is 65.', 'Too big scale specified for 'v'. Maximum is 38': a decimal PostgreSQL takes.
+    case 1425:
+    case 1426: {
+      const name = /for '([^']+)'/.exec(message)?.[1] ?? '';
+      const max = /Maximum is (\d+)/.exec(message)?.[1] ?? '';
+      return new BadRequestError(
+        `Invalid '${errno === 1425 ? 'scale' : 'precision'}' for field '${fieldName(name, table)}': at most ${max} on this database.`,
+        { field: fieldName(name, table) },
+      );
+    }
     case 1364:
       return sqlMessages.required.error(field);
     case 1062:
