@@ -712,9 +712,20 @@ const PARAMETERS: Array<fc.Arbitrary<[string, string]>> = [
       '0b6f3c1e-6a4f-4c8e-9a0e-1d2c3b4a5f60',
       '-1',
       '0',
+      // Typed forms of the typed id_fields below (a key read back in another form was a 404).
+      '12.50',
+      '0.25,-1.50',
+      '2024-01-31T08:30:00',
+      '2024-01-31 08:30:00.000,1999-12-31T23:59:59Z',
+      '2024-01-31',
+      '08:30:00,23:59:59.0',
+      '0000-01-01',
+      '9007199254740991,+123456789012',
     ),
   ).map((v) => ['ids', v]),
-  fc.constantFrom('label', 'uid', 'qty', 'nosuch', 'id', 'LABEL', 'label,qty', '').map((v) => ['id_field', v]),
+  fc
+    .constantFrom('label', 'uid', 'qty', 'nosuch', 'id', 'LABEL', 'label,qty', '', 'price', 'ratio', 'stamp', 'day', 'clock', 'big')
+    .map((v) => ['id_field', v]),
   fc.constantFrom('string', 'int', 'integer', 'uuid', 'nosuch', '').map((v) => ['id_type', v]),
   mostly(
     fc.constantFrom('fz_parent_by_parent_id', '*'),
@@ -1075,6 +1086,10 @@ const recordId = fc.oneof(
       'ALPHA',
       'alpha',
       '0b6f3c1e-6a4f-4c8e-9a0e-1d2c3b4a5f60',
+      '12.50',
+      '2024-01-31T08:30:00',
+      '2024-01-31',
+      '08:30:00',
     ),
   },
 );
@@ -1088,7 +1103,9 @@ const oneRecord: fc.Arbitrary<RecordRead> = fc
         [
           fieldList.map((v): [string, string] => ['fields', v]),
           fc.constantFrom('fz_parent_by_parent_id', '*', 'nosuch').map((v): [string, string] => ['related', v]),
-          fc.constantFrom('label', 'uid', 'qty', 'nosuch', 'id', 'LABEL', 'label,qty', '').map((v): [string, string] => ['id_field', v]),
+          fc
+            .constantFrom('label', 'uid', 'qty', 'nosuch', 'id', 'LABEL', 'label,qty', '', 'price', 'stamp', 'day', 'clock')
+            .map((v): [string, string] => ['id_field', v]),
           fc.constantFrom('string', 'int', 'uuid', 'nosuch').map((v): [string, string] => ['id_type', v]),
           boolText.map((v): [string, string] => ['include_schema', v]),
           fc.constantFrom('qty = 1', 'nosuch = 1', '(').map((v): [string, string] => ['filter', v]),
