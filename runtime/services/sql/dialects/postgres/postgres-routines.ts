@@ -94,7 +94,8 @@ function argumentList(
   const wanted = routine.params.filter((p) => p.mode !== 'OUT' || routine.kind === 'procedure');
   const named = wanted.every((p) => !/^param\d+$/.test(p.name));
   const given = (p: RoutineParamModel) => p.mode !== 'OUT' && args.has(p.name);
-  const last = named ? wanted.length - 1 : wanted.findLastIndex((p) => given(p) || p.mode === 'OUT');
+  let last = wanted.length - 1;
+  if (!named) while (last >= 0 && !(given(wanted[last]) || wanted[last].mode === 'OUT')) last--;
   const bound = wanted.filter((p, index) => (named ? given(p) || p.mode === 'OUT' : index <= last));
   const cast = (p: RoutineParamModel) => sql`cast(${given(p) ? args.get(p.name) : null} as ${sql.raw(p.dbType)})`;
   const list = sql.join(bound.map((p) => (named ? sql`${sql.id(p.name)} => ${cast(p)}` : cast(p))));
