@@ -6,20 +6,15 @@
  * (Node.js 20) to 130 MB (24) more than after start.
  *
  * So a server process looks at its event loop every second. At the first idle second after work
- * (or after start-up) it asks V8 for the collection it runs when told memory is low
- * (`Isolate::LowMemoryNotification`, through the in-process inspector's
- * `HeapProfiler.collectGarbage`): full collections that reduce memory, the young generation
- * shrunk to its first size and the emptied pages given back, on Node.js 20 as on 22 and 24.
- * (`gc({ flavor: 'last-resort' })` does the same on 22 and 24, but Node.js 20's V8 does not know
- * the option; there it shrinks the young generation only in a collection after 5 s of low
- * allocation, so the memory came back 6-7 s after a load.) Where the inspector is missing (a
- * Node.js built without it) the server falls back to `gc()`, and if the young generation did not
- * shrink, a second collection once the server has stayed idle SETTLE_MS more does it. Any busy
- * second starts over. This happens once per load (at most once per SPACING_MS), only while
+ * (or after start-up) it runs a full collection that asks V8 to reduce memory (`flavor:
+ * 'last-resort'`): Node.js 22's and 24's V8 give the pages back then. Node.js 20's V8 does not
+ * know that option; it shrinks the young generation during any collection when it allocated little
+ * over the last 5 s (the load's allocation counts until then), so if the young generation did not
+ * shrink, a second collection once the server has stayed idle SETTLE_MS more does it there. Any
+ * busy second starts over. This happens once per load (at most once per SPACING_MS), only while
  * nothing is being served, and costs nothing per request.
  */
 import { performance } from 'node:perf_hooks';
-import { createRequire } from 'node:module';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
@@ -36,69 +31,26 @@ export const SPACING_MS = 10_000;
 const IDLE_UTILISATION = 0.02;
 /** When the resident set has shrunk, after the last collection. */
 const REPORT_AFTER_MS = 1_000;
-/**
- * Heap growth since the memory was last given back below which there is nothing to give back:
- * V8's own idle collection (its memory reducer, about 8 s after a full one) makes a busy second
- * that would otherwise cost another full collection of an unchanged heap.
- */
-const NOTHING_TO_RETURN = 1024 * 1024;
 
-/** Runs the collections; `reduces`: they shrink the young generation whatever the allocation rate was. */
-type Collect = { run(): Promise<void>; reduces: boolean };
+type Collect = (options: { type: 'major'; flavor: 'last-resort' }) => void;
 
 let collect: Collect | null | undefined;
 
 /**
- * How the server collects, chosen once for the process: V8's low-memory collection through an
- * inspector session (connected for the call only), else V8's `gc()` (exposed once for the process;
- * the flag applies to contexts created after it), else null (a Node.js that refuses both): the
- * server then keeps its memory.
+ * V8's `gc()`, exposed once for the process (the flag applies to contexts created after it); null
+ * where it cannot be had (a Node.js that refuses the flag): the server then keeps its memory.
  */
-export function collector(): Collect | null {
-  if (collect === undefined) collect = inspectorCollector() ?? gcCollector();
+function collector(): Collect | null {
+  if (collect === undefined) {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      const gc: unknown = vm.runInNewContext('typeof gc === "function" ? gc : null');
+      collect = typeof gc === 'function' ? (gc as Collect) : null;
+    } catch {
+      collect = null;
+    }
+  }
   return collect;
-}
-
-function inspectorCollector(): Collect | null {
-  try {
-    // Loaded at the first idle second, not at start (the module is not needed to serve).
-    const { Session } = createRequire(import.meta.url)('node:inspector') as typeof import('node:inspector');
-    // Throws where Node.js was built without the inspector.
-    const probe = new Session();
-    probe.connect();
-    probe.disconnect();
-    const run = () =>
-      new Promise<void>((resolve, reject) => {
-        const session = new Session();
-        session.connect();
-        // V8 runs the collection from a task of its own, then answers. The session is closed after
-        // the answer, not in it: V8 holds a lock while it answers that closing the session takes (a deadlock).
-        session.post('HeapProfiler.collectGarbage', (error) => {
-          setImmediate(() => {
-            session.disconnect();
-            if (error) reject(error);
-            else resolve();
-          });
-        });
-      });
-    return { run, reduces: true };
-  } catch {
-    return null;
-  }
-}
-
-function gcCollector(): Collect | null {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const gc: unknown = vm.runInNewContext('typeof gc === "function" ? gc : null');
-    if (typeof gc !== 'function') return null;
-    return {
-      run: async () => (gc as (options: object) => void)({ type: 'major', flavor: 'last-resort' }),
-      reduces: false,
-    };
-  } catch {
-    return null;
-  }
 }
 
 /** What a check does: collect now (`first` of a load, or the `last`), or nothing. */
@@ -159,12 +111,7 @@ export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void)
   const schedule = new IdleSchedule();
   /** The heap and resident set before the first collection, and the collections' time so far. */
   let before = { heap: 0, rss: 0, ms: 0 };
-  /** The committed heap after the memory was last given back. */
-  let heapReturned = Number.NEGATIVE_INFINITY;
-  /** A collection under way (the inspector's answers come from a task): no check until it is done. */
-  let collecting = false;
   const timer = setInterval(() => {
-    if (collecting) return;
     const gc = collector();
     if (gc === null) {
       clearInterval(timer);
@@ -172,43 +119,25 @@ export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void)
     }
     const busy = performance.eventLoopUtilization(since).utilization > IDLE_UTILISATION;
     const step = schedule.step(busy, performance.now());
-    if (step === null) {
-      since = performance.eventLoopUtilization();
-      return;
-    }
-    if (step === 'first') {
-      const heap = v8.getHeapStatistics().total_heap_size;
-      if (heap < heapReturned + NOTHING_TO_RETURN) {
-        schedule.returned();
-        since = performance.eventLoopUtilization();
-        return;
-      }
-      before = { heap, rss: process.memoryUsage.rss(), ms: 0 };
-    }
-    const young = youngGeneration();
-    const began = performance.now();
-    collecting = true;
-    gc.run()
-      .then(() => {
-        before.ms += performance.now() - began;
-        // A collection that reduces memory, the last one, or a first that shrank the young generation.
-        if (!(gc.reduces || step === 'last' || youngGeneration() < young)) return;
+    if (step !== null) {
+      if (step === 'first') before = { heap: v8.getHeapStatistics().total_heap_size, rss: process.memoryUsage.rss(), ms: 0 };
+      const young = youngGeneration();
+      const began = performance.now();
+      gc({ type: 'major', flavor: 'last-resort' });
+      before.ms += performance.now() - began;
+      // The last collection, or a first that shrank the young generation (Node.js 22 and 24).
+      if (step === 'last' || youngGeneration() < young) {
         schedule.returned();
         const { heap, rss, ms } = before;
         const heapAfter = v8.getHeapStatistics().total_heap_size;
-        heapReturned = heapAfter;
         // V8 hands emptied pages back to the system from a background thread, soon after.
         setTimeout(
           () => report({ heapBefore: heap, heapAfter, rssBefore: rss, rssAfter: process.memoryUsage.rss(), ms }),
           REPORT_AFTER_MS,
         ).unref();
-      })
-      // A failed collection keeps the memory until the next load's; the server goes on.
-      .catch(() => undefined)
-      .finally(() => {
-        collecting = false;
-        since = performance.eventLoopUtilization();
-      });
+      }
+    }
+    since = performance.eventLoopUtilization();
   }, CHECK_MS);
   timer.unref();
 }
