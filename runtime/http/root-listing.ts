@@ -32,8 +32,9 @@ export async function rootListing(ctx: PlatformContext, request: FastifyRequest)
   // Groups as /system/service_type takes them: a comma list, any case (the reference's legacy
   // admin app asks for `group=source control,file`).
   const groups = toList(pick(query, 'group'))?.map((g) => g.toLowerCase()) ?? null;
-  // Types likewise (a comma list): both lists hold only those types, as with a group.
-  const types = toList(pick(query, 'type'))?.map((t) => t.toLowerCase()) ?? null;
+  // Types likewise (a comma list): both lists hold only those types, as with a group. A group wins over
+  // them, as in the reference (RestController: `type=` is read only without `group=`).
+  const types = groups === null ? (toList(pick(query, 'type'))?.map((t) => t.toLowerCase()) ?? null) : null;
   const kinds = listServiceTypes().filter(
     (k) => (groups === null || groups.includes(k.group.toLowerCase())) && (types === null || types.includes(k.type)),
   );

@@ -80,6 +80,12 @@ export function validateRecord(
     if (!relation.writable || !Array.isArray(children)) continue;
     children.forEach((child, index) => {
       const at = `${prefix ? `${prefix}.` : ''}${name}${relation.kind === 'has_one' ? '' : `[${index}]`}`;
+      // A zero id is a new record and a zero parent id this parent, as the reference takes them (its empty()); the
+      // Terraform provider sends both for a grant it adds.
+      if (isObject(child)) {
+        if (child[relation.target.idField] === 0) delete child[relation.target.idField];
+        if (child[relation.field] === 0) delete child[relation.field];
+      }
       const childMode = isObject(child) && child[relation.target.idField] !== undefined ? 'update' : 'create';
       validateRecord(relation.target, child, childMode, at);
     });

@@ -50,10 +50,12 @@ export const roleServiceAccessRecord = record({
     service_id: field(nullableId, { references: 'service' }),
     component: field({ type: ['string', 'null'], maxLength: 255 }),
     verb_mask: field({ type: 'integer', minimum: 0, maximum: 31, description: 'GET 1, POST 2, PUT 4, PATCH 8, DELETE 16.' }),
-    requestor_mask: field({ type: 'integer', minimum: 1, maximum: 3, description: 'API 1, script 2, both 3.' }),
+    // 0 (no requestor: a grant that grants nothing) as the reference stores it; the Terraform provider sends it.
+    requestor_mask: field({ type: 'integer', minimum: 0, maximum: 3, description: 'API 1, script 2, both 3.' }),
     filters: field({ type: 'array', items: rowFilterSchema }, { json: true }),
-    // Kept as sent (the reference's admin console sends "AND"/"OR"); matched without case.
-    filter_op: field({ type: 'string', pattern: '^([aA][nN][dD]|[oO][rR])$', description: 'and (default) or or, in any case.' }),
+    // Kept as sent (the reference's admin console sends "AND"/"OR", the Terraform provider "" for none); matched
+    // without case, anything but or being and.
+    filter_op: field({ type: 'string', pattern: '^([aA][nN][dD]|[oO][rR])?$', description: 'and (default) or or, in any case.' }),
   },
   readOnly: ['id'],
   ignored: [...AUDIT_FIELDS],
@@ -104,7 +106,8 @@ export const roleResource = resource({
     is_active: field(flag),
   },
   readOnly: [...READ_ONLY_AUDITED, 'origin'],
-  ignored: ['accessible_tabs'],
+  // role_lookup_by_role_id: the early reference's name of lookup_by_role_id, which the Terraform provider sends.
+  ignored: ['accessible_tabs', 'role_lookup_by_role_id'],
   relations: {
     role_service_access_by_role_id: hasMany(roleServiceAccessRecord, 'role_id', true),
     lookup_by_role_id: hasMany(scopedLookupRecord, 'role_id', true),
@@ -146,6 +149,9 @@ const person = {
     'user_custom_by_user_id',
     'access_by_tabs',
     'is_restricted_admin',
+    // The Terraform provider's admin: the confirmation code and the early reference's name of lookup_by_user_id.
+    'confirm_code',
+    'user_lookup_by_user_id',
   ],
   hidden: ['is_sys_admin'],
   relations: {
@@ -232,8 +238,9 @@ export const serviceResource = resource({
     config: field({ type: 'object', additionalProperties: true }, { json: true }),
   },
   readOnly: [...READ_ONLY_AUDITED, 'origin', 'mutable', 'deletable'],
-  // The admin console's service form sends storage_service_id for every type (Excel services use it).
-  ignored: ['storage_service_id'],
+  // The admin console's service form sends storage_service_id for every type (Excel services use it), the
+  // Terraform provider a doc object (format, content).
+  ignored: ['storage_service_id', 'doc'],
   relations: {
     role_service_access_by_service_id: hasMany(roleServiceAccessRecord, 'service_id', false),
     service_doc_by_service_id: hasOne(serviceDocRecord, 'service_id', true),
@@ -308,7 +315,8 @@ export const emailTemplateResource = resource({
     reply_to_name: field(nullableText(255)),
     reply_to_email: field(nullableText(255)),
   },
-  ignored: ['attachment', 'defaults'],
+  // from, reply_to and Cc (its cc, whose JSON tag lost the name): what the Terraform provider sends besides.
+  ignored: ['attachment', 'defaults', 'from', 'reply_to', 'Cc'],
 });
 
 export const customResource = resource({

@@ -400,7 +400,13 @@ export const lookupBehaviour: ResourceBehaviour = {
   },
 };
 
-export const emailTemplateBehaviour: ResourceBehaviour = { def: emailTemplateResource };
+export const emailTemplateBehaviour: ResourceBehaviour = {
+  def: emailTemplateResource,
+  normalise(record) {
+    // No addresses: the Terraform provider sends null for an empty list.
+    for (const name of ['to', 'cc', 'bcc']) if (record[name] === null) record[name] = [];
+  },
+};
 
 export const customBehaviour: ResourceBehaviour = { def: customResource };
 
