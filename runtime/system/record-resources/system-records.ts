@@ -290,9 +290,26 @@ export const lookupResource = resource({
   hidden: ['app_id', 'role_id', 'user_id'],
 });
 
+/** Addresses as an email service takes them (the Terraform provider sends `{name, email}` objects). */
 const addresses: JsonSchema = {
-  anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
-  description: 'Email addresses: an array, or a comma-separated string.',
+  anyOf: [
+    {
+      type: 'array',
+      items: {
+        anyOf: [
+          { type: 'string' },
+          {
+            type: 'object',
+            properties: { name: { type: 'string' }, email: { type: 'string' } },
+            required: ['email'],
+            additionalProperties: false,
+          },
+        ],
+      },
+    },
+    { type: 'string' },
+  ],
+  description: 'Email addresses: an array of addresses or `{email, name}` objects, or a comma-separated string.',
 };
 
 export const emailTemplateResource = resource({

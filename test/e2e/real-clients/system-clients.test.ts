@@ -101,6 +101,18 @@ describe('the Terraform provider', () => {
     expect((await api('GET', `/system/email_template/${id}?fields=to,cc,bcc`)).body).toEqual({ to: [], cc: [], bcc: [] });
     expect((await api('DELETE', `/system/email_template/${id}`)).status).toBe(200);
   });
+
+  it("keeps an email template's addresses as {name, email} objects, and an email service sends to them", async () => {
+    const to = [{ name: 'Ann', email: 'ann@x.io' }];
+    const created = await api('POST', '/system/email_template', {
+      resource: [{ name: 'tf-objects', description: '', to, subject: 'Hi', body_text: 'Hello', from: {}, reply_to: {}, defaults: [] }],
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.resource[0].id;
+    expect((await api('GET', `/system/email_template/${id}?fields=to`)).body).toEqual({ to });
+    expect((await api('POST', '/email', { template: 'tf-objects', from_email: 'app@x.io' })).body).toEqual({ count: 1 });
+    expect((await api('DELETE', `/system/email_template/${id}`)).status).toBe(200);
+  });
 });
 
 describe('df-system-mcp-server', () => {
