@@ -31,4 +31,6 @@ export const limitFields = resource({
     is_active: field(flag),
   },
   readOnly: [...READ_ONLY_AUDITED, 'key_text', 'origin'],
+  // The reference's legacy admin app sends its screen's counters with the record.
+  ignored: ['cacheData'],
 });

@@ -106,8 +106,9 @@ export const roleResource = resource({
     is_active: field(flag),
   },
   readOnly: [...READ_ONLY_AUDITED, 'origin'],
-  // role_lookup_by_role_id: the early reference's name of lookup_by_role_id, which the Terraform provider sends.
-  ignored: ['accessible_tabs', 'role_lookup_by_role_id'],
+  // role_lookup_by_role_id: the early reference's name of lookup_by_role_id, which the Terraform provider sends;
+  // default_app_id: what the reference's legacy admin app sends with a new role.
+  ignored: ['accessible_tabs', 'role_lookup_by_role_id', 'default_app_id'],
   relations: {
     role_service_access_by_role_id: hasMany(roleServiceAccessRecord, 'role_id', true),
     lookup_by_role_id: hasMany(scopedLookupRecord, 'role_id', true),
@@ -149,9 +150,12 @@ const person = {
     'user_custom_by_user_id',
     'access_by_tabs',
     'is_restricted_admin',
-    // The Terraform provider's admin: the confirmation code and the early reference's name of lookup_by_user_id.
+    // The Terraform provider's admin: the confirmation code and the early reference's name of lookup_by_user_id;
+    // the reference's legacy admin app sends user_source and user_data with a new user or administrator.
     'confirm_code',
     'user_lookup_by_user_id',
+    'user_source',
+    'user_data',
   ],
   hidden: ['is_sys_admin'],
   relations: {
@@ -332,8 +336,9 @@ export const emailTemplateResource = resource({
     reply_to_name: field(nullableText(255)),
     reply_to_email: field(nullableText(255)),
   },
-  // from, reply_to and Cc (its cc, whose JSON tag lost the name): what the Terraform provider sends besides.
-  ignored: ['attachment', 'defaults', 'from', 'reply_to', 'Cc'],
+  // from, reply_to and Cc (its cc, whose JSON tag lost the name): what the Terraform provider sends besides;
+  // replay_to_email and replay_to_name: the reference's legacy admin app's new template (sic).
+  ignored: ['attachment', 'defaults', 'from', 'reply_to', 'Cc', 'replay_to_email', 'replay_to_name'],
 });
 
 export const customResource = resource({

@@ -115,6 +115,106 @@ describe('the Terraform provider', () => {
   });
 });
 
+// df-admin-app: the reference's legacy AngularJS console posts its forms' whole records.
+describe("the reference's legacy admin app", () => {
+  it('creates a role with its default_app_id, then replaces and removes grants as its editor does', async () => {
+    const serviceId = await emailServiceId();
+    const query = '?fields=*&related=role_service_access_by_role_id,lookup_by_role_id';
+    const grant = { verb_mask: 1, requestor_mask: 1, component: '*', service_id: serviceId, filters: [], filter_op: 'AND' };
+    const created = await api('POST', `/system/role${query}`, {
+      resource: [
+        {
+          name: 'aa-role',
+          description: null,
+          is_active: false,
+          default_app_id: null,
+          role_service_access_by_role_id: [grant],
+          id: null,
+          lookup_by_role_id: [],
+        },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const role = created.body.resource[0];
+    // The edited record goes back whole: the grant removed is sent with role_id null, a new one without id.
+    role.role_service_access_by_role_id[0].role_id = null;
+    role.role_service_access_by_role_id.push({ ...grant, component: 'send', service_id: null });
+    const updated = await api('PUT', `/system/role/${role.id}${query}`, role);
+    expect(updated.status).toBe(200);
+    expect(updated.body.role_service_access_by_role_id.map((g: { component: string }) => g.component)).toEqual(['send']);
+    expect((await api('DELETE', `/system/role/${role.id}`)).status).toBe(200);
+  });
+
+  it('creates users and administrators with its user_source and user_data fields', async () => {
+    const form = { first_name: null, last_name: null, phone: null, confirmed: false, is_active: true, user_source: 0, user_data: [] };
+    const user = await api('POST', '/system/user?fields=*&related=user_to_app_to_role_by_user_id,lookup_by_user_id', {
+      resource: [
+        {
+          ...form,
+          name: 'AA User',
+          email: 'aa-user@x.io',
+          default_app_id: null,
+          password: null,
+          lookup_by_user_id: [],
+          user_to_app_to_role_by_user_id: [],
+        },
+      ],
+    });
+    expect(user.status).toBe(201);
+    const admin = await api('POST', '/system/admin?fields=*&related=lookup_by_user_id', {
+      resource: [{ ...form, name: 'AA Admin', email: 'aa-admin@x.io', password: 'aa-admin-password-0123', lookup_by_user_id: [] }],
+    });
+    expect(admin.status).toBe(201);
+    expect((await api('DELETE', `/system/user/${user.body.resource[0].id}`)).status).toBe(200);
+    expect((await api('DELETE', `/system/admin/${admin.body.resource[0].id}`)).status).toBe(200);
+  });
+
+  it('creates an email template from its blank form (null lists, its replay_to fields) and a limit with its counters', async () => {
+    const template = await api('POST', '/system/email_template', {
+      resource: [
+        {
+          bcc: null,
+          body_html: null,
+          body_text: null,
+          cc: null,
+          defaults: [],
+          description: null,
+          from_email: null,
+          from_name: null,
+          id: null,
+          name: 'AA TEMPLATE',
+          replay_to_email: null,
+          replay_to_name: null,
+          subject: null,
+          to: null,
+        },
+      ],
+    });
+    expect(template.status).toBe(201);
+    expect((await api('DELETE', `/system/email_template/${template.body.resource[0].id}`)).status).toBe(200);
+    const limit = await api('POST', '/system/limit', {
+      resource: [
+        {
+          is_active: true,
+          description: null,
+          name: 'aa-limit',
+          period: 'minute',
+          rate: '10',
+          role_id: null,
+          service_id: null,
+          type: 'instance',
+          endpoint: null,
+          user_id: null,
+          cacheData: {},
+          verb: null,
+        },
+      ],
+    });
+    expect(limit.status).toBe(201);
+    expect((await api('DELETE', `/system/limit/${limit.body.resource[0].id}`)).status).toBe(200);
+  });
+});
+
 describe('df-system-mcp-server', () => {
   it("resolves a service's name with filter=name='…', then reads, patches and deletes it by id", async () => {
     const created = await api('POST', '/system/service', { resource: [{ name: 'rest-api', label: 'R', type: 'local_email', config: {} }] });
