@@ -83,6 +83,11 @@ export interface ResourceBehaviour {
   duplicates?: Readonly<Record<string, () => PorticoError>>;
   /** Adds what a read asks for beyond stored fields (a role's accessible_tabs). */
   afterRead?(ctx: PlatformContext, db: SystemDb, records: Row[], query: RawQuery, fields: readonly string[] | null): Promise<void>;
+  /**
+   * A unique field a GET may name the record by where the id goes (`/system/service/db`): the
+   * reference answers 404 there, but df-system-mcp-server's get_service sends a service's name.
+   */
+  readByName?: string;
   /** Relations `related=` may name that are computed, not stored (a limit's counters): each fills its field in the records. */
   computed?: Readonly<Record<string, (ctx: PlatformContext, records: Row[]) => Promise<void>>>;
 }
@@ -190,6 +195,12 @@ export async function serveResource(
     relationsOf(b, params.related);
     if (params.fields !== null || params.fieldsBesideAll.length > 0)
       selectFields(ctx.systemSchema.plan(b.def.table), [...(params.fields ?? []), ...params.fieldsBesideAll]);
+  }
+  // A name where the id goes: the record of that name for a read that takes one (an id wins: a name of digits is an id).
+  if (id !== undefined && call.verb === 'GET' && b.readByName !== undefined && !isRecordId(id)) {
+    const row = await untyped(ctx.db).selectFrom(b.def.table).select(b.def.idField).where(b.readByName, '=', id).executeTakeFirst();
+    if (row === undefined) throw coreMessages.recordNotFound.error(id);
+    id = String(row[b.def.idField]);
   }
   // An id that no record can have (a name where the id goes) is a record not found, as the reference answers, not
   // the 400 of a database table's typed key.

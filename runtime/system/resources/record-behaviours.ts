@@ -307,6 +307,8 @@ async function assertNotSystemDatabase(w: WriteContext, prepared: Prepared, exis
 
 export const serviceBehaviour: ResourceBehaviour = {
   def: serviceResource,
+  // Reads only: a write by name is the reference's 404.
+  readByName: 'name',
   // Ids past the last one: two services created at once may choose the same, and the later runs again.
   choosesKeys: true,
   // Built-in and declared services are compiled into the generated server (schema, routes,

@@ -225,6 +225,23 @@ describe('df-system-mcp-server', () => {
     expect((await api('PATCH', `/system/service/${id}`, { label: 'REST API' })).body).toEqual({ id });
     expect((await api('DELETE', `/system/service/${id}`)).body).toEqual({ id });
   });
+
+  it("reads a service by its name where the id goes, as its get_service did before it looked names up (writes by name stay the reference's 404)", async () => {
+    const id = await emailServiceId();
+    expect((await api('GET', '/system/service/email?fields=id,name')).body).toEqual({ id, name: 'email' });
+    expect((await api('GET', `/system/service/${id}?fields=name`)).body).toEqual({ name: 'email' });
+    const missing = { error: { code: 404, message: "Record with identifier 'no-such-service' not found." } };
+    expect((await api('GET', '/system/service/no-such-service')).body).toEqual(missing);
+    for (const [verb, body] of [
+      ['PATCH', { label: 'x' }],
+      ['DELETE', undefined],
+    ] as const)
+      expect((await api(verb, '/system/service/email', body)).body).toEqual({
+        error: { code: 404, message: "Record with identifier 'email' not found." },
+      });
+    // Other resources keep the reference's 404 for a name.
+    expect((await api('GET', '/system/app/admin')).status).toBe(404);
+  });
 });
 
 describe('the root listing of the admin apps', () => {
