@@ -277,6 +277,11 @@ export const sqlMessages = {
       `Table '${table}' is referenced by a foreign key of table '${by}': drop that relationship or table first.`,
     (table, by) => ({ table, referenced_by: by }),
   ),
+  primaryKeyKept: message(
+    400,
+    (name: string, table: string) => `Field '${name}' is the primary key of table '${table}': a table keeps its primary key.`,
+    (name: string) => ({ field: name }),
+  ),
   fieldReferenced: message(
     409,
     (name: string, table: string, by: string) =>

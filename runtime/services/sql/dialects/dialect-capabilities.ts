@@ -21,11 +21,6 @@ export interface SqlCapabilities {
   likeEscapesByDefault: boolean;
   /** Whether a row of only defaults is inserted as `default values`; MySQL spells it `() values ()`. */
   defaultValuesInsert: boolean;
-  /**
-   * Whether changing a field's type or size has the database convert or refuse the values stored.
-   * SQLite's table rebuild copies them as they are, so `_schema` checks them first.
-   */
-  typeChangeChecksValues: boolean;
   /** Whether an auto-increment key takes a keyword (SQLite, MySQL) rather than a type (PostgreSQL `serial`). */
   autoIncrementKeyword: boolean;
   /**
@@ -57,7 +52,6 @@ export const SQL_CAPABILITIES: Readonly<Record<SqlDialect, Readonly<SqlCapabilit
     nullsClause: true,
     likeEscapesByDefault: false,
     defaultValuesInsert: true,
-    typeChangeChecksValues: false,
     autoIncrementKeyword: true,
     maxStringLength: null,
     transactionalDdl: true,
@@ -71,7 +65,6 @@ export const SQL_CAPABILITIES: Readonly<Record<SqlDialect, Readonly<SqlCapabilit
     nullsClause: true,
     likeEscapesByDefault: true,
     defaultValuesInsert: true,
-    typeChangeChecksValues: true,
     autoIncrementKeyword: false,
     maxStringLength: 10_485_760,
     transactionalDdl: true,
@@ -85,7 +78,6 @@ export const SQL_CAPABILITIES: Readonly<Record<SqlDialect, Readonly<SqlCapabilit
     nullsClause: false,
     likeEscapesByDefault: true,
     defaultValuesInsert: false,
-    typeChangeChecksValues: true,
     autoIncrementKeyword: true,
     maxStringLength: null,
     transactionalDdl: false,

@@ -150,11 +150,11 @@ function dropOrder(tables: readonly TableModel[]): TableModel[] {
 }
 
 /**
- * SQLite converts nothing when a field's type changes (its rebuild copies the values as they
- * are), so the values stored must be ones the new type takes, as PostgreSQL and MySQL require:
- * else they read as something else (a date under a boolean type read as false). A size made
- * smaller alike: SQLite kept the longer values under the shorter length, which then described
- * the field wrongly and refused them written back (PostgreSQL and MySQL refuse the change).
+ * The values stored must be ones the new type takes, on every database: SQLite converts nothing
+ * when a field's type changes (its rebuild copies the values as they are: a date under a boolean
+ * type read as false), MariaDB converts what it can (a date became the number 20240131, 1.5
+ * became 2) and PostgreSQL refuses in its own words, or with no cast at all. A size made smaller
+ * alike: SQLite kept the longer values under the shorter length.
  */
 async function assertStoredValuesFit(ctx: SqlServiceContext, table: TableModel, { definition, current }: FieldChange): Promise<void> {
   const type = definition.native ? nativeTypeInfo(definition.type).type : (definition.type as AbstractType);
@@ -211,10 +211,12 @@ async function checkedChanges(ctx: SqlServiceContext, table: TableModel, changes
       { field: newKey.name },
     );
   }
-  if (!ctx.dialect.capabilities.typeChangeChecksValues)
-    for (const change of changes.modify) await assertStoredValuesFit(ctx, table, change);
+  for (const change of changes.modify) await assertStoredValuesFit(ctx, table, change);
   const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;
   if (referenced !== null) throw sqlMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
+  // A table keeps its primary key: without it no record could be read or changed by id.
+  const key = changes.drop.find((field) => field.isPrimaryKey);
+  if (key !== undefined) throw sqlMessages.primaryKeyKept.error(key.name, table.name);
   // A new NOT NULL field without a default has no value for the records there are: SQLite and
   // PostgreSQL refuse it, MySQL filled them with '' or 0.
   const unfilled = changes.add.find(
