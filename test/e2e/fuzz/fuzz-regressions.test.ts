@@ -523,4 +523,63 @@ create procedure h5_bump(inout counter int, in step int, out label varchar(20)) 
       expect((await servers.send(kind, 'DELETE', '_schema/h5_typed')).status, kind).toBe(200);
     }
   });
+
+  it('a field made a timestamp_on_update checks its default and the values stored as a timestamp, on every database', async () => {
+    // SQLite took a uuid as the default and kept the integers under the new type; PostgreSQL and MariaDB said 'Failed to update table'.
+    const made = async (kind: (typeof KINDS)[number]) => {
+      const created = await servers.send(
+        kind,
+        'POST',
+        '_schema',
+        [],
+        JSON.stringify({
+          resource: [
+            {
+              name: 'h5_stamped',
+              field: [
+                { name: 'id', type: 'id' },
+                { name: 'qty', type: 'integer', allow_null: true },
+              ],
+            },
+          ],
+        }),
+      );
+      expect(created.status, created.text).toBe(200);
+    };
+    for (const kind of KINDS) {
+      await made(kind);
+      const badDefault = await servers.send(
+        kind,
+        'PATCH',
+        '_schema/h5_stamped/_field/qty',
+        [],
+        JSON.stringify({ type: 'timestamp_on_update', default: '0b6f3c1e-6a4f-4c8e-9a0e-1d2c3b4a5f60' }),
+      );
+      expect(JSON.parse(badDefault.text), kind).toEqual({
+        error: {
+          code: 400,
+          message: "Invalid 'default' for field 'qty' of table 'h5_stamped': Invalid value for field 'qty': not a valid date or time.",
+          context: { table: 'h5_stamped', field: 'qty' },
+        },
+      });
+      await servers.send(kind, 'POST', '_table/h5_stamped', [], JSON.stringify({ resource: [{ id: 1, qty: -70000 }] }));
+      const retyped = await servers.send(
+        kind,
+        'PATCH',
+        '_schema/h5_stamped/_field/qty',
+        [],
+        JSON.stringify({ type: 'timestamp_on_update' }),
+      );
+      expect(JSON.parse(retyped.text), kind).toEqual({
+        error: {
+          code: 400,
+          message:
+            "Field 'qty' of table 'h5_stamped' holds values that type 'timestamp_on_update' does not take: Invalid value for field 'qty': not a valid date or time.",
+          context: { field: 'qty' },
+        },
+      });
+      expect(JSON.parse((await servers.send(kind, 'GET', '_table/h5_stamped/1')).text), kind).toEqual({ id: 1, qty: -70000 });
+      expect((await servers.send(kind, 'DELETE', '_schema/h5_stamped')).status, kind).toBe(200);
+    }
+  });
 });

@@ -408,6 +408,10 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
     case 'datetime':
     case 'timestamp':
       return dateTimeEncoder(field.name, field.type, dialect);
+    // Timestamps the database fills are timestamps when given (they were taken as any text).
+    case 'timestamp_on_create':
+    case 'timestamp_on_update':
+      return dateTimeEncoder(field.name, 'timestamp', dialect);
     case 'string':
       return stringEncoder(field.name, field.length !== null && field.length > 0 ? field.length : null);
     default:
