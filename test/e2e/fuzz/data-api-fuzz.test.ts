@@ -9,22 +9,36 @@
  *   status, a message that names no driver, stack or `undefined`;
  * - the three databases answer alike (status and body) and hold the same rows after a write,
  *   except where a generated piece is exempt (the database facts of database-differential.test.ts);
- * - a refused write that must be atomic (one record, `rollback`, by id or filter) changes nothing.
+ * - a refused write that must be atomic (one record, `rollback`, by id or filter) changes nothing;
+ * - sequences of `_schema` writes on fz_shape (fields added, changed, dropped with bad types,
+ *   defaults, lengths; tables made; relationships): a refused one changes no table, definition or
+ *   row, none loses a row, and the three answer with the same status.
  *
  * Seeded: FUZZ_SEED and FUZZ_RUNS (list reads; record reads are half as many, write sequences
- * 40 % or FUZZ_WRITE_RUNS) explore further locally (`FUZZ_RUNS=3000`); FUZZ_EXPLORE=1 keeps going
+ * 40 % or FUZZ_WRITE_RUNS, schema sequences 20 % or FUZZ_SCHEMA_RUNS) explore further locally (`FUZZ_RUNS=3000`); FUZZ_EXPLORE=1 keeps going
  * past failures and prints each kind of failure once, with its first request, and the statuses seen.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { TargetKind } from '../database-api/database-targets.js';
 import { requireService } from '#test/helpers/require-service.js';
-import { readCase, recordRead, writeCase, type Kinds, type ReadCase, type RecordRead, type WriteCase } from './data-api-grammar.js';
+import {
+  readCase,
+  recordRead,
+  schemaCase,
+  writeCase,
+  type Kinds,
+  type ReadCase,
+  type RecordRead,
+  type SchemaCase,
+  type WriteCase,
+} from './data-api-grammar.js';
 import { FuzzServers, judge, KINDS, normaliseIds, url } from './fuzz-harness.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261127);
 const READ_RUNS = Number(process.env.FUZZ_RUNS ?? 250);
 const WRITE_RUNS = Number(process.env.FUZZ_WRITE_RUNS ?? Math.ceil(READ_RUNS / 2.5));
+const SCHEMA_RUNS = Number(process.env.FUZZ_SCHEMA_RUNS ?? Math.ceil(READ_RUNS / 5));
 const EXPLORE = process.env.FUZZ_EXPLORE === '1';
 
 /** Rows as a set when their order is not fixed. */
@@ -145,13 +159,13 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
         let history = '';
         for (const w of writes) {
           exempt = [...new Set([...exempt, ...w.exempt])];
-          const request = `${w.method} ${url(w.path, w.query)}${w.contentType === undefined ? '' : ` (${w.contentType})`}${w.body === undefined ? '' : `\n  body: ${w.body.slice(0, 1500)}`}`;
+          const request = `${w.method} ${url(w.path, w.query)}${w.contentType === undefined ? '' : ` (${w.contentType})`}${w.headers === undefined ? '' : ` ${JSON.stringify(w.headers).slice(0, 100)}`}${w.body === undefined ? '' : `\n  body: ${w.body.slice(0, 1500)}`}`;
           history += `${request}\n`;
           const answers = new Map<TargetKind, unknown>();
           const states = new Map<TargetKind, unknown>();
           for (const kind of KINDS) {
             const before = await servers.state(kind);
-            const answer = await servers.send(kind, w.method, w.path, w.query, w.body, w.contentType);
+            const answer = await servers.send(kind, w.method, w.path, w.query, w.body, w.contentType, w.headers);
             statuses.set(-answer.status, (statuses.get(-answer.status) ?? 0) + 1);
             const wrong = judge(answer, request);
             if (wrong !== null) fail(`${kind}: ${wrong}`, `${history}  ${answer.status} ${answer.text.slice(0, 400)}`);
@@ -168,6 +182,44 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
           history += `  -> ${JSON.stringify(answers.get('postgres')).slice(0, 300)}\n`;
           compare('write answers', answers, exempt, history);
           compare('rows after a write', states, exempt, history);
+        }
+      });
+    }, 600_000);
+
+    it('schema writes: no 5xx, a refused one changes nothing, no row lost, the same status on all three', async () => {
+      await check(fc.array(schemaCase, { minLength: 1, maxLength: 3 }), SCHEMA_RUNS, async (writes: SchemaCase[]) => {
+        await servers.resetShape();
+        let history = '';
+        for (const w of writes) {
+          const request = `${w.method} ${url(w.path, w.query)}${w.body === undefined ? '' : `\n  body: ${w.body.slice(0, 1500)}`}`;
+          history += `${request}\n`;
+          const answers = new Map<TargetKind, unknown>();
+          const texts = new Map<TargetKind, string>();
+          for (const kind of KINDS) {
+            const before = await servers.shapeState(kind);
+            const answer = await servers.send(kind, w.method, w.path, w.query, w.body);
+            statuses.set(-answer.status, (statuses.get(-answer.status) ?? 0) + 1);
+            const wrong = judge(answer, request);
+            if (wrong !== null) fail(`${kind}: schema ${wrong}`, `${history}  ${answer.status} ${answer.text.slice(0, 400)}`);
+            const after = await servers.shapeState(kind);
+            const changed = (['tables', 'definition', 'rows'] as const).filter((part) => after[part] !== before[part]);
+            if (answer.status >= 400 && changed.length > 0) {
+              fail(
+                `${kind}: a refused schema write changed ${changed.join(', ')}`,
+                `${history}  ${answer.status} ${answer.text.slice(0, 400)}\n${changed.map((p) => `  before: ${before[p].slice(0, 600)}\n  after:  ${after[p].slice(0, 600)}`).join('\n')}`,
+              );
+            }
+            if (after.ids !== before.ids || (!w.mayChangeRows && after.rows !== before.rows)) {
+              fail(
+                `${kind}: a schema write lost rows`,
+                `${history}  ${answer.status} ${answer.text.slice(0, 400)}\n  before: ${before.rows}\n  after:  ${after.rows}`,
+              );
+            }
+            answers.set(kind, answer.status);
+            texts.set(kind, answer.text.slice(0, 300));
+          }
+          history += `  -> ${[...texts].map(([k, t]) => `${k} ${answers.get(k)} ${t}`).join('\n     ')}\n`;
+          compare('schema write statuses', answers, [], history);
         }
       });
     }, 600_000);

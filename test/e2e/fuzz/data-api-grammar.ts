@@ -293,7 +293,8 @@ function stampValue(): fc.Arbitrary<ColumnValue> {
       plain('tomorrow'),
       plain('2024-13-01 00:00:00'),
       plain(1706689800),
-      plain('2024-01-31T08:30:00.1234567'),
+      // Seven digits of a second: SQLite keeps the text, PostgreSQL rounds to microseconds, MariaDB keeps none.
+      plain('2024-01-31T08:30:00.1234567', ['sqlite', 'mysql']),
       plain('0000-00-00 00:00:00'),
       plain('2024-02-29T24:00:00'),
     ),
@@ -612,6 +613,13 @@ const oddNumber = fc.constantFrom(
   'Infinity',
   '-0',
   '١٢',
+  '2147483648',
+  '4294967296',
+  '18446744073709551616',
+  '-9223372036854775809',
+  '1e308',
+  '9'.repeat(400),
+  `${'0'.repeat(50)}1`,
 );
 const boolText = fc.constantFrom('true', 'false', '1', '0', 'yes', 'no', 'TRUE', '', 'maybe', 't', 'on');
 
@@ -633,6 +641,11 @@ const fieldList = fc
             'id as x',
             'id;',
             '__proto__',
+            '*,id',
+            'id,*',
+            '**',
+            '*.*',
+            'fz_parent_by_parent_id.*',
           ),
         },
       ),
@@ -682,6 +695,14 @@ const orderParam: fc.Arbitrary<{ value: string; ordered: boolean; exempt: Kinds 
         '1',
         'id,id',
         'ID DESC',
+        'nosuch desc',
+        'qty,nosuch',
+        'fz_parent_by_parent_id.name',
+        'qty asc, ',
+        '__proto__',
+        'qty desc asc',
+        "qty'",
+        'qty\u0000',
       )
       .map((value) => ({ value, ordered: false, exempt: NONE })),
   },
@@ -721,6 +742,17 @@ const PARAMETERS: Array<fc.Arbitrary<[string, string]>> = [
       '08:30:00,23:59:59.0',
       '0000-01-01',
       '9007199254740991,+123456789012',
+      // Separators other than commas, and lists beyond any database's parameter limit.
+      '1;2',
+      '1|2',
+      '1 2',
+      '1\t2',
+      '[1,2]',
+      '1,2,',
+      ',1',
+      "1,'2'",
+      '(1,2)',
+      Array.from({ length: 70000 }, (_, i) => i % 20).join(','),
     ),
   ).map((v) => ['ids', v]),
   fc
@@ -729,11 +761,44 @@ const PARAMETERS: Array<fc.Arbitrary<[string, string]>> = [
   fc.constantFrom('string', 'int', 'integer', 'uuid', 'nosuch', '').map((v) => ['id_type', v]),
   mostly(
     fc.constantFrom('fz_parent_by_parent_id', '*'),
-    fc.constantFrom('nosuch', 'fz_parent_by_parent_id,nosuch', '', 'FZ_PARENT_BY_PARENT_ID'),
+    fc.constantFrom(
+      'nosuch',
+      'fz_parent_by_parent_id,nosuch',
+      '',
+      'FZ_PARENT_BY_PARENT_ID',
+      // Nesting, separators and names of other things.
+      'fz_parent_by_parent_id.fz_item_by_parent_id',
+      'fz_parent_by_parent_id,',
+      ',',
+      '*,nosuch',
+      '*,*',
+      'fz_parent_by_parent_id,fz_parent_by_parent_id',
+      'fz_parent_by_parent_id;drop',
+      ' fz_parent_by_parent_id ',
+      '__proto__',
+      'toString',
+      'fz_item_by_parent_id',
+      'fz_parent',
+      'parent_id',
+    ),
   ).map((v) => ['related', v]),
   boolText.map((v) => ['continue', v]),
   boolText.map((v) => ['rollback', v]),
   fc.constantFrom('name', 'id', 'nosuch', '*').map((v) => ['fz_parent_by_parent_id.fields', v]),
+  fc
+    .tuple(
+      fc.constantFrom(
+        'fz_parent_by_parent_id.related',
+        'fz_parent_by_parent_id.fz_item_by_parent_id.fields',
+        'fz_parent_by_parent_id.limit',
+        'fz_parent_by_parent_id.order',
+        'fz_parent_by_parent_id.filter',
+        'nosuch.fields',
+        '.fields',
+      ),
+      fc.constantFrom('fz_item_by_parent_id', '*', 'name', 'nosuch', '(', '-1', '99999999999999999999'),
+    )
+    .map(([k, v]) => [k, v]),
 ];
 
 const otherParams: fc.Arbitrary<{ pairs: QueryPairs; exempt: Kinds }> = fc
@@ -834,6 +899,8 @@ export interface WriteCase {
   atomic: boolean;
   /** The Content-Type sent with the body, when not application/json. */
   contentType?: string;
+  /** Other headers (a verb tunnelled through POST). */
+  headers?: Record<string, string>;
 }
 
 const SCRATCH_VALUE_COLUMNS = VALUE_COLUMNS;
@@ -1049,6 +1116,44 @@ export const writeCase: fc.Arbitrary<WriteCase> = fc.oneof(
       ),
     )
     .map(([w, contentType]) => ({ ...w, contentType })),
+  // The verb tunnelled through POST, as the verb it was or an odd one; a `_method` in the body.
+  fc
+    .tuple(
+      jsonWriteCase,
+      fc.constantFrom('x-http-method', 'x-http-method-override', 'x-method-override', 'method', '_method', 'body _method'),
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constant('same') },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom(
+            'get',
+            'GET ',
+            ' patch',
+            'MERGE',
+            'HEAD',
+            'OPTIONS',
+            'TRACE',
+            'CONNECT',
+            'POST',
+            '',
+            'PATCH,GET',
+            'DELETE\t',
+            'PÄTCH',
+            'x'.repeat(2000),
+            '__proto__',
+          ),
+        },
+      ),
+    )
+    .map(([w, carrier, verb]): WriteCase => {
+      const value = verb === 'same' ? w.method : verb;
+      const tunnelled: WriteCase = { ...w, method: 'POST', atomic: verb === 'same' && w.atomic };
+      if (carrier === 'method' || carrier === '_method') return { ...tunnelled, query: [...w.query, [carrier, value]] };
+      if (carrier !== 'body _method') return { ...tunnelled, headers: { [carrier]: value } };
+      // Only an object body carries one.
+      const body = w.body?.startsWith('{"resource"') ? `{"_method":${JSON.stringify(value)},${w.body.slice(1)}` : w.body;
+      return { ...tunnelled, body };
+    }),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -1130,6 +1235,8 @@ const parentsWithItems: fc.Arbitrary<RecordRead> = fc
       'fz_item_by_parent_id,fz_scratch_by_parent_id',
       'fz_item_by_parent_id,nosuch',
       'FZ_ITEM_BY_PARENT_ID',
+      'fz_item_by_parent_id.fz_parent_by_parent_id',
+      'fz_item_by_parent_id,fz_item_by_parent_id',
     ),
     fc.option(fc.constantFrom('id', 'label', 'id,label', 'nosuch', '*', ''), { nil: undefined }),
     fc.constantFrom('id', 'qty desc,id', 'label,id', 'nosuch', 'id desc'),
@@ -1158,3 +1265,363 @@ const parentsWithItems: fc.Arbitrary<RecordRead> = fc
   });
 
 export const recordRead: fc.Arbitrary<RecordRead> = fc.oneof(oneRecord, parentsWithItems);
+
+// ---------------------------------------------------------------------------------------------
+// Schema writes: fields of fz_shape (a table the runner makes again before each sequence) changed, added, dropped
+
+/** fz_shape as each sequence begins: its fields and its rows (none of them may be lost by a refused change). */
+export const SHAPE_FIELDS = [
+  { name: 'id', type: 'id' },
+  { name: 'name', type: 'string', length: 20, allow_null: true },
+  { name: 'qty', type: 'integer', allow_null: true },
+  { name: 'price', type: 'decimal', precision: 8, scale: 2, allow_null: true },
+  { name: 'day', type: 'date', allow_null: true },
+  { name: 'flag', type: 'boolean', allow_null: true },
+  { name: 'note', type: 'text', allow_null: true },
+];
+export const SHAPE_ROWS = [
+  { id: 1, name: 'first', qty: 1, price: 1.5, day: '2024-01-31', flag: true, note: 'a' },
+  { id: 2, name: 'a twenty-long name!!', qty: -70000, price: 999999.99, day: '1999-12-31', flag: false, note: 'ü💥' },
+  { id: 3, name: null, qty: null, price: null, day: null, flag: null, note: null },
+];
+
+const SHAPE_NAMES = SHAPE_FIELDS.map((f) => f.name);
+
+/** Field names: the table's own (in other cases too), new ones, and names no database takes. */
+const shapeFieldName = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...SHAPE_NAMES.slice(1)) },
+  { weight: 3, arbitrary: fc.constantFrom('extra', 'extra2', 'Extra', 'made_at', 'code') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'id',
+      'ID',
+      'NAME',
+      '',
+      ' ',
+      'a b',
+      'a.b',
+      ' lead',
+      'x'.repeat(64),
+      'x'.repeat(65),
+      'select',
+      'order',
+      '"q"',
+      '`q`',
+      "q'",
+      'ünï',
+      '💥',
+      'a\u0000b',
+      'a;drop table fz_shape',
+      '__proto__',
+      'constructor',
+      '1abc',
+      'name$',
+      'fz_shape_by_x',
+    ),
+  },
+);
+
+const SCHEMA_TYPES = [
+  'string',
+  'text',
+  'integer',
+  'bigint',
+  'smallint',
+  'tinyint',
+  'decimal',
+  'float',
+  'double',
+  'money',
+  'boolean',
+  'date',
+  'time',
+  'datetime',
+  'timestamp',
+  'timestamp_on_create',
+  'timestamp_on_update',
+  'uuid',
+  'json',
+  'binary',
+  'reference',
+  'id',
+  'user_id',
+];
+
+const schemaType = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom<unknown>(...SCHEMA_TYPES) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<unknown>(
+      'strnig',
+      '',
+      'STRING',
+      'Integer',
+      'varchar',
+      'varchar(10)',
+      'int',
+      'nosuchtype',
+      'int; drop table fz_shape',
+      'varchar(abc)',
+      'numeric(5,2)',
+      'int[]',
+      5,
+      null,
+      true,
+      ['string'],
+      { type: 'string' },
+      'pk',
+      'fk',
+      'many_many',
+    ),
+  },
+);
+
+const sizeValue = fc.constantFrom<unknown>(
+  1,
+  5,
+  10,
+  20,
+  255,
+  0,
+  -1,
+  1.5,
+  '10',
+  'abc',
+  '',
+  null,
+  true,
+  70000,
+  16777216,
+  2147483647,
+  2147483648,
+  1e300,
+  [10],
+  {},
+);
+
+const defaultValue = fc.constantFrom<unknown>(
+  null,
+  0,
+  1,
+  -1,
+  1.5,
+  'abc',
+  '',
+  'x'.repeat(21),
+  'x'.repeat(300),
+  true,
+  false,
+  '2024-01-31',
+  '2024-02-30',
+  '08:30:00',
+  'now()',
+  'CURRENT_TIMESTAMP',
+  99999999999,
+  '99999999999999999999999',
+  1e300,
+  {},
+  [],
+  [1],
+  { expression: '1+1' },
+  { expression: 'CURRENT_TIMESTAMP' },
+  { expression: 'nosuch_function()' },
+  { expression: '1; drop table fz_shape' },
+  { expression: "'a' -- x" },
+  { expression: '' },
+  { expression: 5 },
+  { EXPRESSION: '2' },
+  '0b6f3c1e-6a4f-4c8e-9a0e-1d2c3b4a5f60',
+  '{"a":1}',
+);
+
+/** A field definition: a name, a type, and some of the other keys, each right or wrong. */
+const fieldDefinition: fc.Arbitrary<Record<string, unknown>> = fc
+  .tuple(
+    shapeFieldName,
+    fc.option(schemaType, { nil: undefined, freq: 6 }),
+    fc.record(
+      {
+        length: sizeValue,
+        precision: sizeValue,
+        scale: sizeValue,
+        default: defaultValue,
+        allow_null: fc.constantFrom<unknown>(true, false, 'yes', 0, null, 'maybe'),
+        is_unique: fc.constantFrom<unknown>(true, false, 'true'),
+        is_primary_key: fc.constantFrom<unknown>(true, false),
+        auto_increment: fc.constantFrom<unknown>(true, false),
+        is_index: fc.constantFrom<unknown>(true, false),
+        ref_table: fc.constantFrom<unknown>('fz_parent', 'fz_shape', 'nosuch', '', 5, 'FZ_PARENT'),
+        ref_field: fc.constantFrom<unknown>('id', 'name', 'nosuch', ''),
+        ref_on_delete: fc.constantFrom<unknown>('cascade', 'set null', 'explode', ''),
+        db_type: fc.constantFrom<unknown>('varchar(5)', 'int', 'nosuchtype', 'int; drop table fz_shape', 'numeric(100,2)', 'text[]', ''),
+        label: fc.constantFrom<unknown>('Label', '', 5, null),
+        picklist: fc.constantFrom<unknown>(['a', 'b'], 'a,b', 5),
+        validation: fc.constantFrom<unknown>({ not_empty: true }, 'x', null),
+        new_name: fc.constantFrom<unknown>('renamed', 'NAME', ''),
+        fixed_length: fc.constantFrom<unknown>(true, false),
+        nosuchkey: fc.constantFrom<unknown>(1, 'x'),
+      },
+      { requiredKeys: [] },
+    ),
+  )
+  // At most four other keys: a definition with most of them fails for the first and reaches nothing else.
+  .chain(([name, type, rest]) =>
+    fc.shuffledSubarray(Object.entries(rest), { maxLength: 4 }).map((entries) => ({
+      name,
+      ...(type === undefined ? {} : { type }),
+      ...Object.fromEntries(entries),
+    })),
+  );
+
+export interface SchemaCase {
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Relative to /api/v2/db. */
+  path: string;
+  query: QueryPairs;
+  body?: string;
+  /** Whether a success may rightly change fz_shape's rows (a field dropped or retyped, a table dropped). */
+  mayChangeRows: boolean;
+}
+
+const S = '_schema/fz_shape';
+const fieldBody = (defs: Array<Record<string, unknown>>) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constant(JSON.stringify({ resource: defs })) },
+    { weight: 1, arbitrary: fc.constant(JSON.stringify(defs)) },
+    { weight: 1, arbitrary: fc.constant(JSON.stringify(defs[0] ?? {})) },
+    { weight: 1, arbitrary: fc.constantFrom('{"resource":null}', '{"resource":[1]}', '[]', '{}', 'null', '"x"', '{', '[[{}]]') },
+  );
+
+/** One write below `_schema`: fields added, changed, dropped; tables merged, made, dropped; relationships. */
+export const schemaCase: fc.Arbitrary<SchemaCase> = fc.oneof(
+  // Fields added (POST) or merged (PUT/PATCH) through `_field`.
+  fc
+    .tuple(
+      fc.constantFrom('POST', 'PUT', 'PATCH') as fc.Arbitrary<'POST' | 'PUT'>,
+      fc.array(fieldDefinition, { minLength: 1, maxLength: 3 }),
+    )
+    .chain(([method, defs]) =>
+      fieldBody(defs).map((body): SchemaCase => ({ method, path: `${S}/_field`, query: [], body, mayChangeRows: method !== 'POST' })),
+    ),
+  // One field changed by name.
+  fc
+    .tuple(
+      fc.constantFrom('PUT', 'PATCH', 'POST') as fc.Arbitrary<'PUT' | 'PATCH'>,
+      fc.constantFrom(...SHAPE_NAMES, 'nosuch', 'NAME', '%20', '..'),
+      fieldDefinition,
+    )
+    .map(
+      ([method, name, def]): SchemaCase => ({
+        method,
+        path: `${S}/_field/${name}`,
+        query: [],
+        body: JSON.stringify(Object.fromEntries(Object.entries(def).filter(([k]) => k !== 'name'))),
+        mayChangeRows: true,
+      }),
+    ),
+  // The table merged with a definition.
+  fc
+    .tuple(
+      fc.constantFrom('PUT', 'PATCH', 'POST') as fc.Arbitrary<'PUT' | 'PATCH'>,
+      fc.array(fieldDefinition, { maxLength: 3 }),
+      fc.constantFrom<QueryPairs>([], [['fields', '*']]),
+    )
+    .map(
+      ([method, defs, query]): SchemaCase => ({
+        method,
+        path: S,
+        query,
+        body: JSON.stringify({ field: defs }),
+        mayChangeRows: true,
+      }),
+    ),
+  // `_schema` with tables: fz_shape merged, new tables made (some referencing others), a name given twice.
+  fc
+    .tuple(
+      fc.constantFrom('POST', 'PUT', 'PATCH') as fc.Arbitrary<'POST' | 'PUT'>,
+      fc.array(
+        fc.tuple(
+          fc.constantFrom(
+            'fz_shape',
+            'fz_shape_new',
+            'FZ_SHAPE',
+            'fz_shape_new2',
+            '',
+            'a.b',
+            'x'.repeat(65),
+            'sqlite_master',
+            'pg_class',
+            'fz_parent',
+          ),
+          fc.array(fieldDefinition, { maxLength: 3 }),
+        ),
+        { minLength: 1, maxLength: 2 },
+      ),
+      fc.constantFrom<QueryPairs>([], [['check_exist', 'true']], [['fields', '*']]),
+    )
+    .map(
+      ([method, tables, query]): SchemaCase => ({
+        method,
+        path: '_schema',
+        query,
+        body: JSON.stringify({ resource: tables.map(([name, field]) => ({ name, field })) }),
+        mayChangeRows: true,
+      }),
+    ),
+  // Fields dropped.
+  fc.oneof(
+    fc
+      .constantFrom(...SHAPE_NAMES, 'nosuch', '')
+      .map((name): SchemaCase => ({ method: 'DELETE', path: `${S}/_field/${name}`, query: [], mayChangeRows: true })),
+    fc
+      .constantFrom('name,qty', 'nosuch,name', 'id', ',', 'name,name')
+      .map((ids): SchemaCase => ({ method: 'DELETE', path: `${S}/_field`, query: [['ids', ids]], mayChangeRows: true })),
+  ),
+  // Relationships made and dropped.
+  fc
+    .tuple(
+      fc.constantFrom('POST', 'PATCH', 'DELETE') as fc.Arbitrary<'POST' | 'PATCH' | 'DELETE'>,
+      fc.record(
+        {
+          type: fc.constantFrom<unknown>('belongs_to', 'has_many', 'many_many', 'nosuch', 5),
+          field: fc.constantFrom<unknown>('qty', 'name', 'nosuch', 'id', ''),
+          ref_table: fc.constantFrom<unknown>('fz_parent', 'fz_shape', 'nosuch', 7),
+          ref_field: fc.constantFrom<unknown>('id', 'name', 'nosuch'),
+          is_virtual: fc.constantFrom<unknown>(true, false),
+        },
+        { requiredKeys: [] },
+      ),
+    )
+    .map(
+      ([method, relation]): SchemaCase => ({
+        method,
+        path: `${S}/_related`,
+        query: method === 'DELETE' ? [['ids', 'fz_parent_by_qty']] : [],
+        body: method === 'DELETE' ? undefined : JSON.stringify({ resource: [relation] }),
+        mayChangeRows: false,
+      }),
+    ),
+  // Paths below `_schema` that name nothing, and tables dropped.
+  fc
+    .tuple(
+      fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE') as fc.Arbitrary<SchemaCase['method']>,
+      fc.constantFrom(
+        `${S}/nosuch`,
+        `${S}/_field/name/x`,
+        '_schema/nosuch/_field',
+        `${S}/_related/nosuch`,
+        '_schema/fz_shape_new',
+        `${S}/_field/%00`,
+      ),
+    )
+    .map(
+      ([method, path]): SchemaCase => ({
+        method,
+        path,
+        query: [],
+        body: method === 'DELETE' ? undefined : '{"field":[]}',
+        mayChangeRows: false,
+      }),
+    ),
+);

@@ -7,9 +7,12 @@ import { expect } from 'vitest';
 import { startApi, type ApiClient } from '../database-api/api-client.js';
 import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from '../database-api/database-targets.js';
 import { LEAKS } from '../hostile-input/hostile-input.suite.js';
-import { VALUE_FIELDS, type QueryPairs } from './data-api-grammar.js';
+import { SHAPE_FIELDS, SHAPE_ROWS, VALUE_FIELDS, type QueryPairs } from './data-api-grammar.js';
 
 export const KINDS: TargetKind[] = ['sqlite', 'postgres', 'mysql'];
+
+/** The tables of SCHEMA: schema writes leave them alone (resetShape drops every other). */
+const FUZZ_TABLES = new Set(['fz_parent', 'fz_item', 'fz_scratch']);
 
 export const SCHEMA = [
   {
@@ -301,8 +304,9 @@ export class FuzzServers {
     query: QueryPairs = [],
     body?: string | Buffer,
     contentType = 'application/json',
+    headers: Record<string, string> = {},
   ): Promise<Answer> {
-    const sent = { ...this.headers.get(kind), ...(body === undefined ? {} : { 'content-type': contentType }) };
+    const sent = { ...this.headers.get(kind), ...(body === undefined ? {} : { 'content-type': contentType }), ...headers };
     const api = this.apis.get(kind) as ApiClient;
     const response = await api.server.app.inject({ method: method as 'GET', url: url(path, query), headers: sent, payload: body });
     return { status: response.statusCode, contentType: String(response.headers['content-type'] ?? ''), text: response.body };
@@ -337,6 +341,32 @@ export class FuzzServers {
     const parents = await this.send(kind, 'GET', '_table/fz_parent', [['order', 'id']]);
     if (scratch.status !== 200 || parents.status !== 200) throw new Error(`state read failed on ${kind}: ${scratch.text} ${parents.text}`);
     return JSON.stringify({ scratch: normaliseIds(scratch.text), parents: normaliseIds(parents.text) });
+  }
+
+  /** fz_shape (SHAPE_FIELDS, SHAPE_ROWS) made again, and the tables schema writes made dropped. */
+  async resetShape(): Promise<void> {
+    for (const kind of KINDS) {
+      const listed = await this.send(kind, 'GET', '_schema');
+      const names = (JSON.parse(listed.text).resource as Array<{ name: string }>).map((t) => t.name).filter((n) => !FUZZ_TABLES.has(n));
+      if (names.length > 0) {
+        const dropped = await this.send(kind, 'DELETE', '_schema', [['ids', names.join(',')]]);
+        if (dropped.status !== 200) throw new Error(`shape reset failed on ${kind}: ${dropped.text}`);
+      }
+      const made = await this.send(kind, 'POST', '_schema', [], JSON.stringify({ resource: [{ name: 'fz_shape', field: SHAPE_FIELDS }] }));
+      const loaded = await this.send(kind, 'POST', '_table/fz_shape', [], JSON.stringify({ resource: SHAPE_ROWS }));
+      if (made.status !== 200 || loaded.status !== 200) throw new Error(`shape reset failed on ${kind}: ${made.text} ${loaded.text}`);
+    }
+  }
+
+  /** The tables there are, fz_shape's definition and its rows. */
+  async shapeState(kind: TargetKind): Promise<{ tables: string; definition: string; rows: string; ids: string }> {
+    const tables = await this.send(kind, 'GET', '_schema');
+    const definition = await this.send(kind, 'GET', '_schema/fz_shape');
+    const rows = await this.send(kind, 'GET', '_table/fz_shape', [['order', 'id']]);
+    if (tables.status !== 200 || definition.status !== 200 || rows.status !== 200)
+      throw new Error(`shape read failed on ${kind}: ${tables.text} ${definition.text} ${rows.text}`);
+    const ids = (JSON.parse(rows.text).resource as Array<{ id: unknown }>).map((r) => r.id);
+    return { tables: tables.text, definition: definition.text, rows: rows.text, ids: JSON.stringify(ids) };
   }
 
   async close(): Promise<void> {
