@@ -582,4 +582,40 @@ create procedure h5_bump(inout counter int, in step int, out label varchar(20)) 
       expect((await servers.send(kind, 'DELETE', '_schema/h5_stamped')).status, kind).toBe(200);
     }
   });
+
+  it('a string field made to reference an integer key is a 400 naming the field on every database, and changes nothing', async () => {
+    // PostgreSQL and MariaDB answered 'Failed to update table', SQLite a 409 (the values missing in the other table).
+    for (const kind of KINDS) {
+      const created = await servers.send(
+        kind,
+        'POST',
+        '_schema',
+        [],
+        JSON.stringify({
+          resource: [
+            {
+              name: 'h5_linked',
+              field: [
+                { name: 'id', type: 'id' },
+                { name: 'code', type: 'string', length: 10, allow_null: true },
+              ],
+            },
+          ],
+        }),
+      );
+      expect(created.status, created.text).toBe(200);
+      await servers.send(kind, 'POST', '_table/h5_linked', [], JSON.stringify({ resource: [{ id: 1, code: 'first' }] }));
+      const linked = await servers.send(kind, 'PATCH', '_schema/h5_linked/_field/code', [], JSON.stringify({ ref_table: 'fz_parent' }));
+      expect(JSON.parse(linked.text), kind).toEqual({
+        error: {
+          code: 400,
+          message:
+            "Invalid schema detected - field 'code' of table 'h5_linked' of type 'string' can not reference field 'id' of table 'fz_parent', of type 'id'.",
+          context: { table: 'h5_linked', field: 'code' },
+        },
+      });
+      expect(JSON.parse((await servers.send(kind, 'GET', '_table/h5_linked/1')).text), kind).toEqual({ id: 1, code: 'first' });
+      expect((await servers.send(kind, 'DELETE', '_schema/h5_linked')).status, kind).toBe(200);
+    }
+  });
 });

@@ -199,7 +199,10 @@ async function checkedChanges(ctx: SqlServiceContext, table: TableModel, changes
     if (definition.default !== current.default) assertDefaultFits(definition, table.name, ctx.dialect);
   }
   changes.add = changes.add.map((field) => resolveReference(field, table.name, known));
-  for (const change of changes.modify) change.definition = resolveReference(change.definition, table.name, known);
+  for (const change of changes.modify) {
+    const kept = change.definition.native && change.definition.type === change.current.dbType;
+    change.definition = resolveReference(change.definition, table.name, known, kept ? change.current.type : undefined);
+  }
   // A table keeps its primary key: SQLite's rebuild made it composite (its id lost its numbering,
   // so no record could be created without one) and MySQL added a column no record could fill.
   const newKey = [...changes.add, ...changes.modify.filter((c) => !c.current.isPrimaryKey).map((c) => c.definition)].find(

@@ -83,7 +83,8 @@ export interface KnownTables {
  * to a table that is neither the table itself, nor created with it, nor in the database, or to a
  * field that table lacks (SQLite would create it, dangling).
  */
-export function resolveReference<T extends FieldDefinition>(field: T, table: string, known: KnownTables): T {
+/** `ownType`: the abstract type of a field the database has whose definition keeps its native type. */
+export function resolveReference<T extends FieldDefinition>(field: T, table: string, known: KnownTables, ownType?: string): T {
   if (field.refTable === null) return field;
   const wanted = field.refTable.toLowerCase();
   const created = known.created.find((t) => t.name.toLowerCase() === wanted);
@@ -119,7 +120,42 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
       );
     }
   }
+  // The referencing field must be of the referenced one's kind: PostgreSQL and MySQL refused a
+  // string referencing an integer key ('Failed to update table'), SQLite took it and then found
+  // the records' values missing in the other table (a 409).
+  const target = created
+    ? created.fields.find((f) => (refField === null ? f.isPrimaryKey : f.name === refField))
+    : existing?.fields.find((f) => (refField === null ? f.isPrimaryKey : f.sourceName === refField));
+  const type = ownType ?? (field.native ? null : field.type);
+  const targetType = target === undefined || ('native' in target && target.native) ? null : target.type;
+  if (type !== null && targetType !== null && typeFamily(type) !== typeFamily(targetType)) {
+    const name = target !== undefined && 'sourceName' in target ? target.sourceName : target?.name;
+    throw new BadRequestError(
+      `Invalid schema detected - ${where} of type '${type}' can not reference field '${name}' of table '${field.refTable}', of type '${targetType}'.`,
+      { table, field: field.name },
+    );
+  }
   return { ...field, refTable: created?.name ?? existing?.sourceName ?? field.refTable, refField };
+}
+
+const INTEGER_FAMILY = new Set([
+  'id',
+  'bigid',
+  'mediumid',
+  'smallid',
+  'reference',
+  'user_id',
+  'integer',
+  'bigint',
+  'smallint',
+  'tinyint',
+  'mediumint',
+]);
+const TEXT_FAMILY = new Set(['string', 'text', 'mediumtext', 'longtext']);
+
+/** Abstract types whose values a foreign key can compare: integers with integers, text with text. */
+function typeFamily(type: string): string {
+  return INTEGER_FAMILY.has(type) ? 'integer' : TEXT_FAMILY.has(type) ? 'text' : type;
 }
 
 /**
