@@ -174,7 +174,7 @@ export interface SoapOperationModel {
   input: SoapMessageModel;
   /** null for a one-way operation. */
   output: SoapMessageModel | null;
-  /** Every input field is a single scalar, so GET with query parameters can call the operation. */
+  /** Every input field is a scalar or a repeated scalar, so GET with query parameters can call the operation. */
   simpleInput: boolean;
 }
 

@@ -93,7 +93,16 @@ function queryParameters(view: SchemaView, operation: SoapOperationModel, done: 
   const shape = view.shape(operation.input.schema);
   if (shape.kind !== 'object') return [];
   return shape.members.map((member) => {
-    const { xml: _xml, description, ...schema } = documented(view.resolve(member.schema), done);
+    const { xml: _xml, description, ...item } = documented(view.resolve(member.schema), done);
+    // A repeated scalar is the parameter given once per value (form style, exploded: OpenAPI's default).
+    const schema = member.array
+      ? {
+          type: 'array',
+          items: item,
+          ...(member.minItems === undefined ? {} : { minItems: member.minItems }),
+          ...(member.maxItems === undefined ? {} : { maxItems: member.maxItems }),
+        }
+      : item;
     const parameter: ParameterObject = { name: member.key, in: 'query', required: member.required, schema: schema as SchemaObject };
     if (typeof description === 'string') parameter.description = description;
     return parameter;

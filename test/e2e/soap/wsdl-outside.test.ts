@@ -70,6 +70,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   simple_content_facets: 'simple-content-facets.wsdl',
   addressing: 'addressing.wsdl',
   jaxws: 'jaxws.wsdl',
+  repeated_query: 'repeated-query.wsdl',
   addressing_own_to: [
     'addressing.wsdl',
     `headers: [{ type: generic, namespace: 'http://www.w3.org/2005/08/addressing', name: To, data: 'urn:o:elsewhere' }]`,
@@ -1568,5 +1569,31 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
   it('no_namespace: a WSDL and schema without any target namespace', async () => {
     expect(await call('GET', 'no_namespace/Greet?name=ann')).toEqual({ status: 200, body: { text: 'hello ann' } });
     expect(lastBody()).toBe('<Greet><name>ann</name></Greet>');
+  });
+
+  PEERS.push({
+    file: 'repeated-query.wsdl',
+    path: /^\/repeated-query\/$/,
+    services: { RepeatedService: { RepeatedPort: ops({ Lookup: () => raw('<count xmlns="urn:o:repeated-query">2</count>') }) } },
+  });
+  it('repeated_query: an operation with repeated scalar inputs is offered with GET, a parameter given once per value', async () => {
+    const docs = (await call('GET', 'api_docs/repeated_query')).body as {
+      paths: Record<string, { get?: { parameters: Array<{ name: string; required: boolean; schema: unknown }> } }>;
+    };
+    expect(docs.paths['/lookup'].get?.parameters).toEqual([
+      { name: 'id', in: 'query', required: true, schema: { type: 'array', items: { type: 'integer', format: 'int32' }, minItems: 1 } },
+      { name: 'tag', in: 'query', required: false, schema: { type: 'array', items: { type: 'string' }, maxItems: 3 } },
+      { name: 'exact', in: 'query', required: false, schema: { type: 'boolean' } },
+    ]);
+    expect(await call('GET', 'repeated_query/Lookup?id=1&id=2&tag=a&exact=true')).toEqual({ status: 200, body: { count: 2 } });
+    expect(lastBody()).toBe('<Lookup xmlns="urn:o:repeated-query"><id>1</id><id>2</id><tag>a</tag><exact>true</exact></Lookup>');
+    expect(await call('GET', 'repeated_query/Lookup?id=5')).toEqual({ status: 200, body: { count: 2 } });
+    expect(lastBody()).toBe('<Lookup xmlns="urn:o:repeated-query"><id>5</id></Lookup>');
+    const sent = envelopes.length;
+    expect(await call('GET', 'repeated_query/Lookup?id=1&tag=a&tag=b&tag=c&tag=d')).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: "Field 'tag' must have at most 3 items.", context: { field: 'tag' } } },
+    });
+    expect(envelopes.length).toBe(sent);
   });
 });

@@ -175,13 +175,17 @@ function objectSchema(members: Array<{ key: string; schema: JsonSchema; required
   return schema;
 }
 
-/** Whether every member of the input is a single scalar (so that query parameters can carry it). */
+/**
+ * Whether every member of the input is a scalar, or a repeated scalar (a query parameter given
+ * once per value), so that query parameters can carry it; not one repeated with others in a group
+ * (their order could not be told).
+ */
 export function isSimpleInput(view: SchemaView, schema: JsonSchema): boolean {
   const shape = view.shape(schema);
   return (
     shape.kind === 'object' &&
     !shape.open &&
-    shape.members.every((member) => !member.array && view.shape(member.schema).kind === 'scalar' && member.key !== '_')
+    shape.members.every((member) => member.group === undefined && view.shape(member.schema).kind === 'scalar' && member.key !== '_')
   );
 }
 
