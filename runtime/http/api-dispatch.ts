@@ -9,6 +9,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, resolveRole, roleForRequestor, type AccessDecision, type Requestor } from '../auth/access.js';
 import type { AuthContext } from '../auth/auth-context.js';
 import { readBasicCredentials, readCredentials } from '../auth/credentials.js';
+import { answerOf, type Answer } from '../core/answer.js';
 import { asDownload } from '../core/downloads.js';
 import { wrapList } from '../core/envelope.js';
 import { pick, toBool, type RawQuery } from '../core/query-params.js';
@@ -131,7 +132,8 @@ export function parsePath(url: string): ParsedPath {
   return { service: service ?? '', resource, trailingSlash: url[end - 1] === '/', rawPath };
 }
 
-export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+/** Fastify's handler of /api/v2: the reply sent at once (undefined) when the answer is there at once, else a promise of it. */
+export type Dispatch = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> | undefined;
 
 /** Fastify's `request.hostname` (the Host header without its port) without the array of its `split`. */
 export function hostnameOf(request: FastifyRequest): string {
@@ -216,12 +218,26 @@ export interface DispatchRequest {
   log: FastifyBaseLogger;
 }
 
-/** Serves a request: access decision, rate limits, then the service (through its hooks). */
-export type Serve = (request: DispatchRequest, acting: Acting) => Promise<ServiceResult>;
+/**
+ * Serves a request: access decision, rate limits, then the service (through its hooks). The
+ * answer at once when the service gives it at once, else a promise of it; a refusal may be thrown.
+ */
+export type Serve = (request: DispatchRequest, acting: Acting) => Answer<ServiceResult>;
 
 /** The HTTP handler of /api/v2: each request as a client's, served by `serve` (createServe over the same `internal`). */
 export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, serve: Serve): Dispatch {
-  return async (request, reply) => {
+  /** A request refused or failed: noted for /system/access_usage, then answered by Fastify's error handler. */
+  const failed = (error: unknown, _request: DispatchRequest, acting: Acting): unknown => {
+    noteUsage(ctx, acting, error instanceof PorticoError ? error.status : 500);
+    return error;
+  };
+  const served = (request: DispatchRequest, caller: Caller, reply: FastifyReply): Answer<FastifyReply> => {
+    const acting: Acting = { caller, requestor: 'api', elevated: false, depth: 0 };
+    const result = answerOf(serve, request, acting, failed);
+    if (result instanceof Promise) return result.then((answer) => send(ctx, acting, request.query, reply, answer));
+    return send(ctx, acting, request.query, reply, result);
+  };
+  return (request, reply) => {
     const stream = bodyStream(request);
     if (stream) cutUnreadBody(request, reply);
     const query = request.query as RawQuery;
@@ -234,53 +250,50 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
       model && internal.get(model.type)?.access(verb, resource).login
         ? identify(ctx, { ...credentials, token: null })
         : identify(ctx, credentials, readBasicCredentials(request.headers));
-    const caller = identified instanceof Promise ? await identified : identified;
-    const acting: Acting = { caller, requestor: 'api', elevated: false, depth: 0 };
-    let result: ServiceResult;
-    try {
-      result = await serve(
-        {
-          verb,
-          service,
-          resource,
-          trailingSlash,
-          rawPath,
-          query,
-          body: request.body,
-          headers: request.headers,
-          stream,
-          host: hostnameOf(request),
-          clientIp: request.ip,
-          log: request.log,
-        },
-        acting,
-      );
-    } catch (error) {
-      noteUsage(ctx, acting, error instanceof PorticoError ? error.status : 500);
-      throw error;
-    }
-    noteUsage(ctx, acting, result.status ?? 200);
-    if (result.headers) void reply.headers(result.headers);
-    // `file=`: the answer as a download (CSV, XML or JSON), when it is the service's JSON.
-    const ownType = result.headers?.['content-type'];
-    const download =
-      query.file === undefined || (ownType !== undefined && !String(ownType).includes('json'))
-        ? null
-        : asDownload(pick(query, 'file'), result.status ?? 200, result.body);
-    if (download)
-      return reply
-        .status(result.status ?? 200)
-        .headers(download.headers)
-        .send(download.body);
-    // A body the service wrote as JSON already (a record whose ETag hashes that text) is sent as that text.
-    const json = result.json;
-    if (json !== undefined && json.of === result.body && ownType === undefined)
-      return reply
-        .status(result.status ?? 200)
-        .header('content-type', JSON_TYPE)
-        .send(json.text);
-    return reply.status(result.status ?? 200).send(result.body);
+    const dispatchRequest: DispatchRequest = {
+      verb,
+      service,
+      resource,
+      trailingSlash,
+      rawPath,
+      query,
+      body: request.body,
+      headers: request.headers,
+      stream,
+      host: hostnameOf(request),
+      clientIp: request.ip,
+      log: request.log,
+    };
+    if (identified instanceof Promise) return identified.then((caller) => served(dispatchRequest, caller, reply));
+    const answered = served(dispatchRequest, identified, reply);
+    // Sent already: nothing for Fastify to wait for.
+    return answered instanceof Promise ? answered : undefined;
   };
+}
+
+/** Sends a service's answer, once noted for /system/access_usage. */
+function send(ctx: PlatformContext, acting: Acting, query: RawQuery, reply: FastifyReply, result: ServiceResult): FastifyReply {
+  noteUsage(ctx, acting, result.status ?? 200);
+  if (result.headers) void reply.headers(result.headers);
+  // `file=`: the answer as a download (CSV, XML or JSON), when it is the service's JSON.
+  const ownType = result.headers?.['content-type'];
+  const download =
+    query.file === undefined || (ownType !== undefined && !String(ownType).includes('json'))
+      ? null
+      : asDownload(pick(query, 'file'), result.status ?? 200, result.body);
+  if (download)
+    return reply
+      .status(result.status ?? 200)
+      .headers(download.headers)
+      .send(download.body);
+  // A body the service wrote as JSON already (a record whose ETag hashes that text) is sent as that text.
+  const json = result.json;
+  if (json !== undefined && json.of === result.body && ownType === undefined)
+    return reply
+      .status(result.status ?? 200)
+      .header('content-type', JSON_TYPE)
+      .send(json.text);
+  return reply.status(result.status ?? 200).send(result.body);
 }
 
 /** Notes a client request's outcome for /system/access_usage, once Serve has decided on it. */
@@ -301,7 +314,7 @@ function apiOf(ctx: PlatformContext, serve: Serve, acting: Acting, request: Disp
 
 /** `internal` maps a service type (system, user, swagger) to the runtime's own implementation. */
 export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, docs: DocsService): Serve {
-  const serve: Serve = async (request, acting) => {
+  const serve: Serve = (request, acting) => {
     const { verb, service, resource, trailingSlash, query } = request;
     const { caller } = acting;
     const model = ctx.services.get(service);
@@ -349,10 +362,6 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
       grants: isAdmin ? null : (role?.grants ?? []),
       lookup: ctx.directory.lookupFor(caller.app?.id ?? null, role?.id ?? null, caller.user?.id ?? null),
     };
-    // Rate limits count every client request after authentication and access, except administrators' (reference 6.8).
-    if (!auth.isAdmin && acting.requestor === 'api' && ctx.limits.active.length > 0) {
-      await ctx.limits.check({ userId: caller.user?.id ?? null, roleId: role?.id ?? null, serviceId: model.id, component, verb });
-    }
     const call: ServiceCall = {
       verb,
       resource,
@@ -366,6 +375,34 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
       log: request.log,
     };
     if (kind?.callsApi) call.api = inProcessApi(ctx, serve, acting, request);
+    // The common request (a service's handler open, no hooks on it, no rate limit, not the runtime's own
+    // service): answered as the handler answers, at once when it can (a SQLite read or write).
+    const limited = !auth.isAdmin && acting.requestor === 'api' && ctx.limits.active.length > 0;
+    if (!limited && !internalService && !isSpec && !(verb === 'GET' && resource.length === 0 && query.as_access_list !== undefined)) {
+      const handler = acting.joined?.service === service ? acting.joined.handler : ctx.services.openHandler(service);
+      if (handler !== undefined && !ctx.hooks?.touches(model.name)) return handler.handle(call);
+    }
+    return further(request, acting, model, internalService, kind, component, call);
+  };
+
+  /** The rest: rate limits, the service's document and access list, the runtime's own services, hooks, a handler to open. */
+  const further = async (
+    request: DispatchRequest,
+    acting: Acting,
+    model: ServiceModel,
+    internalService: InternalService | undefined,
+    kind: ServiceKind | undefined,
+    component: string,
+    call: ServiceCall,
+  ): Promise<ServiceResult> => {
+    const { verb, service, resource, trailingSlash, query } = request;
+    const { caller } = acting;
+    const { auth } = call;
+    const isSpec = resource.length === 1 && resource[0] === '_spec';
+    // Rate limits count every client request after authentication and access, except administrators' (reference 6.8).
+    if (!auth.isAdmin && acting.requestor === 'api' && ctx.limits.active.length > 0) {
+      await ctx.limits.check({ userId: caller.user?.id ?? null, roleId: auth.role?.id ?? null, serviceId: model.id, component, verb });
+    }
     let result: ServiceResult;
     if (isSpec && verb === 'GET') result = await docs.spec(service);
     else if (verb === 'GET' && resource.length === 0 && query.as_access_list !== undefined && toBool(pick(query, 'as_access_list'))) {
@@ -375,16 +412,19 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
       const internalCall = { session: caller.session, tokenError: caller.tokenError, host: request.host, clientIp: request.clientIp };
       const handler = { handle: (serviceCall: ServiceCall) => internalService.handle({ ...serviceCall, ...internalCall }) };
       const path = ctx.hooks?.touches(model.name) ? internalEventPath(model.type, resource) : null;
-      result =
-        path === null
-          ? await handler.handle(call)
-          : await ctx
-              .hooks!.around({ service: model.name, path, call, log: request.log, api: apiOf(ctx, serve, acting, request) }, handler)
-              .catch(async (error: unknown) => {
-                // A post_process hook's error is the answer, but the write it follows stays: the other instances must hear of it.
-                if (verb !== 'GET') await ctx.changes.announce().catch(() => undefined);
-                throw error;
-              });
+      if (path === null) result = await handler.handle(call);
+      else {
+        try {
+          result = await ctx.hooks!.around(
+            { service: model.name, path, call, log: request.log, api: apiOf(ctx, serve, acting, request) },
+            handler,
+          );
+        } catch (error) {
+          // A post_process hook's error is the answer, but the write it follows stays: the other instances must hear of it.
+          if (verb !== 'GET') await ctx.changes.announce().catch(() => undefined);
+          throw error;
+        }
+      }
     } else {
       // A hook's call to the service whose write it is part of runs in that write's transaction.
       const handler =

@@ -26,6 +26,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthContext } from '../auth/auth-context.js';
+import type { Answer } from '../core/answer.js';
 import { PorticoError, type ErrorContext } from '../core/errors.js';
 import { coreMessages } from '../core/messages.js';
 import { pick, toBool, type RawQuery } from '../core/query-params.js';
@@ -263,7 +264,7 @@ export class HookRegistry {
    * pre_process hook that throws stops the write before it starts, and a post_process hook runs
    * after it, as in the reference.
    */
-  around(hooked: HookedCall, target: HookTarget): Promise<ServiceResult> {
+  around(hooked: HookedCall, target: HookTarget): Answer<ServiceResult> {
     const { service, path, call } = hooked;
     let operation = eventName(service, path, call.verb);
     let hooks = this.byOperation.get(operation);

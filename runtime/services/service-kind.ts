@@ -8,6 +8,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthContext } from '../auth/auth-context.js';
+import type { Answer } from '../core/answer.js';
 import type { RawQuery } from '../core/query-params.js';
 import type { ServiceModel, Verb } from '../model/platform-model.js';
 import type { OpenApiFragment } from '../openapi/fragment.js';
@@ -149,7 +150,11 @@ export interface ServiceResult {
 
 /** A live service: opened from its model, serving calls until closed. */
 export interface ServiceHandler {
-  handle(call: ServiceCall): Promise<ServiceResult>;
+  /**
+   * The answer, at once when the back-end gives it at once (a SQLite read), else a promise of it;
+   * an error is always a rejection, never thrown (core/answer.ts).
+   */
+  handle(call: ServiceCall): Answer<ServiceResult>;
   /** OpenAPI paths (relative to the service) and components of this service (SOAP reads its WSDL for them first). */
   openapi(): OpenApiFragment | Promise<OpenApiFragment>;
   /**

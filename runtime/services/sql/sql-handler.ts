@@ -4,6 +4,7 @@
  * With the data retrieval cache on, requests pass through it (sql-response-cache.ts).
  */
 import { sql } from 'kysely';
+import { answerOf, type Answer } from '../../core/answer.js';
 import { InternalServerError, type PorticoError } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
@@ -40,19 +41,23 @@ export class SqlServiceHandler implements ServiceHandler {
     private readonly responses: SqlResponseCache | null = null,
   ) {}
 
-  async handle(call: ServiceCall): Promise<ServiceResult> {
-    this.checkFile(call.verb !== 'GET');
-    try {
-      if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) await this.refresh();
-      if (this.responses === null) {
-        // A read SQLite answered at once comes back as it is: no second turn of the microtask queue for it.
-        const routed = this.route(call);
-        return routed instanceof Promise ? await routed : routed;
-      }
-      return await this.responses.through(call, async () => this.route(call));
-    } catch (error) {
-      throw databaseError(error, this.ctx.dialect, null, new InternalServerError());
-    }
+  /** The answer at once when the database gives it at once (SQLite), else a promise of it; an error is always a rejection. */
+  handle(call: ServiceCall): Answer<ServiceResult> {
+    return answerOf(SqlServiceHandler.serve, this, call, SqlServiceHandler.failed);
+  }
+
+  private static serve(handler: SqlServiceHandler, call: ServiceCall): Answer<ServiceResult> {
+    handler.checkFile(call.verb !== 'GET');
+    if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) return handler.refresh().then(() => handler.respond(call));
+    return handler.respond(call);
+  }
+
+  private static failed(error: unknown, handler: SqlServiceHandler): PorticoError {
+    return databaseError(error, handler.ctx.dialect, null, new InternalServerError());
+  }
+
+  private respond(call: ServiceCall): Answer<ServiceResult> {
+    return this.responses === null ? this.route(call) : this.responses.through(call, async () => this.route(call));
   }
 
   /**
@@ -81,7 +86,7 @@ export class SqlServiceHandler implements ServiceHandler {
     return this.refresh();
   }
 
-  private route(call: ServiceCall): Promise<ServiceResult> | ServiceResult {
+  private route(call: ServiceCall): Answer<ServiceResult> {
     // Indexed, not destructured: no iterator and no array of the rest per request.
     const parts = call.resource;
     const resource = parts[0] as string | undefined;

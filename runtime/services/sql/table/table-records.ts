@@ -2,6 +2,7 @@
  * `_table/{table}` and `_table/{table}/{id}`: routes record requests to reads and writes
  * (reference 2.1-2.4, spec "Table endpoints"). Every condition is a Kysely expression with bound values.
  */
+import { answerOf, type Answer } from '../../../core/answer.js';
 import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { sqlMessages } from '../sql-messages.js';
@@ -12,30 +13,24 @@ import { createRecords, deleteRecord, deleteRecords, updateRecord, updateRecords
 
 /**
  * Serves `_table/{table}` (id undefined) and `_table/{table}/{id}`: the answer at once when the
- * operation answers at once (a SQLite write), else a promise of it; what the operation throws or
- * rejects with as an error naming the table.
+ * operation answers at once (a SQLite read or write), else a promise of it; what the operation
+ * throws or rejects with as a rejection with an error naming the table. An unknown table throws.
  */
 export function handleTableRecords(
   ctx: SqlServiceContext,
   call: ServiceCall,
   table: string,
   id: string | undefined,
-): ServiceResult | Promise<ServiceResult> {
-  const op = openTableOp(ctx, call, table, id);
-  let result: ServiceResult | Promise<ServiceResult>;
-  try {
-    result = operate(op, call, id);
-  } catch (error) {
-    throw toError(op)(error);
-  }
-  if (!(result instanceof Promise)) return result;
-  return result.catch((error: unknown) => {
-    throw toError(op)(error);
-  });
+): Answer<ServiceResult> {
+  return answerOf(operate, openTableOp(ctx, call, table, id), id, opError);
 }
 
-function operate(op: TableOp, call: ServiceCall, id: string | undefined): ServiceResult | Promise<ServiceResult> {
-  switch (call.verb) {
+function opError(error: unknown, op: TableOp): unknown {
+  return toError(op)(error);
+}
+
+function operate(op: TableOp, id: string | undefined): Answer<ServiceResult> {
+  switch (op.call.verb) {
     case 'GET':
       if (id !== undefined) return getRecord(op, id);
       return isGrouped(op) ? listGroups(op) : listRecords(op);

@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { effectiveVerb, hostnameOf, parsePath, serviceOfUrl } from '#runtime/http/api-dispatch.js';
 
 describe('parsePath', () => {
@@ -65,5 +69,53 @@ describe('effectiveVerb', () => {
 
   it('refuses other verbs with 405', () => {
     expect(() => effectiveVerb('POST', { 'x-http-method': 'TRACE' }, {})).toThrow(expect.objectContaining({ status: 405 }));
+  });
+});
+
+describe('createDispatch and createServe: answered at once or through a promise alike', () => {
+  let server: TestServer;
+  let api: Api;
+  beforeAll(async () => {
+    server = await startTestServer();
+    const token = await server.adminToken();
+    api = apiClient(server.app, () => ({ key: server.apiKey, token }));
+    const db = new Database(path.join(server.dir, 'dispatch.sqlite'));
+    db.exec("create table item (id integer primary key, title text not null); insert into item values (1, 'one')");
+    db.close();
+    await api('POST', '/system/service', {
+      resource: [{ name: 'db', label: 'DB', type: 'sqlite', config: { database: 'dispatch.sqlite' } }],
+    });
+  });
+  afterAll(() => server.close());
+
+  /** The administrator's app as /system/access_usage last saw it. */
+  const lastUse = async () =>
+    (await api('GET', '/system/access_usage')).body.resource.find((row: { name: string }) => row.name === 'admin') as {
+      last_service: string;
+      last_status: number;
+    };
+
+  it('answers SQLite reads and writes (answered at once below Serve) and their errors thrown at once in the spec shape, noting each status', async () => {
+    expect(await api('GET', '/db/_table/item/1')).toMatchObject({ status: 200, body: { id: 1, title: 'one' } });
+    expect(await lastUse()).toMatchObject({ last_service: 'db', last_status: 200 });
+    expect(await api('PATCH', '/db/_table/item/1', { title: 'uno' })).toMatchObject({ status: 200, body: { id: 1 } });
+    // Thrown at once: by the key's parsing, the table's plan, the driver (NOT NULL), the route.
+    const failures: Array<[string, string, unknown, number]> = [
+      ['GET', '/db/_table/item/abc', undefined, 400],
+      ['GET', '/db/_table/nope/1', undefined, 404],
+      ['PATCH', '/db/_table/item/1', { title: null }, 400],
+      ['GET', '/db/_nope', undefined, 404],
+    ];
+    for (const [verb, url, body, status] of failures) {
+      const response = await api(verb, url, body);
+      expect(response.status, url).toBe(status);
+      expect(response.body, url).toEqual({ error: expect.objectContaining({ code: status, message: expect.any(String) }) });
+      expect(await lastUse(), url).toMatchObject({ last_service: 'db', last_status: status });
+    }
+  });
+
+  it('answers a refusal Serve throws at once (no credentials, an unknown service) in the spec shape', async () => {
+    expect(await api('GET', '/db/_table/item/1', undefined, null)).toMatchObject({ status: 401, body: { error: { code: 401 } } });
+    expect(await api('GET', '/nowhere/_table/item/1')).toMatchObject({ status: 404, body: { error: { code: 404 } } });
   });
 });

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adminContext, type AuthContext } from '#runtime/auth/auth-context.js';
+import { PorticoError } from '#runtime/core/errors.js';
 import type { ServiceHandler } from '#runtime/services/service-kind.js';
 import { addressBookFile, caller, runtimeContext, sqliteKind, sqliteService, tempDir } from '../sql-test-helpers.js';
 
@@ -273,28 +274,47 @@ describe('GET _table/{table}/{id}', () => {
     expect(errorOf(await call('GET', path))).toMatchObject({ status, message });
   });
 
-  it('answers through a promise whatever happens, though SQLite reads the record at once: an error is a rejection, never thrown', async () => {
-    const handle = (path: string) =>
+  it('answers a SQLite read or write at once, and every error as a rejection (never thrown) in the spec shape, as through a promise', async () => {
+    const handle = (verb: 'GET' | 'PATCH', path: string, body?: unknown) =>
       handler.handle({
-        verb: 'GET',
+        verb,
         resource: path.split('/'),
         trailingSlash: false,
         query: {},
-        body: undefined,
+        body,
         headers: {},
         auth: adminContext(),
       });
-    for (const path of ['_table/contact/3', '_table/contact/999', '_table/contact/abc', '_table/nope/1']) {
+    const found = handle('GET', '_table/contact/3');
+    expect(found).not.toBeInstanceOf(Promise);
+    expect((found as Awaited<typeof found>).headers?.etag).toMatch(/^W\/"[\w-]{27}"$/);
+    expect((found as Awaited<typeof found>).json?.text).toBe(JSON.stringify((found as Awaited<typeof found>).body));
+    const patched = handle('PATCH', '_table/contact/3', { notes: 'at once' });
+    expect(patched).not.toBeInstanceOf(Promise);
+    expect((patched as Awaited<typeof patched>).body).toEqual({ id: 3 });
+    // Thrown at once by the route, the table's plan, the key's parsing, the read's answer and the driver (a NOT NULL column).
+    const failures: Array<[string, 'GET' | 'PATCH', string, unknown, number, string]> = [
+      ['route', 'GET', '_nope', undefined, 404, "Resource '_nope' not found for service 'db'."],
+      ['plan', 'GET', '_table/nope/1', undefined, 404, 'Table "nope" does not exist in the database.'],
+      ['key', 'GET', '_table/contact/abc', undefined, 400, "Field 'id' must be a valid integer."],
+      ['read', 'GET', '_table/contact/999', undefined, 404, "Record with identifier '999' not found."],
+      ['driver', 'PATCH', '_table/contact/1', { first_name: null }, 400, ''],
+    ];
+    for (const [where, verb, path, body, status, message] of failures) {
       let answer: unknown;
       expect(() => {
-        answer = handle(path);
-      }, path).not.toThrow();
-      expect(answer, path).toBeInstanceOf(Promise);
-      await (answer as Promise<unknown>).catch(() => undefined);
+        answer = handle(verb, path, body);
+      }, where).not.toThrow();
+      expect(answer, where).toBeInstanceOf(Promise);
+      const error = await (answer as Promise<unknown>).then(
+        () => null,
+        (rejection: unknown) => rejection,
+      );
+      expect(error, where).toBeInstanceOf(PorticoError);
+      expect((error as PorticoError).toBody(), where).toMatchObject({
+        error: message === '' ? { code: status } : { code: status, message },
+      });
     }
-    const found = await handle('_table/contact/3');
-    expect(found.headers?.etag).toMatch(/^W\/"[\w-]{27}"$/);
-    expect(found.json?.text).toBe(JSON.stringify(found.body));
   });
 
   it('reads tables without a key and views in lists', async () => {
