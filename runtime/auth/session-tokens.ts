@@ -51,16 +51,19 @@ const VERIFIED_CACHE_SIZE = 10_000;
 
 export function createSessionTokens(secret: string, clock: Clock): SessionTokens {
   const sign = createSigner({ key: secret, algorithm: 'HS256' });
-  // Expiry is ours to check (injected clock). Verified tokens are remembered by their exact text
-  // (fast-jwt's own cache would hash every token to look it up).
+  // Expiry is ours to check (injected clock). Verified tokens are remembered (fast-jwt's own cache
+  // would hash every token to look it up), by their signature: a Map lookup hashes every character
+  // of a key new with each request, and the signature is 43 of a token's 250-300. A token counts as
+  // verified only when its whole text is the one remembered.
   const decode = createVerifier({ key: secret, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true });
-  const verified = new Map<string, SessionClaims>();
+  const verified = new Map<string, { token: string; claims: SessionClaims }>();
   const subject = (email: string) => createHmac('sha256', secret).update(`sub:${email}`).digest('base64url').slice(0, 22);
   // Per user object: the directory replaces a user's object when the account changes.
   const subjects = new WeakMap<TokenHolder, string>();
   const signed = (token: string): SessionClaims => {
-    const known = verified.get(token);
-    if (known !== undefined) return known;
+    const signature = token.slice(token.lastIndexOf('.') + 1);
+    const known = verified.get(signature);
+    if (known !== undefined && known.token === token) return known.claims;
     let claims: SessionClaims;
     try {
       claims = decode(token) as SessionClaims;
@@ -76,8 +79,8 @@ export function createSessionTokens(secret: string, clock: Clock): SessionTokens
     ) {
       throw coreMessages.tokenClaimsMissing.error();
     }
-    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-    verified.set(token, claims);
+    if (known === undefined && verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+    verified.set(signature, { token, claims });
     return claims;
   };
   return {

@@ -34,6 +34,17 @@ describe('session tokens', () => {
     expect(() => tokens.verify('not-a-token')).toThrow(/Invalid token/);
   });
 
+  it('refuses a payload changed under the signature of a token it verified already (remembered by signature, matched by the whole text)', () => {
+    const { token, claims } = tokens.issue(una, 60);
+    expect(tokens.verify(token)).toEqual(claims);
+    const [header, payload, signature] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), user_id: 1 })).toString(
+      'base64url',
+    );
+    expect(() => tokens.verify(`${header}.${forged}.${signature}`)).toThrow(/Invalid token/);
+    expect(tokens.verify(token)).toEqual(claims);
+  });
+
   it('is held by its user only while their email is the one it was issued for (reference 6.2)', () => {
     const { token, claims } = tokens.issue(una, 60);
     expect(tokens.isHeldBy(claims, { id: 7, email: 'una@x.io' })).toBe(true);
