@@ -5,77 +5,127 @@
  * allocates nothing, so no collection comes. An idle server that had served a burst kept 40 MB
  * (Node.js 20) to 130 MB (24) more than after start.
  *
- * So a server process looks at its event loop every second. At the first idle second after work
- * (or after start-up) it runs a full collection that asks V8 to reduce memory (`flavor:
- * 'last-resort'`): Node.js 22's and 24's V8 give the pages back then. Node.js 20's V8 does not
- * know that option; it shrinks the young generation during any collection when it allocated little
- * over the last 5 s (the load's allocation counts until then), so if the young generation did not
- * shrink, a second collection once the server has stayed idle SETTLE_MS more does it there. Any
- * busy second starts over. This happens once per load (at most once per SPACING_MS), only while
- * nothing is being served, and costs nothing per request.
+ * So a server process looks at its event loop every second, and once it has been idle for IDLE_MS
+ * after work (or after start-up) it asks V8 for the collection it runs when told memory is low
+ * (`Isolate::LowMemoryNotification`, through the in-process inspector's
+ * `HeapProfiler.collectGarbage`): full collections that shrink the young generation to its first
+ * size and give the emptied pages back, on Node.js 20 as on 22 and 24. Only after a long idle
+ * time: a server whose traffic comes in bursts seconds apart would otherwise start every burst
+ * from a shrunk young generation and grow it again under load (giving it back at the first idle
+ * second cost about 10 % more CPU per request and up to twice the p99 in the bench, which
+ * alternates 5 s runs of two servers). Where the inspector is missing (a Node.js built without
+ * it) the server falls back to `gc()`, which Node.js 20's V8 lets shrink the young generation only
+ * after 5 s of low allocation: a second collection SETTLE_MS later does it there. Any busy second
+ * starts over. Nothing of this runs while requests are being served.
  */
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /** How often the event loop is looked at. */
 const CHECK_MS = 1_000;
+/**
+ * How long a server stays idle before it gives memory back: longer than the gaps of a server
+ * serving bursts seconds apart (the bench's longest is two 5 s runs of the other server, about 11
+ * s), shorter than the 15 s after which the bench reads the resident set.
+ */
+export const IDLE_MS = 12_000;
 /** Longer than the 5 s over which V8 measures allocation throughput (a low one lets Node.js 20 shrink). */
 export const SETTLE_MS = 5_500;
-/**
- * The least time between two loads' collections: a load that comes and goes every other second
- * would otherwise cost a full collection (tens of milliseconds on Node.js 22 and 24) each time.
- */
-export const SPACING_MS = 10_000;
 /** An event loop busy for less than this share of a check's interval counts as idle. */
 const IDLE_UTILISATION = 0.02;
 /** When the resident set has shrunk, after the last collection. */
 const REPORT_AFTER_MS = 1_000;
+/**
+ * Heap growth since the memory was last given back below which there is nothing to give back:
+ * V8's own idle collection (its memory reducer, about 8 s after a full one) makes a busy second
+ * that would otherwise cost another full collection of an unchanged heap.
+ */
+const NOTHING_TO_RETURN = 1024 * 1024;
 
-type Collect = (options: { type: 'major'; flavor: 'last-resort' }) => void;
+/** Runs the collections; `reduces`: they shrink the young generation whatever the allocation rate was. */
+type Collect = { run(): Promise<void>; reduces: boolean };
 
 let collect: Collect | null | undefined;
 
 /**
- * V8's `gc()`, exposed once for the process (the flag applies to contexts created after it); null
- * where it cannot be had (a Node.js that refuses the flag): the server then keeps its memory.
+ * How the server collects, chosen once for the process: V8's low-memory collection through an
+ * inspector session (connected for the call only), else V8's `gc()` (exposed once for the process;
+ * the flag applies to contexts created after it), else null (a Node.js that refuses both): the
+ * server then keeps its memory.
  */
-function collector(): Collect | null {
-  if (collect === undefined) {
-    try {
-      v8.setFlagsFromString('--expose-gc');
-      const gc: unknown = vm.runInNewContext('typeof gc === "function" ? gc : null');
-      collect = typeof gc === 'function' ? (gc as Collect) : null;
-    } catch {
-      collect = null;
-    }
-  }
+export function collector(): Collect | null {
+  if (collect === undefined) collect = inspectorCollector() ?? gcCollector();
   return collect;
 }
 
-/** What a check does: collect now (`first` of a load, or the `last`), or nothing. */
+function inspectorCollector(): Collect | null {
+  try {
+    // Loaded at the first collection, not at start (the module is not needed to serve).
+    const { Session } = createRequire(import.meta.url)('node:inspector') as typeof import('node:inspector');
+    // Throws where Node.js was built without the inspector.
+    const probe = new Session();
+    probe.connect();
+    probe.disconnect();
+    const run = () =>
+      new Promise<void>((resolve, reject) => {
+        const session = new Session();
+        session.connect();
+        // V8 runs the collection from a task of its own, then answers. The session is closed after
+        // the answer, not in it: V8 holds a lock while it answers that closing the session takes (a deadlock).
+        session.post('HeapProfiler.collectGarbage', (error) => {
+          setImmediate(() => {
+            session.disconnect();
+            if (error) reject(error);
+            else resolve();
+          });
+        });
+      });
+    return { run, reduces: true };
+  } catch {
+    return null;
+  }
+}
+
+function gcCollector(): Collect | null {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    const gc: unknown = vm.runInNewContext('typeof gc === "function" ? gc : null');
+    if (typeof gc !== 'function') return null;
+    return {
+      run: async () => (gc as (options: object) => void)({ type: 'major', flavor: 'last-resort' }),
+      reduces: false,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** What a check does: collect now (`first` after IDLE_MS idle, or the `last` of the gc() fallback), or nothing. */
 export type IdleStep = 'first' | 'last' | null;
 
 /** When to collect, from whether each check's interval was busy (the clock and V8 apart). */
 export class IdleSchedule {
   /** Whether the server worked since the memory was last given back (starting up leaves garbage too). */
   private loaded = true;
-  /** When the first collection after the work ran. */
+  /** When the idle time began (the start of the first idle check's interval). */
+  private idleSince: number | null = null;
+  /** When the first collection ran. */
   private firstAt: number | null = null;
-  /** When the latest first collection ran (SPACING_MS). */
-  private lastFirstAt = Number.NEGATIVE_INFINITY;
 
   step(busy: boolean, now: number): IdleStep {
     if (busy) {
       this.loaded = true;
+      this.idleSince = null;
       this.firstAt = null;
       return null;
     }
     if (!this.loaded) return null;
+    this.idleSince ??= now - CHECK_MS;
     if (this.firstAt === null) {
-      if (now - this.lastFirstAt < SPACING_MS) return null;
+      if (now - this.idleSince < IDLE_MS) return null;
       this.firstAt = now;
-      this.lastFirstAt = now;
       return 'first';
     }
     if (now - this.firstAt < SETTLE_MS) return null;
@@ -86,11 +136,12 @@ export class IdleSchedule {
   /** The memory is back (after the last collection, or the first where it was enough): nothing more until the next work. */
   returned(): void {
     this.loaded = false;
+    this.idleSince = null;
     this.firstAt = null;
   }
 }
 
-/** The young generation's committed size: what Node.js 20 keeps after the first collection. */
+/** The young generation's committed size: what Node.js 20's gc() keeps after the first collection. */
 function youngGeneration(): number {
   return v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
 }
@@ -111,33 +162,56 @@ export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void)
   const schedule = new IdleSchedule();
   /** The heap and resident set before the first collection, and the collections' time so far. */
   let before = { heap: 0, rss: 0, ms: 0 };
+  /** The committed heap after the memory was last given back. */
+  let heapReturned = Number.NEGATIVE_INFINITY;
+  /** A collection under way (the inspector's answers come from a task): no check until it is done. */
+  let collecting = false;
   const timer = setInterval(() => {
+    if (collecting) return;
+    const busy = performance.eventLoopUtilization(since).utilization > IDLE_UTILISATION;
+    const step = schedule.step(busy, performance.now());
+    if (step === null) {
+      since = performance.eventLoopUtilization();
+      return;
+    }
     const gc = collector();
     if (gc === null) {
       clearInterval(timer);
       return;
     }
-    const busy = performance.eventLoopUtilization(since).utilization > IDLE_UTILISATION;
-    const step = schedule.step(busy, performance.now());
-    if (step !== null) {
-      if (step === 'first') before = { heap: v8.getHeapStatistics().total_heap_size, rss: process.memoryUsage.rss(), ms: 0 };
-      const young = youngGeneration();
-      const began = performance.now();
-      gc({ type: 'major', flavor: 'last-resort' });
-      before.ms += performance.now() - began;
-      // The last collection, or a first that shrank the young generation (Node.js 22 and 24).
-      if (step === 'last' || youngGeneration() < young) {
+    if (step === 'first') {
+      const heap = v8.getHeapStatistics().total_heap_size;
+      if (heap < heapReturned + NOTHING_TO_RETURN) {
+        schedule.returned();
+        since = performance.eventLoopUtilization();
+        return;
+      }
+      before = { heap, rss: process.memoryUsage.rss(), ms: 0 };
+    }
+    const young = youngGeneration();
+    const began = performance.now();
+    collecting = true;
+    gc.run()
+      .then(() => {
+        before.ms += performance.now() - began;
+        // A collection that reduces memory, the last one, or a first that shrank the young generation.
+        if (!(gc.reduces || step === 'last' || youngGeneration() < young)) return;
         schedule.returned();
         const { heap, rss, ms } = before;
         const heapAfter = v8.getHeapStatistics().total_heap_size;
+        heapReturned = heapAfter;
         // V8 hands emptied pages back to the system from a background thread, soon after.
         setTimeout(
           () => report({ heapBefore: heap, heapAfter, rssBefore: rss, rssAfter: process.memoryUsage.rss(), ms }),
           REPORT_AFTER_MS,
         ).unref();
-      }
-    }
-    since = performance.eventLoopUtilization();
+      })
+      // A failed collection keeps the memory until the next load's; the server goes on.
+      .catch(() => undefined)
+      .finally(() => {
+        collecting = false;
+        since = performance.eventLoopUtilization();
+      });
   }, CHECK_MS);
   timer.unref();
 }
