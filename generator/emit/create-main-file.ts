@@ -95,7 +95,14 @@ export function createMainFile(
   return [
     LINE_COMMENT_NOTICE,
     '',
-    `import { runServer } from ${JSON.stringify(RUNTIME_SPECIFIER)};`,
+    "import module from 'node:module';",
+    '',
+    // Before the runtime is loaded (hence its dynamic import): the compile cache serves only modules
+    // compiled after it is enabled. Its directory is Node's default (NODE_COMPILE_CACHE, else the
+    // system's temporary directory), not the project's: a server directory may be read-only.
+    '// V8 compiles the runtime from a cache kept between starts (Node.js 22.1 and later; NODE_DISABLE_COMPILE_CACHE=1 turns it off).',
+    'module.enableCompileCache?.();',
+    `const { runServer } = await import(${JSON.stringify(RUNTIME_SPECIFIER)});`,
     '',
     // The platform's own modules go by URL: runServer imports them, so that one that fails to load
     // stops the server with one line naming it rather than Node's stack trace.
