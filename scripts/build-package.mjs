@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { lazyAsn1ForFastJwt } from './lazy-asn1-plugin.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -54,6 +55,7 @@ const NOT_BUNDLED = [
 ];
 const bundle = path.join(dist, 'runtime-bundle');
 await esbuild.build({
+  plugins: [lazyAsn1ForFastJwt(root)],
   entryPoints: [path.join(dist, 'runtime/index.js')],
   outdir: bundle,
   bundle: true,
