@@ -94,7 +94,7 @@ const noopHooks = (phases: string[]) =>
 const PASSWORD = 'bench-password-0123456789';
 const ADMIN = 'bench@portico.local';
 const START_RUNS = 5;
-/** How long after a load the settled idle RSS is read: Portico gives memory back after two idle 6 s checks. */
+/** How long after a load the settled idle RSS is read: Portico gives memory back once idle for 12 s (runtime/http/idle-memory.ts). */
 const SETTLE_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
