@@ -1,10 +1,10 @@
 /**
- * Request logs: Fastify's own logger (pino), one JSON line per finished request with its request
- * id, method, URL, status and time. Secrets never reach a line: headers and bodies are not
- * logged, and credential-like query parameters are masked in the URL. The lines of one turn of
- * the event loop leave stdout in one write (see BatchedLines).
+ * Request logs: pino under Fastify, one JSON line per finished request with its request id,
+ * method, URL, status and time. Secrets never reach a line: headers and bodies are not logged,
+ * and credential-like query parameters are masked in the URL. The lines of one turn of the event
+ * loop leave stdout in one write (see BatchedLines).
  */
-import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import os from 'node:os';
 import pino from 'pino';
 
@@ -180,18 +180,90 @@ function stdoutLines(): BatchedLines {
   return stdout;
 }
 
-/** Fastify options for a server logging at `level` (undefined: no logger at all). */
-export function loggerOptions(level: string | undefined): Pick<FastifyServerOptions, 'logger' | 'logController' | 'requestIdHeader'> {
+type LineLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * A child logger whose pino child is made when a line at an enabled level is first written to it.
+ * Fastify makes a child per request (request.log, reply.log) and nearly none is written to (the
+ * completed line is built by hand): a pino child per request cost about 6k instructions.
+ */
+class DeferredLogger {
+  private made: pino.Logger | undefined;
+
+  /** Without `bindings`: `parent` itself, as a logger whose children are deferred. */
+  constructor(
+    private readonly parent: pino.Logger,
+    private readonly bindings?: pino.Bindings,
+    private readonly options?: pino.ChildLoggerOptions,
+  ) {
+    if (bindings === undefined) this.made = parent;
+    // A level of its own decides what is written: made at once (Fastify passes one only for a route's logLevel).
+    else if (options?.level !== undefined) this.made = parent.child(bindings, options);
+  }
+
+  private logger(): pino.Logger {
+    this.made ??= this.parent.child(this.bindings!, this.options);
+    return this.made;
+  }
+
+  private write(level: LineLevel, args: unknown[]): void {
+    if (!(this.made ?? this.parent).isLevelEnabled(level)) return;
+    const logger = this.logger();
+    (logger[level] as (...line: unknown[]) => void).apply(logger, args);
+  }
+
+  get level(): string {
+    return (this.made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.logger().level = level;
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+  silent(): void {}
+
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): DeferredLogger {
+    return new DeferredLogger(this.logger(), bindings, options);
+  }
+}
+
+/** What lines show of a request and a reply. Fastify's own `req` has the URL unmasked, its version, host and port. */
+const SERIALIZERS = {
+  req: (request: FastifyRequest) => ({ method: request.method, url: maskSecrets(request.url), remoteAddress: request.ip }),
+  res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+};
+
+/**
+ * Fastify options for a server logging at `level` (undefined: no logger at all). `app.log` and
+ * every line Fastify writes are pino's as before; only the per-request children are deferred.
+ */
+export function loggerOptions(
+  level: string | undefined,
+): Pick<FastifyServerOptions, 'logger' | 'loggerInstance' | 'logController' | 'requestIdHeader'> {
   if (level === undefined || level === 'silent') return { logger: false };
+  const root = pino({ level, serializers: SERIALIZERS }, stdoutLines());
+  // Fastify lays its serializers under the instance's `serializers` and makes app.log a child of it.
+  const instance = Object.assign(new DeferredLogger(root), { serializers: SERIALIZERS });
   return {
-    logger: {
-      level,
-      stream: stdoutLines(),
-      serializers: {
-        req: (request) => ({ method: request.method, url: maskSecrets(request.url), remoteAddress: request.ip }),
-        res: (reply) => ({ statusCode: reply.statusCode }),
-      },
-    },
+    loggerInstance: instance as unknown as FastifyBaseLogger,
     logController: new OneLinePerRequest(['trace', 'debug', 'info'].includes(level) ? stdoutLines() : null),
     requestIdHeader: 'x-request-id',
   };
