@@ -52,15 +52,8 @@ function responseTimeText(reply: FastifyReply): string {
   return rest % 10 === 0 ? `${whole}.${rest / 10}` : `${whole}.${rest < 10 ? '0' : ''}${rest}`;
 }
 
-/** `text` as JSON: quoted as it is when nothing in it needs escaping (ids, URLs and addresses nearly always). */
-function jsonText(text: string | undefined): string {
-  if (typeof text !== 'string') return `${JSON.stringify(text)}`;
-  for (let at = 0; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code < 0x20 || code === 0x22 || code === 0x5c || code > 0x7e) return JSON.stringify(text);
-  }
-  return `"${text}"`;
-}
+/** A character JSON escapes (a control, `"`, `\`) or one beyond ASCII: such text is left to JSON.stringify. */
+const NEEDS_ESCAPE = /[^ !#-[\]-~]/;
 
 // The fields pino writes first on every line of this process.
 const LINE_PROCESS = `,"pid":${process.pid},"hostname":${JSON.stringify(os.hostname())}`;
@@ -81,9 +74,16 @@ function completedLine(request: FastifyRequest, reply: FastifyReply): string {
     lineMs = ms;
     lineMsText = `${ms}`;
   }
+  const id = request.id as unknown;
+  const ip = request.ip as string | undefined;
+  // Ids, URLs and addresses nearly never need escaping: quoted as they are (a method is one of Node's tokens).
+  // Scanning and quoting each field apart cost more than the rest of the line.
+  const about =
+    typeof id === 'string' && typeof ip === 'string' && !NEEDS_ESCAPE.test(id) && !NEEDS_ESCAPE.test(url)
+      ? `"reqId":"${id}","req":{"method":"${request.method}","url":"${url}","remoteAddress":"${ip}"}`
+      : `"reqId":${JSON.stringify(id)},"req":${JSON.stringify({ method: request.method, url, remoteAddress: ip })}`;
   return (
-    `{"level":30,"time":${lineMsText}${LINE_PROCESS},"reqId":${jsonText(request.id)},` +
-    `"req":{"method":${jsonText(request.method)},"url":${jsonText(url)},"remoteAddress":${jsonText(request.ip)}},` +
+    `{"level":30,"time":${lineMsText}${LINE_PROCESS},${about},` +
     `"res":{"statusCode":${reply.statusCode}},"responseTime":${responseTimeText(reply)},"msg":"request completed"}\n`
   );
 }
@@ -252,19 +252,22 @@ const SERIALIZERS = {
 };
 
 /**
- * Fastify options for a server logging at `level` (undefined: no logger at all). `app.log` and
- * every line Fastify writes are pino's as before; only the per-request children are deferred.
+ * Fastify options for a server logging at `level` (undefined: no logger at all) to stdout, or to
+ * file descriptor `fd`. `app.log` and every line Fastify writes are pino's; only the per-request
+ * children are deferred.
  */
 export function loggerOptions(
   level: string | undefined,
+  fd = 1,
 ): Pick<FastifyServerOptions, 'logger' | 'loggerInstance' | 'logController' | 'requestIdHeader'> {
   if (level === undefined || level === 'silent') return { logger: false };
-  const root = pino({ level, serializers: SERIALIZERS }, stdoutLines());
+  const out = fd === 1 ? stdoutLines() : new BatchedLines(fd);
+  const root = pino({ level, serializers: SERIALIZERS }, out);
   // Fastify lays its serializers under the instance's `serializers` and makes app.log a child of it.
   const instance = Object.assign(new DeferredLogger(root), { serializers: SERIALIZERS });
   return {
     loggerInstance: instance as unknown as FastifyBaseLogger,
-    logController: new OneLinePerRequest(['trace', 'debug', 'info'].includes(level) ? stdoutLines() : null),
+    logController: new OneLinePerRequest(['trace', 'debug', 'info'].includes(level) ? out : null),
     requestIdHeader: 'x-request-id',
   };
 }
