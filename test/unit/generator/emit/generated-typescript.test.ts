@@ -16,33 +16,48 @@ import { awkwardModel, awkwardRoutinesModel } from './awkward-model.js';
 import { loadTemplates } from '#generator/load-templates.js';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
-const folders: string[] = [];
+const folder = join(repo, `.tmp-typecheck-${randomBytes(6).toString('hex')}`);
 
 afterAll(() => {
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  rmSync(folder, { recursive: true, force: true });
 });
 
-/** Writes the TypeScript output of a platform under /work/main/.tmp-typecheck-<random>/ and runs tsc on it. */
-async function typecheck(model: PlatformModel) {
-  const folder = join(repo, `.tmp-typecheck-${randomBytes(6).toString('hex')}`);
-  folders.push(folder);
-  for (const [path, text] of emitPlatform(model, { platformDirFromOutput: '..', templates: loadTemplates() })) {
-    if (!path.endsWith('.ts')) continue;
-    mkdirSync(dirname(join(folder, path)), { recursive: true });
-    writeFileSync(join(folder, path), text);
+const platforms: Array<[title: string, model: PlatformModel, subfolder: string]> = [
+  ['the address book', addressBookModel, 'address-book'],
+  ['awkward names and types', awkwardModel, 'awkward'],
+  ['stored routines (their hook events)', awkwardRoutinesModel, 'awkward-routines'],
+];
+
+let checked: ReturnType<typeof typecheck> | undefined;
+
+/**
+ * Writes the TypeScript output of every platform, each in its own subfolder of
+ * /work/main/.tmp-typecheck-<random>/, and runs tsc once over them all: the runtime's sources they
+ * import are checked once rather than once per platform (about a third of the file's time each).
+ */
+async function typecheck() {
+  for (const [, model, subfolder] of platforms) {
+    for (const [path, text] of emitPlatform(model, { platformDirFromOutput: '..', templates: loadTemplates() })) {
+      if (!path.endsWith('.ts')) continue;
+      mkdirSync(dirname(join(folder, subfolder, path)), { recursive: true });
+      writeFileSync(join(folder, subfolder, path), text);
+    }
   }
   writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
-  return execa(join(repo, 'node_modules/.bin/tsc'), ['--noEmit', '-p', join(folder, 'tsconfig.json')], { cwd: repo, reject: false });
+  const result = await execa(join(repo, 'node_modules/.bin/tsc'), ['--noEmit', '-p', join(folder, 'tsconfig.json')], {
+    cwd: repo,
+    reject: false,
+  });
+  return { output: result.stdout + result.stderr, exitCode: result.exitCode };
 }
 
 describe('generated TypeScript', () => {
-  it.each([
-    ['the address book', addressBookModel],
-    ['awkward names and types', awkwardModel],
-    ['stored routines (their hook events)', awkwardRoutinesModel],
-  ])('type-checks: %s', { timeout: 180_000 }, async (_, model) => {
-    const result = await typecheck(model);
-    expect(result.stdout + result.stderr).toBe('');
-    expect(result.exitCode).toBe(0);
+  it.each(platforms)('type-checks: %s', { timeout: 300_000 }, async (_, _model, subfolder) => {
+    checked ??= typecheck();
+    const { output, exitCode } = await checked;
+    // Its own errors first, so that a failure names the platform; then nothing at all (the runtime included).
+    expect(output.split('\n').filter((line) => line.includes(`/${subfolder}/`))).toEqual([]);
+    expect(output).toBe('');
+    expect(exitCode).toBe(0);
   });
 });
