@@ -21,10 +21,13 @@ import { openApiErrors, prismaSchemaError, unresolvedRefs } from '../golden/vali
 import { captureIo, linkRuntime, REPO_ROOT } from './cli-fixtures.js';
 
 const KEY = 'ef'.repeat(32);
-const dirs: string[] = [];
+/** Every build's folder, under one root: the last test type-checks them all in one tsc run. */
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-awkward-'));
 afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(root, { recursive: true, force: true });
 });
+/** The servers built by the tests, by test name, for the last test's tsc. */
+const builtServers: Array<{ test: string; dir: string }> = [];
 
 const DDL: Record<ExternalDatabase, string[]> = {
   postgres: [
@@ -77,13 +80,13 @@ interface Built {
 
 /**
  * gen build over a database holding `statements`, with the checks every awkward schema must pass:
- * the OpenAPI documents and the Prisma schema validate, the user's tsc (strict, nodenext) accepts
- * every generated TypeScript file.
+ * the OpenAPI documents and the Prisma schema validate; the user's tsc (strict, nodenext) over
+ * every generated TypeScript file is the last test's, in one run for all the builds (each run
+ * type-checked the runtime's sources anew, most of the file's time).
  */
 async function buildChecked(kind: ExternalDatabase, type: string, url: string, statements: string[]): Promise<Built> {
   await run(kind, url, statements);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-awkward-'));
-  dirs.push(dir);
+  const dir = fs.mkdtempSync(path.join(root, 'build-'));
   fs.writeFileSync(
     path.join(dir, 'platform.yaml'),
     [
@@ -118,25 +121,8 @@ async function buildChecked(kind: ExternalDatabase, type: string, url: string, s
   const prisma = fs.readFileSync(path.join(server, 'prisma', 'crm.prisma'), 'utf8');
   expect(prismaSchemaError(prisma)).toBeNull();
 
-  // The user's tsc: strict, nodenext, over every generated TypeScript file.
   linkRuntime(dir);
-  fs.writeFileSync(
-    path.join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        strict: true,
-        noEmit: true,
-        target: 'es2022',
-        skipLibCheck: true,
-        customConditions: ['portico-source'],
-      },
-      include: ['server/**/*.ts'],
-    }),
-  );
-  const tsc = await execa(path.join(REPO_ROOT, 'node_modules/.bin/tsc'), ['-p', dir], { reject: false });
-  expect(tsc.stdout + tsc.stderr).toBe('');
+  builtServers.push({ test: expect.getState().currentTestName ?? dir, dir });
   return { dir, stderr: out.stderr, model: loadModel(new URL(`file://${path.join(server, 'model.json')}`)) };
 }
 
@@ -146,7 +132,7 @@ describe.each<[ExternalDatabase, string]>([
 ])('gen build on an awkward %s schema', async (kind, type) => {
   const available = await requireService(kind);
   it.skipIf(!available)(
-    'warns about names that collide, and gives a server that compiles, validates and serves',
+    'warns about names that collide, and gives a server that validates and serves (the last test compiles it)',
     { timeout: 400_000 },
     async () => {
       const database = await createTestDatabase(kind);
@@ -304,3 +290,35 @@ describe.each<[ExternalDatabase, string]>([
     }
   });
 });
+
+const anyDatabase = (await requireService('postgres')) || (await requireService('mysql'));
+
+it.skipIf(!anyDatabase)(
+  "gives servers whose TypeScript the user's tsc accepts (strict, nodenext): every build above, in one run",
+  { timeout: 400_000 },
+  async () => {
+    expect(builtServers.length, 'no test above built a server').toBeGreaterThan(0);
+    fs.writeFileSync(
+      path.join(root, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          target: 'es2022',
+          skipLibCheck: true,
+          customConditions: ['portico-source'],
+        },
+        include: builtServers.map(({ dir }) => `${path.basename(dir)}/server/**/*.ts`),
+      }),
+    );
+    const tsc = await execa(path.join(REPO_ROOT, 'node_modules/.bin/tsc'), ['-p', root], { reject: false });
+    const output = tsc.stdout + tsc.stderr;
+    // Each build's errors under its test's name first, then nothing at all (the runtime included).
+    expect(
+      builtServers.map(({ test, dir }) => ({ test, errors: output.split('\n').filter((line) => line.includes(`${path.basename(dir)}/`)) })),
+    ).toEqual(builtServers.map(({ test }) => ({ test, errors: [] })));
+    expect(output).toBe('');
+  },
+);
