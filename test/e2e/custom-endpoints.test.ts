@@ -10,7 +10,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, PorticoError } from '#runtime/core/errors.js';
 import { defineHooks } from '#runtime/http/hooks.js';
@@ -24,6 +23,7 @@ import { loadUserModule } from '#generator/user-modules.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { copyQuickstart, repoRoot } from '#test/helpers/quickstart-copy.js';
+import { typecheckProject } from '#test/helpers/typecheck.js';
 
 type DbApi = ApiTables<'db', Tables, TableInserts, TableUpdates>;
 
@@ -649,10 +649,7 @@ export default defineEndpoints<DbApi>({
     fs.writeFileSync(path.join(project, 'endpoints/good.ts'), good);
     fs.writeFileSync(path.join(project, 'endpoints/wrong.ts'), wrong);
     fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
-    const result = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(project, 'tsconfig.json')], {
-      cwd: repoRoot,
-      reject: false,
-    });
+    const result = await typecheckProject(path.join(project, 'tsconfig.json'));
     const out = result.stdout;
     expect(result.exitCode).not.toBe(0);
     expect(out).not.toContain('good.ts');

@@ -7,11 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildScenario } from '#test/golden/scenario-build.js';
 import { repoRoot } from '#test/helpers/quickstart-copy.js';
+import { typecheckProject } from '#test/helpers/typecheck.js';
 
 const dir = path.join(repoRoot, `.tmp-openapi-${randomBytes(4).toString('hex')}`);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -66,10 +66,7 @@ describe('OpenAPI documents with openapi-typescript and openapi-fetch', () => {
     fs.writeFileSync(path.join(dir, 'shop-api.ts'), astToString(await openapiTS(document)));
     fs.writeFileSync(path.join(dir, 'client.ts'), CLIENT);
     fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
-    const result = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(dir, 'tsconfig.json')], {
-      cwd: repoRoot,
-      reject: false,
-    });
+    const result = await typecheckProject(path.join(dir, 'tsconfig.json'));
     expect(result.stdout + result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
   });

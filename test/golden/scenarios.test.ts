@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitPlatform, isEmittedPathShape, type FileMap } from '#generator/emit/emit-platform.js';
 import { repoRoot } from '#test/helpers/quickstart-copy.js';
@@ -15,6 +14,7 @@ import { addressBookModel } from './fixtures/address-book-model.js';
 import { buildScenario, SCENARIOS_DIR } from './scenario-build.js';
 import { openApiErrors, prismaSchemaError, unresolvedRefs } from './validators.js';
 import { loadTemplates } from '#generator/load-templates.js';
+import { typecheckProject } from '#test/helpers/typecheck.js';
 
 const scenarios: Array<[title: string, folder: string, build: () => Promise<FileMap>]> = [
   [
@@ -94,10 +94,7 @@ it('the TypeScript of every scenario type-checks with tsc', { timeout: 180_000 }
     }
   }
   fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
-  const result = await execa(path.join(repoRoot, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(dir, 'tsconfig.json')], {
-    cwd: repoRoot,
-    reject: false,
-  });
+  const result = await typecheckProject(path.join(dir, 'tsconfig.json'));
   expect(result.stdout + result.stderr).toBe('');
   expect(result.exitCode).toBe(0);
 });

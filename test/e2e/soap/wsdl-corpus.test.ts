@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSoapTypesFile } from '#generator/emit/soap/create-soap-types-file.js';
 import type { ServiceModel, SoapServiceModel } from '#runtime/model/platform-model.js';
@@ -18,6 +17,7 @@ import { soapServiceOpenApi } from '#runtime/openapi/soap-openapi.js';
 import { soapKind } from '#runtime/services/soap/soap-kind.js';
 import { openApiErrors, unresolvedRefs } from '#test/golden/validators.js';
 import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
+import { typecheckProject } from '#test/helpers/typecheck.js';
 
 const corpus = WSDL_CORPUS_DIR;
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -75,10 +75,7 @@ describe('WSDL corpus', () => {
       }
     }
     fs.writeFileSync(path.join(folder, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }));
-    const tsc = await execa(path.join(repo, 'node_modules/.bin/tsc'), ['--noEmit', '-p', path.join(folder, 'tsconfig.json')], {
-      cwd: repo,
-      reject: false,
-    });
+    const tsc = await typecheckProject(path.join(folder, 'tsconfig.json'));
     if (tsc.exitCode !== 0) failures.push(`tsc: ${(tsc.stdout + tsc.stderr).slice(0, 2000)}`);
     const passed = loadable.length - new Set(failures.map((failure) => failure.split(':')[0])).size;
     console.log(`WSDL corpus: ${passed} of ${loadable.length} WSDLs that node-soap loads pass (${operations} operations).`);

@@ -7,13 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emitPlatform } from '#generator/emit/emit-platform.js';
 import type { PlatformModel } from '#runtime/model/platform-model.js';
 import { addressBookModel } from '#test/golden/fixtures/address-book-model.js';
 import { awkwardModel, awkwardRoutinesModel } from './awkward-model.js';
 import { loadTemplates } from '#generator/load-templates.js';
+import { typecheckProject } from '#test/helpers/typecheck.js';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const folder = join(repo, `.tmp-typecheck-${randomBytes(6).toString('hex')}`);
@@ -32,8 +32,7 @@ let checked: ReturnType<typeof typecheck> | undefined;
 
 /**
  * Writes the TypeScript output of every platform, each in its own subfolder of
- * /work/main/.tmp-typecheck-<random>/, and runs tsc once over them all: the runtime's sources they
- * import are checked once rather than once per platform (about a third of the file's time each).
+ * /work/main/.tmp-typecheck-<random>/, and runs tsc once over them all.
  */
 async function typecheck() {
   for (const [, model, subfolder] of platforms) {
@@ -44,10 +43,7 @@ async function typecheck() {
     }
   }
   writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', include: ['**/*.ts'] }));
-  const result = await execa(join(repo, 'node_modules/.bin/tsc'), ['--noEmit', '-p', join(folder, 'tsconfig.json')], {
-    cwd: repo,
-    reject: false,
-  });
+  const result = await typecheckProject(join(folder, 'tsconfig.json'));
   return { output: result.stdout + result.stderr, exitCode: result.exitCode };
 }
 
