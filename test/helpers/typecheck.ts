@@ -3,8 +3,7 @@
  * it finds in the project's own files (those its tsconfig includes), as `tsc --noEmit -p` would
  * print them. The runtime's sources those files import (portico-source) are read for their types
  * but not checked again: a tsconfig that extends the repository's has its compiler options, under
- * which `npm run typecheck` checks them, and checking them took most of each tsc run (about 15 s
- * of CPU per run, eight files running one).
+ * which `npm run typecheck` checks them, and checking them again took most of each run's CPU.
  *
  * For a project under a user's own compiler options, run tsc itself: the runtime must compile
  * under those too.

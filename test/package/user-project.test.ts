@@ -184,6 +184,8 @@ const npxGen = (args: string[], cwd: string, env: Record<string, string> = {}) =
 let cjsProject: string;
 
 beforeAll(async () => {
+  // The Node.js downloads (network) go on while the package builds (CPU); their tests await them.
+  npmNodes().catch(() => {});
   const packed = await run('npm', ['pack', '--pack-destination', work], repoRoot);
   expect(packed.exitCode, packed.stderr).toBe(0);
   tarball = path.join(work, packed.stdout.trim().split('\n').pop()!);
