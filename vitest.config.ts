@@ -18,8 +18,11 @@ if (sharedMissing) {
 }
 
 const exclude = ['**/node_modules/**', ...(sharedMissing ? NEEDS_SHARED : [])];
-/** Unit tests that mock modules: in a shared worker the module may be loaded already, unmocked. */
-const MOCKING = ['test/unit/generator/pipeline.test.ts'];
+/**
+ * Unit tests that need a fresh worker: one mocks modules (in a shared worker the module may be
+ * loaded already, unmocked), one measures the young generation from its starting size.
+ */
+const ISOLATED = ['test/unit/generator/pipeline.test.ts', 'test/unit/runtime/http/idle-memory.test.ts'];
 
 export default defineConfig({
   test: {
@@ -35,9 +38,9 @@ export default defineConfig({
       },
       // Unit tests share workers and their loaded modules: a fresh worker per file cost 62 s of CPU
       // for these 103 files, 24 s shared (fifteenth session). Queued after the integration files.
-      // A file that mocks modules (vi.mock) needs a fresh worker: it runs in `isolated-unit`.
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: [...exclude, ...MOCKING], isolate: false } },
-      { extends: true, test: { name: 'isolated-unit', include: MOCKING, exclude } },
+      // A file that mocks modules (vi.mock) or measures the heap needs a fresh worker: `isolated-unit`.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: [...exclude, ...ISOLATED], isolate: false } },
+      { extends: true, test: { name: 'isolated-unit', include: ISOLATED, exclude } },
     ],
   },
 });

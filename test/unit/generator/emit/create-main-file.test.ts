@@ -26,10 +26,10 @@ describe('createMainFile', () => {
     );
   });
 
-  it('is plain JavaScript importing only portico/runtime', () => {
+  it('is plain JavaScript importing only node:module and portico/runtime (after the compile cache is on)', () => {
     const text = createMainFile(platform('p', [plain(1, 'system', 'System', 'system', '')]), '..');
     expect(text).toContain('  routeFiles: [],');
-    expect(text.match(/^import .*$/gm)).toEqual(['import { runServer } from "portico/runtime";']);
+    expectRuntimeImportOnly(text);
   });
 
   it('names the compiled hook modules for runServer to import, with their files, exports, timeouts and transaction choice', () => {
@@ -39,7 +39,7 @@ describe('createMainFile', () => {
     ]);
     expect(hookModulePath('extra/audit.ts')).toBe('hooks/audit.mjs');
     // Not imported by main.mjs itself: runServer reports a module that fails to load in one line.
-    expect(text.match(/^import .*$/gm)).toEqual(['import { runServer } from "portico/runtime";']);
+    expectRuntimeImportOnly(text);
     expect(text).toContain(
       [
         '  hooks: [',
@@ -58,7 +58,7 @@ describe('createMainFile', () => {
       [],
       [{ service: 'stats', file: 'endpoints/stats.ts', path: endpointModulePath('stats') }],
     );
-    expect(text.match(/^import .*$/gm)).toEqual(['import { runServer } from "portico/runtime";']);
+    expectRuntimeImportOnly(text);
     expect(text).toContain(
       '  endpoints: {\n    "stats": { file: "endpoints/stats.ts", module: new URL("./endpoints/stats.mjs", import.meta.url) },\n  },\n});',
     );
@@ -82,3 +82,10 @@ describe('createMainFile', () => {
     expect(map).toMatchObject({ file: 'contacts.mjs', sources: ['../../hooks/contacts.ts'] });
   });
 });
+
+/** main.mjs imports node:module statically and the runtime dynamically, once the compile cache is enabled. */
+function expectRuntimeImportOnly(text: string): void {
+  expect(text.match(/^import .*$/gm)).toEqual(["import module from 'node:module';"]);
+  expect(text.match(/await import\(.*\)/g)).toEqual(['await import("portico/runtime")']);
+  expect(text.indexOf('module.enableCompileCache?.();')).toBeLessThan(text.indexOf('await import('));
+}
