@@ -3,7 +3,7 @@
  * INSERT/UPDATE/DELETE returning the requested columns. Databases without RETURNING read the
  * rows back by key instead.
  */
-import { sql, type Kysely, type QueryResult } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import { PorticoError } from '../../../core/errors.js';
 import type { TableModel } from '../../../model/platform-model.js';
 import { databaseError } from '../dialects/driver-errors.js';
@@ -12,7 +12,7 @@ import { sqlMessages, type RecordAction } from '../sql-messages.js';
 import { keyCondition, keyParameters, keysCondition, valuesCondition, type Condition } from './conditions.js';
 import { runCompiled } from './run-compiled.js';
 import { plainValue, storedCaseParameters } from './stored-uuid-case.js';
-import { decodeRows, type FieldPlan, type Selection, type TablePlan } from './table-plan.js';
+import { decodeRows, MAX_MEMOS, type FieldPlan, type Selection, type StatementNode, type TablePlan } from './table-plan.js';
 
 export type Row = Record<string, unknown>;
 
@@ -97,25 +97,79 @@ function boundValues(values: Row, columns: readonly string[]): unknown[] {
   return bound;
 }
 
-/** The fields' names, comma-separated. */
-function namesOf(fields: readonly FieldPlan[]): string {
-  let text = '';
-  for (let i = 0; i < fields.length; i++) text += i === 0 ? fields[i].name : `,${fields[i].name}`;
-  return text;
+type WriteKind = 'insert-key' | 'insert' | 'update-key' | 'update';
+
+/** Steps of a statement's path that are neither a column nor a field. */
+const KEY_END = 0;
+const CLOCK = 1;
+const STORED_CASE = 2;
+
+const NO_FIELDS: readonly FieldPlan[] = [];
+
+/**
+ * The node of a write's statement in its plan's tree (created with `create`): its kind, key
+ * fields, columns in order, each followed by how it is written when not as a parameter (the
+ * clock, a uuid kept as stored: part of the statement's text), then the output fields.
+ */
+function statementNode(
+  plan: TablePlan,
+  kind: WriteKind,
+  keyFields: readonly FieldPlan[],
+  columns: readonly string[],
+  values: Row,
+  output: Selection,
+  create: boolean,
+): StatementNode | undefined {
+  let node = step(plan.writes.root, kind, create);
+  for (let i = 0; i < keyFields.length && node !== undefined; i++) node = step(node, keyFields[i], create);
+  if (node !== undefined) node = step(node, KEY_END, create);
+  for (let i = 0; i < columns.length && node !== undefined; i++) {
+    node = step(node, columns[i], create);
+    const value = values[columns[i]];
+    if (node === undefined) break;
+    if (value === NOW) node = step(node, CLOCK, create);
+    else if (storedCaseParameters(value) !== undefined) node = step(node, STORED_CASE, create);
+  }
+  for (let i = 0; i < output.fields.length && node !== undefined; i++) node = step(node, output.fields[i], create);
+  return node;
 }
 
-/** `{prefix}:{columns}:{clock}:{output fields}`, in plain loops: every insert and update by key builds one. */
-function shapeKey(prefix: string, columns: readonly string[], values: Row, output: Selection): string {
-  let names = '';
-  // Which columns take the clock, or a uuid kept as stored, is part of the statement's text.
-  let clock = '';
-  for (let i = 0; i < columns.length; i++) {
-    const value = values[columns[i]];
-    names += i === 0 ? columns[i] : `,${columns[i]}`;
-    if (value === NOW) clock += '!';
-    else if (storedCaseParameters(value) !== undefined) clock += '~';
+function step(node: StatementNode, key: unknown, create: boolean): StatementNode | undefined {
+  let next = node.next.get(key);
+  if (next === undefined && create) {
+    next = { next: new Map(), compiled: undefined };
+    node.next.set(key, next);
   }
-  return `${prefix}:${names}:${clock}:${namesOf(output.fields)}`;
+  return next;
+}
+
+/** The statement compiled for this write's shape, if any. */
+function statementOf(
+  plan: TablePlan,
+  kind: WriteKind,
+  keyFields: readonly FieldPlan[],
+  columns: readonly string[],
+  values: Row,
+  output: Selection,
+) {
+  return statementNode(plan, kind, keyFields, columns, values, output, false)?.compiled;
+}
+
+/** Keeps a statement compiled for this write's shape (while the plan holds fewer than its bound); returns it. */
+function keepStatement(
+  plan: TablePlan,
+  kind: WriteKind,
+  keyFields: readonly FieldPlan[],
+  columns: readonly string[],
+  values: Row,
+  output: Selection,
+  compiled: CompiledQuery,
+): CompiledQuery {
+  // Shapes come from what clients send (which columns a write sets): keep the tree bounded.
+  if (plan.writes.size >= MAX_MEMOS) return compiled;
+  (statementNode(plan, kind, keyFields, columns, values, output, true) as StatementNode).compiled = compiled;
+  plan.writes.size++;
+  return compiled;
 }
 
 /** A record with no values inserts the columns' defaults: `default values`, which MySQL spells `() values ()`. */
@@ -170,7 +224,9 @@ export function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Ro
   const { plan, dialect } = target;
   const columns = Object.keys(values);
   if (dialect.capabilities.keyInsertsWithoutReturning && insertKeyKnown(target, values)) {
-    const compiled = plan.memo(shapeKey('insert-key', columns, values, target.output), () => insertQuery(db, target, values).compile());
+    const compiled =
+      statementOf(plan, 'insert-key', NO_FIELDS, columns, values, target.output) ??
+      keepStatement(plan, 'insert-key', NO_FIELDS, columns, values, target.output, insertQuery(db, target, values).compile());
     // SQLite's runner answers at once: no turn of the microtask queue for it (as updateRowByKey).
     const ran = runCompiled<Row>(db, compiled, boundValues(values, columns));
     if (ran instanceof Promise) return ran.then((result) => insertedKeyRow(target, values, result.insertId));
@@ -178,9 +234,17 @@ export function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Ro
   }
   if (dialect.capabilities.supportsReturning) {
     // The statement of one set of columns is compiled once per table; only the values change.
-    const compiled = plan.memo(shapeKey('insert', columns, values, target.output), () =>
-      insertQuery(db, target, values).returning(target.output.columns).compile(),
-    );
+    const compiled =
+      statementOf(plan, 'insert', NO_FIELDS, columns, values, target.output) ??
+      keepStatement(
+        plan,
+        'insert',
+        NO_FIELDS,
+        columns,
+        values,
+        target.output,
+        insertQuery(db, target, values).returning(target.output.columns).compile(),
+      );
     const ran = runCompiled<Row>(db, compiled, boundValues(values, columns));
     if (dialect.afterExplicitKey !== undefined && explicitAutoIncrement(plan, values)) return afterExplicitKeys(db, target, values, ran);
     if (ran instanceof Promise) return ran.then((result) => decodeRows(result.rows, target.output)[0]);
@@ -267,18 +331,34 @@ export function updateRowByKey(
   // The key (never changed by an update) is the whole output when it is what the client asked for:
   // the driver's count of matched rows says whether the row exists.
   if (outputIsNumericKey(target.output, keyFields, key)) {
-    const shape = shapeKey(`update-key:${namesOf(keyFields)}`, columns, values, target.output);
-    const compiled = plan.memo(shape, () => db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile());
+    const compiled =
+      statementOf(plan, 'update-key', keyFields, columns, values, target.output) ??
+      keepStatement(
+        plan,
+        'update-key',
+        keyFields,
+        columns,
+        values,
+        target.output,
+        db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile(),
+      );
     // SQLite's runner answers at once: no turn of the microtask queue for it.
     const ran = runCompiled<Row>(db, compiled, updateParameters(values, columns, keyFields, key));
     if (ran instanceof Promise) return ran.then((result) => keyRows(target, keyFields, key, result.numAffectedRows));
     return keyRows(target, keyFields, key, ran.numAffectedRows);
   }
   if (!dialect.capabilities.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
-  const shape = shapeKey(`update:${namesOf(keyFields)}`, columns, values, target.output);
-  const compiled = plan.memo(shape, () =>
-    db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile(),
-  );
+  const compiled =
+    statementOf(plan, 'update', keyFields, columns, values, target.output) ??
+    keepStatement(
+      plan,
+      'update',
+      keyFields,
+      columns,
+      values,
+      target.output,
+      db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile(),
+    );
   const ran = runCompiled<Row>(db, compiled, updateParameters(values, columns, keyFields, key));
   if (ran instanceof Promise) return ran.then((result) => decodeRows(result.rows, target.output));
   return decodeRows(ran.rows, target.output);

@@ -3,7 +3,7 @@
  * case-insensitive), select lists aliased to API names, encoders and decoders, required fields.
  * Built once per table and schema version (see live-schema.ts).
  */
-import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
+import { sql, type AliasedRawBuilder, type CompiledQuery, type RawBuilder } from 'kysely';
 import { BadRequestError } from '../../../core/errors.js';
 import type { FieldModel, SqlDialect, TableModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
@@ -77,6 +77,23 @@ export interface TablePlan {
   field(name: string): FieldPlan | undefined;
   /** A value made once per table plan (e.g. a compiled query), under `key`. */
   memo<T>(key: string, make: () => T): T;
+  /** The compiled statements of single-record writes, by their shape (record-writer.ts walks it). */
+  readonly writes: StatementTree;
+}
+
+/**
+ * Statements found by a walk of keys the write already holds (column names, fields), one Map per
+ * step: a text key would be built and hashed afresh on every write.
+ */
+export interface StatementNode {
+  readonly next: Map<unknown, StatementNode>;
+  compiled: CompiledQuery | undefined;
+}
+
+export interface StatementTree {
+  readonly root: StatementNode;
+  /** How many statements it holds (bounded as memos are). */
+  size: number;
 }
 
 /** A select list over the given fields. */
@@ -138,8 +155,8 @@ function fieldPlan(field: FieldModel, dialect: SqlDialectModule, tables: (name: 
   };
 }
 
-/** Most values one table plan keeps (compiled statements of distinct shapes). */
-const MAX_MEMOS = 256;
+/** Most values one table plan keeps (compiled statements of distinct shapes), in memos and in its write statements each. */
+export const MAX_MEMOS = 256;
 
 /** `tables` finds the tables foreign keys point at, by name (SQLite's uuid keys are written as their parents hold them). */
 export function buildTablePlan(
@@ -171,6 +188,7 @@ export function buildTablePlan(
       if (memos.size < MAX_MEMOS) memos.set(key, made);
       return made;
     },
+    writes: { root: { next: new Map(), compiled: undefined }, size: 0 },
   };
 }
 

@@ -3,8 +3,15 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqlConnection, SqlDialectModule } from '#runtime/services/sql/dialects/sql-dialect.js';
 import { openSqliteDatabase, sqliteDialect } from '#runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
-import { deleteRows, insertRow, insertValues, updateRows, updateValues } from '#runtime/services/sql/query/record-writer.js';
-import { buildTablePlan, type TablePlan } from '#runtime/services/sql/query/table-plan.js';
+import {
+  deleteRows,
+  insertRow,
+  insertValues,
+  updateRowByKey,
+  updateRows,
+  updateValues,
+} from '#runtime/services/sql/query/record-writer.js';
+import { buildTablePlan, selectionOf, type TablePlan } from '#runtime/services/sql/query/table-plan.js';
 import { readDatabaseSchema } from '#runtime/services/sql/sql-service-kind.js';
 import { tempDir } from '../sql-test-helpers.js';
 
@@ -57,6 +64,31 @@ describe.each(dialects)('record writes %s', (_name, dialect) => {
       [2, 5],
     ]);
     expect(await updateRows(connection.db, target, where, updateValues(p, { qty: 6 }, p.primaryKey))).toEqual([]);
+  });
+
+  it('writes of one table reuse no statement of another shape (column order, output, key fields)', async () => {
+    const p = await plan(dialect);
+    const [id, name] = p.fields;
+    const keys = { plan: p, dialect, output: p.keys };
+    const all = { plan: p, dialect, output: p.all };
+    expect(await insertRow(connection.db, keys, insertValues(p, { name: 'a', qty: 1 }))).toEqual({ id: 1 });
+    expect(await insertRow(connection.db, all, insertValues(p, { qty: 2, name: 'b' }))).toMatchObject({ id: 2, name: 'b', qty: 2 });
+    expect(await insertRow(connection.db, all, insertValues(p, { name: 'c', qty: 3 }))).toMatchObject({ id: 3, name: 'c', qty: 3 });
+    expect(await updateRowByKey(connection.db, keys, [id], [1], updateValues(p, { qty: 7 }, [id]))).toEqual([{ id: 1 }]);
+    expect(await updateRowByKey(connection.db, all, [id], [1], updateValues(p, { qty: 8 }, [id]))).toMatchObject([
+      { id: 1, name: 'a', qty: 8 },
+    ]);
+    const nameOnly = { plan: p, dialect, output: selectionOf([name]) };
+    expect(await updateRowByKey(connection.db, nameOnly, [id], [2], updateValues(p, { qty: 9 }, [id]))).toEqual([{ name: 'b' }]);
+    expect(await updateRowByKey(connection.db, all, [name], ['c'], updateValues(p, { qty: 4 }, [name]))).toMatchObject([
+      { id: 3, name: 'c', qty: 4 },
+    ]);
+    expect(await updateRowByKey(connection.db, all, [id], [3], updateValues(p, { qty: 5, name: 'd' }, [id]))).toMatchObject([
+      { id: 3, name: 'd', qty: 5 },
+    ]);
+    expect(await updateRowByKey(connection.db, all, [id], [3], updateValues(p, { name: 'e', qty: 6 }, [id]))).toMatchObject([
+      { id: 3, name: 'e', qty: 6 },
+    ]);
   });
 
   it('delete returns the rows as they were', async () => {
