@@ -1,6 +1,6 @@
 /**
  * Property-based fuzzing of the administration API (/api/v2/system/*) and of the user service
- * (/api/v2/user/*), once with the system database on SQLite and once on PostgreSQL. fast-check
+ * (/api/v2/user/*), with the system database on SQLite, on PostgreSQL and on MariaDB. fast-check
  * generates valid and broken requests: every system resource with wrong JSON types per field,
  * missing and extra fields, nulls, huge and unicode strings, arrays for objects and the reverse,
  * ids=, filter=, related=, duplicates, writes on ids that do not exist, batches with some bad
@@ -331,12 +331,12 @@ async function snapshot(world: World, resource: ResourceSpec): Promise<unknown> 
   return reply.body;
 }
 
-async function setUp(kind: 'sqlite' | 'postgres'): Promise<World> {
+async function setUp(kind: 'sqlite' | 'postgres' | 'mysql'): Promise<World> {
   const model = minimalModel({
     roles: [{ name: 'member', description: '', is_active: true, origin: 'platform', grants: [] }],
     settings: { ...minimalModel().settings, allowOpenRegistration: true, openRegistrationRole: 'member' },
   });
-  const db = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
+  const db = kind === 'sqlite' ? undefined : await createTestDatabase(kind);
   const server = await startTestServer(model, db ? { systemDatabase: db.url } : {});
   const world = {
     kind,
@@ -1131,12 +1131,12 @@ async function selfServiceProperty(world: World): Promise<void> {
   );
 }
 
-describe.each(['sqlite', 'postgres'] as const)('administration API fuzz, system database on %s', (kind) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('administration API fuzz, system database on %s', (kind) => {
   let world: World;
   let available = true;
 
   beforeAll(async () => {
-    if (kind === 'postgres') available = await requireService('postgres');
+    if (kind !== 'sqlite') available = await requireService(kind);
     if (available) world = await setUp(kind);
   }, 60_000);
   afterAll(async () => {
