@@ -344,6 +344,36 @@ describe('password reset by email and change while logged in', () => {
     expect(confirmed.body.error.message).toBe('User with this identifier has already confirmed this account.');
   });
 
+  it('takes the new accounts back when their invitation cannot be sent (reference 5.2: the user is deleted again)', async () => {
+    const userService = (await api('GET', `/system/service?filter=${encodeURIComponent("name = 'user'")}&fields=id,config`)).body
+      .resource[0];
+    const off = await api('POST', '/system/service', {
+      resource: [{ name: 'mail_off', label: 'Off', type: 'local_email', is_active: false }],
+    });
+    expect(off.status).toBe(201);
+    const config = { ...userService.config, invite_email_service_id: off.body.resource[0].id };
+    expect((await api('PATCH', `/system/service/${userService.id}`, { config })).status).toBe(200);
+    try {
+      for (const resource of ['user', 'admin']) {
+        const invited = await api('POST', `/system/${resource}?send_invite=true`, {
+          resource: [
+            { name: 'Ned', email: `ned-${resource}@x.io` },
+            { name: 'Nia', email: `nia-${resource}@x.io` },
+          ],
+        });
+        expect(invited.status).toBe(500);
+        expect(invited.body.error.message).toMatch(/^No email service is configured to send 'User Invite Default'/);
+        const left = await api('GET', `/system/${resource}?filter=${encodeURIComponent("email like 'n%'")}&fields=email`);
+        expect(left.body).toEqual({ resource: [] });
+        // Nothing stands in the way of the same accounts once invitations can go out.
+        expect((await api('POST', `/system/${resource}`, { resource: [{ name: 'Ned', email: `ned-${resource}@x.io` }] })).status).toBe(201);
+      }
+    } finally {
+      expect((await api('PATCH', `/system/service/${userService.id}`, { config: userService.config })).status).toBe(200);
+      expect((await api('DELETE', `/system/service/${off.body.resource[0].id}`)).status).toBe(200);
+    }
+  });
+
   it('applies the minimum length setting', async () => {
     const strict = await startTestServer(minimalModel({ settings: { ...minimalModel().settings, passwordMinLength: 24 } }));
     try {

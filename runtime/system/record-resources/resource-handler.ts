@@ -632,6 +632,15 @@ function updateIn(
   return b.duplicates === undefined ? written : written.catch((error: unknown) => Promise.reject(asChecked(b, error)));
 }
 
+/**
+ * Deletes records this call's write stored and committed, as a delete by the same caller (checks
+ * and hooks included): for a step after the commit that failed and takes the records back.
+ */
+export async function removeCommitted(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, keys: Key[]): Promise<void> {
+  if (keys.length === 0) return;
+  await remove(ctx, b, { ...call, verb: 'DELETE', query: { ids: keys.join(',') }, body: undefined }, undefined);
+}
+
 async function remove(ctx: PlatformContext, b: ResourceBehaviour, call: InternalCall, id: string | undefined): Promise<ServiceResult> {
   const params = parseCommonParams(call.query);
   let given: Key[] | null = null;

@@ -20,7 +20,13 @@ import { assertValid } from '../record-resources/json-validator.js';
 import type { SystemDb } from '../store/system-db.js';
 import { keepMaskedSecrets, type Row } from '../record-resources/record-presentation.js';
 import { assertLookupNameFree } from '../record-resources/related-records.js';
-import type { Key, Prepared, ResourceBehaviour, WriteContext } from '../record-resources/resource-handler.js';
+import {
+  type Key,
+  type Prepared,
+  removeCommitted,
+  type ResourceBehaviour,
+  type WriteContext,
+} from '../record-resources/resource-handler.js';
 import {
   adminResource,
   appResource,
@@ -83,7 +89,7 @@ async function addConfirmation(ctx: PlatformContext, db: SystemDb, records: Row[
 }
 
 function personBehaviour(admin: boolean): ResourceBehaviour {
-  return {
+  const behaviour: ResourceBehaviour = {
     def: admin ? adminResource : userResource,
     scope: [{ name: 'is_sys_admin', operator: '=', value: admin ? '1' : '0' }],
     afterRead: (ctx, db, records, _query, fields) => addConfirmation(ctx, db, records, fields),
@@ -131,15 +137,23 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
       // update, a new code to each account the check above found waiting on one.
       if (verb !== 'delete' && toBool(pick(w.call.query, 'send_invite'))) {
         const config = userServiceConfig(w.ctx);
-        for (const key of keys) {
-          await mailCode(w.ctx, admin ? 'admin' : 'user', Number(key), 'User Invite Default', {
-            serviceId: config.inviteEmailServiceId,
-            templateId: config.inviteEmailTemplateId,
-          });
+        try {
+          for (const key of keys) {
+            await mailCode(w.ctx, admin ? 'admin' : 'user', Number(key), 'User Invite Default', {
+              serviceId: config.inviteEmailServiceId,
+              templateId: config.inviteEmailTemplateId,
+            });
+          }
+        } catch (error) {
+          // A create whose invitations cannot go out answers an error: its accounts are deleted
+          // again (reference 5.2), all of them, as a failed system write stores nothing.
+          if (verb === 'create') await removeCommitted(w.ctx, behaviour, w.call, keys);
+          throw error;
         }
       }
     },
   };
+  return behaviour;
 }
 
 export const adminBehaviour = personBehaviour(true);
