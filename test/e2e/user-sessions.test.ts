@@ -369,9 +369,34 @@ describe('password reset by email and change while logged in', () => {
         expect((await api('POST', `/system/${resource}`, { resource: [{ name: 'Ned', email: `ned-${resource}@x.io` }] })).status).toBe(201);
       }
     } finally {
-      expect((await api('PATCH', `/system/service/${userService.id}`, { config: userService.config })).status).toBe(200);
+      const restored = { ...userService.config, invite_email_service_id: null };
+      expect((await api('PATCH', `/system/service/${userService.id}`, { config: restored })).status).toBe(200);
       expect((await api('DELETE', `/system/service/${off.body.resource[0].id}`)).status).toBe(200);
     }
+  });
+
+  it('stores no user whose registration mail cannot be sent: the same email registers once it can', async () => {
+    const userService = (await api('GET', `/system/service?filter=${encodeURIComponent("name = 'user'")}&fields=id,config`)).body
+      .resource[0];
+    const off = await api('POST', '/system/service', {
+      resource: [{ name: 'reg_mail_off', label: 'Off', type: 'local_email', is_active: false }],
+    });
+    const config = { ...userService.config, open_reg_email_service_id: off.body.resource[0].id };
+    expect((await api('PATCH', `/system/service/${userService.id}`, { config })).status).toBe(200);
+    const form = { email: 'rhea@x.io', password: PASSWORD, first_name: 'Rhea' };
+    try {
+      const refused = await api('POST', '/user/register', form, { key: server.apiKey });
+      expect(refused.status).toBe(500);
+      expect(refused.body.error.message).toMatch(/^No email service is configured to send 'User Registration Default'/);
+      expect((await api('GET', `/system/user?filter=${encodeURIComponent("email = 'rhea@x.io'")}&fields=email`)).body).toEqual({
+        resource: [],
+      });
+    } finally {
+      const restored = { ...userService.config, open_reg_email_service_id: null };
+      expect((await api('PATCH', `/system/service/${userService.id}`, { config: restored })).status).toBe(200);
+      expect((await api('DELETE', `/system/service/${off.body.resource[0].id}`)).status).toBe(200);
+    }
+    expect((await api('POST', '/user/register', form, { key: server.apiKey })).status).toBe(201);
   });
 
   it('applies the minimum length setting', async () => {

@@ -9,7 +9,7 @@ import { pick, toBool } from '../../core/query-params.js';
 import type { InternalCall } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import { assertValid } from '../record-resources/json-validator.js';
-import { serveResource } from '../record-resources/resource-handler.js';
+import { removeCommitted, serveResource } from '../record-resources/resource-handler.js';
 import { userBehaviour } from '../resources/record-behaviours.js';
 import { issueSessionToken } from '../sessions.js';
 import type { ServiceResult } from '../../services/service-kind.js';
@@ -82,18 +82,25 @@ export async function register(ctx: PlatformContext, call: InternalCall): Promis
     undefined,
   );
   const id = (created.body as { resource: Array<{ id: number }> }).resource[0].id;
-  // With an email service named for registrations, the new user is told (reference 5.14).
+  // With an email service named for registrations, the new user is told (reference 5.14). A registration
+  // answered with an error stores no user: one that cannot be told is deleted again, so that the same
+  // email can register once the mail goes out.
   if (config.openRegEmailServiceId !== null) {
-    await sendTemplateMail(
-      ctx,
-      'User Registration Default',
-      { email, name },
-      { first_name: fields.first_name || name, name, email },
-      {
-        serviceId: config.openRegEmailServiceId,
-        templateId: config.openRegEmailTemplateId,
-      },
-    );
+    try {
+      await sendTemplateMail(
+        ctx,
+        'User Registration Default',
+        { email, name },
+        { first_name: fields.first_name || name, name, email },
+        {
+          serviceId: config.openRegEmailServiceId,
+          templateId: config.openRegEmailTemplateId,
+        },
+      );
+    } catch (error) {
+      await removeCommitted(ctx, userBehaviour, { ...call, auth: adminContext() }, [id]);
+      throw error;
+    }
   }
   if (!toBool(pick(call.query, 'login'))) return { status: 201, body: { success: true } };
   return { status: 201, body: { success: true, session_token: await issueSessionToken(ctx, id) } };
