@@ -134,16 +134,21 @@ export async function mailCode(
 ): Promise<void> {
   const row = await ctx.db
     .selectFrom('user')
-    .select(['id', 'email', 'name', 'first_name'])
+    .select(['id', 'email', 'name', 'first_name', 'confirm_code', 'confirm_code_expiry'])
     .where('id', '=', userId)
     .executeTakeFirstOrThrow();
   const code = newResetCode();
   const expiry = Math.floor(ctx.clock.now() / 1000) + CODE_TTL_HOURS * 3600;
-  await ctx.db
-    .updateTable('user')
-    .set({ confirm_code: await hashPassword(code), confirm_code_expiry: expiry })
-    .where('id', '=', row.id)
-    .execute();
+  const stored = await hashPassword(code);
+  await ctx.db.updateTable('user').set({ confirm_code: stored, confirm_code_expiry: expiry }).where('id', '=', row.id).execute();
+  // A code that could not be mailed is no code: the one mailed before (if any) stays valid.
+  const restore = () =>
+    ctx.db
+      .updateTable('user')
+      .set({ confirm_code: row.confirm_code, confirm_code_expiry: row.confirm_code_expiry })
+      .where('id', '=', row.id)
+      .where('confirm_code', '=', stored)
+      .execute();
   await sendTemplateMail(
     ctx,
     template,
@@ -157,7 +162,10 @@ export async function mailCode(
       reset_path: kind === 'admin' ? '/api/v2/system/admin/password' : '/api/v2/user/password',
     },
     choice,
-  );
+  ).catch(async (error: unknown) => {
+    await restore();
+    throw error;
+  });
 }
 
 /** The account of an email at this endpoint: administrators only at the admin one, users only at the user one. */

@@ -399,6 +399,28 @@ describe('password reset by email and change while logged in', () => {
     expect((await api('POST', '/user/register', form, { key: server.apiKey })).status).toBe(201);
   });
 
+  it('keeps the code mailed before when a new reset code cannot be mailed', async () => {
+    await api('POST', '/system/user', { resource: [{ name: 'Remy', email: 'remy@x.io', password: PASSWORD }] });
+    expect((await api('POST', '/user/password?reset=true', { email: 'remy@x.io' }, null)).body).toEqual({ success: true });
+    const code = /code is (\w+)/.exec(lastMail().body_text)![1];
+    const userService = (await api('GET', `/system/service?filter=${encodeURIComponent("name = 'user'")}&fields=id,config`)).body
+      .resource[0];
+    const off = await api('POST', '/system/service', {
+      resource: [{ name: 'reset_mail_off', label: 'Off', type: 'local_email', is_active: false }],
+    });
+    const config = { ...userService.config, password_email_service_id: off.body.resource[0].id };
+    expect((await api('PATCH', `/system/service/${userService.id}`, { config })).status).toBe(200);
+    try {
+      expect((await api('POST', '/user/password?reset=true', { email: 'remy@x.io' }, null)).status).toBe(500);
+    } finally {
+      const restored = { ...userService.config, password_email_service_id: null };
+      expect((await api('PATCH', `/system/service/${userService.id}`, { config: restored })).status).toBe(200);
+      expect((await api('DELETE', `/system/service/${off.body.resource[0].id}`)).status).toBe(200);
+    }
+    const reset = await api('POST', '/user/password', { email: 'remy@x.io', code, new_password: 'remy-password-1234567' }, null);
+    expect(reset.body).toEqual({ success: true });
+  });
+
   it('applies the minimum length setting', async () => {
     const strict = await startTestServer(minimalModel({ settings: { ...minimalModel().settings, passwordMinLength: 24 } }));
     try {
