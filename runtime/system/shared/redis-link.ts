@@ -40,6 +40,10 @@ export async function openRedis(url: string, warn: (message: string) => void = (
     // A server that stops answering on an open connection (frozen, cut off without a reset) fails
     // each command after this long, which callers take as Redis being down; without it they waited for ever.
     commandTimeout: 1000,
+    // ...and the connection is dropped then (and made again, retryStrategy): until a new one is
+    // ready callers go on without Redis at once. Kept, each command waited its second (a cached
+    // read two) for as long as the connection stayed open, also after the server answered again.
+    socketTimeout: 1000,
     // Keep trying to come back, at most every 2 s.
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });

@@ -2,7 +2,7 @@
  * The platform's Redis (PORTICO_REDIS_URL) and a cache_redis service lent as a database service's
  * cache going away while they hold cached reads: cut off (through a real TCP relay, the machine's
  * Redis keeping its data), or frozen (a private redis-server stopped with SIGSTOP, as a stalled
- * host; the shared one is never stopped). A write made meanwhile is acknowledged, and once Redis
+ * host; the shared one is never stopped, or its open connection frozen in the relay). A write made meanwhile is acknowledged, and once Redis
  * answers again no read is served the entries from before the write (they were served until
  * their TTL: the write's clear had been lost).
  */
@@ -91,6 +91,38 @@ describe.skipIf(!redisAvailable)("a database service's reads cached in the platf
     expect(await listed(api)).toEqual([1, 2]);
     // Cached again, in Redis.
     expect(await listed(api)).toEqual([1, 2]);
+  });
+
+  it('go on without Redis once a command timed out on a connection that stopped answering, and are cached there again once it is back', {
+    timeout: 30_000,
+  }, async () => {
+    const redis = new URL(brokerUrl('redis'));
+    const relay: TcpRelay = await startTcpRelay(Number(redis.port || 6379), redis.hostname);
+    cleanups.push(() => relay.close());
+    redis.port = String(relay.port);
+    const { api } = await cachedDatabase(redis.href);
+    await cachedList(api);
+    // The open connection stays open and carries nothing (a partitioned network, a stalled host).
+    relay.freeze();
+    const link = api.server.app.portico.redis!;
+    // This read's cache lookup times out (a miss, read from the database) ...
+    expect(await listed(api)).toEqual([1]);
+    // ... and the connection is dropped: the next requests skip Redis instead of each waiting on it
+    // (a cached read waited twice, a write once, for as long as the connection stayed open).
+    await vi.waitFor(() => expect(link.ready()).toBe(false));
+    expect((await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] })).status).toBe(200);
+    expect(await listed(api)).toEqual([1, 2]);
+    await relay.restore();
+    // A new connection: the frozen one was never to answer again.
+    await vi.waitFor(() => expect(link.ready()).toBe(true), { timeout: 10_000 });
+    expect(await listed(api)).toEqual([1, 2]);
+    const again = await api.server.app.inject({
+      method: 'GET',
+      url: '/api/v2/db/_table/item',
+      headers: { 'x-service-api-key': api.server.apiKey, 'x-service-session-token': await api.server.adminToken() },
+    });
+    expect(again.headers['x-cache']).toBe('HIT');
+    expect(again.json().resource.map((record: { id: number }) => record.id)).toEqual([1, 2]);
   });
 
   it('are not served from before a write made while Redis was frozen, once it answers again', { timeout: 30_000 }, async () => {
