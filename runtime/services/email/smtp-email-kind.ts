@@ -40,6 +40,9 @@ const configSchema = {
   },
 };
 
+/** The key under which a send hands its `{ over }` flag to the transport's 'stream' plugin (nodemailer keeps unknown fields in mail.data). */
+const HANDED = 'porticoHanded';
+
 const address = (a: Address) => (a.name ? { name: a.name, address: a.email } : a.email);
 
 class SmtpEmailHandler extends EmailHandler {
@@ -52,8 +55,11 @@ class SmtpEmailHandler extends EmailHandler {
   }
 
   async send(message: MailMessage): Promise<void> {
+    // Set once the whole message was handed to the connection (the transport's 'stream' plugin, below).
+    const handed = { over: false };
     try {
       await this.transport.sendMail({
+        ...({ [HANDED]: handed } as object),
         to: message.to.map(address),
         cc: message.cc.map(address),
         bcc: message.bcc.map(address),
@@ -71,6 +77,16 @@ class SmtpEmailHandler extends EmailHandler {
     } catch (error) {
       const code = (error as { code?: string }).code;
       const responseCode = (error as { responseCode?: number }).responseCode ?? 0;
+      // The connection lost, or silent for the timeout, once the server had the whole message and
+      // before it answered: it may have taken (and sent) it. Said so, as a lost database commit is,
+      // rather than 'unreachable', which a client takes as safe to send again.
+      if (handed.over && responseCode === 0 && (code === 'ECONNECTION' || code === 'ETIMEDOUT' || networkCode(error) !== null)) {
+        const unknown = new ServiceUnavailableError(
+          `The SMTP server of service '${this.name}' ${code === 'ETIMEDOUT' ? 'did not answer within the timeout' : 'dropped the connection'} after it was handed the whole message, before it confirmed it: the message may or may not have been sent. Check before sending it again.`,
+        );
+        unknown.cause = error;
+        throw unknown;
+      }
       if (code === 'EENVELOPE' && responseCode >= 500 && responseCode < 600 && responseCode !== 530) {
         throw new BadRequestError(`The SMTP server of service '${this.name}' refused the message: ${(error as Error).message}`);
       }
@@ -124,6 +140,18 @@ export const smtpEmailKind: ServiceKind = {
       connectionTimeout: timeout,
       greetingTimeout: timeout,
       socketTimeout: timeout,
+    });
+    // The message stream's end: every byte of the message went to the connection (the final dot follows at once).
+    transport.use('stream', (mail, done) => {
+      const handed = (mail.data as Record<string, unknown>)[HANDED] as { over: boolean } | undefined;
+      if (handed !== undefined)
+        mail.message.processFunc((input) => {
+          input.once('end', () => {
+            handed.over = true;
+          });
+          return input;
+        });
+      done();
     });
     const fromEmail = typeof config.from_email === 'string' && config.from_email !== '' ? config.from_email : null;
     return new SmtpEmailHandler(service.name, transport, {

@@ -1,7 +1,7 @@
 /**
  * smtp_email against SMTP servers that misbehave, scripted on real sockets: one that accepts and
- * never greets, one that stops answering after DATA, one that closes the connection in the middle
- * of the message, one that answers garbage, one that answers 421 (closing) or 451 (try later).
+ * never greets, one that stops answering after the message's final dot, one that closes the
+ * connection then (both may have taken the message, and the answer says so), one that closes it at DATA, one that answers garbage, one that answers 421 (closing) or 451 (try later).
  * Each send answers the spec's error shape (503 for a server away or one that cannot take the mail
  * now, 502 for one that is broken) within the service's timeout, never a hang and never a 500.
  */
@@ -21,19 +21,30 @@ const SERVERS: Record<string, { greet: boolean; script: Script; status: number; 
       if (/^(EHLO|HELO)/i.test(line)) socket.write('250 ok\r\n');
       else if (/^(MAIL|RCPT)/i.test(line)) socket.write('250 ok\r\n');
       else if (/^DATA/i.test(line)) socket.write('354 go ahead\r\n');
-      // The message and its final dot: no answer, ever.
+      // The message and its final dot: no answer, ever. The server may have queued the message.
     },
     status: 503,
-    message: /is unreachable/,
+    message:
+      /did not answer within the timeout after it was handed the whole message, before it confirmed it: the message may or may not have been sent\. Check before sending it again\.$/,
   },
-  midmessage: {
+  // The connection dropped once the final dot came, before any answer: the message may have been taken.
+  afterdot: {
     greet: true,
     script: (socket, line) => {
       if (/^(EHLO|HELO|MAIL|RCPT)/i.test(line)) socket.write('250 ok\r\n');
-      else if (/^DATA/i.test(line)) {
-        socket.write('354 go ahead\r\n');
-        setTimeout(() => socket.destroy(), 20);
-      }
+      else if (/^DATA/i.test(line)) socket.write('354 go ahead\r\n');
+      else if (line === '.') socket.destroy();
+    },
+    status: 503,
+    message:
+      /dropped the connection after it was handed the whole message, before it confirmed it: the message may or may not have been sent\./,
+  },
+  // Dropped before the message was handed over (at DATA): it was not sent.
+  beforemessage: {
+    greet: true,
+    script: (socket, line) => {
+      if (/^(EHLO|HELO|MAIL|RCPT)/i.test(line)) socket.write('250 ok\r\n');
+      else if (/^DATA/i.test(line)) socket.destroy();
     },
     status: 503,
     message: /is unreachable/,
