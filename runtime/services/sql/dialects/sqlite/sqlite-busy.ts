@@ -114,8 +114,12 @@ export class BusyWaitingDriver implements Driver {
   commitTransaction(connection: DatabaseConnection): Promise<void> {
     return this.inner.commitTransaction(connection);
   }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // SQLite ends the transaction itself on some errors (SQLITE_FULL, an I/O error, out of
+    // memory): a ROLLBACK then fails ('no transaction is active'), and its error took the place of
+    // the one that said what happened (a full disk answered 500 instead of 503).
+    if (!this.sqlite.inTransaction) return;
+    await this.inner.rollbackTransaction(connection);
   }
   releaseConnection(connection: DatabaseConnection): Promise<void> {
     return this.inner.releaseConnection(connection);
