@@ -2,7 +2,8 @@
  * A sqlite service whose file lies on a disk that fills up: a tmpfs of 256 KiB of this test's own
  * (mounting one needs root, as .ci/run runs; otherwise the tests are skipped, said on stderr).
  * A write that finds no room answers the spec's 503 saying so, alone or as a rollback batch, and
- * stores nothing of it; reads go on; once room is made, writes go on without a restart.
+ * stores nothing of it; reads go on; once room is made, writes go on without a restart. A file on
+ * a read-only mount is served for reads, its writes answered 503 (read-only).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,22 +28,30 @@ const FULL = {
   body: { error: { code: 503, message: 'The database has no room left to store the change; try again later.' } },
 };
 
-/** A service over a file on a fresh 256 KiB tmpfs, beside a 64 KiB filler file to remove to make room. */
-async function smallDisk(): Promise<{ api: ApiClient; file: string; filler: string }> {
+/** A target for startApi: the service's config only (the tests read the file themselves). */
+const served = (file: string) => ({ kind: 'sqlite', type: 'sqlite', config: { database: file } }) as unknown as DatabaseTarget;
+
+/** A fresh tmpfs of `size`, unmounted after the file. */
+function tmpfs(size: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-small-disk-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', dir]);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
   cleanups.push(() => {
     execFileSync('umount', ['-l', dir]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
+  return dir;
+}
+
+/** A service over a file on a fresh 256 KiB tmpfs, beside a 64 KiB filler file to remove to make room. */
+async function smallDisk(): Promise<{ api: ApiClient; file: string; filler: string }> {
+  const dir = tmpfs('256k');
   const file = path.join(dir, 'api.sqlite');
   const filler = path.join(dir, 'filler');
   fs.writeFileSync(filler, Buffer.alloc(64 * 1024, 1));
   const setup = new Database(file);
   setup.exec('create table item (id integer primary key, name text not null)');
   setup.close();
-  const target = { kind: 'sqlite', type: 'sqlite', config: { database: file } } as DatabaseTarget;
-  const api = await startApi(target);
+  const api = await startApi(served(file));
   cleanups.push(() => api.close());
   return { api, file, filler };
 }
@@ -97,5 +106,40 @@ describe.skipIf(!root)('a sqlite database service whose disk is full', () => {
       ).status,
     ).toBe(200);
     expect(storedIds(file)).toEqual([...stored, 100, 101]);
+  });
+});
+
+describe.skipIf(!root)('a sqlite database service whose file is on a read-only mount', () => {
+  it('serves reads and answers writes 503 (read-only), storing nothing', { timeout: 30_000 }, async () => {
+    const dir = tmpfs('1m');
+    const file = path.join(dir, 'api.sqlite');
+    const setup = new Database(file);
+    setup.exec("create table item (id integer primary key, name text not null); insert into item values (1, 'a')");
+    setup.close();
+    // The same files, seen through a read-only bind mount.
+    const readOnly = fs.mkdtempSync(path.join(os.tmpdir(), 'portico-read-only-'));
+    execFileSync('mount', ['--bind', dir, readOnly]);
+    cleanups.push(() => {
+      execFileSync('umount', ['-l', readOnly]);
+      fs.rmSync(readOnly, { recursive: true, force: true });
+    });
+    execFileSync('mount', ['-o', 'remount,bind,ro', readOnly]);
+    const api = await startApi(served(path.join(readOnly, 'api.sqlite')));
+    cleanups.push(() => api.close());
+    // Opening switched the file to write-ahead logging, which needs writes: the open failed, and so did every read.
+    expect(await api.get('_table/item')).toEqual({ status: 200, body: { resource: [{ id: 1, name: 'a' }] } });
+    const READ_ONLY = {
+      status: 503,
+      body: {
+        error: {
+          code: 503,
+          message: 'The database takes no changes now (it is read-only: a standby, or in maintenance); try again later.',
+        },
+      },
+    };
+    expect(await api.call('POST', '_table/item', { resource: [{ id: 2, name: 'b' }] })).toEqual(READ_ONLY);
+    expect(await api.call('PATCH', '_table/item/1', { name: 'changed' })).toEqual(READ_ONLY);
+    expect(storedIds(file)).toEqual([1]);
+    expect((await api.get('_table/item/1')).body).toEqual({ id: 1, name: 'a' });
   });
 });

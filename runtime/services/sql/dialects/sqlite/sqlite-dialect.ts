@@ -184,12 +184,19 @@ export async function openSqliteFile(file: string, options: { wal: boolean }): P
         await whileBusy(error, toWal);
       }
     } catch (error) {
-      sqlite.close();
-      throw withCause(translateSqliteError(error, null), error);
+      // A file that takes no writes (a read-only disk or mount) is served as it is, without the
+      // switch: reads go on, and writes answer 503 read-only. Closed, reads answered 503 as well.
+      if (!isReadOnly(error)) {
+        sqlite.close();
+        throw withCause(translateSqliteError(error, null), error);
+      }
     }
   }
   return connectionOver(sqlite, file);
 }
+
+/** SQLITE_READONLY and its extended codes (the file, the directory or the disk takes no writes). */
+const isReadOnly = (error: unknown) => String((error as { code?: unknown }).code).startsWith('SQLITE_READONLY');
 
 function connectionOver(sqlite: Database.Database, file: string): SqlConnection {
   sqlite.pragma('foreign_keys = ON');
