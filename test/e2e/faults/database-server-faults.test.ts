@@ -2,7 +2,8 @@
  * Faults a database server causes itself while a service serves (no relay: the server acts): a
  * session ended by an operator (pg_terminate_backend, KILL CONNECTION) in the midst of a batch or
  * while other requests wait for its connection; no connection to be had, every one the service's
- * database user may open taken by another client. The ended statement answers the spec's 503 in
+ * database user may open taken by another client, or every one of its own pool busy with slow
+ * statements for longer than its connection_timeout. The ended statement answers the spec's 503 in
  * the error envelope and stores nothing of it; the other records of a batch and the requests
  * waiting for the connection are served on a new one, never on the ended session; with no
  * connection to be had the service answers 503 (resource exhaustion), and serves once one is free;
@@ -30,21 +31,22 @@ const OUTCOME_UNKNOWN = {
   },
 };
 
-/** A service over a fresh database whose table's inserts of a name starting with `slow` sleep two seconds (a trigger). */
+/** A service over a fresh database whose table's inserts of a name starting with `slow` sleep two seconds, or `seconds` (a trigger). */
 async function slowTable(
   kind: ExternalDatabase,
   config: Record<string, unknown> = {},
+  seconds = 2,
 ): Promise<{ api: ApiClient; target: DatabaseTarget }> {
   const target = await openDatabaseTarget(kind);
   await target.exec('create table item (id integer primary key, name varchar(40) not null unique)');
   if (kind === 'postgres')
     await target.exec(`create function slow() returns trigger language plpgsql as $$
-        begin if new.name like 'slow%' then perform pg_sleep(2); end if; return new; end $$
+        begin if new.name like 'slow%' then perform pg_sleep(${seconds}); end if; return new; end $$
       ;;
       create trigger item_slow before insert on item for each row execute function slow()`);
   else
     await target.exec(
-      "create trigger item_slow before insert on item for each row begin if new.name like 'slow%' then do sleep(2); end if; end",
+      `create trigger item_slow before insert on item for each row begin if new.name like 'slow%' then do sleep(${seconds}); end if; end`,
     );
   const api = await startApi(target, { connection_timeout: 2, ...config });
   cleanups.push(async () => {
@@ -183,6 +185,33 @@ async function oneConnectionUser(target: DatabaseTarget): Promise<{ user: string
 
 for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
   describe.skipIf(!(await requireService(kind)))(`a ${kind} service that can have no connection`, () => {
+    it('answers 503 in the error shape once every connection of its pool stayed busy for connection_timeout, and serves once one is free', {
+      timeout: 30_000,
+    }, async () => {
+      // One connection, held by an insert that sleeps ten seconds; a wait for a connection lasts one.
+      const { api, target } = await slowTable(kind, { max_connections: 1, connection_timeout: 1 }, 10);
+      expect((await api.get('_table/item')).status).toBe(200);
+      const insert = api.call('POST', '_table/item', { resource: [{ id: 1, name: 'slow' }] });
+      const session = await sleepingSession(target);
+      // MySQL's pool queued them until the insert was done (for up to its statement timeout).
+      const [read, batch] = await Promise.all([
+        api.get('_table/item'),
+        api.call('POST', '_table/item?rollback=true', {
+          resource: [
+            { id: 2, name: 'b' },
+            { id: 3, name: 'c' },
+          ],
+        }),
+      ]);
+      expect(read).toEqual({ status: 503, body: UNAVAILABLE });
+      expect(batch).toEqual({ status: 503, body: UNAVAILABLE });
+      await endSession(target, session);
+      expect((await insert).status).toBe(503);
+      expect(await stored(target)).toEqual([]);
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 4, name: 'd' }] })).status).toBe(200);
+      expect(ids(await api.get('_table/item'))).toEqual([4]);
+    });
+
     it('answers 503 in the error shape while every connection its user may open is taken, and serves once one is free', {
       timeout: 20_000,
     }, async () => {

@@ -3,8 +3,8 @@
  * text, big integers as numbers while they fit, JSON (MariaDB keeps it as text) as values.
  * Connections run in strict mode and with the service's statement timeout (sessionSettings).
  */
-import { Kysely, MysqlDialect, sql, type Driver } from 'kysely';
-import { createPool } from 'mysql2';
+import { Kysely, MysqlDialect, type MysqlPool, sql, type Driver } from 'kysely';
+import { createPool, type Pool } from 'mysql2';
 import type { FieldModel } from '../../../../model/platform-model.js';
 import { decodeJsonText } from '../../query/value-codec.js';
 import { alterMysqlTable } from './mysql-alter.js';
@@ -19,6 +19,7 @@ import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
 import { OutcomeReportingDriver } from '../unknown-outcome.js';
 import { answerLimitMs, watchMysqlAnswers } from '../answer-watchdog.js';
+import { sqlMessages } from '../../sql-messages.js';
 
 /** A bit(n) value, which mysql2 reads as big-endian bytes: a number, as text beyond 2^53 (as 64-bit integers are). */
 const decodeBits = (value: unknown): unknown => {
@@ -85,6 +86,33 @@ export class OutcomeReportingMysqlDialect extends MysqlDialect {
   }
 }
 
+/**
+ * The pool as Kysely takes it, a request's wait for a connection bounded by connection_timeout
+ * (connecting, or a free one while every one is busy), after which it answers 503 as PostgreSQL's
+ * pool does: mysql2 queued it for as long as the busy ones ran (slow statements held every
+ * request for up to their statement timeout). A connection that comes after the wait went back to the pool.
+ */
+function waitBoundedPool(pool: Pool, waitMs: number): MysqlPool {
+  return {
+    getConnection(callback) {
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        callback(sqlMessages.databaseUnavailable.error(), undefined as never);
+      }, waitMs);
+      pool.getConnection((error, connection) => {
+        if (late) {
+          if (!error) connection.release();
+          return;
+        }
+        clearTimeout(timer);
+        callback(error, connection);
+      });
+    },
+    end: (callback) => pool.end(callback),
+  };
+}
+
 /** Opens a connection pool on the server's database. */
 export async function openMysqlDatabase(server: ServerConnection): Promise<SqlConnection> {
   const pool = createPool({
@@ -108,7 +136,10 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
     watchMysqlAnswers(connection, answerLimitMs(server.statementTimeoutMs));
     connection.query(sessionSettings(timeoutSeconds, mariadb));
   });
-  const db = new Kysely<any>({ dialect: new OutcomeReportingMysqlDialect({ pool }), plugins: [new TableSourcePlugin()] });
+  const db = new Kysely<any>({
+    dialect: new OutcomeReportingMysqlDialect({ pool: waitBoundedPool(pool, server.connectTimeoutMs) }),
+    plugins: [new TableSourcePlugin()],
+  });
   try {
     await db.connection().execute(async (conn) => {
       mariadb = await isMariadb(conn);
