@@ -174,6 +174,11 @@ export interface SoapOperationModel {
   input: SoapMessageModel;
   /** null for a one-way operation. */
   output: SoapMessageModel | null;
+  /**
+   * JSON Schema of a SOAP Fault's detail: the elements of the operation's declared faults
+   * (wsdl:fault), each an optional member; absent when it declares none.
+   */
+  faultDetail?: JsonSchema;
   /** Every input field is a scalar or a repeated scalar, so GET with query parameters can call the operation. */
   simpleInput: boolean;
 }

@@ -82,8 +82,36 @@ function isRecord(value: unknown): value is JsonSchema {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function withErrors(operation: OperationObject): OperationObject {
-  operation.responses['500'] = FAULT_RESPONSE;
+/**
+ * The error of a SOAP Fault of an operation that declares its faults: the spec's error whose
+ * `context` holds faultcode, faultstring, faultactor and the detail, typed as the declared faults.
+ */
+function faultSchema(detail: JsonSchema): SchemaObject {
+  const text = { type: 'string' } as const;
+  return {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'integer', description: 'HTTP status code (500).' },
+          message: { type: 'string', description: '`<faultstring> [Fault code:<faultcode>]`' },
+          context: {
+            type: 'object',
+            properties: { faultcode: text, faultstring: text, faultactor: text, detail: detail as SchemaObject },
+          },
+        },
+      },
+    },
+  };
+}
+
+/** `fault`: the component of the operation's fault error, when it declares faults. */
+function withErrors(operation: OperationObject, fault: string | null): OperationObject {
+  operation.responses['500'] =
+    fault === null ? FAULT_RESPONSE : { description: FAULT_RESPONSE.description, content: jsonContent(componentRef('schemas', fault)) };
   operation.responses['503'] = UNREACHABLE_RESPONSE;
   return operation;
 }
@@ -141,6 +169,11 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
     const requestName = typeof input.$ref === 'string' && Object.keys(input).length === 1 ? null : componentName(`${label}Request`);
     if (requestName !== null) schemas[requestName] = input as SchemaObject;
     const description = operation.description === '' ? undefined : operation.description;
+    let fault: string | null = null;
+    if (operation.faultDetail !== undefined) {
+      fault = componentName(`${label}Fault`);
+      schemas[fault] = faultSchema(documented(operation.faultDetail, done));
+    }
     const response = {
       description: 'The response message as JSON.',
       schema: documented(operation.output?.schema ?? { type: 'object', properties: {} }, done) as SchemaObject,
@@ -157,6 +190,7 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
           },
           response,
         }),
+        fault,
       ),
     };
     if (operation.simpleInput) {
@@ -168,6 +202,7 @@ export function soapServiceOpenApi(service: SoapServiceModel): OpenApiFragment {
           parameters: queryParameters(view, operation, done),
           response,
         }),
+        fault,
       );
     }
     // Documented lowercase without underscores (spec); calls match any case of either name.

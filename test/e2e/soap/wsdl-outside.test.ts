@@ -926,7 +926,7 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       },
     },
   });
-  it('faults: a declared fault answers 500 with its detail', async () => {
+  it('faults: a declared fault answers 500 with its detail, typed as the fault element says and so documented', async () => {
     expect(await call('POST', 'faults/Withdraw', { account: 'a', amount: 5 })).toEqual({
       status: 500,
       body: {
@@ -936,13 +936,36 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
           context: {
             faultcode: 'soap:Client',
             faultstring: 'Insufficient funds',
-            detail: { InsufficientFunds: { code: '42', balance: '1.00', hint: ['save', 'wait'] } },
+            detail: { InsufficientFunds: { code: 42, balance: 1, hint: ['save', 'wait'] } },
           },
         },
       },
     });
     expect((await call('POST', 'faults/Withdraw', { account: 'locked', amount: 5 })).body).toMatchObject({
       error: { code: 500, message: 'Locked [Fault code:soap:Client]', context: { detail: { AccountLocked: 'since monday' } } },
+    });
+    const docs = await call('GET', 'api_docs/faults');
+    const operation = (docs.body.paths as Record<string, { post: { responses: Record<string, unknown> } }>)['/withdraw'].post;
+    expect(operation.responses['500']).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/WithdrawFault' } } },
+    });
+    const fault = (docs.body.components as { schemas: Record<string, JsonSchemaLike> }).schemas.WithdrawFault;
+    expect((fault as { properties: { error: { properties: { context: unknown } } } }).properties.error.properties.context).toEqual({
+      type: 'object',
+      properties: {
+        faultcode: { type: 'string' },
+        faultstring: { type: 'string' },
+        faultactor: { type: 'string' },
+        detail: {
+          type: 'object',
+          properties: {
+            InsufficientFunds: expect.objectContaining({
+              properties: expect.objectContaining({ code: expect.objectContaining({ type: 'integer' }) }),
+            }),
+            AccountLocked: { type: 'string', xml: { namespace: 'urn:o:faults' } },
+          },
+        },
+      },
     });
   });
 

@@ -203,12 +203,16 @@ export class ResponseReader {
     private readonly derivedTypes: Readonly<Record<string, string>> = {},
   ) {}
 
-  /** The JSON of a response envelope: the message's value, or the fault. */
-  read(envelope: Element, message: SoapMessageModel | null): SoapReply {
+  /**
+   * The JSON of a response envelope: the message's value, or the fault, its detail typed by
+   * `faultDetail` (the operation's declared faults) where that describes it.
+   */
+  read(envelope: Element, message: SoapMessageModel | null, faultDetail?: JsonSchema): SoapReply {
     const body = childElements(envelope).find((child) => child.localName === 'Body');
     if (body === undefined) throw soapMessages.envelopeWithoutBody.error();
     const first = childElements(body)[0];
-    if (first !== undefined && first.localName === 'Fault' && ENVELOPES.has(first.namespaceURI ?? '')) return { fault: readFault(first) };
+    if (first !== undefined && first.localName === 'Fault' && ENVELOPES.has(first.namespaceURI ?? ''))
+      return { fault: this.fault(first, faultDetail) };
     if (message === null) return { value: {} };
     const references = new References(body);
     const container = message.wrapper === null ? body : first;
@@ -290,6 +294,35 @@ export class ResponseReader {
     }
     return result;
   }
+
+  /** A Fault in both versions' terms; its detail's elements typed as the declared faults say, others read generically. */
+  private fault(fault: Element, faultDetail: JsonSchema | undefined): SoapFault {
+    const child = (parent: Element | undefined, local: string) =>
+      parent === undefined ? undefined : childElements(parent).find((c) => c.localName === local);
+    const references = new References(fault);
+    const code = child(fault, 'Code');
+    let result: SoapFault;
+    if (code !== undefined) {
+      const values: string[] = [];
+      for (let level: Element | undefined = code; level !== undefined; level = child(level, 'Subcode'))
+        values.push(text(child(level, 'Value')));
+      result = { code: values.filter(Boolean).join(' / '), text: text(child(child(fault, 'Reason'), 'Text')) };
+      const role = child(fault, 'Role');
+      if (role !== undefined) result.actor = text(role);
+    } else {
+      result = { code: text(child(fault, 'faultcode')), text: text(child(fault, 'faultstring')) };
+      const actor = child(fault, 'faultactor');
+      if (actor !== undefined) result.actor = text(actor);
+    }
+    const detail = child(fault, 'Detail') ?? child(fault, 'detail');
+    if (detail !== undefined) {
+      const shape = faultDetail === undefined ? undefined : this.view.shape(faultDetail);
+      const content =
+        shape?.kind === 'object' && childElements(detail).length > 0 ? this.object(detail, shape, references) : generic(detail, references);
+      if (content !== '') result.detail = content;
+    }
+    return result;
+  }
 }
 
 /** An element no schema describes: attributes and children as members (repeats as arrays), text alone as a string. */
@@ -365,32 +398,6 @@ class References {
 
 function text(element: Element | undefined): string {
   return element === undefined ? '' : (element.textContent ?? '').trim();
-}
-
-function readFault(fault: Element): SoapFault {
-  const child = (parent: Element | undefined, local: string) =>
-    parent === undefined ? undefined : childElements(parent).find((c) => c.localName === local);
-  const references = new References(fault);
-  const code = child(fault, 'Code');
-  let result: SoapFault;
-  if (code !== undefined) {
-    const values: string[] = [];
-    for (let level: Element | undefined = code; level !== undefined; level = child(level, 'Subcode'))
-      values.push(text(child(level, 'Value')));
-    result = { code: values.filter(Boolean).join(' / '), text: text(child(child(fault, 'Reason'), 'Text')) };
-    const role = child(fault, 'Role');
-    if (role !== undefined) result.actor = text(role);
-  } else {
-    result = { code: text(child(fault, 'faultcode')), text: text(child(fault, 'faultstring')) };
-    const actor = child(fault, 'faultactor');
-    if (actor !== undefined) result.actor = text(actor);
-  }
-  const detail = child(fault, 'Detail') ?? child(fault, 'detail');
-  if (detail !== undefined) {
-    const content = generic(detail, references);
-    if (content !== '') result.detail = content;
-  }
-  return result;
 }
 
 /** The spec's error for a fault: 500, `"<text> [Fault code:<code>]"`, the parts in `context`. */

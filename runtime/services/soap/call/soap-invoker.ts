@@ -80,7 +80,7 @@ export async function invokeOperation(
     if (reply.status >= 300) throw httpError(reply.status);
     throw error;
   }
-  const result = reader.read(root, operation.output);
+  const result = reader.read(root, operation.output, operation.faultDetail);
   if ('fault' in result) throw faultError(result.fault);
   if (reply.status >= 400) throw httpError(reply.status);
   return result.value;

@@ -56,6 +56,7 @@ class OperationBuilder {
     if (portType.input === null) throw new Unusable('it has no input message (a notification operation)');
     const input = this.message(operation.name, portType.input, operation.input, style, false);
     const output = portType.output === null ? null : this.message(operation.name, portType.output, operation.output, style, true);
+    const faultDetail = this.faultDetail(operation.name, portType.faults);
     return {
       sourceName: operation.name,
       description: portType.documentation,
@@ -67,7 +68,34 @@ class OperationBuilder {
       ...addressing(occurrences),
       input,
       output,
+      ...(faultDetail === null ? {} : { faultDetail }),
     };
+  }
+
+  /**
+   * The detail of the operation's declared faults: each fault part an optional member (a fault
+   * answers with one of them). A fault whose message or element is not defined is left out with
+   * a warning: its detail is then read as it comes, as any detail the WSDL does not declare.
+   */
+  private faultDetail(operation: string, faults: readonly QName[]): JsonSchema | null {
+    const members = new Map<string, { key: string; schema: JsonSchema; required: boolean }>();
+    for (const name of faults) {
+      const message = lookup(this.wsdl.messages, name);
+      if (message === undefined) {
+        this.warn(`Fault message '${name.local}' of operation '${operation}' is not defined; its detail is read untyped.`);
+        continue;
+      }
+      for (const part of message.parts) {
+        try {
+          const member = this.partMember(part);
+          if (!members.has(member.key)) members.set(member.key, { ...member, required: false });
+        } catch (error) {
+          if (!(error instanceof Unusable)) throw error;
+          this.warn(`Fault message '${name.local}' of operation '${operation}': ${error.message}; its detail is read untyped.`);
+        }
+      }
+    }
+    return members.size === 0 ? null : objectSchema([...members.values()]);
   }
 
   private message(operation: string, name: QName, body: BodyDef | null, style: 'document' | 'rpc', isOutput: boolean): SoapMessageModel {

@@ -35,6 +35,8 @@ export interface PortTypeOperation {
   documentation: string;
   input: QName | null;
   output: QName | null;
+  /** The messages of its declared faults (wsdl:fault), in order. */
+  faults: QName[];
   /** The input's action as the WSDL states it (wsam:Action, wsaw:Action, wsa:Action), or null. */
   action: string | null;
   /** The input's action by WS-Addressing's default pattern (target namespace, port type, input name). */
@@ -354,6 +356,9 @@ export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
               documentation: documentation(operation),
               input: message('input'),
               output,
+              faults: wsdlChildren(operation, 'fault')
+                .map((fault) => qnameAttribute(fault, 'message'))
+                .filter((fault): fault is QName => fault !== null),
               action: statedAction(input),
               defaultAction: defaultAction(ns, named(portType).local, inputName),
             });
