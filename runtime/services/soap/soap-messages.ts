@@ -159,6 +159,12 @@ export const soapMessages = {
     500,
     (label: string, root: string) => `'${label}' is not a WSDL 1.1 document: its root element is <${root}>, not wsdl:definitions.`,
   ),
+  /** `title`: the page's title, or ''. */
+  wsdlIsHtml: message(
+    500,
+    (label: string, title: string) =>
+      `'${label}' is an HTML page${title === '' ? '' : ` ('${title}')`}, not a WSDL document: its address serves a web page (an error or login page, or a service's help page) instead of the WSDL.`,
+  ),
   wsdlMalformed: message(500, (label: string, reason: string) => `'${label}' is not well-formed XML: ${reason}`),
   /** `max` null: its types chain (extend, restrict or include one another) too deeply. */
   wsdlTooDeep: message(500, (label: string, max: number | null) =>

@@ -11,6 +11,7 @@ import { isStandardSchema, STANDARD_SCHEMA_FILES } from './standard-schemas.js';
 import type { SoapTransport } from '../call/soap-transport.js';
 import type { WsdlLocation } from './wsdl-source.js';
 import { attribute, childElements, decodeXml, isXsdNamespace, MAX_NESTING, nestsDeeperThan, parseXml, XmlSyntaxError } from '../xml-dom.js';
+import { message, PorticoError } from '../../../core/errors.js';
 import { soapMessages } from '../soap-messages.js';
 
 const WSDL2_NS = 'http://www.w3.org/ns/wsdl';
@@ -55,7 +56,13 @@ function resolveImport(base: string, location: string, importedBy: string): stri
 async function readText(pending: Pending, transport: SoapTransport): Promise<string> {
   const from = pending.importedBy === null ? '' : ` (imported by '${pending.importedBy}')`;
   if (isUrl(pending.uri)) {
-    const reply = await transport.exchange(pending.uri, null);
+    const reply = await transport.exchange(pending.uri, null).catch((error: unknown) => {
+      // An import whose host cannot be reached (or does not answer): which document imports it,
+      // with the status the transport gave (503 for a host that cannot be reached).
+      if (pending.importedBy === null || !(error instanceof PorticoError)) throw error;
+      const reason = `${error.message.charAt(0).toLowerCase()}${error.message.slice(1).replace(/\.$/, '')}`;
+      throw message(error.status, () => soapMessages.wsdlUnreadable.text(pending.uri, from, reason)).error();
+    });
     if (reply.status !== 200) throw soapMessages.wsdlUnreadable.error(pending.uri, from, `HTTP ${reply.status}`);
     return reply.body;
   }
@@ -65,6 +72,15 @@ async function readText(pending: Pending, transport: SoapTransport): Promise<str
     const code = (error as NodeJS.ErrnoException).code;
     throw soapMessages.wsdlUnreadable.error(`'${pending.label}'`, from, code === 'ENOENT' ? 'no such file' : (code ?? String(error)));
   }
+}
+
+/** An HTML page (what a wrong WSDL address often serves): a doctype or <html> first, after comments. */
+const HTML_START = /^\uFEFF?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html)[\s>]/i;
+
+/** The text of an HTML page's <title>, shortened, or ''. */
+function htmlTitle(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, ' ').trim() ?? '';
+  return title.length > 80 ? `${title.slice(0, 79)}…` : title;
 }
 
 function checkRoot(root: Element, pending: Pending): void {
@@ -130,8 +146,10 @@ export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapT
       root = parseXml(text.replace(/^\uFEFF/, '')).documentElement!;
     } catch (error) {
       if (!(error instanceof XmlSyntaxError)) throw error;
+      if (HTML_START.test(text)) throw soapMessages.wsdlIsHtml.error(pending.label, htmlTitle(text));
       throw soapMessages.wsdlMalformed.error(pending.label, error.message);
     }
+    if (root.localName.toLowerCase() === 'html') throw soapMessages.wsdlIsHtml.error(pending.label, htmlTitle(text));
     checkRoot(root, pending);
     // Schemas are read recursively: a nesting no real WSDL has must not exhaust the stack.
     if (nestsDeeperThan(root, MAX_NESTING)) throw soapMessages.wsdlTooDeep.error(pending.label, MAX_NESTING);
