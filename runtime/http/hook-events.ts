@@ -10,7 +10,7 @@
  * is its documented name (`calc.add`), `system/role/3` is `system.role.{id}`.
  */
 import type { ServiceModel, SoapServiceModel, Verb } from '../model/platform-model.js';
-import { documentedNames, operationsByApiName } from '../services/soap/operation-names.js';
+import { documentedNames, operationsByApiName, operationsByExactName } from '../services/soap/operation-names.js';
 import { splitInlineCall } from '../services/sql/routines/routine-arguments.js';
 
 /** The phases whose hooks see the data and may change it: before the operation and after it. */
@@ -81,7 +81,7 @@ export function databaseEventPath(resource: readonly string[]): string[] | null 
   return null;
 }
 
-const soapNames = new WeakMap<SoapServiceModel, Map<string, string>>();
+const soapNames = new WeakMap<SoapServiceModel, { exact: Map<string, string>; anyCase: Map<string, string> }>();
 
 /** The event path of a SOAP operation call: its documented name (as the service's OpenAPI path). */
 export function soapEventPath(model: ServiceModel, resource: readonly string[]): string[] | null {
@@ -92,10 +92,14 @@ export function soapEventPath(model: ServiceModel, resource: readonly string[]):
   if (names === undefined) {
     const documented = documentedNames(model.operations.map((operation) => operation.name));
     const index = new Map(model.operations.map((operation, i) => [operation, documented[i]]));
-    names = new Map([...operationsByApiName(model.operations)].map(([apiName, operation]) => [apiName, index.get(operation)!]));
+    // As the handler finds the operation (LiveContract.operation): a name spelt exactly, else ignoring case.
+    names = {
+      exact: new Map([...operationsByExactName(model.operations)].map(([name, operation]) => [name, index.get(operation)!])),
+      anyCase: new Map([...operationsByApiName(model.operations)].map(([apiName, operation]) => [apiName, index.get(operation)!])),
+    };
     soapNames.set(model, names);
   }
-  return [names.get(requested) ?? requested];
+  return [names.exact.get(resource[0]) ?? names.anyCase.get(requested) ?? requested];
 }
 
 interface PathTemplate {

@@ -32,6 +32,17 @@ export function documentedNames(operations: readonly string[]): string[] {
   return names;
 }
 
+/**
+ * Operations by the names they are spelt with, the API name and then the WSDL name: a call that
+ * spells one exactly gets that operation, also where WSDL names differ only in case
+ * (`GetItem`, `GETITEM`: the second is offered as `GETITEM_2`, and `GETITEM` still calls it).
+ */
+export function operationsByExactName<T extends { name: string; sourceName: string }>(operations: readonly T[]): Map<string, T> {
+  const byName = new Map<string, T>(operations.map((operation) => [operation.name, operation]));
+  for (const operation of operations) if (!byName.has(operation.sourceName)) byName.set(operation.sourceName, operation);
+  return byName;
+}
+
 /** Operations by every name the API accepts for them: lower-cased WSDL name and documented name. */
 export function operationsByApiName<T extends { name: string }>(operations: readonly T[]): Map<string, T> {
   const byName = new Map<string, T>();

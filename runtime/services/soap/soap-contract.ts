@@ -13,7 +13,7 @@ import type { SoapTransport } from './call/soap-transport.js';
 import { loadWsdlDocuments } from './wsdl/wsdl-loader.js';
 import { readWsdl } from './wsdl/wsdl-reader.js';
 import { resolveWsdlLocation } from './wsdl/wsdl-source.js';
-import { operationsByApiName } from './operation-names.js';
+import { operationsByApiName, operationsByExactName } from './operation-names.js';
 import { soapMessages } from './soap-messages.js';
 
 /** Definition names the shared OpenAPI components already use. */
@@ -52,19 +52,21 @@ export async function readSoapModel(
 /** A model as the handler serves it. */
 export class LiveContract {
   readonly operations: ReadonlyMap<string, SoapOperationModel>;
+  private readonly exact: ReadonlyMap<string, SoapOperationModel>;
   readonly view: SchemaView;
   readonly writer: RequestWriter;
   readonly reader: ResponseReader;
 
   constructor(readonly model: SoapServiceModel) {
     this.operations = operationsByApiName(model.operations);
+    this.exact = operationsByExactName(model.operations);
     this.view = new SchemaView(model.definitions);
     this.writer = new RequestWriter(this.view, model.derivedTypes ?? {});
     this.reader = new ResponseReader(this.view, model.derivedTypes ?? {});
   }
 
-  /** The operation of an API name (WSDL or documented), ignoring case. */
+  /** The operation of an API name (WSDL or documented): the one spelt so, else ignoring case. */
   operation(name: string): SoapOperationModel | undefined {
-    return this.operations.get(name.toLowerCase());
+    return this.exact.get(name) ?? this.operations.get(name.toLowerCase());
   }
 }

@@ -75,6 +75,9 @@ const MAPPED: Record<string, string | [string, string]> = {
     'addressing.wsdl',
     `headers: [{ type: generic, namespace: 'http://www.w3.org/2005/08/addressing', name: To, data: 'urn:o:elsewhere' }]`,
   ],
+  utf8_bom: 'utf8-bom.wsdl',
+  utf16: 'utf16.wsdl',
+  case_names: 'case-names.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -165,6 +168,7 @@ describe('gen build of WSDLs outside the corpus', () => {
       `${line('loose')}: Type 'A' derives from itself (through its base 'B'); its base is left out.`,
       `${line('loose')}: Type 'B' derives from itself (through its base 'A'); its base is left out.`,
       `${line('loose')}: Type 'Nowhere' of namespace 'urn:o:loose' is not defined; any value is accepted.`,
+      `${line('case_names')}: Operation 'GetItem' differs from 'GETITEM' only in case, which operation names in the API do not tell apart: it is offered as 'GetItem_2' (a call spelling 'GetItem' exactly still reaches it).`,
     ]);
     expect(build.code).toBe(0);
     expect(
@@ -1626,5 +1630,35 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       body: { error: { code: 400, message: "Field 'tag' must have at most 3 items.", context: { field: 'tag' } } },
     });
     expect(envelopes.length).toBe(sent);
+  });
+  HAND_WRITTEN['/utf8-bom/'] = () => '<GreetResponse xmlns="urn:o:encodings"><greeting>Grüß dich</greeting></GreetResponse>';
+  HAND_WRITTEN['/utf16/'] = () => '<GreetResponse xmlns="urn:o:encodings"><greeting>こんにちは</greeting></GreetResponse>';
+  it('utf8_bom, utf16: WSDLs in UTF-8 with a byte order mark and in UTF-16, an operation named beyond ASCII', async () => {
+    expect(await call('POST', `utf8_bom/${encodeURIComponent('Grüßen')}`, { name: 'Jörg' })).toEqual({
+      status: 200,
+      body: { greeting: 'Grüß dich' },
+    });
+    expect(lastBody()).toBe('<Greet xmlns="urn:o:encodings"><name>Jörg</name></Greet>');
+    expect(await call('GET', `utf16/${encodeURIComponent('grüßen')}?name=${encodeURIComponent('名前')}`)).toEqual({
+      status: 200,
+      body: { greeting: 'こんにちは' },
+    });
+    expect(lastEnvelope()).toMatchObject({ path: '/utf16/', action: 'urn:o:encodings#greet' });
+    expect(lastBody()).toBe('<Greet xmlns="urn:o:encodings"><name>名前</name></Greet>');
+  });
+
+  HAND_WRITTEN['/case-names/'] = (action) =>
+    action === 'urn:o:case-names#GetItem'
+      ? '<GetItemResponse xmlns="urn:o:case-names"><name>by id</name></GetItemResponse>'
+      : '<GETITEMResponse xmlns="urn:o:case-names"><count>2</count></GETITEMResponse>';
+  it('case_names: operations whose names differ only in case: each spelt exactly calls its own, another case the first', async () => {
+    expect(await call('POST', 'case_names/GetItem', { id: 1 })).toEqual({ status: 200, body: { name: 'by id' } });
+    expect(lastBody()).toBe('<GetItem xmlns="urn:o:case-names"><id>1</id></GetItem>');
+    expect(await call('POST', 'case_names/GETITEM', { code: 'c' })).toEqual({ status: 200, body: { count: 2 } });
+    expect(lastBody()).toBe('<GETITEM xmlns="urn:o:case-names"><code>c</code></GETITEM>');
+    expect(await call('GET', 'case_names/getitem?code=d')).toEqual({ status: 200, body: { count: 2 } });
+    expect(await call('GET', 'case_names/getitem_2?id=3')).toEqual({ status: 200, body: { name: 'by id' } });
+    expect(lastBody()).toBe('<GetItem xmlns="urn:o:case-names"><id>3</id></GetItem>');
+    expect((await call('GET', 'case_names')).body).toEqual({ resource: [{ name: 'GETITEM' }, { name: 'GetItem_2' }] });
   });
 });

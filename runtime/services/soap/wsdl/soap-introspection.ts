@@ -310,11 +310,15 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
   const derivedTypes = Object.fromEntries(derived.map((xmlName) => [xmlName, schemas.definitionName(xmlName)!]));
   const view = new SchemaView(definitions);
   // Names that differ only in case would be one API name: later ones get a suffix.
-  const taken = new Set<string>();
+  const taken = new Map<string, string>();
   const operations = built.map(({ preferred, operation }): SoapOperationModel => {
     let name = preferred;
     for (let suffix = 2; taken.has(name.toLowerCase()); suffix++) name = `${preferred}_${suffix}`;
-    taken.add(name.toLowerCase());
+    if (name !== preferred)
+      warnings.add(
+        `Operation '${preferred}' differs from '${taken.get(preferred.toLowerCase())}' only in case, which operation names in the API do not tell apart: it is offered as '${name}' (a call spelling '${preferred}' exactly still reaches it).`,
+      );
+    taken.set(name.toLowerCase(), name);
     return { name, ...operation, simpleInput: isSimpleInput(view, operation.input.schema) };
   });
   return {

@@ -58,6 +58,18 @@ describe('the event path of a request', () => {
     expect(soapEventPath(model, ['add', 'x'])).toBeNull();
   });
 
+  it('of a SOAP operation whose WSDL name differs from another only in case is its own when spelt exactly', () => {
+    const operation = (name: string, sourceName: string) => ({ name, sourceName }) as SoapServiceModel['operations'][number];
+    const model = {
+      ...plain(9, 'items', 'items', 'soap', ''),
+      kind: 'soap',
+      operations: [operation('GETITEM', 'GETITEM'), operation('GetItem_2', 'GetItem')],
+    } as unknown as SoapServiceModel;
+    expect(soapEventPath(model, ['GetItem'])).toEqual(['getitem2']);
+    expect(soapEventPath(model, ['GETITEM'])).toEqual(['getitem']);
+    expect(soapEventPath(model, ['getItem'])).toEqual(['getitem']);
+  });
+
   it("of the runtime's own services is the path of their document it matches, literal segments first", () => {
     const system = new PathTemplates(Object.keys(internalServiceFragment('system')!.paths));
     expect(system.match(['role'])).toEqual(['role']);

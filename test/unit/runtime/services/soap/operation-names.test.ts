@@ -47,3 +47,33 @@ describe('a SOAP service document and its calls', async () => {
     expect(contract.operation('add_numbers')).toBeUndefined();
   });
 });
+
+describe('operations whose WSDL names differ only in case', async () => {
+  const schema = ['GetItem', 'GETITEM']
+    .map(
+      (name) =>
+        `<xs:element name="${name}"><xs:complexType><xs:sequence><xs:element name="value" type="xs:string"/></xs:sequence></xs:complexType></xs:element>`,
+    )
+    .join('');
+  const model = await introspectText(
+    documentWsdl(schema, [
+      { name: 'GetItem', input: 'GetItem' },
+      { name: 'GETITEM', input: 'GETITEM' },
+    ]),
+  );
+
+  it('offers the second under a suffix, says so, and finds each by its exact WSDL name', () => {
+    expect(model.operations.map((operation) => [operation.name, operation.sourceName])).toEqual([
+      ['GETITEM', 'GETITEM'],
+      ['GetItem_2', 'GetItem'],
+    ]);
+    expect(model.warnings).toContain(
+      "Operation 'GetItem' differs from 'GETITEM' only in case, which operation names in the API do not tell apart: it is offered as 'GetItem_2' (a call spelling 'GetItem' exactly still reaches it).",
+    );
+    const contract = new LiveContract(model);
+    expect(contract.operation('GetItem')?.name).toBe('GetItem_2');
+    expect(contract.operation('GETITEM')?.name).toBe('GETITEM');
+    expect(contract.operation('getitem')?.name).toBe('GETITEM');
+    expect(contract.operation('getitem_2')?.name).toBe('GetItem_2');
+  });
+});
