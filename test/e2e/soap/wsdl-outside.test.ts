@@ -78,6 +78,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   utf8_bom: 'utf8-bom.wsdl',
   utf16: 'utf16.wsdl',
   case_names: 'case-names.wsdl',
+  redefine: 'redefine/redefine.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -1660,5 +1661,15 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     expect(await call('GET', 'case_names/getitem_2?id=3')).toEqual({ status: 200, body: { name: 'by id' } });
     expect(lastBody()).toBe('<GetItem xmlns="urn:o:case-names"><id>3</id></GetItem>');
     expect((await call('GET', 'case_names')).body).toEqual({ resource: [{ name: 'GETITEM' }, { name: 'GetItem_2' }] });
+  });
+  HAND_WRITTEN['/redefine/'] = () =>
+    '<ShipResponse xmlns="urn:o:redefine"><from><street>s</street><city>c</city><zip>12</zip></from></ShipResponse>';
+  it('redefine: a type of xs:redefine replaces the one it redefines, which it extends', async () => {
+    const to = { street: 'Main St', city: 'Town', zip: '99' };
+    expect(await call('POST', 'redefine/Ship', { to })).toEqual({ status: 200, body: { from: { street: 's', city: 'c', zip: '12' } } });
+    expect(lastBody()).toBe('<Ship xmlns="urn:o:redefine"><to><street>Main St</street><city>Town</city><zip>99</zip></to></Ship>');
+    expect((await call('POST', 'redefine/Ship', { to: { street: 'Main St', city: 'Town' } })).body).toMatchObject({
+      error: { code: 400, context: { field: 'to.zip' } },
+    });
   });
 });

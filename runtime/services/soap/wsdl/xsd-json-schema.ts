@@ -701,7 +701,7 @@ export class JsonSchemaBuilder {
     const base = attribute(derivation, 'base');
     const baseName = base === undefined ? undefined : this.index.qname(derivation, base, context);
     const complexBase =
-      baseName === undefined || isXsdNamespace(baseName.ns) ? undefined : this.index.find('complexType', baseName, context);
+      baseName === undefined || isXsdNamespace(baseName.ns) ? undefined : this.index.find('complexType', baseName, context, derivation);
     // A restriction of a complex type narrows its base's text (facets) and attributes: a type of its own.
     if (complexBase !== undefined && derivation.localName === 'restriction') {
       const parts = this.simpleContentParts(node, context, new Set());
@@ -754,7 +754,7 @@ export class JsonSchemaBuilder {
     const base = attribute(derivation, 'base');
     const baseName = base === undefined ? undefined : this.index.qname(derivation, base, context);
     const complexBase =
-      baseName === undefined || isXsdNamespace(baseName.ns) ? undefined : this.index.find('complexType', baseName, context);
+      baseName === undefined || isXsdNamespace(baseName.ns) ? undefined : this.index.find('complexType', baseName, context, derivation);
     let parts: SimpleContentParts | undefined;
     if (complexBase === undefined) {
       parts = {
@@ -806,6 +806,12 @@ export class JsonSchemaBuilder {
     if (derivation.localName === 'restriction' || baseName === undefined || (isXsdNamespace(baseName.ns) && baseName.local === 'anyType')) {
       return withMembers(ownSchema, { description });
     }
+    // A type of xs:redefine extends the definition it redefines, of its own name: that one's content, inlined.
+    const redefined = this.index.find('complexType', baseName, context, derivation);
+    if (redefined !== undefined && redefined !== this.index.find('complexType', baseName, context)) {
+      const baseSchema = this.complexTypeSchema(redefined.node, redefined.context);
+      return withMembers(own.properties.size === 0 && !own.open ? baseSchema : { allOf: [baseSchema, ownSchema] }, { description });
+    }
     // A derivation cycle (A extends B extends A) is no schema at all, and no TypeScript type either.
     const self = this.derivesFromItself(node, context);
     if (self !== undefined) {
@@ -837,7 +843,9 @@ export class JsonSchemaBuilder {
       const derivation = content === undefined ? undefined : (xsdChild(content, 'extension') ?? xsdChild(content, 'restriction'));
       const base = derivation === undefined ? undefined : attribute(derivation, 'base');
       const baseType = base === undefined ? undefined : this.index.lookup('complexType', derivation!, base, type.context);
-      bases.set(qnameKey(type.name), baseType === undefined ? undefined : qnameKey(baseType.name));
+      // The definition a redefinition redefines (its base of its own name) is no step on a cycle.
+      const redefines = baseType !== undefined && baseType !== this.index.find('complexType', baseType.name);
+      bases.set(qnameKey(type.name), baseType === undefined || redefines ? undefined : qnameKey(baseType.name));
     }
     const cycles = new Set<string>();
     const done = new Set<string>();
