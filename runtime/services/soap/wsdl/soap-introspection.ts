@@ -54,6 +54,7 @@ class OperationBuilder {
     const { binding, operation, portType } = primary;
     const style = operation.style ?? binding.style;
     if (portType.input === null) throw new Unusable('it has no input message (a notification operation)');
+    if (portType.solicit) throw new Unusable('its output comes before its input (a solicit-response operation, which the service starts)');
     const input = this.message(operation.name, portType.input, operation.input, style, false);
     const output = portType.output === null ? null : this.message(operation.name, portType.output, operation.output, style, true);
     const faultDetail = this.faultDetail(operation.name, portType.faults);

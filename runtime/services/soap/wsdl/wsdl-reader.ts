@@ -35,6 +35,8 @@ export interface PortTypeOperation {
   documentation: string;
   input: QName | null;
   output: QName | null;
+  /** Its output comes before its input: a solicit-response operation, which the service starts. */
+  solicit: boolean;
   /** The messages of its declared faults (wsdl:fault), in order. */
   faults: QName[];
   /** The input's action as the WSDL states it (wsam:Action, wsaw:Action, wsa:Action), or null. */
@@ -356,6 +358,10 @@ export function readWsdl(documents: readonly WsdlDocument[]): WsdlDescription {
               documentation: documentation(operation),
               input: message('input'),
               output,
+              solicit:
+                input !== undefined &&
+                output !== null &&
+                childElements(operation).indexOf(input) > childElements(operation).indexOf(wsdlChildren(operation, 'output')[0]),
               faults: wsdlChildren(operation, 'fault')
                 .map((fault) => qnameAttribute(fault, 'message'))
                 .filter((fault): fault is QName => fault !== null),

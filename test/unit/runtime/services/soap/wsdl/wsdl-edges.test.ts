@@ -202,3 +202,24 @@ describe("a WSDL whose default namespace is WSDL's own, naming schema components
     expect(model.definitions.Point).toEqual({ type: 'object', properties: { x: { type: 'integer', format: 'int32' } }, required: ['x'] });
   });
 });
+
+describe('a solicit-response operation (its output before its input)', () => {
+  it('is left out with a warning, as a notification is: the service starts it, no call can', async () => {
+    const schema = ['Ask', 'AskResponse', 'Tell', 'TellResponse']
+      .map((name) => `<xs:element name="${name}"><xs:complexType><xs:sequence/></xs:complexType></xs:element>`)
+      .join('');
+    const wsdl = documentWsdl(schema, [
+      { name: 'Ask', input: 'Ask', output: 'AskResponse' },
+      { name: 'Tell', input: 'Tell', output: 'TellResponse' },
+    ]).replace(
+      '<wsdl:operation name="Ask"><wsdl:input message="tns:AskIn"/><wsdl:output message="tns:AskOut"/>',
+      '<wsdl:operation name="Ask"><wsdl:output message="tns:AskOut"/><wsdl:input message="tns:AskIn"/>',
+    );
+    expect(wsdl).toContain('<wsdl:output message="tns:AskOut"/><wsdl:input');
+    const model = await introspectText(wsdl);
+    expect(model.operations.map((operation) => operation.name)).toEqual(['Tell']);
+    expect(model.warnings).toEqual([
+      "Operation 'Ask' is left out: its output comes before its input (a solicit-response operation, which the service starts).",
+    ]);
+  });
+});
