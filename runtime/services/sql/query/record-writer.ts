@@ -107,67 +107,49 @@ const STORED_CASE = 2;
 const NO_FIELDS: readonly FieldPlan[] = [];
 
 /**
- * The node of a write's statement in its plan's tree (created with `create`): its kind, key
- * fields, columns in order, each followed by how it is written when not as a parameter (the
- * clock, a uuid kept as stored: part of the statement's text), then the output fields.
+ * The slot of a write's statement in its plan's tree: its kind, key fields, columns in order, each
+ * followed by how it is written when not as a parameter (the clock, a uuid kept as stored: part of
+ * the statement's text), then the output fields. The steps missing are made while the plan keeps
+ * fewer statements than its bound (shapes come from what clients send: the tree stays bounded);
+ * past it, a shape not kept yet has no slot (null) and its statement is compiled for the write alone.
  */
-function statementNode(
+function statementSlot(
   plan: TablePlan,
   kind: WriteKind,
   keyFields: readonly FieldPlan[],
   columns: readonly string[],
   values: Row,
   output: Selection,
-  create: boolean,
-): StatementNode | undefined {
+): StatementNode | null {
+  const create = plan.writes.size < MAX_MEMOS;
   let node = step(plan.writes.root, kind, create);
-  for (let i = 0; i < keyFields.length && node !== undefined; i++) node = step(node, keyFields[i], create);
-  if (node !== undefined) node = step(node, KEY_END, create);
-  for (let i = 0; i < columns.length && node !== undefined; i++) {
+  for (let i = 0; i < keyFields.length && node !== null; i++) node = step(node, keyFields[i], create);
+  if (node !== null) node = step(node, KEY_END, create);
+  for (let i = 0; i < columns.length && node !== null; i++) {
     node = step(node, columns[i], create);
     const value = values[columns[i]];
-    if (node === undefined) break;
+    if (node === null) break;
     if (value === NOW) node = step(node, CLOCK, create);
     else if (storedCaseParameters(value) !== undefined) node = step(node, STORED_CASE, create);
   }
-  for (let i = 0; i < output.fields.length && node !== undefined; i++) node = step(node, output.fields[i], create);
+  for (let i = 0; i < output.fields.length && node !== null; i++) node = step(node, output.fields[i], create);
   return node;
 }
 
-function step(node: StatementNode, key: unknown, create: boolean): StatementNode | undefined {
+function step(node: StatementNode, key: unknown, create: boolean): StatementNode | null {
   let next = node.next.get(key);
-  if (next === undefined && create) {
+  if (next === undefined) {
+    if (!create) return null;
     next = { next: new Map(), compiled: undefined };
     node.next.set(key, next);
   }
   return next;
 }
 
-/** The statement compiled for this write's shape, if any. */
-function statementOf(
-  plan: TablePlan,
-  kind: WriteKind,
-  keyFields: readonly FieldPlan[],
-  columns: readonly string[],
-  values: Row,
-  output: Selection,
-) {
-  return statementNode(plan, kind, keyFields, columns, values, output, false)?.compiled;
-}
-
-/** Keeps a statement compiled for this write's shape (while the plan holds fewer than its bound); returns it. */
-function keepStatement(
-  plan: TablePlan,
-  kind: WriteKind,
-  keyFields: readonly FieldPlan[],
-  columns: readonly string[],
-  values: Row,
-  output: Selection,
-  compiled: CompiledQuery,
-): CompiledQuery {
-  // Shapes come from what clients send (which columns a write sets): keep the tree bounded.
-  if (plan.writes.size >= MAX_MEMOS) return compiled;
-  (statementNode(plan, kind, keyFields, columns, values, output, true) as StatementNode).compiled = compiled;
+/** Keeps the statement compiled for a write in its slot (none past the plan's bound); returns it. */
+function keep(plan: TablePlan, slot: StatementNode | null, compiled: CompiledQuery): CompiledQuery {
+  if (slot === null) return compiled;
+  slot.compiled = compiled;
   plan.writes.size++;
   return compiled;
 }
@@ -224,9 +206,8 @@ export function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Ro
   const { plan, dialect } = target;
   const columns = Object.keys(values);
   if (dialect.capabilities.keyInsertsWithoutReturning && insertKeyKnown(target, values)) {
-    const compiled =
-      statementOf(plan, 'insert-key', NO_FIELDS, columns, values, target.output) ??
-      keepStatement(plan, 'insert-key', NO_FIELDS, columns, values, target.output, insertQuery(db, target, values).compile());
+    const slot = statementSlot(plan, 'insert-key', NO_FIELDS, columns, values, target.output);
+    const compiled = slot?.compiled ?? keep(plan, slot, insertQuery(db, target, values).compile());
     // SQLite's runner answers at once: no turn of the microtask queue for it (as updateRowByKey).
     const ran = runCompiled<Row>(db, compiled, boundValues(values, columns));
     if (ran instanceof Promise) return ran.then((result) => insertedKeyRow(target, values, result.insertId));
@@ -234,17 +215,8 @@ export function insertRow(db: Kysely<any>, target: WriteTarget, values: Row): Ro
   }
   if (dialect.capabilities.supportsReturning) {
     // The statement of one set of columns is compiled once per table; only the values change.
-    const compiled =
-      statementOf(plan, 'insert', NO_FIELDS, columns, values, target.output) ??
-      keepStatement(
-        plan,
-        'insert',
-        NO_FIELDS,
-        columns,
-        values,
-        target.output,
-        insertQuery(db, target, values).returning(target.output.columns).compile(),
-      );
+    const slot = statementSlot(plan, 'insert', NO_FIELDS, columns, values, target.output);
+    const compiled = slot?.compiled ?? keep(plan, slot, insertQuery(db, target, values).returning(target.output.columns).compile());
     const ran = runCompiled<Row>(db, compiled, boundValues(values, columns));
     if (dialect.afterExplicitKey !== undefined && explicitAutoIncrement(plan, values)) return afterExplicitKeys(db, target, values, ran);
     if (ran instanceof Promise) return ran.then((result) => decodeRows(result.rows, target.output)[0]);
@@ -331,32 +303,21 @@ export function updateRowByKey(
   // The key (never changed by an update) is the whole output when it is what the client asked for:
   // the driver's count of matched rows says whether the row exists.
   if (outputIsNumericKey(target.output, keyFields, key)) {
+    const slot = statementSlot(plan, 'update-key', keyFields, columns, values, target.output);
     const compiled =
-      statementOf(plan, 'update-key', keyFields, columns, values, target.output) ??
-      keepStatement(
-        plan,
-        'update-key',
-        keyFields,
-        columns,
-        values,
-        target.output,
-        db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile(),
-      );
+      slot?.compiled ?? keep(plan, slot, db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).compile());
     // SQLite's runner answers at once: no turn of the microtask queue for it.
     const ran = runCompiled<Row>(db, compiled, updateParameters(values, columns, keyFields, key));
     if (ran instanceof Promise) return ran.then((result) => keyRows(target, keyFields, key, result.numAffectedRows));
     return keyRows(target, keyFields, key, ran.numAffectedRows);
   }
   if (!dialect.capabilities.supportsReturning) return updateRows(db, target, keyCondition(keyFields, key), values);
+  const slot = statementSlot(plan, 'update', keyFields, columns, values, target.output);
   const compiled =
-    statementOf(plan, 'update', keyFields, columns, values, target.output) ??
-    keepStatement(
+    slot?.compiled ??
+    keep(
       plan,
-      'update',
-      keyFields,
-      columns,
-      values,
-      target.output,
+      slot,
       db.updateTable(plan.source).set(values).where(keyCondition(keyFields, key)).returning(target.output.columns).compile(),
     );
   const ran = runCompiled<Row>(db, compiled, updateParameters(values, columns, keyFields, key));

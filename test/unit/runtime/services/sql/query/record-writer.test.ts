@@ -11,7 +11,7 @@ import {
   updateRows,
   updateValues,
 } from '#runtime/services/sql/query/record-writer.js';
-import { buildTablePlan, selectionOf, type TablePlan } from '#runtime/services/sql/query/table-plan.js';
+import { buildTablePlan, MAX_MEMOS, selectionOf, type TablePlan } from '#runtime/services/sql/query/table-plan.js';
 import { readDatabaseSchema } from '#runtime/services/sql/sql-service-kind.js';
 import { tempDir } from '../sql-test-helpers.js';
 
@@ -109,4 +109,42 @@ describe('record values', () => {
     expect(updateValues(p, { id: 3 }, p.primaryKey)).toEqual({});
     expect(() => updateValues(p, { qty: null }, p.primaryKey)).toThrow("Field 'qty' can not be NULL.");
   });
+});
+
+it('keeps at most MAX_MEMOS statements per table; writes of shapes beyond them still run, and grow the tree no further', async () => {
+  // Hundreds of commits: not each flushed to disk.
+  await sql`pragma synchronous = off`.execute(connection.db);
+  await sql`create table wide (id integer primary key, a integer, b integer, c integer, d integer, e integer, f integer)`.execute(
+    connection.db,
+  );
+  const schema = await readDatabaseSchema(connection.db, sqliteDialect, false);
+  const p = buildTablePlan(schema.tables.find((t) => t.name === 'wide')!, sqliteDialect);
+  const [id] = p.fields;
+  const target = { plan: p, dialect: sqliteDialect, output: p.keys };
+  await insertRow(connection.db, target, insertValues(p, { id: 1 }));
+  const nodes = (node: { next: Map<unknown, unknown> }): number =>
+    [...node.next.values()].reduce<number>((sum, next) => sum + 1 + nodes(next as { next: Map<unknown, unknown> }), 0);
+  // Each order of four of the six columns is a shape of its own: 360 of them.
+  const columns = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const orders: string[][] = [];
+  for (const w of columns)
+    for (const x of columns)
+      for (const y of columns) for (const z of columns) if (new Set([w, x, y, z]).size === 4) orders.push([w, x, y, z]);
+  const kept = MAX_MEMOS - p.writes.size;
+  let n = 0;
+  const write = async (order: string[]) => {
+    n++;
+    const record = Object.fromEntries(order.map((column, i) => [column, n * 10 + i]));
+    expect(await updateRowByKey(connection.db, target, [id], [1], updateValues(p, record, [id]))).toEqual([{ id: 1 }]);
+    const row = (await sql<Record<string, number>>`select * from wide where id = 1`.execute(connection.db)).rows[0];
+    expect(row).toMatchObject(record);
+  };
+  for (const order of orders.slice(0, kept)) await write(order);
+  expect(p.writes.size).toBe(MAX_MEMOS);
+  const grown = nodes(p.writes.root);
+  // Past the bound: written as before, nothing kept; the shapes kept still serve.
+  for (const order of orders.slice(kept)) await write(order);
+  for (const order of orders.slice(0, 3)) await write(order);
+  expect(p.writes.size).toBe(MAX_MEMOS);
+  expect(nodes(p.writes.root)).toBe(grown);
 });
