@@ -15,7 +15,7 @@ import type { HookModule } from './hooks.js';
 import { importEndpointModules, importHookModules, type HookModuleRef, type UserModuleRef } from './user-modules.js';
 import { logLevelFrom } from './request-logging.js';
 import type { ServiceRoutes } from './generated-routes.js';
-import { memoryReturnedMessage, returnMemoryWhenIdle } from './idle-memory.js';
+import { growYoungGenerationAtOnce, memoryReturnedMessage, returnMemoryWhenIdle } from './idle-memory.js';
 
 /** The generated server's entry, beside model.json: what worker processes run. */
 const SERVER_ENTRY = './main.mjs';
@@ -61,6 +61,8 @@ export async function runServer(options: RunServerOptions): Promise<void> {
     });
   });
   if (cluster.isPrimary) console.log(await startupSummary(app, model, address));
+  // After start-up, whose growth stays gradual: the idle RSS after start is unchanged.
+  growYoungGenerationAtOnce();
   returnMemoryWhenIdle((returned) => app.log.debug(memoryReturnedMessage(returned)));
   let draining = false;
   const stop = () => {

@@ -6,7 +6,7 @@
  */
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { collector, IDLE_MS, IdleSchedule, SETTLE_MS } from '#runtime/http/idle-memory.js';
+import { collector, growYoungGenerationAtOnce, IDLE_MS, IdleSchedule, SETTLE_MS } from '#runtime/http/idle-memory.js';
 
 /** Feeds one-second checks (`true`: busy) and returns the steps taken, with their times. */
 function run(schedule: IdleSchedule, checks: boolean[], start = 0): string[] {
@@ -86,5 +86,28 @@ describe('the idle collection', () => {
     await collect!.run();
     expect(youngGeneration()).toBeLessThan(grown);
     expect(youngGeneration()).toBeLessThanOrEqual(start);
+  });
+});
+
+describe('the young generation of a serving process', () => {
+  /** Allocates as a load does (short-lived objects, some surviving a few collections) until the young generation grows once; its new size. */
+  function firstGrowth(): number {
+    const before = youngGeneration();
+    let kept: object[][] = [];
+    for (let round = 0; round < 200_000; round++) {
+      kept.push(Array.from({ length: 100 }, (_, i) => ({ i, text: `item ${i}` })));
+      if (kept.length > 200) kept = [];
+      if (youngGeneration() > before) return youngGeneration();
+    }
+    return before;
+  }
+
+  it('grows to its largest size in one step after a shrink, not by doublings (growYoungGenerationAtOnce)', async () => {
+    // Shrunk to its first size, as V8 shrinks it after a pause between bursts.
+    await collector()!.run();
+    const shrunk = youngGeneration();
+    growYoungGenerationAtOnce();
+    // V8's default growth doubles it (1 -> 2 MB); at once, 1 -> 16 MB.
+    expect(firstGrowth()).toBeGreaterThanOrEqual(8 * shrunk);
   });
 });
