@@ -6,7 +6,7 @@
  *
  *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 5] [--connections 32]
  *                    [--only list,get,insert,patch,start] [--hooks none|noop|pre] [--against hand|plain]
- *                    [--profile [--profile-dir DIR]] [--instructions [--requests 1000]]
+ *                    [--profile [--profile-dir DIR]] [--instructions [--requests 1000] [--parallel 1]]
  *
  * --hooks noop: Portico's platform gets one hook module with a no-op pre_process and post_process
  * hook on the event of every request the bench sends (platform.yaml `hooks`), to measure what a
@@ -27,7 +27,15 @@
  * it the same requests one after the other (one keep-alive connection, the same ids for both), then
  * prints the instructions per request of each (callgrind.ts): a figure the machine's other load
  * does not move, for comparing builds (run it in two worktrees) or Portico with the hand-written
- * server. --requests is the batch per request kind and round (1000).
+ * server. --requests is the batch per request kind and round (1000). --parallel N keeps N requests
+ * under way at once (each on a connection of its own), as a load run does: what a request costs
+ * when others wait beside it (the young collections copy what they hold). Under callgrind node runs
+ * with V8's predictable GC schedule, whose young generation has a fixed size: the growing and
+ * shrinking of a load run (runtime/http/idle-memory.ts) is not in these counts.
+ *
+ * Load runs print, per request kind, each round's ratio and CPU with how long each server had been
+ * idle before its run and how many database connections it still had open then (node-postgres's
+ * pool closes a connection idle for 10 s; the bench's pauses are about 10 s).
  *
  * PostgreSQL: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test) names a
  * database on the server where the benchmark may create and drop its own databases.
@@ -63,10 +71,13 @@ const { values: args } = parseArgs({
     'profile-dir': { type: 'string' },
     instructions: { type: 'boolean', default: false },
     requests: { type: 'string', default: '1000' },
+    parallel: { type: 'string', default: '1' },
   },
 });
 const seconds = Number(args.duration);
 const rounds = Number(args.rounds);
+/** --instructions: requests under way at once (1: one after the other on one connection). */
+const parallel = Number(args.parallel);
 const connections = Number(args.connections);
 const only = new Set(args.only.split(','));
 const scenarios = SCENARIOS.filter((s) => only.has(s.name));
@@ -390,7 +401,14 @@ interface Run {
   databaseUs: number;
   otherCores: number;
   rssLoad: number;
+  /** Seconds the server had been idle since its previous run (NaN before the first). */
+  idleBefore: number;
+  /** The server's database connections open when the run began (PostgreSQL; a pool closes those idle for 10 s). */
+  connectionsBefore: number;
 }
+
+/** When each server's last run ended (hrtime), for Run.idleBefore. */
+const lastEnded = new Map<Contestant, bigint>();
 
 /**
  * One load run: wrk's figures, with the CPU the server and the database used meanwhile, and the
@@ -404,6 +422,8 @@ async function measure(setup: Setup, contestant: Contestant, scenario: Scenario,
   const own0 = ownCpuSeconds();
   const server0 = cpuSeconds(server.pid);
   const database0 = await setup.databaseCpu(contestant.database);
+  const ended = lastEnded.get(contestant);
+  const idleBefore = ended === undefined ? Number.NaN : Number(began - ended) / 1e9;
   let rssLoad = 0;
   const sampler = setInterval(() => {
     rssLoad = Math.max(rssLoad, rssMb(server.pid));
@@ -411,6 +431,7 @@ async function measure(setup: Setup, contestant: Contestant, scenario: Scenario,
   const result = await startLoad(server.url, scenario, setup.headers, { connections, seconds: duration, dir }).done.finally(() =>
     clearInterval(sampler),
   );
+  lastEnded.set(contestant, process.hrtime.bigint());
   const serverCpu = cpuSeconds(server.pid) - server0;
   let databaseCpu = 0;
   for (const [pid, cpu] of await setup.databaseCpu(contestant.database)) databaseCpu += cpu - (database0.get(pid) ?? 0);
@@ -424,6 +445,8 @@ async function measure(setup: Setup, contestant: Contestant, scenario: Scenario,
     databaseUs: (databaseCpu / result.requests) * 1e6,
     otherCores: Math.max(0, otherCpu / wall),
     rssLoad,
+    idleBefore,
+    connectionsBefore: database0.size,
   };
 }
 
@@ -474,23 +497,37 @@ async function profile(setup: Setup): Promise<void> {
 }
 
 /**
- * Sends `count` requests of `scenario` one after the other on one keep-alive connection, with the
- * ids the position `from` onwards gives (the same for every server and build); any answer but 2xx
- * stops the run.
+ * Sends `count` requests of `scenario` with the ids the positions `from` onwards give (the same for
+ * every server and build): one after the other on one keep-alive connection, or with `parallel`
+ * requests under way at once (each on a connection of its own), as a load run has them; any answer
+ * but 2xx stops the run.
  */
-async function sendInOrder(url: string, scenario: Scenario, headers: Record<string, string>, from: number, count: number): Promise<void> {
-  for (let i = from; i < from + count; i++) {
-    const id = 1 + ((i * 7919) % ORDERS);
-    const customer = 1 + ((i * 31) % CUSTOMERS);
-    const response = await fetch(url + scenario.path.replace('{id}', String(id)), {
-      method: scenario.method,
-      headers,
-      body: scenario.body?.replace('{customer}', String(customer)),
-    });
-    const text = await response.text();
-    if (response.status >= 300)
-      throw new Error(`${scenario.method} ${scenario.path} (id ${id}) answered ${response.status}: ${text.slice(0, 500)}`);
-  }
+async function sendInOrder(
+  url: string,
+  scenario: Scenario,
+  headers: Record<string, string>,
+  from: number,
+  count: number,
+  parallel = 1,
+): Promise<void> {
+  let next = from;
+  const sender = async () => {
+    for (let i = next++; i < from + count; i = next++) await sendOne(url, scenario, headers, i);
+  };
+  await Promise.all(Array.from({ length: parallel }, sender));
+}
+
+async function sendOne(url: string, scenario: Scenario, headers: Record<string, string>, i: number): Promise<void> {
+  const id = 1 + ((i * 7919) % ORDERS);
+  const customer = 1 + ((i * 31) % CUSTOMERS);
+  const response = await fetch(url + scenario.path.replace('{id}', String(id)), {
+    method: scenario.method,
+    headers,
+    body: scenario.body?.replace('{customer}', String(customer)),
+  });
+  const text = await response.text();
+  if (response.status >= 300)
+    throw new Error(`${scenario.method} ${scenario.path} (id ${id}) answered ${response.status}: ${text.slice(0, 500)}`);
 }
 
 const WARM_UP_REQUESTS = 3000;
@@ -509,7 +546,7 @@ async function instructions(setup: Setup): Promise<void> {
       const { pid, url } = contestant.server;
       let sent = 0;
       for (const scenario of scenarios) {
-        await sendInOrder(url, scenario, setup.headers, sent, WARM_UP_REQUESTS);
+        await sendInOrder(url, scenario, setup.headers, sent, WARM_UP_REQUESTS, parallel);
         sent += WARM_UP_REQUESTS;
       }
       startCounting(pid);
@@ -517,7 +554,7 @@ async function instructions(setup: Setup): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         for (const scenario of scenarios) {
           zeroCounts(pid);
-          await sendInOrder(url, scenario, setup.headers, sent, batch);
+          await sendInOrder(url, scenario, setup.headers, sent, batch, parallel);
           sent += batch;
           mine.get(scenario.name)!.push(await dumpCounts(pid, dir));
         }
@@ -534,7 +571,7 @@ async function instructions(setup: Setup): Promise<void> {
   }
   const thousands = (n: number) => (n / batch / 1000).toFixed(1);
   const lines = [
-    `${setup.label}: thousands of instructions per request under callgrind, ${rounds} rounds of ${batch} requests one at a time after ${WARM_UP_REQUESTS} of each; ` +
+    `${setup.label}: thousands of instructions per request under callgrind, ${rounds} rounds of ${batch} requests ${parallel === 1 ? 'one at a time' : `${parallel} at a time`} after ${WARM_UP_REQUESTS} of each; ` +
       'steady = all but GC, incremental marking, compilers and deoptimisation (their inclusive counts); medians of rounds (min-max)',
   ];
   for (const scenario of scenarios) {
@@ -567,6 +604,7 @@ async function run(setup: Setup): Promise<void> {
         // Warm-up (JIT, caches, pool): one short run of each request, not counted.
         for (const scenario of scenarios)
           await startLoad(contestant.server.url, scenario, setup.headers, { connections, seconds: Math.min(2, seconds), dir }).done;
+        lastEnded.set(contestant, process.hrtime.bigint());
       }
       const runs = new Map<string, { portico: Run[]; hand: Run[] }>(scenarios.map((s) => [s.name, { portico: [], hand: [] }]));
       for (let round = 0; round < rounds; round++) {
@@ -635,6 +673,22 @@ async function run(setup: Setup): Promise<void> {
         `${setup.label}: ${connections} connections, ${seconds}s x ${rounds} rounds, order rotated; ratio = median of per-round Portico/${second} req/s; other figures medians${args.hooks === 'none' ? '' : `; Portico with a no-op ${args.hooks === 'pre' ? 'pre_process' : 'pre_process and post_process'} hook per operation`}${againstPlain ? ', plain = the same platform without it' : ''}`,
       );
       for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
+      // Round by round: how long each server had been idle before its run, and how many database
+      // connections it still had open then (a pool closes connections idle for 10 s), beside the figures.
+      const pg = setup.contestants[0].database !== null;
+      for (const scenario of scenarios) {
+        const { portico: p, hand: h } = runs.get(scenario.name)!;
+        const rounds = p.map((r, i) => {
+          const o = h[i];
+          const idle = (x: number) => (Number.isNaN(x) ? '-' : x.toFixed(1));
+          return (
+            `${i + 1}: ${(r.rps / o.rps).toFixed(2)} cpu ${r.serverUs.toFixed(0)}/${o.serverUs.toFixed(0)}` +
+            (pg ? ` db ${r.databaseUs.toFixed(0)}/${o.databaseUs.toFixed(0)} conns ${r.connectionsBefore}/${o.connectionsBefore}` : '') +
+            ` idle ${idle(r.idleBefore)}/${idle(o.idleBefore)} s`
+          );
+        });
+        lines.push(`${scenario.name} by round (ratio, P/${secondLetter}): ${rounds.join('; ')}`);
+      }
       for (const [name, m] of memory)
         lines.push(
           `RSS ${name === 'hand' ? second : name}: idle ${m.idle.toFixed(0)} MB, under load ${m.load.toFixed(0)} MB, idle after load ${m.afterLoad.toFixed(0)} MB (2 s), ${m.settled.toFixed(0)} MB (${SETTLE_MS / 1000} s)`,
