@@ -110,13 +110,33 @@ const SETTLE_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function freePort(): Promise<number> {
+/**
+ * BENCH_PORTS=first-last (e.g. 19100-19199): the servers listen on a free port of that range, for
+ * a machine whose users share out port ranges; otherwise on any port the system gives.
+ */
+const portRange = process.env.BENCH_PORTS?.split('-').map(Number);
+let nextPort = portRange?.[0] ?? 0;
+
+function listenOn(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    const server = net.createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+async function freePort(): Promise<number> {
+  if (portRange === undefined) return (await listenOn(0))!;
+  const [first, last] = portRange;
+  for (let tries = 0; tries <= last - first; tries++) {
+    const port = nextPort;
+    nextPort = nextPort >= last ? first : nextPort + 1;
+    if ((await listenOn(port)) !== undefined) return port;
+  }
+  throw new Error(`No free port in BENCH_PORTS ${first}-${last}`);
 }
 
 interface Server {
