@@ -152,6 +152,15 @@ export const sqlMessages = {
     () => 'The table was changed by another client while the request ran; nothing was stored. Try again.',
   ),
   databaseUnavailable: message(503, () => 'The database is unavailable; try again later.'),
+  /**
+   * Every connection of the service's pool stayed busy (with other requests' statements) for its
+   * connection_timeout: the database is up, and nothing of this request was sent to it.
+   */
+  connectionsBusy: message(
+    503,
+    () =>
+      'Every connection of the service to the database stayed busy with other requests for its connection_timeout; nothing was sent to the database, so trying again later is safe.',
+  ),
   /** The connection was lost once the database had a write (or its commit): it may have stored it (dialects/unknown-outcome.ts). */
   outcomeUnknown: message(
     503,

@@ -6,7 +6,8 @@
  * statements for longer than its connection_timeout. The ended statement answers the spec's 503 in
  * the error envelope and stores nothing of it; the other records of a batch and the requests
  * waiting for the connection are served on a new one, never on the ended session; with no
- * connection to be had the service answers 503 (resource exhaustion), and serves once one is free;
+ * connection to be had the service answers 503 (resource exhaustion: "connections all busy" when
+ * its own pool's are, "unavailable" when the database refuses more), and serves once one is free;
  * a database that takes no changes (read-only: a standby after a failover, maintenance) answers
  * writes 503 while reads go on, and takes them again once it is writable.
  */
@@ -23,6 +24,14 @@ afterAll(async () => {
 });
 
 const UNAVAILABLE = { error: { code: 503, message: 'The database is unavailable; try again later.' } };
+/** Every connection of the pool busy with other requests: the database is up, and nothing was sent. */
+const CONNECTIONS_BUSY = {
+  error: {
+    code: 503,
+    message:
+      'Every connection of the service to the database stayed busy with other requests for its connection_timeout; nothing was sent to the database, so trying again later is safe.',
+  },
+};
 const OUTCOME_UNKNOWN = {
   error: {
     code: 503,
@@ -185,7 +194,7 @@ async function oneConnectionUser(target: DatabaseTarget): Promise<{ user: string
 
 for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
   describe.skipIf(!(await requireService(kind)))(`a ${kind} service that can have no connection`, () => {
-    it('answers 503 in the error shape once every connection of its pool stayed busy for connection_timeout, and serves once one is free', {
+    it('answers 503 in the error shape saying its connections are all busy (not that the database is down) once every connection of its pool stayed busy for connection_timeout, and serves once one is free', {
       timeout: 30_000,
     }, async () => {
       // One connection, held by an insert that sleeps ten seconds; a wait for a connection lasts one.
@@ -203,8 +212,8 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
           ],
         }),
       ]);
-      expect(read).toEqual({ status: 503, body: UNAVAILABLE });
-      expect(batch).toEqual({ status: 503, body: UNAVAILABLE });
+      expect(read).toEqual({ status: 503, body: CONNECTIONS_BUSY });
+      expect(batch).toEqual({ status: 503, body: CONNECTIONS_BUSY });
       await endSession(target, session);
       expect((await insert).status).toBe(503);
       expect(await stored(target)).toEqual([]);
@@ -212,7 +221,7 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(ids(await api.get('_table/item'))).toEqual([4]);
     });
 
-    it('answers 503 in the error shape while every connection its user may open is taken, and serves once one is free', {
+    it('answers 503 in the error shape saying the database is unavailable (not busy) while every connection its user may open is taken, and serves once one is free', {
       timeout: 20_000,
     }, async () => {
       const target = await openDatabaseTarget(kind);

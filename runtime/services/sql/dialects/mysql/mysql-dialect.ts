@@ -91,14 +91,16 @@ export class OutcomeReportingMysqlDialect extends MysqlDialect {
  * (connecting, or a free one while every one is busy), after which it answers 503 as PostgreSQL's
  * pool does: mysql2 queued it for as long as the busy ones ran (slow statements held every
  * request for up to their statement timeout). A connection that comes after the wait went back to the pool.
+ * A wait while every connection was open and checked out says so (connectionsBusy: the database is
+ * up), distinct from one that found the database down or not answering.
  */
-function waitBoundedPool(pool: Pool, waitMs: number): MysqlPool {
+function waitBoundedPool(pool: Pool, waitMs: number, allBusy: () => boolean): MysqlPool {
   return {
     getConnection(callback) {
       let late = false;
       const timer = setTimeout(() => {
         late = true;
-        callback(sqlMessages.databaseUnavailable.error(), undefined as never);
+        callback((allBusy() ? sqlMessages.connectionsBusy : sqlMessages.databaseUnavailable).error(), undefined as never);
       }, waitMs);
       pool.getConnection((error, connection) => {
         if (late) {
@@ -111,6 +113,18 @@ function waitBoundedPool(pool: Pool, waitMs: number): MysqlPool {
     },
     end: (callback) => pool.end(callback),
   };
+}
+
+/**
+ * Whether every connection the pool may open is open (its session set up: `established`) and
+ * checked out. mysql2 keeps its connections in `_allConnections` (one still connecting too), the
+ * free ones also in `_freeConnections`, and drops a closed one from both.
+ */
+function everyConnectionBusy(pool: Pool, limit: number, established: WeakSet<object>): boolean {
+  const internals = pool as unknown as { _allConnections?: { toArray(): object[] }; _freeConnections?: { length: number } };
+  const all = internals._allConnections?.toArray();
+  if (all === undefined || internals._freeConnections === undefined) return false;
+  return internals._freeConnections.length === 0 && all.length >= limit && all.every((connection) => established.has(connection));
 }
 
 /** Opens a connection pool on the server's database. */
@@ -131,13 +145,17 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
   const timeoutSeconds = server.statementTimeoutMs / 1000;
   // Which server this is (the timeout settings differ) is known once the first connection has asked.
   let mariadb: boolean | null = null;
+  const established = new WeakSet<object>();
   pool.on('connection', (connection) => {
+    established.add(connection);
     // A connection that gets no answer at all (a frozen server, a partitioned network) is ended (answer-watchdog.ts).
     watchMysqlAnswers(connection, answerLimitMs(server.statementTimeoutMs));
     connection.query(sessionSettings(timeoutSeconds, mariadb));
   });
   const db = new Kysely<any>({
-    dialect: new OutcomeReportingMysqlDialect({ pool: waitBoundedPool(pool, server.connectTimeoutMs) }),
+    dialect: new OutcomeReportingMysqlDialect({
+      pool: waitBoundedPool(pool, server.connectTimeoutMs, () => everyConnectionBusy(pool, server.maxConnections, established)),
+    }),
     plugins: [new TableSourcePlugin()],
   });
   try {

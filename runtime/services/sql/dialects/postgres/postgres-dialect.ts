@@ -20,6 +20,7 @@ import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
 import { mayStore, OutcomeReportingDriver, outcomeUnknown } from '../unknown-outcome.js';
 import { answerLimitMs, answerWatchedClient } from '../answer-watchdog.js';
+import { sqlMessages } from '../../sql-messages.js';
 
 const asText = (value: string) => value;
 const int8 = (value: string) => {
@@ -129,6 +130,43 @@ export function guardPoolConnections(pool: pg.Pool): void {
   });
 }
 
+/** pg-pool's error of a wait for a connection that outlasted connectionTimeoutMillis while the pool was full. */
+const WAIT_TIMED_OUT = /^timeout exceeded when trying to connect/;
+
+/**
+ * A pool whose wait for a connection that outlasted connection_timeout says why: every connection
+ * open and checked out by other requests (the database is up and busy: connectionsBusy) rather
+ * than the database down or not answering (pg-pool counts a connection still connecting as taken:
+ * a wait behind one to a server that does not answer stays "unavailable"). Nothing was sent either way.
+ */
+export class BusyExplainingPool extends pg.Pool {
+  private explain(error: Error): Error {
+    if (!WAIT_TIMED_OUT.test(error.message)) return error;
+    const internals = this as unknown as { _clients?: Array<{ _connected?: boolean }>; options: { max: number } };
+    const clients = internals._clients ?? [];
+    const busy = this.idleCount === 0 && clients.length >= internals.options.max && clients.every((client) => client._connected === true);
+    if (!busy) return error;
+    const explained = sqlMessages.connectionsBusy.error();
+    explained.cause = error;
+    return explained;
+  }
+
+  override connect(): Promise<pg.PoolClient>;
+  override connect(
+    callback: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): void;
+  override connect(
+    callback?: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): Promise<pg.PoolClient> | undefined {
+    if (callback === undefined)
+      return super.connect().catch((error: Error) => {
+        throw this.explain(error);
+      });
+    super.connect((error, client, done) => callback(error ? this.explain(error) : undefined, client, done));
+    return undefined;
+  }
+}
+
 /** A write or commit whose connection is lost says that it may have been stored (unknown-outcome.ts). */
 export class OutcomeReportingPostgresDialect extends PostgresDialect {
   override createDriver(): Driver {
@@ -139,7 +177,7 @@ export class OutcomeReportingPostgresDialect extends PostgresDialect {
 /** Opens a pool on the server; every connection works in `schema` (which must exist). */
 export async function openPostgresDatabase(server: ServerConnection, schema: string): Promise<SqlConnection> {
   const generation: SchemaGeneration = { value: 0 };
-  const pool = new pg.Pool({
+  const pool = new BusyExplainingPool({
     host: server.host,
     port: server.port,
     database: server.database,
