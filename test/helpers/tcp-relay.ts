@@ -14,8 +14,12 @@ export interface TcpRelay {
   cut(): Promise<void>;
   /** Ends every open connection and accepts new ones without ever answering. */
   silence(): void;
-  /** Stops passing data on the open connections, which stay open (a frozen server, a partitioned network), and accepts new ones without answering. */
-  freeze(): void;
+  /**
+   * Stops passing data on the open connections, which stay open (a frozen server, a partitioned
+   * network), and accepts new ones without answering. `down`: only the data from the target stops
+   * (the server takes what it is sent and its answers are lost: a publish it never confirms).
+   */
+  freeze(direction?: 'both' | 'down'): void;
   /** Relays new connections to the target again. */
   restore(): Promise<void>;
   /** Ends every open connection, leaving the mode as it is (a network blip). */
@@ -80,13 +84,14 @@ export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'
       silent = true;
       resetAll();
     },
-    freeze() {
+    freeze(direction = 'both') {
       silent = true;
       for (const [client, upstream] of pipes) {
-        client.unpipe(upstream);
         upstream.unpipe(client);
-        client.pause();
         upstream.pause();
+        if (direction === 'down') continue;
+        client.unpipe(upstream);
+        client.pause();
       }
     },
     async restore() {

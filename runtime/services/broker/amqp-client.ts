@@ -11,7 +11,7 @@ import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ty
 import { pick, toBool, type RawQuery } from '../../core/query-params.js';
 import { type BrokerClient, type Delivery, decodeMessage, encodeMessage, type Publication } from './broker-client.js';
 import { exchangeDeclaration, queueDeclaration, type AmqpConfig, type ExchangeDeclaration, type QueueDeclaration } from './amqp-config.js';
-import { unavailable, withDeadline } from './deadline.js';
+import { MAYBE_DELIVERED, unavailable, withDeadline } from './deadline.js';
 
 const MAX_NAME_BYTES = 255;
 /** Message headers travel in one frame with the other properties (RabbitMQ's frame_max is 128 KiB by default). */
@@ -311,6 +311,8 @@ export class AmqpBrokerClient implements BrokerClient {
   ): Promise<void> {
     const deadline = Date.now() + this.config.timeoutMs;
     let last: unknown = null;
+    // Once a publish was written, a failure can not say that the broker did not take it.
+    let written = false;
     while (Date.now() < deadline) {
       const link = await this.connection(deadline);
       // Only what the broker says about this attempt explains its failure.
@@ -322,11 +324,12 @@ export class AmqpBrokerClient implements BrokerClient {
         await withDeadline(
           new Promise<void>((resolve, reject) => {
             channel.publish(exchange, routingKey, content, options, (error: unknown) => (error ? reject(error) : resolve()));
+            written = true;
           }),
           Math.max(1, deadline - Date.now()),
           () => {
             this.drop(link);
-            return unavailable(this.name, 'the AMQP broker did not confirm the publish in time');
+            return unavailable(this.name, `the AMQP broker did not confirm the publish in time${MAYBE_DELIVERED}`);
           },
         );
         return;
@@ -342,7 +345,10 @@ export class AmqpBrokerClient implements BrokerClient {
         await sleep(50);
       }
     }
-    throw unavailable(this.name, `the publish was not confirmed in time${last ? ' (the connection was lost)' : ''}`);
+    throw unavailable(
+      this.name,
+      `the publish was not confirmed in time${last ? ' (the connection was lost)' : ''}${written ? MAYBE_DELIVERED : ''}`,
+    );
   }
 
   async pull(source: string, limit: number, waitMs: number): Promise<Delivery[]> {

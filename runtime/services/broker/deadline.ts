@@ -9,6 +9,13 @@ export function unavailable(service: string, what: string): ServiceUnavailableEr
   return new ServiceUnavailableError(`Service '${service}' is unavailable: ${what}.`);
 }
 
+/**
+ * What a 503 of a publish adds once the message was written to the broker and the broker did not
+ * say whether it took it (no confirm, no PUBACK): it may have delivered it (as smtp_email's
+ * connection lost after the whole message).
+ */
+export const MAYBE_DELIVERED = ': the message may or may not have been delivered. Check before publishing it again';
+
 /** Resolves as `work` does, or rejects with `onTimeout()` after `ms` milliseconds. */
 export function withDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -12,7 +12,7 @@ import type { IClientOptions, MqttClient } from 'mqtt';
 import { BadRequestError, ForbiddenError, NotFoundError, PayloadTooLargeError, type PorticoError } from '../../core/errors.js';
 import { pick, toBool, type RawQuery } from '../../core/query-params.js';
 import { type BrokerClient, type Delivery, decodeMessage, encodeMessage, type Publication } from './broker-client.js';
-import { millis, unavailable, withDeadline } from './deadline.js';
+import { MAYBE_DELIVERED, millis, unavailable, withDeadline } from './deadline.js';
 import { checkTopicFilter, checkTopicName, topicMatches } from './mqtt-topics.js';
 
 type Qos = 0 | 1 | 2;
@@ -242,11 +242,11 @@ export class MqttBrokerClient implements BrokerClient {
    * up, 45 s by default); mqtt.js connects anew and sends what was queued while it was down (a
    * publish written on the ended connection is not sent again: see connection()).
    */
-  private call<T>(work: Promise<T>, what: string): Promise<T> {
+  private call<T>(work: Promise<T>, what: string, written: () => boolean = () => false): Promise<T> {
     return withDeadline(work, this.timeoutMs, () => {
       if (!this.client?.connected) return unavailable(this.name, 'the MQTT broker cannot be reached');
       (this.client as unknown as { stream?: { destroy(): void } }).stream?.destroy();
-      return unavailable(this.name, `the MQTT broker did not acknowledge ${what} in time`);
+      return unavailable(this.name, `the MQTT broker did not acknowledge ${what} in time${written() ? MAYBE_DELIVERED : ''}`);
     }).catch((error: unknown) => {
       if ((error as PorticoError).status !== undefined) throw error;
       throw unavailable(this.name, `${what} failed (${(error as Error).message})`);
@@ -303,6 +303,8 @@ export class MqttBrokerClient implements BrokerClient {
             );
           }),
           'the publish',
+          // A QoS 1/2 publish on a connection that stayed up was written: the broker may have taken it.
+          () => qos > 0,
         );
       },
     };

@@ -47,7 +47,7 @@ describe.each(KINDS)('$type', async ({ type, broker, port, topic }) => {
     return { name, relay };
   }
 
-  async function unavailable(name: string): Promise<void> {
+  async function unavailable(name: string): Promise<string> {
     const started = Date.now();
     const answer = await api('POST', `/${name}/pub/${topic}`, { n: 1 });
     expect(answer.status, JSON.stringify(answer.body)).toBe(503);
@@ -55,6 +55,7 @@ describe.each(KINDS)('$type', async ({ type, broker, port, topic }) => {
     expect(answer.body.error.code).toBe(503);
     expect(answer.body.error.message).toContain(`'${name}'`);
     expect(Date.now() - started).toBeLessThan(20_000);
+    return answer.body.error.message;
   }
 
   async function publishesAgain(name: string): Promise<void> {
@@ -95,6 +96,23 @@ describe.each(KINDS)('$type', async ({ type, broker, port, topic }) => {
       const { name, relay } = await relayedService();
       relay.freeze();
       await unavailable(name);
+      await relay.restore();
+      await publishesAgain(name);
+    },
+  );
+
+  it.skipIf(!reachable)(
+    'answers 503 saying the message may have been delivered when the broker takes the publish and never confirms it',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const { name, relay } = await relayedService();
+      // The publish reaches the broker; its confirm (AMQP) or PUBACK (MQTT QoS 1) never comes back.
+      relay.freeze('down');
+      expect(await unavailable(name)).toBe(
+        `Service '${name}' is unavailable: the ${type.toUpperCase()} broker did not ${type === 'amqp' ? 'confirm' : 'acknowledge'} the publish in time: the message may or may not have been delivered. Check before publishing it again.`,
+      );
       await relay.restore();
       await publishesAgain(name);
     },
