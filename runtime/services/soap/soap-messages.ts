@@ -146,10 +146,14 @@ export const soapMessages = {
     500,
     (importedBy: string, location: string) => `'${importedBy}' imports '${location}': a WSDL read from a URL may only import over http(s).`,
   ),
-  /** `document`: the URL, or the quoted label of a file; `from`: ` (imported by '...')` or ''. */
+  /**
+   * `what`: 'WSDL document', or 'schema file' / 'schema' for an XML Schema that xs:import,
+   * xs:include or xs:redefine pulls in; `document`: the URL, or the quoted label of a file;
+   * `from`: ` (imported by '...')` or ''.
+   */
   wsdlUnreadable: message(
     500,
-    (document: string, from: string, reason: string) => `Could not read the WSDL document ${document}${from}: ${reason}.`,
+    (what: string, document: string, from: string, reason: string) => `Could not read the ${what} ${document}${from}: ${reason}.`,
   ),
   wsdl2: message(
     500,

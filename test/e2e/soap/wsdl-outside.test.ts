@@ -129,9 +129,9 @@ describe('gen build of WSDLs outside the corpus', () => {
     expect(lines).toEqual([
       "platform.yaml:4:5: Introspection of service 'wsdl20' (soap) failed: 'wsdl20.wsdl' is a WSDL 2.0 document; Portico reads WSDL 1.1 (wsdl:definitions), as most SOAP stacks do. [PCO201]",
       "platform.yaml:8:5: Introspection of service 'malformed' (soap) failed: 'malformed.wsdl' is not well-formed XML: the element wsdl:message is not closed (line 5, column 3) [PCO201]",
-      "platform.yaml:12:5: Introspection of service 'missing_import' (soap) failed: Could not read the WSDL document 'xsd/gone.xsd' (imported by 'missing-import.wsdl'): no such file. [PCO201]",
+      "platform.yaml:12:5: Introspection of service 'missing_import' (soap) failed: Could not read the schema file 'xsd/gone.xsd' (imported by 'missing-import.wsdl'): no such file. [PCO201]",
       "platform.yaml:16:5: Introspection of service 'html_page' (soap) failed: 'html-page.wsdl' is an HTML page ('Sign in'), not a WSDL document: its address serves a web page (an error or login page, or a service's help page) instead of the WSDL. [PCO201]",
-      "platform.yaml:20:5: Introspection of service 'unreachable_import' (soap) failed: Could not read the WSDL document http://127.0.0.1:19599/far.xsd (imported by 'unreachable-import.wsdl'): the SOAP host http://127.0.0.1:19599/far.xsd cannot be reached: connect ECONNREFUSED 127.0.0.1:19599. [PCO201]",
+      "platform.yaml:20:5: Introspection of service 'unreachable_import' (soap) failed: Could not read the schema http://127.0.0.1:19599/far.xsd (imported by 'unreachable-import.wsdl'): the SOAP host http://127.0.0.1:19599/far.xsd cannot be reached: connect ECONNREFUSED 127.0.0.1:19599. [PCO201]",
     ]);
     expect(out.stderr).toContain('5 problems found.');
     expect(out.stderr).not.toMatch(/bug in Portico|\n\s+at /);

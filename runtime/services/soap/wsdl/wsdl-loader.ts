@@ -37,6 +37,8 @@ interface Pending {
   label: string;
   chameleonNamespace: string | null;
   importedBy: string | null;
+  /** An XML Schema (pulled in by xs:import, xs:include or xs:redefine), not a WSDL. */
+  schema: boolean;
 }
 
 const isUrl = (uri: string) => /^https?:\/\//i.test(uri);
@@ -55,22 +57,23 @@ function resolveImport(base: string, location: string, importedBy: string): stri
 
 async function readText(pending: Pending, transport: SoapTransport): Promise<string> {
   const from = pending.importedBy === null ? '' : ` (imported by '${pending.importedBy}')`;
+  const what = (file: boolean) => (!pending.schema ? 'WSDL document' : file ? 'schema file' : 'schema');
   if (isUrl(pending.uri)) {
     const reply = await transport.exchange(pending.uri, null).catch((error: unknown) => {
       // An import whose host cannot be reached (or does not answer): which document imports it,
       // with the status the transport gave (503 for a host that cannot be reached).
       if (pending.importedBy === null || !(error instanceof PorticoError)) throw error;
       const reason = `${error.message.charAt(0).toLowerCase()}${error.message.slice(1).replace(/\.$/, '')}`;
-      throw message(error.status, () => soapMessages.wsdlUnreadable.text(pending.uri, from, reason)).error();
+      throw message(error.status, () => soapMessages.wsdlUnreadable.text(what(false), pending.uri, from, reason)).error();
     });
-    if (reply.status !== 200) throw soapMessages.wsdlUnreadable.error(pending.uri, from, `HTTP ${reply.status}`);
+    if (reply.status !== 200) throw soapMessages.wsdlUnreadable.error(what(false), pending.uri, from, `HTTP ${reply.status}`);
     return reply.body;
   }
   try {
     return decodeXml(await fs.readFile(pending.uri));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw soapMessages.wsdlUnreadable.error(`'${pending.label}'`, from, code === 'ENOENT' ? 'no such file' : (code ?? String(error)));
+    throw soapMessages.wsdlUnreadable.error(what(true), `'${pending.label}'`, from, code === 'ENOENT' ? 'no such file' : (code ?? String(error)));
   }
 }
 
@@ -103,13 +106,13 @@ export function schemaElements(root: Element): Element[] {
 }
 
 /** The documents a document imports. */
-function importsOf(document: WsdlDocument): Array<{ location: string; chameleonNamespace: string | null }> {
-  const found: Array<{ location: string; chameleonNamespace: string | null }> = [];
+function importsOf(document: WsdlDocument): Array<{ location: string; chameleonNamespace: string | null; schema: boolean }> {
+  const found: Array<{ location: string; chameleonNamespace: string | null; schema: boolean }> = [];
   for (const child of childElements(document.root)) {
     if (child.localName !== 'import' || child.namespaceURI !== document.root.namespaceURI) continue;
     const location = attribute(child, 'location');
     if (location !== undefined && !isStandardSchema(attribute(child, 'namespace'), location))
-      found.push({ location, chameleonNamespace: null });
+      found.push({ location, chameleonNamespace: null, schema: false });
   }
   for (const schema of schemaElements(document.root)) {
     const ownNamespace = attribute(schema, 'targetNamespace') ?? document.chameleonNamespace ?? '';
@@ -118,9 +121,9 @@ function importsOf(document: WsdlDocument): Array<{ location: string; chameleonN
       const location = attribute(child, 'schemaLocation');
       if (location === undefined || location.trim() === '') continue;
       if (child.localName === 'import' && !isStandardSchema(attribute(child, 'namespace'), location))
-        found.push({ location, chameleonNamespace: null });
+        found.push({ location, chameleonNamespace: null, schema: true });
       if ((child.localName === 'include' || child.localName === 'redefine') && !isStandardSchema(undefined, location))
-        found.push({ location, chameleonNamespace: ownNamespace });
+        found.push({ location, chameleonNamespace: ownNamespace, schema: true });
     }
   }
   return found;
@@ -134,7 +137,7 @@ function importsOf(document: WsdlDocument): Array<{ location: string; chameleonN
 export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapTransport): Promise<WsdlDocument[]> {
   const main = location.kind === 'url' ? location.url : location.path;
   const queue: Pending[] = [
-    { uri: main, label: location.kind === 'url' ? main : path.basename(main), chameleonNamespace: null, importedBy: null },
+    { uri: main, label: location.kind === 'url' ? main : path.basename(main), chameleonNamespace: null, importedBy: null, schema: false },
   ];
   const seen = new Set([main]);
   const documents: WsdlDocument[] = [];
@@ -155,12 +158,12 @@ export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapT
     if (nestsDeeperThan(root, MAX_NESTING)) throw soapMessages.wsdlTooDeep.error(pending.label, MAX_NESTING);
     const document: WsdlDocument = { uri: pending.uri, label: pending.label, root, chameleonNamespace: pending.chameleonNamespace };
     documents.push(document);
-    for (const { location: written, chameleonNamespace } of importsOf(document)) {
+    for (const { location: written, chameleonNamespace, schema } of importsOf(document)) {
       const uri = resolveImport(pending.uri, written, pending.label);
       if (seen.has(uri)) continue;
       if (seen.size >= MAX_DOCUMENTS) throw soapMessages.wsdlTooManyDocuments.error(MAX_DOCUMENTS);
       seen.add(uri);
-      queue.push({ uri, label: written, chameleonNamespace, importedBy: pending.label });
+      queue.push({ uri, label: written, chameleonNamespace, importedBy: pending.label, schema });
     }
   }
   return [...documents, ...(await standardDocuments())];
