@@ -9,12 +9,19 @@ export function documentedName(operation: string): string {
 }
 
 /**
- * The documented name of each operation, in order, every one distinct: where two would share one
- * (`Get_Item`, `GetItem`), the operation named so already keeps it and the other keeps its
- * lower-cased WSDL name (`get_item`); a clash beyond that gets a number.
+ * The service's own routes beside its operations: `GET /api/v2/{service}/_spec` serves its OpenAPI
+ * document (api-dispatch.ts), so no operation is documented under that name.
+ */
+export const RESERVED_OPERATION_NAMES: ReadonlySet<string> = new Set(['_spec']);
+
+/**
+ * The documented name of each operation, in order, every one distinct and none a reserved route:
+ * where two would share one (`Get_Item`, `GetItem`), the operation named so already keeps it and
+ * the other keeps its lower-cased WSDL name (`get_item`); a clash beyond that gets a number
+ * (`_spec` beside `spec`: `spec2`).
  */
 export function documentedNames(operations: readonly string[]): string[] {
-  const taken = new Set<string>();
+  const taken = new Set<string>(RESERVED_OPERATION_NAMES);
   const names: string[] = new Array(operations.length);
   const plain = (name: string) => documentedName(name) === name.toLowerCase();
   const claim = (index: number, wanted: string[]) => {

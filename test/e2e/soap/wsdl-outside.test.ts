@@ -78,6 +78,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   utf8_bom: 'utf8-bom.wsdl',
   utf16: 'utf16.wsdl',
   case_names: 'case-names.wsdl',
+  reserved_names: 'reserved-names.wsdl',
   redefine: 'redefine/redefine.wsdl',
 };
 
@@ -170,6 +171,7 @@ describe('gen build of WSDLs outside the corpus', () => {
       `${line('loose')}: Type 'B' derives from itself (through its base 'A'); its base is left out.`,
       `${line('loose')}: Type 'Nowhere' of namespace 'urn:o:loose' is not defined; any value is accepted.`,
       `${line('case_names')}: Operation 'GetItem' differs from 'GETITEM' only in case, which operation names in the API do not tell apart: it is offered as 'GetItem_2' (a call spelling 'GetItem' exactly still reaches it).`,
+      `${line('reserved_names')}: Operation '_spec' has the name of the service's route GET /_spec, which serves the service's OpenAPI document: GET reaches the operation as '/spec2' (its documented name), POST as '/_spec' too.`,
     ]);
     expect(build.code).toBe(0);
     expect(
@@ -1661,6 +1663,20 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     expect(await call('GET', 'case_names/getitem_2?id=3')).toEqual({ status: 200, body: { name: 'by id' } });
     expect(lastBody()).toBe('<GetItem xmlns="urn:o:case-names"><id>3</id></GetItem>');
     expect((await call('GET', 'case_names')).body).toEqual({ resource: [{ name: 'GETITEM' }, { name: 'GetItem_2' }] });
+  });
+  HAND_WRITTEN['/reserved-names/'] = (action) =>
+    action === 'urn:o:reserved-names#spec'
+      ? '<specResponse xmlns="urn:o:reserved-names"><name>plain</name></specResponse>'
+      : '<_specResponse xmlns="urn:o:reserved-names"><count>4</count></_specResponse>';
+  it("reserved_names: an operation named _spec (the service document's route) is documented and reached by GET under another name, by POST under its own", async () => {
+    const document = await call('GET', 'reserved_names/_spec');
+    expect(document.body).toMatchObject({ openapi: expect.any(String) });
+    expect(Object.keys(document.body.paths as object).sort()).toEqual(['/', '/spec', '/spec2']);
+    expect(await call('GET', 'reserved_names/spec2?code=g')).toEqual({ status: 200, body: { count: 4 } });
+    expect(lastBody()).toBe('<_spec xmlns="urn:o:reserved-names"><code>g</code></_spec>');
+    expect(await call('POST', 'reserved_names/_spec', { code: 'p' })).toEqual({ status: 200, body: { count: 4 } });
+    expect(lastBody()).toBe('<_spec xmlns="urn:o:reserved-names"><code>p</code></_spec>');
+    expect(await call('GET', 'reserved_names/spec?id=1')).toEqual({ status: 200, body: { name: 'plain' } });
   });
   HAND_WRITTEN['/redefine/'] = () =>
     '<ShipResponse xmlns="urn:o:redefine"><from><street>s</street><city>c</city><zip>12</zip></from></ShipResponse>';

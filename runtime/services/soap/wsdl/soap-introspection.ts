@@ -17,6 +17,7 @@ import { SchemaView } from './json-schema-view.js';
 import type { BindingDef, BindingOperation, BodyDef, MessageDef, PortTypeOperation, WsdlDescription } from './wsdl-reader.js';
 import { withMembers, xmlMember } from './json-schema-parts.js';
 import { JsonSchemaBuilder } from './xsd-json-schema.js';
+import { documentedNames, RESERVED_OPERATION_NAMES } from '../operation-names.js';
 import { attribute, qnameKey, type QName } from '../xml-dom.js';
 
 /** What introspection adds to a SOAP service model. */
@@ -321,6 +322,14 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
       );
     taken.set(name.toLowerCase(), name);
     return { name, ...operation, simpleInput: isSimpleInput(view, operation.input.schema) };
+  });
+  // An operation named as one of the service's own routes (`_spec`): GET of that name is the route.
+  const documented = documentedNames(operations.map((operation) => operation.name));
+  operations.forEach((operation, index) => {
+    if (RESERVED_OPERATION_NAMES.has(operation.name))
+      warnings.add(
+        `Operation '${operation.name}' has the name of the service's route GET /${operation.name}, which serves the service's OpenAPI document: GET reaches the operation as '/${documented[index]}' (its documented name), POST as '/${operation.name}' too.`,
+      );
   });
   return {
     endpoints,
