@@ -73,7 +73,12 @@ async function readText(pending: Pending, transport: SoapTransport): Promise<str
     return decodeXml(await fs.readFile(pending.uri));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw soapMessages.wsdlUnreadable.error(what(true), `'${pending.label}'`, from, code === 'ENOENT' ? 'no such file' : (code ?? String(error)));
+    throw soapMessages.wsdlUnreadable.error(
+      what(true),
+      `'${pending.label}'`,
+      from,
+      code === 'ENOENT' ? 'no such file' : (code ?? String(error)),
+    );
   }
 }
 
