@@ -101,6 +101,19 @@ export const soapMessages = {
   ),
   /** null for an element its schema does not make nillable: XML has no way to send it. */
   notNullable: message(400, (path: string) => `${subject(path)} cannot be null (its element is not nillable).`, field),
+  /** A member a type open only to attributes (xs:anyAttribute without xs:any) does not name: it is sent as an attribute. */
+  notAttributeValue: message(
+    400,
+    (path: string, given: 'a list' | 'an object') =>
+      `${subject(path)} is not a member of its type, which takes other members only as attributes (xs:anyAttribute): it must be a text, a number or true/false, not ${given}.`,
+    field,
+  ),
+  notAttributeName: message(
+    400,
+    (path: string) =>
+      `${subject(path)} is not a member of its type, which takes other members only as attributes (xs:anyAttribute): its name is no XML attribute name.`,
+    field,
+  ),
   tooDeep: message(400, (path: string, max: number) => `${subject(path)} is nested more than ${max} levels deep.`, field),
 
   // Calling the SOAP host (call/).

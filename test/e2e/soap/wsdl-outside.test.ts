@@ -35,6 +35,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   chain: 'chain/main.wsdl',
   same_names: 'same-names.wsdl',
   any_content: 'any-content.wsdl',
+  any_attribute: 'any-attribute.wsdl',
   substitution: 'substitution.wsdl',
   polymorphism: 'polymorphism.wsdl',
   nested_groups: 'nested-groups.wsdl',
@@ -455,6 +456,35 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       '<Store xmlns="urn:o:any-content"><item><kind>k</kind><extra xmlns=""><deep>d</deep></extra><tag xmlns="">x</tag></item></Store>',
     );
     expect(lastArgs().args).toMatchObject({ item: { kind: 'k', extra: { deep: 'd' }, tag: 'x' } });
+  });
+
+  PEERS.push({
+    file: 'any-attribute.wsdl',
+    path: /^\/any-attribute\/$/,
+    services: {
+      AnyAttributeService: {
+        AnyAttributePort: ops({
+          Tag: () => raw('<tagged xmlns="urn:o:any-attribute" id="2" colour="red" size="3"><kind>k</kind></tagged>'),
+        }),
+      },
+    },
+  });
+  it('any_attribute: members a type open only to attributes (xs:anyAttribute, no xs:any) does not name are sent as attributes', async () => {
+    const item = { id: 1, kind: 'k', colour: 'blue & green', size: 2, ok: true, none: null };
+    expect(await call('POST', 'any_attribute/Tag', { item })).toEqual({
+      status: 200,
+      body: { tagged: { id: 2, colour: 'red', size: '3', kind: 'k' } },
+    });
+    expect(lastBody()).toBe(
+      '<Tag xmlns="urn:o:any-attribute"><item id="1" colour="blue &amp; green" size="2" ok="true"><kind>k</kind></item></Tag>',
+    );
+    expect(lastArgs().args).toMatchObject({ item: { kind: 'k' } });
+    // An attribute holds one simple value: a list or an object is refused, naming the member.
+    for (const extra of [{ colours: ['a', 'b'] }, { colours: { a: 1 } }]) {
+      const refused = await call('POST', 'any_attribute/Tag', { item: { kind: 'k', ...extra } });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toContain("Field 'item.colours'");
+    }
   });
 
   PEERS.push({

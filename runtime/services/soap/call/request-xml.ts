@@ -339,6 +339,18 @@ export class RequestWriter {
       else if (member.namespace === XML_NS) text += ` xml:${member.xmlName}="${content}"`;
       else text += ` xmlns:a${prefix}="${escapeXml(member.namespace)}" a${prefix++}:${member.xmlName}="${content}"`;
     }
+    // What xs:anyAttribute stands for in a type without xs:any: the members the schema does not
+    // name are attributes in no namespace, each a single simple value (as replies read them).
+    if (shape.open && !shape.anyElements) {
+      const named = new Set(shape.members.map((member) => member.key));
+      for (const [key, item] of Object.entries(value)) {
+        if (named.has(key) || item === undefined || item === null) continue;
+        const where = join(path, key);
+        if (typeof item === 'object') throw soapMessages.notAttributeValue.error(where, Array.isArray(item) ? 'a list' : 'an object');
+        if (!XML_NAME.test(key) || /^xml/i.test(key)) throw soapMessages.notAttributeName.error(where);
+        text += ` ${key}="${escapeXml(String(item))}"`;
+      }
+    }
     return text;
   }
 
