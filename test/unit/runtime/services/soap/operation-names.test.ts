@@ -19,6 +19,11 @@ describe('documented operation names', () => {
     expect(documentedNames(['Get_Item', 'GetItem', 'Other'])).toEqual(['get_item', 'getitem', 'other']);
     expect(documentedNames(['getItem', 'GetItem'])).toEqual(['getitem', 'getitem2']);
   });
+
+  it('are never _spec, the route of the service document', () => {
+    expect(documentedNames(['_spec'])).toEqual(['spec']);
+    expect(documentedNames(['spec', '_spec'])).toEqual(['spec', 'spec2']);
+  });
 });
 
 describe('a SOAP service document and its calls', async () => {
