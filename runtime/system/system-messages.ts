@@ -91,6 +91,16 @@ export const systemMessages = {
   noCacheControl: message(501, () => 'Service does not implement API controlled cache.'),
   noDocsAccess: message(403, (service: string) => `You do not have access to API Docs for the requested service ${service}.`),
   cannotDeleteSelf: message(403, () => 'Cannot delete your account.'),
+  cannotDeactivateSelf: message(
+    403,
+    () => 'Cannot deactivate your account.',
+    () => field('is_active'),
+  ),
+  /** A delete or deactivation that would leave no active administrator: nobody could log in to the system API again. */
+  lastActiveAdmin: message(
+    403,
+    (action: 'delete' | 'deactivate') => `Cannot ${action} the last active administrator: at least one administrator must stay active.`,
+  ),
   alreadyConfirmed: message(400, () => 'User with this identifier has already confirmed this account.'),
 
   // Rate limits (reference 6.8; /system/limit).

@@ -6,7 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminContext } from '#runtime/auth/auth-context.js';
 import type { Clock } from '#runtime/auth/clock.js';
+import { serveResource } from '#runtime/system/record-resources/resource-handler.js';
+import { adminBehaviour } from '#runtime/system/resources/record-behaviours.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
@@ -598,6 +601,93 @@ describe('admin profile and password', () => {
   it("refuses to delete one's own account", async () => {
     const me = (await api('GET', '/system/admin/session')).body.id;
     expect((await api('DELETE', `/system/admin/${me}`)).body.error).toEqual({ code: 403, message: 'Cannot delete your account.' });
+  });
+
+  it("refuses to deactivate one's own account, in every form of update, and changes nothing", async () => {
+    const me = (await api('GET', '/system/admin/session')).body.id;
+    const other = (await api('POST', '/system/admin', { resource: [{ name: 'Other', email: 'other-admin@test.local' }] })).body.resource[0]
+      .id;
+    const refusal = { code: 403, message: 'Cannot deactivate your account.', context: { field: 'is_active' } };
+    const writes: Array<[string, string, unknown]> = [
+      ['PATCH', `/system/admin/${me}`, { is_active: false }],
+      ['PATCH', `/system/admin/${me}`, { is_active: 0 }],
+      ['PUT', `/system/admin/${me}`, { name: 'Me', email: 'admin@test.local', is_active: false }],
+      [
+        'PATCH',
+        '/system/admin',
+        {
+          resource: [
+            { id: other, is_active: false },
+            { id: me, is_active: false },
+          ],
+        },
+      ],
+      ['PATCH', `/system/admin?ids=${other},${me}`, { resource: [{ is_active: false }] }],
+      ['PATCH', `/system/admin?filter=${encodeURIComponent(`id in (${other}, ${me})`)}`, { resource: [{ is_active: false }] }],
+    ];
+    for (const [method, url, body] of writes) expect((await api(method, url, body)).body.error, `${method} ${url}`).toEqual(refusal);
+    const after = await api('GET', `/system/admin?ids=${me},${other}&fields=id,is_active`);
+    expect(after.body.resource).toEqual([
+      { id: me, is_active: true },
+      { id: other, is_active: true },
+    ]);
+    // Another administrator's account can still be deactivated.
+    expect((await api('PATCH', `/system/admin/${other}`, { is_active: false })).status).toBe(200);
+    await api('DELETE', `/system/admin/${other}`);
+  });
+
+  it('refuses to delete or deactivate the last active administrators, batch forms included', async () => {
+    // A call made with no account (a package import or the platform's own call: no self to refuse) that would leave no
+    // active administrator; over HTTP the caller is one, so this also stands for two administrators deactivating
+    // each other at once.
+    const extra = (await api('POST', '/system/admin', { resource: [{ name: 'Extra', email: 'extra-admin@test.local' }] })).body.resource[0]
+      .id;
+    const activeIds = async () =>
+      (await api('GET', `/system/admin?filter=${encodeURIComponent('is_active = true')}&fields=id&order=id`)).body.resource.map(
+        (row: { id: number }) => row.id,
+      );
+    const active: number[] = await activeIds();
+    expect(active).toContain(extra);
+    const internal = (verb: 'PATCH' | 'DELETE', query: Record<string, string>, body: unknown, id?: number) =>
+      serveResource(
+        server.app.portico,
+        adminBehaviour,
+        {
+          verb,
+          resource: [],
+          trailingSlash: false,
+          query,
+          body,
+          headers: {},
+          auth: adminContext(),
+          session: null,
+          tokenError: null,
+          host: 'localhost',
+          clientIp: '127.0.0.1',
+        },
+        id === undefined ? undefined : String(id),
+      );
+    const every = active.map((id) => ({ id }));
+    const refusals: Array<[() => Promise<unknown>, string]> = [
+      [() => internal('DELETE', { ids: active.join(',') }, undefined), 'delete'],
+      [() => internal('DELETE', {}, { resource: every }), 'delete'],
+      [() => internal('DELETE', { filter: 'is_active = true' }, undefined), 'delete'],
+      [() => internal('PATCH', {}, { resource: every.map((row) => ({ ...row, is_active: false })) }), 'deactivate'],
+      [() => internal('PATCH', { ids: active.join(',') }, { resource: [{ is_active: 0 }] }), 'deactivate'],
+      [() => internal('PATCH', { filter: 'is_active = true' }, { resource: [{ is_active: false }] }), 'deactivate'],
+    ];
+    for (const [write, action] of refusals) {
+      await expect(write()).rejects.toMatchObject({
+        status: 403,
+        message: `Cannot ${action} the last active administrator: at least one administrator must stay active.`,
+      });
+    }
+    expect(await activeIds()).toEqual(active);
+    // One that leaves another active administrator goes through.
+    await internal('PATCH', {}, { is_active: false }, extra);
+    expect(await activeIds()).toEqual(active.filter((id) => id !== extra));
+    await internal('DELETE', {}, undefined, extra);
+    expect((await api('GET', `/system/admin/${extra}`)).status).toBe(404);
   });
 
   it('keeps administrators and users apart', async () => {

@@ -88,6 +88,39 @@ async function addConfirmation(ctx: PlatformContext, db: SystemDb, records: Row[
   }
 }
 
+/** The accounts a write leaves without access: every one a delete names, those an update sets inactive. */
+function leavingAccounts(verb: 'update' | 'delete', keys: readonly Key[], prepared: readonly Prepared[]): number[] {
+  const leaving = verb === 'delete' ? keys : keys.filter((_key, index) => [0, false].includes(prepared[index]?.columns.is_active as never));
+  return leaving.map(Number);
+}
+
+/**
+ * No caller deletes or deactivates their own account, and no write (a batch, ids= or filter=
+ * included) deletes or deactivates the last active administrator: nobody could log in to the
+ * system API again. The active administrators are read with a lock on PostgreSQL and
+ * MySQL/MariaDB (SQLite writes one transaction at a time), so two writes at once that each leave
+ * one administrator cannot together leave none.
+ */
+async function assertAccountsRemain(
+  w: WriteContext,
+  admin: boolean,
+  verb: 'update' | 'delete',
+  keys: readonly Key[],
+  prepared: readonly Prepared[],
+): Promise<void> {
+  const leaving = leavingAccounts(verb, keys, prepared);
+  if (leaving.length === 0) return;
+  const self = w.call.auth.user?.id;
+  if (self !== undefined && leaving.includes(self))
+    throw verb === 'delete' ? systemMessages.cannotDeleteSelf.error() : systemMessages.cannotDeactivateSelf.error();
+  if (!admin) return;
+  let query = w.db.selectFrom('user').select('id').where('is_sys_admin', '=', 1).where('is_active', '=', 1);
+  if (!(w.db.getExecutor().adapter instanceof SqliteAdapter)) query = query.forUpdate();
+  const active = (await query.execute()).map((row) => Number(row.id));
+  if (active.length > 0 && active.every((id) => leaving.includes(id)))
+    throw systemMessages.lastActiveAdmin.error(verb === 'delete' ? 'delete' : 'deactivate');
+}
+
 function personBehaviour(admin: boolean): ResourceBehaviour {
   const behaviour: ResourceBehaviour = {
     def: admin ? adminResource : userResource,
@@ -119,9 +152,7 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
           if (row && (row.confirm_code === null || row.confirm_code === 'y')) throw systemMessages.alreadyConfirmed.error();
         }
       }
-      const self = w.call.auth.user?.id;
-      if (verb === 'delete' && self !== undefined && keys.some((key) => Number(key) === self))
-        throw systemMessages.cannotDeleteSelf.error();
+      if (verb !== 'create') await assertAccountsRemain(w, admin, verb, keys, prepared);
       // A restricted administrator's own role goes with them.
       if (verb === 'delete' && admin) for (const key of keys) await applyRestriction(w, Number(key), false);
     },
