@@ -1,6 +1,7 @@
 /**
  * What each model-backed system resource adds to the generic CRUD (record-resources/resource-handler.ts):
- * administrators and users (scope, password hashing, no self-deletion), apps (API keys), roles,
+ * administrators and users (scope, password hashing, no self-deletion or self-deactivation, an active
+ * administrator always left), apps (API keys), roles,
  * services (type and config checks, live serving), CORS rules, global lookups, email templates
  * and custom settings.
  */
