@@ -26,6 +26,7 @@ import { urlRefusal } from './url-guard.js';
 import { parseQueryString } from './query-string.js';
 import { registerMcpRoutes } from './mcp-route.js';
 import { HookRegistry, type HookModule } from './hooks.js';
+import { requestsTaken } from './idle-memory.js';
 
 export interface ServerOptions extends PlatformOptions {
   /** Precompiled route schemas of the generated database services. */
@@ -75,6 +76,8 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   const cors = corsStep(ctx.cors);
   // One onRequest hook, the URL guard's and CORS's: each hook more is a call and a callback more per request.
   app.addHook('onRequest', (request, reply, done) => {
+    // What tells the idle memory return (idle-memory.ts) that the server is serving.
+    requestsTaken.count++;
     const refused = urlRefusal(request);
     if (refused === null) cors(request, reply, done);
     else done(refused);

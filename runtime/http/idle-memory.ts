@@ -17,13 +17,18 @@
  * it) the server falls back to `gc()`, which Node.js 20's V8 lets shrink the young generation only
  * after 5 s of low allocation: a second collection SETTLE_MS later does it there. Any busy second
  * starts over. Nothing of this runs while requests are being served.
+ *
+ * A second is busy when the server took a request in it (RequestWatch), not when its event loop
+ * worked: housekeeping comes after a load too (a PostgreSQL pool closing its connections 10 s
+ * after their last query, V8's own idle collection, scheduled tasks), and on a loaded machine one
+ * such second passed the event loop's 2 % threshold (20 ms) and put the collection off by 12 s.
  */
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-/** How often the event loop is looked at. */
+/** How often the server looks at whether it took requests. */
 const CHECK_MS = 1_000;
 /**
  * How long a server stays idle before it gives memory back: longer than the gaps of a server
@@ -33,14 +38,12 @@ const CHECK_MS = 1_000;
 export const IDLE_MS = 12_000;
 /** Longer than the 5 s over which V8 measures allocation throughput (a low one lets Node.js 20 shrink). */
 export const SETTLE_MS = 5_500;
-/** An event loop busy for less than this share of a check's interval counts as idle. */
-const IDLE_UTILISATION = 0.02;
 /** When the resident set has shrunk, after the last collection. */
 const REPORT_AFTER_MS = 1_000;
 /**
- * Heap growth since the memory was last given back below which there is nothing to give back:
- * V8's own idle collection (its memory reducer, about 8 s after a full one) makes a busy second
- * that would otherwise cost another full collection of an unchanged heap.
+ * Heap growth since the memory was last given back below which there is nothing to give back: a
+ * request now and then (a health check every 30 s) would otherwise cost a full collection of an
+ * unchanged heap each time.
  */
 const NOTHING_TO_RETURN = 1024 * 1024;
 
@@ -99,6 +102,25 @@ function gcCollector(): Collect | null {
     };
   } catch {
     return null;
+  }
+}
+
+/** Requests the process has taken, counted by the server's one onRequest hook (create-server.ts). */
+export const requestsTaken = { count: 0 };
+
+/** Whether requests came since the last look (the first look compares with when the watch began). */
+export class RequestWatch {
+  private last: number;
+
+  constructor(private readonly taken: () => number = () => requestsTaken.count) {
+    this.last = taken();
+  }
+
+  busy(): boolean {
+    const now = this.taken();
+    const busy = now !== this.last;
+    this.last = now;
+    return busy;
   }
 }
 
@@ -178,7 +200,7 @@ export function growYoungGenerationAtOnce(): void {
 
 /** Starts looking, for the life of the process (the timer does not keep it alive). */
 export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void): void {
-  let since = performance.eventLoopUtilization();
+  const watch = new RequestWatch();
   const schedule = new IdleSchedule();
   /** The heap and resident set before the first collection, and the collections' time so far. */
   let before = { heap: 0, rss: 0, ms: 0 };
@@ -188,12 +210,8 @@ export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void)
   let collecting = false;
   const timer = setInterval(() => {
     if (collecting) return;
-    const busy = performance.eventLoopUtilization(since).utilization > IDLE_UTILISATION;
-    const step = schedule.step(busy, performance.now());
-    if (step === null) {
-      since = performance.eventLoopUtilization();
-      return;
-    }
+    const step = schedule.step(watch.busy(), performance.now());
+    if (step === null) return;
     const gc = collector();
     if (gc === null) {
       clearInterval(timer);
@@ -203,7 +221,6 @@ export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void)
       const heap = v8.getHeapStatistics().total_heap_size;
       if (heap < heapReturned + NOTHING_TO_RETURN) {
         schedule.returned();
-        since = performance.eventLoopUtilization();
         return;
       }
       before = { heap, rss: process.memoryUsage.rss(), ms: 0 };
@@ -230,7 +247,6 @@ export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void)
       .catch(() => undefined)
       .finally(() => {
         collecting = false;
-        since = performance.eventLoopUtilization();
       });
   }, CHECK_MS);
   timer.unref();
