@@ -5,9 +5,9 @@
  * allocates nothing, so no collection comes. An idle server that had served a burst kept 40 MB
  * (Node.js 20) to 130 MB (24) more than after start.
  *
- * So a server process looks at its event loop every second, and once it has been idle for IDLE_MS
- * after work (or after start-up) it asks V8 for the collection it runs when told memory is low
- * (`Isolate::LowMemoryNotification`, through the in-process inspector's
+ * So a server process looks every second at whether it took requests, and once it has taken none
+ * for IDLE_MS after work (or after start-up) it asks V8 for the collection it runs when told
+ * memory is low (`Isolate::LowMemoryNotification`, through the in-process inspector's
  * `HeapProfiler.collectGarbage`): full collections that shrink the young generation to its first
  * size and give the emptied pages back, on Node.js 20 as on 22 and 24. Only after a long idle
  * time: a server whose traffic comes in bursts seconds apart would otherwise start every burst
@@ -19,9 +19,10 @@
  * starts over. Nothing of this runs while requests are being served.
  *
  * A second is busy when the server took a request in it (RequestWatch), not when its event loop
- * worked: housekeeping comes after a load too (a PostgreSQL pool closing its connections 10 s
- * after their last query, V8's own idle collection, scheduled tasks), and on a loaded machine one
- * such second passed the event loop's 2 % threshold (20 ms) and put the collection off by 12 s.
+ * worked (as it did until the seventeenth session, bench/README.md): housekeeping comes after a
+ * load too (a PostgreSQL pool closing its connections 10 s after their last query, V8's own idle
+ * collection, scheduled tasks), and on a loaded machine one such second passed the event loop's
+ * 2 % threshold (20 ms) and put the collection off by 12 s.
  */
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
