@@ -83,28 +83,31 @@ function isRecord(value: unknown): value is JsonSchema {
 }
 
 /**
- * The error of a SOAP Fault of an operation that declares its faults: the spec's error whose
- * `context` holds faultcode, faultstring, faultactor and the detail, typed as the declared faults.
+ * The error of a SOAP Fault of an operation that declares its faults: the shared `Error` (one
+ * envelope for every error of the API) whose `context` holds faultcode, faultstring, faultactor and
+ * the detail, typed as the declared faults.
  */
 function faultSchema(detail: JsonSchema): SchemaObject {
   const text = { type: 'string' } as const;
   return {
-    type: 'object',
-    required: ['error'],
-    properties: {
-      error: {
+    allOf: [
+      componentRef('schemas', 'Error'),
+      {
         type: 'object',
-        required: ['code', 'message'],
         properties: {
-          code: { type: 'integer', description: 'HTTP status code (500).' },
-          message: { type: 'string', description: '`<faultstring> [Fault code:<faultcode>]`' },
-          context: {
+          error: {
             type: 'object',
-            properties: { faultcode: text, faultstring: text, faultactor: text, detail: detail as SchemaObject },
+            properties: {
+              message: { type: 'string', description: '`<faultstring> [Fault code:<faultcode>]`' },
+              context: {
+                type: 'object',
+                properties: { faultcode: text, faultstring: text, faultactor: text, detail: detail as SchemaObject },
+              },
+            },
           },
         },
       },
-    },
+    ],
   };
 }
 

@@ -994,8 +994,12 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     expect(operation.responses['500']).toMatchObject({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/WithdrawFault' } } },
     });
-    const fault = (docs.body.components as { schemas: Record<string, JsonSchemaLike> }).schemas.WithdrawFault;
-    expect((fault as { properties: { error: { properties: { context: unknown } } } }).properties.error.properties.context).toEqual({
+    // One error envelope: the fault's schema is the shared Error, its context narrowed to the fault's.
+    const fault = (docs.body.components as { schemas: Record<string, JsonSchemaLike> }).schemas.WithdrawFault as {
+      allOf: [unknown, { properties: { error: { properties: { context: unknown } } } }];
+    };
+    expect(fault.allOf[0]).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(fault.allOf[1].properties.error.properties.context).toEqual({
       type: 'object',
       properties: {
         faultcode: { type: 'string' },
