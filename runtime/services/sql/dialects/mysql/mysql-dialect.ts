@@ -116,15 +116,21 @@ function waitBoundedPool(pool: Pool, waitMs: number, allBusy: () => boolean): My
 }
 
 /**
- * Whether every connection the pool may open is open (its session set up: `established`) and
- * checked out. mysql2 keeps its connections in `_allConnections` (one still connecting too), the
- * free ones also in `_freeConnections`, and drops a closed one from both.
+ * The connections a pool has handed out and not taken back, from its public events: 'acquire' (a
+ * connection, only ever an established one, handed out), 'release' (back among the free ones; one
+ * passed straight to a queued request stays out), and a connection's 'end' or 'error' (mysql2 drops
+ * it from the pool). Every connection the pool may open is busy when `size` reaches its limit.
  */
-function everyConnectionBusy(pool: Pool, limit: number, established: WeakSet<object>): boolean {
-  const internals = pool as unknown as { _allConnections?: { toArray(): object[] }; _freeConnections?: { length: number } };
-  const all = internals._allConnections?.toArray();
-  if (all === undefined || internals._freeConnections === undefined) return false;
-  return internals._freeConnections.length === 0 && all.length >= limit && all.every((connection) => established.has(connection));
+function checkedOutConnections(pool: Pool): Set<object> {
+  const out = new Set<object>();
+  pool.on('acquire', (connection) => out.add(connection));
+  pool.on('release', (connection) => out.delete(connection));
+  pool.on('connection', (connection) => {
+    const dropped = () => out.delete(connection);
+    connection.once('end', dropped);
+    connection.once('error', dropped);
+  });
+  return out;
 }
 
 /** Opens a connection pool on the server's database. */
@@ -145,16 +151,15 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
   const timeoutSeconds = server.statementTimeoutMs / 1000;
   // Which server this is (the timeout settings differ) is known once the first connection has asked.
   let mariadb: boolean | null = null;
-  const established = new WeakSet<object>();
+  const checkedOut = checkedOutConnections(pool);
   pool.on('connection', (connection) => {
-    established.add(connection);
     // A connection that gets no answer at all (a frozen server, a partitioned network) is ended (answer-watchdog.ts).
     watchMysqlAnswers(connection, answerLimitMs(server.statementTimeoutMs));
     connection.query(sessionSettings(timeoutSeconds, mariadb));
   });
   const db = new Kysely<any>({
     dialect: new OutcomeReportingMysqlDialect({
-      pool: waitBoundedPool(pool, server.connectTimeoutMs, () => everyConnectionBusy(pool, server.maxConnections, established)),
+      pool: waitBoundedPool(pool, server.connectTimeoutMs, () => checkedOut.size >= server.maxConnections),
     }),
     plugins: [new TableSourcePlugin()],
   });

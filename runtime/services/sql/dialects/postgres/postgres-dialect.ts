@@ -140,11 +140,26 @@ const WAIT_TIMED_OUT = /^timeout exceeded when trying to connect/;
  * a wait behind one to a server that does not answer stays "unavailable"). Nothing was sent either way.
  */
 export class BusyExplainingPool extends pg.Pool {
+  /**
+   * Connections checked out and not yet released, counted from the pool's events: pg-pool hands out
+   * only connected ones ('acquire'), and every checked-out one is released once ('release'). Its
+   * totalCount also counts the ones still connecting.
+   */
+  private checkedOut = 0;
+
+  constructor(config?: pg.PoolConfig) {
+    super(config);
+    this.on('acquire', () => {
+      this.checkedOut += 1;
+    });
+    this.on('release', () => {
+      this.checkedOut -= 1;
+    });
+  }
+
   private explain(error: Error): Error {
     if (!WAIT_TIMED_OUT.test(error.message)) return error;
-    const internals = this as unknown as { _clients?: Array<{ _connected?: boolean }>; options: { max: number } };
-    const clients = internals._clients ?? [];
-    const busy = this.idleCount === 0 && clients.length >= internals.options.max && clients.every((client) => client._connected === true);
+    const busy = this.idleCount === 0 && this.checkedOut >= this.options.max;
     if (!busy) return error;
     const explained = sqlMessages.connectionsBusy.error();
     explained.cause = error;
