@@ -13,7 +13,7 @@ import { assertValid } from './record-resources/json-validator.js';
 import { nullableId } from './record-resources/resource-definition.js';
 import { assertPasswordAllowed, passwordSecrets } from './resources/password-rules.js';
 import { userServiceConfig } from './user/user-config.js';
-import { type MailChoice, sendTemplateMail } from './system-mail.js';
+import { type MailChoice, mailOrUndo, sendTemplateMail } from './system-mail.js';
 import { formatTimestamp, systemDialect } from './store/system-db.js';
 import { issueSessionToken, renewToken, type SessionKind } from './sessions.js';
 import { systemMessages } from './system-messages.js';
@@ -141,31 +141,31 @@ export async function mailCode(
   const expiry = Math.floor(ctx.clock.now() / 1000) + CODE_TTL_HOURS * 3600;
   const stored = await hashPassword(code);
   await ctx.db.updateTable('user').set({ confirm_code: stored, confirm_code_expiry: expiry }).where('id', '=', row.id).execute();
-  // A code that could not be mailed is no code: the one mailed before (if any) stays valid.
-  const restore = () =>
-    ctx.db
-      .updateTable('user')
-      .set({ confirm_code: row.confirm_code, confirm_code_expiry: row.confirm_code_expiry })
-      .where('id', '=', row.id)
-      .where('confirm_code', '=', stored)
-      .execute();
-  await sendTemplateMail(
-    ctx,
-    template,
-    { email: row.email, ...(row.name ? { name: row.name } : {}) },
-    {
-      first_name: row.first_name || row.name,
-      name: row.name,
-      email: row.email,
-      code,
-      code_ttl_hours: String(CODE_TTL_HOURS),
-      reset_path: kind === 'admin' ? '/api/v2/system/admin/password' : '/api/v2/user/password',
-    },
-    choice,
-  ).catch(async (error: unknown) => {
-    await restore();
-    throw error;
-  });
+  await mailOrUndo(
+    () =>
+      sendTemplateMail(
+        ctx,
+        template,
+        { email: row.email, ...(row.name ? { name: row.name } : {}) },
+        {
+          first_name: row.first_name || row.name,
+          name: row.name,
+          email: row.email,
+          code,
+          code_ttl_hours: String(CODE_TTL_HOURS),
+          reset_path: kind === 'admin' ? '/api/v2/system/admin/password' : '/api/v2/user/password',
+        },
+        choice,
+      ),
+    // A code that could not be mailed is no code: the one mailed before (if any) stays valid.
+    () =>
+      ctx.db
+        .updateTable('user')
+        .set({ confirm_code: row.confirm_code, confirm_code_expiry: row.confirm_code_expiry })
+        .where('id', '=', row.id)
+        .where('confirm_code', '=', stored)
+        .execute(),
+  );
 }
 
 /** The account of an email at this endpoint: administrators only at the admin one, users only at the user one. */

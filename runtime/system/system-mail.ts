@@ -1,6 +1,7 @@
 /**
  * Mail the platform sends itself (password-reset codes, registration) through the built-in
- * `email` service, from the email templates of /system/email_template.
+ * `email` service, from the email templates of /system/email_template; a committed write whose
+ * mail cannot go out is taken back (mailOrUndo).
  */
 import type { PlatformContext } from '../http/platform-context.js';
 import { fillTemplate, isMailer, type Address } from '../services/email/mail-message.js';
@@ -90,4 +91,18 @@ export async function sendTemplateMail(
     body_text: fillTemplate(text.body_text, values),
     body_html: fillTemplate(text.body_html, values, true),
   });
+}
+
+/**
+ * The mail step of a write already committed (an invitation, a registration's welcome, a reset
+ * code): a request answered with an error stores nothing, so when the mail cannot go out `undo`
+ * takes the write back, and the mail's error is the answer. The one way each such write does it.
+ */
+export async function mailOrUndo(send: () => Promise<void>, undo: () => Promise<unknown>): Promise<void> {
+  try {
+    await send();
+  } catch (error) {
+    await undo();
+    throw error;
+  }
 }

@@ -48,6 +48,7 @@ import { reportServiceChange, serviceReportBehaviour } from './service-reports.j
 import { schedulerBehaviour } from '../scheduler/scheduler-resource.js';
 import { systemMessages } from '../system-messages.js';
 import { mailCode } from '../self-service.js';
+import { mailOrUndo } from '../system-mail.js';
 import { userServiceConfig } from '../user/user-config.js';
 import { syncServicesInTurn } from '../shared/reload-platform.js';
 
@@ -169,19 +170,16 @@ function personBehaviour(admin: boolean): ResourceBehaviour {
       // update, a new code to each account the check above found waiting on one.
       if (verb !== 'delete' && toBool(pick(w.call.query, 'send_invite'))) {
         const config = userServiceConfig(w.ctx);
-        try {
-          for (const key of keys) {
-            await mailCode(w.ctx, admin ? 'admin' : 'user', Number(key), 'User Invite Default', {
-              serviceId: config.inviteEmailServiceId,
-              templateId: config.inviteEmailTemplateId,
-            });
-          }
-        } catch (error) {
-          // A create whose invitations cannot go out answers an error: its accounts are deleted
-          // again (reference 5.2), all of them, as a failed system write stores nothing.
-          if (verb === 'create') await removeCommitted(w.ctx, behaviour, w.call, keys);
-          throw error;
-        }
+        const choice = { serviceId: config.inviteEmailServiceId, templateId: config.inviteEmailTemplateId };
+        await mailOrUndo(
+          async () => {
+            for (const key of keys) await mailCode(w.ctx, admin ? 'admin' : 'user', Number(key), 'User Invite Default', choice);
+          },
+          // A create whose invitations cannot go out answers an error: its accounts are deleted again
+          // (reference 5.2), all of them, as a failed system write stores nothing. An update's codes
+          // are put back by mailCode.
+          () => (verb === 'create' ? removeCommitted(w.ctx, behaviour, w.call, keys) : Promise.resolve()),
+        );
       }
     },
   };

@@ -13,7 +13,7 @@ import { removeCommitted, serveResource } from '../record-resources/resource-han
 import { userBehaviour } from '../resources/record-behaviours.js';
 import { issueSessionToken } from '../sessions.js';
 import type { ServiceResult } from '../../services/service-kind.js';
-import { sendTemplateMail } from '../system-mail.js';
+import { mailOrUndo, sendTemplateMail } from '../system-mail.js';
 import { userServiceConfig, type UserServiceConfig } from './user-config.js';
 import { systemMessages } from '../system-messages.js';
 
@@ -86,21 +86,12 @@ export async function register(ctx: PlatformContext, call: InternalCall): Promis
   // answered with an error stores no user: one that cannot be told is deleted again, so that the same
   // email can register once the mail goes out.
   if (config.openRegEmailServiceId !== null) {
-    try {
-      await sendTemplateMail(
-        ctx,
-        'User Registration Default',
-        { email, name },
-        { first_name: fields.first_name || name, name, email },
-        {
-          serviceId: config.openRegEmailServiceId,
-          templateId: config.openRegEmailTemplateId,
-        },
-      );
-    } catch (error) {
-      await removeCommitted(ctx, userBehaviour, { ...call, auth: adminContext() }, [id]);
-      throw error;
-    }
+    const choice = { serviceId: config.openRegEmailServiceId, templateId: config.openRegEmailTemplateId };
+    await mailOrUndo(
+      () =>
+        sendTemplateMail(ctx, 'User Registration Default', { email, name }, { first_name: fields.first_name || name, name, email }, choice),
+      () => removeCommitted(ctx, userBehaviour, { ...call, auth: adminContext() }, [id]),
+    );
   }
   if (!toBool(pick(call.query, 'login'))) return { status: 201, body: { success: true } };
   return { status: 201, body: { success: true, session_token: await issueSessionToken(ctx, id) } };
