@@ -56,6 +56,31 @@ beforeEach(async () => {
 const userLogin = (email: string, password: string, credentials: { key?: string } | null = null) =>
   api('POST', '/user/session', { email, password }, credentials);
 
+/**
+ * Runs `run` while the user service's config names, in `field`, an inactive email service: the
+ * mail it chooses cannot go out. The config is put back and the service deleted after.
+ */
+async function withMailOff(
+  field: 'invite_email_service_id' | 'open_reg_email_service_id' | 'password_email_service_id',
+  run: () => Promise<void>,
+): Promise<void> {
+  const userService = (await api('GET', `/system/service?filter=${encodeURIComponent("name = 'user'")}&fields=id,config`)).body.resource[0];
+  const off = await api('POST', '/system/service', {
+    resource: [{ name: `mail_off_${field.split('_')[0]}`, label: 'Off', type: 'local_email', is_active: false }],
+  });
+  expect(off.status).toBe(201);
+  const offId = off.body.resource[0].id;
+  expect((await api('PATCH', `/system/service/${userService.id}`, { config: { ...userService.config, [field]: offId } })).status).toBe(200);
+  try {
+    await run();
+  } finally {
+    expect((await api('PATCH', `/system/service/${userService.id}`, { config: { ...userService.config, [field]: null } })).status).toBe(
+      200,
+    );
+    expect((await api('DELETE', `/system/service/${offId}`)).status).toBe(200);
+  }
+}
+
 describe('user sessions', () => {
   it('logs a user in (without an API key), refreshes with GET and PUT, logs out', async () => {
     const login = await userLogin('una@x.io', PASSWORD);
@@ -345,15 +370,7 @@ describe('password reset by email and change while logged in', () => {
   });
 
   it('takes the new accounts back when their invitation cannot be sent (reference 5.2: the user is deleted again)', async () => {
-    const userService = (await api('GET', `/system/service?filter=${encodeURIComponent("name = 'user'")}&fields=id,config`)).body
-      .resource[0];
-    const off = await api('POST', '/system/service', {
-      resource: [{ name: 'mail_off', label: 'Off', type: 'local_email', is_active: false }],
-    });
-    expect(off.status).toBe(201);
-    const config = { ...userService.config, invite_email_service_id: off.body.resource[0].id };
-    expect((await api('PATCH', `/system/service/${userService.id}`, { config })).status).toBe(200);
-    try {
+    await withMailOff('invite_email_service_id', async () => {
       for (const resource of ['user', 'admin']) {
         const invited = await api('POST', `/system/${resource}?send_invite=true`, {
           resource: [
@@ -368,34 +385,19 @@ describe('password reset by email and change while logged in', () => {
         // Nothing stands in the way of the same accounts once invitations can go out.
         expect((await api('POST', `/system/${resource}`, { resource: [{ name: 'Ned', email: `ned-${resource}@x.io` }] })).status).toBe(201);
       }
-    } finally {
-      const restored = { ...userService.config, invite_email_service_id: null };
-      expect((await api('PATCH', `/system/service/${userService.id}`, { config: restored })).status).toBe(200);
-      expect((await api('DELETE', `/system/service/${off.body.resource[0].id}`)).status).toBe(200);
-    }
+    });
   });
 
   it('stores no user whose registration mail cannot be sent: the same email registers once it can', async () => {
-    const userService = (await api('GET', `/system/service?filter=${encodeURIComponent("name = 'user'")}&fields=id,config`)).body
-      .resource[0];
-    const off = await api('POST', '/system/service', {
-      resource: [{ name: 'reg_mail_off', label: 'Off', type: 'local_email', is_active: false }],
-    });
-    const config = { ...userService.config, open_reg_email_service_id: off.body.resource[0].id };
-    expect((await api('PATCH', `/system/service/${userService.id}`, { config })).status).toBe(200);
     const form = { email: 'rhea@x.io', password: PASSWORD, first_name: 'Rhea' };
-    try {
+    await withMailOff('open_reg_email_service_id', async () => {
       const refused = await api('POST', '/user/register', form, { key: server.apiKey });
       expect(refused.status).toBe(500);
       expect(refused.body.error.message).toMatch(/^No email service is configured to send 'User Registration Default'/);
       expect((await api('GET', `/system/user?filter=${encodeURIComponent("email = 'rhea@x.io'")}&fields=email`)).body).toEqual({
         resource: [],
       });
-    } finally {
-      const restored = { ...userService.config, open_reg_email_service_id: null };
-      expect((await api('PATCH', `/system/service/${userService.id}`, { config: restored })).status).toBe(200);
-      expect((await api('DELETE', `/system/service/${off.body.resource[0].id}`)).status).toBe(200);
-    }
+    });
     expect((await api('POST', '/user/register', form, { key: server.apiKey })).status).toBe(201);
   });
 
@@ -403,20 +405,9 @@ describe('password reset by email and change while logged in', () => {
     await api('POST', '/system/user', { resource: [{ name: 'Remy', email: 'remy@x.io', password: PASSWORD }] });
     expect((await api('POST', '/user/password?reset=true', { email: 'remy@x.io' }, null)).body).toEqual({ success: true });
     const code = /code is (\w+)/.exec(lastMail().body_text)![1];
-    const userService = (await api('GET', `/system/service?filter=${encodeURIComponent("name = 'user'")}&fields=id,config`)).body
-      .resource[0];
-    const off = await api('POST', '/system/service', {
-      resource: [{ name: 'reset_mail_off', label: 'Off', type: 'local_email', is_active: false }],
-    });
-    const config = { ...userService.config, password_email_service_id: off.body.resource[0].id };
-    expect((await api('PATCH', `/system/service/${userService.id}`, { config })).status).toBe(200);
-    try {
+    await withMailOff('password_email_service_id', async () => {
       expect((await api('POST', '/user/password?reset=true', { email: 'remy@x.io' }, null)).status).toBe(500);
-    } finally {
-      const restored = { ...userService.config, password_email_service_id: null };
-      expect((await api('PATCH', `/system/service/${userService.id}`, { config: restored })).status).toBe(200);
-      expect((await api('DELETE', `/system/service/${off.body.resource[0].id}`)).status).toBe(200);
-    }
+    });
     const reset = await api('POST', '/user/password', { email: 'remy@x.io', code, new_password: 'remy-password-1234567' }, null);
     expect(reset.body).toEqual({ success: true });
   });
