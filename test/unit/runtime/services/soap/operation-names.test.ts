@@ -5,6 +5,22 @@ import { LiveContract } from '#runtime/services/soap/soap-contract.js';
 import { documentedName, documentedNames } from '#runtime/services/soap/operation-names.js';
 import { documentWsdl, introspectText } from './soap-test-helpers.js';
 
+/** The model of a WSDL whose operations are `names`, each taking an element of that name (one string, `value`). */
+function operationsModel(names: string[]) {
+  const schema = names
+    .map(
+      (name) =>
+        `<xs:element name="${name}"><xs:complexType><xs:sequence><xs:element name="value" type="xs:string"/></xs:sequence></xs:complexType></xs:element>`,
+    )
+    .join('');
+  return introspectText(
+    documentWsdl(
+      schema,
+      names.map((name) => ({ name, input: name })),
+    ),
+  );
+}
+
 describe('documented operation names', () => {
   it.each([
     ['Get_Quote', 'getquote'],
@@ -27,18 +43,7 @@ describe('documented operation names', () => {
 });
 
 describe('a SOAP service document and its calls', async () => {
-  const schema = ['Get_Quote', 'AddNumbers']
-    .map(
-      (name) =>
-        `<xs:element name="${name}"><xs:complexType><xs:sequence><xs:element name="value" type="xs:string"/></xs:sequence></xs:complexType></xs:element>`,
-    )
-    .join('');
-  const model = await introspectText(
-    documentWsdl(schema, [
-      { name: 'Get_Quote', input: 'Get_Quote' },
-      { name: 'AddNumbers', input: 'AddNumbers' },
-    ]),
-  );
+  const model = await operationsModel(['Get_Quote', 'AddNumbers']);
 
   it('documents each operation at its lowercase name without underscores', () => {
     expect(Object.keys(soapServiceOpenApi(model).paths).sort()).toEqual(['/', '/addnumbers', '/getquote']);
@@ -54,18 +59,7 @@ describe('a SOAP service document and its calls', async () => {
 });
 
 describe('operations whose WSDL names differ only in case', async () => {
-  const schema = ['GetItem', 'GETITEM']
-    .map(
-      (name) =>
-        `<xs:element name="${name}"><xs:complexType><xs:sequence><xs:element name="value" type="xs:string"/></xs:sequence></xs:complexType></xs:element>`,
-    )
-    .join('');
-  const model = await introspectText(
-    documentWsdl(schema, [
-      { name: 'GetItem', input: 'GetItem' },
-      { name: 'GETITEM', input: 'GETITEM' },
-    ]),
-  );
+  const model = await operationsModel(['GetItem', 'GETITEM']);
 
   it('offers the second under a suffix, says so, and finds each by its exact WSDL name', () => {
     expect(model.operations.map((operation) => [operation.name, operation.sourceName])).toEqual([
