@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { CompiledQuery } from 'kysely';
 import { upsert, type SystemDb } from '../store/system-db.js';
 import type { RedisLink } from './redis-link.js';
 import { onWorkerNews, tellWorkers } from './worker-news.js';
@@ -27,13 +28,17 @@ export class ChangeFeed {
   /** Those waiting for a reload that begins after they asked (news from another worker). */
   private waiting: Array<() => void> = [];
   private stopWorkerNews: (() => void) | null = null;
+  /** The token's read, compiled once: the poll runs it every two seconds for the server's life. */
+  private readonly tokenQuery: CompiledQuery<{ value: string }>;
 
   constructor(
     private readonly db: SystemDb,
     private readonly redis: RedisLink | null,
     private readonly channel: string,
     private readonly reload: () => Promise<void>,
-  ) {}
+  ) {
+    this.tokenQuery = db.selectFrom('system_setting').select('value').where('name', '=', TOKEN).compile();
+  }
 
   async start(): Promise<void> {
     this.seen = await this.token();
@@ -81,8 +86,8 @@ export class ChangeFeed {
   }
 
   private async token(): Promise<string | undefined> {
-    const row = await this.db.selectFrom('system_setting').select('value').where('name', '=', TOKEN).executeTakeFirst();
-    return row?.value;
+    const { rows } = await this.db.executeQuery(this.tokenQuery);
+    return rows[0]?.value;
   }
 
   private async poll(): Promise<void> {
