@@ -592,7 +592,7 @@ async function instructions(setup: Setup): Promise<void> {
   const thousands = (n: number) => (n / batch / 1000).toFixed(1);
   const lines = [
     `${setup.label}: thousands of instructions per request under callgrind, ${rounds} rounds of ${batch} requests ${parallel === 1 ? 'one at a time' : `${parallel} at a time`} after ${WARM_UP_REQUESTS} of each; ` +
-      'steady = all but GC, incremental marking, compilers and deoptimisation (their inclusive counts); medians of rounds (min-max)',
+      'steady = all but GC, incremental marking, compilers, deoptimisation and timer callbacks (their inclusive counts); medians of rounds (min-max)',
   ];
   for (const scenario of scenarios) {
     const cells = setup.contestants.map(({ name }) => {
@@ -601,7 +601,7 @@ async function instructions(setup: Setup): Promise<void> {
       return {
         name: name === 'hand' ? second : name,
         steady: median(steady),
-        text: `steady ${thousands(median(steady))} (${thousands(Math.min(...steady))}-${thousands(Math.max(...steady))}), total ${thousands(median(runs.map((c) => c.total)))}, gc ${thousands(median(runs.map((c) => c.bursts.gc)))}`,
+        text: `steady ${thousands(median(steady))} (${thousands(Math.min(...steady))}-${thousands(Math.max(...steady))}), total ${thousands(median(runs.map((c) => c.total)))}, gc ${thousands(median(runs.map((c) => c.bursts.gc)))}, timers ${thousands(median(runs.map((c) => c.timers)))}`,
       };
     });
     lines.push(
