@@ -10,7 +10,7 @@ import { decodeJsonText } from '../../query/value-codec.js';
 import { alterMysqlTable } from './mysql-alter.js';
 import { SQL_CAPABILITIES } from '../dialect-capabilities.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
-import type { ServerConnection } from '../server-config.js';
+import { IDLE_CONNECTION_MS, type ServerConnection } from '../server-config.js';
 import { mysqlColumnSuffix, mysqlColumnType } from './mysql-column-types.js';
 import { lostWhileRunning, translateMysqlError } from './mysql-errors.js';
 import { readMysqlCatalog } from './mysql-introspector.js';
@@ -143,6 +143,7 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
     password: server.password,
     connectionLimit: server.maxConnections,
     connectTimeout: server.connectTimeoutMs,
+    idleTimeout: IDLE_CONNECTION_MS,
     dateStrings: true,
     supportBigNumbers: true,
     bigNumberStrings: false,

@@ -9,7 +9,7 @@ import { InternalServerError } from '../../../../core/errors.js';
 import { alterPostgresTable } from './postgres-alter.js';
 import { SQL_CAPABILITIES } from '../dialect-capabilities.js';
 import type { SqlConnection, SqlDialectModule } from '../sql-dialect.js';
-import type { ServerConnection } from '../server-config.js';
+import { IDLE_CONNECTION_MS, type ServerConnection } from '../server-config.js';
 import { postgresColumnType } from './postgres-column-types.js';
 import { lostWhileRunning, translatePostgresError } from './postgres-errors.js';
 import { readPostgresCatalog } from './postgres-introspector.js';
@@ -201,6 +201,7 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     max: server.maxConnections,
     // Without it a server that accepts and never answers, or a pool whose connections all hang, holds requests for ever.
     connectionTimeoutMillis: server.connectTimeoutMs,
+    idleTimeoutMillis: IDLE_CONNECTION_MS,
     // A startup parameter of every connection (0: none): it also ends waits on locks other sessions hold.
     ...(server.statementTimeoutMs > 0 ? { statement_timeout: server.statementTimeoutMs } : {}),
     types,

@@ -1,7 +1,7 @@
 /** The PostgreSQL dialect: defaults, column types and driver errors offline; the catalog and routines on the live server. */
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseSchema, TableModel } from '#runtime/model/platform-model.js';
 import { postgresColumnType } from '#runtime/services/sql/dialects/postgres/postgres-column-types.js';
 import { openPostgresDatabase, postgresDialect } from '#runtime/services/sql/dialects/postgres/postgres-dialect.js';
@@ -256,6 +256,26 @@ describe.skipIf(!(await requireService('postgres')))('the PostgreSQL catalog', (
       expect(lead.fields[1]).toMatchObject({ type: 'string', picklist: ['new', 'won', "it's lost"] });
     } finally {
       await team.close();
+    }
+  });
+
+  it('keeps an idle connection for a minute: traffic with pauses of seconds finds its connections (and their prepared statements) open', async () => {
+    // The pool's idle timer is a setTimeout: the test runs the clock forward instead of waiting.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const pooled = await openPostgresDatabase(
+      { ...database.config, maxConnections: 1, connectTimeoutMs: 10_000, statementTimeoutMs: 30_000 },
+      'sales',
+    );
+    const backend = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(pooled.db)).rows[0].pid;
+    try {
+      const first = await backend();
+      vi.advanceTimersByTime(30_000);
+      expect(await backend()).toBe(first);
+      vi.advanceTimersByTime(61_000);
+      expect(await backend()).not.toBe(first);
+    } finally {
+      vi.useRealTimers();
+      await pooled.close();
     }
   });
 
