@@ -33,9 +33,14 @@
  * with V8's predictable GC schedule, whose young generation has a fixed size: the growing and
  * shrinking of a load run (runtime/http/idle-memory.ts) is not in these counts.
  *
- * Load runs print, per request kind, each round's ratio and CPU with how long each server had been
- * idle before its run and how many database connections it still had open then (node-postgres's
- * pool closes a connection idle for 10 s; the bench's pauses are about 10 s).
+ * Each pair of measured runs (one request kind, both servers) follows a one-second warm-up of
+ * each server with that request, not counted: where the two servers' runs simply alternated, a
+ * server waited through two runs of the other at each round's turn (11 s, more on a slow
+ * machine) and started its run with what the pause did to it (node-postgres closed its idle
+ * connections after 10 s; Portico gives memory back after 12 s idle, runtime/http/idle-memory.ts),
+ * which swung single rounds' ratios from 0.5 to 1.2. Now no server is idle for more than about one
+ * run. Load runs print, per request kind, each round's ratio and CPU with how long each server had
+ * been idle before its run and how many database connections it had open when the run began.
  *
  * PostgreSQL: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test) names a
  * database on the server where the benchmark may create and drop its own databases.
@@ -421,14 +426,23 @@ interface Run {
   databaseUs: number;
   otherCores: number;
   rssLoad: number;
-  /** Seconds the server had been idle since its previous run (NaN before the first). */
+  /** Seconds the server had been idle since its previous run or warm-up (NaN before the first). */
   idleBefore: number;
-  /** The server's database connections open when the run began (PostgreSQL; a pool closes those idle for 10 s). */
+  /** The server's database connections open when the run began (PostgreSQL). */
   connectionsBefore: number;
 }
 
 /** When each server's last run ended (hrtime), for Run.idleBefore. */
 const lastEnded = new Map<Contestant, bigint>();
+
+/** The warm-up of both servers before each pair of measured runs (see the module note). */
+const PAIR_WARM_UP_SECONDS = 1;
+
+/** A load run not measured (a warm-up). */
+async function warmUp(setup: Setup, contestant: Contestant, scenario: Scenario, seconds: number, dir: string): Promise<void> {
+  await startLoad(contestant.server!.url, scenario, setup.headers, { connections, seconds, dir }).done;
+  lastEnded.set(contestant, process.hrtime.bigint());
+}
 
 /**
  * One load run: wrk's figures, with the CPU the server and the database used meanwhile, and the
@@ -438,12 +452,12 @@ const lastEnded = new Map<Contestant, bigint>();
 async function measure(setup: Setup, contestant: Contestant, scenario: Scenario, duration: number, dir: string): Promise<Run> {
   const server = contestant.server!;
   const began = process.hrtime.bigint();
+  const ended = lastEnded.get(contestant);
+  const idleBefore = ended === undefined ? Number.NaN : Number(began - ended) / 1e9;
   const machine0 = machineCpu().busy;
   const own0 = ownCpuSeconds();
   const server0 = cpuSeconds(server.pid);
   const database0 = await setup.databaseCpu(contestant.database);
-  const ended = lastEnded.get(contestant);
-  const idleBefore = ended === undefined ? Number.NaN : Number(began - ended) / 1e9;
   let rssLoad = 0;
   const sampler = setInterval(() => {
     rssLoad = Math.max(rssLoad, rssMb(server.pid));
@@ -622,9 +636,7 @@ async function run(setup: Setup): Promise<void> {
         await sleep(1000);
         memory.set(contestant.name, { idle: rssMb(contestant.server.pid), afterLoad: 0, settled: 0, load: 0 });
         // Warm-up (JIT, caches, pool): one short run of each request, not counted.
-        for (const scenario of scenarios)
-          await startLoad(contestant.server.url, scenario, setup.headers, { connections, seconds: Math.min(2, seconds), dir }).done;
-        lastEnded.set(contestant, process.hrtime.bigint());
+        for (const scenario of scenarios) await warmUp(setup, contestant, scenario, Math.min(2, seconds), dir);
       }
       const runs = new Map<string, { portico: Run[]; hand: Run[] }>(scenarios.map((s) => [s.name, { portico: [], hand: [] }]));
       for (let round = 0; round < rounds; round++) {
@@ -632,6 +644,7 @@ async function run(setup: Setup): Promise<void> {
         const order = scenarios.map((_, i) => scenarios[(i + round) % scenarios.length]);
         for (const scenario of order) {
           const pair = round % 2 === 0 ? setup.contestants : [setup.contestants[1], setup.contestants[0]];
+          for (const contestant of pair) await warmUp(setup, contestant, scenario, PAIR_WARM_UP_SECONDS, dir);
           for (const contestant of pair)
             runs.get(scenario.name)![contestant.name].push(await measure(setup, contestant, scenario, seconds, dir));
         }
@@ -694,7 +707,7 @@ async function run(setup: Setup): Promise<void> {
       );
       for (const row of table) lines.push(row.map((cell, i) => cell.padEnd(widths[i])).join('  '));
       // Round by round: how long each server had been idle before its run, and how many database
-      // connections it still had open then (a pool closes connections idle for 10 s), beside the figures.
+      // connections it had open when the run began, beside the figures.
       const pg = setup.contestants[0].database !== null;
       for (const scenario of scenarios) {
         const { portico: p, hand: h } = runs.get(scenario.name)!;
