@@ -404,7 +404,7 @@ export function createServe(ctx: PlatformContext, internal: ReadonlyMap<string, 
       await ctx.limits.check({ userId: caller.user?.id ?? null, roleId: auth.role?.id ?? null, serviceId: model.id, component, verb });
     }
     let result: ServiceResult;
-    if (isSpec && verb === 'GET') result = await docs.spec(service);
+    if (isSpec && verb === 'GET') result = await docs.spec(service, query, [request.headers.accept].flat()[0]);
     else if (verb === 'GET' && resource.length === 0 && query.as_access_list !== undefined && toBool(pick(query, 'as_access_list'))) {
       const source = internalService ?? ctx.services.openHandler(service) ?? (await ctx.services.handler(service));
       result = { body: wrapList(['', '*', ...((await source.accessComponents?.()) ?? [])]) };

@@ -2,20 +2,25 @@
  * Discovery: GET /api/v2/api_docs (every service in one document), /api/v2/api_docs/{service}
  * and /api/v2/{service}/_spec (one service's document).
  */
+import type { OpenAPIObject } from 'openapi3-ts/oas30';
 import { roleReaches } from '../../auth/access.js';
 import { wrapList } from '../../core/envelope.js';
-import { pick, toBool } from '../../core/query-params.js';
+import { pick, type RawQuery, toBool } from '../../core/query-params.js';
 import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel } from '../../model/platform-model.js';
 import { API_VERSION, combinedDocument, serviceDocument } from '../../openapi/service-document.js';
+import { specView } from '../../openapi/spec-views.js';
 import { findServiceType } from '../internal-service-types.js';
 import type { ServiceResult } from '../../services/service-kind.js';
 import { serviceFragment } from './service-fragments.js';
 import { coreMessages } from '../../core/messages.js';
 import { systemMessages } from '../system-messages.js';
 
-export type DocsService = InternalService & { spec(service: string): Promise<ServiceResult> };
+export type DocsService = InternalService & {
+  /** GET /{service}/_spec with its options (openapi/spec-views.ts). */
+  spec(service: string, query: RawQuery, accept: string | undefined): Promise<ServiceResult>;
+};
 
 export function createDocsService(ctx: PlatformContext): DocsService {
   // A service that cannot be opened right now (a database down) is documented without paths.
@@ -33,7 +38,10 @@ export function createDocsService(ctx: PlatformContext): DocsService {
   return {
     access: () => ({ exception: false, adminOnly: false }),
     accessComponents: () => ctx.services.list().map((service) => service.name),
-    spec: documentOf,
+    async spec(name, query, accept) {
+      const { body } = await documentOf(name);
+      return specView(body as OpenAPIObject, query, accept);
+    },
     async handle(call) {
       if (call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), 'api_docs');
       if (call.resource.length === 1) {

@@ -2,10 +2,11 @@
  * Spec conformance of table and schema endpoints (issue 9 items 10, 13, 15, 17): stable primary-key
  * order without `order`, HEAD like GET without a body, 405 in the error envelope for methods no
  * route takes, the `_schema` field and relationship paths documented in `_spec`, and ETag /
- * If-Match on single records.
+ * If-Match on single records; the reference's `_spec` options.
  */
 import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { bodiesNotByReference, requestBodySchemas, unresolvedRefs } from '#test/golden/validators.js';
 import type { ApiClient } from './api-client.js';
 
@@ -82,6 +83,49 @@ export function conformanceTests(api: () => ApiClient): void {
     expect((await api().call('GET', '_schema/contact/_field')).status).toBe(200);
     expect((await api().call('GET', '_schema/contact/_field/first_name')).body).toMatchObject({ name: 'first_name' });
     expect((await api().call('GET', '_schema/contact_info/_related')).status).toBe(200);
+  });
+
+  it("takes the reference's _spec options its MCP clients send: resource_name, tables, compact, format=yaml (all were ignored)", async () => {
+    const full = (await api().get('_spec')).body;
+    const one = (await api().get('_spec', { resource_name: 'contact_info' })).body;
+    expect(Object.keys(one.paths).sort()).toEqual(['/_table/contact_info', '/_table/contact_info/{id}']);
+    expect(one.components).toEqual(full.components);
+
+    const tables = (await api().get('_spec', { tables: 'true' })).body;
+    expect(tables['x-dreamfactory-resources']).toEqual({
+      type: 'database',
+      tables: ['contact', 'contact_group', 'contact_group_relationship', 'contact_info'],
+      count: 4,
+      note: 'Use these names with /_table/{table_name} endpoints',
+    });
+    expect(full).not.toHaveProperty('x-dreamfactory-resources');
+
+    const compact = (await api().get('_spec', { compact: 'true', tables: 'true' })).body;
+    expect(Object.keys(compact)).toEqual([
+      'openapi',
+      'info',
+      'servers',
+      'security',
+      'x-dreamfactory-resources',
+      'endpoints',
+      'endpoint_count',
+    ]);
+    expect(compact.endpoint_count).toBe(compact.endpoints.length);
+    const post = compact.endpoints.find((e: { path: string; method: string }) => e.path === '/_table/contact' && e.method === 'POST');
+    expect(post).toMatchObject({ operationId: full.paths['/_table/contact'].post.operationId, has_request_body: true });
+    expect(post.parameters).toEqual(expect.arrayContaining(['fields (query, string)']));
+
+    const headers = await credentials();
+    const yaml = await api().server.app.inject({ method: 'GET', url: '/api/v2/db/_spec?format=yaml&resource_name=contact_group', headers });
+    expect(yaml.headers['content-type']).toBe('application/x-yaml; charset=utf-8');
+    const json = (await api().get('_spec', { resource_name: 'contact_group' })).body;
+    expect(parseYaml(yaml.body)).toEqual(json);
+    const accepted = await api().server.app.inject({
+      method: 'GET',
+      url: '/api/v2/db/_spec',
+      headers: { ...headers, accept: 'application/yaml' },
+    });
+    expect(parseYaml(accepted.body)).toEqual(full);
   });
 
   it('documents every request body by reference to a schema component that resolves (table writes and _schema bodies were inline)', async () => {

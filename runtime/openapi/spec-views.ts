@@ -1,0 +1,131 @@
+/**
+ * The options of GET /{service}/_spec (reference 8.3), which the reference's MCP clients send to
+ * keep an agent's context small: `resource_name` keeps the paths of one resource, `tables=true`
+ * adds `x-dreamfactory-resources` (a database's tables, under the name those clients read),
+ * `compact=true` answers the reference's summary (`endpoints` instead of `paths` and schemas), and
+ * `format=yaml` (or an Accept naming YAML) answers YAML. Without options the document is unchanged.
+ */
+import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject } from 'openapi3-ts/oas30';
+import { stringify } from 'yaml';
+import { pick, type RawQuery, toBool } from '../core/query-params.js';
+import type { ServiceResult } from '../services/service-kind.js';
+
+const VERBS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const TABLE_PATH = /^\/_table\/([^/{}]+)$/;
+
+/** One service's document as the query asks for it. */
+export function specView(document: OpenAPIObject, query: RawQuery, accept: string | undefined): ServiceResult {
+  let view: Record<string, unknown> = { ...document };
+  const resource = pick(query, 'resource_name');
+  if (resource) view = { ...document, paths: pathsOfResource(document, resource) };
+  if (toBool(pick(query, 'tables'))) {
+    const tables = tableNames(document);
+    // Services without tables have none to list (the reference adds it for databases only).
+    if (tables.length > 0) {
+      view = {
+        ...view,
+        'x-dreamfactory-resources': {
+          type: 'database',
+          tables,
+          count: tables.length,
+          note: 'Use these names with /_table/{table_name} endpoints',
+        },
+      };
+    }
+  }
+  if (toBool(pick(query, 'compact'))) view = compact(view as unknown as OpenAPIObject);
+  if (!wantsYaml(pick(query, 'format'), accept)) return { body: view };
+  return { body: stringify(view, { aliasDuplicateObjects: false }), headers: { 'content-type': 'application/x-yaml; charset=utf-8' } };
+}
+
+function wantsYaml(format: string | undefined, accept: string | undefined): boolean {
+  const asked = format?.trim().toLowerCase();
+  if (asked === 'yaml' || asked === 'yml') return true;
+  if (asked === 'json') return false;
+  return accept !== undefined && /ya?ml/i.test(accept);
+}
+
+/** The paths naming the resource as a segment (`/_table/city`, `/_table/city/{id}`), else any path containing it. */
+function pathsOfResource(document: OpenAPIObject, resource: string): OpenAPIObject['paths'] {
+  const wanted = resource.toLowerCase();
+  const entries = Object.entries(document.paths ?? {});
+  const segment = entries.filter(([path]) => decodePath(path).toLowerCase().split('/').includes(wanted));
+  const chosen = segment.length > 0 ? segment : entries.filter(([path]) => decodePath(path).toLowerCase().includes(wanted));
+  return Object.fromEntries(chosen);
+}
+
+function tableNames(document: OpenAPIObject): string[] {
+  const names: string[] = [];
+  for (const path of Object.keys(document.paths ?? {})) {
+    const match = TABLE_PATH.exec(path);
+    if (match) names.push(decodePath(match[1]));
+  }
+  return names.sort();
+}
+
+function decodePath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+interface CompactEndpoint {
+  path: string;
+  method: string;
+  summary?: string;
+  operationId?: string;
+  parameters?: string[];
+  has_request_body?: true;
+}
+
+/** The reference's compact form: each operation as path, method, summary, operationId and its parameters in one line each. */
+function compact(document: OpenAPIObject): Record<string, unknown> {
+  const endpoints: CompactEndpoint[] = [];
+  for (const [path, item] of Object.entries(document.paths ?? {}) as Array<[string, PathItemObject]>) {
+    const shared = (item.parameters ?? []) as ParameterObject[];
+    for (const verb of VERBS) {
+      const operation = item[verb] as OperationObject | undefined;
+      if (!operation) continue;
+      const endpoint: CompactEndpoint = { path, method: verb.toUpperCase() };
+      if (operation.summary) endpoint.summary = operation.summary;
+      if (operation.operationId) endpoint.operationId = operation.operationId;
+      const parameters = [...shared, ...((operation.parameters ?? []) as ParameterObject[])]
+        .map((parameter) => resolveParameter(document, parameter))
+        .filter((parameter): parameter is ParameterObject => parameter !== undefined)
+        .map(parameterLine);
+      if (parameters.length > 0) endpoint.parameters = parameters;
+      if (operation.requestBody) endpoint.has_request_body = true;
+      endpoints.push(endpoint);
+    }
+  }
+  const view = document as unknown as Record<string, unknown>;
+  return {
+    openapi: document.openapi,
+    info: document.info,
+    servers: document.servers,
+    security: document.security,
+    ...(view['x-dreamfactory-resources'] !== undefined ? { 'x-dreamfactory-resources': view['x-dreamfactory-resources'] } : {}),
+    endpoints,
+    endpoint_count: endpoints.length,
+  };
+}
+
+/** A parameter or the component it references (`#/components/parameters/...`). */
+function resolveParameter(document: OpenAPIObject, parameter: ParameterObject | { $ref: string }): ParameterObject | undefined {
+  if (!('$ref' in parameter)) return parameter;
+  const name = parameter.$ref.replace('#/components/parameters/', '');
+  const target = document.components?.parameters?.[name];
+  return target && !('$ref' in target) ? target : undefined;
+}
+
+/** `name (in[, required][, type][: a|b])`, as the reference writes them. */
+function parameterLine(parameter: ParameterObject): string {
+  const schema = (parameter.schema ?? {}) as { type?: string; enum?: unknown[] };
+  let line = `${parameter.name} (${parameter.in ?? 'query'}`;
+  if (parameter.required) line += ', required';
+  if (schema.type) line += `, ${schema.type}`;
+  if (schema.enum && schema.enum.length > 0) line += `: ${schema.enum.join('|')}`;
+  return `${line})`;
+}
