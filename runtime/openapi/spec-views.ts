@@ -3,11 +3,14 @@
  * keep an agent's context small: `resource_name` keeps the paths of one resource, `tables=true`
  * adds `x-dreamfactory-resources` (a database's tables, under the name those clients read),
  * `compact=true` answers the reference's summary (`endpoints` instead of `paths` and schemas), and
- * `format=yaml` (or an Accept naming YAML) answers YAML. Without options the document is unchanged.
+ * `format=yaml` (or an Accept naming YAML) answers YAML, and `model=true` a condensed data model
+ * instead of the document. Without options the document is unchanged. `refresh=true` needs nothing:
+ * the document is built anew from the service's current catalog for every request.
  */
 import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject } from 'openapi3-ts/oas30';
 import { stringify } from 'yaml';
 import { pick, type RawQuery, toBool } from '../core/query-params.js';
+import type { FieldModel, RelationModel, TableModel } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
 
 const VERBS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -128,4 +131,95 @@ function parameterLine(parameter: ParameterObject): string {
   if (schema.type) line += `, ${schema.type}`;
   if (schema.enum && schema.enum.length > 0) line += `: ${schema.enum.join('|')}`;
   return `${line})`;
+}
+
+interface ModelColumn {
+  name: string;
+  type: string;
+  pk?: true;
+  required?: true;
+  fk?: string;
+}
+
+interface ModelRelation {
+  name: string;
+  type: string;
+  field: string;
+  ref_table: string;
+  ref_field: string;
+  junction_table: string | null;
+  usage: string;
+}
+
+/**
+ * `model=true`: the reference's condensed data model (tables, their columns and relationships, and
+ * the hierarchies and junction tables among them). Without its row counts, sample rows and distinct
+ * values: those read table data past the caller's row filters, which the document itself never shows.
+ */
+export function dataModel(service: string, tables: readonly TableModel[] | undefined): Record<string, unknown> {
+  const model = {
+    service,
+    description: 'Condensed data model. Shows all tables, their columns with types, and foreign key references.',
+    tables: {} as Record<string, { columns: ModelColumn[] }>,
+    relationships: {} as Record<string, ModelRelation[]>,
+    patterns: {} as Record<string, unknown[]>,
+  };
+  if (tables === undefined)
+    return { ...model, tables: [], relationships: [], patterns: [], error: 'This service does not support schema introspection.' };
+  for (const table of tables) {
+    model.tables[table.name] = { columns: table.fields.map(modelColumn) };
+    if (table.relations.length > 0) model.relationships[table.name] = table.relations.map(modelRelation);
+  }
+  model.patterns = relationshipPatterns(model.relationships);
+  return model;
+}
+
+function modelColumn(field: FieldModel): ModelColumn {
+  const column: ModelColumn = { name: field.name, type: field.type };
+  if (field.isPrimaryKey) column.pk = true;
+  if (!field.allowNull) column.required = true;
+  if (field.refTable) column.fk = `${field.refTable}.${field.refField ?? `${field.refTable}_id`}`;
+  return column;
+}
+
+function modelRelation(relation: RelationModel): ModelRelation {
+  return {
+    name: relation.name,
+    type: relation.type,
+    field: relation.field.join(','),
+    ref_table: relation.refTable,
+    ref_field: relation.refField.join(','),
+    junction_table: relation.junctionTable,
+    usage: `related=${relation.name}`,
+  };
+}
+
+/** Self-referencing tables (trees) and many-to-many junctions, as the reference points them out. */
+function relationshipPatterns(relationships: Record<string, ModelRelation[]>): Record<string, unknown[]> {
+  const hierarchies: unknown[] = [];
+  const junctions: unknown[] = [];
+  for (const [table, relations] of Object.entries(relationships)) {
+    const self = relations.find((relation) => relation.ref_table === table);
+    if (self) {
+      const children = self.type === 'has_many';
+      const child = children ? self.ref_field : self.field;
+      const parent = children ? self.field : self.ref_field;
+      hierarchies.push({
+        table,
+        child_field: child,
+        parent_field: parent,
+        hint: `${table}.${child} references ${table}.${parent}: a parent-child hierarchy.`,
+      });
+    }
+    for (const relation of relations) {
+      if (relation.type !== 'many_many' || !relation.junction_table) continue;
+      junctions.push({
+        table,
+        related_table: relation.ref_table,
+        junction: relation.junction_table,
+        hint: `Many-to-many: join ${table} to ${relation.ref_table} via ${relation.junction_table}.`,
+      });
+    }
+  }
+  return { ...(hierarchies.length > 0 ? { hierarchies } : {}), ...(junctions.length > 0 ? { junction_tables: junctions } : {}) };
 }

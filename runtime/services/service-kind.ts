@@ -10,7 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AuthContext } from '../auth/auth-context.js';
 import type { Answer } from '../core/answer.js';
 import type { RawQuery } from '../core/query-params.js';
-import type { ServiceModel, Verb } from '../model/platform-model.js';
+import type { ServiceModel, TableModel, Verb } from '../model/platform-model.js';
 import type { OpenApiFragment } from '../openapi/fragment.js';
 import type { PlatformCache, SharedCache } from './cache/shared-cache.js';
 import type { ServiceApi } from './service-api.js';
@@ -162,6 +162,8 @@ export interface ServiceHandler {
    * /{service}?as_access_list=true, which the reference's role editor lists).
    */
   accessComponents?(): Promise<string[]> | string[];
+  /** A database's tables as it serves them now (GET /{service}/_spec?model=true); other services leave it out. */
+  tables?(): readonly TableModel[];
   /**
    * Runs `work` in one transaction of the service's back-end, with a handler whose calls run in
    * it: committed when `work` resolves, rolled back when it throws (the user's hooks around a

@@ -8,7 +8,7 @@ import { answerOf, type Answer } from '../../core/answer.js';
 import { InternalServerError, type PorticoError } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool } from '../../core/query-params.js';
-import type { SqlServiceModel } from '../../model/platform-model.js';
+import type { SqlServiceModel, TableModel } from '../../model/platform-model.js';
 import { sqlServiceOpenApi } from '../../openapi/sql-openapi.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
@@ -113,6 +113,10 @@ export class SqlServiceHandler implements ServiceHandler {
 
   private unsupported(call: ServiceCall, path: string): PorticoError {
     return coreMessages.verbNotSupported.error(call.verb, path, this.ctx.serviceName);
+  }
+
+  tables(): readonly TableModel[] {
+    return this.ctx.schema.current.tables;
   }
 
   /** `_schema`, `_table` (and `_proc`, `_func`), each with its tables or routines: `{r}/`, `{r}/*`, `{r}/{name}/`, `{r}/{name}/*`. */

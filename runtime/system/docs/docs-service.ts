@@ -8,9 +8,10 @@ import { wrapList } from '../../core/envelope.js';
 import { pick, type RawQuery, toBool } from '../../core/query-params.js';
 import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
-import type { ServiceModel } from '../../model/platform-model.js';
+import type { ServiceModel, TableModel } from '../../model/platform-model.js';
 import { API_VERSION, combinedDocument, serviceDocument } from '../../openapi/service-document.js';
-import { specView } from '../../openapi/spec-views.js';
+import { dataModel, specView } from '../../openapi/spec-views.js';
+import { internalServiceFragment } from '../../openapi/model-fragment.js';
 import { findServiceType } from '../internal-service-types.js';
 import type { ServiceResult } from '../../services/service-kind.js';
 import { serviceFragment } from './service-fragments.js';
@@ -40,6 +41,7 @@ export function createDocsService(ctx: PlatformContext): DocsService {
     accessComponents: () => ctx.services.list().map((service) => service.name),
     async spec(name, query, accept) {
       const { body } = await documentOf(name);
+      if (toBool(pick(query, 'model'))) return { body: dataModel(name, await tablesOf(ctx, ctx.services.get(name)!)) };
       return specView(body as OpenAPIObject, query, accept);
     },
     async handle(call) {
@@ -74,6 +76,12 @@ export function createDocsService(ctx: PlatformContext): DocsService {
       };
     },
   };
+}
+
+/** A database's tables; undefined for services without (the runtime's own services have none). */
+async function tablesOf(ctx: PlatformContext, service: ServiceModel): Promise<readonly TableModel[] | undefined> {
+  if (internalServiceFragment(service.type)) return undefined;
+  return (await ctx.services.handler(service.name)).tables?.();
 }
 
 /** Non-administrators see the services their role grants anything on. */
