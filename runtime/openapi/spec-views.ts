@@ -8,7 +8,6 @@
  * the document is built anew from the service's current catalog for every request.
  */
 import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject } from 'openapi3-ts/oas30';
-import { stringify } from 'yaml';
 import { pick, type RawQuery, toBool } from '../core/query-params.js';
 import type { FieldModel, RelationModel, TableModel } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
@@ -17,7 +16,7 @@ const VERBS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trac
 const TABLE_PATH = /^\/_table\/([^/{}]+)$/;
 
 /** One service's document as the query asks for it. */
-export function specView(document: OpenAPIObject, query: RawQuery, accept: string | undefined): ServiceResult {
+export async function specView(document: OpenAPIObject, query: RawQuery, accept: string | undefined): Promise<ServiceResult> {
   let view: Record<string, unknown> = { ...document };
   const resource = pick(query, 'resource_name');
   if (resource) view = { ...document, paths: pathsOfResource(document, resource) };
@@ -38,6 +37,8 @@ export function specView(document: OpenAPIObject, query: RawQuery, accept: strin
   }
   if (toBool(pick(query, 'compact'))) view = compact(view as unknown as OpenAPIObject);
   if (!wantsYaml(pick(query, 'format'), accept)) return { body: view };
+  // Loaded when asked for: the YAML library is no part of a server's start.
+  const { stringify } = await import('yaml');
   return { body: stringify(view, { aliasDuplicateObjects: false }), headers: { 'content-type': 'application/x-yaml; charset=utf-8' } };
 }
 
@@ -45,7 +46,8 @@ function wantsYaml(format: string | undefined, accept: string | undefined): bool
   const asked = format?.trim().toLowerCase();
   if (asked === 'yaml' || asked === 'yml') return true;
   if (asked === 'json') return false;
-  return accept !== undefined && /ya?ml/i.test(accept);
+  // An Accept naming JSON too keeps JSON: clients that list every type they read get what they always got.
+  return accept !== undefined && /ya?ml/i.test(accept) && !/json/i.test(accept);
 }
 
 /** The paths naming the resource as a segment (`/_table/city`, `/_table/city/{id}`), else any path containing it. */

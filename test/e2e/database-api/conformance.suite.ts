@@ -130,6 +130,14 @@ export function conformanceTests(api: () => ApiClient): void {
       headers: { ...headers, accept: 'application/yaml' },
     });
     expect(parseYaml(accepted.body)).toEqual(full);
+    // A client listing JSON beside YAML keeps getting JSON.
+    const either = await api().server.app.inject({
+      method: 'GET',
+      url: '/api/v2/db/_spec',
+      headers: { ...headers, accept: 'application/json, application/yaml' },
+    });
+    expect(either.headers['content-type']).toMatch(/^application\/json/);
+    expect(either.json()).toEqual(full);
   });
 
   it("answers _spec?model=true with the reference's condensed data model: tables, columns, relationships, patterns (the document came back)", async () => {
