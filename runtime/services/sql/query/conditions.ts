@@ -69,23 +69,29 @@ export function allOf(conditions: readonly (Condition | null)[]): Condition | nu
  * separated by commas, in key order.
  */
 export function parseKey(fields: readonly FieldPlan[], text: string): unknown[] {
-  const parts = fields.length === 1 ? [text] : text.split(',').map((part) => part.trim());
+  // Every get, patch and delete by id comes here: one field's key without splitting or mapping.
+  if (fields.length === 1) return [encodeKeyPart(fields[0], text)];
+  const parts = text.split(',').map((part) => part.trim());
   if (parts.length !== fields.length) {
     throw new BadRequestError(
       `Identifier '${text}' must give ${fields.length} values (${fields.map((f) => f.name).join(', ')}) separated by commas.`,
     );
   }
-  return fields.map((f, i) => {
-    try {
-      return f.encode(parts[i]);
-    } catch (error) {
-      // A value its column cannot hold (a number beyond PostgreSQL's int4, a text longer than a MySQL varchar) is the
-      // key of no record, as the databases whose column can find none: NULL equals nothing, so the request answers 404
-      // (or its batch error) on every database.
-      if (isBeyondColumn(error)) return null;
-      throw error;
-    }
-  });
+  return fields.map((f, i) => encodeKeyPart(f, parts[i]));
+}
+
+/**
+ * One value of a key. A value its column cannot hold (a number beyond PostgreSQL's int4, a text
+ * longer than a MySQL varchar) is the key of no record, as the databases whose column can find
+ * none: NULL equals nothing, so the request answers 404 (or its batch error) on every database.
+ */
+function encodeKeyPart(f: FieldPlan, text: string): unknown {
+  try {
+    return f.encode(text);
+  } catch (error) {
+    if (isBeyondColumn(error)) return null;
+    throw error;
+  }
 }
 
 /** The encoded key of a record, or null when it lacks an identifying field. */

@@ -59,6 +59,7 @@ export function insertValues(plan: TablePlan, record: Row): Row {
  */
 export function updateValues(plan: TablePlan, record: Row, identifiers: readonly FieldPlan[]): Row {
   const values: Row = {};
+  let changing = false;
   for (const key in record) {
     const f = plan.field(key);
     if (f === undefined || f.generated || f.computed || f.clock !== null || identifiers.includes(f)) continue;
@@ -69,8 +70,9 @@ export function updateValues(plan: TablePlan, record: Row, identifiers: readonly
     } else {
       values[f.field.sourceName] = f.storedCase === null ? f.encode(value) : f.storedCase(f.encode(value) as string, true);
     }
+    changing = true;
   }
-  if (Object.keys(values).length === 0) return values;
+  if (!changing) return values;
   for (const f of plan.fields) if (f.clock === 'update') values[f.field.sourceName] = NOW;
   return values;
 }

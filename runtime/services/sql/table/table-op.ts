@@ -132,7 +132,10 @@ export function recordsKeys(idFields: FieldPlan[], records: Row[]): Keyed[] {
 const NONE: readonly FieldPlan[] = Object.freeze([]);
 
 function sameFields(a: readonly FieldPlan[], b: readonly FieldPlan[]): boolean {
-  return a.length === b.length && a.every((f, i) => f === b[i]);
+  if (a.length !== b.length) return false;
+  // A plain loop: every write by key comes here (no closure per request).
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A write's target, with the join fields `related` needed that the output drops again. */
