@@ -37,33 +37,41 @@ function readText(
     done(new PayloadTooLargeError());
     return;
   }
-  const chunks: Buffer[] = [];
+  // One chunk (most bodies) needs no array; two listeners, as Fastify's own parser has ('error' ends it too).
+  let first: Buffer | null = null;
+  let more: Buffer[] | null = null;
   let size = 0;
   let settled = false;
-  const settle = (error: Error | null, text?: string) => {
+  const onData = (chunk: Buffer) => {
     if (settled) return;
-    settled = true;
-    done(error, text);
-  };
-  payload.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size > limit) {
+      settled = true;
       payload.removeAllListeners('data');
       payload.resume();
-      settle(new PayloadTooLargeError());
+      done(new PayloadTooLargeError());
       return;
     }
-    chunks.push(chunk);
-  });
-  payload.on('end', () => {
+    if (first === null) first = chunk;
+    else if (more === null) more = [first, chunk];
+    else more.push(chunk);
+  };
+  const onEnd = (error?: Error) => {
     if (settled) return;
-    const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-    if (declared !== undefined && Number(declared) !== size) settle(coreMessages.contentLengthMismatch.error());
+    settled = true;
+    if (error) {
+      done(error);
+      return;
+    }
+    const bytes = more !== null ? Buffer.concat(more) : (first ?? Buffer.alloc(0));
+    if (declared !== undefined && Number(declared) !== size) done(coreMessages.contentLengthMismatch.error());
     // JSON is UTF-8 (RFC 8259): decoding other bytes would store U+FFFD in place of what was sent.
-    else if (!isUtf8(bytes)) settle(coreMessages.bodyNotUtf8.error());
-    else settle(null, bytes.toString('utf8'));
-  });
-  payload.on('error', (error: Error) => settle(error));
+    else if (!isUtf8(bytes)) done(coreMessages.bodyNotUtf8.error());
+    else done(null, bytes.toString('utf8'));
+  };
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onEnd);
 }
 
 /** How long the rest of a body its service left unread is still read, before the connection is cut. */
