@@ -262,7 +262,9 @@ function pathDescriptor(path: string): number | null {
  * file where there is one (an fstat, half the cost of the path's stat, with no path walk), which
  * tells at once whether the file lost a link (removed, or replaced by a rename over it). A move
  * elsewhere keeps the count and is seen once its event came: until then writes go to the moved
- * file, which keeps them.
+ * file, which keeps them. Of the looks Node's API offers, the fstat costs least in all (its Stats
+ * object included): the path's `existsSync` misses a file renamed over it, and a readlink of
+ * /proc/self/fd/N costs more kernel time than it saves (bench/README.md, seventeenth session, h3).
  */
 function watchFile(path: string): { state(strict: boolean): 'same' | 'missing' | 'replaced'; close(): void } {
   let fd = pathDescriptor(path);
