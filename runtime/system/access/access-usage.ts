@@ -8,6 +8,7 @@
  * are not noted. There is no per-request ledger: `requests_30d` and `top_services` are null and
  * `meta.ledger_available` false, as on the reference's open-source installs.
  */
+import type { CompiledQuery } from 'kysely';
 import type { SystemDb } from '../store/system-db.js';
 import { formatTimestamp, isUniqueViolation } from '../store/system-db.js';
 
@@ -31,6 +32,40 @@ export interface Subjects {
   user?: number;
   role?: number;
 }
+
+/** The stored row of one subject, as the merge reads it. */
+type StoredNote = Note & { subject_type: string; subject_id: number };
+
+/**
+ * The merge's three statements, compiled once (the flush runs every few seconds for the server's
+ * life). Their parameters, in order: read (type, id); update (the note's four columns, type, id);
+ * insert (type, id, the note's four columns).
+ */
+interface MergeStatements {
+  read: CompiledQuery<StoredNote>;
+  update: CompiledQuery;
+  insert: CompiledQuery;
+}
+
+function compileMerge(db: SystemDb): MergeStatements {
+  // Placeholders only: each run gives its own parameters in the order above.
+  const note = { last_used_at: '', last_denied_at: '', last_service: '', last_status: 0 };
+  return {
+    read: db
+      .selectFrom('access_usage')
+      .selectAll()
+      .where('subject_type', '=', 'app')
+      .where('subject_id', '=', 0)
+      .compile() as CompiledQuery<StoredNote>,
+    update: db.updateTable('access_usage').set(note).where('subject_type', '=', 'app').where('subject_id', '=', 0).compile(),
+    insert: db
+      .insertInto('access_usage')
+      .values({ subject_type: 'app', subject_id: 0, ...note })
+      .compile(),
+  };
+}
+
+const noteValues = (note: Note): unknown[] => [note.last_used_at, note.last_denied_at, note.last_service, note.last_status];
 
 type Notes = Record<SubjectType, Map<number, Note>>;
 
@@ -57,11 +92,14 @@ export class AccessUsage {
   private flushing: Promise<void> = Promise.resolve();
   private second = Number.NaN;
   private text = '';
+  private readonly statements: MergeStatements;
 
   constructor(
     private readonly db: SystemDb,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.statements = compileMerge(db);
+  }
 
   start(): void {
     this.timer = setInterval(() => {
@@ -112,29 +150,23 @@ export class AccessUsage {
 
   /** Writes one subject's note, merged with what the system database holds (the later times win). */
   private async merge(type: SubjectType, id: number, note: Note): Promise<void> {
+    const { read, update, insert } = this.statements;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const stored = await this.db
-        .selectFrom('access_usage')
-        .selectAll()
-        .where('subject_type', '=', type)
-        .where('subject_id', '=', id)
-        .executeTakeFirst();
+      const { rows } = await this.db.executeQuery<StoredNote>({ ...read, parameters: [type, id] });
+      const stored = rows[0];
       const usedHere = note.last_used_at !== null && (stored?.last_used_at == null || note.last_used_at >= stored.last_used_at);
-      const merged = {
+      const merged: Note = {
         last_used_at: later(note.last_used_at, stored?.last_used_at ?? null),
         last_denied_at: later(note.last_denied_at, stored?.last_denied_at ?? null),
         last_service: usedHere ? note.last_service : (stored?.last_service ?? null),
         last_status: usedHere ? note.last_status : (stored?.last_status ?? null),
       };
       if (stored) {
-        await this.db.updateTable('access_usage').set(merged).where('subject_type', '=', type).where('subject_id', '=', id).execute();
+        await this.db.executeQuery({ ...update, parameters: [...noteValues(merged), type, id] });
         break;
       }
       try {
-        await this.db
-          .insertInto('access_usage')
-          .values({ subject_type: type, subject_id: id, ...merged })
-          .execute();
+        await this.db.executeQuery({ ...insert, parameters: [type, id, ...noteValues(merged)] });
         break;
       } catch (error) {
         // Another instance wrote the subject's first row meanwhile: merge with it.
