@@ -15,8 +15,8 @@ import type { ServiceResult } from '../services/service-kind.js';
 const VERBS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const TABLE_PATH = /^\/_table\/([^/{}]+)$/;
 
-/** One service's document as the query asks for it. */
-export async function specView(document: OpenAPIObject, query: RawQuery, accept: string | undefined): Promise<ServiceResult> {
+/** One service's document as the query asks for it (`model=true` is the docs service's: dataModel below). */
+export function specView(document: OpenAPIObject, query: RawQuery): Record<string, unknown> {
   let view: Record<string, unknown> = { ...document };
   const resource = pick(query, 'resource_name');
   if (resource) view = { ...document, paths: pathsOfResource(document, resource) };
@@ -36,18 +36,52 @@ export async function specView(document: OpenAPIObject, query: RawQuery, accept:
     }
   }
   if (toBool(pick(query, 'compact'))) view = compact(view as unknown as OpenAPIObject);
+  return view;
+}
+
+/** A `_spec` answer (the document, its views or the data model) in the format asked for: JSON, or YAML. */
+export async function specAnswer(view: Record<string, unknown>, query: RawQuery, accept: string | undefined): Promise<ServiceResult> {
   if (!wantsYaml(pick(query, 'format'), accept)) return { body: view };
   // Loaded when asked for: the YAML library is no part of a server's start.
   const { stringify } = await import('yaml');
   return { body: stringify(view, { aliasDuplicateObjects: false }), headers: { 'content-type': 'application/x-yaml; charset=utf-8' } };
 }
 
+const YAML_TYPE = /ya?ml/i;
+const JSON_TYPE = /json/i;
+
+/**
+ * `format` decides when it names yaml, yml or json; else the Accept header, when its most preferred
+ * acceptable type is a YAML one. An Accept naming JSON too keeps JSON (clients that list every
+ * type they read get what they always got); `q=0` means "not this one".
+ */
 function wantsYaml(format: string | undefined, accept: string | undefined): boolean {
   const asked = format?.trim().toLowerCase();
   if (asked === 'yaml' || asked === 'yml') return true;
-  if (asked === 'json') return false;
-  // An Accept naming JSON too keeps JSON: clients that list every type they read get what they always got.
-  return accept !== undefined && /ya?ml/i.test(accept) && !/json/i.test(accept);
+  if (asked === 'json' || accept === undefined || !YAML_TYPE.test(accept)) return false;
+  let yaml = 0;
+  let other = 0;
+  for (const entry of accept.split(',')) {
+    const [type, ...parameters] = entry.split(';');
+    const q = qualityOf(parameters);
+    if (q <= 0) continue;
+    if (JSON_TYPE.test(type)) return false;
+    if (YAML_TYPE.test(type)) yaml = Math.max(yaml, q);
+    else if (type.trim() !== '') other = Math.max(other, q);
+  }
+  return yaml > 0 && yaml >= other;
+}
+
+/** An Accept entry's `q` (1 when absent; 0 when not a number, as unreadable). */
+function qualityOf(parameters: readonly string[]): number {
+  for (const parameter of parameters) {
+    const [name, value] = parameter.split('=');
+    if (name.trim().toLowerCase() === 'q') {
+      const q = Number(value?.trim());
+      return Number.isFinite(q) ? q : 0;
+    }
+  }
+  return 1;
 }
 
 /** The paths naming the resource as a segment (`/_table/city`, `/_table/city/{id}`), else any path containing it. */
@@ -155,10 +189,15 @@ interface ModelRelation {
 
 /**
  * `model=true`: the reference's condensed data model (tables, their columns and relationships, and
- * the hierarchies and junction tables among them). Without its row counts, sample rows and distinct
+ * the hierarchies and junction tables among them); `missing` says why there are none when `tables`
+ * is undefined. Without its row counts, sample rows and distinct
  * values: those read table data past the caller's row filters, which the document itself never shows.
  */
-export function dataModel(service: string, tables: readonly TableModel[] | undefined): Record<string, unknown> {
+export function dataModel(
+  service: string,
+  tables: readonly TableModel[] | undefined,
+  missing = 'This service does not support schema introspection.',
+): Record<string, unknown> {
   const model = {
     service,
     description: 'Condensed data model. Shows all tables, their columns with types, and foreign key references.',
@@ -166,8 +205,7 @@ export function dataModel(service: string, tables: readonly TableModel[] | undef
     relationships: {} as Record<string, ModelRelation[]>,
     patterns: {} as Record<string, unknown[]>,
   };
-  if (tables === undefined)
-    return { ...model, tables: [], relationships: [], patterns: [], error: 'This service does not support schema introspection.' };
+  if (tables === undefined) return { ...model, tables: [], relationships: [], patterns: [], error: missing };
   for (const table of tables) {
     model.tables[table.name] = { columns: table.fields.map(modelColumn) };
     if (table.relations.length > 0) model.relationships[table.name] = table.relations.map(modelRelation);

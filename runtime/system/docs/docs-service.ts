@@ -10,7 +10,7 @@ import type { InternalService } from '../../http/internal-service.js';
 import type { PlatformContext } from '../../http/platform-context.js';
 import type { ServiceModel, TableModel } from '../../model/platform-model.js';
 import { API_VERSION, combinedDocument, serviceDocument } from '../../openapi/service-document.js';
-import { dataModel, specView } from '../../openapi/spec-views.js';
+import { dataModel, specAnswer, specView } from '../../openapi/spec-views.js';
 import { internalServiceFragment } from '../../openapi/model-fragment.js';
 import { findServiceType } from '../internal-service-types.js';
 import type { ServiceResult } from '../../services/service-kind.js';
@@ -41,8 +41,8 @@ export function createDocsService(ctx: PlatformContext): DocsService {
     accessComponents: () => ctx.services.list().map((service) => service.name),
     async spec(name, query, accept) {
       const { body } = await documentOf(name);
-      if (toBool(pick(query, 'model'))) return { body: dataModel(name, await tablesOf(ctx, ctx.services.get(name)!)) };
-      return specView(body as OpenAPIObject, query, accept);
+      const view = toBool(pick(query, 'model')) ? await modelOf(ctx, ctx.services.get(name)!) : specView(body as OpenAPIObject, query);
+      return specAnswer(view, query, accept);
     },
     async handle(call) {
       if (call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), 'api_docs');
@@ -78,10 +78,20 @@ export function createDocsService(ctx: PlatformContext): DocsService {
   };
 }
 
-/** A database's tables; undefined for services without (the runtime's own services have none). */
-async function tablesOf(ctx: PlatformContext, service: ServiceModel): Promise<readonly TableModel[] | undefined> {
-  if (internalServiceFragment(service.type)) return undefined;
-  return (await ctx.services.handler(service.name)).tables?.();
+/**
+ * `model=true`: a database's tables and relations. The runtime's own services have none; a service
+ * that cannot be opened or read right now (a database down) answers without them, saying so, as
+ * its document is then served without paths.
+ */
+async function modelOf(ctx: PlatformContext, service: ServiceModel): Promise<Record<string, unknown>> {
+  if (internalServiceFragment(service.type)) return dataModel(service.name, undefined);
+  let tables: readonly TableModel[] | undefined;
+  try {
+    tables = await (await ctx.services.handler(service.name)).tables?.();
+  } catch {
+    return dataModel(service.name, undefined, 'The service cannot be reached right now: its data model is unavailable.');
+  }
+  return dataModel(service.name, tables);
 }
 
 /** Non-administrators see the services their role grants anything on. */
