@@ -129,6 +129,12 @@ describe('discovery (spec, Discovery)', () => {
     // two@x.io's role at `owning` grants _table/* only; spec@x.io's grants * on the service.
     const refused = await asUser('/docs/_spec', 'two@x.io');
     expect(refused.body.error).toEqual({ code: 403, message: expect.stringMatching(/_spec/) });
+    // Its options change nothing: the refusal is the same error, in JSON, whatever format is asked for.
+    for (const options of ['model=true&format=yaml', 'compact=true&tables=true', 'resource_name=doc&format=yml']) {
+      const refusedView = await asUser(`/docs/_spec?${options}`, 'two@x.io');
+      expect(refusedView.status, options).toBe(403);
+      expect(refusedView.body, options).toEqual(refused.body);
+    }
     expect((await asUser('/docs/_spec', 'spec@x.io')).status).toBe(200);
     // A grant of the _spec component alone is enough.
     await api('PATCH', `/system/role/${ids.owner}`, {
