@@ -1,7 +1,7 @@
-import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessUsage } from '#runtime/system/access/access-usage.js';
 import { openSystemDb, type SystemDb } from '#runtime/system/store/system-db.js';
+import { compileCounter } from '#test/helpers/compile-counter.js';
 
 let db: SystemDb;
 
@@ -9,21 +9,6 @@ beforeAll(async () => {
   db = await openSystemDb(':memory:');
 });
 afterAll(async () => db.destroy());
-
-/** A plugin that counts the queries compiled through it (Kysely transforms each query as it compiles it). */
-function compileCounter(): { plugin: KyselyPlugin; compiled: () => number } {
-  let compiled = 0;
-  return {
-    plugin: {
-      transformQuery: (args) => {
-        compiled++;
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    },
-    compiled: () => compiled,
-  };
-}
 
 const stored = (type: string, id: number) =>
   db.selectFrom('access_usage').selectAll().where('subject_type', '=', type).where('subject_id', '=', id).executeTakeFirst();

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { KyselyPlugin } from 'kysely';
 import { ChangeFeed, POLL_MS } from '#runtime/system/shared/change-feed.js';
 import { openSystemDb, type SystemDb } from '#runtime/system/store/system-db.js';
+import { compileCounter } from '#test/helpers/compile-counter.js';
 
 let db: SystemDb;
 
@@ -12,21 +12,6 @@ afterAll(async () => db.destroy());
 afterEach(() => {
   vi.useRealTimers();
 });
-
-/** A plugin that counts the queries compiled through it (Kysely transforms each query as it compiles it). */
-function compileCounter(): { plugin: KyselyPlugin; compiled: () => number } {
-  let compiled = 0;
-  return {
-    plugin: {
-      transformQuery: (args) => {
-        compiled++;
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    },
-    compiled: () => compiled,
-  };
-}
 
 describe('ChangeFeed polling (no Redis)', () => {
   it('compiles the change token read once, not at every poll, and still sees another instance news', async () => {
