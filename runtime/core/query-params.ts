@@ -56,18 +56,24 @@ for (const [alias, canonical] of Object.entries(ALIASES)) ALIASES_OF.set(canonic
 
 /** The last value of a query parameter (clients may repeat one), with aliases applied. */
 export function pick(query: RawQuery, name: string): string | undefined {
-  let value = query[name];
+  let value = given(query, name);
   if (value === undefined) {
     for (const alias of ALIASES_OF.get(name) ?? []) {
-      if (query[alias] !== undefined) {
-        value = query[alias];
-        break;
-      }
+      value = given(query, alias);
+      if (value !== undefined) break;
     }
   }
   if (Array.isArray(value)) value = value[value.length - 1];
   // A hook may have put a number or a boolean there (`context.query.limit = 10`: gen build compiles it without type checks).
   return typeof value === 'string' || value === undefined ? value : value === null ? undefined : String(value);
+}
+
+function given(query: RawQuery, name: string): string | string[] | undefined {
+  const value = query[name];
+  if (value !== undefined) return value;
+  // PHP reads `name[]=a&name[]=b` (jQuery's $.param in the javascript-sdk) as the list a,b: so does the reference.
+  const listed = query[`${name}[]`];
+  return Array.isArray(listed) ? listed.join(',') : listed;
 }
 
 const TRUE = new Set(['true', '1', 'yes', 'on', 'y', 't']);
@@ -148,6 +154,7 @@ const NAMES = new Set([
   'refresh',
   ...Object.keys(ALIASES),
 ]);
+for (const name of [...NAMES]) NAMES.add(`${name}[]`);
 
 function namesNone(object: object): boolean {
   for (const key in object) if (NAMES.has(key)) return false;

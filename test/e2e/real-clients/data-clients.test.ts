@@ -1,0 +1,78 @@
+/**
+ * The reference platform's data clients (javascript-sdk, angular2/ionic SDKs, the address-book
+ * samples, the Syncfusion adaptor), call by call as they send them
+ * (/work/shared/reference/real-client-surface.md, rows 1-5, 14, 20, 21, 31).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Api } from '#test/helpers/api-client.js';
+import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+
+let server: TestServer;
+let api: Api;
+
+beforeAll(async () => {
+  server = await startTestServer(minimalModel());
+  const token = await server.adminToken();
+  api = apiClient(server.app, () => ({ key: server.apiKey, token }));
+  const service = await api('POST', '/system/service', {
+    resource: [{ name: 'crm', label: 'CRM', type: 'sqlite', config: { database: 'crm.sqlite' } }],
+  });
+  expect(service.status).toBe(201);
+  const schema = await api('POST', '/crm/_schema', {
+    resource: [
+      {
+        name: 'contact',
+        field: [
+          { name: 'id', type: 'id' },
+          { name: 'first_name', type: 'string' },
+          { name: 'last_name', type: 'string' },
+        ],
+      },
+    ],
+  });
+  expect(schema.status).toBe(200);
+  const people = ['Ann', 'Bob', 'Cy', 'Di'].map((first_name) => ({ first_name, last_name: 'Doe' }));
+  expect((await api('POST', '/crm/_table/contact', { resource: people })).status).toBe(200);
+});
+afterAll(async () => server.close());
+
+// jQuery's $.param (the javascript-sdk, and forms serialised by it) sends an array as `name[]=a&name[]=b`,
+// which PHP, and so the reference, reads as the list [a, b].
+describe('list parameters sent as name[]=', () => {
+  it('selects the ids, fields and related of a table read', async () => {
+    const read = await api('GET', '/crm/_table/contact?ids[]=2&ids[]=3&fields[]=id&fields[]=first_name');
+    expect([read.status, read.body]).toEqual([
+      200,
+      {
+        resource: [
+          { id: 2, first_name: 'Bob' },
+          { id: 3, first_name: 'Cy' },
+        ],
+      },
+    ]);
+    const ordered = await api('GET', '/crm/_table/contact?order[]=id%20desc&limit=1&fields=id');
+    expect(ordered.body).toEqual({ resource: [{ id: 4 }] });
+  });
+
+  it('deletes the ids given so', async () => {
+    const created = await api('POST', '/crm/_table/contact', {
+      resource: [
+        { first_name: 'Ed', last_name: 'Roe' },
+        { first_name: 'Flo', last_name: 'Roe' },
+      ],
+    });
+    const ids = created.body.resource.map((r: { id: number }) => r.id);
+    const deleted = await api('DELETE', `/crm/_table/contact?${ids.map((id: number) => `ids[]=${id}`).join('&')}`);
+    expect([deleted.status, deleted.body]).toEqual([200, { resource: ids.map((id: number) => ({ id })) }]);
+  });
+
+  it('selects on system resources too', async () => {
+    const services = await api('GET', '/system/service?ids[]=1&ids[]=7&fields[]=id&fields[]=name');
+    expect(services.body).toEqual({
+      resource: [
+        { id: 1, name: 'system' },
+        { id: 7, name: 'user' },
+      ],
+    });
+  });
+});
