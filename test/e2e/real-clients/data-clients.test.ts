@@ -76,3 +76,73 @@ describe('list parameters sent as name[]=', () => {
     });
   });
 });
+
+// northwind-svelte reads Northwind's PascalCase columns (OrderID, CustomerID): a service with keep_case (DESIGN 5.8).
+describe('northwind-svelte against a service keeping the database case', () => {
+  beforeAll(async () => {
+    const service = await api('POST', '/system/service', {
+      resource: [{ name: 'nw', label: 'Northwind', type: 'sqlite', config: { database: 'nw.sqlite', keep_case: true } }],
+    });
+    expect(service.status).toBe(201);
+    const customerId = { name: 'CustomerID', type: 'string', length: 5 };
+    const schema = await api('POST', '/nw/_schema', {
+      resource: [
+        {
+          name: 'Customers',
+          field: [
+            { ...customerId, is_primary_key: true },
+            { name: 'CompanyName', type: 'string' },
+          ],
+        },
+        {
+          name: 'Orders',
+          field: [
+            { name: 'OrderID', type: 'id' },
+            { ...customerId, allow_null: true, is_foreign_key: true, ref_table: 'Customers', ref_field: 'CustomerID' },
+            { name: 'OrderDate', type: 'datetime', allow_null: true },
+          ],
+        },
+      ],
+    });
+    expect(schema.status).toBe(200);
+    await api('POST', '/nw/_table/Customers', {
+      resource: [
+        { CustomerID: 'ALFKI', CompanyName: 'Alfreds' },
+        { CustomerID: 'ANATR', CompanyName: 'Ana' },
+      ],
+    });
+    await api('POST', '/nw/_table/Orders', {
+      resource: [
+        { CustomerID: 'ALFKI', OrderDate: '1997-08-25 00:00:00' },
+        { CustomerID: 'ANATR', OrderDate: '1997-09-25 00:00:00' },
+      ],
+    });
+  });
+
+  it('lists a page with its count, filtered, ordered and with related records, under the columns as the database names them', async () => {
+    const page = await api('GET', '/nw/_table/Orders?include_count=true&limit=1&offset=0&order=OrderDate%20desc&related=*');
+    expect(page.body).toEqual({
+      resource: [
+        {
+          OrderID: 2,
+          CustomerID: 'ANATR',
+          OrderDate: '1997-09-25 00:00:00',
+          Customers_by_CustomerID: { CustomerID: 'ANATR', CompanyName: 'Ana' },
+        },
+      ],
+      meta: { count: 2, next: 1 },
+    });
+    const filtered = await api('GET', `/nw/_table/Orders?filter=${encodeURIComponent("(CustomerID='ALFKI')")}&fields=OrderID`);
+    expect(filtered.body).toEqual({ resource: [{ OrderID: 1 }] });
+    const customer = await api('GET', '/nw/_table/Customers/ALFKI?related=Orders_by_CustomerID');
+    expect(customer.body.Orders_by_CustomerID.map((o: { OrderID: number }) => o.OrderID)).toEqual([1]);
+  });
+
+  it('updates a record by its key and reads it back', async () => {
+    expect((await api('PATCH', '/nw/_table/Orders/1', { OrderDate: '1998-01-01 00:00:00' })).body).toEqual({ OrderID: 1 });
+    expect((await api('GET', '/nw/_table/Orders/1?fields=OrderID,OrderDate')).body).toEqual({
+      OrderID: 1,
+      OrderDate: '1998-01-01 00:00:00',
+    });
+  });
+});
