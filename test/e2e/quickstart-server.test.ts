@@ -209,6 +209,17 @@ describe('the generated quickstart server', () => {
     expect(refused.body.error.message).toMatch(/^Phone number 'ask reception' is not valid/);
   });
 
+  it("takes the phone numbers the reference's javascript-sdk sends as numbers (its parseInt), and a missing one as null", async () => {
+    // Its contact form: `phone: parseInt(...)`, `zip: parseInt(...)`, NaN (an empty field) as null.
+    const info = { contact_id: 2, info_type: 'work', email: 'e@x.io', address: '1 Way', city: 'C', state: 'S', country: 'X', ordinal: 0 };
+    const created = await call('POST', '/api/v2/db/_table/contact_info?fields=phone,zip', {
+      body: { resource: [{ ...info, phone: 5005550143, zip: 58467 }] },
+    });
+    expect([created.status, created.body]).toEqual([200, { resource: [{ phone: '500 555-0143', zip: '58467' }] }]);
+    const blank = await call('POST', '/api/v2/db/_table/contact_info', { body: { resource: [{ ...info, phone: null, zip: null }] } });
+    expect([blank.status, blank.body.error.message]).toEqual([400, expect.stringContaining("'phone'")]);
+  });
+
   it('serves the stats endpoint, documented, to the addressbook app through its role', async () => {
     const apps = await call('GET', '/api/v2/system/app?fields=name,api_key');
     const key = apps.body.resource.find((a: { name: string }) => a.name === 'addressbook').api_key;

@@ -18,9 +18,17 @@ function normalisePhone(phone: string): string {
   return phone.trim().startsWith('+') ? `+${digits}` : digits;
 }
 
-/** The records a write sends, their phone numbers normalised. */
+/**
+ * The records a write sends, their phone numbers normalised. A hook sees them as the client sent
+ * them: a number where the types say text (the reference's javascript-sdk sends `parseInt(phone)`,
+ * which the database takes as text), or null, which the table then refuses or keeps.
+ */
 function normalised<R extends { phone?: string }>(records: R[]): R[] {
-  return records.map((record) => (record.phone === undefined ? record : { ...record, phone: normalisePhone(record.phone) }));
+  return records.map((record) => {
+    const phone: unknown = record.phone;
+    if (typeof phone !== 'string' && typeof phone !== 'number') return record;
+    return { ...record, phone: normalisePhone(String(phone)) };
+  });
 }
 
 /** Records one write: the event, the records it touched, who made it. */
