@@ -77,6 +77,20 @@ describe('list parameters sent as name[]=', () => {
   });
 });
 
+// The React address book's search boxes send what is typed, unquoted: `(name like ${value}%)`.
+describe('unquoted filter values of several words', () => {
+  it('match as the whole text up to the next and, or, comma or parenthesis, as in the reference', async () => {
+    const created = await api('POST', '/crm/_table/contact', { resource: [{ first_name: 'Mary Ann', last_name: 'Van Dyke' }] });
+    const id = created.body.resource[0].id;
+    const search = async (filter: string) => (await api('GET', `/crm/_table/contact?fields=id&filter=${encodeURIComponent(filter)}`)).body;
+    expect(await search('(last_name like Van D%)')).toEqual({ resource: [{ id }] });
+    expect(await search('first_name = Mary Ann and last_name like Van%')).toEqual({ resource: [{ id }] });
+    expect(await search('(first_name = Mary Ann) or (first_name = No One)')).toEqual({ resource: [{ id }] });
+    expect(await search('last_name in (Van Dyke, Nobody Else) and first_name like M%')).toEqual({ resource: [{ id }] });
+    expect((await api('DELETE', `/crm/_table/contact/${id}`)).status).toBe(200);
+  });
+});
+
 // northwind-svelte reads Northwind's PascalCase columns (OrderID, CustomerID): a service with keep_case (DESIGN 5.8).
 describe('northwind-svelte against a service keeping the database case', () => {
   beforeAll(async () => {

@@ -12,7 +12,8 @@
  *   compare   := '=' | '!=' | '<>' | '>' | '>=' | '<' | '<=' | eq | ne | gt | gte | lt | lte
  *   field     := name ['.' name] | aggregate '(' (name | '*') ')'      (aggregates only count in `having`)
  *   aggregate := 'count' | 'sum' | 'avg' | 'min' | 'max'
- *   value     := quoted string | number | bare word | ':' name      (`= null` / `!= null` mean is [not] null)
+ *   value     := quoted string | number | bare words | ':' name     (`= null` / `!= null` mean is [not] null;
+ *                bare words run to the next 'and', 'or', ',' or parenthesis)
  *
  * Keywords are case-insensitive. Nothing may follow a complete filter.
  */
@@ -129,6 +130,8 @@ const SYMBOL_OPERATORS = new Map<string, CompareOperator>([
  */
 const FIELD_NAME = /^(?![-+]?[\d.]+$)[\p{L}\p{M}\p{N}_$#-]+(\.[\p{L}\p{M}\p{N}_$#-]+)?$/u;
 const PARAM_NAME = /^:[\p{L}_][\p{L}\p{N}_]*$/u;
+/** The words that end a run of unquoted words (a value): the connectives. */
+const CONNECTIVES = new Set(['and', 'or']);
 /** Parentheses and `not` nest; beyond this the filter is rejected rather than risking the stack. */
 const MAX_DEPTH = 64;
 
@@ -299,7 +302,12 @@ class Parser {
     if (word === 'null') this.fail(`${expected} other than null (use 'is null')`);
     this.index++;
     if (PARAM_NAME.test(token.text)) return { kind: 'param', name: token.text.slice(1), position: token.position };
-    return { kind: 'literal', text: token.text, quoted: false, position: token.position };
+    // Unquoted text runs on to the next 'and', 'or', comma or parenthesis: the reference takes the rest
+    // of a condition as its value, and search boxes send what is typed (`name like Mid W%`).
+    let last = token;
+    while (this.peek().type === 'word' && !CONNECTIVES.has(this.peek().text.toLowerCase())) last = this.tokens[this.index++];
+    const text = last === token ? token.text : this.text.slice(token.position - 1, last.position - 1 + last.text.length);
+    return { kind: 'literal', text, quoted: false, position: token.position };
   }
 
   private peek(): Token {
