@@ -173,6 +173,46 @@ export function routineTests(api: () => ApiClient, target: () => DatabaseTarget)
     });
   });
 
+  it('checks arguments against the parameter types alike on PostgreSQL and MariaDB (MariaDB took 1.5, true and 2)', async () => {
+    if (kind() === 'sqlite') return;
+    const refused = (field: string, type: string) => ({
+      status: 400,
+      body: { error: { code: 400, message: `Field '${field}' must be a valid ${type}.`, context: { field } } },
+    });
+    // MariaDB rounded 1.5 to 2 and read true as 1; PostgreSQL refused both.
+    expect(await api().get('_func/add_numbers', { a: '1.5', b: '2' })).toEqual(refused('a', 'integer'));
+    expect(
+      await api().call('POST', '_func/add_numbers', {
+        params: [
+          { name: 'a', value: true },
+          { name: 'b', value: 2 },
+        ],
+      }),
+    ).toEqual(refused('a', 'integer'));
+    // A boolean takes the texts a boolean field takes (PostgreSQL took yes, MariaDB refused it) and not 2 (MariaDB took it).
+    expect(await api().get('_func/negate', { flag: 'yes' })).toEqual({ status: 200, body: false });
+    expect(await api().get('_func/negate', { flag: '2' })).toEqual(refused('flag', 'boolean'));
+    // Beyond a 4-byte integer parameter: named on both (PostgreSQL's error named no parameter).
+    expect(
+      await api().call('POST', '_proc/bump', {
+        params: [
+          { name: 'counter', value: 2147483648 },
+          { name: 'step', value: 1 },
+        ],
+      }),
+    ).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: "Invalid value for field 'counter': the number is out of range for the field.",
+          context: { field: 'counter' },
+        },
+      },
+    });
+    expect(await api().get('_func/add_numbers', { a: ' 7 ', b: '-2' })).toEqual({ status: 200, body: 5 });
+  });
+
   it('answers unknown routines with 404 and bad parameters with 400', async () => {
     if (kind() === 'sqlite') return;
     expect((await api().get('_proc/nope')).body.error).toEqual({ code: 404, message: "Procedure 'nope' does not exist in the database." });

@@ -3,10 +3,14 @@
  * has any: the body's `params` (`[{name, value}]`, a list of values in declared order, or an
  * object `{name: value}` / `{name: {value}}`), the inline form `name(v1,v2)`, the query string.
  * Names match case-insensitively; direction and types come from the database, never the client.
+ * Values of number, boolean and date-time parameters are checked and converted as a record's are.
  */
 import { BadRequestError } from '../../../core/errors.js';
 import type { RawQuery } from '../../../core/query-params.js';
-import type { RoutineModel, RoutineParamModel } from '../../../model/platform-model.js';
+import type { AbstractType, RoutineModel, RoutineParamModel } from '../../../model/platform-model.js';
+import type { SqlDialectModule } from '../dialects/sql-dialect.js';
+import { bareField, encoderFor } from '../query/value-codec.js';
+import { INTEGER_TYPES, nativeTypeInfo } from '../schema/native-types.js';
 
 type Input = Record<string, unknown>;
 
@@ -81,6 +85,36 @@ export function routineArguments(
     );
   }
   return args;
+}
+
+/**
+ * Types whose values each database would otherwise take its own way (MariaDB rounded 1.5 into an
+ * int and took true and 2 as booleans, PostgreSQL refused them and took 'yes'); text, json and
+ * types the model does not know go to the database as given.
+ */
+const CHECKED: ReadonlySet<AbstractType> = new Set<AbstractType>([
+  ...INTEGER_TYPES,
+  'boolean',
+  'float',
+  'double',
+  'decimal',
+  'date',
+  'time',
+  'datetime',
+  'timestamp',
+]);
+
+/** The arguments checked and converted by the record encoder of each parameter's declared type (400 naming it). */
+export function encodedArguments(routine: RoutineModel, args: Map<string, unknown>, dialect: SqlDialectModule): Map<string, unknown> {
+  const encoded = new Map(args);
+  for (const param of routine.params) {
+    const value = args.get(param.name);
+    if (value === null || value === undefined) continue;
+    const { type, ...sizes } = nativeTypeInfo(param.dbType);
+    if (CHECKED.has(type))
+      encoded.set(param.name, encoderFor({ ...bareField(param.name, type, sizes), dbType: param.dbType }, dialect)(value));
+  }
+  return encoded;
 }
 
 function given(routine: RoutineModel, label: string, body: unknown, inline: string[] | null, query: RawQuery): Map<string, unknown> {

@@ -18,7 +18,7 @@ import { nativeTypeInfo } from '../schema/native-types.js';
 import { humanize } from '../schema/display-names.js';
 import { cleanListing } from '../schema/table-description.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
-import { routineArguments, splitInlineCall } from './routine-arguments.js';
+import { encodedArguments, routineArguments, splitInlineCall } from './routine-arguments.js';
 import { databaseError } from '../dialects/driver-errors.js';
 import { coreMessages } from '../../../core/messages.js';
 import { sqlMessages } from '../sql-messages.js';
@@ -98,7 +98,7 @@ async function callRoutine(ctx: SqlServiceContext, call: ServiceCall, kind: Rout
   const routines = ctx.dialect.routines as NonNullable<SqlServiceContext['dialect']['routines']>;
   const { name, values } = splitInlineCall(segment);
   const routine = findRoutine(ctx, kind, name);
-  const args = routineArguments(routine, LABEL[kind].text, call.body, values, call.query);
+  const args = encodedArguments(routine, routineArguments(routine, LABEL[kind].text, call.body, values, call.query), ctx.dialect);
   const option = (key: string) =>
     pick(call.query, key) ??
     (typeof (call.body as Record<string, unknown> | undefined)?.[key] === 'string'
