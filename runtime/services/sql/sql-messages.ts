@@ -291,6 +291,12 @@ export const sqlMessages = {
     (name: string, table: string) => `Field '${name}' is the primary key of table '${table}': a table keeps its primary key.`,
     (name: string) => ({ field: name }),
   ),
+  numberedKeyKept: message(
+    400,
+    (name: string, table: string) =>
+      `Field '${name}' is the auto-numbered primary key of table '${table}': it keeps its numbering and an integer type.`,
+    (name: string) => ({ field: name }),
+  ),
   fieldReferenced: message(
     409,
     (name: string, table: string, by: string) =>

@@ -533,6 +533,31 @@ insert into moody values (1, '{sad,happy}', '{AB,"C"}', '{"[1,3)"}', '{"a b",NUL
       expect((await api().call('DELETE', `_table/shelf/${created.body.resource[0].id}`)).status).toBe(200);
     });
 
+    it("keeps an auto-numbered primary key numbered and keyed, alike (SQLite moved the key to another field, PostgreSQL answered 200 and kept the field as it was, MariaDB and SQLite said only 'Failed to update table')", async () => {
+      for (const [change, message] of [
+        [{ is_primary_key: false }, "Field 'id' is the primary key of table 'shelf': a table keeps its primary key."],
+        [
+          { auto_increment: false },
+          "Field 'id' is the auto-numbered primary key of table 'shelf': it keeps its numbering and an integer type.",
+        ],
+        [{ type: 'string' }, "Field 'id' is the auto-numbered primary key of table 'shelf': it keeps its numbering and an integer type."],
+      ] as const) {
+        expect((await api().call('PATCH', '_schema/shelf', { field: [{ name: 'id', ...change }] })).body.error).toEqual({
+          code: 400,
+          message,
+          context: { field: 'id' },
+        });
+      }
+      expect((await api().call('PATCH', '_schema/shelf', { field: [{ name: 'label', is_primary_key: true }] })).status).toBe(400);
+      expect((await api().get('_schema/shelf')).body.primary_key).toEqual(['id']);
+      expect(await describeField('shelf', 'id')).toMatchObject({ type: 'id', auto_increment: true, is_primary_key: true });
+      // The key given back as read is no change.
+      expect((await api().call('PATCH', '_schema/shelf', { field: [await describeField('shelf', 'id')] })).status).toBe(200);
+      const created = await api().call('POST', '_table/shelf', { resource: [{ label: 'numbered' }] });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      expect((await api().call('DELETE', `_table/shelf/${created.body.resource[0].id}`)).status).toBe(200);
+    });
+
     it('refuses a new NOT NULL field without a default on a table with records, alike (MySQL filled them with blanks)', async () => {
       const added = await api().call('PATCH', '_schema/shelf', { field: [{ name: 'required_now', type: 'string', length: 5 }] });
       expect(added.body.error).toEqual({ code: 400, message: "Field 'required_now' can not be NULL.", context: { field: 'required_now' } });

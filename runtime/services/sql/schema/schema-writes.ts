@@ -17,11 +17,11 @@ import type { ServiceCall, ServiceResult } from '../../service-kind.js';
 import { readDatabaseSchema } from './database-schema-reader.js';
 import { mergedDefinition } from './model-definitions.js';
 import type { FieldChange, TableChanges } from './table-alter.js';
-import { nativeTypeInfo } from './native-types.js';
+import { INTEGER_TYPES, nativeTypeInfo } from './native-types.js';
 import { bareField, encoderFor } from '../query/value-codec.js';
 import { assertDefaultFits, assertLengthFits, checkedTableDefinitions, createTables, resolveReference } from './table-ddl.js';
 import { assertNewIdentifier, shownName } from './identifiers.js';
-import { lowerKeys, parseField, schemaBodyTables } from './table-definition.js';
+import { type FieldDefinition, lowerKeys, parseField, schemaBodyTables } from './table-definition.js';
 import { describeField, describeRelation, describeTable } from './table-description.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { databaseError } from '../dialects/driver-errors.js';
@@ -186,6 +186,20 @@ async function assertStoredValuesFit(ctx: SqlServiceContext, table: TableModel, 
   }
 }
 
+/**
+ * A primary key stays one, and an auto-numbered one stays numbered with an integer type: SQLite's
+ * rebuild moved the key to another field (or left the id unnumbered), PostgreSQL answered 200 and
+ * kept its serial as it was, MariaDB and SQLite refused a string id with no reason given.
+ */
+function assertKeyKept(table: TableModel, definition: FieldDefinition, current: FieldModel): void {
+  if (!current.isPrimaryKey) return;
+  if (!definition.isPrimaryKey) throw sqlMessages.primaryKeyKept.error(current.name, table.name);
+  const type = definition.native ? nativeTypeInfo(definition.type).type : (definition.type as AbstractType);
+  if (current.autoIncrement && (!definition.autoIncrement || !INTEGER_TYPES.has(type))) {
+    throw sqlMessages.numberedKeyKept.error(current.name, table.name);
+  }
+}
+
 /** Checks a change of the table as far as can be before it is made; the checked changes (references resolved). */
 async function checkedChanges(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<TableChanges> {
   if (isEmpty(changes)) return changes;
@@ -214,6 +228,7 @@ async function checkedChanges(ctx: SqlServiceContext, table: TableModel, changes
       { field: newKey.name },
     );
   }
+  for (const { definition, current } of changes.modify) assertKeyKept(table, definition, current);
   for (const change of changes.modify) await assertStoredValuesFit(ctx, table, change);
   const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;
   if (referenced !== null) throw sqlMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
