@@ -558,6 +558,26 @@ insert into moody values (1, '{sad,happy}', '{AB,"C"}', '{"[1,3)"}', '{"a b",NUL
       expect((await api().call('DELETE', `_table/shelf/${created.body.resource[0].id}`)).status).toBe(200);
     });
 
+    it('takes a definition wrapped as _schema takes it on a table path too, checked (it answered 200 and changed nothing, an invalid type included)', async () => {
+      const fields = [{ name: 'id', type: 'id' }];
+      expect((await api().call('POST', '_schema', { resource: [{ name: 'wrapped', field: fields }] })).status).toBe(200);
+      expect(
+        (await api().call('PUT', '_schema/wrapped', { resource: [{ name: 'wrapped', field: [{ name: 'extra', type: 'nosuch' }] }] })).body
+          .error,
+      ).toMatchObject({ code: 400, message: expect.stringMatching(/^Invalid schema detected - invalid type 'nosuch' for field 'extra'/) });
+      expect((await api().call('PATCH', '_schema/wrapped', { resource: [{ name: 'other', field: fields }] })).body.error).toEqual({
+        code: 400,
+        message: "The body of a request on '_schema/wrapped' is one definition of table 'wrapped'; 'other' given.",
+        context: { table: 'other' },
+      });
+      const patched = await api().call('PATCH', '_schema/wrapped', [
+        { field: [{ name: 'note', type: 'string', length: 8, allow_null: true }] },
+      ]);
+      expect(patched).toEqual({ status: 200, body: { name: 'wrapped' } });
+      expect(await describeField('wrapped', 'note')).toMatchObject({ type: 'string', length: 8 });
+      expect((await api().call('DELETE', '_schema/wrapped')).status).toBe(200);
+    });
+
     it('refuses a new NOT NULL field without a default on a table with records, alike (MySQL filled them with blanks)', async () => {
       const added = await api().call('PATCH', '_schema/shelf', { field: [{ name: 'required_now', type: 'string', length: 5 }] });
       expect(added.body.error).toEqual({ code: 400, message: "Field 'required_now' can not be NULL.", context: { field: 'required_now' } });

@@ -323,9 +323,26 @@ async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<S
   return tablesResult(ctx, call, names, false);
 }
 
+/**
+ * The definition a request on `_schema/{table}` gives: the bare object, or one definition of that
+ * table in the list form `_schema` takes (it answered 200 and changed nothing, an invalid type included).
+ */
+function tableInput(body: unknown, table: TableModel): Input {
+  const input = lowerKeys(body);
+  if (!Array.isArray(body) && !Array.isArray(input.resource) && !Array.isArray(input.table)) return input;
+  const items = schemaBodyTables(Array.isArray(body) ? body : input);
+  if (items.length === 0) throw sqlMessages.noSchemaData.error('update');
+  const item = lowerKeys(items[0]);
+  const named = (name: unknown) => name === undefined || (typeof name === 'string' && name.toLowerCase() === table.name.toLowerCase());
+  if (items.length === 1 && named(item.name)) return item;
+  const other = items.length === 1 ? String(item.name) : `${items.length} tables`;
+  const message = `The body of a request on '_schema/${table.name}' is one definition of table '${table.name}'; '${other}' given.`;
+  throw new BadRequestError(message, items.length === 1 ? { table: other } : undefined);
+}
+
 /** POST/PUT/PATCH `_schema/{table}`: merges a definition (`{field:[...]}`) into an existing table. */
 async function writeTable(ctx: SqlServiceContext, call: ServiceCall, table: TableModel): Promise<ServiceResult> {
-  const input = lowerKeys(call.body);
+  const input = tableInput(call.body, table);
   if (Object.keys(input).length === 0) throw sqlMessages.noSchemaData.error('update');
   await alter(ctx, table, changesFor(ctx, table, fieldList(input), false));
   await remember(ctx, [extrasOf(table.name, input, fieldList(input))]);
