@@ -11,7 +11,7 @@ import type { CompareOperator, FilterNode, FilterValue, PredicateNode } from './
 import { SQL_CAPABILITIES } from '../dialects/dialect-capabilities.js';
 import { INTEGER_TYPES } from '../schema/native-types.js';
 import { castValue, LIKE_ESCAPE, literalPattern, valueTexts, type BoundValue } from './filter-values.js';
-import { uuidForms } from '../query/value-codec.js';
+import { FLOAT4_MAX, uuidForms } from '../query/value-codec.js';
 import { sqlMessages } from '../sql-messages.js';
 
 export interface FilterScope {
@@ -183,11 +183,15 @@ function likePattern(text: string, dialect: SqlDialect): string {
 /**
  * A value as a bound parameter. PostgreSQL gives a parameter compared with an integer column that
  * column's type, and refused a value beyond it (`amount > 3000000000` on an integer) where SQLite
- * and MySQL answer the comparison: integers beyond 16 bits are bound as bigint there.
+ * and MySQL answer the comparison: integers beyond 16 bits are bound as bigint there, and numbers
+ * beyond a real column's range (`ratio > 1e39`) as double precision (others keep the real's rounding).
  */
 function param(value: BoundValue, target: ResolvedField, scope: FilterScope): RawBuilder<unknown> {
+  if (scope.dialect !== 'postgres') return sql.val(value);
   const wide = typeof value === 'string' || (typeof value === 'number' && Math.abs(value) > 32767);
-  if (scope.dialect === 'postgres' && wide && INTEGER_TYPES.has(target.field.type)) return sql`cast(${sql.val(value)} as bigint)`;
+  if (wide && INTEGER_TYPES.has(target.field.type)) return sql`cast(${sql.val(value)} as bigint)`;
+  const real = ['real', 'float4'].includes(target.field.dbType.toLowerCase());
+  if (real && Math.abs(Number(value)) > FLOAT4_MAX) return sql`cast(${sql.val(value)} as double precision)`;
   return sql.val(value);
 }
 

@@ -154,7 +154,7 @@ function formattedMoneyEncoder(number: Encoder): Encoder {
 }
 
 /** The largest single-precision float. */
-const FLOAT4_MAX = 3.4028234663852886e38;
+export const FLOAT4_MAX = 3.4028234663852886e38;
 
 /**
  * A float column of 4 bytes (PostgreSQL's real, MySQL's float) refuses a larger number, where
