@@ -232,13 +232,14 @@ create procedure h5_bump(inout counter int, in step int, out label varchar(20)) 
 
     it('a value a parameter type refuses names the parameter on PostgreSQL as on MariaDB', async () => {
       // PostgreSQL said 'Invalid value: ...' without the parameter (its error names it only by number).
+      // An integer parameter's value is checked as a record's integer field is, before the database sees it.
       const cases: Array<[QueryPairs, string]> = [
         [
           [
             ['a', '1'],
             ['b', 'abc'],
           ],
-          "Invalid value for field 'b': not a valid value for the field's type.",
+          "Field 'b' must be a valid integer.",
         ],
         [
           [
