@@ -158,7 +158,9 @@ export const FLOAT4_MAX = 3.4028234663852886e38;
 
 /**
  * A float column of 4 bytes (PostgreSQL's real, MySQL's float) refuses a larger number, where
- * PostgreSQL's error names no field: refused here, naming it. SQLite's floats all have 8 bytes.
+ * PostgreSQL's error names no field: refused here, naming it, and so is a number too small to be
+ * anything but 0 in 4 bytes (1e-50: PostgreSQL refused it naming no field, MariaDB stored 0).
+ * SQLite's floats all have 8 bytes.
  */
 function singlePrecision(name: string, field: FieldModel, dialect: SqlDialectModule, number: Encoder): Encoder {
   const type = field.dbType.toLowerCase();
@@ -167,7 +169,8 @@ function singlePrecision(name: string, field: FieldModel, dialect: SqlDialectMod
   if (!single) return number;
   return (value) => {
     const encoded = number(value);
-    if (Math.abs(Number(encoded)) > FLOAT4_MAX) throw sqlMessages.valueRefused.error('out of range', name);
+    const n = Number(encoded);
+    if (Math.abs(n) > FLOAT4_MAX || (n !== 0 && Math.fround(n) === 0)) throw sqlMessages.valueRefused.error('out of range', name);
     return encoded;
   };
 }

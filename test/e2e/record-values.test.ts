@@ -1,0 +1,64 @@
+/**
+ * Values in record bodies that a column of each database cannot hold as sent, on SQLite,
+ * PostgreSQL and MariaDB, in columns of their own native types: each is a 400 naming the field on
+ * every database that cannot keep it (never a driver message without the field, never a value
+ * stored changed or read back as something else), and the rows already there stay as they were.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireService } from '#test/helpers/require-service.js';
+import { startApi, type ApiClient } from './database-api/api-client.js';
+import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-api/database-targets.js';
+
+const DDL: Record<TargetKind, string> = {
+  sqlite: 'create table rv (id integer primary key autoincrement, r real, num numeric, doc text)',
+  postgres: 'create table rv (id serial primary key, r real, num numeric, doc jsonb)',
+  mysql: 'create table rv (id int auto_increment primary key, r float, num decimal(65,0), doc json)',
+};
+
+const available: Record<TargetKind, boolean> = {
+  sqlite: true,
+  postgres: await requireService('postgres'),
+  mysql: await requireService('mysql'),
+};
+
+describe.each((['sqlite', 'postgres', 'mysql'] as TargetKind[]).filter((kind) => available[kind]))('record values on %s', (kind) => {
+  let target: DatabaseTarget;
+  let api: ApiClient;
+  let before: unknown;
+
+  beforeAll(async () => {
+    target = await openDatabaseTarget(kind);
+    await target.exec(DDL[kind]);
+    api = await startApi(target);
+    const seeded = await api.call('POST', '_table/rv', { resource: [{ r: 0.5, num: 7, doc: '{"a":1}' }] });
+    expect(seeded.status, JSON.stringify(seeded.body)).toBe(200);
+    before = (await api.get('_table/rv')).body;
+  });
+  afterAll(async () => {
+    await api?.close();
+    await target?.close();
+  });
+
+  /** The answer to a record of one value, created or (PATCH) written over the seeded row. */
+  async function write(method: 'POST' | 'PATCH', field: string, value: unknown) {
+    return method === 'POST'
+      ? api.call('POST', '_table/rv?fields=*', { resource: [{ [field]: value }] })
+      : api.call('PATCH', '_table/rv/1?fields=*', { [field]: value });
+  }
+
+  it.each(['POST', 'PATCH'] as const)(
+    '%s: a float that underflows a 4-byte float is a 400 naming it (MariaDB stored 0)',
+    async (method) => {
+      const answer = await write(method, 'r', '1e-50');
+      if (kind === 'sqlite') {
+        // SQLite's floats have 8 bytes: it keeps the value.
+        expect(answer.body.resource?.[0]?.r ?? answer.body.r).toBe(1e-50);
+        return;
+      }
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.message).toBe("Invalid value for field 'r': the number is out of range for the field.");
+      // The smallest a 4-byte float holds (a subnormal) is kept.
+      expect((await write(method, 'r', 1e-40)).status).toBe(200);
+    },
+  );
+});
