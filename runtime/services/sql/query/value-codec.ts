@@ -133,9 +133,11 @@ function numberEncoder(name: string, exact: boolean, digits: number | null = nul
       return rounded === null ? inRange(value, value) : inRange(rounded, Number(rounded));
     }
     if (typeof value === 'string' && NUMBER_TEXT.test(value.trim())) {
-      // Exact types keep their text, rounded to their scale; a double must be finite.
+      // Exact types keep their text, rounded to their scale, within a double's range: a larger
+      // one is read back as a number (SQLite stored 1e400 as Infinity, PostgreSQL's numeric read as null).
       if (exact) {
         const text = round(value.trim()) ?? value.trim();
+        if (!Number.isFinite(Number(text))) throw sqlMessages.valueRefused.error('out of range', name);
         return inRange(text, Number(text));
       }
       const number = Number(value.trim());
