@@ -10,7 +10,7 @@ import { startApi, type ApiClient } from './database-api/api-client.js';
 import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-api/database-targets.js';
 
 const DDL: Record<TargetKind, string> = {
-  sqlite: 'create table rv (id integer primary key autoincrement, r real, num numeric, doc text)',
+  sqlite: 'create table rv (id integer primary key autoincrement, r real, num numeric, doc json)',
   postgres: 'create table rv (id serial primary key, r real, num numeric, doc jsonb)',
   mysql: 'create table rv (id int auto_increment primary key, r float, num decimal(65,0), doc json)',
 };
@@ -69,6 +69,19 @@ describe.each((['sqlite', 'postgres', 'mysql'] as TargetKind[]).filter((kind) =>
         expect(answer.body.error.message).toBe("Invalid value for field 'num': the number is out of range for the field.");
       }
       expect((await api.get('_table/rv/1', { fields: 'num' })).body).toEqual({ num: 7 });
+    },
+  );
+
+  it.each(['POST', 'PATCH'] as const)(
+    '%s: JSON text holding an escaped NUL is a 400 naming the field (PostgreSQL named none, the others stored it)',
+    async (method) => {
+      for (const value of ['"\\u0000"', '{"a":["x\\u0000y"]}', '{"\\u0000":1}']) {
+        const answer = await write(method, 'doc', value);
+        expect(answer.status, value).toBe(400);
+        expect(answer.body.error.message).toBe("Invalid value for field 'doc': the text holds characters the database can not store.");
+      }
+      // An escaped backslash before u0000 is no NUL.
+      expect((await write(method, 'doc', '"\\\\u0000"')).status).toBe(200);
     },
   );
 });

@@ -337,14 +337,28 @@ function jsonDepth(text: string): number {
   return deepest;
 }
 
+/** Whether JSON text holds a NUL (`\u0000`, not `\\u0000`, an escaped backslash before `u0000`). */
+function holdsNul(text: string): boolean {
+  if (!/\\u0000/i.test(text)) return false;
+  let found = false;
+  JSON.parse(text, (key, value) => {
+    if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) found = true;
+    return value;
+  });
+  return found;
+}
+
 /**
  * A string is taken as JSON text when it is JSON, else as a JSON string (so that `"hello"`
  * round-trips on every database). Nested deeper than MAX_JSON_DEPTH it is refused on every
- * database, naming the field (MariaDB alone refused it, naming its check constraint).
+ * database, naming the field (MariaDB alone refused it, naming its check constraint). A NUL
+ * escaped in it is refused as NUL is in every other text (PostgreSQL's jsonb refused it naming
+ * no field, SQLite and MariaDB stored it).
  */
 function jsonEncoder(name: string): Encoder {
   return (value) => {
     const text = typeof value === 'string' && isJsonText(value) ? value : JSON.stringify(value);
+    if (holdsNul(text)) throw sqlMessages.valueRefused.error('unstorable text', name);
     if (text.length > MAX_JSON_DEPTH * 2 && jsonDepth(text) > MAX_JSON_DEPTH) {
       throw new BadRequestError(`Invalid value for field '${name}': JSON nested more than ${MAX_JSON_DEPTH} levels deep.`, {
         field: name,
