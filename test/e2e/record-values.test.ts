@@ -11,7 +11,7 @@ import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from './data
 
 const DDL: Record<TargetKind, string> = {
   sqlite: 'create table rv (id integer primary key autoincrement, r real, num numeric, doc json)',
-  postgres: 'create table rv (id serial primary key, r real, num numeric, doc jsonb)',
+  postgres: 'create table rv (id serial primary key, r real, num numeric, doc jsonb, nums smallint[])',
   mysql: 'create table rv (id int auto_increment primary key, r float, num decimal(65,0), doc json)',
 };
 
@@ -82,6 +82,36 @@ describe.each((['sqlite', 'postgres', 'mysql'] as TargetKind[]).filter((kind) =>
       }
       // An escaped backslash before u0000 is no NUL.
       expect((await write(method, 'doc', '"\\\\u0000"')).status).toBe(200);
+    },
+  );
+
+  it.runIf(kind === 'postgres').each(['POST', 'PATCH'] as const)(
+    '%s: an array element its column cannot hold is a 400 naming the field (PostgreSQL named none)',
+    async (method) => {
+      const refused: Array<[unknown, string]> = [
+        [['a'], "Field 'nums' must be a valid integer."],
+        [[1.5], "Field 'nums' must be a valid integer."],
+        [[40000], "Invalid value for field 'nums': the number is out of range for the field."],
+        [[[1], [2, 3]], "Invalid value for field 'nums': not a valid value for the field's type."],
+        [{ a: 1 }, "Invalid value for field 'nums': not a valid value for the field's type."],
+      ];
+      for (const [value, message] of refused) {
+        const answer = await write(method, 'nums', value);
+        expect(answer.status, JSON.stringify(value)).toBe(400);
+        expect(answer.body.error.message, JSON.stringify(value)).toBe(message);
+      }
+      for (const value of [
+        [1, null, -2],
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        [],
+        '{5,6}',
+      ]) {
+        const answer = await write(method, 'nums', value);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      }
     },
   );
 });

@@ -7,7 +7,7 @@ import { fitsInt64Column } from '../../../core/request-limits.js';
 import { isUnsigned } from '../../../model/field-rules.js';
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
-import { INTEGER_TYPES } from '../schema/native-types.js';
+import { INTEGER_TYPES, nativeTypeInfo } from '../schema/native-types.js';
 import { dateTimeText } from './date-time-text.js';
 import { BadRequestError } from '../../../core/errors.js';
 import { coreMessages } from '../../../core/messages.js';
@@ -297,6 +297,42 @@ export function binaryEncoder(name: string): Encoder {
   };
 }
 
+/** The depth of nested arrays when every array at each level has the same length, else null. */
+function rectangularDepth(value: unknown[]): number | null {
+  if (!value.some(Array.isArray)) return 1;
+  if (!value.every(Array.isArray)) return null;
+  const inner = value as unknown[][];
+  const depths = inner.map(rectangularDepth);
+  const same = inner.every((item, i) => item.length === inner[0].length && depths[i] === depths[0]);
+  return same && depths[0] !== null ? depths[0] + 1 : null;
+}
+
+/**
+ * PostgreSQL's arrays (`smallint[]`): each element is checked by its type's encoder, so that a bad
+ * one is a 400 naming the field (PostgreSQL's error named none); nested arrays must be rectangular
+ * as PostgreSQL needs them. Text is an array literal (`{1,2}`) for PostgreSQL to read.
+ */
+function arrayEncoder(field: FieldModel, dialect: SqlDialectModule): Encoder {
+  const elementType = field.dbType.replace(/(\[\d*\])+$/, '').replace(/^_/, '');
+  const element = { ...field, ...nativeTypeInfo(elementType), dbType: elementType, allowNull: true };
+  // Elements of an unknown type (a domain, an enum) and of types with sizes are left to PostgreSQL.
+  const check = element.type === 'string' || element.type === 'array' ? null : encoderFor(element, dialect);
+  const checkAll = (items: unknown[]): void => {
+    for (const item of items) {
+      if (Array.isArray(item)) checkAll(item);
+      else if (item !== null && check !== null) check(item);
+    }
+  };
+  return (value) => {
+    if (typeof value === 'string') return value;
+    if (!Array.isArray(value) || rectangularDepth(value) === null) {
+      throw sqlMessages.valueRefused.error('not valid for the field type', field.name);
+    }
+    checkAll(value);
+    return value;
+  };
+}
+
 /** Date and time values checked against the calendar and written as the dialect needs them (date-time-text.ts). */
 function dateTimeEncoder(name: string, type: AbstractType, dialect: SqlDialectModule): Encoder {
   const asText = stringEncoder(name, null);
@@ -421,7 +457,7 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
     case 'uuid':
       return uuidEncoder(field.name);
     case 'array':
-      return (value) => value;
+      return dialect.dialect === 'postgres' ? arrayEncoder(field, dialect) : (value) => value;
     case 'date':
     case 'time':
     case 'datetime':
