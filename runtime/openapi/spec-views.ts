@@ -13,27 +13,26 @@ import type { FieldModel, RelationModel, TableModel } from '../model/platform-mo
 import type { ServiceResult } from '../services/service-kind.js';
 
 const VERBS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const TABLE_PATH = /^\/_table\/([^/{}]+)$/;
 
-/** One service's document as the query asks for it (`model=true` is the docs service's: dataModel below). */
-export function specView(document: OpenAPIObject, query: RawQuery): Record<string, unknown> {
+/**
+ * One service's document as the query asks for it (`model=true` is the docs service's: dataModel
+ * below); `tables`: the names of a database's tables, when `tables=true` asks for them.
+ */
+export function specView(document: OpenAPIObject, query: RawQuery, tables: readonly string[] = []): Record<string, unknown> {
   let view: Record<string, unknown> = { ...document };
   const resource = pick(query, 'resource_name');
   if (resource) view = { ...document, paths: pathsOfResource(document, resource) };
-  if (toBool(pick(query, 'tables'))) {
-    const tables = tableNames(document);
-    // Services without tables have none to list (the reference adds it for databases only).
-    if (tables.length > 0) {
-      view = {
-        ...view,
-        'x-dreamfactory-resources': {
-          type: 'database',
-          tables,
-          count: tables.length,
-          note: 'Use these names with /_table/{table_name} endpoints',
-        },
-      };
-    }
+  // Services without tables have none to list (the reference adds it for databases only).
+  if (toBool(pick(query, 'tables')) && tables.length > 0) {
+    view = {
+      ...view,
+      'x-dreamfactory-resources': {
+        type: 'database',
+        tables: [...tables].sort(),
+        count: tables.length,
+        note: 'Use these names with /_table/{table_name} endpoints',
+      },
+    };
   }
   if (toBool(pick(query, 'compact'))) view = compact(view as unknown as OpenAPIObject);
   return view;
@@ -91,15 +90,6 @@ function pathsOfResource(document: OpenAPIObject, resource: string): OpenAPIObje
   const segment = entries.filter(([path]) => decodePath(path).toLowerCase().split('/').includes(wanted));
   const chosen = segment.length > 0 ? segment : entries.filter(([path]) => decodePath(path).toLowerCase().includes(wanted));
   return Object.fromEntries(chosen);
-}
-
-function tableNames(document: OpenAPIObject): string[] {
-  const names: string[] = [];
-  for (const path of Object.keys(document.paths ?? {})) {
-    const match = TABLE_PATH.exec(path);
-    if (match) names.push(decodePath(match[1]));
-  }
-  return names.sort();
 }
 
 function decodePath(path: string): string {

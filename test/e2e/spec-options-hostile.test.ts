@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 
@@ -31,6 +31,25 @@ model.services.push(
     description: '',
     is_active: true,
     config: { host: '127.0.0.1', port: 1, database: 'none', username: 'nobody' },
+    origin: 'platform',
+    kind: 'plain',
+  },
+  {
+    // A remote API whose own document has a `/_table/{name}` path: it is no database, it has no tables.
+    id: 22,
+    name: 'remote',
+    type: 'rws',
+    label: 'Remote',
+    description: '',
+    is_active: true,
+    config: {
+      base_url: 'http://127.0.0.1:1/v1',
+      openapi: {
+        openapi: '3.0.3',
+        info: { title: 'Remote', version: '1' },
+        paths: { '/_table/thing': { get: { operationId: 'things', responses: { 200: { description: 'ok' } } } } },
+      },
+    },
     origin: 'platform',
     kind: 'plain',
   },
@@ -62,6 +81,35 @@ describe('_spec options, odd and hostile', () => {
     });
     // Its document is served without paths, as before.
     expect((await spec('down', '')).json().paths).toEqual({});
+  });
+
+  it('answers model=true from the tables alone, building no document, and 404 for a service that does not exist (the document was built and dropped)', async () => {
+    const handler = await server.app.portico.services.handler('book');
+    const openapi = vi.spyOn(handler, 'openapi');
+    try {
+      expect((await spec('book', '?model=true')).json()).toHaveProperty('service', 'book');
+      expect(openapi).not.toHaveBeenCalled();
+      expect((await spec('book', '')).json()).toHaveProperty('openapi');
+      expect(openapi).toHaveBeenCalledTimes(1);
+    } finally {
+      openapi.mockRestore();
+    }
+    const missing = await spec('nosuch', '?model=true');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual((await spec('nosuch', '')).json());
+  });
+
+  it("lists with tables=true a database's tables as its handler serves them, and none for a service that is no database (the remote's /_table path was listed)", async () => {
+    expect((await spec('book', '?tables=true')).json()['x-dreamfactory-resources']).toEqual({
+      type: 'database',
+      tables: ['author'],
+      count: 1,
+      note: 'Use these names with /_table/{table_name} endpoints',
+    });
+    const remote = (await spec('remote', '?tables=true')).json();
+    expect(Object.keys(remote.paths)).toEqual(['/_table/thing']);
+    expect(remote).not.toHaveProperty('x-dreamfactory-resources');
+    expect((await spec('down', '?tables=true')).json()).not.toHaveProperty('x-dreamfactory-resources');
   });
 
   it('answers model=true in YAML when format=yaml or the Accept header asks for it (JSON came back)', async () => {
@@ -102,7 +150,7 @@ describe('_spec options, odd and hostile', () => {
       '?compact=true&resource_name=nothing',
       '?format=yaml&format=json',
     ];
-    for (const service of ['book', 'down', 'system', 'user', 'api_docs', 'files', 'email'])
+    for (const service of ['book', 'down', 'remote', 'system', 'user', 'api_docs', 'files', 'email'])
       for (const query of queries) {
         const response = await spec(service, query);
         expect(response.statusCode, `${service} ${query}`).toBe(200);

@@ -27,22 +27,29 @@ export function createDocsService(ctx: PlatformContext): DocsService {
   // A service that cannot be opened right now (a database down) is documented without paths.
   const fragmentOf = (service: ServiceModel) => serviceFragment(ctx, service).catch(() => ({ paths: {}, components: {} }));
 
-  async function documentOf(name: string): Promise<ServiceResult> {
+  /** The service a document is asked of: 404 when there is none, 403 when deactivated. */
+  function documentedService(name: string): ServiceModel {
     const service = ctx.services.get(name);
     if (!service) throw coreMessages.serviceNotFound.error(name);
     // A deactivated service serves nothing, its document included, through either path (as its _spec).
     if (!service.is_active) throw coreMessages.serviceDeactivated.error(name);
-    const group = findServiceType(service.type)?.group;
-    return { body: serviceDocument(service, await fragmentOf(service), group) };
+    return service;
+  }
+
+  async function documentOf(service: ServiceModel): Promise<OpenAPIObject> {
+    return serviceDocument(service, await fragmentOf(service), findServiceType(service.type)?.group);
   }
 
   return {
     access: () => ({ exception: false, adminOnly: false }),
     accessComponents: () => ctx.services.list().map((service) => service.name),
     async spec(name, query, accept) {
-      const { body } = await documentOf(name);
-      const view = toBool(pick(query, 'model')) ? await modelOf(ctx, ctx.services.get(name)!) : specView(body as OpenAPIObject, query);
-      return specAnswer(view, query, accept);
+      const service = documentedService(name);
+      // The data model needs no document, and the document no tables unless `tables=true` asks for them.
+      if (toBool(pick(query, 'model'))) return specAnswer(await modelOf(ctx, service), query, accept);
+      // A database that cannot be opened now is documented without paths, and so without tables.
+      const tables = toBool(pick(query, 'tables')) ? await tablesOf(ctx, service).catch(() => undefined) : undefined;
+      return specAnswer(specView(await documentOf(service), query, tables?.map((table) => table.name)), query, accept);
     },
     async handle(call) {
       if (call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), 'api_docs');
@@ -51,12 +58,12 @@ export function createDocsService(ctx: PlatformContext): DocsService {
         if (!call.auth.isAdmin && ctx.services.get(name) && !callerMayRead(ctx, call.auth.role?.id ?? null, name)) {
           throw systemMessages.noDocsAccess.error(name);
         }
-        const result = await documentOf(name);
+        const document = await documentOf(documentedService(name));
         // The reference's document names the service type's group in its info, where its admin
         // console reads it (to check the service's health); _spec keeps to OpenAPI's info keys.
-        const info = (result.body as { info: Record<string, unknown> }).info;
+        const info = document.info as unknown as Record<string, unknown>;
         if (info['x-service-group'] !== undefined) info.group = info['x-service-group'];
-        return result;
+        return { body: document };
       }
       if (call.resource.length > 1) throw coreMessages.resourceNotFound.error(call.resource.join('/'), 'api_docs');
       // Deactivated services are left out, as the reference lists active services only: every path they have answers 403.
@@ -79,15 +86,23 @@ export function createDocsService(ctx: PlatformContext): DocsService {
 }
 
 /**
+ * A database's tables as it serves them now; none for the runtime's own services and the other
+ * kinds. Throws when the service cannot be opened or read right now (a database down).
+ */
+async function tablesOf(ctx: PlatformContext, service: ServiceModel): Promise<readonly TableModel[] | undefined> {
+  if (internalServiceFragment(service.type)) return undefined;
+  return (await ctx.services.handler(service.name)).tables?.();
+}
+
+/**
  * `model=true`: a database's tables and relations. The runtime's own services have none; a service
  * that cannot be opened or read right now (a database down) answers without them, saying so, as
  * its document is then served without paths.
  */
 async function modelOf(ctx: PlatformContext, service: ServiceModel): Promise<Record<string, unknown>> {
-  if (internalServiceFragment(service.type)) return dataModel(service.name, undefined);
   let tables: readonly TableModel[] | undefined;
   try {
-    tables = await (await ctx.services.handler(service.name)).tables?.();
+    tables = await tablesOf(ctx, service);
   } catch {
     return dataModel(service.name, undefined, 'The service cannot be reached right now: its data model is unavailable.');
   }
