@@ -49,7 +49,12 @@ export function createDocsService(ctx: PlatformContext): DocsService {
       if (toBool(pick(query, 'model'))) return specAnswer(await modelOf(ctx, service), query, accept);
       // A database that cannot be opened now is documented without paths, and so without tables.
       const tables = toBool(pick(query, 'tables')) ? await tablesOf(ctx, service).catch(() => undefined) : undefined;
-      return specAnswer(specView(await documentOf(service), query, tables?.map((table) => table.name)), query, accept);
+      const view = specView(
+        await documentOf(service),
+        query,
+        tables?.map((table) => table.name),
+      );
+      return specAnswer(view, query, accept);
     },
     async handle(call) {
       if (call.verb !== 'GET') throw coreMessages.verbNotSupported.error(call.verb, call.resource.join('/'), 'api_docs');
