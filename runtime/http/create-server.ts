@@ -26,7 +26,7 @@ import { urlRefusal } from './url-guard.js';
 import { parseQueryString } from './query-string.js';
 import { registerMcpRoutes } from './mcp-route.js';
 import { HookRegistry, type HookModule } from './hooks.js';
-import { requestsTaken } from './idle-memory.js';
+import type { RequestsTaken } from './idle-memory.js';
 
 export interface ServerOptions extends PlatformOptions {
   /** Precompiled route schemas of the generated database services. */
@@ -42,6 +42,8 @@ export interface ServerOptions extends PlatformOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     portico: PlatformContext;
+    /** The requests this server has taken, which tell the idle memory return it is serving (idle-memory.ts). */
+    requestsTaken: RequestsTaken;
   }
 }
 
@@ -59,6 +61,8 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     clientErrorHandler,
   });
   app.decorate('portico', ctx);
+  const requestsTaken: RequestsTaken = { count: 0 };
+  app.decorate('requestsTaken', requestsTaken);
   app.addHook('onClose', async () => {
     // Queued hooks still running finish first (each has its module's timeout): they may use the pools.
     await ctx.hooks?.settled();
@@ -76,7 +80,6 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   const cors = corsStep(ctx.cors);
   // One onRequest hook, the URL guard's and CORS's: each hook more is a call and a callback more per request.
   app.addHook('onRequest', (request, reply, done) => {
-    // What tells the idle memory return (idle-memory.ts) that the server is serving.
     requestsTaken.count++;
     const refused = urlRefusal(request);
     if (refused === null) cors(request, reply, done);

@@ -106,19 +106,21 @@ function gcCollector(): Collect | null {
   }
 }
 
-/** Requests the process has taken, counted by the server's one onRequest hook (create-server.ts). */
-export const requestsTaken = { count: 0 };
+/** Requests one server has taken, counted by its one onRequest hook (create-server.ts): each server has its own. */
+export interface RequestsTaken {
+  count: number;
+}
 
-/** Whether requests came since the last look (the first look compares with when the watch began). */
+/** Whether a server took requests since the last look (the first look compares with when the watch began). */
 export class RequestWatch {
   private last: number;
 
-  constructor(private readonly taken: () => number = () => requestsTaken.count) {
-    this.last = taken();
+  constructor(private readonly taken: Readonly<RequestsTaken>) {
+    this.last = taken.count;
   }
 
   busy(): boolean {
-    const now = this.taken();
+    const now = this.taken.count;
     const busy = now !== this.last;
     this.last = now;
     return busy;
@@ -199,9 +201,12 @@ export function growYoungGenerationAtOnce(): void {
   v8.setFlagsFromString(`--semi-space-growth-factor=${YOUNG_GROWTH_FACTOR}`);
 }
 
-/** Starts looking, for the life of the process (the timer does not keep it alive). */
-export function returnMemoryWhenIdle(report: (returned: MemoryReturned) => void): void {
-  const watch = new RequestWatch();
+/**
+ * Starts looking at whether the server that counts `taken` is idle, for the life of the process
+ * (the timer does not keep it alive); a serving process runs one server (run-server.ts).
+ */
+export function returnMemoryWhenIdle(taken: Readonly<RequestsTaken>, report: (returned: MemoryReturned) => void): void {
+  const watch = new RequestWatch(taken);
   const schedule = new IdleSchedule();
   /** The heap and resident set before the first collection, and the collections' time so far. */
   let before = { heap: 0, rss: 0, ms: 0 };

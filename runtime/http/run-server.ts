@@ -63,7 +63,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
   if (cluster.isPrimary) console.log(await startupSummary(app, model, address));
   // After start-up, whose growth stays gradual: the idle RSS after start is unchanged.
   growYoungGenerationAtOnce();
-  returnMemoryWhenIdle((returned) => app.log.debug(memoryReturnedMessage(returned)));
+  returnMemoryWhenIdle(app.requestsTaken, (returned) => app.log.debug(memoryReturnedMessage(returned)));
   let draining = false;
   const stop = () => {
     if (draining) return;

@@ -6,15 +6,8 @@
  */
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import {
-  collector,
-  growYoungGenerationAtOnce,
-  IDLE_MS,
-  IdleSchedule,
-  RequestWatch,
-  requestsTaken,
-  SETTLE_MS,
-} from '#runtime/http/idle-memory.js';
+import { collector, growYoungGenerationAtOnce, IDLE_MS, IdleSchedule, RequestWatch, SETTLE_MS } from '#runtime/http/idle-memory.js';
+import { minimalModel, startTestServer } from '#test/helpers/platform-fixtures.js';
 
 /** Feeds one-second checks (`true`: busy) and returns the steps taken, with their times. */
 function run(schedule: IdleSchedule, checks: boolean[], start = 0): string[] {
@@ -82,7 +75,7 @@ describe('RequestWatch', () => {
   };
 
   it('counts a second in which the event loop worked but no request came as idle (a pool closing its idle connections)', () => {
-    const watch = new RequestWatch();
+    const watch = new RequestWatch({ count: 0 });
     // A PostgreSQL pool closing its connections 10 s after a load took 20 ms of a loaded machine's
     // event loop: above the 2 % that used to count as busy, and the collection came 12 s later.
     work(60);
@@ -90,10 +83,23 @@ describe('RequestWatch', () => {
   });
 
   it('counts a second in which a request came as busy, and only that one', () => {
-    const watch = new RequestWatch();
-    requestsTaken.count++;
+    const taken = { count: 0 };
+    const watch = new RequestWatch(taken);
+    taken.count++;
     expect(watch.busy()).toBe(true);
     expect(watch.busy()).toBe(false);
+  });
+
+  it("watches one server's requests: another server in the same process taking requests leaves it idle (they shared one count)", async () => {
+    const [serving, idle] = [await startTestServer(minimalModel()), await startTestServer(minimalModel())];
+    try {
+      const watches = [new RequestWatch(serving.app.requestsTaken), new RequestWatch(idle.app.requestsTaken)];
+      expect((await serving.app.inject({ method: 'GET', url: '/api/v2' })).statusCode).not.toBe(500);
+      expect(watches.map((watch) => watch.busy())).toEqual([true, false]);
+    } finally {
+      await serving.close();
+      await idle.close();
+    }
   });
 });
 
