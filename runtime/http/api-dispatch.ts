@@ -29,6 +29,7 @@ import type { PlatformContext } from './platform-context.js';
 import { coreMessages } from '../core/messages.js';
 import { PorticoError } from '../core/errors.js';
 import type { Subjects } from '../system/access/access-usage.js';
+import { decodePercent } from '../core/percent-decoding.js';
 
 const VERBS = new Set<Verb>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const OPEN_RULE = { exception: false, adminOnly: false };
@@ -78,13 +79,9 @@ export interface ParsedPath {
 
 const PREFIX = '/api/v2';
 
+/** A malformed escape stays as written (the URL guard refused what is not UTF-8 before). */
 function decodeSegment(segment: string): string {
-  if (!segment.includes('%')) return segment;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+  return decodePercent(segment) ?? segment;
 }
 
 /** Where the path's segments start: after `/api/v2` when it begins so. */

@@ -12,6 +12,7 @@
 import type { ServiceModel, SoapServiceModel, Verb } from '../model/platform-model.js';
 import { documentedNames, operationsByApiName, operationsByExactName } from '../services/soap/operation-names.js';
 import { splitInlineCall } from '../services/sql/routines/routine-arguments.js';
+import { decodePercent } from '../core/percent-decoding.js';
 
 /** The phases whose hooks see the data and may change it: before the operation and after it. */
 export type HookPhase = 'pre_process' | 'post_process';
@@ -57,13 +58,7 @@ export function pathSegments(openApiPath: string): string[] {
   return openApiPath
     .split('/')
     .filter((part) => part !== '')
-    .map((part) => {
-      try {
-        return decodeURIComponent(part);
-      } catch {
-        return part;
-      }
-    });
+    .map((part) => decodePercent(part) ?? part);
 }
 
 /**

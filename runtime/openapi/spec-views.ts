@@ -11,6 +11,7 @@ import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject } 
 import { pick, type RawQuery, toBool } from '../core/query-params.js';
 import type { FieldModel, RelationModel, TableModel } from '../model/platform-model.js';
 import type { ServiceResult } from '../services/service-kind.js';
+import { decodePercent } from '../core/percent-decoding.js';
 
 const VERBS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -87,17 +88,14 @@ function qualityOf(parameters: readonly string[]): number {
 function pathsOfResource(document: OpenAPIObject, resource: string): OpenAPIObject['paths'] {
   const wanted = resource.toLowerCase();
   const entries = Object.entries(document.paths ?? {});
-  const segment = entries.filter(([path]) => decodePath(path).toLowerCase().split('/').includes(wanted));
-  const chosen = segment.length > 0 ? segment : entries.filter(([path]) => decodePath(path).toLowerCase().includes(wanted));
+  const segment = entries.filter(([path]) => decodedPath(path).toLowerCase().split('/').includes(wanted));
+  const chosen = segment.length > 0 ? segment : entries.filter(([path]) => decodedPath(path).toLowerCase().includes(wanted));
   return Object.fromEntries(chosen);
 }
 
-function decodePath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
+/** A path as its names read (`/_table/a%20b` -> `/_table/a b`); one with a malformed escape as written. */
+function decodedPath(path: string): string {
+  return decodePercent(path) ?? path;
 }
 
 interface CompactEndpoint {

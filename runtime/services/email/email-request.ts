@@ -14,6 +14,7 @@ import { header, readAll, readJson } from '../request-body.js';
 import type { EmailTemplateStore, RuntimeContext, ServiceCall } from '../service-kind.js';
 import { fillTemplate, type MailAttachment, type MailMessage } from './mail-message.js';
 import { messageFromBody } from './message-body.js';
+import { decodePercent } from '../../core/percent-decoding.js';
 
 /** Largest attachment total of one message. */
 const MAX_ATTACHMENTS = 25 * 1024 * 1024;
@@ -68,11 +69,7 @@ async function readBody(call: ServiceCall, attachments: MailAttachment[], bodyLi
 /** The last segment of a URL's path, decoded when it can be (`a%zz` stays as written). */
 function lastSegment(url: URL): string {
   const segment = url.pathname.split('/').pop() || 'attachment';
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+  return decodePercent(segment) ?? segment;
 }
 
 /**

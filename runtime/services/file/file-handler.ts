@@ -31,6 +31,7 @@ import { eachUploadedFile, isMultipart } from '../multipart.js';
 import { type FileStorage, type StoredEntry, tempName } from './file-storage.js';
 import { capped, contentTypeOf, header, isZip, parseRange, readAll, readJson, tooLarge } from './file-streams.js';
 import { extractZip, removeTemp, saveTemp, type TreeEntry, zipStream } from './file-zip.js';
+import { decodePercent } from '../../core/percent-decoding.js';
 
 export interface FileServiceOptions {
   name: string;
@@ -332,13 +333,8 @@ export class FileHandler implements ServiceHandler {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
       throw new BadRequestError('Invalid URL entered: only http and https URLs can be imported.');
     const last = baseName(parsed.pathname);
-    let decoded = last;
-    try {
-      decoded = decodeURIComponent(last);
-    } catch {
-      // Malformed percent-encoding (`a%zz.txt`): the name stays as written; it was a 500 (URIError).
-    }
-    const name = checkName(fileName ?? decoded, 'filename');
+    // Malformed percent-encoding (`a%zz.txt`): the name stays as written; it was a 500 (URIError).
+    const name = checkName(fileName ?? decodePercent(last) ?? last, 'filename');
     const path = join(folder, name);
     this.allow(call, call.verb, path, false);
     await this.requireFolder(folder, (p) => `Folder '${p}/' does not exist.`);

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Verb } from '../../model/platform-model.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { buildTools, type McpTool, toolRequest } from './mcp-tools.js';
+import { decodePercent } from '../../core/percent-decoding.js';
 
 /** What the MCP endpoint needs of the platform, for one caller (runtime/http/mcp-route.ts provides it). */
 export interface McpPlatform {
@@ -36,13 +37,8 @@ const SCHEMA_URI = /^portico:\/\/([^/?#]+)\/_schema\/([^/?#]+)$/;
 async function schemaResource(platform: McpPlatform, uri: string): Promise<{ service: string; table: string } | null> {
   const match = SCHEMA_URI.exec(uri);
   if (!match) return null;
-  let table: string;
-  try {
-    table = decodeURIComponent(match[2]);
-  } catch {
-    return null;
-  }
-  if (table === '.' || table === '..') return null;
+  const table = decodePercent(match[2]);
+  if (table === null || table === '.' || table === '..') return null;
   const service = (await platform.services()).find((s) => s.name === match[1]);
   return service ? { service: service.name, table } : null;
 }
@@ -78,7 +74,7 @@ async function resources(platform: McpPlatform) {
     for (const path of Object.keys(service.fragment.paths)) {
       const match = /^\/_table\/([^/{}]+)$/.exec(path);
       if (!match) continue;
-      const table = decodeURIComponent(match[1]);
+      const table = decodePercent(match[1]) ?? match[1];
       if (!platform.allows(service.name, `_schema/${table}`, 'GET')) continue;
       out.push({
         uri: `portico://${service.name}/_schema/${encodeURIComponent(table)}`,

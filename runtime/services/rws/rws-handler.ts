@@ -24,6 +24,7 @@ import { bodyLimited, declaredBeyond } from '../request-body.js';
 import { ResponseCache } from '../response-cache.js';
 import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import { applies, type HeaderEntry, type ParameterEntry } from './rws-config.js';
+import { decodePercent } from '../../core/percent-decoding.js';
 
 export interface RwsOptions {
   name: string;
@@ -112,12 +113,8 @@ function notHttpAnswer(error: unknown): string | null {
  * out of the base path), and `..;` (Tomcat reads it as `..`).
  */
 function dotted(segment: string): boolean {
-  let plain = segment.replace(/%2e/gi, '.').replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
-  try {
-    plain = decodeURIComponent(segment);
-  } catch {
-    // Malformed percent-encoding elsewhere in the segment: the replacements above stand.
-  }
+  // Malformed percent-encoding elsewhere in the segment: the dot and separators decoded alone.
+  const plain = decodePercent(segment) ?? segment.replace(/%2e/gi, '.').replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
   return plain.split(/[/\\]/).some((part) => {
     const name = part.replace(/;.*$/, '');
     return name === '.' || name === '..';

@@ -6,6 +6,7 @@
  * xsd:base64Binary element holds without MTOM).
  */
 import { decodeXml } from '../xml-dom.js';
+import { decodePercent } from '../../../core/percent-decoding.js';
 
 interface Part {
   headers: Record<string, string>;
@@ -52,11 +53,7 @@ const contentId = (value: string | undefined) => (value ?? '').trim().replace(/^
 
 /** A cid: URL's Content-ID (URL-escaped: `part1%40host`); a malformed escape stays as written. */
 function unescapeCid(cid: string): string {
-  try {
-    return decodeURIComponent(cid);
-  } catch {
-    return cid;
-  }
+  return decodePercent(cid) ?? cid;
 }
 
 /** The envelope of a multipart/related (MTOM) answer with its Includes inlined, or null when it has no parts. */

@@ -1,0 +1,17 @@
+/**
+ * Percent-decoding of one part of a URL (a path segment, a name taken from a URL) as clients and
+ * remotes write them, malformed ones included: `a%zz` and `%FF` (no UTF-8) make decodeURIComponent
+ * throw a URIError, a 500 wherever it escaped. Each caller answers a malformed part its own way
+ * (keeps it as written, or refuses it), so this says only that it is one.
+ */
+
+/** The part decoded, or null when its percent-encoding is malformed. */
+export function decodePercent(text: string): string | null {
+  // Nearly every segment has no escape: no call, no try.
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
