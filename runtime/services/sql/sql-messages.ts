@@ -167,8 +167,20 @@ export const sqlMessages = {
     () =>
       'The connection to the database was lost while it stored the change: it may or may not have been stored. Read it back before trying again.',
   ),
-  /** The server answers but refuses the service's credentials or database name: a configuration error (spec: 500). */
+  /**
+   * The server answers but refuses the service's credentials (or, MySQL, its access to the
+   * database): a configuration error (spec: 500).
+   */
   connectionRefused: message(500, () => "The database refused the service's connection: check its database name, username and password."),
+  /**
+   * The server answers but has no database of the service's name: dropped (or not created yet, or
+   * being restored). The back-end is unavailable, the spec's 503, as a SQLite file removed from disk
+   * is; the service serves it again once it is there, without a restart.
+   */
+  databaseMissing: message(
+    503,
+    () => "The service's database does not exist on its server (dropped, or not created yet); try again once it is there.",
+  ),
   databaseBusy: message(503, () => 'The database is busy; try again.'),
   /** The database stopped a statement at the service's statement_timeout (waiting on a lock another session holds, or a long statement). */
   statementTimeout: message(

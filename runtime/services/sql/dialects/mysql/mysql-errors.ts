@@ -106,8 +106,9 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
   // The disk is full (1021), a table reached its size limit (1114).
   if (error.errno === 1021 || error.errno === 1114) return sqlMessages.databaseFull.error();
   if (readOnly(error)) return sqlMessages.databaseReadOnly.error();
-  // Access denied (to the server, to the database), unknown database.
-  if (error.errno === 1045 || error.errno === 1044 || error.errno === 1049) return sqlMessages.connectionRefused.error();
+  // Access denied (to the server, to the database); a database that is not there (dropped).
+  if (error.errno === 1045 || error.errno === 1044) return sqlMessages.connectionRefused.error();
+  if (error.errno === 1049) return sqlMessages.databaseMissing.error();
   const errno = error.errno ?? -1;
   const message = error.sqlMessage ?? error.message;
   const column = columnIn(message);

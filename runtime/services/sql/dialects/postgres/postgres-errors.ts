@@ -82,8 +82,9 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
   const { code, message } = error;
   if (isLimit(code)) return sqlMessages.databaseLimit.error();
   if (CONNECTION_CODES.has(code) || code.startsWith('08')) return sqlMessages.databaseUnavailable.error();
-  // Bad password or role (class 28), unknown database.
-  if (code.startsWith('28') || code === '3D000') return sqlMessages.connectionRefused.error();
+  // Bad password or role (class 28); a database that is not there (dropped).
+  if (code.startsWith('28')) return sqlMessages.connectionRefused.error();
+  if (code === '3D000') return sqlMessages.databaseMissing.error();
   const problem = VALUE_CODES.get(code);
   if (problem !== undefined)
     return sqlMessages.valueRefused.error(problem, error.column === undefined ? null : fieldName(error.column, table));

@@ -93,8 +93,8 @@ describe('translateMysqlError', () => {
     ],
     [
       error(1049, "Unknown database 'nope'"),
-      500,
-      "The database refused the service's connection: check its database name, username and password.",
+      503,
+      "The service's database does not exist on its server (dropped, or not created yet); try again once it is there.",
     ],
     [error(1292, "Truncated incorrect INTEGER value: 'a'"), 400, "Invalid value: not a valid value for the field's type."],
     [
