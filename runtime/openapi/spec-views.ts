@@ -7,6 +7,7 @@
  * instead of the document. Without options the document is unchanged. `refresh=true` needs nothing:
  * the document is built anew from the service's current catalog for every request.
  */
+import Negotiator from 'negotiator';
 import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject } from 'openapi3-ts/oas30';
 import { pick, type RawQuery, toBool } from '../core/query-params.js';
 import type { FieldModel, RelationModel, TableModel } from '../model/platform-model.js';
@@ -52,36 +53,16 @@ const JSON_TYPE = /json/i;
 
 /**
  * `format` decides when it names yaml, yml or json; else the Accept header, when its most preferred
- * acceptable type is a YAML one. An Accept naming JSON too keeps JSON (clients that list every
- * type they read get what they always got); `q=0` means "not this one".
+ * acceptable type is a YAML one (negotiator reads its q-values: `q=0` or a `q` that is no number
+ * means "not this one"; among types as preferred, the first listed comes first). An Accept naming JSON too
+ * keeps JSON (clients that list every type they read get what they always got).
  */
 function wantsYaml(format: string | undefined, accept: string | undefined): boolean {
   const asked = format?.trim().toLowerCase();
   if (asked === 'yaml' || asked === 'yml') return true;
   if (asked === 'json' || accept === undefined || !YAML_TYPE.test(accept)) return false;
-  let yaml = 0;
-  let other = 0;
-  for (const entry of accept.split(',')) {
-    const [type, ...parameters] = entry.split(';');
-    const q = qualityOf(parameters);
-    if (q <= 0) continue;
-    if (JSON_TYPE.test(type)) return false;
-    if (YAML_TYPE.test(type)) yaml = Math.max(yaml, q);
-    else if (type.trim() !== '') other = Math.max(other, q);
-  }
-  return yaml > 0 && yaml >= other;
-}
-
-/** An Accept entry's `q` (1 when absent; 0 when not a number, as unreadable). */
-function qualityOf(parameters: readonly string[]): number {
-  for (const parameter of parameters) {
-    const [name, value] = parameter.split('=');
-    if (name.trim().toLowerCase() === 'q') {
-      const q = Number(value?.trim());
-      return Number.isFinite(q) ? q : 0;
-    }
-  }
-  return 1;
+  const preferred = new Negotiator({ headers: { accept } }).mediaTypes();
+  return preferred.length > 0 && YAML_TYPE.test(preferred[0]) && !preferred.some((type) => JSON_TYPE.test(type));
 }
 
 /** The paths naming the resource as a segment (`/_table/city`, `/_table/city/{id}`), else any path containing it. */

@@ -128,7 +128,15 @@ describe('_spec options, odd and hostile', () => {
   });
 
   it('reads the Accept header by its preferences: YAML refused (q=0) or less preferred than */* keeps JSON (YAML came back)', async () => {
-    for (const accept of ['application/yaml;q=0', 'text/yaml;q=0.1, */*', 'application/yaml;q=0.5, text/html', 'application/yaml;q=x']) {
+    // A YAML type only as preferred as one listed before it keeps JSON, the default; `yaml` is no media type.
+    for (const accept of [
+      'application/yaml;q=0',
+      'text/yaml;q=0.1, */*',
+      'application/yaml;q=0.5, text/html',
+      'application/yaml;q=x',
+      'text/html, application/yaml',
+      'yaml',
+    ]) {
       const response = await spec('book', '', { accept });
       expect(response.headers['content-type'], accept).toMatch(/^application\/json/);
     }
