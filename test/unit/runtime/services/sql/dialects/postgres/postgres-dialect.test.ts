@@ -105,7 +105,11 @@ describe('translatePostgresError', () => {
     [new Error('Client has encountered a connection error and is not queryable'), 503, 'The database is unavailable; try again later.'],
     [new Error('timeout exceeded when trying to connect'), 503, 'The database is unavailable; try again later.'],
     [pgError('28P01'), 500, "The database refused the service's connection: check its database name, username and password."],
-    [pgError('3D000'), 503, "The service's database does not exist on its server (dropped, or not created yet); try again once it is there."],
+    [
+      pgError('3D000'),
+      503,
+      "The service's database does not exist on its server (dropped, or not created yet); try again once it is there.",
+    ],
     [pgError('2BP01'), 409, 'Other database objects (views, foreign keys) depend on what the change drops: drop them first.'],
     [pgError('22012'), 400, 'Invalid value: it leads to a division by zero.'],
     // Other data exceptions: invalid XML content, a bit string of the wrong length, a reversed range.
