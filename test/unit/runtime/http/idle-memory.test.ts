@@ -7,7 +7,6 @@
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { collector, growYoungGenerationAtOnce, IDLE_MS, IdleSchedule, RequestWatch, SETTLE_MS } from '#runtime/http/idle-memory.js';
-import { minimalModel, startTestServer } from '#test/helpers/platform-fixtures.js';
 
 /** Feeds one-second checks (`true`: busy) and returns the steps taken, with their times. */
 function run(schedule: IdleSchedule, checks: boolean[], start = 0): string[] {
@@ -88,18 +87,6 @@ describe('RequestWatch', () => {
     taken.count++;
     expect(watch.busy()).toBe(true);
     expect(watch.busy()).toBe(false);
-  });
-
-  it("watches one server's requests: another server in the same process taking requests leaves it idle (they shared one count)", async () => {
-    const [serving, idle] = [await startTestServer(minimalModel()), await startTestServer(minimalModel())];
-    try {
-      const watches = [new RequestWatch(serving.app.requestsTaken), new RequestWatch(idle.app.requestsTaken)];
-      expect((await serving.app.inject({ method: 'GET', url: '/api/v2' })).statusCode).not.toBe(500);
-      expect(watches.map((watch) => watch.busy())).toEqual([true, false]);
-    } finally {
-      await serving.close();
-      await idle.close();
-    }
   });
 });
 
