@@ -137,6 +137,7 @@ const CLASS_OF_STATUS: Readonly<Record<number, ErrorClass>> = {
   405: MethodNotAllowedError,
   409: ConflictError,
   412: PreconditionFailedError,
+  415: UnsupportedMediaTypeError,
   429: TooManyRequestsError,
   500: InternalServerError,
   501: NotImplementedError,

@@ -80,6 +80,15 @@ export const coreMessages = {
   ),
   contentLengthMismatch: message(400, () => 'The Content-Length header does not match the request body.'),
   bodyNotUtf8: message(400, () => 'Invalid or malformed JSON: the request body is not UTF-8 text.'),
+  bodyNotDecodable: message(
+    400,
+    (encoding: string) => `The request body is not valid ${encoding} data, as its Content-Encoding header says it is.`,
+  ),
+  unsupportedContentEncoding: message(
+    415,
+    (encoding: string) =>
+      `Unsupported Content-Encoding '${encoding.replace(/[^\x20-\x7e]/g, '?').slice(0, 100)}': send the body unencoded, or encoded with gzip, deflate or br (one of them).`,
+  ),
   badPercentEncoding: message(400, () => 'The request path is not valid: it holds malformed percent-encoding.'),
   invalidRequest: message(
     400,

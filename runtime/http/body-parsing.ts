@@ -14,6 +14,7 @@ import { InvalidJsonError, PayloadTooLargeError } from '../core/errors.js';
 import { findUnacceptableText } from '../core/request-limits.js';
 import { coreMessages } from '../core/messages.js';
 import { quoteInexactIntegers } from './exact-integers.js';
+import { decodedBody, type DecodedBody } from './body-encoding.js';
 
 const streams = new WeakMap<FastifyRequest, Readable>();
 const sockets = new WeakMap<FastifyRequest, Socket>();
@@ -32,6 +33,10 @@ function readText(
   declared: string | undefined,
   limit: number,
   done: (error: Error | null, text?: string) => void,
+  stop: () => void = () => {
+    payload.removeAllListeners('data');
+    payload.resume();
+  },
 ): void {
   if (declared !== undefined && Number(declared) > limit) {
     done(new PayloadTooLargeError());
@@ -47,8 +52,7 @@ function readText(
     size += chunk.length;
     if (size > limit) {
       settled = true;
-      payload.removeAllListeners('data');
-      payload.resume();
+      stop();
       done(new PayloadTooLargeError());
       return;
     }
@@ -120,10 +124,19 @@ export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) 
       done(null, undefined);
       return;
     }
-    const declared = request.headers['content-encoding'] ? undefined : request.headers['content-length'];
-    readText(payload, declared, bodyLimit, (failed, text = '') => {
+    let decoded: DecodedBody | null;
+    try {
+      decoded = decodedBody(payload, request.headers['content-encoding']);
+    } catch (error) {
+      payload.resume();
+      done(error as Error, undefined);
+      return;
+    }
+    // Content-Length counts the encoded bytes: only the decoded size is checked.
+    const declared = decoded === null ? request.headers['content-length'] : undefined;
+    const read = (failed: Error | null, text = '') => {
       if (failed !== null) {
-        done(failed, undefined);
+        done(decoded?.failed() ? coreMessages.bodyNotDecodable.error(String(request.headers['content-encoding'])) : failed, undefined);
         return;
       }
       if (text.trim() === '') {
@@ -143,6 +156,8 @@ export function installBodyParsing(app: FastifyInstance, rawBody: (url: string) 
         if (bad === null) done(null, value);
         else done(coreMessages.invalidBodyText.error(bad.path, bad.reason), undefined);
       });
-    });
+    };
+    if (decoded === null) readText(payload, declared, bodyLimit, read);
+    else readText(decoded.stream, declared, bodyLimit, read, decoded.stop);
   });
 }
