@@ -23,7 +23,7 @@ import type { SqlServiceContext } from './sql-service-context.js';
 import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { handleTableRecords } from './table/table-records.js';
 import { inTransaction } from './query/run-compiled.js';
-import { databaseError } from './dialects/driver-errors.js';
+import { databaseError, isMissingTable } from './dialects/driver-errors.js';
 import { coreMessages } from '../../core/messages.js';
 import type { SqlResponseCache } from './sql-response-cache.js';
 import { sqlMessages } from './sql-messages.js';
@@ -41,19 +41,35 @@ export class SqlServiceHandler implements ServiceHandler {
     private readonly responses: SqlResponseCache | null = null,
   ) {}
 
+  /** The catalog being read again after a table was found missing; requests wait for it. */
+  #rereading: Promise<void> | null = null;
+
   /** The answer at once when the database gives it at once (SQLite), else a promise of it; an error is always a rejection. */
   handle(call: ServiceCall): Answer<ServiceResult> {
     return answerOf(SqlServiceHandler.serve, this, call, SqlServiceHandler.failed);
   }
 
   private static serve(handler: SqlServiceHandler, call: ServiceCall): Answer<ServiceResult> {
+    if (handler.#rereading !== null) return handler.#rereading.then(() => SqlServiceHandler.serve(handler, call));
     handler.checkFile(call.verb !== 'GET');
     if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) return handler.refresh().then(() => handler.respond(call));
     return handler.respond(call);
   }
 
   private static failed(error: unknown, handler: SqlServiceHandler): PorticoError {
-    return databaseError(error, handler.ctx.dialect, null, new InternalServerError());
+    const translated = databaseError(error, handler.ctx.dialect, null, new InternalServerError());
+    // A table dropped or renamed outside the service: the catalog is read again before the next
+    // request is served, so `_table` and `_schema` stop listing it (this answer need not wait).
+    if (isMissingTable(translated)) handler.reread();
+    return translated;
+  }
+
+  private reread(): void {
+    this.#rereading ??= this.refresh()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#rereading = null;
+      });
   }
 
   private respond(call: ServiceCall): Answer<ServiceResult> {

@@ -6,6 +6,7 @@
  * error kept as its cause for the server log.
  */
 import { PorticoError } from '../../../core/errors.js';
+import { coreMessages } from '../../../core/messages.js';
 import type { TableModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from './sql-dialect.js';
 
@@ -15,6 +16,29 @@ export const SOCKET_ERROR_CODES: readonly string[] = ['ECONNREFUSED', 'ECONNRESE
 /** The API name of a database column, or the column itself when the table does not know it. */
 export function fieldName(column: string, table: TableModel | null): string {
   return table?.fields.find((field) => field.sourceName === column)?.name ?? column;
+}
+
+/** The 404s of tables the database no longer has though the service's schema names them. */
+const missingTables = new WeakSet<PorticoError>();
+
+/**
+ * A table dropped or renamed outside the service (psql, a migration, another worker): the spec's
+ * 404 for an unknown table, named as the request named it when the driver names the request's
+ * table (`db.item`, `public.item`, `main.item` name `item`). The service reads its catalog again
+ * on seeing it (isMissingTable).
+ */
+export function missingTable(driverName: string, table: TableModel | null): PorticoError {
+  const bare = driverName.slice(driverName.lastIndexOf('.') + 1);
+  const error = coreMessages.tableNotFound.error(
+    table !== null && table.sourceName.toLowerCase() === bare.toLowerCase() ? table.name : bare,
+  );
+  missingTables.add(error);
+  return error;
+}
+
+/** Whether an error is a table the database no longer has (missingTable): the service's schema is out of date. */
+export function isMissingTable(error: unknown): boolean {
+  return error instanceof PorticoError && missingTables.has(error);
 }
 
 /**

@@ -4,12 +4,14 @@
  * record; `rollback` runs in a transaction and undoes everything at the first failure. A batch of
  * one record fails with that record's own error. Inside a transaction already (hooks around the
  * write, runtime/http/hooks.ts) each record, or a rollback batch as a whole, runs in a savepoint,
- * so that the modes keep and undo what they do without one.
+ * so that the modes keep and undo what they do without one. A table found missing (dropped
+ * outside the service) is the whole request's answer, not one record's.
  */
 import type { Kysely } from 'kysely';
 import { BatchError, type PorticoError } from '../../../core/errors.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';
 import { atomically } from './atomic.js';
+import { isMissingTable } from '../dialects/driver-errors.js';
 
 export type BatchMode = 'default' | 'continue' | 'rollback';
 
@@ -40,6 +42,8 @@ async function runAll<T>(db: Kysely<any>, options: BatchOptions<T>, run: BatchIt
       outcome.results.push(await (each ? atomically(db, async (conn) => run(conn, item, index)) : run(db, item, index)));
     } catch (thrown) {
       const error = options.toError(thrown);
+      // No record can be written to a table that is gone: the request's answer is its 404.
+      if (isMissingTable(error)) throw error;
       outcome.errors.push({ index, error });
       outcome.results.push(error.toBody().error);
       if (stopAtFirst) break;

@@ -1,7 +1,7 @@
 /** mysql2 errors (MySQL/MariaDB error numbers) -> PorticoErrors naming API fields. */
 import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { fieldName, SOCKET_ERROR_CODES } from '../driver-errors.js';
+import { fieldName, missingTable, SOCKET_ERROR_CODES } from '../driver-errors.js';
 import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface MysqlError extends Error {
@@ -152,6 +152,11 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
     case 1050: {
       const name = /Table '([^']+)' already exists/.exec(message)?.[1] ?? table?.name ?? '';
       return sqlMessages.alreadyExists.error('table', name);
+    }
+    // ER_NO_SUCH_TABLE: `Table 'db.item' doesn't exist`, the table dropped or renamed outside the service.
+    case 1146: {
+      const name = /Table '([^']+)' doesn't exist/.exec(message)?.[1] ?? table?.sourceName;
+      return name === undefined ? null : missingTable(name, table);
     }
     case 1060:
       return sqlMessages.fieldExists.error(/'([^']+)'/.exec(message)?.[1] ?? '', table?.name ?? '');

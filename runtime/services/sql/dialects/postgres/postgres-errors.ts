@@ -1,7 +1,7 @@
 /** node-postgres errors (SQLSTATE codes) -> PorticoErrors naming API fields. */
 import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { fieldName, SOCKET_ERROR_CODES } from '../driver-errors.js';
+import { fieldName, missingTable, SOCKET_ERROR_CODES } from '../driver-errors.js';
 import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface PgError extends Error {
@@ -112,6 +112,11 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     case '42P07': {
       const name = /relation "([^"]+)" already exists/.exec(message)?.[1] ?? table?.name ?? '';
       return sqlMessages.alreadyExists.error('table', name);
+    }
+    // undefined_table: `relation "item" does not exist`, the table dropped or renamed outside the service.
+    case '42P01': {
+      const name = /relation "([^"]+)" does not exist/.exec(message)?.[1] ?? table?.sourceName;
+      return name === undefined ? null : missingTable(name, table);
     }
     case '42701': {
       const names = /^column "([^"]+)" of relation "([^"]+)" already exists$/.exec(message);

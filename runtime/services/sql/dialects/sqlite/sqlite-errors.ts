@@ -1,7 +1,7 @@
 /** better-sqlite3 errors -> PorticoErrors that name API fields instead of `table.column`. */
 import type { PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { fieldName } from '../driver-errors.js';
+import { fieldName, missingTable } from '../driver-errors.js';
 import { sqlMessages } from '../../sql-messages.js';
 
 /** `t.a, t.b` (SQLite's list of failing columns) -> API field names. */
@@ -49,9 +49,13 @@ export function translateSqliteError(error: unknown, table: TableModel | null): 
     // The file, or the disk under it, takes no writes (a disk remounted read-only after an error, say).
     case 'SQLITE_READONLY':
       return sqlMessages.databaseReadOnly.error();
-    case 'SQLITE_ERROR':
+    case 'SQLITE_ERROR': {
       if (LIMIT_MESSAGES.test(message)) return sqlMessages.databaseLimit.error();
+      // The table dropped or renamed outside the service.
+      const missing = /^no such table: (.+)$/.exec(message);
+      if (missing) return missingTable(missing[1], table);
       break;
+    }
   }
   // The disk failed under the file (SQLITE_IOERR_WRITE, _FSYNC, ...): the database is unavailable.
   if (code.startsWith('SQLITE_IOERR')) return sqlMessages.databaseUnavailable.error();
