@@ -89,8 +89,8 @@ export class UriTooLongError extends PorticoError {
   }
 }
 export class UnsupportedMediaTypeError extends PorticoError {
-  constructor(message = 'Unsupported content type. Send JSON with Content-Type: application/json.') {
-    super(415, message);
+  constructor(message = 'Unsupported content type. Send JSON with Content-Type: application/json.', context: ErrorContext = null) {
+    super(415, message, context);
   }
 }
 export class HeadersTooLargeError extends PorticoError {
