@@ -23,7 +23,7 @@ import type { SqlServiceContext } from './sql-service-context.js';
 import { readDatabaseSchema } from './schema/database-schema-reader.js';
 import { handleTableRecords } from './table/table-records.js';
 import { inTransaction } from './query/run-compiled.js';
-import { databaseError, isMissingTable } from './dialects/driver-errors.js';
+import { databaseError, isOutdatedSchema } from './dialects/driver-errors.js';
 import { coreMessages } from '../../core/messages.js';
 import type { SqlResponseCache } from './sql-response-cache.js';
 import { sqlMessages } from './sql-messages.js';
@@ -58,9 +58,9 @@ export class SqlServiceHandler implements ServiceHandler {
 
   private static failed(error: unknown, handler: SqlServiceHandler): PorticoError {
     const translated = databaseError(error, handler.ctx.dialect, null, new InternalServerError());
-    // A table dropped or renamed outside the service: the catalog is read again before the next
-    // request is served, so `_table` and `_schema` stop listing it (this answer need not wait).
-    if (isMissingTable(translated)) handler.reread();
+    // A table or column dropped or renamed outside the service: the catalog is read again before
+    // the next request is served, so `_table` and `_schema` stop listing it (this answer need not wait).
+    if (isOutdatedSchema(translated)) handler.reread();
     return translated;
   }
 

@@ -9,6 +9,7 @@ import { PorticoError } from '../../../core/errors.js';
 import { coreMessages } from '../../../core/messages.js';
 import type { TableModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from './sql-dialect.js';
+import { sqlMessages } from '../sql-messages.js';
 
 /** Node's socket errors of a database connection that is refused, lost or never made: the database is unavailable. */
 export const SOCKET_ERROR_CODES: readonly string[] = ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH'];
@@ -39,6 +40,28 @@ export function missingTable(driverName: string, table: TableModel | null): Port
 /** Whether an error is a table the database no longer has (missingTable): the service's schema is out of date. */
 export function isMissingTable(error: unknown): boolean {
   return error instanceof PorticoError && missingTables.has(error);
+}
+
+/** The answers to columns the service's schema has and the database no longer has. */
+const missingColumns = new WeakSet<PorticoError>();
+
+/**
+ * A column of the request's table dropped or renamed outside the service between two requests
+ * (`col`, `item.col` as the driver names it): the table changed elsewhere, nothing was stored,
+ * and the service reads its catalog again (isOutdatedSchema), so that trying again is served.
+ * null for a column the table does not have (a routine's own statement, say): not ours to name.
+ */
+export function missingColumn(driverName: string, table: TableModel | null): PorticoError | null {
+  const bare = driverName.slice(driverName.lastIndexOf('.') + 1);
+  if (table === null || !table.fields.some((field) => field.sourceName === bare)) return null;
+  const error = sqlMessages.tableChangedElsewhere.error();
+  missingColumns.add(error);
+  return error;
+}
+
+/** Whether an error says the service's schema is out of date (a table or a column gone): its catalog is to be read again. */
+export function isOutdatedSchema(error: unknown): boolean {
+  return error instanceof PorticoError && (missingTables.has(error) || missingColumns.has(error));
 }
 
 /**

@@ -1,7 +1,7 @@
 /** mysql2 errors (MySQL/MariaDB error numbers) -> PorticoErrors naming API fields. */
 import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { fieldName, missingTable, SOCKET_ERROR_CODES } from '../driver-errors.js';
+import { fieldName, missingColumn, missingTable, SOCKET_ERROR_CODES } from '../driver-errors.js';
 import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface MysqlError extends Error {
@@ -157,6 +157,11 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
     case 1146: {
       const name = /Table '([^']+)' doesn't exist/.exec(message)?.[1] ?? table?.sourceName;
       return name === undefined ? null : missingTable(name, table);
+    }
+    // ER_BAD_FIELD_ERROR: `Unknown column 'note' in 'field list'`, dropped or renamed outside the service.
+    case 1054: {
+      const name = /^Unknown column '([^']+)'/.exec(message)?.[1];
+      return name === undefined ? null : missingColumn(name, table);
     }
     case 1060:
       return sqlMessages.fieldExists.error(/'([^']+)'/.exec(message)?.[1] ?? '', table?.name ?? '');

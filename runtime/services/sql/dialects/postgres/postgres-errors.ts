@@ -1,7 +1,7 @@
 /** node-postgres errors (SQLSTATE codes) -> PorticoErrors naming API fields. */
 import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { fieldName, missingTable, SOCKET_ERROR_CODES } from '../driver-errors.js';
+import { fieldName, missingColumn, missingTable, SOCKET_ERROR_CODES } from '../driver-errors.js';
 import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface PgError extends Error {
@@ -117,6 +117,12 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     case '42P01': {
       const name = /relation "([^"]+)" does not exist/.exec(message)?.[1] ?? table?.sourceName;
       return name === undefined ? null : missingTable(name, table);
+    }
+    // undefined_column: `column "note" does not exist`, `column t.note does not exist`, `column "note" of relation
+    // "item" does not exist`: dropped or renamed outside the service.
+    case '42703': {
+      const name = /^column ("[^"]+"|\S+)/.exec(message)?.[1].replaceAll('"', '');
+      return name === undefined ? null : missingColumn(name, table);
     }
     case '42701': {
       const names = /^column "([^"]+)" of relation "([^"]+)" already exists$/.exec(message);

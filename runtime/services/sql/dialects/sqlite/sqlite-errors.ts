@@ -1,7 +1,7 @@
 /** better-sqlite3 errors -> PorticoErrors that name API fields instead of `table.column`. */
 import type { PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { fieldName, missingTable } from '../driver-errors.js';
+import { fieldName, missingColumn, missingTable } from '../driver-errors.js';
 import { sqlMessages } from '../../sql-messages.js';
 
 /** `t.a, t.b` (SQLite's list of failing columns) -> API field names. */
@@ -54,6 +54,10 @@ export function translateSqliteError(error: unknown, table: TableModel | null): 
       // The table dropped or renamed outside the service.
       const missing = /^no such table: (.+)$/.exec(message);
       if (missing) return missingTable(missing[1], table);
+      // A column dropped or renamed outside the service: `no such column: item.note`, `no such column: "note" - should
+      // this be a string literal...`, `table item has no column named note`.
+      const column = /^(?:no such column: |table \S+ has no column named )("[^"]+"|\S+)/.exec(message)?.[1].replaceAll('"', '');
+      if (column !== undefined) return missingColumn(column, table);
       break;
     }
   }
