@@ -78,6 +78,12 @@ export class PreconditionFailedError extends PorticoError {
     super(412, message, context);
   }
 }
+/** 417: an `Expect` the server does not meet (anything but 100-continue). */
+export class ExpectationFailedError extends PorticoError {
+  constructor(message: string, context: ErrorContext = null) {
+    super(417, message, context);
+  }
+}
 export class PayloadTooLargeError extends PorticoError {
   constructor(message = 'Request body is too large.') {
     super(413, message);
@@ -138,6 +144,7 @@ const CLASS_OF_STATUS: Readonly<Record<number, ErrorClass>> = {
   409: ConflictError,
   412: PreconditionFailedError,
   415: UnsupportedMediaTypeError,
+  417: ExpectationFailedError,
   429: TooManyRequestsError,
   500: InternalServerError,
   501: NotImplementedError,

@@ -96,6 +96,12 @@ export const coreMessages = {
     (field) => (field ? { field } : null),
   ),
   malformedHttp: message(400, () => 'Malformed HTTP request.'),
+  missingHost: message(400, () => 'Malformed HTTP request: an HTTP/1.1 request needs a Host header.'),
+  expectationFailed: message(
+    417,
+    (expect: string) =>
+      `Unsupported Expect header '${expect.replace(/[^\x20-\x7e]/g, '?').slice(0, 100)}': only 100-continue is understood.`,
+  ),
   nulInUrl: message(400, () => 'Invalid request URL: it contains an encoded NUL character (%00).'),
   invalidQueryText: message(
     400,

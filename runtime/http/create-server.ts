@@ -12,7 +12,7 @@ import { createDispatch, createServe, serviceOfUrl } from './api-dispatch.js';
 import { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
 import { corsStep, endUnansweredPreflights } from './cors-hook.js';
 import { installBodyParsing } from './body-parsing.js';
-import { clientErrorHandler, frameworkErrors, installErrorHandling } from './error-handling.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, missingHostRefusal } from './error-handling.js';
 import { registerGeneratedTableRoutes } from './generated-table-routes.js';
 import type { ServiceRoutes } from './generated-routes.js';
 import type { InternalService } from './internal-service.js';
@@ -59,6 +59,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     // Errors raised before routing, and requests Node's parser refuses, also answer in the spec's shape.
     frameworkErrors,
     clientErrorHandler,
+    http: { requireHostHeader: false },
   });
   app.decorate('portico', ctx);
   const requestsTaken: RequestsTaken = { count: 0 };
@@ -81,7 +82,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   // One onRequest hook, the URL guard's and CORS's: each hook more is a call and a callback more per request.
   app.addHook('onRequest', (request, reply, done) => {
     requestsTaken.count++;
-    const refused = urlRefusal(request);
+    const refused = missingHostRefusal(request) ?? urlRefusal(request);
     if (refused === null) cors(request, reply, done);
     else done(refused);
   });

@@ -94,20 +94,49 @@ function clientError(error: Error & { code?: string }): PorticoError {
   return coreMessages.malformedHttp.error();
 }
 
+/** Writes an error answer straight on a socket (before or outside Fastify) and closes it. */
+function answerOnSocket(socket: Socket, portico: PorticoError, isHead: boolean, headers = ''): void {
+  const body = JSON.stringify(portico.toBody());
+  socket.end(
+    `HTTP/1.1 ${portico.status} ${http.STATUS_CODES[portico.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${isHead ? '' : body}`,
+  );
+}
+
 /** Fastify's `clientErrorHandler` option: answers a request Node could not parse, in the spec's shape, and closes the socket. */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
-    const portico = clientError(error);
-    const body = JSON.stringify(portico.toBody());
     // The answer to a HEAD has no body (RFC 9110 9.3.2): clients read the error's JSON as a next answer, and failed on it.
     const head = (error as { rawPacket?: unknown }).rawPacket;
     const isHead = Buffer.isBuffer(head) && head.subarray(0, 5).toString('latin1') === 'HEAD ';
-    socket.write(
-      `HTTP/1.1 ${portico.status} ${http.STATUS_CODES[portico.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${isHead ? '' : body}`,
-    );
+    answerOnSocket(socket, clientError(error), isHead);
   }
   socket.destroy(error);
+}
+
+/**
+ * What Node's HTTP server answers itself, with an empty body or none, in the spec's shape instead:
+ * a CONNECT (no listener: the socket was closed unanswered) and an Expect other than 100-continue
+ * (an empty 417). A missing Host is refused by missingHostRefusal, Node's own check being off.
+ */
+function installServerAnswers(server: http.Server): void {
+  server.on('connect', (_request: http.IncomingMessage, socket: Socket) => {
+    answerOnSocket(socket, coreMessages.invalidVerb.error('CONNECT'), false, `Allow: ${[...ROUTED_METHODS].join(', ')}\r\n`);
+  });
+  server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const body = JSON.stringify(coreMessages.expectationFailed.error(request.headers.expect ?? '').toBody());
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(request.method === 'HEAD' ? undefined : body);
+  });
+}
+
+/** Node's `requireHostHeader`, off so that this answers in the spec's shape (Node's 400 had no body): HTTP/1.1 needs a Host (RFC 9112 3.2). */
+export function missingHostRefusal(request: FastifyRequest): Error | null {
+  return request.raw.httpVersion === '1.1' && request.headers.host === undefined ? coreMessages.missingHost.error() : null;
 }
 
 /** Headers that describe an answer's body: not the error's, which replaces it. */
@@ -155,6 +184,7 @@ const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE',
 
 /** `systemDb`: the platform's system database, whose failures (logins, sessions, keys) no service translates: a 503, as the spec says. */
 export function installErrorHandling(app: FastifyInstance, systemDb?: Kysely<any>): void {
+  installServerAnswers(app.server);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const portico = errorAnswer(error, request, systemDb);
     dropUnsendableHeaders(reply);
@@ -165,7 +195,7 @@ export function installErrorHandling(app: FastifyInstance, systemDb?: Kysely<any
     const path = request.url.split('?')[0];
     // A method no route takes (TRACE, PROPFIND, ...) is refused as such, in the spec's envelope.
     if (!ROUTED_METHODS.has(request.method)) {
-      reply.header('allow', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+      reply.header('allow', [...ROUTED_METHODS].join(', '));
       void send(reply, coreMessages.invalidVerb.error(request.method));
       return;
     }

@@ -243,6 +243,14 @@ export function defineHostileInputSuite(kind: TargetKind): void {
       ['a bad content-length', 'POST /api/v2/db/_table/scratch HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', [400]],
       ['bad percent-encoding', 'GET /api/v2/system/%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', [400]],
       ['a long path parameter', `GET /api/v2/${'s'.repeat(5000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, [414]],
+      ['no Host header on HTTP/1.1', 'GET /api/v2/db/_table/sentinel HTTP/1.1\r\nConnection: close\r\n\r\n', [400]],
+      [
+        'an Expect other than 100-continue',
+        'POST /api/v2/db/_table/scratch HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+        [417],
+      ],
+      ['a CONNECT', 'CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n', [405]],
+      ['a CONNECT to a path', 'CONNECT /api/v2/db/_table/sentinel HTTP/1.1\r\nHost: x\r\n\r\n', [405]],
     ] as Array<[string, string, number[]]>)('%s: answered in the error envelope', async (name, request, statuses) => {
       const answer = await rawExchange(port, request);
       expect(judge({ category: 'socket', name, method: 'GET', url: '', expect: statuses }, answer), answer.text.slice(0, 300)).toBeNull();
