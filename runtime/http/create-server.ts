@@ -22,7 +22,7 @@ import { registerOptionsRoutes } from './options-route.js';
 import { registerOperationsRoutes } from './operations-routes.js';
 import { loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
-import { urlRefusal } from './url-guard.js';
+import { originForm, urlRefusal } from './url-guard.js';
 import { parseQueryString } from './query-string.js';
 import { registerMcpRoutes } from './mcp-route.js';
 import { HookRegistry, type HookModule } from './hooks.js';
@@ -60,6 +60,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     frameworkErrors,
     clientErrorHandler,
     http: { requireHostHeader: false },
+    rewriteUrl: originForm,
   });
   app.decorate('portico', ctx);
   const requestsTaken: RequestsTaken = { count: 0 };

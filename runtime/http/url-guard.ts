@@ -11,6 +11,22 @@ import type { FastifyRequest } from 'fastify';
 import { coreMessages } from '../core/messages.js';
 import { unacceptableText } from '../core/request-limits.js';
 
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
+
+/**
+ * Fastify's `rewriteUrl` option: an absolute-form request target (`GET http://host/api/v2/...`,
+ * which servers must accept, RFC 9112 3.2.2) as its origin form. Fastify routed it, but the
+ * services read the path from the URL as sent and looked for a service named `http:`.
+ */
+export function originForm(request: { url?: string }): string {
+  const url = request.url ?? '/';
+  if (url.charCodeAt(0) === 47) return url;
+  const origin = ABSOLUTE_FORM.exec(url)?.[0];
+  if (origin === undefined) return url;
+  const rest = url.slice(origin.length);
+  return rest.charCodeAt(0) === 47 ? rest : `/${rest}`;
+}
+
 /** The error refusing the request's URL, or null when it is fine. */
 export function urlRefusal(request: FastifyRequest): Error | null {
   const url = request.url;

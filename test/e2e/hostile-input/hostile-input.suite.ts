@@ -255,6 +255,23 @@ export function defineHostileInputSuite(kind: TargetKind): void {
       const answer = await rawExchange(port, request);
       expect(judge({ category: 'socket', name, method: 'GET', url: '', expect: statuses }, answer), answer.text.slice(0, 300)).toBeNull();
     });
+
+    it('serves an absolute-form request target (RFC 9112 3.2.2) as its origin form', async () => {
+      const credentials = Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      const exchange = (target: string) =>
+        rawExchange(port, `GET ${target} HTTP/1.1\r\nHost: x\r\n${credentials}Connection: close\r\n\r\n`);
+      const origin = await exchange('/api/v2/db/_table/sentinel?fields=name&order=id');
+      expect(origin.status).toBe(200);
+      for (const target of [
+        `http://x/api/v2/db/_table/sentinel?fields=name&order=id`,
+        `https://x:1/api/v2/db/_table/sentinel?fields=name&order=id`,
+      ]) {
+        const absolute = await exchange(target);
+        expect({ status: absolute.status, text: absolute.text }, target).toEqual({ status: 200, text: origin.text });
+      }
+    });
   });
 
   it('creates a record from {} with every column at its default (MySQL included)', async () => {
