@@ -18,7 +18,7 @@ import type { ServiceRoutes } from './generated-routes.js';
 import type { InternalService } from './internal-service.js';
 import { openPlatform, type PlatformContext, type PlatformOptions } from './platform-context.js';
 import { registerDocsPage } from './docs-page.js';
-import { registerOptionsRoutes } from './options-route.js';
+import { allowedMethods, registerOptionsRoutes } from './options-route.js';
 import { registerOperationsRoutes } from './operations-routes.js';
 import { loggerOptions } from './request-logging.js';
 import { rootListing } from './root-listing.js';
@@ -77,7 +77,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     const model = ctx.services.get(serviceOfUrl(url));
     return model !== undefined && getServiceKind(model.type)?.rawBody === true;
   });
-  installErrorHandling(app, ctx.db);
+  installErrorHandling(app, ctx.db, (url) => allowedMethods(ctx, url));
   // CORS follows the rules of /system/cors, read per request from memory.
   const cors = corsStep(ctx.cors);
   // One onRequest hook, the URL guard's and CORS's: each hook more is a call and a callback more per request.

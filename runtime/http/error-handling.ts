@@ -182,8 +182,16 @@ export function errorAnswer(error: FastifyError | Error, request: FastifyRequest
 /** Methods the API's routes take. */
 const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** `systemDb`: the platform's system database, whose failures (logins, sessions, keys) no service translates: a 503, as the spec says. */
-export function installErrorHandling(app: FastifyInstance, systemDb?: Kysely<any>): void {
+/**
+ * `systemDb`: the platform's system database, whose failures (logins, sessions, keys) no service
+ * translates: a 503, as the spec says. `allowedAt`: the methods a path takes (options-route.ts),
+ * null where no route serves it.
+ */
+export function installErrorHandling(
+  app: FastifyInstance,
+  systemDb?: Kysely<any>,
+  allowedAt: (url: string) => string[] | null = () => null,
+): void {
   installServerAnswers(app.server);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const portico = errorAnswer(error, request, systemDb);
@@ -194,10 +202,20 @@ export function installErrorHandling(app: FastifyInstance, systemDb?: Kysely<any
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
     // A method no route takes (TRACE, PROPFIND, ...) is refused as such, in the spec's envelope.
+    // Under /api/v2 with the methods the path takes (as OPTIONS names them); elsewhere no route, as for DELETE /health.
     if (!ROUTED_METHODS.has(request.method)) {
-      reply.header('allow', [...ROUTED_METHODS].join(', '));
-      void send(reply, coreMessages.invalidVerb.error(request.method));
-      return;
+      let allowed: string[] | null;
+      try {
+        allowed = allowedAt(request.url);
+      } catch (error) {
+        void send(reply, toPorticoError(error as Error));
+        return;
+      }
+      if (allowed !== null) {
+        reply.header('allow', allowed.join(', '));
+        void send(reply, coreMessages.invalidVerb.error(request.method));
+        return;
+      }
     }
     void send(reply, coreMessages.noRoute.error(request.method, path));
   });

@@ -39,19 +39,26 @@ function allowed(service: ServiceModel, resource: string[], trailingSlash: boole
   return [...methods, 'OPTIONS'];
 }
 
+/**
+ * The methods a path under /api/v2 takes, as OPTIONS's Allow names them (and a 405's, for a method
+ * no route takes); null for a path outside /api/v2. An unknown service throws its 404.
+ */
+export function allowedMethods(ctx: PlatformContext, url: string): string[] | null {
+  const path = url.split('?')[0];
+  if (path !== '/api/v2' && !path.startsWith('/api/v2/')) return null;
+  const { service, resource, trailingSlash } = parsePath(url);
+  if (service === '') return ROOT;
+  const model = ctx.services.get(service);
+  if (!model) throw coreMessages.serviceNotFound.error(service);
+  return allowed(model, resource, trailingSlash);
+}
+
 export function registerOptionsRoutes(app: FastifyInstance, ctx: PlatformContext): void {
   const answer = (request: FastifyRequest, reply: FastifyReply) => {
     // A preflight no CORS rule answered: as before, no route (cors-hook.ts).
     if (request.headers.origin !== undefined) return reply.callNotFound();
-    const { service, resource, trailingSlash } = parsePath(request.url);
-    if (service === '') return reply.status(204).header('allow', ROOT.join(', ')).header('content-length', '0').send();
-    const model = ctx.services.get(service);
-    if (!model) throw coreMessages.serviceNotFound.error(service);
-    return reply
-      .status(204)
-      .header('allow', allowed(model, resource, trailingSlash).join(', '))
-      .header('content-length', '0')
-      .send();
+    const methods = allowedMethods(ctx, request.url) ?? ROUTED;
+    return reply.status(204).header('allow', methods.join(', ')).header('content-length', '0').send();
   };
   app.options('/api/v2', answer);
   app.options('/api/v2/*', answer);

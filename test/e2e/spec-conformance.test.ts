@@ -125,6 +125,23 @@ describe('methods', () => {
     expect(propfind.json()).toEqual({ error: { code: 405, message: "Invalid or unsupported verb 'PROPFIND' used in request." } });
     expect(propfind.headers.allow).toContain('GET');
   });
+
+  it("names in a 405's Allow the methods the path takes, as OPTIONS does; a path no route serves is a 404 for any method", async () => {
+    for (const url of ['/api/v2/system/environment', '/api/v2/system/role/1', '/api/v2/email/_spec', '/api/v2']) {
+      const options = await server.app.inject({ method: 'OPTIONS', url });
+      const trace = await server.app.inject({ method: 'TRACE' as 'GET', url });
+      expect(trace.statusCode, url).toBe(405);
+      expect(trace.headers.allow, url).toBe(options.headers.allow);
+    }
+    const unknownService = await server.app.inject({ method: 'PROPFIND' as 'GET', url: '/api/v2/nosuch/x' });
+    expect(unknownService.statusCode).toBe(404);
+    expect(unknownService.json().error.code).toBe(404);
+    for (const url of ['/nope', '/health', '/api/v1/system/role']) {
+      const trace = await server.app.inject({ method: 'TRACE' as 'GET', url });
+      expect(trace.statusCode, url).toBe(404);
+      expect(trace.json(), url).toEqual({ error: { code: 404, message: `No route for TRACE ${url}.` } });
+    }
+  });
 });
 
 describe('versioning', () => {
