@@ -60,6 +60,9 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     frameworkErrors,
     clientErrorHandler,
     http: { requireHostHeader: false },
+    // Node's own default, which Fastify turns off (0): a body that never completes (a Content-Length
+    // larger than what is sent, a chunked body left open) held its socket until the client left; now a 408.
+    requestTimeout: 300_000,
     rewriteUrl: originForm,
   });
   app.decorate('portico', ctx);

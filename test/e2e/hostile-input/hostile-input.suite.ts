@@ -256,6 +256,11 @@ export function defineHostileInputSuite(kind: TargetKind): void {
       expect(judge({ category: 'socket', name, method: 'GET', url: '', expect: statuses }, answer), answer.text.slice(0, 300)).toBeNull();
     });
 
+    it('gives up on a request whose body never completes (Node answers 408, in the envelope)', () => {
+      // Fastify's default is 0, no limit: a Content-Length larger than the body held the socket open for good.
+      expect(api.server.app.server.requestTimeout).toBeGreaterThan(0);
+    });
+
     it('serves an absolute-form request target (RFC 9112 3.2.2) as its origin form', async () => {
       const credentials = Object.entries(headers)
         .map(([name, value]) => `${name}: ${value}\r\n`)
