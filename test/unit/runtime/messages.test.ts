@@ -194,7 +194,7 @@ describe('catalogue entries', () => {
   it.each(entries.map(({ file, name, entry }) => [`${path.basename(file, '.ts')}.${name}`, entry]))(
     '%s throws its own status',
     (_name, entry) => {
-      expect([400, 401, 403, 404, 405, 409, 412, 415, 429, 500, 501, 503]).toContain(entry.status);
+      expect([400, 401, 403, 404, 405, 409, 412, 415, 417, 429, 500, 501, 503]).toContain(entry.status);
       if (entry.text.length > 0) return;
       const error = entry.error();
       expect(error.status).toBe(entry.status);
