@@ -19,31 +19,31 @@ export function fieldName(column: string, table: TableModel | null): string {
   return table?.fields.find((field) => field.sourceName === column)?.name ?? column;
 }
 
-/** The 404s of tables the database no longer has though the service's schema names them. */
-const missingTables = new WeakSet<PorticoError>();
+/** Answers saying the service's schema is out of date: what the database no longer has, a table or a column. */
+const outdated = new WeakMap<PorticoError, 'table' | 'column'>();
+
+/** A name as the driver writes it (`db.item`, `public.item`, `item.col`) without what qualifies it. */
+const bareName = (driverName: string) => driverName.slice(driverName.lastIndexOf('.') + 1);
 
 /**
  * A table dropped or renamed outside the service (psql, a migration, another worker): the spec's
  * 404 for an unknown table, named as the request named it when the driver names the request's
  * table (`db.item`, `public.item`, `main.item` name `item`). The service reads its catalog again
- * on seeing it (isMissingTable).
+ * on seeing it (isOutdatedSchema).
  */
 export function missingTable(driverName: string, table: TableModel | null): PorticoError {
-  const bare = driverName.slice(driverName.lastIndexOf('.') + 1);
+  const bare = bareName(driverName);
   const error = coreMessages.tableNotFound.error(
     table !== null && table.sourceName.toLowerCase() === bare.toLowerCase() ? table.name : bare,
   );
-  missingTables.add(error);
+  outdated.set(error, 'table');
   return error;
 }
 
-/** Whether an error is a table the database no longer has (missingTable): the service's schema is out of date. */
+/** Whether an error is a table the database no longer has (missingTable). */
 export function isMissingTable(error: unknown): boolean {
-  return error instanceof PorticoError && missingTables.has(error);
+  return error instanceof PorticoError && outdated.get(error) === 'table';
 }
-
-/** The answers to columns the service's schema has and the database no longer has. */
-const missingColumns = new WeakSet<PorticoError>();
 
 /**
  * A column of the request's table dropped or renamed outside the service between two requests
@@ -52,16 +52,16 @@ const missingColumns = new WeakSet<PorticoError>();
  * null for a column the table does not have (a routine's own statement, say): not ours to name.
  */
 export function missingColumn(driverName: string, table: TableModel | null): PorticoError | null {
-  const bare = driverName.slice(driverName.lastIndexOf('.') + 1);
+  const bare = bareName(driverName);
   if (table === null || !table.fields.some((field) => field.sourceName === bare)) return null;
   const error = sqlMessages.tableChangedElsewhere.error();
-  missingColumns.add(error);
+  outdated.set(error, 'column');
   return error;
 }
 
 /** Whether an error says the service's schema is out of date (a table or a column gone): its catalog is to be read again. */
 export function isOutdatedSchema(error: unknown): boolean {
-  return error instanceof PorticoError && (missingTables.has(error) || missingColumns.has(error));
+  return error instanceof PorticoError && outdated.has(error);
 }
 
 /**
