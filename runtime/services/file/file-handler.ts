@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import { matchGrant } from '../../auth/access.js';
 import { BadRequestError, ForbiddenError, NotFoundError, NotImplementedError, PorticoError } from '../../core/errors.js';
+import { decodeBase64 } from '../../core/base64.js';
 import { attachment } from '../../core/downloads.js';
 import { wrapList } from '../../core/envelope.js';
 import { pick, toBool, toList } from '../../core/query-params.js';
@@ -468,7 +469,8 @@ export class FileHandler implements ServiceHandler {
             if (record.content === undefined || record.content === null) continue;
             if (typeof record.content !== 'string') throw new BadRequestError(`The content of '${name}' must be a string.`);
             const base64 = record.is_base64 === true || record.is_base64 === 'true' || record.is_base64 === 1;
-            const bytes = Buffer.from(record.content, base64 ? 'base64' : 'utf8');
+            const bytes = base64 ? decodeBase64(record.content) : Buffer.from(record.content, 'utf8');
+            if (bytes === null) throw new BadRequestError(`The content of '${name}' is not valid base64.`);
             await this.writeFile(path, Readable.from([bytes]), flag(call.query, 'check_exist') || record.check_exist === true);
             result = this.fileResult(path);
           }

@@ -375,6 +375,20 @@ describe('local_file: folders and files', () => {
     expect(fs.existsSync(path.join(root, 'docs/single.txt'))).toBe(false);
     expect((await raw('POST', '/files/docs/', 'x', { 'x-file-name': '../up.txt' })).statusCode).toBe(400);
     expect((await api('POST', '/files/docs/', { resource: [{ name: 'a/b', type: 'folder' }] })).body.resource[0].error.code).toBe(400);
+    // Text that is not base64 was decoded leniently (the bad characters skipped) and stored as other bytes.
+    const notBase64 = await api('POST', '/files/docs/', {
+      resource: [
+        { name: 'bad64.bin', type: 'file', content: '!!!not*base64', is_base64: true },
+        { name: 'cut64.bin', type: 'file', content: 'aGVsbG8', is_base64: true },
+      ],
+    });
+    expect(notBase64.status).toBe(201);
+    expect(notBase64.body.resource.map((item: { error?: unknown }) => item.error)).toEqual([
+      { code: 400, message: "The content of 'bad64.bin' is not valid base64." },
+      { code: 400, message: "The content of 'cut64.bin' is not valid base64." },
+    ]);
+    expect(fs.existsSync(path.join(root, 'docs/bad64.bin'))).toBe(false);
+    expect(fs.existsSync(path.join(root, 'docs/cut64.bin'))).toBe(false);
   });
 });
 

@@ -3,6 +3,7 @@
  * convert (400 naming the field), read decoders give JSON types (booleans, base64 binary).
  * Encoders see non-null values only; nullability is checked by the writer.
  */
+import { decodeBase64 } from '../../../core/base64.js';
 import { fitsInt64Column } from '../../../core/request-limits.js';
 import { isUnsigned } from '../../../model/field-rules.js';
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
@@ -18,7 +19,6 @@ export type Decoder = (value: unknown) => unknown;
 
 const INTEGER_TEXT = /^[+-]?\d+$/;
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-const BASE64_TEXT = /^[A-Za-z0-9+/]*={0,2}$/;
 /** The texts a boolean field takes as true. */
 export const TRUE_TEXT: ReadonlySet<string> = new Set(['true', '1', 'yes', 'on', 'y', 't']);
 const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);
@@ -291,8 +291,8 @@ function uuidEncoder(name: string): Encoder {
 export function binaryEncoder(name: string): Encoder {
   return (value) => {
     if (value instanceof Uint8Array) return value;
-    const text = typeof value === 'string' ? value.replace(/\s+/g, '') : null;
-    if (text !== null && text.length % 4 === 0 && BASE64_TEXT.test(text)) return Buffer.from(text, 'base64');
+    const bytes = typeof value === 'string' ? decodeBase64(value) : null;
+    if (bytes !== null) return bytes;
     throw sqlMessages.notBase64.error(name);
   };
 }
