@@ -4,7 +4,7 @@
  * hop-by-hop and credential ones), plus the configured parameters and headers. The remote's
  * status, headers (less hop-by-hop and CORS ones) and body come back as they are; an error status
  * comes back in the error envelope with the remote's text as message (as the reference); redirects
- * are followed only inside the base URL (one out of it is a 502); a remote that is down or too slow
+ * are followed only inside the base URL (one out of it, or a sixth in a row, is a 502); a remote that is down or too slow
  * to answer is 503, one that stops sending its body for the timeout is cut off. GETs can be cached.
  */
 import { Readable } from 'node:stream';
@@ -119,6 +119,39 @@ function dotted(segment: string): boolean {
     const name = part.replace(/;.*$/, '');
     return name === '.' || name === '..';
   });
+}
+
+/**
+ * The start of an error answer's body, as the error's message: at most MAX_ERROR_TEXT bytes are
+ * read (the whole body was, however large or endless: a remote's 4xx/5xx of gigabytes was held in
+ * memory), each piece restarting the wait; a remote that stalls or drops midway leaves what came.
+ */
+async function errorText(response: Response, watch: BodyWatch): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const pieces: Uint8Array[] = [];
+  let size = 0;
+  let cut = false;
+  try {
+    for (;;) {
+      watch.wait();
+      const piece = await reader.read();
+      if (piece.done) break;
+      pieces.push(piece.value);
+      size += piece.value.length;
+      if (size > MAX_ERROR_TEXT) {
+        cut = true;
+        break;
+      }
+    }
+  } catch {
+    // What arrived before the remote stalled or dropped the connection is kept.
+  } finally {
+    watch.stopWaiting();
+    reader.cancel().catch(() => undefined);
+  }
+  const text = new TextDecoder().decode(Buffer.concat(pieces).subarray(0, MAX_ERROR_TEXT), { stream: cut });
+  return cut ? `${text}…` : text;
 }
 
 /** The remote's timeout, restarted while its body arrives (`wait`) and stopped once it has (`stopWaiting`). */
@@ -300,7 +333,15 @@ export class RwsHandler implements ServiceHandler {
             `The remote server of service '${this.options.name}' redirected (${response.status}) outside the service's base URL; the redirect was not followed.`,
           );
         }
-        if (redirects >= MAX_REDIRECTS || hasBody) break;
+        // A body was streamed once and cannot be sent again: that redirect goes to the caller.
+        if (hasBody) break;
+        // A loop (or a chain too long) was handed to the caller as the last 302, with the remote's own Location.
+        if (redirects >= MAX_REDIRECTS) {
+          await response.body?.cancel().catch(() => undefined);
+          throw new BadGatewayError(
+            `The remote server of service '${this.options.name}' redirected more than ${MAX_REDIRECTS} times; the redirects were not followed further.`,
+          );
+        }
         await response.body?.cancel();
         url = next;
       }
@@ -370,11 +411,8 @@ export class RwsHandler implements ServiceHandler {
       if (!NOT_RELAYED.has(name) && !name.startsWith('access-control-')) relayed[name] = value;
     });
     if (response.status >= 400) {
-      const text = await response.text().catch(() => '');
-      const error = new PorticoError(
-        response.status,
-        text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text || `The remote server answered ${response.status}.`,
-      );
+      const text = await errorText(response, watch);
+      const error = new PorticoError(response.status, text || `The remote server answered ${response.status}.`);
       return { status: response.status, body: error.toBody(), headers: { 'content-type': 'application/json; charset=utf-8' } };
     }
     if (cacheKey && response.status === 200) {

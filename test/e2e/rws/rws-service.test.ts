@@ -96,6 +96,22 @@ beforeAll(async () => {
         response.end();
         return;
       }
+      if (url.pathname === '/v1/loop') {
+        response.writeHead(302, { location: '/v1/loop' });
+        response.end();
+        return;
+      }
+      // An error answer without end: pieces of text for as long as the connection stays open.
+      if (url.pathname === '/v1/endless-error') {
+        response.writeHead(400, { 'content-type': 'text/plain' });
+        const piece = Buffer.alloc(16 * 1024, 'e');
+        const more = () => {
+          while (!response.destroyed && response.write(piece));
+          if (!response.destroyed) response.once('drain', more);
+        };
+        more();
+        return;
+      }
       if (url.pathname === '/v1/odd-status') {
         response.writeHead(999);
         response.end('odd');
@@ -387,6 +403,22 @@ describe('rws', () => {
     }
   });
 
+  it('answers a redirect loop with 502, and an endless error answer with its start', async () => {
+    const before = seen.length;
+    const loop = await raw('GET', '/remote/loop');
+    expect(loop.statusCode).toBe(502);
+    expect(loop.headers.location).toBeUndefined();
+    expect(loop.json().error).toEqual({
+      code: 502,
+      message: "The remote server of service 'remote' redirected more than 5 times; the redirects were not followed further.",
+    });
+    expect(seen.length - before).toBe(6);
+    // Read to its end, it ran out the timeout (the remote's text lost) and held all of it in memory.
+    const endless = await raw('GET', '/remote/endless-error');
+    expect(endless.statusCode).toBe(400);
+    expect(endless.json().error.message).toBe(`${'e'.repeat(64 * 1024)}…`);
+  });
+
   it('answers a remote status outside HTTP, or a Location that is no URL, in the error shape or as it is', async () => {
     const odd = await raw('GET', '/remote/odd-status');
     expect(odd.statusCode).toBe(500);
@@ -409,7 +441,8 @@ describe('rws', () => {
     const began = Date.now();
     const failed = await raw('GET', '/remote/stall-error');
     expect(failed.statusCode).toBe(500);
-    expect(failed.json().error).toEqual({ code: 500, message: 'The remote server answered 500.' });
+    // What the remote sent before it stalled is the message.
+    expect(failed.json().error).toEqual({ code: 500, message: 'the first half' });
     // The status and the first half had gone to the caller: the answer is cut off.
     await expect(raw('GET', '/remote/stall')).rejects.toThrow('response destroyed before completion');
     expect(Date.now() - began).toBeLessThan(5000);
