@@ -31,6 +31,7 @@ import {
 import { eachUploadedFile, isMultipart } from '../multipart.js';
 import { type FileStorage, type StoredEntry, tempName } from './file-storage.js';
 import { capped, contentTypeOf, header, isZip, parseRange, readAll, readJson, tooLarge } from './file-streams.js';
+import { PathLocks } from './path-locks.js';
 import { extractZip, removeTemp, saveTemp, type TreeEntry, zipStream } from './file-zip.js';
 import { decodePercent } from '../../core/percent-decoding.js';
 
@@ -63,6 +64,7 @@ const MAX_TREE_ENTRIES = 100_000;
 
 export class FileHandler implements ServiceHandler {
   private readonly storage: FileStorage;
+  private readonly locks = new PathLocks();
 
   constructor(private readonly options: FileServiceOptions) {
     this.storage = boundedPaths(options.storage, options.name);
@@ -233,6 +235,11 @@ export class FileHandler implements ServiceHandler {
 
   /** Writes one file from a stream, after the checks every write shares. */
   private async writeFile(path: string, content: Readable, checkExist: boolean): Promise<{ existed: boolean }> {
+    // A plain write replaces the file anyway (renamed over it); a create-only one must be alone.
+    return checkExist ? this.locks.run(path, () => this.writeChecked(path, content, true)) : this.writeChecked(path, content, false);
+  }
+
+  private async writeChecked(path: string, content: Readable, checkExist: boolean): Promise<{ existed: boolean }> {
     const parent = parentOf(path);
     if (parent !== '') await this.requireFolder(parent, (p) => `Folder '${p}/' does not exist.`);
     const existing = await this.storage.stat(path);
@@ -305,6 +312,10 @@ export class FileHandler implements ServiceHandler {
   }
 
   private async createFolder(path: string): Promise<void> {
+    await this.locks.run(path, () => this.createFolderAlone(path));
+  }
+
+  private async createFolderAlone(path: string): Promise<void> {
     const existing = await this.storage.stat(path);
     if (existing?.type === 'folder') throw new BadRequestError(`Folder '${path}/' already exists.`);
     if (existing) throw new BadRequestError(`'${path}' is a file: a folder cannot be created in its place.`);

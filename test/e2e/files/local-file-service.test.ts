@@ -392,6 +392,22 @@ describe('local_file: folders and files', () => {
   });
 });
 
+describe('local_file: requests at once on one path', () => {
+  it('lets one create-only write and one folder creation of a name succeed, the others are told it exists', async () => {
+    await raw('POST', '/files/race/', undefined);
+    const bodies = Array.from({ length: 8 }, (_, i) => String(i).repeat(100_000));
+    // Each looked, found nothing, and wrote: all were 201, and the last rename won over the others.
+    const writes = await Promise.all(bodies.map((body) => raw('PUT', '/files/race/once.txt?check_exist=true', body)));
+    const created = writes.flatMap((answer, i) => (answer.statusCode === 201 ? [i] : []));
+    expect(created).toHaveLength(1);
+    for (const answer of writes.filter((a) => a.statusCode !== 201))
+      expect(answer.json().error).toEqual({ code: 400, message: "File 'race/once.txt' already exists." });
+    expect(fs.readFileSync(path.join(root, 'race/once.txt'), 'utf8')).toBe(bodies[created[0]]);
+    const folders = await Promise.all(bodies.map(() => raw('POST', '/files/race/sub/', undefined)));
+    expect(folders.map((answer) => answer.statusCode).sort()).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
+  });
+});
+
 describe('local_file: names a file system or a header cannot take', () => {
   it('downloads names beyond ASCII, takes names of 255 bytes, refuses longer ones, control characters and reserved names', async () => {
     await api('POST', '/files/names/');
