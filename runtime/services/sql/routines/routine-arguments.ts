@@ -9,7 +9,7 @@ import { BadRequestError } from '../../../core/errors.js';
 import type { RawQuery } from '../../../core/query-params.js';
 import type { AbstractType, RoutineModel, RoutineParamModel } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
-import { bareField, encoderFor } from '../query/value-codec.js';
+import { bareField, type Encoder, encoderFor } from '../query/value-codec.js';
 import { INTEGER_TYPES, nativeTypeInfo } from '../schema/native-types.js';
 
 type Input = Record<string, unknown>;
@@ -104,15 +104,37 @@ const CHECKED: ReadonlySet<AbstractType> = new Set<AbstractType>([
   'timestamp',
 ]);
 
+/**
+ * The record encoder of each checked parameter, built once per routine and dialect: a call only
+ * looks them up (a routine's parameters come from the schema, so they do not change between calls).
+ */
+const encoderCache = new WeakMap<RoutineModel, WeakMap<SqlDialectModule, ReadonlyMap<string, Encoder>>>();
+
+function parameterEncoders(routine: RoutineModel, dialect: SqlDialectModule): ReadonlyMap<string, Encoder> {
+  let byDialect = encoderCache.get(routine);
+  if (byDialect === undefined) {
+    byDialect = new WeakMap();
+    encoderCache.set(routine, byDialect);
+  }
+  let encoders = byDialect.get(dialect);
+  if (encoders === undefined) {
+    const built = new Map<string, Encoder>();
+    for (const param of routine.params) {
+      const { type, ...sizes } = nativeTypeInfo(param.dbType);
+      if (CHECKED.has(type)) built.set(param.name, encoderFor({ ...bareField(param.name, type, sizes), dbType: param.dbType }, dialect));
+    }
+    encoders = built;
+    byDialect.set(dialect, encoders);
+  }
+  return encoders;
+}
+
 /** The arguments checked and converted by the record encoder of each parameter's declared type (400 naming it). */
 export function encodedArguments(routine: RoutineModel, args: Map<string, unknown>, dialect: SqlDialectModule): Map<string, unknown> {
   const encoded = new Map(args);
-  for (const param of routine.params) {
-    const value = args.get(param.name);
-    if (value === null || value === undefined) continue;
-    const { type, ...sizes } = nativeTypeInfo(param.dbType);
-    if (CHECKED.has(type))
-      encoded.set(param.name, encoderFor({ ...bareField(param.name, type, sizes), dbType: param.dbType }, dialect)(value));
+  for (const [name, encode] of parameterEncoders(routine, dialect)) {
+    const value = args.get(name);
+    if (value !== null && value !== undefined) encoded.set(name, encode(value));
   }
   return encoded;
 }
