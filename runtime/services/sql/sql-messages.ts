@@ -7,6 +7,7 @@
  * explaining one check in one place stays beside that check.
  */
 import { message } from '../../core/errors.js';
+import { shownName } from './schema/identifiers.js';
 
 export type RecordAction = 'create' | 'update' | 'delete' | 'retrieve';
 
@@ -323,6 +324,58 @@ export const sqlMessages = {
     404,
     (kind: 'Field' | 'Relationship', name: string, table: string) => `${kind} '${name}' not found in table '${table}'.`,
   ),
+  /** The DDL of a schema write failed for a reason the driver-error translation does not name; `what`: "update table 't'", ... */
+  schemaChangeFailed: message(400, (what: string) => `Failed to ${what}.`),
+  fieldListNotList: message(400, () => "A table definition's 'field' must be a list of field definitions."),
+  tableGivenTwice: message(
+    400,
+    (table: string) => `Table '${shownName(table)}' is given more than once in the request.`,
+    (table: string) => ({ table }),
+  ),
+  /** A request on `_schema/{table}` whose body defines another table (`other`: its name) or several (`other`: "3 tables"). */
+  otherTableDefinition: message(
+    400,
+    (table: string, other: string, _named: boolean) =>
+      `The body of a request on '_schema/${table}' is one definition of table '${table}'; '${other}' given.`,
+    (_table, other, named) => (named ? { table: other } : null),
+  ),
+  /** `new_name`: the reference renames a field; Portico does not. */
+  renameUnsupported: message(
+    400,
+    (name: string, table: string) =>
+      `Field '${shownName(name)}' of table '${table}' can not be renamed: renaming fields ('new_name') is not supported.`,
+    (name: string, table: string) => ({ table, field: name }),
+  ),
+  /** A type change the values already stored do not fit; `problem`: the value encoder's message. */
+  storedValuesUnfit: message(
+    400,
+    (name: string, table: string, type: string, problem: string) =>
+      `Field '${name}' of table '${table}' holds values that type '${type}' does not take: ${problem}`,
+    (name: string) => ({ field: name }),
+  ),
+  secondPrimaryKey: message(
+    400,
+    (table: string, key: readonly string[], name: string) =>
+      `Table '${table}' already has a primary key (${key.join(', ')}): field '${name}' can not be one too.`,
+    (_table, _key, name) => ({ field: name }),
+  ),
+  /** POST `_schema/{table}/_field/{name}`: a field by name is changed (PUT, PATCH), fields are added on `_field`. */
+  fieldAddressedByName: message(
+    400,
+    (name: string) => `Field '${name}' is addressed by name: use PUT or PATCH to change it, or POST to '_field' to add fields.`,
+  ),
+  virtualRelation: message(400, () => 'Virtual relationships are not supported: relationships come from foreign keys.'),
+  refTableMissing: message(400, () => "Relationship needs an existing 'ref_table'."),
+  relationTypeInvalid: message(
+    400,
+    () => "Relationship 'type' must be belongs_to, has_many or has_one; many_many comes from a junction table with two foreign keys.",
+  ),
+  junctionRelation: message(
+    400,
+    (name: string, junction: string) =>
+      `Relationship '${name}' comes from junction table '${junction}': drop that table or its foreign keys.`,
+  ),
+  noForeignKeyToDrop: message(404, (name: string) => `Relationship '${name}' has no foreign key to drop.`),
 
   // Stored procedures and functions.
   /** PostgreSQL found no function for the argument types: a routine called without a parameter that has no default, an aggregate of a type it does not take. */

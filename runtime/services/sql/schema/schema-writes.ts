@@ -9,7 +9,7 @@
  * descriptions when `fields` is given, `{success:true}` for deletes of one table or field.
  */
 import { sql } from 'kysely';
-import { BadRequestError, NotFoundError, PorticoError } from '../../../core/errors.js';
+import { PorticoError } from '../../../core/errors.js';
 import { wrapList } from '../../../core/envelope.js';
 import { parseCommonParams, pick, toBool } from '../../../core/query-params.js';
 import type { AbstractType, FieldModel, ForeignKeyModel, RelationModel, TableModel } from '../../../model/platform-model.js';
@@ -50,7 +50,7 @@ function bodyItems(body: unknown, what: 'create' | 'update' | 'delete'): unknown
 function fieldList(input: Input): unknown[] {
   const fields = input.field ?? input.fields;
   if (fields === undefined) return [];
-  if (!Array.isArray(fields)) throw new BadRequestError("A table definition's 'field' must be a list of field definitions.");
+  if (!Array.isArray(fields)) throw sqlMessages.fieldListNotList.error();
   return fields;
 }
 
@@ -68,13 +68,7 @@ function changesFor(ctx: SqlServiceContext, table: TableModel, fields: readonly 
     // The reference renames a field given `new_name`; here it was left out, and the 200 said the field was changed.
     const newName = lowerKeys(raw).new_name;
     if (typeof newName === 'string' && newName !== '' && newName.toLowerCase() !== name.toLowerCase())
-      throw new BadRequestError(
-        `Field '${shownName(name)}' of table '${table.name}' can not be renamed: renaming fields ('new_name') is not supported.`,
-        {
-          table: table.name,
-          field: name,
-        },
-      );
+      throw sqlMessages.renameUnsupported.error(name, table.name);
     if (current === undefined) {
       assertNewIdentifier(ctx.dialect.dialect, name, `field '${shownName(name)}' of table '${table.name}'`, {
         table: table.name,
@@ -98,7 +92,7 @@ async function applying(ctx: SqlServiceContext, table: TableModel | null, what: 
   try {
     await run();
   } catch (error) {
-    throw databaseError(error, ctx.dialect, table, new BadRequestError(`Failed to ${what}.`));
+    throw databaseError(error, ctx.dialect, table, sqlMessages.schemaChangeFailed.error(what));
   } finally {
     ctx.schema.replace(await readDatabaseSchema(ctx.db, ctx.dialect, ctx.options.keepCase));
   }
@@ -178,10 +172,7 @@ async function assertStoredValuesFit(ctx: SqlServiceContext, table: TableModel, 
       encode(value);
     } catch (error) {
       if (!(error instanceof PorticoError)) throw error;
-      throw new BadRequestError(
-        `Field '${definition.name}' of table '${table.name}' holds values that type '${type}' does not take: ${error.message}`,
-        { field: definition.name },
-      );
+      throw sqlMessages.storedValuesUnfit.error(definition.name, table.name, type, error.message);
     }
   }
 }
@@ -223,10 +214,7 @@ async function checkedChanges(ctx: SqlServiceContext, table: TableModel, changes
     (field) => field.isPrimaryKey,
   );
   if (newKey !== undefined && table.primaryKey.length > 0) {
-    throw new BadRequestError(
-      `Table '${table.name}' already has a primary key (${table.primaryKey.join(', ')}): field '${newKey.name}' can not be one too.`,
-      { field: newKey.name },
-    );
+    throw sqlMessages.secondPrimaryKey.error(table.name, table.primaryKey, newKey.name);
   }
   for (const { definition, current } of changes.modify) assertKeyKept(table, definition, current);
   for (const change of changes.modify) await assertStoredValuesFit(ctx, table, change);
@@ -295,8 +283,7 @@ async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<S
   const names: string[] = [];
   for (const input of inputs) {
     if (typeof input.name !== 'string' || input.name === '') throw sqlMessages.tableNameMissing.error();
-    if (names.some((name) => name.toLowerCase() === String(input.name).toLowerCase()))
-      throw new BadRequestError(`Table '${shownName(input.name)}' is given more than once in the request.`, { table: input.name });
+    if (names.some((name) => name.toLowerCase() === String(input.name).toLowerCase())) throw sqlMessages.tableGivenTwice.error(input.name);
     const existing = tableNamed(ctx, input.name);
     if (existing === undefined) {
       creates.push(input);
@@ -336,8 +323,7 @@ function tableInput(body: unknown, table: TableModel): Input {
   const named = (name: unknown) => name === undefined || (typeof name === 'string' && name.toLowerCase() === table.name.toLowerCase());
   if (items.length === 1 && named(item.name)) return item;
   const other = items.length === 1 ? String(item.name) : `${items.length} tables`;
-  const message = `The body of a request on '_schema/${table.name}' is one definition of table '${table.name}'; '${other}' given.`;
-  throw new BadRequestError(message, items.length === 1 ? { table: other } : undefined);
+  throw sqlMessages.otherTableDefinition.error(table.name, other, items.length === 1);
 }
 
 /** POST/PUT/PATCH `_schema/{table}`: merges a definition (`{field:[...]}`) into an existing table. */
@@ -401,8 +387,7 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     return { body: name !== undefined ? { success: true } : wrapList(drop.map((f) => ({ name: f.name }))) };
   }
   if (name !== undefined) {
-    if (call.verb === 'POST')
-      throw new BadRequestError(`Field '${name}' is addressed by name: use PUT or PATCH to change it, or POST to '_field' to add fields.`);
+    if (call.verb === 'POST') throw sqlMessages.fieldAddressedByName.error(name);
     const current = findField(table, name);
     if (current === undefined) throw sqlMessages.partNotFound.error('Field', name, table.name);
     const input = { ...lowerKeys(call.body), name: current.sourceName };
@@ -422,10 +407,10 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
 /** The foreign key a (non-virtual) relationship definition asks for, as a field change of the table holding it. */
 function relationChange(ctx: SqlServiceContext, table: TableModel, raw: unknown): { holder: TableModel; changes: TableChanges } {
   const input = lowerKeys(raw);
-  if (toBool(input.is_virtual)) throw new BadRequestError('Virtual relationships are not supported: relationships come from foreign keys.');
+  if (toBool(input.is_virtual)) throw sqlMessages.virtualRelation.error();
   const type = String(input.type ?? '').toLowerCase();
   const refTable = typeof input.ref_table === 'string' ? tableNamed(ctx, input.ref_table) : undefined;
-  if (refTable === undefined) throw new BadRequestError(`Relationship needs an existing 'ref_table'.`);
+  if (refTable === undefined) throw sqlMessages.refTableMissing.error();
   const field = String(input.field ?? '');
   const refField = String(input.ref_field ?? '');
   const actions = { ref_on_update: input.ref_on_update, ref_on_delete: input.ref_on_delete };
@@ -441,9 +426,7 @@ function relationChange(ctx: SqlServiceContext, table: TableModel, raw: unknown)
       changes: changesFor(ctx, refTable, [{ name: refField, ref_table: table.sourceName, ref_field: field || null, ...actions }], false),
     };
   }
-  throw new BadRequestError(
-    "Relationship 'type' must be belongs_to, has_many or has_one; many_many comes from a junction table with two foreign keys.",
-  );
+  throw sqlMessages.relationTypeInvalid.error();
 }
 
 function relationNamed(table: TableModel, name: string): RelationModel {
@@ -468,14 +451,11 @@ async function writeRelations(
           bodyItems(call.body, 'delete').map((item) => (typeof item === 'string' ? item : lowerKeys(item).name)));
     const drops = names.map((n) => {
       const relation = relationNamed(table, typeof n === 'string' ? n : String(n));
-      if (relation.type === 'many_many')
-        throw new BadRequestError(
-          `Relationship '${relation.name}' comes from junction table '${relation.junctionTable}': drop that table or its foreign keys.`,
-        );
+      if (relation.type === 'many_many') throw sqlMessages.junctionRelation.error(relation.name, String(relation.junctionTable));
       const holder = relation.type === 'belongs_to' ? table : ctx.schema.table(relation.refTable);
       const fields = relation.type === 'belongs_to' ? relation.field : relation.refField;
       const fk = holder.foreignKeys.find((key) => key.fields.join() === fields.join());
-      if (fk === undefined) throw new NotFoundError(`Relationship '${relation.name}' has no foreign key to drop.`);
+      if (fk === undefined) throw sqlMessages.noForeignKeyToDrop.error(relation.name);
       return { relation, holder, fk };
     });
     // One change per table holding the keys (SQLite rebuilds the table for it).
