@@ -25,6 +25,7 @@ import { rootListing } from './root-listing.js';
 import { originForm, urlRefusal } from './url-guard.js';
 import { parseQueryString } from './query-string.js';
 import { registerMcpRoutes } from './mcp-route.js';
+import { requestTimeoutSeconds } from './request-timeout.js';
 import { HookRegistry, type HookModule } from './hooks.js';
 import type { RequestsTaken } from './idle-memory.js';
 
@@ -48,6 +49,8 @@ declare module 'fastify' {
 }
 
 export async function createServer(model: PlatformModel, options: ServerOptions): Promise<FastifyInstance> {
+  // Read before anything opens, so that a bad value stops the start with nothing to close.
+  const requestTimeout = requestTimeoutSeconds(options.env ?? process.env);
   const ctx = await openPlatform(model, options);
   if (options.hooks !== undefined && options.hooks.length > 0) ctx.hooks = new HookRegistry(options.hooks);
   const endpoints = options.endpoints ?? {};
@@ -60,9 +63,8 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     frameworkErrors,
     clientErrorHandler,
     http: { requireHostHeader: false },
-    // Node's own default, which Fastify turns off (0): a body that never completes (a Content-Length
-    // larger than what is sent, a chunked body left open) held its socket until the client left; now a 408.
-    requestTimeout: 300_000,
+    // A body that never completes is cut off with a 408 (request-timeout.ts).
+    requestTimeout: requestTimeout * 1000,
     rewriteUrl: originForm,
   });
   app.decorate('portico', ctx);
