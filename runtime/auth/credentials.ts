@@ -29,6 +29,34 @@ export function readCredentials(headers: Headers, query: RawQuery): Credentials 
   };
 }
 
+/** The credential headers by their lower-case names, as the spec and reference write them. */
+const CREDENTIAL_HEADERS: ReadonlyMap<string, string> = new Map([
+  ['x-service-api-key', 'X-Service-API-Key'],
+  ['x-dreamfactory-api-key', 'X-DreamFactory-API-Key'],
+  ['x-service-session-token', 'X-Service-Session-Token'],
+  ['x-dreamfactory-session-token', 'X-DreamFactory-Session-Token'],
+]);
+
+/**
+ * The credential header a request sent more than once, or null. Node joins a repeated header's
+ * values with ', ', and the key 'k, k' matched no app (a 401 'Invalid API key' that hid the cause).
+ * `rawHeaders`: names and values as sent, in turn.
+ */
+export function repeatedCredentialHeader(headers: Headers, rawHeaders: readonly string[]): string | null {
+  let present = false;
+  for (const name of CREDENTIAL_HEADERS.keys()) if (headers[name] !== undefined) present = true;
+  // Most requests send each once or not at all: only those with one are counted.
+  if (!present) return null;
+  const seen = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    if (!CREDENTIAL_HEADERS.has(name)) continue;
+    if (seen.has(name)) return CREDENTIAL_HEADERS.get(name) as string;
+    seen.add(name);
+  }
+  return null;
+}
+
 export interface BasicCredentials {
   email: string;
   password: string;

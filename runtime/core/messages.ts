@@ -145,6 +145,12 @@ export const coreMessages = {
       "No session token (JWT) provided. Please provide a valid session token using X-Service-Session-Token request header or 'session_token' url query parameter.",
   ),
   invalidApiKey: message(401, () => 'Invalid API key. The API key is not associated with any app.'),
+  /** Node joins a repeated header's values: the key or token read would be neither of them. */
+  repeatedCredentialHeader: message(
+    400,
+    (header: string) => `Header '${header}' was sent more than once: send one API key and one session token, each once.`,
+    (header: string) => ({ header }),
+  ),
   appInactive: message(403, () => 'App is not active.'),
   adminsOnly: message(403, () => 'Access Forbidden. Only administrators may use this resource.'),
   roleNotFound: message(403, () => 'Role not found. A role may not be assigned to you or your application.'),

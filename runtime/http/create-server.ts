@@ -12,7 +12,13 @@ import { createDispatch, createServe, serviceOfUrl } from './api-dispatch.js';
 import { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
 import { corsStep, endUnansweredPreflights } from './cors-hook.js';
 import { installBodyParsing } from './body-parsing.js';
-import { clientErrorHandler, frameworkErrors, installErrorHandling, missingHostRefusal } from './error-handling.js';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  installErrorHandling,
+  missingHostRefusal,
+  repeatedCredentialRefusal,
+} from './error-handling.js';
 import { registerGeneratedTableRoutes } from './generated-table-routes.js';
 import type { ServiceRoutes } from './generated-routes.js';
 import type { InternalService } from './internal-service.js';
@@ -88,7 +94,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   // One onRequest hook, the URL guard's and CORS's: each hook more is a call and a callback more per request.
   app.addHook('onRequest', (request, reply, done) => {
     requestsTaken.count++;
-    const refused = missingHostRefusal(request) ?? urlRefusal(request);
+    const refused = missingHostRefusal(request) ?? urlRefusal(request) ?? repeatedCredentialRefusal(request);
     if (refused === null) cors(request, reply, done);
     else done(refused);
   });

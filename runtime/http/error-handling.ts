@@ -18,6 +18,7 @@ import {
   UnsupportedMediaTypeError,
   UriTooLongError,
 } from '../core/errors.js';
+import { repeatedCredentialHeader } from '../auth/credentials.js';
 import { coreMessages } from '../core/messages.js';
 import { systemDatabaseUnavailable } from '../system/store/system-db.js';
 
@@ -137,6 +138,12 @@ function installServerAnswers(server: http.Server): void {
 /** Node's `requireHostHeader`, off so that this answers in the spec's shape (Node's 400 had no body): HTTP/1.1 needs a Host (RFC 9112 3.2). */
 export function missingHostRefusal(request: FastifyRequest): Error | null {
   return request.raw.httpVersion === '1.1' && request.headers.host === undefined ? coreMessages.missingHost.error() : null;
+}
+
+/** A 400 for a credential header sent more than once (the spec's shape, naming it), before any credential is read. */
+export function repeatedCredentialRefusal(request: FastifyRequest): Error | null {
+  const header = repeatedCredentialHeader(request.headers, request.raw.rawHeaders);
+  return header === null ? null : coreMessages.repeatedCredentialHeader.error(header);
 }
 
 /** Headers that describe an answer's body: not the error's, which replaces it. */

@@ -39,6 +39,24 @@ describe('credentials', () => {
     });
     expect(response.body.error).toEqual({ code: 401, message: 'Invalid API key. The API key is not associated with any app.' });
   });
+
+  // Node joins a repeated header's values with ', ': the key 'k, k' was then a 401 'Invalid API key'.
+  it.each([
+    ['X-DreamFactory-API-Key', () => server.apiKey],
+    ['X-Service-API-Key', () => server.apiKey],
+    ['X-DreamFactory-Session-Token', () => token],
+    ['X-Service-Session-Token', () => token],
+  ])('answers a credential header sent more than once (%s) with a 400 naming it', async (name, value) => {
+    const response = await server.app.inject({ method: 'GET', url: '/api/v2/system/admin', headers: { [name]: [value(), value()] } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      error: {
+        code: 400,
+        message: `Header '${name}' was sent more than once: send one API key and one session token, each once.`,
+        context: { header: name },
+      },
+    });
+  });
 });
 
 describe('HTTP Basic credentials (reference 6.1)', () => {
