@@ -23,6 +23,7 @@ import { databaseEventPath, PathTemplates, soapEventPath } from './hook-events.j
 import type { JoinedTransaction } from './hooks.js';
 import { identify, type Caller } from './identify.js';
 import { inProcessApi } from './in-process-api.js';
+import { answerHeadersOnly } from './head-override.js';
 import type { DocsService } from '../system/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
 import type { PlatformContext } from './platform-context.js';
@@ -48,6 +49,11 @@ function overrideText(value: string | string[] | undefined): string {
  * `_method` in the query or a JSON body's top level.
  */
 export function effectiveVerb(method: string, headers: FastifyRequest['headers'], query: RawQuery, body?: unknown): Verb {
+  return verbServed(askedVerb(method, headers, query, body));
+}
+
+/** The verb a request asks for, tunnelled verbs read (HEAD stays HEAD: its answer goes without a body). */
+export function askedVerb(method: string, headers: FastifyRequest['headers'], query: RawQuery, body?: unknown): string {
   let verb = method.toUpperCase();
   if (verb === 'POST') {
     const bodyMethod =
@@ -62,9 +68,13 @@ export function effectiveVerb(method: string, headers: FastifyRequest['headers']
         : overrideText(headers['x-http-method']) || overrideText(headers['x-method-override']) || overrideText(query.method);
     if (override) verb = override;
   }
-  if (verb === 'MERGE') verb = 'PATCH';
-  // HEAD answers as GET does; Fastify sends the headers and drops the body.
-  if (verb === 'HEAD') verb = 'GET';
+  return verb === 'MERGE' ? 'PATCH' : verb;
+}
+
+/** The verb a service serves an asked one as; a 405 for one no service takes. */
+function verbServed(asked: string): Verb {
+  // HEAD answers as GET does, without the body (Fastify drops it for a real HEAD, head-override.ts for a tunnelled one).
+  const verb = asked === 'HEAD' ? 'GET' : asked;
   if (!VERBS.has(verb as Verb)) throw coreMessages.invalidVerb.error(verb);
   return verb as Verb;
 }
@@ -222,7 +232,24 @@ export interface DispatchRequest {
 export type Serve = (request: DispatchRequest, acting: Acting) => Answer<ServiceResult>;
 
 /** The HTTP handler of /api/v2: each request as a client's, served by `serve` (createServe over the same `internal`). */
-export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<string, InternalService>, serve: Serve): Dispatch {
+export function createDispatch(
+  ctx: PlatformContext,
+  internal: ReadonlyMap<string, InternalService>,
+  serve: Serve,
+  allowedAt: (url: string) => string[] | null,
+): Dispatch {
+  /** The verb served; a 405 names the methods the path takes in its Allow, as a method no route takes does. */
+  const verbOf = (request: FastifyRequest, query: RawQuery): Verb => {
+    const asked = askedVerb(request.method, request.headers, query, request.body);
+    if (asked === 'HEAD' && request.method !== 'HEAD') answerHeadersOnly(request);
+    try {
+      return verbServed(asked);
+    } catch (error) {
+      const allowed = allowedAt(request.url);
+      if (error instanceof PorticoError && allowed !== null) error.headers = { ...error.headers, allow: allowed.join(', ') };
+      throw error;
+    }
+  };
   /** A request refused or failed: noted for /system/access_usage, then answered by Fastify's error handler. */
   const failed = (error: unknown, _request: DispatchRequest, acting: Acting): unknown => {
     noteUsage(ctx, acting, error instanceof PorticoError ? error.status : 500);
@@ -238,7 +265,7 @@ export function createDispatch(ctx: PlatformContext, internal: ReadonlyMap<strin
     const stream = bodyStream(request);
     if (stream) cutUnreadBody(request, reply);
     const query = request.query as RawQuery;
-    const verb = effectiveVerb(request.method, request.headers, query, request.body);
+    const verb = verbOf(request, query);
     const { service, resource, trailingSlash, rawPath } = parsePath(request.url);
     const credentials = readCredentials(request.headers, query);
     const model = ctx.services.get(service);

@@ -31,6 +31,7 @@ import { rootListing } from './root-listing.js';
 import { originForm, urlRefusal } from './url-guard.js';
 import { parseQueryString } from './query-string.js';
 import { registerMcpRoutes } from './mcp-route.js';
+import { dropTunnelledHeadBody } from './head-override.js';
 import { requestTimeoutSeconds } from './request-timeout.js';
 import { HookRegistry, type HookModule } from './hooks.js';
 import type { RequestsTaken } from './idle-memory.js';
@@ -107,7 +108,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     ['swagger', docs],
   ]);
   const serve = createServe(ctx, internal, docs);
-  const dispatch = createDispatch(ctx, internal, serve);
+  const dispatch = createDispatch(ctx, internal, serve, (url) => allowedMethods(ctx, url));
   // Scheduled tasks run once the server is ready, on every instance (each period claimed by one).
   ctx.scheduler = new TaskScheduler(ctx, serve, app.log);
   app.addHook('onReady', async () => {
@@ -117,8 +118,9 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
   app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
   // File services and proxies (raw bodies) are served by these two routes only.
-  app.route({ method: methods, url: '/api/v2/:service', handler: dispatch });
-  app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch });
+  // A POST tunnelled as HEAD answers headers only (head-override.ts).
+  app.route({ method: methods, url: '/api/v2/:service', handler: dispatch, onSend: dropTunnelledHeadBody });
+  app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch, onSend: dropTunnelledHeadBody });
   registerGeneratedTableRoutes(app, ctx, dispatch, options.routes ?? []);
   registerMcpRoutes(app, ctx);
   registerOptionsRoutes(app, ctx);

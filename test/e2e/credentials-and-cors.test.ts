@@ -146,6 +146,32 @@ describe('verb tunnelling', () => {
     expect(deleted.body.resource).toHaveLength(2);
     expect((await api('POST', '/system/role', undefined, undefined, { 'x-http-method': 'TRACE' })).status).toBe(405);
   });
+
+  const tunnelled = (url: string, method: string) =>
+    server.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token, 'x-http-method': method },
+    });
+
+  it('names the methods the path takes in the Allow of a 405 an override makes, as OPTIONS does (it sent none)', async () => {
+    for (const [url, allow] of [
+      ['/api/v2/system/role', 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'],
+      ['/api/v2/system/environment', 'GET, HEAD, OPTIONS'],
+    ]) {
+      const answer = await tunnelled(url, 'TRACE');
+      expect([url, answer.statusCode, answer.headers.allow, answer.json().error.code]).toEqual([url, 405, allow, 405]);
+    }
+    const unknown = await tunnelled('/api/v2/nope/x', 'TRACE');
+    expect([unknown.statusCode, unknown.json()]).toEqual([404, { error: { code: 404, message: 'Could not find a service for nope' } }]);
+  });
+
+  it('answers a POST overridden to HEAD with headers only (it sent the GET body), refusals included', async () => {
+    const found = await tunnelled('/api/v2/system/environment', 'HEAD');
+    expect([found.statusCode, found.headers['content-length'], found.body]).toEqual([200, '0', '']);
+    const missing = await tunnelled('/api/v2/system/role/999999', 'HEAD');
+    expect([missing.statusCode, missing.headers['content-length'], missing.body]).toEqual([404, '0', '']);
+  });
 });
 
 describe('CORS from /system/cors', () => {
