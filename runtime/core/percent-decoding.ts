@@ -15,3 +15,10 @@ export function decodePercent(text: string): string | null {
     return null;
   }
 }
+
+/**
+ * A JSON Schema pattern of text whose every '%' starts an escape (`%` and two hex digits), for
+ * configured URLs: `gen check` and the API then refuse `p%ss` in a password before a service opens.
+ */
+export const WELL_FORMED_ESCAPES = '^(?:[^%]|%[0-9A-Fa-f]{2})*$';
+export const WELL_FORMED_ESCAPES_MESSAGE = "must write '%' as %25: each '%' starts an escape of two hex digits";

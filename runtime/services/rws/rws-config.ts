@@ -1,6 +1,7 @@
 /** The `rws` config (reference service-types.md §2.1) and how its parameters and headers apply. */
 import { VERB_BITS } from '../../auth/principals.js';
 import type { Verb } from '../../model/platform-model.js';
+import { WELL_FORMED_ESCAPES, WELL_FORMED_ESCAPES_MESSAGE } from '../../core/percent-decoding.js';
 
 const verbs = {
   description:
@@ -19,6 +20,8 @@ export const rwsConfigSchema = {
     base_url: {
       type: 'string',
       minLength: 1,
+      pattern: WELL_FORMED_ESCAPES,
+      patternErrorMessage: WELL_FORMED_ESCAPES_MESSAGE,
       title: 'Base URL',
       description: 'Root URL of the remote API (http or https); requests go only to its host.',
     },

@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
 import { InternalServerError } from '../../core/errors.js';
+import { decodePercent } from '../../core/percent-decoding.js';
 import { componentRef } from '../../openapi/shared-components.js';
 import { DEFAULT_BODY_LIMIT } from '../request-body.js';
 import type { ServiceKind } from '../service-kind.js';
@@ -116,7 +117,14 @@ export const rwsKind: ServiceKind = {
     // call was a 503 whose message showed the URL, password included. They go as Basic
     // authentication, as curl sends them (a configured Authorization header still wins).
     if (baseUrl.username !== '' || baseUrl.password !== '') {
-      const basic = Buffer.from(`${decodeURIComponent(baseUrl.username)}:${decodeURIComponent(baseUrl.password)}`).toString('base64');
+      const username = decodePercent(baseUrl.username);
+      const password = decodePercent(baseUrl.password);
+      // A malformed escape (`p%ss`, `%FF`) threw a bare URIError: every call was a 500 'Internal server error.'.
+      if (username === null || password === null)
+        throw new InternalServerError(
+          `The base URL of service '${service.name}' has a malformed percent-escape in its ${username === null ? 'user name' : 'password'}: write '%' as %25, and escapes as UTF-8.`,
+        );
+      const basic = Buffer.from(`${username}:${password}`).toString('base64');
       headers.unshift({ name: 'Authorization', value: `Basic ${basic}`, passFromClient: false, mask: 31 });
       baseUrl.username = '';
       baseUrl.password = '';

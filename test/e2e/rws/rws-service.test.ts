@@ -510,6 +510,40 @@ describe('rws', () => {
     }
   });
 
+  it("refuses base URL credentials with a '%' that starts no escape: a 400 at creation, a 500 naming the service when a lookup gives them", async () => {
+    const refused = await api('POST', '/system/service', {
+      resource: [
+        { name: 'bad_escape', label: 'Bad escape', type: 'rws', config: { base_url: base.replace('http://', 'http://ann:p%ss@') } },
+      ],
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("must write '%' as %25");
+    // A lookup is resolved when the service opens: decodeURIComponent threw a bare URIError there.
+    await api('POST', '/system/lookup', { resource: [{ name: 'bad_escape_pw', value: 'p%ss' }] });
+    const created = await api('POST', '/system/service', {
+      resource: [
+        {
+          name: 'bad_escape',
+          label: 'Bad escape',
+          type: 'rws',
+          config: { base_url: base.replace('http://', 'http://ann:{bad_escape_pw}@') },
+        },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const answer = await raw('GET', '/bad_escape/echo');
+    expect([answer.statusCode, answer.json()]).toEqual([
+      500,
+      {
+        error: {
+          code: 500,
+          message:
+            "The base URL of service 'bad_escape' has a malformed percent-escape in its password: write '%' as %25, and escapes as UTF-8.",
+        },
+      },
+    ]);
+  });
+
   it('sends a header value beyond Latin-1 as UTF-8, refuses one with a line break (from a lookup) and a bad header name, in the error shape', async () => {
     // Each made fetch throw: a bare 500 "Internal server error.".
     await api('POST', '/system/lookup', {

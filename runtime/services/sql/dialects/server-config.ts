@@ -3,6 +3,7 @@
  * names them, or one `url`; their JSON Schema and their normalised values.
  */
 import { InternalServerError } from '../../../core/errors.js';
+import { decodePercent, WELL_FORMED_ESCAPES, WELL_FORMED_ESCAPES_MESSAGE } from '../../../core/percent-decoding.js';
 import { sqlConfigProperties } from '../sql-config.js';
 
 export interface ServerConnection {
@@ -65,6 +66,8 @@ export function serverConfigSchema(label: string, defaults: ServerDefaults, extr
       url: {
         type: 'string',
         minLength: 1,
+        pattern: WELL_FORMED_ESCAPES,
+        patternErrorMessage: WELL_FORMED_ESCAPES_MESSAGE,
         description: `Connection URL (${scheme}://user:password@host:port/database), instead of the separate fields.`,
       },
       host: { type: 'string', minLength: 1, description: `${label} server host name (default localhost).` },
@@ -102,6 +105,16 @@ function integerSetting(value: unknown, key: string, fallback: number, minimum: 
   return n;
 }
 
+/** A part of the url decoded; a malformed escape (`p%ss`, `%FF`) is a config error naming the part, not a bare URIError. */
+function urlPart(text: string, part: string): string {
+  const decoded = decodePercent(text);
+  if (decoded === null)
+    throw new InternalServerError(
+      `Database service config 'url' has a malformed percent-escape in its ${part}: write '%' as %25, and escapes as UTF-8.`,
+    );
+  return decoded;
+}
+
 /** The connection of a (resolved) config: `url` first, the separate fields fill what it leaves out. */
 export function serverConnection(config: Record<string, unknown>, defaults: ServerDefaults): ServerConnection {
   const text = (key: string) => (typeof config[key] === 'string' ? (config[key] as string) : undefined);
@@ -123,9 +136,9 @@ export function serverConnection(config: Record<string, unknown>, defaults: Serv
     fromUrl = {
       host: parsed.hostname || undefined,
       port: parsed.port ? Number(parsed.port) : undefined,
-      database: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || undefined,
-      username: parsed.username ? decodeURIComponent(parsed.username) : undefined,
-      password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
+      database: urlPart(parsed.pathname.replace(/^\//, ''), 'database name') || undefined,
+      username: parsed.username ? urlPart(parsed.username, 'user name') : undefined,
+      password: parsed.password ? urlPart(parsed.password, 'password') : undefined,
     };
   }
   const database = fromUrl.database ?? text('database');

@@ -52,6 +52,11 @@ describe('serverConnection', () => {
     [{ database: 'x', connection_timeout: 0 }, "Database service config 'connection_timeout' must be a positive integer."],
     [{ database: 'x', statement_timeout: -1 }, "Database service config 'statement_timeout' must be a whole number."],
     [{ database: 'x', statement_timeout: 'soon' }, "Database service config 'statement_timeout' must be a whole number."],
+    // Each threw a bare URIError at service open.
+    [{ url: 'postgres://b%zzb:pw@h/db' }, "Database service config 'url' has a malformed percent-escape in its user name"],
+    [{ url: 'postgres://bob:p%ss@h/db' }, "Database service config 'url' has a malformed percent-escape in its password"],
+    [{ url: 'postgres://bob:p%FFss@h/db' }, "Database service config 'url' has a malformed percent-escape in its password"],
+    [{ url: 'postgres://bob@h/sales%' }, "Database service config 'url' has a malformed percent-escape in its database name"],
   ])('refuses %j with a 500 naming the key', (config, message) => {
     expect(() => serverConnection(config, PG)).toThrow(message);
   });
@@ -117,6 +122,21 @@ describe('the pgsql and mysql kinds', () => {
       expect(problems(key, "'4'")).toEqual([]);
       expect(problems(key, '${env:N}')).toEqual([]);
     }
+  });
+
+  it.each(['pgsql', 'mysql'])('%s: a url with a percent sign that starts no escape is a build error at its line', (type) => {
+    const scheme = type === 'pgsql' ? 'postgres' : 'mysql';
+    const text = `platform: { name: demo }\nservices:\n  - name: sales\n    type: ${type}\n    config:\n      url: ${scheme}://bob:p%ss@h/sales\n`;
+    let problems: string[] = [];
+    try {
+      parseConfig(text, 'platform.yaml', { env: {} });
+    } catch (error) {
+      if (!(error instanceof DiagnosticError)) throw error;
+      problems = error.diagnostics.map(formatDiagnostic);
+    }
+    expect(problems).toEqual([
+      "platform.yaml:6:12: services[0].config.url must write '%' as %25: each '%' starts an escape of two hex digits. [PCO106]",
+    ]);
   });
 
   it('pgsql takes a schema', () => {
