@@ -16,6 +16,7 @@ import { VERB_BITS } from '../auth/principals.js';
 import { readMcpConfig } from '../services/mcp/mcp-kind.js';
 import { serveMcp, type McpPlatform } from '../services/mcp/mcp-endpoint.js';
 import { serviceFragment } from '../system/docs/service-fragments.js';
+import { tablesOf } from '../system/docs/docs-service.js';
 import { InvalidJsonError } from '../core/errors.js';
 import { errorAnswer } from './error-handling.js';
 import { identify } from './identify.js';
@@ -140,6 +141,13 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: PlatformContext): v
         return Promise.all(
           services.map(async (s) => ({ name: s.name, type: s.type, label: s.label, fragment: await serviceFragment(ctx, s) })),
         );
+      },
+      async tables(name) {
+        const service = ctx.services.get(name);
+        if (service === undefined) return undefined;
+        // A database that cannot be opened now has no tables to offer (its document has no paths either).
+        const tables = await tablesOf(ctx, service).catch(() => undefined);
+        return tables?.map((table) => table.name);
       },
       sharedComponents: () => sharedComponents() as Record<string, Record<string, unknown>>,
       allows(service, component, verb) {

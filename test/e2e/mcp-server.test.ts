@@ -133,6 +133,40 @@ describe('mcp service', () => {
     await reader.close();
   });
 
+  it("offers only a database's tables as resources, not a remote API's /_table paths", async () => {
+    // A remote API whose document has database-like paths: they were listed as its tables.
+    const paths = Object.fromEntries(
+      ['/_schema/{table_name}', '/_table/ghost'].map((p) => [
+        p,
+        { get: { operationId: `get${p.length}`, responses: { 200: { description: 'ok' } } } },
+      ]),
+    );
+    const created = await api('POST', '/system/service', {
+      resource: [
+        {
+          name: 'lookalike',
+          label: 'Look-alike',
+          type: 'rws',
+          config: { base_url: 'http://127.0.0.1:9/v1', openapi: { openapi: '3.0.0', info: { title: 'x', version: '1' }, paths } },
+        },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const admin = await connect({ 'X-Service-API-Key': server.apiKey, 'X-Service-Session-Token': adminToken });
+    try {
+      const uris = (await admin.listResources()).resources.map((r) => r.uri);
+      expect(uris).toEqual(expect.arrayContaining(['portico://docs/_schema/doc', 'portico://docs/_schema/secret']));
+      expect(uris.filter((uri) => uri.startsWith('portico://lookalike/'))).toEqual([]);
+      // Nor is such a URI read (it became a call proxied to the remote).
+      await expect(admin.readResource({ uri: 'portico://lookalike/_schema/ghost' })).rejects.toThrow(
+        "Unknown resource 'portico://lookalike/_schema/ghost'",
+      );
+    } finally {
+      await admin.close();
+      await api('DELETE', '/system/service?filter=name%3D%27lookalike%27');
+    }
+  });
+
   it('reads only table schemas as resources: a URI with dot segments, a query or another path is refused', async () => {
     const writer = await connect({ 'X-Service-API-Key': keys['writer-app'] });
     // The URI went into the REST URL as written: `../_table/secret` read the rows of a table.

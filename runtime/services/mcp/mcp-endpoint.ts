@@ -13,6 +13,8 @@ import { decodePercent } from '../../core/percent-decoding.js';
 export interface McpPlatform {
   /** The services the caller's role reaches and the MCP service exposes, with their OpenAPI fragments. */
   services(): Promise<Array<{ name: string; type: string; label: string; fragment: OpenApiFragment }>>;
+  /** The names of the tables a service serves (its handler's, as `_spec?tables=true` lists them); undefined for a service without tables or one that cannot be opened now. */
+  tables(service: string): Promise<readonly string[] | undefined>;
   /** Shared OpenAPI components the fragments reference. */
   sharedComponents(): Record<string, Record<string, unknown>>;
   /** Whether the caller's role allows the verb on a component of a service (something under it, for path templates). */
@@ -40,7 +42,9 @@ async function schemaResource(platform: McpPlatform, uri: string): Promise<{ ser
   const table = decodePercent(match[2]);
   if (table === null || table === '.' || table === '..') return null;
   const service = (await platform.services()).find((s) => s.name === match[1]);
-  return service ? { service: service.name, table } : null;
+  // Only a service with tables has table schemas: on a remote API the URI became a proxied call.
+  if (service === undefined || (await platform.tables(service.name)) === undefined) return null;
+  return { service: service.name, table };
 }
 
 function resultOf(response: { status: number; body: unknown }) {
@@ -70,11 +74,9 @@ export async function tools(platform: McpPlatform): Promise<McpTool[]> {
 async function resources(platform: McpPlatform) {
   const out: Array<{ uri: string; name: string; mimeType: string; description: string }> = [];
   for (const service of await platform.services()) {
-    if (!service.fragment.paths['/_schema/{table_name}']) continue;
-    for (const path of Object.keys(service.fragment.paths)) {
-      const match = /^\/_table\/([^/{}]+)$/.exec(path);
-      if (!match) continue;
-      const table = decodePercent(match[1]) ?? match[1];
+    // The handler's tables, not `/_table/{name}` paths read back out of the document: a remote
+    // API's document with such paths listed its paths as database tables.
+    for (const table of (await platform.tables(service.name)) ?? []) {
       if (!platform.allows(service.name, `_schema/${table}`, 'GET')) continue;
       out.push({
         uri: `portico://${service.name}/_schema/${encodeURIComponent(table)}`,

@@ -94,7 +94,7 @@ export function createDocsService(ctx: PlatformContext): DocsService {
  * A database's tables as it serves them now; none for the runtime's own services and the other
  * kinds. Throws when the service cannot be opened or read right now (a database down).
  */
-async function tablesOf(ctx: PlatformContext, service: ServiceModel): Promise<readonly TableModel[] | undefined> {
+export async function tablesOf(ctx: PlatformContext, service: ServiceModel): Promise<readonly TableModel[] | undefined> {
   if (internalServiceFragment(service.type)) return undefined;
   return (await ctx.services.handler(service.name)).tables?.();
 }
