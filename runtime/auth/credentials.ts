@@ -43,10 +43,13 @@ const CREDENTIAL_HEADERS: ReadonlyMap<string, string> = new Map([
  * `rawHeaders`: names and values as sent, in turn.
  */
 export function repeatedCredentialHeader(headers: Headers, rawHeaders: readonly string[]): string | null {
-  let present = false;
-  for (const name of CREDENTIAL_HEADERS.keys()) if (headers[name] !== undefined) present = true;
-  // Most requests send each once or not at all: only those with one are counted.
-  if (!present) return null;
+  // A repeated header is joined with ', ' (keys and tokens hold no comma): only such requests are counted.
+  let joined = false;
+  for (const name of CREDENTIAL_HEADERS.keys()) {
+    const value = headers[name];
+    if (value !== undefined && (Array.isArray(value) || value.includes(','))) joined = true;
+  }
+  if (!joined) return null;
   const seen = new Set<string>();
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i].toLowerCase();
