@@ -7,6 +7,7 @@
  *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 5] [--connections 32]
  *                    [--only list,get,insert,patch,start] [--hooks none|noop|pre] [--against hand|plain]
  *                    [--profile [--profile-dir DIR]] [--instructions [--requests 1000] [--parallel 1]]
+ *                    [--allocations [--requests 1000] [--parallel 1] [--sample-bytes 128]]
  *
  * --hooks noop: Portico's platform gets one hook module with a no-op pre_process and post_process
  * hook on the event of every request the bench sends (platform.yaml `hooks`), to measure what a
@@ -32,6 +33,13 @@
  * when others wait beside it (the young collections copy what they hold). Under callgrind node runs
  * with V8's predictable GC schedule, whose young generation has a fixed size: the growing and
  * shrinking of a load run (runtime/http/idle-memory.ts) is not in these counts.
+ *
+ * --allocations: instead of the comparison, runs each server with V8's sampling heap profiler
+ * (heap-sampler.mjs, a sample every --sample-bytes, the samples of collected objects kept) over
+ * the same batches as --instructions, and prints the bytes allocated per request with the
+ * functions that allocate most (a sampled estimate: compare medians of rounds). BENCH_TOP_SITES
+ * (25) sets how many functions; BENCH_KEEP_HEAP_PROFILES=DIR keeps each round's .heapprofile there
+ * (Chrome DevTools reads them; their stacks show who called an allocating function).
  *
  * Each pair of measured runs (one request kind, both servers) follows a one-second warm-up of
  * each server with that request, not counted: where the two servers' runs simply alternated, a
@@ -77,6 +85,8 @@ const { values: args } = parseArgs({
     instructions: { type: 'boolean', default: false },
     requests: { type: 'string', default: '1000' },
     parallel: { type: 'string', default: '1' },
+    allocations: { type: 'boolean', default: false },
+    'sample-bytes': { type: 'string', default: '128' },
   },
 });
 const seconds = Number(args.duration);
@@ -625,6 +635,90 @@ async function instructions(setup: Setup): Promise<void> {
   console.log(`${lines.join('\n')}\n`);
 }
 
+/** Bytes allocated by function (name file:line), from a sampling heap profile's tree. */
+function bytesBySite(profile: HeapNode): Map<string, number> {
+  const sites = new Map<string, number>();
+  const walk = (node: HeapNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const site = `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules|runtime|bench)\//, '$1/')}:${lineNumber + 1}` : ''}`;
+    sites.set(site, (sites.get(site) ?? 0) + node.selfSize);
+    for (const child of node.children) walk(child);
+  };
+  walk(profile);
+  return sites;
+}
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Toggles a server's heap sampler (heap-sampler.mjs) and waits for its answer file. */
+async function toggleSampler(pid: number, dir: string, file: string): Promise<string> {
+  process.kill(pid, 'SIGUSR2');
+  const target = path.join(dir, file);
+  while (!fs.existsSync(target)) await sleep(5);
+  return target;
+}
+
+/** Each server under the sampling heap profiler, the same requests in the same order: bytes allocated per request. */
+async function allocations(setup: Setup): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-heap-'));
+  const batch = Number(args.requests);
+  const lines = [
+    `${setup.label}: bytes allocated per request (sampled every ${args['sample-bytes']} bytes, collected objects included), ${rounds} rounds of ${batch} requests ${parallel === 1 ? 'one at a time' : `${parallel} at a time`} after ${WARM_UP_REQUESTS} of each; medians of rounds (min-max), then the top sites of the median round`,
+  ];
+  const sampler = path.join(root, 'bench/heap-sampler.mjs');
+  try {
+    for (const contestant of setup.contestants) {
+      const env = {
+        ...contestant.launch.env,
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${sampler}`.trim(),
+        HEAP_SAMPLER_DIR: dir,
+        HEAP_SAMPLER_INTERVAL: args['sample-bytes'],
+      };
+      contestant.server = await start({ ...contestant.launch, env }, setup.probe);
+      const { pid, url } = contestant.server;
+      let sent = 0;
+      for (const scenario of scenarios) {
+        await sendInOrder(url, scenario, setup.headers, sent, WARM_UP_REQUESTS, parallel);
+        sent += WARM_UP_REQUESTS;
+      }
+      let n = 0;
+      for (const scenario of scenarios) {
+        const runs: { bytes: number; sites: Map<string, number> }[] = [];
+        for (let round = 0; round < rounds; round++) {
+          await toggleSampler(pid, dir, `${pid}-${n}.started`);
+          await sendInOrder(url, scenario, setup.headers, sent, batch, parallel);
+          sent += batch;
+          const file = await toggleSampler(pid, dir, `${pid}-${n++}.heapprofile`);
+          if (process.env.BENCH_KEEP_HEAP_PROFILES)
+            fs.copyFileSync(
+              file,
+              path.join(process.env.BENCH_KEEP_HEAP_PROFILES, `${scenario.name}-${contestant.name}-${round}.heapprofile`),
+            );
+          const sites = bytesBySite((JSON.parse(fs.readFileSync(file, 'utf8')) as { head: HeapNode }).head);
+          runs.push({ bytes: [...sites.values()].reduce((a, b) => a + b, 0) / batch, sites });
+        }
+        const bytes = runs.map((r) => r.bytes);
+        const middle = [...runs].sort((a, b) => a.bytes - b.bytes)[Math.floor(runs.length / 2)];
+        const top = [...middle.sites].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.BENCH_TOP_SITES ?? 25));
+        lines.push(
+          `${scenario.name} ${contestant.name === 'hand' ? second : contestant.name}: ${median(bytes).toFixed(0)} bytes (${Math.min(...bytes).toFixed(0)}-${Math.max(...bytes).toFixed(0)})`,
+          ...top.map(([site, b]) => `    ${(b / batch).toFixed(0).padStart(6)}  ${site}`),
+        );
+      }
+      await contestant.server.stop();
+      contestant.server = undefined;
+    }
+  } finally {
+    for (const contestant of setup.contestants) await contestant.server?.stop();
+    await setup.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`${lines.join('\n')}\n`);
+}
+
 async function run(setup: Setup): Promise<void> {
   const dir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'portico-bench-'));
   const lines: string[] = [];
@@ -758,7 +852,7 @@ async function run(setup: Setup): Promise<void> {
 execFileSync('bash', [path.join(root, 'bench/setup.sh'), ...(args.instructions ? ['valgrind'] : [])], { stdio: 'inherit' });
 const databases = args.database === 'both' ? ['sqlite', 'postgres'] : [args.database];
 for (const database of databases) {
-  const go = args.instructions ? instructions : args.profile ? profile : run;
+  const go = args.instructions ? instructions : args.allocations ? allocations : args.profile ? profile : run;
   if (database === 'sqlite') await go(await sqliteSetup());
   else if (database === 'postgres') await go(await postgresSetup());
   else throw new Error(`Unknown --database '${database}': use sqlite, postgres or both.`);
