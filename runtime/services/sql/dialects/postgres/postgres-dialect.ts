@@ -3,7 +3,7 @@
  * their search path; dates and times come back as the database's text, 64-bit integers as
  * numbers while they fit, JSON as values.
  */
-import { Kysely, PostgresDialect, sql, type Driver } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Driver, type QueryResult } from 'kysely';
 import pg from 'pg';
 import { InternalServerError } from '../../../../core/errors.js';
 import { alterPostgresTable } from './postgres-alter.js';
@@ -88,14 +88,15 @@ export const postgresDialect: SqlDialectModule = {
  * say) leaves the connection and its prepared statements in the pool, where pool.query() would
  * close it; a broken connection is closed. (Callbacks are anonymous: no per-request named closures.)
  */
-function runOnPool(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult<Record<string, unknown>>> {
+function runOnPool(pool: pg.Pool, text: string, values: unknown[]): Promise<QueryResult<unknown>> {
+  // One promise, settled with Kysely's result: no second promise and reaction to map the driver's.
   return new Promise((resolve, reject) =>
     pool.connect((error, client, release) => {
       if (error || !client) return reject(error);
       client.query(text, values, (queryError, result) => {
         release(queryError instanceof pg.DatabaseError ? undefined : (queryError ?? undefined));
         if (queryError) reject(mayStore(text) && lostWhileRunning(queryError) ? outcomeUnknown(queryError) : queryError);
-        else resolve(result);
+        else resolve({ rows: result.rows, numAffectedRows: result.rowCount === null ? undefined : BigInt(result.rowCount) });
       });
     }),
   );
@@ -214,12 +215,7 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
   guardPoolConnections(pool);
   const db = new Kysely<any>({ dialect: new OutcomeReportingPostgresDialect({ pool }), plugins: [new TableSourcePlugin()] });
   // Precompiled statements go straight to the pool (a transaction has its own Kysely instance and client).
-  registerDirectRunner(db, (text, parameters) =>
-    runOnPool(pool, text, parameters as unknown[]).then((result) => ({
-      rows: result.rows,
-      numAffectedRows: result.rowCount === null ? undefined : BigInt(result.rowCount),
-    })),
-  );
+  registerDirectRunner(db, (text, parameters) => runOnPool(pool, text, parameters as unknown[]));
   registerStalePlanCount(db, () => generation.staleInTransaction ?? 0);
   try {
     const found = await sql<{ n: number }>`select count(*)::int as n from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db);

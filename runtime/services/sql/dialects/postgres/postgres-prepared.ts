@@ -50,10 +50,9 @@ export function preparingClient(maxPrepared = DEFAULT_MAX_PREPARED, schema: Sche
     /** The schema generation the prepared statements were made for. */
     private generation = schema.value;
 
-    query(...args: any[]): any {
-      const [text, values, callback] = args;
-      if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || args.length > 3)
-        return (super.query as any)(...args);
+    // Three named parameters, not `...args`: no array per statement (pg's query takes no more than three).
+    query(text?: any, values?: any, callback?: any): any {
+      if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return (super.query as any)(text, values, callback);
       if (this.generation !== schema.value) {
         this.generation = schema.value;
         for (const statement of [...this.prepared.keys()]) this.forget(statement);
@@ -64,24 +63,24 @@ export function preparingClient(maxPrepared = DEFAULT_MAX_PREPARED, schema: Sche
         );
       }
       const name = this.nameFor(text);
-      return super.query(
-        this.withClosing(
-          new pg.Query({ name, text, values }, undefined, ((error, result) => {
-            if (error && this.parsed[name] === undefined && this.prepared.get(text) === name) this.prepared.delete(text); // never prepared (e.g. a syntax error)
-            if (error?.code !== STALE_PLAN) return callback(error, result);
-            // Another client changed the table under the statement: every connection of the pool prepares its statements afresh.
-            schema.value++;
-            this.generation = schema.value;
-            for (const statement of [...this.prepared.keys()]) this.forget(statement);
-            // Outside a transaction block, run it unprepared now; inside one, the transaction has failed with it.
-            if (this.getTransactionStatus() !== 'I') {
-              schema.staleInTransaction = (schema.staleInTransaction ?? 0) + 1;
-              return callback(error, result);
-            }
-            super.query(this.withClosing(new pg.Query(text, values, callback)));
-          }) satisfies Callback as never),
-        ),
-      );
+      // Made from the text and named after: pg's Query copies a config object it is given
+      // (property descriptors and all, about 1 KB a statement), and takes `name` as a plain field.
+      const query = new pg.Query(text, values, ((error, result) => {
+        if (error && this.parsed[name] === undefined && this.prepared.get(text) === name) this.prepared.delete(text); // never prepared (e.g. a syntax error)
+        if (error?.code !== STALE_PLAN) return callback(error, result);
+        // Another client changed the table under the statement: every connection of the pool prepares its statements afresh.
+        schema.value++;
+        this.generation = schema.value;
+        for (const statement of [...this.prepared.keys()]) this.forget(statement);
+        // Outside a transaction block, run it unprepared now; inside one, the transaction has failed with it.
+        if (this.getTransactionStatus() !== 'I') {
+          schema.staleInTransaction = (schema.staleInTransaction ?? 0) + 1;
+          return callback(error, result);
+        }
+        super.query(this.withClosing(new pg.Query(text, values, callback)));
+      }) satisfies Callback as never);
+      (query as pg.Query & { name: string }).name = name;
+      return super.query(this.withClosing(query));
     }
 
     private get connectionState(): Connection {
