@@ -6,6 +6,8 @@
  *
  * What a hook receives and may replace (returning nothing keeps it):
  * - `_table` events: records. A pre_process hook the records the request sends (none for a read),
+ *   their column values as the generated types promise them (a database's `hookRecords`: `"5"`
+ *   for an integer column is 5; a value that cannot be is the write's 400, before any hook runs),
  *   a post_process hook the records the call answers with.
  * - every other event: the payload. A pre_process hook the request body (undefined when there is
  *   none: query parameters are in `context.query`, which it may change), a post_process hook the
@@ -161,7 +163,7 @@ interface AttachedHook {
 }
 
 /** Where a hooked call goes: a service's handler, which may run calls inside one transaction. */
-export type HookTarget = Pick<ServiceHandler, 'handle' | 'transaction'>;
+export type HookTarget = Pick<ServiceHandler, 'handle' | 'transaction' | 'hookRecords'>;
 
 /** The transaction a hook's in-process calls to the same service join: that service's handler inside it. */
 export interface JoinedTransaction {
@@ -274,7 +276,7 @@ export class HookRegistry {
       if (folded !== undefined) ({ operation, hooks } = folded);
     }
     if (hooks === undefined) return target.handle(call);
-    const run = new HookedRun(hooked, operation, hooks);
+    const run = new HookedRun(hooked, operation, hooks, target.hookRecords?.bind(target));
     // Inside the write's transaction, the post_process hook can still undo it.
     const answered =
       run.records &&
@@ -329,6 +331,8 @@ class HookedRun {
     private readonly hooked: HookedCall,
     private readonly operation: string,
     private readonly hooks: EventHooks,
+    /** The target's records as the hooks' types promise them (HookTarget.hookRecords); none for untyped services. */
+    private readonly promised?: (call: ServiceCall, records: readonly unknown[]) => unknown[],
   ) {
     this.records = hooked.path[0] === '_table';
     // The table as the event names it (its case may differ from the request's).
@@ -404,7 +408,9 @@ class HookedRun {
     const { body } = this.hooked.call;
     if (!this.records) return runHooks(pre, body, this.context('pre_process'), false);
     const sent = toRecords(body) ?? [];
-    const changed = await runHooks(pre, sent, this.context('pre_process'), true);
+    // Once, before the first hook: a value that cannot be of its column's type is refused before any hook sees it.
+    const typed = this.promised === undefined || sent.length === 0 ? sent : this.promised(this.hooked.call, sent);
+    const changed = await runHooks(pre, typed, this.context('pre_process'), true);
     return changed === sent ? body : fromRecords(body, changed as unknown[]);
   }
 

@@ -170,6 +170,13 @@ export interface ServiceHandler {
    * table write, runtime/http/hooks.ts). Services without transactions leave it out.
    */
   transaction?<T>(work: (handler: Pick<ServiceHandler, 'handle'>) => Promise<T>): Promise<T>;
+  /**
+   * The records a table write sends, as the generated hook types promise them (a database's
+   * `_table/{table}` writes: `"5"` for an integer column as 5), for its pre_process hooks; a value
+   * not of its column's type that cannot be read as one is the write's 400 naming the field.
+   * Services whose records are untyped leave it out.
+   */
+  hookRecords?(call: ServiceCall, records: readonly unknown[]): unknown[];
   /** Checks that the back-end answers (GET /ready); services without one are always ready. */
   ping?(): Promise<void>;
   /** Whether the back-end it opened has been replaced (a database file restored on disk): the next call opens the service anew. */

@@ -27,6 +27,7 @@ import { databaseError, isOutdatedSchema } from './dialects/driver-errors.js';
 import { coreMessages } from '../../core/messages.js';
 import type { SqlResponseCache } from './sql-response-cache.js';
 import { sqlMessages } from './sql-messages.js';
+import { promisedRecords } from './query/hook-values.js';
 
 const ROOT_RESOURCES = [{ name: '_schema' }, { name: '_table' }];
 /** Databases with stored routines also list these (reference 1.4). */
@@ -89,6 +90,15 @@ export class SqlServiceHandler implements ServiceHandler {
     } finally {
       await this.responses?.clear();
     }
+  }
+
+  /** The records of a `_table` write as its hooks' types promise them (query/hook-values.ts); 404 for an unknown table. */
+  hookRecords(call: ServiceCall, records: readonly unknown[]): unknown[] {
+    return promisedRecords(
+      this.ctx.schema.plan(call.resource[1] ?? ''),
+      records,
+      call.verb === 'POST' ? 'create' : call.verb === 'DELETE' ? 'delete' : 'update',
+    );
   }
 
   /** Re-reads the database catalog (`refresh=true`), forgetting cached answers. */

@@ -434,6 +434,23 @@ export function bareField(
   };
 }
 
+/** A plain decimal's text without its sign's `+`, leading zeros of the whole part and trailing zeros of the fraction. */
+function plainDecimal(text: string): string {
+  const [whole, fraction = ''] = text.replace(/^\+/, '').split('.');
+  const negative = whole.startsWith('-');
+  const digits = (negative ? whole.slice(1) : whole).replace(/^0+(?=\d)/, '') || '0';
+  const kept = fraction.replace(/0+$/, '');
+  const plain = kept === '' ? digits : `${digits}.${kept}`;
+  return negative && plain !== '0' ? `-${plain}` : plain;
+}
+
+/** Whether a number's text (an exact decimal's, as encoded) is a double's exactly: `12.50` is, `0.1000000000000000000001` is not. */
+export function isExactNumber(text: string): boolean {
+  if (!/^[+-]?\d+(\.\d*)?$/.test(text)) return false;
+  const number = Number(text);
+  return Number.isFinite(number) && plainDecimal(String(number)) === plainDecimal(text);
+}
+
 /** The write encoder of a field. */
 export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encoder {
   if (INTEGER_TYPES.has(field.type)) {
@@ -474,7 +491,7 @@ export function encoderFor(field: FieldModel, dialect: SqlDialectModule): Encode
   }
 }
 
-const decodeBoolean: Decoder = (value) => {
+export const decodeBoolean: Decoder = (value) => {
   if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'string') return TRUE_TEXT.has(value.toLowerCase());
   // MySQL's bit(1) comes as bytes: b'0' is one zero byte (Number() of it is NaN, which read as true).
