@@ -6,7 +6,7 @@
  * service's hook events (`Events`, create-events.ts). The types agree with the OpenAPI record
  * schemas (runtime/openapi/record-schemas.ts): both follow runtime/model/field-rules.ts.
  */
-import { isBigInteger, isRequiredOnCreate, isServerFilled } from '../../runtime/model/field-rules.js';
+import { isBigInteger, isRequiredOnCreate, isServerFilled, isWideDecimal } from '../../runtime/model/field-rules.js';
 import type { AbstractType, FieldModel, SqlServiceModel, TableModel } from '../../runtime/model/platform-model.js';
 import { pascalCase, uniqueNamer } from '../../runtime/openapi/code-identifiers.js';
 import { nativeTypeInfo } from '../../runtime/services/sql/schema/native-types.js';
@@ -51,12 +51,16 @@ const TS_TYPE: Record<AbstractType, string> = {
   array: 'unknown[]',
 };
 
-/** TypeScript type of a column's non-null value. */
-function valueType(field: FieldModel): string {
+/**
+ * TypeScript type of a column's non-null value; `written`, as a write sends it and its pre_process
+ * hooks get it (runtime/services/sql/query/hook-values.ts): a wide decimal may be its exact text.
+ */
+function valueType(field: FieldModel, written = false): string {
   // An enumerated column takes one of its values.
   if (field.picklist !== undefined && field.picklist.length > 0) return field.picklist.map((value) => JSON.stringify(value)).join(' | ');
   // 64-bit integers beyond 2^53 travel as strings of digits.
   if (isBigInteger(field)) return 'number | string';
+  if (written && isWideDecimal(field)) return 'number | string';
   if (field.type === 'array') {
     const element = field.dbType.trim().replace(/\[\]$/, '');
     const info = nativeTypeInfo(element);
@@ -80,8 +84,8 @@ function fieldDoc(field: FieldModel, table: TableModel): string {
   return docText(notes.join(', '));
 }
 
-function property(field: FieldModel, table: TableModel, optional: boolean): PropertySignature {
-  const type = valueType(field);
+function property(field: FieldModel, table: TableModel, optional: boolean, written = false): PropertySignature {
+  const type = valueType(field, written);
   return {
     name: propertyKey(field.name),
     type: field.allowNull && type !== 'unknown' ? `${type} | null` : type,
@@ -126,7 +130,7 @@ export function createTypesFile(service: SqlServiceModel): string {
         tableInterface(
           insert,
           `A new record of the table \`${table.name}\`: columns the database can fill in are optional.`,
-          writable.map((field) => property(field, table, !isRequiredOnCreate(field))),
+          writable.map((field) => property(field, table, !isRequiredOnCreate(field), true)),
         ),
       );
     }
@@ -135,7 +139,7 @@ export function createTypesFile(service: SqlServiceModel): string {
         tableInterface(
           update,
           `Changed fields of a record of the table \`${table.name}\`.`,
-          writable.map((field) => property(field, table, true)),
+          writable.map((field) => property(field, table, true, true)),
         ),
       );
     }

@@ -44,3 +44,15 @@ export function isBigInteger(field: FieldModel): boolean {
 export function isUnsigned(field: FieldModel): boolean {
   return /\bunsigned\b|^bit\(\d+\)$/i.test(field.dbType);
 }
+
+/** Significant digits every decimal text of which a double holds exactly (DBL_DIG). */
+const DOUBLE_DIGITS = 15;
+
+/**
+ * Exact decimal columns wider than a double (no precision, as SQLite's `decimal` or PostgreSQL's
+ * `numeric`, or more than 15 digits): a value written may be text, kept so that no digit is lost
+ * (a table write's pre_process hooks get such a value as its exact text when no double equals it).
+ */
+export function isWideDecimal(field: FieldModel): boolean {
+  return field.type === 'decimal' && !(field.precision !== null && field.precision > 0 && field.precision <= DOUBLE_DIGITS);
+}

@@ -19,16 +19,13 @@ function normalisePhone(phone: string): string {
 }
 
 /**
- * The records a write sends, their phone numbers normalised. A hook sees them as the client sent
- * them: a number where the types say text (the reference's javascript-sdk sends `parseInt(phone)`,
- * which the database takes as text), or null, which the table then refuses or keeps.
+ * The records a write sends, their phone numbers normalised. A hook sees their values as the
+ * types say (a number sent for the text column, as the reference's javascript-sdk sends
+ * `parseInt(phone)`, arrives as its text); a phone left out, or null, which the table then
+ * refuses, stays as it is.
  */
 function normalised<R extends { phone?: string }>(records: R[]): R[] {
-  return records.map((record) => {
-    const phone: unknown = record.phone;
-    if (typeof phone !== 'string' && typeof phone !== 'number') return record;
-    return { ...record, phone: normalisePhone(String(phone)) };
-  });
+  return records.map((record) => (typeof record.phone === 'string' ? { ...record, phone: normalisePhone(record.phone) } : record));
 }
 
 /** Records one write: the event, the records it touched, who made it. */

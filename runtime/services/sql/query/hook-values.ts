@@ -36,7 +36,8 @@ function promisedFor(field: FieldModel, encode: Encoder): Promised {
     case 'double':
       return (value) => (typeof value === 'number' ? value : Number(encode(value)));
     case 'decimal':
-      // The exact text rounded to the scale, as a number when a double holds it exactly, else as text (types: `number | string`).
+      // The exact text rounded to the scale, as a number when a double holds it exactly (always, for
+      // 15 digits or fewer), else as that text: the types' `number | string` of a wide decimal (field-rules isWideDecimal).
       return (value) => {
         if (typeof value === 'number') return value;
         const text = String(encode(value));

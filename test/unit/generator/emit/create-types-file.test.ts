@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTypesFile } from '#generator/emit/create-types-file.js';
 import type { SqlServiceModel } from '#runtime/model/platform-model.js';
+import { bareField } from '#runtime/services/sql/query/value-codec.js';
 import { awkwardModel } from './awkward-model.js';
 
 const myDb = awkwardModel.services.find((service): service is SqlServiceModel => service.name === 'my_db')!;
@@ -37,5 +38,22 @@ describe('createTypesFile', () => {
 
   it('keeps JSDoc comments closed', () => {
     expect(text).toContain('/** `text /* odd *\\/`, default "it\'s \\"quoted\\"" */');
+  });
+
+  it('types a decimal wider than a double as number or its exact text where writes send it, a narrower one as a number', () => {
+    const [table] = myDb.schema.tables;
+    const decimals = [
+      { ...bareField('wide', 'decimal'), dbType: 'numeric' },
+      { ...bareField('narrow', 'decimal', { length: null, precision: 10, scale: 2 }), dbType: 'decimal(10,2)' },
+    ];
+    const written = createTypesFile({
+      ...myDb,
+      schema: { ...myDb.schema, tables: [{ ...table, fields: [...table.fields, ...decimals] }] },
+    });
+    const [record, insert, update] = written.split(/^export interface /m).slice(1, 4);
+    expect(record).toContain('wide: number | null;');
+    expect(insert).toContain('wide?: number | string | null;');
+    expect(update).toContain('wide?: number | string | null;');
+    for (const part of [record, insert, update]) expect(part).toMatch(/narrow\??: number \| null;/);
   });
 });
