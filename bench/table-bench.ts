@@ -6,7 +6,7 @@
  *
  *   npm run bench -- [--database sqlite|postgres|both] [--duration 5] [--rounds 5] [--connections 32]
  *                    [--only list,get,insert,patch,start] [--hooks none|noop|pre] [--against hand|plain]
- *                    [--profile [--profile-dir DIR]] [--instructions [--requests 1000] [--parallel 1]]
+ *                    [--profile [--profile-dir DIR]] [--instructions [--requests 1000] [--parallel 1] [--warm-up 3000]]
  *                    [--allocations [--requests 1000] [--parallel 1] [--sample-bytes 128]]
  *
  * --hooks noop: Portico's platform gets one hook module with a no-op pre_process and post_process
@@ -33,6 +33,10 @@
  * when others wait beside it (the young collections copy what they hold). Under callgrind node runs
  * with V8's predictable GC schedule, whose young generation has a fixed size: the growing and
  * shrinking of a load run (runtime/http/idle-memory.ts) is not in these counts.
+ * --warm-up N: requests of each kind sent before counting (3000). After 3000 gets V8 still compiles
+ * part of Portico's path during the counted batches (and runs it unoptimised meanwhile); 12000,
+ * with PORTICO_LOG_LEVEL=silent, gave rounds within 0.3k of each other (bench/README.md,
+ * nineteenth session h1): the setting for A/B pairs of small changes.
  *
  * --allocations: instead of the comparison, runs each server with V8's sampling heap profiler
  * (heap-sampler.mjs, a sample every --sample-bytes, the samples of collected objects kept) over
@@ -87,6 +91,7 @@ const { values: args } = parseArgs({
     parallel: { type: 'string', default: '1' },
     allocations: { type: 'boolean', default: false },
     'sample-bytes': { type: 'string', default: '128' },
+    'warm-up': { type: 'string', default: '3000' },
   },
 });
 const seconds = Number(args.duration);
@@ -574,7 +579,8 @@ async function sendOne(url: string, scenario: Scenario, headers: Record<string, 
     throw new Error(`${scenario.method} ${scenario.path} (id ${id}) answered ${response.status}: ${text.slice(0, 500)}`);
 }
 
-const WARM_UP_REQUESTS = 3000;
+/** --instructions: requests of each kind before counting starts (--warm-up). */
+const WARM_UP_REQUESTS = Number(args['warm-up']);
 
 /** Each server under callgrind, the same requests in the same order: instructions per request (callgrind.ts). */
 async function instructions(setup: Setup): Promise<void> {
