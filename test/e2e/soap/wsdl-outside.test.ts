@@ -81,6 +81,7 @@ const MAPPED: Record<string, string | [string, string]> = {
   case_names: 'case-names.wsdl',
   reserved_names: 'reserved-names.wsdl',
   redefine: 'redefine/redefine.wsdl',
+  encoded_collections: 'encoded-collections.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -1721,5 +1722,22 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
     expect((await call('POST', 'redefine/Ship', { to: { street: 'Main St', city: 'Town' } })).body).toMatchObject({
       error: { code: 400, context: { field: 'to.zip' } },
     });
+  });
+  HAND_WRITTEN['/encoded-collections/'] = () =>
+    '<ns:tallyResponse xmlns:ns="urn:o:encoded-collections" xmlns:enc="http://schemas.xmlsoap.org/soap/encoding/"' +
+    ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">' +
+    '<result><count xsi:type="xsd:int">3</count><distinct xsi:type="enc:Array" enc:arrayType="xsd:anyType[2]">' +
+    '<item xsi:type="xsd:string">a</item><item xsi:type="xsd:string">b</item></distinct></result></ns:tallyResponse>';
+  it('encoded_collections: JAX-RPC collection types (List, Set: an encoded array of anyType extended by nothing) as parts and members', async () => {
+    const document = await call('GET', 'api_docs/encoded_collections');
+    expect(unresolvedRefs(document.body)).toEqual([]);
+    expect(await call('POST', 'encoded_collections/tally', { words: ['a', 'b', 'a'] })).toEqual({
+      status: 200,
+      body: { result: { count: 3, distinct: ['a', 'b'] } },
+    });
+    expect(lastBody()).toBe(
+      '<tally xmlns="urn:o:encoded-collections"><words xmlns="" xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xsi:type="SOAP-ENC:Array"' +
+        ' SOAP-ENC:arrayType="xsd:ur-type[3]"><item xsi:type="xsd:string">a</item><item xsi:type="xsd:string">b</item><item xsi:type="xsd:string">a</item></words></tally>',
+    );
   });
 });

@@ -137,9 +137,13 @@ export class JsonSchemaBuilder {
     private readonly typeNames = false,
   ) {}
 
-  /** `schema` with its XML Schema type name, when type names are recorded. */
+  /**
+   * `schema` with its XML Schema type name, when type names are recorded. A reference (a type
+   * that extends another and adds nothing) is wrapped, not copied: `finish` fills in only the
+   * references it handed out.
+   */
   private named(schema: JsonSchema, name: QName): JsonSchema {
-    return this.typeNames ? { ...schema, [XML_TYPE]: qnameKey(name) } : schema;
+    return this.typeNames ? withMembers(schema, { [XML_TYPE]: qnameKey(name) }) : schema;
   }
 
   /**
