@@ -82,6 +82,9 @@ const MAPPED: Record<string, string | [string, string]> = {
   reserved_names: 'reserved-names.wsdl',
   redefine: 'redefine/redefine.wsdl',
   encoded_collections: 'encoded-collections.wsdl',
+  standard_imports: 'standard-imports.wsdl',
+  interface_only: ['interface-only.wsdl', "options: { location: 'http://peer.invalid/interface-only/' }"],
+  interface_only_unplaced: 'interface-only.wsdl',
 };
 
 const work = path.join(repoRoot, `.tmp-outside-${randomBytes(4).toString('hex')}`);
@@ -174,6 +177,8 @@ describe('gen build of WSDLs outside the corpus', () => {
       `${line('loose')}: Type 'Nowhere' of namespace 'urn:o:loose' is not defined; any value is accepted.`,
       `${line('case_names')}: Operation 'GetItem' differs from 'GETITEM' only in case, which operation names in the API do not tell apart: it is offered as 'GetItem_2' (a call spelling 'GetItem' exactly still reaches it).`,
       `${line('reserved_names')}: Operation '_spec' has the name of the service's route GET /_spec, which serves the service's OpenAPI document: GET reaches the operation as '/spec2' (its documented name), POST as '/_spec' too.`,
+      `${line('interface_only')}: The WSDL defines no service (no wsdl:service, so no endpoint address): its SOAP bindings are offered, and calls go to the service option 'location'.`,
+      `${line('interface_only_unplaced')}: The WSDL defines no service (no wsdl:service, so no endpoint address): its SOAP bindings are offered, and calls go to the service option 'location'.`,
     ]);
     expect(build.code).toBe(0);
     expect(
@@ -184,7 +189,7 @@ describe('gen build of WSDLs outside the corpus', () => {
     ).toEqual([]);
   });
 
-  it('writes OpenAPI documents that validate, with every $ref resolving', async () => {
+  it('writes OpenAPI documents that validate, with every $ref resolving', { timeout: 120_000 }, async () => {
     const problems: string[] = [];
     for (const name of Object.keys(MAPPED)) {
       const document = JSON.parse(fs.readFileSync(path.join(work, 'server/openapi', `${name}.json`), 'utf8')) as unknown;
@@ -1739,5 +1744,35 @@ describe('calling the operations of WSDLs outside the corpus against node-soap p
       '<tally xmlns="urn:o:encoded-collections"><words xmlns="" xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/" xsi:type="SOAP-ENC:Array"' +
         ' SOAP-ENC:arrayType="xsd:ur-type[3]"><item xsi:type="xsd:string">a</item><item xsi:type="xsd:string">b</item><item xsi:type="xsd:string">a</item></words></tally>',
     );
+  });
+  HAND_WRITTEN['/standard-imports/'] = () =>
+    '<SubscribeResponse xmlns="urn:o:standard-imports" xmlns:wsa="http://www.w3.org/2005/08/addressing" xmlns:env="http://www.w3.org/2003/05/soap-envelope">' +
+    '<Manager><wsa:Address>http://cam.example/sub/7</wsa:Address></Manager>' +
+    '<LastFault><env:Code><env:Value>env:Receiver</env:Value></env:Code><env:Reason><env:Text xml:lang="en">busy</env:Text></env:Reason></LastFault>' +
+    '</SubscribeResponse>';
+  it('standard_imports: the SOAP 1.1 and 1.2 envelope and WS-Addressing schemas a schema imports from the web are built in', async () => {
+    const consumer = { Address: { _: 'http://me.example/events' } };
+    expect(await call('POST', 'standard_imports/Subscribe', { Consumer: consumer, Topic: 'motion' })).toEqual({
+      status: 200,
+      body: {
+        Manager: { Address: { _: 'http://cam.example/sub/7' } },
+        LastFault: { Code: { Value: 'env:Receiver' }, Reason: { Text: [{ lang: 'en', _: 'busy' }] } },
+      },
+    });
+    expect(lastBody()).toBe(
+      '<Subscribe xmlns="urn:o:standard-imports"><Consumer><Address xmlns="http://www.w3.org/2005/08/addressing">http://me.example/events</Address></Consumer><Topic>motion</Topic></Subscribe>',
+    );
+    const schemas = ((await call('GET', 'standard_imports/_spec')).body.components as { schemas: Record<string, unknown> }).schemas;
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['EndpointReferenceType', 'Fault', 'Fault2']));
+  });
+  HAND_WRITTEN['/interface-only/'] = () => '<OpenDoorResponse xmlns="urn:o:interface-only"><Opened>true</Opened></OpenDoorResponse>';
+  it('interface_only: a WSDL without wsdl:service offers its SOAP bindings, called at the location option (without it, a message saying so)', async () => {
+    expect(await call('POST', 'interface_only/OpenDoor', { Token: 't1' })).toEqual({ status: 200, body: { Opened: true } });
+    expect(lastEnvelope()).toMatchObject({ path: '/interface-only/', action: 'urn:o:interface-only/OpenDoor' });
+    expect(lastBody()).toBe('<OpenDoor xmlns="urn:o:interface-only"><Token>t1</Token></OpenDoor>');
+    expect(await call('POST', 'interface_only_unplaced/OpenDoor', { Token: 't1' })).toEqual({
+      status: 500,
+      body: { error: { code: 500, message: "The WSDL gives no endpoint address for SOAP 1.2; set the service option 'location'." } },
+    });
   });
 });

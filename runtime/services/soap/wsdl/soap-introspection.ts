@@ -14,7 +14,7 @@ import type {
   SoapVersion,
 } from '../../../model/platform-model.js';
 import { SchemaView } from './json-schema-view.js';
-import type { BindingDef, BindingOperation, BodyDef, MessageDef, PortTypeOperation, WsdlDescription } from './wsdl-reader.js';
+import type { BindingDef, BindingOperation, BodyDef, MessageDef, PortTypeOperation, ServiceDef, WsdlDescription } from './wsdl-reader.js';
 import { withMembers, xmlMember } from './json-schema-parts.js';
 import { JsonSchemaBuilder } from './xsd-json-schema.js';
 import { documentedNames, RESERVED_OPERATION_NAMES } from '../operation-names.js';
@@ -220,6 +220,21 @@ export function isSimpleInput(view: SchemaView, schema: JsonSchema): boolean {
 }
 
 /**
+ * The WSDL's services; when it defines none but has SOAP bindings (an interface-only WSDL, as
+ * ONVIF and split WCF contracts publish), one service whose ports are those bindings, without
+ * an address: calls go to the `location` option.
+ */
+function servicesOf(wsdl: WsdlDescription, warnings: Set<string>): ServiceDef[] {
+  if (wsdl.services.length > 0) return wsdl.services;
+  const soapBindings = [...wsdl.bindings.values()].filter((binding) => binding.version !== null);
+  if (soapBindings.length === 0) return [];
+  warnings.add(
+    "The WSDL defines no service (no wsdl:service, so no endpoint address): its SOAP bindings are offered, and calls go to the service option 'location'.",
+  );
+  return [{ name: '', ports: soapBindings.map((binding) => ({ name: binding.name.local, binding: binding.name, address: null })) }];
+}
+
+/**
  * The operations of the WSDL's SOAP ports. `reserved` are definition names to avoid (the shared
  * OpenAPI components).
  */
@@ -230,7 +245,7 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
   const byName = new Map<string, Occurrence[][]>();
   /** Operations a binding repeats: their overload is told once, for the binding. */
   const repeatedInBinding = new Set<string>();
-  for (const service of wsdl.services) {
+  for (const service of servicesOf(wsdl, warnings)) {
     for (const port of service.ports) {
       const binding = lookup(wsdl.bindings, port.binding);
       const where = `Port '${port.name}' of service '${service.name}'`;

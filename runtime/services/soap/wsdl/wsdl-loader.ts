@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isStandardSchema, STANDARD_SCHEMA_FILES } from './standard-schemas.js';
+import { importedStandardSchema, isStandardSchema, STANDARD_SCHEMA_FILES } from './standard-schemas.js';
 import type { SoapTransport } from '../call/soap-transport.js';
 import type { WsdlLocation } from './wsdl-source.js';
 import { attribute, childElements, decodeXml, isXsdNamespace, MAX_NESTING, nestsDeeperThan, parseXml, XmlSyntaxError } from '../xml-dom.js';
@@ -110,8 +110,11 @@ export function schemaElements(root: Element): Element[] {
     .flatMap((types) => childElements(types).filter((child) => child.localName === 'schema' && isXsdNamespace(child.namespaceURI)));
 }
 
-/** The documents a document imports. */
-function importsOf(document: WsdlDocument): Array<{ location: string; chameleonNamespace: string | null; schema: boolean }> {
+/** The documents a document imports; the built-in schemas loaded on import that it imports join `standard` (namespace -> file). */
+function importsOf(
+  document: WsdlDocument,
+  standard: Map<string, string>,
+): Array<{ location: string; chameleonNamespace: string | null; schema: boolean }> {
   const found: Array<{ location: string; chameleonNamespace: string | null; schema: boolean }> = [];
   for (const child of childElements(document.root)) {
     if (child.localName !== 'import' || child.namespaceURI !== document.root.namespaceURI) continue;
@@ -124,6 +127,8 @@ function importsOf(document: WsdlDocument): Array<{ location: string; chameleonN
     for (const child of childElements(schema)) {
       if (!isXsdNamespace(child.namespaceURI)) continue;
       const location = attribute(child, 'schemaLocation');
+      const builtIn = child.localName === 'import' ? importedStandardSchema(attribute(child, 'namespace'), location) : undefined;
+      if (builtIn !== undefined) standard.set(builtIn.namespace, builtIn.file);
       if (location === undefined || location.trim() === '') continue;
       if (child.localName === 'import' && !isStandardSchema(attribute(child, 'namespace'), location))
         found.push({ location, chameleonNamespace: null, schema: true });
@@ -146,6 +151,7 @@ export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapT
   ];
   const seen = new Set([main]);
   const documents: WsdlDocument[] = [];
+  const importedStandard = new Map<string, string>();
   while (queue.length > 0) {
     const pending = queue.shift()!;
     const text = await readText(pending, transport);
@@ -163,7 +169,7 @@ export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapT
     if (nestsDeeperThan(root, MAX_NESTING)) throw soapMessages.wsdlTooDeep.error(pending.label, MAX_NESTING);
     const document: WsdlDocument = { uri: pending.uri, label: pending.label, root, chameleonNamespace: pending.chameleonNamespace };
     documents.push(document);
-    for (const { location: written, chameleonNamespace, schema } of importsOf(document)) {
+    for (const { location: written, chameleonNamespace, schema } of importsOf(document, importedStandard)) {
       const uri = resolveImport(pending.uri, written, pending.label);
       if (seen.has(uri)) continue;
       if (seen.size >= MAX_DOCUMENTS) throw soapMessages.wsdlTooManyDocuments.error(MAX_DOCUMENTS);
@@ -171,20 +177,32 @@ export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapT
       queue.push({ uri, label: written, chameleonNamespace, importedBy: pending.label, schema });
     }
   }
-  return [...documents, ...(await standardDocuments())];
+  // A built-in schema only where the WSDL does not define that namespace itself.
+  const defined = new Set(
+    documents.flatMap((document) => schemaElements(document.root).map((schema) => attribute(schema, 'targetNamespace'))),
+  );
+  const onImport = [...importedStandard].filter(([namespace]) => !defined.has(namespace)).map(([, file]) => file);
+  return [...documents, ...(await standardDocuments()), ...(await Promise.all(onImport.map(standardDocument)))];
+}
+
+const parsedStandard = new Map<string, Promise<WsdlDocument>>();
+
+/** A built-in schema, parsed once per process (nothing changes it). */
+function standardDocument(file: string): Promise<WsdlDocument> {
+  let parsed = parsedStandard.get(file);
+  if (parsed === undefined) {
+    parsed = fs
+      .readFile(file, 'utf8')
+      .then((text) => ({ uri: file, label: path.basename(file), root: parseXml(text).documentElement!, chameleonNamespace: null }));
+    parsedStandard.set(file, parsed);
+  }
+  return parsed;
 }
 
 let standard: Promise<WsdlDocument[]> | null = null;
 
 /** The built-in schemas, parsed once per process (nothing changes them). */
 function standardDocuments(): Promise<WsdlDocument[]> {
-  standard ??= Promise.all(
-    STANDARD_SCHEMA_FILES.map(async (file) => ({
-      uri: file,
-      label: path.basename(file),
-      root: parseXml(await fs.readFile(file, 'utf8')).documentElement!,
-      chameleonNamespace: null,
-    })),
-  );
+  standard ??= Promise.all(STANDARD_SCHEMA_FILES.map(standardDocument));
   return standard;
 }
