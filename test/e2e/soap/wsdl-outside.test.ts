@@ -149,7 +149,10 @@ describe('gen build of WSDLs outside the corpus', () => {
     fs.mkdirSync(site, { recursive: true });
     fs.writeFileSync(
       path.join(site, 'platform.yaml'),
-      platformYaml({ http_only: 'http-only.wsdl', missing_binding: 'missing-binding.wsdl' }, site),
+      platformYaml(
+        { http_only: 'http-only.wsdl', missing_binding: 'missing-binding.wsdl', untyped_bindings: 'untyped-bindings.wsdl' },
+        site,
+      ),
     );
     const { io, out } = captureIo(site);
     expect(await runCli(['build'], io)).toBe(0);
@@ -157,6 +160,9 @@ describe('gen build of WSDLs outside the corpus', () => {
       "platform.yaml:4:5: warning: service 'http_only': The WSDL offers no usable SOAP 1.1 or SOAP 1.2 operation, so the service has none.",
       "platform.yaml:8:5: warning: service 'missing_binding': Port 'SPort' of service 'S' names the binding 'PBinding', which is not defined; the port is left out.",
       "platform.yaml:8:5: warning: service 'missing_binding': The WSDL offers no usable SOAP 1.1 or SOAP 1.2 operation, so the service has none.",
+      "platform.yaml:12:5: warning: service 'untyped_bindings': Binding 'BlogSoap': the port type '' of binding 'BlogSoap' is not defined; the port is left out.",
+      "platform.yaml:12:5: warning: service 'untyped_bindings': The WSDL defines no service (no wsdl:service, so no endpoint address): its SOAP bindings are offered, and calls go to the service option 'location'.",
+      "platform.yaml:12:5: warning: service 'untyped_bindings': The WSDL offers no usable SOAP 1.1 or SOAP 1.2 operation, so the service has none.",
     ]);
   });
 

@@ -248,7 +248,8 @@ export function describeOperations(wsdl: WsdlDescription, reserved: Iterable<str
   for (const service of servicesOf(wsdl, warnings)) {
     for (const port of service.ports) {
       const binding = lookup(wsdl.bindings, port.binding);
-      const where = `Port '${port.name}' of service '${service.name}'`;
+      // The ports servicesOf makes of bare bindings belong to no named service.
+      const where = service.name === '' ? `Binding '${port.name}'` : `Port '${port.name}' of service '${service.name}'`;
       if (binding === undefined) {
         warnings.add(`${where} names the binding '${port.binding?.local ?? ''}', which is not defined; the port is left out.`);
         continue;
