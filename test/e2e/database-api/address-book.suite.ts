@@ -149,6 +149,15 @@ export function addressBookTests(api: () => ApiClient): void {
       0,
     );
     expect(linked).toBe(100);
+    // A relationship's limit below 1 is no valid limit, as for the list itself (reference 2.4): the service maximum.
+    for (const limit of ['0', '-1']) {
+      const unlimited = await api().get('_table/contact_group', {
+        related: 'contact_by_contact_group_relationship',
+        'contact_by_contact_group_relationship.fields': 'id',
+        'contact_by_contact_group_relationship.limit': limit,
+      });
+      expect(unlimited.body, `limit=${limit}`).toEqual(all.body);
+    }
   });
 
   it('filters on related fields with dot notation', async () => {

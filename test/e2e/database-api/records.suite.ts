@@ -52,6 +52,9 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
       ],
       ['a literal + between field and direction', { order: 'id+Desc', limit: '1', fields: 'id' }, [{ id: 100 }]],
       ['ids in the order given', { ids: '5, 3', fields: 'id' }, [{ id: 5 }, { id: 3 }]],
+      // The reference reads each id of the list in turn (2.3): an id named twice is answered twice.
+      ['an id named twice, twice', { ids: '1,1,2,1', fields: 'id' }, [{ id: 1 }, { id: 1 }, { id: 2 }, { id: 1 }]],
+      ['an id named twice with continue', { ids: '1,1', fields: 'id', continue: 'true' }, [{ id: 1 }, { id: 1 }]],
       ['id_field', { ids: '@jon24', id_field: 'twitter', fields: 'id' }, [{ id: 1 }]],
       [
         'empty values are absent',
@@ -115,6 +118,15 @@ export function recordTests(api: () => ApiClient, target: () => DatabaseTarget):
         const page = await small.get('_table/contact', { fields: 'id', order: 'id' });
         expect(page.body).toEqual({ resource: [1, 2, 3, 4, 5].map((id) => ({ id })), meta: { count: 100, next: 5 } });
         expect((await small.get('_table/contact', { limit: '50', fields: 'id' })).body.resource).toHaveLength(5);
+        // A limit below 1 is no valid limit (reference 2.4): the service maximum, with the meta of a list without a limit.
+        for (const limit of ['0', '-1'])
+          expect((await small.get('_table/contact', { limit, fields: 'id', order: 'id' })).body, `limit=${limit}`).toEqual(page.body);
+        expect((await small.get('_table/contact', { limit: '-1', offset: '98', fields: 'id', order: 'id' })).body).toEqual({
+          resource: [{ id: 99 }, { id: 100 }],
+          meta: { count: 100 },
+        });
+        // Grouped lists and related records are bounded by it alike.
+        expect((await small.get('_table/contact', { limit: '-1', group: 'id', fields: 'id' })).body.resource).toHaveLength(5);
       } finally {
         await small.close();
       }

@@ -105,7 +105,7 @@ export function relatedRequests(
     }));
     const limitText = option(query, relation.name, 'limit')?.trim();
     const limit = limitText ? Number(limitText) : ctx.options.maxRecords;
-    if (!Number.isInteger(limit) || limit < 0) throw coreMessages.parameterNotInteger.error(`${relation.name}.limit`);
+    if (!Number.isInteger(limit)) throw coreMessages.parameterNotInteger.error(`${relation.name}.limit`);
     return {
       relation,
       parentField: planField(plan, relation.field[0]),
@@ -114,7 +114,8 @@ export function relatedRequests(
       selection: selectFields(related, relatedFields(toList(option(query, relation.name, 'fields')), relation.name)),
       where,
       order,
-      limit: limit === 0 ? ctx.options.maxRecords : Math.min(limit, ctx.options.maxRecords),
+      // Below 1 is no valid limit, as for the list itself (reference 2.4): the service maximum.
+      limit: limit < 1 ? ctx.options.maxRecords : Math.min(limit, ctx.options.maxRecords),
     };
   });
 }
