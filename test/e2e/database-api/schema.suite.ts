@@ -272,6 +272,14 @@ insert into moody values (1, '{sad,happy}', '{AB,"C"}', '{"[1,3)"}', '{"a b",NUL
     it('lists tables (names, chosen keys, ids) and refuses bad definitions', async () => {
       const listed = await api().get('_schema', { fields: 'name,label' });
       expect(listed.body.resource).toContainEqual({ name: 'typed', label: 'Typed Things' });
+      // Unknown names in fields are ignored, as the reference's list cleaning does; a list naming no
+      // known property gives the entries' names (the default), not empty entries a client can do nothing with.
+      expect((await api().get('_schema', { fields: 'label,bogus' })).body.resource).toContainEqual({ label: 'Typed Things' });
+      for (const path of ['_schema', '_table', '']) {
+        const plain = (await api().get(path)).body;
+        expect((await api().get(path, { fields: 'bogus' })).body, path).toEqual(plain);
+        expect((await api().get(path, { fields: 'bogus,other' })).body, path).toEqual(plain);
+      }
       expect((await api().get('_schema', { ids: 'typed' })).body.resource[0].field).toHaveLength(TYPED_TABLE.field.length);
       expect(
         (await api().call('POST', '_schema?check_exist=true', { resource: [{ name: 'typed', field: [{ name: 'x', type: 'integer' }] }] }))

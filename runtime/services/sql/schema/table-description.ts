@@ -105,11 +105,16 @@ export function describeTable(schema: DatabaseSchema, table: TableModel): Record
 
 /**
  * A listing as reference 1.4 cleans it: names only by default, every key for `*`, the named keys
- * otherwise; `as_list` gives the bare names.
+ * otherwise (unknown ones ignored, as the reference does); `as_list` gives the bare names. An entry
+ * having none of the named keys gives its name, as with no `fields`: the reference's empty entries
+ * say nothing a client can use.
  */
 export function cleanListing(entries: Record<string, unknown>[], fields: readonly string[] | '*' | null, asList: boolean): unknown[] {
   if (asList) return entries.map((entry) => entry.name);
   if (fields === '*') return entries;
   const keys = fields ?? ['name'];
-  return entries.map((entry) => Object.fromEntries(keys.filter((key) => key in entry).map((key) => [key, entry[key]])));
+  return entries.map((entry) => {
+    const known = keys.filter((key) => key in entry);
+    return known.length === 0 ? { name: entry.name } : Object.fromEntries(known.map((key) => [key, entry[key]]));
+  });
 }
