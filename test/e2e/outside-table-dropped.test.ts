@@ -81,8 +81,73 @@ function droppedTableTests(kind: TargetKind): void {
     expect((await ok('GET', '_table/moved?order=id')).resource.map((r: { label: string }) => r.label)).toEqual(['one', 'two']);
     await target.exec('drop table moved');
   });
+
+  it(`${kind}: with the data retrieval cache on, the catalog read again after a drop forgets the cached answers`, async () => {
+    const cached = await startApi(target, { cache_enabled: true, cache_ttl: 600 });
+    try {
+      await target.exec(CREATE[kind]);
+      await target.exec("insert into item (label) values ('one'), ('two')");
+      expect(names((await cached.call('GET', '_table?refresh=true')).body)).toEqual(['item', 'keep']);
+      expect((await cached.call('GET', '_table/item')).status).toBe(200);
+      await target.exec('drop table item');
+      // Another request finds the table gone: the service reads its catalog again.
+      expect((await cached.call('GET', '_table/item?fields=id')).status).toBe(404);
+      expect(await cached.call('GET', '_table/item')).toEqual({
+        status: 404,
+        body: { error: { code: 404, message: 'Table "item" does not exist in the database.' } },
+      });
+    } finally {
+      await cached.close();
+    }
+  });
 }
 
 describe('a SQLite table dropped outside the service', () => droppedTableTests('sqlite'));
 describe.skipIf(!(await requireService('postgres')))('a PostgreSQL table dropped outside the service', () => droppedTableTests('postgres'));
 describe.skipIf(!(await requireService('mysql')))('a MariaDB table dropped outside the service', () => droppedTableTests('mysql'));
+
+const VIEW_SOURCE_MISSING: Partial<Record<TargetKind, string>> = {
+  sqlite: 'View "shown" reads table "base", which does not exist in the database.',
+  // MariaDB's error does not name the table.
+  mysql: 'View "shown" reads a table or column that does not exist in the database.',
+};
+
+/** A view over a table dropped outside: SQLite and MariaDB keep the view (PostgreSQL refuses the drop). */
+function droppedViewBaseTests(kind: TargetKind): void {
+  let target: DatabaseTarget;
+  let api: ApiClient;
+  beforeAll(async () => {
+    target = await openDatabaseTarget(kind);
+    await target.exec(CREATE[kind].replace('item', 'base'));
+    await target.exec("insert into base (label) values ('one')");
+    await target.exec('create view shown as select id, label from base');
+    api = await startApi(target);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await target?.close();
+  });
+
+  it(`${kind}: reading the view is a 404 naming the view (and its missing table where the database says it), then the view is no longer served`, async () => {
+    expect((await api.call('GET', '_table/shown')).body).toEqual({ resource: [{ id: 1, label: 'one' }] });
+    await target.exec('drop table base');
+    expect(await api.call('GET', '_table/shown')).toEqual({
+      status: 404,
+      body: { error: { code: 404, message: VIEW_SOURCE_MISSING[kind] } },
+    });
+    // The catalog read again leaves out the view it can not describe: from now on it is an unknown table.
+    for (const path of ['_table/shown', '_table/shown?fields=id', '_table/shown/1', '_schema/shown']) {
+      const answer = await api.call('GET', path);
+      expect({ status: answer.status, body: answer.body }, path).toEqual({
+        status: 404,
+        body: { error: { code: 404, message: 'Table "shown" does not exist in the database.' } },
+      });
+    }
+    expect(names((await api.call('GET', '_table')).body)).toEqual([]);
+  });
+}
+
+describe('a SQLite view over a table dropped outside the service', () => droppedViewBaseTests('sqlite'));
+describe.skipIf(!(await requireService('mysql')))('a MariaDB view over a table dropped outside the service', () =>
+  droppedViewBaseTests('mysql'),
+);

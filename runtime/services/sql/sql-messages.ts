@@ -152,6 +152,15 @@ export const sqlMessages = {
     409,
     () => 'The table was changed by another client while the request ran; nothing was stored. Try again.',
   ),
+  /**
+   * A view whose table was dropped or renamed outside the service (SQLite and MariaDB keep such a
+   * view): 404 as for a dropped table; MariaDB's error does not say which table, SQLite's does.
+   */
+  viewSourceMissing: message(404, (view: string, table: string | null) =>
+    table === null
+      ? `View "${view}" reads a table or column that does not exist in the database.`
+      : `View "${view}" reads table "${table}", which does not exist in the database.`,
+  ),
   databaseUnavailable: message(503, () => 'The database is unavailable; try again later.'),
   /**
    * Every connection of the service's pool stayed busy (with other requests' statements) for its

@@ -33,9 +33,17 @@ const bareName = (driverName: string) => driverName.slice(driverName.lastIndexOf
  */
 export function missingTable(driverName: string, table: TableModel | null): PorticoError {
   const bare = bareName(driverName);
-  const error = coreMessages.tableNotFound.error(
-    table !== null && table.sourceName.toLowerCase() === bare.toLowerCase() ? table.name : bare,
-  );
+  const own = table !== null && table.sourceName.toLowerCase() === bare.toLowerCase();
+  // A view of the request reading a table gone: the client asked for the view and may never have heard of that table.
+  if (table?.isView && !own) return missingViewSource(table, bare);
+  const error = coreMessages.tableNotFound.error(own ? (table as TableModel).name : bare);
+  outdated.set(error, 'table');
+  return error;
+}
+
+/** A view reading a table (`null`: not named by the driver) dropped or renamed outside the service; the catalog is read again. */
+export function missingViewSource(view: TableModel, table: string | null): PorticoError {
+  const error = sqlMessages.viewSourceMissing.error(view.name, table);
   outdated.set(error, 'table');
   return error;
 }

@@ -1,7 +1,7 @@
 /** mysql2 errors (MySQL/MariaDB error numbers) -> PorticoErrors naming API fields. */
 import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
-import { fieldName, missingColumn, missingTable, SOCKET_ERROR_CODES } from '../driver-errors.js';
+import { fieldName, missingColumn, missingTable, missingViewSource, SOCKET_ERROR_CODES } from '../driver-errors.js';
 import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface MysqlError extends Error {
@@ -158,6 +158,10 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
       const name = /Table '([^']+)' doesn't exist/.exec(message)?.[1] ?? table?.sourceName;
       return name === undefined ? null : missingTable(name, table);
     }
+    // ER_VIEW_INVALID: `View 'db.v' references invalid table(s) or column(s) ...`: MariaDB keeps a view whose table
+    // was dropped outside the service, and no longer describes it (the catalog read again leaves it out).
+    case 1356:
+      return table?.isView ? missingViewSource(table, null) : null;
     // ER_BAD_FIELD_ERROR: `Unknown column 'note' in 'field list'`, dropped or renamed outside the service.
     case 1054: {
       const name = /^Unknown column '([^']+)'/.exec(message)?.[1];
