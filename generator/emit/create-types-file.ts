@@ -65,7 +65,7 @@ function valueType(field: FieldModel, written = false): string {
     const element = field.dbType.trim().replace(/\[\]$/, '');
     const info = nativeTypeInfo(element);
     if (element === field.dbType.trim() || info.type === 'array') return 'unknown[]';
-    const inner = valueType({ ...field, type: info.type, dbType: element, picklist: undefined });
+    const inner = valueType({ ...field, type: info.type, dbType: element, precision: info.precision, picklist: undefined }, written);
     return inner.includes(' ') ? `Array<${inner}>` : `${inner}[]`;
   }
   return TS_TYPE[field.type];

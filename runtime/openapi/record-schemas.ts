@@ -6,8 +6,9 @@
  * `format` (SQL date strings such as `2024-01-31 10:00:00` are not RFC 3339) and no `default`
  * (ajv's useDefaults would fill defaults into partial updates).
  */
-import { isBigInteger, isGenerated, isRequiredOnCreate, isServerFilled } from '../model/field-rules.js';
+import { isBigInteger, isGenerated, isRequiredOnCreate, isServerFilled, isWideDecimal } from '../model/field-rules.js';
 import type { AbstractType, FieldModel, TableModel } from '../model/platform-model.js';
+import { NUMBER_TEXT } from '../services/sql/query/value-codec.js';
 import { nativeTypeInfo } from '../services/sql/schema/native-types.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -49,24 +50,41 @@ const JSON_TYPE: Record<AbstractType, JsonSchema> = {
 };
 
 /** JSON Schema of an array column's element: a PostgreSQL `text[]` holds strings. */
-function elementSchema(field: FieldModel): JsonSchema {
+function elementSchema(field: FieldModel, written: boolean): JsonSchema {
   const element = field.dbType.trim().replace(/\[\]$/, '');
   if (element === field.dbType.trim()) return {};
   const info = nativeTypeInfo(element);
-  return info.type === 'array' ? {} : valueSchema({ ...field, type: info.type, dbType: element, length: info.length, picklist: undefined });
+  return info.type === 'array'
+    ? {}
+    : valueSchema(
+        { ...field, type: info.type, dbType: element, length: info.length, precision: info.precision, picklist: undefined },
+        written,
+      );
 }
 
-/** The type keywords of a column's non-null value. */
-function valueSchema(field: FieldModel): JsonSchema {
+/**
+ * The type keywords of a column's non-null value; `written`, as a request body may send it: a
+ * decimal wider than a double also as its exact text (what the server keeps, and what the
+ * generated insert and update types say: generator/emit/create-types-file.ts).
+ */
+function valueSchema(field: FieldModel, written = false): JsonSchema {
   if (isBigInteger(field)) return { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] };
-  if (field.type === 'array') return { type: 'array', items: elementSchema(field) };
+  if (written && isWideDecimal(field)) return { anyOf: [{ type: 'number' }, { type: 'string', pattern: NUMBER_TEXT.source }] };
+  if (field.type === 'array') return { type: 'array', items: elementSchema(field, written) };
   return { ...JSON_TYPE[field.type] };
 }
 
-/** JSON Schema of one column's value. */
-export function fieldJsonSchema(field: FieldModel): JsonSchema {
-  const schema = valueSchema(field);
-  if (field.dbType !== '') schema.description = isBigInteger(field) ? `${field.dbType}: a number, or a string beyond 2^53` : field.dbType;
+/** What a column's description adds to its database type: how its values travel when JSON numbers would lose digits. */
+function descriptionOf(field: FieldModel, written: boolean): string {
+  if (isBigInteger(field)) return `${field.dbType}: a number, or a string beyond 2^53`;
+  if (written && isWideDecimal(field)) return `${field.dbType}: a number, or a string of the exact digits`;
+  return field.dbType;
+}
+
+/** JSON Schema of one column's value; `written`, as a request body may send it. */
+export function fieldJsonSchema(field: FieldModel, written = false): JsonSchema {
+  const schema = valueSchema(field, written);
+  if (field.dbType !== '') schema.description = descriptionOf(field, written);
   if (field.type === 'string' && field.length !== null && field.length > 0) schema.maxLength = field.length;
   // `nullable` needs a `type` (ajv refuses it alone): with anyOf each branch carries it; untyped json already admits null.
   if (field.allowNull && schema.type !== undefined) schema.nullable = true;
@@ -103,7 +121,7 @@ function writableFields(table: TableModel): FieldModel[] {
 
 /** A writable column's schema in a request: what the server fills is no longer read-only here. */
 function writableSchema(field: FieldModel): JsonSchema {
-  const { readOnly: _readOnly, ...schema } = fieldJsonSchema(field);
+  const { readOnly: _readOnly, ...schema } = fieldJsonSchema(field, true);
   return schema;
 }
 

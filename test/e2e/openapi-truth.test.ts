@@ -313,6 +313,48 @@ describe('each database service answers as its _spec says', () => {
   }
 });
 
+/** Values a write takes exactly, per column of `write_shape` (truth-platform.ts), as sent and of each kind the server accepts. */
+const EXACT_WRITES: Record<'sqlite' | 'postgres' | 'mysql', Array<Record<string, unknown>>> = {
+  sqlite: [
+    { exact: '12345678901234567890.0123456789', cents: 123.45, big: '9223372036854775807' },
+    { exact: 1.5, cents: 0.5, big: 7 },
+  ],
+  postgres: [
+    { exact: '12345678901234567890.0123456789', cents: 123.45, big: '9223372036854775807' },
+    { exact: 1.5, exacts: ['1.5', '12345678901234567890.5', 2], bigs: ['9223372036854775807', 1] },
+  ],
+  mysql: [
+    { exact: '12345678901234567890.0123456789', cents: 123.45, big: '9223372036854775807' },
+    { exact: 1.5, big: 7 },
+  ],
+};
+
+describe('write bodies: what the request schemas admit is what the server takes', () => {
+  for (const kind of ['sqlite', 'postgres', 'mysql'] as const) {
+    it(kind, { timeout: 60_000 }, async (context) => {
+      const service = platform.databases.get(kind);
+      if (service === undefined) return context.skip();
+      const checker = new DocumentChecker(service, (await call('GET', `/${service}/_spec`)).body);
+      for (const record of EXACT_WRITES[kind]) {
+        // A wide decimal's exact text and a bigint beyond 2^53 are taken: the request schemas must say so.
+        expect(checker.mismatches('#/components/schemas/write_shape.insert', record), JSON.stringify(record)).toEqual([]);
+        expect(checker.mismatches('#/components/schemas/write_shape.update', record), JSON.stringify(record)).toEqual([]);
+        const created = await call('POST', `/${service}/_table/write_shape?fields=*`, { resource: [record] });
+        expect(created.status, JSON.stringify(created.body)).toBe(200);
+        const id = created.body.resource[0].id;
+        const updated = await call('PATCH', `/${service}/_table/write_shape/${id}?fields=*`, record);
+        expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+        // What reads return stays as the record schema says (a wide decimal read back is a number).
+        for (const answer of [created.body.resource[0], updated.body])
+          expect(checker.mismatches('#/components/schemas/write_shape', answer), JSON.stringify(answer)).toEqual([]);
+      }
+      // Text that is no number is refused by both.
+      expect(checker.mismatches('#/components/schemas/write_shape.insert', { exact: '12,5' })).not.toEqual([]);
+      expect((await call('POST', `/${service}/_table/write_shape`, { resource: [{ exact: '12,5' }] })).status).toBe(400);
+    });
+  }
+});
+
 // ------------------------------------------------------------------------------------------------
 // The other services
 

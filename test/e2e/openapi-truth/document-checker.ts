@@ -172,6 +172,16 @@ export class DocumentChecker {
     return found;
   }
 
+  /** Why `value` does not match the document's schema at `ref` (`#/components/schemas/...`): none when it does. */
+  mismatches(ref: string, value: Json): string[] {
+    let validate = this.cache.get(ref);
+    if (validate === undefined) {
+      validate = this.ajv.compile({ $ref: `doc${ref}` });
+      this.cache.set(ref, validate);
+    }
+    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+  }
+
   /** A missing member a partial read did not ask for. */
   private unselected(error: ErrorObject, selected: readonly string[] | undefined): boolean {
     if (selected === undefined) return false;

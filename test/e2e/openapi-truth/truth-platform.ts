@@ -25,7 +25,10 @@ import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from '../dat
 export const WSDLS = ['calculator.wsdl', 'types.wsdl', 'rpc.wsdl', 'mixed.wsdl', 'edges.wsdl'];
 const WSDL_DIR = fileURLToPath(new URL('../soap/wsdl/', import.meta.url));
 
-/** Awkward tables beside the address book, per database (the same names on each). */
+/**
+ * Awkward tables beside the address book, per database (the same names on each); `write_shape`
+ * holds the columns whose values a request body may send as text (wide decimals, 64-bit integers).
+ */
 const AWKWARD: Record<TargetKind, string> = {
   sqlite: `
 create view contact_names as select id, first_name, last_name from contact
@@ -34,7 +37,9 @@ create table log_line (at varchar(40), message text)
 ;;
 create table member (contact_id integer not null references contact (id), contact_group_id integer not null references contact_group (id), since varchar(20), primary key (contact_id, contact_group_id))
 ;;
-create table "odd name" (code varchar(20) primary key, "e-mail" varchar(100), "first name" text)`,
+create table "odd name" (code varchar(20) primary key, "e-mail" varchar(100), "first name" text)
+;;
+create table write_shape (id integer primary key autoincrement, exact numeric, cents decimal(10,2), big bigint)`,
   postgres: `
 create view contact_names as select id, first_name, last_name from contact
 ;;
@@ -42,7 +47,9 @@ create table log_line (at varchar(40), message text)
 ;;
 create table member (contact_id integer not null references contact (id), contact_group_id integer not null references contact_group (id), since varchar(20), primary key (contact_id, contact_group_id))
 ;;
-create table "odd name" (code varchar(20) primary key, "e-mail" varchar(100), "first name" text)`,
+create table "odd name" (code varchar(20) primary key, "e-mail" varchar(100), "first name" text)
+;;
+create table write_shape (id serial primary key, exact numeric, cents numeric(10,2), big bigint, exacts numeric[], bigs bigint[])`,
   mysql: `
 create view contact_names as select id, first_name, last_name from contact
 ;;
@@ -50,13 +57,17 @@ create table log_line (at varchar(40), message text)
 ;;
 create table member (contact_id integer not null, contact_group_id integer not null, since varchar(20), primary key (contact_id, contact_group_id), foreign key (contact_id) references contact (id), foreign key (contact_group_id) references contact_group (id))
 ;;
-create table \`odd name\` (code varchar(20) primary key, \`e-mail\` varchar(100), \`first name\` text)`,
+create table \`odd name\` (code varchar(20) primary key, \`e-mail\` varchar(100), \`first name\` text)
+;;
+create table write_shape (id int auto_increment primary key, exact decimal(65,10), cents decimal(10,2), big bigint)`,
 };
 
 const AWKWARD_ROWS = `
 insert into log_line (at, message) values ('2026-01-01', 'started')
 ;;
-insert into member (contact_id, contact_group_id, since) values (1, 1, '2020')`;
+insert into member (contact_id, contact_group_id, since) values (1, 1, '2020')
+;;
+insert into write_shape (exact, cents, big) values (1, 2, 3)`;
 
 /** Custom endpoints: a plain read, a path parameter, a checked body answered 201, an empty 204 and a text answer. */
 export const shopEndpoints = defineEndpoints({

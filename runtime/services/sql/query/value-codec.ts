@@ -18,7 +18,8 @@ export type Encoder = (value: unknown) => unknown;
 export type Decoder = (value: unknown) => unknown;
 
 const INTEGER_TEXT = /^[+-]?\d+$/;
-const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/** Number text the numeric encoders take (the OpenAPI request schemas give it as a wide decimal's pattern). */
+export const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 /** The texts a boolean field takes as true. */
 export const TRUE_TEXT: ReadonlySet<string> = new Set(['true', '1', 'yes', 'on', 'y', 't']);
 const FALSE_TEXT = new Set(['false', '0', 'no', 'off', 'n', 'f']);

@@ -45,6 +45,8 @@ describe('createTypesFile', () => {
     const decimals = [
       { ...bareField('wide', 'decimal'), dbType: 'numeric' },
       { ...bareField('narrow', 'decimal', { length: null, precision: 10, scale: 2 }), dbType: 'decimal(10,2)' },
+      { ...bareField('wides', 'array'), dbType: 'numeric[]' },
+      { ...bareField('narrows', 'array'), dbType: 'numeric(10,2)[]' },
     ];
     const written = createTypesFile({
       ...myDb,
@@ -55,5 +57,10 @@ describe('createTypesFile', () => {
     expect(insert).toContain('wide?: number | string | null;');
     expect(update).toContain('wide?: number | string | null;');
     for (const part of [record, insert, update]) expect(part).toMatch(/narrow\??: number \| null;/);
+    // An array's elements as the OpenAPI request schemas take them (record-schemas.ts): the exact text of a wide decimal too.
+    expect(record).toContain('wides: number[] | null;');
+    expect(insert).toContain('wides?: Array<number | string> | null;');
+    expect(update).toContain('wides?: Array<number | string> | null;');
+    for (const part of [record, insert, update]) expect(part).toMatch(/narrows\??: number\[\] \| null;/);
   });
 });

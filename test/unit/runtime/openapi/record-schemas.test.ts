@@ -146,3 +146,40 @@ describe('documented record, insert and update schemas', () => {
     expect(Object.keys(update.properties as object)).toEqual(['id', 'first_name', 'nick', 'rank']);
   });
 });
+
+describe('write schemas of exact decimals', () => {
+  const ledger = table('ledger', {
+    fields: [
+      field('id', { type: 'id', dbType: 'integer', allowNull: false, autoIncrement: true }),
+      field('exact', { type: 'decimal', dbType: 'numeric', allowNull: true }),
+      field('cents', { type: 'decimal', dbType: 'decimal(10,2)', precision: 10, scale: 2, allowNull: false }),
+      field('wide', { type: 'decimal', dbType: 'decimal(30,10)', precision: 30, scale: 10, allowNull: false }),
+      field('exacts', { type: 'array', dbType: 'numeric[]', allowNull: true }),
+    ],
+  });
+  const ajv = new Ajv({ strict: false });
+
+  it('take a decimal wider than a double as a number or its exact text, as the insert and update types do', () => {
+    for (const schema of [insertJsonSchema(ledger), updateJsonSchema(ledger)]) {
+      const properties = schema.properties as Record<string, Record<string, unknown>>;
+      expect(properties.exact).toEqual({
+        anyOf: [
+          { type: 'number', nullable: true },
+          { type: 'string', pattern: '^[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?$', nullable: true },
+        ],
+        description: 'numeric: a number, or a string of the exact digits',
+      });
+      expect(properties.cents).toEqual({ type: 'number', description: 'decimal(10,2)' });
+      const validate = ajv.compile(schema);
+      expect(validate({ exact: '12345678901234567890.0123456789', wide: '1.5e3', cents: 1.5, exacts: ['1.5', 2] })).toBe(true);
+      expect(validate({ exact: '12,5' })).toBe(false);
+      expect(validate({ exacts: ['x'] })).toBe(false);
+    }
+  });
+
+  it('leave reads a number, as the server returns it', () => {
+    const properties = recordJsonSchema(ledger).properties as Record<string, Record<string, unknown>>;
+    expect(properties.exact).toEqual({ type: 'number', description: 'numeric', nullable: true });
+    expect(properties.exacts).toEqual({ type: 'array', items: { type: 'number' }, description: 'numeric[]', nullable: true });
+  });
+});
