@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTypesFile } from '#generator/emit/create-types-file.js';
-import type { SqlServiceModel } from '#runtime/model/platform-model.js';
+import { type AbstractType, type FieldModel, MODEL_FIELD_TYPES, type SqlServiceModel } from '#runtime/model/platform-model.js';
+import { insertJsonSchema, recordJsonSchema, updateJsonSchema } from '#runtime/openapi/record-schemas.js';
 import { bareField } from '#runtime/services/sql/query/value-codec.js';
 import { awkwardModel } from './awkward-model.js';
 
@@ -62,5 +63,66 @@ describe('createTypesFile', () => {
     expect(insert).toContain('wides?: Array<number | string> | null;');
     expect(update).toContain('wides?: Array<number | string> | null;');
     for (const part of [record, insert, update]) expect(part).toMatch(/narrows\??: number\[\] \| null;/);
+  });
+});
+
+/** The JSON kinds a TypeScript type admits (`number | string` is number and string; `Array<...>` of its elements). */
+function typeKinds(type: string): string[] {
+  const parts = type.replace(/ \| null$/, '').trim();
+  const array = /^Array<(.*)>$/.exec(parts) ?? /^(\w+)\[\]$/.exec(parts);
+  if (array !== null) return [`array of ${typeKinds(array[1]).join('|')}`];
+  return parts.split(' | ').sort();
+}
+
+/** The JSON kinds a JSON Schema admits, in the same words. */
+function schemaKinds(schema: Record<string, any>): string[] {
+  if (Array.isArray(schema.anyOf)) return schema.anyOf.flatMap(schemaKinds).sort();
+  if (schema.type === 'array') return [`array of ${schemaKinds(schema.items).join('|')}`];
+  if (schema.type === undefined) return ['unknown'];
+  return [schema.type === 'integer' ? 'number' : schema.type];
+}
+
+describe('the generated types and the OpenAPI record schemas', () => {
+  // Each abstract type in a column of a usual native type, and the wide and narrow cases of exact numbers.
+  const samples: Array<[AbstractType, string, number | null]> = [
+    ...MODEL_FIELD_TYPES.filter((type) => type !== 'array').map((type): [AbstractType, string, number | null] => [type, '', null]),
+    ['bigint', 'bigint', null],
+    ['integer', 'int8', null],
+    ['decimal', 'numeric', null],
+    ['decimal', 'decimal(10,2)', 10],
+    ['decimal', 'decimal(30,10)', 30],
+    ['array', 'numeric[]', null],
+    ['array', 'numeric(10,2)[]', null],
+    ['array', 'bigint[]', null],
+    ['array', 'text[]', null],
+    ['array', 'jsonb', null],
+  ];
+  const fields: FieldModel[] = samples.map(([type, dbType, precision], i) => ({
+    ...bareField(`c${i}`, type, { length: null, precision, scale: precision === null ? null : 2 }),
+    dbType,
+    allowNull: true,
+  }));
+  const [base] = myDb.schema.tables;
+  const table = { ...base, name: 'sample', fields, primaryKey: [] };
+  const types = createTypesFile({ ...myDb, schema: { ...myDb.schema, tables: [table] } });
+  const [record, insert, update] = types.split(/^export interface /m).slice(1, 4);
+  const typeOf = (part: string, name: string) => new RegExp(`^\\s*${name}\\??: (.*);$`, 'm').exec(part)?.[1];
+
+  it.each(samples.map((sample, i) => [`${sample[0]} ${sample[1]}`, i]))('say the same of %s', (_, i) => {
+    const name = `c${i}`;
+    for (const [part, schema] of [
+      [record, recordJsonSchema(table)],
+      [insert, insertJsonSchema(table)],
+      [update, updateJsonSchema(table)],
+    ] as const) {
+      const property = (schema.properties as Record<string, Record<string, unknown>>)[name];
+      const type = typeOf(part, name);
+      if (property === undefined || type === undefined) {
+        // A column the server fills is in neither write.
+        expect(property === undefined && type === undefined, `${name} in ${part.split(' ')[0]}`).toBe(true);
+        continue;
+      }
+      expect(typeKinds(type), `${name} in ${part.split(' ')[0]}: ${type}`).toEqual(schemaKinds(property));
+    }
   });
 });
