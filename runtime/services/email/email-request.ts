@@ -15,6 +15,7 @@ import type { EmailTemplateStore, RuntimeContext, ServiceCall } from '../service
 import { fillTemplate, type MailAttachment, type MailMessage } from './mail-message.js';
 import { messageFromBody } from './message-body.js';
 import { decodePercent } from '../../core/percent-decoding.js';
+import { shownUrl, withoutUrlSecrets } from '../../core/shown-url.js';
 
 /** Largest attachment total of one message. */
 const MAX_ATTACHMENTS = 25 * 1024 * 1024;
@@ -81,7 +82,7 @@ async function fetchAttachment(url: string, max: number): Promise<MailAttachment
   try {
     parsed = new URL(url.trim());
   } catch {
-    throw new BadRequestError(`Failed to import attachment file from url. '${url}' is not a URL.`);
+    throw new BadRequestError(`Failed to import attachment file from url. '${shownUrl(url)}' is not a URL.`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new BadRequestError('Failed to import attachment file from url. Only http and https URLs are imported.');
@@ -89,7 +90,7 @@ async function fetchAttachment(url: string, max: number): Promise<MailAttachment
   try {
     response = await fetch(parsed, { signal: AbortSignal.timeout(30_000) });
   } catch (error) {
-    throw new BadRequestError(`Failed to import attachment file from url. ${(error as Error).message}`);
+    throw new BadRequestError(`Failed to import attachment file from url. ${withoutUrlSecrets((error as Error).message)}`);
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
@@ -101,7 +102,7 @@ async function fetchAttachment(url: string, max: number): Promise<MailAttachment
   } catch (error) {
     await response.body?.cancel().catch(() => undefined);
     if (error instanceof PayloadTooLargeError) throw new PayloadTooLargeError('The attachment is too large.');
-    throw new BadRequestError(`Failed to import attachment file from url. ${(error as Error).message}`);
+    throw new BadRequestError(`Failed to import attachment file from url. ${withoutUrlSecrets((error as Error).message)}`);
   }
   return {
     filename: lastSegment(parsed),

@@ -421,6 +421,15 @@ describe('smtp_email', () => {
       const endless = await api('POST', '/mailer', { to: 'ann@example.com', subject: 'big', import_url: `${base}/endless` });
       expect(endless.body.error).toEqual({ code: 413, message: 'The attachment is too large.' });
       expect(Date.now() - started).toBeLessThan(10_000);
+      // fetch refuses a URL with credentials and names it whole in its message: the caller's password came back in the 400.
+      const secret = await api('POST', '/mailer', {
+        to: 'ann@example.com',
+        subject: 'creds',
+        import_url: `http://ann:hunter2@127.0.0.1:${(remote.address() as AddressInfo).port}/a.txt?token=t0k`,
+      });
+      expect(secret.status).toBe(400);
+      expect(secret.body.error.message).toContain('Failed to import attachment file from url.');
+      expect(secret.body.error.message).not.toMatch(/hunter2|ann:|t0k/);
     } finally {
       remote.closeAllConnections();
       remote.close();

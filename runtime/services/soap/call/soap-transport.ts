@@ -15,6 +15,7 @@ import type { SoapOptions } from '../soap-config.js';
 import { soapMessages } from '../soap-messages.js';
 import { decodeXml } from '../xml-dom.js';
 import { xopEnvelope } from './xop.js';
+import { shownUrl, withoutUrlSecrets } from '../../../core/shown-url.js';
 
 export interface HttpReply {
   status: number;
@@ -75,11 +76,11 @@ export class SoapTransport {
       ? this.ntlmClient.then((client) => this.ntlmExchange(client, url, body, requestHeaders))
       : this.send(url, body, requestHeaders, body === null ? MAX_REDIRECTS : 0);
     return exchange.catch((error: unknown) => {
-      if (error instanceof TooLargeError) throw soapMessages.answerTooLarge.error(shown(url), MAX_ANSWER_BYTES / 1024 / 1024);
-      if (error instanceof CutOffError) throw soapMessages.answerCutOff.error(shown(url), error.message);
+      if (error instanceof TooLargeError) throw soapMessages.answerTooLarge.error(shownUrl(url), MAX_ANSWER_BYTES / 1024 / 1024);
+      if (error instanceof CutOffError) throw soapMessages.answerCutOff.error(shownUrl(url), error.message);
       throw error instanceof TimeoutError
-        ? soapMessages.hostTimeout.error(shown(url), this.options.timeoutMs / 1000)
-        : soapMessages.hostUnreachable.error(shown(url), (error as Error).message);
+        ? soapMessages.hostTimeout.error(shownUrl(url), this.options.timeoutMs / 1000)
+        : soapMessages.hostUnreachable.error(shownUrl(url), withoutUrlSecrets((error as Error).message));
     });
   }
 
@@ -197,16 +198,4 @@ function decode(body: Buffer, contentType: string | undefined): string {
     if (envelope !== null) return envelope;
   }
   return decodeXml(body, /charset="?([^";\s]+)/i.exec(contentType ?? '')?.[1]);
-}
-
-/** The URL without credentials, for messages. */
-function shown(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return url;
-  }
 }

@@ -13,6 +13,7 @@ import type { WsdlLocation } from './wsdl-source.js';
 import { attribute, childElements, decodeXml, isXsdNamespace, MAX_NESTING, nestsDeeperThan, parseXml, XmlSyntaxError } from '../xml-dom.js';
 import { message, PorticoError } from '../../../core/errors.js';
 import { soapMessages } from '../soap-messages.js';
+import { shownUrl } from '../../../core/shown-url.js';
 
 const WSDL2_NS = 'http://www.w3.org/ns/wsdl';
 /** Guards against import loops through ever-new URLs. */
@@ -48,7 +49,7 @@ function resolveImport(base: string, location: string, importedBy: string): stri
   if (isUrl(written)) return new URL(written).href;
   if (isUrl(base)) {
     const resolved = new URL(written, base).href;
-    if (!isUrl(resolved)) throw soapMessages.wsdlImportNotHttp.error(importedBy, location);
+    if (!isUrl(resolved)) throw soapMessages.wsdlImportNotHttp.error(importedBy, shownUrl(location));
     return resolved;
   }
   if (/^file:/i.test(written)) return fileURLToPath(written);
@@ -64,9 +65,9 @@ async function readText(pending: Pending, transport: SoapTransport): Promise<str
       // with the status the transport gave (503 for a host that cannot be reached).
       if (pending.importedBy === null || !(error instanceof PorticoError)) throw error;
       const reason = `${error.message.charAt(0).toLowerCase()}${error.message.slice(1).replace(/\.$/, '')}`;
-      throw message(error.status, () => soapMessages.wsdlUnreadable.text(what(false), pending.uri, from, reason)).error();
+      throw message(error.status, () => soapMessages.wsdlUnreadable.text(what(false), shownUrl(pending.uri), from, reason)).error();
     });
-    if (reply.status !== 200) throw soapMessages.wsdlUnreadable.error(what(false), pending.uri, from, `HTTP ${reply.status}`);
+    if (reply.status !== 200) throw soapMessages.wsdlUnreadable.error(what(false), shownUrl(pending.uri), from, `HTTP ${reply.status}`);
     return reply.body;
   }
   try {
@@ -147,7 +148,13 @@ function importsOf(
 export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapTransport): Promise<WsdlDocument[]> {
   const main = location.kind === 'url' ? location.url : location.path;
   const queue: Pending[] = [
-    { uri: main, label: location.kind === 'url' ? main : path.basename(main), chameleonNamespace: null, importedBy: null, schema: false },
+    {
+      uri: main,
+      label: location.kind === 'url' ? shownUrl(main) : path.basename(main),
+      chameleonNamespace: null,
+      importedBy: null,
+      schema: false,
+    },
   ];
   const seen = new Set([main]);
   const documents: WsdlDocument[] = [];
@@ -174,7 +181,7 @@ export async function loadWsdlDocuments(location: WsdlLocation, transport: SoapT
       if (seen.has(uri)) continue;
       if (seen.size >= MAX_DOCUMENTS) throw soapMessages.wsdlTooManyDocuments.error(MAX_DOCUMENTS);
       seen.add(uri);
-      queue.push({ uri, label: written, chameleonNamespace, importedBy: pending.label, schema });
+      queue.push({ uri, label: shownUrl(written), chameleonNamespace, importedBy: pending.label, schema });
     }
   }
   // A built-in schema only where the WSDL does not define that namespace itself.

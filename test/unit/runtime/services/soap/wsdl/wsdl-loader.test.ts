@@ -121,4 +121,14 @@ describe('WSDL loading', () => {
       `Could not read the WSDL document ${base}/other?wsdl: HTTP 404.`,
     );
   });
+
+  it('names a WSDL URL without the user, password or secret query values written in it', async () => {
+    const secret = `http://ann:hunter2@${base.slice('http://'.length)}`;
+    await expect(loadWsdlDocuments({ kind: 'url', url: `${secret}/other?wsdl&token=t0k` }, transport)).rejects.toThrow(
+      `Could not read the WSDL document ${base}/other?wsdl=&token=***: HTTP 404.`,
+    );
+    await expect(loadWsdlDocuments({ kind: 'url', url: `${secret}/svc?wsdl` }, transport)).rejects.toThrow(
+      `'${base}/svc?wsdl' imports 'file:///etc/passwd'`,
+    );
+  });
 });
