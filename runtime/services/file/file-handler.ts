@@ -513,18 +513,21 @@ export class FileHandler implements ServiceHandler {
     const found = await this.storage.stat(source.path);
     const label = type === 'folder' ? 'Folder' : 'File';
     if (!found || found.type !== type) throw new NotFoundError(`${label} '${shown(source.path, type === 'folder')}' does not exist.`);
-    if (await this.storage.stat(target)) throw new BadRequestError(`${label} '${shown(target, type === 'folder')}' already exists.`);
     if (type === 'folder' && (target === source.path || target.startsWith(`${source.path}/`)))
       throw new BadRequestError('A folder cannot be copied into itself.');
-    if (type === 'file') await this.storage.copyFile(source.path, target);
-    else {
-      await this.storage.mkdir(target);
-      for (const entry of await this.tree(source.path, true)) {
-        const to = `${target}${entry.path.slice(source.path.length)}`;
-        if (entry.type === 'folder') await this.storage.mkdir(to);
-        else await this.storage.copyFile(entry.path, to);
+    // Looked for, then written: alone on the target, as create-only writes are (two copies at once both found nothing).
+    await this.locks.run(target, async () => {
+      if (await this.storage.stat(target)) throw new BadRequestError(`${label} '${shown(target, type === 'folder')}' already exists.`);
+      if (type === 'file') await this.storage.copyFile(source.path, target);
+      else {
+        await this.storage.mkdir(target);
+        for (const entry of await this.tree(source.path, true)) {
+          const to = `${target}${entry.path.slice(source.path.length)}`;
+          if (entry.type === 'folder') await this.storage.mkdir(to);
+          else await this.storage.copyFile(entry.path, to);
+        }
       }
-    }
+    });
     if (move) await (type === 'folder' ? this.storage.removeFolder(source.path, true) : this.storage.removeFile(source.path));
     return { name, path: shown(target, type === 'folder'), type };
   }

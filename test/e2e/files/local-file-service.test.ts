@@ -406,6 +406,22 @@ describe('local_file: requests at once on one path', () => {
     const folders = await Promise.all(bodies.map(() => raw('POST', '/files/race/sub/', undefined)));
     expect(folders.map((answer) => answer.statusCode).sort()).toEqual([201, 400, 400, 400, 400, 400, 400, 400]);
   });
+
+  it('lets one batch copy to a name succeed, the others are told it exists', async () => {
+    await raw('POST', '/files/race-copy/', undefined);
+    const sources = Array.from({ length: 8 }, (_, i) => `race-copy/src${i}.txt`);
+    for (const [i, source] of sources.entries()) fs.writeFileSync(path.join(root, source), String(i).repeat(100_000));
+    // Each copy looked for the target, found nothing and copied over the others: all were told it was copied.
+    const copies = await Promise.all(
+      sources.map((source) => api('POST', '/files/race-copy/', { resource: [{ type: 'file', source_path: source, name: 'one.txt' }] })),
+    );
+    const items = copies.map((answer) => answer.body.resource[0]);
+    const copied = items.flatMap((item, i) => (item.error === undefined ? [i] : []));
+    expect(copied).toHaveLength(1);
+    for (const item of items.filter((it) => it.error !== undefined))
+      expect(item.error).toEqual({ code: 400, message: "File 'race-copy/one.txt' already exists." });
+    expect(fs.readFileSync(path.join(root, 'race-copy/one.txt'), 'utf8')).toBe(String(copied[0]).repeat(100_000));
+  });
 });
 
 describe('local_file: names a file system or a header cannot take', () => {
