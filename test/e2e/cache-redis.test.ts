@@ -104,6 +104,18 @@ describe.skipIf(!(await requireBroker('redis')))('cache_redis service', () => {
       });
     }
     expect((await api('PUT', '/cache/long?ttl=2147483647', '"x"')).status).toBe(200);
+    // ttl=0 expires at once (Laravel's put forgets the key): it stored the value for ever.
+    expect((await api('PUT', '/cache/zero?ttl=0', '"x"')).body).toEqual({ zero: 'x' });
+    expect(await redis.exists(`${prefix}zero`)).toBe(0);
+    await api('PUT', '/cache/was', '"x"');
+    expect((await api('PATCH', '/cache/was?ttl=-5', '"y"')).status).toBe(200);
+    expect(await redis.exists(`${prefix}was`)).toBe(0);
+    await api('PUT', '/cache/kept2', '"x"');
+    expect((await api('POST', '/cache/kept2?ttl=0', '"y"')).status).toBe(400);
+    expect((await api('POST', '/cache/new0?ttl=0', '"y"')).status).toBe(201);
+    expect((await api('PUT', '/cache?ttl=0', { kept2: 1, other0: 2 })).status).toBe(200);
+    expect((await api('POST', '/cache?ttl=0', { new1: 1 })).status).toBe(201);
+    expect(await redis.exists(`${prefix}kept2`, `${prefix}other0`, `${prefix}new0`, `${prefix}new1`)).toBe(0);
   });
 
   it('reads and clears with clear=true (alias pull)', async () => {

@@ -8,7 +8,7 @@
  *   PUT|PATCH /{svc}/{key}   stores → {key: value};  PUT|PATCH /{svc} with a body object stores each
  *   DELETE /{svc}/{key}      → {"success": true|false}
  *
- * `ttl=` (seconds) or `forever=true` on writes; else the service's default_ttl. A key is the path
+ * `ttl=` (seconds; 0 or below: expired at once) or `forever=true` on writes; else the service's default_ttl. A key is the path
  * after the service (`a/b` stays `a/b`: no `/`-to-`.` folding, so keys cannot collide). Values are
  * kept as JSON. Keys named in a body are checked against the role's grants like path keys.
  */
@@ -30,6 +30,11 @@ const MAX_KEY_LENGTH = 1024;
 const MAX_LISTED = 10_000;
 /** Longest `ttl=` (seconds, about 68 years; `forever=true` for none). */
 const MAX_TTL = 2_147_483_647;
+/**
+ * What ttl() gives for `ttl=0` or below: the value expires at once, so nothing is stored and a
+ * replacing write forgets the key (Laravel's put/add with a TTL <= 0, which the reference's cache runs on).
+ */
+const EXPIRED = -1;
 /** Where entries lent to other services live, under the key prefix; left out of listings. */
 const LENT = '~responses:';
 /**
@@ -44,6 +49,7 @@ local existing = {}
 for i = 1, #KEYS do if redis.call('EXISTS', KEYS[i]) == 1 then table.insert(existing, i) end end
 if #existing > 0 then return existing end
 local ttl = tonumber(ARGV[1])
+if ttl < 0 then return existing end
 for i = 1, #KEYS do
   if ttl > 0 then redis.call('SET', KEYS[i], ARGV[i + 1], 'EX', ttl) else redis.call('SET', KEYS[i], ARGV[i + 1]) end
 end
@@ -109,11 +115,11 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
     if (text === undefined || text === '') return this.config.defaultTtl;
     const ttl = Number(text);
     // Beyond what Redis takes (ttl=99999999999999999999), its own error text reached the caller.
-    if (!Number.isInteger(ttl) || ttl < 0 || ttl > MAX_TTL)
+    if (!Number.isInteger(ttl) || ttl < -MAX_TTL || ttl > MAX_TTL)
       throw new BadRequestError(`Parameter 'ttl' must be a whole number of seconds up to ${MAX_TTL}, not '${text}'.`, {
         parameter: 'ttl',
       });
-    return ttl;
+    return ttl <= 0 ? EXPIRED : ttl;
   }
 
   private encode(key: string, value: unknown): string {
@@ -192,6 +198,12 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
     const json = this.encode(key, value);
     const ttl = this.ttl(call);
     const redis = await this.redis();
+    if (ttl === EXPIRED) {
+      if (!create) await this.run(redis.del(this.key(key)));
+      else if ((await this.run(redis.exists(this.key(key)))) === 1)
+        throw new BadRequestError(`Key '${key}' already exists in cache. Use PUT to update existing key.`);
+      return { [key]: value };
+    }
     const args: Array<string | number> = ttl > 0 ? ['EX', ttl] : [];
     const done = await this.run(
       create ? redis.call('SET', this.key(key), json, ...args, 'NX') : redis.call('SET', this.key(key), json, ...args),
@@ -222,7 +234,8 @@ class RedisCacheHandler implements ServiceHandler, SharedCacheProvider {
           `Nothing was stored in cache. One or more key(s) already exists (${existing.map((i) => entries[i - 1][0]).join(',')})`,
         );
       }
-    } else {
+    } else if (ttl === EXPIRED) await this.run(redis.del(...keys));
+    else {
       const batch = redis.multi();
       keys.forEach((full, i) => {
         if (ttl > 0) batch.set(full, values[i], 'EX', ttl);
@@ -283,8 +296,9 @@ export function redisCacheOpenApi(): OpenApiFragment {
   const ttl = {
     name: 'ttl',
     in: 'query' as const,
-    description: "Seconds before the value expires (default: the service's default_ttl).",
-    schema: { type: 'integer' as const, minimum: 0 },
+    description:
+      "Seconds before the value expires (default: the service's default_ttl); 0 or below stores nothing and a PUT or PATCH forgets the key.",
+    schema: { type: 'integer' as const, minimum: -2_147_483_647, maximum: 2_147_483_647 },
   };
   const forever = {
     name: 'forever',
