@@ -400,7 +400,8 @@ export class RwsHandler implements ServiceHandler {
   private async answer(response: Response, cacheKey: string | null, watch: BodyWatch): Promise<ServiceResult> {
     if (response.status < 200 || response.status > 599) {
       await response.body?.cancel().catch(() => undefined);
-      throw new InternalServerError(
+      // The remote broke HTTP, as with a redirect loop: its fault (502), not this platform's (500).
+      throw new BadGatewayError(
         `The remote server of service '${this.options.name}' answered an invalid HTTP status ${response.status}.`,
       );
     }

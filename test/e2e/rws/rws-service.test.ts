@@ -421,8 +421,8 @@ describe('rws', () => {
 
   it('answers a remote status outside HTTP, or a Location that is no URL, in the error shape or as it is', async () => {
     const odd = await raw('GET', '/remote/odd-status');
-    expect(odd.statusCode).toBe(500);
-    expect(odd.json().error).toEqual({ code: 500, message: "The remote server of service 'remote' answered an invalid HTTP status 999." });
+    expect(odd.statusCode).toBe(502);
+    expect(odd.json().error).toEqual({ code: 502, message: "The remote server of service 'remote' answered an invalid HTTP status 999." });
     const bad = await raw('GET', '/remote/bad-location');
     expect(bad.statusCode).toBe(302);
     expect(bad.headers.location).toBe('http://[bad');
