@@ -116,7 +116,7 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     ctx.accessUsage.start();
   });
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-  app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request) });
+  app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request), onSend: dropTunnelledHeadBody });
   // File services and proxies (raw bodies) are served by these two routes only.
   // A POST tunnelled as HEAD answers headers only (head-override.ts).
   app.route({ method: methods, url: '/api/v2/:service', handler: dispatch, onSend: dropTunnelledHeadBody });

@@ -4,12 +4,33 @@ import { decideAccess, resolveRole, roleReaches } from '../auth/access.js';
 import { readBasicCredentials, readCredentials } from '../auth/credentials.js';
 import { pick, toList, type RawQuery } from '../core/query-params.js';
 import { listServiceTypes } from '../system/internal-service-types.js';
+import { coreMessages } from '../core/messages.js';
+import { askedVerb } from './api-dispatch.js';
+import { answerHeadersOnly } from './head-override.js';
 import { identify } from './identify.js';
 import type { PlatformContext } from './platform-context.js';
 
 const SERVICE_FIELDS = ['id', 'name', 'label', 'description', 'type'] as const;
+/** The methods /api/v2 takes, as OPTIONS names them. */
+const ROOT_METHODS = 'GET, HEAD, POST, OPTIONS';
+
+/**
+ * A POST's tunnelled verb, read as under /api/v2/{service}: HEAD answers headers only (it sent the
+ * listing), a verb the root does not take is a 405 naming the ones it does (it listed anyway).
+ */
+function checkTunnelledVerb(request: FastifyRequest): void {
+  if (request.method !== 'POST') return;
+  const asked = askedVerb(request.method, request.headers, request.query as RawQuery, request.body);
+  if (asked === 'HEAD') answerHeadersOnly(request);
+  else if (asked !== 'GET' && asked !== 'POST') {
+    const error = coreMessages.invalidVerb.error(asked);
+    error.headers = { ...error.headers, allow: ROOT_METHODS };
+    throw error;
+  }
+}
 
 export async function rootListing(ctx: PlatformContext, request: FastifyRequest): Promise<unknown> {
+  checkTunnelledVerb(request);
   const query = request.query as RawQuery;
   const caller = await identify(ctx, readCredentials(request.headers, query), readBasicCredentials(request.headers));
   const role = resolveRole(caller.user, caller.app, ctx.directory.roles);

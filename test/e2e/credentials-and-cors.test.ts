@@ -172,6 +172,17 @@ describe('verb tunnelling', () => {
     const missing = await tunnelled('/api/v2/system/role/999999', 'HEAD');
     expect([missing.statusCode, missing.headers['content-length'], missing.body]).toEqual([404, '0', '']);
   });
+
+  it('reads a tunnelled verb on /api/v2 itself: HEAD answers headers only, a verb it does not take is a 405', async () => {
+    // It answered every POST with the listing, a HEAD's included.
+    const head = await tunnelled('/api/v2', 'HEAD');
+    expect([head.statusCode, head.headers['content-length'], head.body]).toEqual([200, '0', '']);
+    const deleted = await tunnelled('/api/v2', 'DELETE');
+    expect([deleted.statusCode, deleted.headers.allow, deleted.json().error.code]).toEqual([405, 'GET, HEAD, POST, OPTIONS', 405]);
+    const plain = await server.app.inject({ method: 'POST', url: '/api/v2', headers: { 'x-service-api-key': server.apiKey } });
+    expect(plain.json().services).toBeDefined();
+    expect((await tunnelled('/api/v2', 'GET')).json().services).toBeDefined();
+  });
 });
 
 describe('CORS from /system/cors', () => {
