@@ -37,27 +37,43 @@ const CREDENTIAL_HEADERS: ReadonlyMap<string, string> = new Map([
   ['x-dreamfactory-session-token', 'X-DreamFactory-Session-Token'],
 ]);
 
+/** A credential header sent more than once, or a header and its alias sent with different values. */
+export type CredentialHeaderProblem = { repeated: string } | { conflicting: [string, string] };
+
+/** The spec's credential headers and their X-DreamFactory aliases, in pairs. */
+const ALIASED: ReadonlyArray<readonly [string, string]> = [
+  ['x-service-api-key', 'x-dreamfactory-api-key'],
+  ['x-service-session-token', 'x-dreamfactory-session-token'],
+];
+
 /**
- * The credential header a request sent more than once, or null. Node joins a repeated header's
- * values with ', ', and the key 'k, k' matched no app (a 401 'Invalid API key' that hid the cause).
- * `rawHeaders`: names and values as sent, in turn.
+ * What makes a request's credential headers ambiguous, or null. Node joins a repeated header's
+ * values with ', ', and the key 'k, k' matched no app (a 401 'Invalid API key' that hid the cause);
+ * a header and its alias with different values had the spec's header taken silently.
+ * `rawHeaders`: names and values as sent, in turn. A usual request costs the four lookups.
  */
-export function repeatedCredentialHeader(headers: Headers, rawHeaders: readonly string[]): string | null {
+export function credentialHeaderProblem(headers: Headers, rawHeaders: readonly string[]): CredentialHeaderProblem | null {
   // A repeated header is joined with ', ' (keys and tokens hold no comma): only such requests are counted.
   let joined = false;
-  for (const name of CREDENTIAL_HEADERS.keys()) {
+  let conflicting: [string, string] | null = null;
+  for (const [name, alias] of ALIASED) {
     const value = headers[name];
+    const aliasValue = headers[alias];
     if (value !== undefined && (Array.isArray(value) || value.includes(','))) joined = true;
+    if (aliasValue !== undefined && (Array.isArray(aliasValue) || aliasValue.includes(','))) joined = true;
+    if (conflicting === null && value !== undefined && aliasValue !== undefined && first(value) !== first(aliasValue))
+      conflicting = [CREDENTIAL_HEADERS.get(name) as string, CREDENTIAL_HEADERS.get(alias) as string];
   }
-  if (!joined) return null;
-  const seen = new Set<string>();
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i].toLowerCase();
-    if (!CREDENTIAL_HEADERS.has(name)) continue;
-    if (seen.has(name)) return CREDENTIAL_HEADERS.get(name) as string;
-    seen.add(name);
+  if (joined) {
+    const seen = new Set<string>();
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i].toLowerCase();
+      if (!CREDENTIAL_HEADERS.has(name)) continue;
+      if (seen.has(name)) return { repeated: CREDENTIAL_HEADERS.get(name) as string };
+      seen.add(name);
+    }
   }
-  return null;
+  return conflicting === null ? null : { conflicting };
 }
 
 export interface BasicCredentials {

@@ -151,6 +151,13 @@ export const coreMessages = {
     (header: string) => `Header '${header}' was sent more than once: send one API key and one session token, each once.`,
     (header: string) => ({ header }),
   ),
+  /** The spec's header and its X-DreamFactory alias with different values: which one was meant is unknown. */
+  conflictingCredentialHeaders: message(
+    400,
+    (first: string, second: string) =>
+      `Headers '${first}' and '${second}' were both sent, with different values: send the API key and the session token in one header each.`,
+    (first: string, second: string) => ({ headers: [first, second] }),
+  ),
   appInactive: message(403, () => 'App is not active.'),
   adminsOnly: message(403, () => 'Access Forbidden. Only administrators may use this resource.'),
   roleNotFound: message(403, () => 'Role not found. A role may not be assigned to you or your application.'),

@@ -18,7 +18,7 @@ import {
   UnsupportedMediaTypeError,
   UriTooLongError,
 } from '../core/errors.js';
-import { repeatedCredentialHeader } from '../auth/credentials.js';
+import { credentialHeaderProblem } from '../auth/credentials.js';
 import { coreMessages } from '../core/messages.js';
 import { systemDatabaseUnavailable } from '../system/store/system-db.js';
 
@@ -140,10 +140,16 @@ export function missingHostRefusal(request: FastifyRequest): Error | null {
   return request.raw.httpVersion === '1.1' && request.headers.host === undefined ? coreMessages.missingHost.error() : null;
 }
 
-/** A 400 for a credential header sent more than once (the spec's shape, naming it), before any credential is read. */
+/**
+ * A 400 for a credential header sent more than once, or with its alias at a different value (the
+ * spec's shape, naming them), before any credential is read.
+ */
 export function repeatedCredentialRefusal(request: FastifyRequest): Error | null {
-  const header = repeatedCredentialHeader(request.headers, request.raw.rawHeaders);
-  return header === null ? null : coreMessages.repeatedCredentialHeader.error(header);
+  const problem = credentialHeaderProblem(request.headers, request.raw.rawHeaders);
+  if (problem === null) return null;
+  return 'repeated' in problem
+    ? coreMessages.repeatedCredentialHeader.error(problem.repeated)
+    : coreMessages.conflictingCredentialHeaders.error(...problem.conflicting);
 }
 
 /** Headers that describe an answer's body: not the error's, which replaces it. */

@@ -57,6 +57,32 @@ describe('credentials', () => {
       },
     });
   });
+
+  it.each([
+    ['X-Service-API-Key', 'X-DreamFactory-API-Key', () => server.apiKey],
+    ['X-Service-Session-Token', 'X-DreamFactory-Session-Token', () => token],
+  ])('answers %s and %s sent with different values with a 400 naming both', async (name, alias, value) => {
+    // The first was taken silently, the other dropped.
+    const response = await server.app.inject({
+      method: 'GET',
+      url: '/api/v2/system/admin',
+      headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token, [name]: value(), [alias]: 'other' },
+    });
+    expect(response.json()).toEqual({
+      error: {
+        code: 400,
+        message: `Headers '${name}' and '${alias}' were both sent, with different values: send the API key and the session token in one header each.`,
+        context: { headers: [name, alias] },
+      },
+    });
+    // The same value in both is no conflict.
+    const same = await server.app.inject({
+      method: 'GET',
+      url: '/api/v2/system/admin',
+      headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token, [alias]: value() },
+    });
+    expect(same.statusCode).toBe(200);
+  });
 });
 
 describe('HTTP Basic credentials (reference 6.1)', () => {
