@@ -32,6 +32,7 @@ import { eachUploadedFile, isMultipart } from '../multipart.js';
 import { type FileStorage, type StoredEntry, tempName } from './file-storage.js';
 import { capped, contentTypeOf, header, isZip, parseRange, readAll, readJson, tooLarge } from './file-streams.js';
 import { PathLocks } from './path-locks.js';
+import { raceAware } from './racing-changes.js';
 import { extractZip, removeTemp, saveTemp, type TreeEntry, zipStream } from './file-zip.js';
 import { decodePercent } from '../../core/percent-decoding.js';
 
@@ -67,7 +68,7 @@ export class FileHandler implements ServiceHandler {
   private readonly locks = new PathLocks();
 
   constructor(private readonly options: FileServiceOptions) {
-    this.storage = boundedPaths(options.storage, options.name);
+    this.storage = raceAware(boundedPaths(options.storage, options.name));
   }
 
   async handle(call: ServiceCall): Promise<ServiceResult> {
