@@ -401,9 +401,7 @@ export class RwsHandler implements ServiceHandler {
     if (response.status < 200 || response.status > 599) {
       await response.body?.cancel().catch(() => undefined);
       // The remote broke HTTP, as with a redirect loop: its fault (502), not this platform's (500).
-      throw new BadGatewayError(
-        `The remote server of service '${this.options.name}' answered an invalid HTTP status ${response.status}.`,
-      );
+      throw new BadGatewayError(`The remote server of service '${this.options.name}' answered an invalid HTTP status ${response.status}.`);
     }
     const relayed: Record<string, string> = {};
     response.headers.forEach((value, name) => {
