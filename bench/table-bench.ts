@@ -260,6 +260,19 @@ interface Setup {
   cleanup(): Promise<void>;
 }
 
+/** Stops a contestant's server and forgets it, so the next one is measured alone and teardown skips it. */
+async function stopServer(contestant: Contestant): Promise<void> {
+  await contestant.server?.stop();
+  contestant.server = undefined;
+}
+
+/** After a mode, also when it failed part-way: any server still running, the setup's databases, the mode's temp dir. */
+async function tearDown(setup: Setup, dir: string): Promise<void> {
+  for (const contestant of setup.contestants) await stopServer(contestant);
+  await setup.cleanup();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
 /**
  * A fresh directory for a platform inside the repo (so `portico/runtime` resolves by
  * self-reference), named after this process so that runs at the same time do not collide.
@@ -525,8 +538,7 @@ async function profile(setup: Setup): Promise<void> {
       const run = await startLoad(portico.server.url, scenario, setup.headers, { connections, seconds, dir }).done;
       const cpuUs = ((cpuSeconds(portico.server.pid) - cpu0) / run.requests) * 1e6;
       const pid = portico.server.pid;
-      await portico.server.stop();
-      portico.server = undefined;
+      await stopServer(portico);
       // Thread 0 is the main thread (a loader such as tsx runs its hooks in a thread of its own).
       const file = fs.readdirSync(profiles).find((name) => name.includes(`.${pid}.0.`));
       if (!file) throw new Error(`No profile of process ${pid} in ${profiles}`);
@@ -538,9 +550,7 @@ async function profile(setup: Setup): Promise<void> {
       );
     }
   } finally {
-    await portico.server?.stop();
-    await setup.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await tearDown(setup, dir);
   }
   console.log(`${lines.join('\n')}\n`);
 }
@@ -611,13 +621,10 @@ async function instructions(setup: Setup): Promise<void> {
         process.stderr.write(`${setup.label} ${contestant.name}: round ${round + 1}/${rounds} done\n`);
       }
       counts.set(contestant.name, mine);
-      await contestant.server.stop();
-      contestant.server = undefined;
+      await stopServer(contestant);
     }
   } finally {
-    for (const contestant of setup.contestants) await contestant.server?.stop();
-    await setup.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await tearDown(setup, dir);
   }
   const thousands = (n: number) => (n / batch / 1000).toFixed(1);
   const lines = [
@@ -714,13 +721,10 @@ async function allocations(setup: Setup): Promise<void> {
           ...top.map(([site, b]) => `    ${(b / batch).toFixed(0).padStart(6)}  ${site}`),
         );
       }
-      await contestant.server.stop();
-      contestant.server = undefined;
+      await stopServer(contestant);
     }
   } finally {
-    for (const contestant of setup.contestants) await contestant.server?.stop();
-    await setup.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await tearDown(setup, dir);
   }
   console.log(`${lines.join('\n')}\n`);
 }
@@ -848,9 +852,7 @@ async function run(setup: Setup): Promise<void> {
       }
     }
   } finally {
-    for (const contestant of setup.contestants) await contestant.server?.stop();
-    await setup.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await tearDown(setup, dir);
   }
   console.log(`${lines.join('\n')}\n`);
 }

@@ -16,7 +16,7 @@ import { minimalModel, startTestServer, type TestServer } from '#test/helpers/pl
 import { requireService } from '#test/helpers/require-service.js';
 import { WSDL_CORPUS_DIR } from '#test/helpers/shared-dir.js';
 import type { Events as CalcEvents } from '#test/golden/scenarios/soap-calculator/server/services/calc/types.js';
-import { openDatabaseTarget, type DatabaseTarget } from './database-api/database-targets.js';
+import { modelWithDatabase, openDatabaseTarget, type DatabaseTarget } from './database-api/database-targets.js';
 import { calculatorServices, startPeer, type Peer } from './soap/soap-peers.js';
 
 const builtinHooks = defineHooks<InternalServiceEvents<'system', 'system'>>({
@@ -151,19 +151,7 @@ create function add_numbers(a integer, b integer) returns integer language sql a
 ;;
 create procedure bump(inout counter integer, in step integer) language plpgsql as $$ begin counter := counter + step; end $$
 `);
-    const db: ServiceModel = {
-      id: 5,
-      name: 'db',
-      label: 'Database',
-      type: target.type,
-      description: '',
-      is_active: true,
-      config: target.config,
-      origin: 'platform',
-      kind: 'plain',
-    };
-    const base = minimalModel();
-    server = await startTestServer(minimalModel({ services: [...base.services, db].sort((a, b) => a.id - b.id) }), {
+    server = await startTestServer(modelWithDatabase(target), {
       hooks: [routineHooks],
     });
     const token = await server.adminToken();

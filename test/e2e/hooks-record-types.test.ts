@@ -8,11 +8,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defineHooks } from '#runtime/http/hooks.js';
-import type { ServiceModel } from '#runtime/model/platform-model.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { requireService } from '#test/helpers/require-service.js';
-import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-api/database-targets.js';
+import { modelWithDatabase, openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-api/database-targets.js';
 
 /** As the generator writes `StockInsert` and `StockUpdate` (services/db/types.ts). */
 interface StockInsert {
@@ -80,19 +79,7 @@ function defineSuite(kind: TargetKind): void {
   beforeAll(async () => {
     target = await openDatabaseTarget(kind);
     await target.exec(TABLE[kind]);
-    const db: ServiceModel = {
-      id: 5,
-      name: 'db',
-      label: 'Database',
-      type: target.type,
-      description: '',
-      is_active: true,
-      config: target.config,
-      origin: 'platform',
-      kind: 'plain',
-    };
-    const base = minimalModel();
-    server = await startTestServer(minimalModel({ services: [...base.services, db].sort((a, b) => a.id - b.id) }), {
+    server = await startTestServer(modelWithDatabase(target), {
       hooks: [{ file: 'hooks/stock.ts', hooks }],
     });
     const token = await server.adminToken();

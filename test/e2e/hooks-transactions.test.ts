@@ -10,11 +10,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError } from '#runtime/core/errors.js';
 import { defineHooks } from '#runtime/http/hooks.js';
-import type { ServiceModel } from '#runtime/model/platform-model.js';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
-import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { requireService } from '#test/helpers/require-service.js';
-import { openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-api/database-targets.js';
+import { modelWithDatabase, openDatabaseTarget, type DatabaseTarget, type TargetKind } from './database-api/database-targets.js';
 
 interface Note {
   id: number;
@@ -55,19 +54,7 @@ function defineSuite(kind: TargetKind): void {
   beforeAll(async () => {
     target = await openDatabaseTarget(kind);
     for (const table of ['note', 'memo']) await target.exec(TABLE[kind].replace('{t}', table));
-    const db: ServiceModel = {
-      id: 5,
-      name: 'db',
-      label: 'Database',
-      type: target.type,
-      description: '',
-      is_active: true,
-      config: target.config,
-      origin: 'platform',
-      kind: 'plain',
-    };
-    const base = minimalModel();
-    server = await startTestServer(minimalModel({ services: [...base.services, db].sort((a, b) => a.id - b.id) }), {
+    server = await startTestServer(modelWithDatabase(target), {
       hooks: [
         { file: 'hooks/notes.ts', transaction: true, hooks },
         { file: 'hooks/memos.ts', hooks: memoHooks },

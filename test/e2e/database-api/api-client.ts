@@ -3,9 +3,8 @@
  * inject as an administrator: the database API as clients see it, HTTP parsing included.
  */
 import type { ServerOptions } from '#runtime/http/create-server.js';
-import type { ServiceModel } from '#runtime/model/platform-model.js';
-import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
-import type { DatabaseTarget } from './database-targets.js';
+import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
+import { type DatabaseTarget, modelWithDatabase } from './database-targets.js';
 
 export interface ApiResponse {
   status: number;
@@ -34,19 +33,7 @@ export async function startApi(
   config: Record<string, unknown> = {},
   options: Partial<ServerOptions> = {},
 ): Promise<ApiClient> {
-  const db: ServiceModel = {
-    id: 5,
-    name: 'db',
-    label: 'Database',
-    type: target.type,
-    description: '',
-    is_active: true,
-    config: { ...target.config, ...config },
-    origin: 'platform',
-    kind: 'plain',
-  };
-  const base = minimalModel();
-  const server = await startTestServer(minimalModel({ services: [...base.services, db].sort((a, b) => a.id - b.id) }), options);
+  const server = await startTestServer(modelWithDatabase(target, config), options);
   const token = await server.adminToken();
   const headers = { 'x-service-api-key': server.apiKey, 'x-service-session-token': token };
   const call = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {

@@ -10,7 +10,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import type { SqlDialect } from '#runtime/model/platform-model.js';
+import type { PlatformModel, ServiceModel, SqlDialect } from '#runtime/model/platform-model.js';
+import { minimalModel } from '#test/helpers/platform-fixtures.js';
 import { createTestDatabase } from '#test/helpers/require-service.js';
 
 export type TargetKind = SqlDialect;
@@ -36,6 +37,27 @@ function statements(text: string): string[] {
     .split(/^\s*;;\s*$/m)
     .map((s) => s.trim())
     .filter((s) => s !== '');
+}
+
+/** The target as the service `db` (id 5), its config overlaid with `config`. */
+export function databaseServiceModel(target: DatabaseTarget, config: Record<string, unknown> = {}): ServiceModel {
+  return {
+    id: 5,
+    name: 'db',
+    label: 'Database',
+    type: target.type,
+    description: '',
+    is_active: true,
+    config: { ...target.config, ...config },
+    origin: 'platform',
+    kind: 'plain',
+  };
+}
+
+/** The minimal platform plus the target as service `db`, services kept in id order. */
+export function modelWithDatabase(target: DatabaseTarget, config: Record<string, unknown> = {}): PlatformModel {
+  const base = minimalModel();
+  return minimalModel({ services: [...base.services, databaseServiceModel(target, config)].sort((a, b) => a.id - b.id) });
 }
 
 export async function openDatabaseTarget(kind: TargetKind): Promise<DatabaseTarget> {
