@@ -52,20 +52,21 @@ const TS_TYPE: Record<AbstractType, string> = {
 };
 
 /**
- * TypeScript type of a column's non-null value; `written`, as a write sends it and its pre_process
- * hooks get it (runtime/services/sql/query/hook-values.ts): a wide decimal may be its exact text.
+ * TypeScript type of a column's non-null value, the same read and written: a wide decimal may be its
+ * exact text, as a write sends it, its pre_process hooks get it (runtime/services/sql/query/hook-values.ts)
+ * and reads return it when a double would lose digits (value-codec decodeWideDecimal).
  */
-function valueType(field: FieldModel, written = false): string {
+function valueType(field: FieldModel): string {
   // An enumerated column takes one of its values.
   if (field.picklist !== undefined && field.picklist.length > 0) return field.picklist.map((value) => JSON.stringify(value)).join(' | ');
   // 64-bit integers beyond 2^53 travel as strings of digits.
   if (isBigInteger(field)) return 'number | string';
-  if (written && isWideDecimal(field)) return 'number | string';
+  if (isWideDecimal(field)) return 'number | string';
   if (field.type === 'array') {
     const element = field.dbType.trim().replace(/\[\]$/, '');
     const info = nativeTypeInfo(element);
     if (element === field.dbType.trim() || info.type === 'array') return 'unknown[]';
-    const inner = valueType({ ...field, type: info.type, dbType: element, precision: info.precision, picklist: undefined }, written);
+    const inner = valueType({ ...field, type: info.type, dbType: element, precision: info.precision, picklist: undefined });
     return inner.includes(' ') ? `Array<${inner}>` : `${inner}[]`;
   }
   return TS_TYPE[field.type];
@@ -84,8 +85,8 @@ function fieldDoc(field: FieldModel, table: TableModel): string {
   return docText(notes.join(', '));
 }
 
-function property(field: FieldModel, table: TableModel, optional: boolean, written = false): PropertySignature {
-  const type = valueType(field, written);
+function property(field: FieldModel, table: TableModel, optional: boolean): PropertySignature {
+  const type = valueType(field);
   return {
     name: propertyKey(field.name),
     type: field.allowNull && type !== 'unknown' ? `${type} | null` : type,
@@ -130,7 +131,7 @@ export function createTypesFile(service: SqlServiceModel): string {
         tableInterface(
           insert,
           `A new record of the table \`${table.name}\`: columns the database can fill in are optional.`,
-          writable.map((field) => property(field, table, !isRequiredOnCreate(field), true)),
+          writable.map((field) => property(field, table, !isRequiredOnCreate(field))),
         ),
       );
     }
@@ -139,7 +140,7 @@ export function createTypesFile(service: SqlServiceModel): string {
         tableInterface(
           update,
           `Changed fields of a record of the table \`${table.name}\`.`,
-          writable.map((field) => property(field, table, true, true)),
+          writable.map((field) => property(field, table, true)),
         ),
       );
     }

@@ -62,29 +62,33 @@ function elementSchema(field: FieldModel, written: boolean): JsonSchema {
       );
 }
 
+/** A wide decimal's text as reads return it (value-codec decodeWideDecimal): plain digits, no exponent. */
+const DECIMAL_DIGITS = /^-?[0-9]+(\.[0-9]+)?$/;
+
 /**
- * The type keywords of a column's non-null value; `written`, as a request body may send it: a
- * decimal wider than a double also as its exact text (what the server keeps, and what the
- * generated insert and update types say: generator/emit/create-types-file.ts).
+ * The type keywords of a column's non-null value; `written`, as a request body may send it. A
+ * decimal wider than a double is a number or its exact text both ways (what the server keeps and
+ * reads back, and what the generated types say: generator/emit/create-types-file.ts).
  */
 function valueSchema(field: FieldModel, written = false): JsonSchema {
   if (isBigInteger(field)) return { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] };
-  if (written && isWideDecimal(field)) return { anyOf: [{ type: 'number' }, { type: 'string', pattern: NUMBER_TEXT.source }] };
+  if (isWideDecimal(field))
+    return { anyOf: [{ type: 'number' }, { type: 'string', pattern: (written ? NUMBER_TEXT : DECIMAL_DIGITS).source }] };
   if (field.type === 'array') return { type: 'array', items: elementSchema(field, written) };
   return { ...JSON_TYPE[field.type] };
 }
 
 /** What a column's description adds to its database type: how its values travel when JSON numbers would lose digits. */
-function descriptionOf(field: FieldModel, written: boolean): string {
+function descriptionOf(field: FieldModel): string {
   if (isBigInteger(field)) return `${field.dbType}: a number, or a string beyond 2^53`;
-  if (written && isWideDecimal(field)) return `${field.dbType}: a number, or a string of the exact digits`;
+  if (isWideDecimal(field)) return `${field.dbType}: a number, or a string of the exact digits`;
   return field.dbType;
 }
 
 /** JSON Schema of one column's value; `written`, as a request body may send it. */
 export function fieldJsonSchema(field: FieldModel, written = false): JsonSchema {
   const schema = valueSchema(field, written);
-  if (field.dbType !== '') schema.description = descriptionOf(field, written);
+  if (field.dbType !== '') schema.description = descriptionOf(field);
   if (field.type === 'string' && field.length !== null && field.length > 0) schema.maxLength = field.length;
   // `nullable` needs a `type` (ajv refuses it alone): with anyOf each branch carries it; untyped json already admits null.
   if (field.allowNull && schema.type !== undefined) schema.nullable = true;

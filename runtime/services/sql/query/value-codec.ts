@@ -5,7 +5,7 @@
  */
 import { decodeBase64 } from '../../../core/base64.js';
 import { fitsInt64Column } from '../../../core/request-limits.js';
-import { isUnsigned } from '../../../model/field-rules.js';
+import { isUnsigned, isWideDecimal } from '../../../model/field-rules.js';
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { INTEGER_TYPES, nativeTypeInfo } from '../schema/native-types.js';
@@ -435,13 +435,24 @@ export function bareField(
   };
 }
 
-/** A plain decimal's text without its sign's `+`, leading zeros of the whole part and trailing zeros of the fraction. */
+/**
+ * A decimal's plain text without its sign's `+`, leading zeros of the whole part and trailing zeros
+ * of the fraction; an exponent (a double's shortest text: `1e+21`, `1e-7`) written out.
+ */
 function plainDecimal(text: string): string {
-  const [whole, fraction = ''] = text.replace(/^\+/, '').split('.');
-  const negative = whole.startsWith('-');
-  const digits = (negative ? whole.slice(1) : whole).replace(/^0+(?=\d)/, '') || '0';
-  const kept = fraction.replace(/0+$/, '');
-  const plain = kept === '' ? digits : `${digits}.${kept}`;
+  const [mantissa, exponent = '0'] = text.replace(/^\+/, '').toLowerCase().split('e');
+  const negative = mantissa.startsWith('-');
+  const [whole, fraction = ''] = (negative ? mantissa.slice(1) : mantissa).split('.');
+  let digits = whole + fraction;
+  let point = whole.length + Number(exponent);
+  if (point < 0) {
+    digits = '0'.repeat(-point) + digits;
+    point = 0;
+  }
+  if (point > digits.length) digits += '0'.repeat(point - digits.length);
+  const integer = digits.slice(0, point).replace(/^0+(?=\d)/, '') || '0';
+  const kept = digits.slice(point).replace(/0+$/, '');
+  const plain = kept === '' ? integer : `${integer}.${kept}`;
   return negative && plain !== '0' ? `-${plain}` : plain;
 }
 
@@ -505,6 +516,35 @@ const decodeBinary: Decoder = (value) => (value instanceof Uint8Array ? Buffer.f
 // PostgreSQL and MySQL drivers return exact decimals as text.
 const decodeDecimal: Decoder = (value) => (typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : value);
 
+/**
+ * A wide decimal (field-rules isWideDecimal) as bigints beyond 2^53 are read: a number while a
+ * double holds the driver's digits exactly (`12.50` is 12.5), else those digits as text without
+ * trailing zeros, so that a client reads back every digit it wrote (the read types' `number | string`).
+ */
+export const decodeWideDecimal: Decoder = (value) => {
+  if (typeof value !== 'string' || !NUMBER_TEXT.test(value)) return value;
+  // PostgreSQL and MariaDB write no exponent; a text that has one is left to Number as before.
+  if (/[eE]/.test(value)) return Number(value);
+  const number = Number(value);
+  const plain = plainDecimal(value);
+  return Number.isFinite(number) && plainDecimal(String(number)) === plain ? number : plain;
+};
+
+/** Each element of a (nested) array read. */
+function eachElement(decode: Decoder): Decoder {
+  const walk: Decoder = (value) => (Array.isArray(value) ? value.map(walk) : decode(value));
+  return walk;
+}
+
+/** The decoder of a decimal array's elements (PostgreSQL's numeric[] comes as their texts), else null. */
+function arrayElementDecoder(field: FieldModel): Decoder | null {
+  const element = field.dbType.trim().replace(/(\[\])+$/, '');
+  if (element === field.dbType.trim()) return null;
+  const info = nativeTypeInfo(element);
+  if (info.type !== 'decimal') return null;
+  return isWideDecimal({ ...field, type: info.type, dbType: element, precision: info.precision }) ? decodeWideDecimal : decodeDecimal;
+}
+
 /** JSON kept as text (SQLite, MariaDB) as its value; text that is not JSON stays as it is. */
 export const decodeJsonText: Decoder = (value) => {
   if (typeof value !== 'string') return value;
@@ -519,6 +559,10 @@ export const decodeJsonText: Decoder = (value) => {
 export function decoderFor(field: FieldModel, dialect: SqlDialectModule): Decoder | null {
   if (field.type === 'boolean') return decodeBoolean;
   if (field.type === 'binary') return decodeBinary;
-  if (field.type === 'decimal') return decodeDecimal;
-  return dialect.readConverter(field);
+  if (field.type === 'decimal') return isWideDecimal(field) ? decodeWideDecimal : decodeDecimal;
+  const read = dialect.readConverter(field);
+  const element = field.type === 'array' ? arrayElementDecoder(field) : null;
+  if (element === null) return read;
+  const elements = eachElement(element);
+  return read === null ? elements : (value) => elements(read(value));
 }

@@ -41,7 +41,7 @@ describe('createTypesFile', () => {
     expect(text).toContain('/** `text /* odd *\\/`, default "it\'s \\"quoted\\"" */');
   });
 
-  it('types a decimal wider than a double as number or its exact text where writes send it, a narrower one as a number', () => {
+  it('types a decimal wider than a double as number or its exact text, read and written, a narrower one as a number', () => {
     const [table] = myDb.schema.tables;
     const decimals = [
       { ...bareField('wide', 'decimal'), dbType: 'numeric' },
@@ -54,12 +54,13 @@ describe('createTypesFile', () => {
       schema: { ...myDb.schema, tables: [{ ...table, fields: [...table.fields, ...decimals] }] },
     });
     const [record, insert, update] = written.split(/^export interface /m).slice(1, 4);
-    expect(record).toContain('wide: number | null;');
+    // Reads return the exact text when a double would lose digits (value-codec decodeWideDecimal).
+    expect(record).toContain('wide: number | string | null;');
     expect(insert).toContain('wide?: number | string | null;');
     expect(update).toContain('wide?: number | string | null;');
     for (const part of [record, insert, update]) expect(part).toMatch(/narrow\??: number \| null;/);
-    // An array's elements as the OpenAPI request schemas take them (record-schemas.ts): the exact text of a wide decimal too.
-    expect(record).toContain('wides: number[] | null;');
+    // An array's elements as the OpenAPI schemas say them (record-schemas.ts): the exact text of a wide decimal too.
+    expect(record).toContain('wides: Array<number | string> | null;');
     expect(insert).toContain('wides?: Array<number | string> | null;');
     expect(update).toContain('wides?: Array<number | string> | null;');
     for (const part of [record, insert, update]) expect(part).toMatch(/narrows\??: number\[\] \| null;/);

@@ -34,7 +34,11 @@ describe('fieldJsonSchema', () => {
     ],
     ['text ignores length', { type: 'text', dbType: 'text', length: 65535, allowNull: false }, { type: 'string', description: 'text' }],
     ['boolean', { type: 'boolean', dbType: 'tinyint(1)', allowNull: false }, { type: 'boolean', description: 'tinyint(1)' }],
-    ['decimal', { type: 'decimal', dbType: 'numeric(10,2)', allowNull: false }, { type: 'number', description: 'numeric(10,2)' }],
+    [
+      'decimal',
+      { type: 'decimal', dbType: 'numeric(10,2)', precision: 10, scale: 2, allowNull: false },
+      { type: 'number', description: 'numeric(10,2)' },
+    ],
     ['money is text', { type: 'money', dbType: 'money', allowNull: false }, { type: 'string', description: 'money' }],
     ['json admits anything', { type: 'json', dbType: 'json' }, { description: 'json' }],
     [
@@ -177,9 +181,28 @@ describe('write schemas of exact decimals', () => {
     }
   });
 
-  it('leave reads a number, as the server returns it', () => {
+  it('give reads the same number or exact digits, as the server returns them (value-codec decodeWideDecimal)', () => {
     const properties = recordJsonSchema(ledger).properties as Record<string, Record<string, unknown>>;
-    expect(properties.exact).toEqual({ type: 'number', description: 'numeric', nullable: true });
-    expect(properties.exacts).toEqual({ type: 'array', items: { type: 'number' }, description: 'numeric[]', nullable: true });
+    const digits = '^-?[0-9]+(\\.[0-9]+)?$';
+    expect(properties.exact).toEqual({
+      anyOf: [
+        { type: 'number', nullable: true },
+        { type: 'string', pattern: digits, nullable: true },
+      ],
+      description: 'numeric: a number, or a string of the exact digits',
+    });
+    expect(properties.exacts).toEqual({
+      type: 'array',
+      items: { anyOf: [{ type: 'number' }, { type: 'string', pattern: digits }] },
+      description: 'numeric[]',
+      nullable: true,
+    });
+    expect(properties.cents).toEqual({ type: 'number', description: 'decimal(10,2)' });
+    const validate = ajv.compile(recordJsonSchema(ledger));
+    expect(
+      validate({ id: 1, exact: '12345678901234567890.0123456789', wide: 1.5, cents: 1.5, exacts: ['12345678901234567890.5', 2] }),
+    ).toBe(true);
+    // Reads write no exponent.
+    expect(validate({ id: 1, exact: '1.5e3', wide: 1.5, cents: 1.5, exacts: null })).toBe(false);
   });
 });

@@ -31,7 +31,9 @@ const int8 = (value: string) => {
 const textArray = (pg.types.getTypeParser as (oid: number, format: 'text') => (value: string) => unknown)(1009, 'text');
 /**
  * date, time, timestamp, timestamptz, timetz, interval: as PostgreSQL writes them, alone and in
- * arrays (node-postgres made Dates of array elements, losing microseconds); int8 as a number.
+ * arrays (node-postgres made Dates of array elements, losing microseconds); int8 as a number;
+ * numeric[] as its elements' texts (node-postgres made doubles of them, losing digits), which the
+ * value codec reads as it reads a numeric.
  */
 const PARSERS = new Map<number, (value: string) => unknown>([
   [1082, asText],
@@ -46,6 +48,7 @@ const PARSERS = new Map<number, (value: string) => unknown>([
   [1185, textArray],
   [1270, textArray],
   [1187, textArray],
+  [1231, textArray],
   [20, int8],
 ]);
 const types = {

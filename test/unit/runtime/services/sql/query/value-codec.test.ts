@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PorticoError } from '#runtime/core/errors.js';
 import type { AbstractType, FieldModel } from '#runtime/model/platform-model.js';
+import { postgresDialect } from '#runtime/services/sql/dialects/postgres/postgres-dialect.js';
 import { sqliteDialect } from '#runtime/services/sql/dialects/sqlite/sqlite-dialect.js';
 import { bareField, decoderFor, encoderFor } from '#runtime/services/sql/query/value-codec.js';
 
@@ -180,6 +181,31 @@ describe('read decoders', () => {
     ['json', 'json', 'not json', 'not json'],
   ] as Array<[AbstractType, string, unknown, unknown]>)('%s (%s) %j -> %j', (type, dbType, value, want) => {
     expect(decoderFor(field(type, dbType), sqliteDialect)?.(value)).toEqual(want);
+  });
+
+  it('reads a wide decimal back exactly: a number while a double holds its digits, else its plain text', () => {
+    const wide = decoderFor({ ...field('decimal', 'decimal(30,10)'), precision: 30, scale: 10 }, sqliteDialect);
+    expect(wide?.('12345678901234567890.0123456789')).toBe('12345678901234567890.0123456789');
+    expect(wide?.('12345678901234567890.5000000000')).toBe('12345678901234567890.5');
+    expect(wide?.('-0.1000000000000000000001')).toBe('-0.1000000000000000000001');
+    expect(wide?.('12.5000000000')).toBe(12.5);
+    expect(wide?.('0.1000000000')).toBe(0.1);
+    // A double's shortest text in exponent form is compared written out.
+    expect(wide?.('1000000000000000000000.0000000000')).toBe(1e21);
+    expect(wide?.('0.0000001000')).toBe(1e-7);
+    expect(wide?.(1.5)).toBe(1.5);
+    expect(wide?.(null)).toBeNull();
+    // numeric without precision is wide too; a narrow decimal stays a number.
+    expect(decoderFor(field('decimal', 'numeric'), sqliteDialect)?.('9007199254740993')).toBe('9007199254740993');
+    const narrow = decoderFor({ ...field('decimal', 'decimal(15,2)'), precision: 15, scale: 2 }, sqliteDialect);
+    expect(narrow?.('1234567890123.45')).toBe(1234567890123.45);
+  });
+
+  it("reads a PostgreSQL numeric[]'s elements as its numeric", () => {
+    const decode = decoderFor({ ...field('array', 'numeric[]') }, postgresDialect);
+    expect(decode?.(['1.50', '12345678901234567890.5', null])).toEqual([1.5, '12345678901234567890.5', null]);
+    expect(decode?.([['2'], ['0.1']])).toEqual([[2], [0.1]]);
+    expect(decoderFor({ ...field('array', 'numeric(10,2)[]') }, postgresDialect)?.(['1.25'])).toEqual([1.25]);
   });
 
   it('leaves values the driver already gives as JSON alone', () => {
