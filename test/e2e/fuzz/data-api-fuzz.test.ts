@@ -167,7 +167,8 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
             const before = await servers.state(kind);
             const answer = await servers.send(kind, w.method, w.path, w.query, w.body, w.contentType, w.headers);
             statuses.set(-answer.status, (statuses.get(-answer.status) ?? 0) + 1);
-            const wrong = judge(answer, request);
+            // A POST tunnelled as HEAD answers headers only (head-override.ts), errors included.
+            const wrong = tunnelledHead(w) ? (answer.text === '' ? null : 'a tunnelled HEAD answered with a body') : judge(answer, request);
             if (wrong !== null) fail(`${kind}: ${wrong}`, `${history}  ${answer.status} ${answer.text.slice(0, 400)}`);
             const after = await servers.state(kind);
             if (answer.status >= 400 && w.atomic && after !== before) {
@@ -227,3 +228,14 @@ describe.skipIf(!(await requireService('postgres')) || !(await requireService('m
     }, 600_000);
   },
 );
+
+/** Whether a write case tunnels HEAD through its POST (header, query or body `_method`), as the server reads an override. */
+function tunnelledHead(w: WriteCase): boolean {
+  const isHead = (value: string) => value.trim().toUpperCase() === 'HEAD';
+  return (
+    w.method === 'POST' &&
+    (Object.values(w.headers ?? {}).some(isHead) ||
+      w.query.some(([name, value]) => (name === 'method' || name === '_method') && isHead(value)) ||
+      /^\{"_method":"HEAD"/.test(w.body ?? ''))
+  );
+}
