@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shownUrl, withoutUrlSecrets } from '../../../../runtime/core/shown-url.js';
+import { shownUrl, withoutUrlSecrets } from '#runtime/core/shown-url.js';
 
 describe('shownUrl', () => {
   it('drops the user and password', () => {
