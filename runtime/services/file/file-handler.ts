@@ -29,7 +29,7 @@ import {
   type TargetPath,
 } from './file-paths.js';
 import { eachUploadedFile, isMultipart } from '../multipart.js';
-import { type FileStorage, type StoredEntry, tempName } from './file-storage.js';
+import { type FileStorage, type StoredEntry, TargetExists, tempName } from './file-storage.js';
 import { capped, contentTypeOf, header, isZip, parseRange, readAll, readJson, tooLarge } from './file-streams.js';
 import { PathLocks } from './path-locks.js';
 import { raceAware } from './racing-changes.js';
@@ -57,6 +57,18 @@ interface Overwrite {
   path: string;
   existed: boolean;
   backup: string | null;
+}
+
+const alreadyExists = (label: 'File' | 'Folder', path: string) =>
+  new BadRequestError(`${label} '${shown(path, label === 'Folder')}' already exists.`);
+
+/** A create-only operation whose target another request (maybe of another server over the storage) made first: the same 400. */
+async function madeHere(path: string, label: 'File' | 'Folder', creation: Promise<void>): Promise<void> {
+  try {
+    await creation;
+  } catch (error) {
+    throw error instanceof TargetExists ? alreadyExists(label, path) : error;
+  }
 }
 
 const httpDate = (date: Date | null) => (date ? date.toUTCString() : null);
@@ -245,8 +257,9 @@ export class FileHandler implements ServiceHandler {
     if (parent !== '') await this.requireFolder(parent, (p) => `Folder '${p}/' does not exist.`);
     const existing = await this.storage.stat(path);
     if (existing?.type === 'folder') throw new BadRequestError(`'${path}' is a folder: a file cannot be written in its place.`);
-    if (existing && checkExist) throw new BadRequestError(`File '${path}' already exists.`);
-    await this.storage.write(path, capped(content, this.options.maxFileSize));
+    if (existing && checkExist) throw alreadyExists('File', path);
+    // Create-only through the storage's exclusive create as well: the lock above holds in this process only.
+    await madeHere(path, 'File', this.storage.write(path, capped(content, this.options.maxFileSize), { exclusive: checkExist }));
     return { existed: existing !== null };
   }
 
@@ -318,7 +331,7 @@ export class FileHandler implements ServiceHandler {
 
   private async createFolderAlone(path: string): Promise<void> {
     const existing = await this.storage.stat(path);
-    if (existing?.type === 'folder') throw new BadRequestError(`Folder '${path}/' already exists.`);
+    if (existing?.type === 'folder') throw alreadyExists('Folder', path);
     if (existing) throw new BadRequestError(`'${path}' is a file: a folder cannot be created in its place.`);
     // Missing folders above are made too; the first one that exists must be a folder (a file there
     // was a 500 on local storage, ENOTDIR, and a 502 on the remote ones).
@@ -327,7 +340,7 @@ export class FileHandler implements ServiceHandler {
       if (found?.type === 'file') throw new BadRequestError(`'${above}' is a file: a folder cannot be created below it.`);
       if (found) break;
     }
-    await this.storage.mkdir(path);
+    await madeHere(path, 'Folder', this.storage.mkdir(path, { exclusive: true }));
   }
 
   private async fromUrl(
@@ -518,10 +531,10 @@ export class FileHandler implements ServiceHandler {
       throw new BadRequestError('A folder cannot be copied into itself.');
     // Looked for, then written: alone on the target, as create-only writes are (two copies at once both found nothing).
     await this.locks.run(target, async () => {
-      if (await this.storage.stat(target)) throw new BadRequestError(`${label} '${shown(target, type === 'folder')}' already exists.`);
-      if (type === 'file') await this.storage.copyFile(source.path, target);
+      if (await this.storage.stat(target)) throw alreadyExists(label, target);
+      if (type === 'file') await madeHere(target, label, this.storage.copyFile(source.path, target, { exclusive: true }));
       else {
-        await this.storage.mkdir(target);
+        await madeHere(target, label, this.storage.mkdir(target, { exclusive: true }));
         for (const entry of await this.tree(source.path, true)) {
           const to = `${target}${entry.path.slice(source.path.length)}`;
           if (entry.type === 'folder') await this.storage.mkdir(to);

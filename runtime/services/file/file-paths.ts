@@ -135,13 +135,13 @@ export function boundedPaths(storage: FileStorage, service: string): FileStorage
       const content = await named(attempt, () => storage.read(path, range));
       return renamingFailures(content, (error) => namedFailure(service, attempt, error));
     },
-    async write(path, content) {
+    async write(path, content, options) {
       checkLength(path);
-      return named(`write '${path}'`, () => storage.write(path, content));
+      return named(`write '${path}'`, () => storage.write(path, content, options));
     },
-    async mkdir(path) {
+    async mkdir(path, options) {
       checkLength(path);
-      return named(`create the folder '${shown(path, true)}'`, () => storage.mkdir(path));
+      return named(`create the folder '${shown(path, true)}'`, () => storage.mkdir(path, options));
     },
     async removeFile(path) {
       checkLength(path);
@@ -151,10 +151,10 @@ export function boundedPaths(storage: FileStorage, service: string): FileStorage
       checkLength(path);
       return named(`delete the folder '${shown(path, true)}'`, () => storage.removeFolder(path, recursive));
     },
-    async copyFile(from, to) {
+    async copyFile(from, to, options) {
       checkLength(from);
       checkLength(to);
-      return named(`copy '${from}' to '${to}'`, () => storage.copyFile(from, to));
+      return named(`copy '${from}' to '${to}'`, () => storage.copyFile(from, to, options));
     },
     close: () => storage.close(),
   };

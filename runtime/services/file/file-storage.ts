@@ -25,6 +25,22 @@ export interface ByteRange {
   end: number;
 }
 
+/**
+ * A create-only write, folder creation or copy: made with the storage's own exclusive create
+ * (O_EXCL, link(), SFTP's rename, WebDAV's `Overwrite: F`), so that of two servers over one
+ * storage only one creates the path; the per-process lock (./path-locks.ts) sees one server only.
+ */
+export interface CreateOptions {
+  exclusive?: boolean;
+}
+
+/** An exclusive create found its target there: another request, maybe of another process, made it first. */
+export class TargetExists extends Error {
+  constructor(readonly path: string) {
+    super(`'${path}' exists already.`);
+  }
+}
+
 export interface FileStorage {
   /** What is at the path, or null when nothing is (the root is always a folder). */
   stat(path: string): Promise<StoredEntry | null>;
@@ -35,16 +51,17 @@ export interface FileStorage {
   /**
    * Writes a file from a stream: to a temporary name next to it, renamed over the target once
    * the stream ended; when the stream or the back-end fails nothing new remains at the path.
+   * `exclusive`: put into place only where nothing is, else TargetExists (and nothing new remains).
    */
-  write(path: string, content: Readable): Promise<void>;
-  /** Creates a folder and any missing parents. */
-  mkdir(path: string): Promise<void>;
+  write(path: string, content: Readable, options?: CreateOptions): Promise<void>;
+  /** Creates a folder and any missing parents; `exclusive`: TargetExists when the folder itself is there. */
+  mkdir(path: string, options?: CreateOptions): Promise<void>;
   /** Removes a file. */
   removeFile(path: string): Promise<void>;
   /** Removes an empty folder, or with `recursive` a folder and all it holds. */
   removeFolder(path: string, recursive: boolean): Promise<void>;
-  /** Copies a file within the storage. */
-  copyFile(from: string, to: string): Promise<void>;
+  /** Copies a file within the storage; `exclusive`: TargetExists when `to` is there. */
+  copyFile(from: string, to: string, options?: CreateOptions): Promise<void>;
   close(): Promise<void>;
 }
 

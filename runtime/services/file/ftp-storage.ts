@@ -11,7 +11,16 @@ import { PassThrough, type Readable, Transform } from 'node:stream';
 import { Client, FTPError } from 'basic-ftp';
 import { BadRequestError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
-import { type ByteRange, ESCAPES_ROOT, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
+import {
+  type ByteRange,
+  type CreateOptions,
+  ESCAPES_ROOT,
+  type FileStorage,
+  isTempName,
+  type StoredEntry,
+  TargetExists,
+  tempName,
+} from './file-storage.js';
 
 export interface FtpOptions {
   host: string;
@@ -96,6 +105,7 @@ export class FtpStorage implements FileStorage {
         return await work(client);
       } catch (error) {
         if (client.closed) this.client = null;
+        if (error instanceof TargetExists) throw error;
         this.fail(error);
       }
     });
@@ -253,7 +263,13 @@ export class FtpStorage implements FileStorage {
     return out;
   }
 
-  async write(relative: string, content: Readable): Promise<void> {
+  /**
+   * FTP has no exclusive create of a file: STOR and RNTO replace what is there (vsftpd renames with
+   * rename(2)), STOU only makes a name of its own. A create-only write (`exclusive`) is therefore
+   * create-only within this process alone (the engine's path lock); two servers over one FTP
+   * storage may both create the file, the later replacing the earlier. Folders are exclusive (MKD).
+   */
+  async write(relative: string, content: Readable, _options?: CreateOptions): Promise<void> {
     const name = tempName(relative);
     await this.exclusive(async (client) => {
       const target = this.abs(relative);
@@ -280,8 +296,20 @@ export class FtpStorage implements FileStorage {
     }
   }
 
-  async mkdir(relative: string): Promise<void> {
-    await this.exclusive((client) => this.ensureFolder(client, this.abs(relative)));
+  async mkdir(relative: string, options: CreateOptions = {}): Promise<void> {
+    if (!options.exclusive) return this.exclusive((client) => this.ensureFolder(client, this.abs(relative)));
+    await this.exclusive(async (client) => {
+      const target = this.abs(relative);
+      await this.ensureFolder(client, posix.dirname(target));
+      try {
+        // MKD fails (550) where a name is: of two servers over this storage one makes the folder.
+        await client.send(`MKD ${target}`);
+      } catch (error) {
+        if (code(error) === 550 && (await client.list(posix.dirname(target))).some((entry) => entry.name === posix.basename(target)))
+          throw new TargetExists(relative);
+        throw error;
+      }
+    });
   }
 
   async removeFile(relative: string): Promise<void> {
@@ -295,7 +323,8 @@ export class FtpStorage implements FileStorage {
     });
   }
 
-  async copyFile(from: string, to: string): Promise<void> {
+  /** Create-only (`exclusive`) within this process alone, as write is. */
+  async copyFile(from: string, to: string, _options?: CreateOptions): Promise<void> {
     // FTP has no copy: through a local temporary file.
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'portico-ftp-'));
     const local = path.join(dir, 'copy');

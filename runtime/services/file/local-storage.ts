@@ -2,13 +2,22 @@
  * The `local_file` back-end: a directory of the server. Every path is resolved under the root's
  * real path, and refused when it or, through a symbolic link, its target leaves the root.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { constants, createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { BadRequestError, InternalServerError } from '../../core/errors.js';
-import { type ByteRange, ESCAPES_ROOT, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
+import {
+  type ByteRange,
+  type CreateOptions,
+  ESCAPES_ROOT,
+  type FileStorage,
+  isTempName,
+  type StoredEntry,
+  TargetExists,
+  tempName,
+} from './file-storage.js';
 
 export { ESCAPES_ROOT };
 
@@ -16,6 +25,15 @@ export { ESCAPES_ROOT };
 const FORBIDDEN_ROOTS = ['/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32', '/dev', '/etc', '/proc', '/sys', '/boot'];
 
 const code = (error: unknown) => (error as NodeJS.ErrnoException).code;
+
+/** `work`, with the file system's "exists" (O_EXCL, link(), mkdir) as TargetExists. */
+async function creating(relative: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    throw code(error) === 'EEXIST' ? new TargetExists(relative) : error;
+  }
+}
 
 export class LocalStorage implements FileStorage {
   private constructor(private readonly root: string) {}
@@ -112,7 +130,7 @@ export class LocalStorage implements FileStorage {
     });
   }
 
-  async write(relative: string, content: Readable): Promise<void> {
+  async write(relative: string, content: Readable, options: CreateOptions = {}): Promise<void> {
     const full = await this.resolve(relative);
     const temp = path.join(this.root, tempName(relative));
     // Opened before the stream: a write stream opens its file lazily, and an upload refused at
@@ -120,16 +138,24 @@ export class LocalStorage implements FileStorage {
     const handle = await fs.open(temp, 'wx');
     try {
       await pipeline(content, createWriteStream('', { fd: handle, highWaterMark: 256 * 1024 }));
-      await fs.rename(temp, full);
+      // A create-only write is linked into place: link() fails where a name is (rename() replaces
+      // it), so of two servers over this folder only one creates the file, whole.
+      if (options.exclusive) await creating(relative, () => fs.link(temp, full));
+      else await fs.rename(temp, full);
     } catch (error) {
       await handle.close().catch(() => undefined);
       await fs.rm(temp, { force: true });
       throw error;
     }
+    if (options.exclusive) await fs.rm(temp, { force: true });
   }
 
-  async mkdir(relative: string): Promise<void> {
-    await fs.mkdir(await this.resolve(relative), { recursive: true, mode: 0o775 });
+  async mkdir(relative: string, options: CreateOptions = {}): Promise<void> {
+    const full = await this.resolve(relative);
+    if (options.exclusive) {
+      await fs.mkdir(path.dirname(full), { recursive: true, mode: 0o775 });
+      await creating(relative, () => fs.mkdir(full, { mode: 0o775 }));
+    } else await fs.mkdir(full, { recursive: true, mode: 0o775 });
   }
 
   async removeFile(relative: string): Promise<void> {
@@ -144,8 +170,10 @@ export class LocalStorage implements FileStorage {
     else await fs.rmdir(full);
   }
 
-  async copyFile(from: string, to: string): Promise<void> {
-    await fs.copyFile(await this.resolve(from), await this.resolve(to));
+  async copyFile(from: string, to: string, options: CreateOptions = {}): Promise<void> {
+    const source = await this.resolve(from);
+    const target = await this.resolve(to);
+    await creating(to, () => fs.copyFile(source, target, options.exclusive ? constants.COPYFILE_EXCL : 0));
   }
 
   async close(): Promise<void> {}

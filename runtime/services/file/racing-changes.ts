@@ -15,7 +15,8 @@ import { parentOf, shown } from './file-paths.js';
  * says 403 for a file whose folder is gone) or a "not found"; the folder's absence decides.
  */
 function mayBeRace(error: unknown): boolean {
-  return error instanceof RemoteFailure || error instanceof NotFoundError;
+  // Local storage: ENOENT for the temporary file it cannot make, or move into place, in a folder gone.
+  return error instanceof RemoteFailure || error instanceof NotFoundError || (error as NodeJS.ErrnoException)?.code === 'ENOENT';
 }
 
 /** Whether `path` is not there (a look-up that fails itself says nothing: the original failure stands). */
@@ -58,10 +59,10 @@ export function raceAware(storage: FileStorage): FileStorage {
     read: (path, range) => storage.read(path, range),
     removeFile: (path) => storage.removeFile(path),
     close: () => storage.close(),
-    write: (path, content) => tracked(path, () => storage.write(path, content)),
+    write: (path, content, options) => tracked(path, () => storage.write(path, content, options)),
     // Creates missing parents: a folder deleted meanwhile is made again.
-    mkdir: (path) => storage.mkdir(path),
-    copyFile: (from, to) => tracked(to, () => storage.copyFile(from, to)),
+    mkdir: (path, options) => storage.mkdir(path, options),
+    copyFile: (from, to, options) => tracked(to, () => storage.copyFile(from, to, options)),
     async removeFolder(path, recursive) {
       const removal = { folder: path, met: false };
       for (const write of writing)

@@ -2,17 +2,20 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import type { SFTPWrapper } from 'ssh2';
 import { pipeline } from 'node:stream/promises';
 import SftpClient from 'ssh2-sftp-client';
 import { BadRequestError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
 import {
   type ByteRange,
+  type CreateOptions,
   ESCAPES_ROOT,
   type FileStorage,
   isTempName,
   renamingFailures,
   type StoredEntry,
+  TargetExists,
   tempName,
 } from './file-storage.js';
 
@@ -123,7 +126,21 @@ export class SftpStorage implements FileStorage {
     try {
       return await work(client);
     } catch (error) {
+      if (error instanceof TargetExists) throw error;
       this.fail(error);
+    }
+  }
+
+  /**
+   * `work`, an exclusive create (SSH_FXP_RENAME, SSH_FXP_MKDIR: both fail where a name is, with
+   * OpenSSH's bare "Failure"): its failure with something at `relative` now is TargetExists.
+   */
+  private async creating(client: SftpClient, relative: string, work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if ((await client.exists(this.abs(relative)).catch(() => false)) !== false) throw new TargetExists(relative);
+      throw error;
     }
   }
 
@@ -189,13 +206,16 @@ export class SftpStorage implements FileStorage {
     return renamingFailures(content, (error) => this.failure(error));
   }
 
-  async write(relative: string, content: Readable): Promise<void> {
+  async write(relative: string, content: Readable, options: CreateOptions = {}): Promise<void> {
     const target = this.abs(relative);
     const temp = this.abs(tempName(relative));
     await this.run(async (client) => {
       try {
         await pipeline(content, endsWithConnection(client, client.createWriteStream(temp)));
-        await client.posixRename(temp, target);
+        // The protocol's own rename refuses a target that exists (OpenSSH links, then unlinks):
+        // of two servers over this storage only one creates the file. posix-rename replaces it.
+        if (options.exclusive) await this.creating(client, relative, () => client.rename(temp, target));
+        else await client.posixRename(temp, target);
       } catch (error) {
         await client.delete(temp, true).catch(() => undefined);
         throw error;
@@ -203,11 +223,20 @@ export class SftpStorage implements FileStorage {
     });
   }
 
-  async mkdir(relative: string): Promise<void> {
+  async mkdir(relative: string, options: CreateOptions = {}): Promise<void> {
     await this.run(async (client) => {
       // The folder itself may be a link (stat leaves links out): made through, it would be outside.
       await this.contain(client, relative);
-      await client.mkdir(this.abs(relative), true);
+      if (!options.exclusive) return void (await client.mkdir(this.abs(relative), true));
+      const parent = posix.dirname(this.abs(relative));
+      if ((await client.exists(parent)) === false) await client.mkdir(parent, true);
+      // The client's mkdir answers "already exists" as done: the protocol's MKDIR, which fails then.
+      const sftp = (client as unknown as { sftp: SFTPWrapper }).sftp;
+      await this.creating(
+        client,
+        relative,
+        () => new Promise<void>((done, fail) => sftp.mkdir(this.abs(relative), (e) => (e ? fail(e) : done()))),
+      );
     });
   }
 
@@ -220,8 +249,8 @@ export class SftpStorage implements FileStorage {
   }
 
   /** As an upload: to a temporary name renamed into place, so a failed copy leaves no partial file. */
-  async copyFile(from: string, to: string): Promise<void> {
-    await this.write(to, await this.read(from));
+  async copyFile(from: string, to: string, options: CreateOptions = {}): Promise<void> {
+    await this.write(to, await this.read(from), options);
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,15 @@ import { type Readable, Transform } from 'node:stream';
 import { AuthType, createClient, type FileStat, type WebDAVClient } from 'webdav';
 import type { PorticoError } from '../../core/errors.js';
 import { backendError, networkCode } from '../remote-errors.js';
-import { type ByteRange, type FileStorage, isTempName, type StoredEntry, tempName } from './file-storage.js';
+import {
+  type ByteRange,
+  type CreateOptions,
+  type FileStorage,
+  isTempName,
+  type StoredEntry,
+  TargetExists,
+  tempName,
+} from './file-storage.js';
 
 /** How often, and how far apart, an abandoned upload's temporary file is looked for again (about 2 s). */
 const TEMP_LOOKS = 5;
@@ -17,6 +25,30 @@ export interface WebdavOptions {
   authType: string;
   timeout: number;
   root: string;
+}
+
+/** How often, and how far apart, a move or copy to a target another request holds is tried (about 2 s). */
+const LOCKED_TRIES = 20;
+const LOCKED_WAIT_MS = 100;
+
+/**
+ * Moves or copies without replacing (`Overwrite: F`): the server answers 412 where the target is.
+ * Of two requests at once, rclone locks the target for one while it looks and moves or copies, and
+ * answers the other 423 Locked: tried again, it is the 412 (or, when the first failed, done). Neither
+ * `If-None-Match: *` on a PUT nor MKCOL's 405 serve instead: rclone ignores the first and answers a
+ * MKCOL of a folder that exists with 201, so folders too are made under a temporary name and moved.
+ */
+async function exclusively(relative: string, work: () => Promise<unknown>): Promise<void> {
+  for (let tries = 1; ; tries += 1) {
+    try {
+      await work();
+      return;
+    } catch (error) {
+      if (status(error) === 412) throw new TargetExists(relative);
+      if (status(error) !== 423 || tries === LOCKED_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, LOCKED_WAIT_MS));
+    }
+  }
 }
 
 const status = (error: unknown) =>
@@ -81,6 +113,7 @@ export class WebdavStorage implements FileStorage {
       await this.ensureRoot();
       return await work(AbortSignal.timeout(this.options.timeout * 1000));
     } catch (error) {
+      if (error instanceof TargetExists) throw error;
       this.fail(error);
     }
   }
@@ -175,7 +208,7 @@ export class WebdavStorage implements FileStorage {
     return this.watched(source, watch);
   }
 
-  async write(relative: string, content: Readable): Promise<void> {
+  async write(relative: string, content: Readable, options: CreateOptions = {}): Promise<void> {
     const temp = this.abs(tempName(relative));
     const watch = this.idle();
     try {
@@ -184,9 +217,11 @@ export class WebdavStorage implements FileStorage {
       const sent = this.watched(content, { ...watch, stop: watch.touch });
       await this.client.putFileContents(temp, sent, { overwrite: true, signal: watch.signal });
       watch.touch();
-      await this.client.moveFile(temp, this.abs(relative), { overwrite: true, signal: watch.signal });
+      const move = () => this.client.moveFile(temp, this.abs(relative), { overwrite: !options.exclusive, signal: watch.signal });
+      await exclusively(relative, move);
     } catch (error) {
       await this.removeTemp(temp);
+      if (error instanceof TargetExists) throw error;
       // The server may still be storing the PUT we abandoned when our DELETE reaches it (rclone
       // writes the file after it): look again a few times, after the answer.
       void this.removeTempLater(temp);
@@ -209,8 +244,22 @@ export class WebdavStorage implements FileStorage {
     }
   }
 
-  async mkdir(relative: string): Promise<void> {
-    await this.run((signal) => this.client.createDirectory(this.abs(relative), { recursive: true, signal }));
+  async mkdir(relative: string, options: CreateOptions = {}): Promise<void> {
+    if (!options.exclusive) {
+      await this.run((signal) => this.client.createDirectory(this.abs(relative), { recursive: true, signal }));
+      return;
+    }
+    const temp = this.abs(tempName(relative));
+    await this.run(async (signal) => {
+      await this.client.createDirectory(posix.dirname(temp), { recursive: true, signal });
+      await this.client.createDirectory(temp, { signal });
+      try {
+        await exclusively(relative, () => this.client.moveFile(temp, this.abs(relative), { overwrite: false, signal }));
+      } catch (error) {
+        await this.removeTemp(temp);
+        throw error;
+      }
+    });
   }
 
   async removeFile(relative: string): Promise<void> {
@@ -222,8 +271,10 @@ export class WebdavStorage implements FileStorage {
     await this.run((signal) => this.client.deleteFile(this.abs(relative), { signal }));
   }
 
-  async copyFile(from: string, to: string): Promise<void> {
-    await this.run((signal) => this.client.copyFile(this.abs(from), this.abs(to), { signal }));
+  async copyFile(from: string, to: string, options: CreateOptions = {}): Promise<void> {
+    await this.run((signal) =>
+      exclusively(to, () => this.client.copyFile(this.abs(from), this.abs(to), { overwrite: !options.exclusive, signal })),
+    );
   }
 
   async close(): Promise<void> {}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiClient, type Api } from '#test/helpers/api-client.js';
 import { startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { multipart } from './multipart.js';
@@ -421,6 +421,33 @@ describe('local_file: requests at once on one path', () => {
     for (const item of items.filter((it) => it.error !== undefined))
       expect(item.error).toEqual({ code: 400, message: "File 'race-copy/one.txt' already exists." });
     expect(fs.readFileSync(path.join(root, 'race-copy/one.txt'), 'utf8')).toBe(String(copied[0]).repeat(100_000));
+  });
+});
+
+describe('local_file: a folder deleted while a file is written into it', () => {
+  it('answers the 409 the remote back-ends answer, not the file system ENOENT', async () => {
+    // A server of its own, over a real socket: an injected request reads its whole body first.
+    const own = await startTestServer();
+    try {
+      const address = await own.app.listen({ port: 0, host: '127.0.0.1' });
+      const headers = { 'x-service-api-key': own.apiKey, 'x-service-session-token': await own.adminToken() };
+      expect((await fetch(`${address}/api/v2/files/doomed/`, { method: 'POST', headers })).status).toBe(201);
+      const request = http.request(`${address}/api/v2/files/doomed/late.txt`, { method: 'PUT', headers });
+      const answer = new Promise<string>((resolve) =>
+        request.on('response', async (response) => resolve(Buffer.concat(await response.toArray()).toString())),
+      );
+      request.write('first part ');
+      const folder = path.join(own.dir, 'data', 'files', 'doomed');
+      // Another process (here: the test) deletes the folder once the upload's temporary file is in it.
+      await vi.waitFor(() => expect(fs.readdirSync(folder).some((entry) => entry.startsWith('.portico-upload-'))).toBe(true));
+      fs.rmSync(folder, { recursive: true });
+      request.end('last part');
+      expect(JSON.parse(await answer)).toEqual({
+        error: { code: 409, message: "Folder 'doomed/' was deleted while 'doomed/late.txt' was written into it." },
+      });
+    } finally {
+      await own.close();
+    }
   });
 });
 
