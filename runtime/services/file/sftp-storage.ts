@@ -227,7 +227,10 @@ export class SftpStorage implements FileStorage {
     await this.run(async (client) => {
       // The folder itself may be a link (stat leaves links out): made through, it would be outside.
       await this.contain(client, relative);
-      if (!options.exclusive) return void (await client.mkdir(this.abs(relative), true));
+      if (!options.exclusive) {
+        await client.mkdir(this.abs(relative), true);
+        return;
+      }
       const parent = posix.dirname(this.abs(relative));
       if ((await client.exists(parent)) === false) await client.mkdir(parent, true);
       // The client's mkdir answers "already exists" as done: the protocol's MKDIR, which fails then.
