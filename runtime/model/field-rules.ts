@@ -45,8 +45,11 @@ export function isUnsigned(field: FieldModel): boolean {
   return /\bunsigned\b|^bit\(\d+\)$/i.test(field.dbType);
 }
 
-/** Significant digits every decimal text of which a double holds exactly (DBL_DIG). */
-const DOUBLE_DIGITS = 15;
+/**
+ * Significant digits every decimal text of which a double holds exactly (DBL_DIG): an exact SQL
+ * decimal or an xs:decimal (xs:integer) with more may need its text to keep every digit.
+ */
+export const DOUBLE_DIGITS = 15;
 
 /**
  * Exact decimal columns wider than a double (no precision, as SQLite's `decimal` or PostgreSQL's

@@ -7,10 +7,12 @@
  * derived type is read as that type. SOAP-encoded multi-references (`href="#id"`) are followed. A
  * Fault becomes a SoapFault.
  */
+import { decimalValue, isHeldByDouble } from '../../../core/decimal-text.js';
 import { InternalServerError } from '../../../core/errors.js';
+import { DOUBLE_DIGITS } from '../../../model/field-rules.js';
 import type { JsonSchema, SoapMessageModel } from '../../../model/platform-model.js';
 import type { ObjectShape, SchemaView, Shape } from '../wsdl/json-schema-view.js';
-import { builtinSchema, DEFINITION_REF, decimalValue } from '../wsdl/json-schema-parts.js';
+import { builtinSchema, DEFINITION_REF } from '../wsdl/json-schema-parts.js';
 import {
   childElements,
   isXsdNamespace,
@@ -129,11 +131,8 @@ function typed(text: string, shape: Shape): Json {
       if (trimmed === '' || !Number.isFinite(number)) return text;
       // An xs:decimal (no format) with more digits than the number gives back stays text, so that
       // no digit is lost (json-schema-parts.ts isWideDecimal); float and double are doubles.
-      if (shape.format === undefined && (shape.totalDigits === undefined || shape.totalDigits > 15)) {
-        const value = decimalValue(trimmed);
-        if (value !== null && value !== decimalValue(String(number))) return trimmed;
-      }
-      return number;
+      const wide = shape.format === undefined && (shape.totalDigits === undefined || shape.totalDigits > DOUBLE_DIGITS);
+      return wide && decimalValue(trimmed) !== null && !isHeldByDouble(trimmed) ? trimmed : number;
     }
     case 'boolean': {
       const trimmed = text.trim();

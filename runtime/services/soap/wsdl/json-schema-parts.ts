@@ -3,6 +3,7 @@
  * type, the `xml` member that records a member's namespace and attribute flag, members added
  * beside a `$ref`, and the object model a complex type's members are collected in.
  */
+import { DOUBLE_DIGITS } from '../../../model/field-rules.js';
 import type { JsonSchema } from '../../../model/platform-model.js';
 import { uniqueNamer } from '../../../openapi/code-identifiers.js';
 import { DURATION_PATTERN } from './xsd-pattern.js';
@@ -101,7 +102,7 @@ export function isWideInteger(schema: JsonSchema): boolean {
   if (schema.type !== 'integer' || schema.format === 'int32') return false;
   if (Array.isArray(schema.enum)) return !schema.enum.every((value) => Number.isSafeInteger(value));
   const digits = schema[TOTAL_DIGITS];
-  if (typeof digits === 'number' && digits <= 15) return false;
+  if (typeof digits === 'number' && digits <= DOUBLE_DIGITS) return false;
   const { minimum, maximum } = schema;
   return !(typeof minimum === 'number' && typeof maximum === 'number' && Number.isSafeInteger(minimum) && Number.isSafeInteger(maximum));
 }
@@ -115,22 +116,7 @@ export function isWideInteger(schema: JsonSchema): boolean {
 export function isWideDecimal(schema: JsonSchema): boolean {
   if (schema.type !== 'number' || schema.format !== undefined || Array.isArray(schema.enum)) return false;
   const digits = schema[TOTAL_DIGITS];
-  return !(typeof digits === 'number' && digits <= 15);
-}
-
-/**
- * A decimal's value as comparable text (sign, significant digits, exponent), or null when the
- * text is no decimal: '010.50', '10.5' and '1.05e1' are one value.
- */
-export function decimalValue(text: string): string | null {
-  const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
-  if (match === null || (match[2] === '' && (match[3] ?? '') === '')) return null;
-  const [, sign, whole, fraction = '', exponent = '0'] = match;
-  const all = whole + fraction;
-  const lead = /^0*/.exec(all)![0].length;
-  const digits = all.slice(lead).replace(/0+$/, '');
-  if (digits === '') return '0';
-  return `${sign === '-' ? '-' : ''}${digits}e${whole.length - lead + Number(exponent)}`;
+  return !(typeof digits === 'number' && digits <= DOUBLE_DIGITS);
 }
 
 /** `xml` of a member: its namespace when qualified, its attribute flag. The XML object requires an absolute URI, so other namespaces go in `x-namespace`. */

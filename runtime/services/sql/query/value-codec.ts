@@ -4,6 +4,7 @@
  * Encoders see non-null values only; nullability is checked by the writer.
  */
 import { decodeBase64 } from '../../../core/base64.js';
+import { isHeldByDouble, plainDecimal } from '../../../core/decimal-text.js';
 import { fitsInt64Column } from '../../../core/request-limits.js';
 import { isUnsigned, isWideDecimal } from '../../../model/field-rules.js';
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
@@ -435,32 +436,9 @@ export function bareField(
   };
 }
 
-/**
- * A decimal's plain text without its sign's `+`, leading zeros of the whole part and trailing zeros
- * of the fraction; an exponent (a double's shortest text: `1e+21`, `1e-7`) written out.
- */
-function plainDecimal(text: string): string {
-  const [mantissa, exponent = '0'] = text.replace(/^\+/, '').toLowerCase().split('e');
-  const negative = mantissa.startsWith('-');
-  const [whole, fraction = ''] = (negative ? mantissa.slice(1) : mantissa).split('.');
-  let digits = whole + fraction;
-  let point = whole.length + Number(exponent);
-  if (point < 0) {
-    digits = '0'.repeat(-point) + digits;
-    point = 0;
-  }
-  if (point > digits.length) digits += '0'.repeat(point - digits.length);
-  const integer = digits.slice(0, point).replace(/^0+(?=\d)/, '') || '0';
-  const kept = digits.slice(point).replace(/0+$/, '');
-  const plain = kept === '' ? integer : `${integer}.${kept}`;
-  return negative && plain !== '0' ? `-${plain}` : plain;
-}
-
 /** Whether a number's text (an exact decimal's, as encoded) is a double's exactly: `12.50` is, `0.1000000000000000000001` is not. */
 export function isExactNumber(text: string): boolean {
-  if (!/^[+-]?\d+(\.\d*)?$/.test(text)) return false;
-  const number = Number(text);
-  return Number.isFinite(number) && plainDecimal(String(number)) === plainDecimal(text);
+  return /^[+-]?\d+(\.\d*)?$/.test(text) && isHeldByDouble(text);
 }
 
 /** The write encoder of a field. */
@@ -525,9 +503,7 @@ export const decodeWideDecimal: Decoder = (value) => {
   if (typeof value !== 'string' || !NUMBER_TEXT.test(value)) return value;
   // PostgreSQL and MariaDB write no exponent; a text that has one is left to Number as before.
   if (/[eE]/.test(value)) return Number(value);
-  const number = Number(value);
-  const plain = plainDecimal(value);
-  return Number.isFinite(number) && plainDecimal(String(number)) === plain ? number : plain;
+  return isHeldByDouble(value) ? Number(value) : (plainDecimal(value) ?? value);
 };
 
 /** Each element of a (nested) array read. */
