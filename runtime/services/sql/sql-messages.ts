@@ -1,13 +1,11 @@
 /**
  * The texts the SQL services' clients see, each with its status, worded as the reference platform
  * words them where it has a text (clients match some: test/unit/runtime/messages.test.ts). The
- * not-found and verb texts every family shares are in core/messages.ts. A text goes here when
- * clients may match it, when more than one place says it, or when it answers a kind of problem
- * (what the database refused, every error of the filter grammar, record values); a text
- * explaining one check in one place stays beside that check.
+ * not-found and verb texts every family shares are in core/messages.ts. Every refusal the family
+ * writes is here, the checks of one place too (table definitions, seeds), so that a text is found,
+ * reworded and kept apart from its neighbours in one file.
  */
 import { message } from '../../core/errors.js';
-import { shownName } from './schema/identifiers.js';
 
 export type RecordAction = 'create' | 'update' | 'delete' | 'retrieve';
 
@@ -40,6 +38,14 @@ const VALUE_PROBLEMS: Record<ValueProblem, string> = {
 };
 
 const field = (name: string | null) => ({ field: name });
+/** A field of a table definition, as the definition refusals name it. */
+const fieldOf = (name: string, table: string) => `field '${name}' of table '${table}'`;
+const tableField = (name: string, table: string) => ({ table, field: name });
+
+/** The name as messages show it: long names cut short. */
+export function shownName(name: string): string {
+  return name.length > 80 ? `${name.slice(0, 80)}...` : name;
+}
 const at = (position: number) => (position > 0 ? { position } : {});
 
 export const sqlMessages = {
@@ -385,6 +391,125 @@ export const sqlMessages = {
       `Relationship '${name}' comes from junction table '${junction}': drop that table or its foreign keys.`,
   ),
   noForeignKeyToDrop: message(404, (name: string) => `Relationship '${name}' has no foreign key to drop.`),
+
+  // Table and field definitions (`_schema` bodies and seeds), before any DDL runs.
+  /** `what`: "table 'x'", "field 'y' of table 'x'"; a name the database would not keep alike. */
+  nameCharacters: message(
+    400,
+    (what: string, _context: Record<string, unknown>) =>
+      `Invalid name for ${what}: use letters, digits, '_' and '$', starting with a letter or '_'.`,
+    (_what, context) => context,
+  ),
+  /** A name longer than the database keeps (PostgreSQL would cut it short silently). */
+  nameTooLong: message(
+    400,
+    (what: string, length: number, unit: 'bytes' | 'characters', _context: Record<string, unknown>) =>
+      `Invalid name for ${what}: at most ${length} ${unit} on this database.`,
+    (_what, _length, _unit, context) => context,
+  ),
+  /** `key`: length, precision or scale. */
+  sizeNotInteger: message(
+    400,
+    (key: string, name: string, table: string) => `Invalid '${key}' for ${fieldOf(name, table)}: must be a non-negative integer.`,
+  ),
+  sizeTooLarge: message(
+    400,
+    (key: string, name: string, table: string, max: number) => `Invalid '${key}' for ${fieldOf(name, table)}: at most ${max}.`,
+  ),
+  scaleBeyondPrecision: message(
+    400,
+    (name: string, table: string, precision: number) =>
+      `Invalid 'scale' for ${fieldOf(name, table)}: at most the precision (${precision}).`,
+    (name: string) => ({ field: name }),
+  ),
+  /** `key`: ref_on_update or ref_on_delete. */
+  referentialActionInvalid: message(
+    400,
+    (key: string, name: string, table: string) =>
+      `Invalid '${key}' for ${fieldOf(name, table)}: use one of NO ACTION, RESTRICT, CASCADE, SET NULL, SET DEFAULT.`,
+  ),
+  defaultShapeInvalid: message(
+    400,
+    (name: string, table: string) => `Invalid 'default' for ${fieldOf(name, table)}: use a scalar or {"expression": "SQL"}.`,
+  ),
+  /** A JSON field's default that is no JSON text. */
+  defaultNotJson: message(
+    400,
+    (name: string, table: string) => `Invalid 'default' for ${fieldOf(name, table)}: it must be JSON text.`,
+    tableField,
+  ),
+  /** A default the field could not hold; `problem`: the value encoder's message. */
+  defaultUnfit: message(
+    400,
+    (name: string, table: string, problem: string) => `Invalid 'default' for ${fieldOf(name, table)}: ${problem}`,
+    tableField,
+  ),
+  /** A `type` outside the abstract vocabulary (`types`); native types go in `db_type`. */
+  typeNotAbstract: message(
+    400,
+    (type: string, name: string, table: string, types: readonly string[]) =>
+      `Invalid schema detected - invalid type '${shownName(type)}' for ${fieldOf(name, table)}: use one of ${types.join(', ')}, or 'db_type' for a native type.`,
+    (type, name) => ({ field: name, type }),
+  ),
+  typeMissing: message(
+    400,
+    (name: string, table: string) => `Invalid schema detected - no type or db_type element for ${fieldOf(name, table)}.`,
+  ),
+  nativeTypeInvalid: message(
+    400,
+    (type: string, name: string, table: string) => `Invalid schema detected - invalid type '${type}' for ${fieldOf(name, table)}.`,
+  ),
+  referenceWithoutTable: message(
+    400,
+    (name: string, table: string) => `Invalid schema detected - no table element for reference type of ${fieldOf(name, table)}.`,
+  ),
+  tableWithoutFields: message(400, (table: string) => `There are no fields in the requested schema of table '${table}'.`),
+  /** Two auto-numbered primary key fields: SQLite and MySQL made a composite key that numbered neither. */
+  numberedKeysTwice: message(
+    400,
+    (table: string, fields: readonly string[]) =>
+      `Invalid schema detected - table '${table}' has more than one auto-numbered primary key field (${fields.join(', ')}).`,
+    (table) => ({ table }),
+  ),
+  /** A foreign key to a table neither created with it nor in the database. */
+  referencedTableMissing: message(
+    400,
+    (name: string, table: string, refTable: string) =>
+      `Invalid schema detected - ${fieldOf(name, table)} references table '${refTable}', which does not exist.`,
+    tableField,
+  ),
+  referencedFieldMissing: message(
+    400,
+    (name: string, table: string, refTable: string, refField: string | null) =>
+      `Invalid schema detected - ${fieldOf(name, table)} references field '${refField}' of table '${refTable}', which does not exist.`,
+    tableField,
+  ),
+  /** Only a key can be referenced (SQLite created the table, then failed every write to it). */
+  referencedFieldNotKey: message(
+    400,
+    (name: string, table: string, refTable: string, refField: string) =>
+      `Invalid schema detected - ${fieldOf(name, table)} references field '${refField}' of table '${refTable}', which is neither its primary key nor unique.`,
+    tableField,
+  ),
+  /** A foreign key between fields of other kinds (a string referencing an integer key). */
+  referenceTypeMismatch: message(
+    400,
+    (name: string, table: string, type: string, refTable: string, refField: string | undefined, refType: string) =>
+      `Invalid schema detected - ${fieldOf(name, table)} of type '${type}' can not reference field '${refField}' of table '${refTable}', of type '${refType}'.`,
+    tableField,
+  ),
+
+  // Seeds (a service's seed directory, loaded at start).
+  seedTableMalformed: message(400, (index: number) => `Seed data table ${index} needs a 'name' and a 'record' list.`),
+  seedTableUnknown: message(400, (table: string) => `Seed data names table '${table}', which the seed schema does not create.`),
+  /** `problem`: why the record was refused, as a `_table` write says it. */
+  seedRecordRefused: message(
+    400,
+    (index: number, table: string, problem: string) => `Seed record ${index} of table '${table}': ${problem}`,
+  ),
+  seedFileMissing: message(500, (dir: string, file: string) => `Seed directory '${dir}' has no ${file}.`),
+  /** `detail`: the JSON parser's words (the platform's own file: its owner reads them, no client does). */
+  seedFileNotJson: message(500, (file: string, detail: string) => `Seed file '${file}' is not valid JSON: ${detail}`),
 
   // Stored procedures and functions.
   /** PostgreSQL found no function for the argument types: a routine called without a parameter that has no default, an aggregate of a type it does not take. */

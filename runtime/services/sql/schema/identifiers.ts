@@ -4,8 +4,8 @@
  * longer name silently, and the table would answer 404 under the name it was created with).
  * Names that exist already, whatever they look like, are not judged here: only new ones.
  */
-import { BadRequestError } from '../../../core/errors.js';
 import type { SqlDialect } from '../../../model/platform-model.js';
+import { sqlMessages } from '../sql-messages.js';
 
 /** The longest identifier per database: PostgreSQL counts bytes (NAMEDATALEN - 1), MySQL characters; SQLite has no limit of its own. */
 export const IDENTIFIER_LIMITS: Record<SqlDialect, { length: number; unit: 'bytes' | 'characters' }> = {
@@ -15,11 +15,6 @@ export const IDENTIFIER_LIMITS: Record<SqlDialect, { length: number; unit: 'byte
 };
 
 const IDENTIFIER = /^[\p{L}_][\p{L}\p{N}_$]*$/u;
-
-/** The name as messages show it: long names cut short. */
-export function shownName(name: string): string {
-  return name.length > 80 ? `${name.slice(0, 80)}...` : name;
-}
 
 function size(name: string, unit: 'bytes' | 'characters'): number {
   return unit === 'bytes' ? Buffer.byteLength(name, 'utf8') : [...name].length;
@@ -32,9 +27,9 @@ function size(name: string, unit: 'bytes' | 'characters'): number {
 export function assertNewIdentifier(dialect: SqlDialect, name: string, what: string, context: Record<string, unknown>): void {
   const limit = IDENTIFIER_LIMITS[dialect];
   if (!IDENTIFIER.test(name)) {
-    throw new BadRequestError(`Invalid name for ${what}: use letters, digits, '_' and '$', starting with a letter or '_'.`, context);
+    throw sqlMessages.nameCharacters.error(what, context);
   }
   if (size(name, limit.unit) > limit.length) {
-    throw new BadRequestError(`Invalid name for ${what}: at most ${limit.length} ${limit.unit} on this database.`, context);
+    throw sqlMessages.nameTooLong.error(what, limit.length, limit.unit, context);
   }
 }

@@ -20,7 +20,7 @@ import type { FieldChange, TableChanges } from './table-alter.js';
 import { INTEGER_TYPES, nativeTypeInfo } from './native-types.js';
 import { bareField, encoderFor } from '../query/value-codec.js';
 import { assertDefaultFits, assertLengthFits, checkedTableDefinitions, createTables, resolveReference } from './table-ddl.js';
-import { assertNewIdentifier, shownName } from './identifiers.js';
+import { assertNewIdentifier } from './identifiers.js';
 import { type FieldDefinition, lowerKeys, parseField, schemaBodyTables } from './table-definition.js';
 import { describeField, describeRelation, describeTable } from './table-description.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
@@ -28,7 +28,7 @@ import { databaseError } from '../dialects/driver-errors.js';
 import { extrasOf } from './table-extras.js';
 import type { TableExtras } from '../../service-kind.js';
 import { coreMessages } from '../../../core/messages.js';
-import { sqlMessages } from '../sql-messages.js';
+import { shownName, sqlMessages } from '../sql-messages.js';
 
 type Input = Record<string, unknown>;
 

@@ -7,13 +7,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { BadRequestError, InternalServerError } from '../../../core/errors.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { insertRow, insertValues, toPorticoError } from '../query/record-writer.js';
 import { buildTablePlan } from '../query/table-plan.js';
 import { schemaBodyTables } from './table-definition.js';
 import { createTables } from './table-ddl.js';
 import { assembleSchema } from './schema-assembler.js';
+import { sqlMessages } from '../sql-messages.js';
 
 export interface SeedData {
   /** Parsed schema.json. */
@@ -33,7 +33,7 @@ function dataTables(data: unknown): SeedTable[] {
     const table = (raw ?? {}) as Record<string, unknown>;
     const records = table.record ?? table.records ?? table.resource;
     if (typeof table.name !== 'string' || !Array.isArray(records)) {
-      throw new BadRequestError(`Seed data table ${index} needs a 'name' and a 'record' list.`);
+      throw sqlMessages.seedTableMalformed.error(index);
     }
     return { name: table.name, records: records as Record<string, unknown>[] };
   });
@@ -44,13 +44,13 @@ export function readSeedDirectory(dir: string): SeedData {
   const read = (file: string, required: boolean): unknown => {
     const full = path.join(dir, file);
     if (!fs.existsSync(full)) {
-      if (required) throw new InternalServerError(`Seed directory '${dir}' has no ${file}.`);
+      if (required) throw sqlMessages.seedFileMissing.error(dir, file);
       return undefined;
     }
     try {
       return JSON.parse(fs.readFileSync(full, 'utf8'));
     } catch (error) {
-      throw new InternalServerError(`Seed file '${full}' is not valid JSON: ${(error as Error).message}`);
+      throw sqlMessages.seedFileNotJson.error(full, (error as Error).message);
     }
   };
   return { schema: read('schema.json', true), data: read('data.json', false) };
@@ -77,7 +77,7 @@ export async function seedTables(db: Kysely<any>, dialect: SqlDialectModule, see
   await db.transaction().execute(async (trx) => {
     for (const { name, records } of ordered) {
       const table = schema.tables[rank(name)];
-      if (table === undefined) throw new BadRequestError(`Seed data names table '${name}', which the seed schema does not create.`);
+      if (table === undefined) throw sqlMessages.seedTableUnknown.error(name);
       const plan = buildTablePlan(table, dialect);
       const target = { plan, dialect, output: plan.keys };
       for (const [index, record] of records.entries()) {
@@ -85,7 +85,7 @@ export async function seedTables(db: Kysely<any>, dialect: SqlDialectModule, see
           await insertRow(trx, target, insertValues(plan, record));
         } catch (error) {
           const cause = toPorticoError(error, dialect, table, 'create');
-          throw new BadRequestError(`Seed record ${index} of table '${name}': ${cause.message}`);
+          throw sqlMessages.seedRecordRefused.error(index, name, cause.message);
         }
       }
     }

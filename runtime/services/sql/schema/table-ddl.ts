@@ -4,14 +4,14 @@
  * (`fk_{table}_{field}`) and indexes (`ndx_{table}_{field}`) are the same everywhere.
  */
 import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
-import { BadRequestError, PorticoError } from '../../../core/errors.js';
+import { PorticoError } from '../../../core/errors.js';
 import type { AbstractType, DatabaseSchema } from '../../../model/platform-model.js';
 import { bareField, encoderFor, TRUE_TEXT } from '../query/value-codec.js';
 import type { SqlDialectModule } from '../dialects/sql-dialect.js';
-import { assertNewIdentifier, shownName } from './identifiers.js';
+import { assertNewIdentifier } from './identifiers.js';
 import { parseTableDefinitions, type FieldDefinition, type TableDefinition } from './table-definition.js';
 import { databaseError } from '../dialects/driver-errors.js';
-import { sqlMessages } from '../sql-messages.js';
+import { shownName, sqlMessages } from '../sql-messages.js';
 
 const ID_TYPES = new Set(['id', 'bigid', 'mediumid', 'smallid']);
 
@@ -90,21 +90,12 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
   const created = known.created.find((t) => t.name.toLowerCase() === wanted);
   const existing = known.existing?.tables.find((t) => t.sourceName.toLowerCase() === wanted || t.name.toLowerCase() === wanted);
   const fields = created?.fields.map((f) => f.name) ?? existing?.fields.map((f) => f.sourceName);
-  const where = `field '${field.name}' of table '${table}'`;
   if (fields === undefined) {
     if (known.existing === null || wanted === table.toLowerCase()) return field;
-    throw new BadRequestError(`Invalid schema detected - ${where} references table '${field.refTable}', which does not exist.`, {
-      table,
-      field: field.name,
-    });
+    throw sqlMessages.referencedTableMissing.error(field.name, table, field.refTable);
   }
   const refField = field.refField === null ? null : fields.find((f) => f.toLowerCase() === field.refField?.toLowerCase());
-  if (refField === undefined) {
-    throw new BadRequestError(
-      `Invalid schema detected - ${where} references field '${field.refField}' of table '${field.refTable}', which does not exist.`,
-      { table, field: field.name },
-    );
-  }
+  if (refField === undefined) throw sqlMessages.referencedFieldMissing.error(field.name, table, field.refTable, field.refField);
   // Only a key can be referenced: PostgreSQL and MySQL refused the table, SQLite created it and
   // then failed every write to it (a 500, "foreign key mismatch").
   if (refField !== null) {
@@ -113,12 +104,7 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
           (f) => f.name === refField && (f.isUnique || (f.isPrimaryKey && created.fields.filter((k) => k.isPrimaryKey).length === 1)),
         )
       : existing?.fields.some((f) => f.sourceName === refField && (f.isUnique || (f.isPrimaryKey && existing.primaryKey.length === 1)));
-    if (!keyed) {
-      throw new BadRequestError(
-        `Invalid schema detected - ${where} references field '${refField}' of table '${field.refTable}', which is neither its primary key nor unique.`,
-        { table, field: field.name },
-      );
-    }
+    if (!keyed) throw sqlMessages.referencedFieldNotKey.error(field.name, table, field.refTable, refField);
   }
   // The referencing field must be of the referenced one's kind: PostgreSQL and MySQL refused a
   // string referencing an integer key ('Failed to update table'), SQLite took it and then found
@@ -130,10 +116,7 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
   const targetType = target === undefined || ('native' in target && target.native) ? null : target.type;
   if (type !== null && targetType !== null && typeFamily(type) !== typeFamily(targetType)) {
     const name = target !== undefined && 'sourceName' in target ? target.sourceName : target?.name;
-    throw new BadRequestError(
-      `Invalid schema detected - ${where} of type '${type}' can not reference field '${name}' of table '${field.refTable}', of type '${targetType}'.`,
-      { table, field: field.name },
-    );
+    throw sqlMessages.referenceTypeMismatch.error(field.name, table, type, field.refTable, name, targetType);
   }
   return { ...field, refTable: created?.name ?? existing?.sourceName ?? field.refTable, refField };
 }
@@ -185,17 +168,9 @@ export function assertDefaultFits(field: FieldDefinition, table: string, dialect
     encoderFor(model, dialect)(value);
     if ((field.type === 'json' || field.type === 'jsonb') && typeof value === 'string') JSON.parse(value);
   } catch (error) {
-    if (error instanceof SyntaxError) {
-      throw new BadRequestError(`Invalid 'default' for field '${field.name}' of table '${table}': it must be JSON text.`, {
-        table,
-        field: field.name,
-      });
-    }
+    if (error instanceof SyntaxError) throw sqlMessages.defaultNotJson.error(field.name, table);
     if (!(error instanceof PorticoError)) throw error;
-    throw new BadRequestError(`Invalid 'default' for field '${field.name}' of table '${table}': ${error.message}`, {
-      table,
-      field: field.name,
-    });
+    throw sqlMessages.defaultUnfit.error(field.name, table, error.message);
   }
 }
 
@@ -356,7 +331,7 @@ export async function createTables(
         await createTable(conn, table, known, dialect);
         done.push(table);
       } catch (error) {
-        throw databaseError(error, dialect, null, new BadRequestError(`Failed to create table '${table.name}'.`));
+        throw databaseError(error, dialect, null, sqlMessages.schemaChangeFailed.error(`create table '${table.name}'`));
       }
     }
   };

@@ -2,9 +2,8 @@
  * Reads the table definitions of a `_schema` body (reference 3.2): input keys in any case,
  * aliases (`size`, `decimals`, `ref_fields`, `pk`, `fk`), `allow_null` absent = NOT NULL.
  */
-import { BadRequestError } from '../../../core/errors.js';
+import type { PorticoError } from '../../../core/errors.js';
 import { type FieldModel, MODEL_FIELD_TYPES, type ReferentialAction } from '../../../model/platform-model.js';
-import { shownName } from './identifiers.js';
 import { sqlMessages } from '../sql-messages.js';
 
 export interface FieldDefinition {
@@ -94,8 +93,9 @@ export function lowerKeys(value: unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.toLowerCase(), v]));
 }
 
-function identifier(value: unknown, message: string, what: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new BadRequestError(message);
+/** `missing`: the error of a name not given. */
+function identifier(value: unknown, missing: () => PorticoError, what: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw missing();
   // A name given (it was refused as 'no name element', as if missing).
   if (value.includes('.') || value !== value.trim()) throw sqlMessages.invalidName.error(what, value);
   return value;
@@ -104,12 +104,14 @@ function identifier(value: unknown, message: string, what: string): string {
 /** The largest length, precision or scale taken: more than any database holds (SQLite took 1e300 and wrote varchar(1e+300)). */
 const MAX_SIZE = 2_147_483_647;
 
-function integerOption(value: unknown, where: string, key: string): number | null {
+/** `field`: the definition's field and table names, as its refusals name them. */
+type FieldOf = [name: string, table: string];
+
+function integerOption(value: unknown, field: FieldOf, key: string): number | null {
   if (value === undefined || value === null || value === '') return null;
   const n = typeof value === 'string' ? Number(value.trim()) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
-    throw new BadRequestError(`Invalid '${key}' for ${where}: must be a non-negative integer.`);
-  if (n > MAX_SIZE) throw new BadRequestError(`Invalid '${key}' for ${where}: at most ${MAX_SIZE}.`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw sqlMessages.sizeNotInteger.error(key, ...field);
+  if (n > MAX_SIZE) throw sqlMessages.sizeTooLarge.error(key, ...field, MAX_SIZE);
   return n;
 }
 
@@ -117,21 +119,20 @@ function bool(value: unknown): boolean {
   return value === true || value === 1 || (typeof value === 'string' && ['true', '1', 'yes', 'on'].includes(value.toLowerCase()));
 }
 
-function action(value: unknown, where: string, key: string): ReferentialAction | null {
+function action(value: unknown, field: FieldOf, key: string): ReferentialAction | null {
   if (value === undefined || value === null || value === '') return null;
   const text = String(value).trim().toLowerCase();
-  if (!ACTIONS.has(text))
-    throw new BadRequestError(`Invalid '${key}' for ${where}: use one of NO ACTION, RESTRICT, CASCADE, SET NULL, SET DEFAULT.`);
+  if (!ACTIONS.has(text)) throw sqlMessages.referentialActionInvalid.error(key, ...field);
   return text as ReferentialAction;
 }
 
-function defaultValue(value: unknown, where: string): FieldModel['default'] | undefined {
+function defaultValue(value: unknown, field: FieldOf): FieldModel['default'] | undefined {
   if (value === undefined) return undefined;
   if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   const expression = lowerKeys(value).expression;
   // Defaults are written into DDL text, so an expression must be one plain SQL expression.
   if (typeof expression === 'string' && expression.trim() !== '' && !/;|--|\/\*/.test(expression)) return { expression: expression.trim() };
-  throw new BadRequestError(`Invalid 'default' for ${where}: use a scalar or {"expression": "SQL"}.`);
+  throw sqlMessages.defaultShapeInvalid.error(...field);
 }
 
 /**
@@ -145,29 +146,23 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
   const name =
     existingName && typeof input.name === 'string' && input.name !== ''
       ? input.name
-      : identifier(input.name, sqlMessages.fieldNameMissing.text(index, table), `field ${index} of table '${table}'`);
-  const where = `field '${name}' of table '${table}'`;
+      : identifier(input.name, () => sqlMessages.fieldNameMissing.error(index, table), `field ${index} of table '${table}'`);
+  const where: FieldOf = [name, table];
   const declared = typeof input.type === 'string' && input.type.trim() !== '' ? input.type.trim() : null;
   const dbType = typeof input.db_type === 'string' && input.db_type.trim() !== '' ? input.db_type.trim() : null;
   const abstract = declared === null ? null : (TYPE_ALIASES[declared.toLowerCase()] ?? declared.toLowerCase());
   // A client's `type` is one of the vocabulary; native types go in `db_type` (the catalog's own are trusted).
   if (abstract !== null && !ABSTRACT_TYPES.has(abstract) && !trustedType) {
-    throw new BadRequestError(
-      `Invalid schema detected - invalid type '${shownName(declared ?? '')}' for ${where}: use one of ${[...ABSTRACT_TYPES].join(', ')}, or 'db_type' for a native type.`,
-      { field: name, type: declared },
-    );
+    throw sqlMessages.typeNotAbstract.error(declared ?? '', name, table, [...ABSTRACT_TYPES]);
   }
   const native = abstract === null || !ABSTRACT_TYPES.has(abstract);
   const type = native ? (dbType ?? declared) : abstract;
-  if (type === null) throw new BadRequestError(`Invalid schema detected - no type or db_type element for ${where}.`);
-  if (native && !trustedType && !NATIVE_TYPE.test(type))
-    throw new BadRequestError(`Invalid schema detected - invalid type '${type}' for ${where}.`);
+  if (type === null) throw sqlMessages.typeMissing.error(name, table);
+  if (native && !trustedType && !NATIVE_TYPE.test(type)) throw sqlMessages.nativeTypeInvalid.error(type, name, table);
   const refTable = typeof input.ref_table === 'string' && input.ref_table !== '' ? input.ref_table : null;
   const refFieldInput = input.ref_field ?? input.ref_fields;
   const refField = typeof refFieldInput === 'string' && refFieldInput !== '' ? refFieldInput.split(',')[0].trim() : null;
-  if (type === 'reference' && refTable === null) {
-    throw new BadRequestError(`Invalid schema detected - no table element for reference type of ${where}.`);
-  }
+  if (type === 'reference' && refTable === null) throw sqlMessages.referenceWithoutTable.error(name, table);
   const isId = type === 'id' || type === 'bigid' || type === 'mediumid' || type === 'smallid';
   const given = integerOption(input.length ?? input.size, where, 'length');
   // A client's length 0 is none given, so a string is a varchar(255) (the reference's `length or 255`); the catalog's stays as read.
@@ -176,7 +171,7 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
   const scale = integerOption(input.scale ?? input.decimals, where, 'scale');
   // MySQL refused this in its own words; PostgreSQL and SQLite took it.
   if (precision !== null && scale !== null && scale > precision) {
-    throw new BadRequestError(`Invalid 'scale' for ${where}: at most the precision (${precision}).`, { field: name });
+    throw sqlMessages.scaleBeyondPrecision.error(name, table, precision);
   }
   return {
     name,
@@ -205,10 +200,8 @@ export function parseTableDefinitions(records: readonly unknown[]): TableDefinit
   if (records.length === 0) throw sqlMessages.noSchemaData.error('create');
   return records.map((raw) => {
     const input = lowerKeys(raw);
-    const name = identifier(input.name, sqlMessages.tableNameMissing.text(), 'a table');
-    if (!Array.isArray(input.field) || input.field.length === 0) {
-      throw new BadRequestError(`There are no fields in the requested schema of table '${name}'.`);
-    }
+    const name = identifier(input.name, () => sqlMessages.tableNameMissing.error(), 'a table');
+    if (!Array.isArray(input.field) || input.field.length === 0) throw sqlMessages.tableWithoutFields.error(name);
     const fields = input.field.map((field, index) => parseField(field, name, index));
     const duplicate = fields.find(
       (field, index) => fields.findIndex((other) => other.name.toLowerCase() === field.name.toLowerCase()) !== index,
@@ -217,12 +210,11 @@ export function parseTableDefinitions(records: readonly unknown[]): TableDefinit
     // A table numbers its records with one field: with two, SQLite and MySQL made a composite key
     // that numbered neither, and no record could be created without giving both.
     const numbered = fields.filter((field) => field.autoIncrement && field.isPrimaryKey);
-    if (numbered.length > 1) {
-      throw new BadRequestError(
-        `Invalid schema detected - table '${name}' has more than one auto-numbered primary key field (${numbered.map((f) => f.name).join(', ')}).`,
-        { table: name },
+    if (numbered.length > 1)
+      throw sqlMessages.numberedKeysTwice.error(
+        name,
+        numbered.map((f) => f.name),
       );
-    }
     return {
       name,
       label: typeof input.label === 'string' ? input.label : null,
