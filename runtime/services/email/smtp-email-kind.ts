@@ -45,6 +45,28 @@ const HANDED = 'porticoHanded';
 
 const address = (a: Address) => (a.name ? { name: a.name, address: a.email } : a.email);
 
+/** What nodemailer's error of a permanent refusal holds: the SMTP command refused and the server's reply. */
+interface SmtpRefusal {
+  command?: string;
+  response?: string;
+}
+
+const REFUSED_PART: Record<string, string> = {
+  'MAIL FROM': "the message's sender",
+  'RCPT TO': 'every recipient of the message',
+};
+
+/**
+ * A permanent refusal in our words, with the server's reply (`550 5.1.1 Mailbox unknown`), which
+ * says what to change; nodemailer's own prefix ("Can't send mail - all recipients were rejected")
+ * is left to the error's cause.
+ */
+function refusalText(service: string, error: SmtpRefusal): string {
+  const reply = (error.response ?? '').replace(/\s+/g, ' ').trim().slice(0, 300);
+  const part = REFUSED_PART[error.command ?? ''] ?? 'the message';
+  return `The SMTP server of service '${service}' refused ${part}${reply === '' ? '.' : `; it answered '${reply}'.`}`;
+}
+
 class SmtpEmailHandler extends EmailHandler {
   constructor(
     name: string,
@@ -88,7 +110,9 @@ class SmtpEmailHandler extends EmailHandler {
         throw unknown;
       }
       if (code === 'EENVELOPE' && responseCode >= 500 && responseCode < 600 && responseCode !== 530) {
-        throw new BadRequestError(`The SMTP server of service '${this.name}' refused the message: ${(error as Error).message}`);
+        const refused = new BadRequestError(refusalText(this.name, error as SmtpRefusal));
+        refused.cause = error;
+        throw refused;
       }
       // A transient reply (4xx: 421 closing, 450 busy, 451 local error, 452 out of storage) says "not now": the service is unavailable, not broken.
       if (responseCode >= 400 && responseCode < 500 && code !== 'EAUTH') {

@@ -62,11 +62,40 @@ function withoutCredentials(text: string): string {
   return url.href.replace(/\/$/, '');
 }
 
-async function parseDocument(text: string): Promise<unknown> {
-  if (text.trim().startsWith('{')) return JSON.parse(text);
-  // YAML documents are rare and the parser is large: loaded when one comes.
-  const { default: YAML } = await import('yaml');
-  return YAML.parse(text);
+/** An error of ours with the library's (the file system's, a parser's) kept as its cause: the log shows it, the client does not. */
+function causedBy<E extends Error>(error: E, cause: unknown): E {
+  error.cause = cause;
+  return error;
+}
+
+/** `source`: which document, as the message names it (a file as configured, not its absolute path). */
+async function parseDocument(text: string, service: string, source: string): Promise<unknown> {
+  try {
+    if (text.trim().startsWith('{')) return JSON.parse(text);
+    // YAML documents are rare and the parser is large: loaded when one comes.
+    const { default: YAML } = await import('yaml');
+    return YAML.parse(text);
+  } catch (error) {
+    throw causedBy(
+      new InternalServerError(
+        `The OpenAPI document of service '${service}' (${source}) cannot be read: it is neither valid JSON nor valid YAML.`,
+      ),
+      error,
+    );
+  }
+}
+
+async function readDocumentFile(baseDir: string, file: string, service: string): Promise<string> {
+  try {
+    return await fs.readFile(path.resolve(baseDir, file), 'utf8');
+  } catch (error) {
+    throw causedBy(
+      new InternalServerError(
+        `The OpenAPI document of service '${service}' (file '${file}') cannot be read: the file is missing or unreadable.`,
+      ),
+      error,
+    );
+  }
 }
 
 /** The remote API's document as this service's fragment (its servers dropped: the service is the server). */
@@ -96,16 +125,13 @@ export const rwsKind: ServiceKind = {
     if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:')
       throw new InternalServerError(`The base URL of service '${service.name}' must be http or https.`);
     let document: OpenApiFragment | null = null;
-    try {
-      if (typeof config.openapi === 'string' && config.openapi !== '')
-        document = fragmentOf(await parseDocument(await fs.readFile(path.resolve(ctx.baseDir, config.openapi), 'utf8')));
-      else if (config.openapi && typeof config.openapi === 'object') document = fragmentOf(config.openapi);
-      if (!document && ctx.serviceDoc && service.id > 0) {
-        const stored = await ctx.serviceDoc(service.id);
-        if (stored) document = fragmentOf(await parseDocument(stored));
-      }
-    } catch (error) {
-      throw new InternalServerError(`The OpenAPI document of service '${service.name}' cannot be read: ${(error as Error).message}`);
+    if (typeof config.openapi === 'string' && config.openapi !== '') {
+      const text = await readDocumentFile(ctx.baseDir, config.openapi, service.name);
+      document = fragmentOf(await parseDocument(text, service.name, `file '${config.openapi}'`));
+    } else if (config.openapi && typeof config.openapi === 'object') document = fragmentOf(config.openapi);
+    if (!document && ctx.serviceDoc && service.id > 0) {
+      const stored = await ctx.serviceDoc(service.id);
+      if (stored) document = fragmentOf(await parseDocument(stored, service.name, 'its stored service document'));
     }
     const headers = headerEntries(config.headers);
     // A name fetch refuses (`X Token`, `X:Y`) made every call a bare 500 "Internal server error.".

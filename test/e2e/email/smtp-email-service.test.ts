@@ -26,6 +26,15 @@ async function startSmtp(secure: boolean): Promise<{ server: SMTPServer; port: n
     allowInsecureAuth: true,
     authMethods: ['PLAIN', 'LOGIN'],
     logger: false,
+    // Permanent refusals of a sender or a recipient, as a real server words them.
+    onMailFrom(from, _session, callback) {
+      if (from.address.startsWith('blocked@')) callback(Object.assign(new Error('5.7.1 Sender address rejected'), { responseCode: 553 }));
+      else callback();
+    },
+    onRcptTo(to, _session, callback) {
+      if (to.address.startsWith('unknown@')) callback(Object.assign(new Error('5.1.1 Mailbox unknown'), { responseCode: 550 }));
+      else callback();
+    },
     onAuth(auth, _session, callback) {
       if (auth.username === 'mailer' && auth.password === 'mail-secret') callback(null, { user: auth.username });
       else callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
@@ -375,6 +384,20 @@ describe('smtp_email', () => {
     const down = await api('POST', '/mailer_down', { to: 'a@example.com', subject: 'x', body_text: 'x' });
     expect(down.status).toBe(503);
     expect(down.body.error.message).toMatch(/^The SMTP server of service 'mailer_down' is unreachable/);
+  });
+
+  // The 400 said nodemailer's own words: "... refused the message: Can't send mail - all recipients were rejected: 550 ...".
+  it("answers a server's permanent refusal of the recipients or the sender with 400 in our words and the server's reply", async () => {
+    const recipients = await api('POST', '/mailer', { to: 'unknown@example.com', subject: 'x', body_text: 'x' });
+    expect(recipients.body.error).toEqual({
+      code: 400,
+      message: "The SMTP server of service 'mailer' refused every recipient of the message; it answered '550 5.1.1 Mailbox unknown'.",
+    });
+    const sender = await api('POST', '/mailer', { to: 'a@example.com', from_email: 'blocked@example.com', subject: 'x', body_text: 'x' });
+    expect(sender.body.error).toEqual({
+      code: 400,
+      message: "The SMTP server of service 'mailer' refused the message's sender; it answered '553 5.7.1 Sender address rejected'.",
+    });
   });
 
   it('refuses a line break in an address or one too long for SMTP, and reads attachment URLs with odd names or endless answers safely', async () => {

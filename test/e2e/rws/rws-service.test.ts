@@ -581,6 +581,33 @@ describe('rws', () => {
     expect(seen.length).toBe(sent);
   });
 
+  it("names an OpenAPI document it cannot read in our words, not the file system's or the parser's", async () => {
+    // The 500s said "cannot be read: ENOENT: no such file or directory, open '/<platform dir>/missing-api.yaml'"
+    // and the JSON parser's "Expected property name or '}' in JSON at position 2 ...".
+    const created = await api('POST', '/system/service', {
+      resource: [
+        { name: 'doc_missing', label: 'Doc missing', type: 'rws', config: { base_url: `${base}/v1`, openapi: 'missing-api.yaml' } },
+        {
+          name: 'doc_broken',
+          label: 'Doc broken',
+          type: 'rws',
+          config: { base_url: `${base}/v1` },
+          service_doc_by_service_id: { content: '{ not: json', format: 0 },
+        },
+      ],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await api('GET', '/doc_missing/echo')).body.error).toEqual({
+      code: 500,
+      message: "The OpenAPI document of service 'doc_missing' (file 'missing-api.yaml') cannot be read: the file is missing or unreadable.",
+    });
+    expect((await api('GET', '/doc_broken/echo')).body.error).toEqual({
+      code: 500,
+      message:
+        "The OpenAPI document of service 'doc_broken' (its stored service document) cannot be read: it is neither valid JSON nor valid YAML.",
+    });
+  });
+
   it('waits for a caller uploading slowly: the timeout restarts with each piece of the body it passes on', async () => {
     // The 1 s timeout ran from the start: a body arriving over 2.5 s was a 503 saying the remote did not answer.
     async function* slowly() {
