@@ -46,6 +46,18 @@ function bodyItems(body: unknown, what: 'create' | 'update' | 'delete'): unknown
   return items;
 }
 
+/**
+ * The names a DELETE drops: the one its path names, else `?ids=a,b`, else a body list of names or
+ * of `{name}` (an item that names nothing stays as it is, for the not-found error to show).
+ */
+function namesToDrop(call: ServiceCall, named?: string): unknown[] {
+  if (named !== undefined) return [named];
+  return (
+    parseCommonParams(call.query).ids ??
+    bodyItems(call.body, 'delete').map((item) => (typeof item === 'string' ? item : lowerKeys(item).name))
+  );
+}
+
 /** The `field` list of a table definition. */
 function fieldList(input: Input): unknown[] {
   const fields = input.field ?? input.fields;
@@ -347,9 +359,7 @@ async function dropTable(ctx: SqlServiceContext, table: TableModel): Promise<voi
 
 /** DELETE `_schema?ids=a,b` or with a body list of `{name}`. */
 async function dropTables(ctx: SqlServiceContext, call: ServiceCall): Promise<ServiceResult> {
-  const ids = parseCommonParams(call.query).ids;
-  const names = ids ?? bodyItems(call.body, 'delete').map((item) => (typeof item === 'string' ? item : lowerKeys(item).name));
-  const tables = names.map((name) => {
+  const tables = namesToDrop(call).map((name) => {
     const table = typeof name === 'string' ? tableNamed(ctx, name) : undefined;
     if (table === undefined) throw sqlMessages.tableToDropNotFound.error(String(name));
     return table;
@@ -372,12 +382,7 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     return { body: bare ? entries[0] : wrapList(entries) };
   };
   if (call.verb === 'DELETE') {
-    const names =
-      name !== undefined
-        ? [name]
-        : (parseCommonParams(call.query).ids ??
-          bodyItems(call.body, 'delete').map((item) => (typeof item === 'string' ? item : lowerKeys(item).name)));
-    const drop = names.map((n) => {
+    const drop = namesToDrop(call, name).map((n) => {
       const field = typeof n === 'string' ? findField(table, n) : undefined;
       if (field === undefined) throw sqlMessages.partNotFound.error('Field', String(n), table.name);
       return field;
@@ -444,12 +449,7 @@ async function writeRelations(
 ): Promise<ServiceResult> {
   if (call.verb === 'DELETE') {
     // One by name, or several as `_field` takes them: `?ids=a,b` or a body list of names or `{name}`.
-    const names =
-      name !== undefined
-        ? [name]
-        : (parseCommonParams(call.query).ids ??
-          bodyItems(call.body, 'delete').map((item) => (typeof item === 'string' ? item : lowerKeys(item).name)));
-    const drops = names.map((n) => {
+    const drops = namesToDrop(call, name).map((n) => {
       const relation = relationNamed(table, typeof n === 'string' ? n : String(n));
       if (relation.type === 'many_many') throw sqlMessages.junctionRelation.error(relation.name, String(relation.junctionTable));
       const holder = relation.type === 'belongs_to' ? table : ctx.schema.table(relation.refTable);
