@@ -125,13 +125,13 @@ export interface CustomServiceModel extends ServiceBase {
 /** One route of a custom service, as its module declares it (the handler stays in the module). */
 export interface EndpointRouteModel {
   method: Verb;
-  /** Relative to the service, with `:name` segments for path parameters: `/contacts/:id`. */
+  /** Relative to the service, `/` or segments, `:name` for a path parameter, `*` last for the rest: `/contacts/:id`. */
   path: string;
   summary?: string;
   description?: string;
-  /** JSON Schema the request body must match (OpenAPI 3.0 dialect). */
+  /** JSON Schema (OpenAPI 3.0 dialect) the request body must match: a 400 in the spec's shape otherwise. */
   request?: JsonSchema;
-  /** JSON Schema of the response body, for the documents. */
+  /** JSON Schema of the response body, for the OpenAPI documents. */
   response?: JsonSchema;
 }
 

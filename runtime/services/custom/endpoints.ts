@@ -53,16 +53,7 @@ export interface EndpointContext<A = UntypedTables> {
  * 500 with a generic message (the error goes to the log). One that has not answered after its
  * service's `timeout_ms` is cut off with a 503.
  */
-export interface EndpointRoute<A = UntypedTables> {
-  method: Verb;
-  /** Relative to the service, `/` or segments, `:name` for a path parameter, `*` last for the rest: `/contacts/:id`. */
-  path: string;
-  summary?: string;
-  description?: string;
-  /** JSON Schema (OpenAPI 3.0 dialect) the request body must match: a 400 in the spec's shape otherwise. */
-  request?: JsonSchema;
-  /** JSON Schema of the response body, for the OpenAPI documents. */
-  response?: JsonSchema;
+export interface EndpointRoute<A = UntypedTables> extends EndpointRouteModel {
   // A method, so that a handler may declare a narrower request body type (`req: EndpointRequest<{ name: string }>`).
   handler(request: EndpointRequest<any>, ctx: EndpointContext<A>): unknown;
 }
