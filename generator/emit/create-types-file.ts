@@ -66,8 +66,9 @@ function valueType(field: FieldModel): string {
     const element = field.dbType.trim().replace(/\[\]$/, '');
     const info = nativeTypeInfo(element);
     if (element === field.dbType.trim() || info.type === 'array') return 'unknown[]';
+    // An element may be NULL whatever the column says (the read schemas' nullable items).
     const inner = valueType({ ...field, type: info.type, dbType: element, precision: info.precision, picklist: undefined });
-    return inner.includes(' ') ? `Array<${inner}>` : `${inner}[]`;
+    return `Array<${inner} | null>`;
   }
   return TS_TYPE[field.type];
 }

@@ -49,17 +49,29 @@ const JSON_TYPE: Record<AbstractType, JsonSchema> = {
   array: { type: 'array', items: {} },
 };
 
-/** JSON Schema of an array column's element: a PostgreSQL `text[]` holds strings. */
+/** JSON Schema of an array column's element: a PostgreSQL `text[]` holds strings, or nulls (an element may always be NULL). */
 function elementSchema(field: FieldModel, written: boolean): JsonSchema {
   const element = field.dbType.trim().replace(/\[\]$/, '');
   if (element === field.dbType.trim()) return {};
   const info = nativeTypeInfo(element);
   return info.type === 'array'
     ? {}
-    : valueSchema(
-        { ...field, type: info.type, dbType: element, length: info.length, precision: info.precision, picklist: undefined },
-        written,
+    : nullable(
+        valueSchema(
+          { ...field, type: info.type, dbType: element, length: info.length, precision: info.precision, picklist: undefined },
+          written,
+        ),
       );
+}
+
+/**
+ * The schema admitting null too. `nullable` needs a `type` (ajv refuses it alone): with anyOf each
+ * branch carries it; an untyped schema (json) already admits null.
+ */
+function nullable(schema: JsonSchema): JsonSchema {
+  if (schema.type !== undefined) schema.nullable = true;
+  if (Array.isArray(schema.anyOf)) schema.anyOf = (schema.anyOf as JsonSchema[]).map((branch) => ({ ...branch, nullable: true }));
+  return schema;
 }
 
 /** A wide decimal's text as reads return it (value-codec decodeWideDecimal): plain digits, no exponent. */
@@ -90,10 +102,7 @@ export function fieldJsonSchema(field: FieldModel, written = false): JsonSchema 
   const schema = valueSchema(field, written);
   if (field.dbType !== '') schema.description = descriptionOf(field);
   if (field.type === 'string' && field.length !== null && field.length > 0) schema.maxLength = field.length;
-  // `nullable` needs a `type` (ajv refuses it alone): with anyOf each branch carries it; untyped json already admits null.
-  if (field.allowNull && schema.type !== undefined) schema.nullable = true;
-  if (field.allowNull && Array.isArray(schema.anyOf))
-    schema.anyOf = (schema.anyOf as JsonSchema[]).map((branch) => ({ ...branch, nullable: true }));
+  if (field.allowNull) nullable(schema);
   // An enumerated column's values (null among them when it may be null, as OpenAPI 3.0 wants).
   if (field.picklist !== undefined && field.picklist.length > 0)
     schema.enum = field.allowNull ? [...field.picklist, null] : [...field.picklist];

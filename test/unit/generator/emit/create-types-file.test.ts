@@ -17,7 +17,7 @@ describe('createTypesFile', () => {
     ['non-identifier column names, quoted', '"user id": number | null;'],
     ['a comment end inside a name, escaped in the doc', '"note */ end": string | null;'],
     ['json as unknown', 'data: unknown;'],
-    ['arrays typed by element', 'tags: string[] | null;'],
+    ['arrays typed by element', 'tags: Array<string | null> | null;'],
     ['update types with every writable column optional', 'export interface Table2faCodesUpdate {'],
     ['the map of update types', '"2fa codes": Table2faCodesUpdate;'],
     ['optional insert columns', 'since?: string | null;'],
@@ -59,11 +59,11 @@ describe('createTypesFile', () => {
     expect(insert).toContain('wide?: number | string | null;');
     expect(update).toContain('wide?: number | string | null;');
     for (const part of [record, insert, update]) expect(part).toMatch(/narrow\??: number \| null;/);
-    // An array's elements as the OpenAPI schemas say them (record-schemas.ts): the exact text of a wide decimal too.
-    expect(record).toContain('wides: Array<number | string> | null;');
-    expect(insert).toContain('wides?: Array<number | string> | null;');
-    expect(update).toContain('wides?: Array<number | string> | null;');
-    for (const part of [record, insert, update]) expect(part).toMatch(/narrows\??: number\[\] \| null;/);
+    // An array's elements as the OpenAPI schemas say them (record-schemas.ts): the exact text of a wide decimal too, or null.
+    expect(record).toContain('wides: Array<number | string | null> | null;');
+    expect(insert).toContain('wides?: Array<number | string | null> | null;');
+    expect(update).toContain('wides?: Array<number | string | null> | null;');
+    for (const part of [record, insert, update]) expect(part).toMatch(/narrows\??: Array<number \| null> \| null;/);
   });
 });
 

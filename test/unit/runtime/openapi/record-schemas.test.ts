@@ -44,7 +44,7 @@ describe('fieldJsonSchema', () => {
     [
       'array typed by element',
       { type: 'array', dbType: 'text[]', allowNull: false },
-      { type: 'array', items: { type: 'string' }, description: 'text[]' },
+      { type: 'array', items: { type: 'string', nullable: true }, description: 'text[]' },
     ],
     [
       'array of an unknown element',
@@ -193,7 +193,13 @@ describe('write schemas of exact decimals', () => {
     });
     expect(properties.exacts).toEqual({
       type: 'array',
-      items: { anyOf: [{ type: 'number' }, { type: 'string', pattern: digits }] },
+      // An element may be NULL whatever the column says.
+      items: {
+        anyOf: [
+          { type: 'number', nullable: true },
+          { type: 'string', pattern: digits, nullable: true },
+        ],
+      },
       description: 'numeric[]',
       nullable: true,
     });

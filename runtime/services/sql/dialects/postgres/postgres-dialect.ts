@@ -29,11 +29,18 @@ const int8 = (value: string) => {
 };
 /** node-postgres's parser of text[] (oid 1009, which its TypeId type leaves out). */
 const textArray = (pg.types.getTypeParser as (oid: number, format: 'text') => (value: string) => unknown)(1009, 'text');
+/** Each element of a (nested) array of texts, null kept. */
+const eachText = (convert: (text: string) => unknown) => {
+  const walk = (item: unknown): unknown => (Array.isArray(item) ? item.map(walk) : item === null ? null : convert(item as string));
+  return walk;
+};
+/** int8[] elements as a scalar int8 reads (node-postgres gave them all as text). */
+const int8Array = (value: string) => eachText(int8)(textArray(value));
 /**
  * date, time, timestamp, timestamptz, timetz, interval: as PostgreSQL writes them, alone and in
  * arrays (node-postgres made Dates of array elements, losing microseconds); int8 as a number;
  * numeric[] as its elements' texts (node-postgres made doubles of them, losing digits), which the
- * value codec reads as it reads a numeric.
+ * value codec reads as it reads a numeric; int8[] elements as int8 is read.
  */
 const PARSERS = new Map<number, (value: string) => unknown>([
   [1082, asText],
@@ -50,6 +57,7 @@ const PARSERS = new Map<number, (value: string) => unknown>([
   [1187, textArray],
   [1231, textArray],
   [20, int8],
+  [1016, int8Array],
 ]);
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>

@@ -133,7 +133,7 @@ export interface Product {
   /** `real` */
   weight_kg: number | null;
   /** `text[]` */
-  tags: string[] | null;
+  tags: Array<string | null> | null;
   /** `jsonb` */
   attributes: unknown;
   /** `smallint`, default 0 */
@@ -153,7 +153,7 @@ export interface ProductInsert {
   /** `real` */
   weight_kg?: number | null;
   /** `text[]` */
-  tags?: string[] | null;
+  tags?: Array<string | null> | null;
   /** `jsonb` */
   attributes?: unknown;
   /** `smallint`, default 0 */
@@ -173,7 +173,7 @@ export interface ProductUpdate {
   /** `real` */
   weight_kg?: number | null;
   /** `text[]` */
-  tags?: string[] | null;
+  tags?: Array<string | null> | null;
   /** `jsonb` */
   attributes?: unknown;
   /** `smallint`, default 0 */
