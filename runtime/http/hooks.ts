@@ -7,7 +7,8 @@
  * What a hook receives and may replace (returning nothing keeps it):
  * - `_table` events: records. A pre_process hook the records the request sends (none for a read),
  *   their column values as the generated types promise them (a database's `hookRecords`: `"5"`
- *   for an integer column is 5; a value that cannot be is the write's 400, before any hook runs),
+ *   for an integer column is 5; a value that cannot be is the write's 400, before any hook runs;
+ *   of a `continue` batch, that record alone is left out of the hooks' and fails in the write's batch error),
  *   a post_process hook the records the call answers with.
  * - every other event: the payload. A pre_process hook the request body (undefined when there is
  *   none: query parameters are in `context.query`, which it may change), a post_process hook the
@@ -35,7 +36,7 @@ import { pick, toBool, type RawQuery } from '../core/query-params.js';
 import { describeThrown } from '../core/thrown-at.js';
 import { StartupError } from '../system/store/system-db.js';
 import type { Verb } from '../model/platform-model.js';
-import type { ServiceCall, ServiceHandler, ServiceResult } from '../services/service-kind.js';
+import type { HookRecords, ServiceCall, ServiceHandler, ServiceResult } from '../services/service-kind.js';
 import type { ServiceApi, UntypedTables } from '../services/service-api.js';
 import { isThenable, withDeadline } from './deadlines.js';
 import { EVENT_PHASES, eventName, QUEUED_PHASE, type EventPhase } from './hook-events.js';
@@ -332,7 +333,7 @@ class HookedRun {
     private readonly operation: string,
     private readonly hooks: EventHooks,
     /** The target's records as the hooks' types promise them (HookTarget.hookRecords); none for untyped services. */
-    private readonly promised?: (call: ServiceCall, records: readonly unknown[]) => unknown[],
+    private readonly promised?: (call: ServiceCall, records: readonly unknown[]) => HookRecords,
   ) {
     this.records = hooked.path[0] === '_table';
     // The table as the event names it (its case may differ from the request's).
@@ -409,9 +410,11 @@ class HookedRun {
     if (!this.records) return runHooks(pre, body, this.context('pre_process'), false);
     const sent = toRecords(body) ?? [];
     // Once, before the first hook: a value that cannot be of its column's type is refused before any hook sees it.
-    const typed = this.promised === undefined || sent.length === 0 ? sent : this.promised(this.hooked.call, sent);
+    const { records: typed, refused } =
+      this.promised === undefined || sent.length === 0 ? { records: sent, refused: [] } : this.promised(this.hooked.call, sent);
     const changed = await runHooks(pre, typed, this.context('pre_process'), true);
-    return changed === sent ? body : fromRecords(body, changed as unknown[]);
+    const written = refused.length === 0 ? changed : withRefused(changed as unknown[], refused);
+    return written === sent ? body : fromRecords(body, written as unknown[]);
   }
 
   private async after(post: readonly AttachedHook[], result: ServiceResult): Promise<ServiceResult> {
@@ -425,6 +428,17 @@ class HookedRun {
     const changed = await runHooks(post, answered, this.context('post_process'), true);
     return changed === answered ? result : { ...result, body: fromRecords(result.body, changed as unknown[]) };
   }
+}
+
+/**
+ * The hooks' records with the ones refused before them put back at their indexes (or last, when
+ * the hooks returned fewer), so that the write fails each alone in its batch error, where the
+ * client sent it.
+ */
+function withRefused(records: readonly unknown[], refused: HookRecords['refused']): unknown[] {
+  const written = [...records];
+  for (const { index, record } of refused) written.splice(Math.min(index, written.length), 0, record);
+  return written;
 }
 
 /** Runs an event's hooks in turn, each on what the one before returned. */

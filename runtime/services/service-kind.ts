@@ -148,6 +148,16 @@ export interface ServiceResult {
   json?: { of: unknown; text: string };
 }
 
+/**
+ * The records a table write's pre_process hooks get, and those refused before them (of a
+ * `continue` batch): each with its index in the records sent, put back there for the write to
+ * refuse again in its batch error.
+ */
+export interface HookRecords {
+  records: unknown[];
+  refused: Array<{ index: number; record: unknown }>;
+}
+
 /** A live service: opened from its model, serving calls until closed. */
 export interface ServiceHandler {
   /**
@@ -173,10 +183,11 @@ export interface ServiceHandler {
   /**
    * The records a table write sends, as the generated hook types promise them (a database's
    * `_table/{table}` writes: `"5"` for an integer column as 5), for its pre_process hooks; a value
-   * not of its column's type that cannot be read as one is the write's 400 naming the field.
-   * Services whose records are untyped leave it out.
+   * not of its column's type that cannot be read as one is the write's 400 naming the field; of a
+   * `continue` batch, such records are returned as refused, with their indexes, for the write to
+   * fail alone. Services whose records are untyped leave it out.
    */
-  hookRecords?(call: ServiceCall, records: readonly unknown[]): unknown[];
+  hookRecords?(call: ServiceCall, records: readonly unknown[]): HookRecords;
   /** Checks that the back-end answers (GET /ready); services without one are always ready. */
   ping?(): Promise<void>;
   /** Whether the back-end it opened has been replaced (a database file restored on disk): the next call opens the service anew. */

@@ -7,14 +7,14 @@ import { sql } from 'kysely';
 import { answerOf, type Answer } from '../../core/answer.js';
 import { InternalServerError, type PorticoError } from '../../core/errors.js';
 import { wrapList } from '../../core/envelope.js';
-import { pick, toBool } from '../../core/query-params.js';
+import { parseCommonParams, pick, toBool } from '../../core/query-params.js';
 import type { SqlServiceModel, TableModel } from '../../model/platform-model.js';
 import { sqlServiceOpenApi } from '../../openapi/sql-openapi.js';
 import type { OpenApiFragment } from '../../openapi/fragment.js';
-import type { ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
+import type { HookRecords, ServiceCall, ServiceHandler, ServiceResult } from '../service-kind.js';
 import { ROUTINE_RESOURCES } from './dialects/dialect-capabilities.js';
 import type { SqlConnection } from './dialects/sql-dialect.js';
-import { asListOption, fieldsOption } from './request-options.js';
+import { asListOption, batchMode, fieldsOption } from './request-options.js';
 import { cleanListing } from './schema/table-description.js';
 import { handleRoutines } from './routines/routine-resource.js';
 import { listTables, readSchema } from './schema/schema-resource.js';
@@ -93,11 +93,12 @@ export class SqlServiceHandler implements ServiceHandler {
   }
 
   /** The records of a `_table` write as its hooks' types promise them (query/hook-values.ts); 404 for an unknown table. */
-  hookRecords(call: ServiceCall, records: readonly unknown[]): unknown[] {
+  hookRecords(call: ServiceCall, records: readonly unknown[]): HookRecords {
     return promisedRecords(
       this.ctx.schema.plan(call.resource[1] ?? ''),
       records,
       call.verb === 'POST' ? 'create' : call.verb === 'DELETE' ? 'delete' : 'update',
+      continuesPastFailures(call),
     );
   }
 
@@ -188,5 +189,14 @@ export class SqlServiceHandler implements ServiceHandler {
 
   async close(): Promise<void> {
     await this.connection.close();
+  }
+}
+
+/** Whether a write goes on past a failed record (`continue`); options the write will refuse count as not. */
+function continuesPastFailures(call: ServiceCall): boolean {
+  try {
+    return batchMode(parseCommonParams(call.query, call.body)) === 'continue';
+  } catch {
+    return false;
   }
 }

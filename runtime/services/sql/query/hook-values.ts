@@ -9,6 +9,7 @@
  */
 import { BatchError, PorticoError } from '../../../core/errors.js';
 import type { FieldModel } from '../../../model/platform-model.js';
+import type { HookRecords } from '../../service-kind.js';
 import { sqlMessages, type RecordAction } from '../sql-messages.js';
 import { decodeBoolean, isExactNumber, type Encoder } from './value-codec.js';
 import type { FieldPlan, TablePlan } from './table-plan.js';
@@ -102,9 +103,10 @@ function promisedRecord(plan: TablePlan, record: unknown): unknown {
  * The records of a write to the plan's table, each with its column values as the hooks' types
  * promise them. A record with a value that cannot be is refused with the write's error; of a batch,
  * every such record is named as the batch names failed records, and none is written (the hooks
- * see all of a batch or nothing).
+ * see all of a batch or nothing). With `continue` (reference 2.3: each record succeeds or fails on
+ * its own) such records are left out of the hooks' records and returned as refused instead.
  */
-export function promisedRecords(plan: TablePlan, records: readonly unknown[], action: RecordAction): unknown[] {
+export function promisedRecords(plan: TablePlan, records: readonly unknown[], action: RecordAction, keepGoing = false): HookRecords {
   const errors: Array<{ index: number; error: PorticoError }> = [];
   const converted = records.map((record, index) => {
     try {
@@ -115,6 +117,13 @@ export function promisedRecords(plan: TablePlan, records: readonly unknown[], ac
       return record;
     }
   });
+  if (errors.length > 0 && keepGoing) {
+    const refused = new Set(errors.map(({ index }) => index));
+    return {
+      records: converted.filter((_, index) => !refused.has(index)),
+      refused: errors.map(({ index }) => ({ index, record: records[index] })),
+    };
+  }
   if (errors.length > 0) {
     throw new BatchError(
       sqlMessages.batch.text(action, false),
@@ -122,5 +131,5 @@ export function promisedRecords(plan: TablePlan, records: readonly unknown[], ac
     );
   }
   // The same array when nothing changed: the body then goes to the write as it came.
-  return converted.some((record, i) => record !== records[i]) ? converted : (records as unknown[]);
+  return { records: converted.some((record, i) => record !== records[i]) ? converted : (records as unknown[]), refused: [] };
 }

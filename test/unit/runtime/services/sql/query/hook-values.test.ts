@@ -33,7 +33,9 @@ const plan = buildTablePlan(table, sqliteDialect);
 
 describe('promisedRecords', () => {
   it('converts values to the types the hooks are promised, keeping every digit', () => {
-    const [record] = promisedRecords(
+    const {
+      records: [record],
+    } = promisedRecords(
       plan,
       [
         {
@@ -68,7 +70,7 @@ describe('promisedRecords', () => {
 
   it('gives back the records themselves when every value is of its type already', () => {
     const records = [{ id: 1, name: 'a', price: 2.5, made: null }, { ids: '1,2' }];
-    const typed = promisedRecords(plan, records, 'update');
+    const typed = promisedRecords(plan, records, 'update').records;
     expect(typed).toBe(records);
     expect(typed[0]).toBe(records[0]);
   });
@@ -89,5 +91,18 @@ describe('promisedRecords', () => {
         { index: 2, message: "Field 'ratio' must be a valid number." },
       ],
     });
+  });
+
+  it("of a continue batch, leaves the records it refuses out of the hooks' records and names them with their indexes", () => {
+    const records = [{ id: 1 }, { id: 'two' }, { ratio: '0.5' }, { ratio: 'half' }];
+    expect(promisedRecords(plan, records, 'update', true)).toEqual({
+      records: [{ id: 1 }, { ratio: 0.5 }],
+      refused: [
+        { index: 1, record: { id: 'two' } },
+        { index: 3, record: { ratio: 'half' } },
+      ],
+    });
+    // A batch of one is that record's own error, continue or not.
+    expect(() => promisedRecords(plan, [{ id: 'two' }], 'update', true)).toThrow("Field 'id' must be a valid integer.");
   });
 });
