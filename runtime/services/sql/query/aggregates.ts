@@ -6,7 +6,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AbstractType, FieldModel, SqlDialect } from '../../../model/platform-model.js';
 import type { FieldPlan } from './table-plan.js';
-import { bareField, type Decoder } from './value-codec.js';
+import { isWideDecimal } from '../../../model/field-rules.js';
+import { INTEGER_TYPES } from '../schema/native-types.js';
+import { bareField, decodeWideDecimal, type Decoder } from './value-codec.js';
 
 export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max';
 
@@ -63,11 +65,24 @@ export function aggregateSql(
 const toNumber: Decoder = (value) =>
   typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
 
+/**
+ * How a sum or an average is read. Sums of integers and of decimals, and averages of wide decimals,
+ * as a wide decimal column is read (a number while a double holds the digits, else the digits as
+ * text): a double lost digits of `12345678901234567890.5 + 1` and of bigint sums beyond 2^53.
+ * An average of integers or of narrow decimals stays a number (`1.6666666666666667`, not 20 digits of text).
+ */
+function numericDecoder(fn: 'sum' | 'avg', field: FieldModel | null): Decoder {
+  if (field === null) return toNumber;
+  if (field.type === 'decimal') return fn === 'sum' || isWideDecimal(field) ? decodeWideDecimal : toNumber;
+  return fn === 'sum' && INTEGER_TYPES.has(field.type) ? decodeWideDecimal : toNumber;
+}
+
 /** The aggregate as a selectable, orderable field plan named by its alias. */
 export function aggregatePlan(fn: AggregateFunction, field: FieldPlan | null, dialect: SqlDialect): FieldPlan {
   const alias = aggregateAlias(fn, field?.field ?? null);
   const expression = aggregateSql(fn, field === null ? null : field.ref, field?.field ?? null, dialect);
-  const decode = fn === 'min' || fn === 'max' ? (field?.decode ?? null) : toNumber;
+  const decode =
+    fn === 'min' || fn === 'max' ? (field?.decode ?? null) : fn === 'count' ? toNumber : numericDecoder(fn, field?.field ?? null);
   return {
     field: aggregateField(fn, field?.field ?? null),
     name: alias,
