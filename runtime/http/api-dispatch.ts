@@ -23,7 +23,7 @@ import { databaseEventPath, PathTemplates, soapEventPath } from './hook-events.j
 import type { JoinedTransaction } from './hooks.js';
 import { identify, type Caller } from './identify.js';
 import { inProcessApi } from './in-process-api.js';
-import { answerHeadersOnly } from './head-override.js';
+import { answerHeadersOnly, sendHeadersOnly } from './head-override.js';
 import type { DocsService } from '../system/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
 import type { PlatformContext } from './platform-context.js';
@@ -239,9 +239,7 @@ export function createDispatch(
   allowedAt: (url: string) => string[] | null,
 ): Dispatch {
   /** The verb served; a 405 names the methods the path takes in its Allow, as a method no route takes does. */
-  const verbOf = (request: FastifyRequest, query: RawQuery): Verb => {
-    const asked = askedVerb(request.method, request.headers, query, request.body);
-    if (asked === 'HEAD' && request.method !== 'HEAD') answerHeadersOnly(request);
+  const verbOf = (request: FastifyRequest, asked: string): Verb => {
     try {
       return verbServed(asked);
     } catch (error) {
@@ -255,17 +253,21 @@ export function createDispatch(
     noteUsage(ctx, acting, error instanceof PorticoError ? error.status : 500);
     return error;
   };
-  const served = (request: DispatchRequest, caller: Caller, reply: FastifyReply): Answer<FastifyReply> => {
+  const served = (request: DispatchRequest, caller: Caller, reply: FastifyReply, headersOnly: boolean): Answer<FastifyReply> => {
     const acting: Acting = { caller, requestor: 'api', elevated: false, depth: 0 };
     const result = answerOf(serve, request, acting, failed);
-    if (result instanceof Promise) return result.then((answer) => send(ctx, acting, request.query, reply, answer));
-    return send(ctx, acting, request.query, reply, result);
+    if (result instanceof Promise) return result.then((answer) => send(ctx, acting, request.query, reply, answer, headersOnly));
+    return send(ctx, acting, request.query, reply, result, headersOnly);
   };
   return (request, reply) => {
     const stream = bodyStream(request);
     if (stream) cutUnreadBody(request, reply);
     const query = request.query as RawQuery;
-    const verb = verbOf(request, query);
+    const asked = askedVerb(request.method, request.headers, query, request.body);
+    // A POST tunnelled as HEAD: marked for the error handler, should it fail; its answer is sent without a body.
+    const headersOnly = asked === 'HEAD' && request.method !== 'HEAD';
+    if (headersOnly) answerHeadersOnly(request);
+    const verb = verbOf(request, asked);
     const { service, resource, trailingSlash, rawPath } = parsePath(request.url);
     const credentials = readCredentials(request.headers, query);
     const model = ctx.services.get(service);
@@ -288,36 +290,43 @@ export function createDispatch(
       clientIp: request.ip,
       log: request.log,
     };
-    if (identified instanceof Promise) return identified.then((caller) => served(dispatchRequest, caller, reply));
-    const answered = served(dispatchRequest, identified, reply);
+    if (identified instanceof Promise) return identified.then((caller) => served(dispatchRequest, caller, reply, headersOnly));
+    const answered = served(dispatchRequest, identified, reply, headersOnly);
     // Sent already: nothing for Fastify to wait for.
     return answered instanceof Promise ? answered : undefined;
   };
 }
 
-/** Sends a service's answer, once noted for /system/access_usage. */
-function send(ctx: PlatformContext, acting: Acting, query: RawQuery, reply: FastifyReply, result: ServiceResult): FastifyReply {
-  noteUsage(ctx, acting, result.status ?? 200);
+/** Sends a service's answer, once noted for /system/access_usage; `headersOnly` for a POST tunnelled as HEAD. */
+function send(
+  ctx: PlatformContext,
+  acting: Acting,
+  query: RawQuery,
+  reply: FastifyReply,
+  result: ServiceResult,
+  headersOnly: boolean,
+): FastifyReply {
+  const status = result.status ?? 200;
+  noteUsage(ctx, acting, status);
+  void reply.status(status);
   if (result.headers) void reply.headers(result.headers);
+  let body = result.body;
   // `file=`: the answer as a download (CSV, XML or JSON), when it is the service's JSON.
   const ownType = result.headers?.['content-type'];
   const download =
     query.file === undefined || (ownType !== undefined && !String(ownType).includes('json'))
       ? null
-      : asDownload(pick(query, 'file'), result.status ?? 200, result.body);
-  if (download)
-    return reply
-      .status(result.status ?? 200)
-      .headers(download.headers)
-      .send(download.body);
-  // A body the service wrote as JSON already (a record whose ETag hashes that text) is sent as that text.
+      : asDownload(pick(query, 'file'), status, body);
   const json = result.json;
-  if (json !== undefined && json.of === result.body && ownType === undefined)
-    return reply
-      .status(result.status ?? 200)
-      .header('content-type', JSON_TYPE)
-      .send(json.text);
-  return reply.status(result.status ?? 200).send(result.body);
+  if (download) {
+    void reply.headers(download.headers);
+    body = download.body;
+  } else if (json !== undefined && json.of === body && ownType === undefined) {
+    // A body the service wrote as JSON already (a record whose ETag hashes that text) is sent as that text.
+    void reply.header('content-type', JSON_TYPE);
+    body = json.text;
+  }
+  return headersOnly ? sendHeadersOnly(reply, body) : reply.send(body);
 }
 
 /** Notes a client request's outcome for /system/access_usage, once Serve has decided on it. */

@@ -31,7 +31,6 @@ import { rootListing } from './root-listing.js';
 import { originForm, urlRefusal } from './url-guard.js';
 import { parseQueryString } from './query-string.js';
 import { registerMcpRoutes } from './mcp-route.js';
-import { dropTunnelledHeadBody } from './head-override.js';
 import { requestTimeoutSeconds } from './request-timeout.js';
 import { HookRegistry, type HookModule } from './hooks.js';
 import type { RequestsTaken } from './idle-memory.js';
@@ -116,11 +115,10 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
     ctx.accessUsage.start();
   });
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-  app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request) => rootListing(ctx, request), onSend: dropTunnelledHeadBody });
+  app.route({ method: ['GET', 'POST'], url: '/api/v2', handler: (request, reply) => rootListing(ctx, request, reply) });
   // File services and proxies (raw bodies) are served by these two routes only.
-  // A POST tunnelled as HEAD answers headers only (head-override.ts).
-  app.route({ method: methods, url: '/api/v2/:service', handler: dispatch, onSend: dropTunnelledHeadBody });
-  app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch, onSend: dropTunnelledHeadBody });
+  app.route({ method: methods, url: '/api/v2/:service', handler: dispatch });
+  app.route({ method: methods, url: '/api/v2/:service/*', handler: dispatch });
   registerGeneratedTableRoutes(app, ctx, dispatch, options.routes ?? []);
   registerMcpRoutes(app, ctx);
   registerOptionsRoutes(app, ctx);

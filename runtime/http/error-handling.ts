@@ -20,6 +20,7 @@ import {
 } from '../core/errors.js';
 import { credentialHeaderProblem } from '../auth/credentials.js';
 import { coreMessages } from '../core/messages.js';
+import { answersHeadersOnly, sendHeadersOnly } from './head-override.js';
 import { systemDatabaseUnavailable } from '../system/store/system-db.js';
 
 export function toPorticoError(error: FastifyError | Error): PorticoError {
@@ -210,7 +211,9 @@ export function installErrorHandling(
     const portico = errorAnswer(error, request, systemDb);
     dropUnsendableHeaders(reply);
     dropContentHeaders(reply);
-    void send(reply, portico);
+    // A POST tunnelled as HEAD is refused with headers only, as it is answered (head-override.ts).
+    if (answersHeadersOnly(request)) void sendHeadersOnly(reply.status(portico.status).headers(portico.headers), portico.toBody());
+    else void send(reply, portico);
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];

@@ -3,6 +3,9 @@
  * drops the body of a real HEAD's answer itself; a POST's answer it frames with Content-Length,
  * so the body is dropped here and the length said is 0 (the client reads the answer as a POST's:
  * the GET body's length would leave it waiting for bytes that never come).
+ *
+ * The places that send such a request's answer (the dispatch, the root listing, the error handler)
+ * ask for it, rather than an onSend hook on the routes: that hook ran for every request they serve.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -13,22 +16,28 @@ export function answerHeadersOnly(request: FastifyRequest): void {
   headersOnly.add(request);
 }
 
-/** The onSend hook of the routes that take tunnelled verbs. */
-export function dropTunnelledHeadBody(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  payload: unknown,
-  done: (error: null, payload: unknown) => void,
-): void {
-  if (!headersOnly.has(request)) {
-    done(null, payload);
-    return;
-  }
+/** Whether a request was marked so (the error handler asks: its answer is a failure's). */
+export function answersHeadersOnly(request: FastifyRequest): boolean {
+  return headersOnly.has(request);
+}
+
+/** The content type Fastify gives a body it is sent without one. */
+function defaultContentType(payload: unknown): string {
+  if (typeof payload === 'string') return 'text/plain; charset=utf-8';
+  if (Buffer.isBuffer(payload)) return 'application/octet-stream';
+  return 'application/json; charset=utf-8';
+}
+
+/**
+ * Sends an answer's status and headers without its body: Content-Length 0 (Fastify says so of an
+ * empty answer), the type the body would have had.
+ */
+export function sendHeadersOnly(reply: FastifyReply, payload: unknown): FastifyReply {
   // A stream (a file's content) is read to its end and let go, as Fastify does for a HEAD route.
   if (payload !== null && typeof payload === 'object' && typeof (payload as { resume?: unknown }).resume === 'function') {
     const stream = payload as NodeJS.ReadableStream;
     stream.on('error', (error) => reply.log.warn({ err: error }, 'stream of a tunnelled HEAD answer failed'));
     stream.resume();
-  }
-  done(null, null);
+  } else if (!reply.hasHeader('content-type')) reply.header('content-type', defaultContentType(payload));
+  return reply.send();
 }

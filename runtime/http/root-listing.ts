@@ -1,12 +1,12 @@
 /** GET /api/v2: the services the caller may reach, and the service types. */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decideAccess, resolveRole, roleReaches } from '../auth/access.js';
 import { readBasicCredentials, readCredentials } from '../auth/credentials.js';
 import { pick, toList, type RawQuery } from '../core/query-params.js';
 import { listServiceTypes } from '../system/internal-service-types.js';
 import { coreMessages } from '../core/messages.js';
 import { askedVerb } from './api-dispatch.js';
-import { answerHeadersOnly } from './head-override.js';
+import { answerHeadersOnly, sendHeadersOnly } from './head-override.js';
 import { identify } from './identify.js';
 import type { PlatformContext } from './platform-context.js';
 
@@ -18,19 +18,24 @@ const ROOT_METHODS = 'GET, HEAD, POST, OPTIONS';
  * A POST's tunnelled verb, read as under /api/v2/{service}: HEAD answers headers only (it sent the
  * listing), a verb the root does not take is a 405 naming the ones it does (it listed anyway).
  */
-function checkTunnelledVerb(request: FastifyRequest): void {
-  if (request.method !== 'POST') return;
+function headersOnlyAsked(request: FastifyRequest): boolean {
+  if (request.method !== 'POST') return false;
   const asked = askedVerb(request.method, request.headers, request.query as RawQuery, request.body);
-  if (asked === 'HEAD') answerHeadersOnly(request);
-  else if (asked !== 'GET' && asked !== 'POST') {
+  if (asked === 'HEAD') {
+    // Marked for the error handler, should the listing be refused.
+    answerHeadersOnly(request);
+    return true;
+  }
+  if (asked !== 'GET' && asked !== 'POST') {
     const error = coreMessages.invalidVerb.error(asked);
     error.headers = { ...error.headers, allow: ROOT_METHODS };
     throw error;
   }
+  return false;
 }
 
-export async function rootListing(ctx: PlatformContext, request: FastifyRequest): Promise<unknown> {
-  checkTunnelledVerb(request);
+export async function rootListing(ctx: PlatformContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const headersOnly = headersOnlyAsked(request);
   const query = request.query as RawQuery;
   const caller = await identify(ctx, readCredentials(request.headers, query), readBasicCredentials(request.headers));
   const role = resolveRole(caller.user, caller.app, ctx.directory.roles);
@@ -74,8 +79,9 @@ export async function rootListing(ctx: PlatformContext, request: FastifyRequest)
       entry.spec_url = `/api/v2/${s.name}/_spec`;
       return entry;
     });
-  return {
+  const listing = {
     services,
     service_types: kinds.map((k) => ({ name: k.type, label: k.label, group: k.group, description: k.description })),
   };
+  return headersOnly ? sendHeadersOnly(reply, listing) : listing;
 }

@@ -205,6 +205,15 @@ describe('local_file: folders and files', () => {
     expect((await api('GET', '/files/docs/a.txt?include_properties=true&content=true&is_base64=false')).body.content).toBe('hello world');
   });
 
+  it("answers a POST tunnelled as HEAD on a file with the file's headers, Content-Length 0 and no body", async () => {
+    // The file's stream is read to its end and let go (head-override.ts); the length said is the empty answer's.
+    const head = await raw('POST', '/files/docs/a.txt', undefined, { 'x-http-method': 'HEAD' });
+    expect([head.statusCode, head.body]).toEqual([200, '']);
+    expect(head.headers).toMatchObject({ 'content-type': 'text/plain; charset=utf-8', 'content-length': '0', 'accept-ranges': 'bytes' });
+    const missing = await raw('POST', '/files/docs/none.txt', undefined, { 'x-http-method': 'HEAD' });
+    expect([missing.statusCode, missing.headers['content-length'], missing.body]).toEqual([404, '0', '']);
+  });
+
   it('downloads a folder as a zip and unpacks an uploaded zip', async () => {
     const zipped = await raw('GET', '/files/docs/sub/?zip=true', undefined);
     expect(zipped.statusCode).toBe(200);
