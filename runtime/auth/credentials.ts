@@ -14,7 +14,9 @@ type Headers = Record<string, string | string[] | undefined>;
 
 function first(value: string | string[] | undefined): string | null {
   const text = Array.isArray(value) ? value[0] : value;
-  return text && text.trim() !== '' ? text.trim() : null;
+  if (!text) return null;
+  const trimmed = text.trim();
+  return trimmed !== '' ? trimmed : null;
 }
 
 export function readCredentials(headers: Headers, query: RawQuery): Credentials {

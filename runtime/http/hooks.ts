@@ -277,7 +277,7 @@ export class HookRegistry {
       if (folded !== undefined) ({ operation, hooks } = folded);
     }
     if (hooks === undefined) return target.handle(call);
-    const run = new HookedRun(hooked, operation, hooks, target.hookRecords?.bind(target));
+    const run = new HookedRun(hooked, operation, hooks, target);
     // Inside the write's transaction, the post_process hook can still undo it.
     const answered =
       run.records &&
@@ -332,8 +332,8 @@ class HookedRun {
     private readonly hooked: HookedCall,
     private readonly operation: string,
     private readonly hooks: EventHooks,
-    /** The target's records as the hooks' types promise them (HookTarget.hookRecords); none for untyped services. */
-    private readonly promised?: (call: ServiceCall, records: readonly unknown[]) => HookRecords,
+    /** Gives the records as the hooks' types promise them (its hookRecords); none for untyped services. */
+    private readonly target: Pick<HookTarget, 'hookRecords'>,
   ) {
     this.records = hooked.path[0] === '_table';
     // The table as the event names it (its case may differ from the request's).
@@ -411,7 +411,9 @@ class HookedRun {
     const sent = toRecords(body) ?? [];
     // Once, before the first hook: a value that cannot be of its column's type is refused before any hook sees it.
     const { records: typed, refused } =
-      this.promised === undefined || sent.length === 0 ? { records: sent, refused: [] } : this.promised(this.hooked.call, sent);
+      this.target.hookRecords === undefined || sent.length === 0
+        ? { records: sent, refused: [] }
+        : this.target.hookRecords(this.hooked.call, sent);
     const changed = await runHooks(pre, typed, this.context('pre_process'), true);
     const written = refused.length === 0 ? changed : withRefused(changed as unknown[], refused);
     return written === sent ? body : fromRecords(body, written as unknown[]);
