@@ -26,6 +26,11 @@ export interface TcpRelay {
   reset(): void;
   /** Ends every open connection (as reset) once `bytes` more have been relayed towards the target (`down`: from it): a transfer cut midway. */
   resetAfter(bytes: number, direction?: 'up' | 'down'): Promise<void>;
+  /**
+   * Cuts (as `cut`) once a chunk towards the target matches `pattern`, before passing it on: the
+   * connection lost just as a given statement is sent. Resolves once it happened.
+   */
+  cutOn(pattern: RegExp): Promise<void>;
   /** Connections relayed now. */
   readonly open: number;
   close(): Promise<void>;
@@ -34,7 +39,15 @@ export interface TcpRelay {
 export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpRelay> {
   let silent = false;
   let countdown: { left: number; direction: 'up' | 'down'; done: () => void } | null = null;
+  let trigger: { pattern: RegExp; done: () => void } | null = null;
   const count = (direction: 'up' | 'down', chunk: Buffer) => {
+    if (trigger !== null && direction === 'up' && trigger.pattern.test(chunk.toString('latin1'))) {
+      const { done } = trigger;
+      trigger = null;
+      void stop().then(done);
+      resetAll();
+      return;
+    }
     if (countdown === null || countdown.direction !== direction) return;
     countdown.left -= chunk.length;
     if (countdown.left <= 0) {
@@ -99,6 +112,11 @@ export async function startTcpRelay(targetPort: number, targetHost = '127.0.0.1'
       if (!server.listening) await listen(port);
     },
     reset: resetAll,
+    cutOn(pattern) {
+      return new Promise<void>((resolve) => {
+        trigger = { pattern, done: resolve };
+      });
+    },
     resetAfter(bytes, direction = 'up') {
       return new Promise<void>((resolve) => {
         countdown = { left: bytes, direction, done: resolve };

@@ -16,6 +16,7 @@ export class LiveSchema {
   #extras: readonly TableExtras[] = [];
   #tables = new Map<string, TableModel>();
   #plans = new Map<string, TablePlan>();
+  #stale = false;
 
   /** `changed` is told when the schema read from the database is replaced by another. */
   constructor(
@@ -24,6 +25,18 @@ export class LiveSchema {
     private readonly changed: () => void = () => undefined,
   ) {
     this.replace(schema);
+  }
+
+  /**
+   * Whether the database may hold another schema than this one, which could not be read (a
+   * `_schema` write or a re-read whose connection was lost): the next request reads it first.
+   */
+  get stale(): boolean {
+    return this.#stale;
+  }
+
+  markStale(): void {
+    this.#stale = true;
   }
 
   get current(): DatabaseSchema {
@@ -39,6 +52,7 @@ export class LiveSchema {
   replace(read: DatabaseSchema): void {
     if (this.#read !== undefined && read !== this.#read) this.changed();
     this.#read = read;
+    this.#stale = false;
     const schema = withExtras(read, this.#extras);
     this.#schema = schema;
     this.#tables = new Map(schema.tables.map((table) => [table.name.toLowerCase(), table]));

@@ -52,6 +52,8 @@ export class SqlServiceHandler implements ServiceHandler {
 
   private static serve(handler: SqlServiceHandler, call: ServiceCall): Answer<ServiceResult> {
     if (handler.#rereading !== null) return handler.#rereading.then(() => SqlServiceHandler.serve(handler, call));
+    // A catalog that could not be read after a change is read before anything is served from it (a failure answers this request).
+    if (handler.ctx.schema.stale) return handler.refresh().then(() => SqlServiceHandler.serve(handler, call));
     handler.checkFile(call.verb !== 'GET');
     if (call.query.refresh !== undefined && toBool(pick(call.query, 'refresh'))) return handler.refresh().then(() => handler.respond(call));
     return handler.respond(call);
@@ -67,7 +69,7 @@ export class SqlServiceHandler implements ServiceHandler {
 
   private reread(): void {
     this.#rereading ??= this.refresh()
-      .catch(() => undefined)
+      .catch(() => this.ctx.schema.markStale())
       .finally(() => {
         this.#rereading = null;
       });

@@ -99,15 +99,26 @@ function isEmpty(changes: TableChanges): boolean {
   );
 }
 
-/** Runs DDL, turning driver errors into PorticoErrors naming the table, then re-reads the schema. */
+/**
+ * Runs DDL, turning driver errors into PorticoErrors naming the table, then re-reads the schema,
+ * also after a failure: MySQL's DDL is not transactional, so a failed change may be made in part.
+ * When the schema cannot be read (the connection lost), the next request reads it first, and the
+ * DDL's own error is the answer.
+ */
 async function applying(ctx: SqlServiceContext, table: TableModel | null, what: string, run: () => Promise<void>): Promise<void> {
+  let failure: PorticoError | null = null;
   try {
     await run();
   } catch (error) {
-    throw databaseError(error, ctx.dialect, table, sqlMessages.schemaChangeFailed.error(what));
-  } finally {
-    ctx.schema.replace(await readDatabaseSchema(ctx.db, ctx.dialect, ctx.options.keepCase));
+    failure = databaseError(error, ctx.dialect, table, sqlMessages.schemaChangeFailed.error(what));
   }
+  try {
+    ctx.schema.replace(await readDatabaseSchema(ctx.db, ctx.dialect, ctx.options.keepCase));
+  } catch (error) {
+    ctx.schema.markStale();
+    throw failure ?? databaseError(error, ctx.dialect, table, sqlMessages.schemaChangeFailed.error(what));
+  }
+  if (failure !== null) throw failure;
 }
 
 /** Whether a foreign key points at the table. */
