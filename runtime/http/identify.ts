@@ -10,6 +10,7 @@ import type { BasicCredentials, Credentials } from '../auth/credentials.js';
 import { authenticateBasic } from '../system/sessions.js';
 import type { PlatformContext } from './platform-context.js';
 import { coreMessages } from '../core/messages.js';
+import { systemDatabaseUnavailable } from '../system/store/system-db.js';
 
 export interface Caller {
   apiKeyGiven: boolean;
@@ -70,7 +71,8 @@ export function identify(ctx: PlatformContext, credentials: Credentials, basic: 
   return ctx.directory.user(claims.user_id).then(
     (user) => admit(ctx, caller, token, claims, user),
     (error: unknown) => {
-      caller.tokenError = tokenError(error);
+      // The system database down says nothing of the token: a 401 would make the client drop a good one.
+      caller.tokenError = (error instanceof PorticoError ? null : systemDatabaseUnavailable(ctx.db, error)) ?? tokenError(error);
       return caller;
     },
   );

@@ -135,6 +135,24 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect((await system.query("select name from role where name = 'role-cut'")).length).toBe(0);
     });
 
+    it('answers 503 (not 401, invalid token) to a session whose user is not in memory while its connections are cut, and recovers', {
+      timeout: 60_000,
+    }, async () => {
+      const system = await relayedSystem(kind);
+      // A system write reloads the directory, which forgets the users it holds: the next request reads the session's user.
+      expect((await system.call('POST', '/api/v2/system/role', { resource: [{ name: 'forgets-users' }] })).status).toBe(201);
+      await system.relay.cut();
+      // A 401 would tell the client its token is no good (it would drop it and log in again, which the outage refuses too).
+      for (const [method, url] of [
+        ['GET', '/api/v2/system/role'],
+        ['GET', '/api/v2/system/admin/session'],
+        ['GET', '/api/v2/files/'],
+      ])
+        expect(await system.call(method, url), url).toEqual({ status: 503, body: UNAVAILABLE });
+      await system.relay.restore();
+      await recovered(system, 'forgotten');
+    });
+
     it('answers 503 within its connect timeout when the server accepts and never answers, and recovers', { timeout: 90_000 }, async () => {
       const system = await relayedSystem(kind);
       expect((await system.call('GET', '/api/v2/system/role')).status).toBe(200);
