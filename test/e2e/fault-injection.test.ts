@@ -222,6 +222,20 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
       expect(ids(after)).toEqual([1]);
     });
 
+    it('first used while its server accepts and never answers: 503 (not 500) after its connection_timeout, and serves once it answers', {
+      timeout: 20_000,
+    }, async () => {
+      // The service opens on its first request: its first connection times out, and the pool it
+      // closes again reports that connection's failure (which answered 500, the driver's error).
+      const { api, relay } = await relayedDatabase(kind);
+      relay.silence();
+      for (const answer of [await api.get('_table/item'), await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })])
+        expect(answer).toEqual({ status: 503, body: UNAVAILABLE });
+      await relay.restore();
+      expect((await api.call('POST', '_table/item', { resource: [{ id: 1, name: 'a' }] })).status).toBe(200);
+      expect(ids(await api.get('_table/item'))).toEqual([1]);
+    });
+
     it('answers 503 rather than hang when its open connections freeze (a frozen server, a partitioned network), and recovers', {
       timeout: 60_000,
     }, async () => {

@@ -170,7 +170,8 @@ export async function openMysqlDatabase(server: ServerConnection): Promise<SqlCo
       await sql.raw(sessionSettings(timeoutSeconds, mariadb)).execute(conn);
     });
   } catch (error) {
-    await db.destroy();
+    // Closing reports the connection that failed again (a connect that timed out): the failure to answer is the first one.
+    await db.destroy().catch(() => undefined);
     throw withCause(translateMysqlError(error, null), error);
   }
   // A pool some of whose connections broke reports it on closing: they are closed all the same.
