@@ -20,7 +20,7 @@ import { withCause } from '../driver-errors.js';
 import { TableSourcePlugin } from '../../query/table-source.js';
 import { mayStore, OutcomeReportingDriver, outcomeUnknown } from '../unknown-outcome.js';
 import { answerLimitMs, answerWatchedClient } from '../answer-watchdog.js';
-import { sqlMessages } from '../../sql-messages.js';
+import { BusyExplainingPool } from './postgres-pool.js';
 
 const asText = (value: string) => value;
 const int8 = (value: string) => {
@@ -142,58 +142,6 @@ export function guardPoolConnections(pool: pg.Pool): void {
   });
 }
 
-/** pg-pool's error of a wait for a connection that outlasted connectionTimeoutMillis while the pool was full. */
-const WAIT_TIMED_OUT = /^timeout exceeded when trying to connect/;
-
-/**
- * A pool whose wait for a connection that outlasted connection_timeout says why: every connection
- * open and checked out by other requests (the database is up and busy: connectionsBusy) rather
- * than the database down or not answering (pg-pool counts a connection still connecting as taken:
- * a wait behind one to a server that does not answer stays "unavailable"). Nothing was sent either way.
- */
-export class BusyExplainingPool extends pg.Pool {
-  /**
-   * Connections checked out and not yet released, counted from the pool's events: pg-pool hands out
-   * only connected ones ('acquire'), and every checked-out one is released once ('release'). Its
-   * totalCount also counts the ones still connecting.
-   */
-  private checkedOut = 0;
-
-  constructor(config?: pg.PoolConfig) {
-    super(config);
-    this.on('acquire', () => {
-      this.checkedOut += 1;
-    });
-    this.on('release', () => {
-      this.checkedOut -= 1;
-    });
-  }
-
-  private explain(error: Error): Error {
-    if (!WAIT_TIMED_OUT.test(error.message)) return error;
-    const busy = this.idleCount === 0 && this.checkedOut >= this.options.max;
-    if (!busy) return error;
-    const explained = sqlMessages.connectionsBusy.error();
-    explained.cause = error;
-    return explained;
-  }
-
-  override connect(): Promise<pg.PoolClient>;
-  override connect(
-    callback: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
-  ): void;
-  override connect(
-    callback?: (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
-  ): Promise<pg.PoolClient> | undefined {
-    if (callback === undefined)
-      return super.connect().catch((error: Error) => {
-        throw this.explain(error);
-      });
-    super.connect((error, client, done) => callback(error ? this.explain(error) : undefined, client, done));
-    return undefined;
-  }
-}
-
 /** A write or commit whose connection is lost says that it may have been stored (unknown-outcome.ts). */
 export class OutcomeReportingPostgresDialect extends PostgresDialect {
   override createDriver(): Driver {
@@ -211,7 +159,8 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     user: server.username,
     password: server.password,
     max: server.maxConnections,
-    // Without it a server that accepts and never answers, or a pool whose connections all hang, holds requests for ever.
+    // Without it a server that accepts and never answers, or a pool whose connections all hang, holds requests for ever
+    // (postgres-pool.ts: a timer only while a connection is opened or waited for).
     connectionTimeoutMillis: server.connectTimeoutMs,
     idleTimeoutMillis: IDLE_CONNECTION_MS,
     // A startup parameter of every connection (0: none): it also ends waits on locks other sessions hold.
