@@ -7,8 +7,11 @@ import { requireService, serverUrl } from '#test/helpers/require-service.js';
 
 /** A connection_timeout no other timer of the path uses, to tell the pool's timers from the rest. */
 const WAIT_MS = 7_777;
+/** The pool's sweep of idle connections (postgres-pool.ts). */
+const IDLE_SWEEP_MS = 5_000;
+const IDLE_MS = 60_000;
 const openPool = (max: number) =>
-  new BusyExplainingPool({ connectionString: serverUrl('postgres'), max, connectionTimeoutMillis: WAIT_MS });
+  new BusyExplainingPool({ connectionString: serverUrl('postgres'), max, connectionTimeoutMillis: WAIT_MS, idleTimeoutMillis: IDLE_MS });
 const timersOfWait = (spy: { mock: { calls: unknown[][] } }) => spy.mock.calls.filter((call) => call[1] === WAIT_MS).length;
 
 describe.skipIf(!(await requireService('postgres')))('BusyExplainingPool', () => {
@@ -20,7 +23,7 @@ describe.skipIf(!(await requireService('postgres')))('BusyExplainingPool', () =>
     pool = undefined;
   });
 
-  it('hands out an idle connection without arming a timer (pg-pool armed one per checkout)', async () => {
+  it('hands out an idle connection and takes it back without arming a timer (pg-pool armed one per checkout and one per release)', async () => {
     pool = openPool(2);
     (await pool.connect()).release();
     const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
@@ -30,8 +33,26 @@ describe.skipIf(!(await requireService('postgres')))('BusyExplainingPool', () =>
       pool!.connect((error, pooled) => (error ? reject(error) : resolve(pooled!))),
     );
     viaCallback.release();
-    expect(timersOfWait(setTimeoutSpy)).toBe(0);
+    // Nothing between: pg-pool hands an idle connection out on the next tick, and the promises settle in microtasks.
+    expect(setTimeoutSpy).not.toHaveBeenCalled();
     expect(pool.totalCount).toBe(1);
+  });
+
+  it('closes a connection idle for idleTimeoutMillis (at most one sweep later), and keeps one used meanwhile', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    pool = openPool(2);
+    const [first, second] = [await pool.connect(), await pool.connect()];
+    first.release();
+    second.release();
+    vi.advanceTimersByTime(IDLE_MS / 2);
+    (await pool.connect()).release();
+    vi.advanceTimersByTime(IDLE_MS / 2 + 1);
+    expect(pool.totalCount).toBe(2);
+    vi.advanceTimersByTime(IDLE_SWEEP_MS);
+    // The connection unused for a minute is closing; the other was released half a minute ago.
+    await vi.waitFor(() => expect(pool!.totalCount).toBe(1));
+    vi.advanceTimersByTime(IDLE_MS / 2);
+    await vi.waitFor(() => expect(pool!.totalCount).toBe(0));
   });
 
   it('bounds a new connection by the client’s own connect timeout, not a pool timer', async () => {
