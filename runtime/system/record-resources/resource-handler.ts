@@ -571,7 +571,7 @@ async function update(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   // Each target: a key (or "from the filter") and the record to apply.
   let targets: Array<{ key: Key; record: Row }> | null;
   let shared: Row | null = null;
-  if (id !== undefined) targets = [{ key: id, record: unwrapRecord(call.body ?? {}) }];
+  if (id !== undefined) targets = [{ key: id, record: unwrapRecord(call.body) }];
   else {
     const records = unwrapRecords(call.body);
     if (params.ids !== null) targets = params.ids.map((key) => ({ key, record: records[0] }));

@@ -252,3 +252,30 @@ describe('the root listing of the admin apps', () => {
     expect(both.service_types.length).toBeGreaterThan(1);
   });
 });
+
+// The same by-id writes the Terraform provider, df-system-mcp-server and the admin apps send (rows 17, 18, 30),
+// with the body lost on the way: a missing or null body is the data API's 400, not a write of nothing that
+// answers 200 and moves last_modified_date.
+describe('by-id system writes without a body', () => {
+  it('are a 400 in the error shape for PATCH and PUT, and leave the record alone', async () => {
+    const created = await api('POST', '/system/app', { resource: [{ name: 'bodyless', type: 0, description: 'kept' }] });
+    const id = created.body.resource[0].id;
+    const before = (await api('GET', `/system/app/${id}`)).body;
+    for (const [verb, body] of [
+      ['PATCH', undefined],
+      ['PUT', undefined],
+      ['PATCH', 'null'],
+    ] as const) {
+      const answer = await api(verb, `/system/app/${id}`, body);
+      expect([verb, body, answer.status, answer.body]).toEqual([
+        verb,
+        body,
+        400,
+        { error: { code: 400, message: 'The request body must be a JSON object of field values.' } },
+      ]);
+    }
+    expect((await api('PATCH', `/system/service/${await emailServiceId()}`)).status).toBe(400);
+    expect((await api('GET', `/system/app/${id}`)).body).toEqual(before);
+    expect((await api('DELETE', `/system/app/${id}`)).status).toBe(200);
+  });
+});
