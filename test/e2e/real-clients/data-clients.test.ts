@@ -160,3 +160,42 @@ describe('northwind-svelte against a service keeping the database case', () => {
     });
   });
 });
+
+// The admin console's relationship editor and df-mcp-server (row 35) read `_schema/{t}/_related` and write one
+// relationship back by name. A PATCH by name changes what it names: the keys not sent stay the relationship's
+// own (as PATCH of a field by name does), and a name the table has not is a 404, as for `_field/{f}`.
+describe('a relationship written by name under _schema/{t}/_related', () => {
+  it('keeps the keys not sent, and an unknown name is a 404', async () => {
+    const schema = await api('POST', '/crm/_schema', {
+      resource: [
+        {
+          name: 'phone',
+          field: [
+            { name: 'id', type: 'id' },
+            { name: 'contact_id', type: 'reference', ref_table: 'contact', ref_field: 'id', allow_null: true },
+          ],
+        },
+      ],
+    });
+    expect(schema.status).toBe(200);
+    const path = '/crm/_schema/contact/_related/phone_by_contact_id';
+    const changed = await api('PATCH', path, { ref_on_delete: 'CASCADE' });
+    expect(changed.status).toBe(200);
+    const read = await api('GET', path);
+    expect([read.status, read.body.type, read.body.ref_table, read.body.ref_field, read.body.ref_on_delete]).toEqual([
+      200,
+      'has_many',
+      'phone',
+      'contact_id',
+      'CASCADE',
+    ]);
+    for (const verb of ['PATCH', 'PUT']) {
+      const unknown = await api(verb, '/crm/_schema/contact/_related/nope', { ref_on_delete: 'CASCADE' });
+      expect([verb, unknown.status, unknown.body]).toEqual([
+        verb,
+        404,
+        { error: { code: 404, message: "Relationship 'nope' not found in table 'contact'." } },
+      ]);
+    }
+  });
+});

@@ -451,6 +451,16 @@ function relationNamed(table: TableModel, name: string): RelationModel {
   return relation;
 }
 
+/**
+ * The definition a write by name asks for. PUT and PATCH change the relationship named (a 404 if the
+ * table has none): the keys not sent are its own, as a field written by name keeps what is not sent.
+ */
+function namedRelationInput(ctx: SqlServiceContext, call: ServiceCall, table: TableModel, name: string): Record<string, unknown> {
+  if (call.verb === 'POST') return { ...lowerKeys(call.body), name };
+  const current = describeRelation(ctx.schema.current, table, relationNamed(table, name));
+  return { ...current, ...lowerKeys(call.body), name };
+}
+
 /** `_schema/{table}/_related[/{name}]` writes: foreign keys added or dropped. */
 async function writeRelations(
   ctx: SqlServiceContext,
@@ -479,7 +489,8 @@ async function writeRelations(
     for (const { holder, keys } of byHolder.values()) await alter(ctx, holder, { add: [], modify: [], drop: [], dropForeignKeys: keys });
     return { body: name !== undefined ? { success: true } : wrapList(drops.map(({ relation }) => ({ name: relation.name }))) };
   }
-  const items = name !== undefined ? [{ ...lowerKeys(call.body), name }] : bodyItems(call.body, call.verb === 'POST' ? 'create' : 'update');
+  const items =
+    name !== undefined ? [namedRelationInput(ctx, call, table, name)] : bodyItems(call.body, call.verb === 'POST' ? 'create' : 'update');
   for (const item of items) {
     const { holder, changes } = relationChange(ctx, ctx.schema.table(table.sourceName), item);
     await alter(ctx, holder, changes);
