@@ -37,6 +37,15 @@ function findField(table: TableModel, name: string): FieldModel | undefined {
   return table.fields.find((f) => f.name.toLowerCase() === lower || f.sourceName.toLowerCase() === lower);
 }
 
+/**
+ * The body of a write by name (`_field/{f}`, `_related/{r}`): one object of keys, lower-cased. None,
+ * null or a list is the 400 records give (it answered 200 having changed nothing).
+ */
+function namedBody(call: ServiceCall): Input {
+  if (call.body === null || typeof call.body !== 'object' || Array.isArray(call.body)) throw coreMessages.bodyNotObject.error();
+  return lowerKeys(call.body);
+}
+
 /** The items of a body: a list, `{resource: [...]}` (or one object there), or one object. */
 function bodyItems(body: unknown, what: 'create' | 'update' | 'delete'): unknown[] {
   const resource =
@@ -406,7 +415,7 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     if (call.verb === 'POST') throw sqlMessages.fieldAddressedByName.error(name);
     const current = findField(table, name);
     if (current === undefined) throw sqlMessages.partNotFound.error('Field', name, table.name);
-    const input = { ...lowerKeys(call.body), name: current.sourceName };
+    const input = { ...namedBody(call), name: current.sourceName };
     await alter(ctx, table, changesFor(ctx, table, [input], false));
     await remember(ctx, [extrasOf(table.name, {}, [{ ...input, name: current.name }])]);
     return result([current.name], true);
@@ -458,7 +467,7 @@ function relationNamed(table: TableModel, name: string): RelationModel {
 function namedRelationInput(ctx: SqlServiceContext, call: ServiceCall, table: TableModel, name: string): Record<string, unknown> {
   if (call.verb === 'POST') return { ...lowerKeys(call.body), name };
   const current = describeRelation(ctx.schema.current, table, relationNamed(table, name));
-  return { ...current, ...lowerKeys(call.body), name };
+  return { ...current, ...namedBody(call), name };
 }
 
 /** `_schema/{table}/_related[/{name}]` writes: foreign keys added or dropped. */
