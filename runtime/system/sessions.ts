@@ -43,9 +43,11 @@ export interface LoginBody {
   duration?: unknown;
 }
 
+/** Absent, null or empty is missing; a number, list or object is there but not a string, and said so. */
 function requireString(body: Record<string, unknown>, field: 'email' | 'password'): string {
   const value = body[field];
-  if (typeof value !== 'string' || value === '') throw systemMessages.loginMissing.error(field);
+  if (value === undefined || value === null || value === '') throw systemMessages.loginMissing.error(field);
+  if (typeof value !== 'string') throw coreMessages.fieldNotString.error(field);
   return value;
 }
 

@@ -279,3 +279,29 @@ describe('by-id system writes without a body', () => {
     expect((await api('DELETE', `/system/app/${id}`)).status).toBe(200);
   });
 });
+
+// A login form whose fields a client typed as numbers (or sent as objects): the email or password is there, of the
+// wrong type. It said the email was missing; it says what is wrong with it, in the error shape, at both endpoints.
+describe('a login whose email or password is not a string', () => {
+  it('is a 400 saying the field must be a string', async () => {
+    for (const endpoint of ['/system/admin/session', '/user/session']) {
+      for (const [body, field] of [
+        [{ email: 5, password: 'secret-password' }, 'email'],
+        [{ email: ['admin@test.local'], password: 'secret-password' }, 'email'],
+        [{ email: 'admin@test.local', password: 123456 }, 'password'],
+        [{ email: 'admin@test.local', password: { text: 'x' } }, 'password'],
+      ] as const) {
+        const answer = await api('POST', endpoint, body, null);
+        expect([endpoint, body, answer.status, answer.body]).toEqual([
+          endpoint,
+          body,
+          400,
+          { error: { code: 400, message: `Field '${field}' must be a string.`, context: { field } } },
+        ]);
+      }
+      // Missing (or null, or empty) is still said so.
+      const missing = await api('POST', endpoint, { email: null, password: 'secret-password' }, null);
+      expect([missing.status, missing.body.error.message]).toEqual([400, 'Login request is missing required email.']);
+    }
+  });
+});
