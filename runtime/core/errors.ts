@@ -2,7 +2,8 @@
  * The one error catalogue of the runtime: exception classes with the spec's status codes, the
  * spec's error body `{"error":{"code","message","context"?}}`, and `message()`, the form of an
  * entry in a family's catalogue of texts (core/messages.ts, services/sql/sql-messages.ts,
- * services/soap/soap-messages.ts, system/system-messages.ts): a text with its status.
+ * services/sql/schema/schema-messages.ts, services/soap/soap-messages.ts, system/system-messages.ts):
+ * a text with its status.
  * Throw these anywhere; the HTTP layer turns them into responses.
  */
 

@@ -5,8 +5,9 @@
  * test/unit/runtime/messages.test.ts pins them); the reference's `X-DreamFactory-*` header names
  * are the spec's `X-Service-*` here.
  *
- * A family keeps its own texts in its own catalogue (services/sql/sql-messages.ts,
- * services/soap/soap-messages.ts, system/system-messages.ts). A text goes in a catalogue when
+ * A family keeps its own texts in its own catalogue (services/sql/sql-messages.ts and, for
+ * `_schema`, services/sql/schema/schema-messages.ts; services/soap/soap-messages.ts,
+ * system/system-messages.ts). A text goes in a catalogue when
  * clients may match it, when more than one place says it, or when it is the family's answer to a
  * kind of problem; a text explaining one check in one place stays beside that check.
  */

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidJsonError, type Message, PorticoError } from '#runtime/core/errors.js';
 import { coreMessages } from '#runtime/core/messages.js';
 import { soapMessages } from '#runtime/services/soap/soap-messages.js';
+import { schemaMessages } from '#runtime/services/sql/schema/schema-messages.js';
 import { sqlMessages } from '#runtime/services/sql/sql-messages.js';
 import { systemMessages } from '#runtime/system/system-messages.js';
 
@@ -18,6 +19,7 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const CATALOGUES: Record<string, Record<string, Message<any[]>>> = {
   'runtime/core/messages.ts': coreMessages,
   'runtime/services/sql/sql-messages.ts': sqlMessages,
+  'runtime/services/sql/schema/schema-messages.ts': schemaMessages,
   'runtime/services/soap/soap-messages.ts': soapMessages,
   'runtime/system/system-messages.ts': systemMessages,
 };
@@ -145,11 +147,11 @@ const DATA: Record<string, Pinned> = {
     501,
     'Relating records with multi-column foreign keys is not currently supported.',
   ),
-  'schema: no data': pin(sqlMessages.noSchemaData, ['create'], 400, 'No data in schema create request.'),
-  'schema: no table name': pin(sqlMessages.tableNameMissing, [], 400, 'Table schema received does not have a valid name.'),
-  'schema: table exists': pin(sqlMessages.alreadyExists, ['table', 't'], 409, "A table with name 't' already exist in the database."),
-  'schema: field exists': pin(sqlMessages.fieldExists, ['f', 't'], 400, "Field 'f' already exists in table 't'."),
-  'schema: table to drop': pin(sqlMessages.tableToDropNotFound, ['t'], 404, "Table 't' not found."),
+  'schema: no data': pin(schemaMessages.noSchemaData, ['create'], 400, 'No data in schema create request.'),
+  'schema: no table name': pin(schemaMessages.tableNameMissing, [], 400, 'Table schema received does not have a valid name.'),
+  'schema: table exists': pin(schemaMessages.alreadyExists, ['table', 't'], 409, "A table with name 't' already exist in the database."),
+  'schema: field exists': pin(schemaMessages.fieldExists, ['f', 't'], 400, "Field 'f' already exists in table 't'."),
+  'schema: table to drop': pin(schemaMessages.tableToDropNotFound, ['t'], 404, "Table 't' not found."),
   'procedure not found': pin(sqlMessages.routineNotFound, ['Procedure', 'p'], 404, "Procedure 'p' does not exist in the database."),
   'SOAP operation not found': pin(soapMessages.operationNotFound, ['Add'], 404, "Function 'Add' does not exist on this service."),
   'service type not found': pin(systemMessages.serviceTypeNotFound, ['x'], 404, "Service type 'x' not found."),

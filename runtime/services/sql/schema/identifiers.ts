@@ -5,7 +5,7 @@
  * Names that exist already, whatever they look like, are not judged here: only new ones.
  */
 import type { SqlDialect } from '../../../model/platform-model.js';
-import { sqlMessages } from '../sql-messages.js';
+import { schemaMessages } from './schema-messages.js';
 
 /** The longest identifier per database: PostgreSQL counts bytes (NAMEDATALEN - 1), MySQL characters; SQLite has no limit of its own. */
 export const IDENTIFIER_LIMITS: Record<SqlDialect, { length: number; unit: 'bytes' | 'characters' }> = {
@@ -27,9 +27,9 @@ function size(name: string, unit: 'bytes' | 'characters'): number {
 export function assertNewIdentifier(dialect: SqlDialect, name: string, what: string, context: Record<string, unknown>): void {
   const limit = IDENTIFIER_LIMITS[dialect];
   if (!IDENTIFIER.test(name)) {
-    throw sqlMessages.nameCharacters.error(what, context);
+    throw schemaMessages.nameCharacters.error(what, context);
   }
   if (size(name, limit.unit) > limit.length) {
-    throw sqlMessages.nameTooLong.error(what, limit.length, limit.unit, context);
+    throw schemaMessages.nameTooLong.error(what, limit.length, limit.unit, context);
   }
 }

@@ -6,7 +6,7 @@ import { asListOption, fieldsOption } from '../request-options.js';
 import { cleanListing, describeField, describeRelation, describeTable, tableSummary } from './table-description.js';
 import type { SqlServiceContext } from '../sql-service-context.js';
 import { coreMessages } from '../../../core/messages.js';
-import { sqlMessages } from '../sql-messages.js';
+import { schemaMessages } from './schema-messages.js';
 
 /** `GET _table` and `GET _schema`: the tables as reference 1.4 lists them. */
 export function listTables(ctx: SqlServiceContext, call: ServiceCall): ServiceResult {
@@ -30,13 +30,13 @@ export function readSchema(ctx: SqlServiceContext, call: ServiceCall, rest: stri
   if (part === '_related') {
     if (name === undefined) return { body: wrapList(table.relations.map((r) => describeRelation(schema, table, r))) };
     const relation = table.relations.find((r) => r.name.toLowerCase() === lower);
-    if (relation === undefined) throw sqlMessages.partNotFound.error('Relationship', name, table.name);
+    if (relation === undefined) throw schemaMessages.partNotFound.error('Relationship', name, table.name);
     return { body: describeRelation(schema, table, relation) };
   }
   if (part === '_field' && name === undefined) return { body: wrapList(table.fields.map((f) => describeField(table, f))) };
   // `_schema/{table}/{field}` is the reference's older form of `_field/{field}`.
-  if (part !== '_field' && name !== undefined) throw sqlMessages.invalidSchemaPath.error('describe');
+  if (part !== '_field' && name !== undefined) throw schemaMessages.invalidSchemaPath.error('describe');
   const field = table.fields.find((f) => f.name.toLowerCase() === lower);
-  if (field === undefined) throw sqlMessages.partNotFound.error('Field', name ?? part, table.name);
+  if (field === undefined) throw schemaMessages.partNotFound.error('Field', name ?? part, table.name);
   return { body: describeField(table, field) };
 }

@@ -28,7 +28,8 @@ import { databaseError } from '../dialects/driver-errors.js';
 import { extrasOf } from './table-extras.js';
 import type { TableExtras } from '../../service-kind.js';
 import { coreMessages } from '../../../core/messages.js';
-import { shownName, sqlMessages } from '../sql-messages.js';
+import { sqlMessages } from '../sql-messages.js';
+import { schemaMessages, shownName } from './schema-messages.js';
 
 type Input = Record<string, unknown>;
 
@@ -51,7 +52,7 @@ function bodyItems(body: unknown, what: 'create' | 'update' | 'delete'): unknown
   const resource =
     body !== null && typeof body === 'object' && !Array.isArray(body) && 'resource' in body ? (body as Input).resource : body;
   const items = Array.isArray(resource) ? resource : resource !== null && typeof resource === 'object' ? [resource] : [];
-  if (items.length === 0) throw sqlMessages.noSchemaData.error(what);
+  if (items.length === 0) throw schemaMessages.noSchemaData.error(what);
   return items;
 }
 
@@ -71,7 +72,7 @@ function namesToDrop(call: ServiceCall, named?: string): unknown[] {
 function fieldList(input: Input): unknown[] {
   const fields = input.field ?? input.fields;
   if (fields === undefined) return [];
-  if (!Array.isArray(fields)) throw sqlMessages.fieldListNotList.error();
+  if (!Array.isArray(fields)) throw schemaMessages.fieldListNotList.error();
   return fields;
 }
 
@@ -81,22 +82,22 @@ function changesFor(ctx: SqlServiceContext, table: TableModel, fields: readonly 
   const named = new Set<string>();
   fields.forEach((raw, index) => {
     const name = lowerKeys(raw).name;
-    if (typeof name !== 'string' || name === '') throw sqlMessages.fieldNameMissing.error(index, table.name);
+    if (typeof name !== 'string' || name === '') throw schemaMessages.fieldNameMissing.error(index, table.name);
     // Names are case-insensitive (records come back keyed by lower-case names): one change per field.
-    if (named.has(name.toLowerCase())) throw sqlMessages.fieldExists.error(name, table.name);
+    if (named.has(name.toLowerCase())) throw schemaMessages.fieldExists.error(name, table.name);
     named.add(name.toLowerCase());
     const current = findField(table, name);
     // The reference renames a field given `new_name`; here it was left out, and the 200 said the field was changed.
     const newName = lowerKeys(raw).new_name;
     if (typeof newName === 'string' && newName !== '' && newName.toLowerCase() !== name.toLowerCase())
-      throw sqlMessages.renameUnsupported.error(name, table.name);
+      throw schemaMessages.renameUnsupported.error(name, table.name);
     if (current === undefined) {
       assertNewIdentifier(ctx.dialect.dialect, name, `field '${shownName(name)}' of table '${table.name}'`, {
         table: table.name,
         field: name,
       });
       changes.add.push(parseField(raw, table.sourceName, index));
-    } else if (addOnly) throw sqlMessages.fieldExists.error(current.name, table.name);
+    } else if (addOnly) throw schemaMessages.fieldExists.error(current.name, table.name);
     else changes.modify.push({ definition: mergedDefinition(ctx.schema.current, table, current, raw, index), current });
   });
   return changes;
@@ -119,13 +120,13 @@ async function applying(ctx: SqlServiceContext, table: TableModel | null, what: 
   try {
     await run();
   } catch (error) {
-    failure = databaseError(error, ctx.dialect, table, sqlMessages.schemaChangeFailed.error(what));
+    failure = databaseError(error, ctx.dialect, table, schemaMessages.schemaChangeFailed.error(what));
   }
   try {
     ctx.schema.replace(await readDatabaseSchema(ctx.db, ctx.dialect, ctx.options.keepCase));
   } catch (error) {
     ctx.schema.markStale();
-    throw failure ?? databaseError(error, ctx.dialect, table, sqlMessages.schemaChangeFailed.error(what));
+    throw failure ?? databaseError(error, ctx.dialect, table, schemaMessages.schemaChangeFailed.error(what));
   }
   if (failure !== null) throw failure;
 }
@@ -204,7 +205,7 @@ async function assertStoredValuesFit(ctx: SqlServiceContext, table: TableModel, 
       encode(value);
     } catch (error) {
       if (!(error instanceof PorticoError)) throw error;
-      throw sqlMessages.storedValuesUnfit.error(definition.name, table.name, type, error.message);
+      throw schemaMessages.storedValuesUnfit.error(definition.name, table.name, type, error.message);
     }
   }
 }
@@ -216,10 +217,10 @@ async function assertStoredValuesFit(ctx: SqlServiceContext, table: TableModel, 
  */
 function assertKeyKept(table: TableModel, definition: FieldDefinition, current: FieldModel): void {
   if (!current.isPrimaryKey) return;
-  if (!definition.isPrimaryKey) throw sqlMessages.primaryKeyKept.error(current.name, table.name);
+  if (!definition.isPrimaryKey) throw schemaMessages.primaryKeyKept.error(current.name, table.name);
   const type = definition.native ? nativeTypeInfo(definition.type).type : (definition.type as AbstractType);
   if (current.autoIncrement && (!definition.autoIncrement || !INTEGER_TYPES.has(type))) {
-    throw sqlMessages.numberedKeyKept.error(current.name, table.name);
+    throw schemaMessages.numberedKeyKept.error(current.name, table.name);
   }
 }
 
@@ -246,15 +247,15 @@ async function checkedChanges(ctx: SqlServiceContext, table: TableModel, changes
     (field) => field.isPrimaryKey,
   );
   if (newKey !== undefined && table.primaryKey.length > 0) {
-    throw sqlMessages.secondPrimaryKey.error(table.name, table.primaryKey, newKey.name);
+    throw schemaMessages.secondPrimaryKey.error(table.name, table.primaryKey, newKey.name);
   }
   for (const { definition, current } of changes.modify) assertKeyKept(table, definition, current);
   for (const change of changes.modify) await assertStoredValuesFit(ctx, table, change);
   const referenced = changes.drop.length > 0 ? referencedBy(ctx, table, changes.drop) : null;
-  if (referenced !== null) throw sqlMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
+  if (referenced !== null) throw schemaMessages.fieldReferenced.error(referenced.field, table.name, referenced.table);
   // A table keeps its primary key: without it no record could be read or changed by id.
   const key = changes.drop.find((field) => field.isPrimaryKey);
-  if (key !== undefined) throw sqlMessages.primaryKeyKept.error(key.name, table.name);
+  if (key !== undefined) throw schemaMessages.primaryKeyKept.error(key.name, table.name);
   // A new NOT NULL field without a default has no value for the records there are: SQLite and
   // PostgreSQL refuse it, MySQL filled them with '' or 0.
   const unfilled = changes.add.find(
@@ -308,19 +309,20 @@ function tablesResult(ctx: SqlServiceContext, call: ServiceCall, names: string[]
 async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<ServiceResult> {
   const inputs = schemaBodyTables(call.body).map((raw) => lowerKeys(raw));
   // An empty list is no data, as an empty body is (it answered 200 as if tables had been written).
-  if (inputs.length === 0) throw sqlMessages.noSchemaData.error(call.verb === 'POST' ? 'create' : 'update');
+  if (inputs.length === 0) throw schemaMessages.noSchemaData.error(call.verb === 'POST' ? 'create' : 'update');
   const checkExist = call.verb === 'POST' && toBool(pick(call.query, 'check_exist'));
   const creates: Input[] = [];
   const alters: Array<{ table: TableModel; changes: TableChanges }> = [];
   const names: string[] = [];
   for (const input of inputs) {
-    if (typeof input.name !== 'string' || input.name === '') throw sqlMessages.tableNameMissing.error();
-    if (names.some((name) => name.toLowerCase() === String(input.name).toLowerCase())) throw sqlMessages.tableGivenTwice.error(input.name);
+    if (typeof input.name !== 'string' || input.name === '') throw schemaMessages.tableNameMissing.error();
+    if (names.some((name) => name.toLowerCase() === String(input.name).toLowerCase()))
+      throw schemaMessages.tableGivenTwice.error(input.name);
     const existing = tableNamed(ctx, input.name);
     if (existing === undefined) {
       creates.push(input);
     } else {
-      if (checkExist) throw sqlMessages.alreadyExists.error('table', existing.name);
+      if (checkExist) throw schemaMessages.alreadyExists.error('table', existing.name);
       alters.push({ table: existing, changes: changesFor(ctx, existing, fieldList(input), false) });
     }
     names.push(input.name);
@@ -350,18 +352,18 @@ function tableInput(body: unknown, table: TableModel): Input {
   const input = lowerKeys(body);
   if (!Array.isArray(body) && !Array.isArray(input.resource) && !Array.isArray(input.table)) return input;
   const items = schemaBodyTables(Array.isArray(body) ? body : input);
-  if (items.length === 0) throw sqlMessages.noSchemaData.error('update');
+  if (items.length === 0) throw schemaMessages.noSchemaData.error('update');
   const item = lowerKeys(items[0]);
   const named = (name: unknown) => name === undefined || (typeof name === 'string' && name.toLowerCase() === table.name.toLowerCase());
   if (items.length === 1 && named(item.name)) return item;
   const other = items.length === 1 ? String(item.name) : `${items.length} tables`;
-  throw sqlMessages.otherTableDefinition.error(table.name, other, items.length === 1);
+  throw schemaMessages.otherTableDefinition.error(table.name, other, items.length === 1);
 }
 
 /** POST/PUT/PATCH `_schema/{table}`: merges a definition (`{field:[...]}`) into an existing table. */
 async function writeTable(ctx: SqlServiceContext, call: ServiceCall, table: TableModel): Promise<ServiceResult> {
   const input = tableInput(call.body, table);
-  if (Object.keys(input).length === 0) throw sqlMessages.noSchemaData.error('update');
+  if (Object.keys(input).length === 0) throw schemaMessages.noSchemaData.error('update');
   await alter(ctx, table, changesFor(ctx, table, fieldList(input), false));
   await remember(ctx, [extrasOf(table.name, input, fieldList(input))]);
   return tablesResult(ctx, call, [table.sourceName], true);
@@ -369,7 +371,7 @@ async function writeTable(ctx: SqlServiceContext, call: ServiceCall, table: Tabl
 
 async function dropTable(ctx: SqlServiceContext, table: TableModel): Promise<void> {
   const referenced = referencedBy(ctx, table, null);
-  if (referenced !== null) throw sqlMessages.tableReferenced.error(table.name, referenced.table);
+  if (referenced !== null) throw schemaMessages.tableReferenced.error(table.name, referenced.table);
   await applying(ctx, table, `drop table '${table.name}'`, async () => {
     const target = table.isView ? ctx.db.schema.dropView(table.sourceName) : ctx.db.schema.dropTable(table.sourceName);
     await target.execute();
@@ -381,7 +383,7 @@ async function dropTable(ctx: SqlServiceContext, table: TableModel): Promise<voi
 async function dropTables(ctx: SqlServiceContext, call: ServiceCall): Promise<ServiceResult> {
   const tables = namesToDrop(call).map((name) => {
     const table = typeof name === 'string' ? tableNamed(ctx, name) : undefined;
-    if (table === undefined) throw sqlMessages.tableToDropNotFound.error(String(name));
+    if (table === undefined) throw schemaMessages.tableToDropNotFound.error(String(name));
     return table;
   });
   // Tables dropped together may reference each other: the referencing ones go first.
@@ -396,7 +398,7 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     const current = ctx.schema.table(table.sourceName);
     const entries = names.map((n) => {
       const field = findField(current, n);
-      if (field === undefined) throw sqlMessages.partNotFound.error('Field', n, current.name);
+      if (field === undefined) throw schemaMessages.partNotFound.error('Field', n, current.name);
       return describe ? describeField(current, field) : { name: field.name };
     });
     return { body: bare ? entries[0] : wrapList(entries) };
@@ -404,7 +406,7 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
   if (call.verb === 'DELETE') {
     const drop = namesToDrop(call, name).map((n) => {
       const field = typeof n === 'string' ? findField(table, n) : undefined;
-      if (field === undefined) throw sqlMessages.partNotFound.error('Field', String(n), table.name);
+      if (field === undefined) throw schemaMessages.partNotFound.error('Field', String(n), table.name);
       return field;
     });
     await alter(ctx, table, { add: [], modify: [], drop });
@@ -412,9 +414,9 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
     return { body: name !== undefined ? { success: true } : wrapList(drop.map((f) => ({ name: f.name }))) };
   }
   if (name !== undefined) {
-    if (call.verb === 'POST') throw sqlMessages.fieldAddressedByName.error(name);
+    if (call.verb === 'POST') throw schemaMessages.fieldAddressedByName.error(name);
     const current = findField(table, name);
-    if (current === undefined) throw sqlMessages.partNotFound.error('Field', name, table.name);
+    if (current === undefined) throw schemaMessages.partNotFound.error('Field', name, table.name);
     const input = { ...namedBody(call), name: current.sourceName };
     await alter(ctx, table, changesFor(ctx, table, [input], false));
     await remember(ctx, [extrasOf(table.name, {}, [{ ...input, name: current.name }])]);
@@ -432,10 +434,10 @@ async function writeFields(ctx: SqlServiceContext, call: ServiceCall, table: Tab
 /** The foreign key a (non-virtual) relationship definition asks for, as a field change of the table holding it. */
 function relationChange(ctx: SqlServiceContext, table: TableModel, raw: unknown): { holder: TableModel; changes: TableChanges } {
   const input = lowerKeys(raw);
-  if (toBool(input.is_virtual)) throw sqlMessages.virtualRelation.error();
+  if (toBool(input.is_virtual)) throw schemaMessages.virtualRelation.error();
   const type = String(input.type ?? '').toLowerCase();
   const refTable = typeof input.ref_table === 'string' ? tableNamed(ctx, input.ref_table) : undefined;
-  if (refTable === undefined) throw sqlMessages.refTableMissing.error();
+  if (refTable === undefined) throw schemaMessages.refTableMissing.error();
   const field = String(input.field ?? '');
   const refField = String(input.ref_field ?? '');
   const actions = { ref_on_update: input.ref_on_update, ref_on_delete: input.ref_on_delete };
@@ -451,12 +453,12 @@ function relationChange(ctx: SqlServiceContext, table: TableModel, raw: unknown)
       changes: changesFor(ctx, refTable, [{ name: refField, ref_table: table.sourceName, ref_field: field || null, ...actions }], false),
     };
   }
-  throw sqlMessages.relationTypeInvalid.error();
+  throw schemaMessages.relationTypeInvalid.error();
 }
 
 function relationNamed(table: TableModel, name: string): RelationModel {
   const relation = table.relations.find((r) => r.name.toLowerCase() === name.toLowerCase());
-  if (relation === undefined) throw sqlMessages.partNotFound.error('Relationship', name, table.name);
+  if (relation === undefined) throw schemaMessages.partNotFound.error('Relationship', name, table.name);
   return relation;
 }
 
@@ -481,11 +483,11 @@ async function writeRelations(
     // One by name, or several as `_field` takes them: `?ids=a,b` or a body list of names or `{name}`.
     const drops = namesToDrop(call, name).map((n) => {
       const relation = relationNamed(table, typeof n === 'string' ? n : String(n));
-      if (relation.type === 'many_many') throw sqlMessages.junctionRelation.error(relation.name, String(relation.junctionTable));
+      if (relation.type === 'many_many') throw schemaMessages.junctionRelation.error(relation.name, String(relation.junctionTable));
       const holder = relation.type === 'belongs_to' ? table : ctx.schema.table(relation.refTable);
       const fields = relation.type === 'belongs_to' ? relation.field : relation.refField;
       const fk = holder.foreignKeys.find((key) => key.fields.join() === fields.join());
-      if (fk === undefined) throw sqlMessages.noForeignKeyToDrop.error(relation.name);
+      if (fk === undefined) throw schemaMessages.noForeignKeyToDrop.error(relation.name);
       return { relation, holder, fk };
     });
     // One change per table holding the keys (SQLite rebuilds the table for it).
@@ -513,11 +515,11 @@ export async function writeSchema(ctx: SqlServiceContext, call: ServiceCall, res
   if (rest.length === 0) return call.verb === 'DELETE' ? dropTables(ctx, call) : writeTables(ctx, call);
   const [tableName, part, name, ...more] = rest;
   if (more.length > 0 || (part !== undefined && part !== '_field' && part !== '_related')) {
-    throw sqlMessages.invalidSchemaPath.error(call.verb === 'DELETE' ? 'delete' : 'update');
+    throw schemaMessages.invalidSchemaPath.error(call.verb === 'DELETE' ? 'delete' : 'update');
   }
   const table = tableNamed(ctx, tableName);
   if (table === undefined) {
-    if (call.verb === 'DELETE' && part === undefined) throw sqlMessages.tableToDropNotFound.error(tableName);
+    if (call.verb === 'DELETE' && part === undefined) throw schemaMessages.tableToDropNotFound.error(tableName);
     throw coreMessages.tableNotFound.error(tableName);
   }
   if (part === '_field') return writeFields(ctx, call, table, name);

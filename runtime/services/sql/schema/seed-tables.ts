@@ -13,7 +13,7 @@ import { buildTablePlan } from '../query/table-plan.js';
 import { schemaBodyTables } from './table-definition.js';
 import { createTables } from './table-ddl.js';
 import { assembleSchema } from './schema-assembler.js';
-import { sqlMessages } from '../sql-messages.js';
+import { schemaMessages } from './schema-messages.js';
 
 export interface SeedData {
   /** Parsed schema.json. */
@@ -33,7 +33,7 @@ function dataTables(data: unknown): SeedTable[] {
     const table = (raw ?? {}) as Record<string, unknown>;
     const records = table.record ?? table.records ?? table.resource;
     if (typeof table.name !== 'string' || !Array.isArray(records)) {
-      throw sqlMessages.seedTableMalformed.error(index);
+      throw schemaMessages.seedTableMalformed.error(index);
     }
     return { name: table.name, records: records as Record<string, unknown>[] };
   });
@@ -44,13 +44,13 @@ export function readSeedDirectory(dir: string): SeedData {
   const read = (file: string, required: boolean): unknown => {
     const full = path.join(dir, file);
     if (!fs.existsSync(full)) {
-      if (required) throw sqlMessages.seedFileMissing.error(dir, file);
+      if (required) throw schemaMessages.seedFileMissing.error(dir, file);
       return undefined;
     }
     try {
       return JSON.parse(fs.readFileSync(full, 'utf8'));
     } catch (error) {
-      throw sqlMessages.seedFileNotJson.error(full, (error as Error).message);
+      throw schemaMessages.seedFileNotJson.error(full, (error as Error).message);
     }
   };
   return { schema: read('schema.json', true), data: read('data.json', false) };
@@ -77,7 +77,7 @@ export async function seedTables(db: Kysely<any>, dialect: SqlDialectModule, see
   await db.transaction().execute(async (trx) => {
     for (const { name, records } of ordered) {
       const table = schema.tables[rank(name)];
-      if (table === undefined) throw sqlMessages.seedTableUnknown.error(name);
+      if (table === undefined) throw schemaMessages.seedTableUnknown.error(name);
       const plan = buildTablePlan(table, dialect);
       const target = { plan, dialect, output: plan.keys };
       for (const [index, record] of records.entries()) {
@@ -85,7 +85,7 @@ export async function seedTables(db: Kysely<any>, dialect: SqlDialectModule, see
           await insertRow(trx, target, insertValues(plan, record));
         } catch (error) {
           const cause = toPorticoError(error, dialect, table, 'create');
-          throw sqlMessages.seedRecordRefused.error(index, name, cause.message);
+          throw schemaMessages.seedRecordRefused.error(index, name, cause.message);
         }
       }
     }

@@ -11,7 +11,7 @@ import type { SqlDialectModule } from '../dialects/sql-dialect.js';
 import { assertNewIdentifier } from './identifiers.js';
 import { parseTableDefinitions, type FieldDefinition, type TableDefinition } from './table-definition.js';
 import { databaseError } from '../dialects/driver-errors.js';
-import { shownName, sqlMessages } from '../sql-messages.js';
+import { schemaMessages, shownName } from './schema-messages.js';
 
 const ID_TYPES = new Set(['id', 'bigid', 'mediumid', 'smallid']);
 
@@ -92,10 +92,10 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
   const fields = created?.fields.map((f) => f.name) ?? existing?.fields.map((f) => f.sourceName);
   if (fields === undefined) {
     if (known.existing === null || wanted === table.toLowerCase()) return field;
-    throw sqlMessages.referencedTableMissing.error(field.name, table, field.refTable);
+    throw schemaMessages.referencedTableMissing.error(field.name, table, field.refTable);
   }
   const refField = field.refField === null ? null : fields.find((f) => f.toLowerCase() === field.refField?.toLowerCase());
-  if (refField === undefined) throw sqlMessages.referencedFieldMissing.error(field.name, table, field.refTable, field.refField);
+  if (refField === undefined) throw schemaMessages.referencedFieldMissing.error(field.name, table, field.refTable, field.refField);
   // Only a key can be referenced: PostgreSQL and MySQL refused the table, SQLite created it and
   // then failed every write to it (a 500, "foreign key mismatch").
   if (refField !== null) {
@@ -104,7 +104,7 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
           (f) => f.name === refField && (f.isUnique || (f.isPrimaryKey && created.fields.filter((k) => k.isPrimaryKey).length === 1)),
         )
       : existing?.fields.some((f) => f.sourceName === refField && (f.isUnique || (f.isPrimaryKey && existing.primaryKey.length === 1)));
-    if (!keyed) throw sqlMessages.referencedFieldNotKey.error(field.name, table, field.refTable, refField);
+    if (!keyed) throw schemaMessages.referencedFieldNotKey.error(field.name, table, field.refTable, refField);
   }
   // The referencing field must be of the referenced one's kind: PostgreSQL and MySQL refused a
   // string referencing an integer key ('Failed to update table'), SQLite took it and then found
@@ -116,7 +116,7 @@ export function resolveReference<T extends FieldDefinition>(field: T, table: str
   const targetType = target === undefined || ('native' in target && target.native) ? null : target.type;
   if (type !== null && targetType !== null && typeFamily(type) !== typeFamily(targetType)) {
     const name = target !== undefined && 'sourceName' in target ? target.sourceName : target?.name;
-    throw sqlMessages.referenceTypeMismatch.error(field.name, table, type, field.refTable, name, targetType);
+    throw schemaMessages.referenceTypeMismatch.error(field.name, table, type, field.refTable, name, targetType);
   }
   return { ...field, refTable: created?.name ?? existing?.sourceName ?? field.refTable, refField };
 }
@@ -153,7 +153,7 @@ export function assertLengthFits(field: FieldDefinition, dialect: SqlDialectModu
   const max = dialect.capabilities.maxStringLength;
   if (max === null || field.length === null || field.length <= max) return;
   if (field.native ? CHARACTER_TYPE.test(field.type.trim()) : field.type === 'string')
-    throw sqlMessages.stringLengthTooLarge.error(field.name, max);
+    throw schemaMessages.stringLengthTooLarge.error(field.name, max);
 }
 
 export function assertDefaultFits(field: FieldDefinition, table: string, dialect: SqlDialectModule): void {
@@ -168,9 +168,9 @@ export function assertDefaultFits(field: FieldDefinition, table: string, dialect
     encoderFor(model, dialect)(value);
     if ((field.type === 'json' || field.type === 'jsonb') && typeof value === 'string') JSON.parse(value);
   } catch (error) {
-    if (error instanceof SyntaxError) throw sqlMessages.defaultNotJson.error(field.name, table);
+    if (error instanceof SyntaxError) throw schemaMessages.defaultNotJson.error(field.name, table);
     if (!(error instanceof PorticoError)) throw error;
-    throw sqlMessages.defaultUnfit.error(field.name, table, error.message);
+    throw schemaMessages.defaultUnfit.error(field.name, table, error.message);
   }
 }
 
@@ -331,7 +331,7 @@ export async function createTables(
         await createTable(conn, table, known, dialect);
         done.push(table);
       } catch (error) {
-        throw databaseError(error, dialect, null, sqlMessages.schemaChangeFailed.error(`create table '${table.name}'`));
+        throw databaseError(error, dialect, null, schemaMessages.schemaChangeFailed.error(`create table '${table.name}'`));
       }
     }
   };

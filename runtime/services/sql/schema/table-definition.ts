@@ -4,7 +4,7 @@
  */
 import type { PorticoError } from '../../../core/errors.js';
 import { type FieldModel, MODEL_FIELD_TYPES, type ReferentialAction } from '../../../model/platform-model.js';
-import { sqlMessages } from '../sql-messages.js';
+import { schemaMessages } from './schema-messages.js';
 
 export interface FieldDefinition {
   name: string;
@@ -75,7 +75,7 @@ const ACTIONS = new Set(['no action', 'restrict', 'cascade', 'set null', 'set de
 /** The table records of a schema body: an array, `{resource:[...]}`, `{table:[...]}` or `{service:[{table:[...]}]}`. */
 export function schemaBodyTables(body: unknown): unknown[] {
   if (Array.isArray(body)) return body;
-  if (body === null || typeof body !== 'object') throw sqlMessages.noSchemaData.error('create');
+  if (body === null || typeof body !== 'object') throw schemaMessages.noSchemaData.error('create');
   const object = body as Record<string, unknown>;
   if (Array.isArray(object.resource)) return object.resource;
   if (Array.isArray(object.table)) return object.table;
@@ -84,7 +84,7 @@ export function schemaBodyTables(body: unknown): unknown[] {
       schemaBodyTables(typeof service === 'object' && service !== null ? { table: (service as Record<string, unknown>).table ?? [] } : []),
     );
   }
-  throw sqlMessages.noSchemaData.error('create');
+  throw schemaMessages.noSchemaData.error('create');
 }
 
 /** An input object with its keys lower-cased (definitions take keys in any case). */
@@ -97,7 +97,7 @@ export function lowerKeys(value: unknown): Record<string, unknown> {
 function identifier(value: unknown, missing: () => PorticoError, what: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw missing();
   // A name given (it was refused as 'no name element', as if missing).
-  if (value.includes('.') || value !== value.trim()) throw sqlMessages.invalidName.error(what, value);
+  if (value.includes('.') || value !== value.trim()) throw schemaMessages.invalidName.error(what, value);
   return value;
 }
 
@@ -110,8 +110,8 @@ type FieldOf = [name: string, table: string];
 function integerOption(value: unknown, field: FieldOf, key: string): number | null {
   if (value === undefined || value === null || value === '') return null;
   const n = typeof value === 'string' ? Number(value.trim()) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw sqlMessages.sizeNotInteger.error(key, ...field);
-  if (n > MAX_SIZE) throw sqlMessages.sizeTooLarge.error(key, ...field, MAX_SIZE);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw schemaMessages.sizeNotInteger.error(key, ...field);
+  if (n > MAX_SIZE) throw schemaMessages.sizeTooLarge.error(key, ...field, MAX_SIZE);
   return n;
 }
 
@@ -122,7 +122,7 @@ function bool(value: unknown): boolean {
 function action(value: unknown, field: FieldOf, key: string): ReferentialAction | null {
   if (value === undefined || value === null || value === '') return null;
   const text = String(value).trim().toLowerCase();
-  if (!ACTIONS.has(text)) throw sqlMessages.referentialActionInvalid.error(key, ...field);
+  if (!ACTIONS.has(text)) throw schemaMessages.referentialActionInvalid.error(key, ...field);
   return text as ReferentialAction;
 }
 
@@ -132,7 +132,7 @@ function defaultValue(value: unknown, field: FieldOf): FieldModel['default'] | u
   const expression = lowerKeys(value).expression;
   // Defaults are written into DDL text, so an expression must be one plain SQL expression.
   if (typeof expression === 'string' && expression.trim() !== '' && !/;|--|\/\*/.test(expression)) return { expression: expression.trim() };
-  throw sqlMessages.defaultShapeInvalid.error(...field);
+  throw schemaMessages.defaultShapeInvalid.error(...field);
 }
 
 /**
@@ -146,23 +146,23 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
   const name =
     existingName && typeof input.name === 'string' && input.name !== ''
       ? input.name
-      : identifier(input.name, () => sqlMessages.fieldNameMissing.error(index, table), `field ${index} of table '${table}'`);
+      : identifier(input.name, () => schemaMessages.fieldNameMissing.error(index, table), `field ${index} of table '${table}'`);
   const where: FieldOf = [name, table];
   const declared = typeof input.type === 'string' && input.type.trim() !== '' ? input.type.trim() : null;
   const dbType = typeof input.db_type === 'string' && input.db_type.trim() !== '' ? input.db_type.trim() : null;
   const abstract = declared === null ? null : (TYPE_ALIASES[declared.toLowerCase()] ?? declared.toLowerCase());
   // A client's `type` is one of the vocabulary; native types go in `db_type` (the catalog's own are trusted).
   if (abstract !== null && !ABSTRACT_TYPES.has(abstract) && !trustedType) {
-    throw sqlMessages.typeNotAbstract.error(declared ?? '', name, table, [...ABSTRACT_TYPES]);
+    throw schemaMessages.typeNotAbstract.error(declared ?? '', name, table, [...ABSTRACT_TYPES]);
   }
   const native = abstract === null || !ABSTRACT_TYPES.has(abstract);
   const type = native ? (dbType ?? declared) : abstract;
-  if (type === null) throw sqlMessages.typeMissing.error(name, table);
-  if (native && !trustedType && !NATIVE_TYPE.test(type)) throw sqlMessages.nativeTypeInvalid.error(type, name, table);
+  if (type === null) throw schemaMessages.typeMissing.error(name, table);
+  if (native && !trustedType && !NATIVE_TYPE.test(type)) throw schemaMessages.nativeTypeInvalid.error(type, name, table);
   const refTable = typeof input.ref_table === 'string' && input.ref_table !== '' ? input.ref_table : null;
   const refFieldInput = input.ref_field ?? input.ref_fields;
   const refField = typeof refFieldInput === 'string' && refFieldInput !== '' ? refFieldInput.split(',')[0].trim() : null;
-  if (type === 'reference' && refTable === null) throw sqlMessages.referenceWithoutTable.error(name, table);
+  if (type === 'reference' && refTable === null) throw schemaMessages.referenceWithoutTable.error(name, table);
   const isId = type === 'id' || type === 'bigid' || type === 'mediumid' || type === 'smallid';
   const given = integerOption(input.length ?? input.size, where, 'length');
   // A client's length 0 is none given, so a string is a varchar(255) (the reference's `length or 255`); the catalog's stays as read.
@@ -171,7 +171,7 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
   const scale = integerOption(input.scale ?? input.decimals, where, 'scale');
   // MySQL refused this in its own words; PostgreSQL and SQLite took it.
   if (precision !== null && scale !== null && scale > precision) {
-    throw sqlMessages.scaleBeyondPrecision.error(name, table, precision);
+    throw schemaMessages.scaleBeyondPrecision.error(name, table, precision);
   }
   return {
     name,
@@ -197,21 +197,21 @@ export function parseField(raw: unknown, table: string, index: number, trustedTy
 
 /** Validates and normalises table definitions; errors are 400s naming the table and field. */
 export function parseTableDefinitions(records: readonly unknown[]): TableDefinition[] {
-  if (records.length === 0) throw sqlMessages.noSchemaData.error('create');
+  if (records.length === 0) throw schemaMessages.noSchemaData.error('create');
   return records.map((raw) => {
     const input = lowerKeys(raw);
-    const name = identifier(input.name, () => sqlMessages.tableNameMissing.error(), 'a table');
-    if (!Array.isArray(input.field) || input.field.length === 0) throw sqlMessages.tableWithoutFields.error(name);
+    const name = identifier(input.name, () => schemaMessages.tableNameMissing.error(), 'a table');
+    if (!Array.isArray(input.field) || input.field.length === 0) throw schemaMessages.tableWithoutFields.error(name);
     const fields = input.field.map((field, index) => parseField(field, name, index));
     const duplicate = fields.find(
       (field, index) => fields.findIndex((other) => other.name.toLowerCase() === field.name.toLowerCase()) !== index,
     );
-    if (duplicate) throw sqlMessages.fieldExists.error(duplicate.name, name);
+    if (duplicate) throw schemaMessages.fieldExists.error(duplicate.name, name);
     // A table numbers its records with one field: with two, SQLite and MySQL made a composite key
     // that numbered neither, and no record could be created without giving both.
     const numbered = fields.filter((field) => field.autoIncrement && field.isPrimaryKey);
     if (numbered.length > 1)
-      throw sqlMessages.numberedKeysTwice.error(
+      throw schemaMessages.numberedKeysTwice.error(
         name,
         numbered.map((f) => f.name),
       );

@@ -2,6 +2,7 @@
 import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
 import { fieldName, missingColumn, missingTable, missingViewSource, SOCKET_ERROR_CODES } from '../driver-errors.js';
+import { schemaMessages } from '../../schema/schema-messages.js';
 import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface MysqlError extends Error {
@@ -122,7 +123,7 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
       return sqlMessages.notNull.error(field);
     // 'Column length too big for column 's' (max = 16383); use BLOB or TEXT instead': a string's length beyond its varchar.
     case 1074:
-      return sqlMessages.stringLengthTooLarge.error(field ?? column ?? '', Number(/max = (\d+)/.exec(message)?.[1] ?? 0));
+      return schemaMessages.stringLengthTooLarge.error(field ?? column ?? '', Number(/max = (\d+)/.exec(message)?.[1] ?? 0));
     // 'Too big precision 100 specified for 'v'. Maximum is 65.', 'Too big scale specified for 'v'. Maximum is 38': a decimal PostgreSQL takes.
     case 1425:
     case 1426: {
@@ -151,7 +152,7 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
       return new BadRequestError(message);
     case 1050: {
       const name = /Table '([^']+)' already exists/.exec(message)?.[1] ?? table?.name ?? '';
-      return sqlMessages.alreadyExists.error('table', name);
+      return schemaMessages.alreadyExists.error('table', name);
     }
     // ER_NO_SUCH_TABLE: `Table 'db.item' doesn't exist`, the table dropped or renamed outside the service.
     case 1146: {
@@ -168,7 +169,7 @@ export function translateMysqlError(error: unknown, table: TableModel | null): P
       return name === undefined ? null : missingColumn(name, table);
     }
     case 1060:
-      return sqlMessages.fieldExists.error(/'([^']+)'/.exec(message)?.[1] ?? '', table?.name ?? '');
+      return schemaMessages.fieldExists.error(/'([^']+)'/.exec(message)?.[1] ?? '', table?.name ?? '');
     case 1213:
     case 1205:
       return sqlMessages.concurrentChange.error();

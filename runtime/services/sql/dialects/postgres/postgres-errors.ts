@@ -2,6 +2,7 @@
 import { BadRequestError, type PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
 import { fieldName, missingColumn, missingTable, SOCKET_ERROR_CODES } from '../driver-errors.js';
+import { schemaMessages } from '../../schema/schema-messages.js';
 import { sqlMessages, type ValueProblem } from '../../sql-messages.js';
 
 interface PgError extends Error {
@@ -111,7 +112,7 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
       return new BadRequestError(message);
     case '42P07': {
       const name = /relation "([^"]+)" already exists/.exec(message)?.[1] ?? table?.name ?? '';
-      return sqlMessages.alreadyExists.error('table', name);
+      return schemaMessages.alreadyExists.error('table', name);
     }
     // undefined_table: `relation "item" does not exist`, the table dropped or renamed outside the service.
     case '42P01': {
@@ -126,10 +127,10 @@ export function translatePostgresError(error: unknown, table: TableModel | null)
     }
     case '42701': {
       const names = /^column "([^"]+)" of relation "([^"]+)" already exists$/.exec(message);
-      return names ? sqlMessages.fieldExists.error(names[1], names[2]) : new BadRequestError('A field of that name already exists.');
+      return names ? schemaMessages.fieldExists.error(names[1], names[2]) : new BadRequestError('A field of that name already exists.');
     }
     case '2BP01':
-      return sqlMessages.dependentObjects.error();
+      return schemaMessages.dependentObjects.error();
     // No operator for the type: `json` has no equality or ordering (order, group, ids by a json field).
     case '42883':
       if (/operator/.test(message)) return sqlMessages.notComparable.error();

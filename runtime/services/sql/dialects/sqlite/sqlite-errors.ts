@@ -2,6 +2,7 @@
 import type { PorticoError } from '../../../../core/errors.js';
 import type { TableModel } from '../../../../model/platform-model.js';
 import { fieldName, missingColumn, missingTable } from '../driver-errors.js';
+import { schemaMessages } from '../../schema/schema-messages.js';
 import { sqlMessages } from '../../sql-messages.js';
 
 /** `t.a, t.b` (SQLite's list of failing columns) -> API field names. */
@@ -64,6 +65,6 @@ export function translateSqliteError(error: unknown, table: TableModel | null): 
   // The disk failed under the file (SQLITE_IOERR_WRITE, _FSYNC, ...): the database is unavailable.
   if (code.startsWith('SQLITE_IOERR')) return sqlMessages.databaseUnavailable.error();
   const exists = /^(table|index) "?([^"]+?)"? already exists/.exec(message);
-  if (exists) return sqlMessages.alreadyExists.error(exists[1], exists[2]);
+  if (exists) return schemaMessages.alreadyExists.error(exists[1], exists[2]);
   return null;
 }

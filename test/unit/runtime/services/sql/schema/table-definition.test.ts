@@ -1,6 +1,6 @@
 /**
  * The refusals of table definitions (runtime/services/sql/schema/table-definition.ts), pinned whole:
- * their texts come from the catalogue (sql-messages.ts), each a 400 naming the field and table.
+ * their texts come from the catalogue (schema/schema-messages.ts), each a 400 naming the field and table.
  */
 import { describe, expect, it } from 'vitest';
 import { PorticoError } from '#runtime/core/errors.js';
