@@ -68,8 +68,10 @@ export const schemaMessages = {
     404,
     (kind: 'Field' | 'Relationship', name: string, table: string) => `${kind} '${name}' not found in table '${table}'.`,
   ),
-  /** The DDL of a schema write failed for a reason the driver-error translation does not name; `what`: "update table 't'", ... */
-  schemaChangeFailed: message(400, (what: string) => `Failed to ${what}.`),
+  /** The DDL of a schema write failed for a reason the driver-error translation does not name; `table` null: the tables of a create. */
+  schemaChangeFailed: message(400, (action: 'create' | 'update' | 'drop', table: string | null) =>
+    table === null ? `Failed to ${action} tables.` : `Failed to ${action} table '${table}'.`,
+  ),
   fieldListNotList: message(400, () => "A table definition's 'field' must be a list of field definitions."),
   tableGivenTwice: message(
     400,

@@ -115,18 +115,24 @@ function isEmpty(changes: TableChanges): boolean {
  * When the schema cannot be read (the connection lost), the next request reads it first, and the
  * DDL's own error is the answer.
  */
-async function applying(ctx: SqlServiceContext, table: TableModel | null, what: string, run: () => Promise<void>): Promise<void> {
+async function applying(
+  ctx: SqlServiceContext,
+  table: TableModel | null,
+  action: 'create' | 'update' | 'drop',
+  run: () => Promise<void>,
+): Promise<void> {
+  const failed = () => schemaMessages.schemaChangeFailed.error(action, table?.name ?? null);
   let failure: PorticoError | null = null;
   try {
     await run();
   } catch (error) {
-    failure = databaseError(error, ctx.dialect, table, schemaMessages.schemaChangeFailed.error(what));
+    failure = databaseError(error, ctx.dialect, table, failed());
   }
   try {
     ctx.schema.replace(await readDatabaseSchema(ctx.db, ctx.dialect, ctx.options.keepCase));
   } catch (error) {
     ctx.schema.markStale();
-    throw failure ?? databaseError(error, ctx.dialect, table, schemaMessages.schemaChangeFailed.error(what));
+    throw failure ?? databaseError(error, ctx.dialect, table, failed());
   }
   if (failure !== null) throw failure;
 }
@@ -270,7 +276,7 @@ async function checkedChanges(ctx: SqlServiceContext, table: TableModel, changes
 
 async function applyChanges(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
   if (isEmpty(changes)) return;
-  await applying(ctx, table, `update table '${table.name}'`, () => ctx.dialect.alterTable(ctx.db, ctx.schema.current, table, changes));
+  await applying(ctx, table, 'update', () => ctx.dialect.alterTable(ctx.db, ctx.schema.current, table, changes));
 }
 
 async function alter(ctx: SqlServiceContext, table: TableModel, changes: TableChanges): Promise<void> {
@@ -333,7 +339,7 @@ async function writeTables(ctx: SqlServiceContext, call: ServiceCall): Promise<S
   for (const entry of alters) entry.changes = await checkedChanges(ctx, entry.table, entry.changes);
   for (const { table, changes } of alters) await applyChanges(ctx, ctx.schema.table(table.sourceName), changes);
   if (creates.length > 0) {
-    await applying(ctx, null, 'create tables', async () => {
+    await applying(ctx, null, 'create', async () => {
       await createTables(ctx.db, ctx.dialect, creates, ctx.schema.current);
     });
   }
@@ -372,7 +378,7 @@ async function writeTable(ctx: SqlServiceContext, call: ServiceCall, table: Tabl
 async function dropTable(ctx: SqlServiceContext, table: TableModel): Promise<void> {
   const referenced = referencedBy(ctx, table, null);
   if (referenced !== null) throw schemaMessages.tableReferenced.error(table.name, referenced.table);
-  await applying(ctx, table, `drop table '${table.name}'`, async () => {
+  await applying(ctx, table, 'drop', async () => {
     const target = table.isView ? ctx.db.schema.dropView(table.sourceName) : ctx.db.schema.dropTable(table.sourceName);
     await target.execute();
   });

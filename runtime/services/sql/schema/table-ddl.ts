@@ -331,7 +331,7 @@ export async function createTables(
         await createTable(conn, table, known, dialect);
         done.push(table);
       } catch (error) {
-        throw databaseError(error, dialect, null, schemaMessages.schemaChangeFailed.error(`create table '${table.name}'`));
+        throw databaseError(error, dialect, null, schemaMessages.schemaChangeFailed.error('create', table.name));
       }
     }
   };
