@@ -130,6 +130,7 @@ export const rwsKind: ServiceKind = {
       document = fragmentOf(await parseDocument(text, service.name, `file '${config.openapi}'`));
     } else if (config.openapi && typeof config.openapi === 'object') document = fragmentOf(config.openapi);
     if (!document && ctx.serviceDoc && service.id > 0) {
+      // Not wrapped: a system database that can not be read now is the error handler's 503 (errorAnswer), as for logins.
       const stored = await ctx.serviceDoc(service.id);
       if (stored) document = fragmentOf(await parseDocument(stored, service.name, 'its stored service document'));
     }

@@ -9,6 +9,7 @@
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { ServiceModel } from '#runtime/model/platform-model.js';
 import { minimalModel, startTestServer, type TestServer } from '#test/helpers/platform-fixtures.js';
 import { createTestDatabase, type ExternalDatabase, requireService, type TestDatabase } from '#test/helpers/require-service.js';
 import { startTcpRelay, type TcpRelay } from '#test/helpers/tcp-relay.js';
@@ -38,12 +39,12 @@ interface RelayedSystem {
 }
 
 /** A server whose system database is a fresh database on `kind`'s server, reached through a relay; statements time out after `timeout` s. */
-async function relayedSystem(kind: ExternalDatabase, timeout = 1): Promise<RelayedSystem> {
+async function relayedSystem(kind: ExternalDatabase, timeout = 1, model = minimalModel()): Promise<RelayedSystem> {
   const database = await createTestDatabase(kind);
   const relay = await startTcpRelay(PORTS[kind]);
   const url = new URL(database.url);
   url.port = String(relay.port);
-  const server = await startTestServer(minimalModel(), {
+  const server = await startTestServer(model, {
     systemDatabase: url.href,
     env: { PORTICO_SYSTEM_STATEMENT_TIMEOUT: String(timeout) },
   });
@@ -151,6 +152,36 @@ for (const kind of ['postgres', 'mysql'] as ExternalDatabase[]) {
         expect(await system.call(method, url), url).toEqual({ status: 503, body: UNAVAILABLE });
       await system.relay.restore();
       await recovered(system, 'forgotten');
+    });
+
+    it('answers 503 to the first call of a remote web service whose stored document can not be read while its connections are cut', {
+      timeout: 60_000,
+    }, async () => {
+      // No remote answers at this address: the service is opened (its stored document read) before any call goes out.
+      const remote: ServiceModel = {
+        id: 20,
+        name: 'remote',
+        type: 'rws',
+        label: 'Remote',
+        description: '',
+        is_active: true,
+        config: { base_url: 'http://127.0.0.1:19949/v1' },
+        origin: 'builtin',
+        kind: 'plain',
+      };
+      const base = minimalModel();
+      const system = await relayedSystem(kind, 1, { ...base, services: [...base.services, remote] });
+      expect((await system.call('GET', '/api/v2/system/role')).status).toBe(200);
+      await system.relay.cut();
+      const answer = await system.call('GET', '/api/v2/remote/anything');
+      // A 503 from the remote itself would name the service; the system database's names the database.
+      expect(answer).toEqual({ status: 503, body: UNAVAILABLE });
+      await system.relay.restore();
+      await recovered(system, 'remote');
+      // The failed open is not kept: the service opens now, and its call goes out to the (absent) remote.
+      const opened = await system.call('GET', '/api/v2/remote/anything');
+      expect(opened.status).toBe(503);
+      expect(opened.body.error.message).toMatch(/^The remote server of service 'remote' /);
     });
 
     it('answers 503 within its connect timeout when the server accepts and never answers, and recovers', { timeout: 90_000 }, async () => {
