@@ -23,7 +23,7 @@ import { databaseEventPath, PathTemplates, soapEventPath } from './hook-events.j
 import type { JoinedTransaction } from './hooks.js';
 import { identify, type Caller } from './identify.js';
 import { inProcessApi } from './in-process-api.js';
-import { answerHeadersOnly, sendHeadersOnly } from './head-override.js';
+import { answerHeadersOnly, answerWithBody, sendHeadersOnly } from './head-override.js';
 import type { DocsService } from '../system/docs/docs-service.js';
 import type { InternalService } from './internal-service.js';
 import type { PlatformContext } from './platform-context.js';
@@ -69,6 +69,14 @@ export function askedVerb(method: string, headers: FastifyRequest['headers'], qu
     if (override) verb = override;
   }
   return verb === 'MERGE' ? 'PATCH' : verb;
+}
+
+/**
+ * Marks a POST whose headers or query tunnel HEAD (the server's onRequest hook asks, of POSTs only)
+ * before its body is read: a refusal of the body then answers headers only too.
+ */
+export function markTunnelledHead(request: FastifyRequest): void {
+  if (askedVerb(request.method, request.headers, request.query as RawQuery) === 'HEAD') answerHeadersOnly(request);
 }
 
 /** The verb a service serves an asked one as; a 405 for one no service takes. */
@@ -267,6 +275,8 @@ export function createDispatch(
     // A POST tunnelled as HEAD: marked for the error handler, should it fail; its answer is sent without a body.
     const headersOnly = asked === 'HEAD' && request.method !== 'HEAD';
     if (headersOnly) answerHeadersOnly(request);
+    // Marked from its headers before its body was read (markTunnelledHead): the body's `_method` may ask another verb.
+    else if (request.method === 'POST') answerWithBody(request);
     const verb = verbOf(request, asked);
     const { service, resource, trailingSlash, rawPath } = parsePath(request.url);
     const credentials = readCredentials(request.headers, query);

@@ -8,7 +8,7 @@ import { createDocsService } from '../system/docs/docs-service.js';
 import { createUserService } from '../system/user/user-service.js';
 import { createSystemService } from '../system/system-service.js';
 import { getServiceKind } from '../services/registry.js';
-import { createDispatch, createServe, serviceOfUrl } from './api-dispatch.js';
+import { createDispatch, createServe, markTunnelledHead, serviceOfUrl } from './api-dispatch.js';
 import { TaskScheduler } from '../system/scheduler/scheduler-runner.js';
 import { corsStep, endUnansweredPreflights } from './cors-hook.js';
 import { installBodyParsing } from './body-parsing.js';
@@ -94,6 +94,8 @@ export async function createServer(model: PlatformModel, options: ServerOptions)
   // One onRequest hook, the URL guard's and CORS's: each hook more is a call and a callback more per request.
   app.addHook('onRequest', (request, reply, done) => {
     requestsTaken.count++;
+    // Before the body is read: a POST tunnelled as HEAD whose body is refused answers headers only too.
+    if (request.method === 'POST') markTunnelledHead(request);
     const refused = missingHostRefusal(request) ?? urlRefusal(request) ?? repeatedCredentialRefusal(request);
     if (refused === null) cors(request, reply, done);
     else done(refused);

@@ -6,6 +6,9 @@
  *
  * The places that send such a request's answer (the dispatch, the root listing, the error handler)
  * ask for it, rather than an onSend hook on the routes: that hook ran for every request they serve.
+ * A POST is marked from its headers and query in the server's onRequest hook, before its body is
+ * read, so that a refusal of the body (malformed, undecodable, too large) goes without a body too;
+ * the dispatch and the root listing mark it again once the body's own `_method` is known.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -14,6 +17,11 @@ const headersOnly = new WeakSet<FastifyRequest>();
 /** Marks a request whose answer, whatever it is (errors included), goes without its body. */
 export function answerHeadersOnly(request: FastifyRequest): void {
   headersOnly.add(request);
+}
+
+/** Unmarks a request marked from its headers whose body asked another verb (`_method`, which comes first). */
+export function answerWithBody(request: FastifyRequest): void {
+  headersOnly.delete(request);
 }
 
 /** Whether a request was marked so (the error handler asks: its answer is a failure's). */

@@ -6,7 +6,7 @@ import { pick, toList, type RawQuery } from '../core/query-params.js';
 import { listServiceTypes } from '../system/internal-service-types.js';
 import { coreMessages } from '../core/messages.js';
 import { askedVerb } from './api-dispatch.js';
-import { answerHeadersOnly, sendHeadersOnly } from './head-override.js';
+import { answerHeadersOnly, answerWithBody, sendHeadersOnly } from './head-override.js';
 import { identify } from './identify.js';
 import type { PlatformContext } from './platform-context.js';
 
@@ -26,6 +26,8 @@ function headersOnlyAsked(request: FastifyRequest): boolean {
     answerHeadersOnly(request);
     return true;
   }
+  // Marked from its headers before its body was read: the body's `_method` asked another verb.
+  answerWithBody(request);
   if (asked !== 'GET' && asked !== 'POST') {
     const error = coreMessages.invalidVerb.error(asked);
     error.headers = { ...error.headers, allow: ROOT_METHODS };

@@ -199,6 +199,39 @@ describe('verb tunnelling', () => {
     expect([missing.statusCode, missing.headers['content-length'], missing.body]).toEqual([404, '0', '']);
   });
 
+  it('answers headers only to a POST tunnelled as HEAD that is refused before it is served (its body unreadable)', async () => {
+    const refused = (url: string, headers: Record<string, string>, payload: string) =>
+      server.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'x-service-api-key': server.apiKey, 'x-service-session-token': token, 'content-type': 'application/json', ...headers },
+        payload,
+      });
+    // The override read from each place the body does not hold; the body's faults: malformed JSON, an encoding not spoken, not UTF-8.
+    const answers = [
+      await refused('/api/v2/system/role', { 'x-http-method': 'HEAD' }, '{"name": '),
+      await refused('/api/v2/system/role?method=HEAD', {}, '{"name": '),
+      await refused('/api/v2/system/role', { 'x-http-method-override': 'HEAD' }, '{"name": '),
+      await refused('/api/v2/system/role', { 'x-method-override': 'HEAD', 'content-encoding': 'br2' }, '{}'),
+      await refused('/api/v2', { 'x-http-method': 'HEAD' }, '{"name": '),
+    ];
+    expect(answers.map((answer) => [answer.statusCode, answer.headers['content-length'], answer.body])).toEqual([
+      [400, '0', ''],
+      [400, '0', ''],
+      [400, '0', ''],
+      [415, '0', ''],
+      [400, '0', ''],
+    ]);
+    // Without the override, the same refusals say why in the body.
+    const plain = await refused('/api/v2/system/role', {}, '{"name": ');
+    expect([plain.statusCode, plain.json().error.code]).toEqual([400, 400]);
+    // A body's own `_method` (the framework's override) still comes before X-HTTP-Method: a DELETE then, answered with its body.
+    const bodyFirst = await refused('/api/v2/system/role', { 'x-http-method': 'HEAD' }, '{"_method": "DELETE"}');
+    expect([bodyFirst.statusCode, bodyFirst.json().error.message]).toEqual([400, 'No filter or records given for delete request.']);
+    const rootBodyFirst = await refused('/api/v2', { 'x-http-method': 'HEAD' }, '{"_method": "DELETE"}');
+    expect([rootBodyFirst.statusCode, rootBodyFirst.json().error.code]).toEqual([405, 405]);
+  });
+
   it('reads a tunnelled verb on /api/v2 itself: HEAD answers headers only, a verb it does not take is a 405', async () => {
     // It answered every POST with the listing, a HEAD's included.
     const head = await tunnelled('/api/v2', 'HEAD');
