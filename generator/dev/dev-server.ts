@@ -351,7 +351,7 @@ function serviceRoutes(model: PlatformModel): ServiceRoutes[] {
       ? [
           {
             service: service.name,
-            tables: Object.fromEntries(service.schema.tables.map((table) => [table.name, tableRouteSchemas(table)])),
+            tables: Object.fromEntries(service.schema.tables.map((table) => [table.name, tableRouteSchemas(table, service.dialect)])),
           },
         ]
       : [],

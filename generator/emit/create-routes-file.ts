@@ -8,7 +8,7 @@ import { GENERATED_NOTICE } from './generated-notice.js';
 export function createRoutesFile(service: SqlServiceModel): string {
   const routes: ServiceRoutes = {
     service: service.name,
-    tables: Object.fromEntries(service.schema.tables.map((table) => [table.name, tableRouteSchemas(table)])),
+    tables: Object.fromEntries(service.schema.tables.map((table) => [table.name, tableRouteSchemas(table, service.dialect)])),
   };
   // JSON has no comments: the notice goes in `$comment`, which the runtime ignores.
   return `${canonicalJson({ $comment: GENERATED_NOTICE, ...routes })}\n`;

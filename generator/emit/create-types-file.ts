@@ -51,12 +51,21 @@ const TS_TYPE: Record<AbstractType, string> = {
   array: 'unknown[]',
 };
 
+/** What a PostgreSQL float or numeric reads where JSON has no number (record-schemas.ts NON_FINITE). */
+const NON_FINITE = "'NaN' | 'Infinity' | '-Infinity'";
+
 /**
  * TypeScript type of a column's non-null value, the same read and written: a wide decimal may be its
  * exact text, as a write sends it, its pre_process hooks get it (runtime/services/sql/query/hook-values.ts)
- * and reads return it when a double would lose digits (value-codec decodeWideDecimal).
+ * and reads return it when a double would lose digits (value-codec decodeWideDecimal). A read
+ * (`nonFinite`) of a PostgreSQL float or numeric may be NaN's or ±Infinity's text, which writes refuse.
  */
-function valueType(field: FieldModel): string {
+function valueType(field: FieldModel, nonFinite = false): string {
+  const type = numberOrTextType(field, nonFinite);
+  return nonFinite && (field.type === 'float' || field.type === 'double' || field.type === 'decimal') ? `${type} | ${NON_FINITE}` : type;
+}
+
+function numberOrTextType(field: FieldModel, nonFinite: boolean): string {
   // An enumerated column takes one of its values.
   if (field.picklist !== undefined && field.picklist.length > 0) return field.picklist.map((value) => JSON.stringify(value)).join(' | ');
   // 64-bit integers beyond 2^53 travel as strings of digits.
@@ -66,9 +75,10 @@ function valueType(field: FieldModel): string {
     const element = field.dbType.trim().replace(/\[\]$/, '');
     const info = nativeTypeInfo(element);
     if (element === field.dbType.trim() || info.type === 'array') return 'unknown[]';
-    // An element may be NULL whatever the column says (the read schemas' nullable items).
-    const inner = valueType({ ...field, type: info.type, dbType: element, precision: info.precision, picklist: undefined });
-    return `Array<${inner} | null>`;
+    // An element may be NULL whatever the column says (the read schemas' nullable items), or a
+    // sub-array: PostgreSQL's bigint[] holds two-dimensional arrays too.
+    const inner = valueType({ ...field, type: info.type, dbType: element, precision: info.precision, picklist: undefined }, nonFinite);
+    return `Array<${inner} | null | unknown[]>`;
   }
   return TS_TYPE[field.type];
 }
@@ -86,8 +96,8 @@ function fieldDoc(field: FieldModel, table: TableModel): string {
   return docText(notes.join(', '));
 }
 
-function property(field: FieldModel, table: TableModel, optional: boolean): PropertySignature {
-  const type = valueType(field);
+function property(field: FieldModel, table: TableModel, optional: boolean, nonFinite = false): PropertySignature {
+  const type = valueType(field, nonFinite);
   return {
     name: propertyKey(field.name),
     type: field.allowNull && type !== 'unknown' ? `${type} | null` : type,
@@ -122,7 +132,7 @@ export function createTypesFile(service: SqlServiceModel): string {
       tableInterface(
         record,
         `A record of the ${kind} \`${table.name}\` as the API returns it.${description}`,
-        table.fields.map((field) => property(field, table, false)),
+        table.fields.map((field) => property(field, table, false, service.dialect === 'postgres')),
       ),
     ];
     // Columns the server fills in itself are left out of writes: it ignores values sent for them.

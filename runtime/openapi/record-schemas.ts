@@ -7,7 +7,7 @@
  * (ajv's useDefaults would fill defaults into partial updates).
  */
 import { isBigInteger, isGenerated, isRequiredOnCreate, isServerFilled, isWideDecimal } from '../model/field-rules.js';
-import type { AbstractType, FieldModel, TableModel } from '../model/platform-model.js';
+import type { AbstractType, FieldModel, SqlDialect, TableModel } from '../model/platform-model.js';
 import { NUMBER_TEXT } from '../services/sql/query/value-codec.js';
 import { nativeTypeInfo } from '../services/sql/schema/native-types.js';
 
@@ -49,19 +49,44 @@ const JSON_TYPE: Record<AbstractType, JsonSchema> = {
   array: { type: 'array', items: {} },
 };
 
-/** JSON Schema of an array column's element: a PostgreSQL `text[]` holds strings, or nulls (an element may always be NULL). */
-function elementSchema(field: FieldModel, written: boolean): JsonSchema {
+/**
+ * A sub-array of a multi-dimensional array (`bigint[][]` reads `[[1,2],[3,4]]`: PostgreSQL types
+ * `bigint[]` and `bigint[][]` alike, so any array column may hold one), its elements as JSON.
+ */
+const SUB_ARRAY: JsonSchema = { type: 'array', items: {} };
+
+/**
+ * JSON Schema of an array column's element: a PostgreSQL `text[]` holds strings, or nulls (an
+ * element may always be NULL), or sub-arrays (read as lists read them, never refused).
+ */
+function elementSchema(field: FieldModel, written: boolean, dialect: SqlDialect | undefined): JsonSchema {
   const element = field.dbType.trim().replace(/\[\]$/, '');
   if (element === field.dbType.trim()) return {};
   const info = nativeTypeInfo(element);
-  return info.type === 'array'
-    ? {}
-    : nullable(
-        valueSchema(
-          { ...field, type: info.type, dbType: element, length: info.length, precision: info.precision, picklist: undefined },
-          written,
-        ),
-      );
+  if (info.type === 'array') return {};
+  const value = valueSchema(
+    { ...field, type: info.type, dbType: element, length: info.length, precision: info.precision, picklist: undefined },
+    written,
+    dialect,
+  );
+  return nullable({ anyOf: [...branches(value), SUB_ARRAY] });
+}
+
+/** The alternatives a value schema admits: its anyOf's branches, or itself. */
+function branches(schema: JsonSchema): JsonSchema[] {
+  return Array.isArray(schema.anyOf) ? (schema.anyOf as JsonSchema[]) : [schema];
+}
+
+/**
+ * What PostgreSQL's float and numeric columns read where JSON has no number (NaN, ±Infinity): the
+ * texts PostgreSQL's to_json gives (postgres-dialect.ts `float`, value-codec decodeDecimal).
+ * Never written: the encoders refuse them.
+ */
+const NON_FINITE: JsonSchema = { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] };
+
+/** Whether a column's reads may hold NaN or ±Infinity (MySQL has none; SQLite reads NaN as NULL). */
+function readsNonFinite(field: FieldModel, dialect: SqlDialect | undefined): boolean {
+  return dialect === 'postgres' && (field.type === 'float' || field.type === 'double' || field.type === 'decimal');
 }
 
 /**
@@ -80,27 +105,37 @@ const DECIMAL_DIGITS = /^-?[0-9]+(\.[0-9]+)?$/;
 /**
  * The type keywords of a column's non-null value; `written`, as a request body may send it. A
  * decimal wider than a double is a number or its exact text both ways (what the server keeps and
- * reads back, and what the generated types say: generator/emit/create-types-file.ts).
+ * reads back, and what the generated types say: generator/emit/create-types-file.ts). Read from a
+ * `dialect` whose floats hold NaN and ±Infinity, a float or decimal may be their texts.
  */
-function valueSchema(field: FieldModel, written = false): JsonSchema {
+function valueSchema(field: FieldModel, written: boolean, dialect: SqlDialect | undefined): JsonSchema {
+  const schema = numberOrTextSchema(field, written, dialect);
+  return !written && readsNonFinite(field, dialect) ? { anyOf: [...branches(schema), { ...NON_FINITE }] } : schema;
+}
+
+function numberOrTextSchema(field: FieldModel, written: boolean, dialect: SqlDialect | undefined): JsonSchema {
   if (isBigInteger(field)) return { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] };
   if (isWideDecimal(field))
     return { anyOf: [{ type: 'number' }, { type: 'string', pattern: (written ? NUMBER_TEXT : DECIMAL_DIGITS).source }] };
-  if (field.type === 'array') return { type: 'array', items: elementSchema(field, written) };
+  if (field.type === 'array') return { type: 'array', items: elementSchema(field, written, dialect) };
   return { ...JSON_TYPE[field.type] };
 }
 
 /** What a column's description adds to its database type: how its values travel when JSON numbers would lose digits. */
-function descriptionOf(field: FieldModel): string {
+function descriptionOf(field: FieldModel, written: boolean, dialect: SqlDialect | undefined): string {
+  const nonFinite = !written && readsNonFinite(field, dialect) ? "; 'NaN', 'Infinity' or '-Infinity' when it holds one" : '';
   if (isBigInteger(field)) return `${field.dbType}: a number, or a string beyond 2^53`;
-  if (isWideDecimal(field)) return `${field.dbType}: a number, or a string of the exact digits`;
-  return field.dbType;
+  if (isWideDecimal(field)) return `${field.dbType}: a number, or a string of the exact digits${nonFinite}`;
+  return nonFinite === '' ? field.dbType : `${field.dbType}: a number${nonFinite}`;
 }
 
-/** JSON Schema of one column's value; `written`, as a request body may send it. */
-export function fieldJsonSchema(field: FieldModel, written = false): JsonSchema {
-  const schema = valueSchema(field, written);
-  if (field.dbType !== '') schema.description = descriptionOf(field);
+/**
+ * JSON Schema of one column's value; `written`, as a request body may send it; `dialect`, the
+ * database's (what reads may hold beyond the abstract type: PostgreSQL's NaN).
+ */
+export function fieldJsonSchema(field: FieldModel, written = false, dialect?: SqlDialect): JsonSchema {
+  const schema = valueSchema(field, written, dialect);
+  if (field.dbType !== '') schema.description = descriptionOf(field, written, dialect);
   if (field.type === 'string' && field.length !== null && field.length > 0) schema.maxLength = field.length;
   if (field.allowNull) nullable(schema);
   // An enumerated column's values (null among them when it may be null, as OpenAPI 3.0 wants).
@@ -117,11 +152,11 @@ export function fieldJsonSchema(field: FieldModel, written = false): JsonSchema 
  * route serialiser takes it (`fields` may select some, and fast-json-stringify refuses a
  * record that lacks a required member).
  */
-export function recordJsonSchema(table: TableModel, options: { required?: boolean } = {}): JsonSchema {
+export function recordJsonSchema(table: TableModel, options: { required?: boolean; dialect?: SqlDialect } = {}): JsonSchema {
   return {
     type: 'object',
     title: table.name,
-    properties: Object.fromEntries(table.fields.map((field) => [field.name, fieldJsonSchema(field)])),
+    properties: Object.fromEntries(table.fields.map((field) => [field.name, fieldJsonSchema(field, false, options.dialect)])),
     ...(options.required && table.fields.length > 0 ? { required: table.fields.map((field) => field.name) } : {}),
     additionalProperties: true,
   };
@@ -167,6 +202,6 @@ export function updateJsonSchema(table: TableModel): JsonSchema {
  * long list as a rope of small strings that costs more to flatten when it is written than
  * JSON.stringify takes (measured on 100 address-book rows: ~105 against ~70 µs).
  */
-export function tableRouteSchemas(table: TableModel): TableRouteSchemas {
-  return { record: recordJsonSchema(table) };
+export function tableRouteSchemas(table: TableModel, dialect: SqlDialect): TableRouteSchemas {
+  return { record: recordJsonSchema(table, { dialect }) };
 }

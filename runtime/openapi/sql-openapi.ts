@@ -68,10 +68,11 @@ export function sqlServiceOpenApi(service: SqlServiceModel): OpenApiFragment {
   const tableLabel = uniqueNamer(['Table']);
   for (const table of tables) {
     const record = recordComponent(componentName(table.name));
-    schemas[record] = recordJsonSchema(table, { required: true }) as SchemaObject;
+    schemas[record] = recordJsonSchema(table, { required: true, dialect: service.dialect }) as SchemaObject;
     // Writes return the identifier only, unless `fields` names more (spec: Records).
     const written = table.isView ? record : recordComponent(`${record}.written`);
-    if (!table.isView) schemas[written] = { ...recordJsonSchema(table), title: `${table.name} (written)` } as SchemaObject;
+    if (!table.isView)
+      schemas[written] = { ...recordJsonSchema(table, { dialect: service.dialect }), title: `${table.name} (written)` } as SchemaObject;
     // Views are read-only: only their record is documented.
     const insert = table.isView ? record : recordComponent(`${record}.insert`);
     const update = table.isView ? record : recordComponent(`${record}.update`);

@@ -17,7 +17,7 @@ describe('createTypesFile', () => {
     ['non-identifier column names, quoted', '"user id": number | null;'],
     ['a comment end inside a name, escaped in the doc', '"note */ end": string | null;'],
     ['json as unknown', 'data: unknown;'],
-    ['arrays typed by element', 'tags: Array<string | null> | null;'],
+    ['arrays typed by element', 'tags: Array<string | null | unknown[]> | null;'],
     ['update types with every writable column optional', 'export interface Table2faCodesUpdate {'],
     ['the map of update types', '"2fa codes": Table2faCodesUpdate;'],
     ['optional insert columns', 'since?: string | null;'],
@@ -60,10 +60,27 @@ describe('createTypesFile', () => {
     expect(update).toContain('wide?: number | string | null;');
     for (const part of [record, insert, update]) expect(part).toMatch(/narrow\??: number \| null;/);
     // An array's elements as the OpenAPI schemas say them (record-schemas.ts): the exact text of a wide decimal too, or null.
-    expect(record).toContain('wides: Array<number | string | null> | null;');
-    expect(insert).toContain('wides?: Array<number | string | null> | null;');
-    expect(update).toContain('wides?: Array<number | string | null> | null;');
-    for (const part of [record, insert, update]) expect(part).toMatch(/narrows\??: Array<number \| null> \| null;/);
+    expect(record).toContain('wides: Array<number | string | null | unknown[]> | null;');
+    expect(insert).toContain('wides?: Array<number | string | null | unknown[]> | null;');
+    expect(update).toContain('wides?: Array<number | string | null | unknown[]> | null;');
+    for (const part of [record, insert, update]) expect(part).toMatch(/narrows\??: Array<number \| null \| unknown\[\]> \| null;/);
+  });
+
+  it("types a PostgreSQL float's or numeric's reads as NaN's and ±Infinity's texts too, not its writes", () => {
+    const [table] = myDb.schema.tables;
+    const floats = [
+      { ...bareField('f', 'double'), dbType: 'double precision' },
+      { ...bareField('c', 'decimal', { length: null, precision: 10, scale: 2 }), dbType: 'numeric(10,2)' },
+    ];
+    const postgres = { ...myDb, dialect: 'postgres' as const };
+    const written = createTypesFile({
+      ...postgres,
+      schema: { ...myDb.schema, tables: [{ ...table, fields: [...table.fields, ...floats] }] },
+    });
+    const [record, insert, update] = written.split(/^export interface /m).slice(1, 4);
+    expect(record).toContain("f: number | 'NaN' | 'Infinity' | '-Infinity' | null;");
+    expect(record).toContain("c: number | 'NaN' | 'Infinity' | '-Infinity' | null;");
+    for (const part of [insert, update]) expect(part).toMatch(/ f\?: number \| null;/);
   });
 });
 
@@ -72,7 +89,11 @@ function typeKinds(type: string): string[] {
   const parts = type.replace(/ \| null$/, '').trim();
   const array = /^Array<(.*)>$/.exec(parts) ?? /^(\w+)\[\]$/.exec(parts);
   if (array !== null) return [`array of ${typeKinds(array[1]).join('|')}`];
-  return parts.split(' | ').sort();
+  return parts
+    .split(' | ')
+    .filter((part) => part !== 'null')
+    .flatMap((part) => (part.endsWith('[]') ? typeKinds(part) : [part]))
+    .sort();
 }
 
 /** The JSON kinds a JSON Schema admits, in the same words. */

@@ -6,6 +6,7 @@ import type { FieldModel } from '#runtime/model/platform-model.js';
 import {
   fieldJsonSchema,
   insertJsonSchema,
+  type JsonSchema,
   recordJsonSchema,
   tableRouteSchemas,
   updateJsonSchema,
@@ -44,7 +45,17 @@ describe('fieldJsonSchema', () => {
     [
       'array typed by element',
       { type: 'array', dbType: 'text[]', allowNull: false },
-      { type: 'array', items: { type: 'string', nullable: true }, description: 'text[]' },
+      // Or a sub-array: PostgreSQL's text[] may hold a two-dimensional array.
+      {
+        type: 'array',
+        items: {
+          anyOf: [
+            { type: 'string', nullable: true },
+            { type: 'array', items: {}, nullable: true },
+          ],
+        },
+        description: 'text[]',
+      },
     ],
     [
       'array of an unknown element',
@@ -94,8 +105,10 @@ describe('route schemas', () => {
 
   it("compile in Fastify's ajv, strict", () => {
     const ajv = fastifyAjv();
-    for (const schemas of tables.map(tableRouteSchemas)) {
-      for (const schema of Object.values(schemas)) expect(() => ajv.compile(schema)).not.toThrow();
+    for (const dialect of ['sqlite', 'postgres', 'mysql'] as const) {
+      for (const schemas of tables.map((t) => tableRouteSchemas(t, dialect))) {
+        for (const schema of Object.values(schemas)) expect(() => ajv.compile(schema)).not.toThrow();
+      }
     }
   });
 
@@ -114,11 +127,48 @@ describe('route schemas', () => {
         field('total', { type: 'bigint', dbType: 'bigint' }),
       ],
     });
-    const schema = tableRouteSchemas(orders).record;
+    const schema = tableRouteSchemas(orders, 'postgres').record;
     expect(() => fastifyAjv().compile(schema)).not.toThrow();
     const serialise = fastJson(schema as unknown as Parameters<typeof fastJson>[0]);
     expect(serialise({ id: '9007199254740993', total: null })).toBe('{"id":"9007199254740993","total":null}');
     expect(serialise({ id: 42, total: 7 })).toBe('{"id":42,"total":7}');
+  });
+
+  const odd = table('odd', {
+    fields: [
+      field('f', { type: 'double', dbType: 'double precision' }),
+      field('n', { type: 'decimal', dbType: 'numeric' }),
+      field('c', { type: 'decimal', dbType: 'numeric(10,2)', precision: 10, scale: 2 }),
+      field('ns', { type: 'array', dbType: 'bigint[]' }),
+    ],
+  });
+
+  it("serialise PostgreSQL's NaN and ±Infinity texts as lists write them, and numbers as numbers", () => {
+    const schema = tableRouteSchemas(odd, 'postgres').record;
+    expect(() => fastifyAjv().compile(schema)).not.toThrow();
+    const serialise = fastJson(schema as unknown as Parameters<typeof fastJson>[0]);
+    for (const record of [
+      { f: 'NaN', n: 'Infinity', c: '-Infinity' },
+      { f: 1.5, n: '12345678901234567890.5', c: 2.25 },
+    ]) {
+      expect(serialise(record)).toBe(JSON.stringify(record));
+    }
+    // Other databases hold no such values: their schemas stay numbers.
+    expect((tableRouteSchemas(odd, 'mysql').record.properties as Record<string, JsonSchema>).f).toMatchObject({ type: 'number' });
+  });
+
+  it('serialise a multi-dimensional array as lists write it', () => {
+    const serialise = fastJson(tableRouteSchemas(odd, 'postgres').record as unknown as Parameters<typeof fastJson>[0]);
+    for (const ns of [
+      [1, '9007199254740993', null],
+      [
+        ['-9223372036854775808', 2],
+        [3, null],
+      ],
+      [[[1]]],
+    ]) {
+      expect(serialise({ ns })).toBe(JSON.stringify({ ns }));
+    }
   });
 });
 
@@ -198,6 +248,7 @@ describe('write schemas of exact decimals', () => {
         anyOf: [
           { type: 'number', nullable: true },
           { type: 'string', pattern: digits, nullable: true },
+          { type: 'array', items: {}, nullable: true },
         ],
       },
       description: 'numeric[]',

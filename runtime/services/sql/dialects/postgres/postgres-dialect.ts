@@ -37,10 +37,21 @@ const eachText = (convert: (text: string) => unknown) => {
 /** int8[] elements as a scalar int8 reads (node-postgres gave them all as text). */
 const int8Array = (value: string) => eachText(int8)(textArray(value));
 /**
+ * float4 and float8 as numbers, but NaN, Infinity and -Infinity as PostgreSQL writes them (and
+ * its to_json): JSON has no number for them (JSON.stringify wrote null, as for SQL NULL, and the
+ * compiled by-id serialiser threw on NaN).
+ */
+const float = (value: string) => {
+  const n = Number(value);
+  return Number.isFinite(n) ? n : value;
+};
+const floatArray = (value: string) => eachText(float)(textArray(value));
+/**
  * date, time, timestamp, timestamptz, timetz, interval: as PostgreSQL writes them, alone and in
  * arrays (node-postgres made Dates of array elements, losing microseconds); int8 as a number;
  * numeric[] as its elements' texts (node-postgres made doubles of them, losing digits), which the
- * value codec reads as it reads a numeric; int8[] elements as int8 is read.
+ * value codec reads as it reads a numeric; int8[] elements as int8 is read; float4, float8 and
+ * their arrays as `float` reads them.
  */
 const PARSERS = new Map<number, (value: string) => unknown>([
   [1082, asText],
@@ -58,6 +69,10 @@ const PARSERS = new Map<number, (value: string) => unknown>([
   [1231, textArray],
   [20, int8],
   [1016, int8Array],
+  [700, float],
+  [701, float],
+  [1021, floatArray],
+  [1022, floatArray],
 ]);
 const types = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>

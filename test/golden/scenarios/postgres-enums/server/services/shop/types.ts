@@ -129,11 +129,11 @@ export interface Product {
   /** `text` */
   title: string;
   /** `numeric(10,2)` */
-  price: number;
+  price: number | 'NaN' | 'Infinity' | '-Infinity';
   /** `real` */
-  weight_kg: number | null;
+  weight_kg: number | 'NaN' | 'Infinity' | '-Infinity' | null;
   /** `text[]` */
-  tags: Array<string | null> | null;
+  tags: Array<string | null | unknown[]> | null;
   /** `jsonb` */
   attributes: unknown;
   /** `smallint`, default 0 */
@@ -153,7 +153,7 @@ export interface ProductInsert {
   /** `real` */
   weight_kg?: number | null;
   /** `text[]` */
-  tags?: Array<string | null> | null;
+  tags?: Array<string | null | unknown[]> | null;
   /** `jsonb` */
   attributes?: unknown;
   /** `smallint`, default 0 */
@@ -173,7 +173,7 @@ export interface ProductUpdate {
   /** `real` */
   weight_kg?: number | null;
   /** `text[]` */
-  tags?: Array<string | null> | null;
+  tags?: Array<string | null | unknown[]> | null;
   /** `jsonb` */
   attributes?: unknown;
   /** `smallint`, default 0 */
