@@ -197,7 +197,8 @@ export async function openPostgresDatabase(server: ServerConnection, schema: str
     if (found.rows[0].n === 0)
       throw new InternalServerError(`Schema '${schema}' does not exist in PostgreSQL database '${server.database}'.`);
   } catch (error) {
-    await db.destroy();
+    // Closing may report the connection that failed again: the failure to answer is the first one (as openMysqlDatabase).
+    await db.destroy().catch(() => undefined);
     throw withCause(translatePostgresError(error, null), error);
   }
   return {
