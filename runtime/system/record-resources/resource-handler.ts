@@ -571,8 +571,11 @@ async function update(ctx: PlatformContext, b: ResourceBehaviour, call: Internal
   // Each target: a key (or "from the filter") and the record to apply.
   let targets: Array<{ key: Key; record: Row }> | null;
   let shared: Row | null = null;
-  if (id !== undefined) targets = [{ key: id, record: unwrapRecord(call.body) }];
-  else {
+  if (id !== undefined) {
+    // The legacy admin app's Send Invite is a PATCH with no body and `send_invite=true`: it changes no field.
+    const invitesOnly = call.body === undefined && toBool(pick(call.query, 'send_invite'));
+    targets = [{ key: id, record: unwrapRecord(invitesOnly ? {} : call.body) }];
+  } else {
     const records = unwrapRecords(call.body);
     if (params.ids !== null) targets = params.ids.map((key) => ({ key, record: records[0] }));
     else if (params.filter !== null) {
