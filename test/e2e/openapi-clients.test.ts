@@ -42,7 +42,7 @@ export async function calls(baseUrl: string): Promise<void> {
   const orders: Order[] = list.data?.resource ?? [];
   const one = await client.GET('/_table/order/{id}', { params: { path: { id: '1' } } });
   const status: 'new' | 'paid' | 'shipped' | 'cancelled' | undefined = one.data?.status;
-  const price: number | undefined = (await client.GET('/_table/product/{id}', { params: { path: { id: '1' } } })).data?.price;
+  const price: number | 'NaN' | 'Infinity' | '-Infinity' | undefined = (await client.GET('/_table/product/{id}', { params: { path: { id: '1' } } })).data?.price;
   const productId: number | string | undefined = (await client.GET('/_table/product/{id}', { params: { path: { id: '9007199254740993' } } })).data?.id;
   await client.POST('/_table/order', { body: { resource: [{ customer_id: 1, reference: '0b5e5f0e-5f9a-4a43-9e62-2a0a0c7e8a11' }] } });
   // @ts-expect-error a new order needs its reference: the database has no default for it
